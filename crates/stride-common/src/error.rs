@@ -1,0 +1,114 @@
+//! The one error type of stride. Every failure a user can cause maps to a category they
+//! understand; `Internal` means "this is a bug in stride". Messages name the object and,
+//! where known, the position in the SQL text.
+
+use std::fmt;
+
+/// The category of an error, shown as the message's prefix ("Binder Error: ...").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    Parse,
+    Binder,
+    Catalog,
+    Conversion,
+    OutOfRange,
+    Constraint,
+    InvalidInput,
+    Io,
+    Transaction,
+    NotSupported,
+    Interrupted,
+    Internal,
+}
+
+impl ErrorKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ErrorKind::Parse => "Parser Error",
+            ErrorKind::Binder => "Binder Error",
+            ErrorKind::Catalog => "Catalog Error",
+            ErrorKind::Conversion => "Conversion Error",
+            ErrorKind::OutOfRange => "Out of Range Error",
+            ErrorKind::Constraint => "Constraint Error",
+            ErrorKind::InvalidInput => "Invalid Input Error",
+            ErrorKind::Io => "IO Error",
+            ErrorKind::Transaction => "Transaction Error",
+            ErrorKind::NotSupported => "Not implemented Error",
+            ErrorKind::Interrupted => "Interrupted",
+            ErrorKind::Internal => "Internal Error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+    pub fn parse(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Parse, m)
+    }
+    pub fn binder(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Binder, m)
+    }
+    pub fn catalog(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Catalog, m)
+    }
+    pub fn conversion(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Conversion, m)
+    }
+    pub fn out_of_range(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::OutOfRange, m)
+    }
+    pub fn constraint(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Constraint, m)
+    }
+    pub fn invalid_input(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, m)
+    }
+    pub fn io(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Io, m)
+    }
+    pub fn not_supported(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotSupported, m)
+    }
+    pub fn interrupted() -> Self {
+        Self::new(ErrorKind::Interrupted, "query was cancelled")
+    }
+    pub fn internal(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, m)
+    }
+    pub fn division_by_zero() -> Self {
+        Self::new(ErrorKind::OutOfRange, "division by zero")
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.label(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::io(e.to_string())
+    }
+}
+
+impl From<std::fmt::Error> for Error {
+    fn from(e: std::fmt::Error) -> Self {
+        Error::internal(e.to_string())
+    }
+}

@@ -1,0 +1,38 @@
+//! The vocabulary every layer of stride speaks: logical types ([`DataType`]), single
+//! values ([`ScalarValue`]), columnar [`Vector`]s with validity masks, [`DataChunk`]s of
+//! up to [`VECTOR_SIZE`] rows, the one typed [`Error`], and session [`Settings`].
+//!
+//! This crate sits at the bottom of the workspace: a query's values are born here (a
+//! literal becomes a `ScalarValue`, a scan fills a `Vector`) and leave through here (a
+//! result is a stream of `DataChunk`s). Everything above depends on it, so it stays
+//! small and changes rarely.
+
+pub mod chunk;
+pub mod error;
+pub mod interval;
+pub mod scalar;
+pub mod selection;
+pub mod settings;
+pub mod string_view;
+pub mod temporal;
+pub mod types;
+pub mod validity;
+pub mod vector;
+
+pub use chunk::DataChunk;
+pub use error::{Error, ErrorKind, Result};
+pub use interval::Interval;
+pub use scalar::ScalarValue;
+pub use selection::SelectionVector;
+pub use settings::Settings;
+pub use string_view::{StringVector, StringView};
+pub use types::{DataType, PhysicalType};
+pub use validity::Validity;
+pub use vector::{Vector, VectorData};
+
+/// Rows per vector and per chunk: small enough to stay in L1/L2 cache, large enough to
+/// amortise per-chunk overhead.
+pub const VECTOR_SIZE: usize = 2048;
+
+/// Rows per morsel (one row group): the unit of work a worker thread pulls.
+pub const MORSEL_SIZE: usize = 122_880;

@@ -1,0 +1,202 @@
+//! Single SQL values. Used for literals, settings, results handed to callers and slow
+//! paths; never inside a hot loop (kernels work on [`crate::Vector`]s).
+
+use crate::interval::Interval;
+use crate::temporal;
+use crate::types::DataType;
+use std::cmp::Ordering;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScalarValue {
+    Null,
+    Boolean(bool),
+    TinyInt(i8),
+    SmallInt(i16),
+    Integer(i32),
+    BigInt(i64),
+    Real(f32),
+    Double(f64),
+    /// Unscaled value, precision, scale.
+    Decimal(i128, u8, u8),
+    Varchar(String),
+    Date(i32),
+    Timestamp(i64),
+    Interval(Interval),
+    List(DataType, Vec<ScalarValue>),
+}
+
+impl ScalarValue {
+    pub fn is_null(&self) -> bool {
+        matches!(self, ScalarValue::Null)
+    }
+
+    /// The type of this value; `Null` for an untyped NULL.
+    pub fn data_type(&self) -> DataType {
+        match self {
+            ScalarValue::Null => DataType::Null,
+            ScalarValue::Boolean(_) => DataType::Boolean,
+            ScalarValue::TinyInt(_) => DataType::TinyInt,
+            ScalarValue::SmallInt(_) => DataType::SmallInt,
+            ScalarValue::Integer(_) => DataType::Integer,
+            ScalarValue::BigInt(_) => DataType::BigInt,
+            ScalarValue::Real(_) => DataType::Real,
+            ScalarValue::Double(_) => DataType::Double,
+            ScalarValue::Decimal(_, p, s) => DataType::Decimal(*p, *s),
+            ScalarValue::Varchar(_) => DataType::Varchar,
+            ScalarValue::Date(_) => DataType::Date,
+            ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::Interval(_) => DataType::Interval,
+            ScalarValue::List(t, _) => DataType::List(Box::new(t.clone())),
+        }
+    }
+
+    /// Integer value of any integer type, for settings and table-function arguments.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            ScalarValue::TinyInt(v) => Some(*v as i64),
+            ScalarValue::SmallInt(v) => Some(*v as i64),
+            ScalarValue::Integer(v) => Some(*v as i64),
+            ScalarValue::BigInt(v) => Some(*v),
+            ScalarValue::Decimal(v, _, 0) => i64::try_from(*v).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ScalarValue::Real(v) => Some(*v as f64),
+            ScalarValue::Double(v) => Some(*v),
+            ScalarValue::Decimal(v, _, s) => Some(*v as f64 / 10f64.powi(*s as i32)),
+            other => other.as_i64().map(|v| v as f64),
+        }
+    }
+
+    /// Total order among values of one type; NULL sorts last, NaN after numbers.
+    pub fn total_cmp(&self, other: &ScalarValue) -> Ordering {
+        use ScalarValue::*;
+        match (self, other) {
+            (Null, Null) => Ordering::Equal,
+            (Null, _) => Ordering::Greater,
+            (_, Null) => Ordering::Less,
+            (Boolean(a), Boolean(b)) => a.cmp(b),
+            (Varchar(a), Varchar(b)) => a.cmp(b),
+            (Date(a), Date(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Interval(a), Interval(b)) => a.cmp(b),
+            (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
+            (List(_, a), List(_, b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    let c = x.total_cmp(y);
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            (a, b) => match (a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y)) if !matches!(a, Decimal(..)) && !matches!(b, Decimal(..)) => {
+                    x.cmp(&y)
+                }
+                _ => a
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .total_cmp(&b.as_f64().unwrap_or(f64::NAN)),
+            },
+        }
+    }
+}
+
+/// Formats an unscaled decimal with `scale` fractional digits.
+pub fn format_decimal(v: i128, scale: u8) -> String {
+    if scale == 0 {
+        return v.to_string();
+    }
+    let neg = v < 0;
+    let digits = v.unsigned_abs().to_string();
+    let s = scale as usize;
+    let padded = if digits.len() <= s {
+        format!("{}{}", "0".repeat(s + 1 - digits.len()), digits)
+    } else {
+        digits
+    };
+    let (int, frac) = padded.split_at(padded.len() - s);
+    format!("{}{}.{}", if neg { "-" } else { "" }, int, frac)
+}
+
+/// Formats a double the way DuckDB prints one: shortest round-trip digits.
+pub fn format_f64(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else if v == v.trunc() && v.abs() < 1e15 {
+        format!("{v:.1}")
+    } else {
+        let s = format!("{v:?}");
+        match s.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+            _ => s,
+        }
+    }
+}
+
+pub fn format_f32(v: f32) -> String {
+    if v.is_finite() && v != v.trunc() {
+        format!("{v:?}")
+    } else {
+        format_f64(v as f64)
+    }
+}
+
+impl fmt::Display for ScalarValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarValue::Null => write!(f, "NULL"),
+            ScalarValue::Boolean(b) => write!(f, "{}", if *b { "true" } else { "false" }),
+            ScalarValue::TinyInt(v) => write!(f, "{v}"),
+            ScalarValue::SmallInt(v) => write!(f, "{v}"),
+            ScalarValue::Integer(v) => write!(f, "{v}"),
+            ScalarValue::BigInt(v) => write!(f, "{v}"),
+            ScalarValue::Real(v) => write!(f, "{}", format_f32(*v)),
+            ScalarValue::Double(v) => write!(f, "{}", format_f64(*v)),
+            ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
+            ScalarValue::Varchar(s) => write!(f, "{s}"),
+            ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
+            ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
+            ScalarValue::Interval(i) => write!(f, "{i}"),
+            ScalarValue::List(_, items) => {
+                write!(f, "[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    match v {
+                        ScalarValue::Varchar(s) => write!(f, "{s}")?,
+                        other => write!(f, "{other}")?,
+                    }
+                }
+                write!(f, "]")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_and_floats() {
+        assert_eq!(format_decimal(12345, 2), "123.45");
+        assert_eq!(format_decimal(-5, 2), "-0.05");
+        assert_eq!(format_decimal(7, 0), "7");
+        assert_eq!(format_f64(5.0), "5.0");
+        assert_eq!(format_f64(0.1), "0.1");
+        assert_eq!(format_f64(1e20), "1e+20");
+    }
+}

@@ -1,0 +1,214 @@
+//! Strings in vectors as 16-byte views (Umbra/Arrow style): a length, a 4-byte prefix,
+//! and either the remaining bytes inline (strings of at most 12 bytes) or a buffer index
+//! and offset into shared heap buffers. Comparisons and hashing touch the heap only when
+//! prefixes agree and the string is long.
+//!
+//! Invariant: every view holds valid UTF-8 (all producers append `&str`).
+
+use std::sync::Arc;
+
+pub const INLINE_LEN: usize = 12;
+const BUFFER_TARGET: usize = 256 * 1024;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(8))]
+pub struct StringView {
+    len: u32,
+    /// Inline: the bytes themselves. Long: [prefix(4), buffer index(4), offset(4)].
+    data: [u8; 12],
+}
+
+impl StringView {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn is_inline(&self) -> bool {
+        self.len as usize <= INLINE_LEN
+    }
+
+    #[inline]
+    pub fn prefix(&self) -> [u8; 4] {
+        [self.data[0], self.data[1], self.data[2], self.data[3]]
+    }
+
+    #[inline]
+    fn buffer_and_offset(&self) -> (usize, usize) {
+        let b = u32::from_le_bytes([self.data[4], self.data[5], self.data[6], self.data[7]]);
+        let o = u32::from_le_bytes([self.data[8], self.data[9], self.data[10], self.data[11]]);
+        (b as usize, o as usize)
+    }
+
+    /// The first 8 bytes (length and prefix) as one word, for fast inequality checks.
+    #[inline]
+    pub fn head(&self) -> u64 {
+        (self.len as u64) | (u32::from_le_bytes(self.prefix()) as u64) << 32
+    }
+}
+
+/// The string column of a vector: views plus the heap buffers long strings live in.
+#[derive(Clone, Debug, Default)]
+pub struct StringVector {
+    pub views: Vec<StringView>,
+    pub buffers: Vec<Arc<Vec<u8>>>,
+}
+
+impl StringVector {
+    pub fn with_capacity(n: usize) -> Self {
+        StringVector {
+            views: Vec::with_capacity(n),
+            buffers: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.views.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.views.is_empty()
+    }
+
+    #[inline]
+    pub fn bytes_of<'a>(&'a self, v: &'a StringView) -> &'a [u8] {
+        if v.is_inline() {
+            &v.data[..v.len()]
+        } else {
+            let (b, o) = v.buffer_and_offset();
+            &self.buffers[b][o..o + v.len()]
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> &str {
+        let b = self.bytes_of(&self.views[i]);
+        // SAFETY: every view was built from a `&str` (module invariant).
+        unsafe { std::str::from_utf8_unchecked(b) }
+    }
+
+    /// Makes a view for `s`, copying long strings into this vector's heap.
+    pub fn make_view(&mut self, s: &str) -> StringView {
+        let bytes = s.as_bytes();
+        let mut data = [0u8; 12];
+        if bytes.len() <= INLINE_LEN {
+            data[..bytes.len()].copy_from_slice(bytes);
+        } else {
+            let need_new = match self.buffers.last_mut() {
+                Some(last) => match Arc::get_mut(last) {
+                    Some(buf) => {
+                        buf.len() + bytes.len() > buf.capacity().max(BUFFER_TARGET)
+                            || buf.len() + bytes.len() > u32::MAX as usize
+                    }
+                    None => true,
+                },
+                None => true,
+            };
+            if need_new {
+                self.buffers
+                    .push(Arc::new(Vec::with_capacity(BUFFER_TARGET.max(bytes.len()))));
+            }
+            let bi = self.buffers.len() - 1;
+            let buf = Arc::get_mut(&mut self.buffers[bi]).expect("fresh buffer is unique");
+            let off = buf.len();
+            buf.extend_from_slice(bytes);
+            data[..4].copy_from_slice(&bytes[..4]);
+            data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
+            data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
+        }
+        StringView {
+            len: bytes.len() as u32,
+            data,
+        }
+    }
+
+    pub fn push(&mut self, s: &str) {
+        let v = self.make_view(s);
+        self.views.push(v);
+    }
+
+    /// Copies a view from another string vector into this one, sharing its buffer.
+    pub fn push_from(&mut self, other: &StringVector, i: usize) {
+        let v = other.views[i];
+        if v.is_inline() {
+            self.views.push(v);
+        } else {
+            let s = other.get(i);
+            self.push(s);
+        }
+    }
+
+    /// The rows named by `indices`; long strings keep pointing into shared buffers.
+    pub fn take(&self, indices: &[u32]) -> StringVector {
+        StringVector {
+            views: indices.iter().map(|&i| self.views[i as usize]).collect(),
+            buffers: self.buffers.clone(),
+        }
+    }
+
+    pub fn slice(&self, offset: usize, len: usize) -> StringVector {
+        StringVector {
+            views: self.views[offset..offset + len].to_vec(),
+            buffers: self.buffers.clone(),
+        }
+    }
+
+    /// Appends all rows of `other`, re-basing its buffer indices.
+    pub fn append(&mut self, other: &StringVector) {
+        let base = self.buffers.len() as u32;
+        self.buffers.extend(other.buffers.iter().cloned());
+        self.views.extend(other.views.iter().map(|v| {
+            if v.is_inline() {
+                *v
+            } else {
+                let mut nv = *v;
+                let (b, _) = v.buffer_and_offset();
+                nv.data[4..8].copy_from_slice(&(b as u32 + base).to_le_bytes());
+                nv
+            }
+        }));
+    }
+
+    /// Equality of row `i` here and row `j` in `other`, prefix first.
+    #[inline]
+    pub fn eq_at(&self, i: usize, other: &StringVector, j: usize) -> bool {
+        let (a, b) = (&self.views[i], &other.views[j]);
+        if a.head() != b.head() {
+            return false;
+        }
+        if a.is_inline() {
+            return a.data == b.data;
+        }
+        self.bytes_of(a) == other.bytes_of(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_and_heap() {
+        let mut sv = StringVector::default();
+        sv.push("short");
+        sv.push("a string longer than twelve bytes");
+        sv.push("");
+        assert_eq!(sv.get(0), "short");
+        assert_eq!(sv.get(1), "a string longer than twelve bytes");
+        assert_eq!(sv.get(2), "");
+        let t = sv.take(&[1, 0]);
+        assert_eq!(t.get(0), "a string longer than twelve bytes");
+        let mut a = StringVector::default();
+        a.push("another long string value!!");
+        a.append(&t);
+        assert_eq!(a.get(1), "a string longer than twelve bytes");
+        assert!(a.eq_at(1, &sv, 1));
+        assert!(!a.eq_at(0, &sv, 1));
+    }
+}

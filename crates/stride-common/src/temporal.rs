@@ -1,0 +1,246 @@
+//! Calendar arithmetic for DATE (days since 1970-01-01) and TIMESTAMP (microseconds
+//! since 1970-01-01 00:00:00): conversion to and from civil dates, parsing of ISO text,
+//! formatting, and month arithmetic. Proleptic Gregorian calendar, no time zones.
+
+use crate::interval::{Interval, MICROS_PER_DAY};
+
+/// Days since the epoch of a civil date (month 1..=12, day 1..=31).
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date (year, month, day) of a day number.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+pub fn is_leap_year(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+pub fn days_in_month(y: i64, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if is_leap_year(y) => 29,
+        _ => 28,
+    }
+}
+
+/// Builds a date, checking the fields.
+pub fn make_date(y: i64, m: i64, d: i64) -> Option<i32> {
+    if !(1..=12).contains(&m)
+        || d < 1
+        || d > days_in_month(y, m as u32) as i64
+        || !(-290_000..=290_000).contains(&y)
+    {
+        return None;
+    }
+    i32::try_from(days_from_civil(y, m as u32, d as u32)).ok()
+}
+
+fn parse_uint(s: &[u8]) -> Option<i64> {
+    if s.is_empty() || s.len() > 9 {
+        return None;
+    }
+    let mut v = 0i64;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+    }
+    Some(v)
+}
+
+/// Parses `YYYY-MM-DD` (also with a leading `-` for BC-style negative years).
+pub fn parse_date(s: &str) -> Option<i32> {
+    let s = s.trim();
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let mut it = body.splitn(3, '-');
+    let y = parse_uint(it.next()?.as_bytes())?;
+    let m = parse_uint(it.next()?.as_bytes())?;
+    let d = parse_uint(it.next()?.as_bytes())?;
+    make_date(if neg { -y } else { y }, m, d)
+}
+
+/// Parses `HH:MM[:SS[.ffffff]]` into microseconds since midnight.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let mut it = s.splitn(3, ':');
+    let h = parse_uint(it.next()?.as_bytes())?;
+    let m = parse_uint(it.next()?.as_bytes())?;
+    let (sec, frac) = match it.next() {
+        None => (0, 0),
+        Some(rest) => match rest.split_once('.') {
+            None => (parse_uint(rest.as_bytes())?, 0),
+            Some((a, b)) => {
+                let digits = b.as_bytes();
+                if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let mut frac = 0i64;
+                for i in 0..6 {
+                    frac = frac * 10 + digits.get(i).map_or(0, |c| (c - b'0') as i64);
+                }
+                (parse_uint(a.as_bytes())?, frac)
+            }
+        },
+    };
+    if h > 24 || m > 59 || sec > 60 {
+        return None;
+    }
+    Some(((h * 60 + m) * 60 + sec) * 1_000_000 + frac)
+}
+
+/// Parses `YYYY-MM-DD[ |T]HH:MM[:SS[.ffffff]]` or a bare date.
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let s = s.strip_suffix('Z').unwrap_or(s);
+    let split = s.find([' ', 'T']);
+    let (date, time) = match split {
+        Some(i) => (&s[..i], s[i + 1..].trim()),
+        None => (s, ""),
+    };
+    let days = parse_date(date)? as i64;
+    let micros = if time.is_empty() {
+        0
+    } else {
+        parse_time(time)?
+    };
+    days.checked_mul(MICROS_PER_DAY)?.checked_add(micros)
+}
+
+pub fn format_date(days: i32) -> String {
+    let (y, m, d) = civil_from_days(days as i64);
+    if y < 0 {
+        format!("{:04}-{:02}-{:02} (BC)", -y + 1, m, d)
+    } else {
+        format!("{y:04}-{m:02}-{d:02}")
+    }
+}
+
+pub fn format_timestamp(micros: i64) -> String {
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem = micros.rem_euclid(MICROS_PER_DAY);
+    let secs = rem / 1_000_000;
+    let frac = rem % 1_000_000;
+    let mut s = format!(
+        "{} {:02}:{:02}:{:02}",
+        format_date(days as i32),
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    );
+    if frac != 0 {
+        let f = format!("{frac:06}");
+        s.push('.');
+        s.push_str(f.trim_end_matches('0'));
+    }
+    s
+}
+
+/// Adds months to a day number, clamping the day to the target month's length
+/// (2024-01-31 + 1 month = 2024-02-29), as PostgreSQL does.
+pub fn add_months_to_days(days: i64, months: i64) -> Option<i64> {
+    let (y, m, d) = civil_from_days(days);
+    let total = y
+        .checked_mul(12)?
+        .checked_add(m as i64 - 1)?
+        .checked_add(months)?;
+    let ny = total.div_euclid(12);
+    let nm = (total.rem_euclid(12) + 1) as u32;
+    let nd = d.min(days_in_month(ny, nm));
+    if !(-290_000..=290_000).contains(&ny) {
+        return None;
+    }
+    Some(days_from_civil(ny, nm, nd))
+}
+
+/// TIMESTAMP + INTERVAL.
+pub fn timestamp_add_interval(ts: i64, iv: Interval) -> Option<i64> {
+    let days = ts.div_euclid(MICROS_PER_DAY);
+    let rem = ts.rem_euclid(MICROS_PER_DAY);
+    let days = add_months_to_days(days, iv.months as i64)?.checked_add(iv.days as i64)?;
+    days.checked_mul(MICROS_PER_DAY)?
+        .checked_add(rem)?
+        .checked_add(iv.micros)
+}
+
+/// Day of week, 0 = Sunday.
+pub fn day_of_week(days: i64) -> i64 {
+    (days + 4).rem_euclid(7)
+}
+
+/// ISO day of week, 1 = Monday .. 7 = Sunday.
+pub fn iso_day_of_week(days: i64) -> i64 {
+    let d = day_of_week(days);
+    if d == 0 {
+        7
+    } else {
+        d
+    }
+}
+
+pub fn day_of_year(days: i64) -> i64 {
+    let (y, _, _) = civil_from_days(days);
+    days - days_from_civil(y, 1, 1) + 1
+}
+
+/// ISO 8601 (year, week number).
+pub fn iso_week(days: i64) -> (i64, i64) {
+    let wd = iso_day_of_week(days);
+    let thursday = days - wd + 4;
+    let (y, _, _) = civil_from_days(thursday);
+    let week = (thursday - days_from_civil(y, 1, 1)) / 7 + 1;
+    (y, week)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_roundtrip() {
+        for z in [-800_000i64, -1, 0, 1, 10_957, 19_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(z);
+            assert_eq!(days_from_civil(y, m, d), z);
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(parse_date("2000-02-29"), Some(10_957 + 59));
+        assert_eq!(parse_date("1999-02-29"), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        let ts = parse_timestamp("1992-01-02 03:04:05.5").unwrap();
+        assert_eq!(format_timestamp(ts), "1992-01-02 03:04:05.5");
+        assert_eq!(format_date(parse_date("1995-12-31").unwrap()), "1995-12-31");
+        let d = parse_date("2024-01-31").unwrap() as i64;
+        assert_eq!(
+            format_date(add_months_to_days(d, 1).unwrap() as i32),
+            "2024-02-29"
+        );
+        assert_eq!(
+            iso_week(parse_date("2021-01-03").unwrap() as i64),
+            (2020, 53)
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! Logical SQL types and the physical representation each one is stored as in a
+//! [`crate::Vector`]. The binder reasons in [`DataType`]; kernels are monomorphized over
+//! [`PhysicalType`].
+
+use std::fmt;
+
+/// Widest DECIMAL precision stored in an `i64`; wider ones use `i128`.
+pub const DECIMAL_I64_MAX_PRECISION: u8 = 18;
+pub const DECIMAL_MAX_PRECISION: u8 = 38;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// The type of an untyped NULL literal; it casts implicitly to every type.
+    Null,
+    Boolean,
+    TinyInt,
+    SmallInt,
+    Integer,
+    BigInt,
+    Real,
+    Double,
+    /// DECIMAL(precision, scale): a scaled integer, exact.
+    Decimal(u8, u8),
+    Varchar,
+    /// Days since 1970-01-01.
+    Date,
+    /// Microseconds since 1970-01-01 00:00:00.
+    Timestamp,
+    Interval,
+    List(Box<DataType>),
+}
+
+/// How values of a type are laid out in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PhysicalType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F32,
+    F64,
+    Str,
+    Interval,
+    List,
+}
+
+impl DataType {
+    pub fn physical(&self) -> PhysicalType {
+        match self {
+            DataType::Null | DataType::Boolean => PhysicalType::Bool,
+            DataType::TinyInt => PhysicalType::I8,
+            DataType::SmallInt => PhysicalType::I16,
+            DataType::Integer | DataType::Date => PhysicalType::I32,
+            DataType::BigInt | DataType::Timestamp => PhysicalType::I64,
+            DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
+            DataType::Decimal(..) => PhysicalType::I128,
+            DataType::Real => PhysicalType::F32,
+            DataType::Double => PhysicalType::F64,
+            DataType::Varchar => PhysicalType::Str,
+            DataType::Interval => PhysicalType::Interval,
+            DataType::List(_) => PhysicalType::List,
+        }
+    }
+
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt
+        )
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(self, DataType::Real | DataType::Double)
+    }
+
+    pub fn is_numeric(&self) -> bool {
+        self.is_integer() || self.is_float() || matches!(self, DataType::Decimal(..))
+    }
+
+    pub fn is_temporal(&self) -> bool {
+        matches!(
+            self,
+            DataType::Date | DataType::Timestamp | DataType::Interval
+        )
+    }
+
+    /// Precision and scale of an integer or decimal viewed as a DECIMAL.
+    pub fn decimal_properties(&self) -> Option<(u8, u8)> {
+        match self {
+            DataType::TinyInt => Some((3, 0)),
+            DataType::SmallInt => Some((5, 0)),
+            DataType::Integer => Some((10, 0)),
+            DataType::BigInt => Some((19, 0)),
+            DataType::Decimal(p, s) => Some((*p, *s)),
+            _ => None,
+        }
+    }
+
+    /// Rank used to pick the wider of two numeric types in implicit casts.
+    fn numeric_rank(&self) -> u8 {
+        match self {
+            DataType::TinyInt => 1,
+            DataType::SmallInt => 2,
+            DataType::Integer => 3,
+            DataType::BigInt => 4,
+            DataType::Decimal(..) => 5,
+            DataType::Real => 6,
+            DataType::Double => 7,
+            _ => 0,
+        }
+    }
+
+    /// The type both sides are cast to when two values meet in a comparison, a UNION,
+    /// a CASE or an IN list; `None` when no implicit cast exists.
+    pub fn common_supertype(a: &DataType, b: &DataType) -> Option<DataType> {
+        use DataType::*;
+        if a == b {
+            return Some(a.clone());
+        }
+        match (a, b) {
+            (Null, t) | (t, Null) => Some(t.clone()),
+            (Decimal(p1, s1), Decimal(p2, s2)) => {
+                let s = (*s1).max(*s2);
+                let int_digits = (p1 - s1).max(p2 - s2);
+                Some(Decimal((int_digits + s).min(DECIMAL_MAX_PRECISION), s))
+            }
+            (Decimal(..), i) | (i, Decimal(..)) if i.is_integer() => {
+                let d = if matches!(a, Decimal(..)) { a } else { b };
+                let (ip, _) = i.decimal_properties().unwrap();
+                let (p, s) = d.decimal_properties().unwrap();
+                let int_digits = (p - s).max(ip);
+                Some(Decimal((int_digits + s).min(DECIMAL_MAX_PRECISION), s))
+            }
+            (x, y) if x.is_numeric() && y.is_numeric() => {
+                let wider = if x.numeric_rank() >= y.numeric_rank() {
+                    x
+                } else {
+                    y
+                };
+                Some(wider.clone())
+            }
+            (Varchar, t) | (t, Varchar) if !matches!(t, List(_)) => Some(t.clone()),
+            (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
+            (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
+            _ => None,
+        }
+    }
+
+    /// Whether a value of `self` may be cast implicitly to `target` (function arguments,
+    /// INSERT targets).
+    pub fn can_implicitly_cast_to(&self, target: &DataType) -> bool {
+        if self == target || *self == DataType::Null {
+            return true;
+        }
+        match (self, target) {
+            (a, b) if a.is_numeric() && b.is_numeric() => {
+                if b.is_float() {
+                    return true;
+                }
+                if a.is_float() {
+                    return false;
+                }
+                match (a.decimal_properties(), b.decimal_properties()) {
+                    (Some((p1, s1)), Some((p2, s2))) => p1 - s1 <= p2 - s2 && s1 <= s2,
+                    _ => false,
+                }
+            }
+            (DataType::Date, DataType::Timestamp) => true,
+            (DataType::Varchar, _) => !matches!(target, DataType::List(_)),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataType::Null => write!(f, "NULL"),
+            DataType::Boolean => write!(f, "BOOLEAN"),
+            DataType::TinyInt => write!(f, "TINYINT"),
+            DataType::SmallInt => write!(f, "SMALLINT"),
+            DataType::Integer => write!(f, "INTEGER"),
+            DataType::BigInt => write!(f, "BIGINT"),
+            DataType::Real => write!(f, "FLOAT"),
+            DataType::Double => write!(f, "DOUBLE"),
+            DataType::Decimal(p, s) => write!(f, "DECIMAL({p},{s})"),
+            DataType::Varchar => write!(f, "VARCHAR"),
+            DataType::Date => write!(f, "DATE"),
+            DataType::Timestamp => write!(f, "TIMESTAMP"),
+            DataType::Interval => write!(f, "INTERVAL"),
+            DataType::List(t) => write!(f, "{t}[]"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supertypes() {
+        use DataType::*;
+        assert_eq!(DataType::common_supertype(&Integer, &BigInt), Some(BigInt));
+        assert_eq!(DataType::common_supertype(&Integer, &Double), Some(Double));
+        assert_eq!(
+            DataType::common_supertype(&Decimal(15, 2), &Integer),
+            Some(Decimal(15, 2))
+        );
+        assert_eq!(
+            DataType::common_supertype(&Decimal(15, 2), &Decimal(10, 4)),
+            Some(Decimal(17, 4))
+        );
+        assert_eq!(DataType::common_supertype(&Null, &Varchar), Some(Varchar));
+        assert_eq!(DataType::common_supertype(&Boolean, &Date), None);
+    }
+}

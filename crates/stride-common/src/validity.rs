@@ -1,0 +1,144 @@
+//! Validity masks: one bit per row, set when the value is not NULL. An absent mask
+//! means "all valid", so NULL-free columns cost nothing.
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validity {
+    bits: Option<Vec<u64>>,
+}
+
+impl Validity {
+    pub fn all_valid() -> Self {
+        Validity { bits: None }
+    }
+
+    pub fn all_invalid(len: usize) -> Self {
+        Validity {
+            bits: Some(vec![0; len.div_ceil(64).max(1)]),
+        }
+    }
+
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        match &self.bits {
+            None => true,
+            Some(b) => b.get(i / 64).is_none_or(|w| w & (1u64 << (i % 64)) != 0),
+        }
+    }
+
+    pub fn has_nulls(&self) -> bool {
+        self.bits.is_some()
+    }
+
+    fn materialize(&mut self, len: usize) -> &mut Vec<u64> {
+        let words = len.div_ceil(64).max(1);
+        let bits = self.bits.get_or_insert_with(|| vec![u64::MAX; words]);
+        if bits.len() < words {
+            bits.resize(words, u64::MAX);
+        }
+        bits
+    }
+
+    /// Marks row `i` NULL; `len` is the vector's length (for sizing the mask).
+    #[inline]
+    pub fn set_invalid(&mut self, i: usize, len: usize) {
+        let bits = self.materialize(len.max(i + 1));
+        bits[i / 64] &= !(1u64 << (i % 64));
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: usize, valid: bool, len: usize) {
+        if valid {
+            if let Some(b) = &mut self.bits {
+                if i / 64 < b.len() {
+                    b[i / 64] |= 1u64 << (i % 64);
+                }
+            }
+        } else {
+            self.set_invalid(i, len);
+        }
+    }
+
+    pub fn count_valid(&self, len: usize) -> usize {
+        match &self.bits {
+            None => len,
+            Some(_) => (0..len).filter(|&i| self.is_valid(i)).count(),
+        }
+    }
+
+    /// Builds a mask from a per-row flag, dropping it when every row is valid.
+    pub fn from_fn(len: usize, mut f: impl FnMut(usize) -> bool) -> Self {
+        let mut v = Validity::all_valid();
+        for i in 0..len {
+            if !f(i) {
+                v.set_invalid(i, len);
+            }
+        }
+        v
+    }
+
+    /// The mask of rows valid in both.
+    pub fn and(&self, other: &Validity) -> Validity {
+        match (&self.bits, &other.bits) {
+            (None, None) => Validity::all_valid(),
+            (Some(_), None) => self.clone(),
+            (None, Some(_)) => other.clone(),
+            (Some(a), Some(b)) => {
+                let n = a.len().max(b.len());
+                let bits = (0..n)
+                    .map(|i| {
+                        a.get(i).copied().unwrap_or(u64::MAX)
+                            & b.get(i).copied().unwrap_or(u64::MAX)
+                    })
+                    .collect();
+                Validity { bits: Some(bits) }
+            }
+        }
+    }
+
+    /// The mask of the rows named by `indices`, in that order.
+    pub fn take(&self, indices: &[u32]) -> Validity {
+        match &self.bits {
+            None => Validity::all_valid(),
+            Some(_) => Validity::from_fn(indices.len(), |i| self.is_valid(indices[i] as usize)),
+        }
+    }
+
+    pub fn slice(&self, offset: usize, len: usize) -> Validity {
+        match &self.bits {
+            None => Validity::all_valid(),
+            Some(_) => Validity::from_fn(len, |i| self.is_valid(offset + i)),
+        }
+    }
+
+    /// Appends `other` (of length `other_len`) after the first `len` rows of `self`.
+    pub fn append(&mut self, len: usize, other: &Validity, other_len: usize) {
+        if !self.has_nulls() && !other.has_nulls() {
+            return;
+        }
+        self.materialize(len + other_len);
+        for i in 0..other_len {
+            if !other.is_valid(i) {
+                self.set_invalid(len + i, len + other_len);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_and_take() {
+        let mut v = Validity::all_valid();
+        v.set_invalid(70, 100);
+        assert!(!v.is_valid(70));
+        assert!(v.is_valid(69));
+        assert_eq!(v.count_valid(100), 99);
+        let t = v.take(&[70, 1]);
+        assert!(!t.is_valid(0) && t.is_valid(1));
+        let mut a = Validity::all_valid();
+        a.append(3, &t, 2);
+        assert!(!a.is_valid(3) && a.is_valid(4));
+    }
+}

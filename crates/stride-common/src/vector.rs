@@ -1,0 +1,512 @@
+//! Columnar vectors: one column of up to [`crate::VECTOR_SIZE`] values of one logical
+//! type, a validity mask, and a `constant` flag (one stored value standing for every
+//! row, as produced by literals). Kernels read values through [`NativeType::slice`] and
+//! are monomorphized per physical type.
+//!
+//! Invariants: `data` matches `ty.physical()`; a constant vector stores exactly one
+//! value; the validity mask is indexed like `data`.
+
+use crate::error::{Error, Result};
+use crate::interval::Interval;
+use crate::scalar::ScalarValue;
+use crate::string_view::StringVector;
+use crate::types::{DataType, PhysicalType};
+use crate::validity::Validity;
+
+/// A list column: row i holds `child[offsets[i]..offsets[i+1]]`.
+#[derive(Clone, Debug)]
+pub struct ListData {
+    pub offsets: Vec<u32>,
+    pub child: Box<Vector>,
+}
+
+#[derive(Clone, Debug)]
+pub enum VectorData {
+    Bool(Vec<bool>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    I128(Vec<i128>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Str(StringVector),
+    Interval(Vec<Interval>),
+    List(ListData),
+}
+
+/// Fixed-width values a vector can hold; lets kernels be generic over the physical type.
+pub trait NativeType:
+    Copy + Default + PartialEq + PartialOrd + Send + Sync + std::fmt::Debug + 'static
+{
+    const PHYSICAL: PhysicalType;
+    fn slice(d: &VectorData) -> &[Self];
+    fn vec_mut(d: &mut VectorData) -> &mut Vec<Self>;
+    fn wrap(v: Vec<Self>) -> VectorData;
+}
+
+macro_rules! native {
+    ($t:ty, $variant:ident, $phys:ident) => {
+        impl NativeType for $t {
+            const PHYSICAL: PhysicalType = PhysicalType::$phys;
+            #[inline]
+            fn slice(d: &VectorData) -> &[Self] {
+                match d {
+                    VectorData::$variant(v) => v,
+                    other => panic!(
+                        "internal: expected {} vector, found {:?}",
+                        stringify!($t),
+                        other.physical()
+                    ),
+                }
+            }
+            #[inline]
+            fn vec_mut(d: &mut VectorData) -> &mut Vec<Self> {
+                match d {
+                    VectorData::$variant(v) => v,
+                    other => panic!(
+                        "internal: expected {} vector, found {:?}",
+                        stringify!($t),
+                        other.physical()
+                    ),
+                }
+            }
+            #[inline]
+            fn wrap(v: Vec<Self>) -> VectorData {
+                VectorData::$variant(v)
+            }
+        }
+    };
+}
+native!(bool, Bool, Bool);
+native!(i8, I8, I8);
+native!(i16, I16, I16);
+native!(i32, I32, I32);
+native!(i64, I64, I64);
+native!(i128, I128, I128);
+native!(f32, F32, F32);
+native!(f64, F64, F64);
+native!(Interval, Interval, Interval);
+
+/// Runs `$body` with `$T` bound to the native type of a fixed-width physical type;
+/// `Str` and `List` go to `$other`.
+#[macro_export]
+macro_rules! with_native {
+    ($phys:expr, $T:ident => $body:expr, _ => $other:expr) => {
+        match $phys {
+            $crate::PhysicalType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::PhysicalType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::PhysicalType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::PhysicalType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::PhysicalType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::PhysicalType::I128 => {
+                type $T = i128;
+                $body
+            }
+            $crate::PhysicalType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::PhysicalType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::PhysicalType::Interval => {
+                type $T = $crate::Interval;
+                $body
+            }
+            $crate::PhysicalType::Str | $crate::PhysicalType::List => $other,
+        }
+    };
+}
+
+impl VectorData {
+    pub fn physical(&self) -> PhysicalType {
+        match self {
+            VectorData::Bool(_) => PhysicalType::Bool,
+            VectorData::I8(_) => PhysicalType::I8,
+            VectorData::I16(_) => PhysicalType::I16,
+            VectorData::I32(_) => PhysicalType::I32,
+            VectorData::I64(_) => PhysicalType::I64,
+            VectorData::I128(_) => PhysicalType::I128,
+            VectorData::F32(_) => PhysicalType::F32,
+            VectorData::F64(_) => PhysicalType::F64,
+            VectorData::Str(_) => PhysicalType::Str,
+            VectorData::Interval(_) => PhysicalType::Interval,
+            VectorData::List(_) => PhysicalType::List,
+        }
+    }
+
+    pub fn with_capacity(ty: &DataType, n: usize) -> VectorData {
+        match ty {
+            DataType::List(inner) => {
+                let mut offsets = Vec::with_capacity(n + 1);
+                offsets.push(0);
+                VectorData::List(ListData {
+                    offsets,
+                    child: Box::new(Vector::empty(inner)),
+                })
+            }
+            _ => with_native!(ty.physical(), T => T::wrap(Vec::<T>::with_capacity(n)),
+                _ => VectorData::Str(StringVector::with_capacity(n))),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            VectorData::Str(s) => s.len(),
+            VectorData::List(l) => l.offsets.len().saturating_sub(1),
+            other => {
+                with_native!(other.physical(), T => T::slice(other).len(), _ => unreachable!())
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn take(&self, indices: &[u32]) -> VectorData {
+        match self {
+            VectorData::Str(s) => VectorData::Str(s.take(indices)),
+            VectorData::List(l) => {
+                let mut offsets = Vec::with_capacity(indices.len() + 1);
+                offsets.push(0u32);
+                let mut child_idx = Vec::new();
+                for &i in indices {
+                    let (a, b) = (l.offsets[i as usize], l.offsets[i as usize + 1]);
+                    child_idx.extend(a..b);
+                    offsets.push(child_idx.len() as u32);
+                }
+                VectorData::List(ListData {
+                    offsets,
+                    child: Box::new(l.child.take(&child_idx)),
+                })
+            }
+            other => with_native!(other.physical(), T => {
+                let src = T::slice(other);
+                T::wrap(indices.iter().map(|&i| src[i as usize]).collect())
+            }, _ => unreachable!()),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Vector {
+    pub ty: DataType,
+    pub data: VectorData,
+    pub validity: Validity,
+    /// One stored value stands for every row.
+    pub constant: bool,
+}
+
+impl Vector {
+    pub fn new(ty: DataType, data: VectorData, validity: Validity) -> Self {
+        debug_assert_eq!(ty.physical(), data.physical());
+        Vector {
+            ty,
+            data,
+            validity,
+            constant: false,
+        }
+    }
+
+    pub fn empty(ty: &DataType) -> Self {
+        Self::with_capacity(ty, 0)
+    }
+
+    pub fn with_capacity(ty: &DataType, n: usize) -> Self {
+        Vector {
+            ty: ty.clone(),
+            data: VectorData::with_capacity(ty, n),
+            validity: Validity::all_valid(),
+            constant: false,
+        }
+    }
+
+    pub fn from_values<T: NativeType>(ty: DataType, values: Vec<T>) -> Self {
+        Self::new(ty, T::wrap(values), Validity::all_valid())
+    }
+
+    /// A constant vector holding `value`, which must already have type `ty` (or be NULL).
+    pub fn constant(value: &ScalarValue, ty: &DataType) -> Result<Self> {
+        let mut v = Self::with_capacity(ty, 1);
+        v.push(value)?;
+        v.constant = true;
+        Ok(v)
+    }
+
+    pub fn null_constant(ty: &DataType) -> Self {
+        let mut v = Self::with_capacity(ty, 1);
+        v.push_null();
+        v.constant = true;
+        v
+    }
+
+    /// Stored values (1 for a constant vector).
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
+    #[inline]
+    pub fn index(&self, i: usize) -> usize {
+        if self.constant {
+            0
+        } else {
+            i
+        }
+    }
+
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        self.validity.is_valid(self.index(i))
+    }
+
+    #[inline]
+    pub fn values<T: NativeType>(&self) -> &[T] {
+        T::slice(&self.data)
+    }
+
+    #[inline]
+    pub fn strings(&self) -> &StringVector {
+        match &self.data {
+            VectorData::Str(s) => s,
+            other => panic!(
+                "internal: expected string vector, found {:?}",
+                other.physical()
+            ),
+        }
+    }
+
+    pub fn list(&self) -> &ListData {
+        match &self.data {
+            VectorData::List(l) => l,
+            other => panic!(
+                "internal: expected list vector, found {:?}",
+                other.physical()
+            ),
+        }
+    }
+
+    /// Row `i` as a [`ScalarValue`] (slow path).
+    pub fn get(&self, i: usize) -> ScalarValue {
+        let i = self.index(i);
+        if !self.validity.is_valid(i) {
+            return ScalarValue::Null;
+        }
+        match (&self.ty, &self.data) {
+            (DataType::Null, _) => ScalarValue::Null,
+            (DataType::Boolean, VectorData::Bool(v)) => ScalarValue::Boolean(v[i]),
+            (DataType::TinyInt, VectorData::I8(v)) => ScalarValue::TinyInt(v[i]),
+            (DataType::SmallInt, VectorData::I16(v)) => ScalarValue::SmallInt(v[i]),
+            (DataType::Integer, VectorData::I32(v)) => ScalarValue::Integer(v[i]),
+            (DataType::BigInt, VectorData::I64(v)) => ScalarValue::BigInt(v[i]),
+            (DataType::Real, VectorData::F32(v)) => ScalarValue::Real(v[i]),
+            (DataType::Double, VectorData::F64(v)) => ScalarValue::Double(v[i]),
+            (DataType::Decimal(p, s), VectorData::I64(v)) => {
+                ScalarValue::Decimal(v[i] as i128, *p, *s)
+            }
+            (DataType::Decimal(p, s), VectorData::I128(v)) => ScalarValue::Decimal(v[i], *p, *s),
+            (DataType::Varchar, VectorData::Str(v)) => ScalarValue::Varchar(v.get(i).to_string()),
+            (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
+            (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
+            (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),
+            (DataType::List(t), VectorData::List(l)) => {
+                let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
+                ScalarValue::List((**t).clone(), (a..b).map(|j| l.child.get(j)).collect())
+            }
+            (t, d) => panic!("internal: vector of type {t} holds {:?} data", d.physical()),
+        }
+    }
+
+    pub fn push_null(&mut self) {
+        let n = self.data.len();
+        match &mut self.data {
+            VectorData::Str(s) => s.push(""),
+            VectorData::List(l) => {
+                let last = *l.offsets.last().unwrap_or(&0);
+                l.offsets.push(last);
+            }
+            d => {
+                with_native!(d.physical(), T => T::vec_mut(d).push(T::default()), _ => unreachable!())
+            }
+        }
+        self.validity.set_invalid(n, n + 1);
+    }
+
+    /// Appends one value of this vector's type (or NULL).
+    pub fn push(&mut self, value: &ScalarValue) -> Result<()> {
+        let n = self.data.len();
+        match (&mut self.data, value) {
+            (_, ScalarValue::Null) => {
+                self.push_null();
+                return Ok(());
+            }
+            (VectorData::Bool(v), ScalarValue::Boolean(x)) => v.push(*x),
+            (VectorData::I8(v), ScalarValue::TinyInt(x)) => v.push(*x),
+            (VectorData::I16(v), ScalarValue::SmallInt(x)) => v.push(*x),
+            (VectorData::I32(v), ScalarValue::Integer(x) | ScalarValue::Date(x)) => v.push(*x),
+            (VectorData::I64(v), ScalarValue::BigInt(x) | ScalarValue::Timestamp(x)) => v.push(*x),
+            (VectorData::I64(v), ScalarValue::Decimal(x, ..)) => v.push(*x as i64),
+            (VectorData::I128(v), ScalarValue::Decimal(x, ..)) => v.push(*x),
+            (VectorData::F32(v), ScalarValue::Real(x)) => v.push(*x),
+            (VectorData::F64(v), ScalarValue::Double(x)) => v.push(*x),
+            (VectorData::Str(v), ScalarValue::Varchar(x)) => v.push(x),
+            (VectorData::Interval(v), ScalarValue::Interval(x)) => v.push(*x),
+            (VectorData::List(l), ScalarValue::List(_, items)) => {
+                for it in items {
+                    l.child.push(it)?;
+                }
+                l.offsets.push(l.child.data_len() as u32);
+            }
+            (d, v) => {
+                return Err(Error::internal(format!(
+                    "cannot store {v:?} in a {} vector ({:?})",
+                    self.ty,
+                    d.physical()
+                )))
+            }
+        }
+        if self.validity.has_nulls() {
+            self.validity.set(n, true, n + 1);
+        }
+        Ok(())
+    }
+
+    /// The rows named by `indices` as a flat vector (a constant vector stays constant).
+    pub fn take(&self, indices: &[u32]) -> Vector {
+        if self.constant {
+            return self.clone();
+        }
+        Vector {
+            ty: self.ty.clone(),
+            data: self.data.take(indices),
+            validity: self.validity.take(indices),
+            constant: false,
+        }
+    }
+
+    pub fn slice(&self, offset: usize, len: usize) -> Vector {
+        if self.constant {
+            return self.clone();
+        }
+        let data = match &self.data {
+            VectorData::Str(s) => VectorData::Str(s.slice(offset, len)),
+            VectorData::List(_) => {
+                let idx: Vec<u32> = (offset as u32..(offset + len) as u32).collect();
+                return self.take(&idx);
+            }
+            d => {
+                with_native!(d.physical(), T => T::wrap(T::slice(d)[offset..offset + len].to_vec()), _ => unreachable!())
+            }
+        };
+        Vector {
+            ty: self.ty.clone(),
+            data,
+            validity: self.validity.slice(offset, len),
+            constant: false,
+        }
+    }
+
+    /// A flat vector of `len` rows.
+    pub fn flatten(self, len: usize) -> Vector {
+        if !self.constant {
+            return self;
+        }
+        let idx = vec![0u32; len];
+        Vector {
+            ty: self.ty.clone(),
+            data: self.data.take(&idx),
+            validity: self.validity.take(&idx),
+            constant: false,
+        }
+    }
+
+    /// Appends the first `len` rows of `other` (flattening a constant).
+    pub fn append(&mut self, other: &Vector, len: usize) {
+        let flat;
+        let other = if other.constant {
+            flat = other.clone().flatten(len);
+            &flat
+        } else {
+            other
+        };
+        let n = self.data.len();
+        let other_len = other.data.len().min(len);
+        match (&mut self.data, &other.data) {
+            (VectorData::Str(a), VectorData::Str(b)) => {
+                if other_len == b.len() {
+                    a.append(b)
+                } else {
+                    a.append(&b.slice(0, other_len))
+                }
+            }
+            (VectorData::List(a), VectorData::List(b)) => {
+                let base = *a.offsets.last().unwrap_or(&0);
+                let end = b.offsets[other_len] as usize;
+                a.child.append(&b.child, end);
+                a.offsets
+                    .extend(b.offsets[1..=other_len].iter().map(|o| o + base));
+            }
+            (a, b) => {
+                with_native!(a.physical(), T => T::vec_mut(a).extend_from_slice(&T::slice(b)[..other_len]), _ => unreachable!())
+            }
+        }
+        self.validity.append(n, &other.validity, other_len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_get_take_append() {
+        let mut v = Vector::empty(&DataType::Integer);
+        v.push(&ScalarValue::Integer(1)).unwrap();
+        v.push(&ScalarValue::Null).unwrap();
+        v.push(&ScalarValue::Integer(3)).unwrap();
+        assert_eq!(v.get(1), ScalarValue::Null);
+        assert_eq!(v.get(2), ScalarValue::Integer(3));
+        let t = v.take(&[2, 1]);
+        assert_eq!(t.get(0), ScalarValue::Integer(3));
+        assert_eq!(t.get(1), ScalarValue::Null);
+        let c = Vector::constant(&ScalarValue::Integer(9), &DataType::Integer).unwrap();
+        v.append(&c, 2);
+        assert_eq!(v.data_len(), 5);
+        assert_eq!(v.get(4), ScalarValue::Integer(9));
+        assert_eq!(v.get(1), ScalarValue::Null);
+    }
+
+    #[test]
+    fn lists() {
+        let ty = DataType::List(Box::new(DataType::Varchar));
+        let mut v = Vector::empty(&ty);
+        let l = ScalarValue::List(
+            DataType::Varchar,
+            vec![ScalarValue::Varchar("a".into()), ScalarValue::Null],
+        );
+        v.push(&l).unwrap();
+        v.push(&ScalarValue::Null).unwrap();
+        v.push(&l).unwrap();
+        assert_eq!(v.get(2), l);
+        assert_eq!(v.get(1), ScalarValue::Null);
+        let t = v.take(&[2]);
+        assert_eq!(t.get(0).to_string(), "[a, NULL]");
+    }
+}
