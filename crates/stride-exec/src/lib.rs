@@ -1,1 +1,26 @@
-//! placeholder
+//! Step 4 of a query's life: execution. The [`planner`] turns a logical plan into a
+//! [`PhysicalPlan`]; the [`executor`] cuts it into pipelines at pipeline breakers
+//! (aggregates, sorts, join builds) and runs each pipeline on worker threads that pull
+//! morsels from its source, push chunks through its operators and into its sink.
+//!
+//! Where things are:
+//! - [`expression`]: vectorized evaluation of bound expressions over chunks;
+//! - [`pipeline`]: sources, operators, sinks and the morsel-driven worker loop;
+//! - [`operators`]: one file per operator;
+//! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
+//! - [`hash_table`]: the group hash table of aggregation and joins.
+
+pub mod context;
+pub mod executor;
+pub mod expression;
+pub mod hash_table;
+pub mod operators;
+pub mod physical_plan;
+pub mod pipeline;
+pub mod planner;
+pub mod row_key;
+pub mod sort_key;
+
+pub use context::QueryContext;
+pub use executor::{execute_collect, execute_stream, ResultStream};
+pub use physical_plan::PhysicalPlan;

@@ -1,1 +1,17 @@
-//! placeholder
+//! The SQL front-end: text in, logical plan out.
+//!
+//! 1. [`parser`] turns SQL text into `sqlparser` statements (DuckDB dialect).
+//! 2. [`binder`] resolves names against a [`Catalog`], checks and infers types, and
+//!    produces a [`binder::BoundStatement`] holding [`plan::LogicalPlan`]s.
+//! 3. [`optimizer`] rewrites logical plans, one named pass per file.
+//!
+//! This crate knows storage only through the [`Catalog`] trait it defines; the facade
+//! implements it. Execution (stride-exec) consumes the logical plans.
+
+pub mod binder;
+pub mod catalog;
+pub mod optimizer;
+pub mod parser;
+pub mod plan;
+
+pub use catalog::Catalog;

@@ -1,1 +1,14 @@
-//! placeholder
+//! Table storage. For now every table lives in memory as a list of row groups of up to
+//! [`stride_common::MORSEL_SIZE`] rows, each a set of column vectors; a scan morsel is
+//! one row group. Persistent single-file storage (segments, compression, WAL) will
+//! replace the inside of [`Table`] without changing its interface.
+//!
+//! Where it sits: the binder learns schemas from the [`Catalog`] (through a trait the
+//! SQL layer defines); the executor's scan reads row-group snapshots; INSERT and CREATE
+//! TABLE AS append here.
+
+mod catalog;
+mod table;
+
+pub use catalog::Catalog;
+pub use table::{RowGroup, Table};

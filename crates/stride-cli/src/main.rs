@@ -1,0 +1,263 @@
+//! `stride`, the interactive shell. Reads the command line, opens the database and
+//! then either runs the `-c` commands, or reads statements from stdin: line by line
+//! with editing and history when stdin is a terminal, as a script otherwise. Exit
+//! status: 0 when everything ran, 1 when a statement or command failed (or the database
+//! could not be opened), 130 when a script was stopped with Ctrl-C.
+
+mod dot_commands;
+mod interrupt;
+mod render;
+mod shell;
+mod timer;
+
+use render::Mode;
+use rustyline::error::ReadlineError;
+use shell::{Flow, Input, Shell};
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How long a script gets to stop by itself after Ctrl-C before the process ends.
+const BATCH_INTERRUPT_GRACE: Duration = Duration::from_secs(1);
+
+const USAGE: &str = "\
+Usage: stride [OPTIONS] [DATABASE] [SQL...]
+
+Runs SQL on a stride database. Without DATABASE (or with :memory:) the database lives
+in memory. SQL arguments after DATABASE run like -c. Reads statements from stdin when
+no SQL is given: interactively on a terminal, as a script otherwise.
+
+Options (one dash or two):
+  -c SQL        run SQL (statements and dot commands), then exit
+  -box          output as a box-drawn table (default)
+  -csv          output as CSV
+  -json         output as JSON
+  -line         output one `name = value` line per column
+  -list         output values separated by |
+  -markdown     output as a Markdown table
+  -bail         stop at the first error
+  -help         show this message
+  -version      show the version
+";
+
+/// What the command line asks for.
+#[derive(Debug, Default, PartialEq)]
+struct Options {
+    mode: Option<Mode>,
+    bail: bool,
+    database: Option<String>,
+    commands: Vec<String>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Command {
+    Run(Options),
+    Help,
+    Version,
+}
+
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let flag = match arg.strip_prefix("--") {
+            Some(rest) => rest,
+            None => arg.strip_prefix('-').unwrap_or(""),
+        };
+        if flag.is_empty() {
+            if options.database.is_none() {
+                options.database = Some(arg);
+            } else {
+                options.commands.push(arg);
+            }
+            continue;
+        }
+        match flag {
+            "c" | "s" => match args.next() {
+                Some(sql) => options.commands.push(sql),
+                None => return Err(format!("missing argument to {arg}")),
+            },
+            "bail" => options.bail = true,
+            "help" | "h" => return Ok(Command::Help),
+            "version" => return Ok(Command::Version),
+            other => match Mode::parse(other) {
+                Some(mode) => options.mode = Some(mode),
+                None => return Err(format!("unknown option: {arg}\nUse -help for a list of options.")),
+            },
+        }
+    }
+    Ok(Command::Run(options))
+}
+
+fn main() {
+    let code = run();
+    let _ = io::stdout().flush();
+    std::process::exit(code);
+}
+
+fn run() -> i32 {
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(Command::Run(options)) => options,
+        Ok(Command::Help) => {
+            shell::check_output(io::stdout().write_all(USAGE.as_bytes()));
+            return 0;
+        }
+        Ok(Command::Version) => {
+            shell::check_output(writeln!(io::stdout(), "stride v{VERSION}"));
+            return 0;
+        }
+        Err(message) => {
+            let _ = writeln!(io::stderr(), "Error: {message}");
+            return 1;
+        }
+    };
+    let opened = match &options.database {
+        Some(path) => stride::Database::open(path),
+        None => stride::Database::open_in_memory(),
+    };
+    let conn = match opened.and_then(|db| db.connect()) {
+        Ok(conn) => conn,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "Error: {e}");
+            return 1;
+        }
+    };
+
+    let interactive = options.commands.is_empty() && io::stdin().is_terminal();
+    let grace = (!interactive).then_some(BATCH_INTERRUPT_GRACE);
+    if let Err(e) = interrupt::install(conn.interrupt_handle(), grace) {
+        let _ = writeln!(io::stderr(), "warning: Ctrl-C will not cancel statements: {e}");
+    }
+    let mut shell = Shell::new(conn, options.mode.unwrap_or(Mode::Box), options.bail);
+
+    if interactive {
+        repl(&mut shell);
+        shell.flush();
+        return 0;
+    }
+    let flow = if options.commands.is_empty() {
+        run_stdin(&mut shell)
+    } else {
+        let mut flow = Flow::Continue;
+        for command in &options.commands {
+            flow = shell.run_text(command);
+            if flow != Flow::Continue {
+                break;
+            }
+        }
+        flow
+    };
+    shell.flush();
+    match flow {
+        Flow::Interrupted => interrupt::EXIT_INTERRUPTED,
+        _ if shell.failed => 1,
+        _ => 0,
+    }
+}
+
+/// Runs stdin as a script, one line at a time, so statements run as they arrive.
+fn run_stdin(shell: &mut Shell) -> Flow {
+    let stdin = io::stdin();
+    let mut reader = stdin.lock();
+    let mut input = Input::new();
+    let mut bytes = Vec::new();
+    let mut first = true;
+    loop {
+        bytes.clear();
+        match reader.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                shell.fail(&format!("cannot read the input: {e}"));
+                return Flow::Bail;
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let mut line = text.strip_suffix('\n').unwrap_or(&text);
+        if first {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+            first = false;
+        }
+        let flow = shell.feed_line(&mut input, line);
+        if flow != Flow::Continue {
+            return flow;
+        }
+    }
+    shell.finish_input(&mut input)
+}
+
+/// The interactive loop: prompt "D " for a new statement, "· " while one continues.
+fn repl(shell: &mut Shell) {
+    let mut editor = match rustyline::DefaultEditor::new() {
+        Ok(editor) => editor,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "warning: line editing is not available: {e}");
+            run_stdin(shell);
+            return;
+        }
+    };
+    let history = history_path();
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
+    shell.print(&format!(
+        "stride v{VERSION}\nEnter \".help\" for usage hints.\nConnected to a transient in-memory database.\n"
+    ));
+    let mut input = Input::new();
+    loop {
+        shell.flush();
+        let prompt = if input.is_empty() { "D " } else { "· " };
+        match editor.readline(prompt) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                shell.mark_input();
+                if shell.feed_text(&mut input, &line) == Flow::Quit {
+                    break;
+                }
+            }
+            Err(ReadlineError::Interrupted) => input.clear(),
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                let _ = writeln!(io::stderr(), "Error: cannot read the input: {e}");
+                break;
+            }
+        }
+    }
+    if let Some(path) = &history {
+        let _ = editor.save_history(path);
+    }
+}
+
+fn history_path() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".stride_history"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Command, String> {
+        parse_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn flags_and_positionals() {
+        let Ok(Command::Run(o)) = parse(&["-csv", "--bail", "-c", "SELECT 1", "x.db"]) else { panic!() };
+        assert_eq!(o.mode, Some(Mode::Csv));
+        assert!(o.bail);
+        assert_eq!(o.commands, vec!["SELECT 1"]);
+        assert_eq!(o.database.as_deref(), Some("x.db"));
+        assert_eq!(parse(&["--help"]), Ok(Command::Help));
+        assert_eq!(parse(&["-version"]), Ok(Command::Version));
+        assert!(parse(&["-nope"]).is_err());
+        assert!(parse(&["-c"]).is_err());
+        let Ok(Command::Run(o)) = parse(&[":memory:", "SELECT 2"]) else { panic!() };
+        assert_eq!(o.commands, vec!["SELECT 2"]);
+    }
+}

@@ -1,0 +1,269 @@
+//! The shell's state and the path from input text to output: [`Input`] gathers lines
+//! until they hold complete statements, [`Shell::feed_line`] sends dot commands to
+//! [`crate::dot_commands`] and SQL to the connection one statement at a time, and each
+//! result goes through the current output mode's renderer to stdout. Errors go to
+//! stderr as `Error: ...`; [`Flow`] tells the caller whether to go on.
+
+use crate::interrupt;
+use crate::render::Mode;
+use crate::timer::Stopwatch;
+use std::io::{self, BufWriter, Stdout, Write};
+use stride::{split_statements, Connection, Error, ErrorKind};
+
+/// What the caller should do after a piece of input ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// `.quit` or `.exit`.
+    Quit,
+    /// A statement failed with bail on: stop running input.
+    Bail,
+    /// Ctrl-C: the running statement was cancelled; drop the rest of the input.
+    Interrupted,
+}
+
+/// Lines read so far that do not yet end a statement.
+#[derive(Default)]
+pub struct Input {
+    buffer: String,
+    /// The buffer holds something besides whitespace and comments.
+    pending: bool,
+}
+
+impl Input {
+    pub fn new() -> Self {
+        Input::default()
+    }
+
+    /// Whether nothing is buffered, so the next line starts afresh (prompt "D ").
+    pub fn is_empty(&self) -> bool {
+        self.buffer.trim().is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.buffer.clear();
+        self.pending = false;
+    }
+
+    fn take(&mut self) -> String {
+        self.pending = false;
+        std::mem::take(&mut self.buffer)
+    }
+}
+
+pub struct Shell {
+    pub conn: Connection,
+    out: BufWriter<Stdout>,
+    pub mode: Mode,
+    pub timer: bool,
+    pub bail: bool,
+    /// Some statement or command failed.
+    pub failed: bool,
+    /// The SIGINT count when the current input was taken (see [`interrupt::since`]).
+    interrupt_mark: usize,
+    /// How deeply `.read` files are nested.
+    pub read_depth: usize,
+}
+
+impl Shell {
+    pub fn new(conn: Connection, mode: Mode, bail: bool) -> Self {
+        Shell {
+            conn,
+            out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            mode,
+            timer: false,
+            bail,
+            failed: false,
+            interrupt_mark: interrupt::count(),
+            read_depth: 0,
+        }
+    }
+
+    /// Notes that new input was taken: a Ctrl-C before this no longer counts.
+    pub fn mark_input(&mut self) {
+        self.interrupt_mark = interrupt::count();
+    }
+
+    /// Writes `text` to stdout.
+    pub fn print(&mut self, text: &str) {
+        check_output(self.out.write_all(text.as_bytes()));
+    }
+
+    pub fn flush(&mut self) {
+        check_output(self.out.flush());
+    }
+
+    /// Reports a failure (`Error: message` on stderr) and says whether to go on.
+    pub fn fail(&mut self, message: &str) -> Flow {
+        self.flush();
+        let _ = writeln!(io::stderr(), "Error: {message}");
+        self.failed = true;
+        if self.bail {
+            Flow::Bail
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Runs every line of `text` (a script, a `-c` argument), then whatever the last
+    /// line left unfinished.
+    pub fn run_text(&mut self, text: &str) -> Flow {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut input = Input::new();
+        match self.feed_text(&mut input, text) {
+            Flow::Continue => self.finish_input(&mut input),
+            other => other,
+        }
+    }
+
+    /// Feeds each line of `text` to [`Shell::feed_line`], stopping when one says to.
+    pub fn feed_text(&mut self, input: &mut Input, text: &str) -> Flow {
+        for line in text.split('\n') {
+            let flow = self.feed_line(input, line);
+            if flow != Flow::Continue {
+                input.clear();
+                return flow;
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Takes one line of input: a dot command when no statement is pending, else SQL
+    /// that runs once it completes a statement.
+    pub fn feed_line(&mut self, input: &mut Input, line: &str) -> Flow {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !input.pending {
+            let start = line.trim_start();
+            if input.buffer.trim().is_empty() && (start.is_empty() || start.starts_with("--")) {
+                return Flow::Continue;
+            }
+            if start.starts_with('.') {
+                return crate::dot_commands::run(self, start);
+            }
+        }
+        input.buffer.push_str(line);
+        input.buffer.push('\n');
+        if !input.pending {
+            input.pending = !split_statements(&input.buffer).is_empty();
+        }
+        // Only a line with a semicolon can end a statement (checking is not free on a
+        // long buffer).
+        if input.pending && line.contains(';') && statement_complete(&input.buffer) {
+            let sql = input.take();
+            return self.run_sql(&sql);
+        }
+        Flow::Continue
+    }
+
+    /// Runs what is left in `input` at the end of the input, finished with `;` or not.
+    pub fn finish_input(&mut self, input: &mut Input) -> Flow {
+        let sql = input.take();
+        self.run_sql(&sql)
+    }
+
+    /// Runs each statement of `sql` in order.
+    pub fn run_sql(&mut self, sql: &str) -> Flow {
+        for statement in split_statements(sql) {
+            if interrupt::since(self.interrupt_mark) {
+                return Flow::Interrupted;
+            }
+            let stopwatch = self.timer.then(Stopwatch::start);
+            let outcome = self.run_statement(&statement);
+            let flow = match outcome {
+                Ok(()) => Flow::Continue,
+                Err(e) => {
+                    let interrupted = e.kind == ErrorKind::Interrupted || interrupt::since(self.interrupt_mark);
+                    let flow = self.fail(&e.to_string());
+                    if interrupted {
+                        Flow::Interrupted
+                    } else {
+                        flow
+                    }
+                }
+            };
+            if let Some(s) = stopwatch {
+                let line = s.report();
+                self.print(&line);
+                self.print("\n");
+            }
+            self.flush();
+            if flow != Flow::Continue {
+                return flow;
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Runs one statement and writes its result, if it has a result set. A panic in the
+    /// engine becomes an internal error rather than the end of the shell.
+    fn run_statement(&mut self, sql: &str) -> Result<(), Error> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute(sql))).unwrap_or_else(|_| {
+            Err(Error::internal("stride panicked while running the statement; this is a bug"))
+        })
+    }
+
+    fn execute(&mut self, sql: &str) -> Result<(), Error> {
+        let mut result = self.conn.execute_one(sql)?;
+        if result.names.is_empty() {
+            return Ok(());
+        }
+        let mut renderer = self.mode.renderer(&result.names, &result.types);
+        check_output(renderer.begin(&mut self.out));
+        while let Some(chunk) = result.next_chunk() {
+            if interrupt::since(self.interrupt_mark) {
+                result.cancel();
+                return Err(Error::interrupted());
+            }
+            let chunk = chunk?;
+            for i in 0..chunk.len() {
+                check_output(renderer.row(&mut self.out, &chunk.row(i)));
+            }
+            check_output(self.out.flush());
+        }
+        check_output(renderer.finish(&mut self.out));
+        Ok(())
+    }
+}
+
+/// Whether `buffer` ends a statement: its last statement is closed by `;` and only
+/// whitespace or comments follow. (`stride::is_complete` says no to `SELECT 1; -- done`;
+/// this asks `split_statements` whether the text after the last `;` is blank.)
+pub fn statement_complete(buffer: &str) -> bool {
+    let pieces = split_statements(&format!("{buffer}\n\u{0}"));
+    match pieces.last() {
+        None => true,
+        // The sentinel ended up in the last piece: complete if nothing else is there.
+        Some(last) => last.strip_suffix('\u{0}').is_some_and(|rest| split_statements(rest).is_empty()),
+    }
+}
+
+/// Ends the process when stdout cannot be written: quietly when the reader went away
+/// (`stride ... | head`), with a message otherwise.
+pub fn check_output(result: io::Result<()>) {
+    if let Err(e) = result {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        let _ = writeln!(io::stderr(), "Error: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statement_complete;
+
+    #[test]
+    fn completeness() {
+        assert!(statement_complete("SELECT 1;"));
+        assert!(statement_complete("SELECT 1;\n"));
+        assert!(statement_complete("SELECT 1; -- done\n"));
+        assert!(statement_complete("SELECT 1; /* done */"));
+        assert!(statement_complete("SELECT 1; SELECT 2;"));
+        assert!(!statement_complete("SELECT 1"));
+        assert!(!statement_complete("SELECT 1; SELECT"));
+        assert!(!statement_complete("SELECT ';"));
+        assert!(!statement_complete("SELECT 1; /* open"));
+        assert!(!statement_complete("SELECT $$a;"));
+    }
+}

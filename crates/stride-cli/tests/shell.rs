@@ -1,0 +1,277 @@
+//! End-to-end tests of the `stride` binary: runs it with `-c`, with scripts piped to
+//! stdin and with the output-mode flags, and checks stdout, stderr and the exit status,
+//! including `-bail`, `.timer`, dot commands, a database path, a closed stdout and
+//! Ctrl-C.
+
+use std::io::{Read, Write};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn stride() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stride"));
+    cmd.env("HOME", std::env::temp_dir());
+    cmd
+}
+
+/// Runs `stride` with `args` and `stdin` as its input.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = stride()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stride");
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let output = child.wait_with_output().expect("wait for stride");
+    writer.join().unwrap();
+    output
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn command_argument_prints_a_box() {
+    let o = run(&["-c", "SELECT 42 AS answer"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with('┌'), "{out}");
+    assert!(out.contains("answer"), "{out}");
+    assert!(out.contains("│     42 │"), "{out}");
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn piped_script_runs_every_statement() {
+    let script = "CREATE TABLE t(a INTEGER, b VARCHAR);\nINSERT INTO t VALUES (1, 'one'), (2, 'two');\n\
+                  SELECT a FROM t\n  ORDER BY a;\nSELECT b FROM t WHERE a = 2;\n";
+    let o = run(&["-list"], script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\n1\n2\nb\ntwo\n");
+}
+
+#[test]
+fn csv_mode_quotes_fields() {
+    let o = run(&["-csv", "-c", "SELECT 1 AS a, 'x,y' AS b, NULL AS c"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a,b,c\n1,\"x,y\",\n");
+}
+
+#[test]
+fn json_mode_prints_objects() {
+    let o = run(&["-json", "-c", "SELECT 1 AS a, 'x\"y' AS b UNION ALL SELECT 2, NULL ORDER BY a"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[{\"a\":1,\"b\":\"x\\\"y\"},\n{\"a\":2,\"b\":null}]\n");
+}
+
+#[test]
+fn bail_stops_at_the_first_error() {
+    let script = "SELECT 1 AS first;\nSELECT * FROM no_such_table;\nSELECT 3 AS third;\n";
+    let o = run(&["-csv", "-bail"], script);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("first"), "{out}");
+    assert!(!out.contains("third"), "{out}");
+    assert!(stderr(&o).starts_with("Error: "), "{}", stderr(&o));
+}
+
+#[test]
+fn without_bail_later_statements_run() {
+    let script = "SELECT 1 AS first;\nSELECT * FROM no_such_table;\nSELECT 3 AS third;\n";
+    let o = run(&["-csv"], script);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "first\n1\nthird\n3\n");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("Error: ") && err.contains("no_such_table"), "{err}");
+}
+
+#[test]
+fn command_argument_follows_the_same_rules() {
+    let o = run(&["-csv", "-c", "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "a\n1\nb\n2\n");
+    let o = run(&["-csv", "-bail", "-c", "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "a\n1\n");
+}
+
+fn is_timer_line(line: &str) -> bool {
+    // ^Run Time \(s\): real \d+\.\d{3} user \d+\.\d{3} sys \d+\.\d{3}$
+    fn seconds(s: &str) -> bool {
+        match s.split_once('.') {
+            Some((int, frac)) => {
+                !int.is_empty()
+                    && int.bytes().all(|b| b.is_ascii_digit())
+                    && frac.len() == 3
+                    && frac.bytes().all(|b| b.is_ascii_digit())
+            }
+            None => false,
+        }
+    }
+    let Some(rest) = line.strip_prefix("Run Time (s): real ") else { return false };
+    let parts: Vec<&str> = rest.split(' ').collect();
+    matches!(parts.as_slice(), [real, "user", user, "sys", sys] if seconds(real) && seconds(user) && seconds(sys))
+}
+
+#[test]
+fn timer_prints_run_time() {
+    assert!(is_timer_line("Run Time (s): real 0.012 user 0.020 sys 0.001"));
+    assert!(!is_timer_line("Run Time (s): real 0.01 user 0.020 sys 0.001"));
+    let o = run(&["-csv"], ".timer on\nSELECT 1 AS x;\nCREATE TABLE t(a INTEGER);\n.timer off\nSELECT 2 AS y;\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(&lines[..2], ["x", "1"]);
+    assert!(is_timer_line(lines[2]), "{out}");
+    assert!(is_timer_line(lines[3]), "{out}");
+    assert_eq!(&lines[4..], ["y", "2"]);
+}
+
+#[test]
+fn database_path_is_not_supported_yet() {
+    let path = std::env::temp_dir().join("stride-cli-test.db");
+    let o = run(&[path.to_str().unwrap(), "-c", "SELECT 1"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&o);
+    assert!(err.starts_with("Error: "), "{err}");
+    assert!(err.contains("not supported"), "{err}");
+    // Without -c too: the shell must not fall back to memory.
+    let o = run(&[path.to_str().unwrap()], "SELECT 1;\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn dot_commands_in_scripts() {
+    let script = "CREATE TABLE b_table(x INTEGER);\nCREATE TABLE a_table(y VARCHAR);\n.tables\n\
+                  .schema a_table\n.mode csv\nSELECT 7 AS seven;\n.quit\nSELECT 8 AS eight;\n";
+    let o = run(&[], script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("a_table  b_table\n"), "{out}");
+    assert!(out.contains("CREATE TABLE a_table("), "{out}");
+    assert!(out.ends_with("seven\n7\n"), "{out}");
+}
+
+#[test]
+fn unknown_dot_command_fails() {
+    let o = run(&["-csv"], ".frobnicate\nSELECT 1 AS a;\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "a\n1\n");
+    let err = stderr(&o);
+    assert!(err.starts_with("Error: unknown command or invalid arguments:"), "{err}");
+    assert!(err.contains("frobnicate") && err.contains(".help"), "{err}");
+}
+
+#[test]
+fn read_runs_a_file() {
+    let path = std::env::temp_dir().join(format!("stride-cli-read-{}.sql", std::process::id()));
+    std::fs::write(&path, "SELECT 5 AS five;\n").unwrap();
+    let o = run(&["-csv", "-c", &format!(".read {}", path.display())], "");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "five\n5\n");
+}
+
+#[test]
+fn flags() {
+    let o = run(&["-version"], "");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("stride v"));
+    let o = run(&["--help"], "");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("-bail"));
+    let o = run(&["-frobnicate"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("-frobnicate"));
+}
+
+#[test]
+fn other_modes() {
+    let o = run(&["-markdown", "-c", "SELECT 1 AS n, 'a' AS s"], "");
+    assert_eq!(stdout(&o), "|   n | s   |\n|----:|-----|\n|   1 | a   |\n");
+    let o = run(&["-line", "-c", "SELECT 1 AS n, 'a' AS long_s"], "");
+    assert_eq!(stdout(&o), "     n = 1\nlong_s = a\n");
+}
+
+#[test]
+fn long_results_are_elided_in_box_mode() {
+    let o = run(&["-c", "SELECT * FROM range(1000)"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("1000 rows (40 shown)"), "{out}");
+    assert!(out.contains('·'), "{out}");
+    assert!(out.contains(" 999 │"), "{out}");
+    assert!(!out.contains(" 500 │"), "{out}");
+}
+
+#[test]
+fn closed_stdout_exits_quietly() {
+    let mut child = stride()
+        .args(["-csv", "-c", "SELECT * FROM range(100000000)"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    let n = out.read(&mut first).unwrap();
+    assert!(n > 0);
+    drop(out);
+    let status = wait_with_deadline(&mut child, Duration::from_secs(30));
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn ctrl_c_stops_a_script_with_status_130() {
+    let mut child = stride()
+        .args(["-csv"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"SELECT count(*) FROM range(1000000000000) WHERE range % 7 = 3;\nSELECT 1 AS after;\n").unwrap();
+    drop(input);
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(status, Some(130));
+    assert!(!out.contains("after"), "{out}");
+}
+
+/// Waits for `child` to exit; kills it and fails after `limit`.
+fn wait_with_deadline(child: &mut std::process::Child, limit: Duration) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("stride did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,51 @@
+//! Per-query execution state shared by all worker threads: the catalog to scan, the
+//! settings, the cancellation flag and the cache of subquery results.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use stride_common::{Error, Result, ScalarValue, Settings};
+use stride_storage::Catalog;
+
+/// The rows of a subquery's first column, computed once per distinct set of outer
+/// values.
+#[derive(Debug, Clone)]
+pub struct SubqueryRows {
+    pub values: Vec<ScalarValue>,
+}
+
+pub struct QueryContext {
+    pub catalog: Arc<Catalog>,
+    pub settings: Settings,
+    cancel: Arc<AtomicBool>,
+    /// Keyed by the subquery node's address and the outer values it was run for.
+    pub subquery_cache: Mutex<HashMap<(usize, String), Arc<SubqueryRows>>>,
+}
+
+impl QueryContext {
+    pub fn new(catalog: Arc<Catalog>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
+        QueryContext { catalog, settings, cancel, subquery_cache: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.settings.threads.max(1)
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Err(Interrupted) once the query was cancelled; called once per chunk.
+    #[inline]
+    pub fn check(&self) -> Result<()> {
+        if self.is_cancelled() {
+            Err(Error::interrupted())
+        } else {
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The executor: turns a physical plan into pipelines and runs them. Pipeline breakers
+//! (aggregates, sorts, limits, set operations, join build sides) run their input
+//! pipeline to completion first and become a materialized source for the pipeline
+//! above; filters, projections and join probes are fused into the pipeline that feeds
+//! them.
+//!
+//! [`execute_stream`] runs a query on a driver thread and hands result chunks to the
+//! caller through a bounded channel as morsels finish, in input order, so the first
+//! rows arrive before the last are computed and a slow reader throttles the workers.
+//! Dropping the stream cancels the query.
+
+use crate::context::QueryContext;
+use crate::expression::eval;
+use crate::operators::hash_aggregate::HashAggregate;
+use crate::operators::hash_join::JoinProbe;
+use crate::operators::limit::LimitSink;
+use crate::operators::nested_loop_join::NestedLoopProbe;
+use crate::operators::set_op;
+use crate::operators::sort::SortSink;
+use crate::operators::top_n::TopNSink;
+use crate::physical_plan::PhysicalPlan;
+use crate::pipeline::{self, CollectSink, Operator, Pipeline, Sink, Source};
+use std::collections::BTreeMap;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use stride_common::{DataChunk, DataType, Error, Result, Vector};
+use stride_sql::plan::{JoinKind, LogicalPlan};
+
+/// Builds the pipeline that produces `plan`'s output, running every breaker below it.
+fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
+    ctx.check()?;
+    Ok(match plan {
+        PhysicalPlan::Scan { table, columns, .. } => Pipeline::new(Source::Scan { row_groups: table.snapshot(), columns: columns.clone() }),
+        PhysicalPlan::Range { start, stop, step, inclusive } => {
+            let (a, b, s) = (*start as i128, *stop as i128, *step as i128);
+            let count = if s > 0 {
+                if *inclusive { (b - a) / s + 1 } else { (b - a + s - 1) / s }
+            } else if *inclusive {
+                (a - b) / -s + 1
+            } else {
+                (a - b + -s - 1) / -s
+            };
+            Pipeline::new(Source::Range { start: *start, step: *step, count: count.max(0) as u64 })
+        }
+        PhysicalPlan::Values { rows, types } => {
+            let empty = DataChunk::new(vec![], 1);
+            let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, rows.len())).collect();
+            for row in rows {
+                for (c, e) in cols.iter_mut().zip(row) {
+                    let v = eval(e, &empty, ctx)?;
+                    c.append(&v, 1);
+                }
+            }
+            let chunk = DataChunk::new(cols, rows.len());
+            Pipeline::new(Source::Chunks(Arc::new(if rows.is_empty() { vec![] } else { vec![chunk] })))
+        }
+        PhysicalPlan::Filter { input, predicate } => {
+            let mut p = build(input, ctx)?;
+            p.operators.push(Operator::Filter(predicate.clone()));
+            p
+        }
+        PhysicalPlan::Project { input, exprs, .. } => {
+            let mut p = build(input, ctx)?;
+            p.operators.push(Operator::Project(exprs.clone()));
+            p
+        }
+        PhysicalPlan::HashJoin { left, right, kind, left_keys, right_keys, filter, .. } => {
+            let build_chunks = collect(right, ctx)?;
+            let probe = Arc::new(JoinProbe::new(*kind, &build_chunks, right.types(), right_keys, left_keys.clone(), filter.clone(), ctx)?);
+            let mut p = build(left, ctx)?;
+            p.operators.push(Operator::HashProbe(probe.clone()));
+            if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                let mut chunks = run_collect(&p, ctx)?;
+                chunks.extend(probe.build.unmatched(&left.types()));
+                Pipeline::new(Source::Chunks(Arc::new(chunks)))
+            } else {
+                p
+            }
+        }
+        PhysicalPlan::NestedLoopJoin { left, right, kind, filter, .. } => {
+            let build_chunks = collect(right, ctx)?;
+            let probe = Arc::new(NestedLoopProbe::new(*kind, &build_chunks, right.types(), filter.clone()));
+            let mut p = build(left, ctx)?;
+            p.operators.push(Operator::NestedLoop(probe.clone()));
+            if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                let mut chunks = run_collect(&p, ctx)?;
+                chunks.extend(probe.build.unmatched(&left.types()));
+                Pipeline::new(Source::Chunks(Arc::new(chunks)))
+            } else {
+                p
+            }
+        }
+        PhysicalPlan::HashAggregate { input, groups, aggregates, .. } => {
+            let p = build(input, ctx)?;
+            let sink = HashAggregate::new(groups, aggregates, ctx);
+            pipeline::run(&p, &sink, ctx)?;
+            materialized(sink.finish()?)
+        }
+        PhysicalPlan::Sort { input, keys } => {
+            let p = build(input, ctx)?;
+            let sink = SortSink::new(keys, ctx);
+            pipeline::run(&p, &sink, ctx)?;
+            materialized(sink.finish(&input.types())?)
+        }
+        PhysicalPlan::TopN { input, keys, limit, offset } => {
+            let p = build(input, ctx)?;
+            let sink = TopNSink::new(keys, *limit, *offset, ctx);
+            pipeline::run(&p, &sink, ctx)?;
+            materialized(sink.finish(&input.types(), *offset)?)
+        }
+        PhysicalPlan::Limit { input, limit, offset } => {
+            let p = build(input, ctx)?;
+            let sink = LimitSink::new(*limit, *offset);
+            pipeline::run(&p, &sink, ctx)?;
+            materialized(sink.finish(*limit, *offset)?)
+        }
+        PhysicalPlan::SetOp { left, right, kind, all } => {
+            let l = collect(left, ctx)?;
+            let r = collect(right, ctx)?;
+            materialized(set_op::run(*kind, *all, l, r, &left.types())?)
+        }
+    })
+}
+
+fn materialized(chunks: Vec<DataChunk>) -> Pipeline {
+    Pipeline::new(Source::Chunks(Arc::new(chunks)))
+}
+
+fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+    let sink = CollectSink::new();
+    pipeline::run(p, &sink, ctx)?;
+    Ok(sink.finish())
+}
+
+/// Runs a physical plan to completion and returns its output chunks (flat).
+pub fn collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+    let p = build(plan, ctx)?;
+    run_collect(&p, ctx)
+}
+
+/// Optimizes, plans and runs a logical plan (used for subqueries).
+pub fn execute_plan_collect(plan: &LogicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+    let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+    let physical = crate::planner::plan(&optimized, &ctx.catalog)?;
+    collect(&physical, ctx)
+}
+
+pub fn execute_collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+    collect(plan, ctx)
+}
+
+enum Message {
+    Morsel(usize, Vec<DataChunk>),
+    Done,
+    Failed(Error),
+}
+
+/// The result sink of a streamed query: each finished morsel goes to the channel.
+struct ChannelSink {
+    tx: SyncSender<Message>,
+}
+
+impl Sink for ChannelSink {
+    type Local = (usize, Vec<DataChunk>);
+
+    fn local(&self) -> Self::Local {
+        (usize::MAX, Vec::new())
+    }
+
+    fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {
+        local.0 = morsel;
+        local.1.push(chunk.flatten());
+        Ok(())
+    }
+
+    fn morsel_done(&self, local: &mut Self::Local, morsel: usize) -> Result<()> {
+        let chunks = std::mem::take(&mut local.1);
+        self.tx.send(Message::Morsel(morsel, chunks)).map_err(|_| Error::interrupted())
+    }
+
+    fn combine(&self, _local: Self::Local) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Result chunks of a running query, in order.
+pub struct ResultStream {
+    pub types: Vec<DataType>,
+    rx: Receiver<Message>,
+    pending: BTreeMap<usize, Vec<DataChunk>>,
+    next_morsel: usize,
+    ready: std::collections::VecDeque<DataChunk>,
+    ctx: Arc<QueryContext>,
+    finished: bool,
+}
+
+impl ResultStream {
+    pub fn cancel(&self) {
+        self.ctx.cancel();
+    }
+}
+
+impl Iterator for ResultStream {
+    type Item = Result<DataChunk>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(c) = self.ready.pop_front() {
+                return Some(Ok(c));
+            }
+            if let Some(chunks) = self.pending.remove(&self.next_morsel) {
+                self.next_morsel += 1;
+                self.ready.extend(chunks.into_iter().filter(|c| !c.is_empty()));
+                continue;
+            }
+            if self.finished {
+                return None;
+            }
+            match self.rx.recv() {
+                Ok(Message::Morsel(m, chunks)) => {
+                    self.pending.insert(m, chunks);
+                }
+                Ok(Message::Done) => {
+                    self.finished = true;
+                    // Morsels are numbered densely; emit whatever is left in order.
+                    let rest = std::mem::take(&mut self.pending);
+                    self.ready.extend(rest.into_values().flatten().filter(|c| !c.is_empty()));
+                }
+                Ok(Message::Failed(e)) => {
+                    self.finished = true;
+                    self.pending.clear();
+                    return Some(Err(e));
+                }
+                Err(_) => {
+                    self.finished = true;
+                    return Some(Err(Error::internal("query driver stopped unexpectedly")));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ResultStream {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.ctx.cancel();
+        }
+    }
+}
+
+/// Starts `plan` on a driver thread and returns its result stream.
+pub fn execute_stream(plan: PhysicalPlan, ctx: Arc<QueryContext>) -> Result<ResultStream> {
+    let types = plan.types();
+    let bound = (ctx.threads() * 2).max(2);
+    let (tx, rx) = sync_channel(bound);
+    let driver_ctx = ctx.clone();
+    std::thread::Builder::new()
+        .name("stride-query".into())
+        .stack_size(pipeline::WORKER_STACK)
+        .spawn(move || {
+            let ctx = driver_ctx;
+            let result = build(&plan, &ctx).and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
+            let _ = tx.send(match result {
+                Ok(()) => Message::Done,
+                Err(e) => Message::Failed(e),
+            });
+        })
+        .map_err(|e| Error::internal(format!("cannot start the query thread: {e}")))?;
+    Ok(ResultStream { types, rx, pending: BTreeMap::new(), next_morsel: 0, ready: Default::default(), ctx, finished: false })
+}

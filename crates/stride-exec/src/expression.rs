@@ -1,0 +1,442 @@
+//! Vectorized expression evaluation. [`eval`] computes an expression for every logical
+//! row of a chunk and returns a flat or constant vector of that length; [`select`]
+//! evaluates a predicate and returns the rows where it is TRUE.
+//!
+//! Conditional forms (CASE, COALESCE, AND) evaluate later branches only on the rows
+//! that reach them, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` never divides by zero.
+//! Subqueries run through the executor, once per distinct set of outer values, with
+//! results cached in the [`QueryContext`].
+
+use crate::context::{QueryContext, SubqueryRows};
+use std::cmp::Ordering;
+use std::sync::Arc;
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData};
+use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar};
+use stride_sql::plan::visit::for_each_outer_ref;
+use stride_sql::plan::{Expr, Subquery, SubqueryKind};
+
+pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let len = chunk.len();
+    match e {
+        Expr::Column { index, .. } => Ok(chunk.column(*index)),
+        Expr::Literal { value, ty } => Vector::constant(value, ty),
+        Expr::Cast { expr, to, try_cast } => {
+            let v = eval(expr, chunk, ctx)?;
+            cast_vector(&v, len, to, *try_cast)
+        }
+        Expr::Function { func, args } => {
+            let vs = args.iter().map(|a| eval(a, chunk, ctx)).collect::<Result<Vec<_>>>()?;
+            evaluate_scalar(func, &vs, len)
+        }
+        Expr::And(..) | Expr::Or(..) => eval_logical(e, chunk, ctx),
+        Expr::Not(x) => {
+            let v = eval(x, chunk, ctx)?;
+            let vals: Vec<bool> = v.values::<bool>().iter().map(|b| !b).collect();
+            Ok(Vector { ty: DataType::Boolean, data: VectorData::Bool(vals), validity: v.validity, constant: v.constant })
+        }
+        Expr::IsNull { expr, negated } => {
+            let v = eval(expr, chunk, ctx)?;
+            let n = v.data_len();
+            let vals: Vec<bool> = (0..n).map(|i| v.validity.is_valid(i) == *negated).collect();
+            Ok(Vector { ty: DataType::Boolean, data: VectorData::Bool(vals), validity: Validity::all_valid(), constant: v.constant })
+        }
+        Expr::IsDistinctFrom { left, right, negated } => {
+            let l = eval(left, chunk, ctx)?;
+            let r = eval(right, chunk, ctx)?;
+            let t = l.ty.clone();
+            let eq = evaluate_scalar(&resolve_scalar("=", &[t.clone(), t])?, &[l.clone(), r.clone()], len)?;
+            let eqv = eq.values::<bool>();
+            let vals: Vec<bool> = (0..len)
+                .map(|i| {
+                    let (lv, rv) = (l.is_valid(i), r.is_valid(i));
+                    let distinct = match (lv, rv) {
+                        (false, false) => false,
+                        (true, true) => !eqv[eq.index(i)],
+                        _ => true,
+                    };
+                    distinct != *negated
+                })
+                .collect();
+            Ok(Vector::from_values(DataType::Boolean, vals))
+        }
+        Expr::Case { branches, else_expr, ty } => eval_case(branches, else_expr, ty, chunk, ctx),
+        Expr::Coalesce { args, ty } => eval_coalesce(args, ty, chunk, ctx),
+        Expr::Greatest { args, least, ty } => {
+            let vs = args.iter().map(|a| eval(a, chunk, ctx)).collect::<Result<Vec<_>>>()?;
+            let mut out = Vector::with_capacity(ty, len);
+            for i in 0..len {
+                let mut best = ScalarValue::Null;
+                for v in &vs {
+                    let x = v.get(i);
+                    if x.is_null() {
+                        continue;
+                    }
+                    let better = best.is_null() || {
+                        let o = x.total_cmp(&best);
+                        if *least { o == Ordering::Less } else { o == Ordering::Greater }
+                    };
+                    if better {
+                        best = x;
+                    }
+                }
+                out.push(&best)?;
+            }
+            Ok(out)
+        }
+        Expr::InList { expr, list, negated } => eval_in_list(expr, list, *negated, chunk, ctx),
+        Expr::Subquery(s) => eval_subquery(s, chunk, ctx),
+        Expr::OuterColumn { name, .. } => Err(Error::internal(format!("unresolved outer reference {name}"))),
+        Expr::AggregateRef { .. } => Err(Error::internal("aggregate placeholder reached execution")),
+    }
+}
+
+/// Rows (logical indices) where the predicate is TRUE.
+pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<SelectionVector> {
+    if let Expr::And(a, b) = e {
+        let first = select(a, chunk, ctx)?;
+        if first.is_empty() || first.len() == chunk.len() && chunk.len() > 0 {
+            if first.is_empty() {
+                return Ok(first);
+            }
+            return select(b, chunk, ctx);
+        }
+        let mut sub = chunk.clone();
+        sub.select(first.clone());
+        let second = select(b, &sub, ctx)?;
+        return Ok(second.compose(&first));
+    }
+    let v = eval(e, chunk, ctx)?;
+    Ok(true_rows(&v, chunk.len()))
+}
+
+pub fn true_rows(v: &Vector, len: usize) -> SelectionVector {
+    let vals = v.values::<bool>();
+    if v.constant {
+        let all = v.validity.is_valid(0) && vals[0];
+        return SelectionVector::new(if all { (0..len as u32).collect() } else { vec![] });
+    }
+    let idx = if v.validity.has_nulls() {
+        (0..len).filter(|&i| vals[i] && v.validity.is_valid(i)).map(|i| i as u32).collect()
+    } else {
+        (0..len).filter(|&i| vals[i]).map(|i| i as u32).collect()
+    };
+    SelectionVector::new(idx)
+}
+
+fn bool_vector(vals: Vec<bool>, validity: Validity) -> Vector {
+    Vector::new(DataType::Boolean, VectorData::Bool(vals), validity)
+}
+
+/// Three-valued AND / OR.
+fn eval_logical(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let (a, b, is_and) = match e {
+        Expr::And(a, b) => (a, b, true),
+        Expr::Or(a, b) => (a, b, false),
+        _ => unreachable!("only AND/OR"),
+    };
+    let len = chunk.len();
+    let l = eval(a, chunk, ctx)?;
+    let r = eval(b, chunk, ctx)?;
+    let (lv, rv) = (l.values::<bool>(), r.values::<bool>());
+    let mut vals = Vec::with_capacity(len);
+    let mut validity = Validity::all_valid();
+    for i in 0..len {
+        let (li, ri) = (l.index(i), r.index(i));
+        let x = l.validity.is_valid(li).then(|| lv[li]);
+        let y = r.validity.is_valid(ri).then(|| rv[ri]);
+        let out = if is_and {
+            match (x, y) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            }
+        } else {
+            match (x, y) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            }
+        };
+        vals.push(out.unwrap_or(false));
+        if out.is_none() {
+            validity.set_invalid(i, len);
+        }
+    }
+    Ok(bool_vector(vals, validity))
+}
+
+/// Assembles a vector from pieces computed for disjoint row subsets.
+fn assemble(ty: &DataType, len: usize, pieces: Vec<(Vec<u32>, Vector)>) -> Vector {
+    let mut all = Vector::with_capacity(ty, len);
+    let mut rows: Vec<u32> = Vec::with_capacity(len);
+    for (r, v) in pieces {
+        all.append(&v, r.len());
+        rows.extend_from_slice(&r);
+    }
+    let mut inverse = vec![0u32; len];
+    for (pos, &r) in rows.iter().enumerate() {
+        inverse[r as usize] = pos as u32;
+    }
+    all.take(&inverse)
+}
+
+fn subset(chunk: &DataChunk, rows: &[u32]) -> DataChunk {
+    let mut c = chunk.clone();
+    c.select(SelectionVector::new(rows.to_vec()));
+    c
+}
+
+fn eval_case(branches: &[(Expr, Expr)], else_expr: &Expr, ty: &DataType, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let len = chunk.len();
+    let mut remaining: Vec<u32> = (0..len as u32).collect();
+    let mut pieces = Vec::new();
+    for (cond, result) in branches {
+        if remaining.is_empty() {
+            break;
+        }
+        let sub = subset(chunk, &remaining);
+        let hit = select(cond, &sub, ctx)?;
+        if hit.is_empty() {
+            continue;
+        }
+        let hit_rows: Vec<u32> = hit.indices.iter().map(|&i| remaining[i as usize]).collect();
+        let v = eval(result, &subset(chunk, &hit_rows), ctx)?;
+        let mut is_hit = vec![false; remaining.len()];
+        for &i in &hit.indices {
+            is_hit[i as usize] = true;
+        }
+        remaining = remaining.iter().zip(&is_hit).filter(|(_, h)| !**h).map(|(r, _)| *r).collect();
+        let n = hit_rows.len();
+        pieces.push((hit_rows, v.flatten(n)));
+    }
+    if !remaining.is_empty() {
+        let n = remaining.len();
+        let v = eval(else_expr, &subset(chunk, &remaining), ctx)?;
+        pieces.push((remaining, v.flatten(n)));
+    }
+    if pieces.len() == 1 && pieces[0].0.len() == len {
+        return Ok(pieces.pop().expect("one piece").1);
+    }
+    Ok(assemble(ty, len, pieces))
+}
+
+fn eval_coalesce(args: &[Expr], ty: &DataType, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let len = chunk.len();
+    let mut remaining: Vec<u32> = (0..len as u32).collect();
+    let mut pieces = Vec::new();
+    for a in args {
+        if remaining.is_empty() {
+            break;
+        }
+        let v = eval(a, &subset(chunk, &remaining), ctx)?;
+        let mut valid_rows = Vec::new();
+        let mut valid_idx = Vec::new();
+        let mut rest = Vec::new();
+        for (k, &r) in remaining.iter().enumerate() {
+            if v.is_valid(k) {
+                valid_rows.push(r);
+                valid_idx.push(k as u32);
+            } else {
+                rest.push(r);
+            }
+        }
+        if !valid_rows.is_empty() {
+            let n = valid_rows.len();
+            pieces.push((valid_rows, v.flatten(remaining.len()).take(&valid_idx).flatten(n)));
+        }
+        remaining = rest;
+    }
+    if !remaining.is_empty() {
+        let n = remaining.len();
+        pieces.push((remaining, Vector::null_constant(ty).flatten(n)));
+    }
+    Ok(assemble(ty, len, pieces))
+}
+
+fn eval_in_list(expr: &Expr, list: &[Expr], negated: bool, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let len = chunk.len();
+    let x = eval(expr, chunk, ctx)?;
+    if list.is_empty() {
+        return Vector::constant(&ScalarValue::Boolean(negated), &DataType::Boolean);
+    }
+    let t = x.ty.clone();
+    let eq = resolve_scalar("=", &[t.clone(), t])?;
+    // found[i]: Some(true) matched, None unknown (a NULL took part), Some(false) no match
+    let mut found: Vec<Option<bool>> = vec![Some(false); len];
+    for item in list {
+        let v = eval(item, chunk, ctx)?;
+        let r = evaluate_scalar(&eq, &[x.clone(), v], len)?;
+        let rv = r.values::<bool>();
+        for (i, f) in found.iter_mut().enumerate() {
+            if *f == Some(true) {
+                continue;
+            }
+            let j = r.index(i);
+            if !r.validity.is_valid(j) {
+                *f = None;
+            } else if rv[j] {
+                *f = Some(true);
+            }
+        }
+    }
+    let mut validity = Validity::all_valid();
+    let vals = found
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f {
+            Some(b) => b != &negated,
+            None => {
+                validity.set_invalid(i, len);
+                false
+            }
+        })
+        .collect();
+    Ok(bool_vector(vals, validity))
+}
+
+/// Outer column positions (level 1) a subquery plan reads.
+fn outer_refs(s: &Subquery) -> Vec<usize> {
+    let mut plan = s.plan.clone();
+    let mut refs = Vec::new();
+    for_each_outer_ref(&mut plan, 1, &mut |e| {
+        if let Expr::OuterColumn { index, .. } = e {
+            refs.push(*index);
+        }
+    });
+    refs.sort_unstable();
+    refs.dedup();
+    refs
+}
+
+/// Runs the subquery for one set of outer values (cached).
+fn subquery_rows(s: &Subquery, refs: &[usize], outer: &[ScalarValue], ctx: &QueryContext) -> Result<Arc<SubqueryRows>> {
+    let key = (s as *const Subquery as usize, format!("{outer:?}"));
+    if let Some(r) = ctx.subquery_cache.lock().map_err(|_| Error::internal("cache lock"))?.get(&key) {
+        return Ok(r.clone());
+    }
+    let mut plan = s.plan.clone();
+    if !refs.is_empty() {
+        for_each_outer_ref(&mut plan, 1, &mut |e| {
+            if let Expr::OuterColumn { index, ty, .. } = e {
+                let pos = refs.binary_search(index).expect("collected above");
+                *e = Expr::Literal { value: outer[pos].clone(), ty: ty.clone() };
+            }
+        });
+    }
+    let limit = match s.kind {
+        SubqueryKind::Exists { .. } => Some(1),
+        SubqueryKind::Scalar(_) => Some(2),
+        _ => None,
+    };
+    let plan = match limit {
+        Some(l) => stride_sql::plan::LogicalPlan::Limit { input: Box::new(plan), limit: Some(l), offset: 0 },
+        None => plan,
+    };
+    let chunks = crate::executor::execute_plan_collect(&plan, ctx)?;
+    let mut values = Vec::new();
+    for c in &chunks {
+        for i in 0..c.len() {
+            values.push(match c.columns.first() {
+                Some(_) => c.row(i).into_iter().next().unwrap_or(ScalarValue::Null),
+                None => ScalarValue::Null,
+            });
+        }
+    }
+    if matches!(s.kind, SubqueryKind::In { .. } | SubqueryKind::Quantified { .. }) {
+        values.sort_by(|a, b| a.total_cmp(b));
+    }
+    let rows = Arc::new(SubqueryRows { values });
+    ctx.subquery_cache.lock().map_err(|_| Error::internal("cache lock"))?.insert(key, rows.clone());
+    Ok(rows)
+}
+
+fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    let len = chunk.len();
+    let refs = outer_refs(s);
+    let ref_vectors: Vec<Vector> = refs.iter().map(|&r| chunk.column(r)).collect();
+    let probe = match &s.kind {
+        SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => Some(eval(expr, chunk, ctx)?),
+        _ => None,
+    };
+    let out_ty = match &s.kind {
+        SubqueryKind::Scalar(t) => t.clone(),
+        _ => DataType::Boolean,
+    };
+    // Uncorrelated and not row-dependent: one value for the whole chunk.
+    let rows_needed = if refs.is_empty() && probe.is_none() { 1.min(len.max(1)) } else { len };
+    let mut out = Vector::with_capacity(&out_ty, rows_needed);
+    for i in 0..rows_needed {
+        ctx.check()?;
+        let outer: Vec<ScalarValue> = ref_vectors.iter().map(|v| v.get(i)).collect();
+        let rows = subquery_rows(s, &refs, &outer, ctx)?;
+        let value = match &s.kind {
+            SubqueryKind::Scalar(_) => match rows.values.len() {
+                0 => ScalarValue::Null,
+                1 => rows.values[0].clone(),
+                _ => return Err(Error::invalid_input("More than one row returned by a subquery used as an expression")),
+            },
+            SubqueryKind::Exists { negated } => ScalarValue::Boolean(rows.values.is_empty() == *negated),
+            SubqueryKind::In { negated, .. } => {
+                let x = probe.as_ref().expect("IN has a probe").get(i);
+                match in_sorted(&x, &rows.values) {
+                    Some(b) => ScalarValue::Boolean(b != *negated),
+                    None => ScalarValue::Null,
+                }
+            }
+            SubqueryKind::Quantified { cmp, all, .. } => {
+                let x = probe.as_ref().expect("quantified has a probe").get(i);
+                quantified(&x, &rows.values, cmp, *all)?
+            }
+        };
+        out.push(&value)?;
+    }
+    if rows_needed == 1 && len != 1 {
+        out.constant = true;
+    }
+    Ok(out)
+}
+
+/// SQL `x IN (values)` over sorted values: Some(found) or None for unknown.
+fn in_sorted(x: &ScalarValue, values: &[ScalarValue]) -> Option<bool> {
+    if values.is_empty() {
+        return Some(false);
+    }
+    if x.is_null() {
+        return None;
+    }
+    let non_null: &[ScalarValue] = {
+        let end = values.iter().position(|v| v.is_null()).unwrap_or(values.len());
+        &values[..end]
+    };
+    if non_null.binary_search_by(|v| v.total_cmp(x)).is_ok() {
+        Some(true)
+    } else if non_null.len() < values.len() {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+fn quantified(x: &ScalarValue, values: &[ScalarValue], cmp: &stride_functions::BoundFunction, all: bool) -> Result<ScalarValue> {
+    if values.is_empty() {
+        return Ok(ScalarValue::Boolean(all));
+    }
+    let t = &cmp.arg_types[0];
+    let xv = Vector::constant(x, t)?;
+    let mut col = Vector::with_capacity(t, values.len());
+    for v in values {
+        col.push(v)?;
+    }
+    let r = evaluate_scalar(cmp, &[xv, col], values.len())?;
+    let rv = r.values::<bool>();
+    let mut unknown = false;
+    for i in 0..values.len() {
+        let j = r.index(i);
+        if !r.validity.is_valid(j) {
+            unknown = true;
+        } else if rv[j] != all {
+            return Ok(ScalarValue::Boolean(!all));
+        }
+    }
+    Ok(if unknown { ScalarValue::Null } else { ScalarValue::Boolean(all) })
+}

@@ -1,0 +1,313 @@
+//! Hash aggregation (GROUP BY, DISTINCT, aggregates without GROUP BY), in parallel.
+//!
+//! Phase 1, per worker: each thread owns a [`KeyTable`] of groups and one state per
+//! aggregate, and folds its morsels in without any lock. Phase 2, merge: the groups of
+//! all thread tables are split into partitions by hash; each partition is merged by
+//! one thread into a fresh table (states travel as partial-state vectors) and
+//! finalized. Aggregates with DISTINCT or ORDER BY buffer their input rows instead;
+//! at the end the rows are sorted (and deduplicated) per group and folded in order.
+
+use crate::context::QueryContext;
+use crate::expression::{eval, select};
+use crate::hash_table::{hash_key, KeyTable};
+use crate::pipeline::{Sink, WORKER_STACK};
+use crate::row_key;
+use crate::sort_key::{self, SortColumn};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
+use stride_functions::aggregate::{new_state, BoundAggregate, GroupedState};
+use stride_sql::plan::{AggregateExpr, Expr};
+
+/// Input rows of an order- or duplicate-sensitive aggregate, kept until the end.
+#[derive(Default)]
+struct Buffered {
+    gids: Vec<u32>,
+    /// Arguments, then ORDER BY values.
+    cols: Vec<Vector>,
+}
+
+pub struct LocalTable {
+    table: KeyTable,
+    states: Vec<Box<dyn GroupedState>>,
+    buffered: Vec<Option<Buffered>>,
+}
+
+pub struct HashAggregate<'a> {
+    groups: &'a [Expr],
+    aggs: &'a [AggregateExpr],
+    bound: Vec<BoundAggregate>,
+    group_types: Vec<DataType>,
+    ctx: &'a QueryContext,
+    tables: Mutex<Vec<LocalTable>>,
+}
+
+fn is_buffered(a: &AggregateExpr) -> bool {
+    a.distinct || !a.order_by.is_empty()
+}
+
+impl<'a> HashAggregate<'a> {
+    pub fn new(groups: &'a [Expr], aggs: &'a [AggregateExpr], ctx: &'a QueryContext) -> Self {
+        let bound = aggs
+            .iter()
+            .map(|a| BoundAggregate { func: a.func, arg_types: a.args.iter().map(|e| e.data_type()).collect(), return_type: a.ty.clone() })
+            .collect();
+        let group_types = groups.iter().map(|g| g.data_type()).collect();
+        HashAggregate { groups, aggs, bound, group_types, ctx, tables: Mutex::new(Vec::new()) }
+    }
+
+    fn new_table(&self) -> LocalTable {
+        LocalTable {
+            table: KeyTable::default(),
+            states: self.bound.iter().map(new_state).collect(),
+            buffered: self.aggs.iter().map(|a| is_buffered(a).then(Buffered::default)).collect(),
+        }
+    }
+
+    /// Group ids of the chunk's rows, inserting new groups.
+    fn group_ids(&self, local: &mut LocalTable, chunk: &DataChunk) -> Result<Vec<u32>> {
+        let len = chunk.len();
+        if self.groups.is_empty() {
+            if local.table.is_empty() {
+                local.table.find_or_insert(&[], hash_key(&[]));
+            }
+            return Ok(vec![0; len]);
+        }
+        let cols = self.groups.iter().map(|g| eval(g, chunk, self.ctx)).collect::<Result<Vec<_>>>()?;
+        let keys = row_key::encode(&cols, len)?;
+        let mut gids = Vec::with_capacity(len);
+        for i in 0..len {
+            let k = keys.key(i);
+            gids.push(local.table.find_or_insert(k, hash_key(k)).0 as u32);
+        }
+        Ok(gids)
+    }
+
+    pub fn finish(&self) -> Result<Vec<DataChunk>> {
+        let mut tables = std::mem::take(&mut *self.tables.lock().map_err(|_| Error::internal("aggregate lock poisoned"))?);
+        if tables.is_empty() {
+            tables.push(LocalTable {
+                table: KeyTable::default(),
+                states: self.bound.iter().map(new_state).collect(),
+                buffered: self.aggs.iter().map(|a| is_buffered(a).then(Buffered::default)).collect(),
+            });
+        }
+        if self.groups.is_empty() {
+            // One output row even without input rows (count(*) of nothing is 0).
+            let t = &mut tables[0];
+            if t.table.is_empty() {
+                t.table.find_or_insert(&[], hash_key(&[]));
+            }
+        }
+        let total: usize = tables.iter().map(|t| t.table.len()).sum();
+        if tables.len() == 1 || total < 4096 {
+            let merged = if tables.len() == 1 { tables.pop().expect("one table") } else { self.merge(&mut tables)? };
+            return self.finalize(merged);
+        }
+        // Partitioned merge in parallel.
+        let bits = 6u32;
+        let parts = 1usize << bits;
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(usize, Vec<DataChunk>)>> = Mutex::new(Vec::new());
+        let partials: Vec<Vec<Vec<Vector>>> =
+            tables.iter_mut().map(|t| t.states.iter_mut().map(|s| s.partial()).collect::<Result<Vec<_>>>()).collect::<Result<_>>()?;
+        let tables_ref = &tables;
+        let partials_ref = &partials;
+        let work = || -> Result<()> {
+            loop {
+                let p = next.fetch_add(1, Ordering::Relaxed);
+                if p >= parts {
+                    return Ok(());
+                }
+                self.ctx.check()?;
+                let merged = self.merge_partition(tables_ref, partials_ref, p, bits)?;
+                let chunks = self.finalize(merged)?;
+                results.lock().map_err(|_| Error::internal("merge lock"))?.push((p, chunks));
+            }
+        };
+        let threads = self.ctx.threads().min(parts);
+        std::thread::scope(|s| -> Result<()> {
+            let hs: Vec<_> = (0..threads).map(|_| std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(s, work)).collect();
+            let mut err = None;
+            for h in hs {
+                let r = h.map_err(|e| Error::internal(e.to_string())).and_then(|h| h.join().unwrap_or_else(|_| Err(Error::internal("merge thread panicked"))));
+                if let Err(e) = r {
+                    err.get_or_insert(e);
+                }
+            }
+            err.map_or(Ok(()), Err)
+        })?;
+        let mut results = results.into_inner().map_err(|_| Error::internal("merge lock"))?;
+        results.sort_by_key(|(p, _)| *p);
+        Ok(results.into_iter().flat_map(|(_, c)| c).collect())
+    }
+
+    /// Merges every table into one (small inputs).
+    fn merge(&self, tables: &mut [LocalTable]) -> Result<LocalTable> {
+        let partials: Vec<Vec<Vec<Vector>>> =
+            tables.iter_mut().map(|t| t.states.iter_mut().map(|s| s.partial()).collect::<Result<Vec<_>>>()).collect::<Result<_>>()?;
+        self.merge_partition(tables, &partials, 0, 0)
+    }
+
+    /// Merges the groups of partition `p` (top `bits` bits of the hash) of all tables.
+    fn merge_partition(&self, tables: &[LocalTable], partials: &[Vec<Vec<Vector>>], p: usize, bits: u32) -> Result<LocalTable> {
+        let mut out = self.new_table();
+        for (t, parts) in tables.iter().zip(partials) {
+            let n = t.table.len();
+            let members: Vec<u32> =
+                (0..n).filter(|&g| bits == 0 || (t.table.hash(g) >> (64 - bits)) as usize == p).map(|g| g as u32).collect();
+            let mut mapping = vec![u32::MAX; n];
+            let mut new_ids = Vec::with_capacity(members.len());
+            for &g in &members {
+                let key = t.table.key(g as usize);
+                let (id, _) = out.table.find_or_insert(key, t.table.hash(g as usize));
+                mapping[g as usize] = id as u32;
+                new_ids.push(id as u32);
+            }
+            for s in out.states.iter_mut() {
+                s.resize(out.table.len());
+            }
+            for (i, s) in out.states.iter_mut().enumerate() {
+                if self.aggs[i].distinct || !self.aggs[i].order_by.is_empty() {
+                    continue;
+                }
+                let part: Vec<Vector> = parts[i].iter().map(|v| v.take(&members)).collect();
+                s.merge(&new_ids, &part, members.len())?;
+            }
+            for (i, b) in t.buffered.iter().enumerate() {
+                let Some(b) = b else { continue };
+                let keep: Vec<u32> = (0..b.gids.len() as u32).filter(|&r| mapping[b.gids[r as usize] as usize] != u32::MAX).collect();
+                let dst = out.buffered[i].as_mut().expect("buffered in both");
+                dst.gids.extend(keep.iter().map(|&r| mapping[b.gids[r as usize] as usize]));
+                let taken: Vec<Vector> = b.cols.iter().map(|c| c.take(&keep)).collect();
+                append_cols(&mut dst.cols, taken, keep.len());
+            }
+        }
+        Ok(out)
+    }
+
+    fn finalize(&self, mut t: LocalTable) -> Result<Vec<DataChunk>> {
+        let n = t.table.len();
+        for (i, b) in t.buffered.iter_mut().enumerate() {
+            if let Some(b) = b.take() {
+                self.fold_buffered(i, b, t.states[i].as_mut(), n)?;
+            }
+        }
+        let mut cols = row_key::decode(&self.group_types, (0..n).map(|g| t.table.key(g)));
+        for s in t.states.iter_mut() {
+            s.resize(n);
+            cols.push(s.finalize()?);
+        }
+        let mut chunks = Vec::new();
+        let mut offset = 0;
+        while offset < n {
+            let len = VECTOR_SIZE.min(n - offset);
+            chunks.push(DataChunk::new(cols.iter().map(|c| c.slice(offset, len)).collect(), len));
+            offset += len;
+        }
+        Ok(chunks)
+    }
+
+    /// Sorts buffered rows by group and ORDER BY keys, drops duplicates for DISTINCT,
+    /// and folds them into the state in that order.
+    fn fold_buffered(&self, i: usize, b: Buffered, state: &mut dyn GroupedState, groups: usize) -> Result<()> {
+        let agg = &self.aggs[i];
+        let rows = b.gids.len();
+        state.resize(groups);
+        if rows == 0 {
+            return Ok(());
+        }
+        let nargs = agg.args.len();
+        let gid_vec = Vector::from_values(DataType::Integer, b.gids.iter().map(|&g| g as i32).collect::<Vec<i32>>());
+        let mut sort_cols = vec![SortColumn { values: &gid_vec, asc: true, nulls_first: false }];
+        for (k, o) in agg.order_by.iter().enumerate() {
+            sort_cols.push(SortColumn { values: &b.cols[nargs + k], asc: o.asc, nulls_first: o.nulls_first });
+        }
+        let keys = sort_key::encode(&sort_cols, rows)?;
+        let mut order: Vec<u32> = (0..rows as u32).collect();
+        order.sort_by(|&x, &y| keys.key(x as usize).cmp(keys.key(y as usize)).then(x.cmp(&y)));
+        if agg.distinct {
+            let arg_cols: Vec<Vector> = b.cols[..nargs].to_vec();
+            let arg_keys = row_key::encode(&arg_cols, rows)?;
+            let mut seen: HashSet<(u32, &[u8])> = HashSet::new();
+            order.retain(|&r| seen.insert((b.gids[r as usize], arg_keys.key(r as usize))));
+        }
+        for batch in order.chunks(VECTOR_SIZE) {
+            let gids: Vec<u32> = batch.iter().map(|&r| b.gids[r as usize]).collect();
+            let args: Vec<Vector> = b.cols[..nargs].iter().map(|c| c.take(batch)).collect();
+            state.update(&gids, &args, batch.len())?;
+        }
+        Ok(())
+    }
+}
+
+fn append_cols(dst: &mut Vec<Vector>, src: Vec<Vector>, len: usize) {
+    if dst.is_empty() {
+        *dst = src.into_iter().map(|v| v.flatten(len)).collect();
+    } else {
+        for (d, s) in dst.iter_mut().zip(&src) {
+            d.append(s, len);
+        }
+    }
+}
+
+impl Sink for HashAggregate<'_> {
+    type Local = Option<LocalTable>;
+
+    fn local(&self) -> Self::Local {
+        None
+    }
+
+    fn consume(&self, local: &mut Self::Local, _morsel: usize, chunk: DataChunk) -> Result<()> {
+        let t = local.get_or_insert_with(|| self.new_table());
+        let gids = self.group_ids(t, &chunk)?;
+        let ngroups = t.table.len();
+        for (i, agg) in self.aggs.iter().enumerate() {
+            let (sub, sub_gids);
+            let (c, g): (&DataChunk, &[u32]) = match &agg.filter {
+                None => (&chunk, &gids),
+                Some(f) => {
+                    let sel = select(f, &chunk, self.ctx)?;
+                    if sel.is_empty() {
+                        t.states[i].resize(ngroups);
+                        continue;
+                    }
+                    sub_gids = sel.indices.iter().map(|&r| gids[r as usize]).collect::<Vec<u32>>();
+                    let mut s = chunk.clone();
+                    s.select(sel);
+                    sub = s;
+                    (&sub, &sub_gids)
+                }
+            };
+            let args = agg.args.iter().map(|a| eval(a, c, self.ctx)).collect::<Result<Vec<_>>>()?;
+            let n = c.len();
+            match &mut t.buffered[i] {
+                Some(b) => {
+                    let mut cols = args;
+                    for o in &agg.order_by {
+                        cols.push(eval(&o.expr, c, self.ctx)?);
+                    }
+                    b.gids.extend_from_slice(g);
+                    append_cols(&mut b.cols, cols, n);
+                }
+                None => {
+                    t.states[i].resize(ngroups);
+                    t.states[i].update(g, &args, n)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn combine(&self, local: Self::Local) -> Result<()> {
+        if let Some(mut t) = local {
+            let n = t.table.len();
+            for s in t.states.iter_mut() {
+                s.resize(n);
+            }
+            self.tables.lock().map_err(|_| Error::internal("aggregate lock poisoned"))?.push(t);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,220 @@
+//! Hash join: the build side (right input) is materialized and indexed by its key
+//! columns; probe chunks (left input) stream through [`JoinProbe::probe`] inside the
+//! left input's pipeline. Rows with a NULL key never match. INNER, LEFT, SEMI and ANTI
+//! joins stream; RIGHT and FULL joins also record which build rows matched so the
+//! executor can emit the others at the end.
+//!
+//! Key equality is decided on the encoded keys; a residual `filter` (non-equality
+//! conditions) is checked on each candidate pair.
+
+use crate::context::QueryContext;
+use crate::expression::{eval, true_rows};
+use crate::hash_table::{hash_key, KeyTable};
+use crate::row_key;
+use std::sync::atomic::{AtomicBool, Ordering};
+use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
+use stride_sql::plan::{Expr, JoinKind};
+
+const NONE: u32 = u32::MAX;
+
+/// The materialized build side, shared by hash and nested-loop joins.
+pub struct BuildSide {
+    pub columns: Vec<Vector>,
+    pub len: usize,
+    pub types: Vec<DataType>,
+    /// Set for RIGHT / FULL joins: which build rows found a partner.
+    pub matched: Option<Vec<AtomicBool>>,
+}
+
+impl BuildSide {
+    pub fn new(chunks: &[DataChunk], types: Vec<DataType>, track: bool) -> Self {
+        let mut columns: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
+        let mut len = 0;
+        for c in chunks {
+            let c = c.clone().flatten();
+            for (d, s) in columns.iter_mut().zip(&c.columns) {
+                d.append(s, c.len());
+            }
+            len += c.len();
+        }
+        let matched = track.then(|| (0..len).map(|_| AtomicBool::new(false)).collect());
+        BuildSide { columns, len, types, matched }
+    }
+
+    /// Build rows no probe row matched, with NULLs for the probe side's columns.
+    pub fn unmatched(&self, left_types: &[DataType]) -> Vec<DataChunk> {
+        let Some(m) = &self.matched else { return vec![] };
+        let rows: Vec<u32> = (0..self.len as u32).filter(|&r| !m[r as usize].load(Ordering::Relaxed)).collect();
+        rows.chunks(VECTOR_SIZE)
+            .map(|b| {
+                let mut cols: Vec<Vector> = left_types.iter().map(|t| Vector::null_constant(t).flatten(b.len())).collect();
+                cols.extend(self.columns.iter().map(|c| c.take(b)));
+                DataChunk::new(cols, b.len())
+            })
+            .collect()
+    }
+}
+
+/// Emits the join result for candidate pairs (probe row, build row) of one probe chunk.
+pub fn emit_pairs(
+    kind: JoinKind,
+    probe: &DataChunk,
+    build: &BuildSide,
+    pairs: (&[u32], &[u32]),
+    filter: Option<&Expr>,
+    ctx: &QueryContext,
+    out: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
+    let (pi, bi) = pairs;
+    let probe_len = probe.len();
+    let probe_flat = probe.clone().flatten();
+    // Keep the pairs that pass the residual filter.
+    let mut keep_p = Vec::with_capacity(pi.len());
+    let mut keep_b = Vec::with_capacity(bi.len());
+    for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
+        let (p, b): (Vec<u32>, Vec<u32>) = match filter {
+            None => (p.to_vec(), b.to_vec()),
+            Some(f) => {
+                let cand = pair_chunk(&probe_flat, build, p, b);
+                let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
+                (sel.indices.iter().map(|&k| p[k as usize]).collect(), sel.indices.iter().map(|&k| b[k as usize]).collect())
+            }
+        };
+        keep_p.extend(p);
+        keep_b.extend(b);
+    }
+    if let Some(m) = &build.matched {
+        for &b in &keep_b {
+            m[b as usize].store(true, Ordering::Relaxed);
+        }
+    }
+    match kind {
+        JoinKind::Inner | JoinKind::Right => emit_joined(&probe_flat, build, &keep_p, &keep_b, out),
+        JoinKind::Left | JoinKind::Full => {
+            let mut has = vec![false; probe_len];
+            for &p in &keep_p {
+                has[p as usize] = true;
+            }
+            emit_joined(&probe_flat, build, &keep_p, &keep_b, out)?;
+            let missing: Vec<u32> = (0..probe_len as u32).filter(|&p| !has[p as usize]).collect();
+            for b in missing.chunks(VECTOR_SIZE) {
+                let mut cols: Vec<Vector> = probe_flat.columns.iter().map(|c| c.take(b)).collect();
+                cols.extend(build.types.iter().map(|t| Vector::null_constant(t).flatten(b.len())));
+                out(DataChunk::new(cols, b.len()))?;
+            }
+            Ok(())
+        }
+        JoinKind::Semi | JoinKind::Anti => {
+            let mut has = vec![false; probe_len];
+            for &p in &keep_p {
+                has[p as usize] = true;
+            }
+            let want = kind == JoinKind::Semi;
+            let rows: Vec<u32> = (0..probe_len as u32).filter(|&p| has[p as usize] == want).collect();
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let mut c = probe_flat;
+            c.select(stride_common::SelectionVector::new(rows));
+            out(c)
+        }
+    }
+}
+
+fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> DataChunk {
+    let mut cols: Vec<Vector> = probe.columns.iter().map(|c| c.take(p).flatten(p.len())).collect();
+    cols.extend(build.columns.iter().map(|c| c.take(b)));
+    DataChunk::new(cols, p.len())
+}
+
+fn emit_joined(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32], out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    for (pp, bb) in p.chunks(VECTOR_SIZE).zip(b.chunks(VECTOR_SIZE)) {
+        out(pair_chunk(probe, build, pp, bb))?;
+    }
+    Ok(())
+}
+
+pub struct JoinProbe {
+    pub kind: JoinKind,
+    pub build: BuildSide,
+    table: KeyTable,
+    /// First build row of each key entry; `next` chains rows with equal keys.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    left_keys: Vec<Expr>,
+    filter: Option<Expr>,
+}
+
+impl JoinProbe {
+    pub fn new(
+        kind: JoinKind,
+        chunks: &[DataChunk],
+        types: Vec<DataType>,
+        right_keys: &[Expr],
+        left_keys: Vec<Expr>,
+        filter: Option<Expr>,
+        ctx: &QueryContext,
+    ) -> Result<Self> {
+        let build = BuildSide::new(chunks, types, matches!(kind, JoinKind::Right | JoinKind::Full));
+        let mut table = KeyTable::with_capacity(build.len);
+        let mut head = Vec::new();
+        let mut next = vec![NONE; build.len];
+        let mut row = 0u32;
+        for c in chunks {
+            ctx.check()?;
+            let keys: Vec<Vector> = right_keys.iter().map(|k| eval(k, c, ctx)).collect::<Result<_>>()?;
+            let enc = row_key::encode(&keys, c.len())?;
+            for i in 0..c.len() {
+                let r = row + i as u32;
+                if keys.iter().any(|k| !k.is_valid(i)) {
+                    continue;
+                }
+                let k = enc.key(i);
+                let (id, new) = table.find_or_insert(k, hash_key(k));
+                if new {
+                    head.push(NONE);
+                }
+                // Prepend, then reverse chains below so matches come in build order.
+                next[r as usize] = head[id];
+                head[id] = r;
+            }
+            row += c.len() as u32;
+        }
+        // Reverse each chain so that rows with equal keys keep their input order.
+        for h in head.iter_mut() {
+            let mut prev = NONE;
+            let mut cur = *h;
+            while cur != NONE {
+                let n = next[cur as usize];
+                next[cur as usize] = prev;
+                prev = cur;
+                cur = n;
+            }
+            *h = prev;
+        }
+        Ok(JoinProbe { kind, build, table, head, next, left_keys, filter })
+    }
+
+    pub fn probe(&self, chunk: DataChunk, ctx: &QueryContext, out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+        let len = chunk.len();
+        let keys: Vec<Vector> = self.left_keys.iter().map(|k| eval(k, &chunk, ctx)).collect::<Result<_>>()?;
+        let enc = row_key::encode(&keys, len)?;
+        let mut pi = Vec::new();
+        let mut bi = Vec::new();
+        for i in 0..len {
+            if keys.iter().any(|k| !k.is_valid(i)) {
+                continue;
+            }
+            let k = enc.key(i);
+            if let Some(id) = self.table.find(k, hash_key(k)) {
+                let mut r = self.head[id];
+                while r != NONE {
+                    pi.push(i as u32);
+                    bi.push(r);
+                    r = self.next[r as usize];
+                }
+            }
+        }
+        emit_pairs(self.kind, &chunk, &self.build, (&pi, &bi), self.filter.as_ref(), ctx, out)
+    }
+}

@@ -1,0 +1,11 @@
+//! Physical operators, one per file. Streaming operators (filter, projection, join
+//! probes) run inside pipelines; sinks (aggregate, sort, top-N, limit, join build)
+//! end a pipeline and produce the chunks the next pipeline reads.
+
+pub mod hash_aggregate;
+pub mod hash_join;
+pub mod limit;
+pub mod nested_loop_join;
+pub mod set_op;
+pub mod sort;
+pub mod top_n;

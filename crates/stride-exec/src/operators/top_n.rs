@@ -1,0 +1,113 @@
+//! ORDER BY ... LIMIT n: each worker keeps only its best `limit + offset` rows in a
+//! heap; the heaps are merged at the end. Work and memory stay proportional to n.
+
+use super::sort::{chunk_keys, make_key, packable, Key};
+use crate::context::QueryContext;
+use crate::pipeline::Sink;
+use std::collections::BinaryHeap;
+use std::sync::Mutex;
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
+use stride_sql::plan::SortExpr;
+
+/// A candidate row, ordered by its sort key and input position only.
+struct Entry(Key, (u32, u32), Vec<ScalarValue>);
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.0, self.1) == (&o.0, o.1)
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (&self.0, self.1).cmp(&(&o.0, o.1))
+    }
+}
+
+pub struct TopNSink<'a> {
+    keys: &'a [SortExpr],
+    packed: bool,
+    keep: usize,
+    ctx: &'a QueryContext,
+    global: Mutex<BinaryHeap<Entry>>,
+}
+
+pub struct Local {
+    heap: BinaryHeap<Entry>,
+    morsel: usize,
+    row: u32,
+}
+
+impl<'a> TopNSink<'a> {
+    pub fn new(keys: &'a [SortExpr], limit: u64, offset: u64, ctx: &'a QueryContext) -> Self {
+        let keep = (limit.saturating_add(offset)).min(usize::MAX as u64 / 2) as usize;
+        TopNSink { keys, packed: packable(keys), keep, ctx, global: Mutex::new(BinaryHeap::new()) }
+    }
+
+    pub fn finish(self, types: &[DataType], offset: u64) -> Result<Vec<DataChunk>> {
+        let heap = self.global.into_inner().map_err(|_| Error::internal("top-n lock poisoned"))?;
+        let rows = heap.into_sorted_vec();
+        let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, rows.len())).collect();
+        let mut n = 0;
+        for Entry(_, _, row) in rows.into_iter().skip(offset as usize) {
+            for (c, v) in cols.iter_mut().zip(&row) {
+                c.push(v)?;
+            }
+            n += 1;
+        }
+        Ok(if n == 0 { vec![] } else { vec![DataChunk::new(cols, n)] })
+    }
+
+    fn offer(&self, heap: &mut BinaryHeap<Entry>, e: Entry) {
+        if heap.len() < self.keep {
+            heap.push(e);
+        } else if let Some(top) = heap.peek() {
+            if (&e.0, e.1) < (&top.0, top.1) {
+                heap.pop();
+                heap.push(e);
+            }
+        }
+    }
+}
+
+impl Sink for TopNSink<'_> {
+    type Local = Local;
+
+    fn local(&self) -> Local {
+        Local { heap: BinaryHeap::new(), morsel: usize::MAX, row: 0 }
+    }
+
+    fn consume(&self, local: &mut Local, morsel: usize, chunk: DataChunk) -> Result<()> {
+        if self.keep == 0 {
+            return Ok(());
+        }
+        if local.morsel != morsel {
+            local.morsel = morsel;
+            local.row = 0;
+        }
+        let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
+        for i in 0..chunk.len() {
+            let key = make_key(self.packed, keys.key(i));
+            let tag = (morsel as u32, local.row);
+            local.row += 1;
+            let admit = local.heap.len() < self.keep || local.heap.peek().is_some_and(|t| (&key, tag) < (&t.0, t.1));
+            if admit {
+                self.offer(&mut local.heap, Entry(key, tag, chunk.row(i)));
+            }
+        }
+        Ok(())
+    }
+
+    fn combine(&self, local: Local) -> Result<()> {
+        let mut g = self.global.lock().map_err(|_| Error::internal("top-n lock poisoned"))?;
+        for e in local.heap {
+            self.offer(&mut g, e);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,69 @@
+//! Physical plans: the logical plan with algorithms chosen (hash join or nested loop,
+//! top-N or full sort) and tables resolved to storage handles. Each node's output
+//! columns are given by `types()`.
+
+use std::sync::Arc;
+use stride_common::DataType;
+use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetOpKind, SortExpr};
+use stride_storage::Table;
+
+#[derive(Clone)]
+pub enum PhysicalPlan {
+    Scan { table: Arc<Table>, columns: Vec<usize>, types: Vec<DataType> },
+    Range { start: i64, stop: i64, step: i64, inclusive: bool },
+    Values { rows: Vec<Vec<Expr>>, types: Vec<DataType> },
+    Filter { input: Box<PhysicalPlan>, predicate: Expr },
+    Project { input: Box<PhysicalPlan>, exprs: Vec<Expr>, types: Vec<DataType> },
+    HashAggregate { input: Box<PhysicalPlan>, groups: Vec<Expr>, aggregates: Vec<AggregateExpr>, types: Vec<DataType> },
+    Sort { input: Box<PhysicalPlan>, keys: Vec<SortExpr> },
+    TopN { input: Box<PhysicalPlan>, keys: Vec<SortExpr>, limit: u64, offset: u64 },
+    Limit { input: Box<PhysicalPlan>, limit: Option<u64>, offset: u64 },
+    /// Builds a hash table on `right`, probes it with `left`.
+    HashJoin {
+        left: Box<PhysicalPlan>,
+        right: Box<PhysicalPlan>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
+        right_keys: Vec<Expr>,
+        filter: Option<Expr>,
+        types: Vec<DataType>,
+    },
+    NestedLoopJoin { left: Box<PhysicalPlan>, right: Box<PhysicalPlan>, kind: JoinKind, filter: Option<Expr>, types: Vec<DataType> },
+    SetOp { left: Box<PhysicalPlan>, right: Box<PhysicalPlan>, kind: SetOpKind, all: bool },
+}
+
+impl PhysicalPlan {
+    pub fn types(&self) -> Vec<DataType> {
+        match self {
+            PhysicalPlan::Scan { types, .. }
+            | PhysicalPlan::Values { types, .. }
+            | PhysicalPlan::Project { types, .. }
+            | PhysicalPlan::HashAggregate { types, .. }
+            | PhysicalPlan::HashJoin { types, .. }
+            | PhysicalPlan::NestedLoopJoin { types, .. } => types.clone(),
+            PhysicalPlan::Range { .. } => vec![DataType::BigInt],
+            PhysicalPlan::Filter { input, .. }
+            | PhysicalPlan::Sort { input, .. }
+            | PhysicalPlan::TopN { input, .. }
+            | PhysicalPlan::Limit { input, .. } => input.types(),
+            PhysicalPlan::SetOp { left, .. } => left.types(),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            PhysicalPlan::Scan { .. } => "SEQ_SCAN",
+            PhysicalPlan::Range { .. } => "RANGE",
+            PhysicalPlan::Values { .. } => "VALUES",
+            PhysicalPlan::Filter { .. } => "FILTER",
+            PhysicalPlan::Project { .. } => "PROJECTION",
+            PhysicalPlan::HashAggregate { .. } => "HASH_GROUP_BY",
+            PhysicalPlan::Sort { .. } => "ORDER_BY",
+            PhysicalPlan::TopN { .. } => "TOP_N",
+            PhysicalPlan::Limit { .. } => "LIMIT",
+            PhysicalPlan::HashJoin { .. } => "HASH_JOIN",
+            PhysicalPlan::NestedLoopJoin { .. } => "NESTED_LOOP_JOIN",
+            PhysicalPlan::SetOp { .. } => "SET_OPERATION",
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Pipelines: a source, a chain of streaming operators and a sink. Worker threads (one
+//! per core, `SET threads`) pull morsels from the source through an atomic counter,
+//! push each chunk through the operators and into their thread-local sink state; at
+//! the end each thread combines its local state into the sink's global state. No lock
+//! is taken per chunk.
+
+use crate::context::QueryContext;
+use crate::expression;
+use crate::operators::hash_join::JoinProbe;
+use crate::operators::nested_loop_join::NestedLoopProbe;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use stride_common::{DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE};
+use stride_sql::plan::Expr;
+use stride_storage::RowGroup;
+
+/// Stack size of worker threads: expression evaluation recurses over deep trees.
+pub const WORKER_STACK: usize = 256 << 20;
+
+/// Chunks per morsel of a materialized source (≈ one row group).
+const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
+
+pub enum Source {
+    /// A table snapshot; one morsel per row group.
+    Scan { row_groups: Vec<Arc<RowGroup>>, columns: Vec<usize> },
+    /// `start + k * step` for k in 0..count.
+    Range { start: i64, step: i64, count: u64 },
+    /// Chunks computed by an earlier pipeline.
+    Chunks(Arc<Vec<DataChunk>>),
+}
+
+impl Source {
+    pub fn morsels(&self) -> usize {
+        match self {
+            Source::Scan { row_groups, .. } => row_groups.len(),
+            Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
+            Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
+        }
+    }
+
+    pub fn produce(&self, morsel: usize, emit: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+        match self {
+            Source::Scan { row_groups, columns } => {
+                let g = &row_groups[morsel];
+                let mut offset = 0;
+                while offset < g.len {
+                    let n = VECTOR_SIZE.min(g.len - offset);
+                    let cols = columns.iter().map(|&c| g.columns[c].slice(offset, n)).collect();
+                    emit(DataChunk::new(cols, n))?;
+                    offset += n;
+                }
+            }
+            Source::Range { start, step, count } => {
+                let first = morsel as u64 * MORSEL_SIZE as u64;
+                let end = (first + MORSEL_SIZE as u64).min(*count);
+                let mut k = first;
+                while k < end {
+                    let n = (VECTOR_SIZE as u64).min(end - k);
+                    let base = *start as i128 + k as i128 * *step as i128;
+                    let vals: Vec<i64> = (0..n as i128).map(|j| (base + j * *step as i128) as i64).collect();
+                    emit(DataChunk::new(vec![Vector::from_values(DataType::BigInt, vals)], n as usize))?;
+                    k += n;
+                }
+            }
+            Source::Chunks(chunks) => {
+                let a = morsel * CHUNKS_PER_MORSEL;
+                for c in &chunks[a..(a + CHUNKS_PER_MORSEL).min(chunks.len())] {
+                    emit(c.clone())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub enum Operator {
+    Filter(Expr),
+    Project(Vec<Expr>),
+    HashProbe(Arc<JoinProbe>),
+    NestedLoop(Arc<NestedLoopProbe>),
+}
+
+impl Operator {
+    fn apply(&self, chunk: DataChunk, ctx: &QueryContext, out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+        match self {
+            Operator::Filter(pred) => {
+                let sel = expression::select(pred, &chunk, ctx)?;
+                if sel.is_empty() {
+                    return Ok(());
+                }
+                let mut c = chunk;
+                if sel.len() != c.len() {
+                    c.select(sel);
+                }
+                out(c)
+            }
+            Operator::Project(exprs) => {
+                let len = chunk.len();
+                let cols = exprs.iter().map(|e| expression::eval(e, &chunk, ctx)).collect::<Result<Vec<_>>>()?;
+                out(DataChunk::new(cols.into_iter().map(|v| v.flatten(len)).collect(), len))
+            }
+            Operator::HashProbe(p) => p.probe(chunk, ctx, out),
+            Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
+        }
+    }
+}
+
+pub struct Pipeline {
+    pub source: Source,
+    pub operators: Vec<Operator>,
+}
+
+impl Pipeline {
+    pub fn new(source: Source) -> Self {
+        Pipeline { source, operators: Vec::new() }
+    }
+}
+
+/// Where a pipeline's chunks end up. `Local` is one worker's private state.
+pub trait Sink: Sync {
+    type Local: Send;
+    fn local(&self) -> Self::Local;
+    fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()>;
+    /// Called after the last chunk of each morsel a worker processed.
+    fn morsel_done(&self, _local: &mut Self::Local, _morsel: usize) -> Result<()> {
+        Ok(())
+    }
+    fn combine(&self, local: Self::Local) -> Result<()>;
+    /// True once the sink needs no more input (LIMIT reached).
+    fn is_done(&self) -> bool {
+        false
+    }
+}
+
+fn push(ops: &[Operator], chunk: DataChunk, ctx: &QueryContext, sink: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    if chunk.is_empty() {
+        return Ok(());
+    }
+    match ops.split_first() {
+        None => sink(chunk),
+        Some((op, rest)) => op.apply(chunk, ctx, &mut |c| push(rest, c, ctx, sink)),
+    }
+}
+
+/// Runs the pipeline to completion on `ctx.threads()` workers.
+pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
+    let n = p.source.morsels();
+    let threads = ctx.threads().min(n).max(1);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let work = || -> Result<()> {
+        let mut local = sink.local();
+        loop {
+            let m = next.fetch_add(1, Ordering::Relaxed);
+            if m >= n || failed.load(Ordering::Relaxed) || sink.is_done() {
+                break;
+            }
+            ctx.check()?;
+            p.source.produce(m, &mut |chunk| {
+                ctx.check()?;
+                push(&p.operators, chunk, ctx, &mut |c| sink.consume(&mut local, m, c))
+            })?;
+            sink.morsel_done(&mut local, m)?;
+        }
+        sink.combine(local)
+    };
+    if threads == 1 {
+        return work();
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(s, || {
+                    let r = work();
+                    if r.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        let mut first_err = None;
+        for h in handles {
+            let r = match h {
+                Ok(h) => h.join().unwrap_or_else(|_| Err(Error::internal("a worker thread panicked"))),
+                Err(e) => Err(Error::internal(format!("cannot start a worker thread: {e}"))),
+            };
+            if let Err(e) = r {
+                // Prefer the root cause over follow-on interruptions.
+                if first_err.as_ref().is_none_or(|f: &Error| f.kind == stride_common::ErrorKind::Interrupted) {
+                    first_err = Some(e);
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}
+
+/// A sink that keeps every chunk, in morsel order.
+pub struct CollectSink {
+    parts: std::sync::Mutex<Vec<(usize, Vec<DataChunk>)>>,
+}
+
+impl CollectSink {
+    pub fn new() -> Self {
+        CollectSink { parts: std::sync::Mutex::new(Vec::new()) }
+    }
+
+    pub fn finish(self) -> Vec<DataChunk> {
+        let mut parts = self.parts.into_inner().unwrap_or_default();
+        parts.sort_by_key(|(m, _)| *m);
+        parts.into_iter().flat_map(|(_, c)| c).collect()
+    }
+}
+
+impl Default for CollectSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sink for CollectSink {
+    type Local = Vec<(usize, Vec<DataChunk>)>;
+
+    fn local(&self) -> Self::Local {
+        Vec::new()
+    }
+
+    fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {
+        match local.last_mut() {
+            Some((m, chunks)) if *m == morsel => chunks.push(chunk.flatten()),
+            _ => local.push((morsel, vec![chunk.flatten()])),
+        }
+        Ok(())
+    }
+
+    fn combine(&self, local: Self::Local) -> Result<()> {
+        self.parts.lock().map_err(|_| Error::internal("collect lock poisoned"))?.extend(local);
+        Ok(())
+    }
+}

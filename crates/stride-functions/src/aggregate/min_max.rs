@@ -1,0 +1,176 @@
+//! min(x) and max(x) for every type: a typed array per group for fixed-width values,
+//! owned strings for VARCHAR, and scalar values for the rare LIST case.
+
+use super::{vector_with_seen, GroupedState};
+use stride_common::vector::NativeType;
+use stride_common::{with_native, DataType, Result, ScalarValue, Vector};
+use std::cmp::Ordering;
+
+pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
+    match arg {
+        DataType::Varchar => Box::new(MinMaxStr { is_max, vals: Vec::new() }),
+        DataType::List(_) => Box::new(MinMaxScalar { ty: arg.clone(), is_max, vals: Vec::new() }),
+        _ => with_native!(arg.physical(), T => Box::new(MinMaxNative::<T> { ty: arg.clone(), is_max, vals: Vec::new(), seen: Vec::new() }),
+            _ => unreachable!()),
+    }
+}
+
+/// Whether `new` replaces `cur`; NaN counts as larger than every number.
+#[inline]
+fn replaces<T: PartialOrd>(new: &T, cur: &T, is_max: bool) -> bool {
+    let ord = match new.partial_cmp(cur) {
+        Some(o) => o,
+        None => {
+            #[allow(clippy::eq_op)]
+            let new_nan = new != new;
+            if new_nan {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+    };
+    if is_max {
+        ord == Ordering::Greater
+    } else {
+        ord == Ordering::Less
+    }
+}
+
+pub struct MinMaxNative<T> {
+    ty: DataType,
+    is_max: bool,
+    vals: Vec<T>,
+    seen: Vec<bool>,
+}
+
+impl<T: NativeType> GroupedState for MinMaxNative<T> {
+    fn resize(&mut self, groups: usize) {
+        self.vals.resize(groups, T::default());
+        self.seen.resize(groups, false);
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+        let v = &args[0];
+        let src = v.values::<T>();
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let j = v.index(i);
+            if !v.validity.is_valid(j) {
+                continue;
+            }
+            let g = g as usize;
+            let x = src[j];
+            if !self.seen[g] || replaces(&x, &self.vals[g], self.is_max) {
+                self.vals[g] = x;
+                self.seen[g] = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.finalize().map(|v| vec![v])
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        self.update(groups, partial, rows)
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        Ok(vector_with_seen(self.ty.clone(), std::mem::take(&mut self.vals), &self.seen))
+    }
+}
+
+pub struct MinMaxStr {
+    is_max: bool,
+    vals: Vec<Option<Box<str>>>,
+}
+
+impl GroupedState for MinMaxStr {
+    fn resize(&mut self, groups: usize) {
+        self.vals.resize(groups, None);
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+        let v = &args[0];
+        let s = v.strings();
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let j = v.index(i);
+            if !v.validity.is_valid(j) {
+                continue;
+            }
+            let x = s.get(j);
+            let slot = &mut self.vals[g as usize];
+            let better = match slot {
+                None => true,
+                Some(cur) => replaces(&x, &&**cur, self.is_max),
+            };
+            if better {
+                *slot = Some(x.into());
+            }
+        }
+        Ok(())
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.finalize().map(|v| vec![v])
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        self.update(groups, partial, rows)
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        let mut out = Vector::with_capacity(&DataType::Varchar, self.vals.len());
+        for v in &self.vals {
+            match v {
+                Some(s) => out.push(&ScalarValue::Varchar(s.to_string()))?,
+                None => out.push_null(),
+            }
+        }
+        Ok(out)
+    }
+}
+
+pub struct MinMaxScalar {
+    ty: DataType,
+    is_max: bool,
+    vals: Vec<ScalarValue>,
+}
+
+impl GroupedState for MinMaxScalar {
+    fn resize(&mut self, groups: usize) {
+        self.vals.resize(groups, ScalarValue::Null);
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let x = args[0].get(i);
+            if x.is_null() {
+                continue;
+            }
+            let cur = &mut self.vals[g as usize];
+            let ord = x.total_cmp(cur);
+            if cur.is_null() || (self.is_max && ord == Ordering::Greater) || (!self.is_max && ord == Ordering::Less) {
+                *cur = x;
+            }
+        }
+        Ok(())
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.finalize().map(|v| vec![v])
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        self.update(groups, partial, rows)
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        let mut out = Vector::with_capacity(&self.ty, self.vals.len());
+        for v in &self.vals {
+            out.push(v)?;
+        }
+        Ok(out)
+    }
+}

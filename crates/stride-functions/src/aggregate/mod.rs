@@ -1,0 +1,341 @@
+//! Aggregate functions. The binder resolves a call with [`resolve_aggregate`]; the
+//! aggregate operator creates one [`GroupedState`] per aggregate per hash table and
+//! feeds it column vectors together with the group id of every row.
+//!
+//! Parallel aggregation merges thread-local tables through *partial states*: a state
+//! exports itself as ordinary vectors ([`GroupedState::partial`]) and another state of
+//! the same function absorbs them ([`GroupedState::merge`]). So the merge needs no
+//! downcasting and partial states can travel through partitions like any chunk.
+//!
+//! Invariants: `update` and `merge` receive flat or constant vectors of `rows` rows,
+//! already cast to the bound argument types, with group ids below the last `resize`.
+//! NULL arguments are skipped (except by count(*) and first).
+
+mod arg_min_max;
+mod avg;
+mod bool_agg;
+mod count;
+mod first;
+mod list;
+mod min_max;
+mod string_agg;
+mod sum;
+mod variance;
+
+use stride_common::{DataType, Error, Result, Vector};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggregateFunction {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    BoolAnd,
+    BoolOr,
+    ArgMin,
+    ArgMax,
+    StringAgg,
+    List,
+    First,
+    AnyValue,
+    VarSamp,
+    VarPop,
+    StddevSamp,
+    StddevPop,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundAggregate {
+    pub func: AggregateFunction,
+    /// Types the caller casts each argument to.
+    pub arg_types: Vec<DataType>,
+    pub return_type: DataType,
+}
+
+const NAMES: &[(&str, AggregateFunction)] = &[
+    ("count", AggregateFunction::Count),
+    ("sum", AggregateFunction::Sum),
+    ("avg", AggregateFunction::Avg),
+    ("mean", AggregateFunction::Avg),
+    ("min", AggregateFunction::Min),
+    ("max", AggregateFunction::Max),
+    ("bool_and", AggregateFunction::BoolAnd),
+    ("every", AggregateFunction::BoolAnd),
+    ("bool_or", AggregateFunction::BoolOr),
+    ("arg_min", AggregateFunction::ArgMin),
+    ("argmin", AggregateFunction::ArgMin),
+    ("min_by", AggregateFunction::ArgMin),
+    ("arg_max", AggregateFunction::ArgMax),
+    ("argmax", AggregateFunction::ArgMax),
+    ("max_by", AggregateFunction::ArgMax),
+    ("string_agg", AggregateFunction::StringAgg),
+    ("group_concat", AggregateFunction::StringAgg),
+    ("listagg", AggregateFunction::StringAgg),
+    ("list", AggregateFunction::List),
+    ("array_agg", AggregateFunction::List),
+    ("first", AggregateFunction::First),
+    ("arbitrary", AggregateFunction::First),
+    ("any_value", AggregateFunction::AnyValue),
+    ("var_samp", AggregateFunction::VarSamp),
+    ("variance", AggregateFunction::VarSamp),
+    ("var_pop", AggregateFunction::VarPop),
+    ("stddev_samp", AggregateFunction::StddevSamp),
+    ("stddev", AggregateFunction::StddevSamp),
+    ("stddev_pop", AggregateFunction::StddevPop),
+];
+
+impl AggregateFunction {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateFunction::CountStar => "count_star",
+            other => NAMES.iter().find(|(_, f)| *f == other).map(|(n, _)| *n).unwrap_or("?"),
+        }
+    }
+
+    /// Whether the result depends on the order rows arrive in (ORDER BY in the call
+    /// matters, and parallel execution must restore that order).
+    pub fn is_order_sensitive(self) -> bool {
+        matches!(self, AggregateFunction::StringAgg | AggregateFunction::List | AggregateFunction::First)
+    }
+}
+
+pub fn is_aggregate_name(name: &str) -> bool {
+    NAMES.iter().any(|(n, _)| *n == name)
+}
+
+pub fn aggregate_names() -> impl Iterator<Item = &'static str> {
+    NAMES.iter().map(|(n, _)| *n)
+}
+
+fn mismatch(name: &str, args: &[DataType]) -> Error {
+    let list = args.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+    Error::binder(format!(
+        "No function matches the given name and argument types '{name}({list})'. You might need to add explicit type casts."
+    ))
+}
+
+/// Resolves `name(args)`; `Ok(None)` when `name` is not an aggregate. `count()` with no
+/// arguments is count(*).
+pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAggregate>> {
+    use AggregateFunction as F;
+    let Some(&(_, func)) = NAMES.iter().find(|(n, _)| *n == name) else { return Ok(None) };
+    let bound = |func, arg_types: Vec<DataType>, return_type| Ok(Some(BoundAggregate { func, arg_types, return_type }));
+    let arity_ok = match func {
+        F::Count => args.len() <= 1,
+        F::ArgMin | F::ArgMax => args.len() == 2,
+        F::StringAgg => args.len() == 1 || args.len() == 2,
+        _ => args.len() == 1,
+    };
+    if !arity_ok {
+        return Err(mismatch(name, args));
+    }
+    let t = args.first().cloned().unwrap_or(DataType::Null);
+    match func {
+        F::Count if args.is_empty() => bound(F::CountStar, vec![], DataType::BigInt),
+        F::Count => bound(F::Count, vec![t], DataType::BigInt),
+        F::Sum => match &t {
+            DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::BigInt),
+            DataType::TinyInt | DataType::SmallInt | DataType::Integer => bound(F::Sum, vec![t.clone()], DataType::BigInt),
+            DataType::BigInt => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, 0)),
+            DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
+            DataType::Real | DataType::Double => bound(F::Sum, vec![DataType::Double], DataType::Double),
+            DataType::Interval => Err(Error::not_supported("sum(INTERVAL) is not supported yet")),
+            _ => Err(mismatch(name, args)),
+        },
+        F::Avg => match &t {
+            DataType::Null => bound(F::Avg, vec![DataType::Integer], DataType::Double),
+            t if t.is_integer() || matches!(t, DataType::Decimal(..)) => bound(F::Avg, vec![t.clone()], DataType::Double),
+            DataType::Real | DataType::Double => bound(F::Avg, vec![DataType::Double], DataType::Double),
+            _ => Err(mismatch(name, args)),
+        },
+        F::Min | F::Max | F::First | F::AnyValue => {
+            let t = if t == DataType::Null { DataType::Integer } else { t };
+            bound(func, vec![t.clone()], t)
+        }
+        F::BoolAnd | F::BoolOr => match &t {
+            DataType::Boolean | DataType::Null => bound(func, vec![DataType::Boolean], DataType::Boolean),
+            _ => Err(mismatch(name, args)),
+        },
+        F::ArgMin | F::ArgMax => {
+            let a = if args[0] == DataType::Null { DataType::Integer } else { args[0].clone() };
+            let v = if args[1] == DataType::Null { DataType::Integer } else { args[1].clone() };
+            if matches!(v, DataType::List(_)) {
+                return Err(mismatch(name, args));
+            }
+            bound(func, vec![a.clone(), v], a)
+        }
+        F::StringAgg => {
+            let ok = |t: &DataType| !matches!(t, DataType::List(_));
+            if !args.iter().all(ok) {
+                return Err(mismatch(name, args));
+            }
+            let mut types = vec![DataType::Varchar];
+            if args.len() == 2 {
+                types.push(DataType::Varchar);
+            }
+            bound(F::StringAgg, types, DataType::Varchar)
+        }
+        F::List => {
+            let t = if t == DataType::Null { DataType::Integer } else { t };
+            bound(F::List, vec![t.clone()], DataType::List(Box::new(t)))
+        }
+        F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop => {
+            if t.is_numeric() || t == DataType::Null {
+                bound(func, vec![DataType::Double], DataType::Double)
+            } else {
+                Err(mismatch(name, args))
+            }
+        }
+        F::CountStar => unreachable!("count_star is not a name"),
+    }
+}
+
+/// The per-group state of one aggregate in one hash table.
+pub trait GroupedState: Send + Sync {
+    /// Makes room for group ids below `groups`.
+    fn resize(&mut self, groups: usize);
+    /// Folds `rows` input rows into the groups named by `groups`.
+    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()>;
+    /// The state of every group as vectors (one row per group), for merging elsewhere.
+    fn partial(&mut self) -> Result<Vec<Vector>>;
+    /// Folds partial states (as produced by `partial`) into the groups named by `groups`.
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()>;
+    /// The final value of every group.
+    fn finalize(&mut self) -> Result<Vector>;
+}
+
+/// A fresh, empty state for a bound aggregate.
+pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
+    use AggregateFunction as F;
+    let arg = agg.arg_types.first().cloned().unwrap_or(DataType::BigInt);
+    match agg.func {
+        F::CountStar => Box::new(count::Count::new(true)),
+        F::Count => Box::new(count::Count::new(false)),
+        F::Sum => sum::new(&arg, &agg.return_type),
+        F::Avg => avg::new(&arg),
+        F::Min => min_max::new(&arg, false),
+        F::Max => min_max::new(&arg, true),
+        F::BoolAnd => Box::new(bool_agg::BoolAgg::new(true)),
+        F::BoolOr => Box::new(bool_agg::BoolAgg::new(false)),
+        F::ArgMin => Box::new(arg_min_max::ArgMinMax::new(&agg.arg_types, false)),
+        F::ArgMax => Box::new(arg_min_max::ArgMinMax::new(&agg.arg_types, true)),
+        F::StringAgg => Box::new(string_agg::StringAgg::default()),
+        F::List => Box::new(list::ListAgg::new(&arg)),
+        F::First => Box::new(first::First::new(&arg, false)),
+        F::AnyValue => Box::new(first::First::new(&arg, true)),
+        F::VarSamp => Box::new(variance::Variance::new(variance::Output::VarSamp)),
+        F::VarPop => Box::new(variance::Variance::new(variance::Output::VarPop)),
+        F::StddevSamp => Box::new(variance::Variance::new(variance::Output::StddevSamp)),
+        F::StddevPop => Box::new(variance::Variance::new(variance::Output::StddevPop)),
+    }
+}
+
+/// Calls `f(row, value)` for every non-NULL row of an integer-like vector (integers
+/// and decimals), widening to i128.
+pub(crate) fn for_each_i128(v: &Vector, rows: usize, mut f: impl FnMut(usize, i128)) {
+    use stride_common::vector::NativeType;
+    fn run<T: NativeType + Into<i128>>(v: &Vector, rows: usize, f: &mut impl FnMut(usize, i128)) {
+        let vals = v.values::<T>();
+        if v.constant {
+            if v.validity.is_valid(0) {
+                (0..rows).for_each(|i| f(i, vals[0].into()));
+            }
+        } else if !v.validity.has_nulls() {
+            vals[..rows].iter().enumerate().for_each(|(i, x)| f(i, (*x).into()));
+        } else {
+            (0..rows).filter(|&i| v.validity.is_valid(i)).for_each(|i| f(i, vals[i].into()));
+        }
+    }
+    match v.data.physical() {
+        stride_common::PhysicalType::I8 => run::<i8>(v, rows, &mut f),
+        stride_common::PhysicalType::I16 => run::<i16>(v, rows, &mut f),
+        stride_common::PhysicalType::I32 => run::<i32>(v, rows, &mut f),
+        stride_common::PhysicalType::I64 => run::<i64>(v, rows, &mut f),
+        stride_common::PhysicalType::I128 => run::<i128>(v, rows, &mut f),
+        other => panic!("internal: integer aggregate over {other:?}"),
+    }
+}
+
+/// Calls `f(row, value)` for every non-NULL row of a DOUBLE vector.
+pub(crate) fn for_each_f64(v: &Vector, rows: usize, mut f: impl FnMut(usize, f64)) {
+    let vals = v.values::<f64>();
+    if v.constant {
+        if v.validity.is_valid(0) {
+            (0..rows).for_each(|i| f(i, vals[0]));
+        }
+    } else if !v.validity.has_nulls() {
+        vals[..rows].iter().enumerate().for_each(|(i, x)| f(i, *x));
+    } else {
+        (0..rows).filter(|&i| v.validity.is_valid(i)).for_each(|i| f(i, vals[i]));
+    }
+}
+
+/// A vector of `values` with NULL where `seen` is false.
+pub(crate) fn vector_with_seen<T: stride_common::vector::NativeType>(ty: DataType, values: Vec<T>, seen: &[bool]) -> Vector {
+    let validity = stride_common::Validity::from_fn(values.len(), |i| seen[i]);
+    Vector::new(ty, T::wrap(values), validity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::ScalarValue;
+
+    fn run(name: &str, ty: DataType, values: Vec<ScalarValue>, groups: Vec<u32>, ngroups: usize) -> Vec<ScalarValue> {
+        let agg = resolve_aggregate(name, &[ty.clone()]).unwrap().unwrap();
+        let mut v = Vector::empty(&ty);
+        for x in &values {
+            v.push(x).unwrap();
+        }
+        // update half in one state, half in another, then merge: exercises partials
+        let half = values.len() / 2;
+        let mut a = new_state(&agg);
+        let mut b = new_state(&agg);
+        a.resize(ngroups);
+        b.resize(ngroups);
+        a.update(&groups[..half], &[v.slice(0, half)], half).unwrap();
+        b.update(&groups[half..], &[v.slice(half, values.len() - half)], values.len() - half).unwrap();
+        let p = b.partial().unwrap();
+        let ids: Vec<u32> = (0..ngroups as u32).collect();
+        a.merge(&ids, &p, ngroups).unwrap();
+        let out = a.finalize().unwrap();
+        (0..ngroups).map(|i| out.get(i)).collect()
+    }
+
+    #[test]
+    fn sums_counts_minmax() {
+        use ScalarValue::*;
+        let vals = vec![Integer(1), Integer(2), Null, Integer(4), Integer(5), Integer(6)];
+        let groups = vec![0, 1, 0, 1, 0, 2];
+        assert_eq!(run("sum", DataType::Integer, vals.clone(), groups.clone(), 3), vec![BigInt(6), BigInt(6), BigInt(6)]);
+        assert_eq!(run("count", DataType::Integer, vals.clone(), groups.clone(), 3), vec![BigInt(2), BigInt(2), BigInt(1)]);
+        assert_eq!(run("min", DataType::Integer, vals.clone(), groups.clone(), 3), vec![Integer(1), Integer(2), Integer(6)]);
+        assert_eq!(run("max", DataType::Integer, vals.clone(), groups.clone(), 4)[3], Null);
+        assert_eq!(run("avg", DataType::Integer, vals, groups, 3), vec![Double(3.0), Double(3.0), Double(6.0)]);
+        let d = vec![Decimal(150, 15, 2), Decimal(275, 15, 2)];
+        assert_eq!(run("sum", DataType::Decimal(15, 2), d, vec![0, 0], 1), vec![Decimal(425, 38, 2)]);
+    }
+
+    #[test]
+    fn strings_and_lists() {
+        use ScalarValue::*;
+        let vals = vec![Varchar("b".into()), Varchar("a long string value".into()), Null, Varchar("c".into())];
+        assert_eq!(run("min", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("a long string value".into())]);
+        assert_eq!(run("max", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("c".into())]);
+        assert_eq!(run("string_agg", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("b,a long string value,c".into())]);
+        let l = run("list", DataType::Varchar, vals, vec![0, 0, 0, 0], 1);
+        assert_eq!(l[0].to_string(), "[b, a long string value, NULL, c]");
+    }
+
+    #[test]
+    fn variance() {
+        use ScalarValue::*;
+        let vals = vec![Double(2.0), Double(4.0), Double(4.0), Double(4.0), Double(5.0), Double(5.0), Double(7.0), Double(9.0)];
+        let r = run("stddev_pop", DataType::Double, vals.clone(), vec![0; 8], 1);
+        assert_eq!(r, vec![Double(2.0)]);
+        let r = run("var_samp", DataType::Double, vals, vec![0; 8], 1);
+        assert!(matches!(r[0], Double(v) if (v - 32.0 / 7.0).abs() < 1e-12));
+    }
+}

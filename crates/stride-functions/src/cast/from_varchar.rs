@@ -1,0 +1,133 @@
+//! Casts from VARCHAR: every type parses its own text, surrounding whitespace
+//! ignored. Integers accept only integer syntax ('1.5' is an error, as in
+//! PostgreSQL); DECIMAL parses exactly; DOUBLE accepts exponents, 'inf' and 'nan';
+//! BOOLEAN accepts true/false/t/f/yes/no/y/n/on/off/1/0 in any case.
+
+use super::decimal::parse_decimal;
+use super::interval::parse_interval;
+use super::{bad_string, unimplemented_cast};
+use crate::kernels::{make_vector, with_integer, SqlInt};
+use stride_common::interval::MICROS_PER_DAY;
+use stride_common::vector::NativeType;
+use stride_common::{temporal, DataType, Error, Result, Vector};
+
+pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
+    match to {
+        DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
+            with_integer!(to.physical(), O => parse_each(v, len, to, try_cast, |s| {
+                O::from_i128(parse_integer(s)?)
+            }), _ => Err(Error::internal("integer storage")))
+        }
+        DataType::Decimal(p, sc) => {
+            let (p, sc) = (*p, *sc);
+            with_integer!(to.physical(), O => parse_each(v, len, to, try_cast, |s| {
+                O::from_i128(parse_decimal(s, p, sc)?)
+            }), _ => Err(Error::internal("decimal storage")))
+        }
+        DataType::Real => parse_each(v, len, to, try_cast, |s| s.trim().parse::<f32>().ok()),
+        DataType::Double => parse_each(v, len, to, try_cast, |s| s.trim().parse::<f64>().ok()),
+        DataType::Boolean => parse_each(v, len, to, try_cast, parse_bool),
+        DataType::Date => parse_each(v, len, to, try_cast, parse_date),
+        DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
+        DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
+        DataType::Varchar | DataType::Null | DataType::List(_) => {
+            Err(unimplemented_cast(&v.ty, to))
+        }
+    }
+}
+
+/// Parses every valid row with `f`; a failure is a Conversion error naming the text,
+/// or NULL under TRY_CAST.
+fn parse_each<O: NativeType>(
+    v: &Vector,
+    len: usize,
+    to: &DataType,
+    try_cast: bool,
+    f: impl Fn(&str) -> Option<O>,
+) -> Result<Vector> {
+    let rows = if v.constant { 1 } else { len };
+    let strings = v.strings();
+    let mut validity = v.validity.clone();
+    let mut out = Vec::with_capacity(rows);
+    for i in 0..rows {
+        let s = strings.get(i);
+        match f(s) {
+            Some(x) => out.push(x),
+            None => {
+                out.push(O::default());
+                if v.validity.is_valid(i) {
+                    if !try_cast {
+                        return Err(bad_string(s, to));
+                    }
+                    validity.set_invalid(i, rows);
+                }
+            }
+        }
+    }
+    Ok(make_vector(to.clone(), out, validity, v.constant))
+}
+
+/// `[+-]digits` with surrounding whitespace; `None` past i128 (the caller narrows).
+pub(crate) fn parse_integer(s: &str) -> Option<i128> {
+    let b = s.trim().as_bytes();
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        // accumulate negatively so that the most negative value parses too
+        v = v.checked_mul(10)?.checked_sub((c - b'0') as i128)?;
+    }
+    if neg {
+        Some(v)
+    } else {
+        v.checked_neg()
+    }
+}
+
+fn parse_bool(s: &str) -> Option<bool> {
+    let s = s.trim();
+    const TRUE: [&str; 6] = ["true", "t", "yes", "y", "on", "1"];
+    const FALSE: [&str; 6] = ["false", "f", "no", "n", "off", "0"];
+    if TRUE.iter().any(|t| s.eq_ignore_ascii_case(t)) {
+        Some(true)
+    } else if FALSE.iter().any(|t| s.eq_ignore_ascii_case(t)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A date, or a timestamp's date part ('2024-01-01 10:00' is 2024-01-01).
+fn parse_date(s: &str) -> Option<i32> {
+    temporal::parse_date(s).or_else(|| {
+        let ts = temporal::parse_timestamp(s)?;
+        i32::try_from(ts.div_euclid(MICROS_PER_DAY)).ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers() {
+        assert_eq!(parse_integer(" 42 "), Some(42));
+        assert_eq!(parse_integer("-9223372036854775808"), Some(i64::MIN as i128));
+        assert_eq!(parse_integer("+0"), Some(0));
+        assert_eq!(parse_integer("-"), None);
+        assert_eq!(parse_integer(""), None);
+        assert_eq!(parse_integer("1 2"), None);
+        assert_eq!(parse_integer("99999999999999999999999999999999999999999"), None);
+        assert_eq!(parse_date("2024-01-01 10:00"), temporal::parse_date("2024-01-01"));
+        assert_eq!(parse_bool(" On "), Some(true));
+    }
+}

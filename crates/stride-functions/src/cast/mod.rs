@@ -1,0 +1,226 @@
+//! CAST between stride's types. [`cast_vector`] is the vectorized entry point the
+//! executor uses for every implicit and explicit cast; [`cast_scalar`] serves the
+//! binder and optimizer (literals, constant folding) through the same code, so both
+//! agree on every edge case.
+//!
+//! Failures are Conversion errors (malformed text) or Out of Range errors (a value
+//! that does not fit the target); with `try_cast` the failing rows become NULL.
+//! Constant inputs give constant outputs.
+
+pub mod decimal;
+mod from_varchar;
+pub mod interval;
+mod list;
+mod numeric;
+mod temporal;
+mod to_varchar;
+
+use crate::kernels::null_vector;
+use std::fmt::Display;
+use stride_common::{DataType, Error, Result, ScalarValue, Vector};
+
+/// CAST(v AS to) over `len` rows.
+pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
+    let from = &v.ty;
+    if from == to {
+        return Ok(v.clone());
+    }
+    match (from, to) {
+        (DataType::Null, _) => Ok(null_vector(to, len, v.constant)),
+        (_, DataType::Varchar) => to_varchar::cast(v, len),
+        (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
+        (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
+            numeric::cast(v, len, to, try_cast)
+        }
+        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => {
+            temporal::cast(v, len, to, try_cast)
+        }
+        (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
+        _ => Err(unimplemented_cast(from, to)),
+    }
+}
+
+/// CAST of one value; NULL casts to NULL of any type.
+pub fn cast_scalar(v: &ScalarValue, to: &DataType, try_cast: bool) -> Result<ScalarValue> {
+    if v.is_null() {
+        return Ok(ScalarValue::Null);
+    }
+    let from = v.data_type();
+    if &from == to {
+        return Ok(v.clone());
+    }
+    let input = Vector::constant(v, &from)?;
+    Ok(cast_vector(&input, 1, to, try_cast)?.get(0))
+}
+
+/// Whether a cast between the two types exists at all (the binder reports the error
+/// early instead of at execution).
+pub fn can_cast(from: &DataType, to: &DataType) -> bool {
+    match (from, to) {
+        _ if from == to => true,
+        (DataType::Null, _) | (_, DataType::Varchar) => true,
+        (DataType::Varchar, t) => !matches!(t, DataType::List(_)),
+        (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
+        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => true,
+        (DataType::List(a), DataType::List(b)) => can_cast(a, b),
+        _ => false,
+    }
+}
+
+pub(crate) fn unimplemented_cast(from: &DataType, to: &DataType) -> Error {
+    Error::conversion(format!("Unimplemented type for cast ({from} -> {to})"))
+}
+
+pub(crate) fn out_of_range(from: &DataType, value: impl Display, to: &DataType) -> Error {
+    Error::out_of_range(format!(
+        "Type {from} with value {value} can't be cast because the value is out of range for the destination type {to}"
+    ))
+}
+
+pub(crate) fn bad_string(s: &str, to: &DataType) -> Error {
+    Error::conversion(format!("Could not convert string '{s}' to {to}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::{ErrorKind, Interval};
+    use ScalarValue::*;
+
+    fn cast(v: ScalarValue, to: DataType) -> Result<ScalarValue> {
+        cast_scalar(&v, &to, false)
+    }
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+
+    #[test]
+    fn string_to_every_type_and_back() {
+        use DataType as T;
+        let cases: Vec<(&str, DataType, ScalarValue, &str)> = vec![
+            ("  42 ", T::Integer, Integer(42), "42"),
+            ("-7", T::TinyInt, TinyInt(-7), "-7"),
+            ("+300", T::SmallInt, SmallInt(300), "300"),
+            ("9223372036854775807", T::BigInt, BigInt(i64::MAX), "9223372036854775807"),
+            ("1e3", T::Double, Double(1000.0), "1000.0"),
+            ("0.1", T::Double, Double(0.1), "0.1"),
+            ("1.5", T::Real, Real(1.5), "1.5"),
+            ("1.5", T::Decimal(4, 2), Decimal(150, 4, 2), "1.50"),
+            ("-0.05", T::Decimal(4, 2), Decimal(-5, 4, 2), "-0.05"),
+            ("YES", T::Boolean, Boolean(true), "true"),
+            ("f", T::Boolean, Boolean(false), "false"),
+            ("0", T::Boolean, Boolean(false), "false"),
+            ("1992-01-02", T::Date, Date(8036), "1992-01-02"),
+            ("1992-01-02 03:04:05.5", T::Timestamp, Timestamp(694_321_445_500_000), "1992-01-02 03:04:05.5"),
+            ("1 day", T::Interval, Interval(Interval::new(0, 1, 0)), "1 day"),
+            ("2 years 3 months", T::Interval, Interval(Interval::new(27, 0, 0)), "2 years 3 months"),
+        ];
+        for (text, ty, expected, back) in cases {
+            let got = cast(s(text), ty.clone()).unwrap();
+            assert_eq!(got, expected, "{text} as {ty}");
+            assert_eq!(cast(got, T::Varchar).unwrap(), s(back), "{text} as {ty} and back");
+        }
+    }
+
+    #[test]
+    fn string_errors_and_try_cast() {
+        let e = cast(s("abc"), DataType::Integer).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Conversion);
+        assert_eq!(e.message, "Could not convert string 'abc' to INTEGER");
+        assert!(cast(s("300"), DataType::TinyInt).is_err());
+        assert!(cast(s("1.5"), DataType::Integer).is_err());
+        assert!(cast(s("2021-02-30"), DataType::Date).is_err());
+        assert!(cast(s("maybe"), DataType::Boolean).is_err());
+        assert!(cast(s("123.456"), DataType::Decimal(4, 2)).is_err());
+        assert_eq!(cast_scalar(&s("abc"), &DataType::Integer, true).unwrap(), Null);
+        assert_eq!(cast_scalar(&s("x"), &DataType::Date, true).unwrap(), Null);
+    }
+
+    #[test]
+    fn numeric_casts() {
+        let e = cast(BigInt(300), DataType::TinyInt).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfRange);
+        assert_eq!(
+            e.message,
+            "Type BIGINT with value 300 can't be cast because the value is out of range for the destination type TINYINT"
+        );
+        assert_eq!(cast_scalar(&BigInt(300), &DataType::TinyInt, true).unwrap(), Null);
+        assert_eq!(cast(Integer(-5), DataType::BigInt).unwrap(), BigInt(-5));
+        assert_eq!(cast(Double(2.5), DataType::Integer).unwrap(), Integer(2));
+        assert_eq!(cast(Double(3.5), DataType::Integer).unwrap(), Integer(4));
+        assert_eq!(cast(Double(-1.7), DataType::BigInt).unwrap(), BigInt(-2));
+        assert!(cast(Double(1e20), DataType::Integer).is_err());
+        assert!(cast(Double(f64::NAN), DataType::Integer).is_err());
+        assert_eq!(cast(Decimal(125, 5, 2), DataType::Integer).unwrap(), Integer(1));
+        assert_eq!(cast(Decimal(150, 5, 2), DataType::Integer).unwrap(), Integer(2));
+        assert_eq!(cast(Decimal(-150, 5, 2), DataType::Integer).unwrap(), Integer(-2));
+        assert_eq!(cast(Decimal(12345, 5, 2), DataType::Decimal(4, 1)).unwrap(), Decimal(1235, 4, 1));
+        assert_eq!(cast(Decimal(-12345, 5, 2), DataType::Decimal(4, 1)).unwrap(), Decimal(-1235, 4, 1));
+        assert_eq!(cast(Decimal(12345, 5, 2), DataType::Decimal(20, 4)).unwrap(), Decimal(1234500, 20, 4));
+        let e = cast(Decimal(12345, 5, 2), DataType::Decimal(4, 2)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfRange);
+        assert!(e.message.contains("123.45"), "{}", e.message);
+        assert_eq!(cast(Integer(7), DataType::Decimal(5, 2)).unwrap(), Decimal(700, 5, 2));
+        assert!(cast(Integer(1000), DataType::Decimal(5, 2)).is_err());
+        assert_eq!(cast(Double(0.285), DataType::Decimal(5, 2)).unwrap(), Decimal(29, 5, 2));
+        assert_eq!(cast(Double(-1.005), DataType::Decimal(5, 1)).unwrap(), Decimal(-10, 5, 1));
+        assert_eq!(cast(Decimal(150, 5, 2), DataType::Double).unwrap(), Double(1.5));
+        assert_eq!(cast(Integer(3), DataType::Real).unwrap(), Real(3.0));
+        assert!(cast(Double(1e300), DataType::Real).is_err());
+        assert_eq!(cast(Boolean(true), DataType::Integer).unwrap(), Integer(1));
+        assert_eq!(cast(Integer(0), DataType::Boolean).unwrap(), Boolean(false));
+        assert_eq!(cast(Decimal(1, 5, 2), DataType::Boolean).unwrap(), Boolean(true));
+        assert_eq!(cast(Boolean(true), DataType::Decimal(3, 1)).unwrap(), Decimal(10, 3, 1));
+        let wide = cast(Decimal(i64::MAX as i128, 18, 0), DataType::Decimal(38, 10)).unwrap();
+        assert_eq!(wide, Decimal(i64::MAX as i128 * 10_000_000_000, 38, 10));
+    }
+
+    #[test]
+    fn to_varchar() {
+        assert_eq!(cast(Double(1.0), DataType::Varchar).unwrap(), s("1.0"));
+        assert_eq!(cast(Double(1e20), DataType::Varchar).unwrap(), s("1e+20"));
+        assert_eq!(cast(Decimal(150, 10, 2), DataType::Varchar).unwrap(), s("1.50"));
+        assert_eq!(cast(Date(-1), DataType::Varchar).unwrap(), s("1969-12-31"));
+        assert_eq!(cast(Boolean(true), DataType::Varchar).unwrap(), s("true"));
+        let l = List(DataType::Integer, vec![Integer(1), Null]);
+        assert_eq!(cast(l, DataType::Varchar).unwrap(), s("[1, NULL]"));
+    }
+
+    #[test]
+    fn temporal_and_null_casts() {
+        assert_eq!(cast(Date(1), DataType::Timestamp).unwrap(), Timestamp(86_400_000_000));
+        assert_eq!(cast(Timestamp(-1), DataType::Date).unwrap(), Date(-1));
+        assert_eq!(cast(Null, DataType::Date).unwrap(), Null);
+        let v = Vector::null_constant(&DataType::Null);
+        let r = cast_vector(&v, 5, &DataType::Varchar, false).unwrap();
+        assert!(r.constant);
+        assert_eq!(r.get(3), Null);
+        let e = cast(Date(1), DataType::Integer).unwrap_err();
+        assert_eq!(e.message, "Unimplemented type for cast (DATE -> INTEGER)");
+    }
+
+    #[test]
+    fn list_casts() {
+        let l = List(DataType::Varchar, vec![s("1"), Null, s("3")]);
+        let to = DataType::List(Box::new(DataType::Integer));
+        assert_eq!(cast(l, to).unwrap(), List(DataType::Integer, vec![Integer(1), Null, Integer(3)]));
+    }
+
+    #[test]
+    fn vector_cast_keeps_nulls_and_skips_their_errors() {
+        let mut v = Vector::empty(&DataType::BigInt);
+        v.push(&BigInt(1)).unwrap();
+        v.push(&Null).unwrap();
+        v.push(&BigInt(3)).unwrap();
+        let r = cast_vector(&v, 3, &DataType::TinyInt, false).unwrap();
+        assert_eq!(r.get(1), Null);
+        assert_eq!(r.get(2), TinyInt(3));
+        let mut v = Vector::empty(&DataType::Varchar);
+        v.push(&s("1")).unwrap();
+        v.push(&s("oops")).unwrap();
+        let r = cast_vector(&v, 2, &DataType::Integer, true).unwrap();
+        assert_eq!(r.get(0), Integer(1));
+        assert_eq!(r.get(1), Null);
+    }
+}

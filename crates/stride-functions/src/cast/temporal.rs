@@ -1,0 +1,24 @@
+//! DATE <-> TIMESTAMP. A date becomes midnight of its day; a timestamp keeps only its
+//! day, flooring so that instants before 1970 land on the right date.
+
+use super::out_of_range;
+use crate::kernels::{try_unary_or_null, unary};
+use stride_common::interval::MICROS_PER_DAY;
+use stride_common::{temporal, DataType, Result, Vector};
+
+pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
+    match to {
+        DataType::Timestamp => try_unary_or_null(
+            v,
+            len,
+            DataType::Timestamp,
+            try_cast,
+            |d: i32| (d as i64).checked_mul(MICROS_PER_DAY),
+            |d| out_of_range(&DataType::Date, temporal::format_date(d), to),
+        ),
+        _ => Ok(unary(v, len, DataType::Date, |t: i64| {
+            // |t| / MICROS_PER_DAY is far below i32::MAX, so the narrowing is exact
+            t.div_euclid(MICROS_PER_DAY) as i32
+        })),
+    }
+}

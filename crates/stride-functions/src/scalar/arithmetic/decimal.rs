@@ -1,0 +1,122 @@
+//! Exact DECIMAL arithmetic on scaled integers (i64 storage up to precision 18,
+//! i128 above). + - and % see both operands at the result's type (the binder cast
+//! them to one scale); * multiplies operands of their own scales, adding the scales.
+//! A result needing more digits than the result precision is an Out of Range error.
+
+use super::ScalarFunction;
+use crate::cast::decimal::{decimal_to_string, fits_precision};
+use crate::kernels::{try_binary, SqlInt};
+use stride_common::{DataType, Error, PhysicalType, Result, Vector};
+use crate::scalar::BoundFunction;
+
+/// Runs `$body` with `$T` bound to the storage type of a DECIMAL physical type.
+macro_rules! with_decimal {
+    ($phys:expr, $T:ident => $body:expr) => {
+        match $phys {
+            PhysicalType::I64 => {
+                type $T = i64;
+                $body
+            }
+            PhysicalType::I128 => {
+                type $T = i128;
+                $body
+            }
+            other => Err(Error::internal(format!("decimal stored as {other:?}"))),
+        }
+    };
+}
+
+fn overflow(what: &str, x: i128, xs: u8, sym: &str, y: i128, ys: u8, ty: &DataType) -> Error {
+    Error::out_of_range(format!(
+        "Overflow in {what} of {ty} ({} {sym} {})",
+        decimal_to_string(x, xs),
+        decimal_to_string(y, ys)
+    ))
+}
+
+fn decimal_props(t: &DataType) -> Result<(u8, u8)> {
+    t.decimal_properties()
+        .ok_or_else(|| Error::internal(format!("decimal arithmetic over {t}")))
+}
+
+pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) -> Result<Vector> {
+    let ty = f.return_type.clone();
+    let (p, s) = decimal_props(&ty)?;
+    if f.func == ScalarFunction::Multiply {
+        let (_, sa) = decimal_props(&f.arg_types[0])?;
+        let (_, sb) = decimal_props(&f.arg_types[1])?;
+        return with_decimal!(a.ty.physical(), A => with_decimal!(b.ty.physical(), B => {
+            with_decimal!(ty.physical(), O => multiply::<A, B, O>(a, b, len, &ty, p, sa, sb))
+        }));
+    }
+    with_decimal!(a.ty.physical(), T => same_scale::<T>(f.func, a, b, len, &ty, p, s))
+}
+
+fn same_scale<T: SqlInt>(
+    op: ScalarFunction,
+    a: &Vector,
+    b: &Vector,
+    len: usize,
+    ty: &DataType,
+    p: u8,
+    s: u8,
+) -> Result<Vector> {
+    let fits = move |r: T| fits_precision(r.to_i128(), p);
+    let err = |what: &'static str, sym: &'static str| {
+        move |x: T, y: T| overflow(what, x.to_i128(), s, sym, y.to_i128(), s, ty)
+    };
+    let out = ty.clone();
+    match op {
+        ScalarFunction::Add => try_binary(
+            a,
+            b,
+            len,
+            out,
+            |x: T, y: T| x.checked_add(y).filter(|r| fits(*r)),
+            err("addition", "+"),
+        ),
+        ScalarFunction::Subtract => try_binary(
+            a,
+            b,
+            len,
+            out,
+            |x: T, y: T| x.checked_sub(y).filter(|r| fits(*r)),
+            err("subtraction", "-"),
+        ),
+        ScalarFunction::Modulo => try_binary(
+            a,
+            b,
+            len,
+            out,
+            |x: T, y: T| x.checked_rem(y),
+            |_, _| Error::division_by_zero(),
+        ),
+        other => Err(Error::internal(format!("{other:?} is not decimal arithmetic"))),
+    }
+}
+
+fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
+    a: &Vector,
+    b: &Vector,
+    len: usize,
+    ty: &DataType,
+    p: u8,
+    sa: u8,
+    sb: u8,
+) -> Result<Vector> {
+    try_binary(
+        a,
+        b,
+        len,
+        ty.clone(),
+        |x: A, y: B| {
+            let r = x.to_i128().checked_mul(y.to_i128())?;
+            if fits_precision(r, p) {
+                O::from_i128(r)
+            } else {
+                None
+            }
+        },
+        |x, y| overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty),
+    )
+}

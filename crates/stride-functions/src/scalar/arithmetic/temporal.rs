@@ -1,0 +1,207 @@
+//! Date and time arithmetic through the operators: DATE ± integer days, DATE - DATE
+//! (days, BIGINT), DATE/TIMESTAMP ± INTERVAL (TIMESTAMP; a date counts as its
+//! midnight), TIMESTAMP - TIMESTAMP (INTERVAL of days and microseconds, as DuckDB
+//! prints '1 day 03:00:00'), INTERVAL ± INTERVAL and INTERVAL * integer. Month
+//! arithmetic clamps the day (Jan 31 + 1 month = Feb 28/29), as PostgreSQL does.
+
+use super::negate::negate_interval;
+use crate::kernels::{binary, try_binary};
+use crate::scalar::signature::bind;
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::interval::MICROS_PER_DAY;
+use stride_common::temporal::timestamp_add_interval;
+use stride_common::{DataType, Error, Interval as Iv, Result, Vector};
+
+/// The type an untyped operand (NULL or text) takes next to a temporal `partner`.
+fn untyped_as(op: ScalarFunction, partner: &DataType, left: bool) -> DataType {
+    use DataType::*;
+    use ScalarFunction::*;
+    match (op, partner) {
+        (Multiply, Interval) => BigInt,
+        (Add, Date) => Integer,
+        (Subtract, Date) if left => Date,
+        (Subtract, Date) => Integer,
+        (Subtract, Timestamp) if left => Timestamp,
+        (_, Timestamp) => Interval,
+        (_, Interval) if left => Timestamp,
+        _ => partner.clone(),
+    }
+}
+
+fn is_untyped(t: &DataType) -> bool {
+    matches!(t, DataType::Null | DataType::Varchar)
+}
+
+pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<BoundFunction> {
+    use DataType::*;
+    use ScalarFunction::*;
+    let a = if is_untyped(a) { untyped_as(op, b, true) } else { a.clone() };
+    let b = if is_untyped(b) { untyped_as(op, &a, false) } else { b.clone() };
+    let int = |t: &DataType| t.is_integer();
+    let (args, ret) = match (op, &a, &b) {
+        (Add, Date, t) if int(t) => ([Date, Integer], Date),
+        (Add, t, Date) if int(t) => ([Integer, Date], Date),
+        (Subtract, Date, t) if int(t) => ([Date, Integer], Date),
+        (Subtract, Date, Date) => ([Date, Date], BigInt),
+        (Add | Subtract, Date | Timestamp, Interval) => ([Timestamp, Interval], Timestamp),
+        (Add, Interval, Date | Timestamp) => ([Interval, Timestamp], Timestamp),
+        (Subtract, Date | Timestamp, Date | Timestamp) => ([Timestamp, Timestamp], Interval),
+        (Add | Subtract, Interval, Interval) => ([Interval, Interval], Interval),
+        (Multiply, Interval, t) if int(t) => ([Interval, BigInt], Interval),
+        (Multiply, t, Interval) if int(t) => ([BigInt, Interval], Interval),
+        _ => return None,
+    };
+    bind(op, args.to_vec(), ret)
+}
+
+fn date_range() -> Error {
+    Error::out_of_range("Date out of range")
+}
+
+fn timestamp_range() -> Error {
+    Error::out_of_range("Timestamp out of range")
+}
+
+fn interval_range() -> Error {
+    Error::out_of_range("Interval value out of range")
+}
+
+fn add_intervals(x: Iv, y: Iv) -> Option<Iv> {
+    Some(Iv::new(
+        x.months.checked_add(y.months)?,
+        x.days.checked_add(y.days)?,
+        x.micros.checked_add(y.micros)?,
+    ))
+}
+
+fn scale_interval(x: Iv, n: i64) -> Option<Iv> {
+    let n32 = i32::try_from(n).ok();
+    Some(Iv::new(
+        if x.months == 0 { 0 } else { x.months.checked_mul(n32?)? },
+        if x.days == 0 { 0 } else { x.days.checked_mul(n32?)? },
+        x.micros.checked_mul(n)?,
+    ))
+}
+
+/// TIMESTAMP - TIMESTAMP as whole days plus the remaining microseconds.
+fn timestamp_difference(x: i64, y: i64) -> Option<Iv> {
+    let d = x.checked_sub(y)?;
+    // |d| / MICROS_PER_DAY < 2^63 / 8.64e10, well inside i32
+    Some(Iv::new(0, (d / MICROS_PER_DAY) as i32, d % MICROS_PER_DAY))
+}
+
+pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) -> Result<Vector> {
+    use DataType::*;
+    use ScalarFunction::*;
+    let ty = f.return_type.clone();
+    match (f.func, &f.arg_types[0], &f.arg_types[1]) {
+        (Add, Date, Integer) => try_binary(a, b, len, ty, |d: i32, n: i32| d.checked_add(n), |_, _| date_range()),
+        (Add, Integer, Date) => try_binary(a, b, len, ty, |n: i32, d: i32| d.checked_add(n), |_, _| date_range()),
+        (Subtract, Date, Integer) => {
+            try_binary(a, b, len, ty, |d: i32, n: i32| d.checked_sub(n), |_, _| date_range())
+        }
+        (Subtract, Date, Date) => Ok(binary(a, b, len, ty, |x: i32, y: i32| x as i64 - y as i64)),
+        (Add, Timestamp, Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |t: i64, iv: Iv| timestamp_add_interval(t, iv),
+            |_, _| timestamp_range(),
+        ),
+        (Subtract, Timestamp, Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |t: i64, iv: Iv| timestamp_add_interval(t, negate_interval(iv)?),
+            |_, _| timestamp_range(),
+        ),
+        (Add, Interval, Timestamp) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |iv: Iv, t: i64| timestamp_add_interval(t, iv),
+            |_, _| timestamp_range(),
+        ),
+        (Subtract, Timestamp, Timestamp) => {
+            try_binary(a, b, len, ty, timestamp_difference, |_, _| interval_range())
+        }
+        (Add, Interval, Interval) => try_binary(a, b, len, ty, add_intervals, |_, _| interval_range()),
+        (Subtract, Interval, Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: Iv, y: Iv| add_intervals(x, negate_interval(y)?),
+            |_, _| interval_range(),
+        ),
+        (Multiply, Interval, BigInt) => try_binary(a, b, len, ty, scale_interval, |_, _| interval_range()),
+        (Multiply, BigInt, Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |n: i64, x: Iv| scale_interval(x, n),
+            |_, _| interval_range(),
+        ),
+        (op, x, y) => Err(Error::internal(format!("no temporal kernel for {op:?}({x}, {y})"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::resolve_scalar;
+    use crate::scalar::test_util::eval;
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use stride_common::{DataType, Interval as Iv, ScalarValue::*};
+
+    fn date(s: &str) -> stride_common::ScalarValue {
+        Date(parse_date(s).unwrap())
+    }
+
+    fn ts(s: &str) -> stride_common::ScalarValue {
+        Timestamp(parse_timestamp(s).unwrap())
+    }
+
+    #[test]
+    fn date_arithmetic() {
+        assert_eq!(eval("+", &[date("2024-02-28"), Integer(2)]).unwrap(), date("2024-03-01"));
+        assert_eq!(eval("+", &[BigInt(1), date("2024-12-31")]).unwrap(), date("2025-01-01"));
+        assert_eq!(eval("-", &[date("2024-03-01"), Integer(1)]).unwrap(), date("2024-02-29"));
+        assert_eq!(eval("-", &[date("2024-03-01"), date("2024-01-01")]).unwrap(), BigInt(60));
+        assert_eq!(eval("+", &[date("2024-01-01"), Null]).unwrap(), Null);
+        assert!(eval("+", &[Date(i32::MAX), Integer(1)]).is_err());
+    }
+
+    #[test]
+    fn interval_arithmetic() {
+        let month = Interval(Iv::new(1, 0, 0));
+        assert_eq!(eval("+", &[date("2024-01-31"), month.clone()]).unwrap(), ts("2024-02-29"));
+        assert_eq!(eval("-", &[date("2024-03-31"), month.clone()]).unwrap(), ts("2024-02-29"));
+        assert_eq!(eval("+", &[month.clone(), ts("2023-01-31 10:00:00")]).unwrap(), ts("2023-02-28 10:00:00"));
+        let hours = Interval(Iv::new(0, 1, 3 * 3_600_000_000));
+        assert_eq!(eval("+", &[ts("2024-01-01 22:00:00"), hours.clone()]).unwrap(), ts("2024-01-03 01:00:00"));
+        assert_eq!(
+            eval("-", &[ts("2024-01-02 03:00:00"), ts("2024-01-01")]).unwrap(),
+            Interval(Iv::new(0, 1, 3 * 3_600_000_000))
+        );
+        assert_eq!(
+            eval("-", &[ts("2024-01-01"), ts("2024-01-02 03:00:00")]).unwrap(),
+            Interval(Iv::new(0, -1, -3 * 3_600_000_000))
+        );
+        assert_eq!(eval("+", &[month.clone(), hours.clone()]).unwrap(), Interval(Iv::new(1, 1, 3 * 3_600_000_000)));
+        assert_eq!(eval("-", &[month.clone(), month.clone()]).unwrap(), Interval(Iv::new(0, 0, 0)));
+        assert_eq!(eval("*", &[month.clone(), Integer(3)]).unwrap(), Interval(Iv::new(3, 0, 0)));
+        assert_eq!(eval("*", &[BigInt(-2), hours]).unwrap(), Interval(Iv::new(0, -2, -6 * 3_600_000_000)));
+        assert_eq!(eval("-", &[month]).unwrap(), Interval(Iv::new(-1, 0, 0)));
+        assert!(eval("*", &[Interval(Iv::new(i32::MAX, 0, 0)), Integer(2)]).is_err());
+        let f = resolve_scalar("-", &[DataType::Date, DataType::Timestamp]).unwrap();
+        assert_eq!(f.return_type, DataType::Interval);
+        let f = resolve_scalar("+", &[DataType::Timestamp, DataType::Varchar]).unwrap();
+        assert_eq!(f.arg_types[1], DataType::Interval);
+        assert!(resolve_scalar("+", &[DataType::Date, DataType::Date]).is_err());
+        assert!(resolve_scalar("*", &[DataType::Date, DataType::Integer]).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! SQL names of every scalar function and operator, each mapped to the resolver that
+//! checks argument types and binds a [`ScalarFunction`]. Aliases are simply several
+//! names with one resolver. Unknown names get a did-you-mean suggestion by edit
+//! distance, as DuckDB does.
+
+use super::date::DateField;
+use super::{arithmetic, comparison, date, math, string, BoundFunction};
+use stride_common::{DataType, Error};
+
+/// Checks argument types and binds; `None` when no signature matches.
+pub type Resolver = fn(&[DataType]) -> Option<BoundFunction>;
+
+const CATALOGUE: &[(&str, Resolver)] = &[
+    // arithmetic
+    ("+", arithmetic::resolve_add),
+    ("-", arithmetic::resolve_subtract),
+    ("*", arithmetic::resolve_multiply),
+    ("/", arithmetic::resolve_divide),
+    ("%", arithmetic::resolve_modulo),
+    ("mod", arithmetic::resolve_modulo),
+    ("negate", arithmetic::resolve_negate),
+    // comparison
+    ("=", comparison::resolve_eq),
+    ("==", comparison::resolve_eq),
+    ("<>", comparison::resolve_not_eq),
+    ("!=", comparison::resolve_not_eq),
+    ("<", comparison::resolve_lt),
+    ("<=", comparison::resolve_lt_eq),
+    (">", comparison::resolve_gt),
+    (">=", comparison::resolve_gt_eq),
+    // string
+    ("||", string::concat::resolve_operator),
+    ("concat", string::concat::resolve_concat),
+    ("concat_ws", string::concat::resolve_concat_ws),
+    ("~~", string::like::resolve_like),
+    ("like", string::like::resolve_like),
+    ("!~~", string::like::resolve_not_like),
+    ("not_like", string::like::resolve_not_like),
+    ("~~*", string::like::resolve_ilike),
+    ("ilike", string::like::resolve_ilike),
+    ("!~~*", string::like::resolve_not_ilike),
+    ("not_ilike", string::like::resolve_not_ilike),
+    ("length", string::length::resolve_length),
+    ("len", string::length::resolve_length),
+    ("char_length", string::length::resolve_length),
+    ("character_length", string::length::resolve_length),
+    ("octet_length", string::length::resolve_octet_length),
+    ("strlen", string::length::resolve_octet_length),
+    ("lower", string::case::resolve_lower),
+    ("lcase", string::case::resolve_lower),
+    ("upper", string::case::resolve_upper),
+    ("ucase", string::case::resolve_upper),
+    ("initcap", string::case::resolve_initcap),
+    ("substring", string::substring::resolve),
+    ("substr", string::substring::resolve),
+    ("trim", string::trim::resolve_trim),
+    ("btrim", string::trim::resolve_trim),
+    ("ltrim", string::trim::resolve_ltrim),
+    ("rtrim", string::trim::resolve_rtrim),
+    ("replace", string::replace::resolve),
+    ("starts_with", string::search::resolve_starts_with),
+    ("prefix", string::search::resolve_starts_with),
+    ("^@", string::search::resolve_starts_with),
+    ("ends_with", string::search::resolve_ends_with),
+    ("suffix", string::search::resolve_ends_with),
+    ("contains", string::search::resolve_contains),
+    ("position", string::search::resolve_position),
+    ("strpos", string::search::resolve_position),
+    ("instr", string::search::resolve_position),
+    ("left", string::left_right::resolve_left),
+    ("right", string::left_right::resolve_right),
+    ("lpad", string::pad::resolve_lpad),
+    ("rpad", string::pad::resolve_rpad),
+    ("repeat", string::repeat::resolve),
+    ("reverse", string::reverse::resolve),
+    ("split_part", string::split_part::resolve),
+    ("ascii", string::ascii::resolve_ascii),
+    ("chr", string::ascii::resolve_chr),
+    // math
+    ("abs", math::abs_sign::resolve_abs),
+    ("sign", math::abs_sign::resolve_sign),
+    ("round", math::rounding::resolve_round),
+    ("floor", math::rounding::resolve_floor),
+    ("ceil", math::rounding::resolve_ceil),
+    ("ceiling", math::rounding::resolve_ceil),
+    ("trunc", math::rounding::resolve_trunc),
+    ("sqrt", math::float_fns::resolve_sqrt),
+    ("cbrt", math::float_fns::resolve_cbrt),
+    ("power", math::float_fns::resolve_power),
+    ("pow", math::float_fns::resolve_power),
+    ("exp", math::float_fns::resolve_exp),
+    ("ln", math::float_fns::resolve_ln),
+    ("log10", math::float_fns::resolve_log10),
+    ("log", math::float_fns::resolve_log),
+    ("log2", math::float_fns::resolve_log2),
+    ("pi", math::float_fns::resolve_pi),
+    ("degrees", math::float_fns::resolve_degrees),
+    ("radians", math::float_fns::resolve_radians),
+    ("sin", math::float_fns::resolve_sin),
+    ("cos", math::float_fns::resolve_cos),
+    ("tan", math::float_fns::resolve_tan),
+    ("asin", math::float_fns::resolve_asin),
+    ("acos", math::float_fns::resolve_acos),
+    ("atan", math::float_fns::resolve_atan),
+    ("atan2", math::float_fns::resolve_atan2),
+    ("isnan", math::float_fns::resolve_isnan),
+    ("isinf", math::float_fns::resolve_isinf),
+    ("isfinite", math::float_fns::resolve_isfinite),
+    // dates and times
+    ("date_part", date::part::resolve_date_part),
+    ("datepart", date::part::resolve_date_part),
+    ("extract", date::part::resolve_date_part),
+    ("year", |a| date::part::resolve_field(a, DateField::Year)),
+    ("month", |a| date::part::resolve_field(a, DateField::Month)),
+    ("day", |a| date::part::resolve_field(a, DateField::Day)),
+    ("dayofmonth", |a| date::part::resolve_field(a, DateField::Day)),
+    ("hour", |a| date::part::resolve_field(a, DateField::Hour)),
+    ("minute", |a| date::part::resolve_field(a, DateField::Minute)),
+    ("second", |a| date::part::resolve_field(a, DateField::Second)),
+    ("millisecond", |a| date::part::resolve_field(a, DateField::Millisecond)),
+    ("microsecond", |a| date::part::resolve_field(a, DateField::Microsecond)),
+    ("quarter", |a| date::part::resolve_field(a, DateField::Quarter)),
+    ("week", |a| date::part::resolve_field(a, DateField::Week)),
+    ("weekofyear", |a| date::part::resolve_field(a, DateField::Week)),
+    ("dayofweek", |a| date::part::resolve_field(a, DateField::DayOfWeek)),
+    ("weekday", |a| date::part::resolve_field(a, DateField::DayOfWeek)),
+    ("isodow", |a| date::part::resolve_field(a, DateField::IsoDayOfWeek)),
+    ("dayofyear", |a| date::part::resolve_field(a, DateField::DayOfYear)),
+    ("isoyear", |a| date::part::resolve_field(a, DateField::IsoYear)),
+    ("decade", |a| date::part::resolve_field(a, DateField::Decade)),
+    ("century", |a| date::part::resolve_field(a, DateField::Century)),
+    ("millennium", |a| date::part::resolve_field(a, DateField::Millennium)),
+    ("epoch", |a| date::part::resolve_field(a, DateField::Epoch)),
+    ("nanosecond", |a| date::part::resolve_field(a, DateField::Nanosecond)),
+    ("julian", |a| date::part::resolve_field(a, DateField::Julian)),
+    ("date_trunc", date::trunc::resolve),
+    ("datetrunc", date::trunc::resolve),
+    ("date_diff", date::diff::resolve),
+    ("datediff", date::diff::resolve),
+    ("make_date", date::make::resolve_make_date),
+    ("make_timestamp", date::make::resolve_make_timestamp),
+    ("strftime", date::strftime::resolve),
+    ("strptime", date::strptime::resolve_strptime),
+    ("try_strptime", date::strptime::resolve_try_strptime),
+    ("last_day", date::names::resolve_last_day),
+    ("dayname", date::names::resolve_dayname),
+    ("monthname", date::names::resolve_monthname),
+    ("current_date", date::now::resolve_current_date),
+    ("today", date::now::resolve_current_date),
+    ("current_timestamp", date::now::resolve_current_timestamp),
+    ("now", date::now::resolve_current_timestamp),
+];
+
+/// The resolver registered under `name` (already lower-case).
+pub fn lookup(name: &str) -> Option<Resolver> {
+    CATALOGUE.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// Whether `name` is a scalar function or operator.
+pub fn exists(name: &str) -> bool {
+    lookup(&name.to_ascii_lowercase()).is_some()
+}
+
+/// Every registered name, aliases and operators included.
+pub fn function_names() -> impl Iterator<Item = &'static str> {
+    CATALOGUE.iter().map(|(n, _)| *n)
+}
+
+/// The closest function name to `name` by edit distance (operators excluded).
+pub fn closest_name(name: &str) -> Option<&'static str> {
+    function_names()
+        .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .min_by_key(|n| edit_distance(name, n))
+}
+
+pub(crate) fn unknown_function(name: &str) -> Error {
+    let mut msg = format!("Scalar Function with name {name} does not exist!");
+    if let Some(s) = closest_name(name) {
+        msg.push_str(&format!("\nDid you mean \"{s}\"?"));
+    }
+    Error::catalog(msg)
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_and_suggestions() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(closest_name("uper"), Some("upper"));
+        assert_eq!(closest_name("substrin"), Some("substring"));
+        assert!(exists("LOWER"));
+        assert!(!exists("nope"));
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = function_names().collect();
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(n, names.len());
+    }
+}

@@ -1,0 +1,268 @@
+//! Date/time fields ("parts") as named in `date_part`, EXTRACT, `date_trunc` and
+//! `date_diff`, with their aliases, and the extraction of each field from a DATE
+//! (days), a TIMESTAMP (microseconds) or an INTERVAL. Every field is a BIGINT;
+//! `millisecond`/`microsecond` include the seconds (DuckDB), `epoch` is whole seconds.
+
+use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
+use stride_common::temporal::{civil_from_days, day_of_week, day_of_year, iso_day_of_week, iso_week};
+use stride_common::{Error, Interval, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DateField {
+    Millennium,
+    Century,
+    Decade,
+    Year,
+    IsoYear,
+    Quarter,
+    Month,
+    Week,
+    Day,
+    /// 0 = Sunday .. 6 = Saturday
+    DayOfWeek,
+    /// 1 = Monday .. 7 = Sunday
+    IsoDayOfWeek,
+    DayOfYear,
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    Microsecond,
+    Nanosecond,
+    Epoch,
+    /// Julian day number (days since 4714-11-24 BC)
+    Julian,
+    /// Time zone offset fields: always 0, stride has no time zones
+    Timezone,
+}
+
+const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SEC;
+const MICROS_PER_HOUR: i64 = 60 * MICROS_PER_MINUTE;
+
+impl DateField {
+    /// Parses a part name ('year', 'yr', 'DOW', ...).
+    pub fn parse(spec: &str) -> Result<DateField> {
+        use DateField::*;
+        let s = spec.trim().to_ascii_lowercase();
+        Ok(match s.as_str() {
+            "millennium" | "millenium" | "millennia" | "millenniums" | "mil" | "mils" => Millennium,
+            "century" | "centuries" | "cent" | "c" => Century,
+            "decade" | "decades" | "dec" | "decs" => Decade,
+            "year" | "years" | "y" | "yr" | "yrs" | "yy" | "yyyy" => Year,
+            "isoyear" => IsoYear,
+            "quarter" | "quarters" | "q" | "qtr" => Quarter,
+            "month" | "months" | "mon" | "mons" | "mm" => Month,
+            "week" | "weeks" | "w" | "wk" | "weekofyear" | "isoweek" => Week,
+            "day" | "days" | "d" | "dd" | "dayofmonth" => Day,
+            "dow" | "dayofweek" | "weekday" => DayOfWeek,
+            "isodow" => IsoDayOfWeek,
+            "doy" | "dayofyear" => DayOfYear,
+            "hour" | "hours" | "h" | "hr" | "hrs" => Hour,
+            "minute" | "minutes" | "m" | "min" | "mins" => Minute,
+            "second" | "seconds" | "s" | "sec" | "secs" => Second,
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => Millisecond,
+            "microsecond" | "microseconds" | "us" | "usec" | "usecs" => Microsecond,
+            "nanosecond" | "nanoseconds" | "ns" | "nsec" | "nsecs" => Nanosecond,
+            "epoch" => Epoch,
+            "julian" => Julian,
+            "timezone" | "timezone_hour" | "timezone_minute" => Timezone,
+            _ => {
+                return Err(Error::conversion(format!(
+                    "extract specifier \"{}\" not recognized",
+                    spec.trim()
+                )))
+            }
+        })
+    }
+
+    /// The field of a date (time fields are 0: a date is its midnight).
+    #[inline]
+    pub fn of_date(self, days: i32) -> i64 {
+        self.of_parts(days as i64, 0)
+    }
+
+    /// The field of a timestamp.
+    #[inline]
+    pub fn of_timestamp(self, micros: i64) -> i64 {
+        let days = micros.div_euclid(MICROS_PER_DAY);
+        let time = micros.rem_euclid(MICROS_PER_DAY);
+        if self == DateField::Epoch {
+            return micros.div_euclid(MICROS_PER_SEC);
+        }
+        self.of_parts(days, time)
+    }
+
+    /// The field of (day number, microseconds since midnight).
+    fn of_parts(self, days: i64, time: i64) -> i64 {
+        use DateField::*;
+        let year = || civil_from_days(days).0;
+        let secs_in_minute = time % MICROS_PER_MINUTE;
+        match self {
+            Millennium => {
+                let y = year();
+                if y > 0 {
+                    (y - 1) / 1000 + 1
+                } else {
+                    -((-y) / 1000 + 1)
+                }
+            }
+            Century => {
+                let y = year();
+                if y > 0 {
+                    (y - 1) / 100 + 1
+                } else {
+                    -((-y) / 100 + 1)
+                }
+            }
+            Decade => year().div_euclid(10),
+            Year => year(),
+            IsoYear => iso_week(days).0,
+            Quarter => (civil_from_days(days).1 as i64 - 1) / 3 + 1,
+            Month => civil_from_days(days).1 as i64,
+            Week => iso_week(days).1,
+            Day => civil_from_days(days).2 as i64,
+            DayOfWeek => day_of_week(days),
+            IsoDayOfWeek => iso_day_of_week(days),
+            DayOfYear => day_of_year(days),
+            Hour => time / MICROS_PER_HOUR,
+            Minute => (time / MICROS_PER_MINUTE) % 60,
+            Second => secs_in_minute / MICROS_PER_SEC,
+            Millisecond => secs_in_minute / 1000,
+            Microsecond => secs_in_minute,
+            Nanosecond => secs_in_minute * 1_000,
+            Epoch => days * 86_400 + time / MICROS_PER_SEC,
+            Julian => days + 2_440_588,
+            Timezone => 0,
+        }
+    }
+
+    /// The field of an interval; calendar fields that need a date are an error.
+    pub fn of_interval(self, iv: Interval) -> Result<i64> {
+        use DateField::*;
+        let years = iv.months as i64 / 12;
+        let months = iv.months as i64 % 12;
+        let in_minute = iv.micros % MICROS_PER_MINUTE;
+        Ok(match self {
+            Millennium => years / 1000,
+            Century => years / 100,
+            Decade => years / 10,
+            Year => years,
+            Quarter => months / 3 + 1,
+            Month => months,
+            Day => iv.days as i64,
+            Hour => iv.micros / MICROS_PER_HOUR,
+            Minute => (iv.micros / MICROS_PER_MINUTE) % 60,
+            Second => in_minute / MICROS_PER_SEC,
+            Millisecond => in_minute / 1000,
+            Microsecond => in_minute,
+            Nanosecond => in_minute * 1_000,
+            Timezone => 0,
+            // PostgreSQL: a year is 365.25 days, a month 30 days
+            Epoch => {
+                years * 31_557_600
+                    + months * 2_592_000
+                    + iv.days as i64 * 86_400
+                    + iv.micros / MICROS_PER_SEC
+            }
+            IsoYear | Week | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => {
+                return Err(Error::not_supported(format!(
+                    "interval units \"{}\" not supported",
+                    self.name()
+                )))
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        use DateField::*;
+        match self {
+            Millennium => "millennium",
+            Century => "century",
+            Decade => "decade",
+            Year => "year",
+            IsoYear => "isoyear",
+            Quarter => "quarter",
+            Month => "month",
+            Week => "week",
+            Day => "day",
+            DayOfWeek => "dow",
+            IsoDayOfWeek => "isodow",
+            DayOfYear => "doy",
+            Hour => "hour",
+            Minute => "minute",
+            Second => "second",
+            Millisecond => "millisecond",
+            Microsecond => "microsecond",
+            Nanosecond => "nanosecond",
+            Epoch => "epoch",
+            Julian => "julian",
+            Timezone => "timezone",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use DateField::*;
+
+    #[test]
+    fn fields_of_dates_and_timestamps() {
+        let d = parse_date("2024-02-29").unwrap();
+        let cases = [
+            (Year, 2024),
+            (Month, 2),
+            (Day, 29),
+            (Quarter, 1),
+            (DayOfWeek, 4),
+            (IsoDayOfWeek, 4),
+            (DayOfYear, 60),
+            (Week, 9),
+            (Decade, 202),
+            (Century, 21),
+            (Millennium, 3),
+            (Hour, 0),
+            (Epoch, 1_709_164_800),
+        ];
+        for (f, v) in cases {
+            assert_eq!(f.of_date(d), v, "{f:?}");
+        }
+        let t = parse_timestamp("2000-12-31 23:59:58.250").unwrap();
+        assert_eq!(Century.of_timestamp(t), 20);
+        assert_eq!(Millennium.of_timestamp(t), 2);
+        assert_eq!(Hour.of_timestamp(t), 23);
+        assert_eq!(Minute.of_timestamp(t), 59);
+        assert_eq!(Second.of_timestamp(t), 58);
+        assert_eq!(Millisecond.of_timestamp(t), 58_250);
+        assert_eq!(Microsecond.of_timestamp(t), 58_250_000);
+        assert_eq!(DayOfWeek.of_timestamp(t), 0);
+        let before = parse_timestamp("1969-12-31 23:00:00").unwrap();
+        assert_eq!(Hour.of_timestamp(before), 23);
+        assert_eq!(Epoch.of_timestamp(before), -3600);
+        assert_eq!(IsoYear.of_date(parse_date("2021-01-03").unwrap()), 2020);
+        assert_eq!(Julian.of_date(parse_date("2000-01-01").unwrap()), 2_451_545);
+        assert_eq!(Nanosecond.of_timestamp(t), 58_250_000_000);
+    }
+
+    #[test]
+    fn fields_of_intervals() {
+        let iv = Interval::new(27, 3, 5_400_000_000 + 1_500_000);
+        assert_eq!(Year.of_interval(iv).unwrap(), 2);
+        assert_eq!(Month.of_interval(iv).unwrap(), 3);
+        assert_eq!(Day.of_interval(iv).unwrap(), 3);
+        assert_eq!(Hour.of_interval(iv).unwrap(), 1);
+        assert_eq!(Minute.of_interval(iv).unwrap(), 30);
+        assert_eq!(Second.of_interval(iv).unwrap(), 1);
+        assert_eq!(Millisecond.of_interval(iv).unwrap(), 1_500);
+        assert!(DayOfWeek.of_interval(iv).is_err());
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(DateField::parse(" YEAR ").unwrap(), Year);
+        assert_eq!(DateField::parse("dayofweek").unwrap(), DayOfWeek);
+        let e = DateField::parse("fortnight").unwrap_err();
+        assert_eq!(e.message, "extract specifier \"fortnight\" not recognized");
+    }
+}

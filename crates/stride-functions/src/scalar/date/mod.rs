@@ -1,0 +1,47 @@
+//! Date and time functions: field extraction (`date_part`, EXTRACT, `year(x)`, ...),
+//! truncation, differences, construction, `strftime`/`strptime` formatting and
+//! parsing, and month/day names. Arithmetic with dates lives with the operators in
+//! `arithmetic::temporal`. All calendar math is stride-common's proleptic Gregorian
+//! calendar without time zones.
+
+pub(crate) mod diff;
+mod field;
+pub mod format;
+pub(crate) mod make;
+pub(crate) mod names;
+pub(crate) mod now;
+pub(crate) mod part;
+pub(crate) mod strftime;
+pub(crate) mod strptime;
+pub(crate) mod trunc;
+
+pub use field::DateField;
+
+use super::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Error, Result, Vector};
+
+/// The temporal type a date function computes in for an argument: dates and
+/// timestamps keep their type, an untyped NULL or text is a TIMESTAMP.
+pub(crate) fn temporal_arg(t: &DataType, allow_interval: bool) -> Option<DataType> {
+    match t {
+        DataType::Date | DataType::Timestamp => Some(t.clone()),
+        DataType::Interval if allow_interval => Some(t.clone()),
+        DataType::Null | DataType::Varchar => Some(DataType::Timestamp),
+        _ => None,
+    }
+}
+
+pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    use ScalarFunction as F;
+    match f.func {
+        F::DatePart | F::Extract(_) => part::evaluate(f, args, len),
+        F::DateTrunc => trunc::evaluate(f, args, len),
+        F::DateDiff => diff::evaluate(args, len),
+        F::MakeDate | F::MakeTimestamp => make::evaluate(f.func, args, len),
+        F::Strftime => strftime::evaluate(args, len),
+        F::Strptime | F::TryStrptime => strptime::evaluate(f.func, args, len),
+        F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
+        F::CurrentDate | F::CurrentTimestamp => now::evaluate(f.func),
+        other => Err(Error::internal(format!("{other:?} is not a date function"))),
+    }
+}

@@ -1,0 +1,50 @@
+//! `current_date`/`today` and `current_timestamp`/`now`: the clock read when the call
+//! is evaluated (UTC, no time zones). The result is one constant, so all rows of a
+//! chunk see the same instant; the binder may fold it once per statement.
+
+use crate::scalar::signature::fixed;
+use crate::scalar::{BoundFunction, ScalarFunction};
+use std::time::{SystemTime, UNIX_EPOCH};
+use stride_common::interval::MICROS_PER_DAY;
+use stride_common::{DataType, Result, ScalarValue, Vector};
+
+pub(crate) fn resolve_current_date(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(ScalarFunction::CurrentDate, args, &[], DataType::Date)
+}
+
+pub(crate) fn resolve_current_timestamp(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(ScalarFunction::CurrentTimestamp, args, &[], DataType::Timestamp)
+}
+
+/// Microseconds since the epoch, now.
+fn now_micros() -> i64 {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
+        // a clock set before 1970
+        Err(e) => -i64::try_from(e.duration().as_micros()).unwrap_or(i64::MAX),
+    }
+}
+
+pub(super) fn evaluate(func: ScalarFunction) -> Result<Vector> {
+    let t = now_micros();
+    if func == ScalarFunction::CurrentDate {
+        let days = t.div_euclid(MICROS_PER_DAY) as i32;
+        Vector::constant(&ScalarValue::Date(days), &DataType::Date)
+    } else {
+        Vector::constant(&ScalarValue::Timestamp(t), &DataType::Timestamp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::call;
+    use stride_common::ScalarValue;
+
+    #[test]
+    fn clock() {
+        let ScalarValue::Date(d) = call("current_date", &[]).unwrap() else { panic!("not a date") };
+        // after 2024-01-01
+        assert!(d > 19_723);
+        assert!(matches!(call("now", &[]).unwrap(), ScalarValue::Timestamp(_)));
+    }
+}

@@ -1,0 +1,125 @@
+//! `date_part(part, x)` (also EXTRACT(part FROM x)) and the fixed-field shorthands
+//! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP and INTERVAL, returning BIGINT.
+//! A constant part name is parsed once per call; a column of part names per row.
+
+use super::field::DateField;
+use super::temporal_arg;
+use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
+use crate::scalar::signature::{bind, castable};
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Error, Interval, Result, Vector};
+
+pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
+    let [part, x] = args else { return None };
+    if !castable(part, &DataType::Varchar) {
+        return None;
+    }
+    let x = temporal_arg(x, true)?;
+    bind(ScalarFunction::DatePart, vec![DataType::Varchar, x], DataType::BigInt)
+}
+
+pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
+    let [x] = args else { return None };
+    let x = temporal_arg(x, true)?;
+    bind(ScalarFunction::Extract(field), vec![x], DataType::BigInt)
+}
+
+/// `field` of every row of `v` (a DATE, TIMESTAMP or INTERVAL vector).
+fn extract(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
+    let ty = DataType::BigInt;
+    match v.ty {
+        DataType::Date => Ok(unary(v, len, ty, |d: i32| field.of_date(d))),
+        DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.of_timestamp(t))),
+        DataType::Interval => {
+            // validate once: the field either works for every interval or for none
+            field.of_interval(Interval::default())?;
+            try_unary(v, len, ty, |iv: Interval| field.of_interval(iv).ok(), |_| {
+                Error::internal("interval field")
+            })
+        }
+        ref t => Err(Error::internal(format!("date_part of {t}"))),
+    }
+}
+
+pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    if let ScalarFunction::Extract(field) = f.func {
+        return extract(field, &args[0], len);
+    }
+    let (part, v) = (&args[0], &args[1]);
+    if part.constant {
+        if !part.validity.is_valid(0) {
+            return Ok(null_vector(&DataType::BigInt, len, v.constant));
+        }
+        let field = DateField::parse(part.strings().get(0))?;
+        return extract(field, v, len);
+    }
+    let parts = StrSlot::new(part);
+    let refs = [part, v];
+    match v.ty {
+        DataType::Date => {
+            let d = Slot::<i32>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                Ok(DateField::parse(parts.get(i))?.of_date(d.get(i)))
+            })
+        }
+        DataType::Timestamp => {
+            let t = Slot::<i64>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                Ok(DateField::parse(parts.get(i))?.of_timestamp(t.get(i)))
+            })
+        }
+        _ => {
+            let iv = Slot::<Interval>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                DateField::parse(parts.get(i))?.of_interval(iv.get(i))
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::resolve_scalar;
+    use crate::scalar::test_util::{eval, flat};
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use stride_common::{DataType, ErrorKind, Interval, ScalarValue::{self, *}};
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+
+    #[test]
+    fn parts() {
+        let d = Date(parse_date("1992-03-07").unwrap());
+        let t = Timestamp(parse_timestamp("1992-03-07 13:45:30.5").unwrap());
+        assert_eq!(eval("date_part", &[s("year"), d.clone()]).unwrap(), BigInt(1992));
+        assert_eq!(eval("datepart", &[s("month"), d.clone()]).unwrap(), BigInt(3));
+        assert_eq!(eval("date_part", &[s("dow"), d.clone()]).unwrap(), BigInt(6));
+        assert_eq!(eval("date_part", &[s("hour"), t.clone()]).unwrap(), BigInt(13));
+        assert_eq!(eval("date_part", &[s("second"), t.clone()]).unwrap(), BigInt(30));
+        assert_eq!(eval("date_part", &[s("epoch"), t.clone()]).unwrap(), BigInt(699_975_930));
+        assert_eq!(eval("year", std::slice::from_ref(&t)).unwrap(), BigInt(1992));
+        assert_eq!(eval("dayofyear", std::slice::from_ref(&d)).unwrap(), BigInt(67));
+        assert_eq!(eval("quarter", std::slice::from_ref(&d)).unwrap(), BigInt(1));
+        assert_eq!(eval("minute", &[t]).unwrap(), BigInt(45));
+        let iv = Interval(Interval::new(14, 2, 0));
+        assert_eq!(eval("date_part", &[s("month"), iv.clone()]).unwrap(), BigInt(2));
+        assert_eq!(eval("year", std::slice::from_ref(&iv)).unwrap(), BigInt(1));
+        assert!(eval("date_part", &[s("dow"), iv]).is_err());
+        assert_eq!(eval("date_part", &[s("year"), Null]).unwrap(), Null);
+        assert_eq!(eval("date_part", &[Null, d.clone()]).unwrap(), Null);
+        let e = eval("date_part", &[s("fortnight"), d]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Conversion);
+        assert!(resolve_scalar("year", &[DataType::Integer]).is_err());
+    }
+
+    #[test]
+    fn part_column() {
+        let f = resolve_scalar("date_part", &[DataType::Varchar, DataType::Date]).unwrap();
+        let parts = flat(&DataType::Varchar, &[s("year"), s("month"), Null]);
+        let d = stride_common::Vector::constant(&Date(parse_date("1992-03-07").unwrap()), &DataType::Date).unwrap();
+        let r = crate::evaluate_scalar(&f, &[parts, d], 3).unwrap();
+        let got: Vec<_> = (0..3).map(|i| r.get(i)).collect();
+        assert_eq!(got, vec![BigInt(1992), BigInt(3), Null]);
+    }
+}

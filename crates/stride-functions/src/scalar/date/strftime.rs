@@ -1,0 +1,62 @@
+//! `strftime(x, format)`: a DATE or TIMESTAMP formatted as text (dates format as
+//! their midnight). A constant format is compiled once per call.
+
+use super::format::Format;
+use super::temporal_arg;
+use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
+use crate::scalar::signature::{bind, castable};
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Result, Vector};
+
+pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
+    let [x, fmt] = args else { return None };
+    temporal_arg(x, false)?;
+    if !castable(fmt, &DataType::Varchar) {
+        return None;
+    }
+    bind(
+        ScalarFunction::Strftime,
+        vec![DataType::Timestamp, DataType::Varchar],
+        DataType::Varchar,
+    )
+}
+
+pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
+    let (t, fmt) = (Slot::<i64>::new(&args[0]), StrSlot::new(&args[1]));
+    let mut compiled: Option<Format> = None;
+    let mut buf = String::new();
+    map_rows_to_strings(&[&args[0], &args[1]], len, |i, out| {
+        let f = fmt.get(i);
+        if compiled.as_ref().is_none_or(|c| c.text() != f) {
+            compiled = Some(Format::parse(f)?);
+        }
+        buf.clear();
+        if let Some(c) = &compiled {
+            c.write(t.get(i), &mut buf);
+        }
+        out.push(&buf);
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use stride_common::ScalarValue::{self, *};
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+
+    #[test]
+    fn formats() {
+        let d = Date(parse_date("1992-03-07").unwrap());
+        assert_eq!(eval("strftime", &[d.clone(), s("%d/%m/%Y")]).unwrap(), s("07/03/1992"));
+        assert_eq!(eval("strftime", &[d.clone(), s("%H:%M")]).unwrap(), s("00:00"));
+        let t = Timestamp(parse_timestamp("1992-03-07 13:05:09").unwrap());
+        assert_eq!(eval("strftime", &[t.clone(), s("%A %-I%p")]).unwrap(), s("Saturday 1PM"));
+        assert_eq!(eval("strftime", &[t, Null]).unwrap(), Null);
+        assert!(eval("strftime", &[d, s("%Q")]).is_err());
+    }
+}

@@ -1,0 +1,145 @@
+//! `date_trunc(part, x)`: the start of the `part` period containing `x`. A DATE stays
+//! a DATE (DuckDB prints date_trunc('month', DATE '1992-03-07') as 1992-03-01), a
+//! TIMESTAMP stays a TIMESTAMP. Weeks start on Monday (ISO); centuries and millennia
+//! start in years ending in 01 (2001-01-01), as in PostgreSQL.
+
+use super::field::DateField;
+use super::temporal_arg;
+use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
+use crate::scalar::signature::{bind, castable};
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
+use stride_common::temporal::{civil_from_days, days_from_civil, iso_day_of_week};
+use stride_common::{DataType, Error, Result, Vector};
+
+pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
+    let [part, x] = args else { return None };
+    if !castable(part, &DataType::Varchar) {
+        return None;
+    }
+    let x = temporal_arg(x, false)?;
+    bind(ScalarFunction::DateTrunc, vec![DataType::Varchar, x.clone()], x)
+}
+
+/// Parses a part name and checks that date_trunc supports it.
+fn trunc_field(spec: &str) -> Result<DateField> {
+    use DateField::*;
+    let f = DateField::parse(spec)?;
+    match f {
+        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone => Err(Error::not_supported(format!(
+            "date_trunc specifier \"{}\" not supported",
+            f.name()
+        ))),
+        _ => Ok(f),
+    }
+}
+
+/// First year of the period of `size` years containing `y`, for periods that start
+/// in years ending in 1 (centuries, millennia).
+fn period_start(y: i64, size: i64) -> i64 {
+    (y - 1).div_euclid(size) * size + 1
+}
+
+/// A day number truncated to the start of `field`'s period (sub-day fields keep it).
+fn trunc_days(field: DateField, days: i64) -> i64 {
+    use DateField::*;
+    let (y, m, _) = civil_from_days(days);
+    match field {
+        Millennium => days_from_civil(period_start(y, 1000), 1, 1),
+        Century => days_from_civil(period_start(y, 100), 1, 1),
+        Decade => days_from_civil(y - y.rem_euclid(10), 1, 1),
+        Year => days_from_civil(y, 1, 1),
+        Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
+        Month => days_from_civil(y, m, 1),
+        Week => days - (iso_day_of_week(days) - 1),
+        _ => days,
+    }
+}
+
+fn trunc_micros(field: DateField, t: i64) -> Option<i64> {
+    use DateField::*;
+    let unit = match field {
+        Hour => 3_600 * MICROS_PER_SEC,
+        Minute => 60 * MICROS_PER_SEC,
+        Second => MICROS_PER_SEC,
+        Millisecond => 1_000,
+        Microsecond | Nanosecond => 1,
+        _ => {
+            return trunc_days(field, t.div_euclid(MICROS_PER_DAY)).checked_mul(MICROS_PER_DAY);
+        }
+    };
+    Some(t - t.rem_euclid(unit))
+}
+
+fn out_of_range() -> Error {
+    Error::out_of_range("Timestamp out of range")
+}
+
+pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let (part, v) = (&args[0], &args[1]);
+    let ty = f.return_type.clone();
+    if part.constant {
+        if !part.validity.is_valid(0) {
+            return Ok(null_vector(&ty, len, v.constant));
+        }
+        let field = trunc_field(part.strings().get(0))?;
+        return if ty == DataType::Date {
+            Ok(unary(v, len, ty, |d: i32| trunc_days(field, d as i64) as i32))
+        } else {
+            try_unary(v, len, ty, |t: i64| trunc_micros(field, t), |_| out_of_range())
+        };
+    }
+    let parts = StrSlot::new(part);
+    if ty == DataType::Date {
+        let d = Slot::<i32>::new(v);
+        map_rows(&[part, v], len, ty, |i| {
+            Ok(trunc_days(trunc_field(parts.get(i))?, d.get(i) as i64) as i32)
+        })
+    } else {
+        let t = Slot::<i64>::new(v);
+        map_rows(&[part, v], len, ty, |i| {
+            trunc_micros(trunc_field(parts.get(i))?, t.get(i)).ok_or_else(out_of_range)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use stride_common::ScalarValue::{self, *};
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+    fn d(x: &str) -> ScalarValue {
+        Date(parse_date(x).unwrap())
+    }
+    fn ts(x: &str) -> ScalarValue {
+        Timestamp(parse_timestamp(x).unwrap())
+    }
+
+    #[test]
+    fn truncation() {
+        assert_eq!(eval("date_trunc", &[s("month"), d("1992-03-07")]).unwrap(), d("1992-03-01"));
+        assert_eq!(eval("date_trunc", &[s("year"), d("1992-03-07")]).unwrap(), d("1992-01-01"));
+        assert_eq!(eval("date_trunc", &[s("quarter"), d("1992-08-07")]).unwrap(), d("1992-07-01"));
+        assert_eq!(eval("date_trunc", &[s("week"), d("2024-03-03")]).unwrap(), d("2024-02-26"));
+        assert_eq!(eval("date_trunc", &[s("decade"), d("1999-12-31")]).unwrap(), d("1990-01-01"));
+        assert_eq!(eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(), d("1901-01-01"));
+        assert_eq!(eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(), d("2001-01-01"));
+        assert_eq!(eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(), d("2001-01-01"));
+        assert_eq!(eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(), d("2024-01-01"));
+        let t = ts("2024-05-17 13:45:30.123456");
+        assert_eq!(eval("date_trunc", &[s("hour"), t.clone()]).unwrap(), ts("2024-05-17 13:00:00"));
+        assert_eq!(eval("date_trunc", &[s("minute"), t.clone()]).unwrap(), ts("2024-05-17 13:45:00"));
+        assert_eq!(eval("date_trunc", &[s("second"), t.clone()]).unwrap(), ts("2024-05-17 13:45:30"));
+        assert_eq!(eval("date_trunc", &[s("milliseconds"), t.clone()]).unwrap(), ts("2024-05-17 13:45:30.123"));
+        assert_eq!(eval("date_trunc", &[s("day"), t.clone()]).unwrap(), ts("2024-05-17"));
+        assert_eq!(eval("date_trunc", &[s("month"), t.clone()]).unwrap(), ts("2024-05-01"));
+        assert_eq!(eval("date_trunc", &[s("hour"), ts("1969-12-31 23:30:00")]).unwrap(), ts("1969-12-31 23:00:00"));
+        assert!(eval("date_trunc", &[s("dow"), t.clone()]).is_err());
+        assert!(eval("date_trunc", &[s("nope"), t]).is_err());
+        assert_eq!(eval("date_trunc", &[Null, d("2024-01-01")]).unwrap(), Null);
+    }
+}

@@ -1,0 +1,200 @@
+//! `round(x[, n])`, `floor(x)`, `ceil(x)` and `trunc(x[, n])`.
+//!
+//! Integers are already whole: the one-argument forms are the identity, and a
+//! negative `n` rounds to tens, hundreds, ... (checked for overflow). DECIMAL(p, s)
+//! stays exact: the one-argument forms return DECIMAL(p, 0) (p digits always hold
+//! the result, since dropping s >= 1 fraction digits frees room for a carry), the
+//! two-argument forms keep DECIMAL(p, s) with the dropped digits zeroed. Floats keep
+//! their type; `round` rounds half away from zero (DuckDB).
+
+use super::numeric_arg;
+use crate::cast::decimal::{div_round, pow10};
+use crate::kernels::{binary, try_binary, try_unary, unary, with_integer, SqlFloat, SqlInt};
+use crate::scalar::signature::{bind, is_integer_arg};
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Error, Result, Vector};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Round,
+    Floor,
+    Ceil,
+    Trunc,
+}
+
+fn mode(func: ScalarFunction) -> Mode {
+    match func {
+        ScalarFunction::Floor => Mode::Floor,
+        ScalarFunction::Ceil => Mode::Ceil,
+        ScalarFunction::Trunc => Mode::Trunc,
+        _ => Mode::Round,
+    }
+}
+
+fn resolve(func: ScalarFunction, args: &[DataType], allow_digits: bool) -> Option<BoundFunction> {
+    let t = numeric_arg(args.first()?)?;
+    match args {
+        [_] => {
+            let ret = match t {
+                DataType::Decimal(p, s) if s > 0 => DataType::Decimal(p, 0),
+                ref t => t.clone(),
+            };
+            bind(func, vec![t], ret)
+        }
+        [_, n] if allow_digits && is_integer_arg(n) => {
+            bind(func, vec![t.clone(), DataType::Integer], t)
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn resolve_round(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::Round, args, true)
+}
+
+pub(crate) fn resolve_floor(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::Floor, args, false)
+}
+
+pub(crate) fn resolve_ceil(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::Ceil, args, false)
+}
+
+pub(crate) fn resolve_trunc(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::Trunc, args, true)
+}
+
+/// `v / f` rounded by `mode` (`f > 0`).
+#[inline]
+fn div_mode(v: i128, f: i128, mode: Mode) -> i128 {
+    match mode {
+        Mode::Round => div_round(v, f),
+        Mode::Floor => v.div_euclid(f),
+        Mode::Ceil => -(-v).div_euclid(f),
+        Mode::Trunc => v / f,
+    }
+}
+
+/// `v` (scale `s`) with all but `n` fraction digits rounded away, still at scale `s`.
+#[inline]
+fn round_digits(v: i128, s: u8, n: i32, mode: Mode) -> Option<i128> {
+    let drop = s as i64 - n as i64;
+    if drop <= 0 {
+        return Some(v);
+    }
+    if drop > 38 {
+        // every digit is dropped; only rounding modes that move away from zero can
+        // leave something, and 10^38 already exceeds every storable value
+        return Some(0);
+    }
+    let f = pow10(drop as u8);
+    div_mode(v, f, mode).checked_mul(f)
+}
+
+pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let m = mode(f.func);
+    let ty = f.return_type.clone();
+    let v = &args[0];
+    match (&f.arg_types[0], args.get(1)) {
+        (DataType::Real, None) => Ok(float_whole::<f32>(v, len, ty, m)),
+        (DataType::Double, None) => Ok(float_whole::<f64>(v, len, ty, m)),
+        (DataType::Real, Some(n)) => Ok(float_digits::<f32>(v, n, len, ty, m)),
+        (DataType::Double, Some(n)) => Ok(float_digits::<f64>(v, n, len, ty, m)),
+        (DataType::Decimal(_, s), None) => {
+            let f = pow10(*s);
+            with_integer!(v.ty.physical(), T => try_unary(v, len, ty,
+                |x: T| T::from_i128(div_mode(x.to_i128(), f, m)),
+                |_| Error::internal("rounded decimal grew")),
+                _ => Err(Error::internal("decimal storage")))
+        }
+        (t, None) if t.is_integer() => Ok(v.clone()),
+        (t, Some(n)) => {
+            let s = match t {
+                DataType::Decimal(_, s) => *s,
+                _ => 0,
+            };
+            with_integer!(v.ty.physical(), T => try_binary(v, n, len, ty.clone(),
+                |x: T, n: i32| T::from_i128(round_digits(x.to_i128(), s, n, m)?),
+                |x, _| Error::out_of_range(format!("Overflow in rounding of {ty} ({x})"))),
+                _ => Err(Error::internal("rounding storage")))
+        }
+        (t, None) => Err(Error::internal(format!("rounding {t}"))),
+    }
+}
+
+fn float_whole<F: SqlFloat>(v: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
+    let op = match m {
+        Mode::Round => f64::round,
+        Mode::Floor => f64::floor,
+        Mode::Ceil => f64::ceil,
+        Mode::Trunc => f64::trunc,
+    };
+    unary(v, len, ty, move |x: F| F::from_f64(op(x.to_f64())))
+}
+
+fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
+    let op = if m == Mode::Trunc { f64::trunc } else { f64::round };
+    binary(v, n, len, ty, move |x: F, n: i32| {
+        let x = x.to_f64();
+        let scale = 10f64.powi(n);
+        let r = op(x * scale) / scale;
+        // huge n overflows the scaled value: the input is already that precise
+        F::from_f64(if r.is_finite() { r } else { x })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::resolve_scalar;
+    use crate::scalar::test_util::eval;
+    use stride_common::{DataType, ScalarValue::*};
+
+    #[test]
+    fn types() {
+        let t = |name: &str, args: &[DataType]| resolve_scalar(name, args).unwrap().return_type;
+        assert_eq!(t("round", &[DataType::Decimal(10, 3)]), DataType::Decimal(10, 0));
+        assert_eq!(t("round", &[DataType::Decimal(10, 3), DataType::Integer]), DataType::Decimal(10, 3));
+        assert_eq!(t("floor", &[DataType::Integer]), DataType::Integer);
+        assert_eq!(t("ceiling", &[DataType::Double]), DataType::Double);
+        assert_eq!(t("trunc", &[DataType::Real]), DataType::Real);
+        assert!(resolve_scalar("floor", &[DataType::Double, DataType::Integer]).is_err());
+    }
+
+    #[test]
+    fn decimals() {
+        let d = |v, p, s| Decimal(v, p, s);
+        assert_eq!(eval("round", &[d(12345, 10, 3)]).unwrap(), d(12, 10, 0));
+        assert_eq!(eval("round", &[d(12500, 10, 3)]).unwrap(), d(13, 10, 0));
+        assert_eq!(eval("round", &[d(-12500, 10, 3)]).unwrap(), d(-13, 10, 0));
+        assert_eq!(eval("floor", &[d(-12100, 10, 3)]).unwrap(), d(-13, 10, 0));
+        assert_eq!(eval("ceil", &[d(-12900, 10, 3)]).unwrap(), d(-12, 10, 0));
+        assert_eq!(eval("ceil", &[d(12100, 10, 3)]).unwrap(), d(13, 10, 0));
+        assert_eq!(eval("trunc", &[d(-12900, 10, 3)]).unwrap(), d(-12, 10, 0));
+        assert_eq!(eval("ceil", &[d(99999, 5, 2)]).unwrap(), d(1000, 5, 0));
+        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(2)]).unwrap(), d(12350, 10, 3));
+        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(5)]).unwrap(), d(12345, 10, 3));
+        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(-1)]).unwrap(), d(10000, 10, 3));
+        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(-50)]).unwrap(), d(0, 10, 3));
+        assert_eq!(eval("trunc", &[d(-12345, 10, 3), Integer(1)]).unwrap(), d(-12300, 10, 3));
+        assert_eq!(eval("round", &[d(1, 38, 38)]).unwrap(), d(0, 38, 0));
+    }
+
+    #[test]
+    fn integers_and_floats() {
+        assert_eq!(eval("round", &[Integer(17)]).unwrap(), Integer(17));
+        assert_eq!(eval("round", &[Integer(1250), Integer(-2)]).unwrap(), Integer(1300));
+        assert_eq!(eval("round", &[Integer(-1250), Integer(-2)]).unwrap(), Integer(-1300));
+        assert_eq!(eval("round", &[Integer(17), Integer(1)]).unwrap(), Integer(17));
+        assert!(eval("round", &[TinyInt(127), Integer(-1)]).is_err());
+        assert_eq!(eval("round", &[Double(2.5)]).unwrap(), Double(3.0));
+        assert_eq!(eval("round", &[Double(-2.5)]).unwrap(), Double(-3.0));
+        assert_eq!(eval("round", &[Double(1.23456), Integer(2)]).unwrap(), Double(1.23));
+        assert_eq!(eval("round", &[Double(1234.5), Integer(-2)]).unwrap(), Double(1200.0));
+        assert_eq!(eval("round", &[Double(1.5), Integer(400)]).unwrap(), Double(1.5));
+        assert_eq!(eval("floor", &[Double(-1.5)]).unwrap(), Double(-2.0));
+        assert_eq!(eval("ceil", &[Real(1.2)]).unwrap(), Real(2.0));
+        assert_eq!(eval("trunc", &[Double(-1.7)]).unwrap(), Double(-1.0));
+        assert_eq!(eval("trunc", &[Double(1.789), Integer(1)]).unwrap(), Double(1.7));
+        assert_eq!(eval("round", &[Null]).unwrap(), Null);
+    }
+}

@@ -1,0 +1,351 @@
+//! The scalar function catalogue: resolution of a call by name and argument types
+//! ([`resolve_scalar`]) and vectorized evaluation of the bound result
+//! ([`evaluate_scalar`]).
+//!
+//! Resolution picks one [`ScalarFunction`] per SQL function and fixes, in the
+//! [`BoundFunction`], the types the caller casts each argument to; evaluation then
+//! dispatches on those types once per chunk to a monomorphized kernel. Functions are
+//! strict (NULL in, NULL out) unless documented otherwise (concat, concat_ws).
+//!
+//! One file per function or family of functions under `arithmetic`, `comparison`,
+//! `string`, `math` and `date`; [`catalogue`] maps SQL names to resolvers.
+
+mod arithmetic;
+pub mod catalogue;
+mod comparison;
+pub mod date;
+mod math;
+mod signature;
+pub mod string;
+
+pub use date::DateField;
+
+use stride_common::{DataType, Error, Result, Vector};
+
+/// One variant per SQL function or operator (aliases share a variant). The SQL names
+/// are listed in [`catalogue`]; the kernel for each is chosen from the bound argument
+/// types at evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarFunction {
+    // arithmetic operators (numeric, and date/time arithmetic)
+    /// `+`
+    Add,
+    /// `-` (binary)
+    Subtract,
+    /// `*`
+    Multiply,
+    /// `/` (integer division for integers)
+    Divide,
+    /// `%`, `mod`
+    Modulo,
+    /// unary `-` ("negate")
+    Negate,
+    // comparisons (both arguments of one type)
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    // strings
+    /// `concat(...)`: variadic, NULLs skipped
+    Concat,
+    /// `||`: strict concatenation
+    ConcatOperator,
+    /// `concat_ws(sep, ...)`: NULL arguments skipped
+    ConcatWs,
+    /// `~~`, `like` (optional escape argument)
+    Like,
+    /// `!~~`, `not_like`
+    NotLike,
+    /// `~~*`, `ilike`
+    ILike,
+    /// `!~~*`, `not_ilike`
+    NotILike,
+    /// `length`, `len`, `char_length`, `character_length`: characters
+    Length,
+    /// `octet_length`, `strlen`: bytes
+    OctetLength,
+    Lower,
+    Upper,
+    /// `substring`, `substr`
+    Substring,
+    Trim,
+    LTrim,
+    RTrim,
+    Replace,
+    /// `starts_with`, `prefix`, `^@`
+    StartsWith,
+    /// `ends_with`, `suffix`
+    EndsWith,
+    Contains,
+    /// `position`, `strpos`, `instr`: (haystack, needle), 1-based, 0 when absent
+    Position,
+    Left,
+    Right,
+    Lpad,
+    Rpad,
+    Repeat,
+    Reverse,
+    SplitPart,
+    Ascii,
+    Chr,
+    Initcap,
+    // math
+    Abs,
+    Sign,
+    Round,
+    Floor,
+    /// `ceil`, `ceiling`
+    Ceil,
+    Trunc,
+    Sqrt,
+    Cbrt,
+    /// `power`, `pow`
+    Power,
+    Exp,
+    Ln,
+    /// `log10`, `log` with one argument
+    Log10,
+    Log2,
+    /// `log(base, x)`
+    Log,
+    Pi,
+    Degrees,
+    Radians,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    IsNan,
+    IsInf,
+    IsFinite,
+    // dates and times
+    /// `date_part(part, x)`, `datepart`, and EXTRACT(part FROM x)
+    DatePart,
+    /// `year(x)`, `month(x)`, ...: date_part with a fixed field
+    Extract(DateField),
+    DateTrunc,
+    /// `date_diff(part, start, end)`, `datediff`: part boundaries crossed
+    DateDiff,
+    MakeDate,
+    MakeTimestamp,
+    Strftime,
+    Strptime,
+    TryStrptime,
+    LastDay,
+    DayName,
+    MonthName,
+    /// `current_date`, `today`
+    CurrentDate,
+    /// `current_timestamp`, `now`
+    CurrentTimestamp,
+}
+
+/// A resolved call: the function, the type each argument must be cast to before
+/// [`evaluate_scalar`], and the result type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundFunction {
+    pub func: ScalarFunction,
+    pub arg_types: Vec<DataType>,
+    pub return_type: DataType,
+}
+
+impl BoundFunction {
+    pub fn new(func: ScalarFunction, arg_types: Vec<DataType>, return_type: DataType) -> Self {
+        BoundFunction {
+            func,
+            arg_types,
+            return_type,
+        }
+    }
+}
+
+/// Resolves a function or operator by (lower-case) name and argument types.
+///
+/// Operator names: `+ - * / % negate = <> < <= > >= || ~~ ~~* !~~ !~~*`. Errors: a
+/// Catalog error with a did-you-mean suggestion for unknown names, a Binder error
+/// naming the call and the types when no signature matches.
+pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
+    let lower = name.to_ascii_lowercase();
+    let Some(resolver) = catalogue::lookup(&lower) else {
+        return Err(catalogue::unknown_function(&lower));
+    };
+    resolver(args).ok_or_else(|| no_match(&lower, args))
+}
+
+fn no_match(name: &str, args: &[DataType]) -> Error {
+    if let ("=" | "<>" | "!=" | "<" | "<=" | ">" | ">=", [a, b]) = (name, args) {
+        return Error::binder(format!(
+            "Cannot compare values of type {a} and type {b} - an explicit cast is required"
+        ));
+    }
+    let list = args
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    Error::binder(format!(
+        "No function matches '{name}({list})'. You might need to add explicit type casts."
+    ))
+}
+
+/// Evaluates `f` over `len` rows. `args[i]` has type `f.arg_types[i]` and is flat or
+/// constant; the result has type `f.return_type` and is constant when every argument
+/// is.
+pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    if args.len() != f.arg_types.len() {
+        return Err(Error::internal(format!(
+            "{:?} bound for {} arguments called with {}",
+            f.func,
+            f.arg_types.len(),
+            args.len()
+        )));
+    }
+    use ScalarFunction as F;
+    match f.func {
+        F::Add | F::Subtract | F::Multiply | F::Divide | F::Modulo | F::Negate => {
+            arithmetic::evaluate(f, args, len)
+        }
+        F::Eq | F::NotEq | F::Lt | F::LtEq | F::Gt | F::GtEq => {
+            comparison::evaluate(f, args, len)
+        }
+        F::Abs
+        | F::Sign
+        | F::Round
+        | F::Floor
+        | F::Ceil
+        | F::Trunc
+        | F::Sqrt
+        | F::Cbrt
+        | F::Power
+        | F::Exp
+        | F::Ln
+        | F::Log10
+        | F::Log2
+        | F::Log
+        | F::Pi
+        | F::Degrees
+        | F::Radians
+        | F::Sin
+        | F::Cos
+        | F::Tan
+        | F::Asin
+        | F::Acos
+        | F::Atan
+        | F::Atan2
+        | F::IsNan
+        | F::IsInf
+        | F::IsFinite => math::evaluate(f, args, len),
+        F::DatePart
+        | F::Extract(_)
+        | F::DateTrunc
+        | F::DateDiff
+        | F::MakeDate
+        | F::MakeTimestamp
+        | F::Strftime
+        | F::Strptime
+        | F::TryStrptime
+        | F::LastDay
+        | F::DayName
+        | F::MonthName
+        | F::CurrentDate
+        | F::CurrentTimestamp => date::evaluate(f, args, len),
+        _ => string::evaluate(f, args, len),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    //! Helpers for the function tests: build vectors from scalars and run a call.
+    use super::*;
+    use stride_common::ScalarValue;
+
+    /// A flat vector of `ty` holding `values`.
+    pub fn flat(ty: &DataType, values: &[ScalarValue]) -> Vector {
+        let mut v = Vector::with_capacity(ty, values.len());
+        for x in values {
+            v.push(x).unwrap();
+        }
+        v
+    }
+
+    /// Resolves `name(types of args)`, casts each argument as bound, and evaluates
+    /// over constant inputs, returning the single result value.
+    pub fn call(name: &str, args: &[ScalarValue]) -> Result<ScalarValue> {
+        let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
+        let f = resolve_scalar(name, &types)?;
+        let vs: Vec<Vector> = args
+            .iter()
+            .zip(&f.arg_types)
+            .map(|(a, t)| {
+                let v = Vector::constant(a, &a.data_type()).unwrap();
+                crate::cast_vector(&v, 1, t, false)
+            })
+            .collect::<Result<_>>()?;
+        let out = evaluate_scalar(&f, &vs, 1)?;
+        assert!(out.constant, "{name}: constant inputs must give a constant");
+        assert_eq!(out.ty, f.return_type);
+        Ok(out.get(0))
+    }
+
+    /// Like [`call`] but with flat single-row inputs, checking the flat kernels agree.
+    pub fn call_flat(name: &str, args: &[ScalarValue]) -> Result<ScalarValue> {
+        let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
+        let f = resolve_scalar(name, &types)?;
+        let vs: Vec<Vector> = args
+            .iter()
+            .zip(&f.arg_types)
+            .map(|(a, t)| crate::cast_vector(&flat(&a.data_type(), std::slice::from_ref(&a)), 1, t, false))
+            .collect::<Result<_>>()?;
+        let out = evaluate_scalar(&f, &vs, 1)?;
+        assert!(!out.constant || vs.is_empty());
+        Ok(out.get(0))
+    }
+
+    /// Calls through both paths and checks they agree.
+    pub fn eval(name: &str, args: &[ScalarValue]) -> Result<ScalarValue> {
+        let c = call(name, args);
+        let f = call_flat(name, args);
+        assert_eq!(c, f, "{name}{args:?}: constant and flat paths disagree");
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::ErrorKind;
+
+    #[test]
+    fn resolution_errors() {
+        let e = resolve_scalar("lower", &[DataType::Integer]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Binder);
+        assert_eq!(
+            e.message,
+            "No function matches 'lower(INTEGER)'. You might need to add explicit type casts."
+        );
+        let e = resolve_scalar("flor", &[DataType::Double]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Catalog);
+        assert_eq!(
+            e.message,
+            "Scalar Function with name flor does not exist!\nDid you mean \"floor\"?"
+        );
+        let e = resolve_scalar("=", &[DataType::Date, DataType::Boolean]).unwrap_err();
+        assert!(e.message.starts_with("Cannot compare values of type DATE and type BOOLEAN"));
+    }
+
+    #[test]
+    fn names_are_case_insensitive_and_aliases_share_variants() {
+        let a = resolve_scalar("LCASE", &[DataType::Varchar]).unwrap();
+        let b = resolve_scalar("lower", &[DataType::Varchar]).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(
+            resolve_scalar("char_length", &[DataType::Varchar]).unwrap().func,
+            ScalarFunction::Length
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! VARCHAR functions. Positions and lengths count characters (UTF-8 code points),
+//! never bytes, except `octet_length`. Results are built into a fresh string vector
+//! (inputs that are slices of an argument are copied, so no output depends on an
+//! input's buffers). One file per function or small family.
+
+pub(crate) mod ascii;
+pub(crate) mod case;
+pub(crate) mod concat;
+pub(crate) mod left_right;
+pub(crate) mod length;
+pub(crate) mod like;
+pub mod like_matcher;
+pub(crate) mod pad;
+pub(crate) mod repeat;
+pub(crate) mod replace;
+pub(crate) mod reverse;
+pub(crate) mod search;
+pub(crate) mod split_part;
+pub(crate) mod substring;
+pub(crate) mod trim;
+
+use super::{BoundFunction, ScalarFunction};
+use stride_common::{Error, Result, Vector};
+
+/// Longest string a function may build (lpad, repeat): a guard against one call
+/// exhausting memory.
+pub(crate) const MAX_STRING_BYTES: usize = 1 << 28;
+
+pub(crate) fn too_long() -> Error {
+    Error::out_of_range(format!(
+        "Requested string length exceeds the maximum of {MAX_STRING_BYTES} bytes"
+    ))
+}
+
+/// Byte offset of the `k`-th character of `s` (0-based), or `s.len()` past the end.
+#[inline]
+pub(crate) fn char_offset(s: &str, k: usize) -> usize {
+    if k >= s.len() {
+        return s.len();
+    }
+    // with an ASCII prefix, character k starts at byte k
+    if s.as_bytes()[..k].is_ascii() {
+        return k;
+    }
+    s.char_indices().nth(k).map_or(s.len(), |(i, _)| i)
+}
+
+/// Number of characters in `s`.
+#[inline]
+pub(crate) fn char_count(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    use ScalarFunction as F;
+    match f.func {
+        F::Concat | F::ConcatOperator | F::ConcatWs => concat::evaluate(f.func, args, len),
+        F::Like | F::NotLike | F::ILike | F::NotILike => like::evaluate(f.func, args, len),
+        F::Length | F::OctetLength => length::evaluate(f.func, args, len),
+        F::Lower | F::Upper | F::Initcap => case::evaluate(f.func, args, len),
+        F::Substring => substring::evaluate(args, len),
+        F::Trim | F::LTrim | F::RTrim => trim::evaluate(f.func, args, len),
+        F::Replace => replace::evaluate(args, len),
+        F::StartsWith | F::EndsWith | F::Contains | F::Position => {
+            search::evaluate(f.func, args, len)
+        }
+        F::Left | F::Right => left_right::evaluate(f.func, args, len),
+        F::Lpad | F::Rpad => pad::evaluate(f.func, args, len),
+        F::Repeat => repeat::evaluate(args, len),
+        F::Reverse => reverse::evaluate(args, len),
+        F::SplitPart => split_part::evaluate(args, len),
+        F::Ascii | F::Chr => ascii::evaluate(f.func, args, len),
+        other => Err(Error::internal(format!("{other:?} is not a string function"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets() {
+        assert_eq!(char_offset("hello", 2), 2);
+        assert_eq!(char_offset("héllo", 2), 3);
+        assert_eq!(char_offset("héllo", 9), 6);
+        assert_eq!(char_count("héllo"), 5);
+        assert_eq!(char_offset("", 0), 0);
+    }
+}

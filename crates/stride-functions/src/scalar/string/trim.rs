@@ -1,0 +1,76 @@
+//! `trim`/`btrim`, `ltrim` and `rtrim`: remove spaces, or with a second argument any
+//! character in the given set, from both ends, the start, or the end.
+
+use crate::kernels::{map_rows_to_strings, StrSlot};
+use crate::scalar::signature::fixed;
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Result, Vector};
+
+fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
+    let params = vec![DataType::Varchar; args.len()];
+    if !(1..=2).contains(&args.len()) {
+        return None;
+    }
+    fixed(func, args, &params, DataType::Varchar)
+}
+
+pub(crate) fn resolve_trim(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::Trim, args)
+}
+
+pub(crate) fn resolve_ltrim(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::LTrim, args)
+}
+
+pub(crate) fn resolve_rtrim(args: &[DataType]) -> Option<BoundFunction> {
+    resolve(ScalarFunction::RTrim, args)
+}
+
+fn trim_with(func: ScalarFunction, s: &str, set: impl Fn(char) -> bool + Copy) -> &str {
+    match func {
+        ScalarFunction::LTrim => s.trim_start_matches(set),
+        ScalarFunction::RTrim => s.trim_end_matches(set),
+        _ => s.trim_matches(set),
+    }
+}
+
+pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let refs: Vec<&Vector> = args.iter().collect();
+    let s = StrSlot::new(&args[0]);
+    match args.get(1) {
+        None => map_rows_to_strings(&refs, len, |i, out| {
+            out.push(trim_with(func, s.get(i), |c| c == ' '));
+            Ok(())
+        }),
+        Some(chars) => {
+            let chars = StrSlot::new(chars);
+            map_rows_to_strings(&refs, len, |i, out| {
+                let set = chars.get(i);
+                out.push(trim_with(func, s.get(i), |c| set.contains(c)));
+                Ok(())
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::ScalarValue::{self, *};
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+
+    #[test]
+    fn trims() {
+        assert_eq!(eval("trim", &[s("  a b  ")]).unwrap(), s("a b"));
+        assert_eq!(eval("ltrim", &[s("  a  ")]).unwrap(), s("a  "));
+        assert_eq!(eval("rtrim", &[s("  a  ")]).unwrap(), s("  a"));
+        assert_eq!(eval("trim", &[s("\tx ")]).unwrap(), s("\tx"));
+        assert_eq!(eval("trim", &[s("xxhixyx"), s("xy")]).unwrap(), s("hi"));
+        assert_eq!(eval("ltrim", &[s("ééa"), s("é")]).unwrap(), s("a"));
+        assert_eq!(eval("rtrim", &[s("abc"), s("")]).unwrap(), s("abc"));
+        assert_eq!(eval("trim", &[Null]).unwrap(), Null);
+    }
+}

@@ -1,0 +1,118 @@
+//! CREATE TABLE [AS], DROP TABLE: column definitions with NOT NULL, DEFAULT, PRIMARY
+//! KEY and UNIQUE; the schema of CREATE TABLE AS comes from its query.
+
+use super::expr::{cast_expr, ident_name, ExprCtx};
+use super::fold::fold_constant;
+use super::from::object_name;
+use super::scope::Scope;
+use super::types::convert_data_type;
+use super::{BoundStatement, Binder};
+use sqlparser::ast;
+use stride_common::{ColumnSchema, DataType, Error, Result, TableSchema};
+
+impl Binder<'_> {
+    pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
+        let name = object_name(&ct.name)?;
+        if ct.or_replace && ct.if_not_exists {
+            return Err(Error::binder("CREATE OR REPLACE and IF NOT EXISTS cannot be combined"));
+        }
+        let mut columns: Vec<ColumnSchema> = Vec::new();
+        let mut unique_keys: Vec<Vec<usize>> = Vec::new();
+        for (i, c) in ct.columns.iter().enumerate() {
+            let cname = ident_name(&c.name);
+            if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
+                return Err(Error::catalog(format!("Column with name {cname} already exists in table \"{name}\"")));
+            }
+            let ty = convert_data_type(&c.data_type)?;
+            let mut col = ColumnSchema { name: cname.clone(), ty: ty.clone(), not_null: false, default: None };
+            for opt in &c.options {
+                match &opt.option {
+                    ast::ColumnOption::Null => {}
+                    ast::ColumnOption::NotNull => col.not_null = true,
+                    ast::ColumnOption::Default(e) => {
+                        let scope = Scope::default();
+                        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
+                        let bound = cast_expr(self.bind_expr(e, &mut ctx)?, &ty)?;
+                        let v = fold_constant(&bound)?
+                            .ok_or_else(|| Error::not_supported(format!("DEFAULT of column {cname} must be a constant for now")))?;
+                        col.default = Some(v);
+                    }
+                    ast::ColumnOption::PrimaryKey(_) => {
+                        col.not_null = true;
+                        unique_keys.push(vec![i]);
+                    }
+                    ast::ColumnOption::Unique(_) => unique_keys.push(vec![i]),
+                    other => return Err(Error::not_supported(format!("column option {other} is not supported yet"))),
+                }
+            }
+            columns.push(col);
+        }
+        for c in &ct.constraints {
+            let (cols, primary) = match c {
+                ast::TableConstraint::PrimaryKey(pk) => (&pk.columns, true),
+                ast::TableConstraint::Unique(u) => (&u.columns, false),
+                other => return Err(Error::not_supported(format!("table constraint {other} is not supported yet"))),
+            };
+            let mut key = Vec::new();
+            for ic in cols {
+                let cname = match &ic.column.expr {
+                    ast::Expr::Identifier(id) => ident_name(id),
+                    other => return Err(Error::binder(format!("key column must be a column name, got {other}"))),
+                };
+                let idx = columns
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(&cname))
+                    .ok_or_else(|| Error::binder(format!("key column \"{cname}\" does not exist in table \"{name}\"")))?;
+                if primary {
+                    columns[idx].not_null = true;
+                }
+                key.push(idx);
+            }
+            unique_keys.push(key);
+        }
+        let source = match &ct.query {
+            Some(q) => {
+                if !columns.is_empty() {
+                    return Err(Error::not_supported("CREATE TABLE with both columns and AS query"));
+                }
+                let plan = self.bind_query(q)?;
+                for f in plan.schema() {
+                    if columns.iter().any(|x: &ColumnSchema| x.name.eq_ignore_ascii_case(&f.name)) {
+                        return Err(Error::binder(format!(
+                            "CREATE TABLE AS: the query has two columns named \"{}\"; give them distinct aliases",
+                            f.name
+                        )));
+                    }
+                    let ty = if f.ty == DataType::Null { DataType::Integer } else { f.ty.clone() };
+                    columns.push(ColumnSchema { name: f.name.clone(), ty, not_null: false, default: None });
+                }
+                let types: Vec<DataType> = columns.iter().map(|c| c.ty.clone()).collect();
+                Some(super::select::cast_columns(plan, &types)?)
+            }
+            None => None,
+        };
+        if columns.is_empty() {
+            return Err(Error::binder(format!("table \"{name}\" must have at least one column")));
+        }
+        Ok(BoundStatement::CreateTable {
+            schema: TableSchema { name, columns, unique_keys },
+            if_not_exists: ct.if_not_exists,
+            or_replace: ct.or_replace,
+            source,
+        })
+    }
+
+    pub(super) fn bind_drop(&mut self, object_type: &ast::ObjectType, if_exists: bool, names: &[ast::ObjectName]) -> Result<BoundStatement> {
+        if *object_type != ast::ObjectType::Table {
+            return Err(Error::not_supported(format!("DROP {object_type} is not supported yet")));
+        }
+        let [name] = names else {
+            return Err(Error::not_supported("DROP TABLE of several tables at once"));
+        };
+        let name = object_name(name)?;
+        if !if_exists && self.catalog.table(&name).is_none() {
+            return Err(Error::catalog(format!("Table with name {name} does not exist!")));
+        }
+        Ok(BoundStatement::DropTable { name, if_exists })
+    }
+}

@@ -1,0 +1,518 @@
+//! Binding scalar expressions: names to column positions, operators and functions to
+//! typed [`Expr`]s with explicit casts. Literal casts are folded on the spot.
+
+use super::fold::fold_constant;
+use super::scope::{column_not_found, Lookup, Scope};
+use super::types::{convert_data_type, number_literal};
+use super::Binder;
+use crate::plan::{AggregateExpr, Expr, Subquery, SubqueryKind};
+use sqlparser::ast;
+use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_functions::{cast_scalar, resolve_scalar};
+
+/// Where an expression is being bound.
+pub struct ExprCtx<'s> {
+    pub scope: &'s Scope,
+    /// Aggregates found so far, when the clause allows them (SELECT, HAVING, ORDER BY).
+    pub aggregates: Option<&'s mut Vec<AggregateExpr>>,
+    /// The clause, for error messages ("WHERE", "GROUP BY", ...).
+    pub clause: &'static str,
+}
+
+impl<'s> ExprCtx<'s> {
+    pub fn new(scope: &'s Scope, clause: &'static str) -> Self {
+        ExprCtx { scope, aggregates: None, clause }
+    }
+}
+
+/// Casts `e` to `ty`; literals are converted immediately.
+pub fn cast_expr(e: Expr, ty: &DataType) -> Result<Expr> {
+    if e.data_type() == *ty {
+        return Ok(e);
+    }
+    if let Expr::Literal { value, .. } = &e {
+        return Ok(Expr::Literal { value: cast_scalar(value, ty, false)?, ty: ty.clone() });
+    }
+    Ok(Expr::Cast { expr: Box::new(e), to: ty.clone(), try_cast: false })
+}
+
+pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
+    match e.data_type() {
+        DataType::Boolean => Ok(e),
+        DataType::Null => cast_expr(e, &DataType::Boolean),
+        DataType::Varchar | DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
+            cast_expr(e, &DataType::Boolean)
+        }
+        t => Err(Error::binder(format!("{what} must be of type BOOLEAN, not type {t}"))),
+    }
+}
+
+/// Casts both sides of a comparison to their common type.
+pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
+    let (lt, rt) = (l.data_type(), r.data_type());
+    let t = DataType::common_supertype(&lt, &rt).ok_or_else(|| {
+        Error::binder(format!("Cannot {what} values of type {lt} and type {rt} - an explicit cast is required"))
+    })?;
+    let t = if t == DataType::Null { DataType::Integer } else { t };
+    Ok((cast_expr(l, &t)?, cast_expr(r, &t)?))
+}
+
+/// Resolves an operator or function and casts the arguments to what it expects.
+pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
+    let func = resolve_scalar(name, &types)?;
+    let args = args.into_iter().zip(func.arg_types.iter()).map(|(a, t)| cast_expr(a, t)).collect::<Result<Vec<_>>>()?;
+    Ok(Expr::Function { func, args })
+}
+
+pub fn compare(op: &str, l: Expr, r: Expr) -> Result<Expr> {
+    let (l, r) = unify_pair(l, r, "compare")?;
+    call(op, vec![l, r])
+}
+
+fn comparison_name(op: &ast::BinaryOperator) -> Option<&'static str> {
+    use ast::BinaryOperator as B;
+    Some(match op {
+        B::Eq => "=",
+        B::NotEq => "<>",
+        B::Lt => "<",
+        B::LtEq => "<=",
+        B::Gt => ">",
+        B::GtEq => ">=",
+        _ => return None,
+    })
+}
+
+/// A common type for a list of expressions (CASE branches, IN lists, COALESCE).
+pub fn unify_all(exprs: Vec<Expr>, what: &str) -> Result<(Vec<Expr>, DataType)> {
+    let mut t = DataType::Null;
+    for e in &exprs {
+        let et = e.data_type();
+        t = DataType::common_supertype(&t, &et).ok_or_else(|| {
+            Error::binder(format!("Cannot mix values of type {t} and {et} in {what} - an explicit cast is required"))
+        })?;
+    }
+    let exprs = exprs.into_iter().map(|e| cast_expr(e, &t)).collect::<Result<Vec<_>>>()?;
+    Ok((exprs, t))
+}
+
+pub fn ident_name(i: &ast::Ident) -> String {
+    if i.quote_style.is_some() {
+        i.value.clone()
+    } else {
+        i.value.to_ascii_lowercase()
+    }
+}
+
+impl Binder<'_> {
+    pub fn bind_expr(&mut self, e: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+        use ast::Expr as A;
+        match e {
+            A::Identifier(id) => self.bind_column(None, &id.value, ctx),
+            A::CompoundIdentifier(parts) => match parts.as_slice() {
+                [t, c] => self.bind_column(Some(&t.value), &c.value, ctx),
+                [_, t, c] => self.bind_column(Some(&t.value), &c.value, ctx),
+                _ => Err(Error::binder(format!("unsupported column reference {e}"))),
+            },
+            A::Value(v) => Ok(Expr::literal(value_literal(&v.value)?)),
+            A::Nested(inner) => self.bind_expr(inner, ctx),
+            A::TypedString(ts) => {
+                let ty = convert_data_type(&ts.data_type)?;
+                let text = match &ts.value.value {
+                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                cast_expr(Expr::literal(ScalarValue::Varchar(text)), &ty)
+            }
+            A::Interval(iv) => self.bind_interval(iv, ctx),
+            A::Cast { kind, expr, data_type, .. } => {
+                let ty = convert_data_type(data_type)?;
+                let inner = self.bind_expr(expr, ctx)?;
+                let try_cast = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
+                if inner.data_type() == ty {
+                    return Ok(inner);
+                }
+                if let Expr::Literal { value, .. } = &inner {
+                    return Ok(Expr::Literal { value: cast_scalar(value, &ty, try_cast)?, ty });
+                }
+                Ok(Expr::Cast { expr: Box::new(inner), to: ty, try_cast })
+            }
+            A::UnaryOp { op, expr } => self.bind_unary(op, expr, ctx),
+            A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, ctx),
+            A::IsNull(x) | A::IsNotNull(x) => {
+                let inner = self.bind_expr(x, ctx)?;
+                Ok(Expr::IsNull { expr: Box::new(inner), negated: matches!(e, A::IsNotNull(_)) })
+            }
+            A::IsTrue(x) | A::IsNotTrue(x) | A::IsFalse(x) | A::IsNotFalse(x) => {
+                let inner = bool_expr(self.bind_expr(x, ctx)?, "IS TRUE argument")?;
+                let target = matches!(e, A::IsTrue(_) | A::IsNotTrue(_));
+                let negated = matches!(e, A::IsNotTrue(_) | A::IsNotFalse(_));
+                Ok(Expr::IsDistinctFrom { left: Box::new(inner), right: Box::new(Expr::literal(ScalarValue::Boolean(target))), negated: !negated })
+            }
+            A::IsDistinctFrom(l, r) | A::IsNotDistinctFrom(l, r) => {
+                let (l, r) = (self.bind_expr(l, ctx)?, self.bind_expr(r, ctx)?);
+                let (l, r) = unify_pair(l, r, "compare")?;
+                Ok(Expr::IsDistinctFrom { left: Box::new(l), right: Box::new(r), negated: matches!(e, A::IsNotDistinctFrom(..)) })
+            }
+            A::Between { expr, negated, low, high } => {
+                let x = self.bind_expr(expr, ctx)?;
+                let lo = self.bind_expr(low, ctx)?;
+                let hi = self.bind_expr(high, ctx)?;
+                let ge = compare(">=", x.clone(), lo)?;
+                let le = compare("<=", x, hi)?;
+                let both = Expr::And(Box::new(ge), Box::new(le));
+                Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
+            }
+            A::InList { expr, list, negated } => {
+                let x = self.bind_expr(expr, ctx)?;
+                let mut items = vec![x];
+                for i in list {
+                    items.push(self.bind_expr(i, ctx)?);
+                }
+                let (mut items, _) = unify_all(items, "IN list")?;
+                let x = items.remove(0);
+                Ok(Expr::InList { expr: Box::new(x), list: items, negated: *negated })
+            }
+            A::InSubquery { expr, subquery, negated } => {
+                let x = self.bind_expr(expr, ctx)?;
+                let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
+                let sub_ty = single_column_type(&plan, "IN")?;
+                let t = DataType::common_supertype(&x.data_type(), &sub_ty).ok_or_else(|| {
+                    Error::binder(format!("Cannot compare values of type {} and type {sub_ty} in IN subquery", x.data_type()))
+                })?;
+                let plan = cast_plan_column(plan, &t)?;
+                let x = cast_expr(x, &t)?;
+                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::In { expr: Box::new(x), negated: *negated }, correlated })))
+            }
+            A::Exists { subquery, negated } => {
+                let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
+                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Exists { negated: *negated }, correlated })))
+            }
+            A::Subquery(q) => {
+                let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+                let t = single_column_type(&plan, "scalar subquery")?;
+                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Scalar(t), correlated })))
+            }
+            A::AnyOp { left, compare_op, right, .. } | A::AllOp { left, compare_op, right } => {
+                let all = matches!(e, A::AllOp { .. });
+                let op = comparison_name(compare_op).ok_or_else(|| Error::binder(format!("unsupported operator {compare_op} with ANY/ALL")))?;
+                let q = match &**right {
+                    A::Subquery(q) => q,
+                    other => return Err(Error::not_supported(format!("{} over a non-subquery ({other}) is not supported yet", if all { "ALL" } else { "ANY" }))),
+                };
+                let x = self.bind_expr(left, ctx)?;
+                let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+                let sub_ty = single_column_type(&plan, "ANY/ALL")?;
+                let t = DataType::common_supertype(&x.data_type(), &sub_ty)
+                    .ok_or_else(|| Error::binder(format!("Cannot compare values of type {} and type {sub_ty}", x.data_type())))?;
+                let plan = cast_plan_column(plan, &t)?;
+                let x = cast_expr(x, &t)?;
+                let cmp = resolve_scalar(op, &[t.clone(), t])?;
+                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Quantified { expr: Box::new(x), cmp, all }, correlated })))
+            }
+            A::Like { negated, expr, pattern, escape_char, any, .. } | A::ILike { negated, expr, pattern, escape_char, any, .. } => {
+                if *any {
+                    return Err(Error::not_supported("LIKE ANY is not supported yet"));
+                }
+                let op = if matches!(e, A::ILike { .. }) { "~~*" } else { "~~" };
+                let mut args = vec![self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?];
+                if let Some(esc) = escape_char {
+                    args.push(self.bind_expr(esc, ctx)?);
+                }
+                let like = call(op, args)?;
+                Ok(if *negated { Expr::Not(Box::new(like)) } else { like })
+            }
+            A::Case { operand, conditions, else_result, .. } => {
+                let operand = match operand {
+                    Some(o) => Some(self.bind_expr(o, ctx)?),
+                    None => None,
+                };
+                let mut whens = Vec::new();
+                let mut results = Vec::new();
+                for cw in conditions {
+                    let c = self.bind_expr(&cw.condition, ctx)?;
+                    let c = match &operand {
+                        Some(o) => compare("=", o.clone(), c)?,
+                        None => bool_expr(c, "CASE WHEN condition")?,
+                    };
+                    whens.push(c);
+                    results.push(self.bind_expr(&cw.result, ctx)?);
+                }
+                results.push(match else_result {
+                    Some(x) => self.bind_expr(x, ctx)?,
+                    None => Expr::literal(ScalarValue::Null),
+                });
+                let (mut results, ty) = unify_all(results, "CASE")?;
+                let ty = if ty == DataType::Null { DataType::Integer } else { ty };
+                let else_expr = cast_expr(results.pop().expect("else branch"), &ty)?;
+                let results = results.into_iter().map(|r| cast_expr(r, &ty)).collect::<Result<Vec<_>>>()?;
+                Ok(Expr::Case { branches: whens.into_iter().zip(results).collect(), else_expr: Box::new(else_expr), ty })
+            }
+            A::Function(f) => self.bind_function(f, ctx),
+            A::Extract { field, expr, .. } => {
+                let part = match field {
+                    ast::DateTimeField::Custom(id) => id.value.to_ascii_lowercase(),
+                    other => other.to_string().to_ascii_lowercase(),
+                };
+                let x = self.bind_expr(expr, ctx)?;
+                call("date_part", vec![Expr::literal(ScalarValue::Varchar(part)), x])
+            }
+            A::Substring { expr, substring_from, substring_for, .. } => {
+                let mut args = vec![self.bind_expr(expr, ctx)?];
+                args.push(match substring_from {
+                    Some(f) => self.bind_expr(f, ctx)?,
+                    None => Expr::literal(ScalarValue::Integer(1)),
+                });
+                if let Some(f) = substring_for {
+                    args.push(self.bind_expr(f, ctx)?);
+                }
+                call("substring", args)
+            }
+            A::Trim { trim_where, trim_what, expr, trim_characters } => {
+                let name = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => "ltrim",
+                    Some(ast::TrimWhereField::Trailing) => "rtrim",
+                    _ => "trim",
+                };
+                let mut args = vec![self.bind_expr(expr, ctx)?];
+                if let Some(w) = trim_what {
+                    args.push(self.bind_expr(w, ctx)?);
+                }
+                if let Some(chars) = trim_characters {
+                    for c in chars {
+                        args.push(self.bind_expr(c, ctx)?);
+                    }
+                }
+                call(name, args)
+            }
+            A::Position { expr, r#in } => {
+                let needle = self.bind_expr(expr, ctx)?;
+                let hay = self.bind_expr(r#in, ctx)?;
+                call("strpos", vec![hay, needle])
+            }
+            A::Ceil { expr, .. } => {
+                let x = self.bind_expr(expr, ctx)?;
+                call("ceil", vec![x])
+            }
+            A::Floor { expr, .. } => {
+                let x = self.bind_expr(expr, ctx)?;
+                call("floor", vec![x])
+            }
+            other => Err(Error::not_supported(format!("expression not supported yet: {other}"))),
+        }
+    }
+
+    fn bind_column(&mut self, qualifier: Option<&str>, name: &str, ctx: &mut ExprCtx) -> Result<Expr> {
+        match ctx.scope.lookup(qualifier, name) {
+            Lookup::Found(i) => return Ok(ctx.scope.column(i)),
+            Lookup::Ambiguous => {
+                return Err(Error::binder(format!(
+                    "Ambiguous reference to column name \"{name}\": qualify it with a table name or alias"
+                )))
+            }
+            Lookup::NotFound => {}
+        }
+        for (depth, scope) in self.outer_scopes.iter().rev().enumerate() {
+            match scope.lookup(qualifier, name) {
+                Lookup::Found(i) => {
+                    let f = &scope.fields[i];
+                    return Ok(Expr::OuterColumn { depth: depth + 1, index: i, ty: f.ty.clone(), name: f.name.clone() });
+                }
+                Lookup::Ambiguous => {
+                    return Err(Error::binder(format!("Ambiguous reference to column name \"{name}\" in an outer query")))
+                }
+                Lookup::NotFound => {}
+            }
+        }
+        if qualifier.is_none() && !name.is_empty() {
+            // Unquoted boolean-like names are literals in PostgreSQL too.
+            match name.to_ascii_lowercase().as_str() {
+                "true" => return Ok(Expr::literal(ScalarValue::Boolean(true))),
+                "false" => return Ok(Expr::literal(ScalarValue::Boolean(false))),
+                _ => {}
+            }
+        }
+        let mut scopes: Vec<&Scope> = vec![ctx.scope];
+        scopes.extend(self.outer_scopes.iter());
+        Err(column_not_found(qualifier, name, &scopes))
+    }
+
+    fn bind_unary(&mut self, op: &ast::UnaryOperator, x: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+        match op {
+            ast::UnaryOperator::Minus => {
+                if let ast::Expr::Value(v) = x {
+                    if let ast::Value::Number(n, _) = &v.value {
+                        return Ok(Expr::literal(negate_literal(number_literal(n)?)?));
+                    }
+                }
+                let inner = self.bind_expr(x, ctx)?;
+                let e = call("negate", vec![inner])?;
+                Ok(match fold_constant(&e)? {
+                    Some(v) => Expr::Literal { ty: e.data_type(), value: v },
+                    None => e,
+                })
+            }
+            ast::UnaryOperator::Plus => {
+                let inner = self.bind_expr(x, ctx)?;
+                if !inner.data_type().is_numeric() && inner.data_type() != DataType::Null {
+                    return Err(Error::binder(format!("unary + is not defined for type {}", inner.data_type())));
+                }
+                Ok(inner)
+            }
+            ast::UnaryOperator::Not => {
+                let inner = bool_expr(self.bind_expr(x, ctx)?, "NOT argument")?;
+                Ok(Expr::Not(Box::new(inner)))
+            }
+            other => Err(Error::not_supported(format!("unary operator {other} is not supported yet"))),
+        }
+    }
+
+    fn bind_binary(&mut self, l: &ast::Expr, op: &ast::BinaryOperator, r: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+        use ast::BinaryOperator as B;
+        // Long AND/OR chains are left-deep; bind them iteratively to bound recursion.
+        if matches!(op, B::And | B::Or) {
+            let mut terms = vec![r];
+            let mut cur = l;
+            while let ast::Expr::BinaryOp { left, op: o, right } = cur {
+                if o != op {
+                    break;
+                }
+                terms.push(right);
+                cur = left;
+            }
+            terms.push(cur);
+            terms.reverse();
+            let mut acc: Option<Expr> = None;
+            for t in terms {
+                let b = bool_expr(self.bind_expr(t, ctx)?, &format!("{op} argument"))?;
+                acc = Some(match acc {
+                    None => b,
+                    Some(a) if *op == B::And => Expr::And(Box::new(a), Box::new(b)),
+                    Some(a) => Expr::Or(Box::new(a), Box::new(b)),
+                });
+            }
+            return Ok(acc.expect("at least two terms"));
+        }
+        let left = self.bind_expr(l, ctx)?;
+        let right = self.bind_expr(r, ctx)?;
+        if let Some(name) = comparison_name(op) {
+            return compare(name, left, right);
+        }
+        let name = match op {
+            B::Plus => "+",
+            B::Minus => "-",
+            B::Multiply => "*",
+            B::Divide => "/",
+            B::DuckIntegerDivide | B::MyIntegerDivide => "//",
+            B::Modulo => "%",
+            B::StringConcat => "||",
+            B::PGLikeMatch => "~~",
+            B::PGILikeMatch => "~~*",
+            B::PGNotLikeMatch => return Ok(Expr::Not(Box::new(call("~~", vec![left, right])?))),
+            B::PGNotILikeMatch => return Ok(Expr::Not(Box::new(call("~~*", vec![left, right])?))),
+            B::PGStartsWith => "starts_with",
+            B::PGExp => "power",
+            other => return Err(Error::not_supported(format!("operator {other} is not supported yet"))),
+        };
+        if name == "//" {
+            let (l, r) = unify_pair(left, right, "divide")?;
+            if !l.data_type().is_integer() {
+                return Err(Error::binder(format!("operator // needs integer arguments, got {}", l.data_type())));
+            }
+            return call("/", vec![l, r]);
+        }
+        let (left, right) = if left.data_type() == DataType::Null && right.data_type() == DataType::Null {
+            (cast_expr(left, &DataType::Integer)?, cast_expr(right, &DataType::Integer)?)
+        } else {
+            (left, right)
+        };
+        call(name, vec![left, right])
+    }
+
+    fn bind_interval(&mut self, iv: &ast::Interval, ctx: &mut ExprCtx) -> Result<Expr> {
+        let value = self.bind_expr(&iv.value, ctx)?;
+        let text = match fold_constant(&value)? {
+            Some(ScalarValue::Null) => return Ok(Expr::Literal { value: ScalarValue::Null, ty: DataType::Interval }),
+            Some(v) => v.to_string(),
+            None => {
+                // INTERVAL (expr) DAY: multiply a unit interval.
+                let unit = iv.leading_field.as_ref().map(|f| f.to_string()).unwrap_or_else(|| "second".into());
+                let one = cast_scalar(&ScalarValue::Varchar(format!("1 {unit}")), &DataType::Interval, false)?;
+                return call("*", vec![Expr::literal(one), value]);
+            }
+        };
+        let text = match &iv.leading_field {
+            Some(f) => format!("{text} {f}"),
+            None => text,
+        };
+        Ok(Expr::literal(cast_scalar(&ScalarValue::Varchar(text), &DataType::Interval, false)?))
+    }
+
+    /// Binds a subquery with the current scope visible as the innermost outer scope.
+    pub fn bind_subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<(crate::plan::LogicalPlan, bool)> {
+        self.outer_scopes.push(scope.clone());
+        let result = self.bind_query(q);
+        self.outer_scopes.pop();
+        let plan = result?;
+        let correlated = crate::plan::visit::references_outer(&plan, 1) || self.references_any_outer(&plan);
+        Ok((plan, correlated))
+    }
+
+    fn references_any_outer(&self, plan: &crate::plan::LogicalPlan) -> bool {
+        (2..=self.outer_scopes.len() + 1).any(|l| crate::plan::visit::references_outer(plan, l))
+    }
+}
+
+fn negate_literal(v: ScalarValue) -> Result<ScalarValue> {
+    Ok(match v {
+        ScalarValue::Integer(i) => ScalarValue::Integer(-i),
+        ScalarValue::BigInt(i) if i == 2_147_483_648 => ScalarValue::Integer(i32::MIN),
+        ScalarValue::BigInt(i) => ScalarValue::BigInt(-i),
+        ScalarValue::Decimal(v, p, 0) if v == 9_223_372_036_854_775_808 => {
+            let _ = p;
+            ScalarValue::BigInt(i64::MIN)
+        }
+        ScalarValue::Decimal(v, p, s) => ScalarValue::Decimal(-v, p, s),
+        ScalarValue::Double(d) => ScalarValue::Double(-d),
+        other => return Err(Error::internal(format!("cannot negate literal {other:?}"))),
+    })
+}
+
+pub fn value_literal(v: &ast::Value) -> Result<ScalarValue> {
+    use ast::Value as V;
+    Ok(match v {
+        V::Number(n, _) => number_literal(n)?,
+        V::SingleQuotedString(s)
+        | V::EscapedStringLiteral(s)
+        | V::DoubleQuotedString(s)
+        | V::NationalStringLiteral(s)
+        | V::TripleSingleQuotedString(s)
+        | V::TripleDoubleQuotedString(s)
+        | V::UnicodeStringLiteral(s) => ScalarValue::Varchar(s.clone()),
+        V::DollarQuotedString(d) => ScalarValue::Varchar(d.value.clone()),
+        V::Boolean(b) => ScalarValue::Boolean(*b),
+        V::Null => ScalarValue::Null,
+        V::Placeholder(p) => return Err(Error::binder(format!("parameter {p} has no value bound"))),
+        other => return Err(Error::not_supported(format!("literal {other} is not supported"))),
+    })
+}
+
+fn single_column_type(plan: &crate::plan::LogicalPlan, what: &str) -> Result<DataType> {
+    let s = plan.schema();
+    if s.len() != 1 {
+        return Err(Error::binder(format!("{what} subquery must return exactly one column, not {}", s.len())));
+    }
+    Ok(s[0].ty.clone())
+}
+
+/// Wraps a one-column plan in a projection casting its column to `ty`.
+fn cast_plan_column(plan: crate::plan::LogicalPlan, ty: &DataType) -> Result<crate::plan::LogicalPlan> {
+    let f = &plan.schema()[0];
+    if f.ty == *ty {
+        return Ok(plan);
+    }
+    let mut field = f.clone();
+    field.ty = ty.clone();
+    let e = cast_expr(Expr::column(0, f.ty.clone(), f.name.clone()), ty)?;
+    Ok(crate::plan::LogicalPlan::Project { input: Box::new(plan), exprs: vec![e], schema: vec![field] })
+}

@@ -1,0 +1,270 @@
+//! Binding FROM: tables, CTE references, derived tables, table functions (`range`,
+//! `generate_series`) and joins. Produces the plan of the FROM clause and the scope
+//! its columns are visible in. Comma-separated items become cross joins; the optimizer
+//! turns WHERE conditions over them into join conditions.
+
+use super::expr::{bool_expr, compare, ident_name, ExprCtx};
+use super::fold::fold_constant;
+use super::scope::{Lookup, Scope};
+use super::{did_you_mean, Binder};
+use crate::plan::{Expr, Field, JoinKind, LogicalPlan, TableFunction};
+use sqlparser::ast;
+use stride_common::{DataType, Error, Result};
+
+impl Binder<'_> {
+    pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
+        let mut acc: Option<(LogicalPlan, Scope)> = None;
+        for twj in from {
+            let item = self.bind_table_with_joins(twj)?;
+            acc = Some(match acc {
+                None => item,
+                Some(left) => cross(left, item),
+            });
+        }
+        Ok(acc.unwrap_or_else(|| (LogicalPlan::Values { rows: vec![vec![]], schema: vec![] }, Scope::default())))
+    }
+
+    fn bind_table_with_joins(&mut self, twj: &ast::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
+        let mut left = self.bind_table_factor(&twj.relation)?;
+        for j in &twj.joins {
+            let right = self.bind_table_factor(&j.relation)?;
+            left = self.bind_join(left, right, &j.join_operator)?;
+        }
+        Ok(left)
+    }
+
+    fn bind_join(&mut self, left: (LogicalPlan, Scope), right: (LogicalPlan, Scope), op: &ast::JoinOperator) -> Result<(LogicalPlan, Scope)> {
+        use ast::JoinOperator as J;
+        let (kind, constraint) = match op {
+            J::Join(c) | J::Inner(c) => (JoinKind::Inner, c),
+            J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, c),
+            J::Right(c) | J::RightOuter(c) => (JoinKind::Right, c),
+            J::FullOuter(c) => (JoinKind::Full, c),
+            J::CrossJoin(c) => (JoinKind::Inner, c),
+            J::Semi(c) | J::LeftSemi(c) => (JoinKind::Semi, c),
+            J::Anti(c) | J::LeftAnti(c) => (JoinKind::Anti, c),
+            other => return Err(Error::not_supported(format!("join type {other:?} is not supported yet"))),
+        };
+        let (lplan, lscope) = left;
+        let (rplan, rscope) = right;
+        let nleft = lscope.fields.len();
+        let mut fields = lscope.fields.clone();
+        fields.extend(rscope.fields.iter().cloned());
+        let mut scope = Scope::new(fields.clone());
+        scope.hidden[..nleft].copy_from_slice(&lscope.hidden);
+        scope.hidden[nleft..].copy_from_slice(&rscope.hidden);
+        let mut filter = None;
+        let using: Vec<String> = match constraint {
+            ast::JoinConstraint::On(e) => {
+                let mut ctx = ExprCtx::new(&scope, "JOIN condition");
+                filter = Some(bool_expr(self.bind_expr(e, &mut ctx)?, "JOIN condition")?);
+                vec![]
+            }
+            ast::JoinConstraint::Using(cols) => cols.iter().map(|c| c.to_string().trim_matches('"').to_string()).collect(),
+            ast::JoinConstraint::Natural => lscope
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| !lscope.hidden[*i] && matches!(rscope.lookup(None, &f.name), Lookup::Found(_)))
+                .map(|(_, f)| f.name.clone())
+                .collect(),
+            ast::JoinConstraint::None => {
+                if !matches!(op, J::CrossJoin(_)) && kind != JoinKind::Inner {
+                    return Err(Error::binder("this join needs an ON or USING condition"));
+                }
+                vec![]
+            }
+        };
+        let mut terms = Vec::new();
+        for name in &using {
+            let li = match lscope.lookup(None, name) {
+                Lookup::Found(i) => i,
+                _ => return Err(Error::binder(format!("column \"{name}\" named in USING does not exist in the left table"))),
+            };
+            let ri = match rscope.lookup(None, name) {
+                Lookup::Found(i) => i,
+                _ => return Err(Error::binder(format!("column \"{name}\" named in USING does not exist in the right table"))),
+            };
+            terms.push(compare("=", scope.column(li), scope.column(nleft + ri))?);
+            scope.hidden[nleft + ri] = true;
+        }
+        if !terms.is_empty() {
+            filter = Expr::conjunction(terms);
+        }
+        let schema = if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+            scope = lscope;
+            scope.fields.clone()
+        } else {
+            fields
+        };
+        let plan = LogicalPlan::Join { left: Box::new(lplan), right: Box::new(rplan), kind, on: vec![], filter, schema };
+        Ok((plan, scope))
+    }
+
+    fn bind_table_factor(&mut self, tf: &ast::TableFactor) -> Result<(LogicalPlan, Scope)> {
+        match tf {
+            ast::TableFactor::Table { name, alias, args: None, .. } => {
+                let tname = object_name(name)?;
+                if let Some(cte) = self.find_cte(&tname) {
+                    // Bind the CTE body without the CTEs defined after it in scope.
+                    let plan = self.bind_query(&cte.query)?;
+                    let mut fields = super::unqualified(plan.schema());
+                    for (f, c) in fields.iter_mut().zip(&cte.alias.columns) {
+                        f.name = ident_name(&c.name);
+                    }
+                    let plan = rename(plan, fields);
+                    let qual = alias.as_ref().map_or(tname.clone(), |a| ident_name(&a.name));
+                    return apply_alias(plan, &qual, alias.as_ref());
+                }
+                let Some((id, schema)) = self.catalog.table(&tname) else {
+                    let names = self.catalog.table_names();
+                    let mut msg = format!("Table with name {tname} does not exist!");
+                    if let Some(s) = did_you_mean(&tname, names.iter().map(|s| s.as_str())) {
+                        msg.push_str(&format!(" Did you mean \"{s}\"?"));
+                    }
+                    return Err(Error::catalog(msg));
+                };
+                let qual = alias.as_ref().map_or(schema.name.clone(), |a| ident_name(&a.name));
+                let fields: Vec<Field> = schema.columns.iter().map(|c| Field::new(c.name.clone(), c.ty.clone())).collect();
+                let plan = LogicalPlan::Scan { columns: (0..fields.len()).collect(), table: schema, table_id: id, schema: fields };
+                apply_alias(plan, &qual, alias.as_ref())
+            }
+            ast::TableFactor::Table { name, alias, args: Some(args), .. } => {
+                let fname = object_name(name)?;
+                let plan = self.bind_table_function(&fname, &args.args)?;
+                let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
+                apply_alias(plan, &qual, alias.as_ref())
+            }
+            ast::TableFactor::Derived { lateral, subquery, alias, .. } => {
+                if *lateral {
+                    return Err(Error::not_supported("LATERAL subqueries are not supported yet"));
+                }
+                let plan = self.bind_query(subquery)?;
+                let fields = super::unqualified(plan.schema());
+                let plan = rename(plan, fields);
+                let qual = alias.as_ref().map_or(String::new(), |a| ident_name(&a.name));
+                apply_alias(plan, &qual, alias.as_ref())
+            }
+            ast::TableFactor::NestedJoin { table_with_joins, alias } => {
+                let (plan, scope) = self.bind_table_with_joins(table_with_joins)?;
+                match alias {
+                    None => Ok((plan, scope)),
+                    Some(a) => {
+                        let fields = super::unqualified(plan.schema());
+                        apply_alias(rename(plan, fields), &ident_name(&a.name), Some(a))
+                    }
+                }
+            }
+            other => Err(Error::not_supported(format!("FROM item not supported yet: {other}"))),
+        }
+    }
+
+    fn bind_table_function(&mut self, name: &str, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+        let mut values = Vec::new();
+        let scope = Scope::default();
+        for a in args {
+            let e = match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => e,
+                other => return Err(Error::binder(format!("unsupported argument {other} to table function {name}"))),
+            };
+            let mut ctx = ExprCtx::new(&scope, "table function arguments");
+            let bound = self.bind_expr(e, &mut ctx)?;
+            let v = fold_constant(&bound)?.ok_or_else(|| Error::binder(format!("arguments of {name} must be constants")))?;
+            let v = if v.is_null() {
+                None
+            } else {
+                let cast = stride_functions::cast_scalar(&v, &DataType::BigInt, false)
+                    .map_err(|_| Error::binder(format!("arguments of {name} must be integers, got {}", v.data_type())))?;
+                cast.as_i64()
+            };
+            values.push(v);
+        }
+        match name {
+            "range" | "generate_series" => {
+                let inclusive = name == "generate_series";
+                if values.iter().any(|v| v.is_none()) {
+                    return Ok(LogicalPlan::TableFunction {
+                        func: TableFunction::Range { start: 0, stop: 0, step: 1, inclusive: false },
+                        schema: vec![Field::new(name, DataType::BigInt)],
+                    });
+                }
+                let v: Vec<i64> = values.into_iter().flatten().collect();
+                let (start, stop, step) = match v.as_slice() {
+                    [n] => (0, *n, 1),
+                    [a, b] => (*a, *b, 1),
+                    [a, b, s] => (*a, *b, *s),
+                    _ => return Err(Error::binder(format!("{name} takes 1 to 3 arguments, got {}", v.len()))),
+                };
+                if step == 0 {
+                    return Err(Error::invalid_input(format!("{name}: the step must not be zero")));
+                }
+                Ok(LogicalPlan::TableFunction {
+                    func: TableFunction::Range { start, stop, step, inclusive },
+                    schema: vec![Field::new(name, DataType::BigInt)],
+                })
+            }
+            other => {
+                let known = ["range", "generate_series"];
+                let mut msg = format!("Table Function with name {other} does not exist!");
+                if let Some(s) = did_you_mean(other, known) {
+                    msg.push_str(&format!(" Did you mean \"{s}\"?"));
+                }
+                Err(Error::catalog(msg))
+            }
+        }
+    }
+
+    fn find_cte(&self, name: &str) -> Option<std::sync::Arc<ast::Cte>> {
+        self.ctes.iter().rev().find_map(|m| m.get(name).cloned())
+    }
+}
+
+pub fn object_name(name: &ast::ObjectName) -> Result<String> {
+    match name.0.last() {
+        Some(ast::ObjectNamePart::Identifier(id)) => Ok(ident_name(id)),
+        _ => Err(Error::binder(format!("invalid name {name}"))),
+    }
+}
+
+fn cross(left: (LogicalPlan, Scope), right: (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
+    let mut fields = left.1.fields.clone();
+    fields.extend(right.1.fields.iter().cloned());
+    let mut scope = Scope::new(fields.clone());
+    scope.hidden = left.1.hidden.iter().chain(right.1.hidden.iter()).copied().collect();
+    let plan = LogicalPlan::Join { left: Box::new(left.0), right: Box::new(right.0), kind: JoinKind::Inner, on: vec![], filter: None, schema: fields };
+    (plan, scope)
+}
+
+/// Replaces a plan's output field names (a projection when the plan has no schema of
+/// its own to rename).
+fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
+    let exprs = fields.iter().enumerate().map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone())).collect();
+    LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields }
+}
+
+/// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
+fn apply_alias(plan: LogicalPlan, qual: &str, alias: Option<&ast::TableAlias>) -> Result<(LogicalPlan, Scope)> {
+    let mut fields: Vec<Field> = plan.schema().to_vec();
+    if let Some(a) = alias {
+        if a.columns.len() > fields.len() {
+            return Err(Error::binder(format!(
+                "table \"{qual}\" has {} columns available but {} columns specified",
+                fields.len(),
+                a.columns.len()
+            )));
+        }
+        for (f, c) in fields.iter_mut().zip(&a.columns) {
+            f.name = ident_name(&c.name);
+        }
+    }
+    for f in &mut fields {
+        f.qualifier = if qual.is_empty() { None } else { Some(qual.to_string()) };
+    }
+    let plan = match plan {
+        LogicalPlan::Scan { table, table_id, columns, .. } => LogicalPlan::Scan { table, table_id, columns, schema: fields.clone() },
+        LogicalPlan::TableFunction { func, .. } => LogicalPlan::TableFunction { func, schema: fields.clone() },
+        LogicalPlan::Project { input, exprs, .. } => LogicalPlan::Project { input, exprs, schema: fields.clone() },
+        other => rename(other, fields.clone()),
+    };
+    Ok((plan, Scope::new(fields)))
+}

@@ -1,0 +1,169 @@
+//! Binding function calls: special forms (COALESCE, NULLIF, GREATEST, IF, ...),
+//! aggregates (with DISTINCT, FILTER and ORDER BY inside the call), and scalar
+//! functions resolved by name and argument types.
+
+use super::expr::{bool_expr, call, cast_expr, ident_name, unify_all, ExprCtx};
+use super::Binder;
+use crate::plan::{AggregateExpr, Expr, SortExpr};
+use sqlparser::ast;
+use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_functions::aggregate::{is_aggregate_name, resolve_aggregate};
+
+impl Binder<'_> {
+    pub fn bind_function(&mut self, f: &ast::Function, ctx: &mut ExprCtx) -> Result<Expr> {
+        let name = match f.name.0.as_slice() {
+            [ast::ObjectNamePart::Identifier(id)] => ident_name(id),
+            _ => return Err(Error::binder(format!("unknown function {}", f.name))),
+        };
+        if f.over.is_some() {
+            return Err(Error::not_supported(format!("window function {name}(...) OVER is not supported yet")));
+        }
+        let list = match &f.args {
+            ast::FunctionArguments::None => {
+                return match name.as_str() {
+                    "current_date" | "today" => call("current_date", vec![]),
+                    "current_timestamp" | "now" => call("current_timestamp", vec![]),
+                    _ => Err(Error::binder(format!("function {name} needs an argument list"))),
+                };
+            }
+            ast::FunctionArguments::Subquery(_) => return Err(Error::not_supported(format!("{name}(subquery) is not supported"))),
+            ast::FunctionArguments::List(l) => l,
+        };
+        if is_aggregate_name(&name) {
+            return self.bind_aggregate(&name, f, list, ctx);
+        }
+        if f.filter.is_some() || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+            return Err(Error::binder(format!("DISTINCT, FILTER and ORDER BY are only allowed in aggregate functions, not in {name}")));
+        }
+        let mut args = Vec::with_capacity(list.args.len());
+        for a in &list.args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(self.bind_expr(e, ctx)?),
+                other => return Err(Error::binder(format!("unsupported argument {other} in call to {name}"))),
+            }
+        }
+        bind_scalar_call(&name, args)
+    }
+
+    fn bind_aggregate(&mut self, name: &str, f: &ast::Function, list: &ast::FunctionArgumentList, ctx: &mut ExprCtx) -> Result<Expr> {
+        let Some(aggs) = ctx.aggregates.take() else {
+            return Err(Error::binder(format!("aggregate function {name} is not allowed in {}", ctx.clause)));
+        };
+        // Arguments are bound in the same scope, but may not contain aggregates.
+        let result = self.bind_aggregate_inner(name, f, list, ctx);
+        ctx.aggregates = Some(aggs);
+        let agg = result?;
+        let aggs = ctx.aggregates.as_mut().expect("restored above");
+        let ty = agg.ty.clone();
+        let index = match aggs.iter().position(|a| *a == agg) {
+            Some(i) => i,
+            None => {
+                aggs.push(agg);
+                aggs.len() - 1
+            }
+        };
+        Ok(Expr::AggregateRef { index, ty })
+    }
+
+    fn bind_aggregate_inner(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        list: &ast::FunctionArgumentList,
+        ctx: &mut ExprCtx,
+    ) -> Result<AggregateExpr> {
+        let mut args = Vec::new();
+        let mut star = false;
+        for a in &list.args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(self.bind_expr(e, ctx)?),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) if name == "count" => star = true,
+                other => return Err(Error::binder(format!("unsupported argument {other} in call to {name}"))),
+            }
+        }
+        if star && !args.is_empty() {
+            return Err(Error::binder("count(*) takes no other arguments"));
+        }
+        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+        let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
+        let bound = resolve_aggregate(name, &types)?.ok_or_else(|| Error::internal(format!("{name} is not an aggregate")))?;
+        let args = args.into_iter().zip(&bound.arg_types).map(|(a, t)| cast_expr(a, t)).collect::<Result<Vec<_>>>()?;
+        let filter = match &f.filter {
+            Some(x) => Some(bool_expr(self.bind_expr(x, ctx)?, "FILTER clause")?),
+            None => None,
+        };
+        let mut order_by = Vec::new();
+        for clause in &list.clauses {
+            match clause {
+                ast::FunctionArgumentClause::OrderBy(items) => {
+                    for item in items {
+                        let expr = self.bind_expr(&item.expr, ctx)?;
+                        let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
+                        let nulls_first = item.options.nulls_first.unwrap_or(!asc);
+                        order_by.push(SortExpr { expr, asc, nulls_first });
+                    }
+                }
+                other => return Err(Error::not_supported(format!("{other} in aggregate {name} is not supported yet"))),
+            }
+        }
+        for e in args.iter().chain(filter.iter()).chain(order_by.iter().map(|s| &s.expr)) {
+            if e.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) {
+                return Err(Error::binder(format!("aggregate function calls cannot be nested (in {name})")));
+            }
+        }
+        Ok(AggregateExpr { func: bound.func, args, distinct, filter, order_by, ty: bound.return_type })
+    }
+}
+
+/// Scalar calls, with the special forms that are not plain functions.
+pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
+    let arity = |n: usize| -> Result<()> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(Error::binder(format!("{name}() takes {n} arguments, got {}", args.len())))
+        }
+    };
+    match name {
+        "coalesce" | "ifnull" | "nvl" => {
+            if args.is_empty() {
+                return Err(Error::binder(format!("{name}() needs at least one argument")));
+            }
+            if name != "coalesce" {
+                arity(2)?;
+            }
+            let (args, ty) = unify_all(args, name)?;
+            Ok(Expr::Coalesce { args, ty })
+        }
+        "nullif" => {
+            arity(2)?;
+            let (mut v, ty) = unify_all(args, name)?;
+            let b = v.pop().expect("two args");
+            let a = v.pop().expect("two args");
+            let cond = call("=", vec![a.clone(), b])?;
+            Ok(Expr::Case { branches: vec![(cond, Expr::Literal { value: ScalarValue::Null, ty: ty.clone() })], else_expr: Box::new(a), ty })
+        }
+        "if" | "iff" => {
+            arity(3)?;
+            let else_e = args.pop().expect("3 args");
+            let then_e = args.pop().expect("3 args");
+            let cond = bool_expr(args.pop().expect("3 args"), "IF condition")?;
+            let (mut v, ty) = unify_all(vec![then_e, else_e], name)?;
+            let e = v.pop().expect("2");
+            let t = v.pop().expect("2");
+            Ok(Expr::Case { branches: vec![(cond, t)], else_expr: Box::new(e), ty })
+        }
+        "greatest" | "least" => {
+            if args.is_empty() {
+                return Err(Error::binder(format!("{name}() needs at least one argument")));
+            }
+            let (args, ty) = unify_all(args, name)?;
+            Ok(Expr::Greatest { args, least: name == "least", ty })
+        }
+        "typeof" => {
+            arity(1)?;
+            Ok(Expr::literal(ScalarValue::Varchar(args[0].data_type().to_string())))
+        }
+        _ => call(name, args),
+    }
+}

@@ -1,0 +1,132 @@
+//! Step 2 of a query's life: the binder turns parsed statements into bound statements.
+//! It resolves table and column names (with "did you mean" suggestions), infers and
+//! checks types, inserts implicit casts, and builds a [`LogicalPlan`] for every query.
+//!
+//! One file per statement kind; expressions, functions, FROM clauses and SELECT
+//! blocks have their own files. Column references become positions in the input of
+//! the node that evaluates them; references to an enclosing query become
+//! `Expr::OuterColumn` with the number of subquery levels crossed.
+
+mod ddl;
+mod expr;
+mod fold;
+mod from;
+mod function;
+mod insert;
+mod scope;
+mod select;
+mod types;
+mod utility;
+
+use crate::catalog::Catalog;
+use crate::plan::{Field, LogicalPlan};
+use scope::Scope;
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
+
+pub use fold::fold_constant;
+pub use types::convert_data_type;
+
+/// A statement ready for execution.
+#[derive(Debug, Clone)]
+pub enum BoundStatement {
+    Query(LogicalPlan),
+    CreateTable { schema: TableSchema, if_not_exists: bool, or_replace: bool, source: Option<LogicalPlan> },
+    DropTable { name: String, if_exists: bool },
+    /// `source` yields rows in the table's column order and types.
+    Insert { table_id: u64, table: String, source: LogicalPlan },
+    Set { name: String, value: ScalarValue },
+    Reset { name: String },
+    Explain { plan: LogicalPlan, analyze: bool },
+}
+
+pub struct Binder<'a> {
+    catalog: &'a dyn Catalog,
+    settings: &'a Settings,
+    /// Scopes of the enclosing queries, innermost last, while binding a subquery.
+    outer_scopes: Vec<Scope>,
+    /// CTE definitions visible at this point, innermost last.
+    ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(catalog: &'a dyn Catalog, settings: &'a Settings) -> Self {
+        Binder { catalog, settings, outer_scopes: Vec::new(), ctes: Vec::new() }
+    }
+
+    pub fn bind_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {
+        use ast::Statement as S;
+        match stmt {
+            S::Query(q) => Ok(BoundStatement::Query(self.bind_query(q)?)),
+            S::CreateTable(ct) => self.bind_create_table(ct),
+            S::Drop { object_type, if_exists, names, .. } => self.bind_drop(object_type, *if_exists, names),
+            S::Insert(ins) => self.bind_insert(ins),
+            S::Set(set) => self.bind_set(set),
+            S::Reset(r) => self.bind_reset(r),
+            S::ShowVariable { variable } => self.bind_show(variable),
+            S::ShowTables { .. } => self.show_tables(),
+            S::ExplainTable { table_name, .. } => self.describe_table(table_name),
+            S::Explain { statement, analyze, describe_alias, .. } => match describe_alias {
+                ast::DescribeAlias::Describe | ast::DescribeAlias::Desc => self.describe_statement(statement),
+                ast::DescribeAlias::Explain => self.bind_explain(statement, *analyze),
+            },
+            other => Err(Error::not_supported(format!("statement not supported yet: {}", first_words(&other.to_string())))),
+        }
+    }
+
+    /// The query's output as a plan whose fields carry the user-visible names.
+    pub fn bind_query(&mut self, q: &ast::Query) -> Result<LogicalPlan> {
+        select::bind_query(self, q)
+    }
+}
+
+fn first_words(sql: &str) -> String {
+    sql.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+/// The closest candidate to `name` by edit distance, if it is close enough to suggest.
+pub(crate) fn did_you_mean<'b>(name: &str, candidates: impl IntoIterator<Item = &'b str>) -> Option<String> {
+    let lname = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lname, &c.to_ascii_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len().max(lname.len()) / 2).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Output fields named for the user, without qualifiers.
+pub(crate) fn unqualified(fields: &[Field]) -> Vec<Field> {
+    fields.iter().map(|f| Field { name: f.name.clone(), ty: f.ty.clone(), qualifier: None }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(did_you_mean("lineitm", ["orders", "lineitem"]), Some("lineitem".into()));
+        assert_eq!(did_you_mean("zzz", ["orders", "lineitem"]), None);
+    }
+}
+
+/// `l = r` over two expressions of one type (for rewrites that rebuild equalities).
+pub fn equality(l: crate::plan::Expr, r: crate::plan::Expr) -> crate::plan::Expr {
+    expr::compare("=", l, r).expect("equality of join keys of one type")
+}

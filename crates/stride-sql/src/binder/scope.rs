@@ -1,0 +1,79 @@
+//! Name resolution scopes: the columns visible to an expression (the input of the node
+//! that will evaluate it), each with the table name or alias that qualifies it.
+
+use super::did_you_mean;
+use crate::plan::{Expr, Field};
+use stride_common::Error;
+
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    pub fields: Vec<Field>,
+    /// Fields reachable only with a qualifier and left out of `*` (the right-hand
+    /// copies of USING / NATURAL join columns).
+    pub hidden: Vec<bool>,
+}
+
+pub enum Lookup {
+    Found(usize),
+    NotFound,
+    Ambiguous,
+}
+
+impl Scope {
+    pub fn new(fields: Vec<Field>) -> Self {
+        let hidden = vec![false; fields.len()];
+        Scope { fields, hidden }
+    }
+
+    pub fn lookup(&self, qualifier: Option<&str>, name: &str) -> Lookup {
+        let mut found = None;
+        for (i, f) in self.fields.iter().enumerate() {
+            let name_ok = f.name.eq_ignore_ascii_case(name);
+            let qual_ok = match qualifier {
+                None => !self.hidden[i],
+                Some(q) => f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
+            };
+            if name_ok && qual_ok {
+                if found.is_some() {
+                    return Lookup::Ambiguous;
+                }
+                found = Some(i);
+            }
+        }
+        found.map_or(Lookup::NotFound, Lookup::Found)
+    }
+
+    pub fn has_qualifier(&self, q: &str) -> bool {
+        self.fields.iter().any(|f| f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)))
+    }
+
+    pub fn column(&self, i: usize) -> Expr {
+        Expr::column(i, self.fields[i].ty.clone(), self.fields[i].name.clone())
+    }
+}
+
+/// The error for a column no scope knows, with a suggestion.
+pub fn column_not_found(qualifier: Option<&str>, name: &str, scopes: &[&Scope]) -> Error {
+    let full = match qualifier {
+        Some(q) => format!("{q}.{name}"),
+        None => name.to_string(),
+    };
+    if let Some(q) = qualifier {
+        if !scopes.iter().any(|s| s.has_qualifier(q)) {
+            return Error::binder(format!("Referenced table \"{q}\" not found in FROM clause (column \"{full}\")"));
+        }
+    }
+    let candidates: Vec<String> = scopes
+        .iter()
+        .flat_map(|s| s.fields.iter())
+        .map(|f| match &f.qualifier {
+            Some(q) if qualifier.is_some() => format!("{q}.{}", f.name),
+            _ => f.name.clone(),
+        })
+        .collect();
+    let mut msg = format!("Referenced column \"{full}\" not found in FROM clause!");
+    if let Some(s) = did_you_mean(&full, candidates.iter().map(|s| s.as_str())) {
+        msg.push_str(&format!(" Did you mean \"{s}\"?"));
+    }
+    Error::binder(msg)
+}

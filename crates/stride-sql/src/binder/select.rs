@@ -1,0 +1,521 @@
+//! Binding queries: WITH, SELECT blocks (FROM, WHERE, GROUP BY, HAVING, the select
+//! list, DISTINCT), set operations, VALUES, ORDER BY and LIMIT/OFFSET.
+//!
+//! A SELECT block becomes, bottom-up: FROM plan → Filter (WHERE) → Aggregate (GROUP
+//! BY and aggregates) → Filter (HAVING) → Project (select list plus hidden ORDER BY
+//! columns) → Aggregate (DISTINCT) → Sort → Project (drop hidden columns) → Limit.
+
+use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
+use super::fold::fold_constant;
+use super::scope::{Lookup, Scope};
+use super::Binder;
+use crate::plan::visit::for_each_outer_ref;
+use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr};
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+use stride_common::settings::NullOrder;
+use stride_common::{DataType, Error, Result, ScalarValue};
+
+pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
+    let pushed = match &q.with {
+        Some(with) => {
+            if with.recursive {
+                return Err(Error::not_supported("WITH RECURSIVE is not supported yet"));
+            }
+            b.ctes.push(HashMap::new());
+            for cte in &with.cte_tables {
+                let name = ident_name(&cte.alias.name);
+                b.ctes.last_mut().expect("just pushed").insert(name, Arc::new(cte.clone()));
+            }
+            true
+        }
+        None => false,
+    };
+    let result = bind_query_body(b, q);
+    if pushed {
+        b.ctes.pop();
+    }
+    result
+}
+
+fn order_items(q: &ast::Query) -> Result<Vec<ast::OrderByExpr>> {
+    match &q.order_by {
+        None => Ok(vec![]),
+        Some(ob) => match &ob.kind {
+            ast::OrderByKind::Expressions(items) => Ok(items.clone()),
+            ast::OrderByKind::All(_) => Err(Error::not_supported("ORDER BY ALL is not supported yet")),
+        },
+    }
+}
+
+fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
+    let order = order_items(q)?;
+    if q.fetch.is_some() {
+        return Err(Error::not_supported("FETCH FIRST is not supported yet; use LIMIT"));
+    }
+    let plan = match &*q.body {
+        ast::SetExpr::Select(s) => bind_select(b, s, &order)?,
+        other => {
+            let plan = bind_set_expr(b, other)?;
+            order_by_output(b, plan, &order)?
+        }
+    };
+    let (limit, offset) = match &q.limit_clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset { limit, offset, limit_by }) => {
+            if !limit_by.is_empty() {
+                return Err(Error::not_supported("LIMIT BY is not supported"));
+            }
+            (limit.clone(), offset.as_ref().map(|o| o.value.clone()))
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => (Some(limit.clone()), Some(offset.clone())),
+    };
+    if limit.is_none() && offset.is_none() {
+        return Ok(plan);
+    }
+    let limit = match &limit {
+        Some(e) => limit_value(b, e, "LIMIT")?,
+        None => None,
+    };
+    let offset = match &offset {
+        Some(e) => limit_value(b, e, "OFFSET")?.unwrap_or(0),
+        None => 0,
+    };
+    Ok(LogicalPlan::Limit { input: Box::new(plan), limit, offset })
+}
+
+fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Option<u64>> {
+    let scope = Scope::default();
+    let mut ctx = ExprCtx::new(&scope, what);
+    let bound = b.bind_expr(e, &mut ctx)?;
+    let v = fold_constant(&bound)?.ok_or_else(|| Error::binder(format!("{what} must be a constant")))?;
+    if v.is_null() {
+        return Ok(None);
+    }
+    let n = stride_functions::cast_scalar(&v, &DataType::BigInt, false)
+        .map_err(|_| Error::binder(format!("{what} must be an integer, got {}", v.data_type())))?
+        .as_i64()
+        .unwrap_or(-1);
+    if n < 0 {
+        return Err(Error::binder(format!("{what} must not be negative, got {n}")));
+    }
+    Ok(Some(n as u64))
+}
+
+fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
+    match body {
+        ast::SetExpr::Select(s) => bind_select(b, s, &[]),
+        ast::SetExpr::Query(q) => b.bind_query(q),
+        ast::SetExpr::Values(v) => bind_values(b, v),
+        ast::SetExpr::SetOperation { left, op, set_quantifier, right } => {
+            let l = bind_set_expr(b, left)?;
+            let r = bind_set_expr(b, right)?;
+            let kind = match op {
+                ast::SetOperator::Union => SetOpKind::Union,
+                ast::SetOperator::Intersect => SetOpKind::Intersect,
+                ast::SetOperator::Except | ast::SetOperator::Minus => SetOpKind::Except,
+            };
+            let all = match set_quantifier {
+                ast::SetQuantifier::All => true,
+                ast::SetQuantifier::Distinct | ast::SetQuantifier::None => false,
+                other => return Err(Error::not_supported(format!("{op} {other} is not supported yet"))),
+            };
+            let (ls, rs) = (l.schema().to_vec(), r.schema().to_vec());
+            if ls.len() != rs.len() {
+                return Err(Error::binder(format!(
+                    "Set operations can only apply to expressions with the same number of result columns ({} vs {})",
+                    ls.len(),
+                    rs.len()
+                )));
+            }
+            let mut types = Vec::new();
+            for (a, c) in ls.iter().zip(&rs) {
+                let t = DataType::common_supertype(&a.ty, &c.ty).ok_or_else(|| {
+                    Error::binder(format!("{op}: column \"{}\" has types {} and {} that cannot be unified", a.name, a.ty, c.ty))
+                })?;
+                types.push(if t == DataType::Null { DataType::Integer } else { t });
+            }
+            let l = cast_columns(l, &types)?;
+            let r = cast_columns(r, &types)?;
+            let schema = ls.iter().zip(&types).map(|(f, t)| Field::new(f.name.clone(), t.clone())).collect();
+            Ok(LogicalPlan::SetOp { left: Box::new(l), right: Box::new(r), kind, all, schema })
+        }
+        other => Err(Error::not_supported(format!("query form not supported yet: {other}"))),
+    }
+}
+
+/// Wraps `plan` in a projection casting its columns to `types` when any differ.
+pub fn cast_columns(plan: LogicalPlan, types: &[DataType]) -> Result<LogicalPlan> {
+    let schema = plan.schema().to_vec();
+    if schema.iter().zip(types).all(|(f, t)| f.ty == *t) {
+        return Ok(plan);
+    }
+    let mut exprs = Vec::new();
+    let mut fields = Vec::new();
+    for (i, (f, t)) in schema.iter().zip(types).enumerate() {
+        exprs.push(cast_expr(Expr::column(i, f.ty.clone(), f.name.clone()), t)?);
+        fields.push(Field::new(f.name.clone(), t.clone()));
+    }
+    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields })
+}
+
+fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
+    let scope = Scope::default();
+    let mut rows: Vec<Vec<Expr>> = Vec::new();
+    for row in &v.rows {
+        let mut out = Vec::new();
+        for e in row.iter() {
+            let mut ctx = ExprCtx::new(&scope, "VALUES");
+            out.push(b.bind_expr(e, &mut ctx)?);
+        }
+        if let Some(first) = rows.first() {
+            if first.len() != out.len() {
+                return Err(Error::binder("VALUES lists must all be the same length"));
+            }
+        }
+        rows.push(out);
+    }
+    let ncols = rows.first().map_or(0, |r| r.len());
+    let mut types = Vec::new();
+    for c in 0..ncols {
+        let col: Vec<Expr> = rows.iter().map(|r| r[c].clone()).collect();
+        let (_, t) = unify_all(col, "VALUES")?;
+        types.push(if t == DataType::Null { DataType::Integer } else { t });
+    }
+    let rows = rows
+        .into_iter()
+        .map(|r| r.into_iter().zip(&types).map(|(e, t)| cast_expr(e, t)).collect::<Result<Vec<_>>>())
+        .collect::<Result<Vec<_>>>()?;
+    let schema = types.iter().enumerate().map(|(i, t)| Field::new(format!("col{i}"), t.clone())).collect();
+    Ok(LogicalPlan::Values { rows, schema })
+}
+
+/// The default NULL placement for a sort direction.
+fn nulls_first(b: &Binder, asc: bool, explicit: Option<bool>) -> bool {
+    explicit.unwrap_or(match b.settings.default_null_order {
+        NullOrder::NullsLargest => !asc,
+        NullOrder::NullsFirst => true,
+        NullOrder::NullsLast => false,
+    })
+}
+
+/// ORDER BY over a finished query's output columns (set operations, VALUES).
+fn order_by_output(b: &mut Binder, plan: LogicalPlan, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
+    if order.is_empty() {
+        return Ok(plan);
+    }
+    let scope = Scope::new(plan.schema().to_vec());
+    let mut keys = Vec::new();
+    for item in order {
+        let expr = match ordinal(&item.expr, scope.fields.len())? {
+            Some(i) => scope.column(i),
+            None => {
+                let mut ctx = ExprCtx::new(&scope, "ORDER BY");
+                b.bind_expr(&item.expr, &mut ctx)?
+            }
+        };
+        let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
+        keys.push(SortExpr { expr, asc, nulls_first: nulls_first(b, asc, item.options.nulls_first) });
+    }
+    Ok(LogicalPlan::Sort { input: Box::new(plan), keys })
+}
+
+/// `Some(i)` when `e` is an integer literal naming output column i+1.
+fn ordinal(e: &ast::Expr, n: usize) -> Result<Option<usize>> {
+    if let ast::Expr::Value(v) = e {
+        if let ast::Value::Number(s, _) = &v.value {
+            let k: usize = s.parse().map_err(|_| Error::binder(format!("invalid column position {s}")))?;
+            if k == 0 || k > n {
+                return Err(Error::binder(format!("column position {k} is out of range: the select list has {n} columns")));
+            }
+            return Ok(Some(k - 1));
+        }
+    }
+    Ok(None)
+}
+
+struct SelectItem {
+    expr: Expr,
+    name: String,
+    /// The alias given with AS, for GROUP BY / ORDER BY by alias.
+    alias: Option<String>,
+}
+
+fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
+    if s.top.is_some() || s.into.is_some() || !s.lateral_views.is_empty() || s.qualify.is_some() || !s.named_window.is_empty() {
+        return Err(Error::not_supported("TOP, INTO, LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet"));
+    }
+    let (mut plan, scope) = b.bind_from(&s.from)?;
+    if let Some(w) = &s.selection {
+        let mut ctx = ExprCtx::new(&scope, "WHERE");
+        let predicate = bool_expr(b.bind_expr(w, &mut ctx)?, "WHERE clause")?;
+        plan = LogicalPlan::Filter { input: Box::new(plan), predicate };
+    }
+
+    let mut aggregates: Vec<AggregateExpr> = Vec::new();
+    let mut items: Vec<SelectItem> = Vec::new();
+    for item in &s.projection {
+        match item {
+            ast::SelectItem::Wildcard(opts) => {
+                reject_wildcard_options(opts)?;
+                let before = items.len();
+                expand_star(&scope, None, &mut items);
+                if items.len() == before && !s.from.is_empty() {
+                    return Err(Error::binder("SELECT * with no columns"));
+                }
+                if s.from.is_empty() {
+                    return Err(Error::binder("SELECT * is not allowed without a FROM clause"));
+                }
+            }
+            ast::SelectItem::QualifiedWildcard(kind, opts) => {
+                reject_wildcard_options(opts)?;
+                let q = match kind {
+                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::from::object_name(n)?,
+                    ast::SelectItemQualifiedWildcardKind::Expr(e) => return Err(Error::not_supported(format!("{e}.* is not supported"))),
+                };
+                if !scope.has_qualifier(&q) {
+                    return Err(Error::binder(format!("Referenced table \"{q}\" not found in FROM clause")));
+                }
+                expand_star(&scope, Some(&q), &mut items);
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "SELECT" };
+                let expr = b.bind_expr(e, &mut ctx)?;
+                let name = match e {
+                    ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match &expr {
+                        Expr::Column { name, .. } | Expr::OuterColumn { name, .. } => name.clone(),
+                        _ => e.to_string(),
+                    },
+                    _ => e.to_string(),
+                };
+                items.push(SelectItem { expr, name, alias: None });
+            }
+            ast::SelectItem::ExprWithAlias { expr: e, alias } => {
+                let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "SELECT" };
+                let expr = b.bind_expr(e, &mut ctx)?;
+                let name = ident_name(alias);
+                items.push(SelectItem { expr, name: name.clone(), alias: Some(name) });
+            }
+            ast::SelectItem::ExprWithAliases { .. } => return Err(Error::not_supported("multiple aliases for one expression")),
+        }
+    }
+
+    // GROUP BY: expressions over FROM, select aliases, or ordinals.
+    let mut group_by: Vec<Expr> = Vec::new();
+    match &s.group_by {
+        ast::GroupByExpr::Expressions(exprs, modifiers) => {
+            if !modifiers.is_empty() {
+                return Err(Error::not_supported("ROLLUP, CUBE and GROUPING SETS are not supported yet"));
+            }
+            for e in exprs {
+                let g = if let Some(i) = ordinal(e, items.len())? {
+                    items[i].expr.clone()
+                } else if let Some(i) = alias_ref(e, &items, &scope) {
+                    items[i].expr.clone()
+                } else {
+                    let mut ctx = ExprCtx::new(&scope, "GROUP BY");
+                    b.bind_expr(e, &mut ctx)?
+                };
+                if g.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) {
+                    return Err(Error::binder("aggregate functions are not allowed in GROUP BY"));
+                }
+                if !group_by.contains(&g) {
+                    group_by.push(g);
+                }
+            }
+        }
+        ast::GroupByExpr::All(_) => {
+            for it in &items {
+                if !it.expr.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) && !group_by.contains(&it.expr) {
+                    group_by.push(it.expr.clone());
+                }
+            }
+        }
+    }
+    let having = match &s.having {
+        Some(h) => {
+            let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "HAVING" };
+            Some(bool_expr(b.bind_expr(h, &mut ctx)?, "HAVING clause")?)
+        }
+        None => None,
+    };
+
+    // ORDER BY: an output column (ordinal, alias or output name) or an expression.
+    enum OrderTarget {
+        Output(usize),
+        Extra(Expr),
+    }
+    let mut order_targets = Vec::new();
+    for item in order {
+        let target = if let Some(i) = ordinal(&item.expr, items.len())? {
+            OrderTarget::Output(i)
+        } else if let Some(i) = output_name_ref(&item.expr, &items) {
+            OrderTarget::Output(i)
+        } else {
+            let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "ORDER BY" };
+            let e = b.bind_expr(&item.expr, &mut ctx)?;
+            match items.iter().position(|it| it.expr == e) {
+                Some(i) => OrderTarget::Output(i),
+                None => OrderTarget::Extra(e),
+            }
+        };
+        let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
+        order_targets.push((target, asc, nulls_first(b, asc, item.options.nulls_first)));
+    }
+
+    let aggregated = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+    let mut extras: Vec<Expr> = order_targets
+        .iter()
+        .filter_map(|(t, _, _)| match t {
+            OrderTarget::Extra(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut select_exprs: Vec<Expr> = items.iter().map(|i| i.expr.clone()).collect();
+    let mut having = having;
+    if aggregated {
+        let ngroups = group_by.len();
+        let mut schema: Vec<Field> = group_by.iter().enumerate().map(|(i, g)| Field::new(format!("group{i}"), g.data_type())).collect();
+        schema.extend(aggregates.iter().enumerate().map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())));
+        for e in select_exprs.iter_mut().chain(extras.iter_mut()).chain(having.iter_mut()) {
+            *e = rewrite_for_aggregate(std::mem::replace(e, Expr::literal(ScalarValue::Null)), &group_by, ngroups)?;
+        }
+        plan = LogicalPlan::Aggregate { input: Box::new(plan), group_by, aggregates, schema };
+        if let Some(h) = having {
+            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
+        }
+    }
+
+    let distinct = match &s.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(ast::Distinct::On(_)) => return Err(Error::not_supported("DISTINCT ON is not supported yet")),
+    };
+    if distinct && !extras.is_empty() {
+        return Err(Error::binder("for SELECT DISTINCT, ORDER BY expressions must appear in select list"));
+    }
+    let nvisible = select_exprs.len();
+    let mut fields: Vec<Field> = items.iter().zip(&select_exprs).map(|(it, e)| Field::new(it.name.clone(), e.data_type())).collect();
+    fields.extend(extras.iter().enumerate().map(|(i, e)| Field::new(format!("__order{i}"), e.data_type())));
+    let mut exprs = select_exprs;
+    exprs.append(&mut extras);
+    plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields.clone() };
+    if distinct {
+        let group_by = fields.iter().enumerate().map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone())).collect();
+        plan = LogicalPlan::Aggregate { input: Box::new(plan), group_by, aggregates: vec![], schema: fields.clone() };
+    }
+    if !order_targets.is_empty() {
+        let mut extra_i = nvisible;
+        let keys = order_targets
+            .into_iter()
+            .map(|(t, asc, nf)| {
+                let idx = match t {
+                    OrderTarget::Output(i) => i,
+                    OrderTarget::Extra(_) => {
+                        extra_i += 1;
+                        extra_i - 1
+                    }
+                };
+                SortExpr { expr: Expr::column(idx, fields[idx].ty.clone(), fields[idx].name.clone()), asc, nulls_first: nf }
+            })
+            .collect();
+        plan = LogicalPlan::Sort { input: Box::new(plan), keys };
+    }
+    if fields.len() > nvisible {
+        let exprs = (0..nvisible).map(|i| Expr::column(i, fields[i].ty.clone(), fields[i].name.clone())).collect();
+        plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields[..nvisible].to_vec() };
+    }
+    Ok(plan)
+}
+
+fn reject_wildcard_options(o: &ast::WildcardAdditionalOptions) -> Result<()> {
+    if o.opt_ilike.is_some() || o.opt_exclude.is_some() || o.opt_except.is_some() || o.opt_replace.is_some() || o.opt_rename.is_some() {
+        return Err(Error::not_supported("* EXCLUDE / REPLACE / RENAME are not supported yet"));
+    }
+    Ok(())
+}
+
+fn expand_star(scope: &Scope, qualifier: Option<&str>, items: &mut Vec<SelectItem>) {
+    for (i, f) in scope.fields.iter().enumerate() {
+        let ok = match qualifier {
+            None => !scope.hidden[i],
+            Some(q) => f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
+        };
+        if ok {
+            items.push(SelectItem { expr: scope.column(i), name: f.name.clone(), alias: None });
+        }
+    }
+}
+
+/// A bare name in GROUP BY that is not a FROM column but a select alias.
+fn alias_ref(e: &ast::Expr, items: &[SelectItem], scope: &Scope) -> Option<usize> {
+    let ast::Expr::Identifier(id) = e else { return None };
+    if !matches!(scope.lookup(None, &id.value), Lookup::NotFound) {
+        return None;
+    }
+    items.iter().position(|it| it.alias.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value)))
+}
+
+/// A bare name in ORDER BY that names an output column (PostgreSQL prefers those).
+fn output_name_ref(e: &ast::Expr, items: &[SelectItem]) -> Option<usize> {
+    let ast::Expr::Identifier(id) = e else { return None };
+    let matches: Vec<usize> = items.iter().enumerate().filter(|(_, it)| it.name.eq_ignore_ascii_case(&id.value)).map(|(i, _)| i).collect();
+    match matches.as_slice() {
+        [i] => Some(*i),
+        // Several output columns with this name: only fine when they are all alike.
+        [i, rest @ ..] if rest.iter().all(|j| items[*j].expr == items[*i].expr) => Some(*i),
+        _ => None,
+    }
+}
+
+/// Rewrites an expression bound over FROM into one over the aggregate's output:
+/// group expressions become group columns, aggregate placeholders become aggregate
+/// columns, and any other FROM column is an error.
+fn rewrite_for_aggregate(e: Expr, groups: &[Expr], ngroups: usize) -> Result<Expr> {
+    if let Some(i) = groups.iter().position(|g| *g == e) {
+        return Ok(Expr::column(i, e.data_type(), e.to_string()));
+    }
+    match e {
+        Expr::AggregateRef { index, ty } => Ok(Expr::column(ngroups + index, ty, format!("agg{index}"))),
+        Expr::Column { name, .. } => Err(Error::binder(format!(
+            "column \"{name}\" must appear in the GROUP BY clause or must be part of an aggregate function. \
+             Either add it to the GROUP BY list, or use \"ANY_VALUE({name})\" if the exact value of \"{name}\" is not important."
+        ))),
+        Expr::Subquery(mut s) => {
+            let mut err = None;
+            let mut remap = |x: &mut Expr| {
+                if let Expr::OuterColumn { index, ty, name, .. } = x {
+                    let col = Expr::column(*index, ty.clone(), name.clone());
+                    match groups.iter().position(|g| *g == col) {
+                        Some(i) => *index = i,
+                        None => {
+                            err = Some(Error::binder(format!(
+                                "subquery uses ungrouped column \"{name}\" from outer query: add it to the GROUP BY clause"
+                            )))
+                        }
+                    }
+                }
+            };
+            for_each_outer_ref(&mut s.plan, 1, &mut remap);
+            if let Some(e) = err {
+                return Err(e);
+            }
+            match &mut s.kind {
+                crate::plan::SubqueryKind::In { expr, .. } | crate::plan::SubqueryKind::Quantified { expr, .. } => {
+                    let inner = std::mem::replace(&mut **expr, Expr::literal(ScalarValue::Null));
+                    **expr = rewrite_for_aggregate(inner, groups, ngroups)?;
+                }
+                _ => {}
+            }
+            Ok(Expr::Subquery(s))
+        }
+        mut other => {
+            for c in other.children_mut() {
+                let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
+                *c = rewrite_for_aggregate(inner, groups, ngroups)?;
+            }
+            Ok(other)
+        }
+    }
+}

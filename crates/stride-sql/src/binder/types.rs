@@ -1,0 +1,125 @@
+//! SQL type names and literals: `sqlparser` data types to [`DataType`], and number
+//! literals to the narrowest fitting type (INTEGER, BIGINT, DECIMAL or DOUBLE), as
+//! DuckDB types them.
+
+use sqlparser::ast;
+use stride_common::types::DECIMAL_MAX_PRECISION;
+use stride_common::{DataType, Error, Result, ScalarValue};
+
+pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
+    use ast::DataType as A;
+    Ok(match t {
+        A::Boolean | A::Bool => DataType::Boolean,
+        A::TinyInt(_) => DataType::TinyInt,
+        A::SmallInt(_) | A::Int2(_) | A::Int16 => DataType::SmallInt,
+        A::Int(_) | A::Integer(_) | A::Int4(_) | A::Int32 => DataType::Integer,
+        A::BigInt(_) | A::Int8(_) | A::Int64 => DataType::BigInt,
+        A::Real | A::Float4 | A::Float32 => DataType::Real,
+        A::Float(info) => match info {
+            ast::ExactNumberInfo::Precision(p) if *p <= 24 => DataType::Real,
+            _ => DataType::Double,
+        },
+        A::Double(_) | A::DoublePrecision | A::Float8 | A::Float64 => DataType::Double,
+        A::Decimal(info) | A::Numeric(info) | A::Dec(info) => {
+            let (p, s) = match info {
+                ast::ExactNumberInfo::None => (18, 3),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+            };
+            if p == 0 || p > DECIMAL_MAX_PRECISION as u64 || s > p {
+                return Err(Error::binder(format!(
+                    "invalid DECIMAL({p},{s}): precision must be between 1 and 38 and scale between 0 and the precision"
+                )));
+            }
+            DataType::Decimal(p as u8, s as u8)
+        }
+        A::Varchar(_)
+        | A::Nvarchar(_)
+        | A::CharacterVarying(_)
+        | A::CharVarying(_)
+        | A::Character(_)
+        | A::Char(_)
+        | A::Text
+        | A::String(_) => DataType::Varchar,
+        A::Date => DataType::Date,
+        A::Timestamp(_, tz) => {
+            if matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) {
+                return Err(Error::not_supported("TIMESTAMP WITH TIME ZONE is not supported yet; use TIMESTAMP"));
+            }
+            DataType::Timestamp
+        }
+        A::TimestampNtz(_) | A::Datetime(_) => DataType::Timestamp,
+        A::Interval { .. } => DataType::Interval,
+        A::Array(ast::ArrayElemTypeDef::SquareBracket(inner, _) | ast::ArrayElemTypeDef::AngleBracket(inner)) => {
+            DataType::List(Box::new(convert_data_type(inner)?))
+        }
+        A::Custom(name, args) => {
+            let n = name.to_string().to_ascii_lowercase();
+            match n.as_str() {
+                "int1" => DataType::TinyInt,
+                "long" | "hugeint" => DataType::BigInt,
+                "string" | "bpchar" => DataType::Varchar,
+                "float2" => DataType::Real,
+                _ => {
+                    let _ = args;
+                    return Err(Error::not_supported(format!("type {name} is not supported")));
+                }
+            }
+        }
+        other => return Err(Error::not_supported(format!("type {other} is not supported"))),
+    })
+}
+
+/// Types a numeric literal: integers as INTEGER/BIGINT (DECIMAL beyond), decimals as
+/// DECIMAL(p,s), exponents as DOUBLE.
+pub fn number_literal(text: &str) -> Result<ScalarValue> {
+    let t: String = text.chars().filter(|c| *c != '_').collect();
+    let bad = || Error::parse(format!("invalid number literal \"{text}\""));
+    if t.contains(['e', 'E']) {
+        return t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad());
+    }
+    if let Some((int, frac)) = t.split_once('.') {
+        let int = int.trim_start_matches('0');
+        let digits = format!("{int}{frac}");
+        if !digits.chars().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let scale = frac.len();
+        let precision = digits.trim_start_matches('0').len().max(scale).max(1);
+        if precision > DECIMAL_MAX_PRECISION as usize {
+            return t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad());
+        }
+        let v: i128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| bad())? };
+        return Ok(ScalarValue::Decimal(v, precision as u8, scale as u8));
+    }
+    if !t.chars().all(|c| c.is_ascii_digit()) || t.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(v) = t.parse::<i32>() {
+        return Ok(ScalarValue::Integer(v));
+    }
+    if let Ok(v) = t.parse::<i64>() {
+        return Ok(ScalarValue::BigInt(v));
+    }
+    let digits = t.trim_start_matches('0');
+    if digits.len() <= DECIMAL_MAX_PRECISION as usize {
+        let v: i128 = digits.parse().map_err(|_| bad())?;
+        return Ok(ScalarValue::Decimal(v, DECIMAL_MAX_PRECISION, 0));
+    }
+    t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals() {
+        assert_eq!(number_literal("42").unwrap(), ScalarValue::Integer(42));
+        assert_eq!(number_literal("3000000000").unwrap(), ScalarValue::BigInt(3_000_000_000));
+        assert_eq!(number_literal("1.50").unwrap(), ScalarValue::Decimal(150, 3, 2));
+        assert_eq!(number_literal(".5").unwrap(), ScalarValue::Decimal(5, 1, 1));
+        assert_eq!(number_literal("1e8").unwrap(), ScalarValue::Double(1e8));
+        assert_eq!(number_literal("1_000").unwrap(), ScalarValue::Integer(1000));
+    }
+}

@@ -1,0 +1,12 @@
+//! What the binder needs to know about stored tables. Defined here, implemented by the
+//! facade over storage, so the SQL layer never depends on storage.
+
+use std::sync::Arc;
+use stride_common::TableSchema;
+
+pub trait Catalog {
+    /// The table's id and schema, by case-insensitive name.
+    fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;
+    /// Every table name, for "did you mean" suggestions and SHOW TABLES.
+    fn table_names(&self) -> Vec<String>;
+}

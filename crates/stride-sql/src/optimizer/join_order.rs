@@ -1,0 +1,244 @@
+//! Pass `join_order`: turns WHERE conditions over inner joins and comma-separated
+//! FROM items into join conditions, pushes single-table conditions down to their
+//! table, and orders the joins so that no cross product is formed where a join
+//! condition exists. Equality conditions between the two sides of any join become
+//! hash-join keys.
+//!
+//! Conditions containing subqueries stay where they were (above the joins), because
+//! correlated references inside them point at the original column positions; a
+//! projection on top restores that column order.
+
+use crate::plan::{Expr, JoinKind, LogicalPlan};
+use crate::plan::visit::children_mut;
+use stride_common::Result;
+use stride_functions::ScalarFunction;
+
+pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
+    for c in children_mut(&mut plan) {
+        let child = std::mem::replace(c, placeholder());
+        *c = optimize(child)?;
+    }
+    Ok(match plan {
+        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => reorder(*input, Some(predicate)),
+        p @ LogicalPlan::Join { kind: JoinKind::Inner, .. } => reorder(p, None),
+        LogicalPlan::Join { left, right, kind, on, filter: Some(f), schema } if on.is_empty() => {
+            let nleft = left.schema().len();
+            let mut terms = Vec::new();
+            f.split_conjunction(&mut terms);
+            let (on, rest) = extract_keys(terms, nleft);
+            LogicalPlan::Join { left, right, kind, on, filter: Expr::conjunction(rest), schema }
+        }
+        other => other,
+    })
+}
+
+fn placeholder() -> LogicalPlan {
+    LogicalPlan::Values { rows: vec![], schema: vec![] }
+}
+
+fn is_inner_join(p: &LogicalPlan) -> bool {
+    matches!(p, LogicalPlan::Join { kind: JoinKind::Inner, .. })
+}
+
+/// Splits `l = r` terms with one side over columns < nleft and the other over columns
+/// >= nleft into key pairs (right side re-based to 0).
+fn extract_keys(terms: Vec<Expr>, nleft: usize) -> (Vec<(Expr, Expr)>, Vec<Expr>) {
+    let mut keys = Vec::new();
+    let mut rest = Vec::new();
+    for t in terms {
+        if let Some((a, b)) = equality_sides(&t) {
+            let (sa, sb) = (side(a, nleft), side(b, nleft));
+            let pair = match (sa, sb) {
+                (Some(Side::Left), Some(Side::Right)) => Some((a.clone(), b.clone())),
+                (Some(Side::Right), Some(Side::Left)) => Some((b.clone(), a.clone())),
+                _ => None,
+            };
+            if let Some((l, mut r)) = pair {
+                r.remap_columns(&|i| i - nleft);
+                keys.push((l, r));
+                continue;
+            }
+        }
+        rest.push(t);
+    }
+    (keys, rest)
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum Side {
+    Left,
+    Right,
+}
+
+fn side(e: &Expr, nleft: usize) -> Option<Side> {
+    if e.has_subquery() || e.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
+        return None;
+    }
+    let mut cols = Vec::new();
+    e.collect_columns(&mut cols);
+    if cols.is_empty() {
+        None
+    } else if cols.iter().all(|&c| c < nleft) {
+        Some(Side::Left)
+    } else if cols.iter().all(|&c| c >= nleft) {
+        Some(Side::Right)
+    } else {
+        None
+    }
+}
+
+fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::Function { func, args } if func.func == ScalarFunction::Eq && args.len() == 2 => Some((&args[0], &args[1])),
+        _ => None,
+    }
+}
+
+/// Collects the leaves and conditions of a tree of inner joins.
+fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Expr>, offset: usize) {
+    match plan {
+        LogicalPlan::Join { left, right, kind: JoinKind::Inner, on, filter, .. } => {
+            let nleft = left.schema().len();
+            for (l, mut r) in on {
+                r.remap_columns(&|i| i + nleft);
+                let mut t = crate::binder::equality(l, r);
+                t.remap_columns(&|i| i + offset);
+                terms.push(t);
+            }
+            if let Some(mut f) = filter {
+                f.remap_columns(&|i| i + offset);
+                f.split_conjunction(terms);
+            }
+            flatten(*left, leaves, terms, offset);
+            flatten(*right, leaves, terms, offset + nleft);
+        }
+        other => leaves.push(other),
+    }
+}
+
+fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
+    let schema = plan.schema().to_vec();
+    let mut leaves = Vec::new();
+    let mut terms = Vec::new();
+    flatten(plan, &mut leaves, &mut terms, 0);
+    if let Some(p) = predicate {
+        p.split_conjunction(&mut terms);
+    }
+    // Global column ranges of each leaf.
+    let mut starts = Vec::new();
+    let mut acc = 0;
+    for l in &leaves {
+        starts.push(acc);
+        acc += l.schema().len();
+    }
+    let leaf_of = |c: usize| starts.iter().rposition(|&s| s <= c).expect("column inside some leaf");
+    let leaves_of = |e: &Expr| -> Option<Vec<usize>> {
+        if e.has_subquery() || e.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
+            return None;
+        }
+        let mut cols = Vec::new();
+        e.collect_columns(&mut cols);
+        let mut ls: Vec<usize> = cols.into_iter().map(leaf_of).collect();
+        ls.sort_unstable();
+        ls.dedup();
+        Some(ls)
+    };
+
+    // Push single-leaf conditions down; keep the rest.
+    let mut pending: Vec<(Expr, Vec<usize>)> = Vec::new();
+    let mut top: Vec<Expr> = Vec::new();
+    let mut leaf_filters: Vec<Vec<Expr>> = vec![Vec::new(); leaves.len()];
+    for t in terms {
+        match leaves_of(&t) {
+            Some(ls) if ls.len() == 1 => {
+                let base = starts[ls[0]];
+                let mut t = t;
+                t.remap_columns(&|i| i - base);
+                leaf_filters[ls[0]].push(t);
+            }
+            Some(ls) if ls.len() > 1 => pending.push((t, ls)),
+            _ => top.push(t),
+        }
+    }
+    let mut leaves: Vec<Option<LogicalPlan>> = leaves
+        .into_iter()
+        .zip(leaf_filters)
+        .map(|(l, f)| Some(match Expr::conjunction(f) {
+            Some(p) => LogicalPlan::Filter { input: Box::new(l), predicate: p },
+            None => l,
+        }))
+        .collect();
+
+    // Greedy order: start with the first leaf; next, the first leaf connected to the
+    // joined set by a condition (a cross product only when nothing connects).
+    let n = leaves.len();
+    let mut order = vec![0usize];
+    let mut joined = vec![false; n];
+    joined[0] = true;
+    // position of each global column in the current joined output
+    let mut pos: Vec<Option<usize>> = vec![None; acc];
+    let width = |i: usize| leaves[i].as_ref().expect("leaf present").schema().len();
+    for c in 0..width(0) {
+        pos[starts[0] + c] = Some(c);
+    }
+    let mut current = leaves[0].take().expect("first leaf");
+    while order.len() < n {
+        let connected = (0..n).filter(|&i| !joined[i]).find(|&i| {
+            pending.iter().any(|(_, ls)| ls.contains(&i) && ls.iter().all(|&l| l == i || joined[l]))
+        });
+        let next = connected.unwrap_or_else(|| (0..n).find(|&i| !joined[i]).expect("a leaf is left"));
+        let right = leaves[next].take().expect("leaf not yet joined");
+        let nleft = current.schema().len();
+        let nright = right.schema().len();
+        for c in 0..nright {
+            pos[starts[next] + c] = Some(nleft + c);
+        }
+        joined[next] = true;
+        order.push(next);
+        // Conditions now fully inside the joined set become this join's conditions.
+        let mut here = Vec::new();
+        pending.retain(|(t, ls)| {
+            if ls.iter().all(|&l| joined[l]) {
+                here.push(t.clone());
+                false
+            } else {
+                true
+            }
+        });
+        let here: Vec<Expr> = here
+            .into_iter()
+            .map(|mut t| {
+                t.remap_columns(&|i| pos[i].expect("column of a joined leaf"));
+                t
+            })
+            .collect();
+        let (on, rest) = extract_keys(here, nleft);
+        let mut jschema = current.schema().to_vec();
+        jschema.extend(right.schema().iter().cloned());
+        current = LogicalPlan::Join {
+            left: Box::new(current),
+            right: Box::new(right),
+            kind: JoinKind::Inner,
+            on,
+            filter: Expr::conjunction(rest),
+            schema: jschema,
+        };
+    }
+    // Restore the original column order, then apply what could not be placed.
+    let identity = order.iter().enumerate().all(|(i, &l)| i == l);
+    let mut plan = current;
+    if !identity {
+        let exprs = (0..acc)
+            .map(|g| {
+                let p = pos[g].expect("every column placed");
+                Expr::column(p, schema[g].ty.clone(), schema[g].name.clone())
+            })
+            .collect();
+        plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: schema.clone() };
+    }
+    let leftover: Vec<Expr> = pending.into_iter().map(|(t, _)| t).chain(top).collect();
+    if let Some(p) = Expr::conjunction(leftover) {
+        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: p };
+    }
+    plan
+}

@@ -1,0 +1,77 @@
+//! EXPLAIN output for logical plans: one line per node, children indented below.
+
+use super::logical::{JoinKind, LogicalPlan, SetOpKind, TableFunction};
+use std::fmt::Write;
+
+pub fn explain(plan: &LogicalPlan) -> String {
+    let mut out = String::new();
+    render(plan, 0, &mut out);
+    out
+}
+
+fn join_list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    let line = match plan {
+        LogicalPlan::Scan { table, columns, .. } => {
+            format!("SEQ_SCAN {} [{}]", table.name, join_list(columns.iter().map(|&c| &table.columns[c].name)))
+        }
+        LogicalPlan::Values { rows, schema } => format!("VALUES ({} rows, {} columns)", rows.len(), schema.len()),
+        LogicalPlan::TableFunction { func: TableFunction::Range { start, stop, step, inclusive }, .. } => {
+            format!("{}({start}, {stop}, {step})", if *inclusive { "GENERATE_SERIES" } else { "RANGE" })
+        }
+        LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
+        LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),
+        LogicalPlan::Aggregate { group_by, aggregates, .. } => format!(
+            "AGGREGATE groups=[{}] aggregates=[{}]",
+            join_list(group_by),
+            join_list(aggregates.iter().map(|a| format!(
+                "{}({}{})",
+                a.func.name(),
+                if a.distinct { "DISTINCT " } else { "" },
+                join_list(&a.args)
+            )))
+        ),
+        LogicalPlan::Sort { keys, .. } => format!(
+            "ORDER_BY {}",
+            join_list(keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })))
+        ),
+        LogicalPlan::Limit { limit, offset, .. } => {
+            format!("LIMIT {} OFFSET {offset}", limit.map_or("ALL".to_string(), |l| l.to_string()))
+        }
+        LogicalPlan::Join { kind, on, filter, .. } => {
+            let k = match kind {
+                JoinKind::Inner => "INNER",
+                JoinKind::Left => "LEFT",
+                JoinKind::Right => "RIGHT",
+                JoinKind::Full => "FULL",
+                JoinKind::Semi => "SEMI",
+                JoinKind::Anti => "ANTI",
+            };
+            let mut s = format!("{}_JOIN", if on.is_empty() { "NESTED_LOOP" } else { "HASH" });
+            write!(s, " {k}").ok();
+            if !on.is_empty() {
+                write!(s, " on=[{}]", join_list(on.iter().map(|(a, b)| format!("{a} = {b}")))).ok();
+            }
+            if let Some(f) = filter {
+                write!(s, " filter={f}").ok();
+            }
+            s
+        }
+        LogicalPlan::SetOp { kind, all, .. } => {
+            let k = match kind {
+                SetOpKind::Union => "UNION",
+                SetOpKind::Intersect => "INTERSECT",
+                SetOpKind::Except => "EXCEPT",
+            };
+            format!("{k}{}", if *all { " ALL" } else { "" })
+        }
+    };
+    let _ = writeln!(out, "{pad}{line}");
+    for c in plan.children() {
+        render(c, depth + 1, out);
+    }
+}

@@ -1,0 +1,9 @@
+//! Logical plans and bound expressions: the binder's output and the optimizer's input.
+
+pub mod explain;
+pub mod expr;
+pub mod logical;
+pub mod visit;
+
+pub use expr::{Expr, Subquery, SubqueryKind};
+pub use logical::{AggregateExpr, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction};

@@ -1,0 +1,86 @@
+//! Walks over plans and the expressions inside them, including subquery plans nested
+//! in expressions. Used to rewrite correlated references when a subquery is
+//! instantiated for an outer row, and by optimizer passes.
+
+use super::expr::{Expr, SubqueryKind};
+use super::logical::LogicalPlan;
+
+/// Mutable references to every expression evaluated by this node (not its children).
+pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
+    match plan {
+        LogicalPlan::Scan { .. } | LogicalPlan::TableFunction { .. } | LogicalPlan::Limit { .. } | LogicalPlan::SetOp { .. } => vec![],
+        LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
+        LogicalPlan::Filter { predicate, .. } => vec![predicate],
+        LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
+        LogicalPlan::Aggregate { group_by, aggregates, .. } => {
+            let mut v: Vec<&mut Expr> = group_by.iter_mut().collect();
+            for a in aggregates.iter_mut() {
+                v.extend(a.args.iter_mut());
+                v.extend(a.filter.iter_mut());
+                v.extend(a.order_by.iter_mut().map(|s| &mut s.expr));
+            }
+            v
+        }
+        LogicalPlan::Sort { keys, .. } => keys.iter_mut().map(|k| &mut k.expr).collect(),
+        LogicalPlan::Join { on, filter, .. } => {
+            let mut v: Vec<&mut Expr> = Vec::new();
+            for (a, b) in on.iter_mut() {
+                v.push(a);
+                v.push(b);
+            }
+            v.extend(filter.iter_mut());
+            v
+        }
+    }
+}
+
+pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
+    match plan {
+        LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } | LogicalPlan::TableFunction { .. } => vec![],
+        LogicalPlan::Filter { input, .. }
+        | LogicalPlan::Project { input, .. }
+        | LogicalPlan::Aggregate { input, .. }
+        | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Limit { input, .. } => vec![input],
+        LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+    }
+}
+
+/// Calls `f` on every `OuterColumn` that refers `level` subquery levels above `plan`
+/// (level 1: the query that contains `plan` as a subquery).
+pub fn for_each_outer_ref(plan: &mut LogicalPlan, level: usize, f: &mut dyn FnMut(&mut Expr)) {
+    for e in node_expressions_mut(plan) {
+        expr_outer_refs(e, level, f);
+    }
+    for c in children_mut(plan) {
+        for_each_outer_ref(c, level, f);
+    }
+}
+
+/// Like [`for_each_outer_ref`], within one expression evaluated at subquery depth
+/// `level - 1` below the referenced query.
+pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr)) {
+    match e {
+        Expr::OuterColumn { depth, .. } if *depth == level => f(e),
+        Expr::Subquery(s) => {
+            match &mut s.kind {
+                SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => expr_outer_refs(expr, level, f),
+                _ => {}
+            }
+            for_each_outer_ref(&mut s.plan, level + 1, f);
+        }
+        _ => {
+            for c in e.children_mut() {
+                expr_outer_refs(c, level, f);
+            }
+        }
+    }
+}
+
+/// Whether the plan refers to a query `level` levels above it.
+pub fn references_outer(plan: &LogicalPlan, level: usize) -> bool {
+    let mut p = plan.clone();
+    let mut found = false;
+    for_each_outer_ref(&mut p, level, &mut |_| found = true);
+    found
+}

@@ -1,0 +1,18 @@
+//! The binder's view of storage: implements `stride_sql::Catalog` over the storage
+//! catalog, so the SQL layer never depends on storage.
+
+use std::sync::Arc;
+use stride_common::TableSchema;
+use stride_storage::Catalog as StorageCatalog;
+
+pub struct CatalogView<'a>(pub &'a StorageCatalog);
+
+impl stride_sql::Catalog for CatalogView<'_> {
+    fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)> {
+        self.0.table(name).map(|t| (t.id, t.schema.clone()))
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        self.0.table_names()
+    }
+}

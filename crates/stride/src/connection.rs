@@ -1,0 +1,227 @@
+//! Databases and connections. A [`Database`] owns the catalog; each [`Connection`]
+//! has its own settings and runs one statement at a time. Planning runs on a thread
+//! with a large stack so deeply nested SQL is bounded by explicit limits, not by the
+//! caller's stack.
+
+use crate::catalog_view::CatalogView;
+use crate::result::QueryResult;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use stride_common::{DataChunk, Error, Result, Settings};
+use stride_exec::{planner, QueryContext};
+use stride_sql::binder::{Binder, BoundStatement};
+use stride_storage::Catalog;
+
+const PLANNER_STACK: usize = 512 << 20;
+
+#[derive(Clone)]
+pub struct Database {
+    catalog: Arc<Catalog>,
+}
+
+impl Database {
+    pub fn open_in_memory() -> Result<Database> {
+        Ok(Database { catalog: Arc::new(Catalog::new()) })
+    }
+
+    /// Opens a database file. Persistent storage is not built yet: this says so
+    /// instead of silently using memory.
+    pub fn open(path: &str) -> Result<Database> {
+        if path.is_empty() || path == ":memory:" {
+            return Self::open_in_memory();
+        }
+        Err(Error::not_supported(format!(
+            "cannot open \"{path}\": persistent database files are not supported yet; run without a path for an in-memory database"
+        )))
+    }
+
+    pub fn connect(&self) -> Result<Connection> {
+        Ok(Connection { catalog: self.catalog.clone(), settings: Mutex::new(Settings::default()), interrupt: InterruptHandle::default() })
+    }
+}
+
+/// Cancels the statement running on a connection, from another thread (Ctrl-C).
+#[derive(Clone, Default)]
+pub struct InterruptHandle {
+    current: Arc<Mutex<Option<Arc<AtomicBool>>>>,
+}
+
+impl InterruptHandle {
+    pub fn interrupt(&self) {
+        if let Ok(c) = self.current.lock() {
+            if let Some(flag) = c.as_ref() {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn arm(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        if let Ok(mut c) = self.current.lock() {
+            *c = Some(flag.clone());
+        }
+        flag
+    }
+}
+
+pub struct Connection {
+    catalog: Arc<Catalog>,
+    settings: Mutex<Settings>,
+    interrupt: InterruptHandle,
+}
+
+/// What planning produced: either a finished statement or a query to stream.
+enum Planned {
+    Done(QueryResult),
+    Query { names: Vec<String>, plan: stride_exec::PhysicalPlan },
+}
+
+impl Connection {
+    /// Runs every statement in `sql` and returns the result of the last one.
+    pub fn execute(&self, sql: &str) -> Result<QueryResult> {
+        let statements = crate::split_statements(sql);
+        if statements.is_empty() {
+            return Err(Error::invalid_input("no statement to execute"));
+        }
+        let mut last = None;
+        for s in &statements {
+            let r = self.execute_one(s)?;
+            last = Some(r);
+        }
+        Ok(last.expect("at least one statement"))
+    }
+
+    /// Alias of [`Connection::execute`], reading better for SELECT.
+    pub fn query(&self, sql: &str) -> Result<QueryResult> {
+        self.execute(sql)
+    }
+
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.interrupt.clone()
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        self.catalog.table_names()
+    }
+
+    /// The CREATE TABLE statement of a table, for `.schema`.
+    pub fn table_sql(&self, name: &str) -> Option<String> {
+        let t = self.catalog.table(name)?;
+        let cols: Vec<String> = t
+            .schema
+            .columns
+            .iter()
+            .map(|c| format!("{} {}{}", c.name, c.ty, if c.not_null { " NOT NULL" } else { "" }))
+            .collect();
+        Some(format!("CREATE TABLE {}({});", t.schema.name, cols.join(", ")))
+    }
+
+    /// Runs one statement (the text may hold exactly one).
+    pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
+        let cancel = self.interrupt.arm();
+        let ctx = Arc::new(QueryContext::new(self.catalog.clone(), self.settings(), cancel));
+        let planned = self.plan_on_big_stack(sql, &ctx)?;
+        match planned {
+            Planned::Done(r) => Ok(r),
+            Planned::Query { names, plan } => Ok(QueryResult::stream(names, stride_exec::execute_stream(plan, ctx)?)),
+        }
+    }
+
+    fn plan_on_big_stack(&self, sql: &str, ctx: &Arc<QueryContext>) -> Result<Planned> {
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("stride-plan".into())
+                .stack_size(PLANNER_STACK)
+                .spawn_scoped(s, || self.plan_statement(sql, ctx))
+                .map_err(|e| Error::internal(format!("cannot start the planner thread: {e}")))?
+                .join()
+                .unwrap_or_else(|_| Err(Error::internal("the planner panicked; this is a bug")))
+        })
+    }
+
+    fn plan_statement(&self, sql: &str, ctx: &Arc<QueryContext>) -> Result<Planned> {
+        let stmts = stride_sql::parser::parse(sql)?;
+        let stmt = match stmts.as_slice() {
+            [s] => s,
+            [] => return Err(Error::invalid_input("no statement to execute")),
+            _ => return Err(Error::invalid_input("execute_one takes a single statement")),
+        };
+        let settings = ctx.settings.clone();
+        let view = CatalogView(&self.catalog);
+        let bound = Binder::new(&view, &settings).bind_statement(stmt)?;
+        match bound {
+            BoundStatement::Query(plan) => {
+                let names = plan.schema().iter().map(|f| f.name.clone()).collect();
+                let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                let physical = planner::plan(&optimized, &self.catalog)?;
+                Ok(Planned::Query { names, plan: physical })
+            }
+            BoundStatement::Explain { plan, .. } => {
+                let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                let text = stride_sql::plan::explain::explain(&optimized);
+                let mut v = stride_common::Vector::empty(&stride_common::DataType::Varchar);
+                v.push(&stride_common::ScalarValue::Varchar(text))?;
+                Ok(Planned::Done(QueryResult::chunks(
+                    vec!["physical_plan".into()],
+                    vec![stride_common::DataType::Varchar],
+                    vec![DataChunk::new(vec![v], 1)],
+                )))
+            }
+            BoundStatement::CreateTable { schema, if_not_exists, or_replace, source } => {
+                if self.catalog.table(&schema.name).is_some() && if_not_exists {
+                    return Ok(Planned::Done(QueryResult::done(Some(0))));
+                }
+                let rows = match &source {
+                    Some(plan) => Some(self.collect(plan, ctx)?),
+                    None => None,
+                };
+                let table = self.catalog.create_table(schema, or_replace)?;
+                let n = match rows {
+                    Some(chunks) => match table.append(&chunks) {
+                        Ok(n) => n as u64,
+                        Err(e) => {
+                            // Leave no half-created table behind.
+                            let _ = self.catalog.drop_table(&table.schema.name);
+                            return Err(e);
+                        }
+                    },
+                    None => 0,
+                };
+                Ok(Planned::Done(QueryResult::done(source.map(|_| n))))
+            }
+            BoundStatement::DropTable { name, if_exists } => {
+                if !self.catalog.drop_table(&name)? && !if_exists {
+                    return Err(Error::catalog(format!("Table with name {name} does not exist!")));
+                }
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Insert { table_id, table, source } => {
+                let chunks = self.collect(&source, ctx)?;
+                let t = self
+                    .catalog
+                    .table_by_id(table_id)
+                    .ok_or_else(|| Error::catalog(format!("Table with name {table} does not exist!")))?;
+                let n = t.append(&chunks)?;
+                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+            }
+            BoundStatement::Set { name, value } => {
+                self.settings.lock().map_err(|_| Error::internal("settings lock"))?.set(&name, &value)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Reset { name } => {
+                self.settings.lock().map_err(|_| Error::internal("settings lock"))?.reset(&name)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+        }
+    }
+
+    fn collect(&self, plan: &stride_sql::plan::LogicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+        let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+        let physical = planner::plan(&optimized, &self.catalog)?;
+        stride_exec::execute_collect(&physical, ctx)
+    }
+}

@@ -1,0 +1,30 @@
+//! stride's embedded API: open a [`Database`], [`connect`](Database::connect), and run
+//! SQL on the [`Connection`]. This crate wires the layers together; a statement's life
+//! is, in order:
+//!
+//! 1. `stride_sql::parser` parses the text;
+//! 2. `stride_sql::binder` binds it against the catalog (storage, seen through
+//!    [`catalog_view::CatalogView`]);
+//! 3. `stride_sql::optimizer` rewrites the logical plan;
+//! 4. `stride_exec::planner` picks physical operators;
+//! 5. `stride_exec::executor` runs pipelines on worker threads and streams chunks into
+//!    a [`QueryResult`].
+//!
+//! ```no_run
+//! let db = stride::Database::open_in_memory()?;
+//! let conn = db.connect()?;
+//! for row in conn.query("SELECT 42 AS answer")?.rows() {
+//!     println!("{:?}", row?);
+//! }
+//! # Ok::<(), stride::Error>(())
+//! ```
+
+mod catalog_view;
+mod connection;
+mod result;
+mod split;
+
+pub use connection::{Connection, Database, InterruptHandle};
+pub use result::QueryResult;
+pub use split::{is_complete, split_statements};
+pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue};

@@ -1,0 +1,91 @@
+//! Query results: column names and types plus a stream of chunks. Rows of a SELECT
+//! arrive while the query still runs; statements report the rows they changed.
+
+use stride_common::{DataChunk, DataType, Result, ScalarValue};
+use stride_exec::ResultStream;
+
+enum Body {
+    Stream(ResultStream),
+    Chunks(std::vec::IntoIter<DataChunk>),
+}
+
+pub struct QueryResult {
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    body: Body,
+    /// Rows inserted, for INSERT and CREATE TABLE AS; `None` for queries.
+    pub changes: Option<u64>,
+}
+
+impl QueryResult {
+    pub(crate) fn stream(names: Vec<String>, stream: ResultStream) -> Self {
+        QueryResult { names, types: stream.types.clone(), body: Body::Stream(stream), changes: None }
+    }
+
+    pub(crate) fn chunks(names: Vec<String>, types: Vec<DataType>, chunks: Vec<DataChunk>) -> Self {
+        QueryResult { names, types, body: Body::Chunks(chunks.into_iter()), changes: None }
+    }
+
+    /// A statement without a result set.
+    pub(crate) fn done(changes: Option<u64>) -> Self {
+        QueryResult { names: vec![], types: vec![], body: Body::Chunks(Vec::new().into_iter()), changes }
+    }
+
+    /// Whether this result has columns (a query) rather than being a statement's status.
+    pub fn is_query(&self) -> bool {
+        !self.names.is_empty() || self.changes.is_none()
+    }
+
+    /// The next chunk of rows, or `None` at the end.
+    pub fn next_chunk(&mut self) -> Option<Result<DataChunk>> {
+        match &mut self.body {
+            Body::Stream(s) => s.next(),
+            Body::Chunks(c) => c.next().map(Ok),
+        }
+    }
+
+    /// Stops a running query.
+    pub fn cancel(&self) {
+        if let Body::Stream(s) = &self.body {
+            s.cancel();
+        }
+    }
+
+    /// Iterates over rows as scalar values.
+    pub fn rows(self) -> Rows {
+        Rows { result: self, chunk: None, pos: 0 }
+    }
+
+    /// Every row, materialized.
+    pub fn collect_rows(self) -> Result<Vec<Vec<ScalarValue>>> {
+        self.rows().collect()
+    }
+}
+
+pub struct Rows {
+    result: QueryResult,
+    chunk: Option<DataChunk>,
+    pos: usize,
+}
+
+impl Iterator for Rows {
+    type Item = Result<Vec<ScalarValue>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(c) = &self.chunk {
+                if self.pos < c.len() {
+                    self.pos += 1;
+                    return Some(Ok(c.row(self.pos - 1)));
+                }
+            }
+            match self.result.next_chunk()? {
+                Ok(c) => {
+                    self.chunk = Some(c);
+                    self.pos = 0;
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}

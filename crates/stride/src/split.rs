@@ -1,0 +1,103 @@
+//! Splitting SQL text into statements at top-level semicolons (outside quotes,
+//! comments and dollar-quoted strings), for the shell and for running scripts one
+//! statement at a time.
+
+/// The statements of `sql`, trimmed, without their terminating semicolons; a final
+/// statement without `;` is included.
+pub fn split_statements(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = sql.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == q {
+                        if i + 1 < b.len() && b[i + 1] == q {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'$' if b.get(i + 1) == Some(&b'$') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'$' && b[i + 1] == b'$') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b';' => {
+                push(&mut out, &sql[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < sql.len() {
+        push(&mut out, &sql[start..]);
+    }
+    out
+}
+
+fn push(out: &mut Vec<String>, s: &str) {
+    if !is_blank(s) {
+        out.push(s.trim().to_string());
+    }
+}
+
+/// Whether `s` holds only whitespace and comments.
+pub fn is_blank(s: &str) -> bool {
+    let mut rest = s.trim_start();
+    loop {
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, a)| a).trim_start();
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map_or("", |(_, a)| a).trim_start();
+        } else {
+            return false;
+        }
+    }
+}
+
+/// Whether `s` ends a statement: its last top-level token is `;`.
+pub fn is_complete(s: &str) -> bool {
+    let stmts = split_statements(&format!("{s}\u{0}"));
+    // The sentinel lands in the last piece unless the text ended with `;`.
+    stmts.last().is_none_or(|l| l.trim() == "\u{0}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_outside_quotes() {
+        assert_eq!(split_statements("SELECT ';'; SELECT 2;"), vec!["SELECT ';'", "SELECT 2"]);
+        assert_eq!(split_statements("-- c; x\nSELECT 1"), vec!["-- c; x\nSELECT 1"]);
+        assert_eq!(split_statements("  ;  ; "), Vec::<String>::new());
+        assert!(is_complete("SELECT 1;"));
+        assert!(!is_complete("SELECT ';"));
+        assert!(!is_complete("SELECT 1"));
+    }
+}
