@@ -50,7 +50,11 @@ pub fn run(shell: &mut Shell, line: &str) -> Flow {
             }
             None => {
                 let names: Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
-                shell.fail(&format!("unknown output mode \"{}\"; expected one of: {}", rest[0], names.join(", ")))
+                shell.fail(&format!(
+                    "unknown output mode \"{}\"; expected one of: {}",
+                    rest[0],
+                    names.join(", ")
+                ))
             }
         },
         ("timer", 1) => match on_off(&rest[0]) {
@@ -96,13 +100,17 @@ pub fn run(shell: &mut Shell, line: &str) -> Flow {
 }
 
 fn unknown(shell: &mut Shell, name: &str) -> Flow {
-    shell.fail(&format!("unknown command or invalid arguments: \"{name}\". Enter \".help\" for help"))
+    shell.fail(&format!(
+        "unknown command or invalid arguments: \"{name}\". Enter \".help\" for help"
+    ))
 }
 
 /// `.read FILE`: runs the statements and commands of a file.
 fn read(shell: &mut Shell, path: &str) -> Flow {
     if shell.read_depth >= MAX_READ_DEPTH {
-        return shell.fail(&format!("cannot read \"{path}\": .read nested more than {MAX_READ_DEPTH} deep"));
+        return shell.fail(&format!(
+            "cannot read \"{path}\": .read nested more than {MAX_READ_DEPTH} deep"
+        ));
     }
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -160,7 +168,9 @@ fn columns(names: &[String], width: usize) -> String {
     for r in 0..nrows {
         let mut line = String::new();
         for c in 0..ncols {
-            let Some(name) = names.get(c * nrows + r) else { break };
+            let Some(name) = names.get(c * nrows + r) else {
+                break;
+            };
             line.push_str(name);
             line.push_str(&" ".repeat(col_width - display_width(name)));
         }
@@ -176,7 +186,10 @@ mod tests {
 
     #[test]
     fn arguments_and_quotes() {
-        assert_eq!(split_args(".read 'my file.sql'"), vec![".read", "my file.sql"]);
+        assert_eq!(
+            split_args(".read 'my file.sql'"),
+            vec![".read", "my file.sql"]
+        );
         assert_eq!(split_args("  .mode   csv "), vec![".mode", "csv"]);
         assert_eq!(split_args(".schema \"t\""), vec![".schema", "t"]);
         assert_eq!(split_args(""), Vec::<String>::new());
@@ -184,7 +197,10 @@ mod tests {
 
     #[test]
     fn table_columns() {
-        let names: Vec<String> = ["a", "bb", "c", "d"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["a", "bb", "c", "d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(columns(&names, 80), "a   bb  c   d\n");
         assert_eq!(columns(&names, 8), "a   c\nbb  d\n");
         assert_eq!(columns(&[], 80), "");

@@ -59,7 +59,9 @@ pub fn install(handle: InterruptHandle, exit_after: Option<Duration>) -> std::io
             return Err(std::io::Error::last_os_error());
         }
     }
-    std::thread::Builder::new().name("stride-ctrl-c".into()).spawn(move || watch(handle, exit_after))?;
+    std::thread::Builder::new()
+        .name("stride-ctrl-c".into())
+        .spawn(move || watch(handle, exit_after))?;
     Ok(())
 }
 

@@ -84,7 +84,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
             "version" => return Ok(Command::Version),
             other => match Mode::parse(other) {
                 Some(mode) => options.mode = Some(mode),
-                None => return Err(format!("unknown option: {arg}\nUse -help for a list of options.")),
+                None => {
+                    return Err(format!(
+                        "unknown option: {arg}\nUse -help for a list of options."
+                    ))
+                }
             },
         }
     }
@@ -128,7 +132,10 @@ fn run() -> i32 {
     let interactive = options.commands.is_empty() && io::stdin().is_terminal();
     let grace = (!interactive).then_some(BATCH_INTERRUPT_GRACE);
     if let Err(e) = interrupt::install(conn.interrupt_handle(), grace) {
-        let _ = writeln!(io::stderr(), "warning: Ctrl-C will not cancel statements: {e}");
+        let _ = writeln!(
+            io::stderr(),
+            "warning: Ctrl-C will not cancel statements: {e}"
+        );
     }
     let mut shell = Shell::new(conn, options.mode.unwrap_or(Mode::Box), options.bail);
 
@@ -248,7 +255,9 @@ mod tests {
 
     #[test]
     fn flags_and_positionals() {
-        let Ok(Command::Run(o)) = parse(&["-csv", "--bail", "-c", "SELECT 1", "x.db"]) else { panic!() };
+        let Ok(Command::Run(o)) = parse(&["-csv", "--bail", "-c", "SELECT 1", "x.db"]) else {
+            panic!()
+        };
         assert_eq!(o.mode, Some(Mode::Csv));
         assert!(o.bail);
         assert_eq!(o.commands, vec!["SELECT 1"]);
@@ -257,7 +266,9 @@ mod tests {
         assert_eq!(parse(&["-version"]), Ok(Command::Version));
         assert!(parse(&["-nope"]).is_err());
         assert!(parse(&["-c"]).is_err());
-        let Ok(Command::Run(o)) = parse(&[":memory:", "SELECT 2"]) else { panic!() };
+        let Ok(Command::Run(o)) = parse(&[":memory:", "SELECT 2"]) else {
+            panic!()
+        };
         assert_eq!(o.commands, vec!["SELECT 2"]);
     }
 }

@@ -172,7 +172,8 @@ impl Shell {
             let flow = match outcome {
                 Ok(()) => Flow::Continue,
                 Err(e) => {
-                    let interrupted = e.kind == ErrorKind::Interrupted || interrupt::since(self.interrupt_mark);
+                    let interrupted =
+                        e.kind == ErrorKind::Interrupted || interrupt::since(self.interrupt_mark);
                     let flow = self.fail(&e.to_string());
                     if interrupted {
                         Flow::Interrupted
@@ -197,9 +198,13 @@ impl Shell {
     /// Runs one statement and writes its result, if it has a result set. A panic in the
     /// engine becomes an internal error rather than the end of the shell.
     fn run_statement(&mut self, sql: &str) -> Result<(), Error> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute(sql))).unwrap_or_else(|_| {
-            Err(Error::internal("stride panicked while running the statement; this is a bug"))
-        })
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute(sql))).unwrap_or_else(
+            |_| {
+                Err(Error::internal(
+                    "stride panicked while running the statement; this is a bug",
+                ))
+            },
+        )
     }
 
     fn execute(&mut self, sql: &str) -> Result<(), Error> {
@@ -233,7 +238,9 @@ pub fn statement_complete(buffer: &str) -> bool {
     match pieces.last() {
         None => true,
         // The sentinel ended up in the last piece: complete if nothing else is there.
-        Some(last) => last.strip_suffix('\u{0}').is_some_and(|rest| split_statements(rest).is_empty()),
+        Some(last) => last
+            .strip_suffix('\u{0}')
+            .is_some_and(|rest| split_statements(rest).is_empty()),
     }
 }
 

@@ -14,7 +14,11 @@ pub struct Stopwatch {
 impl Stopwatch {
     pub fn start() -> Self {
         let (user, sys) = cpu_times();
-        Stopwatch { wall: Instant::now(), user, sys }
+        Stopwatch {
+            wall: Instant::now(),
+            user,
+            sys,
+        }
     }
 
     /// The time since [`Stopwatch::start`], as the line the shell prints.
@@ -47,7 +51,10 @@ mod tests {
 
     #[test]
     fn format_has_three_decimals() {
-        assert_eq!(format_times(0.0123, 0.02, 0.0004), "Run Time (s): real 0.012 user 0.020 sys 0.000");
+        assert_eq!(
+            format_times(0.0123, 0.02, 0.0004),
+            "Run Time (s): real 0.012 user 0.020 sys 0.000"
+        );
         let line = Stopwatch::start().report();
         assert!(line.starts_with("Run Time (s): real 0.0"), "{line}");
     }

@@ -53,7 +53,8 @@ fn command_argument_prints_a_box() {
 
 #[test]
 fn piped_script_runs_every_statement() {
-    let script = "CREATE TABLE t(a INTEGER, b VARCHAR);\nINSERT INTO t VALUES (1, 'one'), (2, 'two');\n\
+    let script =
+        "CREATE TABLE t(a INTEGER, b VARCHAR);\nINSERT INTO t VALUES (1, 'one'), (2, 'two');\n\
                   SELECT a FROM t\n  ORDER BY a;\nSELECT b FROM t WHERE a = 2;\n";
     let o = run(&["-list"], script);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -69,9 +70,19 @@ fn csv_mode_quotes_fields() {
 
 #[test]
 fn json_mode_prints_objects() {
-    let o = run(&["-json", "-c", "SELECT 1 AS a, 'x\"y' AS b UNION ALL SELECT 2, NULL ORDER BY a"], "");
+    let o = run(
+        &[
+            "-json",
+            "-c",
+            "SELECT 1 AS a, 'x\"y' AS b UNION ALL SELECT 2, NULL ORDER BY a",
+        ],
+        "",
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "[{\"a\":1,\"b\":\"x\\\"y\"},\n{\"a\":2,\"b\":null}]\n");
+    assert_eq!(
+        stdout(&o),
+        "[{\"a\":1,\"b\":\"x\\\"y\"},\n{\"a\":2,\"b\":null}]\n"
+    );
 }
 
 #[test]
@@ -93,15 +104,29 @@ fn without_bail_later_statements_run() {
     assert_eq!(stdout(&o), "first\n1\nthird\n3\n");
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("Error: ") && err.contains("no_such_table"), "{err}");
+    assert!(
+        err.starts_with("Error: ") && err.contains("no_such_table"),
+        "{err}"
+    );
 }
 
 #[test]
 fn command_argument_follows_the_same_rules() {
-    let o = run(&["-csv", "-c", "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;"], "");
+    let o = run(
+        &["-csv", "-c", "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;"],
+        "",
+    );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "a\n1\nb\n2\n");
-    let o = run(&["-csv", "-bail", "-c", "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;"], "");
+    let o = run(
+        &[
+            "-csv",
+            "-bail",
+            "-c",
+            "SELECT 1 AS a; SELECT nope; SELECT 2 AS b;",
+        ],
+        "",
+    );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "a\n1\n");
 }
@@ -119,16 +144,25 @@ fn is_timer_line(line: &str) -> bool {
             None => false,
         }
     }
-    let Some(rest) = line.strip_prefix("Run Time (s): real ") else { return false };
+    let Some(rest) = line.strip_prefix("Run Time (s): real ") else {
+        return false;
+    };
     let parts: Vec<&str> = rest.split(' ').collect();
     matches!(parts.as_slice(), [real, "user", user, "sys", sys] if seconds(real) && seconds(user) && seconds(sys))
 }
 
 #[test]
 fn timer_prints_run_time() {
-    assert!(is_timer_line("Run Time (s): real 0.012 user 0.020 sys 0.001"));
-    assert!(!is_timer_line("Run Time (s): real 0.01 user 0.020 sys 0.001"));
-    let o = run(&["-csv"], ".timer on\nSELECT 1 AS x;\nCREATE TABLE t(a INTEGER);\n.timer off\nSELECT 2 AS y;\n");
+    assert!(is_timer_line(
+        "Run Time (s): real 0.012 user 0.020 sys 0.001"
+    ));
+    assert!(!is_timer_line(
+        "Run Time (s): real 0.01 user 0.020 sys 0.001"
+    ));
+    let o = run(
+        &["-csv"],
+        ".timer on\nSELECT 1 AS x;\nCREATE TABLE t(a INTEGER);\n.timer off\nSELECT 2 AS y;\n",
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -172,7 +206,10 @@ fn unknown_dot_command_fails() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "a\n1\n");
     let err = stderr(&o);
-    assert!(err.starts_with("Error: unknown command or invalid arguments:"), "{err}");
+    assert!(
+        err.starts_with("Error: unknown command or invalid arguments:"),
+        "{err}"
+    );
     assert!(err.contains("frobnicate") && err.contains(".help"), "{err}");
 }
 
@@ -234,7 +271,12 @@ fn closed_stdout_exits_quietly() {
     drop(out);
     let status = wait_with_deadline(&mut child, Duration::from_secs(30));
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert_eq!(status, Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
 }
@@ -249,14 +291,23 @@ fn ctrl_c_stops_a_script_with_status_130() {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    input.write_all(b"SELECT count(*) FROM range(1000000000000) WHERE range % 7 = 3;\nSELECT 1 AS after;\n").unwrap();
+    input
+        .write_all(
+            b"SELECT count(*) FROM range(1000000000000) WHERE range % 7 = 3;\nSELECT 1 AS after;\n",
+        )
+        .unwrap();
     drop(input);
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let status = wait_with_deadline(&mut child, Duration::from_secs(10));
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert_eq!(status, Some(130));
     assert!(!out.contains("after"), "{out}");
 }

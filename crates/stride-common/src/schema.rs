@@ -23,7 +23,9 @@ pub struct TableSchema {
 
 impl TableSchema {
     pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 
     pub fn types(&self) -> Vec<DataType> {

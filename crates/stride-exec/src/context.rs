@@ -24,7 +24,12 @@ pub struct QueryContext {
 
 impl QueryContext {
     pub fn new(catalog: Arc<Catalog>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
-        QueryContext { catalog, settings, cancel, subquery_cache: Mutex::new(HashMap::new()) }
+        QueryContext {
+            catalog,
+            settings,
+            cancel,
+            subquery_cache: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn threads(&self) -> usize {

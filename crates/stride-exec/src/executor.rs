@@ -30,21 +30,40 @@ use stride_sql::plan::{JoinKind, LogicalPlan};
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
     ctx.check()?;
     Ok(match plan {
-        PhysicalPlan::Scan { table, columns, .. } => Pipeline::new(Source::Scan { row_groups: table.snapshot(), columns: columns.clone() }),
-        PhysicalPlan::Range { start, stop, step, inclusive } => {
+        PhysicalPlan::Scan { table, columns, .. } => Pipeline::new(Source::Scan {
+            row_groups: table.snapshot(),
+            columns: columns.clone(),
+        }),
+        PhysicalPlan::Range {
+            start,
+            stop,
+            step,
+            inclusive,
+        } => {
             let (a, b, s) = (*start as i128, *stop as i128, *step as i128);
             let count = if s > 0 {
-                if *inclusive { (b - a) / s + 1 } else { (b - a + s - 1) / s }
+                if *inclusive {
+                    (b - a) / s + 1
+                } else {
+                    (b - a + s - 1) / s
+                }
             } else if *inclusive {
                 (a - b) / -s + 1
             } else {
                 (a - b + -s - 1) / -s
             };
-            Pipeline::new(Source::Range { start: *start, step: *step, count: count.max(0) as u64 })
+            Pipeline::new(Source::Range {
+                start: *start,
+                step: *step,
+                count: count.max(0) as u64,
+            })
         }
         PhysicalPlan::Values { rows, types } => {
             let empty = DataChunk::new(vec![], 1);
-            let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, rows.len())).collect();
+            let mut cols: Vec<Vector> = types
+                .iter()
+                .map(|t| Vector::with_capacity(t, rows.len()))
+                .collect();
             for row in rows {
                 for (c, e) in cols.iter_mut().zip(row) {
                     let v = eval(e, &empty, ctx)?;
@@ -52,7 +71,11 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 }
             }
             let chunk = DataChunk::new(cols, rows.len());
-            Pipeline::new(Source::Chunks(Arc::new(if rows.is_empty() { vec![] } else { vec![chunk] })))
+            Pipeline::new(Source::Chunks(Arc::new(if rows.is_empty() {
+                vec![]
+            } else {
+                vec![chunk]
+            })))
         }
         PhysicalPlan::Filter { input, predicate } => {
             let mut p = build(input, ctx)?;
@@ -64,9 +87,25 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             p.operators.push(Operator::Project(exprs.clone()));
             p
         }
-        PhysicalPlan::HashJoin { left, right, kind, left_keys, right_keys, filter, .. } => {
+        PhysicalPlan::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            filter,
+            ..
+        } => {
             let build_chunks = collect(right, ctx)?;
-            let probe = Arc::new(JoinProbe::new(*kind, &build_chunks, right.types(), right_keys, left_keys.clone(), filter.clone(), ctx)?);
+            let probe = Arc::new(JoinProbe::new(
+                *kind,
+                &build_chunks,
+                right.types(),
+                right_keys,
+                left_keys.clone(),
+                filter.clone(),
+                ctx,
+            )?);
             let mut p = build(left, ctx)?;
             p.operators.push(Operator::HashProbe(probe.clone()));
             if matches!(kind, JoinKind::Right | JoinKind::Full) {
@@ -77,9 +116,20 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 p
             }
         }
-        PhysicalPlan::NestedLoopJoin { left, right, kind, filter, .. } => {
+        PhysicalPlan::NestedLoopJoin {
+            left,
+            right,
+            kind,
+            filter,
+            ..
+        } => {
             let build_chunks = collect(right, ctx)?;
-            let probe = Arc::new(NestedLoopProbe::new(*kind, &build_chunks, right.types(), filter.clone()));
+            let probe = Arc::new(NestedLoopProbe::new(
+                *kind,
+                &build_chunks,
+                right.types(),
+                filter.clone(),
+            ));
             let mut p = build(left, ctx)?;
             p.operators.push(Operator::NestedLoop(probe.clone()));
             if matches!(kind, JoinKind::Right | JoinKind::Full) {
@@ -90,7 +140,12 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 p
             }
         }
-        PhysicalPlan::HashAggregate { input, groups, aggregates, .. } => {
+        PhysicalPlan::HashAggregate {
+            input,
+            groups,
+            aggregates,
+            ..
+        } => {
             let p = build(input, ctx)?;
             let sink = HashAggregate::new(groups, aggregates, ctx);
             pipeline::run(&p, &sink, ctx)?;
@@ -102,19 +157,33 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             pipeline::run(&p, &sink, ctx)?;
             materialized(sink.finish(&input.types())?)
         }
-        PhysicalPlan::TopN { input, keys, limit, offset } => {
+        PhysicalPlan::TopN {
+            input,
+            keys,
+            limit,
+            offset,
+        } => {
             let p = build(input, ctx)?;
             let sink = TopNSink::new(keys, *limit, *offset, ctx);
             pipeline::run(&p, &sink, ctx)?;
             materialized(sink.finish(&input.types(), *offset)?)
         }
-        PhysicalPlan::Limit { input, limit, offset } => {
+        PhysicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => {
             let p = build(input, ctx)?;
             let sink = LimitSink::new(*limit, *offset);
             pipeline::run(&p, &sink, ctx)?;
             materialized(sink.finish(*limit, *offset)?)
         }
-        PhysicalPlan::SetOp { left, right, kind, all } => {
+        PhysicalPlan::SetOp {
+            left,
+            right,
+            kind,
+            all,
+        } => {
             let l = collect(left, ctx)?;
             let r = collect(right, ctx)?;
             materialized(set_op::run(*kind, *all, l, r, &left.types())?)
@@ -175,7 +244,9 @@ impl Sink for ChannelSink {
 
     fn morsel_done(&self, local: &mut Self::Local, morsel: usize) -> Result<()> {
         let chunks = std::mem::take(&mut local.1);
-        self.tx.send(Message::Morsel(morsel, chunks)).map_err(|_| Error::interrupted())
+        self.tx
+            .send(Message::Morsel(morsel, chunks))
+            .map_err(|_| Error::interrupted())
     }
 
     fn combine(&self, _local: Self::Local) -> Result<()> {
@@ -210,7 +281,8 @@ impl Iterator for ResultStream {
             }
             if let Some(chunks) = self.pending.remove(&self.next_morsel) {
                 self.next_morsel += 1;
-                self.ready.extend(chunks.into_iter().filter(|c| !c.is_empty()));
+                self.ready
+                    .extend(chunks.into_iter().filter(|c| !c.is_empty()));
                 continue;
             }
             if self.finished {
@@ -224,7 +296,8 @@ impl Iterator for ResultStream {
                     self.finished = true;
                     // Morsels are numbered densely; emit whatever is left in order.
                     let rest = std::mem::take(&mut self.pending);
-                    self.ready.extend(rest.into_values().flatten().filter(|c| !c.is_empty()));
+                    self.ready
+                        .extend(rest.into_values().flatten().filter(|c| !c.is_empty()));
                 }
                 Ok(Message::Failed(e)) => {
                     self.finished = true;
@@ -259,12 +332,21 @@ pub fn execute_stream(plan: PhysicalPlan, ctx: Arc<QueryContext>) -> Result<Resu
         .stack_size(pipeline::WORKER_STACK)
         .spawn(move || {
             let ctx = driver_ctx;
-            let result = build(&plan, &ctx).and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
+            let result = build(&plan, &ctx)
+                .and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
             let _ = tx.send(match result {
                 Ok(()) => Message::Done,
                 Err(e) => Message::Failed(e),
             });
         })
         .map_err(|e| Error::internal(format!("cannot start the query thread: {e}")))?;
-    Ok(ResultStream { types, rx, pending: BTreeMap::new(), next_morsel: 0, ready: Default::default(), ctx, finished: false })
+    Ok(ResultStream {
+        types,
+        rx,
+        pending: BTreeMap::new(),
+        next_morsel: 0,
+        ready: Default::default(),
+        ctx,
+        finished: false,
+    })
 }

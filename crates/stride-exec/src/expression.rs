@@ -10,7 +10,9 @@
 use crate::context::{QueryContext, SubqueryRows};
 use std::cmp::Ordering;
 use std::sync::Arc;
-use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData};
+use stride_common::{
+    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
+};
 use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar};
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
@@ -25,26 +27,47 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             cast_vector(&v, len, to, *try_cast)
         }
         Expr::Function { func, args } => {
-            let vs = args.iter().map(|a| eval(a, chunk, ctx)).collect::<Result<Vec<_>>>()?;
+            let vs = args
+                .iter()
+                .map(|a| eval(a, chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
             evaluate_scalar(func, &vs, len)
         }
         Expr::And(..) | Expr::Or(..) => eval_logical(e, chunk, ctx),
         Expr::Not(x) => {
             let v = eval(x, chunk, ctx)?;
             let vals: Vec<bool> = v.values::<bool>().iter().map(|b| !b).collect();
-            Ok(Vector { ty: DataType::Boolean, data: VectorData::Bool(vals), validity: v.validity, constant: v.constant })
+            Ok(Vector {
+                ty: DataType::Boolean,
+                data: VectorData::Bool(vals),
+                validity: v.validity,
+                constant: v.constant,
+            })
         }
         Expr::IsNull { expr, negated } => {
             let v = eval(expr, chunk, ctx)?;
             let n = v.data_len();
             let vals: Vec<bool> = (0..n).map(|i| v.validity.is_valid(i) == *negated).collect();
-            Ok(Vector { ty: DataType::Boolean, data: VectorData::Bool(vals), validity: Validity::all_valid(), constant: v.constant })
+            Ok(Vector {
+                ty: DataType::Boolean,
+                data: VectorData::Bool(vals),
+                validity: Validity::all_valid(),
+                constant: v.constant,
+            })
         }
-        Expr::IsDistinctFrom { left, right, negated } => {
+        Expr::IsDistinctFrom {
+            left,
+            right,
+            negated,
+        } => {
             let l = eval(left, chunk, ctx)?;
             let r = eval(right, chunk, ctx)?;
             let t = l.ty.clone();
-            let eq = evaluate_scalar(&resolve_scalar("=", &[t.clone(), t])?, &[l.clone(), r.clone()], len)?;
+            let eq = evaluate_scalar(
+                &resolve_scalar("=", &[t.clone(), t])?,
+                &[l.clone(), r.clone()],
+                len,
+            )?;
             let eqv = eq.values::<bool>();
             let vals: Vec<bool> = (0..len)
                 .map(|i| {
@@ -59,10 +82,17 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
                 .collect();
             Ok(Vector::from_values(DataType::Boolean, vals))
         }
-        Expr::Case { branches, else_expr, ty } => eval_case(branches, else_expr, ty, chunk, ctx),
+        Expr::Case {
+            branches,
+            else_expr,
+            ty,
+        } => eval_case(branches, else_expr, ty, chunk, ctx),
         Expr::Coalesce { args, ty } => eval_coalesce(args, ty, chunk, ctx),
         Expr::Greatest { args, least, ty } => {
-            let vs = args.iter().map(|a| eval(a, chunk, ctx)).collect::<Result<Vec<_>>>()?;
+            let vs = args
+                .iter()
+                .map(|a| eval(a, chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
             let mut out = Vector::with_capacity(ty, len);
             for i in 0..len {
                 let mut best = ScalarValue::Null;
@@ -73,7 +103,11 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
                     }
                     let better = best.is_null() || {
                         let o = x.total_cmp(&best);
-                        if *least { o == Ordering::Less } else { o == Ordering::Greater }
+                        if *least {
+                            o == Ordering::Less
+                        } else {
+                            o == Ordering::Greater
+                        }
                     };
                     if better {
                         best = x;
@@ -83,10 +117,18 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             }
             Ok(out)
         }
-        Expr::InList { expr, list, negated } => eval_in_list(expr, list, *negated, chunk, ctx),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => eval_in_list(expr, list, *negated, chunk, ctx),
         Expr::Subquery(s) => eval_subquery(s, chunk, ctx),
-        Expr::OuterColumn { name, .. } => Err(Error::internal(format!("unresolved outer reference {name}"))),
-        Expr::AggregateRef { .. } => Err(Error::internal("aggregate placeholder reached execution")),
+        Expr::OuterColumn { name, .. } => Err(Error::internal(format!(
+            "unresolved outer reference {name}"
+        ))),
+        Expr::AggregateRef { .. } => {
+            Err(Error::internal("aggregate placeholder reached execution"))
+        }
     }
 }
 
@@ -113,10 +155,17 @@ pub fn true_rows(v: &Vector, len: usize) -> SelectionVector {
     let vals = v.values::<bool>();
     if v.constant {
         let all = v.validity.is_valid(0) && vals[0];
-        return SelectionVector::new(if all { (0..len as u32).collect() } else { vec![] });
+        return SelectionVector::new(if all {
+            (0..len as u32).collect()
+        } else {
+            vec![]
+        });
     }
     let idx = if v.validity.has_nulls() {
-        (0..len).filter(|&i| vals[i] && v.validity.is_valid(i)).map(|i| i as u32).collect()
+        (0..len)
+            .filter(|&i| vals[i] && v.validity.is_valid(i))
+            .map(|i| i as u32)
+            .collect()
     } else {
         (0..len).filter(|&i| vals[i]).map(|i| i as u32).collect()
     };
@@ -186,7 +235,13 @@ fn subset(chunk: &DataChunk, rows: &[u32]) -> DataChunk {
     c
 }
 
-fn eval_case(branches: &[(Expr, Expr)], else_expr: &Expr, ty: &DataType, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+fn eval_case(
+    branches: &[(Expr, Expr)],
+    else_expr: &Expr,
+    ty: &DataType,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Vector> {
     let len = chunk.len();
     let mut remaining: Vec<u32> = (0..len as u32).collect();
     let mut pieces = Vec::new();
@@ -205,7 +260,12 @@ fn eval_case(branches: &[(Expr, Expr)], else_expr: &Expr, ty: &DataType, chunk: 
         for &i in &hit.indices {
             is_hit[i as usize] = true;
         }
-        remaining = remaining.iter().zip(&is_hit).filter(|(_, h)| !**h).map(|(r, _)| *r).collect();
+        remaining = remaining
+            .iter()
+            .zip(&is_hit)
+            .filter(|(_, h)| !**h)
+            .map(|(r, _)| *r)
+            .collect();
         let n = hit_rows.len();
         pieces.push((hit_rows, v.flatten(n)));
     }
@@ -220,7 +280,12 @@ fn eval_case(branches: &[(Expr, Expr)], else_expr: &Expr, ty: &DataType, chunk: 
     Ok(assemble(ty, len, pieces))
 }
 
-fn eval_coalesce(args: &[Expr], ty: &DataType, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+fn eval_coalesce(
+    args: &[Expr],
+    ty: &DataType,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Vector> {
     let len = chunk.len();
     let mut remaining: Vec<u32> = (0..len as u32).collect();
     let mut pieces = Vec::new();
@@ -242,7 +307,10 @@ fn eval_coalesce(args: &[Expr], ty: &DataType, chunk: &DataChunk, ctx: &QueryCon
         }
         if !valid_rows.is_empty() {
             let n = valid_rows.len();
-            pieces.push((valid_rows, v.flatten(remaining.len()).take(&valid_idx).flatten(n)));
+            pieces.push((
+                valid_rows,
+                v.flatten(remaining.len()).take(&valid_idx).flatten(n),
+            ));
         }
         remaining = rest;
     }
@@ -253,7 +321,13 @@ fn eval_coalesce(args: &[Expr], ty: &DataType, chunk: &DataChunk, ctx: &QueryCon
     Ok(assemble(ty, len, pieces))
 }
 
-fn eval_in_list(expr: &Expr, list: &[Expr], negated: bool, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+fn eval_in_list(
+    expr: &Expr,
+    list: &[Expr],
+    negated: bool,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Vector> {
     let len = chunk.len();
     let x = eval(expr, chunk, ctx)?;
     if list.is_empty() {
@@ -309,9 +383,19 @@ fn outer_refs(s: &Subquery) -> Vec<usize> {
 }
 
 /// Runs the subquery for one set of outer values (cached).
-fn subquery_rows(s: &Subquery, refs: &[usize], outer: &[ScalarValue], ctx: &QueryContext) -> Result<Arc<SubqueryRows>> {
+fn subquery_rows(
+    s: &Subquery,
+    refs: &[usize],
+    outer: &[ScalarValue],
+    ctx: &QueryContext,
+) -> Result<Arc<SubqueryRows>> {
     let key = (s as *const Subquery as usize, format!("{outer:?}"));
-    if let Some(r) = ctx.subquery_cache.lock().map_err(|_| Error::internal("cache lock"))?.get(&key) {
+    if let Some(r) = ctx
+        .subquery_cache
+        .lock()
+        .map_err(|_| Error::internal("cache lock"))?
+        .get(&key)
+    {
         return Ok(r.clone());
     }
     let mut plan = s.plan.clone();
@@ -319,7 +403,10 @@ fn subquery_rows(s: &Subquery, refs: &[usize], outer: &[ScalarValue], ctx: &Quer
         for_each_outer_ref(&mut plan, 1, &mut |e| {
             if let Expr::OuterColumn { index, ty, .. } = e {
                 let pos = refs.binary_search(index).expect("collected above");
-                *e = Expr::Literal { value: outer[pos].clone(), ty: ty.clone() };
+                *e = Expr::Literal {
+                    value: outer[pos].clone(),
+                    ty: ty.clone(),
+                };
             }
         });
     }
@@ -329,7 +416,11 @@ fn subquery_rows(s: &Subquery, refs: &[usize], outer: &[ScalarValue], ctx: &Quer
         _ => None,
     };
     let plan = match limit {
-        Some(l) => stride_sql::plan::LogicalPlan::Limit { input: Box::new(plan), limit: Some(l), offset: 0 },
+        Some(l) => stride_sql::plan::LogicalPlan::Limit {
+            input: Box::new(plan),
+            limit: Some(l),
+            offset: 0,
+        },
         None => plan,
     };
     let chunks = crate::executor::execute_plan_collect(&plan, ctx)?;
@@ -342,11 +433,17 @@ fn subquery_rows(s: &Subquery, refs: &[usize], outer: &[ScalarValue], ctx: &Quer
             });
         }
     }
-    if matches!(s.kind, SubqueryKind::In { .. } | SubqueryKind::Quantified { .. }) {
+    if matches!(
+        s.kind,
+        SubqueryKind::In { .. } | SubqueryKind::Quantified { .. }
+    ) {
         values.sort_by(|a, b| a.total_cmp(b));
     }
     let rows = Arc::new(SubqueryRows { values });
-    ctx.subquery_cache.lock().map_err(|_| Error::internal("cache lock"))?.insert(key, rows.clone());
+    ctx.subquery_cache
+        .lock()
+        .map_err(|_| Error::internal("cache lock"))?
+        .insert(key, rows.clone());
     Ok(rows)
 }
 
@@ -355,7 +452,9 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
     let refs = outer_refs(s);
     let ref_vectors: Vec<Vector> = refs.iter().map(|&r| chunk.column(r)).collect();
     let probe = match &s.kind {
-        SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => Some(eval(expr, chunk, ctx)?),
+        SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => {
+            Some(eval(expr, chunk, ctx)?)
+        }
         _ => None,
     };
     let out_ty = match &s.kind {
@@ -363,7 +462,11 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
         _ => DataType::Boolean,
     };
     // Uncorrelated and not row-dependent: one value for the whole chunk.
-    let rows_needed = if refs.is_empty() && probe.is_none() { 1.min(len.max(1)) } else { len };
+    let rows_needed = if refs.is_empty() && probe.is_none() {
+        1.min(len.max(1))
+    } else {
+        len
+    };
     let mut out = Vector::with_capacity(&out_ty, rows_needed);
     for i in 0..rows_needed {
         ctx.check()?;
@@ -373,9 +476,15 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
             SubqueryKind::Scalar(_) => match rows.values.len() {
                 0 => ScalarValue::Null,
                 1 => rows.values[0].clone(),
-                _ => return Err(Error::invalid_input("More than one row returned by a subquery used as an expression")),
+                _ => {
+                    return Err(Error::invalid_input(
+                        "More than one row returned by a subquery used as an expression",
+                    ))
+                }
             },
-            SubqueryKind::Exists { negated } => ScalarValue::Boolean(rows.values.is_empty() == *negated),
+            SubqueryKind::Exists { negated } => {
+                ScalarValue::Boolean(rows.values.is_empty() == *negated)
+            }
             SubqueryKind::In { negated, .. } => {
                 let x = probe.as_ref().expect("IN has a probe").get(i);
                 match in_sorted(&x, &rows.values) {
@@ -405,7 +514,10 @@ fn in_sorted(x: &ScalarValue, values: &[ScalarValue]) -> Option<bool> {
         return None;
     }
     let non_null: &[ScalarValue] = {
-        let end = values.iter().position(|v| v.is_null()).unwrap_or(values.len());
+        let end = values
+            .iter()
+            .position(|v| v.is_null())
+            .unwrap_or(values.len());
         &values[..end]
     };
     if non_null.binary_search_by(|v| v.total_cmp(x)).is_ok() {
@@ -417,7 +529,12 @@ fn in_sorted(x: &ScalarValue, values: &[ScalarValue]) -> Option<bool> {
     }
 }
 
-fn quantified(x: &ScalarValue, values: &[ScalarValue], cmp: &stride_functions::BoundFunction, all: bool) -> Result<ScalarValue> {
+fn quantified(
+    x: &ScalarValue,
+    values: &[ScalarValue],
+    cmp: &stride_functions::BoundFunction,
+    all: bool,
+) -> Result<ScalarValue> {
     if values.is_empty() {
         return Ok(ScalarValue::Boolean(all));
     }
@@ -438,5 +555,9 @@ fn quantified(x: &ScalarValue, values: &[ScalarValue], cmp: &stride_functions::B
             return Ok(ScalarValue::Boolean(!all));
         }
     }
-    Ok(if unknown { ScalarValue::Null } else { ScalarValue::Boolean(all) })
+    Ok(if unknown {
+        ScalarValue::Null
+    } else {
+        ScalarValue::Boolean(all)
+    })
 }

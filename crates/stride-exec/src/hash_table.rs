@@ -32,7 +32,13 @@ impl Default for KeyTable {
 impl KeyTable {
     pub fn with_capacity(entries: usize) -> Self {
         let cap = (entries * 2).next_power_of_two().max(64);
-        KeyTable { slots: vec![EMPTY; cap], mask: cap - 1, arena: Vec::new(), offsets: vec![0], hashes: Vec::new() }
+        KeyTable {
+            slots: vec![EMPTY; cap],
+            mask: cap - 1,
+            arena: Vec::new(),
+            offsets: vec![0],
+            hashes: Vec::new(),
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -9,15 +9,51 @@ use stride_storage::Table;
 
 #[derive(Clone)]
 pub enum PhysicalPlan {
-    Scan { table: Arc<Table>, columns: Vec<usize>, types: Vec<DataType> },
-    Range { start: i64, stop: i64, step: i64, inclusive: bool },
-    Values { rows: Vec<Vec<Expr>>, types: Vec<DataType> },
-    Filter { input: Box<PhysicalPlan>, predicate: Expr },
-    Project { input: Box<PhysicalPlan>, exprs: Vec<Expr>, types: Vec<DataType> },
-    HashAggregate { input: Box<PhysicalPlan>, groups: Vec<Expr>, aggregates: Vec<AggregateExpr>, types: Vec<DataType> },
-    Sort { input: Box<PhysicalPlan>, keys: Vec<SortExpr> },
-    TopN { input: Box<PhysicalPlan>, keys: Vec<SortExpr>, limit: u64, offset: u64 },
-    Limit { input: Box<PhysicalPlan>, limit: Option<u64>, offset: u64 },
+    Scan {
+        table: Arc<Table>,
+        columns: Vec<usize>,
+        types: Vec<DataType>,
+    },
+    Range {
+        start: i64,
+        stop: i64,
+        step: i64,
+        inclusive: bool,
+    },
+    Values {
+        rows: Vec<Vec<Expr>>,
+        types: Vec<DataType>,
+    },
+    Filter {
+        input: Box<PhysicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<PhysicalPlan>,
+        exprs: Vec<Expr>,
+        types: Vec<DataType>,
+    },
+    HashAggregate {
+        input: Box<PhysicalPlan>,
+        groups: Vec<Expr>,
+        aggregates: Vec<AggregateExpr>,
+        types: Vec<DataType>,
+    },
+    Sort {
+        input: Box<PhysicalPlan>,
+        keys: Vec<SortExpr>,
+    },
+    TopN {
+        input: Box<PhysicalPlan>,
+        keys: Vec<SortExpr>,
+        limit: u64,
+        offset: u64,
+    },
+    Limit {
+        input: Box<PhysicalPlan>,
+        limit: Option<u64>,
+        offset: u64,
+    },
     /// Builds a hash table on `right`, probes it with `left`.
     HashJoin {
         left: Box<PhysicalPlan>,
@@ -28,8 +64,19 @@ pub enum PhysicalPlan {
         filter: Option<Expr>,
         types: Vec<DataType>,
     },
-    NestedLoopJoin { left: Box<PhysicalPlan>, right: Box<PhysicalPlan>, kind: JoinKind, filter: Option<Expr>, types: Vec<DataType> },
-    SetOp { left: Box<PhysicalPlan>, right: Box<PhysicalPlan>, kind: SetOpKind, all: bool },
+    NestedLoopJoin {
+        left: Box<PhysicalPlan>,
+        right: Box<PhysicalPlan>,
+        kind: JoinKind,
+        filter: Option<Expr>,
+        types: Vec<DataType>,
+    },
+    SetOp {
+        left: Box<PhysicalPlan>,
+        right: Box<PhysicalPlan>,
+        kind: SetOpKind,
+        all: bool,
+    },
 }
 
 impl PhysicalPlan {

@@ -22,7 +22,10 @@ const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
 
 pub enum Source {
     /// A table snapshot; one morsel per row group.
-    Scan { row_groups: Vec<Arc<RowGroup>>, columns: Vec<usize> },
+    Scan {
+        row_groups: Vec<Arc<RowGroup>>,
+        columns: Vec<usize>,
+    },
     /// `start + k * step` for k in 0..count.
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
@@ -38,14 +41,24 @@ impl Source {
         }
     }
 
-    pub fn produce(&self, morsel: usize, emit: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    pub fn produce(
+        &self,
+        morsel: usize,
+        emit: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
         match self {
-            Source::Scan { row_groups, columns } => {
+            Source::Scan {
+                row_groups,
+                columns,
+            } => {
                 let g = &row_groups[morsel];
                 let mut offset = 0;
                 while offset < g.len {
                     let n = VECTOR_SIZE.min(g.len - offset);
-                    let cols = columns.iter().map(|&c| g.columns[c].slice(offset, n)).collect();
+                    let cols = columns
+                        .iter()
+                        .map(|&c| g.columns[c].slice(offset, n))
+                        .collect();
                     emit(DataChunk::new(cols, n))?;
                     offset += n;
                 }
@@ -57,8 +70,13 @@ impl Source {
                 while k < end {
                     let n = (VECTOR_SIZE as u64).min(end - k);
                     let base = *start as i128 + k as i128 * *step as i128;
-                    let vals: Vec<i64> = (0..n as i128).map(|j| (base + j * *step as i128) as i64).collect();
-                    emit(DataChunk::new(vec![Vector::from_values(DataType::BigInt, vals)], n as usize))?;
+                    let vals: Vec<i64> = (0..n as i128)
+                        .map(|j| (base + j * *step as i128) as i64)
+                        .collect();
+                    emit(DataChunk::new(
+                        vec![Vector::from_values(DataType::BigInt, vals)],
+                        n as usize,
+                    ))?;
                     k += n;
                 }
             }
@@ -81,7 +99,12 @@ pub enum Operator {
 }
 
 impl Operator {
-    fn apply(&self, chunk: DataChunk, ctx: &QueryContext, out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    fn apply(
+        &self,
+        chunk: DataChunk,
+        ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
         match self {
             Operator::Filter(pred) => {
                 let sel = expression::select(pred, &chunk, ctx)?;
@@ -96,8 +119,14 @@ impl Operator {
             }
             Operator::Project(exprs) => {
                 let len = chunk.len();
-                let cols = exprs.iter().map(|e| expression::eval(e, &chunk, ctx)).collect::<Result<Vec<_>>>()?;
-                out(DataChunk::new(cols.into_iter().map(|v| v.flatten(len)).collect(), len))
+                let cols = exprs
+                    .iter()
+                    .map(|e| expression::eval(e, &chunk, ctx))
+                    .collect::<Result<Vec<_>>>()?;
+                out(DataChunk::new(
+                    cols.into_iter().map(|v| v.flatten(len)).collect(),
+                    len,
+                ))
             }
             Operator::HashProbe(p) => p.probe(chunk, ctx, out),
             Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
@@ -112,7 +141,10 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(source: Source) -> Self {
-        Pipeline { source, operators: Vec::new() }
+        Pipeline {
+            source,
+            operators: Vec::new(),
+        }
     }
 }
 
@@ -132,7 +164,12 @@ pub trait Sink: Sync {
     }
 }
 
-fn push(ops: &[Operator], chunk: DataChunk, ctx: &QueryContext, sink: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+fn push(
+    ops: &[Operator],
+    chunk: DataChunk,
+    ctx: &QueryContext,
+    sink: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
     if chunk.is_empty() {
         return Ok(());
     }
@@ -158,7 +195,9 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
             ctx.check()?;
             p.source.produce(m, &mut |chunk| {
                 ctx.check()?;
-                push(&p.operators, chunk, ctx, &mut |c| sink.consume(&mut local, m, c))
+                push(&p.operators, chunk, ctx, &mut |c| {
+                    sink.consume(&mut local, m, c)
+                })
             })?;
             sink.morsel_done(&mut local, m)?;
         }
@@ -170,24 +209,33 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
-                std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(s, || {
-                    let r = work();
-                    if r.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    r
-                })
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(s, || {
+                        let r = work();
+                        if r.is_err() {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        r
+                    })
             })
             .collect();
         let mut first_err = None;
         for h in handles {
             let r = match h {
-                Ok(h) => h.join().unwrap_or_else(|_| Err(Error::internal("a worker thread panicked"))),
-                Err(e) => Err(Error::internal(format!("cannot start a worker thread: {e}"))),
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::internal("a worker thread panicked"))),
+                Err(e) => Err(Error::internal(format!(
+                    "cannot start a worker thread: {e}"
+                ))),
             };
             if let Err(e) = r {
                 // Prefer the root cause over follow-on interruptions.
-                if first_err.as_ref().is_none_or(|f: &Error| f.kind == stride_common::ErrorKind::Interrupted) {
+                if first_err
+                    .as_ref()
+                    .is_none_or(|f: &Error| f.kind == stride_common::ErrorKind::Interrupted)
+                {
                     first_err = Some(e);
                 }
             }
@@ -203,7 +251,9 @@ pub struct CollectSink {
 
 impl CollectSink {
     pub fn new() -> Self {
-        CollectSink { parts: std::sync::Mutex::new(Vec::new()) }
+        CollectSink {
+            parts: std::sync::Mutex::new(Vec::new()),
+        }
     }
 
     pub fn finish(self) -> Vec<DataChunk> {
@@ -235,7 +285,10 @@ impl Sink for CollectSink {
     }
 
     fn combine(&self, local: Self::Local) -> Result<()> {
-        self.parts.lock().map_err(|_| Error::internal("collect lock poisoned"))?.extend(local);
+        self.parts
+            .lock()
+            .map_err(|_| Error::internal("collect lock poisoned"))?
+            .extend(local);
         Ok(())
     }
 }

@@ -10,39 +10,111 @@ use stride_storage::Catalog;
 pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
     let p = |l: &LogicalPlan| plan(l, catalog).map(Box::new);
     Ok(match logical {
-        LogicalPlan::Scan { table, table_id, columns, schema } => {
-            let t = catalog
-                .table_by_id(*table_id)
-                .ok_or_else(|| Error::catalog(format!("Table with name {} does not exist (it was dropped)", table.name)))?;
-            PhysicalPlan::Scan { table: t, columns: columns.clone(), types: schema.iter().map(|f| f.ty.clone()).collect() }
+        LogicalPlan::Scan {
+            table,
+            table_id,
+            columns,
+            schema,
+        } => {
+            let t = catalog.table_by_id(*table_id).ok_or_else(|| {
+                Error::catalog(format!(
+                    "Table with name {} does not exist (it was dropped)",
+                    table.name
+                ))
+            })?;
+            PhysicalPlan::Scan {
+                table: t,
+                columns: columns.clone(),
+                types: schema.iter().map(|f| f.ty.clone()).collect(),
+            }
         }
-        LogicalPlan::Values { rows, schema } => {
-            PhysicalPlan::Values { rows: rows.clone(), types: schema.iter().map(|f| f.ty.clone()).collect() }
-        }
-        LogicalPlan::TableFunction { func: TableFunction::Range { start, stop, step, inclusive }, .. } => {
-            PhysicalPlan::Range { start: *start, stop: *stop, step: *step, inclusive: *inclusive }
-        }
-        LogicalPlan::Filter { input, predicate } => PhysicalPlan::Filter { input: p(input)?, predicate: predicate.clone() },
-        LogicalPlan::Project { input, exprs, schema } => {
-            PhysicalPlan::Project { input: p(input)?, exprs: exprs.clone(), types: schema.iter().map(|f| f.ty.clone()).collect() }
-        }
-        LogicalPlan::Aggregate { input, group_by, aggregates, schema } => PhysicalPlan::HashAggregate {
+        LogicalPlan::Values { rows, schema } => PhysicalPlan::Values {
+            rows: rows.clone(),
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
+        LogicalPlan::TableFunction {
+            func:
+                TableFunction::Range {
+                    start,
+                    stop,
+                    step,
+                    inclusive,
+                },
+            ..
+        } => PhysicalPlan::Range {
+            start: *start,
+            stop: *stop,
+            step: *step,
+            inclusive: *inclusive,
+        },
+        LogicalPlan::Filter { input, predicate } => PhysicalPlan::Filter {
+            input: p(input)?,
+            predicate: predicate.clone(),
+        },
+        LogicalPlan::Project {
+            input,
+            exprs,
+            schema,
+        } => PhysicalPlan::Project {
+            input: p(input)?,
+            exprs: exprs.clone(),
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
+        LogicalPlan::Aggregate {
+            input,
+            group_by,
+            aggregates,
+            schema,
+        } => PhysicalPlan::HashAggregate {
             input: p(input)?,
             groups: group_by.clone(),
             aggregates: aggregates.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },
-        LogicalPlan::Sort { input, keys } => PhysicalPlan::Sort { input: p(input)?, keys: keys.clone() },
-        LogicalPlan::Limit { input, limit, offset } => match (&**input, limit) {
-            (LogicalPlan::Sort { input: sorted, keys }, Some(l)) => {
-                PhysicalPlan::TopN { input: p(sorted)?, keys: keys.clone(), limit: *l, offset: *offset }
-            }
-            _ => PhysicalPlan::Limit { input: p(input)?, limit: *limit, offset: *offset },
+        LogicalPlan::Sort { input, keys } => PhysicalPlan::Sort {
+            input: p(input)?,
+            keys: keys.clone(),
         },
-        LogicalPlan::Join { left, right, kind, on, filter, schema } => {
+        LogicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => match (&**input, limit) {
+            (
+                LogicalPlan::Sort {
+                    input: sorted,
+                    keys,
+                },
+                Some(l),
+            ) => PhysicalPlan::TopN {
+                input: p(sorted)?,
+                keys: keys.clone(),
+                limit: *l,
+                offset: *offset,
+            },
+            _ => PhysicalPlan::Limit {
+                input: p(input)?,
+                limit: *limit,
+                offset: *offset,
+            },
+        },
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter,
+            schema,
+        } => {
             let types = schema.iter().map(|f| f.ty.clone()).collect();
             if on.is_empty() {
-                PhysicalPlan::NestedLoopJoin { left: p(left)?, right: p(right)?, kind: *kind, filter: filter.clone(), types }
+                PhysicalPlan::NestedLoopJoin {
+                    left: p(left)?,
+                    right: p(right)?,
+                    kind: *kind,
+                    filter: filter.clone(),
+                    types,
+                }
             } else {
                 PhysicalPlan::HashJoin {
                     left: p(left)?,
@@ -55,8 +127,17 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                 }
             }
         }
-        LogicalPlan::SetOp { left, right, kind, all, .. } => {
-            PhysicalPlan::SetOp { left: p(left)?, right: p(right)?, kind: *kind, all: *all }
-        }
+        LogicalPlan::SetOp {
+            left,
+            right,
+            kind,
+            all,
+            ..
+        } => PhysicalPlan::SetOp {
+            left: p(left)?,
+            right: p(right)?,
+            kind: *kind,
+            all: *all,
+        },
     })
 }

@@ -7,7 +7,9 @@
 //! fixed-width little-endian value or, for strings, a u32 length and the bytes.
 
 use stride_common::vector::NativeType;
-use stride_common::{with_native, DataType, Error, Interval, PhysicalType, Result, Validity, Vector, VectorData};
+use stride_common::{
+    with_native, DataType, Error, Interval, PhysicalType, Result, Validity, Vector, VectorData,
+};
 
 /// Encoded keys of a chunk: row i is `data[offsets[i]..offsets[i+1]]`.
 #[derive(Default)]
@@ -58,7 +60,13 @@ impl KeyBytes for f32 {
     const WIDTH: usize = 4;
     fn write(self, out: &mut [u8]) {
         // -0.0 and 0.0 group together, as do all NaNs.
-        let v = if self == 0.0 { 0.0f32 } else if self.is_nan() { f32::NAN } else { self };
+        let v = if self == 0.0 {
+            0.0f32
+        } else if self.is_nan() {
+            f32::NAN
+        } else {
+            self
+        };
         out.copy_from_slice(&v.to_le_bytes());
     }
     fn read(b: &[u8]) -> Self {
@@ -69,7 +77,13 @@ impl KeyBytes for f32 {
 impl KeyBytes for f64 {
     const WIDTH: usize = 8;
     fn write(self, out: &mut [u8]) {
-        let v = if self == 0.0 { 0.0f64 } else if self.is_nan() { f64::NAN } else { self };
+        let v = if self == 0.0 {
+            0.0f64
+        } else if self.is_nan() {
+            f64::NAN
+        } else {
+            self
+        };
         out.copy_from_slice(&v.to_le_bytes());
     }
     fn read(b: &[u8]) -> Self {
@@ -111,7 +125,9 @@ fn fixed_width(p: PhysicalType) -> Option<usize> {
 pub fn encode(cols: &[Vector], len: usize) -> Result<KeyBuffer> {
     for c in cols {
         if matches!(c.ty, DataType::List(_)) {
-            return Err(Error::not_supported("grouping, joining or DISTINCT on LIST values is not supported yet"));
+            return Err(Error::not_supported(
+                "grouping, joining or DISTINCT on LIST values is not supported yet",
+            ));
         }
     }
     // Row sizes first, then one pass per column writing at each row's cursor.
@@ -126,7 +142,11 @@ pub fn encode(cols: &[Vector], len: usize) -> Result<KeyBuffer> {
             None => {
                 let sv = c.strings();
                 for (i, s) in sizes.iter_mut().enumerate() {
-                    *s += 1 + if c.is_valid(i) { 4 + sv.views[c.index(i)].len() as u32 } else { 0 };
+                    *s += 1 + if c.is_valid(i) {
+                        4 + sv.views[c.index(i)].len() as u32
+                    } else {
+                        0
+                    };
                 }
             }
         }
@@ -177,7 +197,10 @@ fn write_fixed<T: KeyBytes>(c: &Vector, len: usize, data: &mut [u8], cursor: &mu
 }
 
 /// Decodes keys back into one vector per column.
-pub fn decode<'a>(types: &[DataType], keys: impl ExactSizeIterator<Item = &'a [u8]>) -> Vec<Vector> {
+pub fn decode<'a>(
+    types: &[DataType],
+    keys: impl ExactSizeIterator<Item = &'a [u8]>,
+) -> Vec<Vector> {
     let n = keys.len();
     let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, n)).collect();
     let mut validities: Vec<Validity> = types.iter().map(|_| Validity::all_valid()).collect();
@@ -227,13 +250,22 @@ mod tests {
     fn roundtrip() {
         let mut a = Vector::empty(&DataType::Integer);
         let mut b = Vector::empty(&DataType::Varchar);
-        for (x, y) in [(Some(1), Some("x")), (None, Some("a longer string!")), (Some(3), None)] {
-            a.push(&x.map_or(ScalarValue::Null, ScalarValue::Integer)).unwrap();
-            b.push(&y.map_or(ScalarValue::Null, |s| ScalarValue::Varchar(s.into()))).unwrap();
+        for (x, y) in [
+            (Some(1), Some("x")),
+            (None, Some("a longer string!")),
+            (Some(3), None),
+        ] {
+            a.push(&x.map_or(ScalarValue::Null, ScalarValue::Integer))
+                .unwrap();
+            b.push(&y.map_or(ScalarValue::Null, |s| ScalarValue::Varchar(s.into())))
+                .unwrap();
         }
         let k = encode(&[a.clone(), b.clone()], 3).unwrap();
         assert_ne!(k.key(0), k.key(1));
-        let cols = decode(&[DataType::Integer, DataType::Varchar], (0..3).map(|i| k.key(i)));
+        let cols = decode(
+            &[DataType::Integer, DataType::Varchar],
+            (0..3).map(|i| k.key(i)),
+        );
         for i in 0..3 {
             assert_eq!(cols[0].get(i), a.get(i));
             assert_eq!(cols[1].get(i), b.get(i));

@@ -72,24 +72,37 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                     &buf[..1]
                 }
                 PhysicalType::I16 => {
-                    buf[..2].copy_from_slice(&((v.values::<i16>()[j] as u16) ^ 0x8000).to_be_bytes());
+                    buf[..2]
+                        .copy_from_slice(&((v.values::<i16>()[j] as u16) ^ 0x8000).to_be_bytes());
                     &buf[..2]
                 }
                 PhysicalType::I32 => {
-                    buf[..4].copy_from_slice(&((v.values::<i32>()[j] as u32) ^ (1 << 31)).to_be_bytes());
+                    buf[..4].copy_from_slice(
+                        &((v.values::<i32>()[j] as u32) ^ (1 << 31)).to_be_bytes(),
+                    );
                     &buf[..4]
                 }
                 PhysicalType::I64 => {
-                    buf[..8].copy_from_slice(&((v.values::<i64>()[j] as u64) ^ (1 << 63)).to_be_bytes());
+                    buf[..8].copy_from_slice(
+                        &((v.values::<i64>()[j] as u64) ^ (1 << 63)).to_be_bytes(),
+                    );
                     &buf[..8]
                 }
                 PhysicalType::I128 => {
-                    buf.copy_from_slice(&((v.values::<i128>()[j] as u128) ^ (1 << 127)).to_be_bytes());
+                    buf.copy_from_slice(
+                        &((v.values::<i128>()[j] as u128) ^ (1 << 127)).to_be_bytes(),
+                    );
                     &buf[..16]
                 }
                 PhysicalType::F32 => {
                     let x = v.values::<f32>()[j];
-                    let x = if x == 0.0 { 0.0 } else if x.is_nan() { f32::NAN } else { x };
+                    let x = if x == 0.0 {
+                        0.0
+                    } else if x.is_nan() {
+                        f32::NAN
+                    } else {
+                        x
+                    };
                     let b = x.to_bits();
                     let b = if b >> 31 == 1 { !b } else { b | (1 << 31) };
                     buf[..4].copy_from_slice(&b.to_be_bytes());
@@ -97,7 +110,13 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                 }
                 PhysicalType::F64 => {
                     let x = v.values::<f64>()[j];
-                    let x = if x == 0.0 { 0.0 } else if x.is_nan() { f64::NAN } else { x };
+                    let x = if x == 0.0 {
+                        0.0
+                    } else if x.is_nan() {
+                        f64::NAN
+                    } else {
+                        x
+                    };
                     let b = x.to_bits();
                     let b = if b >> 63 == 1 { !b } else { b | (1 << 63) };
                     buf[..8].copy_from_slice(&b.to_be_bytes());
@@ -105,7 +124,9 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                 }
                 PhysicalType::Interval => {
                     let iv: Interval = v.values::<Interval>()[j];
-                    buf.copy_from_slice(&((iv.normalized_micros() as u128) ^ (1 << 127)).to_be_bytes());
+                    buf.copy_from_slice(
+                        &((iv.normalized_micros() as u128) ^ (1 << 127)).to_be_bytes(),
+                    );
                     &buf[..16]
                 }
                 PhysicalType::Str => {
@@ -122,7 +143,11 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                     push_ordered(&mut data, &tmp, c.asc);
                     continue;
                 }
-                PhysicalType::List => return Err(Error::not_supported("ORDER BY on LIST values is not supported yet")),
+                PhysicalType::List => {
+                    return Err(Error::not_supported(
+                        "ORDER BY on LIST values is not supported yet",
+                    ))
+                }
             };
             push_ordered(&mut data, bytes, c.asc);
         }
@@ -153,20 +178,57 @@ mod tests {
         for x in vals {
             v.push(x).unwrap();
         }
-        let kb = encode(&[SortColumn { values: &v, asc, nulls_first }], vals.len()).unwrap();
+        let kb = encode(
+            &[SortColumn {
+                values: &v,
+                asc,
+                nulls_first,
+            }],
+            vals.len(),
+        )
+        .unwrap();
         (0..vals.len()).map(|i| kb.key(i).to_vec()).collect()
     }
 
     #[test]
     fn order_is_preserved() {
         use ScalarValue::*;
-        let k = keys(&[BigInt(-5), BigInt(3), Null, BigInt(-1)], DataType::BigInt, true, false);
+        let k = keys(
+            &[BigInt(-5), BigInt(3), Null, BigInt(-1)],
+            DataType::BigInt,
+            true,
+            false,
+        );
         assert!(k[0] < k[3] && k[3] < k[1] && k[1] < k[2]);
-        let k = keys(&[Double(-1.5), Double(2.0), Double(f64::NAN), Double(-0.0)], DataType::Double, false, true);
+        let k = keys(
+            &[Double(-1.5), Double(2.0), Double(f64::NAN), Double(-0.0)],
+            DataType::Double,
+            false,
+            true,
+        );
         assert!(k[2] < k[1] && k[1] < k[3] && k[3] < k[0]);
-        let k = keys(&[Varchar("b".into()), Varchar("ab".into()), Varchar("a".into()), Null], DataType::Varchar, true, true);
+        let k = keys(
+            &[
+                Varchar("b".into()),
+                Varchar("ab".into()),
+                Varchar("a".into()),
+                Null,
+            ],
+            DataType::Varchar,
+            true,
+            true,
+        );
         assert!(k[3] < k[2] && k[2] < k[1] && k[1] < k[0]);
-        let k = keys(&[Varchar("b".into()), Varchar("ab".into()), Varchar("a".into())], DataType::Varchar, false, true);
+        let k = keys(
+            &[
+                Varchar("b".into()),
+                Varchar("ab".into()),
+                Varchar("a".into()),
+            ],
+            DataType::Varchar,
+            false,
+            true,
+        );
         assert!(k[0] < k[1] && k[1] < k[2]);
     }
 }

@@ -14,12 +14,16 @@ pub const MAX_NESTING: usize = 1000;
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = DuckDbDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(MAX_NESTING);
-    let result = parser.try_with_sql(sql).and_then(|mut p| p.parse_statements());
+    let result = parser
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_statements());
     result.map_err(|e| match e {
-        ParserError::TokenizerError(m) | ParserError::ParserError(m) => Error::parse(format!("syntax error: {m}")),
-        ParserError::RecursionLimitExceeded => {
-            Error::parse(format!("statement is nested too deeply (more than {MAX_NESTING} levels)"))
+        ParserError::TokenizerError(m) | ParserError::ParserError(m) => {
+            Error::parse(format!("syntax error: {m}"))
         }
+        ParserError::RecursionLimitExceeded => Error::parse(format!(
+            "statement is nested too deeply (more than {MAX_NESTING} levels)"
+        )),
     })
 }
 
@@ -32,6 +36,9 @@ mod tests {
         let e = parse("SELECT FROM WHERE").unwrap_err();
         assert!(e.message.contains("Line: 1"), "{e}");
         let deep = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
-        assert!(parse(&deep).unwrap_err().message.contains("nested too deeply"));
+        assert!(parse(&deep)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply"));
     }
 }

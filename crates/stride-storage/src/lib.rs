@@ -11,4 +11,4 @@ mod catalog;
 mod table;
 
 pub use catalog::Catalog;
-pub use table::{RowGroup, Table};
+pub use table::{IndexInfo, RowGroup, Table};

@@ -12,11 +12,29 @@ pub struct RowGroup {
     pub len: usize,
 }
 
+/// A uniqueness rule checked on every insert: a PRIMARY KEY or UNIQUE constraint, or a
+/// UNIQUE index.
+struct UniqueKey {
+    columns: Vec<usize>,
+    /// Encoded keys present in the table (keys with a NULL are never stored: NULLs are
+    /// distinct from each other).
+    present: HashSet<String>,
+}
+
+/// A secondary index declared with CREATE INDEX. Only the catalog entry exists yet:
+/// scans do not use indexes, and UNIQUE indexes are enforced through [`UniqueKey`].
+#[derive(Clone, Debug)]
+pub struct IndexInfo {
+    pub name: String,
+    pub columns: Vec<usize>,
+    pub unique: bool,
+}
+
 #[derive(Default)]
 struct TableData {
     row_groups: Vec<Arc<RowGroup>>,
-    /// Encoded keys present for each unique constraint of the schema.
-    unique_keys: Vec<HashSet<String>>,
+    unique: Vec<UniqueKey>,
+    indexes: Vec<IndexInfo>,
 }
 
 pub struct Table {
@@ -27,13 +45,31 @@ pub struct Table {
 
 impl Table {
     pub fn new(id: u64, schema: TableSchema) -> Self {
-        let unique_keys = schema.unique_keys.iter().map(|_| HashSet::new()).collect();
-        Table { id, schema: Arc::new(schema), data: RwLock::new(TableData { row_groups: Vec::new(), unique_keys }) }
+        let unique = schema
+            .unique_keys
+            .iter()
+            .map(|k| UniqueKey {
+                columns: k.clone(),
+                present: HashSet::new(),
+            })
+            .collect();
+        Table {
+            id,
+            schema: Arc::new(schema),
+            data: RwLock::new(TableData {
+                row_groups: Vec::new(),
+                unique,
+                indexes: Vec::new(),
+            }),
+        }
     }
 
     /// The row groups as of now; later appends do not change the snapshot.
     pub fn snapshot(&self) -> Vec<Arc<RowGroup>> {
-        self.data.read().map(|d| d.row_groups.clone()).unwrap_or_default()
+        self.data
+            .read()
+            .map(|d| d.row_groups.clone())
+            .unwrap_or_default()
     }
 
     pub fn row_count(&self) -> usize {
@@ -43,8 +79,14 @@ impl Table {
     /// Appends chunks whose columns match the schema (types already cast). Checks NOT
     /// NULL and unique constraints first, so a failing insert changes nothing.
     pub fn append(&self, chunks: &[DataChunk]) -> Result<usize> {
-        let mut data = self.data.write().map_err(|_| Error::internal("table lock poisoned"))?;
-        let flat: Vec<(Vec<Vector>, usize)> = chunks.iter().map(|c| c.clone().into_flat_columns()).collect();
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let flat: Vec<(Vec<Vector>, usize)> = chunks
+            .iter()
+            .map(|c| c.clone().into_flat_columns())
+            .collect();
         for (cols, len) in &flat {
             for (ci, col) in self.schema.columns.iter().enumerate() {
                 if col.not_null && (0..*len).any(|i| !cols[ci].is_valid(i)) {
@@ -55,27 +97,22 @@ impl Table {
                 }
             }
         }
-        let mut new_keys: Vec<HashSet<String>> = self.schema.unique_keys.iter().map(|_| HashSet::new()).collect();
-        for (ki, key) in self.schema.unique_keys.iter().enumerate() {
+        let mut new_keys: Vec<HashSet<String>> =
+            data.unique.iter().map(|_| HashSet::new()).collect();
+        for (ki, key) in data.unique.iter().enumerate() {
             for (cols, len) in &flat {
-                for i in 0..*len {
-                    let values: Vec<ScalarValue> = key.iter().map(|&c| cols[c].get(i)).collect();
-                    let enc = format!("{values:?}");
-                    if data.unique_keys[ki].contains(&enc) || !new_keys[ki].insert(enc) {
-                        let names: Vec<&str> = key.iter().map(|&c| self.schema.columns[c].name.as_str()).collect();
-                        let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-                        return Err(Error::constraint(format!(
-                            "Duplicate key \"{}: {}\" violates primary key constraint of table \"{}\"",
-                            names.join(", "),
-                            shown.join(", "),
-                            self.schema.name
-                        )));
-                    }
-                }
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    cols,
+                    *len,
+                    &key.present,
+                    &mut new_keys[ki],
+                )?;
             }
         }
-        for (ki, keys) in new_keys.into_iter().enumerate() {
-            data.unique_keys[ki].extend(keys);
+        for (key, new) in data.unique.iter_mut().zip(new_keys) {
+            key.present.extend(new);
         }
         let mut total = 0;
         for (cols, len) in flat {
@@ -83,7 +120,12 @@ impl Table {
             while offset < len {
                 let need_new = data.row_groups.last().is_none_or(|g| g.len >= MORSEL_SIZE);
                 if need_new {
-                    let columns = self.schema.columns.iter().map(|c| Vector::with_capacity(&c.ty, 0)).collect();
+                    let columns = self
+                        .schema
+                        .columns
+                        .iter()
+                        .map(|c| Vector::with_capacity(&c.ty, 0))
+                        .collect();
                     data.row_groups.push(Arc::new(RowGroup { columns, len: 0 }));
                 }
                 let group = Arc::make_mut(data.row_groups.last_mut().expect("just ensured"));
@@ -101,5 +143,103 @@ impl Table {
             total += len;
         }
         Ok(total)
+    }
+}
+
+/// Checks `len` rows of `cols` against the keys already present and those seen in this
+/// insert, recording new keys in `new`.
+fn check_unique(
+    schema: &TableSchema,
+    key: &[usize],
+    cols: &[Vector],
+    len: usize,
+    present: &HashSet<String>,
+    new: &mut HashSet<String>,
+) -> Result<()> {
+    for i in 0..len {
+        let values: Vec<ScalarValue> = key.iter().map(|&c| cols[c].get(i)).collect();
+        if values.iter().any(|v| v.is_null()) {
+            continue;
+        }
+        let enc = format!("{values:?}");
+        if present.contains(&enc) || !new.insert(enc) {
+            let names: Vec<&str> = key
+                .iter()
+                .map(|&c| schema.columns[c].name.as_str())
+                .collect();
+            let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            return Err(Error::constraint(format!(
+                "Duplicate key \"{}: {}\" violates unique constraint of table \"{}\"",
+                names.join(", "),
+                shown.join(", "),
+                schema.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Table {
+    pub fn indexes(&self) -> Vec<IndexInfo> {
+        self.data
+            .read()
+            .map(|d| d.indexes.clone())
+            .unwrap_or_default()
+    }
+
+    /// Adds an index; a UNIQUE one first checks the rows already stored.
+    pub fn add_index(&self, index: IndexInfo) -> Result<()> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        if index.unique {
+            let mut present = HashSet::new();
+            for g in &data.row_groups {
+                check_unique(
+                    &self.schema,
+                    &index.columns,
+                    &g.columns,
+                    g.len,
+                    &HashSet::new(),
+                    &mut present,
+                )?;
+            }
+            data.unique.push(UniqueKey {
+                columns: index.columns.clone(),
+                present,
+            });
+        }
+        data.indexes.push(index);
+        Ok(())
+    }
+
+    /// Removes an index by name; `false` when the table has none of that name.
+    pub fn drop_index(&self, name: &str) -> Result<bool> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let Some(pos) = data
+            .indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(name))
+        else {
+            return Ok(false);
+        };
+        let index = data.indexes.remove(pos);
+        if index.unique {
+            // Schema constraints come first; the index's rule is the matching later one.
+            let fixed = self.schema.unique_keys.len();
+            if let Some(p) = data
+                .unique
+                .iter()
+                .skip(fixed)
+                .position(|k| k.columns == index.columns)
+            {
+                data.unique.remove(fixed + p);
+            }
+        }
+        Ok(true)
     }
 }

@@ -21,7 +21,9 @@ pub struct Database {
 
 impl Database {
     pub fn open_in_memory() -> Result<Database> {
-        Ok(Database { catalog: Arc::new(Catalog::new()) })
+        Ok(Database {
+            catalog: Arc::new(Catalog::new()),
+        })
     }
 
     /// Opens a database file. Persistent storage is not built yet: this says so
@@ -36,7 +38,11 @@ impl Database {
     }
 
     pub fn connect(&self) -> Result<Connection> {
-        Ok(Connection { catalog: self.catalog.clone(), settings: Mutex::new(Settings::default()), interrupt: InterruptHandle::default() })
+        Ok(Connection {
+            catalog: self.catalog.clone(),
+            settings: Mutex::new(Settings::default()),
+            interrupt: InterruptHandle::default(),
+        })
     }
 }
 
@@ -73,7 +79,10 @@ pub struct Connection {
 /// What planning produced: either a finished statement or a query to stream.
 enum Planned {
     Done(QueryResult),
-    Query { names: Vec<String>, plan: stride_exec::PhysicalPlan },
+    Query {
+        names: Vec<String>,
+        plan: stride_exec::PhysicalPlan,
+    },
 }
 
 impl Connection {
@@ -115,19 +124,37 @@ impl Connection {
             .schema
             .columns
             .iter()
-            .map(|c| format!("{} {}{}", c.name, c.ty, if c.not_null { " NOT NULL" } else { "" }))
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    c.ty,
+                    if c.not_null { " NOT NULL" } else { "" }
+                )
+            })
             .collect();
-        Some(format!("CREATE TABLE {}({});", t.schema.name, cols.join(", ")))
+        Some(format!(
+            "CREATE TABLE {}({});",
+            t.schema.name,
+            cols.join(", ")
+        ))
     }
 
     /// Runs one statement (the text may hold exactly one).
     pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
         let cancel = self.interrupt.arm();
-        let ctx = Arc::new(QueryContext::new(self.catalog.clone(), self.settings(), cancel));
+        let ctx = Arc::new(QueryContext::new(
+            self.catalog.clone(),
+            self.settings(),
+            cancel,
+        ));
         let planned = self.plan_on_big_stack(sql, &ctx)?;
         match planned {
             Planned::Done(r) => Ok(r),
-            Planned::Query { names, plan } => Ok(QueryResult::stream(names, stride_exec::execute_stream(plan, ctx)?)),
+            Planned::Query { names, plan } => Ok(QueryResult::stream(
+                names,
+                stride_exec::execute_stream(plan, ctx)?,
+            )),
         }
     }
 
@@ -158,7 +185,10 @@ impl Connection {
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
                 let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
                 let physical = planner::plan(&optimized, &self.catalog)?;
-                Ok(Planned::Query { names, plan: physical })
+                Ok(Planned::Query {
+                    names,
+                    plan: physical,
+                })
             }
             BoundStatement::Explain { plan, .. } => {
                 let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
@@ -171,7 +201,12 @@ impl Connection {
                     vec![DataChunk::new(vec![v], 1)],
                 )))
             }
-            BoundStatement::CreateTable { schema, if_not_exists, or_replace, source } => {
+            BoundStatement::CreateTable {
+                schema,
+                if_not_exists,
+                or_replace,
+                source,
+            } => {
                 if self.catalog.table(&schema.name).is_some() && if_not_exists {
                     return Ok(Planned::Done(QueryResult::done(Some(0))));
                 }
@@ -195,31 +230,85 @@ impl Connection {
             }
             BoundStatement::DropTable { name, if_exists } => {
                 if !self.catalog.drop_table(&name)? && !if_exists {
-                    return Err(Error::catalog(format!("Table with name {name} does not exist!")));
+                    return Err(Error::catalog(format!(
+                        "Table with name {name} does not exist!"
+                    )));
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
-            BoundStatement::Insert { table_id, table, source } => {
+            BoundStatement::CreateIndex {
+                name,
+                table,
+                columns,
+                unique,
+                if_not_exists,
+            } => {
+                if self.catalog.index_table(&name).is_some() {
+                    if if_not_exists {
+                        return Ok(Planned::Done(QueryResult::done(None)));
+                    }
+                    return Err(Error::catalog(format!(
+                        "Index with name \"{name}\" already exists!"
+                    )));
+                }
+                let t = self.catalog.table(&table).ok_or_else(|| {
+                    Error::catalog(format!("Table with name {table} does not exist!"))
+                })?;
+                t.add_index(stride_storage::IndexInfo {
+                    name,
+                    columns,
+                    unique,
+                })?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::DropIndex { name, if_exists } => {
+                match self.catalog.index_table(&name) {
+                    Some(t) => {
+                        t.drop_index(&name)?;
+                    }
+                    None if if_exists => {}
+                    None => {
+                        return Err(Error::catalog(format!(
+                            "Index with name {name} does not exist!"
+                        )))
+                    }
+                }
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Insert {
+                table_id,
+                table,
+                source,
+            } => {
                 let chunks = self.collect(&source, ctx)?;
-                let t = self
-                    .catalog
-                    .table_by_id(table_id)
-                    .ok_or_else(|| Error::catalog(format!("Table with name {table} does not exist!")))?;
+                let t = self.catalog.table_by_id(table_id).ok_or_else(|| {
+                    Error::catalog(format!("Table with name {table} does not exist!"))
+                })?;
                 let n = t.append(&chunks)?;
                 Ok(Planned::Done(QueryResult::done(Some(n as u64))))
             }
             BoundStatement::Set { name, value } => {
-                self.settings.lock().map_err(|_| Error::internal("settings lock"))?.set(&name, &value)?;
+                self.settings
+                    .lock()
+                    .map_err(|_| Error::internal("settings lock"))?
+                    .set(&name, &value)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Reset { name } => {
-                self.settings.lock().map_err(|_| Error::internal("settings lock"))?.reset(&name)?;
+                self.settings
+                    .lock()
+                    .map_err(|_| Error::internal("settings lock"))?
+                    .reset(&name)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
         }
     }
 
-    fn collect(&self, plan: &stride_sql::plan::LogicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+    fn collect(
+        &self,
+        plan: &stride_sql::plan::LogicalPlan,
+        ctx: &QueryContext,
+    ) -> Result<Vec<DataChunk>> {
         let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
         let physical = planner::plan(&optimized, &self.catalog)?;
         stride_exec::execute_collect(&physical, ctx)

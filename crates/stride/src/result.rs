@@ -19,16 +19,31 @@ pub struct QueryResult {
 
 impl QueryResult {
     pub(crate) fn stream(names: Vec<String>, stream: ResultStream) -> Self {
-        QueryResult { names, types: stream.types.clone(), body: Body::Stream(stream), changes: None }
+        QueryResult {
+            names,
+            types: stream.types.clone(),
+            body: Body::Stream(stream),
+            changes: None,
+        }
     }
 
     pub(crate) fn chunks(names: Vec<String>, types: Vec<DataType>, chunks: Vec<DataChunk>) -> Self {
-        QueryResult { names, types, body: Body::Chunks(chunks.into_iter()), changes: None }
+        QueryResult {
+            names,
+            types,
+            body: Body::Chunks(chunks.into_iter()),
+            changes: None,
+        }
     }
 
     /// A statement without a result set.
     pub(crate) fn done(changes: Option<u64>) -> Self {
-        QueryResult { names: vec![], types: vec![], body: Body::Chunks(Vec::new().into_iter()), changes }
+        QueryResult {
+            names: vec![],
+            types: vec![],
+            body: Body::Chunks(Vec::new().into_iter()),
+            changes,
+        }
     }
 
     /// Whether this result has columns (a query) rather than being a statement's status.
@@ -53,7 +68,11 @@ impl QueryResult {
 
     /// Iterates over rows as scalar values.
     pub fn rows(self) -> Rows {
-        Rows { result: self, chunk: None, pos: 0 }
+        Rows {
+            result: self,
+            chunk: None,
+            pos: 0,
+        }
     }
 
     /// Every row, materialized.

@@ -93,8 +93,14 @@ mod tests {
 
     #[test]
     fn splits_outside_quotes() {
-        assert_eq!(split_statements("SELECT ';'; SELECT 2;"), vec!["SELECT ';'", "SELECT 2"]);
-        assert_eq!(split_statements("-- c; x\nSELECT 1"), vec!["-- c; x\nSELECT 1"]);
+        assert_eq!(
+            split_statements("SELECT ';'; SELECT 2;"),
+            vec!["SELECT ';'", "SELECT 2"]
+        );
+        assert_eq!(
+            split_statements("-- c; x\nSELECT 1"),
+            vec!["-- c; x\nSELECT 1"]
+        );
         assert_eq!(split_statements("  ;  ; "), Vec::<String>::new());
         assert!(is_complete("SELECT 1;"));
         assert!(!is_complete("SELECT ';"));

@@ -40,7 +40,10 @@ fn tokens(s: &str) -> Vec<String> {
 
 fn variants() -> Vec<String> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let junk = ["(", ")", ",", "'", "\"", ";", "--", "/*", "NULL", "SELECT", "FROM", "*", "::", "1e999", "-", "~", "[", "{", "\u{0}", "é", "$$"];
+    let junk = [
+        "(", ")", ",", "'", "\"", ";", "--", "/*", "NULL", "SELECT", "FROM", "*", "::", "1e999",
+        "-", "~", "[", "{", "\u{0}", "é", "$$",
+    ];
     let mut out = Vec::new();
     for s in CORPUS {
         let t = tokens(s);
@@ -81,9 +84,14 @@ fn variants() -> Vec<String> {
 }
 
 fn connection() -> stride::Connection {
-    let conn = stride::Database::open_in_memory().unwrap().connect().unwrap();
-    conn.execute("CREATE TABLE t(a INTEGER, b BIGINT, c VARCHAR)").unwrap();
-    conn.execute("INSERT INTO t VALUES (1, 10, 'x'), (2, NULL, 'yy'), (3, 30, NULL)").unwrap();
+    let conn = stride::Database::open_in_memory()
+        .unwrap()
+        .connect()
+        .unwrap();
+    conn.execute("CREATE TABLE t(a INTEGER, b BIGINT, c VARCHAR)")
+        .unwrap();
+    conn.execute("INSERT INTO t VALUES (1, 10, 'x'), (2, NULL, 'yy'), (3, 30, NULL)")
+        .unwrap();
     conn
 }
 
@@ -135,7 +143,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let sum = format!("SELECT {}", vec!["1"; n].join(" + "));
     let r = conn.execute(&sum).unwrap().collect_rows().unwrap();
     assert_eq!(r[0][0].to_string(), n.to_string());
-    let ands = format!("SELECT count(*) FROM t WHERE {}", vec!["a > 0"; 20_000].join(" AND "));
+    let ands = format!(
+        "SELECT count(*) FROM t WHERE {}",
+        vec!["a > 0"; 20_000].join(" AND ")
+    );
     run(&conn, &ands);
 }
 

@@ -49,13 +49,20 @@ fn numeric_prefix(s: &str) -> f64 {
     let s = s.trim_start();
     let mut end = 0;
     for (i, c) in s.char_indices() {
-        let ok = c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')) || c == '.' || c == 'e' || c == 'E';
+        let ok = c.is_ascii_digit()
+            || (i == 0 && (c == '-' || c == '+'))
+            || c == '.'
+            || c == 'e'
+            || c == 'E';
         if !ok {
             break;
         }
         end = i + c.len_utf8();
     }
-    (0..=end).rev().find_map(|e| s[..e].parse::<f64>().ok()).unwrap_or(0.0)
+    (0..=end)
+        .rev()
+        .find_map(|e| s[..e].parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
 
 fn as_f64(v: &ScalarValue) -> f64 {
@@ -92,7 +99,9 @@ fn printable(s: String) -> String {
     if s.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
         s
     } else {
-        s.chars().map(|c| if (' '..='~').contains(&c) { c } else { '@' }).collect()
+        s.chars()
+            .map(|c| if (' '..='~').contains(&c) { c } else { '@' })
+            .collect()
     }
 }
 
@@ -114,7 +123,10 @@ impl sqllogictest::DB for StrideDb {
     type ColumnType = DefaultColumnType;
 
     fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
-        let result = self.conn.execute(sql).map_err(|e| SltError(e.to_string()))?;
+        let result = self
+            .conn
+            .execute(sql)
+            .map_err(|e| SltError(e.to_string()))?;
         if !result.is_query() {
             return Ok(DBOutput::StatementComplete(result.changes.unwrap_or(0)));
         }
@@ -127,13 +139,18 @@ impl sqllogictest::DB for StrideDb {
                 row.iter()
                     .enumerate()
                     .map(|(i, v)| match (&declared, self.sqlite) {
-                        (Some(d), true) => sqlite_format(v, d.get(i).unwrap_or(&DefaultColumnType::Text)),
+                        (Some(d), true) => {
+                            sqlite_format(v, d.get(i).unwrap_or(&DefaultColumnType::Text))
+                        }
                         _ => slt_format(v),
                     })
                     .collect()
             })
             .collect();
-        Ok(DBOutput::Rows { types, rows: formatted })
+        Ok(DBOutput::Rows {
+            types,
+            rows: formatted,
+        })
     }
 }
 
@@ -162,7 +179,9 @@ fn preprocess(src: &str, labels: &[&str]) -> String {
             continue;
         }
         if j < lines.len() && lines[j].trim() == "halt" {
-            let skip = conds.iter().any(|(kw, l)| labels.contains(&l.as_str()) == (kw == "skipif"));
+            let skip = conds
+                .iter()
+                .any(|(kw, l)| labels.contains(&l.as_str()) == (kw == "skipif"));
             if !skip {
                 break;
             }
@@ -191,8 +210,14 @@ fn run_file(path: &Path) -> Vec<String> {
     let mut runner = Runner::new(move || {
         let h = h.clone();
         async move {
-            let conn = stride::Database::open_in_memory().and_then(|db| db.connect()).map_err(|e| SltError(e.to_string()))?;
-            Ok(StrideDb { conn, hint: h, sqlite })
+            let conn = stride::Database::open_in_memory()
+                .and_then(|db| db.connect())
+                .map_err(|e| SltError(e.to_string()))?;
+            Ok(StrideDb {
+                conn,
+                hint: h,
+                sqlite,
+            })
         }
     });
     for l in LABELS {
@@ -200,12 +225,17 @@ fn run_file(path: &Path) -> Vec<String> {
     }
     if sqlite {
         runner.with_hash_threshold(8);
-        runner.with_column_validator(|a: &Vec<DefaultColumnType>, e: &Vec<DefaultColumnType>| a.len() == e.len());
+        runner.with_column_validator(|a: &Vec<DefaultColumnType>, e: &Vec<DefaultColumnType>| {
+            a.len() == e.len()
+        });
         if let Err(e) = runner.run_script("control resultmode valuewise\n") {
             return vec![e.to_string()];
         }
     }
-    let records = match sqllogictest::parse_with_name::<DefaultColumnType>(&script, path.display().to_string()) {
+    let records = match sqllogictest::parse_with_name::<DefaultColumnType>(
+        &script,
+        path.display().to_string(),
+    ) {
         Ok(r) => r,
         Err(e) => return vec![format!("{}: parse error: {e}", path.display())],
     };
@@ -216,7 +246,10 @@ fn run_file(path: &Path) -> Vec<String> {
         }
         if let Ok(mut h) = hint.lock() {
             *h = match &record {
-                Record::Query { expected: QueryExpect::Results { types, .. }, .. } => Some(types.clone()),
+                Record::Query {
+                    expected: QueryExpect::Results { types, .. },
+                    ..
+                } => Some(types.clone()),
                 _ => None,
             };
         }
@@ -230,7 +263,12 @@ fn run_file(path: &Path) -> Vec<String> {
 
 fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for e in entries {
             collect_files(&e, out);
@@ -242,7 +280,10 @@ fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let mut files = Vec::new();
     if args.is_empty() {
         collect_files(&root.join("tests/slt"), &mut files);
@@ -256,7 +297,15 @@ fn main() {
         }
     } else {
         for a in &args {
-            collect_files(Path::new(a), &mut files);
+            // cargo runs tests from the crate folder; accept paths relative to the
+            // workspace root too.
+            let p = Path::new(a);
+            let p = if p.exists() {
+                p.to_path_buf()
+            } else {
+                root.join(p)
+            };
+            collect_files(&p, &mut files);
         }
     }
     let mut failed_files = 0;
@@ -270,13 +319,22 @@ fn main() {
         } else {
             failed_files += 1;
             total_failures += failures.len();
-            println!("FAILED {} ({} failures, {secs:.2}s)", f.display(), failures.len());
+            println!(
+                "FAILED {} ({} failures, {secs:.2}s)",
+                f.display(),
+                failures.len()
+            );
             for msg in failures.iter().take(20) {
                 println!("{msg}");
             }
         }
     }
-    println!("\n{} files, {} failed, {} failing records", files.len(), failed_files, total_failures);
+    println!(
+        "\n{} files, {} failed, {} failing records",
+        files.len(),
+        failed_files,
+        total_failures
+    );
     if failed_files > 0 {
         std::process::exit(1);
     }

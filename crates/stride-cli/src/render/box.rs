@@ -124,7 +124,9 @@ impl Renderer for BoxRenderer {
             let dots = vec!["·".to_string(); ncols];
             for row in &rows {
                 match row {
-                    Some(cells) => cells_line(&mut s, &widths, cells, &self.right_aligned, Align::Left),
+                    Some(cells) => {
+                        cells_line(&mut s, &widths, cells, &self.right_aligned, Align::Left)
+                    }
                     None => cells_line(&mut s, &widths, &dots, &centered, Align::Center),
                 }
             }
@@ -183,7 +185,11 @@ fn cells_line(s: &mut String, widths: &[usize], cells: &[String], right: &[bool]
     s.push('│');
     for (i, w) in widths.iter().enumerate() {
         let cell = cells.get(i).map_or("", String::as_str);
-        let a = if right.get(i).copied().unwrap_or(false) { Align::Right } else { align };
+        let a = if right.get(i).copied().unwrap_or(false) {
+            Align::Right
+        } else {
+            align
+        };
         s.push(' ');
         s.push_str(&pad(cell, *w, a));
         s.push(' ');
@@ -218,7 +224,10 @@ mod tests {
             &["a", "b"],
             &[DataType::Integer, DataType::Varchar],
             &[
-                vec![ScalarValue::Integer(42), ScalarValue::Varchar("hello".into())],
+                vec![
+                    ScalarValue::Integer(42),
+                    ScalarValue::Varchar("hello".into()),
+                ],
                 vec![ScalarValue::Integer(7), ScalarValue::Null],
             ],
         );
@@ -236,7 +245,11 @@ mod tests {
 
     #[test]
     fn decimal_type_label_and_numbers_right() {
-        let out = render(&["price"], &[DataType::Decimal(15, 2)], &[vec![ScalarValue::Decimal(12345, 15, 2)]]);
+        let out = render(
+            &["price"],
+            &[DataType::Decimal(15, 2)],
+            &[vec![ScalarValue::Decimal(12345, 15, 2)]],
+        );
         assert!(out.contains("│ decimal(15,2) │"), "{out}");
         assert!(out.contains("│        123.45 │"), "{out}");
     }
@@ -249,7 +262,10 @@ mod tests {
         // top border, 2 header rows, separator, 20 rows, 3 dot rows, 20 rows, separator,
         // footer, bottom border.
         assert_eq!(lines.len(), 4 + 20 + 3 + 20 + 3, "{out}");
-        assert!(lines[4].trim_matches(|c: char| c == '│' || c == ' ') == "0", "{out}");
+        assert!(
+            lines[4].trim_matches(|c: char| c == '│' || c == ' ') == "0",
+            "{out}"
+        );
         assert!(lines[23].ends_with(" 19 │"), "{out}");
         assert!(lines[24].contains('·'), "{out}");
         assert!(lines[27].ends_with(" 980 │"), "{out}");
@@ -261,7 +277,10 @@ mod tests {
         // Every line has the same width, including the widened footer.
         let w = display_width(lines[0]);
         assert!(lines.iter().all(|l| display_width(l) == w), "{out}");
-        assert!(lines[49].starts_with('└') && !lines[49].contains('┴'), "{out}");
+        assert!(
+            lines[49].starts_with('└') && !lines[49].contains('┴'),
+            "{out}"
+        );
     }
 
     #[test]
@@ -291,11 +310,19 @@ mod tests {
         let out = render(&["x"], &[DataType::Varchar], &[]);
         assert!(out.contains("0 rows"), "{out}");
         let long = "x".repeat(200);
-        let out = render(&["s"], &[DataType::Varchar], &[vec![ScalarValue::Varchar(long)]]);
+        let out = render(
+            &["s"],
+            &[DataType::Varchar],
+            &[vec![ScalarValue::Varchar(long)]],
+        );
         let row = out.lines().nth(4).unwrap();
         assert!(row.contains('…'), "{out}");
         assert_eq!(display_width(row), 80 + 4);
-        let out = render(&["s"], &[DataType::Varchar], &[vec![ScalarValue::Varchar("a\nb".into())]]);
+        let out = render(
+            &["s"],
+            &[DataType::Varchar],
+            &[vec![ScalarValue::Varchar("a\nb".into())]],
+        );
         assert!(out.contains("│ a\\nb │"), "{out}");
     }
 }

@@ -24,8 +24,16 @@ impl Renderer for CsvRenderer {
     }
 
     fn row(&mut self, out: &mut dyn Write, row: &[ScalarValue]) -> io::Result<()> {
-        let fields: Vec<String> =
-            row.iter().map(|v| if v.is_null() { String::new() } else { quote(&v.to_string()) }).collect();
+        let fields: Vec<String> = row
+            .iter()
+            .map(|v| {
+                if v.is_null() {
+                    String::new()
+                } else {
+                    quote(&v.to_string())
+                }
+            })
+            .collect();
         writeln!(out, "{}", fields.join(","))
     }
 

@@ -125,13 +125,28 @@ mod tests {
         let out = render_to_string(
             Mode::Json,
             &["a", "b", "c"],
-            &[DataType::Integer, DataType::Varchar, DataType::Decimal(15, 2)],
             &[
-                vec![ScalarValue::Integer(1), ScalarValue::Varchar("x\"y".into()), ScalarValue::Decimal(-5, 15, 2)],
-                vec![ScalarValue::Null, ScalarValue::Boolean(true), ScalarValue::Null],
+                DataType::Integer,
+                DataType::Varchar,
+                DataType::Decimal(15, 2),
+            ],
+            &[
+                vec![
+                    ScalarValue::Integer(1),
+                    ScalarValue::Varchar("x\"y".into()),
+                    ScalarValue::Decimal(-5, 15, 2),
+                ],
+                vec![
+                    ScalarValue::Null,
+                    ScalarValue::Boolean(true),
+                    ScalarValue::Null,
+                ],
             ],
         );
-        assert_eq!(out, "[{\"a\":1,\"b\":\"x\\\"y\",\"c\":-0.05},\n{\"a\":null,\"b\":true,\"c\":null}]\n");
+        assert_eq!(
+            out,
+            "[{\"a\":1,\"b\":\"x\\\"y\",\"c\":-0.05},\n{\"a\":null,\"b\":true,\"c\":null}]\n"
+        );
     }
 
     #[test]
@@ -140,15 +155,25 @@ mod tests {
             Mode::Json,
             &["d"],
             &[DataType::Double],
-            &[vec![ScalarValue::Double(1.5)], vec![ScalarValue::Double(f64::NAN)], vec![ScalarValue::Double(f64::INFINITY)]],
+            &[
+                vec![ScalarValue::Double(1.5)],
+                vec![ScalarValue::Double(f64::NAN)],
+                vec![ScalarValue::Double(f64::INFINITY)],
+            ],
         );
         assert_eq!(out, "[{\"d\":1.5},\n{\"d\":\"nan\"},\n{\"d\":\"inf\"}]\n");
-        assert_eq!(render_to_string(Mode::Json, &["d"], &[DataType::Double], &[]), "[]\n");
+        assert_eq!(
+            render_to_string(Mode::Json, &["d"], &[DataType::Double], &[]),
+            "[]\n"
+        );
         let out = render_to_string(
             Mode::Json,
             &["l"],
             &[DataType::List(Box::new(DataType::Integer))],
-            &[vec![ScalarValue::List(DataType::Integer, vec![ScalarValue::Integer(1), ScalarValue::Null])]],
+            &[vec![ScalarValue::List(
+                DataType::Integer,
+                vec![ScalarValue::Integer(1), ScalarValue::Null],
+            )]],
         );
         assert_eq!(out, "[{\"l\":[1,null]}]\n");
     }

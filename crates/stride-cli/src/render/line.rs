@@ -15,8 +15,10 @@ pub struct LineRenderer {
 impl LineRenderer {
     pub fn new(names: Vec<String>) -> Self {
         let width = names.iter().map(|n| display_width(n)).max().unwrap_or(0);
-        let labels =
-            names.iter().map(|n| format!("{}{}", " ".repeat(width - display_width(n)), n)).collect();
+        let labels = names
+            .iter()
+            .map(|n| format!("{}{}", " ".repeat(width - display_width(n)), n))
+            .collect();
         LineRenderer { labels, rows: 0 }
     }
 }
@@ -57,8 +59,14 @@ mod tests {
             Mode::Line,
             &["a", "long_name"],
             &[DataType::Integer, DataType::Varchar],
-            &[vec![ScalarValue::Integer(1), ScalarValue::Varchar("x".into())], vec![ScalarValue::Integer(2), ScalarValue::Null]],
+            &[
+                vec![ScalarValue::Integer(1), ScalarValue::Varchar("x".into())],
+                vec![ScalarValue::Integer(2), ScalarValue::Null],
+            ],
         );
-        assert_eq!(out, "        a = 1\nlong_name = x\n\n        a = 2\nlong_name = NULL\n");
+        assert_eq!(
+            out,
+            "        a = 1\nlong_name = x\n\n        a = 2\nlong_name = NULL\n"
+        );
     }
 }

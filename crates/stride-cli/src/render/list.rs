@@ -41,7 +41,10 @@ mod tests {
             Mode::List,
             &["a", "b"],
             &[DataType::Integer, DataType::Varchar],
-            &[vec![ScalarValue::Integer(1), ScalarValue::Varchar("x".into())], vec![ScalarValue::Null, ScalarValue::Varchar("".into())]],
+            &[
+                vec![ScalarValue::Integer(1), ScalarValue::Varchar("x".into())],
+                vec![ScalarValue::Null, ScalarValue::Varchar("".into())],
+            ],
         );
         assert_eq!(out, "a|b\n1|x\nNULL|\n");
     }

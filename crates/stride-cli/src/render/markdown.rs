@@ -29,7 +29,8 @@ impl Renderer for MarkdownRenderer {
     }
 
     fn row(&mut self, _out: &mut dyn Write, row: &[ScalarValue]) -> io::Result<()> {
-        self.rows.push(row.iter().map(|v| cell_text(&v.to_string())).collect());
+        self.rows
+            .push(row.iter().map(|v| cell_text(&v.to_string())).collect());
         Ok(())
     }
 

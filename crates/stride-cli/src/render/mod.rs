@@ -28,7 +28,14 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 6] = [Mode::Box, Mode::Csv, Mode::Json, Mode::Markdown, Mode::Line, Mode::List];
+    pub const ALL: [Mode; 6] = [
+        Mode::Box,
+        Mode::Csv,
+        Mode::Json,
+        Mode::Markdown,
+        Mode::Line,
+        Mode::List,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -42,7 +49,9 @@ impl Mode {
     }
 
     pub fn parse(name: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(name))
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
     }
 
     /// A renderer for one result with these columns.
@@ -128,7 +137,12 @@ pub fn type_label(ty: &DataType) -> String {
 
 /// Renders rows in `mode` into a string; for tests.
 #[cfg(test)]
-pub fn render_to_string(mode: Mode, names: &[&str], types: &[DataType], rows: &[Vec<ScalarValue>]) -> String {
+pub fn render_to_string(
+    mode: Mode,
+    names: &[&str],
+    types: &[DataType],
+    rows: &[Vec<ScalarValue>],
+) -> String {
     let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     let mut r = mode.renderer(&names, types);
     let mut out = Vec::new();

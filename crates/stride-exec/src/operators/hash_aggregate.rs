@@ -51,17 +51,32 @@ impl<'a> HashAggregate<'a> {
     pub fn new(groups: &'a [Expr], aggs: &'a [AggregateExpr], ctx: &'a QueryContext) -> Self {
         let bound = aggs
             .iter()
-            .map(|a| BoundAggregate { func: a.func, arg_types: a.args.iter().map(|e| e.data_type()).collect(), return_type: a.ty.clone() })
+            .map(|a| BoundAggregate {
+                func: a.func,
+                arg_types: a.args.iter().map(|e| e.data_type()).collect(),
+                return_type: a.ty.clone(),
+            })
             .collect();
         let group_types = groups.iter().map(|g| g.data_type()).collect();
-        HashAggregate { groups, aggs, bound, group_types, ctx, tables: Mutex::new(Vec::new()) }
+        HashAggregate {
+            groups,
+            aggs,
+            bound,
+            group_types,
+            ctx,
+            tables: Mutex::new(Vec::new()),
+        }
     }
 
     fn new_table(&self) -> LocalTable {
         LocalTable {
             table: KeyTable::default(),
             states: self.bound.iter().map(new_state).collect(),
-            buffered: self.aggs.iter().map(|a| is_buffered(a).then(Buffered::default)).collect(),
+            buffered: self
+                .aggs
+                .iter()
+                .map(|a| is_buffered(a).then(Buffered::default))
+                .collect(),
         }
     }
 
@@ -74,7 +89,11 @@ impl<'a> HashAggregate<'a> {
             }
             return Ok(vec![0; len]);
         }
-        let cols = self.groups.iter().map(|g| eval(g, chunk, self.ctx)).collect::<Result<Vec<_>>>()?;
+        let cols = self
+            .groups
+            .iter()
+            .map(|g| eval(g, chunk, self.ctx))
+            .collect::<Result<Vec<_>>>()?;
         let keys = row_key::encode(&cols, len)?;
         let mut gids = Vec::with_capacity(len);
         for i in 0..len {
@@ -85,12 +104,21 @@ impl<'a> HashAggregate<'a> {
     }
 
     pub fn finish(&self) -> Result<Vec<DataChunk>> {
-        let mut tables = std::mem::take(&mut *self.tables.lock().map_err(|_| Error::internal("aggregate lock poisoned"))?);
+        let mut tables = std::mem::take(
+            &mut *self
+                .tables
+                .lock()
+                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
+        );
         if tables.is_empty() {
             tables.push(LocalTable {
                 table: KeyTable::default(),
                 states: self.bound.iter().map(new_state).collect(),
-                buffered: self.aggs.iter().map(|a| is_buffered(a).then(Buffered::default)).collect(),
+                buffered: self
+                    .aggs
+                    .iter()
+                    .map(|a| is_buffered(a).then(Buffered::default))
+                    .collect(),
             });
         }
         if self.groups.is_empty() {
@@ -102,7 +130,11 @@ impl<'a> HashAggregate<'a> {
         }
         let total: usize = tables.iter().map(|t| t.table.len()).sum();
         if tables.len() == 1 || total < 4096 {
-            let merged = if tables.len() == 1 { tables.pop().expect("one table") } else { self.merge(&mut tables)? };
+            let merged = if tables.len() == 1 {
+                tables.pop().expect("one table")
+            } else {
+                self.merge(&mut tables)?
+            };
             return self.finalize(merged);
         }
         // Partitioned merge in parallel.
@@ -110,8 +142,15 @@ impl<'a> HashAggregate<'a> {
         let parts = 1usize << bits;
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Vec<DataChunk>)>> = Mutex::new(Vec::new());
-        let partials: Vec<Vec<Vec<Vector>>> =
-            tables.iter_mut().map(|t| t.states.iter_mut().map(|s| s.partial()).collect::<Result<Vec<_>>>()).collect::<Result<_>>()?;
+        let partials: Vec<Vec<Vec<Vector>>> = tables
+            .iter_mut()
+            .map(|t| {
+                t.states
+                    .iter_mut()
+                    .map(|s| s.partial())
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<_>>()?;
         let tables_ref = &tables;
         let partials_ref = &partials;
         let work = || -> Result<()> {
@@ -123,40 +162,69 @@ impl<'a> HashAggregate<'a> {
                 self.ctx.check()?;
                 let merged = self.merge_partition(tables_ref, partials_ref, p, bits)?;
                 let chunks = self.finalize(merged)?;
-                results.lock().map_err(|_| Error::internal("merge lock"))?.push((p, chunks));
+                results
+                    .lock()
+                    .map_err(|_| Error::internal("merge lock"))?
+                    .push((p, chunks));
             }
         };
         let threads = self.ctx.threads().min(parts);
         std::thread::scope(|s| -> Result<()> {
-            let hs: Vec<_> = (0..threads).map(|_| std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(s, work)).collect();
+            let hs: Vec<_> = (0..threads)
+                .map(|_| {
+                    std::thread::Builder::new()
+                        .stack_size(WORKER_STACK)
+                        .spawn_scoped(s, work)
+                })
+                .collect();
             let mut err = None;
             for h in hs {
-                let r = h.map_err(|e| Error::internal(e.to_string())).and_then(|h| h.join().unwrap_or_else(|_| Err(Error::internal("merge thread panicked"))));
+                let r = h.map_err(|e| Error::internal(e.to_string())).and_then(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::internal("merge thread panicked")))
+                });
                 if let Err(e) = r {
                     err.get_or_insert(e);
                 }
             }
             err.map_or(Ok(()), Err)
         })?;
-        let mut results = results.into_inner().map_err(|_| Error::internal("merge lock"))?;
+        let mut results = results
+            .into_inner()
+            .map_err(|_| Error::internal("merge lock"))?;
         results.sort_by_key(|(p, _)| *p);
         Ok(results.into_iter().flat_map(|(_, c)| c).collect())
     }
 
     /// Merges every table into one (small inputs).
     fn merge(&self, tables: &mut [LocalTable]) -> Result<LocalTable> {
-        let partials: Vec<Vec<Vec<Vector>>> =
-            tables.iter_mut().map(|t| t.states.iter_mut().map(|s| s.partial()).collect::<Result<Vec<_>>>()).collect::<Result<_>>()?;
+        let partials: Vec<Vec<Vec<Vector>>> = tables
+            .iter_mut()
+            .map(|t| {
+                t.states
+                    .iter_mut()
+                    .map(|s| s.partial())
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<_>>()?;
         self.merge_partition(tables, &partials, 0, 0)
     }
 
     /// Merges the groups of partition `p` (top `bits` bits of the hash) of all tables.
-    fn merge_partition(&self, tables: &[LocalTable], partials: &[Vec<Vec<Vector>>], p: usize, bits: u32) -> Result<LocalTable> {
+    fn merge_partition(
+        &self,
+        tables: &[LocalTable],
+        partials: &[Vec<Vec<Vector>>],
+        p: usize,
+        bits: u32,
+    ) -> Result<LocalTable> {
         let mut out = self.new_table();
         for (t, parts) in tables.iter().zip(partials) {
             let n = t.table.len();
-            let members: Vec<u32> =
-                (0..n).filter(|&g| bits == 0 || (t.table.hash(g) >> (64 - bits)) as usize == p).map(|g| g as u32).collect();
+            let members: Vec<u32> = (0..n)
+                .filter(|&g| bits == 0 || (t.table.hash(g) >> (64 - bits)) as usize == p)
+                .map(|g| g as u32)
+                .collect();
             let mut mapping = vec![u32::MAX; n];
             let mut new_ids = Vec::with_capacity(members.len());
             for &g in &members {
@@ -177,9 +245,12 @@ impl<'a> HashAggregate<'a> {
             }
             for (i, b) in t.buffered.iter().enumerate() {
                 let Some(b) = b else { continue };
-                let keep: Vec<u32> = (0..b.gids.len() as u32).filter(|&r| mapping[b.gids[r as usize] as usize] != u32::MAX).collect();
+                let keep: Vec<u32> = (0..b.gids.len() as u32)
+                    .filter(|&r| mapping[b.gids[r as usize] as usize] != u32::MAX)
+                    .collect();
                 let dst = out.buffered[i].as_mut().expect("buffered in both");
-                dst.gids.extend(keep.iter().map(|&r| mapping[b.gids[r as usize] as usize]));
+                dst.gids
+                    .extend(keep.iter().map(|&r| mapping[b.gids[r as usize] as usize]));
                 let taken: Vec<Vector> = b.cols.iter().map(|c| c.take(&keep)).collect();
                 append_cols(&mut dst.cols, taken, keep.len());
             }
@@ -203,7 +274,10 @@ impl<'a> HashAggregate<'a> {
         let mut offset = 0;
         while offset < n {
             let len = VECTOR_SIZE.min(n - offset);
-            chunks.push(DataChunk::new(cols.iter().map(|c| c.slice(offset, len)).collect(), len));
+            chunks.push(DataChunk::new(
+                cols.iter().map(|c| c.slice(offset, len)).collect(),
+                len,
+            ));
             offset += len;
         }
         Ok(chunks)
@@ -211,7 +285,13 @@ impl<'a> HashAggregate<'a> {
 
     /// Sorts buffered rows by group and ORDER BY keys, drops duplicates for DISTINCT,
     /// and folds them into the state in that order.
-    fn fold_buffered(&self, i: usize, b: Buffered, state: &mut dyn GroupedState, groups: usize) -> Result<()> {
+    fn fold_buffered(
+        &self,
+        i: usize,
+        b: Buffered,
+        state: &mut dyn GroupedState,
+        groups: usize,
+    ) -> Result<()> {
         let agg = &self.aggs[i];
         let rows = b.gids.len();
         state.resize(groups);
@@ -219,14 +299,29 @@ impl<'a> HashAggregate<'a> {
             return Ok(());
         }
         let nargs = agg.args.len();
-        let gid_vec = Vector::from_values(DataType::Integer, b.gids.iter().map(|&g| g as i32).collect::<Vec<i32>>());
-        let mut sort_cols = vec![SortColumn { values: &gid_vec, asc: true, nulls_first: false }];
+        let gid_vec = Vector::from_values(
+            DataType::Integer,
+            b.gids.iter().map(|&g| g as i32).collect::<Vec<i32>>(),
+        );
+        let mut sort_cols = vec![SortColumn {
+            values: &gid_vec,
+            asc: true,
+            nulls_first: false,
+        }];
         for (k, o) in agg.order_by.iter().enumerate() {
-            sort_cols.push(SortColumn { values: &b.cols[nargs + k], asc: o.asc, nulls_first: o.nulls_first });
+            sort_cols.push(SortColumn {
+                values: &b.cols[nargs + k],
+                asc: o.asc,
+                nulls_first: o.nulls_first,
+            });
         }
         let keys = sort_key::encode(&sort_cols, rows)?;
         let mut order: Vec<u32> = (0..rows as u32).collect();
-        order.sort_by(|&x, &y| keys.key(x as usize).cmp(keys.key(y as usize)).then(x.cmp(&y)));
+        order.sort_by(|&x, &y| {
+            keys.key(x as usize)
+                .cmp(keys.key(y as usize))
+                .then(x.cmp(&y))
+        });
         if agg.distinct {
             let arg_cols: Vec<Vector> = b.cols[..nargs].to_vec();
             let arg_keys = row_key::encode(&arg_cols, rows)?;
@@ -273,14 +368,22 @@ impl Sink for HashAggregate<'_> {
                         t.states[i].resize(ngroups);
                         continue;
                     }
-                    sub_gids = sel.indices.iter().map(|&r| gids[r as usize]).collect::<Vec<u32>>();
+                    sub_gids = sel
+                        .indices
+                        .iter()
+                        .map(|&r| gids[r as usize])
+                        .collect::<Vec<u32>>();
                     let mut s = chunk.clone();
                     s.select(sel);
                     sub = s;
                     (&sub, &sub_gids)
                 }
             };
-            let args = agg.args.iter().map(|a| eval(a, c, self.ctx)).collect::<Result<Vec<_>>>()?;
+            let args = agg
+                .args
+                .iter()
+                .map(|a| eval(a, c, self.ctx))
+                .collect::<Result<Vec<_>>>()?;
             let n = c.len();
             match &mut t.buffered[i] {
                 Some(b) => {
@@ -306,7 +409,10 @@ impl Sink for HashAggregate<'_> {
             for s in t.states.iter_mut() {
                 s.resize(n);
             }
-            self.tables.lock().map_err(|_| Error::internal("aggregate lock poisoned"))?.push(t);
+            self.tables
+                .lock()
+                .map_err(|_| Error::internal("aggregate lock poisoned"))?
+                .push(t);
         }
         Ok(())
     }

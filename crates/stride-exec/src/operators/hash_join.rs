@@ -38,16 +38,28 @@ impl BuildSide {
             len += c.len();
         }
         let matched = track.then(|| (0..len).map(|_| AtomicBool::new(false)).collect());
-        BuildSide { columns, len, types, matched }
+        BuildSide {
+            columns,
+            len,
+            types,
+            matched,
+        }
     }
 
     /// Build rows no probe row matched, with NULLs for the probe side's columns.
     pub fn unmatched(&self, left_types: &[DataType]) -> Vec<DataChunk> {
-        let Some(m) = &self.matched else { return vec![] };
-        let rows: Vec<u32> = (0..self.len as u32).filter(|&r| !m[r as usize].load(Ordering::Relaxed)).collect();
+        let Some(m) = &self.matched else {
+            return vec![];
+        };
+        let rows: Vec<u32> = (0..self.len as u32)
+            .filter(|&r| !m[r as usize].load(Ordering::Relaxed))
+            .collect();
         rows.chunks(VECTOR_SIZE)
             .map(|b| {
-                let mut cols: Vec<Vector> = left_types.iter().map(|t| Vector::null_constant(t).flatten(b.len())).collect();
+                let mut cols: Vec<Vector> = left_types
+                    .iter()
+                    .map(|t| Vector::null_constant(t).flatten(b.len()))
+                    .collect();
                 cols.extend(self.columns.iter().map(|c| c.take(b)));
                 DataChunk::new(cols, b.len())
             })
@@ -77,7 +89,10 @@ pub fn emit_pairs(
             Some(f) => {
                 let cand = pair_chunk(&probe_flat, build, p, b);
                 let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
-                (sel.indices.iter().map(|&k| p[k as usize]).collect(), sel.indices.iter().map(|&k| b[k as usize]).collect())
+                (
+                    sel.indices.iter().map(|&k| p[k as usize]).collect(),
+                    sel.indices.iter().map(|&k| b[k as usize]).collect(),
+                )
             }
         };
         keep_p.extend(p);
@@ -96,10 +111,17 @@ pub fn emit_pairs(
                 has[p as usize] = true;
             }
             emit_joined(&probe_flat, build, &keep_p, &keep_b, out)?;
-            let missing: Vec<u32> = (0..probe_len as u32).filter(|&p| !has[p as usize]).collect();
+            let missing: Vec<u32> = (0..probe_len as u32)
+                .filter(|&p| !has[p as usize])
+                .collect();
             for b in missing.chunks(VECTOR_SIZE) {
                 let mut cols: Vec<Vector> = probe_flat.columns.iter().map(|c| c.take(b)).collect();
-                cols.extend(build.types.iter().map(|t| Vector::null_constant(t).flatten(b.len())));
+                cols.extend(
+                    build
+                        .types
+                        .iter()
+                        .map(|t| Vector::null_constant(t).flatten(b.len())),
+                );
                 out(DataChunk::new(cols, b.len()))?;
             }
             Ok(())
@@ -110,7 +132,9 @@ pub fn emit_pairs(
                 has[p as usize] = true;
             }
             let want = kind == JoinKind::Semi;
-            let rows: Vec<u32> = (0..probe_len as u32).filter(|&p| has[p as usize] == want).collect();
+            let rows: Vec<u32> = (0..probe_len as u32)
+                .filter(|&p| has[p as usize] == want)
+                .collect();
             if rows.is_empty() {
                 return Ok(());
             }
@@ -122,12 +146,22 @@ pub fn emit_pairs(
 }
 
 fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> DataChunk {
-    let mut cols: Vec<Vector> = probe.columns.iter().map(|c| c.take(p).flatten(p.len())).collect();
+    let mut cols: Vec<Vector> = probe
+        .columns
+        .iter()
+        .map(|c| c.take(p).flatten(p.len()))
+        .collect();
     cols.extend(build.columns.iter().map(|c| c.take(b)));
     DataChunk::new(cols, p.len())
 }
 
-fn emit_joined(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32], out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+fn emit_joined(
+    probe: &DataChunk,
+    build: &BuildSide,
+    p: &[u32],
+    b: &[u32],
+    out: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
     for (pp, bb) in p.chunks(VECTOR_SIZE).zip(b.chunks(VECTOR_SIZE)) {
         out(pair_chunk(probe, build, pp, bb))?;
     }
@@ -155,14 +189,21 @@ impl JoinProbe {
         filter: Option<Expr>,
         ctx: &QueryContext,
     ) -> Result<Self> {
-        let build = BuildSide::new(chunks, types, matches!(kind, JoinKind::Right | JoinKind::Full));
+        let build = BuildSide::new(
+            chunks,
+            types,
+            matches!(kind, JoinKind::Right | JoinKind::Full),
+        );
         let mut table = KeyTable::with_capacity(build.len);
         let mut head = Vec::new();
         let mut next = vec![NONE; build.len];
         let mut row = 0u32;
         for c in chunks {
             ctx.check()?;
-            let keys: Vec<Vector> = right_keys.iter().map(|k| eval(k, c, ctx)).collect::<Result<_>>()?;
+            let keys: Vec<Vector> = right_keys
+                .iter()
+                .map(|k| eval(k, c, ctx))
+                .collect::<Result<_>>()?;
             let enc = row_key::encode(&keys, c.len())?;
             for i in 0..c.len() {
                 let r = row + i as u32;
@@ -192,12 +233,29 @@ impl JoinProbe {
             }
             *h = prev;
         }
-        Ok(JoinProbe { kind, build, table, head, next, left_keys, filter })
+        Ok(JoinProbe {
+            kind,
+            build,
+            table,
+            head,
+            next,
+            left_keys,
+            filter,
+        })
     }
 
-    pub fn probe(&self, chunk: DataChunk, ctx: &QueryContext, out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    pub fn probe(
+        &self,
+        chunk: DataChunk,
+        ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
         let len = chunk.len();
-        let keys: Vec<Vector> = self.left_keys.iter().map(|k| eval(k, &chunk, ctx)).collect::<Result<_>>()?;
+        let keys: Vec<Vector> = self
+            .left_keys
+            .iter()
+            .map(|k| eval(k, &chunk, ctx))
+            .collect::<Result<_>>()?;
         let enc = row_key::encode(&keys, len)?;
         let mut pi = Vec::new();
         let mut bi = Vec::new();
@@ -215,6 +273,14 @@ impl JoinProbe {
                 }
             }
         }
-        emit_pairs(self.kind, &chunk, &self.build, (&pi, &bi), self.filter.as_ref(), ctx, out)
+        emit_pairs(
+            self.kind,
+            &chunk,
+            &self.build,
+            (&pi, &bi),
+            self.filter.as_ref(),
+            ctx,
+            out,
+        )
     }
 }

@@ -20,11 +20,18 @@ struct State {
 
 impl LimitSink {
     pub fn new(limit: Option<u64>, offset: u64) -> Self {
-        LimitSink { needed: limit.map_or(u64::MAX, |l| l.saturating_add(offset)), state: Mutex::new(State::default()), done: AtomicBool::new(false) }
+        LimitSink {
+            needed: limit.map_or(u64::MAX, |l| l.saturating_add(offset)),
+            state: Mutex::new(State::default()),
+            done: AtomicBool::new(false),
+        }
     }
 
     pub fn finish(self, limit: Option<u64>, offset: u64) -> Result<Vec<DataChunk>> {
-        let state = self.state.into_inner().map_err(|_| Error::internal("limit lock poisoned"))?;
+        let state = self
+            .state
+            .into_inner()
+            .map_err(|_| Error::internal("limit lock poisoned"))?;
         let mut skip = offset;
         let mut left = limit.unwrap_or(u64::MAX);
         let mut out = Vec::new();
@@ -38,7 +45,11 @@ impl LimitSink {
                 continue;
             }
             let take = (n - skip).min(left);
-            out.push(if skip == 0 && take == n { c } else { c.slice(skip as usize, take as usize) });
+            out.push(if skip == 0 && take == n {
+                c
+            } else {
+                c.slice(skip as usize, take as usize)
+            });
             left -= take;
             skip = 0;
         }
@@ -59,7 +70,10 @@ impl Sink for LimitSink {
     }
 
     fn morsel_done(&self, local: &mut Self::Local, morsel: usize) -> Result<()> {
-        let mut s = self.state.lock().map_err(|_| Error::internal("limit lock poisoned"))?;
+        let mut s = self
+            .state
+            .lock()
+            .map_err(|_| Error::internal("limit lock poisoned"))?;
         s.finished.insert(morsel, std::mem::take(local));
         // Rows in the contiguous prefix of finished morsels.
         let mut rows = 0u64;

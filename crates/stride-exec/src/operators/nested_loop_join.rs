@@ -14,12 +14,30 @@ pub struct NestedLoopProbe {
 }
 
 impl NestedLoopProbe {
-    pub fn new(kind: JoinKind, chunks: &[DataChunk], types: Vec<DataType>, filter: Option<Expr>) -> Self {
-        let build = BuildSide::new(chunks, types, matches!(kind, JoinKind::Right | JoinKind::Full));
-        NestedLoopProbe { kind, build, filter }
+    pub fn new(
+        kind: JoinKind,
+        chunks: &[DataChunk],
+        types: Vec<DataType>,
+        filter: Option<Expr>,
+    ) -> Self {
+        let build = BuildSide::new(
+            chunks,
+            types,
+            matches!(kind, JoinKind::Right | JoinKind::Full),
+        );
+        NestedLoopProbe {
+            kind,
+            build,
+            filter,
+        }
     }
 
-    pub fn probe(&self, chunk: DataChunk, ctx: &QueryContext, out: &mut dyn FnMut(DataChunk) -> Result<()>) -> Result<()> {
+    pub fn probe(
+        &self,
+        chunk: DataChunk,
+        ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
         let len = chunk.len();
         let n = self.build.len;
         // Probe rows per block so one block holds about a vector's worth of pairs.
@@ -40,7 +58,15 @@ impl NestedLoopProbe {
             let rows: Vec<u32> = (start as u32..end as u32).collect();
             let mut block = chunk.clone();
             block.select(stride_common::SelectionVector::new(rows));
-            emit_pairs(self.kind, &block, &self.build, (&pi, &bi), self.filter.as_ref(), ctx, out)?;
+            emit_pairs(
+                self.kind,
+                &block,
+                &self.build,
+                (&pi, &bi),
+                self.filter.as_ref(),
+                ctx,
+                out,
+            )?;
             emitted_any = true;
             start = end;
             if start >= len {

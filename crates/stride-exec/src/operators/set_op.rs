@@ -7,7 +7,13 @@ use crate::row_key;
 use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::SetOpKind;
 
-pub fn run(kind: SetOpKind, all: bool, left: Vec<DataChunk>, right: Vec<DataChunk>, types: &[DataType]) -> Result<Vec<DataChunk>> {
+pub fn run(
+    kind: SetOpKind,
+    all: bool,
+    left: Vec<DataChunk>,
+    right: Vec<DataChunk>,
+    types: &[DataType],
+) -> Result<Vec<DataChunk>> {
     if kind == SetOpKind::Union && all {
         return Ok(left.into_iter().chain(right).collect());
     }
@@ -53,7 +59,10 @@ pub fn run(kind: SetOpKind, all: bool, left: Vec<DataChunk>, right: Vec<DataChun
     }
     let mut out = Vec::new();
     for batch in out_rows.chunks(VECTOR_SIZE) {
-        let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, batch.len())).collect();
+        let mut cols: Vec<Vector> = types
+            .iter()
+            .map(|t| Vector::with_capacity(t, batch.len()))
+            .collect();
         for &(ci, r) in batch {
             let c = all_chunks[ci];
             for (k, col) in cols.iter_mut().enumerate() {

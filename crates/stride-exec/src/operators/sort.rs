@@ -46,9 +46,19 @@ pub struct SortSink<'a> {
 
 /// Computes the keys of a chunk's rows.
 pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> Result<KeyBuffer> {
-    let values = keys.iter().map(|k| eval(&k.expr, chunk, ctx)).collect::<Result<Vec<_>>>()?;
-    let cols: Vec<SortColumn> =
-        keys.iter().zip(&values).map(|(k, v)| SortColumn { values: v, asc: k.asc, nulls_first: k.nulls_first }).collect();
+    let values = keys
+        .iter()
+        .map(|k| eval(&k.expr, chunk, ctx))
+        .collect::<Result<Vec<_>>>()?;
+    let cols: Vec<SortColumn> = keys
+        .iter()
+        .zip(&values)
+        .map(|(k, v)| SortColumn {
+            values: v,
+            asc: k.asc,
+            nulls_first: k.nulls_first,
+        })
+        .collect();
     sort_key::encode(&cols, chunk.len())
 }
 
@@ -67,11 +77,19 @@ pub fn make_key(packed: bool, k: &[u8]) -> Key {
 
 impl<'a> SortSink<'a> {
     pub fn new(keys: &'a [SortExpr], ctx: &'a QueryContext) -> Self {
-        SortSink { keys, packed: packable(keys), ctx, runs: Mutex::new(Vec::new()) }
+        SortSink {
+            keys,
+            packed: packable(keys),
+            ctx,
+            runs: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn finish(self, types: &[DataType]) -> Result<Vec<DataChunk>> {
-        let runs = self.runs.into_inner().map_err(|_| Error::internal("sort lock poisoned"))?;
+        let runs = self
+            .runs
+            .into_inner()
+            .map_err(|_| Error::internal("sort lock poisoned"))?;
         // Concatenate the payload of all runs, remembering where each starts.
         let mut columns: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
         let mut bases = Vec::with_capacity(runs.len());
@@ -102,7 +120,10 @@ impl<'a> SortSink<'a> {
         }
         let mut out = Vec::with_capacity(total.div_ceil(VECTOR_SIZE));
         for batch in order.chunks(VECTOR_SIZE) {
-            out.push(DataChunk::new(columns.iter().map(|c| c.take(batch)).collect(), batch.len()));
+            out.push(DataChunk::new(
+                columns.iter().map(|c| c.take(batch)).collect(),
+                batch.len(),
+            ));
         }
         Ok(out)
     }
@@ -132,7 +153,15 @@ impl Sink for SortSink<'_> {
     type Local = LocalRun;
 
     fn local(&self) -> LocalRun {
-        LocalRun { run: Run { chunks: Vec::new(), entries: Vec::new() }, rows: 0, morsel: usize::MAX, morsel_row: 0 }
+        LocalRun {
+            run: Run {
+                chunks: Vec::new(),
+                entries: Vec::new(),
+            },
+            rows: 0,
+            morsel: usize::MAX,
+            morsel_row: 0,
+        }
     }
 
     fn consume(&self, local: &mut LocalRun, morsel: usize, chunk: DataChunk) -> Result<()> {
@@ -144,7 +173,10 @@ impl Sink for SortSink<'_> {
         }
         for i in 0..chunk.len() {
             let tag = (morsel as u32, local.morsel_row);
-            local.run.entries.push((make_key(self.packed, keys.key(i)), tag, local.rows));
+            local
+                .run
+                .entries
+                .push((make_key(self.packed, keys.key(i)), tag, local.rows));
             local.rows += 1;
             local.morsel_row += 1;
         }
@@ -153,8 +185,14 @@ impl Sink for SortSink<'_> {
     }
 
     fn combine(&self, mut local: LocalRun) -> Result<()> {
-        local.run.entries.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        self.runs.lock().map_err(|_| Error::internal("sort lock poisoned"))?.push(local.run);
+        local
+            .run
+            .entries
+            .sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        self.runs
+            .lock()
+            .map_err(|_| Error::internal("sort lock poisoned"))?
+            .push(local.run);
         Ok(())
     }
 }

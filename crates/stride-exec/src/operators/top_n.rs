@@ -46,13 +46,25 @@ pub struct Local {
 impl<'a> TopNSink<'a> {
     pub fn new(keys: &'a [SortExpr], limit: u64, offset: u64, ctx: &'a QueryContext) -> Self {
         let keep = (limit.saturating_add(offset)).min(usize::MAX as u64 / 2) as usize;
-        TopNSink { keys, packed: packable(keys), keep, ctx, global: Mutex::new(BinaryHeap::new()) }
+        TopNSink {
+            keys,
+            packed: packable(keys),
+            keep,
+            ctx,
+            global: Mutex::new(BinaryHeap::new()),
+        }
     }
 
     pub fn finish(self, types: &[DataType], offset: u64) -> Result<Vec<DataChunk>> {
-        let heap = self.global.into_inner().map_err(|_| Error::internal("top-n lock poisoned"))?;
+        let heap = self
+            .global
+            .into_inner()
+            .map_err(|_| Error::internal("top-n lock poisoned"))?;
         let rows = heap.into_sorted_vec();
-        let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, rows.len())).collect();
+        let mut cols: Vec<Vector> = types
+            .iter()
+            .map(|t| Vector::with_capacity(t, rows.len()))
+            .collect();
         let mut n = 0;
         for Entry(_, _, row) in rows.into_iter().skip(offset as usize) {
             for (c, v) in cols.iter_mut().zip(&row) {
@@ -60,7 +72,11 @@ impl<'a> TopNSink<'a> {
             }
             n += 1;
         }
-        Ok(if n == 0 { vec![] } else { vec![DataChunk::new(cols, n)] })
+        Ok(if n == 0 {
+            vec![]
+        } else {
+            vec![DataChunk::new(cols, n)]
+        })
     }
 
     fn offer(&self, heap: &mut BinaryHeap<Entry>, e: Entry) {
@@ -79,7 +95,11 @@ impl Sink for TopNSink<'_> {
     type Local = Local;
 
     fn local(&self) -> Local {
-        Local { heap: BinaryHeap::new(), morsel: usize::MAX, row: 0 }
+        Local {
+            heap: BinaryHeap::new(),
+            morsel: usize::MAX,
+            row: 0,
+        }
     }
 
     fn consume(&self, local: &mut Local, morsel: usize, chunk: DataChunk) -> Result<()> {
@@ -95,7 +115,8 @@ impl Sink for TopNSink<'_> {
             let key = make_key(self.packed, keys.key(i));
             let tag = (morsel as u32, local.row);
             local.row += 1;
-            let admit = local.heap.len() < self.keep || local.heap.peek().is_some_and(|t| (&key, tag) < (&t.0, t.1));
+            let admit = local.heap.len() < self.keep
+                || local.heap.peek().is_some_and(|t| (&key, tag) < (&t.0, t.1));
             if admit {
                 self.offer(&mut local.heap, Entry(key, tag, chunk.row(i)));
             }
@@ -104,7 +125,10 @@ impl Sink for TopNSink<'_> {
     }
 
     fn combine(&self, local: Local) -> Result<()> {
-        let mut g = self.global.lock().map_err(|_| Error::internal("top-n lock poisoned"))?;
+        let mut g = self
+            .global
+            .lock()
+            .map_err(|_| Error::internal("top-n lock poisoned"))?;
         for e in local.heap {
             self.offer(&mut g, e);
         }

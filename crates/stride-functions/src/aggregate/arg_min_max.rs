@@ -3,8 +3,8 @@
 //! skipped. Kept as scalar values: a slow path, but exact for every type.
 
 use super::GroupedState;
-use stride_common::{DataType, Result, ScalarValue, Vector};
 use std::cmp::Ordering;
+use stride_common::{DataType, Result, ScalarValue, Vector};
 
 pub struct ArgMinMax {
     arg_ty: DataType,
@@ -15,7 +15,12 @@ pub struct ArgMinMax {
 
 impl ArgMinMax {
     pub fn new(types: &[DataType], is_max: bool) -> Self {
-        ArgMinMax { arg_ty: types[0].clone(), val_ty: types[1].clone(), is_max, best: Vec::new() }
+        ArgMinMax {
+            arg_ty: types[0].clone(),
+            val_ty: types[1].clone(),
+            is_max,
+            best: Vec::new(),
+        }
     }
 
     fn offer(&mut self, g: usize, arg: ScalarValue, val: ScalarValue) {

@@ -9,13 +9,23 @@ pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
         Box::new(AvgFloat::default())
     } else {
         let scale = arg.decimal_properties().map_or(0, |(_, s)| s);
-        Box::new(AvgExact { scale, sums: Vec::new(), counts: Vec::new() })
+        Box::new(AvgExact {
+            scale,
+            sums: Vec::new(),
+            counts: Vec::new(),
+        })
     }
 }
 
 fn finish(counts: &[i64], mean: impl Fn(usize) -> f64) -> Vector {
-    let values: Vec<f64> = (0..counts.len()).map(|g| if counts[g] > 0 { mean(g) } else { 0.0 }).collect();
-    Vector::new(DataType::Double, stride_common::VectorData::F64(values), Validity::from_fn(counts.len(), |g| counts[g] > 0))
+    let values: Vec<f64> = (0..counts.len())
+        .map(|g| if counts[g] > 0 { mean(g) } else { 0.0 })
+        .collect();
+    Vector::new(
+        DataType::Double,
+        stride_common::VectorData::F64(values),
+        Validity::from_fn(counts.len(), |g| counts[g] > 0),
+    )
 }
 
 pub struct AvgExact {
@@ -50,7 +60,10 @@ impl GroupedState for AvgExact {
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
         Ok(vec![
-            Vector::from_values(DataType::Decimal(38, self.scale), std::mem::take(&mut self.sums)),
+            Vector::from_values(
+                DataType::Decimal(38, self.scale),
+                std::mem::take(&mut self.sums),
+            ),
             Vector::from_values(DataType::BigInt, std::mem::take(&mut self.counts)),
         ])
     }
@@ -59,7 +72,9 @@ impl GroupedState for AvgExact {
         let (s, c) = (partial[0].values::<i128>(), partial[1].values::<i64>());
         for i in 0..rows {
             let g = groups[i] as usize;
-            self.sums[g] = self.sums[g].checked_add(s[partial[0].index(i)]).ok_or_else(|| Error::out_of_range("Overflow in avg"))?;
+            self.sums[g] = self.sums[g]
+                .checked_add(s[partial[0].index(i)])
+                .ok_or_else(|| Error::out_of_range("Overflow in avg"))?;
             self.counts[g] += c[partial[1].index(i)];
         }
         Ok(())

@@ -11,7 +11,11 @@ pub struct BoolAgg {
 
 impl BoolAgg {
     pub fn new(and: bool) -> Self {
-        BoolAgg { and, vals: Vec::new(), seen: Vec::new() }
+        BoolAgg {
+            and,
+            vals: Vec::new(),
+            seen: Vec::new(),
+        }
     }
 }
 
@@ -28,7 +32,11 @@ impl GroupedState for BoolAgg {
             let j = v.index(i);
             if v.validity.is_valid(j) {
                 let g = g as usize;
-                self.vals[g] = if self.and { self.vals[g] && src[j] } else { self.vals[g] || src[j] };
+                self.vals[g] = if self.and {
+                    self.vals[g] && src[j]
+                } else {
+                    self.vals[g] || src[j]
+                };
                 self.seen[g] = true;
             }
         }

@@ -10,7 +10,10 @@ pub struct Count {
 
 impl Count {
     pub fn new(star: bool) -> Self {
-        Count { star, counts: Vec::new() }
+        Count {
+            star,
+            counts: Vec::new(),
+        }
     }
 }
 
@@ -33,7 +36,10 @@ impl GroupedState for Count {
     }
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
-        Ok(vec![Vector::from_values(DataType::BigInt, std::mem::take(&mut self.counts))])
+        Ok(vec![Vector::from_values(
+            DataType::BigInt,
+            std::mem::take(&mut self.counts),
+        )])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
@@ -45,6 +51,9 @@ impl GroupedState for Count {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        Ok(Vector::from_values(DataType::BigInt, std::mem::take(&mut self.counts)))
+        Ok(Vector::from_values(
+            DataType::BigInt,
+            std::mem::take(&mut self.counts),
+        ))
     }
 }

@@ -12,7 +12,11 @@ pub struct First {
 
 impl First {
     pub fn new(ty: &DataType, skip_nulls: bool) -> Self {
-        First { ty: ty.clone(), skip_nulls, vals: Vec::new() }
+        First {
+            ty: ty.clone(),
+            skip_nulls,
+            vals: Vec::new(),
+        }
     }
 }
 

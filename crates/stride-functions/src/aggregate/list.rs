@@ -11,7 +11,10 @@ pub struct ListAgg {
 
 impl ListAgg {
     pub fn new(elem: &DataType) -> Self {
-        ListAgg { elem: elem.clone(), vals: Vec::new() }
+        ListAgg {
+            elem: elem.clone(),
+            vals: Vec::new(),
+        }
     }
 }
 
@@ -22,7 +25,9 @@ impl GroupedState for ListAgg {
 
     fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
-            self.vals[g as usize].get_or_insert_with(Vec::new).push(args[0].get(i));
+            self.vals[g as usize]
+                .get_or_insert_with(Vec::new)
+                .push(args[0].get(i));
         }
         Ok(())
     }
@@ -34,7 +39,9 @@ impl GroupedState for ListAgg {
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             if let ScalarValue::List(_, items) = partial[0].get(i) {
-                self.vals[g as usize].get_or_insert_with(Vec::new).extend(items);
+                self.vals[g as usize]
+                    .get_or_insert_with(Vec::new)
+                    .extend(items);
             }
         }
         Ok(())

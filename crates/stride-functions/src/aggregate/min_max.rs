@@ -2,16 +2,25 @@
 //! owned strings for VARCHAR, and scalar values for the rare LIST case.
 
 use super::{vector_with_seen, GroupedState};
+use std::cmp::Ordering;
 use stride_common::vector::NativeType;
 use stride_common::{with_native, DataType, Result, ScalarValue, Vector};
-use std::cmp::Ordering;
 
 pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
     match arg {
-        DataType::Varchar => Box::new(MinMaxStr { is_max, vals: Vec::new() }),
-        DataType::List(_) => Box::new(MinMaxScalar { ty: arg.clone(), is_max, vals: Vec::new() }),
-        _ => with_native!(arg.physical(), T => Box::new(MinMaxNative::<T> { ty: arg.clone(), is_max, vals: Vec::new(), seen: Vec::new() }),
-            _ => unreachable!()),
+        DataType::Varchar => Box::new(MinMaxStr {
+            is_max,
+            vals: Vec::new(),
+        }),
+        DataType::List(_) => Box::new(MinMaxScalar {
+            ty: arg.clone(),
+            is_max,
+            vals: Vec::new(),
+        }),
+        _ => {
+            with_native!(arg.physical(), T => Box::new(MinMaxNative::<T> { ty: arg.clone(), is_max, vals: Vec::new(), seen: Vec::new() }),
+            _ => unreachable!())
+        }
     }
 }
 
@@ -77,7 +86,11 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        Ok(vector_with_seen(self.ty.clone(), std::mem::take(&mut self.vals), &self.seen))
+        Ok(vector_with_seen(
+            self.ty.clone(),
+            std::mem::take(&mut self.vals),
+            &self.seen,
+        ))
     }
 }
 
@@ -151,7 +164,10 @@ impl GroupedState for MinMaxScalar {
             }
             let cur = &mut self.vals[g as usize];
             let ord = x.total_cmp(cur);
-            if cur.is_null() || (self.is_max && ord == Ordering::Greater) || (!self.is_max && ord == Ordering::Less) {
+            if cur.is_null()
+                || (self.is_max && ord == Ordering::Greater)
+                || (!self.is_max && ord == Ordering::Less)
+            {
                 *cur = x;
             }
         }

@@ -90,14 +90,21 @@ impl AggregateFunction {
     pub fn name(self) -> &'static str {
         match self {
             AggregateFunction::CountStar => "count_star",
-            other => NAMES.iter().find(|(_, f)| *f == other).map(|(n, _)| *n).unwrap_or("?"),
+            other => NAMES
+                .iter()
+                .find(|(_, f)| *f == other)
+                .map(|(n, _)| *n)
+                .unwrap_or("?"),
         }
     }
 
     /// Whether the result depends on the order rows arrive in (ORDER BY in the call
     /// matters, and parallel execution must restore that order).
     pub fn is_order_sensitive(self) -> bool {
-        matches!(self, AggregateFunction::StringAgg | AggregateFunction::List | AggregateFunction::First)
+        matches!(
+            self,
+            AggregateFunction::StringAgg | AggregateFunction::List | AggregateFunction::First
+        )
     }
 }
 
@@ -110,7 +117,11 @@ pub fn aggregate_names() -> impl Iterator<Item = &'static str> {
 }
 
 fn mismatch(name: &str, args: &[DataType]) -> Error {
-    let list = args.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+    let list = args
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     Error::binder(format!(
         "No function matches the given name and argument types '{name}({list})'. You might need to add explicit type casts."
     ))
@@ -120,8 +131,16 @@ fn mismatch(name: &str, args: &[DataType]) -> Error {
 /// arguments is count(*).
 pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAggregate>> {
     use AggregateFunction as F;
-    let Some(&(_, func)) = NAMES.iter().find(|(n, _)| *n == name) else { return Ok(None) };
-    let bound = |func, arg_types: Vec<DataType>, return_type| Ok(Some(BoundAggregate { func, arg_types, return_type }));
+    let Some(&(_, func)) = NAMES.iter().find(|(n, _)| *n == name) else {
+        return Ok(None);
+    };
+    let bound = |func, arg_types: Vec<DataType>, return_type| {
+        Ok(Some(BoundAggregate {
+            func,
+            arg_types,
+            return_type,
+        }))
+    };
     let arity_ok = match func {
         F::Count => args.len() <= 1,
         F::ArgMin | F::ArgMax => args.len() == 2,
@@ -137,30 +156,52 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         F::Count => bound(F::Count, vec![t], DataType::BigInt),
         F::Sum => match &t {
             DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::BigInt),
-            DataType::TinyInt | DataType::SmallInt | DataType::Integer => bound(F::Sum, vec![t.clone()], DataType::BigInt),
+            DataType::TinyInt | DataType::SmallInt | DataType::Integer => {
+                bound(F::Sum, vec![t.clone()], DataType::BigInt)
+            }
             DataType::BigInt => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, 0)),
             DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
-            DataType::Real | DataType::Double => bound(F::Sum, vec![DataType::Double], DataType::Double),
+            DataType::Real | DataType::Double => {
+                bound(F::Sum, vec![DataType::Double], DataType::Double)
+            }
             DataType::Interval => Err(Error::not_supported("sum(INTERVAL) is not supported yet")),
             _ => Err(mismatch(name, args)),
         },
         F::Avg => match &t {
             DataType::Null => bound(F::Avg, vec![DataType::Integer], DataType::Double),
-            t if t.is_integer() || matches!(t, DataType::Decimal(..)) => bound(F::Avg, vec![t.clone()], DataType::Double),
-            DataType::Real | DataType::Double => bound(F::Avg, vec![DataType::Double], DataType::Double),
+            t if t.is_integer() || matches!(t, DataType::Decimal(..)) => {
+                bound(F::Avg, vec![t.clone()], DataType::Double)
+            }
+            DataType::Real | DataType::Double => {
+                bound(F::Avg, vec![DataType::Double], DataType::Double)
+            }
             _ => Err(mismatch(name, args)),
         },
         F::Min | F::Max | F::First | F::AnyValue => {
-            let t = if t == DataType::Null { DataType::Integer } else { t };
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
             bound(func, vec![t.clone()], t)
         }
         F::BoolAnd | F::BoolOr => match &t {
-            DataType::Boolean | DataType::Null => bound(func, vec![DataType::Boolean], DataType::Boolean),
+            DataType::Boolean | DataType::Null => {
+                bound(func, vec![DataType::Boolean], DataType::Boolean)
+            }
             _ => Err(mismatch(name, args)),
         },
         F::ArgMin | F::ArgMax => {
-            let a = if args[0] == DataType::Null { DataType::Integer } else { args[0].clone() };
-            let v = if args[1] == DataType::Null { DataType::Integer } else { args[1].clone() };
+            let a = if args[0] == DataType::Null {
+                DataType::Integer
+            } else {
+                args[0].clone()
+            };
+            let v = if args[1] == DataType::Null {
+                DataType::Integer
+            } else {
+                args[1].clone()
+            };
             if matches!(v, DataType::List(_)) {
                 return Err(mismatch(name, args));
             }
@@ -178,7 +219,11 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             bound(F::StringAgg, types, DataType::Varchar)
         }
         F::List => {
-            let t = if t == DataType::Null { DataType::Integer } else { t };
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
             bound(F::List, vec![t.clone()], DataType::List(Box::new(t)))
         }
         F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop => {
@@ -243,9 +288,14 @@ pub(crate) fn for_each_i128(v: &Vector, rows: usize, mut f: impl FnMut(usize, i1
                 (0..rows).for_each(|i| f(i, vals[0].into()));
             }
         } else if !v.validity.has_nulls() {
-            vals[..rows].iter().enumerate().for_each(|(i, x)| f(i, (*x).into()));
+            vals[..rows]
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| f(i, (*x).into()));
         } else {
-            (0..rows).filter(|&i| v.validity.is_valid(i)).for_each(|i| f(i, vals[i].into()));
+            (0..rows)
+                .filter(|&i| v.validity.is_valid(i))
+                .for_each(|i| f(i, vals[i].into()));
         }
     }
     match v.data.physical() {
@@ -268,12 +318,18 @@ pub(crate) fn for_each_f64(v: &Vector, rows: usize, mut f: impl FnMut(usize, f64
     } else if !v.validity.has_nulls() {
         vals[..rows].iter().enumerate().for_each(|(i, x)| f(i, *x));
     } else {
-        (0..rows).filter(|&i| v.validity.is_valid(i)).for_each(|i| f(i, vals[i]));
+        (0..rows)
+            .filter(|&i| v.validity.is_valid(i))
+            .for_each(|i| f(i, vals[i]));
     }
 }
 
 /// A vector of `values` with NULL where `seen` is false.
-pub(crate) fn vector_with_seen<T: stride_common::vector::NativeType>(ty: DataType, values: Vec<T>, seen: &[bool]) -> Vector {
+pub(crate) fn vector_with_seen<T: stride_common::vector::NativeType>(
+    ty: DataType,
+    values: Vec<T>,
+    seen: &[bool],
+) -> Vector {
     let validity = stride_common::Validity::from_fn(values.len(), |i| seen[i]);
     Vector::new(ty, T::wrap(values), validity)
 }
@@ -283,7 +339,13 @@ mod tests {
     use super::*;
     use stride_common::ScalarValue;
 
-    fn run(name: &str, ty: DataType, values: Vec<ScalarValue>, groups: Vec<u32>, ngroups: usize) -> Vec<ScalarValue> {
+    fn run(
+        name: &str,
+        ty: DataType,
+        values: Vec<ScalarValue>,
+        groups: Vec<u32>,
+        ngroups: usize,
+    ) -> Vec<ScalarValue> {
         let agg = resolve_aggregate(name, &[ty.clone()]).unwrap().unwrap();
         let mut v = Vector::empty(&ty);
         for x in &values {
@@ -295,8 +357,14 @@ mod tests {
         let mut b = new_state(&agg);
         a.resize(ngroups);
         b.resize(ngroups);
-        a.update(&groups[..half], &[v.slice(0, half)], half).unwrap();
-        b.update(&groups[half..], &[v.slice(half, values.len() - half)], values.len() - half).unwrap();
+        a.update(&groups[..half], &[v.slice(0, half)], half)
+            .unwrap();
+        b.update(
+            &groups[half..],
+            &[v.slice(half, values.len() - half)],
+            values.len() - half,
+        )
+        .unwrap();
         let p = b.partial().unwrap();
         let ids: Vec<u32> = (0..ngroups as u32).collect();
         a.merge(&ids, &p, ngroups).unwrap();
@@ -307,24 +375,69 @@ mod tests {
     #[test]
     fn sums_counts_minmax() {
         use ScalarValue::*;
-        let vals = vec![Integer(1), Integer(2), Null, Integer(4), Integer(5), Integer(6)];
+        let vals = vec![
+            Integer(1),
+            Integer(2),
+            Null,
+            Integer(4),
+            Integer(5),
+            Integer(6),
+        ];
         let groups = vec![0, 1, 0, 1, 0, 2];
-        assert_eq!(run("sum", DataType::Integer, vals.clone(), groups.clone(), 3), vec![BigInt(6), BigInt(6), BigInt(6)]);
-        assert_eq!(run("count", DataType::Integer, vals.clone(), groups.clone(), 3), vec![BigInt(2), BigInt(2), BigInt(1)]);
-        assert_eq!(run("min", DataType::Integer, vals.clone(), groups.clone(), 3), vec![Integer(1), Integer(2), Integer(6)]);
-        assert_eq!(run("max", DataType::Integer, vals.clone(), groups.clone(), 4)[3], Null);
-        assert_eq!(run("avg", DataType::Integer, vals, groups, 3), vec![Double(3.0), Double(3.0), Double(6.0)]);
+        assert_eq!(
+            run("sum", DataType::Integer, vals.clone(), groups.clone(), 3),
+            vec![BigInt(6), BigInt(6), BigInt(6)]
+        );
+        assert_eq!(
+            run("count", DataType::Integer, vals.clone(), groups.clone(), 3),
+            vec![BigInt(2), BigInt(2), BigInt(1)]
+        );
+        assert_eq!(
+            run("min", DataType::Integer, vals.clone(), groups.clone(), 3),
+            vec![Integer(1), Integer(2), Integer(6)]
+        );
+        assert_eq!(
+            run("max", DataType::Integer, vals.clone(), groups.clone(), 4)[3],
+            Null
+        );
+        assert_eq!(
+            run("avg", DataType::Integer, vals, groups, 3),
+            vec![Double(3.0), Double(3.0), Double(6.0)]
+        );
         let d = vec![Decimal(150, 15, 2), Decimal(275, 15, 2)];
-        assert_eq!(run("sum", DataType::Decimal(15, 2), d, vec![0, 0], 1), vec![Decimal(425, 38, 2)]);
+        assert_eq!(
+            run("sum", DataType::Decimal(15, 2), d, vec![0, 0], 1),
+            vec![Decimal(425, 38, 2)]
+        );
     }
 
     #[test]
     fn strings_and_lists() {
         use ScalarValue::*;
-        let vals = vec![Varchar("b".into()), Varchar("a long string value".into()), Null, Varchar("c".into())];
-        assert_eq!(run("min", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("a long string value".into())]);
-        assert_eq!(run("max", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("c".into())]);
-        assert_eq!(run("string_agg", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1), vec![Varchar("b,a long string value,c".into())]);
+        let vals = vec![
+            Varchar("b".into()),
+            Varchar("a long string value".into()),
+            Null,
+            Varchar("c".into()),
+        ];
+        assert_eq!(
+            run("min", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1),
+            vec![Varchar("a long string value".into())]
+        );
+        assert_eq!(
+            run("max", DataType::Varchar, vals.clone(), vec![0, 0, 0, 0], 1),
+            vec![Varchar("c".into())]
+        );
+        assert_eq!(
+            run(
+                "string_agg",
+                DataType::Varchar,
+                vals.clone(),
+                vec![0, 0, 0, 0],
+                1
+            ),
+            vec![Varchar("b,a long string value,c".into())]
+        );
         let l = run("list", DataType::Varchar, vals, vec![0, 0, 0, 0], 1);
         assert_eq!(l[0].to_string(), "[b, a long string value, NULL, c]");
     }
@@ -332,7 +445,16 @@ mod tests {
     #[test]
     fn variance() {
         use ScalarValue::*;
-        let vals = vec![Double(2.0), Double(4.0), Double(4.0), Double(4.0), Double(5.0), Double(5.0), Double(7.0), Double(9.0)];
+        let vals = vec![
+            Double(2.0),
+            Double(4.0),
+            Double(4.0),
+            Double(4.0),
+            Double(5.0),
+            Double(5.0),
+            Double(7.0),
+            Double(9.0),
+        ];
         let r = run("stddev_pop", DataType::Double, vals.clone(), vec![0; 8], 1);
         assert_eq!(r, vec![Double(2.0)]);
         let r = run("var_samp", DataType::Double, vals, vec![0; 8], 1);

@@ -8,7 +8,11 @@ pub fn new(arg: &DataType, ret: &DataType) -> Box<dyn GroupedState> {
     if arg.is_float() {
         Box::new(SumFloat::default())
     } else {
-        Box::new(SumExact { ret: ret.clone(), sums: Vec::new(), seen: Vec::new() })
+        Box::new(SumExact {
+            ret: ret.clone(),
+            sums: Vec::new(),
+            seen: Vec::new(),
+        })
     }
 }
 
@@ -50,7 +54,11 @@ impl GroupedState for SumExact {
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
         let scale = self.ret.decimal_properties().map_or(0, |(_, s)| s);
-        Ok(vec![vector_with_seen(DataType::Decimal(38, scale), std::mem::take(&mut self.sums), &self.seen)])
+        Ok(vec![vector_with_seen(
+            DataType::Decimal(38, scale),
+            std::mem::take(&mut self.sums),
+            &self.seen,
+        )])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
@@ -80,7 +88,11 @@ impl GroupedState for SumExact {
                     match i64::try_from(*s) {
                         Ok(v) => out.push(v),
                         Err(_) if !seen => out.push(0),
-                        Err(_) => return Err(Error::out_of_range(format!("Overflow in sum: {s} does not fit in BIGINT"))),
+                        Err(_) => {
+                            return Err(Error::out_of_range(format!(
+                                "Overflow in sum: {s} does not fit in BIGINT"
+                            )))
+                        }
                     }
                 }
                 Ok(vector_with_seen(DataType::BigInt, out, &self.seen))
@@ -92,7 +104,9 @@ impl GroupedState for SumExact {
             ret => {
                 let limit = 10i128.pow(38);
                 if sums.iter().any(|s| s.abs() >= limit) {
-                    return Err(Error::out_of_range("Overflow in sum: the result exceeds DECIMAL(38)"));
+                    return Err(Error::out_of_range(
+                        "Overflow in sum: the result exceeds DECIMAL(38)",
+                    ));
                 }
                 Ok(vector_with_seen(ret.clone(), sums, &self.seen))
             }
@@ -123,7 +137,11 @@ impl GroupedState for SumFloat {
     }
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
-        Ok(vec![vector_with_seen(DataType::Double, std::mem::take(&mut self.sums), &self.seen)])
+        Ok(vec![vector_with_seen(
+            DataType::Double,
+            std::mem::take(&mut self.sums),
+            &self.seen,
+        )])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
@@ -131,6 +149,10 @@ impl GroupedState for SumFloat {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        Ok(vector_with_seen(DataType::Double, std::mem::take(&mut self.sums), &self.seen))
+        Ok(vector_with_seen(
+            DataType::Double,
+            std::mem::take(&mut self.sums),
+            &self.seen,
+        ))
     }
 }

@@ -21,7 +21,12 @@ pub struct Variance {
 
 impl Variance {
     pub fn new(out: Output) -> Self {
-        Variance { out, count: Vec::new(), mean: Vec::new(), m2: Vec::new() }
+        Variance {
+            out,
+            count: Vec::new(),
+            mean: Vec::new(),
+            m2: Vec::new(),
+        }
     }
 
     fn combine(&mut self, g: usize, n_b: i64, mean_b: f64, m2_b: f64) {
@@ -65,9 +70,18 @@ impl GroupedState for Variance {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        let (c, m, q) = (partial[0].values::<i64>(), partial[1].values::<f64>(), partial[2].values::<f64>());
+        let (c, m, q) = (
+            partial[0].values::<i64>(),
+            partial[1].values::<f64>(),
+            partial[2].values::<f64>(),
+        );
         for (i, &g) in groups[..rows].iter().enumerate() {
-            self.combine(g as usize, c[partial[0].index(i)], m[partial[1].index(i)], q[partial[2].index(i)]);
+            self.combine(
+                g as usize,
+                c[partial[0].index(i)],
+                m[partial[1].index(i)],
+                q[partial[2].index(i)],
+            );
         }
         Ok(())
     }
@@ -90,6 +104,10 @@ impl GroupedState for Variance {
                 }
             })
             .collect();
-        Ok(Vector::new(DataType::Double, VectorData::F64(vals), Validity::from_fn(n, |g| self.count[g] >= min)))
+        Ok(Vector::new(
+            DataType::Double,
+            VectorData::F64(vals),
+            Validity::from_fn(n, |g| self.count[g] >= min),
+        ))
     }
 }

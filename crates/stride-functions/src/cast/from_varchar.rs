@@ -121,13 +121,22 @@ mod tests {
     #[test]
     fn integers() {
         assert_eq!(parse_integer(" 42 "), Some(42));
-        assert_eq!(parse_integer("-9223372036854775808"), Some(i64::MIN as i128));
+        assert_eq!(
+            parse_integer("-9223372036854775808"),
+            Some(i64::MIN as i128)
+        );
         assert_eq!(parse_integer("+0"), Some(0));
         assert_eq!(parse_integer("-"), None);
         assert_eq!(parse_integer(""), None);
         assert_eq!(parse_integer("1 2"), None);
-        assert_eq!(parse_integer("99999999999999999999999999999999999999999"), None);
-        assert_eq!(parse_date("2024-01-01 10:00"), temporal::parse_date("2024-01-01"));
+        assert_eq!(
+            parse_integer("99999999999999999999999999999999999999999"),
+            None
+        );
+        assert_eq!(
+            parse_date("2024-01-01 10:00"),
+            temporal::parse_date("2024-01-01")
+        );
         assert_eq!(parse_bool(" On "), Some(true));
     }
 }

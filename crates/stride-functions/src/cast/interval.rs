@@ -205,10 +205,16 @@ mod tests {
         assert_eq!(iv("1 day"), Some(Interval::new(0, 1, 0)));
         assert_eq!(iv("2 years 3 months"), Some(Interval::new(27, 0, 0)));
         assert_eq!(iv("90 days"), Some(Interval::new(0, 90, 0)));
-        assert_eq!(iv("1 hour 30 minutes"), Some(Interval::new(0, 0, 5_400_000_000)));
+        assert_eq!(
+            iv("1 hour 30 minutes"),
+            Some(Interval::new(0, 0, 5_400_000_000))
+        );
         assert_eq!(iv("-1 month"), Some(Interval::new(-1, 0, 0)));
         assert_eq!(iv("10:00:00"), Some(Interval::new(0, 0, 36_000_000_000)));
-        assert_eq!(iv("1 day -01:30"), Some(Interval::new(0, 1, -5_400_000_000)));
+        assert_eq!(
+            iv("1 day -01:30"),
+            Some(Interval::new(0, 1, -5_400_000_000))
+        );
         assert_eq!(iv("1.5 days"), Some(Interval::new(0, 1, 43_200_000_000)));
         assert_eq!(iv("1.5 months"), Some(Interval::new(1, 15, 0)));
         assert_eq!(iv("10s"), Some(Interval::new(0, 0, 10_000_000)));
@@ -221,7 +227,15 @@ mod tests {
 
     #[test]
     fn malformed() {
-        for s in ["", "day", "1 fortnight", "abc", "1:xx", "99999999999 years", "ago"] {
+        for s in [
+            "",
+            "day",
+            "1 fortnight",
+            "abc",
+            "1:xx",
+            "99999999999 years",
+            "ago",
+        ] {
             assert_eq!(iv(s), None, "{s}");
         }
         // a trailing bare number is seconds, as in PostgreSQL

@@ -102,7 +102,12 @@ mod tests {
             ("  42 ", T::Integer, Integer(42), "42"),
             ("-7", T::TinyInt, TinyInt(-7), "-7"),
             ("+300", T::SmallInt, SmallInt(300), "300"),
-            ("9223372036854775807", T::BigInt, BigInt(i64::MAX), "9223372036854775807"),
+            (
+                "9223372036854775807",
+                T::BigInt,
+                BigInt(i64::MAX),
+                "9223372036854775807",
+            ),
             ("1e3", T::Double, Double(1000.0), "1000.0"),
             ("0.1", T::Double, Double(0.1), "0.1"),
             ("1.5", T::Real, Real(1.5), "1.5"),
@@ -112,14 +117,33 @@ mod tests {
             ("f", T::Boolean, Boolean(false), "false"),
             ("0", T::Boolean, Boolean(false), "false"),
             ("1992-01-02", T::Date, Date(8036), "1992-01-02"),
-            ("1992-01-02 03:04:05.5", T::Timestamp, Timestamp(694_321_445_500_000), "1992-01-02 03:04:05.5"),
-            ("1 day", T::Interval, Interval(Interval::new(0, 1, 0)), "1 day"),
-            ("2 years 3 months", T::Interval, Interval(Interval::new(27, 0, 0)), "2 years 3 months"),
+            (
+                "1992-01-02 03:04:05.5",
+                T::Timestamp,
+                Timestamp(694_321_445_500_000),
+                "1992-01-02 03:04:05.5",
+            ),
+            (
+                "1 day",
+                T::Interval,
+                Interval(Interval::new(0, 1, 0)),
+                "1 day",
+            ),
+            (
+                "2 years 3 months",
+                T::Interval,
+                Interval(Interval::new(27, 0, 0)),
+                "2 years 3 months",
+            ),
         ];
         for (text, ty, expected, back) in cases {
             let got = cast(s(text), ty.clone()).unwrap();
             assert_eq!(got, expected, "{text} as {ty}");
-            assert_eq!(cast(got, T::Varchar).unwrap(), s(back), "{text} as {ty} and back");
+            assert_eq!(
+                cast(got, T::Varchar).unwrap(),
+                s(back),
+                "{text} as {ty} and back"
+            );
         }
     }
 
@@ -133,7 +157,10 @@ mod tests {
         assert!(cast(s("2021-02-30"), DataType::Date).is_err());
         assert!(cast(s("maybe"), DataType::Boolean).is_err());
         assert!(cast(s("123.456"), DataType::Decimal(4, 2)).is_err());
-        assert_eq!(cast_scalar(&s("abc"), &DataType::Integer, true).unwrap(), Null);
+        assert_eq!(
+            cast_scalar(&s("abc"), &DataType::Integer, true).unwrap(),
+            Null
+        );
         assert_eq!(cast_scalar(&s("x"), &DataType::Date, true).unwrap(), Null);
     }
 
@@ -145,33 +172,72 @@ mod tests {
             e.message,
             "Type BIGINT with value 300 can't be cast because the value is out of range for the destination type TINYINT"
         );
-        assert_eq!(cast_scalar(&BigInt(300), &DataType::TinyInt, true).unwrap(), Null);
+        assert_eq!(
+            cast_scalar(&BigInt(300), &DataType::TinyInt, true).unwrap(),
+            Null
+        );
         assert_eq!(cast(Integer(-5), DataType::BigInt).unwrap(), BigInt(-5));
         assert_eq!(cast(Double(2.5), DataType::Integer).unwrap(), Integer(2));
         assert_eq!(cast(Double(3.5), DataType::Integer).unwrap(), Integer(4));
         assert_eq!(cast(Double(-1.7), DataType::BigInt).unwrap(), BigInt(-2));
         assert!(cast(Double(1e20), DataType::Integer).is_err());
         assert!(cast(Double(f64::NAN), DataType::Integer).is_err());
-        assert_eq!(cast(Decimal(125, 5, 2), DataType::Integer).unwrap(), Integer(1));
-        assert_eq!(cast(Decimal(150, 5, 2), DataType::Integer).unwrap(), Integer(2));
-        assert_eq!(cast(Decimal(-150, 5, 2), DataType::Integer).unwrap(), Integer(-2));
-        assert_eq!(cast(Decimal(12345, 5, 2), DataType::Decimal(4, 1)).unwrap(), Decimal(1235, 4, 1));
-        assert_eq!(cast(Decimal(-12345, 5, 2), DataType::Decimal(4, 1)).unwrap(), Decimal(-1235, 4, 1));
-        assert_eq!(cast(Decimal(12345, 5, 2), DataType::Decimal(20, 4)).unwrap(), Decimal(1234500, 20, 4));
+        assert_eq!(
+            cast(Decimal(125, 5, 2), DataType::Integer).unwrap(),
+            Integer(1)
+        );
+        assert_eq!(
+            cast(Decimal(150, 5, 2), DataType::Integer).unwrap(),
+            Integer(2)
+        );
+        assert_eq!(
+            cast(Decimal(-150, 5, 2), DataType::Integer).unwrap(),
+            Integer(-2)
+        );
+        assert_eq!(
+            cast(Decimal(12345, 5, 2), DataType::Decimal(4, 1)).unwrap(),
+            Decimal(1235, 4, 1)
+        );
+        assert_eq!(
+            cast(Decimal(-12345, 5, 2), DataType::Decimal(4, 1)).unwrap(),
+            Decimal(-1235, 4, 1)
+        );
+        assert_eq!(
+            cast(Decimal(12345, 5, 2), DataType::Decimal(20, 4)).unwrap(),
+            Decimal(1234500, 20, 4)
+        );
         let e = cast(Decimal(12345, 5, 2), DataType::Decimal(4, 2)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
         assert!(e.message.contains("123.45"), "{}", e.message);
-        assert_eq!(cast(Integer(7), DataType::Decimal(5, 2)).unwrap(), Decimal(700, 5, 2));
+        assert_eq!(
+            cast(Integer(7), DataType::Decimal(5, 2)).unwrap(),
+            Decimal(700, 5, 2)
+        );
         assert!(cast(Integer(1000), DataType::Decimal(5, 2)).is_err());
-        assert_eq!(cast(Double(0.285), DataType::Decimal(5, 2)).unwrap(), Decimal(29, 5, 2));
-        assert_eq!(cast(Double(-1.005), DataType::Decimal(5, 1)).unwrap(), Decimal(-10, 5, 1));
-        assert_eq!(cast(Decimal(150, 5, 2), DataType::Double).unwrap(), Double(1.5));
+        assert_eq!(
+            cast(Double(0.285), DataType::Decimal(5, 2)).unwrap(),
+            Decimal(29, 5, 2)
+        );
+        assert_eq!(
+            cast(Double(-1.005), DataType::Decimal(5, 1)).unwrap(),
+            Decimal(-10, 5, 1)
+        );
+        assert_eq!(
+            cast(Decimal(150, 5, 2), DataType::Double).unwrap(),
+            Double(1.5)
+        );
         assert_eq!(cast(Integer(3), DataType::Real).unwrap(), Real(3.0));
         assert!(cast(Double(1e300), DataType::Real).is_err());
         assert_eq!(cast(Boolean(true), DataType::Integer).unwrap(), Integer(1));
         assert_eq!(cast(Integer(0), DataType::Boolean).unwrap(), Boolean(false));
-        assert_eq!(cast(Decimal(1, 5, 2), DataType::Boolean).unwrap(), Boolean(true));
-        assert_eq!(cast(Boolean(true), DataType::Decimal(3, 1)).unwrap(), Decimal(10, 3, 1));
+        assert_eq!(
+            cast(Decimal(1, 5, 2), DataType::Boolean).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            cast(Boolean(true), DataType::Decimal(3, 1)).unwrap(),
+            Decimal(10, 3, 1)
+        );
         let wide = cast(Decimal(i64::MAX as i128, 18, 0), DataType::Decimal(38, 10)).unwrap();
         assert_eq!(wide, Decimal(i64::MAX as i128 * 10_000_000_000, 38, 10));
     }
@@ -180,7 +246,10 @@ mod tests {
     fn to_varchar() {
         assert_eq!(cast(Double(1.0), DataType::Varchar).unwrap(), s("1.0"));
         assert_eq!(cast(Double(1e20), DataType::Varchar).unwrap(), s("1e+20"));
-        assert_eq!(cast(Decimal(150, 10, 2), DataType::Varchar).unwrap(), s("1.50"));
+        assert_eq!(
+            cast(Decimal(150, 10, 2), DataType::Varchar).unwrap(),
+            s("1.50")
+        );
         assert_eq!(cast(Date(-1), DataType::Varchar).unwrap(), s("1969-12-31"));
         assert_eq!(cast(Boolean(true), DataType::Varchar).unwrap(), s("true"));
         let l = List(DataType::Integer, vec![Integer(1), Null]);
@@ -189,7 +258,10 @@ mod tests {
 
     #[test]
     fn temporal_and_null_casts() {
-        assert_eq!(cast(Date(1), DataType::Timestamp).unwrap(), Timestamp(86_400_000_000));
+        assert_eq!(
+            cast(Date(1), DataType::Timestamp).unwrap(),
+            Timestamp(86_400_000_000)
+        );
         assert_eq!(cast(Timestamp(-1), DataType::Date).unwrap(), Date(-1));
         assert_eq!(cast(Null, DataType::Date).unwrap(), Null);
         let v = Vector::null_constant(&DataType::Null);
@@ -204,7 +276,10 @@ mod tests {
     fn list_casts() {
         let l = List(DataType::Varchar, vec![s("1"), Null, s("3")]);
         let to = DataType::List(Box::new(DataType::Integer));
-        assert_eq!(cast(l, to).unwrap(), List(DataType::Integer, vec![Integer(1), Null, Integer(3)]));
+        assert_eq!(
+            cast(l, to).unwrap(),
+            List(DataType::Integer, vec![Integer(1), Null, Integer(3)])
+        );
     }
 
     #[test]

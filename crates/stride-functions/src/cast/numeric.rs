@@ -92,7 +92,14 @@ fn int_to_int<I: SqlInt, O: SqlInt>(
     let precision = decimal_precision(to);
     let err = |x: I| out_of_range(from, decimal_to_string(x.to_i128(), fs), to);
     if fs == ts && precision.is_none() {
-        return try_unary_or_null(v, len, to.clone(), try_cast, |x: I| O::from_i128(x.to_i128()), err);
+        return try_unary_or_null(
+            v,
+            len,
+            to.clone(),
+            try_cast,
+            |x: I| O::from_i128(x.to_i128()),
+            err,
+        );
     }
     let convert = |x: I| {
         let r = rescale(x.to_i128(), fs, ts)?;
@@ -111,7 +118,9 @@ fn int_to_float<I: SqlInt, F: SqlFloat>(v: &Vector, len: usize, to: &DataType) -
     if fs == 0 {
         unary(v, len, to.clone(), |x: I| F::from_f64(x.to_f64()))
     } else {
-        unary(v, len, to.clone(), |x: I| F::from_f64(decimal_to_f64(x.to_i128(), fs)))
+        unary(v, len, to.clone(), |x: I| {
+            F::from_f64(decimal_to_f64(x.to_i128(), fs))
+        })
     }
 }
 

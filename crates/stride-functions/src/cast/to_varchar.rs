@@ -108,7 +108,14 @@ mod tests {
 
     #[test]
     fn timestamps_match_common_format() {
-        for t in [0i64, -1, 694_321_445_500_000, 1_000, 123_456, -86_400_000_001] {
+        for t in [
+            0i64,
+            -1,
+            694_321_445_500_000,
+            1_000,
+            123_456,
+            -86_400_000_001,
+        ] {
             let mut s = String::new();
             write_timestamp(&mut s, t);
             assert_eq!(s, temporal::format_timestamp(t));

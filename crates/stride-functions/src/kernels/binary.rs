@@ -67,12 +67,12 @@ pub fn try_binary<A: NativeType, B: NativeType, O: NativeType>(
     let rows = if constant { 1 } else { len };
     let validity = strict_validity(&[a, b], rows);
     let mut failed = false;
-    let values = run(a, b, len, |p, q| match f(p, q) {
-        Some(o) => o,
-        None => {
-            failed = true;
-            O::default()
-        }
+    // branch-free: record failure with an OR and substitute a default, so the loop
+    // stays vectorizable; the rare failure path re-checks valid rows below
+    let values = run(a, b, len, |p, q| {
+        let r = f(p, q);
+        failed |= r.is_none();
+        r.unwrap_or_default()
     });
     if failed {
         let (x, y) = (a.values::<A>(), b.values::<B>());

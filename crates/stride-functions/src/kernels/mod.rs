@@ -164,10 +164,10 @@ pub fn null_vector(ty: &DataType, rows: usize, constant: bool) -> Vector {
             child: Box::new(Vector::empty(inner)),
         }),
         _ => stride_common::with_native!(ty.physical(), T => T::wrap(vec![T::default(); rows]),
-            _ => VectorData::Str(StringVector {
-                views: vec![Default::default(); rows],
-                buffers: Vec::new(),
-            })),
+        _ => VectorData::Str(StringVector {
+            views: vec![Default::default(); rows],
+            buffers: Vec::new(),
+        })),
     };
     let mut v = Vector::new(ty.clone(), data, Validity::all_invalid(rows));
     v.constant = constant;
@@ -199,8 +199,11 @@ mod tests {
     }
 
     fn konst(x: Option<i32>) -> Vector {
-        Vector::constant(&x.map_or(ScalarValue::Null, ScalarValue::Integer), &DataType::Integer)
-            .unwrap()
+        Vector::constant(
+            &x.map_or(ScalarValue::Null, ScalarValue::Integer),
+            &DataType::Integer,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -235,9 +238,14 @@ mod tests {
         assert_eq!(r.get(0), ScalarValue::Integer(1));
         let zero = konst(Some(0));
         assert!(try_binary(&a, &zero, 2, DataType::Integer, div, err).is_err());
-        let r = try_unary_or_null(&a, 2, DataType::Integer, true, |x: i32| {
-            (x == 1).then_some(x)
-        }, |_| Error::internal("x"))
+        let r = try_unary_or_null(
+            &a,
+            2,
+            DataType::Integer,
+            true,
+            |x: i32| (x == 1).then_some(x),
+            |_| Error::internal("x"),
+        )
         .unwrap();
         assert_eq!(r.get(0), ScalarValue::Integer(1));
         assert_eq!(r.get(1), ScalarValue::Null);

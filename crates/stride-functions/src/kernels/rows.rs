@@ -21,7 +21,11 @@ pub fn map_rows<O: NativeType>(
     let mut out = Vec::with_capacity(rows);
     if validity.has_nulls() {
         for i in 0..rows {
-            out.push(if validity.is_valid(i) { f(i)? } else { O::default() });
+            out.push(if validity.is_valid(i) {
+                f(i)?
+            } else {
+                O::default()
+            });
         }
     } else {
         for i in 0..rows {
@@ -48,7 +52,11 @@ pub fn map_rows_to_strings(
         } else {
             out.push("");
         }
-        debug_assert_eq!(out.len(), i + 1, "string kernel must push one value per row");
+        debug_assert_eq!(
+            out.len(),
+            i + 1,
+            "string kernel must push one value per row"
+        );
     }
     Ok(make_string_vector(out, validity, constant))
 }

@@ -44,12 +44,10 @@ pub fn try_unary_or_null<I: NativeType, O: NativeType>(
     let mut failed = false;
     let values: Vec<O> = src
         .iter()
-        .map(|&x| match f(x) {
-            Some(o) => o,
-            None => {
-                failed = true;
-                O::default()
-            }
+        .map(|&x| {
+            let r = f(x);
+            failed |= r.is_none();
+            r.unwrap_or_default()
         })
         .collect();
     let mut validity = input.validity.clone();

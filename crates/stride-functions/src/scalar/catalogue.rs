@@ -113,26 +113,60 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("year", |a| date::part::resolve_field(a, DateField::Year)),
     ("month", |a| date::part::resolve_field(a, DateField::Month)),
     ("day", |a| date::part::resolve_field(a, DateField::Day)),
-    ("dayofmonth", |a| date::part::resolve_field(a, DateField::Day)),
+    ("dayofmonth", |a| {
+        date::part::resolve_field(a, DateField::Day)
+    }),
     ("hour", |a| date::part::resolve_field(a, DateField::Hour)),
-    ("minute", |a| date::part::resolve_field(a, DateField::Minute)),
-    ("second", |a| date::part::resolve_field(a, DateField::Second)),
-    ("millisecond", |a| date::part::resolve_field(a, DateField::Millisecond)),
-    ("microsecond", |a| date::part::resolve_field(a, DateField::Microsecond)),
-    ("quarter", |a| date::part::resolve_field(a, DateField::Quarter)),
+    ("minute", |a| {
+        date::part::resolve_field(a, DateField::Minute)
+    }),
+    ("second", |a| {
+        date::part::resolve_field(a, DateField::Second)
+    }),
+    ("millisecond", |a| {
+        date::part::resolve_field(a, DateField::Millisecond)
+    }),
+    ("microsecond", |a| {
+        date::part::resolve_field(a, DateField::Microsecond)
+    }),
+    ("quarter", |a| {
+        date::part::resolve_field(a, DateField::Quarter)
+    }),
     ("week", |a| date::part::resolve_field(a, DateField::Week)),
-    ("weekofyear", |a| date::part::resolve_field(a, DateField::Week)),
-    ("dayofweek", |a| date::part::resolve_field(a, DateField::DayOfWeek)),
-    ("weekday", |a| date::part::resolve_field(a, DateField::DayOfWeek)),
-    ("isodow", |a| date::part::resolve_field(a, DateField::IsoDayOfWeek)),
-    ("dayofyear", |a| date::part::resolve_field(a, DateField::DayOfYear)),
-    ("isoyear", |a| date::part::resolve_field(a, DateField::IsoYear)),
-    ("decade", |a| date::part::resolve_field(a, DateField::Decade)),
-    ("century", |a| date::part::resolve_field(a, DateField::Century)),
-    ("millennium", |a| date::part::resolve_field(a, DateField::Millennium)),
+    ("weekofyear", |a| {
+        date::part::resolve_field(a, DateField::Week)
+    }),
+    ("dayofweek", |a| {
+        date::part::resolve_field(a, DateField::DayOfWeek)
+    }),
+    ("weekday", |a| {
+        date::part::resolve_field(a, DateField::DayOfWeek)
+    }),
+    ("isodow", |a| {
+        date::part::resolve_field(a, DateField::IsoDayOfWeek)
+    }),
+    ("dayofyear", |a| {
+        date::part::resolve_field(a, DateField::DayOfYear)
+    }),
+    ("isoyear", |a| {
+        date::part::resolve_field(a, DateField::IsoYear)
+    }),
+    ("decade", |a| {
+        date::part::resolve_field(a, DateField::Decade)
+    }),
+    ("century", |a| {
+        date::part::resolve_field(a, DateField::Century)
+    }),
+    ("millennium", |a| {
+        date::part::resolve_field(a, DateField::Millennium)
+    }),
     ("epoch", |a| date::part::resolve_field(a, DateField::Epoch)),
-    ("nanosecond", |a| date::part::resolve_field(a, DateField::Nanosecond)),
-    ("julian", |a| date::part::resolve_field(a, DateField::Julian)),
+    ("nanosecond", |a| {
+        date::part::resolve_field(a, DateField::Nanosecond)
+    }),
+    ("julian", |a| {
+        date::part::resolve_field(a, DateField::Julian)
+    }),
     ("date_trunc", date::trunc::resolve),
     ("datetrunc", date::trunc::resolve),
     ("date_diff", date::diff::resolve),

@@ -210,9 +210,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Add | F::Subtract | F::Multiply | F::Divide | F::Modulo | F::Negate => {
             arithmetic::evaluate(f, args, len)
         }
-        F::Eq | F::NotEq | F::Lt | F::LtEq | F::Gt | F::GtEq => {
-            comparison::evaluate(f, args, len)
-        }
+        F::Eq | F::NotEq | F::Lt | F::LtEq | F::Gt | F::GtEq => comparison::evaluate(f, args, len),
         F::Abs
         | F::Sign
         | F::Round
@@ -299,7 +297,9 @@ pub(crate) mod test_util {
         let vs: Vec<Vector> = args
             .iter()
             .zip(&f.arg_types)
-            .map(|(a, t)| crate::cast_vector(&flat(&a.data_type(), std::slice::from_ref(&a)), 1, t, false))
+            .map(|(a, t)| {
+                crate::cast_vector(&flat(&a.data_type(), std::slice::from_ref(a)), 1, t, false)
+            })
             .collect::<Result<_>>()?;
         let out = evaluate_scalar(&f, &vs, 1)?;
         assert!(!out.constant || vs.is_empty());
@@ -335,7 +335,9 @@ mod tests {
             "Scalar Function with name flor does not exist!\nDid you mean \"floor\"?"
         );
         let e = resolve_scalar("=", &[DataType::Date, DataType::Boolean]).unwrap_err();
-        assert!(e.message.starts_with("Cannot compare values of type DATE and type BOOLEAN"));
+        assert!(e
+            .message
+            .starts_with("Cannot compare values of type DATE and type BOOLEAN"));
     }
 
     #[test]
@@ -344,7 +346,9 @@ mod tests {
         let b = resolve_scalar("lower", &[DataType::Varchar]).unwrap();
         assert_eq!(a, b);
         assert_eq!(
-            resolve_scalar("char_length", &[DataType::Varchar]).unwrap().func,
+            resolve_scalar("char_length", &[DataType::Varchar])
+                .unwrap()
+                .func,
             ScalarFunction::Length
         );
     }

@@ -5,7 +5,11 @@ use super::{BoundFunction, ScalarFunction};
 use stride_common::DataType;
 
 /// Binds `func` with the given argument and return types.
-pub(crate) fn bind(func: ScalarFunction, arg_types: Vec<DataType>, ret: DataType) -> Option<BoundFunction> {
+pub(crate) fn bind(
+    func: ScalarFunction,
+    arg_types: Vec<DataType>,
+    ret: DataType,
+) -> Option<BoundFunction> {
     Some(BoundFunction::new(func, arg_types, ret))
 }
 

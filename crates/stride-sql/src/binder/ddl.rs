@@ -6,7 +6,7 @@ use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
 use super::types::convert_data_type;
-use super::{BoundStatement, Binder};
+use super::{Binder, BoundStatement};
 use sqlparser::ast;
 use stride_common::{ColumnSchema, DataType, Error, Result, TableSchema};
 
@@ -14,17 +14,26 @@ impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
         let name = object_name(&ct.name)?;
         if ct.or_replace && ct.if_not_exists {
-            return Err(Error::binder("CREATE OR REPLACE and IF NOT EXISTS cannot be combined"));
+            return Err(Error::binder(
+                "CREATE OR REPLACE and IF NOT EXISTS cannot be combined",
+            ));
         }
         let mut columns: Vec<ColumnSchema> = Vec::new();
         let mut unique_keys: Vec<Vec<usize>> = Vec::new();
         for (i, c) in ct.columns.iter().enumerate() {
             let cname = ident_name(&c.name);
             if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
-                return Err(Error::catalog(format!("Column with name {cname} already exists in table \"{name}\"")));
+                return Err(Error::catalog(format!(
+                    "Column with name {cname} already exists in table \"{name}\""
+                )));
             }
             let ty = convert_data_type(&c.data_type)?;
-            let mut col = ColumnSchema { name: cname.clone(), ty: ty.clone(), not_null: false, default: None };
+            let mut col = ColumnSchema {
+                name: cname.clone(),
+                ty: ty.clone(),
+                not_null: false,
+                default: None,
+            };
             for opt in &c.options {
                 match &opt.option {
                     ast::ColumnOption::Null => {}
@@ -33,8 +42,11 @@ impl Binder<'_> {
                         let scope = Scope::default();
                         let mut ctx = ExprCtx::new(&scope, "DEFAULT");
                         let bound = cast_expr(self.bind_expr(e, &mut ctx)?, &ty)?;
-                        let v = fold_constant(&bound)?
-                            .ok_or_else(|| Error::not_supported(format!("DEFAULT of column {cname} must be a constant for now")))?;
+                        let v = fold_constant(&bound)?.ok_or_else(|| {
+                            Error::not_supported(format!(
+                                "DEFAULT of column {cname} must be a constant for now"
+                            ))
+                        })?;
                         col.default = Some(v);
                     }
                     ast::ColumnOption::PrimaryKey(_) => {
@@ -42,7 +54,11 @@ impl Binder<'_> {
                         unique_keys.push(vec![i]);
                     }
                     ast::ColumnOption::Unique(_) => unique_keys.push(vec![i]),
-                    other => return Err(Error::not_supported(format!("column option {other} is not supported yet"))),
+                    other => {
+                        return Err(Error::not_supported(format!(
+                            "column option {other} is not supported yet"
+                        )))
+                    }
                 }
             }
             columns.push(col);
@@ -51,18 +67,30 @@ impl Binder<'_> {
             let (cols, primary) = match c {
                 ast::TableConstraint::PrimaryKey(pk) => (&pk.columns, true),
                 ast::TableConstraint::Unique(u) => (&u.columns, false),
-                other => return Err(Error::not_supported(format!("table constraint {other} is not supported yet"))),
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "table constraint {other} is not supported yet"
+                    )))
+                }
             };
             let mut key = Vec::new();
             for ic in cols {
                 let cname = match &ic.column.expr {
                     ast::Expr::Identifier(id) => ident_name(id),
-                    other => return Err(Error::binder(format!("key column must be a column name, got {other}"))),
+                    other => {
+                        return Err(Error::binder(format!(
+                            "key column must be a column name, got {other}"
+                        )))
+                    }
                 };
                 let idx = columns
                     .iter()
                     .position(|x| x.name.eq_ignore_ascii_case(&cname))
-                    .ok_or_else(|| Error::binder(format!("key column \"{cname}\" does not exist in table \"{name}\"")))?;
+                    .ok_or_else(|| {
+                        Error::binder(format!(
+                            "key column \"{cname}\" does not exist in table \"{name}\""
+                        ))
+                    })?;
                 if primary {
                     columns[idx].not_null = true;
                 }
@@ -73,18 +101,32 @@ impl Binder<'_> {
         let source = match &ct.query {
             Some(q) => {
                 if !columns.is_empty() {
-                    return Err(Error::not_supported("CREATE TABLE with both columns and AS query"));
+                    return Err(Error::not_supported(
+                        "CREATE TABLE with both columns and AS query",
+                    ));
                 }
                 let plan = self.bind_query(q)?;
                 for f in plan.schema() {
-                    if columns.iter().any(|x: &ColumnSchema| x.name.eq_ignore_ascii_case(&f.name)) {
+                    if columns
+                        .iter()
+                        .any(|x: &ColumnSchema| x.name.eq_ignore_ascii_case(&f.name))
+                    {
                         return Err(Error::binder(format!(
                             "CREATE TABLE AS: the query has two columns named \"{}\"; give them distinct aliases",
                             f.name
                         )));
                     }
-                    let ty = if f.ty == DataType::Null { DataType::Integer } else { f.ty.clone() };
-                    columns.push(ColumnSchema { name: f.name.clone(), ty, not_null: false, default: None });
+                    let ty = if f.ty == DataType::Null {
+                        DataType::Integer
+                    } else {
+                        f.ty.clone()
+                    };
+                    columns.push(ColumnSchema {
+                        name: f.name.clone(),
+                        ty,
+                        not_null: false,
+                        default: None,
+                    });
                 }
                 let types: Vec<DataType> = columns.iter().map(|c| c.ty.clone()).collect();
                 Some(super::select::cast_columns(plan, &types)?)
@@ -92,27 +134,91 @@ impl Binder<'_> {
             None => None,
         };
         if columns.is_empty() {
-            return Err(Error::binder(format!("table \"{name}\" must have at least one column")));
+            return Err(Error::binder(format!(
+                "table \"{name}\" must have at least one column"
+            )));
         }
         Ok(BoundStatement::CreateTable {
-            schema: TableSchema { name, columns, unique_keys },
+            schema: TableSchema {
+                name,
+                columns,
+                unique_keys,
+            },
             if_not_exists: ct.if_not_exists,
             or_replace: ct.or_replace,
             source,
         })
     }
 
-    pub(super) fn bind_drop(&mut self, object_type: &ast::ObjectType, if_exists: bool, names: &[ast::ObjectName]) -> Result<BoundStatement> {
-        if *object_type != ast::ObjectType::Table {
-            return Err(Error::not_supported(format!("DROP {object_type} is not supported yet")));
-        }
+    pub(super) fn bind_drop(
+        &mut self,
+        object_type: &ast::ObjectType,
+        if_exists: bool,
+        names: &[ast::ObjectName],
+    ) -> Result<BoundStatement> {
         let [name] = names else {
-            return Err(Error::not_supported("DROP TABLE of several tables at once"));
+            return Err(Error::not_supported(format!(
+                "DROP {object_type} of several objects at once"
+            )));
         };
         let name = object_name(name)?;
+        match object_type {
+            ast::ObjectType::Table => {}
+            ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "DROP {other} is not supported yet"
+                )))
+            }
+        }
         if !if_exists && self.catalog.table(&name).is_none() {
-            return Err(Error::catalog(format!("Table with name {name} does not exist!")));
+            return Err(Error::catalog(format!(
+                "Table with name {name} does not exist!"
+            )));
         }
         Ok(BoundStatement::DropTable { name, if_exists })
+    }
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_create_index(&mut self, ci: &ast::CreateIndex) -> Result<BoundStatement> {
+        let table = object_name(&ci.table_name)?;
+        let (_, schema) = self
+            .catalog
+            .table(&table)
+            .ok_or_else(|| Error::catalog(format!("Table with name {table} does not exist!")))?;
+        let name = match &ci.name {
+            Some(n) => object_name(n)?,
+            None => return Err(Error::binder("CREATE INDEX needs an index name")),
+        };
+        if ci.predicate.is_some() || !ci.include.is_empty() {
+            return Err(Error::not_supported(
+                "partial indexes and INCLUDE columns are not supported",
+            ));
+        }
+        let mut columns = Vec::new();
+        for ic in &ci.columns {
+            let cname = match &ic.column.expr {
+                ast::Expr::Identifier(id) => ident_name(id),
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "index on expression {other} is not supported"
+                    )))
+                }
+            };
+            let idx = schema.column_index(&cname).ok_or_else(|| {
+                Error::binder(format!(
+                    "Table \"{table}\" does not have a column named \"{cname}\""
+                ))
+            })?;
+            columns.push(idx);
+        }
+        Ok(BoundStatement::CreateIndex {
+            name,
+            table: schema.name.clone(),
+            columns,
+            unique: ci.unique,
+            if_not_exists: ci.if_not_exists,
+        })
     }
 }

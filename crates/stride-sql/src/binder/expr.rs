@@ -21,7 +21,11 @@ pub struct ExprCtx<'s> {
 
 impl<'s> ExprCtx<'s> {
     pub fn new(scope: &'s Scope, clause: &'static str) -> Self {
-        ExprCtx { scope, aggregates: None, clause }
+        ExprCtx {
+            scope,
+            aggregates: None,
+            clause,
+        }
     }
 }
 
@@ -31,19 +35,30 @@ pub fn cast_expr(e: Expr, ty: &DataType) -> Result<Expr> {
         return Ok(e);
     }
     if let Expr::Literal { value, .. } = &e {
-        return Ok(Expr::Literal { value: cast_scalar(value, ty, false)?, ty: ty.clone() });
+        return Ok(Expr::Literal {
+            value: cast_scalar(value, ty, false)?,
+            ty: ty.clone(),
+        });
     }
-    Ok(Expr::Cast { expr: Box::new(e), to: ty.clone(), try_cast: false })
+    Ok(Expr::Cast {
+        expr: Box::new(e),
+        to: ty.clone(),
+        try_cast: false,
+    })
 }
 
 pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
     match e.data_type() {
         DataType::Boolean => Ok(e),
         DataType::Null => cast_expr(e, &DataType::Boolean),
-        DataType::Varchar | DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
-            cast_expr(e, &DataType::Boolean)
-        }
-        t => Err(Error::binder(format!("{what} must be of type BOOLEAN, not type {t}"))),
+        DataType::Varchar
+        | DataType::TinyInt
+        | DataType::SmallInt
+        | DataType::Integer
+        | DataType::BigInt => cast_expr(e, &DataType::Boolean),
+        t => Err(Error::binder(format!(
+            "{what} must be of type BOOLEAN, not type {t}"
+        ))),
     }
 }
 
@@ -51,9 +66,15 @@ pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
 pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
     let (lt, rt) = (l.data_type(), r.data_type());
     let t = DataType::common_supertype(&lt, &rt).ok_or_else(|| {
-        Error::binder(format!("Cannot {what} values of type {lt} and type {rt} - an explicit cast is required"))
+        Error::binder(format!(
+            "Cannot {what} values of type {lt} and type {rt} - an explicit cast is required"
+        ))
     })?;
-    let t = if t == DataType::Null { DataType::Integer } else { t };
+    let t = if t == DataType::Null {
+        DataType::Integer
+    } else {
+        t
+    };
     Ok((cast_expr(l, &t)?, cast_expr(r, &t)?))
 }
 
@@ -61,7 +82,11 @@ pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
     let func = resolve_scalar(name, &types)?;
-    let args = args.into_iter().zip(func.arg_types.iter()).map(|(a, t)| cast_expr(a, t)).collect::<Result<Vec<_>>>()?;
+    let args = args
+        .into_iter()
+        .zip(func.arg_types.iter())
+        .map(|(a, t)| cast_expr(a, t))
+        .collect::<Result<Vec<_>>>()?;
     Ok(Expr::Function { func, args })
 }
 
@@ -89,10 +114,15 @@ pub fn unify_all(exprs: Vec<Expr>, what: &str) -> Result<(Vec<Expr>, DataType)> 
     for e in &exprs {
         let et = e.data_type();
         t = DataType::common_supertype(&t, &et).ok_or_else(|| {
-            Error::binder(format!("Cannot mix values of type {t} and {et} in {what} - an explicit cast is required"))
+            Error::binder(format!(
+                "Cannot mix values of type {t} and {et} in {what} - an explicit cast is required"
+            ))
         })?;
     }
-    let exprs = exprs.into_iter().map(|e| cast_expr(e, &t)).collect::<Result<Vec<_>>>()?;
+    let exprs = exprs
+        .into_iter()
+        .map(|e| cast_expr(e, &t))
+        .collect::<Result<Vec<_>>>()?;
     Ok((exprs, t))
 }
 
@@ -119,13 +149,20 @@ impl Binder<'_> {
             A::TypedString(ts) => {
                 let ty = convert_data_type(&ts.data_type)?;
                 let text = match &ts.value.value {
-                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                        s.clone()
+                    }
                     other => other.to_string(),
                 };
                 cast_expr(Expr::literal(ScalarValue::Varchar(text)), &ty)
             }
             A::Interval(iv) => self.bind_interval(iv, ctx),
-            A::Cast { kind, expr, data_type, .. } => {
+            A::Cast {
+                kind,
+                expr,
+                data_type,
+                ..
+            } => {
                 let ty = convert_data_type(data_type)?;
                 let inner = self.bind_expr(expr, ctx)?;
                 let try_cast = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
@@ -133,37 +170,68 @@ impl Binder<'_> {
                     return Ok(inner);
                 }
                 if let Expr::Literal { value, .. } = &inner {
-                    return Ok(Expr::Literal { value: cast_scalar(value, &ty, try_cast)?, ty });
+                    return Ok(Expr::Literal {
+                        value: cast_scalar(value, &ty, try_cast)?,
+                        ty,
+                    });
                 }
-                Ok(Expr::Cast { expr: Box::new(inner), to: ty, try_cast })
+                Ok(Expr::Cast {
+                    expr: Box::new(inner),
+                    to: ty,
+                    try_cast,
+                })
             }
             A::UnaryOp { op, expr } => self.bind_unary(op, expr, ctx),
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, ctx),
             A::IsNull(x) | A::IsNotNull(x) => {
                 let inner = self.bind_expr(x, ctx)?;
-                Ok(Expr::IsNull { expr: Box::new(inner), negated: matches!(e, A::IsNotNull(_)) })
+                Ok(Expr::IsNull {
+                    expr: Box::new(inner),
+                    negated: matches!(e, A::IsNotNull(_)),
+                })
             }
             A::IsTrue(x) | A::IsNotTrue(x) | A::IsFalse(x) | A::IsNotFalse(x) => {
                 let inner = bool_expr(self.bind_expr(x, ctx)?, "IS TRUE argument")?;
                 let target = matches!(e, A::IsTrue(_) | A::IsNotTrue(_));
                 let negated = matches!(e, A::IsNotTrue(_) | A::IsNotFalse(_));
-                Ok(Expr::IsDistinctFrom { left: Box::new(inner), right: Box::new(Expr::literal(ScalarValue::Boolean(target))), negated: !negated })
+                Ok(Expr::IsDistinctFrom {
+                    left: Box::new(inner),
+                    right: Box::new(Expr::literal(ScalarValue::Boolean(target))),
+                    negated: !negated,
+                })
             }
             A::IsDistinctFrom(l, r) | A::IsNotDistinctFrom(l, r) => {
                 let (l, r) = (self.bind_expr(l, ctx)?, self.bind_expr(r, ctx)?);
                 let (l, r) = unify_pair(l, r, "compare")?;
-                Ok(Expr::IsDistinctFrom { left: Box::new(l), right: Box::new(r), negated: matches!(e, A::IsNotDistinctFrom(..)) })
+                Ok(Expr::IsDistinctFrom {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    negated: matches!(e, A::IsNotDistinctFrom(..)),
+                })
             }
-            A::Between { expr, negated, low, high } => {
+            A::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let lo = self.bind_expr(low, ctx)?;
                 let hi = self.bind_expr(high, ctx)?;
                 let ge = compare(">=", x.clone(), lo)?;
                 let le = compare("<=", x, hi)?;
                 let both = Expr::And(Box::new(ge), Box::new(le));
-                Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
+                Ok(if *negated {
+                    Expr::Not(Box::new(both))
+                } else {
+                    both
+                })
             }
-            A::InList { expr, list, negated } => {
+            A::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let mut items = vec![x];
                 for i in list {
@@ -171,58 +239,141 @@ impl Binder<'_> {
                 }
                 let (mut items, _) = unify_all(items, "IN list")?;
                 let x = items.remove(0);
-                Ok(Expr::InList { expr: Box::new(x), list: items, negated: *negated })
+                Ok(Expr::InList {
+                    expr: Box::new(x),
+                    list: items,
+                    negated: *negated,
+                })
             }
-            A::InSubquery { expr, subquery, negated } => {
+            A::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
                 let sub_ty = single_column_type(&plan, "IN")?;
                 let t = DataType::common_supertype(&x.data_type(), &sub_ty).ok_or_else(|| {
-                    Error::binder(format!("Cannot compare values of type {} and type {sub_ty} in IN subquery", x.data_type()))
+                    Error::binder(format!(
+                        "Cannot compare values of type {} and type {sub_ty} in IN subquery",
+                        x.data_type()
+                    ))
                 })?;
                 let plan = cast_plan_column(plan, &t)?;
                 let x = cast_expr(x, &t)?;
-                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::In { expr: Box::new(x), negated: *negated }, correlated })))
+                Ok(Expr::Subquery(Box::new(Subquery {
+                    plan,
+                    kind: SubqueryKind::In {
+                        expr: Box::new(x),
+                        negated: *negated,
+                    },
+                    correlated,
+                })))
             }
             A::Exists { subquery, negated } => {
                 let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
-                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Exists { negated: *negated }, correlated })))
+                Ok(Expr::Subquery(Box::new(Subquery {
+                    plan,
+                    kind: SubqueryKind::Exists { negated: *negated },
+                    correlated,
+                })))
             }
             A::Subquery(q) => {
                 let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
                 let t = single_column_type(&plan, "scalar subquery")?;
-                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Scalar(t), correlated })))
+                Ok(Expr::Subquery(Box::new(Subquery {
+                    plan,
+                    kind: SubqueryKind::Scalar(t),
+                    correlated,
+                })))
             }
-            A::AnyOp { left, compare_op, right, .. } | A::AllOp { left, compare_op, right } => {
+            A::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            }
+            | A::AllOp {
+                left,
+                compare_op,
+                right,
+            } => {
                 let all = matches!(e, A::AllOp { .. });
-                let op = comparison_name(compare_op).ok_or_else(|| Error::binder(format!("unsupported operator {compare_op} with ANY/ALL")))?;
+                let op = comparison_name(compare_op).ok_or_else(|| {
+                    Error::binder(format!("unsupported operator {compare_op} with ANY/ALL"))
+                })?;
                 let q = match &**right {
                     A::Subquery(q) => q,
-                    other => return Err(Error::not_supported(format!("{} over a non-subquery ({other}) is not supported yet", if all { "ALL" } else { "ANY" }))),
+                    other => {
+                        return Err(Error::not_supported(format!(
+                            "{} over a non-subquery ({other}) is not supported yet",
+                            if all { "ALL" } else { "ANY" }
+                        )))
+                    }
                 };
                 let x = self.bind_expr(left, ctx)?;
                 let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
                 let sub_ty = single_column_type(&plan, "ANY/ALL")?;
-                let t = DataType::common_supertype(&x.data_type(), &sub_ty)
-                    .ok_or_else(|| Error::binder(format!("Cannot compare values of type {} and type {sub_ty}", x.data_type())))?;
+                let t = DataType::common_supertype(&x.data_type(), &sub_ty).ok_or_else(|| {
+                    Error::binder(format!(
+                        "Cannot compare values of type {} and type {sub_ty}",
+                        x.data_type()
+                    ))
+                })?;
                 let plan = cast_plan_column(plan, &t)?;
                 let x = cast_expr(x, &t)?;
                 let cmp = resolve_scalar(op, &[t.clone(), t])?;
-                Ok(Expr::Subquery(Box::new(Subquery { plan, kind: SubqueryKind::Quantified { expr: Box::new(x), cmp, all }, correlated })))
+                Ok(Expr::Subquery(Box::new(Subquery {
+                    plan,
+                    kind: SubqueryKind::Quantified {
+                        expr: Box::new(x),
+                        cmp,
+                        all,
+                    },
+                    correlated,
+                })))
             }
-            A::Like { negated, expr, pattern, escape_char, any, .. } | A::ILike { negated, expr, pattern, escape_char, any, .. } => {
+            A::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any,
+                ..
+            }
+            | A::ILike {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any,
+                ..
+            } => {
                 if *any {
                     return Err(Error::not_supported("LIKE ANY is not supported yet"));
                 }
-                let op = if matches!(e, A::ILike { .. }) { "~~*" } else { "~~" };
+                let op = if matches!(e, A::ILike { .. }) {
+                    "~~*"
+                } else {
+                    "~~"
+                };
                 let mut args = vec![self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?];
                 if let Some(esc) = escape_char {
                     args.push(self.bind_expr(esc, ctx)?);
                 }
                 let like = call(op, args)?;
-                Ok(if *negated { Expr::Not(Box::new(like)) } else { like })
+                Ok(if *negated {
+                    Expr::Not(Box::new(like))
+                } else {
+                    like
+                })
             }
-            A::Case { operand, conditions, else_result, .. } => {
+            A::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let operand = match operand {
                     Some(o) => Some(self.bind_expr(o, ctx)?),
                     None => None,
@@ -243,10 +394,21 @@ impl Binder<'_> {
                     None => Expr::literal(ScalarValue::Null),
                 });
                 let (mut results, ty) = unify_all(results, "CASE")?;
-                let ty = if ty == DataType::Null { DataType::Integer } else { ty };
+                let ty = if ty == DataType::Null {
+                    DataType::Integer
+                } else {
+                    ty
+                };
                 let else_expr = cast_expr(results.pop().expect("else branch"), &ty)?;
-                let results = results.into_iter().map(|r| cast_expr(r, &ty)).collect::<Result<Vec<_>>>()?;
-                Ok(Expr::Case { branches: whens.into_iter().zip(results).collect(), else_expr: Box::new(else_expr), ty })
+                let results = results
+                    .into_iter()
+                    .map(|r| cast_expr(r, &ty))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Expr::Case {
+                    branches: whens.into_iter().zip(results).collect(),
+                    else_expr: Box::new(else_expr),
+                    ty,
+                })
             }
             A::Function(f) => self.bind_function(f, ctx),
             A::Extract { field, expr, .. } => {
@@ -255,9 +417,17 @@ impl Binder<'_> {
                     other => other.to_string().to_ascii_lowercase(),
                 };
                 let x = self.bind_expr(expr, ctx)?;
-                call("date_part", vec![Expr::literal(ScalarValue::Varchar(part)), x])
+                call(
+                    "date_part",
+                    vec![Expr::literal(ScalarValue::Varchar(part)), x],
+                )
             }
-            A::Substring { expr, substring_from, substring_for, .. } => {
+            A::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.bind_expr(expr, ctx)?];
                 args.push(match substring_from {
                     Some(f) => self.bind_expr(f, ctx)?,
@@ -268,7 +438,12 @@ impl Binder<'_> {
                 }
                 call("substring", args)
             }
-            A::Trim { trim_where, trim_what, expr, trim_characters } => {
+            A::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                trim_characters,
+            } => {
                 let name = match trim_where {
                     Some(ast::TrimWhereField::Leading) => "ltrim",
                     Some(ast::TrimWhereField::Trailing) => "rtrim",
@@ -298,11 +473,18 @@ impl Binder<'_> {
                 let x = self.bind_expr(expr, ctx)?;
                 call("floor", vec![x])
             }
-            other => Err(Error::not_supported(format!("expression not supported yet: {other}"))),
+            other => Err(Error::not_supported(format!(
+                "expression not supported yet: {other}"
+            ))),
         }
     }
 
-    fn bind_column(&mut self, qualifier: Option<&str>, name: &str, ctx: &mut ExprCtx) -> Result<Expr> {
+    fn bind_column(
+        &mut self,
+        qualifier: Option<&str>,
+        name: &str,
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
         match ctx.scope.lookup(qualifier, name) {
             Lookup::Found(i) => return Ok(ctx.scope.column(i)),
             Lookup::Ambiguous => {
@@ -316,10 +498,17 @@ impl Binder<'_> {
             match scope.lookup(qualifier, name) {
                 Lookup::Found(i) => {
                     let f = &scope.fields[i];
-                    return Ok(Expr::OuterColumn { depth: depth + 1, index: i, ty: f.ty.clone(), name: f.name.clone() });
+                    return Ok(Expr::OuterColumn {
+                        depth: depth + 1,
+                        index: i,
+                        ty: f.ty.clone(),
+                        name: f.name.clone(),
+                    });
                 }
                 Lookup::Ambiguous => {
-                    return Err(Error::binder(format!("Ambiguous reference to column name \"{name}\" in an outer query")))
+                    return Err(Error::binder(format!(
+                        "Ambiguous reference to column name \"{name}\" in an outer query"
+                    )))
                 }
                 Lookup::NotFound => {}
             }
@@ -337,7 +526,12 @@ impl Binder<'_> {
         Err(column_not_found(qualifier, name, &scopes))
     }
 
-    fn bind_unary(&mut self, op: &ast::UnaryOperator, x: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+    fn bind_unary(
+        &mut self,
+        op: &ast::UnaryOperator,
+        x: &ast::Expr,
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
         match op {
             ast::UnaryOperator::Minus => {
                 if let ast::Expr::Value(v) = x {
@@ -348,14 +542,20 @@ impl Binder<'_> {
                 let inner = self.bind_expr(x, ctx)?;
                 let e = call("negate", vec![inner])?;
                 Ok(match fold_constant(&e)? {
-                    Some(v) => Expr::Literal { ty: e.data_type(), value: v },
+                    Some(v) => Expr::Literal {
+                        ty: e.data_type(),
+                        value: v,
+                    },
                     None => e,
                 })
             }
             ast::UnaryOperator::Plus => {
                 let inner = self.bind_expr(x, ctx)?;
                 if !inner.data_type().is_numeric() && inner.data_type() != DataType::Null {
-                    return Err(Error::binder(format!("unary + is not defined for type {}", inner.data_type())));
+                    return Err(Error::binder(format!(
+                        "unary + is not defined for type {}",
+                        inner.data_type()
+                    )));
                 }
                 Ok(inner)
             }
@@ -363,11 +563,19 @@ impl Binder<'_> {
                 let inner = bool_expr(self.bind_expr(x, ctx)?, "NOT argument")?;
                 Ok(Expr::Not(Box::new(inner)))
             }
-            other => Err(Error::not_supported(format!("unary operator {other} is not supported yet"))),
+            other => Err(Error::not_supported(format!(
+                "unary operator {other} is not supported yet"
+            ))),
         }
     }
 
-    fn bind_binary(&mut self, l: &ast::Expr, op: &ast::BinaryOperator, r: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+    fn bind_binary(
+        &mut self,
+        l: &ast::Expr,
+        op: &ast::BinaryOperator,
+        r: &ast::Expr,
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
         use ast::BinaryOperator as B;
         // Long AND/OR chains are left-deep; bind them iteratively to bound recursion.
         if matches!(op, B::And | B::Or) {
@@ -412,32 +620,56 @@ impl Binder<'_> {
             B::PGNotILikeMatch => return Ok(Expr::Not(Box::new(call("~~*", vec![left, right])?))),
             B::PGStartsWith => "starts_with",
             B::PGExp => "power",
-            other => return Err(Error::not_supported(format!("operator {other} is not supported yet"))),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "operator {other} is not supported yet"
+                )))
+            }
         };
         if name == "//" {
             let (l, r) = unify_pair(left, right, "divide")?;
             if !l.data_type().is_integer() {
-                return Err(Error::binder(format!("operator // needs integer arguments, got {}", l.data_type())));
+                return Err(Error::binder(format!(
+                    "operator // needs integer arguments, got {}",
+                    l.data_type()
+                )));
             }
             return call("/", vec![l, r]);
         }
-        let (left, right) = if left.data_type() == DataType::Null && right.data_type() == DataType::Null {
-            (cast_expr(left, &DataType::Integer)?, cast_expr(right, &DataType::Integer)?)
-        } else {
-            (left, right)
-        };
+        let (left, right) =
+            if left.data_type() == DataType::Null && right.data_type() == DataType::Null {
+                (
+                    cast_expr(left, &DataType::Integer)?,
+                    cast_expr(right, &DataType::Integer)?,
+                )
+            } else {
+                (left, right)
+            };
         call(name, vec![left, right])
     }
 
     fn bind_interval(&mut self, iv: &ast::Interval, ctx: &mut ExprCtx) -> Result<Expr> {
         let value = self.bind_expr(&iv.value, ctx)?;
         let text = match fold_constant(&value)? {
-            Some(ScalarValue::Null) => return Ok(Expr::Literal { value: ScalarValue::Null, ty: DataType::Interval }),
+            Some(ScalarValue::Null) => {
+                return Ok(Expr::Literal {
+                    value: ScalarValue::Null,
+                    ty: DataType::Interval,
+                })
+            }
             Some(v) => v.to_string(),
             None => {
                 // INTERVAL (expr) DAY: multiply a unit interval.
-                let unit = iv.leading_field.as_ref().map(|f| f.to_string()).unwrap_or_else(|| "second".into());
-                let one = cast_scalar(&ScalarValue::Varchar(format!("1 {unit}")), &DataType::Interval, false)?;
+                let unit = iv
+                    .leading_field
+                    .as_ref()
+                    .map(|f| f.to_string())
+                    .unwrap_or_else(|| "second".into());
+                let one = cast_scalar(
+                    &ScalarValue::Varchar(format!("1 {unit}")),
+                    &DataType::Interval,
+                    false,
+                )?;
                 return call("*", vec![Expr::literal(one), value]);
             }
         };
@@ -445,16 +677,25 @@ impl Binder<'_> {
             Some(f) => format!("{text} {f}"),
             None => text,
         };
-        Ok(Expr::literal(cast_scalar(&ScalarValue::Varchar(text), &DataType::Interval, false)?))
+        Ok(Expr::literal(cast_scalar(
+            &ScalarValue::Varchar(text),
+            &DataType::Interval,
+            false,
+        )?))
     }
 
     /// Binds a subquery with the current scope visible as the innermost outer scope.
-    pub fn bind_subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<(crate::plan::LogicalPlan, bool)> {
+    pub fn bind_subquery(
+        &mut self,
+        q: &ast::Query,
+        scope: &Scope,
+    ) -> Result<(crate::plan::LogicalPlan, bool)> {
         self.outer_scopes.push(scope.clone());
         let result = self.bind_query(q);
         self.outer_scopes.pop();
         let plan = result?;
-        let correlated = crate::plan::visit::references_outer(&plan, 1) || self.references_any_outer(&plan);
+        let correlated =
+            crate::plan::visit::references_outer(&plan, 1) || self.references_any_outer(&plan);
         Ok((plan, correlated))
     }
 
@@ -492,21 +733,33 @@ pub fn value_literal(v: &ast::Value) -> Result<ScalarValue> {
         V::DollarQuotedString(d) => ScalarValue::Varchar(d.value.clone()),
         V::Boolean(b) => ScalarValue::Boolean(*b),
         V::Null => ScalarValue::Null,
-        V::Placeholder(p) => return Err(Error::binder(format!("parameter {p} has no value bound"))),
-        other => return Err(Error::not_supported(format!("literal {other} is not supported"))),
+        V::Placeholder(p) => {
+            return Err(Error::binder(format!("parameter {p} has no value bound")))
+        }
+        other => {
+            return Err(Error::not_supported(format!(
+                "literal {other} is not supported"
+            )))
+        }
     })
 }
 
 fn single_column_type(plan: &crate::plan::LogicalPlan, what: &str) -> Result<DataType> {
     let s = plan.schema();
     if s.len() != 1 {
-        return Err(Error::binder(format!("{what} subquery must return exactly one column, not {}", s.len())));
+        return Err(Error::binder(format!(
+            "{what} subquery must return exactly one column, not {}",
+            s.len()
+        )));
     }
     Ok(s[0].ty.clone())
 }
 
 /// Wraps a one-column plan in a projection casting its column to `ty`.
-fn cast_plan_column(plan: crate::plan::LogicalPlan, ty: &DataType) -> Result<crate::plan::LogicalPlan> {
+fn cast_plan_column(
+    plan: crate::plan::LogicalPlan,
+    ty: &DataType,
+) -> Result<crate::plan::LogicalPlan> {
     let f = &plan.schema()[0];
     if f.ty == *ty {
         return Ok(plan);
@@ -514,5 +767,9 @@ fn cast_plan_column(plan: crate::plan::LogicalPlan, ty: &DataType) -> Result<cra
     let mut field = f.clone();
     field.ty = ty.clone();
     let e = cast_expr(Expr::column(0, f.ty.clone(), f.name.clone()), ty)?;
-    Ok(crate::plan::LogicalPlan::Project { input: Box::new(plan), exprs: vec![e], schema: vec![field] })
+    Ok(crate::plan::LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs: vec![e],
+        schema: vec![field],
+    })
 }

@@ -21,7 +21,15 @@ impl Binder<'_> {
                 Some(left) => cross(left, item),
             });
         }
-        Ok(acc.unwrap_or_else(|| (LogicalPlan::Values { rows: vec![vec![]], schema: vec![] }, Scope::default())))
+        Ok(acc.unwrap_or_else(|| {
+            (
+                LogicalPlan::Values {
+                    rows: vec![vec![]],
+                    schema: vec![],
+                },
+                Scope::default(),
+            )
+        }))
     }
 
     fn bind_table_with_joins(&mut self, twj: &ast::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
@@ -33,7 +41,12 @@ impl Binder<'_> {
         Ok(left)
     }
 
-    fn bind_join(&mut self, left: (LogicalPlan, Scope), right: (LogicalPlan, Scope), op: &ast::JoinOperator) -> Result<(LogicalPlan, Scope)> {
+    fn bind_join(
+        &mut self,
+        left: (LogicalPlan, Scope),
+        right: (LogicalPlan, Scope),
+        op: &ast::JoinOperator,
+    ) -> Result<(LogicalPlan, Scope)> {
         use ast::JoinOperator as J;
         let (kind, constraint) = match op {
             J::Join(c) | J::Inner(c) => (JoinKind::Inner, c),
@@ -43,7 +56,11 @@ impl Binder<'_> {
             J::CrossJoin(c) => (JoinKind::Inner, c),
             J::Semi(c) | J::LeftSemi(c) => (JoinKind::Semi, c),
             J::Anti(c) | J::LeftAnti(c) => (JoinKind::Anti, c),
-            other => return Err(Error::not_supported(format!("join type {other:?} is not supported yet"))),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "join type {other:?} is not supported yet"
+                )))
+            }
         };
         let (lplan, lscope) = left;
         let (rplan, rscope) = right;
@@ -60,12 +77,17 @@ impl Binder<'_> {
                 filter = Some(bool_expr(self.bind_expr(e, &mut ctx)?, "JOIN condition")?);
                 vec![]
             }
-            ast::JoinConstraint::Using(cols) => cols.iter().map(|c| c.to_string().trim_matches('"').to_string()).collect(),
+            ast::JoinConstraint::Using(cols) => cols
+                .iter()
+                .map(|c| c.to_string().trim_matches('"').to_string())
+                .collect(),
             ast::JoinConstraint::Natural => lscope
                 .fields
                 .iter()
                 .enumerate()
-                .filter(|(i, f)| !lscope.hidden[*i] && matches!(rscope.lookup(None, &f.name), Lookup::Found(_)))
+                .filter(|(i, f)| {
+                    !lscope.hidden[*i] && matches!(rscope.lookup(None, &f.name), Lookup::Found(_))
+                })
                 .map(|(_, f)| f.name.clone())
                 .collect(),
             ast::JoinConstraint::None => {
@@ -79,11 +101,19 @@ impl Binder<'_> {
         for name in &using {
             let li = match lscope.lookup(None, name) {
                 Lookup::Found(i) => i,
-                _ => return Err(Error::binder(format!("column \"{name}\" named in USING does not exist in the left table"))),
+                _ => {
+                    return Err(Error::binder(format!(
+                        "column \"{name}\" named in USING does not exist in the left table"
+                    )))
+                }
             };
             let ri = match rscope.lookup(None, name) {
                 Lookup::Found(i) => i,
-                _ => return Err(Error::binder(format!("column \"{name}\" named in USING does not exist in the right table"))),
+                _ => {
+                    return Err(Error::binder(format!(
+                        "column \"{name}\" named in USING does not exist in the right table"
+                    )))
+                }
             };
             terms.push(compare("=", scope.column(li), scope.column(nleft + ri))?);
             scope.hidden[nleft + ri] = true;
@@ -97,13 +127,25 @@ impl Binder<'_> {
         } else {
             fields
         };
-        let plan = LogicalPlan::Join { left: Box::new(lplan), right: Box::new(rplan), kind, on: vec![], filter, schema };
+        let plan = LogicalPlan::Join {
+            left: Box::new(lplan),
+            right: Box::new(rplan),
+            kind,
+            on: vec![],
+            filter,
+            schema,
+        };
         Ok((plan, scope))
     }
 
     fn bind_table_factor(&mut self, tf: &ast::TableFactor) -> Result<(LogicalPlan, Scope)> {
         match tf {
-            ast::TableFactor::Table { name, alias, args: None, .. } => {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
                 let tname = object_name(name)?;
                 if let Some(cte) = self.find_cte(&tname) {
                     // Bind the CTE body without the CTEs defined after it in scope.
@@ -113,7 +155,9 @@ impl Binder<'_> {
                         f.name = ident_name(&c.name);
                     }
                     let plan = rename(plan, fields);
-                    let qual = alias.as_ref().map_or(tname.clone(), |a| ident_name(&a.name));
+                    let qual = alias
+                        .as_ref()
+                        .map_or(tname.clone(), |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
                 let Some((id, schema)) = self.catalog.table(&tname) else {
@@ -124,28 +168,56 @@ impl Binder<'_> {
                     }
                     return Err(Error::catalog(msg));
                 };
-                let qual = alias.as_ref().map_or(schema.name.clone(), |a| ident_name(&a.name));
-                let fields: Vec<Field> = schema.columns.iter().map(|c| Field::new(c.name.clone(), c.ty.clone())).collect();
-                let plan = LogicalPlan::Scan { columns: (0..fields.len()).collect(), table: schema, table_id: id, schema: fields };
+                let qual = alias
+                    .as_ref()
+                    .map_or(schema.name.clone(), |a| ident_name(&a.name));
+                let fields: Vec<Field> = schema
+                    .columns
+                    .iter()
+                    .map(|c| Field::new(c.name.clone(), c.ty.clone()))
+                    .collect();
+                let plan = LogicalPlan::Scan {
+                    columns: (0..fields.len()).collect(),
+                    table: schema,
+                    table_id: id,
+                    schema: fields,
+                };
                 apply_alias(plan, &qual, alias.as_ref())
             }
-            ast::TableFactor::Table { name, alias, args: Some(args), .. } => {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: Some(args),
+                ..
+            } => {
                 let fname = object_name(name)?;
                 let plan = self.bind_table_function(&fname, &args.args)?;
                 let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
-            ast::TableFactor::Derived { lateral, subquery, alias, .. } => {
+            ast::TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+                ..
+            } => {
                 if *lateral {
-                    return Err(Error::not_supported("LATERAL subqueries are not supported yet"));
+                    return Err(Error::not_supported(
+                        "LATERAL subqueries are not supported yet",
+                    ));
                 }
                 let plan = self.bind_query(subquery)?;
                 let fields = super::unqualified(plan.schema());
                 let plan = rename(plan, fields);
-                let qual = alias.as_ref().map_or(String::new(), |a| ident_name(&a.name));
+                let qual = alias
+                    .as_ref()
+                    .map_or(String::new(), |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
-            ast::TableFactor::NestedJoin { table_with_joins, alias } => {
+            ast::TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
                 let (plan, scope) = self.bind_table_with_joins(table_with_joins)?;
                 match alias {
                     None => Ok((plan, scope)),
@@ -155,26 +227,42 @@ impl Binder<'_> {
                     }
                 }
             }
-            other => Err(Error::not_supported(format!("FROM item not supported yet: {other}"))),
+            other => Err(Error::not_supported(format!(
+                "FROM item not supported yet: {other}"
+            ))),
         }
     }
 
-    fn bind_table_function(&mut self, name: &str, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+    fn bind_table_function(
+        &mut self,
+        name: &str,
+        args: &[ast::FunctionArg],
+    ) -> Result<LogicalPlan> {
         let mut values = Vec::new();
         let scope = Scope::default();
         for a in args {
             let e = match a {
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => e,
-                other => return Err(Error::binder(format!("unsupported argument {other} to table function {name}"))),
+                other => {
+                    return Err(Error::binder(format!(
+                        "unsupported argument {other} to table function {name}"
+                    )))
+                }
             };
             let mut ctx = ExprCtx::new(&scope, "table function arguments");
             let bound = self.bind_expr(e, &mut ctx)?;
-            let v = fold_constant(&bound)?.ok_or_else(|| Error::binder(format!("arguments of {name} must be constants")))?;
+            let v = fold_constant(&bound)?
+                .ok_or_else(|| Error::binder(format!("arguments of {name} must be constants")))?;
             let v = if v.is_null() {
                 None
             } else {
-                let cast = stride_functions::cast_scalar(&v, &DataType::BigInt, false)
-                    .map_err(|_| Error::binder(format!("arguments of {name} must be integers, got {}", v.data_type())))?;
+                let cast =
+                    stride_functions::cast_scalar(&v, &DataType::BigInt, false).map_err(|_| {
+                        Error::binder(format!(
+                            "arguments of {name} must be integers, got {}",
+                            v.data_type()
+                        ))
+                    })?;
                 cast.as_i64()
             };
             values.push(v);
@@ -184,7 +272,12 @@ impl Binder<'_> {
                 let inclusive = name == "generate_series";
                 if values.iter().any(|v| v.is_none()) {
                     return Ok(LogicalPlan::TableFunction {
-                        func: TableFunction::Range { start: 0, stop: 0, step: 1, inclusive: false },
+                        func: TableFunction::Range {
+                            start: 0,
+                            stop: 0,
+                            step: 1,
+                            inclusive: false,
+                        },
                         schema: vec![Field::new(name, DataType::BigInt)],
                     });
                 }
@@ -193,13 +286,25 @@ impl Binder<'_> {
                     [n] => (0, *n, 1),
                     [a, b] => (*a, *b, 1),
                     [a, b, s] => (*a, *b, *s),
-                    _ => return Err(Error::binder(format!("{name} takes 1 to 3 arguments, got {}", v.len()))),
+                    _ => {
+                        return Err(Error::binder(format!(
+                            "{name} takes 1 to 3 arguments, got {}",
+                            v.len()
+                        )))
+                    }
                 };
                 if step == 0 {
-                    return Err(Error::invalid_input(format!("{name}: the step must not be zero")));
+                    return Err(Error::invalid_input(format!(
+                        "{name}: the step must not be zero"
+                    )));
                 }
                 Ok(LogicalPlan::TableFunction {
-                    func: TableFunction::Range { start, stop, step, inclusive },
+                    func: TableFunction::Range {
+                        start,
+                        stop,
+                        step,
+                        inclusive,
+                    },
                     schema: vec![Field::new(name, DataType::BigInt)],
                 })
             }
@@ -230,20 +335,45 @@ fn cross(left: (LogicalPlan, Scope), right: (LogicalPlan, Scope)) -> (LogicalPla
     let mut fields = left.1.fields.clone();
     fields.extend(right.1.fields.iter().cloned());
     let mut scope = Scope::new(fields.clone());
-    scope.hidden = left.1.hidden.iter().chain(right.1.hidden.iter()).copied().collect();
-    let plan = LogicalPlan::Join { left: Box::new(left.0), right: Box::new(right.0), kind: JoinKind::Inner, on: vec![], filter: None, schema: fields };
+    scope.hidden = left
+        .1
+        .hidden
+        .iter()
+        .chain(right.1.hidden.iter())
+        .copied()
+        .collect();
+    let plan = LogicalPlan::Join {
+        left: Box::new(left.0),
+        right: Box::new(right.0),
+        kind: JoinKind::Inner,
+        on: vec![],
+        filter: None,
+        schema: fields,
+    };
     (plan, scope)
 }
 
 /// Replaces a plan's output field names (a projection when the plan has no schema of
 /// its own to rename).
 fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
-    let exprs = fields.iter().enumerate().map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone())).collect();
-    LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields }
+    let exprs = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+        .collect();
+    LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: fields,
+    }
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
-fn apply_alias(plan: LogicalPlan, qual: &str, alias: Option<&ast::TableAlias>) -> Result<(LogicalPlan, Scope)> {
+fn apply_alias(
+    plan: LogicalPlan,
+    qual: &str,
+    alias: Option<&ast::TableAlias>,
+) -> Result<(LogicalPlan, Scope)> {
     let mut fields: Vec<Field> = plan.schema().to_vec();
     if let Some(a) = alias {
         if a.columns.len() > fields.len() {
@@ -258,12 +388,33 @@ fn apply_alias(plan: LogicalPlan, qual: &str, alias: Option<&ast::TableAlias>) -
         }
     }
     for f in &mut fields {
-        f.qualifier = if qual.is_empty() { None } else { Some(qual.to_string()) };
+        f.qualifier = if qual.is_empty() {
+            None
+        } else {
+            Some(qual.to_string())
+        };
     }
     let plan = match plan {
-        LogicalPlan::Scan { table, table_id, columns, .. } => LogicalPlan::Scan { table, table_id, columns, schema: fields.clone() },
-        LogicalPlan::TableFunction { func, .. } => LogicalPlan::TableFunction { func, schema: fields.clone() },
-        LogicalPlan::Project { input, exprs, .. } => LogicalPlan::Project { input, exprs, schema: fields.clone() },
+        LogicalPlan::Scan {
+            table,
+            table_id,
+            columns,
+            ..
+        } => LogicalPlan::Scan {
+            table,
+            table_id,
+            columns,
+            schema: fields.clone(),
+        },
+        LogicalPlan::TableFunction { func, .. } => LogicalPlan::TableFunction {
+            func,
+            schema: fields.clone(),
+        },
+        LogicalPlan::Project { input, exprs, .. } => LogicalPlan::Project {
+            input,
+            exprs,
+            schema: fields.clone(),
+        },
         other => rename(other, fields.clone()),
     };
     Ok((plan, Scope::new(fields)))

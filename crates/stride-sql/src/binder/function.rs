@@ -16,17 +16,25 @@ impl Binder<'_> {
             _ => return Err(Error::binder(format!("unknown function {}", f.name))),
         };
         if f.over.is_some() {
-            return Err(Error::not_supported(format!("window function {name}(...) OVER is not supported yet")));
+            return Err(Error::not_supported(format!(
+                "window function {name}(...) OVER is not supported yet"
+            )));
         }
         let list = match &f.args {
             ast::FunctionArguments::None => {
                 return match name.as_str() {
                     "current_date" | "today" => call("current_date", vec![]),
                     "current_timestamp" | "now" => call("current_timestamp", vec![]),
-                    _ => Err(Error::binder(format!("function {name} needs an argument list"))),
+                    _ => Err(Error::binder(format!(
+                        "function {name} needs an argument list"
+                    ))),
                 };
             }
-            ast::FunctionArguments::Subquery(_) => return Err(Error::not_supported(format!("{name}(subquery) is not supported"))),
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(Error::not_supported(format!(
+                    "{name}(subquery) is not supported"
+                )))
+            }
             ast::FunctionArguments::List(l) => l,
         };
         if is_aggregate_name(&name) {
@@ -38,16 +46,31 @@ impl Binder<'_> {
         let mut args = Vec::with_capacity(list.args.len());
         for a in &list.args {
             match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(self.bind_expr(e, ctx)?),
-                other => return Err(Error::binder(format!("unsupported argument {other} in call to {name}"))),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    args.push(self.bind_expr(e, ctx)?)
+                }
+                other => {
+                    return Err(Error::binder(format!(
+                        "unsupported argument {other} in call to {name}"
+                    )))
+                }
             }
         }
         bind_scalar_call(&name, args)
     }
 
-    fn bind_aggregate(&mut self, name: &str, f: &ast::Function, list: &ast::FunctionArgumentList, ctx: &mut ExprCtx) -> Result<Expr> {
+    fn bind_aggregate(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        list: &ast::FunctionArgumentList,
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
         let Some(aggs) = ctx.aggregates.take() else {
-            return Err(Error::binder(format!("aggregate function {name} is not allowed in {}", ctx.clause)));
+            return Err(Error::binder(format!(
+                "aggregate function {name} is not allowed in {}",
+                ctx.clause
+            )));
         };
         // Arguments are bound in the same scope, but may not contain aggregates.
         let result = self.bind_aggregate_inner(name, f, list, ctx);
@@ -76,18 +99,34 @@ impl Binder<'_> {
         let mut star = false;
         for a in &list.args {
             match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(self.bind_expr(e, ctx)?),
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) if name == "count" => star = true,
-                other => return Err(Error::binder(format!("unsupported argument {other} in call to {name}"))),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    args.push(self.bind_expr(e, ctx)?)
+                }
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) if name == "count" => {
+                    star = true
+                }
+                other => {
+                    return Err(Error::binder(format!(
+                        "unsupported argument {other} in call to {name}"
+                    )))
+                }
             }
         }
         if star && !args.is_empty() {
             return Err(Error::binder("count(*) takes no other arguments"));
         }
-        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+        let distinct = matches!(
+            list.duplicate_treatment,
+            Some(ast::DuplicateTreatment::Distinct)
+        );
         let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
-        let bound = resolve_aggregate(name, &types)?.ok_or_else(|| Error::internal(format!("{name} is not an aggregate")))?;
-        let args = args.into_iter().zip(&bound.arg_types).map(|(a, t)| cast_expr(a, t)).collect::<Result<Vec<_>>>()?;
+        let bound = resolve_aggregate(name, &types)?
+            .ok_or_else(|| Error::internal(format!("{name} is not an aggregate")))?;
+        let args = args
+            .into_iter()
+            .zip(&bound.arg_types)
+            .map(|(a, t)| cast_expr(a, t))
+            .collect::<Result<Vec<_>>>()?;
         let filter = match &f.filter {
             Some(x) => Some(bool_expr(self.bind_expr(x, ctx)?, "FILTER clause")?),
             None => None,
@@ -100,18 +139,39 @@ impl Binder<'_> {
                         let expr = self.bind_expr(&item.expr, ctx)?;
                         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
                         let nulls_first = item.options.nulls_first.unwrap_or(!asc);
-                        order_by.push(SortExpr { expr, asc, nulls_first });
+                        order_by.push(SortExpr {
+                            expr,
+                            asc,
+                            nulls_first,
+                        });
                     }
                 }
-                other => return Err(Error::not_supported(format!("{other} in aggregate {name} is not supported yet"))),
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "{other} in aggregate {name} is not supported yet"
+                    )))
+                }
             }
         }
-        for e in args.iter().chain(filter.iter()).chain(order_by.iter().map(|s| &s.expr)) {
+        for e in args
+            .iter()
+            .chain(filter.iter())
+            .chain(order_by.iter().map(|s| &s.expr))
+        {
             if e.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) {
-                return Err(Error::binder(format!("aggregate function calls cannot be nested (in {name})")));
+                return Err(Error::binder(format!(
+                    "aggregate function calls cannot be nested (in {name})"
+                )));
             }
         }
-        Ok(AggregateExpr { func: bound.func, args, distinct, filter, order_by, ty: bound.return_type })
+        Ok(AggregateExpr {
+            func: bound.func,
+            args,
+            distinct,
+            filter,
+            order_by,
+            ty: bound.return_type,
+        })
     }
 }
 
@@ -121,13 +181,18 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
         if args.len() == n {
             Ok(())
         } else {
-            Err(Error::binder(format!("{name}() takes {n} arguments, got {}", args.len())))
+            Err(Error::binder(format!(
+                "{name}() takes {n} arguments, got {}",
+                args.len()
+            )))
         }
     };
     match name {
         "coalesce" | "ifnull" | "nvl" => {
             if args.is_empty() {
-                return Err(Error::binder(format!("{name}() needs at least one argument")));
+                return Err(Error::binder(format!(
+                    "{name}() needs at least one argument"
+                )));
             }
             if name != "coalesce" {
                 arity(2)?;
@@ -141,7 +206,17 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
             let b = v.pop().expect("two args");
             let a = v.pop().expect("two args");
             let cond = call("=", vec![a.clone(), b])?;
-            Ok(Expr::Case { branches: vec![(cond, Expr::Literal { value: ScalarValue::Null, ty: ty.clone() })], else_expr: Box::new(a), ty })
+            Ok(Expr::Case {
+                branches: vec![(
+                    cond,
+                    Expr::Literal {
+                        value: ScalarValue::Null,
+                        ty: ty.clone(),
+                    },
+                )],
+                else_expr: Box::new(a),
+                ty,
+            })
         }
         "if" | "iff" => {
             arity(3)?;
@@ -151,18 +226,30 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
             let (mut v, ty) = unify_all(vec![then_e, else_e], name)?;
             let e = v.pop().expect("2");
             let t = v.pop().expect("2");
-            Ok(Expr::Case { branches: vec![(cond, t)], else_expr: Box::new(e), ty })
+            Ok(Expr::Case {
+                branches: vec![(cond, t)],
+                else_expr: Box::new(e),
+                ty,
+            })
         }
         "greatest" | "least" => {
             if args.is_empty() {
-                return Err(Error::binder(format!("{name}() needs at least one argument")));
+                return Err(Error::binder(format!(
+                    "{name}() needs at least one argument"
+                )));
             }
             let (args, ty) = unify_all(args, name)?;
-            Ok(Expr::Greatest { args, least: name == "least", ty })
+            Ok(Expr::Greatest {
+                args,
+                least: name == "least",
+                ty,
+            })
         }
         "typeof" => {
             arity(1)?;
-            Ok(Expr::literal(ScalarValue::Varchar(args[0].data_type().to_string())))
+            Ok(Expr::literal(ScalarValue::Varchar(
+                args[0].data_type().to_string(),
+            )))
         }
         _ => call(name, args),
     }

@@ -4,7 +4,7 @@
 
 use super::expr::{cast_expr, ident_name};
 use super::from::object_name;
-use super::{BoundStatement, Binder};
+use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{Error, Result, ScalarValue};
@@ -13,12 +13,21 @@ impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
         let name = match &ins.table {
             ast::TableObject::TableName(n) => object_name(n)?,
-            other => return Err(Error::not_supported(format!("INSERT INTO {other} is not supported"))),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "INSERT INTO {other} is not supported"
+                )))
+            }
         };
         if ins.or.is_some() || ins.on.is_some() || ins.returning.is_some() {
-            return Err(Error::not_supported("INSERT OR ..., ON CONFLICT and RETURNING are not supported yet"));
+            return Err(Error::not_supported(
+                "INSERT OR ..., ON CONFLICT and RETURNING are not supported yet",
+            ));
         }
-        let (table_id, schema) = self.catalog.table(&name).ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
+        let (table_id, schema) = self
+            .catalog
+            .table(&name)
+            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         let targets: Vec<usize> = if ins.columns.is_empty() {
             (0..schema.columns.len()).collect()
         } else {
@@ -29,20 +38,27 @@ impl Binder<'_> {
                     _ => return Err(Error::binder(format!("invalid column name {c}"))),
                 };
                 let idx = schema.column_index(&cname).ok_or_else(|| {
-                    let mut msg = format!("Table \"{name}\" does not have a column with name \"{cname}\"");
-                    if let Some(s) = super::did_you_mean(&cname, schema.columns.iter().map(|c| c.name.as_str())) {
+                    let mut msg =
+                        format!("Table \"{name}\" does not have a column with name \"{cname}\"");
+                    if let Some(s) =
+                        super::did_you_mean(&cname, schema.columns.iter().map(|c| c.name.as_str()))
+                    {
                         msg.push_str(&format!(". Did you mean \"{s}\"?"));
                     }
                     Error::binder(msg)
                 })?;
                 if t.contains(&idx) {
-                    return Err(Error::binder(format!("column \"{cname}\" specified more than once")));
+                    return Err(Error::binder(format!(
+                        "column \"{cname}\" specified more than once"
+                    )));
                 }
                 t.push(idx);
             }
             t
         };
-        let source = ins.source.as_ref().ok_or_else(|| Error::not_supported("INSERT ... DEFAULT VALUES is not supported yet"))?;
+        let source = ins.source.as_ref().ok_or_else(|| {
+            Error::not_supported("INSERT ... DEFAULT VALUES is not supported yet")
+        })?;
         let plan = self.bind_query(source)?;
         let got = plan.schema().len();
         if got != targets.len() {
@@ -61,15 +77,34 @@ impl Binder<'_> {
                     if f.ty == col.ty {
                         e
                     } else {
-                        Expr::Cast { expr: Box::new(e), to: col.ty.clone(), try_cast: false }
+                        Expr::Cast {
+                            expr: Box::new(e),
+                            to: col.ty.clone(),
+                            try_cast: false,
+                        }
                     }
                 }
-                None => cast_expr(Expr::literal(col.default.clone().unwrap_or(ScalarValue::Null)), &col.ty)?,
+                None => cast_expr(
+                    Expr::literal(col.default.clone().unwrap_or(ScalarValue::Null)),
+                    &col.ty,
+                )?,
             };
             exprs.push(e);
         }
-        let fields = schema.columns.iter().map(|c| Field::new(c.name.clone(), c.ty.clone())).collect();
-        let source = LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields };
-        Ok(BoundStatement::Insert { table_id, table: schema.name.clone(), source })
+        let fields = schema
+            .columns
+            .iter()
+            .map(|c| Field::new(c.name.clone(), c.ty.clone()))
+            .collect();
+        let source = LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs,
+            schema: fields,
+        };
+        Ok(BoundStatement::Insert {
+            table_id,
+            table: schema.name.clone(),
+            source,
+        })
     }
 }

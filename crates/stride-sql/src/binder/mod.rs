@@ -33,13 +33,44 @@ pub use types::convert_data_type;
 #[derive(Debug, Clone)]
 pub enum BoundStatement {
     Query(LogicalPlan),
-    CreateTable { schema: TableSchema, if_not_exists: bool, or_replace: bool, source: Option<LogicalPlan> },
-    DropTable { name: String, if_exists: bool },
+    CreateTable {
+        schema: TableSchema,
+        if_not_exists: bool,
+        or_replace: bool,
+        source: Option<LogicalPlan>,
+    },
+    DropTable {
+        name: String,
+        if_exists: bool,
+    },
+    CreateIndex {
+        name: String,
+        table: String,
+        columns: Vec<usize>,
+        unique: bool,
+        if_not_exists: bool,
+    },
+    DropIndex {
+        name: String,
+        if_exists: bool,
+    },
     /// `source` yields rows in the table's column order and types.
-    Insert { table_id: u64, table: String, source: LogicalPlan },
-    Set { name: String, value: ScalarValue },
-    Reset { name: String },
-    Explain { plan: LogicalPlan, analyze: bool },
+    Insert {
+        table_id: u64,
+        table: String,
+        source: LogicalPlan,
+    },
+    Set {
+        name: String,
+        value: ScalarValue,
+    },
+    Reset {
+        name: String,
+    },
+    Explain {
+        plan: LogicalPlan,
+        analyze: bool,
+    },
 }
 
 pub struct Binder<'a> {
@@ -53,7 +84,12 @@ pub struct Binder<'a> {
 
 impl<'a> Binder<'a> {
     pub fn new(catalog: &'a dyn Catalog, settings: &'a Settings) -> Self {
-        Binder { catalog, settings, outer_scopes: Vec::new(), ctes: Vec::new() }
+        Binder {
+            catalog,
+            settings,
+            outer_scopes: Vec::new(),
+            ctes: Vec::new(),
+        }
     }
 
     pub fn bind_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {
@@ -61,18 +97,34 @@ impl<'a> Binder<'a> {
         match stmt {
             S::Query(q) => Ok(BoundStatement::Query(self.bind_query(q)?)),
             S::CreateTable(ct) => self.bind_create_table(ct),
-            S::Drop { object_type, if_exists, names, .. } => self.bind_drop(object_type, *if_exists, names),
+            S::Drop {
+                object_type,
+                if_exists,
+                names,
+                ..
+            } => self.bind_drop(object_type, *if_exists, names),
+            S::CreateIndex(ci) => self.bind_create_index(ci),
             S::Insert(ins) => self.bind_insert(ins),
             S::Set(set) => self.bind_set(set),
             S::Reset(r) => self.bind_reset(r),
             S::ShowVariable { variable } => self.bind_show(variable),
             S::ShowTables { .. } => self.show_tables(),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
-            S::Explain { statement, analyze, describe_alias, .. } => match describe_alias {
-                ast::DescribeAlias::Describe | ast::DescribeAlias::Desc => self.describe_statement(statement),
+            S::Explain {
+                statement,
+                analyze,
+                describe_alias,
+                ..
+            } => match describe_alias {
+                ast::DescribeAlias::Describe | ast::DescribeAlias::Desc => {
+                    self.describe_statement(statement)
+                }
                 ast::DescribeAlias::Explain => self.bind_explain(statement, *analyze),
             },
-            other => Err(Error::not_supported(format!("statement not supported yet: {}", first_words(&other.to_string())))),
+            other => Err(Error::not_supported(format!(
+                "statement not supported yet: {}",
+                first_words(&other.to_string())
+            ))),
         }
     }
 
@@ -87,7 +139,10 @@ fn first_words(sql: &str) -> String {
 }
 
 /// The closest candidate to `name` by edit distance, if it is close enough to suggest.
-pub(crate) fn did_you_mean<'b>(name: &str, candidates: impl IntoIterator<Item = &'b str>) -> Option<String> {
+pub(crate) fn did_you_mean<'b>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'b str>,
+) -> Option<String> {
     let lname = name.to_ascii_lowercase();
     candidates
         .into_iter()
@@ -103,7 +158,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -112,7 +169,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// Output fields named for the user, without qualifiers.
 pub(crate) fn unqualified(fields: &[Field]) -> Vec<Field> {
-    fields.iter().map(|f| Field { name: f.name.clone(), ty: f.ty.clone(), qualifier: None }).collect()
+    fields
+        .iter()
+        .map(|f| Field {
+            name: f.name.clone(),
+            ty: f.ty.clone(),
+            qualifier: None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -121,7 +185,10 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(did_you_mean("lineitm", ["orders", "lineitem"]), Some("lineitem".into()));
+        assert_eq!(
+            did_you_mean("lineitm", ["orders", "lineitem"]),
+            Some("lineitem".into())
+        );
         assert_eq!(did_you_mean("zzz", ["orders", "lineitem"]), None);
     }
 }

@@ -31,7 +31,10 @@ impl Scope {
             let name_ok = f.name.eq_ignore_ascii_case(name);
             let qual_ok = match qualifier {
                 None => !self.hidden[i],
-                Some(q) => f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
+                Some(q) => f
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
             };
             if name_ok && qual_ok {
                 if found.is_some() {
@@ -44,7 +47,11 @@ impl Scope {
     }
 
     pub fn has_qualifier(&self, q: &str) -> bool {
-        self.fields.iter().any(|f| f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)))
+        self.fields.iter().any(|f| {
+            f.qualifier
+                .as_deref()
+                .is_some_and(|fq| fq.eq_ignore_ascii_case(q))
+        })
     }
 
     pub fn column(&self, i: usize) -> Expr {
@@ -60,7 +67,9 @@ pub fn column_not_found(qualifier: Option<&str>, name: &str, scopes: &[&Scope]) 
     };
     if let Some(q) = qualifier {
         if !scopes.iter().any(|s| s.has_qualifier(q)) {
-            return Error::binder(format!("Referenced table \"{q}\" not found in FROM clause (column \"{full}\")"));
+            return Error::binder(format!(
+                "Referenced table \"{q}\" not found in FROM clause (column \"{full}\")"
+            ));
         }
     }
     let candidates: Vec<String> = scopes

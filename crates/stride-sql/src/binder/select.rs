@@ -26,7 +26,10 @@ pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
             b.ctes.push(HashMap::new());
             for cte in &with.cte_tables {
                 let name = ident_name(&cte.alias.name);
-                b.ctes.last_mut().expect("just pushed").insert(name, Arc::new(cte.clone()));
+                b.ctes
+                    .last_mut()
+                    .expect("just pushed")
+                    .insert(name, Arc::new(cte.clone()));
             }
             true
         }
@@ -44,7 +47,9 @@ fn order_items(q: &ast::Query) -> Result<Vec<ast::OrderByExpr>> {
         None => Ok(vec![]),
         Some(ob) => match &ob.kind {
             ast::OrderByKind::Expressions(items) => Ok(items.clone()),
-            ast::OrderByKind::All(_) => Err(Error::not_supported("ORDER BY ALL is not supported yet")),
+            ast::OrderByKind::All(_) => {
+                Err(Error::not_supported("ORDER BY ALL is not supported yet"))
+            }
         },
     }
 }
@@ -52,7 +57,9 @@ fn order_items(q: &ast::Query) -> Result<Vec<ast::OrderByExpr>> {
 fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     let order = order_items(q)?;
     if q.fetch.is_some() {
-        return Err(Error::not_supported("FETCH FIRST is not supported yet; use LIMIT"));
+        return Err(Error::not_supported(
+            "FETCH FIRST is not supported yet; use LIMIT",
+        ));
     }
     let plan = match &*q.body {
         ast::SetExpr::Select(s) => bind_select(b, s, &order)?,
@@ -63,13 +70,19 @@ fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     };
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
-        Some(ast::LimitClause::LimitOffset { limit, offset, limit_by }) => {
+        Some(ast::LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) => {
             if !limit_by.is_empty() {
                 return Err(Error::not_supported("LIMIT BY is not supported"));
             }
             (limit.clone(), offset.as_ref().map(|o| o.value.clone()))
         }
-        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => (Some(limit.clone()), Some(offset.clone())),
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            (Some(limit.clone()), Some(offset.clone()))
+        }
     };
     if limit.is_none() && offset.is_none() {
         return Ok(plan);
@@ -82,14 +95,19 @@ fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
         Some(e) => limit_value(b, e, "OFFSET")?.unwrap_or(0),
         None => 0,
     };
-    Ok(LogicalPlan::Limit { input: Box::new(plan), limit, offset })
+    Ok(LogicalPlan::Limit {
+        input: Box::new(plan),
+        limit,
+        offset,
+    })
 }
 
 fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Option<u64>> {
     let scope = Scope::default();
     let mut ctx = ExprCtx::new(&scope, what);
     let bound = b.bind_expr(e, &mut ctx)?;
-    let v = fold_constant(&bound)?.ok_or_else(|| Error::binder(format!("{what} must be a constant")))?;
+    let v = fold_constant(&bound)?
+        .ok_or_else(|| Error::binder(format!("{what} must be a constant")))?;
     if v.is_null() {
         return Ok(None);
     }
@@ -98,7 +116,9 @@ fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Opti
         .as_i64()
         .unwrap_or(-1);
     if n < 0 {
-        return Err(Error::binder(format!("{what} must not be negative, got {n}")));
+        return Err(Error::binder(format!(
+            "{what} must not be negative, got {n}"
+        )));
     }
     Ok(Some(n as u64))
 }
@@ -108,7 +128,12 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
         ast::SetExpr::Select(s) => bind_select(b, s, &[]),
         ast::SetExpr::Query(q) => b.bind_query(q),
         ast::SetExpr::Values(v) => bind_values(b, v),
-        ast::SetExpr::SetOperation { left, op, set_quantifier, right } => {
+        ast::SetExpr::SetOperation {
+            left,
+            op,
+            set_quantifier,
+            right,
+        } => {
             let l = bind_set_expr(b, left)?;
             let r = bind_set_expr(b, right)?;
             let kind = match op {
@@ -119,7 +144,11 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
             let all = match set_quantifier {
                 ast::SetQuantifier::All => true,
                 ast::SetQuantifier::Distinct | ast::SetQuantifier::None => false,
-                other => return Err(Error::not_supported(format!("{op} {other} is not supported yet"))),
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "{op} {other} is not supported yet"
+                    )))
+                }
             };
             let (ls, rs) = (l.schema().to_vec(), r.schema().to_vec());
             if ls.len() != rs.len() {
@@ -132,16 +161,35 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
             let mut types = Vec::new();
             for (a, c) in ls.iter().zip(&rs) {
                 let t = DataType::common_supertype(&a.ty, &c.ty).ok_or_else(|| {
-                    Error::binder(format!("{op}: column \"{}\" has types {} and {} that cannot be unified", a.name, a.ty, c.ty))
+                    Error::binder(format!(
+                        "{op}: column \"{}\" has types {} and {} that cannot be unified",
+                        a.name, a.ty, c.ty
+                    ))
                 })?;
-                types.push(if t == DataType::Null { DataType::Integer } else { t });
+                types.push(if t == DataType::Null {
+                    DataType::Integer
+                } else {
+                    t
+                });
             }
             let l = cast_columns(l, &types)?;
             let r = cast_columns(r, &types)?;
-            let schema = ls.iter().zip(&types).map(|(f, t)| Field::new(f.name.clone(), t.clone())).collect();
-            Ok(LogicalPlan::SetOp { left: Box::new(l), right: Box::new(r), kind, all, schema })
+            let schema = ls
+                .iter()
+                .zip(&types)
+                .map(|(f, t)| Field::new(f.name.clone(), t.clone()))
+                .collect();
+            Ok(LogicalPlan::SetOp {
+                left: Box::new(l),
+                right: Box::new(r),
+                kind,
+                all,
+                schema,
+            })
         }
-        other => Err(Error::not_supported(format!("query form not supported yet: {other}"))),
+        other => Err(Error::not_supported(format!(
+            "query form not supported yet: {other}"
+        ))),
     }
 }
 
@@ -157,7 +205,11 @@ pub fn cast_columns(plan: LogicalPlan, types: &[DataType]) -> Result<LogicalPlan
         exprs.push(cast_expr(Expr::column(i, f.ty.clone(), f.name.clone()), t)?);
         fields.push(Field::new(f.name.clone(), t.clone()));
     }
-    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields })
+    Ok(LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: fields,
+    })
 }
 
 fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
@@ -181,13 +233,26 @@ fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
     for c in 0..ncols {
         let col: Vec<Expr> = rows.iter().map(|r| r[c].clone()).collect();
         let (_, t) = unify_all(col, "VALUES")?;
-        types.push(if t == DataType::Null { DataType::Integer } else { t });
+        types.push(if t == DataType::Null {
+            DataType::Integer
+        } else {
+            t
+        });
     }
     let rows = rows
         .into_iter()
-        .map(|r| r.into_iter().zip(&types).map(|(e, t)| cast_expr(e, t)).collect::<Result<Vec<_>>>())
+        .map(|r| {
+            r.into_iter()
+                .zip(&types)
+                .map(|(e, t)| cast_expr(e, t))
+                .collect::<Result<Vec<_>>>()
+        })
         .collect::<Result<Vec<_>>>()?;
-    let schema = types.iter().enumerate().map(|(i, t)| Field::new(format!("col{i}"), t.clone())).collect();
+    let schema = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Field::new(format!("col{i}"), t.clone()))
+        .collect();
     Ok(LogicalPlan::Values { rows, schema })
 }
 
@@ -201,7 +266,11 @@ fn nulls_first(b: &Binder, asc: bool, explicit: Option<bool>) -> bool {
 }
 
 /// ORDER BY over a finished query's output columns (set operations, VALUES).
-fn order_by_output(b: &mut Binder, plan: LogicalPlan, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
+fn order_by_output(
+    b: &mut Binder,
+    plan: LogicalPlan,
+    order: &[ast::OrderByExpr],
+) -> Result<LogicalPlan> {
     if order.is_empty() {
         return Ok(plan);
     }
@@ -216,18 +285,29 @@ fn order_by_output(b: &mut Binder, plan: LogicalPlan, order: &[ast::OrderByExpr]
             }
         };
         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
-        keys.push(SortExpr { expr, asc, nulls_first: nulls_first(b, asc, item.options.nulls_first) });
+        keys.push(SortExpr {
+            expr,
+            asc,
+            nulls_first: nulls_first(b, asc, item.options.nulls_first),
+        });
     }
-    Ok(LogicalPlan::Sort { input: Box::new(plan), keys })
+    Ok(LogicalPlan::Sort {
+        input: Box::new(plan),
+        keys,
+    })
 }
 
 /// `Some(i)` when `e` is an integer literal naming output column i+1.
 fn ordinal(e: &ast::Expr, n: usize) -> Result<Option<usize>> {
     if let ast::Expr::Value(v) = e {
         if let ast::Value::Number(s, _) = &v.value {
-            let k: usize = s.parse().map_err(|_| Error::binder(format!("invalid column position {s}")))?;
+            let k: usize = s
+                .parse()
+                .map_err(|_| Error::binder(format!("invalid column position {s}")))?;
             if k == 0 || k > n {
-                return Err(Error::binder(format!("column position {k} is out of range: the select list has {n} columns")));
+                return Err(Error::binder(format!(
+                    "column position {k} is out of range: the select list has {n} columns"
+                )));
             }
             return Ok(Some(k - 1));
         }
@@ -243,14 +323,24 @@ struct SelectItem {
 }
 
 fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
-    if s.top.is_some() || s.into.is_some() || !s.lateral_views.is_empty() || s.qualify.is_some() || !s.named_window.is_empty() {
-        return Err(Error::not_supported("TOP, INTO, LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet"));
+    if s.top.is_some()
+        || s.into.is_some()
+        || !s.lateral_views.is_empty()
+        || s.qualify.is_some()
+        || !s.named_window.is_empty()
+    {
+        return Err(Error::not_supported(
+            "TOP, INTO, LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet",
+        ));
     }
     let (mut plan, scope) = b.bind_from(&s.from)?;
     if let Some(w) = &s.selection {
         let mut ctx = ExprCtx::new(&scope, "WHERE");
         let predicate = bool_expr(b.bind_expr(w, &mut ctx)?, "WHERE clause")?;
-        plan = LogicalPlan::Filter { input: Box::new(plan), predicate };
+        plan = LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        };
     }
 
     let mut aggregates: Vec<AggregateExpr> = Vec::new();
@@ -265,22 +355,34 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
                     return Err(Error::binder("SELECT * with no columns"));
                 }
                 if s.from.is_empty() {
-                    return Err(Error::binder("SELECT * is not allowed without a FROM clause"));
+                    return Err(Error::binder(
+                        "SELECT * is not allowed without a FROM clause",
+                    ));
                 }
             }
             ast::SelectItem::QualifiedWildcard(kind, opts) => {
                 reject_wildcard_options(opts)?;
                 let q = match kind {
-                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::from::object_name(n)?,
-                    ast::SelectItemQualifiedWildcardKind::Expr(e) => return Err(Error::not_supported(format!("{e}.* is not supported"))),
+                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
+                        super::from::object_name(n)?
+                    }
+                    ast::SelectItemQualifiedWildcardKind::Expr(e) => {
+                        return Err(Error::not_supported(format!("{e}.* is not supported")))
+                    }
                 };
                 if !scope.has_qualifier(&q) {
-                    return Err(Error::binder(format!("Referenced table \"{q}\" not found in FROM clause")));
+                    return Err(Error::binder(format!(
+                        "Referenced table \"{q}\" not found in FROM clause"
+                    )));
                 }
                 expand_star(&scope, Some(&q), &mut items);
             }
             ast::SelectItem::UnnamedExpr(e) => {
-                let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "SELECT" };
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    clause: "SELECT",
+                };
                 let expr = b.bind_expr(e, &mut ctx)?;
                 let name = match e {
                     ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match &expr {
@@ -289,15 +391,29 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
                     },
                     _ => e.to_string(),
                 };
-                items.push(SelectItem { expr, name, alias: None });
+                items.push(SelectItem {
+                    expr,
+                    name,
+                    alias: None,
+                });
             }
             ast::SelectItem::ExprWithAlias { expr: e, alias } => {
-                let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "SELECT" };
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    clause: "SELECT",
+                };
                 let expr = b.bind_expr(e, &mut ctx)?;
                 let name = ident_name(alias);
-                items.push(SelectItem { expr, name: name.clone(), alias: Some(name) });
+                items.push(SelectItem {
+                    expr,
+                    name: name.clone(),
+                    alias: Some(name),
+                });
             }
-            ast::SelectItem::ExprWithAliases { .. } => return Err(Error::not_supported("multiple aliases for one expression")),
+            ast::SelectItem::ExprWithAliases { .. } => {
+                return Err(Error::not_supported("multiple aliases for one expression"))
+            }
         }
     }
 
@@ -306,7 +422,9 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
     match &s.group_by {
         ast::GroupByExpr::Expressions(exprs, modifiers) => {
             if !modifiers.is_empty() {
-                return Err(Error::not_supported("ROLLUP, CUBE and GROUPING SETS are not supported yet"));
+                return Err(Error::not_supported(
+                    "ROLLUP, CUBE and GROUPING SETS are not supported yet",
+                ));
             }
             for e in exprs {
                 let g = if let Some(i) = ordinal(e, items.len())? {
@@ -318,7 +436,9 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
                     b.bind_expr(e, &mut ctx)?
                 };
                 if g.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) {
-                    return Err(Error::binder("aggregate functions are not allowed in GROUP BY"));
+                    return Err(Error::binder(
+                        "aggregate functions are not allowed in GROUP BY",
+                    ));
                 }
                 if !group_by.contains(&g) {
                     group_by.push(g);
@@ -327,7 +447,9 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
         }
         ast::GroupByExpr::All(_) => {
             for it in &items {
-                if !it.expr.any(&mut |x| matches!(x, Expr::AggregateRef { .. })) && !group_by.contains(&it.expr) {
+                if !it.expr.any(&mut |x| matches!(x, Expr::AggregateRef { .. }))
+                    && !group_by.contains(&it.expr)
+                {
                     group_by.push(it.expr.clone());
                 }
             }
@@ -335,7 +457,11 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
     }
     let having = match &s.having {
         Some(h) => {
-            let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "HAVING" };
+            let mut ctx = ExprCtx {
+                scope: &scope,
+                aggregates: Some(&mut aggregates),
+                clause: "HAVING",
+            };
             Some(bool_expr(b.bind_expr(h, &mut ctx)?, "HAVING clause")?)
         }
         None => None,
@@ -353,7 +479,11 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
         } else if let Some(i) = output_name_ref(&item.expr, &items) {
             OrderTarget::Output(i)
         } else {
-            let mut ctx = ExprCtx { scope: &scope, aggregates: Some(&mut aggregates), clause: "ORDER BY" };
+            let mut ctx = ExprCtx {
+                scope: &scope,
+                aggregates: Some(&mut aggregates),
+                clause: "ORDER BY",
+            };
             let e = b.bind_expr(&item.expr, &mut ctx)?;
             match items.iter().position(|it| it.expr == e) {
                 Some(i) => OrderTarget::Output(i),
@@ -376,34 +506,85 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
     let mut having = having;
     if aggregated {
         let ngroups = group_by.len();
-        let mut schema: Vec<Field> = group_by.iter().enumerate().map(|(i, g)| Field::new(format!("group{i}"), g.data_type())).collect();
-        schema.extend(aggregates.iter().enumerate().map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())));
-        for e in select_exprs.iter_mut().chain(extras.iter_mut()).chain(having.iter_mut()) {
-            *e = rewrite_for_aggregate(std::mem::replace(e, Expr::literal(ScalarValue::Null)), &group_by, ngroups)?;
+        let mut schema: Vec<Field> = group_by
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
+            .collect();
+        schema.extend(
+            aggregates
+                .iter()
+                .enumerate()
+                .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
+        );
+        for e in select_exprs
+            .iter_mut()
+            .chain(extras.iter_mut())
+            .chain(having.iter_mut())
+        {
+            *e = rewrite_for_aggregate(
+                std::mem::replace(e, Expr::literal(ScalarValue::Null)),
+                &group_by,
+                ngroups,
+            )?;
         }
-        plan = LogicalPlan::Aggregate { input: Box::new(plan), group_by, aggregates, schema };
+        plan = LogicalPlan::Aggregate {
+            input: Box::new(plan),
+            group_by,
+            aggregates,
+            schema,
+        };
         if let Some(h) = having {
-            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
+            plan = LogicalPlan::Filter {
+                input: Box::new(plan),
+                predicate: h,
+            };
         }
     }
 
     let distinct = match &s.distinct {
         None | Some(ast::Distinct::All) => false,
         Some(ast::Distinct::Distinct) => true,
-        Some(ast::Distinct::On(_)) => return Err(Error::not_supported("DISTINCT ON is not supported yet")),
+        Some(ast::Distinct::On(_)) => {
+            return Err(Error::not_supported("DISTINCT ON is not supported yet"))
+        }
     };
     if distinct && !extras.is_empty() {
-        return Err(Error::binder("for SELECT DISTINCT, ORDER BY expressions must appear in select list"));
+        return Err(Error::binder(
+            "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+        ));
     }
     let nvisible = select_exprs.len();
-    let mut fields: Vec<Field> = items.iter().zip(&select_exprs).map(|(it, e)| Field::new(it.name.clone(), e.data_type())).collect();
-    fields.extend(extras.iter().enumerate().map(|(i, e)| Field::new(format!("__order{i}"), e.data_type())));
+    let mut fields: Vec<Field> = items
+        .iter()
+        .zip(&select_exprs)
+        .map(|(it, e)| Field::new(it.name.clone(), e.data_type()))
+        .collect();
+    fields.extend(
+        extras
+            .iter()
+            .enumerate()
+            .map(|(i, e)| Field::new(format!("__order{i}"), e.data_type())),
+    );
     let mut exprs = select_exprs;
     exprs.append(&mut extras);
-    plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields.clone() };
+    plan = LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: fields.clone(),
+    };
     if distinct {
-        let group_by = fields.iter().enumerate().map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone())).collect();
-        plan = LogicalPlan::Aggregate { input: Box::new(plan), group_by, aggregates: vec![], schema: fields.clone() };
+        let group_by = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+            .collect();
+        plan = LogicalPlan::Aggregate {
+            input: Box::new(plan),
+            group_by,
+            aggregates: vec![],
+            schema: fields.clone(),
+        };
     }
     if !order_targets.is_empty() {
         let mut extra_i = nvisible;
@@ -417,21 +598,41 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
                         extra_i - 1
                     }
                 };
-                SortExpr { expr: Expr::column(idx, fields[idx].ty.clone(), fields[idx].name.clone()), asc, nulls_first: nf }
+                SortExpr {
+                    expr: Expr::column(idx, fields[idx].ty.clone(), fields[idx].name.clone()),
+                    asc,
+                    nulls_first: nf,
+                }
             })
             .collect();
-        plan = LogicalPlan::Sort { input: Box::new(plan), keys };
+        plan = LogicalPlan::Sort {
+            input: Box::new(plan),
+            keys,
+        };
     }
     if fields.len() > nvisible {
-        let exprs = (0..nvisible).map(|i| Expr::column(i, fields[i].ty.clone(), fields[i].name.clone())).collect();
-        plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: fields[..nvisible].to_vec() };
+        let exprs = (0..nvisible)
+            .map(|i| Expr::column(i, fields[i].ty.clone(), fields[i].name.clone()))
+            .collect();
+        plan = LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs,
+            schema: fields[..nvisible].to_vec(),
+        };
     }
     Ok(plan)
 }
 
 fn reject_wildcard_options(o: &ast::WildcardAdditionalOptions) -> Result<()> {
-    if o.opt_ilike.is_some() || o.opt_exclude.is_some() || o.opt_except.is_some() || o.opt_replace.is_some() || o.opt_rename.is_some() {
-        return Err(Error::not_supported("* EXCLUDE / REPLACE / RENAME are not supported yet"));
+    if o.opt_ilike.is_some()
+        || o.opt_exclude.is_some()
+        || o.opt_except.is_some()
+        || o.opt_replace.is_some()
+        || o.opt_rename.is_some()
+    {
+        return Err(Error::not_supported(
+            "* EXCLUDE / REPLACE / RENAME are not supported yet",
+        ));
     }
     Ok(())
 }
@@ -440,27 +641,47 @@ fn expand_star(scope: &Scope, qualifier: Option<&str>, items: &mut Vec<SelectIte
     for (i, f) in scope.fields.iter().enumerate() {
         let ok = match qualifier {
             None => !scope.hidden[i],
-            Some(q) => f.qualifier.as_deref().is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
+            Some(q) => f
+                .qualifier
+                .as_deref()
+                .is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
         };
         if ok {
-            items.push(SelectItem { expr: scope.column(i), name: f.name.clone(), alias: None });
+            items.push(SelectItem {
+                expr: scope.column(i),
+                name: f.name.clone(),
+                alias: None,
+            });
         }
     }
 }
 
 /// A bare name in GROUP BY that is not a FROM column but a select alias.
 fn alias_ref(e: &ast::Expr, items: &[SelectItem], scope: &Scope) -> Option<usize> {
-    let ast::Expr::Identifier(id) = e else { return None };
+    let ast::Expr::Identifier(id) = e else {
+        return None;
+    };
     if !matches!(scope.lookup(None, &id.value), Lookup::NotFound) {
         return None;
     }
-    items.iter().position(|it| it.alias.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value)))
+    items.iter().position(|it| {
+        it.alias
+            .as_deref()
+            .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
+    })
 }
 
 /// A bare name in ORDER BY that names an output column (PostgreSQL prefers those).
 fn output_name_ref(e: &ast::Expr, items: &[SelectItem]) -> Option<usize> {
-    let ast::Expr::Identifier(id) = e else { return None };
-    let matches: Vec<usize> = items.iter().enumerate().filter(|(_, it)| it.name.eq_ignore_ascii_case(&id.value)).map(|(i, _)| i).collect();
+    let ast::Expr::Identifier(id) = e else {
+        return None;
+    };
+    let matches: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, it)| it.name.eq_ignore_ascii_case(&id.value))
+        .map(|(i, _)| i)
+        .collect();
     match matches.as_slice() {
         [i] => Some(*i),
         // Several output columns with this name: only fine when they are all alike.

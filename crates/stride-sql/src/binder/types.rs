@@ -44,15 +44,18 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
         A::Date => DataType::Date,
         A::Timestamp(_, tz) => {
             if matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) {
-                return Err(Error::not_supported("TIMESTAMP WITH TIME ZONE is not supported yet; use TIMESTAMP"));
+                return Err(Error::not_supported(
+                    "TIMESTAMP WITH TIME ZONE is not supported yet; use TIMESTAMP",
+                ));
             }
             DataType::Timestamp
         }
         A::TimestampNtz(_) | A::Datetime(_) => DataType::Timestamp,
         A::Interval { .. } => DataType::Interval,
-        A::Array(ast::ArrayElemTypeDef::SquareBracket(inner, _) | ast::ArrayElemTypeDef::AngleBracket(inner)) => {
-            DataType::List(Box::new(convert_data_type(inner)?))
-        }
+        A::Array(
+            ast::ArrayElemTypeDef::SquareBracket(inner, _)
+            | ast::ArrayElemTypeDef::AngleBracket(inner),
+        ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::Custom(name, args) => {
             let n = name.to_string().to_ascii_lowercase();
             match n.as_str() {
@@ -62,11 +65,17 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
                 "float2" => DataType::Real,
                 _ => {
                     let _ = args;
-                    return Err(Error::not_supported(format!("type {name} is not supported")));
+                    return Err(Error::not_supported(format!(
+                        "type {name} is not supported"
+                    )));
                 }
             }
         }
-        other => return Err(Error::not_supported(format!("type {other} is not supported"))),
+        other => {
+            return Err(Error::not_supported(format!(
+                "type {other} is not supported"
+            )))
+        }
     })
 }
 
@@ -89,7 +98,11 @@ pub fn number_literal(text: &str) -> Result<ScalarValue> {
         if precision > DECIMAL_MAX_PRECISION as usize {
             return t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad());
         }
-        let v: i128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| bad())? };
+        let v: i128 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().map_err(|_| bad())?
+        };
         return Ok(ScalarValue::Decimal(v, precision as u8, scale as u8));
     }
     if !t.chars().all(|c| c.is_ascii_digit()) || t.is_empty() {
@@ -116,8 +129,14 @@ mod tests {
     #[test]
     fn literals() {
         assert_eq!(number_literal("42").unwrap(), ScalarValue::Integer(42));
-        assert_eq!(number_literal("3000000000").unwrap(), ScalarValue::BigInt(3_000_000_000));
-        assert_eq!(number_literal("1.50").unwrap(), ScalarValue::Decimal(150, 3, 2));
+        assert_eq!(
+            number_literal("3000000000").unwrap(),
+            ScalarValue::BigInt(3_000_000_000)
+        );
+        assert_eq!(
+            number_literal("1.50").unwrap(),
+            ScalarValue::Decimal(150, 3, 2)
+        );
         assert_eq!(number_literal(".5").unwrap(), ScalarValue::Decimal(5, 1, 1));
         assert_eq!(number_literal("1e8").unwrap(), ScalarValue::Double(1e8));
         assert_eq!(number_literal("1_000").unwrap(), ScalarValue::Integer(1000));

@@ -6,14 +6,27 @@ use super::expr::{ident_name, ExprCtx};
 use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
-use super::{BoundStatement, Binder};
+use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
 fn varchar_values(columns: &[&str], rows: Vec<Vec<ScalarValue>>) -> LogicalPlan {
-    let schema = columns.iter().map(|c| Field::new(*c, DataType::Varchar)).collect();
-    let rows = rows.into_iter().map(|r| r.into_iter().map(|v| Expr::Literal { value: v, ty: DataType::Varchar }).collect()).collect();
+    let schema = columns
+        .iter()
+        .map(|c| Field::new(*c, DataType::Varchar))
+        .collect();
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|v| Expr::Literal {
+                    value: v,
+                    ty: DataType::Varchar,
+                })
+                .collect()
+        })
+        .collect();
     LogicalPlan::Values { rows, schema }
 }
 
@@ -24,7 +37,9 @@ fn text(s: impl Into<String>) -> ScalarValue {
 impl Binder<'_> {
     pub(super) fn bind_set(&mut self, set: &ast::Set) -> Result<BoundStatement> {
         match set {
-            ast::Set::SingleAssignment { variable, values, .. } => {
+            ast::Set::SingleAssignment {
+                variable, values, ..
+            } => {
                 let name = object_name(variable)?;
                 let [value] = values.as_slice() else {
                     return Err(Error::binder(format!("SET {name} takes one value")));
@@ -36,7 +51,9 @@ impl Binder<'_> {
                         let scope = Scope::default();
                         let mut ctx = ExprCtx::new(&scope, "SET");
                         let bound = self.bind_expr(e, &mut ctx)?;
-                        fold_constant(&bound)?.ok_or_else(|| Error::binder(format!("SET {name}: the value must be a constant")))?
+                        fold_constant(&bound)?.ok_or_else(|| {
+                            Error::binder(format!("SET {name}: the value must be a constant"))
+                        })?
                     }
                 };
                 Ok(BoundStatement::Set { name, value: v })
@@ -48,13 +65,21 @@ impl Binder<'_> {
     pub(super) fn bind_reset(&mut self, r: &ast::ResetStatement) -> Result<BoundStatement> {
         match &r.reset {
             ast::Reset::ALL => Ok(BoundStatement::Reset { name: "all".into() }),
-            ast::Reset::ConfigurationParameter(n) => Ok(BoundStatement::Reset { name: object_name(n)? }),
-            ast::Reset::SessionAuthorization => Err(Error::not_supported("RESET SESSION AUTHORIZATION")),
+            ast::Reset::ConfigurationParameter(n) => Ok(BoundStatement::Reset {
+                name: object_name(n)?,
+            }),
+            ast::Reset::SessionAuthorization => {
+                Err(Error::not_supported("RESET SESSION AUTHORIZATION"))
+            }
         }
     }
 
     pub(super) fn bind_show(&mut self, variable: &[ast::Ident]) -> Result<BoundStatement> {
-        let name = variable.iter().map(ident_name).collect::<Vec<_>>().join(" ");
+        let name = variable
+            .iter()
+            .map(ident_name)
+            .collect::<Vec<_>>()
+            .join(" ");
         if name == "tables" {
             return self.show_tables();
         }
@@ -63,40 +88,63 @@ impl Binder<'_> {
                 .iter()
                 .map(|n| Ok(vec![text(*n), text(self.settings.get(n)?.to_string())]))
                 .collect::<Result<Vec<_>>>()?;
-            return Ok(BoundStatement::Query(varchar_values(&["name", "value"], rows)));
+            return Ok(BoundStatement::Query(varchar_values(
+                &["name", "value"],
+                rows,
+            )));
         }
         let value = self.settings.get(&name)?;
         let ty = value.data_type();
         Ok(BoundStatement::Query(LogicalPlan::Values {
-            rows: vec![vec![Expr::Literal { value, ty: ty.clone() }]],
+            rows: vec![vec![Expr::Literal {
+                value,
+                ty: ty.clone(),
+            }]],
             schema: vec![Field::new(name, ty)],
         }))
     }
 
     pub(super) fn show_tables(&mut self) -> Result<BoundStatement> {
-        let rows = self.catalog.table_names().into_iter().map(|n| vec![text(n)]).collect();
+        let rows = self
+            .catalog
+            .table_names()
+            .into_iter()
+            .map(|n| vec![text(n)])
+            .collect();
         Ok(BoundStatement::Query(varchar_values(&["name"], rows)))
     }
 
     pub(super) fn describe_table(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {
         let tname = object_name(name)?;
-        let (_, schema) = self.catalog.table(&tname).ok_or_else(|| Error::catalog(format!("Table with name {tname} does not exist!")))?;
+        let (_, schema) = self
+            .catalog
+            .table(&tname)
+            .ok_or_else(|| Error::catalog(format!("Table with name {tname} does not exist!")))?;
         let rows = schema
             .columns
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let key = if schema.unique_keys.iter().any(|k| k.contains(&i)) { text("PRI") } else { ScalarValue::Null };
+                let key = if schema.unique_keys.iter().any(|k| k.contains(&i)) {
+                    text("PRI")
+                } else {
+                    ScalarValue::Null
+                };
                 vec![
                     text(c.name.clone()),
                     text(c.ty.to_string()),
                     text(if c.not_null { "NO" } else { "YES" }),
                     key,
-                    c.default.as_ref().map_or(ScalarValue::Null, |d| text(d.to_string())),
+                    c.default
+                        .as_ref()
+                        .map_or(ScalarValue::Null, |d| text(d.to_string())),
                 ]
             })
             .collect();
-        Ok(BoundStatement::Query(varchar_values(&["column_name", "column_type", "null", "key", "default"], rows)))
+        Ok(BoundStatement::Query(varchar_values(
+            &["column_name", "column_type", "null", "key", "default"],
+            rows,
+        )))
     }
 
     pub(super) fn describe_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {
@@ -104,14 +152,27 @@ impl Binder<'_> {
             return Err(Error::binder("DESCRIBE takes a table name or a query"));
         };
         let plan = self.bind_query(q)?;
-        let rows = plan.schema().iter().map(|f| vec![text(f.name.clone()), text(f.ty.to_string()), text("YES")]).collect();
-        Ok(BoundStatement::Query(varchar_values(&["column_name", "column_type", "null"], rows)))
+        let rows = plan
+            .schema()
+            .iter()
+            .map(|f| vec![text(f.name.clone()), text(f.ty.to_string()), text("YES")])
+            .collect();
+        Ok(BoundStatement::Query(varchar_values(
+            &["column_name", "column_type", "null"],
+            rows,
+        )))
     }
 
-    pub(super) fn bind_explain(&mut self, stmt: &ast::Statement, analyze: bool) -> Result<BoundStatement> {
+    pub(super) fn bind_explain(
+        &mut self,
+        stmt: &ast::Statement,
+        analyze: bool,
+    ) -> Result<BoundStatement> {
         match self.bind_statement(stmt)? {
             BoundStatement::Query(plan) => Ok(BoundStatement::Explain { plan, analyze }),
-            _ => Err(Error::not_supported("EXPLAIN of statements other than queries")),
+            _ => Err(Error::not_supported(
+                "EXPLAIN of statements other than queries",
+            )),
         }
     }
 }

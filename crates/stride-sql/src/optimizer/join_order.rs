@@ -8,8 +8,8 @@
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
 
-use crate::plan::{Expr, JoinKind, LogicalPlan};
 use crate::plan::visit::children_mut;
+use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
 use stride_functions::ScalarFunction;
 
@@ -19,25 +19,53 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
         *c = optimize(child)?;
     }
     Ok(match plan {
-        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => reorder(*input, Some(predicate)),
-        p @ LogicalPlan::Join { kind: JoinKind::Inner, .. } => reorder(p, None),
-        LogicalPlan::Join { left, right, kind, on, filter: Some(f), schema } if on.is_empty() => {
+        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
+            reorder(*input, Some(predicate))
+        }
+        p @ LogicalPlan::Join {
+            kind: JoinKind::Inner,
+            ..
+        } => reorder(p, None),
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter: Some(f),
+            schema,
+        } if on.is_empty() => {
             let nleft = left.schema().len();
             let mut terms = Vec::new();
             f.split_conjunction(&mut terms);
             let (on, rest) = extract_keys(terms, nleft);
-            LogicalPlan::Join { left, right, kind, on, filter: Expr::conjunction(rest), schema }
+            LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                filter: Expr::conjunction(rest),
+                schema,
+            }
         }
         other => other,
     })
 }
 
 fn placeholder() -> LogicalPlan {
-    LogicalPlan::Values { rows: vec![], schema: vec![] }
+    LogicalPlan::Values {
+        rows: vec![],
+        schema: vec![],
+    }
 }
 
 fn is_inner_join(p: &LogicalPlan) -> bool {
-    matches!(p, LogicalPlan::Join { kind: JoinKind::Inner, .. })
+    matches!(
+        p,
+        LogicalPlan::Join {
+            kind: JoinKind::Inner,
+            ..
+        }
+    )
 }
 
 /// Splits `l = r` terms with one side over columns < nleft and the other over columns
@@ -89,7 +117,9 @@ fn side(e: &Expr, nleft: usize) -> Option<Side> {
 
 fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
     match e {
-        Expr::Function { func, args } if func.func == ScalarFunction::Eq && args.len() == 2 => Some((&args[0], &args[1])),
+        Expr::Function { func, args } if func.func == ScalarFunction::Eq && args.len() == 2 => {
+            Some((&args[0], &args[1]))
+        }
         _ => None,
     }
 }
@@ -97,7 +127,14 @@ fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
 /// Collects the leaves and conditions of a tree of inner joins.
 fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Expr>, offset: usize) {
     match plan {
-        LogicalPlan::Join { left, right, kind: JoinKind::Inner, on, filter, .. } => {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            on,
+            filter,
+            ..
+        } => {
             let nleft = left.schema().len();
             for (l, mut r) in on {
                 r.remap_columns(&|i| i + nleft);
@@ -131,7 +168,12 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
         starts.push(acc);
         acc += l.schema().len();
     }
-    let leaf_of = |c: usize| starts.iter().rposition(|&s| s <= c).expect("column inside some leaf");
+    let leaf_of = |c: usize| {
+        starts
+            .iter()
+            .rposition(|&s| s <= c)
+            .expect("column inside some leaf")
+    };
     let leaves_of = |e: &Expr| -> Option<Vec<usize>> {
         if e.has_subquery() || e.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
             return None;
@@ -163,10 +205,15 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
     let mut leaves: Vec<Option<LogicalPlan>> = leaves
         .into_iter()
         .zip(leaf_filters)
-        .map(|(l, f)| Some(match Expr::conjunction(f) {
-            Some(p) => LogicalPlan::Filter { input: Box::new(l), predicate: p },
-            None => l,
-        }))
+        .map(|(l, f)| {
+            Some(match Expr::conjunction(f) {
+                Some(p) => LogicalPlan::Filter {
+                    input: Box::new(l),
+                    predicate: p,
+                },
+                None => l,
+            })
+        })
         .collect();
 
     // Greedy order: start with the first leaf; next, the first leaf connected to the
@@ -184,9 +231,12 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
     let mut current = leaves[0].take().expect("first leaf");
     while order.len() < n {
         let connected = (0..n).filter(|&i| !joined[i]).find(|&i| {
-            pending.iter().any(|(_, ls)| ls.contains(&i) && ls.iter().all(|&l| l == i || joined[l]))
+            pending
+                .iter()
+                .any(|(_, ls)| ls.contains(&i) && ls.iter().all(|&l| l == i || joined[l]))
         });
-        let next = connected.unwrap_or_else(|| (0..n).find(|&i| !joined[i]).expect("a leaf is left"));
+        let next =
+            connected.unwrap_or_else(|| (0..n).find(|&i| !joined[i]).expect("a leaf is left"));
         let right = leaves[next].take().expect("leaf not yet joined");
         let nleft = current.schema().len();
         let nright = right.schema().len();
@@ -234,11 +284,18 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
                 Expr::column(p, schema[g].ty.clone(), schema[g].name.clone())
             })
             .collect();
-        plan = LogicalPlan::Project { input: Box::new(plan), exprs, schema: schema.clone() };
+        plan = LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs,
+            schema: schema.clone(),
+        };
     }
     let leftover: Vec<Expr> = pending.into_iter().map(|(t, _)| t).chain(top).collect();
     if let Some(p) = Expr::conjunction(leftover) {
-        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: p };
+        plan = LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate: p,
+        };
     }
     plan
 }

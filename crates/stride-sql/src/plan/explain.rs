@@ -10,22 +10,52 @@ pub fn explain(plan: &LogicalPlan) -> String {
 }
 
 fn join_list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
-    items.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
     let pad = "  ".repeat(depth);
     let line = match plan {
         LogicalPlan::Scan { table, columns, .. } => {
-            format!("SEQ_SCAN {} [{}]", table.name, join_list(columns.iter().map(|&c| &table.columns[c].name)))
+            format!(
+                "SEQ_SCAN {} [{}]",
+                table.name,
+                join_list(columns.iter().map(|&c| &table.columns[c].name))
+            )
         }
-        LogicalPlan::Values { rows, schema } => format!("VALUES ({} rows, {} columns)", rows.len(), schema.len()),
-        LogicalPlan::TableFunction { func: TableFunction::Range { start, stop, step, inclusive }, .. } => {
-            format!("{}({start}, {stop}, {step})", if *inclusive { "GENERATE_SERIES" } else { "RANGE" })
+        LogicalPlan::Values { rows, schema } => {
+            format!("VALUES ({} rows, {} columns)", rows.len(), schema.len())
+        }
+        LogicalPlan::TableFunction {
+            func:
+                TableFunction::Range {
+                    start,
+                    stop,
+                    step,
+                    inclusive,
+                },
+            ..
+        } => {
+            format!(
+                "{}({start}, {stop}, {step})",
+                if *inclusive {
+                    "GENERATE_SERIES"
+                } else {
+                    "RANGE"
+                }
+            )
         }
         LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
         LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),
-        LogicalPlan::Aggregate { group_by, aggregates, .. } => format!(
+        LogicalPlan::Aggregate {
+            group_by,
+            aggregates,
+            ..
+        } => format!(
             "AGGREGATE groups=[{}] aggregates=[{}]",
             join_list(group_by),
             join_list(aggregates.iter().map(|a| format!(
@@ -37,12 +67,21 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         ),
         LogicalPlan::Sort { keys, .. } => format!(
             "ORDER_BY {}",
-            join_list(keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })))
+            join_list(keys.iter().map(|k| format!(
+                "{} {}",
+                k.expr,
+                if k.asc { "ASC" } else { "DESC" }
+            )))
         ),
         LogicalPlan::Limit { limit, offset, .. } => {
-            format!("LIMIT {} OFFSET {offset}", limit.map_or("ALL".to_string(), |l| l.to_string()))
+            format!(
+                "LIMIT {} OFFSET {offset}",
+                limit.map_or("ALL".to_string(), |l| l.to_string())
+            )
         }
-        LogicalPlan::Join { kind, on, filter, .. } => {
+        LogicalPlan::Join {
+            kind, on, filter, ..
+        } => {
             let k = match kind {
                 JoinKind::Inner => "INNER",
                 JoinKind::Left => "LEFT",
@@ -51,10 +90,18 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                 JoinKind::Semi => "SEMI",
                 JoinKind::Anti => "ANTI",
             };
-            let mut s = format!("{}_JOIN", if on.is_empty() { "NESTED_LOOP" } else { "HASH" });
+            let mut s = format!(
+                "{}_JOIN",
+                if on.is_empty() { "NESTED_LOOP" } else { "HASH" }
+            );
             write!(s, " {k}").ok();
             if !on.is_empty() {
-                write!(s, " on=[{}]", join_list(on.iter().map(|(a, b)| format!("{a} = {b}")))).ok();
+                write!(
+                    s,
+                    " on=[{}]",
+                    join_list(on.iter().map(|(a, b)| format!("{a} = {b}")))
+                )
+                .ok();
             }
             if let Some(f) = filter {
                 write!(s, " filter={f}").ok();

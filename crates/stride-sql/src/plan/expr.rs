@@ -4,36 +4,80 @@
 //! function call carries the [`BoundFunction`] chosen for its argument types.
 
 use super::logical::LogicalPlan;
+use std::fmt;
 use stride_common::{DataType, ScalarValue};
 use stride_functions::{BoundFunction, ScalarFunction};
-use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     /// Column `index` of the evaluating node's input.
-    Column { index: usize, ty: DataType, name: String },
+    Column {
+        index: usize,
+        ty: DataType,
+        name: String,
+    },
     /// Column `index` of the input of an enclosing query, `depth` subquery levels up.
-    OuterColumn { depth: usize, index: usize, ty: DataType, name: String },
-    Literal { value: ScalarValue, ty: DataType },
-    Cast { expr: Box<Expr>, to: DataType, try_cast: bool },
-    Function { func: BoundFunction, args: Vec<Expr> },
+    OuterColumn {
+        depth: usize,
+        index: usize,
+        ty: DataType,
+        name: String,
+    },
+    Literal {
+        value: ScalarValue,
+        ty: DataType,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: DataType,
+        try_cast: bool,
+    },
+    Function {
+        func: BoundFunction,
+        args: Vec<Expr>,
+    },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
-    IsNull { expr: Box<Expr>, negated: bool },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
     /// NULL-safe comparison: `IS [NOT] DISTINCT FROM`.
-    IsDistinctFrom { left: Box<Expr>, right: Box<Expr>, negated: bool },
+    IsDistinctFrom {
+        left: Box<Expr>,
+        right: Box<Expr>,
+        negated: bool,
+    },
     /// Searched CASE; simple CASE, NULLIF and IF are rewritten into it.
-    Case { branches: Vec<(Expr, Expr)>, else_expr: Box<Expr>, ty: DataType },
-    Coalesce { args: Vec<Expr>, ty: DataType },
+    Case {
+        branches: Vec<(Expr, Expr)>,
+        else_expr: Box<Expr>,
+        ty: DataType,
+    },
+    Coalesce {
+        args: Vec<Expr>,
+        ty: DataType,
+    },
     /// GREATEST / LEAST, ignoring NULL arguments as PostgreSQL does.
-    Greatest { args: Vec<Expr>, least: bool, ty: DataType },
+    Greatest {
+        args: Vec<Expr>,
+        least: bool,
+        ty: DataType,
+    },
     /// `expr [NOT] IN (list)`, all of one type.
-    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
     Subquery(Box<Subquery>),
     /// Binder-internal placeholder for the `index`-th aggregate of the SELECT being
     /// bound; replaced by a column of the aggregate's output before binding ends.
-    AggregateRef { index: usize, ty: DataType },
+    AggregateRef {
+        index: usize,
+        ty: DataType,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,25 +92,40 @@ pub struct Subquery {
 pub enum SubqueryKind {
     /// First column of the single row (NULL when empty; error when more than one row).
     Scalar(DataType),
-    Exists { negated: bool },
+    Exists {
+        negated: bool,
+    },
     /// `expr [NOT] IN (subquery)` with SQL's NULL rules.
-    In { expr: Box<Expr>, negated: bool },
+    In {
+        expr: Box<Expr>,
+        negated: bool,
+    },
     /// `expr op ANY|ALL (subquery)`; `cmp` compares (expr, subquery column).
-    Quantified { expr: Box<Expr>, cmp: BoundFunction, all: bool },
+    Quantified {
+        expr: Box<Expr>,
+        cmp: BoundFunction,
+        all: bool,
+    },
 }
 
 impl Expr {
     pub fn data_type(&self) -> DataType {
         match self {
-            Expr::Column { ty, .. } | Expr::OuterColumn { ty, .. } | Expr::Literal { ty, .. } | Expr::AggregateRef { ty, .. } => {
-                ty.clone()
-            }
+            Expr::Column { ty, .. }
+            | Expr::OuterColumn { ty, .. }
+            | Expr::Literal { ty, .. }
+            | Expr::AggregateRef { ty, .. } => ty.clone(),
             Expr::Cast { to, .. } => to.clone(),
             Expr::Function { func, .. } => func.return_type.clone(),
-            Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } | Expr::IsDistinctFrom { .. } | Expr::InList { .. } => {
-                DataType::Boolean
+            Expr::And(..)
+            | Expr::Or(..)
+            | Expr::Not(_)
+            | Expr::IsNull { .. }
+            | Expr::IsDistinctFrom { .. }
+            | Expr::InList { .. } => DataType::Boolean,
+            Expr::Case { ty, .. } | Expr::Coalesce { ty, .. } | Expr::Greatest { ty, .. } => {
+                ty.clone()
             }
-            Expr::Case { ty, .. } | Expr::Coalesce { ty, .. } | Expr::Greatest { ty, .. } => ty.clone(),
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::Scalar(t) => t.clone(),
                 _ => DataType::Boolean,
@@ -80,23 +139,38 @@ impl Expr {
     }
 
     pub fn column(index: usize, ty: DataType, name: impl Into<String>) -> Expr {
-        Expr::Column { index, ty, name: name.into() }
+        Expr::Column {
+            index,
+            ty,
+            name: name.into(),
+        }
     }
 
     /// The direct children, for generic walks.
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Column { .. } | Expr::OuterColumn { .. } | Expr::Literal { .. } | Expr::AggregateRef { .. } => vec![],
+            Expr::Column { .. }
+            | Expr::OuterColumn { .. }
+            | Expr::Literal { .. }
+            | Expr::AggregateRef { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
-            Expr::Function { args, .. } | Expr::Coalesce { args, .. } | Expr::Greatest { args, .. } => args.iter().collect(),
+            Expr::Function { args, .. }
+            | Expr::Coalesce { args, .. }
+            | Expr::Greatest { args, .. } => args.iter().collect(),
             Expr::And(a, b) | Expr::Or(a, b) => vec![a, b],
             Expr::IsDistinctFrom { left, right, .. } => vec![left, right],
-            Expr::Case { branches, else_expr, .. } => {
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
                 v.push(else_expr);
                 v
             }
-            Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
+            Expr::InList { expr, list, .. } => {
+                std::iter::once(&**expr).chain(list.iter()).collect()
+            }
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => vec![expr],
                 _ => vec![],
@@ -107,17 +181,28 @@ impl Expr {
     /// Mutable children (same order as [`Expr::children`]).
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
         match self {
-            Expr::Column { .. } | Expr::OuterColumn { .. } | Expr::Literal { .. } | Expr::AggregateRef { .. } => vec![],
+            Expr::Column { .. }
+            | Expr::OuterColumn { .. }
+            | Expr::Literal { .. }
+            | Expr::AggregateRef { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
-            Expr::Function { args, .. } | Expr::Coalesce { args, .. } | Expr::Greatest { args, .. } => args.iter_mut().collect(),
+            Expr::Function { args, .. }
+            | Expr::Coalesce { args, .. }
+            | Expr::Greatest { args, .. } => args.iter_mut().collect(),
             Expr::And(a, b) | Expr::Or(a, b) => vec![a, b],
             Expr::IsDistinctFrom { left, right, .. } => vec![left, right],
-            Expr::Case { branches, else_expr, .. } => {
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
                 let mut v: Vec<&mut Expr> = branches.iter_mut().flat_map(|(w, t)| [w, t]).collect();
                 v.push(else_expr);
                 v
             }
-            Expr::InList { expr, list, .. } => std::iter::once(&mut **expr).chain(list.iter_mut()).collect(),
+            Expr::InList { expr, list, .. } => std::iter::once(&mut **expr)
+                .chain(list.iter_mut())
+                .collect(),
             Expr::Subquery(s) => match &mut s.kind {
                 SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => vec![expr],
                 _ => vec![],
@@ -166,13 +251,20 @@ impl Expr {
     }
 
     pub fn conjunction(terms: Vec<Expr>) -> Option<Expr> {
-        terms.into_iter().reduce(|a, b| Expr::And(Box::new(a), Box::new(b)))
+        terms
+            .into_iter()
+            .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)))
     }
 }
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |args: &[Expr]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+        let list = |args: &[Expr]| {
+            args.iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match self {
             Expr::Column { name, index, .. } => {
                 if name.is_empty() {
@@ -186,10 +278,20 @@ impl fmt::Display for Expr {
             Expr::Literal { value, ty } => match value {
                 ScalarValue::Varchar(s) => write!(f, "'{}'", s.replace('\'', "''")),
                 ScalarValue::Null => write!(f, "NULL"),
-                v if matches!(ty, DataType::Date | DataType::Timestamp | DataType::Interval) => write!(f, "{ty} '{v}'"),
+                v if matches!(
+                    ty,
+                    DataType::Date | DataType::Timestamp | DataType::Interval
+                ) =>
+                {
+                    write!(f, "{ty} '{v}'")
+                }
                 v => write!(f, "{v}"),
             },
-            Expr::Cast { expr, to, try_cast } => write!(f, "{}({expr} AS {to})", if *try_cast { "TRY_CAST" } else { "CAST" }),
+            Expr::Cast { expr, to, try_cast } => write!(
+                f,
+                "{}({expr} AS {to})",
+                if *try_cast { "TRY_CAST" } else { "CAST" }
+            ),
             Expr::Function { func, args } => {
                 let name = function_name(func.func);
                 if args.len() == 2 && name.chars().all(|c| !c.is_alphanumeric()) {
@@ -201,11 +303,25 @@ impl fmt::Display for Expr {
             Expr::And(a, b) => write!(f, "({a} AND {b})"),
             Expr::Or(a, b) => write!(f, "({a} OR {b})"),
             Expr::Not(e) => write!(f, "(NOT {e})"),
-            Expr::IsNull { expr, negated } => write!(f, "({expr} IS {}NULL)", if *negated { "NOT " } else { "" }),
-            Expr::IsDistinctFrom { left, right, negated } => {
-                write!(f, "({left} IS {}DISTINCT FROM {right})", if *negated { "NOT " } else { "" })
+            Expr::IsNull { expr, negated } => {
+                write!(f, "({expr} IS {}NULL)", if *negated { "NOT " } else { "" })
             }
-            Expr::Case { branches, else_expr, .. } => {
+            Expr::IsDistinctFrom {
+                left,
+                right,
+                negated,
+            } => {
+                write!(
+                    f,
+                    "({left} IS {}DISTINCT FROM {right})",
+                    if *negated { "NOT " } else { "" }
+                )
+            }
+            Expr::Case {
+                branches,
+                else_expr,
+                ..
+            } => {
                 write!(f, "CASE")?;
                 for (w, t) in branches {
                     write!(f, " WHEN {w} THEN {t}")?;
@@ -213,14 +329,39 @@ impl fmt::Display for Expr {
                 write!(f, " ELSE {else_expr} END")
             }
             Expr::Coalesce { args, .. } => write!(f, "COALESCE({})", list(args)),
-            Expr::Greatest { args, least, .. } => write!(f, "{}({})", if *least { "LEAST" } else { "GREATEST" }, list(args)),
-            Expr::InList { expr, list: l, negated } => write!(f, "({expr} {}IN ({}))", if *negated { "NOT " } else { "" }, list(l)),
+            Expr::Greatest { args, least, .. } => write!(
+                f,
+                "{}({})",
+                if *least { "LEAST" } else { "GREATEST" },
+                list(args)
+            ),
+            Expr::InList {
+                expr,
+                list: l,
+                negated,
+            } => write!(
+                f,
+                "({expr} {}IN ({}))",
+                if *negated { "NOT " } else { "" },
+                list(l)
+            ),
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::Scalar(_) => write!(f, "(SUBQUERY)"),
-                SubqueryKind::Exists { negated } => write!(f, "{}EXISTS(SUBQUERY)", if *negated { "NOT " } else { "" }),
-                SubqueryKind::In { expr, negated } => write!(f, "({expr} {}IN (SUBQUERY))", if *negated { "NOT " } else { "" }),
+                SubqueryKind::Exists { negated } => {
+                    write!(f, "{}EXISTS(SUBQUERY)", if *negated { "NOT " } else { "" })
+                }
+                SubqueryKind::In { expr, negated } => write!(
+                    f,
+                    "({expr} {}IN (SUBQUERY))",
+                    if *negated { "NOT " } else { "" }
+                ),
                 SubqueryKind::Quantified { expr, cmp, all } => {
-                    write!(f, "({expr} {} {}(SUBQUERY))", function_name(cmp.func), if *all { "ALL" } else { "ANY" })
+                    write!(
+                        f,
+                        "({expr} {} {}(SUBQUERY))",
+                        function_name(cmp.func),
+                        if *all { "ALL" } else { "ANY" }
+                    )
                 }
             },
         }

@@ -3,9 +3,9 @@
 //! columns of its input by position (for a join: left columns, then right columns).
 
 use super::expr::Expr;
+use std::sync::Arc;
 use stride_common::{DataType, TableSchema};
 use stride_functions::aggregate::AggregateFunction;
-use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -17,7 +17,11 @@ pub struct Field {
 
 impl Field {
     pub fn new(name: impl Into<String>, ty: DataType) -> Self {
-        Field { name: name.into(), ty, qualifier: None }
+        Field {
+            name: name.into(),
+            ty,
+            qualifier: None,
+        }
     }
 }
 
@@ -61,22 +65,57 @@ pub enum SetOpKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum TableFunction {
     /// `range(start, stop, step)` (stop exclusive) and `generate_series` (inclusive).
-    Range { start: i64, stop: i64, step: i64, inclusive: bool },
+    Range {
+        start: i64,
+        stop: i64,
+        step: i64,
+        inclusive: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogicalPlan {
     /// Reads `columns` (positions in the table) of a stored table.
-    Scan { table: Arc<TableSchema>, table_id: u64, columns: Vec<usize>, schema: Vec<Field> },
+    Scan {
+        table: Arc<TableSchema>,
+        table_id: u64,
+        columns: Vec<usize>,
+        schema: Vec<Field>,
+    },
     /// Constant rows; expressions have no input.
-    Values { rows: Vec<Vec<Expr>>, schema: Vec<Field> },
-    TableFunction { func: TableFunction, schema: Vec<Field> },
-    Filter { input: Box<LogicalPlan>, predicate: Expr },
-    Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, schema: Vec<Field> },
+    Values {
+        rows: Vec<Vec<Expr>>,
+        schema: Vec<Field>,
+    },
+    TableFunction {
+        func: TableFunction,
+        schema: Vec<Field>,
+    },
+    Filter {
+        input: Box<LogicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<LogicalPlan>,
+        exprs: Vec<Expr>,
+        schema: Vec<Field>,
+    },
     /// Output: the group expressions, then the aggregates.
-    Aggregate { input: Box<LogicalPlan>, group_by: Vec<Expr>, aggregates: Vec<AggregateExpr>, schema: Vec<Field> },
-    Sort { input: Box<LogicalPlan>, keys: Vec<SortExpr> },
-    Limit { input: Box<LogicalPlan>, limit: Option<u64>, offset: u64 },
+    Aggregate {
+        input: Box<LogicalPlan>,
+        group_by: Vec<Expr>,
+        aggregates: Vec<AggregateExpr>,
+        schema: Vec<Field>,
+    },
+    Sort {
+        input: Box<LogicalPlan>,
+        keys: Vec<SortExpr>,
+    },
+    Limit {
+        input: Box<LogicalPlan>,
+        limit: Option<u64>,
+        offset: u64,
+    },
     /// `on` pairs are equi-join keys (left expr over left input, right expr over right
     /// input); `filter` is any further condition over the concatenated row.
     Join {
@@ -87,7 +126,13 @@ pub enum LogicalPlan {
         filter: Option<Expr>,
         schema: Vec<Field>,
     },
-    SetOp { left: Box<LogicalPlan>, right: Box<LogicalPlan>, kind: SetOpKind, all: bool, schema: Vec<Field> },
+    SetOp {
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+        kind: SetOpKind,
+        all: bool,
+        schema: Vec<Field>,
+    },
 }
 
 impl LogicalPlan {
@@ -100,7 +145,9 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { schema, .. }
             | LogicalPlan::Join { schema, .. }
             | LogicalPlan::SetOp { schema, .. } => schema,
-            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => input.schema(),
         }
     }
 
@@ -110,29 +157,49 @@ impl LogicalPlan {
 
     pub fn children(&self) -> Vec<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } | LogicalPlan::TableFunction { .. } => vec![],
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::TableFunction { .. } => vec![],
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
-            LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+            LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
+                vec![left, right]
+            }
         }
     }
 
     /// The expressions this node evaluates (for walks that look for subqueries).
     pub fn expressions(&self) -> Vec<&Expr> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::TableFunction { .. } | LogicalPlan::Limit { .. } | LogicalPlan::SetOp { .. } => vec![],
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::TableFunction { .. }
+            | LogicalPlan::Limit { .. }
+            | LogicalPlan::SetOp { .. } => vec![],
             LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
             LogicalPlan::Filter { predicate, .. } => vec![predicate],
             LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
-            LogicalPlan::Aggregate { group_by, aggregates, .. } => group_by
+            LogicalPlan::Aggregate {
+                group_by,
+                aggregates,
+                ..
+            } => group_by
                 .iter()
-                .chain(aggregates.iter().flat_map(|a| a.args.iter().chain(a.filter.iter()).chain(a.order_by.iter().map(|s| &s.expr))))
+                .chain(aggregates.iter().flat_map(|a| {
+                    a.args
+                        .iter()
+                        .chain(a.filter.iter())
+                        .chain(a.order_by.iter().map(|s| &s.expr))
+                }))
                 .collect(),
             LogicalPlan::Sort { keys, .. } => keys.iter().map(|k| &k.expr).collect(),
-            LogicalPlan::Join { on, filter, .. } => on.iter().flat_map(|(a, b)| [a, b]).chain(filter.iter()).collect(),
+            LogicalPlan::Join { on, filter, .. } => on
+                .iter()
+                .flat_map(|(a, b)| [a, b])
+                .chain(filter.iter())
+                .collect(),
         }
     }
 }

@@ -6,4 +6,6 @@ pub mod logical;
 pub mod visit;
 
 pub use expr::{Expr, Subquery, SubqueryKind};
-pub use logical::{AggregateExpr, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction};
+pub use logical::{
+    AggregateExpr, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction,
+};

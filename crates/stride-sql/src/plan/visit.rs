@@ -8,11 +8,18 @@ use super::logical::LogicalPlan;
 /// Mutable references to every expression evaluated by this node (not its children).
 pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
     match plan {
-        LogicalPlan::Scan { .. } | LogicalPlan::TableFunction { .. } | LogicalPlan::Limit { .. } | LogicalPlan::SetOp { .. } => vec![],
+        LogicalPlan::Scan { .. }
+        | LogicalPlan::TableFunction { .. }
+        | LogicalPlan::Limit { .. }
+        | LogicalPlan::SetOp { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
-        LogicalPlan::Aggregate { group_by, aggregates, .. } => {
+        LogicalPlan::Aggregate {
+            group_by,
+            aggregates,
+            ..
+        } => {
             let mut v: Vec<&mut Expr> = group_by.iter_mut().collect();
             for a in aggregates.iter_mut() {
                 v.extend(a.args.iter_mut());
@@ -36,13 +43,17 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
 
 pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
     match plan {
-        LogicalPlan::Scan { .. } | LogicalPlan::Values { .. } | LogicalPlan::TableFunction { .. } => vec![],
+        LogicalPlan::Scan { .. }
+        | LogicalPlan::Values { .. }
+        | LogicalPlan::TableFunction { .. } => vec![],
         LogicalPlan::Filter { input, .. }
         | LogicalPlan::Project { input, .. }
         | LogicalPlan::Aggregate { input, .. }
         | LogicalPlan::Sort { input, .. }
         | LogicalPlan::Limit { input, .. } => vec![input],
-        LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+        LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
+            vec![left, right]
+        }
     }
 }
 
@@ -64,7 +75,9 @@ pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr))
         Expr::OuterColumn { depth, .. } if *depth == level => f(e),
         Expr::Subquery(s) => {
             match &mut s.kind {
-                SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => expr_outer_refs(expr, level, f),
+                SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => {
+                    expr_outer_refs(expr, level, f)
+                }
                 _ => {}
             }
             for_each_outer_ref(&mut s.plan, level + 1, f);

@@ -6,8 +6,8 @@
 use super::ScalarFunction;
 use crate::cast::decimal::{decimal_to_string, fits_precision};
 use crate::kernels::{try_binary, SqlInt};
-use stride_common::{DataType, Error, PhysicalType, Result, Vector};
 use crate::scalar::BoundFunction;
+use stride_common::{DataType, Error, PhysicalType, Result, Vector};
 
 /// Runs `$body` with `$T` bound to the storage type of a DECIMAL physical type.
 macro_rules! with_decimal {
@@ -91,7 +91,9 @@ fn same_scale<T: SqlInt>(
             |x: T, y: T| x.checked_rem(y),
             |_, _| Error::division_by_zero(),
         ),
-        other => Err(Error::internal(format!("{other:?} is not decimal arithmetic"))),
+        other => Err(Error::internal(format!(
+            "{other:?} is not decimal arithmetic"
+        ))),
     }
 }
 

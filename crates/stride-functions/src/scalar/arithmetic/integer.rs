@@ -37,6 +37,8 @@ pub(super) fn evaluate<T: SqlInt>(
         ScalarFunction::Modulo => try_binary(a, b, len, ty, T::checked_rem, |_, _| {
             Error::division_by_zero()
         }),
-        other => Err(Error::internal(format!("{other:?} is not integer arithmetic"))),
+        other => Err(Error::internal(format!(
+            "{other:?} is not integer arithmetic"
+        ))),
     }
 }

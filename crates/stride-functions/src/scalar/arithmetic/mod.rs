@@ -77,11 +77,19 @@ fn resolve_numeric(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<Bou
         return None;
     }
     if a.is_float() || b.is_float() {
-        let t = if *a == Real && *b == Real { Real } else { Double };
+        let t = if *a == Real && *b == Real {
+            Real
+        } else {
+            Double
+        };
         return bind(op, vec![t.clone(), t.clone()], t);
     }
     if a.is_integer() && b.is_integer() {
-        let t = if a.decimal_properties() >= b.decimal_properties() { a } else { b };
+        let t = if a.decimal_properties() >= b.decimal_properties() {
+            a
+        } else {
+            b
+        };
         return bind(op, vec![t.clone(), t.clone()], t.clone());
     }
     let (p1, s1) = a.decimal_properties()?;
@@ -122,8 +130,10 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         DataType::Decimal(..) => decimal::evaluate(f, a, b, len),
         DataType::Real => float::evaluate::<f32>(f.func, a, b, len, ty),
         DataType::Double => float::evaluate::<f64>(f.func, a, b, len, ty),
-        t if t.is_integer() => with_integer!(t.physical(), T => integer::evaluate::<T>(f.func, a, b, len, ty),
-            _ => Err(Error::internal("integer storage"))),
+        t if t.is_integer() => {
+            with_integer!(t.physical(), T => integer::evaluate::<T>(f.func, a, b, len, ty),
+            _ => Err(Error::internal("integer storage")))
+        }
         t => Err(Error::internal(format!("arithmetic over {t}"))),
     }
 }
@@ -148,11 +158,20 @@ mod tests {
         assert_eq!(ret("+", Real, Real).1, Real);
         assert_eq!(ret("+", Real, Integer).1, Double);
         assert_eq!(ret("*", Decimal(10, 2), Double).1, Double);
-        assert_eq!(ret("+", Decimal(10, 2), Decimal(5, 4)), (vec![Decimal(13, 4), Decimal(13, 4)], Decimal(13, 4)));
+        assert_eq!(
+            ret("+", Decimal(10, 2), Decimal(5, 4)),
+            (vec![Decimal(13, 4), Decimal(13, 4)], Decimal(13, 4))
+        );
         assert_eq!(ret("-", Decimal(38, 2), Decimal(38, 2)).1, Decimal(38, 2));
         assert_eq!(ret("+", Integer, Decimal(5, 2)).1, Decimal(13, 2));
-        assert_eq!(ret("*", Decimal(10, 2), Decimal(5, 4)), (vec![Decimal(10, 2), Decimal(5, 4)], Decimal(15, 6)));
-        assert_eq!(ret("*", BigInt, Decimal(5, 1)), (vec![Decimal(19, 0), Decimal(5, 1)], Decimal(24, 1)));
+        assert_eq!(
+            ret("*", Decimal(10, 2), Decimal(5, 4)),
+            (vec![Decimal(10, 2), Decimal(5, 4)], Decimal(15, 6))
+        );
+        assert_eq!(
+            ret("*", BigInt, Decimal(5, 1)),
+            (vec![Decimal(19, 0), Decimal(5, 1)], Decimal(24, 1))
+        );
         assert_eq!(ret("/", Decimal(10, 2), Integer).1, Double);
         assert_eq!(ret("%", Decimal(10, 2), Decimal(4, 3)).1, Decimal(11, 3));
         assert_eq!(ret("+", Null, Integer).1, Integer);
@@ -165,58 +184,121 @@ mod tests {
     fn integers() {
         assert_eq!(eval("+", &[Integer(1), Integer(2)]).unwrap(), Integer(3));
         assert_eq!(eval("+", &[TinyInt(1), BigInt(2)]).unwrap(), BigInt(3));
-        assert_eq!(eval("-", &[SmallInt(1), SmallInt(2)]).unwrap(), SmallInt(-1));
+        assert_eq!(
+            eval("-", &[SmallInt(1), SmallInt(2)]).unwrap(),
+            SmallInt(-1)
+        );
         assert_eq!(eval("*", &[BigInt(-3), Integer(4)]).unwrap(), BigInt(-12));
         assert_eq!(eval("/", &[Integer(7), Integer(2)]).unwrap(), Integer(3));
         assert_eq!(eval("/", &[Integer(-7), Integer(2)]).unwrap(), Integer(-3));
         assert_eq!(eval("%", &[Integer(-7), Integer(2)]).unwrap(), Integer(-1));
         assert_eq!(eval("%", &[Integer(7), Integer(-2)]).unwrap(), Integer(1));
-        assert_eq!(eval("mod", &[BigInt(i64::MIN), BigInt(-1)]).unwrap(), BigInt(0));
+        assert_eq!(
+            eval("mod", &[BigInt(i64::MIN), BigInt(-1)]).unwrap(),
+            BigInt(0)
+        );
         assert_eq!(eval("+", &[Integer(1), Null]).unwrap(), Null);
         let e = eval("+", &[BigInt(i64::MAX), BigInt(1)]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
-        assert_eq!(e.message, "Overflow in addition of INT64 (9223372036854775807 + 1)");
+        assert_eq!(
+            e.message,
+            "Overflow in addition of INT64 (9223372036854775807 + 1)"
+        );
         let e = eval("*", &[TinyInt(100), TinyInt(2)]).unwrap_err();
         assert_eq!(e.message, "Overflow in multiplication of INT8 (100 * 2)");
         let e = eval("-", &[SmallInt(i16::MIN), SmallInt(1)]).unwrap_err();
         assert_eq!(e.message, "Overflow in subtraction of INT16 (-32768 - 1)");
         assert!(eval("/", &[Integer(i32::MIN), Integer(-1)]).is_err());
-        assert_eq!(eval("/", &[Integer(1), Integer(0)]).unwrap_err(), Error::division_by_zero());
-        assert_eq!(eval("%", &[BigInt(1), BigInt(0)]).unwrap_err(), Error::division_by_zero());
+        assert_eq!(
+            eval("/", &[Integer(1), Integer(0)]).unwrap_err(),
+            Error::division_by_zero()
+        );
+        assert_eq!(
+            eval("%", &[BigInt(1), BigInt(0)]).unwrap_err(),
+            Error::division_by_zero()
+        );
     }
 
     #[test]
     fn floats() {
         assert_eq!(eval("+", &[Double(0.5), Integer(1)]).unwrap(), Double(1.5));
         assert_eq!(eval("*", &[Real(1.5), Real(2.0)]).unwrap(), Real(3.0));
-        assert_eq!(eval("/", &[Double(1.0), Double(4.0)]).unwrap(), Double(0.25));
+        assert_eq!(
+            eval("/", &[Double(1.0), Double(4.0)]).unwrap(),
+            Double(0.25)
+        );
         assert_eq!(eval("%", &[Double(5.5), Double(2.0)]).unwrap(), Double(1.5));
-        assert_eq!(eval("/", &[Double(1.0), Double(0.0)]).unwrap_err(), Error::division_by_zero());
-        assert_eq!(eval("%", &[Real(1.0), Real(0.0)]).unwrap_err(), Error::division_by_zero());
+        assert_eq!(
+            eval("/", &[Double(1.0), Double(0.0)]).unwrap_err(),
+            Error::division_by_zero()
+        );
+        assert_eq!(
+            eval("%", &[Real(1.0), Real(0.0)]).unwrap_err(),
+            Error::division_by_zero()
+        );
         let e = eval("*", &[Double(1e308), Double(10.0)]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
-        assert_eq!(eval("+", &[Double(f64::INFINITY), Double(1.0)]).unwrap(), Double(f64::INFINITY));
+        assert_eq!(
+            eval("+", &[Double(f64::INFINITY), Double(1.0)]).unwrap(),
+            Double(f64::INFINITY)
+        );
     }
 
     #[test]
     fn decimals() {
         let d = |v: i128, p: u8, s: u8| Decimal(v, p, s);
-        assert_eq!(eval("+", &[d(150, 5, 2), d(25, 3, 1)]).unwrap(), d(400, 6, 2));
-        assert_eq!(eval("-", &[d(150, 5, 2), Integer(2)]).unwrap(), d(-50, 13, 2));
-        assert_eq!(eval("*", &[d(150, 5, 2), d(25, 3, 1)]).unwrap(), d(3750, 8, 3));
-        assert_eq!(eval("*", &[d(-150, 5, 2), Integer(3)]).unwrap(), d(-450, 15, 2));
-        assert_eq!(eval("/", &[d(150, 5, 2), d(50, 3, 2)]).unwrap(), Double(3.0));
-        assert_eq!(eval("%", &[d(550, 5, 2), d(20, 3, 1)]).unwrap(), d(150, 5, 2));
-        assert_eq!(eval("%", &[d(550, 5, 2), d(0, 3, 1)]).unwrap_err(), Error::division_by_zero());
+        assert_eq!(
+            eval("+", &[d(150, 5, 2), d(25, 3, 1)]).unwrap(),
+            d(400, 6, 2)
+        );
+        assert_eq!(
+            eval("-", &[d(150, 5, 2), Integer(2)]).unwrap(),
+            d(-50, 13, 2)
+        );
+        assert_eq!(
+            eval("*", &[d(150, 5, 2), d(25, 3, 1)]).unwrap(),
+            d(3750, 8, 3)
+        );
+        assert_eq!(
+            eval("*", &[d(-150, 5, 2), Integer(3)]).unwrap(),
+            d(-450, 15, 2)
+        );
+        assert_eq!(
+            eval("/", &[d(150, 5, 2), d(50, 3, 2)]).unwrap(),
+            Double(3.0)
+        );
+        assert_eq!(
+            eval("%", &[d(550, 5, 2), d(20, 3, 1)]).unwrap(),
+            d(150, 5, 2)
+        );
+        assert_eq!(
+            eval("%", &[d(550, 5, 2), d(0, 3, 1)]).unwrap_err(),
+            Error::division_by_zero()
+        );
         let big = 10i128.pow(37) * 9;
         let e = eval("+", &[d(big, 38, 0), d(big, 38, 0)]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
-        assert!(e.message.starts_with("Overflow in addition of DECIMAL(38,0)"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("Overflow in addition of DECIMAL(38,0)"),
+            "{}",
+            e.message
+        );
         let e = eval("*", &[d(big, 38, 0), d(10, 38, 0)]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
         // wide decimal results from narrow storage
-        let r = eval("*", &[d(999_999_999_999_999_999, 18, 2), d(999_999_999_999_999_999, 18, 2)]).unwrap();
-        assert_eq!(r, d(999_999_999_999_999_999i128 * 999_999_999_999_999_999, 36, 4));
+        let r = eval(
+            "*",
+            &[
+                d(999_999_999_999_999_999, 18, 2),
+                d(999_999_999_999_999_999, 18, 2),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            d(999_999_999_999_999_999i128 * 999_999_999_999_999_999, 36, 4)
+        );
         assert_eq!(eval("+", &[d(1, 18, 0), d(2, 38, 0)]).unwrap(), d(3, 38, 0));
     }
 
@@ -224,7 +306,10 @@ mod tests {
     fn negation() {
         assert_eq!(eval("negate", &[Integer(5)]).unwrap(), Integer(-5));
         assert_eq!(eval("-", &[Double(1.5)]).unwrap(), Double(-1.5));
-        assert_eq!(eval("-", &[Decimal(150, 5, 2)]).unwrap(), Decimal(-150, 5, 2));
+        assert_eq!(
+            eval("-", &[Decimal(150, 5, 2)]).unwrap(),
+            Decimal(-150, 5, 2)
+        );
         assert_eq!(eval("-", &[Null]).unwrap(), Null);
         let e = eval("-", &[TinyInt(i8::MIN)]).unwrap_err();
         assert_eq!(e.message, "Overflow in negation of INT8 (-128)");
@@ -238,6 +323,9 @@ mod tests {
         let a = flat(&int, &[Integer(6), Integer(5), Integer(9)]);
         let b = flat(&int, &[Integer(3), Null, Integer(2)]);
         let r = crate::evaluate_scalar(&f, &[a, b], 3).unwrap();
-        assert_eq!((r.get(0), r.get(1), r.get(2)), (Integer(2), Null, Integer(4)));
+        assert_eq!(
+            (r.get(0), r.get(1), r.get(2)),
+            (Integer(2), Null, Integer(4))
+        );
     }
 }

@@ -35,8 +35,16 @@ fn is_untyped(t: &DataType) -> bool {
 pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<BoundFunction> {
     use DataType::*;
     use ScalarFunction::*;
-    let a = if is_untyped(a) { untyped_as(op, b, true) } else { a.clone() };
-    let b = if is_untyped(b) { untyped_as(op, &a, false) } else { b.clone() };
+    let a = if is_untyped(a) {
+        untyped_as(op, b, true)
+    } else {
+        a.clone()
+    };
+    let b = if is_untyped(b) {
+        untyped_as(op, &a, false)
+    } else {
+        b.clone()
+    };
     let int = |t: &DataType| t.is_integer();
     let (args, ret) = match (op, &a, &b) {
         (Add, Date, t) if int(t) => ([Date, Integer], Date),
@@ -77,8 +85,16 @@ fn add_intervals(x: Iv, y: Iv) -> Option<Iv> {
 fn scale_interval(x: Iv, n: i64) -> Option<Iv> {
     let n32 = i32::try_from(n).ok();
     Some(Iv::new(
-        if x.months == 0 { 0 } else { x.months.checked_mul(n32?)? },
-        if x.days == 0 { 0 } else { x.days.checked_mul(n32?)? },
+        if x.months == 0 {
+            0
+        } else {
+            x.months.checked_mul(n32?)?
+        },
+        if x.days == 0 {
+            0
+        } else {
+            x.days.checked_mul(n32?)?
+        },
         x.micros.checked_mul(n)?,
     ))
 }
@@ -95,11 +111,30 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
     use ScalarFunction::*;
     let ty = f.return_type.clone();
     match (f.func, &f.arg_types[0], &f.arg_types[1]) {
-        (Add, Date, Integer) => try_binary(a, b, len, ty, |d: i32, n: i32| d.checked_add(n), |_, _| date_range()),
-        (Add, Integer, Date) => try_binary(a, b, len, ty, |n: i32, d: i32| d.checked_add(n), |_, _| date_range()),
-        (Subtract, Date, Integer) => {
-            try_binary(a, b, len, ty, |d: i32, n: i32| d.checked_sub(n), |_, _| date_range())
-        }
+        (Add, Date, Integer) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |d: i32, n: i32| d.checked_add(n),
+            |_, _| date_range(),
+        ),
+        (Add, Integer, Date) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |n: i32, d: i32| d.checked_add(n),
+            |_, _| date_range(),
+        ),
+        (Subtract, Date, Integer) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |d: i32, n: i32| d.checked_sub(n),
+            |_, _| date_range(),
+        ),
         (Subtract, Date, Date) => Ok(binary(a, b, len, ty, |x: i32, y: i32| x as i64 - y as i64)),
         (Add, Timestamp, Interval) => try_binary(
             a,
@@ -128,7 +163,9 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
         (Subtract, Timestamp, Timestamp) => {
             try_binary(a, b, len, ty, timestamp_difference, |_, _| interval_range())
         }
-        (Add, Interval, Interval) => try_binary(a, b, len, ty, add_intervals, |_, _| interval_range()),
+        (Add, Interval, Interval) => {
+            try_binary(a, b, len, ty, add_intervals, |_, _| interval_range())
+        }
         (Subtract, Interval, Interval) => try_binary(
             a,
             b,
@@ -137,7 +174,9 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             |x: Iv, y: Iv| add_intervals(x, negate_interval(y)?),
             |_, _| interval_range(),
         ),
-        (Multiply, Interval, BigInt) => try_binary(a, b, len, ty, scale_interval, |_, _| interval_range()),
+        (Multiply, Interval, BigInt) => {
+            try_binary(a, b, len, ty, scale_interval, |_, _| interval_range())
+        }
         (Multiply, BigInt, Interval) => try_binary(
             a,
             b,
@@ -146,7 +185,9 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             |n: i64, x: Iv| scale_interval(x, n),
             |_, _| interval_range(),
         ),
-        (op, x, y) => Err(Error::internal(format!("no temporal kernel for {op:?}({x}, {y})"))),
+        (op, x, y) => Err(Error::internal(format!(
+            "no temporal kernel for {op:?}({x}, {y})"
+        ))),
     }
 }
 
@@ -167,10 +208,22 @@ mod tests {
 
     #[test]
     fn date_arithmetic() {
-        assert_eq!(eval("+", &[date("2024-02-28"), Integer(2)]).unwrap(), date("2024-03-01"));
-        assert_eq!(eval("+", &[BigInt(1), date("2024-12-31")]).unwrap(), date("2025-01-01"));
-        assert_eq!(eval("-", &[date("2024-03-01"), Integer(1)]).unwrap(), date("2024-02-29"));
-        assert_eq!(eval("-", &[date("2024-03-01"), date("2024-01-01")]).unwrap(), BigInt(60));
+        assert_eq!(
+            eval("+", &[date("2024-02-28"), Integer(2)]).unwrap(),
+            date("2024-03-01")
+        );
+        assert_eq!(
+            eval("+", &[BigInt(1), date("2024-12-31")]).unwrap(),
+            date("2025-01-01")
+        );
+        assert_eq!(
+            eval("-", &[date("2024-03-01"), Integer(1)]).unwrap(),
+            date("2024-02-29")
+        );
+        assert_eq!(
+            eval("-", &[date("2024-03-01"), date("2024-01-01")]).unwrap(),
+            BigInt(60)
+        );
         assert_eq!(eval("+", &[date("2024-01-01"), Null]).unwrap(), Null);
         assert!(eval("+", &[Date(i32::MAX), Integer(1)]).is_err());
     }
@@ -178,11 +231,23 @@ mod tests {
     #[test]
     fn interval_arithmetic() {
         let month = Interval(Iv::new(1, 0, 0));
-        assert_eq!(eval("+", &[date("2024-01-31"), month.clone()]).unwrap(), ts("2024-02-29"));
-        assert_eq!(eval("-", &[date("2024-03-31"), month.clone()]).unwrap(), ts("2024-02-29"));
-        assert_eq!(eval("+", &[month.clone(), ts("2023-01-31 10:00:00")]).unwrap(), ts("2023-02-28 10:00:00"));
+        assert_eq!(
+            eval("+", &[date("2024-01-31"), month.clone()]).unwrap(),
+            ts("2024-02-29")
+        );
+        assert_eq!(
+            eval("-", &[date("2024-03-31"), month.clone()]).unwrap(),
+            ts("2024-02-29")
+        );
+        assert_eq!(
+            eval("+", &[month.clone(), ts("2023-01-31 10:00:00")]).unwrap(),
+            ts("2023-02-28 10:00:00")
+        );
         let hours = Interval(Iv::new(0, 1, 3 * 3_600_000_000));
-        assert_eq!(eval("+", &[ts("2024-01-01 22:00:00"), hours.clone()]).unwrap(), ts("2024-01-03 01:00:00"));
+        assert_eq!(
+            eval("+", &[ts("2024-01-01 22:00:00"), hours.clone()]).unwrap(),
+            ts("2024-01-03 01:00:00")
+        );
         assert_eq!(
             eval("-", &[ts("2024-01-02 03:00:00"), ts("2024-01-01")]).unwrap(),
             Interval(Iv::new(0, 1, 3 * 3_600_000_000))
@@ -191,10 +256,22 @@ mod tests {
             eval("-", &[ts("2024-01-01"), ts("2024-01-02 03:00:00")]).unwrap(),
             Interval(Iv::new(0, -1, -3 * 3_600_000_000))
         );
-        assert_eq!(eval("+", &[month.clone(), hours.clone()]).unwrap(), Interval(Iv::new(1, 1, 3 * 3_600_000_000)));
-        assert_eq!(eval("-", &[month.clone(), month.clone()]).unwrap(), Interval(Iv::new(0, 0, 0)));
-        assert_eq!(eval("*", &[month.clone(), Integer(3)]).unwrap(), Interval(Iv::new(3, 0, 0)));
-        assert_eq!(eval("*", &[BigInt(-2), hours]).unwrap(), Interval(Iv::new(0, -2, -6 * 3_600_000_000)));
+        assert_eq!(
+            eval("+", &[month.clone(), hours.clone()]).unwrap(),
+            Interval(Iv::new(1, 1, 3 * 3_600_000_000))
+        );
+        assert_eq!(
+            eval("-", &[month.clone(), month.clone()]).unwrap(),
+            Interval(Iv::new(0, 0, 0))
+        );
+        assert_eq!(
+            eval("*", &[month.clone(), Integer(3)]).unwrap(),
+            Interval(Iv::new(3, 0, 0))
+        );
+        assert_eq!(
+            eval("*", &[BigInt(-2), hours]).unwrap(),
+            Interval(Iv::new(0, -2, -6 * 3_600_000_000))
+        );
         assert_eq!(eval("-", &[month]).unwrap(), Interval(Iv::new(-1, 0, 0)));
         assert!(eval("*", &[Interval(Iv::new(i32::MAX, 0, 0)), Integer(2)]).is_err());
         let f = resolve_scalar("-", &[DataType::Date, DataType::Timestamp]).unwrap();

@@ -67,13 +67,13 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Result<Vector> {
     match a.ty.physical() {
         PhysicalType::Str => Ok(strings::compare::<O>(a, b, len)),
-        PhysicalType::List => {
-            map_rows(&[a, b], len, DataType::Boolean, |i| {
-                Ok(O::ord(a.get(i).total_cmp(&b.get(i))))
-            })
-        }
-        p => Ok(stride_common::with_native!(p, T => fixed::<T, O>(a, b, len),
-            _ => unreachable!("strings and lists handled above"))),
+        PhysicalType::List => map_rows(&[a, b], len, DataType::Boolean, |i| {
+            Ok(O::ord(a.get(i).total_cmp(&b.get(i))))
+        }),
+        p => Ok(
+            stride_common::with_native!(p, T => fixed::<T, O>(a, b, len),
+            _ => unreachable!("strings and lists handled above")),
+        ),
     }
 }
 
@@ -115,9 +115,24 @@ mod tests {
         assert_eq!(all(Varchar("z".into()), Varchar("é".into())), lt);
         assert_eq!(all(Date(1), Date(2)), lt);
         assert_eq!(all(Date(1), Timestamp(86_400_000_000)), eq);
-        assert_eq!(all(Interval(Interval::new(1, 0, 0)), Interval(Interval::new(0, 30, 0))), eq);
-        assert_eq!(all(Interval(Interval::new(0, 1, 0)), Interval(Interval::new(0, 0, 86_400_000_001))), lt);
-        assert_eq!(all(Varchar("10".into()), Integer(9)), bools([false, true, false, false, true, true]));
+        assert_eq!(
+            all(
+                Interval(Interval::new(1, 0, 0)),
+                Interval(Interval::new(0, 30, 0))
+            ),
+            eq
+        );
+        assert_eq!(
+            all(
+                Interval(Interval::new(0, 1, 0)),
+                Interval(Interval::new(0, 0, 86_400_000_001))
+            ),
+            lt
+        );
+        assert_eq!(
+            all(Varchar("10".into()), Integer(9)),
+            bools([false, true, false, false, true, true])
+        );
         let l1 = List(DataType::Integer, vec![Integer(1), Integer(2)]);
         let l2 = List(DataType::Integer, vec![Integer(1), Integer(3)]);
         assert_eq!(all(l1, l2), lt);
@@ -128,8 +143,14 @@ mod tests {
         let gt = bools([false, true, false, false, true, true]);
         assert_eq!(all(Double(f64::NAN), Double(1e300)), gt);
         assert_eq!(all(Double(f64::NAN), Double(f64::INFINITY)), gt);
-        assert_eq!(all(Double(f64::NAN), Double(f64::NAN)), bools([true, false, false, true, false, true]));
-        assert_eq!(all(Double(-0.0), Double(0.0)), bools([true, false, false, true, false, true]));
+        assert_eq!(
+            all(Double(f64::NAN), Double(f64::NAN)),
+            bools([true, false, false, true, false, true])
+        );
+        assert_eq!(
+            all(Double(-0.0), Double(0.0)),
+            bools([true, false, false, true, false, true])
+        );
         assert_eq!(all(Integer(1), Null), [Null, Null, Null, Null, Null, Null]);
         assert_eq!(all(Null, Null), [Null, Null, Null, Null, Null, Null]);
     }
@@ -147,7 +168,10 @@ mod tests {
         assert_eq!(got, vec![Boolean(true), Boolean(true), Boolean(true), Null]);
         let r = crate::evaluate_scalar(&f, &[k, a.clone()], 4).unwrap();
         let got: Vec<_> = (0..4).map(|i| r.get(i)).collect();
-        assert_eq!(got, vec![Boolean(false), Boolean(false), Boolean(false), Null]);
+        assert_eq!(
+            got,
+            vec![Boolean(false), Boolean(false), Boolean(false), Null]
+        );
         let b = flat(&DataType::Varchar, &names);
         let r = crate::evaluate_scalar(&f, &[b.clone(), a], 4).unwrap();
         assert_eq!(r.get(0), Boolean(false));

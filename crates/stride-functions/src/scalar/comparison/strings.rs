@@ -12,7 +12,10 @@ use stride_common::{DataType, StringVector, Vector};
 #[inline]
 fn order(a: &StringVector, i: usize, b: &StringVector, j: usize) -> Ordering {
     let (va, vb) = (&a.views[i], &b.views[j]);
-    let (pa, pb) = (u32::from_be_bytes(va.prefix()), u32::from_be_bytes(vb.prefix()));
+    let (pa, pb) = (
+        u32::from_be_bytes(va.prefix()),
+        u32::from_be_bytes(vb.prefix()),
+    );
     if pa != pb {
         return pa.cmp(&pb);
     }
@@ -51,5 +54,10 @@ pub(super) fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Vector {
         (true, false) => run::<O, true, false>(sa, sb, rows),
         (true, true) => run::<O, true, true>(sa, sb, rows),
     };
-    make_vector(DataType::Boolean, values, strict_validity(&[a, b], rows), constant)
+    make_vector(
+        DataType::Boolean,
+        values,
+        strict_validity(&[a, b], rows),
+        constant,
+    )
 }

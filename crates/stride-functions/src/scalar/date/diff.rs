@@ -20,7 +20,11 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     temporal_arg(a, false)?;
     temporal_arg(b, false)?;
     let ts = DataType::Timestamp;
-    bind(ScalarFunction::DateDiff, vec![DataType::Varchar, ts.clone(), ts], DataType::BigInt)
+    bind(
+        ScalarFunction::DateDiff,
+        vec![DataType::Varchar, ts.clone(), ts],
+        DataType::BigInt,
+    )
 }
 
 /// The index of the `field` period containing timestamp `t`, counted from an
@@ -51,7 +55,9 @@ fn period_index(field: DateField, t: i64) -> Option<i64> {
 
 fn diff(field: DateField, a: i64, b: i64) -> Result<i64> {
     match (period_index(field, a), period_index(field, b)) {
-        (Some(x), Some(y)) => y.checked_sub(x).ok_or_else(|| Error::out_of_range("date_diff overflow")),
+        (Some(x), Some(y)) => y
+            .checked_sub(x)
+            .ok_or_else(|| Error::out_of_range("date_diff overflow")),
         _ => Err(Error::not_supported(format!(
             "date_diff specifier \"{}\" not supported",
             field.name()
@@ -68,12 +74,19 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
         }
         let field = DateField::parse(part.strings().get(0))?;
         diff(field, 0, 0)?;
-        return try_binary(a, b, len, ty, |x: i64, y: i64| diff(field, x, y).ok(), |_, _| {
-            Error::out_of_range("date_diff overflow")
-        });
+        return try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: i64, y: i64| diff(field, x, y).ok(),
+            |_, _| Error::out_of_range("date_diff overflow"),
+        );
     }
     let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
-    map_rows(&[part, a, b], len, ty, |i| diff(DateField::parse(parts.get(i))?, x.get(i), y.get(i)))
+    map_rows(&[part, a, b], len, ty, |i| {
+        diff(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
+    })
 }
 
 #[cfg(test)]
@@ -94,16 +107,30 @@ mod tests {
 
     #[test]
     fn differences() {
-        let diff = |p: &str, a: ScalarValue, b: ScalarValue| eval("date_diff", &[s(p), a, b]).unwrap();
+        let diff =
+            |p: &str, a: ScalarValue, b: ScalarValue| eval("date_diff", &[s(p), a, b]).unwrap();
         assert_eq!(diff("month", d("2024-01-31"), d("2024-02-01")), BigInt(1));
         assert_eq!(diff("year", d("2024-12-31"), d("2023-01-01")), BigInt(-1));
         assert_eq!(diff("day", d("2024-01-01"), d("2024-03-01")), BigInt(60));
         assert_eq!(diff("quarter", d("2024-03-31"), d("2024-04-01")), BigInt(1));
         assert_eq!(diff("week", d("2024-03-03"), d("2024-03-04")), BigInt(1));
         assert_eq!(diff("week", d("2024-03-04"), d("2024-03-10")), BigInt(0));
-        assert_eq!(diff("hour", ts("2024-01-01 10:59:59"), ts("2024-01-01 11:00:00")), BigInt(1));
-        assert_eq!(diff("minute", ts("2024-01-01 10:00:00"), d("2024-01-01")), BigInt(-600));
-        assert_eq!(eval("datediff", &[s("day"), Null, d("2024-01-01")]).unwrap(), Null);
-        assert!(eval("date_diff", &[s("isoyear"), d("2024-01-01"), d("2024-01-01")]).is_err());
+        assert_eq!(
+            diff("hour", ts("2024-01-01 10:59:59"), ts("2024-01-01 11:00:00")),
+            BigInt(1)
+        );
+        assert_eq!(
+            diff("minute", ts("2024-01-01 10:00:00"), d("2024-01-01")),
+            BigInt(-600)
+        );
+        assert_eq!(
+            eval("datediff", &[s("day"), Null, d("2024-01-01")]).unwrap(),
+            Null
+        );
+        assert!(eval(
+            "date_diff",
+            &[s("isoyear"), d("2024-01-01"), d("2024-01-01")]
+        )
+        .is_err());
     }
 }

@@ -4,7 +4,9 @@
 //! `millisecond`/`microsecond` include the seconds (DuckDB), `epoch` is whole seconds.
 
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
-use stride_common::temporal::{civil_from_days, day_of_week, day_of_year, iso_day_of_week, iso_week};
+use stride_common::temporal::{
+    civil_from_days, day_of_week, day_of_year, iso_day_of_week, iso_week,
+};
 use stride_common::{Error, Interval, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

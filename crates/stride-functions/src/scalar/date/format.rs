@@ -7,20 +7,36 @@
 //! padding (%-d). Parsing reads up to the field's width of digits, so '%Y%m%d'
 //! parses '20240102'; whitespace in the format matches any run of whitespace.
 
+use std::fmt::Write;
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{
     civil_from_days, day_of_week, day_of_year, days_from_civil, iso_day_of_week, iso_week,
     make_date,
 };
 use stride_common::{Error, Result};
-use std::fmt::Write;
 
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 const DAYS: [&str; 7] = [
-    "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
 ];
 
 pub(crate) fn month_name(m: u32) -> &'static str {
@@ -335,7 +351,11 @@ fn match_literal<'a>(mut b: &'a [u8], lit: &str) -> Option<&'a [u8]> {
 
 /// Up to `max` digits (at least one): (value, digits read, rest).
 fn digits(b: &[u8], max: usize) -> Option<(i64, usize, &[u8])> {
-    let n = b.iter().take(max).take_while(|c| c.is_ascii_digit()).count();
+    let n = b
+        .iter()
+        .take(max)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
     if n == 0 {
         return None;
     }
@@ -383,7 +403,11 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
             rest
         }
         Day | DaySpace => {
-            let b = if spec == DaySpace && b.first() == Some(&b' ') { &b[1..] } else { b };
+            let b = if spec == DaySpace && b.first() == Some(&b' ') {
+                &b[1..]
+            } else {
+                b
+            };
             let (v, _, rest) = digits(b, 2)?;
             st.day = Some(v);
             rest
@@ -469,7 +493,9 @@ mod tests {
 
     fn fmt(f: &str, ts: &str) -> String {
         let mut s = String::new();
-        Format::parse(f).unwrap().write(parse_timestamp(ts).unwrap(), &mut s);
+        Format::parse(f)
+            .unwrap()
+            .write(parse_timestamp(ts).unwrap(), &mut s);
         s
     }
 
@@ -495,7 +521,10 @@ mod tests {
         assert_eq!(fmt("%z%Z", t), "+00");
         assert!(Format::parse("%Q").is_err());
         assert!(Format::parse("abc%").is_err());
-        assert_eq!(Format::parse("%Q").unwrap_err().message, "Failed to parse format specifier %Q: Unrecognized format for strftime/strptime: %Q");
+        assert_eq!(
+            Format::parse("%Q").unwrap_err().message,
+            "Failed to parse format specifier %Q: Unrecognized format for strftime/strptime: %Q"
+        );
     }
 
     #[test]
@@ -503,12 +532,27 @@ mod tests {
         let ts = |s: &str| parse_timestamp(s);
         assert_eq!(parse("%Y-%m-%d", "2024-01-02"), ts("2024-01-02"));
         assert_eq!(parse("%Y%m%d", "20240102"), ts("2024-01-02"));
-        assert_eq!(parse("%d/%m/%Y %H:%M", "2/1/2024 7:05"), ts("2024-01-02 07:05"));
-        assert_eq!(parse("%Y-%m-%d %H:%M:%S.%f", "2024-01-02 03:04:05.5"), ts("2024-01-02 03:04:05.5"));
+        assert_eq!(
+            parse("%d/%m/%Y %H:%M", "2/1/2024 7:05"),
+            ts("2024-01-02 07:05")
+        );
+        assert_eq!(
+            parse("%Y-%m-%d %H:%M:%S.%f", "2024-01-02 03:04:05.5"),
+            ts("2024-01-02 03:04:05.5")
+        );
         assert_eq!(parse("%B %d, %Y", "january 02, 2024"), ts("2024-01-02"));
-        assert_eq!(parse("%b %d %Y %I:%M %p", "Jan 02 2024 12:30 am"), ts("2024-01-02 00:30"));
-        assert_eq!(parse("%b %d %Y %I:%M %p", "Jan 02 2024 01:30 PM"), ts("2024-01-02 13:30"));
-        assert_eq!(parse("%Y-%m-%d %H:%M:%S%z", "2024-01-02 03:00:00+02:00"), ts("2024-01-02 01:00"));
+        assert_eq!(
+            parse("%b %d %Y %I:%M %p", "Jan 02 2024 12:30 am"),
+            ts("2024-01-02 00:30")
+        );
+        assert_eq!(
+            parse("%b %d %Y %I:%M %p", "Jan 02 2024 01:30 PM"),
+            ts("2024-01-02 13:30")
+        );
+        assert_eq!(
+            parse("%Y-%m-%d %H:%M:%S%z", "2024-01-02 03:00:00+02:00"),
+            ts("2024-01-02 01:00")
+        );
         assert_eq!(parse("%Y %j", "2024 060"), ts("2024-02-29"));
         assert_eq!(parse("%y", "69"), ts("1969-01-01"));
         assert_eq!(parse("%y", "68"), ts("2068-01-01"));

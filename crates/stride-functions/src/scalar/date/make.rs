@@ -10,13 +10,30 @@ use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve_make_date(args: &[DataType]) -> Option<BoundFunction> {
     let i = DataType::BigInt;
-    fixed(ScalarFunction::MakeDate, args, &[i.clone(), i.clone(), i], DataType::Date)
+    fixed(
+        ScalarFunction::MakeDate,
+        args,
+        &[i.clone(), i.clone(), i],
+        DataType::Date,
+    )
 }
 
 pub(crate) fn resolve_make_timestamp(args: &[DataType]) -> Option<BoundFunction> {
     let i = DataType::BigInt;
-    let params = [i.clone(), i.clone(), i.clone(), i.clone(), i, DataType::Double];
-    fixed(ScalarFunction::MakeTimestamp, args, &params, DataType::Timestamp)
+    let params = [
+        i.clone(),
+        i.clone(),
+        i.clone(),
+        i.clone(),
+        i,
+        DataType::Double,
+    ];
+    fixed(
+        ScalarFunction::MakeTimestamp,
+        args,
+        &params,
+        DataType::Timestamp,
+    )
 }
 
 fn date(y: i64, m: i64, d: i64) -> Result<i32> {
@@ -25,18 +42,31 @@ fn date(y: i64, m: i64, d: i64) -> Result<i32> {
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
-    let (y, m, d) = (Slot::<i64>::new(&args[0]), Slot::<i64>::new(&args[1]), Slot::<i64>::new(&args[2]));
+    let (y, m, d) = (
+        Slot::<i64>::new(&args[0]),
+        Slot::<i64>::new(&args[1]),
+        Slot::<i64>::new(&args[2]),
+    );
     if func == ScalarFunction::MakeDate {
-        return map_rows(&refs, len, DataType::Date, |i| date(y.get(i), m.get(i), d.get(i)));
+        return map_rows(&refs, len, DataType::Date, |i| {
+            date(y.get(i), m.get(i), d.get(i))
+        });
     }
-    let (h, mi, s) = (Slot::<i64>::new(&args[3]), Slot::<i64>::new(&args[4]), Slot::<f64>::new(&args[5]));
+    let (h, mi, s) = (
+        Slot::<i64>::new(&args[3]),
+        Slot::<i64>::new(&args[4]),
+        Slot::<f64>::new(&args[5]),
+    );
     map_rows(&refs, len, DataType::Timestamp, |i| {
         let days = date(y.get(i), m.get(i), d.get(i))? as i64;
         let (h, mi, s) = (h.get(i), mi.get(i), s.get(i));
         if !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0.0..60.0).contains(&s) {
-            return Err(Error::conversion(format!("Time out of range: {h}:{mi}:{s}")));
+            return Err(Error::conversion(format!(
+                "Time out of range: {h}:{mi}:{s}"
+            )));
         }
-        let micros = (h * 3600 + mi * 60) * MICROS_PER_SEC + (s * MICROS_PER_SEC as f64).round() as i64;
+        let micros =
+            (h * 3600 + mi * 60) * MICROS_PER_SEC + (s * MICROS_PER_SEC as f64).round() as i64;
         days.checked_mul(MICROS_PER_DAY)
             .and_then(|d| d.checked_add(micros))
             .ok_or_else(|| Error::conversion("Timestamp out of range"))
@@ -57,11 +87,36 @@ mod tests {
         );
         let e = eval("make_date", &[Integer(2023), Integer(2), Integer(29)]).unwrap_err();
         assert_eq!(e.message, "Date out of range: 2023-2-29");
-        assert_eq!(eval("make_date", &[Integer(2023), Null, Integer(29)]).unwrap(), Null);
         assert_eq!(
-            eval("make_timestamp", &[Integer(2024), Integer(1), Integer(2), Integer(3), Integer(4), Double(5.5)]).unwrap(),
+            eval("make_date", &[Integer(2023), Null, Integer(29)]).unwrap(),
+            Null
+        );
+        assert_eq!(
+            eval(
+                "make_timestamp",
+                &[
+                    Integer(2024),
+                    Integer(1),
+                    Integer(2),
+                    Integer(3),
+                    Integer(4),
+                    Double(5.5)
+                ]
+            )
+            .unwrap(),
             Timestamp(parse_timestamp("2024-01-02 03:04:05.5").unwrap())
         );
-        assert!(eval("make_timestamp", &[Integer(2024), Integer(1), Integer(2), Integer(24), Integer(0), Double(0.0)]).is_err());
+        assert!(eval(
+            "make_timestamp",
+            &[
+                Integer(2024),
+                Integer(1),
+                Integer(2),
+                Integer(24),
+                Integer(0),
+                Double(0.0)
+            ]
+        )
+        .is_err());
     }
 }

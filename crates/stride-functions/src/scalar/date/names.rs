@@ -57,8 +57,14 @@ mod tests {
     #[test]
     fn names() {
         let d = Date(parse_date("2024-02-10").unwrap());
-        assert_eq!(eval("last_day", std::slice::from_ref(&d)).unwrap(), Date(parse_date("2024-02-29").unwrap()));
-        assert_eq!(eval("dayname", std::slice::from_ref(&d)).unwrap(), Varchar("Saturday".into()));
+        assert_eq!(
+            eval("last_day", std::slice::from_ref(&d)).unwrap(),
+            Date(parse_date("2024-02-29").unwrap())
+        );
+        assert_eq!(
+            eval("dayname", std::slice::from_ref(&d)).unwrap(),
+            Varchar("Saturday".into())
+        );
         assert_eq!(eval("monthname", &[d]).unwrap(), Varchar("February".into()));
     }
 }

@@ -13,7 +13,12 @@ pub(crate) fn resolve_current_date(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 pub(crate) fn resolve_current_timestamp(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::CurrentTimestamp, args, &[], DataType::Timestamp)
+    fixed(
+        ScalarFunction::CurrentTimestamp,
+        args,
+        &[],
+        DataType::Timestamp,
+    )
 }
 
 /// Microseconds since the epoch, now.
@@ -42,9 +47,14 @@ mod tests {
 
     #[test]
     fn clock() {
-        let ScalarValue::Date(d) = call("current_date", &[]).unwrap() else { panic!("not a date") };
+        let ScalarValue::Date(d) = call("current_date", &[]).unwrap() else {
+            panic!("not a date")
+        };
         // after 2024-01-01
         assert!(d > 19_723);
-        assert!(matches!(call("now", &[]).unwrap(), ScalarValue::Timestamp(_)));
+        assert!(matches!(
+            call("now", &[]).unwrap(),
+            ScalarValue::Timestamp(_)
+        ));
     }
 }

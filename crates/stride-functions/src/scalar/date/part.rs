@@ -15,7 +15,11 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
         return None;
     }
     let x = temporal_arg(x, true)?;
-    bind(ScalarFunction::DatePart, vec![DataType::Varchar, x], DataType::BigInt)
+    bind(
+        ScalarFunction::DatePart,
+        vec![DataType::Varchar, x],
+        DataType::BigInt,
+    )
 }
 
 pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
@@ -33,9 +37,13 @@ fn extract(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
         DataType::Interval => {
             // validate once: the field either works for every interval or for none
             field.of_interval(Interval::default())?;
-            try_unary(v, len, ty, |iv: Interval| field.of_interval(iv).ok(), |_| {
-                Error::internal("interval field")
-            })
+            try_unary(
+                v,
+                len,
+                ty,
+                |iv: Interval| field.of_interval(iv).ok(),
+                |_| Error::internal("interval field"),
+            )
         }
         ref t => Err(Error::internal(format!("date_part of {t}"))),
     }
@@ -82,7 +90,10 @@ mod tests {
     use crate::scalar::resolve_scalar;
     use crate::scalar::test_util::{eval, flat};
     use stride_common::temporal::{parse_date, parse_timestamp};
-    use stride_common::{DataType, ErrorKind, Interval, ScalarValue::{self, *}};
+    use stride_common::{
+        DataType, ErrorKind, Interval,
+        ScalarValue::{self, *},
+    };
 
     fn s(x: &str) -> ScalarValue {
         Varchar(x.into())
@@ -92,18 +103,48 @@ mod tests {
     fn parts() {
         let d = Date(parse_date("1992-03-07").unwrap());
         let t = Timestamp(parse_timestamp("1992-03-07 13:45:30.5").unwrap());
-        assert_eq!(eval("date_part", &[s("year"), d.clone()]).unwrap(), BigInt(1992));
-        assert_eq!(eval("datepart", &[s("month"), d.clone()]).unwrap(), BigInt(3));
-        assert_eq!(eval("date_part", &[s("dow"), d.clone()]).unwrap(), BigInt(6));
-        assert_eq!(eval("date_part", &[s("hour"), t.clone()]).unwrap(), BigInt(13));
-        assert_eq!(eval("date_part", &[s("second"), t.clone()]).unwrap(), BigInt(30));
-        assert_eq!(eval("date_part", &[s("epoch"), t.clone()]).unwrap(), BigInt(699_975_930));
-        assert_eq!(eval("year", std::slice::from_ref(&t)).unwrap(), BigInt(1992));
-        assert_eq!(eval("dayofyear", std::slice::from_ref(&d)).unwrap(), BigInt(67));
-        assert_eq!(eval("quarter", std::slice::from_ref(&d)).unwrap(), BigInt(1));
+        assert_eq!(
+            eval("date_part", &[s("year"), d.clone()]).unwrap(),
+            BigInt(1992)
+        );
+        assert_eq!(
+            eval("datepart", &[s("month"), d.clone()]).unwrap(),
+            BigInt(3)
+        );
+        assert_eq!(
+            eval("date_part", &[s("dow"), d.clone()]).unwrap(),
+            BigInt(6)
+        );
+        assert_eq!(
+            eval("date_part", &[s("hour"), t.clone()]).unwrap(),
+            BigInt(13)
+        );
+        assert_eq!(
+            eval("date_part", &[s("second"), t.clone()]).unwrap(),
+            BigInt(30)
+        );
+        assert_eq!(
+            eval("date_part", &[s("epoch"), t.clone()]).unwrap(),
+            BigInt(699_975_930)
+        );
+        assert_eq!(
+            eval("year", std::slice::from_ref(&t)).unwrap(),
+            BigInt(1992)
+        );
+        assert_eq!(
+            eval("dayofyear", std::slice::from_ref(&d)).unwrap(),
+            BigInt(67)
+        );
+        assert_eq!(
+            eval("quarter", std::slice::from_ref(&d)).unwrap(),
+            BigInt(1)
+        );
         assert_eq!(eval("minute", &[t]).unwrap(), BigInt(45));
         let iv = Interval(Interval::new(14, 2, 0));
-        assert_eq!(eval("date_part", &[s("month"), iv.clone()]).unwrap(), BigInt(2));
+        assert_eq!(
+            eval("date_part", &[s("month"), iv.clone()]).unwrap(),
+            BigInt(2)
+        );
         assert_eq!(eval("year", std::slice::from_ref(&iv)).unwrap(), BigInt(1));
         assert!(eval("date_part", &[s("dow"), iv]).is_err());
         assert_eq!(eval("date_part", &[s("year"), Null]).unwrap(), Null);
@@ -117,7 +158,11 @@ mod tests {
     fn part_column() {
         let f = resolve_scalar("date_part", &[DataType::Varchar, DataType::Date]).unwrap();
         let parts = flat(&DataType::Varchar, &[s("year"), s("month"), Null]);
-        let d = stride_common::Vector::constant(&Date(parse_date("1992-03-07").unwrap()), &DataType::Date).unwrap();
+        let d = stride_common::Vector::constant(
+            &Date(parse_date("1992-03-07").unwrap()),
+            &DataType::Date,
+        )
+        .unwrap();
         let r = crate::evaluate_scalar(&f, &[parts, d], 3).unwrap();
         let got: Vec<_> = (0..3).map(|i| r.get(i)).collect();
         assert_eq!(got, vec![BigInt(1992), BigInt(3), Null]);

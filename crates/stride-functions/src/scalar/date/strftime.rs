@@ -52,10 +52,19 @@ mod tests {
     #[test]
     fn formats() {
         let d = Date(parse_date("1992-03-07").unwrap());
-        assert_eq!(eval("strftime", &[d.clone(), s("%d/%m/%Y")]).unwrap(), s("07/03/1992"));
-        assert_eq!(eval("strftime", &[d.clone(), s("%H:%M")]).unwrap(), s("00:00"));
+        assert_eq!(
+            eval("strftime", &[d.clone(), s("%d/%m/%Y")]).unwrap(),
+            s("07/03/1992")
+        );
+        assert_eq!(
+            eval("strftime", &[d.clone(), s("%H:%M")]).unwrap(),
+            s("00:00")
+        );
         let t = Timestamp(parse_timestamp("1992-03-07 13:05:09").unwrap());
-        assert_eq!(eval("strftime", &[t.clone(), s("%A %-I%p")]).unwrap(), s("Saturday 1PM"));
+        assert_eq!(
+            eval("strftime", &[t.clone(), s("%A %-I%p")]).unwrap(),
+            s("Saturday 1PM")
+        );
         assert_eq!(eval("strftime", &[t, Null]).unwrap(), Null);
         assert!(eval("strftime", &[d, s("%Q")]).is_err());
     }

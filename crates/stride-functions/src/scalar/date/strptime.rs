@@ -2,13 +2,18 @@
 //! not match; `try_strptime` gives NULL instead. A constant format is compiled once.
 
 use super::format::Format;
-use crate::kernels::{make_vector, strict_validity, all_constant, StrSlot};
+use crate::kernels::{all_constant, make_vector, strict_validity, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
 
 fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
-    fixed(func, args, &[DataType::Varchar, DataType::Varchar], DataType::Timestamp)
+    fixed(
+        func,
+        args,
+        &[DataType::Varchar, DataType::Varchar],
+        DataType::Timestamp,
+    )
 }
 
 pub(crate) fn resolve_strptime(args: &[DataType]) -> Option<BoundFunction> {
@@ -37,7 +42,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         if compiled.as_ref().is_none_or(|c| c.text() != f) {
             compiled = Some(Format::parse(f)?);
         }
-        let parsed = compiled.as_ref().and_then(|c| c.parse_timestamp(text.get(i)));
+        let parsed = compiled
+            .as_ref()
+            .and_then(|c| c.parse_timestamp(text.get(i)));
         match parsed {
             Some(t) => out.push(t),
             None if null_on_failure => {
@@ -68,9 +75,15 @@ mod tests {
     #[test]
     fn parses() {
         let t = Timestamp(parse_timestamp("2024-01-02 03:04:00").unwrap());
-        assert_eq!(eval("strptime", &[s("02/01/2024 03:04"), s("%d/%m/%Y %H:%M")]).unwrap(), t);
+        assert_eq!(
+            eval("strptime", &[s("02/01/2024 03:04"), s("%d/%m/%Y %H:%M")]).unwrap(),
+            t
+        );
         let e = eval("strptime", &[s("nope"), s("%Y")]).unwrap_err();
-        assert_eq!(e.message, "Could not parse string \"nope\" according to format specifier \"%Y\"");
+        assert_eq!(
+            e.message,
+            "Could not parse string \"nope\" according to format specifier \"%Y\""
+        );
         assert_eq!(eval("try_strptime", &[s("nope"), s("%Y")]).unwrap(), Null);
         assert_eq!(eval("strptime", &[Null, s("%Y")]).unwrap(), Null);
     }

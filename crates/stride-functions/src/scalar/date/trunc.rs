@@ -18,7 +18,11 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
         return None;
     }
     let x = temporal_arg(x, false)?;
-    bind(ScalarFunction::DateTrunc, vec![DataType::Varchar, x.clone()], x)
+    bind(
+        ScalarFunction::DateTrunc,
+        vec![DataType::Varchar, x.clone()],
+        x,
+    )
 }
 
 /// Parses a part name and checks that date_trunc supports it.
@@ -26,10 +30,12 @@ fn trunc_field(spec: &str) -> Result<DateField> {
     use DateField::*;
     let f = DateField::parse(spec)?;
     match f {
-        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone => Err(Error::not_supported(format!(
-            "date_trunc specifier \"{}\" not supported",
-            f.name()
-        ))),
+        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone => {
+            Err(Error::not_supported(format!(
+                "date_trunc specifier \"{}\" not supported",
+                f.name()
+            )))
+        }
         _ => Ok(f),
     }
 }
@@ -84,9 +90,17 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         }
         let field = trunc_field(part.strings().get(0))?;
         return if ty == DataType::Date {
-            Ok(unary(v, len, ty, |d: i32| trunc_days(field, d as i64) as i32))
+            Ok(unary(v, len, ty, |d: i32| {
+                trunc_days(field, d as i64) as i32
+            }))
         } else {
-            try_unary(v, len, ty, |t: i64| trunc_micros(field, t), |_| out_of_range())
+            try_unary(
+                v,
+                len,
+                ty,
+                |t: i64| trunc_micros(field, t),
+                |_| out_of_range(),
+            )
         };
     }
     let parts = StrSlot::new(part);
@@ -121,23 +135,71 @@ mod tests {
 
     #[test]
     fn truncation() {
-        assert_eq!(eval("date_trunc", &[s("month"), d("1992-03-07")]).unwrap(), d("1992-03-01"));
-        assert_eq!(eval("date_trunc", &[s("year"), d("1992-03-07")]).unwrap(), d("1992-01-01"));
-        assert_eq!(eval("date_trunc", &[s("quarter"), d("1992-08-07")]).unwrap(), d("1992-07-01"));
-        assert_eq!(eval("date_trunc", &[s("week"), d("2024-03-03")]).unwrap(), d("2024-02-26"));
-        assert_eq!(eval("date_trunc", &[s("decade"), d("1999-12-31")]).unwrap(), d("1990-01-01"));
-        assert_eq!(eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(), d("1901-01-01"));
-        assert_eq!(eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(), d("2001-01-01"));
-        assert_eq!(eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(), d("2001-01-01"));
-        assert_eq!(eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(), d("2024-01-01"));
+        assert_eq!(
+            eval("date_trunc", &[s("month"), d("1992-03-07")]).unwrap(),
+            d("1992-03-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("year"), d("1992-03-07")]).unwrap(),
+            d("1992-01-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("quarter"), d("1992-08-07")]).unwrap(),
+            d("1992-07-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("week"), d("2024-03-03")]).unwrap(),
+            d("2024-02-26")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("decade"), d("1999-12-31")]).unwrap(),
+            d("1990-01-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(),
+            d("1901-01-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(),
+            d("2001-01-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(),
+            d("2001-01-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(),
+            d("2024-01-01")
+        );
         let t = ts("2024-05-17 13:45:30.123456");
-        assert_eq!(eval("date_trunc", &[s("hour"), t.clone()]).unwrap(), ts("2024-05-17 13:00:00"));
-        assert_eq!(eval("date_trunc", &[s("minute"), t.clone()]).unwrap(), ts("2024-05-17 13:45:00"));
-        assert_eq!(eval("date_trunc", &[s("second"), t.clone()]).unwrap(), ts("2024-05-17 13:45:30"));
-        assert_eq!(eval("date_trunc", &[s("milliseconds"), t.clone()]).unwrap(), ts("2024-05-17 13:45:30.123"));
-        assert_eq!(eval("date_trunc", &[s("day"), t.clone()]).unwrap(), ts("2024-05-17"));
-        assert_eq!(eval("date_trunc", &[s("month"), t.clone()]).unwrap(), ts("2024-05-01"));
-        assert_eq!(eval("date_trunc", &[s("hour"), ts("1969-12-31 23:30:00")]).unwrap(), ts("1969-12-31 23:00:00"));
+        assert_eq!(
+            eval("date_trunc", &[s("hour"), t.clone()]).unwrap(),
+            ts("2024-05-17 13:00:00")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("minute"), t.clone()]).unwrap(),
+            ts("2024-05-17 13:45:00")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("second"), t.clone()]).unwrap(),
+            ts("2024-05-17 13:45:30")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("milliseconds"), t.clone()]).unwrap(),
+            ts("2024-05-17 13:45:30.123")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("day"), t.clone()]).unwrap(),
+            ts("2024-05-17")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("month"), t.clone()]).unwrap(),
+            ts("2024-05-01")
+        );
+        assert_eq!(
+            eval("date_trunc", &[s("hour"), ts("1969-12-31 23:30:00")]).unwrap(),
+            ts("1969-12-31 23:00:00")
+        );
         assert!(eval("date_trunc", &[s("dow"), t.clone()]).is_err());
         assert!(eval("date_trunc", &[s("nope"), t]).is_err());
         assert_eq!(eval("date_trunc", &[Null, d("2024-01-01")]).unwrap(), Null);

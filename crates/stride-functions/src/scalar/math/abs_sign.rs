@@ -15,7 +15,11 @@ pub(crate) fn resolve_abs(args: &[DataType]) -> Option<BoundFunction> {
 
 pub(crate) fn resolve_sign(args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
-    bind(ScalarFunction::Sign, vec![numeric_arg(t)?], DataType::TinyInt)
+    bind(
+        ScalarFunction::Sign,
+        vec![numeric_arg(t)?],
+        DataType::TinyInt,
+    )
 }
 
 fn abs_int<T: SqlInt>(v: &Vector, len: usize, ty: DataType) -> Result<Vector> {
@@ -23,7 +27,13 @@ fn abs_int<T: SqlInt>(v: &Vector, len: usize, ty: DataType) -> Result<Vector> {
         v,
         len,
         ty,
-        |x: T| if x < T::ZERO { x.checked_neg() } else { Some(x) },
+        |x: T| {
+            if x < T::ZERO {
+                x.checked_neg()
+            } else {
+                Some(x)
+            }
+        },
         |x| Error::out_of_range(format!("Overflow in abs of {} ({x})", T::NAME)),
     )
 }
@@ -75,7 +85,10 @@ mod tests {
     fn abs_and_sign() {
         assert_eq!(eval("abs", &[Integer(-3)]).unwrap(), Integer(3));
         assert_eq!(eval("abs", &[Double(-1.5)]).unwrap(), Double(1.5));
-        assert_eq!(eval("abs", &[Decimal(-150, 5, 2)]).unwrap(), Decimal(150, 5, 2));
+        assert_eq!(
+            eval("abs", &[Decimal(-150, 5, 2)]).unwrap(),
+            Decimal(150, 5, 2)
+        );
         assert_eq!(eval("abs", &[Null]).unwrap(), Null);
         assert!(eval("abs", &[TinyInt(i8::MIN)]).is_err());
         assert_eq!(eval("sign", &[BigInt(-30)]).unwrap(), TinyInt(-1));

@@ -13,7 +13,12 @@ fn unary_double(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction
 }
 
 fn binary_double(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
-    fixed(func, args, &[DataType::Double, DataType::Double], DataType::Double)
+    fixed(
+        func,
+        args,
+        &[DataType::Double, DataType::Double],
+        DataType::Double,
+    )
 }
 
 macro_rules! unary_resolvers {
@@ -109,7 +114,9 @@ fn power_error(x: f64, y: f64) -> Error {
     if x == 0.0 && y < 0.0 {
         Error::out_of_range("zero raised to a negative power is undefined")
     } else if x < 0.0 && y.fract() != 0.0 {
-        Error::out_of_range("a negative number raised to a non-integer power yields a complex result")
+        Error::out_of_range(
+            "a negative number raised to a non-integer power yields a complex result",
+        )
     } else {
         overflow()
     }
@@ -127,9 +134,13 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         return Vector::constant(&ScalarValue::Double(std::f64::consts::PI), &ty);
     };
     match func {
-        F::Sqrt => try_unary(v, len, ty, |x: f64| (x >= 0.0 || x.is_nan()).then(|| x.sqrt()), |_| {
-            Error::out_of_range("cannot take square root of a negative number")
-        }),
+        F::Sqrt => try_unary(
+            v,
+            len,
+            ty,
+            |x: f64| (x >= 0.0 || x.is_nan()).then(|| x.sqrt()),
+            |_| Error::out_of_range("cannot take square root of a negative number"),
+        ),
         F::Cbrt => Ok(unary(v, len, ty, f64::cbrt)),
         F::Exp => try_unary(
             v,
@@ -172,15 +183,25 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         F::Tan => Ok(unary(v, len, ty, f64::tan)),
         F::Atan => Ok(unary(v, len, ty, f64::atan)),
         F::Asin | F::Acos => {
-            let f = if func == F::Asin { f64::asin } else { f64::acos };
-            try_unary(v, len, ty, |x: f64| unit_domain(x, f), |_| {
-                Error::out_of_range("input is out of range")
-            })
+            let f = if func == F::Asin {
+                f64::asin
+            } else {
+                f64::acos
+            };
+            try_unary(
+                v,
+                len,
+                ty,
+                |x: f64| unit_domain(x, f),
+                |_| Error::out_of_range("input is out of range"),
+            )
         }
         F::IsNan => Ok(unary(v, len, DataType::Boolean, f64::is_nan)),
         F::IsInf => Ok(unary(v, len, DataType::Boolean, f64::is_infinite)),
         F::IsFinite => Ok(unary(v, len, DataType::Boolean, f64::is_finite)),
-        other => Err(Error::internal(format!("{other:?} is not a float function"))),
+        other => Err(Error::internal(format!(
+            "{other:?} is not a float function"
+        ))),
     }
 }
 
@@ -194,8 +215,14 @@ mod tests {
         assert_eq!(eval("sqrt", &[Integer(16)]).unwrap(), Double(4.0));
         assert_eq!(eval("sqrt", &[Decimal(225, 5, 2)]).unwrap(), Double(1.5));
         assert_eq!(eval("cbrt", &[Double(27.0)]).unwrap(), Double(3.0));
-        assert_eq!(eval("power", &[Integer(2), Integer(10)]).unwrap(), Double(1024.0));
-        assert_eq!(eval("pow", &[Double(-8.0), Double(2.0)]).unwrap(), Double(64.0));
+        assert_eq!(
+            eval("power", &[Integer(2), Integer(10)]).unwrap(),
+            Double(1024.0)
+        );
+        assert_eq!(
+            eval("pow", &[Double(-8.0), Double(2.0)]).unwrap(),
+            Double(64.0)
+        );
         assert_eq!(eval("exp", &[Integer(0)]).unwrap(), Double(1.0));
         assert_eq!(eval("ln", &[Double(1.0)]).unwrap(), Double(0.0));
         assert_eq!(eval("log10", &[Integer(1000)]).unwrap(), Double(3.0));
@@ -203,8 +230,14 @@ mod tests {
         assert_eq!(eval("log", &[Integer(2), Integer(8)]).unwrap(), Double(3.0));
         assert_eq!(eval("log2", &[Integer(8)]).unwrap(), Double(3.0));
         assert_eq!(call("pi", &[]).unwrap(), Double(std::f64::consts::PI));
-        assert_eq!(eval("degrees", &[Double(std::f64::consts::PI)]).unwrap(), Double(180.0));
-        assert_eq!(eval("atan2", &[Double(1.0), Double(1.0)]).unwrap(), Double(std::f64::consts::FRAC_PI_4));
+        assert_eq!(
+            eval("degrees", &[Double(std::f64::consts::PI)]).unwrap(),
+            Double(180.0)
+        );
+        assert_eq!(
+            eval("atan2", &[Double(1.0), Double(1.0)]).unwrap(),
+            Double(std::f64::consts::FRAC_PI_4)
+        );
         assert_eq!(eval("isnan", &[Double(f64::NAN)]).unwrap(), Boolean(true));
         assert_eq!(eval("isinf", &[Double(1.0)]).unwrap(), Boolean(false));
         assert_eq!(eval("sqrt", &[Null]).unwrap(), Null);
@@ -212,17 +245,30 @@ mod tests {
 
     #[test]
     fn domain_errors() {
-        let kind = |name: &str, args: &[stride_common::ScalarValue]| eval(name, args).unwrap_err().kind;
+        let kind =
+            |name: &str, args: &[stride_common::ScalarValue]| eval(name, args).unwrap_err().kind;
         assert_eq!(kind("sqrt", &[Integer(-1)]), ErrorKind::OutOfRange);
         assert_eq!(kind("ln", &[Integer(0)]), ErrorKind::OutOfRange);
         assert_eq!(kind("ln", &[Double(-1.0)]), ErrorKind::OutOfRange);
         assert_eq!(kind("log10", &[Integer(-5)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("power", &[Integer(0), Integer(-1)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("power", &[Integer(-8), Double(0.5)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("power", &[Double(10.0), Double(400.0)]), ErrorKind::OutOfRange);
+        assert_eq!(
+            kind("power", &[Integer(0), Integer(-1)]),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind("power", &[Integer(-8), Double(0.5)]),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind("power", &[Double(10.0), Double(400.0)]),
+            ErrorKind::OutOfRange
+        );
         assert_eq!(kind("exp", &[Integer(1000)]), ErrorKind::OutOfRange);
         assert_eq!(kind("asin", &[Integer(2)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("log", &[Integer(1), Integer(8)]), ErrorKind::OutOfRange);
+        assert_eq!(
+            kind("log", &[Integer(1), Integer(8)]),
+            ErrorKind::OutOfRange
+        );
         assert_eq!(
             eval("sqrt", &[Integer(-1)]).unwrap_err().message,
             "cannot take square root of a negative number"

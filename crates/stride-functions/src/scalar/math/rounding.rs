@@ -133,7 +133,11 @@ fn float_whole<F: SqlFloat>(v: &Vector, len: usize, ty: DataType, m: Mode) -> Ve
 }
 
 fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
-    let op = if m == Mode::Trunc { f64::trunc } else { f64::round };
+    let op = if m == Mode::Trunc {
+        f64::trunc
+    } else {
+        f64::round
+    };
     binary(v, n, len, ty, move |x: F, n: i32| {
         let x = x.to_f64();
         let scale = 10f64.powi(n);
@@ -152,8 +156,14 @@ mod tests {
     #[test]
     fn types() {
         let t = |name: &str, args: &[DataType]| resolve_scalar(name, args).unwrap().return_type;
-        assert_eq!(t("round", &[DataType::Decimal(10, 3)]), DataType::Decimal(10, 0));
-        assert_eq!(t("round", &[DataType::Decimal(10, 3), DataType::Integer]), DataType::Decimal(10, 3));
+        assert_eq!(
+            t("round", &[DataType::Decimal(10, 3)]),
+            DataType::Decimal(10, 0)
+        );
+        assert_eq!(
+            t("round", &[DataType::Decimal(10, 3), DataType::Integer]),
+            DataType::Decimal(10, 3)
+        );
         assert_eq!(t("floor", &[DataType::Integer]), DataType::Integer);
         assert_eq!(t("ceiling", &[DataType::Double]), DataType::Double);
         assert_eq!(t("trunc", &[DataType::Real]), DataType::Real);
@@ -171,30 +181,66 @@ mod tests {
         assert_eq!(eval("ceil", &[d(12100, 10, 3)]).unwrap(), d(13, 10, 0));
         assert_eq!(eval("trunc", &[d(-12900, 10, 3)]).unwrap(), d(-12, 10, 0));
         assert_eq!(eval("ceil", &[d(99999, 5, 2)]).unwrap(), d(1000, 5, 0));
-        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(2)]).unwrap(), d(12350, 10, 3));
-        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(5)]).unwrap(), d(12345, 10, 3));
-        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(-1)]).unwrap(), d(10000, 10, 3));
-        assert_eq!(eval("round", &[d(12345, 10, 3), Integer(-50)]).unwrap(), d(0, 10, 3));
-        assert_eq!(eval("trunc", &[d(-12345, 10, 3), Integer(1)]).unwrap(), d(-12300, 10, 3));
+        assert_eq!(
+            eval("round", &[d(12345, 10, 3), Integer(2)]).unwrap(),
+            d(12350, 10, 3)
+        );
+        assert_eq!(
+            eval("round", &[d(12345, 10, 3), Integer(5)]).unwrap(),
+            d(12345, 10, 3)
+        );
+        assert_eq!(
+            eval("round", &[d(12345, 10, 3), Integer(-1)]).unwrap(),
+            d(10000, 10, 3)
+        );
+        assert_eq!(
+            eval("round", &[d(12345, 10, 3), Integer(-50)]).unwrap(),
+            d(0, 10, 3)
+        );
+        assert_eq!(
+            eval("trunc", &[d(-12345, 10, 3), Integer(1)]).unwrap(),
+            d(-12300, 10, 3)
+        );
         assert_eq!(eval("round", &[d(1, 38, 38)]).unwrap(), d(0, 38, 0));
     }
 
     #[test]
     fn integers_and_floats() {
         assert_eq!(eval("round", &[Integer(17)]).unwrap(), Integer(17));
-        assert_eq!(eval("round", &[Integer(1250), Integer(-2)]).unwrap(), Integer(1300));
-        assert_eq!(eval("round", &[Integer(-1250), Integer(-2)]).unwrap(), Integer(-1300));
-        assert_eq!(eval("round", &[Integer(17), Integer(1)]).unwrap(), Integer(17));
+        assert_eq!(
+            eval("round", &[Integer(1250), Integer(-2)]).unwrap(),
+            Integer(1300)
+        );
+        assert_eq!(
+            eval("round", &[Integer(-1250), Integer(-2)]).unwrap(),
+            Integer(-1300)
+        );
+        assert_eq!(
+            eval("round", &[Integer(17), Integer(1)]).unwrap(),
+            Integer(17)
+        );
         assert!(eval("round", &[TinyInt(127), Integer(-1)]).is_err());
         assert_eq!(eval("round", &[Double(2.5)]).unwrap(), Double(3.0));
         assert_eq!(eval("round", &[Double(-2.5)]).unwrap(), Double(-3.0));
-        assert_eq!(eval("round", &[Double(1.23456), Integer(2)]).unwrap(), Double(1.23));
-        assert_eq!(eval("round", &[Double(1234.5), Integer(-2)]).unwrap(), Double(1200.0));
-        assert_eq!(eval("round", &[Double(1.5), Integer(400)]).unwrap(), Double(1.5));
+        assert_eq!(
+            eval("round", &[Double(1.23456), Integer(2)]).unwrap(),
+            Double(1.23)
+        );
+        assert_eq!(
+            eval("round", &[Double(1234.5), Integer(-2)]).unwrap(),
+            Double(1200.0)
+        );
+        assert_eq!(
+            eval("round", &[Double(1.5), Integer(400)]).unwrap(),
+            Double(1.5)
+        );
         assert_eq!(eval("floor", &[Double(-1.5)]).unwrap(), Double(-2.0));
         assert_eq!(eval("ceil", &[Real(1.2)]).unwrap(), Real(2.0));
         assert_eq!(eval("trunc", &[Double(-1.7)]).unwrap(), Double(-1.0));
-        assert_eq!(eval("trunc", &[Double(1.789), Integer(1)]).unwrap(), Double(1.7));
+        assert_eq!(
+            eval("trunc", &[Double(1.789), Integer(1)]).unwrap(),
+            Double(1.7)
+        );
         assert_eq!(eval("round", &[Null]).unwrap(), Null);
     }
 }

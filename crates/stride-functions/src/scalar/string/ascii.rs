@@ -8,11 +8,21 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve_ascii(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Ascii, args, &[DataType::Varchar], DataType::Integer)
+    fixed(
+        ScalarFunction::Ascii,
+        args,
+        &[DataType::Varchar],
+        DataType::Integer,
+    )
 }
 
 pub(crate) fn resolve_chr(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Chr, args, &[DataType::Integer], DataType::Varchar)
+    fixed(
+        ScalarFunction::Chr,
+        args,
+        &[DataType::Integer],
+        DataType::Varchar,
+    )
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
@@ -47,7 +57,10 @@ mod tests {
         assert_eq!(eval("ascii", &[Varchar("é".into())]).unwrap(), Integer(233));
         assert_eq!(eval("ascii", &[Varchar("".into())]).unwrap(), Integer(0));
         assert_eq!(eval("chr", &[Integer(65)]).unwrap(), Varchar("A".into()));
-        assert_eq!(eval("chr", &[Integer(0x65E5)]).unwrap(), Varchar("日".into()));
+        assert_eq!(
+            eval("chr", &[Integer(0x65E5)]).unwrap(),
+            Varchar("日".into())
+        );
         assert!(eval("chr", &[Integer(0)]).is_err());
         assert!(eval("chr", &[Integer(0xD800)]).is_err());
     }

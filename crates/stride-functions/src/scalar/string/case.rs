@@ -8,15 +8,30 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve_lower(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Lower, args, &[DataType::Varchar], DataType::Varchar)
+    fixed(
+        ScalarFunction::Lower,
+        args,
+        &[DataType::Varchar],
+        DataType::Varchar,
+    )
 }
 
 pub(crate) fn resolve_upper(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Upper, args, &[DataType::Varchar], DataType::Varchar)
+    fixed(
+        ScalarFunction::Upper,
+        args,
+        &[DataType::Varchar],
+        DataType::Varchar,
+    )
 }
 
 pub(crate) fn resolve_initcap(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Initcap, args, &[DataType::Varchar], DataType::Varchar)
+    fixed(
+        ScalarFunction::Initcap,
+        args,
+        &[DataType::Varchar],
+        DataType::Varchar,
+    )
 }
 
 fn lower_into(s: &str, buf: &mut String) {
@@ -82,7 +97,10 @@ mod tests {
         assert_eq!(eval("lcase", &[s("ÉCOLE")]).unwrap(), s("école"));
         assert_eq!(eval("upper", &[s("straße")]).unwrap(), s("STRASSE"));
         assert_eq!(eval("ucase", &[s("abc")]).unwrap(), s("ABC"));
-        assert_eq!(eval("initcap", &[s("hello wORLD-foo")]).unwrap(), s("Hello World-Foo"));
+        assert_eq!(
+            eval("initcap", &[s("hello wORLD-foo")]).unwrap(),
+            s("Hello World-Foo")
+        );
         assert_eq!(eval("upper", &[Null]).unwrap(), Null);
     }
 }

@@ -8,11 +8,7 @@ use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, StringVector, Validity, Vector};
 
-fn all_varchar(
-    func: ScalarFunction,
-    args: &[DataType],
-    min: usize,
-) -> Option<BoundFunction> {
+fn all_varchar(func: ScalarFunction, args: &[DataType], min: usize) -> Option<BoundFunction> {
     if args.len() < min || args.iter().any(|t| matches!(t, DataType::List(_))) {
         return None;
     }
@@ -110,12 +106,21 @@ mod tests {
         assert_eq!(eval("||", &[s("ab"), s("cd")]).unwrap(), s("abcd"));
         assert_eq!(eval("||", &[s("ab"), Integer(1)]).unwrap(), s("ab1"));
         assert_eq!(eval("||", &[s("ab"), Null]).unwrap(), Null);
-        assert_eq!(eval("concat", &[s("ab"), Null, Integer(3), Double(1.5)]).unwrap(), s("ab31.5"));
+        assert_eq!(
+            eval("concat", &[s("ab"), Null, Integer(3), Double(1.5)]).unwrap(),
+            s("ab31.5")
+        );
         assert_eq!(eval("concat", &[Null]).unwrap(), s(""));
-        assert_eq!(eval("concat_ws", &[s(", "), s("a"), Null, s("b")]).unwrap(), s("a, b"));
+        assert_eq!(
+            eval("concat_ws", &[s(", "), s("a"), Null, s("b")]).unwrap(),
+            s("a, b")
+        );
         assert_eq!(eval("concat_ws", &[Null, s("a")]).unwrap(), Null);
         assert_eq!(eval("concat_ws", &[s("-"), Null, Null]).unwrap(), s(""));
         let long = "x".repeat(40);
-        assert_eq!(eval("concat", &[s(&long), s("é")]).unwrap(), s(&(long + "é")));
+        assert_eq!(
+            eval("concat", &[s(&long), s("é")]).unwrap(),
+            s(&(long + "é"))
+        );
     }
 }

@@ -8,11 +8,21 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve_left(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Left, args, &[DataType::Varchar, DataType::BigInt], DataType::Varchar)
+    fixed(
+        ScalarFunction::Left,
+        args,
+        &[DataType::Varchar, DataType::BigInt],
+        DataType::Varchar,
+    )
 }
 
 pub(crate) fn resolve_right(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Right, args, &[DataType::Varchar, DataType::BigInt], DataType::Varchar)
+    fixed(
+        ScalarFunction::Right,
+        args,
+        &[DataType::Varchar, DataType::BigInt],
+        DataType::Varchar,
+    )
 }
 
 pub(crate) fn left(s: &str, n: i64) -> &str {
@@ -35,7 +45,11 @@ pub(crate) fn right(s: &str, n: i64) -> &str {
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let (s, n) = (StrSlot::new(&args[0]), Slot::<i64>::new(&args[1]));
-    let f = if func == ScalarFunction::Left { left } else { right };
+    let f = if func == ScalarFunction::Left {
+        left
+    } else {
+        right
+    };
     map_rows_to_strings(&[&args[0], &args[1]], len, |i, out| {
         out.push(f(s.get(i), n.get(i)));
         Ok(())

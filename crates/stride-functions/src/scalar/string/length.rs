@@ -8,11 +8,21 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve_length(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Length, args, &[DataType::Varchar], DataType::BigInt)
+    fixed(
+        ScalarFunction::Length,
+        args,
+        &[DataType::Varchar],
+        DataType::BigInt,
+    )
 }
 
 pub(crate) fn resolve_octet_length(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::OctetLength, args, &[DataType::Varchar], DataType::BigInt)
+    fixed(
+        ScalarFunction::OctetLength,
+        args,
+        &[DataType::Varchar],
+        DataType::BigInt,
+    )
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
@@ -36,9 +46,15 @@ mod tests {
 
     #[test]
     fn lengths() {
-        assert_eq!(eval("length", &[Varchar("héllo".into())]).unwrap(), BigInt(5));
+        assert_eq!(
+            eval("length", &[Varchar("héllo".into())]).unwrap(),
+            BigInt(5)
+        );
         assert_eq!(eval("len", &[Varchar("".into())]).unwrap(), BigInt(0));
-        assert_eq!(eval("octet_length", &[Varchar("héllo".into())]).unwrap(), BigInt(6));
+        assert_eq!(
+            eval("octet_length", &[Varchar("héllo".into())]).unwrap(),
+            BigInt(6)
+        );
         assert_eq!(eval("char_length", &[Null]).unwrap(), Null);
         assert!(eval("length", &[Integer(1)]).is_err());
     }

@@ -51,7 +51,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
     let input = StrSlot::new(&args[0]);
     let pattern = StrSlot::new(&args[1]);
     let escape = args.get(2).map(StrSlot::new);
-    let fixed_pattern = args[1..].iter().all(|v| v.constant && v.validity.is_valid(0));
+    let fixed_pattern = args[1..]
+        .iter()
+        .all(|v| v.constant && v.validity.is_valid(0));
     if fixed_pattern {
         let esc = escape.map(|e| escape_char(e.get(0))).transpose()?.flatten();
         let mut m = LikeMatcher::new(pattern.get(0), esc, fold_case)?;
@@ -76,7 +78,10 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 mod tests {
     use crate::scalar::resolve_scalar;
     use crate::scalar::test_util::{eval, flat};
-    use stride_common::{DataType, ScalarValue::{self, *}};
+    use stride_common::{
+        DataType,
+        ScalarValue::{self, *},
+    };
 
     fn s(x: &str) -> ScalarValue {
         Varchar(x.into())
@@ -85,12 +90,24 @@ mod tests {
     #[test]
     fn operators() {
         assert_eq!(eval("~~", &[s("hello"), s("h%o")]).unwrap(), Boolean(true));
-        assert_eq!(eval("!~~", &[s("hello"), s("h%o")]).unwrap(), Boolean(false));
+        assert_eq!(
+            eval("!~~", &[s("hello"), s("h%o")]).unwrap(),
+            Boolean(false)
+        );
         assert_eq!(eval("~~*", &[s("HELLO"), s("h%o")]).unwrap(), Boolean(true));
         assert_eq!(eval("!~~*", &[s("HELLO"), s("x%")]).unwrap(), Boolean(true));
-        assert_eq!(eval("like", &[s("a%b"), s("a\\%b"), s("\\")]).unwrap(), Boolean(true));
-        assert_eq!(eval("like", &[s("axb"), s("a\\%b"), s("\\")]).unwrap(), Boolean(false));
-        assert_eq!(eval("like", &[s("axb"), s("a%b"), s("")]).unwrap(), Boolean(true));
+        assert_eq!(
+            eval("like", &[s("a%b"), s("a\\%b"), s("\\")]).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            eval("like", &[s("axb"), s("a\\%b"), s("\\")]).unwrap(),
+            Boolean(false)
+        );
+        assert_eq!(
+            eval("like", &[s("axb"), s("a%b"), s("")]).unwrap(),
+            Boolean(true)
+        );
         assert!(eval("like", &[s("a"), s("a"), s("ab")]).is_err());
         assert_eq!(eval("~~", &[Null, s("%")]).unwrap(), Null);
         assert_eq!(eval("~~", &[s("a"), Null]).unwrap(), Null);

@@ -74,7 +74,9 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Reverse => reverse::evaluate(args, len),
         F::SplitPart => split_part::evaluate(args, len),
         F::Ascii | F::Chr => ascii::evaluate(f.func, args, len),
-        other => Err(Error::internal(format!("{other:?} is not a string function"))),
+        other => Err(Error::internal(format!(
+            "{other:?} is not a string function"
+        ))),
     }
 }
 

@@ -63,7 +63,13 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
     let mut buf = String::new();
     map_rows_to_strings(&refs, len, |i, out| {
         buf.clear();
-        pad_into(s.get(i), n.get(i), fill.map_or(" ", |f| f.get(i)), left, &mut buf)?;
+        pad_into(
+            s.get(i),
+            n.get(i),
+            fill.map_or(" ", |f| f.get(i)),
+            left,
+            &mut buf,
+        )?;
         out.push(&buf);
         Ok(())
     })
@@ -80,14 +86,26 @@ mod tests {
 
     #[test]
     fn pads() {
-        assert_eq!(eval("lpad", &[s("hi"), Integer(5), s("xy")]).unwrap(), s("xyxhi"));
-        assert_eq!(eval("rpad", &[s("hi"), Integer(5), s("xy")]).unwrap(), s("hixyx"));
+        assert_eq!(
+            eval("lpad", &[s("hi"), Integer(5), s("xy")]).unwrap(),
+            s("xyxhi")
+        );
+        assert_eq!(
+            eval("rpad", &[s("hi"), Integer(5), s("xy")]).unwrap(),
+            s("hixyx")
+        );
         assert_eq!(eval("lpad", &[s("hi"), Integer(4)]).unwrap(), s("  hi"));
         assert_eq!(eval("lpad", &[s("hello"), Integer(2)]).unwrap(), s("he"));
         assert_eq!(eval("rpad", &[s("hello"), Integer(2)]).unwrap(), s("he"));
-        assert_eq!(eval("lpad", &[s("hi"), Integer(5), s("")]).unwrap(), s("hi"));
+        assert_eq!(
+            eval("lpad", &[s("hi"), Integer(5), s("")]).unwrap(),
+            s("hi")
+        );
         assert_eq!(eval("lpad", &[s("hi"), Integer(-1)]).unwrap(), s(""));
-        assert_eq!(eval("rpad", &[s("é"), Integer(3), s("ü")]).unwrap(), s("éüü"));
+        assert_eq!(
+            eval("rpad", &[s("é"), Integer(3), s("ü")]).unwrap(),
+            s("éüü")
+        );
         assert!(eval("lpad", &[s("x"), BigInt(i64::MAX), s("y")]).is_err());
     }
 }

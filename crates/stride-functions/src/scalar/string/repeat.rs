@@ -7,7 +7,12 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Repeat, args, &[DataType::Varchar, DataType::BigInt], DataType::Varchar)
+    fixed(
+        ScalarFunction::Repeat,
+        args,
+        &[DataType::Varchar, DataType::BigInt],
+        DataType::Varchar,
+    )
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {

@@ -10,7 +10,12 @@ use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let v = DataType::Varchar;
-    fixed(ScalarFunction::Replace, args, &[v.clone(), v.clone(), v.clone()], v)
+    fixed(
+        ScalarFunction::Replace,
+        args,
+        &[v.clone(), v.clone(), v.clone()],
+        v,
+    )
 }
 
 fn replace_into(s: &str, finder: &Finder, to: &str, buf: &mut String) {
@@ -26,8 +31,14 @@ fn replace_into(s: &str, finder: &Finder, to: &str, buf: &mut String) {
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
-    let (s, from, to) = (StrSlot::new(&args[0]), StrSlot::new(&args[1]), StrSlot::new(&args[2]));
-    let constant_from = args[1].constant.then(|| Finder::new(from.get(0)).into_owned());
+    let (s, from, to) = (
+        StrSlot::new(&args[0]),
+        StrSlot::new(&args[1]),
+        StrSlot::new(&args[2]),
+    );
+    let constant_from = args[1]
+        .constant
+        .then(|| Finder::new(from.get(0)).into_owned());
     let mut buf = String::new();
     map_rows_to_strings(&refs, len, |i, out| {
         let (hay, needle) = (s.get(i), from.get(i));
@@ -56,10 +67,22 @@ mod tests {
 
     #[test]
     fn replaces() {
-        assert_eq!(eval("replace", &[s("hello world"), s("o"), s("0")]).unwrap(), s("hell0 w0rld"));
-        assert_eq!(eval("replace", &[s("aaa"), s("aa"), s("b")]).unwrap(), s("ba"));
-        assert_eq!(eval("replace", &[s("abc"), s(""), s("x")]).unwrap(), s("abc"));
-        assert_eq!(eval("replace", &[s("日本語"), s("本"), s("")]).unwrap(), s("日語"));
+        assert_eq!(
+            eval("replace", &[s("hello world"), s("o"), s("0")]).unwrap(),
+            s("hell0 w0rld")
+        );
+        assert_eq!(
+            eval("replace", &[s("aaa"), s("aa"), s("b")]).unwrap(),
+            s("ba")
+        );
+        assert_eq!(
+            eval("replace", &[s("abc"), s(""), s("x")]).unwrap(),
+            s("abc")
+        );
+        assert_eq!(
+            eval("replace", &[s("日本語"), s("本"), s("")]).unwrap(),
+            s("日語")
+        );
         assert_eq!(eval("replace", &[s("abc"), Null, s("x")]).unwrap(), Null);
     }
 }

@@ -7,7 +7,12 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
-    fixed(ScalarFunction::Reverse, args, &[DataType::Varchar], DataType::Varchar)
+    fixed(
+        ScalarFunction::Reverse,
+        args,
+        &[DataType::Varchar],
+        DataType::Varchar,
+    )
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {

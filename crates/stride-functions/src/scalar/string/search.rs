@@ -32,7 +32,9 @@ pub(crate) fn resolve_position(args: &[DataType]) -> Option<BoundFunction> {
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs = [&args[0], &args[1]];
     let (hay, needle) = (StrSlot::new(&args[0]), StrSlot::new(&args[1]));
-    let finder = args[1].constant.then(|| Finder::new(needle.bytes(0)).into_owned());
+    let finder = args[1]
+        .constant
+        .then(|| Finder::new(needle.bytes(0)).into_owned());
     let find = |i: usize| match &finder {
         Some(f) => f.find(hay.bytes(i)),
         None => memmem::find(hay.bytes(i), needle.bytes(i)),
@@ -67,12 +69,30 @@ mod tests {
 
     #[test]
     fn searches() {
-        assert_eq!(eval("starts_with", &[s("hello"), s("he")]).unwrap(), Boolean(true));
-        assert_eq!(eval("starts_with", &[s("hello"), s("")]).unwrap(), Boolean(true));
-        assert_eq!(eval("ends_with", &[s("hello"), s("lo")]).unwrap(), Boolean(true));
-        assert_eq!(eval("suffix", &[s("hello"), s("he")]).unwrap(), Boolean(false));
-        assert_eq!(eval("contains", &[s("hello"), s("ll")]).unwrap(), Boolean(true));
-        assert_eq!(eval("contains", &[s("hello"), s("x")]).unwrap(), Boolean(false));
+        assert_eq!(
+            eval("starts_with", &[s("hello"), s("he")]).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            eval("starts_with", &[s("hello"), s("")]).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            eval("ends_with", &[s("hello"), s("lo")]).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            eval("suffix", &[s("hello"), s("he")]).unwrap(),
+            Boolean(false)
+        );
+        assert_eq!(
+            eval("contains", &[s("hello"), s("ll")]).unwrap(),
+            Boolean(true)
+        );
+        assert_eq!(
+            eval("contains", &[s("hello"), s("x")]).unwrap(),
+            Boolean(false)
+        );
         assert_eq!(eval("position", &[s("hello"), s("l")]).unwrap(), BigInt(3));
         assert_eq!(eval("strpos", &[s("日本語"), s("語")]).unwrap(), BigInt(3));
         assert_eq!(eval("instr", &[s("hello"), s("z")]).unwrap(), BigInt(0));

@@ -9,7 +9,12 @@ use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     use DataType::*;
-    fixed(ScalarFunction::SplitPart, args, &[Varchar, Varchar, BigInt], Varchar)
+    fixed(
+        ScalarFunction::SplitPart,
+        args,
+        &[Varchar, Varchar, BigInt],
+        Varchar,
+    )
 }
 
 pub(crate) fn split_part<'a>(s: &'a str, delim: &str, n: i64) -> Result<&'a str> {
@@ -28,7 +33,11 @@ pub(crate) fn split_part<'a>(s: &'a str, delim: &str, n: i64) -> Result<&'a str>
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
-    let (s, d, n) = (StrSlot::new(&args[0]), StrSlot::new(&args[1]), Slot::<i64>::new(&args[2]));
+    let (s, d, n) = (
+        StrSlot::new(&args[0]),
+        StrSlot::new(&args[1]),
+        Slot::<i64>::new(&args[2]),
+    );
     map_rows_to_strings(&[&args[0], &args[1], &args[2]], len, |i, out| {
         out.push(split_part(s.get(i), d.get(i), n.get(i))?);
         Ok(())

@@ -22,7 +22,9 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
 pub(crate) fn substring(s: &str, start: i64, count: Option<i64>) -> Result<&str> {
     let end = match count {
         Some(c) if c < 0 => {
-            return Err(Error::invalid_input("negative substring length not allowed"))
+            return Err(Error::invalid_input(
+                "negative substring length not allowed",
+            ))
         }
         Some(c) => start.saturating_add(c),
         None => i64::MAX,
@@ -84,7 +86,10 @@ mod tests {
 
     #[test]
     fn sql() {
-        assert_eq!(eval("substring", &[s("hello"), Integer(2), Integer(3)]).unwrap(), s("ell"));
+        assert_eq!(
+            eval("substring", &[s("hello"), Integer(2), Integer(3)]).unwrap(),
+            s("ell")
+        );
         assert_eq!(eval("substr", &[s("hello"), BigInt(3)]).unwrap(), s("llo"));
         assert_eq!(eval("substr", &[s("hello"), Null]).unwrap(), Null);
         assert!(eval("substr", &[s("hello"), Integer(1), Integer(-1)]).is_err());
