@@ -136,6 +136,19 @@ pub fn ident_name(i: &ast::Ident) -> String {
 
 impl Binder<'_> {
     pub fn bind_expr(&mut self, e: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
+        if self.depth >= super::MAX_EXPRESSION_DEPTH {
+            return Err(Error::binder(format!(
+                "expression is nested too deeply (more than {} levels); split it or use a subquery",
+                super::MAX_EXPRESSION_DEPTH
+            )));
+        }
+        self.depth += 1;
+        let r = self.bind_expr_inner(e, ctx);
+        self.depth -= 1;
+        r
+    }
+
+    fn bind_expr_inner(&mut self, e: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
         use ast::Expr as A;
         match e {
             A::Identifier(id) => self.bind_column(None, &id.value, ctx),

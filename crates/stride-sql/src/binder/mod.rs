@@ -80,7 +80,14 @@ pub struct Binder<'a> {
     outer_scopes: Vec<Scope>,
     /// CTE definitions visible at this point, innermost last.
     ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
+    /// Current nesting of expressions being bound (see [`MAX_EXPRESSION_DEPTH`]).
+    depth: usize,
 }
+
+/// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
+/// parse without recursion but nest in the tree; beyond this they are refused with an
+/// error instead of exhausting the stack in later phases.
+pub const MAX_EXPRESSION_DEPTH: usize = 10_000;
 
 impl<'a> Binder<'a> {
     pub fn new(catalog: &'a dyn Catalog, settings: &'a Settings) -> Self {
@@ -89,6 +96,7 @@ impl<'a> Binder<'a> {
             settings,
             outer_scopes: Vec::new(),
             ctes: Vec::new(),
+            depth: 0,
         }
     }
 

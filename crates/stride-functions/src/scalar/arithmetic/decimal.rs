@@ -4,7 +4,7 @@
 //! A result needing more digits than the result precision is an Out of Range error.
 
 use super::ScalarFunction;
-use crate::cast::decimal::{decimal_to_string, fits_precision};
+use crate::cast::decimal::{decimal_to_string, pow10};
 use crate::kernels::{try_binary, SqlInt};
 use crate::scalar::BoundFunction;
 use stride_common::{DataType, Error, PhysicalType, Result, Vector};
@@ -61,7 +61,8 @@ fn same_scale<T: SqlInt>(
     p: u8,
     s: u8,
 ) -> Result<Vector> {
-    let fits = move |r: T| fits_precision(r.to_i128(), p);
+    let limit = pow10(p).unsigned_abs();
+    let fits = move |r: T| r.to_i128().unsigned_abs() < limit;
     let err = |what: &'static str, sym: &'static str| {
         move |x: T, y: T| overflow(what, x.to_i128(), s, sym, y.to_i128(), s, ty)
     };
@@ -106,6 +107,7 @@ fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
     sa: u8,
     sb: u8,
 ) -> Result<Vector> {
+    let limit = pow10(p).unsigned_abs();
     try_binary(
         a,
         b,
@@ -113,7 +115,7 @@ fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
         ty.clone(),
         |x: A, y: B| {
             let r = x.to_i128().checked_mul(y.to_i128())?;
-            if fits_precision(r, p) {
+            if r.unsigned_abs() < limit {
                 O::from_i128(r)
             } else {
                 None

@@ -4,18 +4,16 @@
 //! Supported: %Y %y %m %d %e %H %I %M %S %f (microseconds) %g (milliseconds)
 //! %n (nanoseconds) %p %b %h %B %a %A %j %w %u %U %W %V %G %z %Z %% and the
 //! shorthands %c %x %X %D %F %T %R; `%-` before a numeric specifier drops the zero
-//! padding (%-d). Parsing reads up to the field's width of digits, so '%Y%m%d'
-//! parses '20240102'; whitespace in the format matches any run of whitespace.
+//! padding (%-d). Parsing lives in `format_parse`.
 
 use std::fmt::Write;
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{
-    civil_from_days, day_of_week, day_of_year, days_from_civil, iso_day_of_week, iso_week,
-    make_date,
+    civil_from_days, day_of_week, day_of_year, iso_day_of_week, iso_week,
 };
 use stride_common::{Error, Result};
 
-const MONTHS: [&str; 12] = [
+pub(super) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -29,7 +27,7 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+pub(super) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
@@ -48,7 +46,7 @@ pub(crate) fn day_name(dow: i64) -> &'static str {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Spec {
+pub(super) enum Spec {
     Year,
     Year2,
     Month,
@@ -78,7 +76,7 @@ enum Spec {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Item {
+pub(super) enum Item {
     Lit(String),
     Spec { spec: Spec, pad: bool },
 }
@@ -86,7 +84,7 @@ enum Item {
 /// A compiled format string.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Format {
-    items: Vec<Item>,
+    pub(super) items: Vec<Item>,
     text: String,
 }
 
@@ -219,22 +217,6 @@ impl Format {
             }
         }
     }
-
-    /// Parses `s` into a timestamp; `None` when it does not match the format.
-    pub fn parse_timestamp(&self, s: &str) -> Option<i64> {
-        let mut st = ParseState::default();
-        let mut b = s.as_bytes();
-        for item in &self.items {
-            match item {
-                Item::Lit(l) => b = match_literal(b, l)?,
-                Item::Spec { spec, .. } => b = parse_spec(*spec, b, &mut st)?,
-            }
-        }
-        if !b.iter().all(u8::is_ascii_whitespace) {
-            return None;
-        }
-        st.finish()
-    }
 }
 
 fn num(out: &mut String, v: i64, width: usize, pad: bool) {
@@ -282,210 +264,6 @@ fn write_spec(spec: Spec, pad: bool, p: &Parts, out: &mut String) {
     }
 }
 
-/// Fields collected while parsing; unset ones default to 1900-01-01 00:00:00.
-#[derive(Default)]
-struct ParseState {
-    year: Option<i64>,
-    month: Option<i64>,
-    day: Option<i64>,
-    day_of_year: Option<i64>,
-    hour: i64,
-    minute: i64,
-    second: i64,
-    micros: i64,
-    pm: Option<bool>,
-    offset_minutes: i64,
-}
-
-impl ParseState {
-    fn finish(self) -> Option<i64> {
-        let year = self.year.unwrap_or(1900);
-        let days = match (self.month, self.day, self.day_of_year) {
-            (None, None, Some(doy)) => {
-                let first = days_from_civil(year, 1, 1);
-                let last = days_from_civil(year, 12, 31);
-                let d = first + doy - 1;
-                if doy < 1 || d > last {
-                    return None;
-                }
-                d
-            }
-            (m, d, _) => make_date(year, m.unwrap_or(1), d.unwrap_or(1))? as i64,
-        };
-        let mut hour = self.hour;
-        if let Some(pm) = self.pm {
-            if !(1..=12).contains(&hour) {
-                return None;
-            }
-            hour = match (pm, hour) {
-                (false, 12) => 0,
-                (true, h) if h < 12 => h + 12,
-                (_, h) => h,
-            };
-        }
-        if hour > 23 || self.minute > 59 || self.second > 60 {
-            return None;
-        }
-        let time = ((hour * 60 + self.minute) * 60 + self.second) * MICROS_PER_SEC + self.micros;
-        days.checked_mul(MICROS_PER_DAY)?
-            .checked_add(time)?
-            .checked_sub(self.offset_minutes * 60 * MICROS_PER_SEC)
-    }
-}
-
-fn match_literal<'a>(mut b: &'a [u8], lit: &str) -> Option<&'a [u8]> {
-    for &c in lit.as_bytes() {
-        if c.is_ascii_whitespace() {
-            while b.first().is_some_and(u8::is_ascii_whitespace) {
-                b = &b[1..];
-            }
-        } else {
-            if b.first() != Some(&c) {
-                return None;
-            }
-            b = &b[1..];
-        }
-    }
-    Some(b)
-}
-
-/// Up to `max` digits (at least one): (value, digits read, rest).
-fn digits(b: &[u8], max: usize) -> Option<(i64, usize, &[u8])> {
-    let n = b
-        .iter()
-        .take(max)
-        .take_while(|c| c.is_ascii_digit())
-        .count();
-    if n == 0 {
-        return None;
-    }
-    let v = b[..n].iter().fold(0i64, |v, c| v * 10 + (c - b'0') as i64);
-    Some((v, n, &b[n..]))
-}
-
-/// One of `names` (or its 3-letter abbreviation), case-insensitively: (index, rest).
-fn name<'a>(b: &'a [u8], names: &[&str]) -> Option<(usize, &'a [u8])> {
-    for (i, n) in names.iter().enumerate() {
-        for cand in [n.as_bytes(), &n.as_bytes()[..3]] {
-            if b.len() >= cand.len() && b[..cand.len()].eq_ignore_ascii_case(cand) {
-                return Some((i, &b[cand.len()..]));
-            }
-        }
-    }
-    None
-}
-
-fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u8]> {
-    use Spec::*;
-    Some(match spec {
-        Year => {
-            let (neg, b) = match b.first() {
-                Some(b'-') => (true, &b[1..]),
-                _ => (false, b),
-            };
-            let (v, _, rest) = digits(b, 4)?;
-            st.year = Some(if neg { -v } else { v });
-            rest
-        }
-        Year2 => {
-            let (v, _, rest) = digits(b, 2)?;
-            st.year = Some(if v < 69 { 2000 + v } else { 1900 + v });
-            rest
-        }
-        Month => {
-            let (v, _, rest) = digits(b, 2)?;
-            st.month = Some(v);
-            rest
-        }
-        MonthName | MonthAbbr => {
-            let (i, rest) = name(b, &MONTHS)?;
-            st.month = Some(i as i64 + 1);
-            rest
-        }
-        Day | DaySpace => {
-            let b = if spec == DaySpace && b.first() == Some(&b' ') {
-                &b[1..]
-            } else {
-                b
-            };
-            let (v, _, rest) = digits(b, 2)?;
-            st.day = Some(v);
-            rest
-        }
-        Hour24 | Hour12 => {
-            let (v, _, rest) = digits(b, 2)?;
-            st.hour = v;
-            rest
-        }
-        AmPm => {
-            let pm = match b.get(..2)? {
-                x if x.eq_ignore_ascii_case(b"AM") => false,
-                x if x.eq_ignore_ascii_case(b"PM") => true,
-                _ => return None,
-            };
-            st.pm = Some(pm);
-            &b[2..]
-        }
-        Minute => {
-            let (v, _, rest) = digits(b, 2)?;
-            st.minute = v;
-            rest
-        }
-        Second => {
-            let (v, _, rest) = digits(b, 2)?;
-            st.second = v;
-            rest
-        }
-        Micros | Millis | Nanos => {
-            let width = match spec {
-                Micros => 6,
-                Millis => 3,
-                _ => 9,
-            };
-            let (v, n, rest) = digits(b, width)?;
-            // scale what was read to the field's full width, then to microseconds
-            let full = v * 10i64.pow((width - n) as u32);
-            st.micros = match spec {
-                Micros => full,
-                Millis => full * 1_000,
-                _ => full / 1_000,
-            };
-            rest
-        }
-        DayOfYear => {
-            let (v, _, rest) = digits(b, 3)?;
-            st.day_of_year = Some(v);
-            rest
-        }
-        WeekdayName | WeekdayAbbr => name(b, &DAYS)?.1,
-        WeekdaySun0 | WeekdayIso => digits(b, 1)?.2,
-        WeekSun | WeekMon | IsoWeek => digits(b, 2)?.2,
-        IsoYear => digits(b, 4)?.2,
-        TzOffset => {
-            if let Some(rest) = b.strip_prefix(b"Z") {
-                return Some(rest);
-            }
-            let sign = match b.first()? {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let (h, _, rest) = digits(&b[1..], 2)?;
-            let rest = rest.strip_prefix(b":").unwrap_or(rest);
-            let (m, rest) = match digits(rest, 2) {
-                Some((m, _, r)) => (m, r),
-                None => (0, rest),
-            };
-            st.offset_minutes = sign * (h * 60 + m);
-            rest
-        }
-        TzName => {
-            let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-            &b[n..]
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,10 +275,6 @@ mod tests {
             .unwrap()
             .write(parse_timestamp(ts).unwrap(), &mut s);
         s
-    }
-
-    fn parse(f: &str, s: &str) -> Option<i64> {
-        Format::parse(f).unwrap().parse_timestamp(s)
     }
 
     #[test]
@@ -525,42 +299,5 @@ mod tests {
             Format::parse("%Q").unwrap_err().message,
             "Failed to parse format specifier %Q: Unrecognized format for strftime/strptime: %Q"
         );
-    }
-
-    #[test]
-    fn parsing() {
-        let ts = |s: &str| parse_timestamp(s);
-        assert_eq!(parse("%Y-%m-%d", "2024-01-02"), ts("2024-01-02"));
-        assert_eq!(parse("%Y%m%d", "20240102"), ts("2024-01-02"));
-        assert_eq!(
-            parse("%d/%m/%Y %H:%M", "2/1/2024 7:05"),
-            ts("2024-01-02 07:05")
-        );
-        assert_eq!(
-            parse("%Y-%m-%d %H:%M:%S.%f", "2024-01-02 03:04:05.5"),
-            ts("2024-01-02 03:04:05.5")
-        );
-        assert_eq!(parse("%B %d, %Y", "january 02, 2024"), ts("2024-01-02"));
-        assert_eq!(
-            parse("%b %d %Y %I:%M %p", "Jan 02 2024 12:30 am"),
-            ts("2024-01-02 00:30")
-        );
-        assert_eq!(
-            parse("%b %d %Y %I:%M %p", "Jan 02 2024 01:30 PM"),
-            ts("2024-01-02 13:30")
-        );
-        assert_eq!(
-            parse("%Y-%m-%d %H:%M:%S%z", "2024-01-02 03:00:00+02:00"),
-            ts("2024-01-02 01:00")
-        );
-        assert_eq!(parse("%Y %j", "2024 060"), ts("2024-02-29"));
-        assert_eq!(parse("%y", "69"), ts("1969-01-01"));
-        assert_eq!(parse("%y", "68"), ts("2068-01-01"));
-        assert_eq!(parse("%H:%M", "10:30"), ts("1900-01-01 10:30"));
-        assert_eq!(parse("%Y-%m-%d", "2023-02-29"), None);
-        assert_eq!(parse("%Y-%m-%d", "2024-01-02x"), None);
-        assert_eq!(parse("%Y-%m-%d", "2024-01"), None);
-        assert_eq!(parse("%H", "25"), None);
-        assert_eq!(parse("%a %Y", "Tuesday 2024"), ts("2024-01-01"));
     }
 }

@@ -7,6 +7,7 @@
 pub(crate) mod diff;
 mod field;
 pub mod format;
+mod format_parse;
 pub(crate) mod make;
 pub(crate) mod names;
 pub(crate) mod now;
