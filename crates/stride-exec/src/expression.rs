@@ -8,6 +8,7 @@
 //! results cached in the [`QueryContext`].
 
 use crate::context::{QueryContext, SubqueryRows};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use stride_common::{
@@ -16,6 +17,17 @@ use stride_common::{
 use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar};
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
+
+/// Like [`eval`], but a plain column of a chunk without selection is borrowed, not
+/// copied.
+pub fn eval_ref<'a>(e: &Expr, chunk: &'a DataChunk, ctx: &QueryContext) -> Result<Cow<'a, Vector>> {
+    match e {
+        Expr::Column { index, .. } if chunk.selection.is_none() => {
+            Ok(Cow::Borrowed(&chunk.columns[*index]))
+        }
+        _ => eval(e, chunk, ctx).map(Cow::Owned),
+    }
+}
 
 pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
     let len = chunk.len();

@@ -122,8 +122,9 @@ fn fixed_width(p: PhysicalType) -> Option<usize> {
 }
 
 /// Encodes the keys of `len` rows of `cols` (flat or constant vectors).
-pub fn encode(cols: &[Vector], len: usize) -> Result<KeyBuffer> {
-    for c in cols {
+pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<KeyBuffer> {
+    let cols: Vec<&Vector> = cols.iter().map(|c| c.borrow()).collect();
+    for &c in &cols {
         if matches!(c.ty, DataType::List(_)) {
             return Err(Error::not_supported(
                 "grouping, joining or DISTINCT on LIST values is not supported yet",
@@ -132,7 +133,7 @@ pub fn encode(cols: &[Vector], len: usize) -> Result<KeyBuffer> {
     }
     // Row sizes first, then one pass per column writing at each row's cursor.
     let mut sizes = vec![0u32; len];
-    for c in cols {
+    for &c in &cols {
         match fixed_width(c.data.physical()) {
             Some(w) => {
                 for (i, s) in sizes.iter_mut().enumerate() {
@@ -160,7 +161,7 @@ pub fn encode(cols: &[Vector], len: usize) -> Result<KeyBuffer> {
     }
     let mut data = vec![0u8; total as usize];
     let mut cursor: Vec<u32> = offsets[..len].to_vec();
-    for c in cols {
+    for &c in &cols {
         with_native!(c.data.physical(), T => write_fixed::<T>(c, len, &mut data, &mut cursor), _ => {
             let sv = c.strings();
             for (i, cur) in cursor.iter_mut().enumerate() {
@@ -260,7 +261,7 @@ mod tests {
             b.push(&y.map_or(ScalarValue::Null, |s| ScalarValue::Varchar(s.into())))
                 .unwrap();
         }
-        let k = encode(&[a.clone(), b.clone()], 3).unwrap();
+        let k = encode(&[&a, &b], 3).unwrap();
         assert_ne!(k.key(0), k.key(1));
         let cols = decode(
             &[DataType::Integer, DataType::Varchar],

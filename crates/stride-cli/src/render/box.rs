@@ -2,7 +2,9 @@
 //! shell draws it. Two header rows give the column names and their types; numbers are
 //! right-aligned, everything else left-aligned. A result of more than 40 rows shows its
 //! first and last 20 rows with a band of `·` between them and a footer counting the
-//! rows. Only those 40 rows are kept in memory, however long the result.
+//! rows. Only those 40 rows are kept in memory, however long the result. A value with
+//! line breaks (an EXPLAIN plan) spans several lines of its row; other control
+//! characters are shown escaped, and lines wider than 80 columns are cut with `…`.
 
 use super::{display_width, escape_controls, type_label, Renderer};
 use std::collections::VecDeque;
@@ -39,7 +41,7 @@ pub struct BoxRenderer {
 impl BoxRenderer {
     pub fn new(names: Vec<String>, types: Vec<DataType>) -> Self {
         BoxRenderer {
-            names: names.iter().map(|n| cell_text(n)).collect(),
+            names: names.iter().map(|n| cell_text(n, true)).collect(),
             right_aligned: types.iter().map(DataType::is_numeric).collect(),
             types: types.iter().map(type_label).collect(),
             head: Vec::new(),
@@ -68,7 +70,10 @@ impl Renderer for BoxRenderer {
     }
 
     fn row(&mut self, _out: &mut dyn Write, row: &[ScalarValue]) -> io::Result<()> {
-        let cells: Vec<String> = row.iter().map(|v| cell_text(&v.to_string())).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .map(|v| cell_text(&v.to_string(), false))
+            .collect();
         self.total += 1;
         if self.head.len() < MAX_ROWS {
             self.head.push(cells);
@@ -92,7 +97,7 @@ impl Renderer for BoxRenderer {
             .collect();
         for row in rows.iter().flatten() {
             for (w, cell) in widths.iter_mut().zip(row.iter()) {
-                *w = (*w).max(display_width(cell));
+                *w = (*w).max(cell_width(cell));
             }
         }
         let shown = rows.iter().filter(|r| r.is_some()).count();
@@ -145,11 +150,24 @@ impl Renderer for BoxRenderer {
     }
 }
 
-/// A value as a box cell: on one line, and cut to `MAX_CELL_WIDTH` columns.
-fn cell_text(s: &str) -> String {
-    let s = escape_controls(s);
-    if display_width(&s) <= MAX_CELL_WIDTH {
-        return s;
+/// A value as a box cell: each line cut to `MAX_CELL_WIDTH` columns, other control
+/// characters escaped. Line breaks stay (a multi-line value, an EXPLAIN plan, takes
+/// several lines of the table) unless `one_line`, where they are escaped too.
+fn cell_text(s: &str, one_line: bool) -> String {
+    if one_line {
+        return cut(&escape_controls(s));
+    }
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|l| cut(&escape_controls(l.strip_suffix('\r').unwrap_or(l))))
+        .collect();
+    lines.join("\n")
+}
+
+/// `s` cut to `MAX_CELL_WIDTH` columns, ending with `…` where something was left out.
+fn cut(s: &str) -> String {
+    if display_width(s) <= MAX_CELL_WIDTH {
+        return s.to_string();
     }
     let mut cut = String::new();
     let mut width = 0;
@@ -163,6 +181,11 @@ fn cell_text(s: &str) -> String {
     }
     cut.push('…');
     cut
+}
+
+/// How wide a cell is: its widest line.
+fn cell_width(cell: &str) -> usize {
+    cell.split('\n').map(display_width).max().unwrap_or(0)
 }
 
 /// A horizontal rule: `left`, then each column's width (plus padding) of `─` joined by
@@ -179,23 +202,33 @@ fn border(s: &mut String, widths: &[usize], left: char, join: char, right: char)
     s.push('\n');
 }
 
-/// One line of cells; a column with `right[i]` set is right-aligned, the others take
-/// `align`.
+/// One row of cells (several lines of text where a cell has line breaks); a column
+/// with `right[i]` set is right-aligned, the others take `align`.
 fn cells_line(s: &mut String, widths: &[usize], cells: &[String], right: &[bool], align: Align) {
-    s.push('│');
-    for (i, w) in widths.iter().enumerate() {
-        let cell = cells.get(i).map_or("", String::as_str);
-        let a = if right.get(i).copied().unwrap_or(false) {
-            Align::Right
-        } else {
-            align
-        };
-        s.push(' ');
-        s.push_str(&pad(cell, *w, a));
-        s.push(' ');
+    let height = cells
+        .iter()
+        .map(|c| c.split('\n').count())
+        .max()
+        .unwrap_or(1);
+    for line in 0..height {
         s.push('│');
+        for (i, w) in widths.iter().enumerate() {
+            let cell = cells
+                .get(i)
+                .and_then(|c| c.split('\n').nth(line))
+                .unwrap_or("");
+            let a = if right.get(i).copied().unwrap_or(false) {
+                Align::Right
+            } else {
+                align
+            };
+            s.push(' ');
+            s.push_str(&pad(cell, *w, a));
+            s.push(' ');
+            s.push('│');
+        }
+        s.push('\n');
     }
-    s.push('\n');
 }
 
 /// `text` padded with spaces to `width` columns.
@@ -306,6 +339,28 @@ mod tests {
     }
 
     #[test]
+    fn multi_line_cells_take_several_lines() {
+        let out = render(
+            &["plan", "n"],
+            &[DataType::Varchar, DataType::Integer],
+            &[vec![
+                ScalarValue::Varchar("PROJECTION\n  SCAN t".into()),
+                ScalarValue::Integer(1),
+            ]],
+        );
+        let expected = "\
+┌────────────┬─────────┐
+│    plan    │    n    │
+│  varchar   │ integer │
+├────────────┼─────────┤
+│ PROJECTION │       1 │
+│   SCAN t   │         │
+└────────────┴─────────┘
+";
+        assert_eq!(out, expected);
+    }
+
+    #[test]
     fn empty_result_and_wide_cells() {
         let out = render(&["x"], &[DataType::Varchar], &[]);
         assert!(out.contains("0 rows"), "{out}");
@@ -321,8 +376,8 @@ mod tests {
         let out = render(
             &["s"],
             &[DataType::Varchar],
-            &[vec![ScalarValue::Varchar("a\nb".into())]],
+            &[vec![ScalarValue::Varchar("a\tb".into())]],
         );
-        assert!(out.contains("│ a\\nb │"), "{out}");
+        assert!(out.contains("│ a\\tb    │"), "{out}");
     }
 }

@@ -8,7 +8,7 @@
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
 use crate::context::QueryContext;
-use crate::expression::{eval, select};
+use crate::expression::{eval, eval_ref, select};
 use crate::hash_table::{hash_key, KeyTable};
 use crate::pipeline::{Sink, WORKER_STACK};
 use crate::row_key;
@@ -92,7 +92,7 @@ impl<'a> HashAggregate<'a> {
         let cols = self
             .groups
             .iter()
-            .map(|g| eval(g, chunk, self.ctx))
+            .map(|g| eval_ref(g, chunk, self.ctx))
             .collect::<Result<Vec<_>>>()?;
         let keys = row_key::encode(&cols, len)?;
         let mut gids = Vec::with_capacity(len);
@@ -331,7 +331,7 @@ impl<'a> HashAggregate<'a> {
         for batch in order.chunks(VECTOR_SIZE) {
             let gids: Vec<u32> = batch.iter().map(|&r| b.gids[r as usize]).collect();
             let args: Vec<Vector> = b.cols[..nargs].iter().map(|c| c.take(batch)).collect();
-            state.update(&gids, &args, batch.len())?;
+            state.update(&gids, &args.iter().collect::<Vec<_>>(), batch.len())?;
         }
         Ok(())
     }
@@ -382,12 +382,12 @@ impl Sink for HashAggregate<'_> {
             let args = agg
                 .args
                 .iter()
-                .map(|a| eval(a, c, self.ctx))
+                .map(|a| eval_ref(a, c, self.ctx))
                 .collect::<Result<Vec<_>>>()?;
             let n = c.len();
             match &mut t.buffered[i] {
                 Some(b) => {
-                    let mut cols = args;
+                    let mut cols: Vec<Vector> = args.into_iter().map(|a| a.into_owned()).collect();
                     for o in &agg.order_by {
                         cols.push(eval(&o.expr, c, self.ctx)?);
                     }
@@ -396,7 +396,8 @@ impl Sink for HashAggregate<'_> {
                 }
                 None => {
                     t.states[i].resize(ngroups);
-                    t.states[i].update(g, &args, n)?;
+                    let refs: Vec<&Vector> = args.iter().map(|a| &**a).collect();
+                    t.states[i].update(g, &refs, n)?;
                 }
             }
         }

@@ -8,7 +8,7 @@
 //! conditions) is checked on each candidate pair.
 
 use crate::context::QueryContext;
-use crate::expression::{eval, true_rows};
+use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{hash_key, KeyTable};
 use crate::row_key;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -200,10 +200,10 @@ impl JoinProbe {
         let mut row = 0u32;
         for c in chunks {
             ctx.check()?;
-            let keys: Vec<Vector> = right_keys
+            let keys = right_keys
                 .iter()
-                .map(|k| eval(k, c, ctx))
-                .collect::<Result<_>>()?;
+                .map(|k| eval_ref(k, c, ctx))
+                .collect::<Result<Vec<_>>>()?;
             let enc = row_key::encode(&keys, c.len())?;
             for i in 0..c.len() {
                 let r = row + i as u32;
@@ -251,11 +251,11 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let len = chunk.len();
-        let keys: Vec<Vector> = self
+        let keys = self
             .left_keys
             .iter()
-            .map(|k| eval(k, &chunk, ctx))
-            .collect::<Result<_>>()?;
+            .map(|k| eval_ref(k, &chunk, ctx))
+            .collect::<Result<Vec<_>>>()?;
         let enc = row_key::encode(&keys, len)?;
         let mut pi = Vec::new();
         let mut bi = Vec::new();

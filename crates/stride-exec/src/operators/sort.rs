@@ -4,7 +4,7 @@
 //! row within morsel) as the last key.
 
 use crate::context::QueryContext;
-use crate::expression::eval;
+use crate::expression::eval_ref;
 use crate::pipeline::Sink;
 use crate::row_key::KeyBuffer;
 use crate::sort_key::{self, pack, SortColumn};
@@ -48,7 +48,7 @@ pub struct SortSink<'a> {
 pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> Result<KeyBuffer> {
     let values = keys
         .iter()
-        .map(|k| eval(&k.expr, chunk, ctx))
+        .map(|k| eval_ref(&k.expr, chunk, ctx))
         .collect::<Result<Vec<_>>>()?;
     let cols: Vec<SortColumn> = keys
         .iter()

@@ -49,7 +49,7 @@ impl GroupedState for ArgMinMax {
         self.best.resize(groups, None);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             if args[1].is_valid(i) {
                 self.offer(g as usize, args[0].get(i), args[1].get(i));
@@ -77,7 +77,7 @@ impl GroupedState for ArgMinMax {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

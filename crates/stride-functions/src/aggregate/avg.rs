@@ -40,7 +40,7 @@ impl GroupedState for AvgExact {
         self.counts.resize(groups, 0);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, counts) = (&mut self.sums, &mut self.counts);
         let mut ok = true;
         for_each_i128(&args[0], rows, |i, v| {
@@ -103,7 +103,7 @@ impl GroupedState for AvgFloat {
         self.counts.resize(groups, 0);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, counts) = (&mut self.sums, &mut self.counts);
         for_each_f64(&args[0], rows, |i, v| {
             let g = groups[i] as usize;

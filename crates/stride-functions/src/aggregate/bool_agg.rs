@@ -25,7 +25,7 @@ impl GroupedState for BoolAgg {
         self.seen.resize(groups, false);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let v = &args[0];
         let src = v.values::<bool>();
         for (i, &g) in groups[..rows].iter().enumerate() {
@@ -48,7 +48,7 @@ impl GroupedState for BoolAgg {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

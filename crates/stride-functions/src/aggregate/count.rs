@@ -22,7 +22,7 @@ impl GroupedState for Count {
         self.counts.resize(groups, 0);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let counts = &mut self.counts;
         match args.first() {
             Some(v) if !self.star && (v.validity.has_nulls()) => {

@@ -25,7 +25,7 @@ impl GroupedState for First {
         self.vals.resize(groups, None);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             let slot = &mut self.vals[g as usize];
             if slot.is_none() && !(self.skip_nulls && !args[0].is_valid(i)) {

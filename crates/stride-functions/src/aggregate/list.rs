@@ -23,7 +23,7 @@ impl GroupedState for ListAgg {
         self.vals.resize(groups, None);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             self.vals[g as usize]
                 .get_or_insert_with(Vec::new)

@@ -59,7 +59,7 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
         self.seen.resize(groups, false);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let v = &args[0];
         let src = v.values::<T>();
         for (i, &g) in groups[..rows].iter().enumerate() {
@@ -82,7 +82,7 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {
@@ -104,7 +104,7 @@ impl GroupedState for MinMaxStr {
         self.vals.resize(groups, None);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let v = &args[0];
         let s = v.strings();
         for (i, &g) in groups[..rows].iter().enumerate() {
@@ -130,7 +130,7 @@ impl GroupedState for MinMaxStr {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {
@@ -156,7 +156,7 @@ impl GroupedState for MinMaxScalar {
         self.vals.resize(groups, ScalarValue::Null);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             let x = args[0].get(i);
             if x.is_null() {
@@ -179,7 +179,7 @@ impl GroupedState for MinMaxScalar {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

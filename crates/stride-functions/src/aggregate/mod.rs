@@ -242,7 +242,7 @@ pub trait GroupedState: Send + Sync {
     /// Makes room for group ids below `groups`.
     fn resize(&mut self, groups: usize);
     /// Folds `rows` input rows into the groups named by `groups`.
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()>;
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()>;
     /// The state of every group as vectors (one row per group), for merging elsewhere.
     fn partial(&mut self) -> Result<Vec<Vector>>;
     /// Folds partial states (as produced by `partial`) into the groups named by `groups`.
@@ -357,11 +357,11 @@ mod tests {
         let mut b = new_state(&agg);
         a.resize(ngroups);
         b.resize(ngroups);
-        a.update(&groups[..half], &[v.slice(0, half)], half)
+        a.update(&groups[..half], &[&v.slice(0, half)], half)
             .unwrap();
         b.update(
             &groups[half..],
-            &[v.slice(half, values.len() - half)],
+            &[&v.slice(half, values.len() - half)],
             values.len() - half,
         )
         .unwrap();

@@ -14,7 +14,7 @@ impl GroupedState for StringAgg {
         self.vals.resize(groups, None);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let v = &args[0];
         let s = v.strings();
         for (i, &g) in groups[..rows].iter().enumerate() {
@@ -44,7 +44,7 @@ impl GroupedState for StringAgg {
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
         // Partials are already joined; a merge concatenates with the default separator.
-        self.update(groups, &partial[..1], rows)
+        self.update(groups, &[&partial[0]], rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

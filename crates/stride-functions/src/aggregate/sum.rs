@@ -32,7 +32,7 @@ impl GroupedState for SumExact {
         self.seen.resize(groups, false);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, seen) = (&mut self.sums, &mut self.seen);
         let mut ok = true;
         for_each_i128(&args[0], rows, |i, v| {
@@ -126,7 +126,7 @@ impl GroupedState for SumFloat {
         self.seen.resize(groups, false);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, seen) = (&mut self.sums, &mut self.seen);
         for_each_f64(&args[0], rows, |i, v| {
             let g = groups[i] as usize;
@@ -145,7 +145,7 @@ impl GroupedState for SumFloat {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, partial, rows)
+        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

@@ -49,7 +49,7 @@ impl GroupedState for Variance {
         self.m2.resize(groups, 0.0);
     }
 
-    fn update(&mut self, groups: &[u32], args: &[Vector], rows: usize) -> Result<()> {
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (count, mean, m2) = (&mut self.count, &mut self.mean, &mut self.m2);
         for_each_f64(&args[0], rows, |i, x| {
             let g = groups[i] as usize;

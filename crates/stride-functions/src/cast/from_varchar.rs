@@ -24,8 +24,8 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
                 O::from_i128(parse_decimal(s, p, sc)?)
             }), _ => Err(Error::internal("decimal storage")))
         }
-        DataType::Real => parse_each(v, len, to, try_cast, |s| s.trim().parse::<f32>().ok()),
-        DataType::Double => parse_each(v, len, to, try_cast, |s| s.trim().parse::<f64>().ok()),
+        DataType::Real => parse_each(v, len, to, try_cast, parse_float::<f32>),
+        DataType::Double => parse_each(v, len, to, try_cast, parse_float::<f64>),
         DataType::Boolean => parse_each(v, len, to, try_cast, parse_bool),
         DataType::Date => parse_each(v, len, to, try_cast, parse_date),
         DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
@@ -93,6 +93,17 @@ pub(crate) fn parse_integer(s: &str) -> Option<i128> {
     }
 }
 
+/// A float in Rust's syntax (exponents, 'inf', 'nan'); a finite literal too large for
+/// the type is an error rather than infinity, as in PostgreSQL.
+fn parse_float<F: std::str::FromStr + crate::kernels::SqlFloat>(s: &str) -> Option<F> {
+    let s = s.trim();
+    let v: F = s.parse().ok()?;
+    if !v.is_finite() && !v.is_nan() && !s.to_ascii_lowercase().contains("inf") {
+        return None;
+    }
+    Some(v)
+}
+
 fn parse_bool(s: &str) -> Option<bool> {
     let s = s.trim();
     const TRUE: [&str; 6] = ["true", "t", "yes", "y", "on", "1"];
@@ -138,5 +149,10 @@ mod tests {
             temporal::parse_date("2024-01-01")
         );
         assert_eq!(parse_bool(" On "), Some(true));
+        assert_eq!(parse_float::<f64>(" 1e3 "), Some(1000.0));
+        assert_eq!(parse_float::<f64>("-Infinity"), Some(f64::NEG_INFINITY));
+        assert_eq!(parse_float::<f64>("1e400"), None);
+        assert_eq!(parse_float::<f32>("1e39"), None);
+        assert!(parse_float::<f64>("NaN").is_some_and(f64::is_nan));
     }
 }

@@ -4,7 +4,7 @@
 //! distance, as DuckDB does.
 
 use super::date::DateField;
-use super::{arithmetic, comparison, date, math, string, BoundFunction};
+use super::{arithmetic, comparison, date, math, meta, string, BoundFunction};
 use stride_common::{DataType, Error};
 
 /// Checks argument types and binds; `None` when no signature matches.
@@ -183,6 +183,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("today", date::now::resolve_current_date),
     ("current_timestamp", date::now::resolve_current_timestamp),
     ("now", date::now::resolve_current_timestamp),
+    // other
+    ("typeof", meta::resolve_typeof),
 ];
 
 /// The resolver registered under `name` (already lower-case).
@@ -210,7 +212,7 @@ pub fn closest_name(name: &str) -> Option<&'static str> {
 pub(crate) fn unknown_function(name: &str) -> Error {
     let mut msg = format!("Scalar Function with name {name} does not exist!");
     if let Some(s) = closest_name(name) {
-        msg.push_str(&format!("\nDid you mean \"{s}\"?"));
+        msg.push_str(&format!(" Did you mean \"{s}\"?"));
     }
     Error::catalog(msg)
 }

@@ -15,6 +15,7 @@ pub mod catalogue;
 mod comparison;
 pub mod date;
 mod math;
+mod meta;
 mod signature;
 pub mod string;
 
@@ -143,6 +144,9 @@ pub enum ScalarFunction {
     CurrentDate,
     /// `current_timestamp`, `now`
     CurrentTimestamp,
+    // other
+    /// `typeof(x)`: the name of x's type
+    TypeOf,
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -252,6 +256,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::MonthName
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
+        F::TypeOf => meta::evaluate(f, args, len),
         _ => string::evaluate(f, args, len),
     }
 }
@@ -317,8 +322,9 @@ pub(crate) mod test_util {
 
 #[cfg(test)]
 mod tests {
+    use super::test_util::flat;
     use super::*;
-    use stride_common::ErrorKind;
+    use stride_common::{ErrorKind, ScalarValue};
 
     #[test]
     fn resolution_errors() {
@@ -332,7 +338,7 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Catalog);
         assert_eq!(
             e.message,
-            "Scalar Function with name flor does not exist!\nDid you mean \"floor\"?"
+            "Scalar Function with name flor does not exist! Did you mean \"floor\"?"
         );
         let e = resolve_scalar("=", &[DataType::Date, DataType::Boolean]).unwrap_err();
         assert!(e
@@ -351,5 +357,208 @@ mod tests {
                 .func,
             ScalarFunction::Length
         );
+    }
+
+    /// Evaluates `name` over flat columns, over per-row constants, and with each
+    /// argument in turn replaced by a constant, checking that every path agrees.
+    fn check_paths(name: &str, types: &[DataType], cols: &[Vec<ScalarValue>]) {
+        let f = resolve_scalar(name, types).unwrap();
+        let len = cols[0].len();
+        let flats: Vec<Vector> = cols
+            .iter()
+            .zip(types)
+            .zip(&f.arg_types)
+            .map(|((c, t), at)| crate::cast_vector(&flat(t, c), len, at, false).unwrap())
+            .collect();
+        let row = |args: &[Vector], i: usize| -> ScalarValue {
+            let consts: Vec<Vector> = args
+                .iter()
+                .zip(&f.arg_types)
+                .map(|(v, t)| Vector::constant(&v.get(i), t).unwrap())
+                .collect();
+            let r = evaluate_scalar(&f, &consts, 1).unwrap();
+            assert!(r.constant);
+            r.get(0)
+        };
+        let out = evaluate_scalar(&f, &flats, len).unwrap();
+        assert!(!out.constant);
+        for i in 0..len {
+            assert_eq!(out.get(i), row(&flats, i), "{name} row {i}");
+        }
+        for j in 0..flats.len() {
+            let mut mixed = flats.clone();
+            mixed[j] = Vector::constant(&flats[j].get(0), &f.arg_types[j]).unwrap();
+            let out = evaluate_scalar(&f, &mixed, len).unwrap();
+            for i in 0..len {
+                assert_eq!(
+                    out.get(i),
+                    row(&mixed, i),
+                    "{name} row {i}, arg {j} constant"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn flat_constant_and_mixed_paths_agree() {
+        use ScalarValue::*;
+        let s = |x: &str| Varchar(x.into());
+        let ints = vec![Integer(3), Null, Integer(-7), Integer(100), Integer(0)];
+        let nonzero = vec![Integer(2), Integer(5), Null, Integer(-3), Integer(9)];
+        let int = DataType::Integer;
+        let dec = DataType::Decimal(9, 2);
+        let decs = vec![
+            Decimal(150, 9, 2),
+            Decimal(-1, 9, 2),
+            Null,
+            Decimal(99999, 9, 2),
+            Decimal(0, 9, 2),
+        ];
+        let text = DataType::Varchar;
+        let strs = vec![
+            s("hello"),
+            s("a much longer string value"),
+            Null,
+            s(""),
+            s("héllo wörld"),
+        ];
+        let pats = vec![s("h%"), s("%long%"), s("x"), Null, s("_é%")];
+        let dates = vec![Date(0), Date(19_000), Null, Date(-400), Date(8_036)];
+        type Case<'a> = (&'a str, Vec<DataType>, Vec<Vec<ScalarValue>>);
+        let cases: Vec<Case> = vec![
+            (
+                "+",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
+            (
+                "/",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
+            (
+                "%",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
+            (
+                "*",
+                vec![dec.clone(), int.clone()],
+                vec![decs.clone(), ints.clone()],
+            ),
+            (
+                "-",
+                vec![dec.clone(), dec.clone()],
+                vec![decs.clone(), decs.clone()],
+            ),
+            (
+                "<",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
+            (
+                "<>",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                ">=",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "~~",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "~~*",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "concat",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "||",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "substring",
+                vec![text.clone(), int.clone(), int.clone()],
+                vec![
+                    strs.clone(),
+                    ints.clone(),
+                    nonzero
+                        .iter()
+                        .map(|v| {
+                            if *v == Integer(-3) {
+                                Integer(3)
+                            } else {
+                                v.clone()
+                            }
+                        })
+                        .collect(),
+                ],
+            ),
+            (
+                "left",
+                vec![text.clone(), int.clone()],
+                vec![strs.clone(), ints.clone()],
+            ),
+            (
+                "contains",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "position",
+                vec![text.clone(), text.clone()],
+                vec![
+                    strs.clone(),
+                    vec![s("l"), s("string"), s("a"), Null, s("ö")],
+                ],
+            ),
+            (
+                "replace",
+                vec![text.clone(), text.clone(), text.clone()],
+                vec![
+                    strs.clone(),
+                    vec![s("l"), s("string"), s("a"), s("x"), s("ö")],
+                    pats.clone(),
+                ],
+            ),
+            ("lower", vec![text.clone()], vec![strs.clone()]),
+            ("length", vec![text.clone()], vec![strs.clone()]),
+            (
+                "round",
+                vec![dec.clone(), int.clone()],
+                vec![
+                    decs.clone(),
+                    vec![Integer(1), Integer(0), Integer(-1), Null, Integer(5)],
+                ],
+            ),
+            ("abs", vec![dec.clone()], vec![decs.clone()]),
+            (
+                "date_part",
+                vec![text.clone(), DataType::Date],
+                vec![
+                    vec![s("year"), s("month"), s("dow"), s("day"), Null],
+                    dates.clone(),
+                ],
+            ),
+            ("year", vec![DataType::Date], vec![dates.clone()]),
+            (
+                "+",
+                vec![DataType::Date, int.clone()],
+                vec![dates.clone(), ints.clone()],
+            ),
+        ];
+        for (name, types, cols) in cases {
+            check_paths(name, &types, &cols);
+        }
     }
 }

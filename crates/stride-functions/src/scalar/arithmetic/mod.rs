@@ -220,6 +220,38 @@ mod tests {
     }
 
     #[test]
+    fn every_numeric_pair() {
+        // 6 and 3 in every numeric type; decimals at two scales and both storages
+        let six = [
+            TinyInt(6),
+            SmallInt(6),
+            Integer(6),
+            BigInt(6),
+            Real(6.0),
+            Double(6.0),
+            Decimal(600, 5, 2),
+            Decimal(6, 20, 0),
+        ];
+        let three = |v: &stride_common::ScalarValue| match v {
+            Real(_) => Real(3.0),
+            Double(_) => Double(3.0),
+            Decimal(_, p, s) => Decimal(3 * 10i128.pow(*s as u32), *p, *s),
+            other => crate::cast_scalar(&Integer(3), &other.data_type(), false).unwrap(),
+        };
+        let ops = [("+", 9.0), ("-", 3.0), ("*", 18.0), ("/", 2.0), ("%", 0.0)];
+        for a in &six {
+            for b in six.iter().map(three) {
+                for (op, expected) in ops {
+                    let f = resolve_scalar(op, &[a.data_type(), b.data_type()]).unwrap();
+                    let r = eval(op, &[a.clone(), b.clone()]).unwrap();
+                    assert_eq!(r.data_type(), f.return_type, "{a:?} {op} {b:?}");
+                    assert_eq!(r.as_f64(), Some(expected), "{a:?} {op} {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn floats() {
         assert_eq!(eval("+", &[Double(0.5), Integer(1)]).unwrap(), Double(1.5));
         assert_eq!(eval("*", &[Real(1.5), Real(2.0)]).unwrap(), Real(3.0));

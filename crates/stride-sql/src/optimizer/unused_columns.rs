@@ -1,0 +1,285 @@
+//! Pass `unused_columns`: scans read, and projections and joins pass on, only the
+//! columns something above them uses. Works top-down with the set of columns each node
+//! must produce, and rewrites column positions bottom-up as nodes shrink.
+//!
+//! Nodes whose expressions hold correlated subqueries keep all input columns, because
+//! references from inside the subquery address the input by position.
+
+use crate::plan::visit::references_outer;
+use crate::plan::{Expr, LogicalPlan};
+use stride_common::Result;
+
+pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let n = plan.schema().len();
+    let (plan, _) = prune(plan, &vec![true; n]);
+    Ok(plan)
+}
+
+/// Old output position → new output position (None: column removed).
+type Mapping = Vec<Option<usize>>;
+
+fn identity(n: usize) -> Mapping {
+    (0..n).map(Some).collect()
+}
+
+fn mark(e: &Expr, need: &mut [bool]) {
+    let mut cols = Vec::new();
+    e.collect_columns(&mut cols);
+    for c in cols {
+        need[c] = true;
+    }
+}
+
+/// Whether `e` holds a subquery that refers to the evaluating node's input.
+fn correlated(e: &Expr) -> bool {
+    e.any(&mut |x| matches!(x, Expr::Subquery(s) if references_outer(&s.plan, 1)))
+}
+
+fn remap(e: &mut Expr, m: &Mapping) {
+    e.remap_columns(&|i| m[i].expect("required column kept"));
+}
+
+fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
+    match plan {
+        LogicalPlan::Scan {
+            table,
+            table_id,
+            columns,
+            schema,
+        } => {
+            let mut keep: Vec<usize> = (0..columns.len()).filter(|&i| required[i]).collect();
+            if keep.is_empty() && !columns.is_empty() {
+                keep.push(0); // row count still matters
+            }
+            let mut m = vec![None; columns.len()];
+            for (new, &old) in keep.iter().enumerate() {
+                m[old] = Some(new);
+            }
+            let plan = LogicalPlan::Scan {
+                table,
+                table_id,
+                columns: keep.iter().map(|&i| columns[i]).collect(),
+                schema: keep.iter().map(|&i| schema[i].clone()).collect(),
+            };
+            (plan, m)
+        }
+        LogicalPlan::Filter {
+            input,
+            mut predicate,
+        } => {
+            let n = input.schema().len();
+            if correlated(&predicate) {
+                let (input, m) = prune(*input, &vec![true; n]);
+                return (
+                    LogicalPlan::Filter {
+                        input: Box::new(input),
+                        predicate,
+                    },
+                    m,
+                );
+            }
+            let mut need = required.to_vec();
+            mark(&predicate, &mut need);
+            let (input, m) = prune(*input, &need);
+            remap(&mut predicate, &m);
+            (
+                LogicalPlan::Filter {
+                    input: Box::new(input),
+                    predicate,
+                },
+                m,
+            )
+        }
+        LogicalPlan::Project {
+            input,
+            exprs,
+            schema,
+        } => {
+            let n = input.schema().len();
+            let keep: Vec<usize> = (0..exprs.len()).filter(|&i| required[i]).collect();
+            let any_correlated = exprs.iter().any(correlated);
+            let mut need = vec![any_correlated; n];
+            for &i in &keep {
+                mark(&exprs[i], &mut need);
+            }
+            let (input, m) = prune(*input, &need);
+            let mut out_m = vec![None; exprs.len()];
+            let mut new_exprs = Vec::with_capacity(keep.len());
+            let mut new_schema = Vec::with_capacity(keep.len());
+            for (new, &i) in keep.iter().enumerate() {
+                let mut e = exprs[i].clone();
+                if !any_correlated {
+                    remap(&mut e, &m);
+                }
+                new_exprs.push(e);
+                new_schema.push(schema[i].clone());
+                out_m[i] = Some(new);
+            }
+            (
+                LogicalPlan::Project {
+                    input: Box::new(input),
+                    exprs: new_exprs,
+                    schema: new_schema,
+                },
+                out_m,
+            )
+        }
+        LogicalPlan::Aggregate {
+            input,
+            mut group_by,
+            mut aggregates,
+            schema,
+        } => {
+            let n = input.schema().len();
+            let mut exprs: Vec<&Expr> = group_by.iter().collect();
+            for a in &aggregates {
+                exprs.extend(
+                    a.args
+                        .iter()
+                        .chain(a.filter.iter())
+                        .chain(a.order_by.iter().map(|s| &s.expr)),
+                );
+            }
+            let any_correlated = exprs.iter().any(|e| correlated(e));
+            let mut need = vec![any_correlated; n];
+            for e in &exprs {
+                mark(e, &mut need);
+            }
+            let (input, m) = prune(*input, &need);
+            if !any_correlated {
+                for g in group_by.iter_mut() {
+                    remap(g, &m);
+                }
+                for a in aggregates.iter_mut() {
+                    a.args.iter_mut().for_each(|e| remap(e, &m));
+                    a.filter.iter_mut().for_each(|e| remap(e, &m));
+                    a.order_by.iter_mut().for_each(|s| remap(&mut s.expr, &m));
+                }
+            }
+            let out = identity(schema.len());
+            (
+                LogicalPlan::Aggregate {
+                    input: Box::new(input),
+                    group_by,
+                    aggregates,
+                    schema,
+                },
+                out,
+            )
+        }
+        LogicalPlan::Sort { input, mut keys } => {
+            let n = input.schema().len();
+            let any_correlated = keys.iter().any(|k| correlated(&k.expr));
+            let mut need = if any_correlated {
+                vec![true; n]
+            } else {
+                required.to_vec()
+            };
+            for k in &keys {
+                mark(&k.expr, &mut need);
+            }
+            let (input, m) = prune(*input, &need);
+            if !any_correlated {
+                keys.iter_mut().for_each(|k| remap(&mut k.expr, &m));
+            }
+            (
+                LogicalPlan::Sort {
+                    input: Box::new(input),
+                    keys,
+                },
+                m,
+            )
+        }
+        LogicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => {
+            let (input, m) = prune(*input, required);
+            (
+                LogicalPlan::Limit {
+                    input: Box::new(input),
+                    limit,
+                    offset,
+                },
+                m,
+            )
+        }
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            mut on,
+            mut filter,
+            schema,
+        } => {
+            let nl = left.schema().len();
+            let nr = right.schema().len();
+            let any_correlated = filter.as_ref().is_some_and(correlated);
+            let mut need_l = vec![any_correlated; nl];
+            let mut need_r = vec![any_correlated; nr];
+            for (i, &r) in required.iter().enumerate() {
+                if r {
+                    if i < nl {
+                        need_l[i] = true;
+                    } else {
+                        need_r[i - nl] = true;
+                    }
+                }
+            }
+            for (l, r) in &on {
+                mark(l, &mut need_l);
+                mark(r, &mut need_r);
+            }
+            if let Some(f) = &filter {
+                let mut need = vec![false; nl + nr];
+                mark(f, &mut need);
+                for (i, x) in need.into_iter().enumerate() {
+                    if x {
+                        if i < nl {
+                            need_l[i] = true;
+                        } else {
+                            need_r[i - nl] = true;
+                        }
+                    }
+                }
+            }
+            let (left, ml) = prune(*left, &need_l);
+            let (right, mr) = prune(*right, &need_r);
+            let new_nl = left.schema().len();
+            let mut m: Mapping = ml.clone();
+            m.extend(mr.iter().map(|x| x.map(|j| j + new_nl)));
+            for (l, r) in on.iter_mut() {
+                remap(l, &ml);
+                remap(r, &mr);
+            }
+            if let Some(f) = filter.as_mut() {
+                if !any_correlated {
+                    remap(f, &m);
+                }
+            }
+            let left_only = schema.len() == nl;
+            let mut new_schema: Vec<_> = left.schema().to_vec();
+            if !left_only {
+                new_schema.extend(right.schema().iter().cloned());
+            }
+            let out = if left_only { ml } else { m };
+            (
+                LogicalPlan::Join {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    kind,
+                    on,
+                    filter,
+                    schema: new_schema,
+                },
+                out,
+            )
+        }
+        other => {
+            // Set operations, VALUES and table functions produce all their columns.
+            let n = other.schema().len();
+            (other, identity(n))
+        }
+    }
+}
