@@ -75,7 +75,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
             continue;
         }
         match flag {
-            "c" | "s" => match args.next() {
+            "c" => match args.next() {
                 Some(sql) => options.commands.push(sql),
                 None => return Err(format!("missing argument to {arg}")),
             },

@@ -192,13 +192,17 @@ impl Connection {
             }
             BoundStatement::Explain { plan, .. } => {
                 let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                // One row per plan line, so every output mode shows the tree as is.
                 let text = stride_sql::plan::explain::explain(&optimized);
                 let mut v = stride_common::Vector::empty(&stride_common::DataType::Varchar);
-                v.push(&stride_common::ScalarValue::Varchar(text))?;
+                for line in text.lines() {
+                    v.push(&stride_common::ScalarValue::Varchar(line.to_string()))?;
+                }
+                let n = v.data_len();
                 Ok(Planned::Done(QueryResult::chunks(
                     vec!["physical_plan".into()],
                     vec![stride_common::DataType::Varchar],
-                    vec![DataChunk::new(vec![v], 1)],
+                    vec![DataChunk::new(vec![v], n)],
                 )))
             }
             BoundStatement::CreateTable {

@@ -152,11 +152,13 @@ impl Renderer for BoxRenderer {
 
 /// A value as a box cell: each line cut to `MAX_CELL_WIDTH` columns, other control
 /// characters escaped. Line breaks stay (a multi-line value, an EXPLAIN plan, takes
-/// several lines of the table) unless `one_line`, where they are escaped too.
+/// several lines of the table; a final line break is dropped) unless `one_line`, where
+/// they are escaped too.
 fn cell_text(s: &str, one_line: bool) -> String {
     if one_line {
         return cut(&escape_controls(s));
     }
+    let s = s.strip_suffix('\n').unwrap_or(s);
     let lines: Vec<String> = s
         .split('\n')
         .map(|l| cut(&escape_controls(l.strip_suffix('\r').unwrap_or(l))))
