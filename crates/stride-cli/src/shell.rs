@@ -74,7 +74,8 @@ impl Shell {
             timer: false,
             bail,
             failed: false,
-            interrupt_mark: interrupt::count(),
+            // Counting starts at zero: a Ctrl-C from the very start counts.
+            interrupt_mark: 0,
             read_depth: 0,
         }
     }

@@ -475,7 +475,7 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
     };
     // Uncorrelated and not row-dependent: one value for the whole chunk.
     let rows_needed = if refs.is_empty() && probe.is_none() {
-        1.min(len.max(1))
+        1
     } else {
         len
     };

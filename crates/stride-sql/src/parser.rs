@@ -11,6 +11,8 @@ use stride_common::{Error, Result};
 /// Deepest nesting of expressions/subqueries the parser accepts.
 pub const MAX_NESTING: usize = 1000;
 
+/// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
+/// in debug builds); the facade calls this on its planner thread.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = DuckDbDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(MAX_NESTING);

@@ -48,7 +48,7 @@ impl QueryResult {
 
     /// Whether this result has columns (a query) rather than being a statement's status.
     pub fn is_query(&self) -> bool {
-        !self.names.is_empty() || self.changes.is_none()
+        !self.names.is_empty()
     }
 
     /// The next chunk of rows, or `None` at the end.

@@ -80,11 +80,63 @@ pub fn is_blank(s: &str) -> bool {
     }
 }
 
-/// Whether `s` ends a statement: its last top-level token is `;`.
+/// Whether `s` ends a statement: its last character outside comments and quotes is
+/// `;` and no quote or block comment is left open.
 pub fn is_complete(s: &str) -> bool {
-    let stmts = split_statements(&format!("{s}\u{0}"));
-    // The sentinel lands in the last piece unless the text ended with `;`.
-    stmts.last().is_none_or(|l| l.trim() == "\u{0}")
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut last = None;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                loop {
+                    if i >= b.len() {
+                        return false;
+                    }
+                    if b[i] == q {
+                        if b.get(i + 1) == Some(&q) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                last = Some(q);
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                if i + 1 >= b.len() {
+                    return false;
+                }
+                i += 1;
+            }
+            b'$' if b.get(i + 1) == Some(&b'$') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'$' && b[i + 1] == b'$') {
+                    i += 1;
+                }
+                if i + 1 >= b.len() {
+                    return false;
+                }
+                i += 1;
+                last = Some(b'$');
+            }
+            c if c.is_ascii_whitespace() => {}
+            c => last = Some(c),
+        }
+        i += 1;
+    }
+    last == Some(b';')
 }
 
 #[cfg(test)]
@@ -105,5 +157,9 @@ mod tests {
         assert!(is_complete("SELECT 1;"));
         assert!(!is_complete("SELECT ';"));
         assert!(!is_complete("SELECT 1"));
+        assert!(is_complete("SELECT 1; -- note"));
+        assert!(is_complete("SELECT 1; /* x */ "));
+        assert!(!is_complete("SELECT 1; /* open"));
+        assert!(!is_complete("SELECT 1; SELECT 2"));
     }
 }
