@@ -13,6 +13,8 @@ pub const MAX_NESTING: usize = 1000;
 
 /// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
 /// in debug builds); the facade calls this on its planner thread.
+/// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
+/// in debug builds); the facade calls this on its planner thread.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = DuckDbDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(MAX_NESTING);
@@ -37,10 +39,16 @@ mod tests {
     fn errors_carry_positions() {
         let e = parse("SELECT FROM WHERE").unwrap_err();
         assert!(e.message.contains("Line: 1"), "{e}");
-        let deep = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
-        assert!(parse(&deep)
-            .unwrap_err()
-            .message
-            .contains("nested too deeply"));
+        // Parsing 1000 levels needs more than a test thread's default stack; the
+        // facade parses on a thread with a large one, as here.
+        let deep = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                parse(&format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000))).unwrap_err()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(deep.message.contains("nested too deeply"));
     }
 }
