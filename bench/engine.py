@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 QUERIES = [
     ("agg by 10 keys", "SELECT k10, count(*), sum(d), avg(d), min(m), max(m) FROM t GROUP BY k10"),
-    ("agg by 1M keys", "SELECT k1m, count(*), sum(d), avg(d), min(m), max(m) FROM t GROUP BY k1m"),
+    ("agg by 1M keys", "CREATE OR REPLACE TABLE res AS SELECT k1m, count(*), sum(d), avg(d), min(m), max(m) FROM t GROUP BY k1m"),
     ("filter 1%", "SELECT count(*), sum(d), sum(m) FROM t WHERE k1m < 10000"),
     ("order by limit 10", "SELECT id, d FROM t ORDER BY d DESC, id LIMIT 10"),
     ("full order by", "CREATE OR REPLACE TABLE sorted AS SELECT d FROM t ORDER BY d"),

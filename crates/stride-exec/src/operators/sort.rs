@@ -1,14 +1,14 @@
 //! ORDER BY: a parallel sort. Each worker collects its chunks with normalized sort
-//! keys and sorts them when it finishes (in parallel with the others); the sorted runs
-//! are then merged. Ties keep input order: every row carries its position (morsel,
-//! row within morsel) as the last key.
+//! keys (packed into a `u128` when they fit) and sorts them when it finishes, in
+//! parallel with the others; the sorted runs are then merged. Ties keep input order:
+//! every entry carries its morsel and its row within the worker's run, and a morsel is
+//! always processed whole by one worker.
 
 use crate::context::QueryContext;
 use crate::expression::eval_ref;
 use crate::pipeline::Sink;
-use crate::row_key::KeyBuffer;
-use crate::sort_key::{self, pack, SortColumn};
-use std::cmp::Ordering;
+use crate::sort_key::{self, SortColumn};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Mutex;
 use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
@@ -21,31 +21,36 @@ pub enum Key {
     Bytes(Box<[u8]>),
 }
 
-/// A row's place in the input: (morsel, row within morsel).
-type Tag = (u32, u32);
-
-pub struct Run {
-    chunks: Vec<DataChunk>,
-    /// (key, tag, row within this run's concatenation)
-    entries: Vec<(Key, Tag, u32)>,
+/// The keys of a chunk's rows.
+/// The sort keys of one chunk's rows.
+pub enum ChunkKeys {
+    Packed(Vec<u128>),
+    Bytes(crate::row_key::KeyBuffer),
 }
 
-pub struct LocalRun {
-    run: Run,
-    rows: u32,
-    morsel: usize,
-    morsel_row: u32,
-}
+impl ChunkKeys {
+    /// Row `i`'s key compared with `other`, without materializing it.
+    #[inline]
+    pub fn cmp_with(&self, i: usize, other: &Key) -> std::cmp::Ordering {
+        match (self, other) {
+            (ChunkKeys::Packed(p), Key::Packed(o)) => p[i].cmp(o),
+            (ChunkKeys::Bytes(b), Key::Bytes(o)) => b.key(i).cmp(o),
+            // One query always produces one kind of key.
+            (ChunkKeys::Packed(_), Key::Bytes(_)) => std::cmp::Ordering::Less,
+            (ChunkKeys::Bytes(_), Key::Packed(_)) => std::cmp::Ordering::Greater,
+        }
+    }
 
-pub struct SortSink<'a> {
-    keys: &'a [SortExpr],
-    packed: bool,
-    ctx: &'a QueryContext,
-    runs: Mutex<Vec<Run>>,
+    pub fn key(&self, i: usize) -> Key {
+        match self {
+            ChunkKeys::Packed(p) => Key::Packed(p[i]),
+            ChunkKeys::Bytes(b) => Key::Bytes(b.key(i).into()),
+        }
+    }
 }
 
 /// Computes the keys of a chunk's rows.
-pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> Result<KeyBuffer> {
+pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> Result<ChunkKeys> {
     let values = keys
         .iter()
         .map(|k| eval_ref(&k.expr, chunk, ctx))
@@ -59,27 +64,30 @@ pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> R
             nulls_first: k.nulls_first,
         })
         .collect();
-    sort_key::encode(&cols, chunk.len())
-}
-
-pub fn packable(keys: &[SortExpr]) -> bool {
-    let types: Vec<DataType> = keys.iter().map(|k| k.expr.data_type()).collect();
-    sort_key::fixed_width(&types).is_some_and(|w| w <= 16)
-}
-
-pub fn make_key(packed: bool, k: &[u8]) -> Key {
-    if packed {
-        Key::Packed(pack(k))
-    } else {
-        Key::Bytes(k.into())
+    if let Some(p) = sort_key::encode_packed(&cols, chunk.len()) {
+        return Ok(ChunkKeys::Packed(p));
     }
+    Ok(ChunkKeys::Bytes(sort_key::encode(&cols, chunk.len())?))
+}
+
+/// (key, morsel, row within the run)
+type Entry = (Key, u32, u32);
+
+pub struct Run {
+    chunks: Vec<DataChunk>,
+    entries: Vec<Entry>,
+}
+
+pub struct SortSink<'a> {
+    keys: &'a [SortExpr],
+    ctx: &'a QueryContext,
+    runs: Mutex<Vec<Run>>,
 }
 
 impl<'a> SortSink<'a> {
     pub fn new(keys: &'a [SortExpr], ctx: &'a QueryContext) -> Self {
         SortSink {
             keys,
-            packed: packable(keys),
             ctx,
             runs: Mutex::new(Vec::new()),
         }
@@ -103,96 +111,66 @@ impl<'a> SortSink<'a> {
                 total += c.len();
             }
         }
-        // k-way merge of the sorted runs.
-        let mut order: Vec<u32> = Vec::with_capacity(total);
-        let mut heap = BinaryHeap::new();
-        for (ri, r) in runs.iter().enumerate() {
-            if !r.entries.is_empty() {
-                heap.push(Head(&r.entries[0], ri, 0));
-            }
-        }
-        while let Some(Head(e, ri, pos)) = heap.pop() {
-            order.push(bases[ri] + e.2);
-            let next = pos + 1;
-            if let Some(n) = runs[ri].entries.get(next) {
-                heap.push(Head(n, ri, next));
-            }
-        }
-        let mut out = Vec::with_capacity(total.div_ceil(VECTOR_SIZE));
-        for batch in order.chunks(VECTOR_SIZE) {
-            out.push(DataChunk::new(
-                columns.iter().map(|c| c.take(batch)).collect(),
-                batch.len(),
-            ));
-        }
-        Ok(out)
+        let order = merge(&runs, &bases, total);
+        Ok(order
+            .chunks(VECTOR_SIZE)
+            .map(|batch| {
+                DataChunk::new(columns.iter().map(|c| c.take(batch)).collect(), batch.len())
+            })
+            .collect())
     }
 }
 
-/// Min-heap entry over run heads.
-struct Head<'r>(&'r (Key, Tag, u32), usize, usize);
-
-impl PartialEq for Head<'_> {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+/// k-way merge of sorted runs into global row positions.
+fn merge(runs: &[Run], bases: &[u32], total: usize) -> Vec<u32> {
+    let mut order = Vec::with_capacity(total);
+    if let [run] = runs {
+        order.extend(run.entries.iter().map(|e| e.2));
+        return order;
     }
-}
-impl Eq for Head<'_> {}
-impl PartialOrd for Head<'_> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+    let mut heap: BinaryHeap<(Reverse<&Entry>, usize, usize)> =
+        BinaryHeap::with_capacity(runs.len());
+    for (ri, r) in runs.iter().enumerate() {
+        if let Some(e) = r.entries.first() {
+            heap.push((Reverse(e), ri, 0));
+        }
     }
-}
-impl Ord for Head<'_> {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (&o.0 .0, o.0 .1).cmp(&(&self.0 .0, self.0 .1))
+    while let Some((Reverse(e), ri, pos)) = heap.pop() {
+        order.push(bases[ri] + e.2);
+        if let Some(n) = runs[ri].entries.get(pos + 1) {
+            heap.push((Reverse(n), ri, pos + 1));
+        }
     }
+    order
 }
 
 impl Sink for SortSink<'_> {
-    type Local = LocalRun;
+    type Local = Run;
 
-    fn local(&self) -> LocalRun {
-        LocalRun {
-            run: Run {
-                chunks: Vec::new(),
-                entries: Vec::new(),
-            },
-            rows: 0,
-            morsel: usize::MAX,
-            morsel_row: 0,
+    fn local(&self) -> Run {
+        Run {
+            chunks: Vec::new(),
+            entries: Vec::new(),
         }
     }
 
-    fn consume(&self, local: &mut LocalRun, morsel: usize, chunk: DataChunk) -> Result<()> {
+    fn consume(&self, local: &mut Run, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        if local.morsel != morsel {
-            local.morsel = morsel;
-            local.morsel_row = 0;
-        }
-        for i in 0..chunk.len() {
-            let tag = (morsel as u32, local.morsel_row);
-            local
-                .run
-                .entries
-                .push((make_key(self.packed, keys.key(i)), tag, local.rows));
-            local.rows += 1;
-            local.morsel_row += 1;
-        }
-        local.run.chunks.push(chunk);
+        let base = local.entries.len() as u32;
+        local
+            .entries
+            .extend((0..chunk.len()).map(|i| (keys.key(i), morsel as u32, base + i as u32)));
+        local.chunks.push(chunk);
         Ok(())
     }
 
-    fn combine(&self, mut local: LocalRun) -> Result<()> {
-        local
-            .run
-            .entries
-            .sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    fn combine(&self, mut local: Run) -> Result<()> {
+        local.entries.sort_unstable();
         self.runs
             .lock()
             .map_err(|_| Error::internal("sort lock poisoned"))?
-            .push(local.run);
+            .push(local);
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! ORDER BY ... LIMIT n: each worker keeps only its best `limit + offset` rows in a
 //! heap; the heaps are merged at the end. Work and memory stay proportional to n.
 
-use super::sort::{chunk_keys, make_key, packable, Key};
+use super::sort::{chunk_keys, Key};
 use crate::context::QueryContext;
 use crate::pipeline::Sink;
 use std::collections::BinaryHeap;
@@ -31,7 +31,6 @@ impl Ord for Entry {
 
 pub struct TopNSink<'a> {
     keys: &'a [SortExpr],
-    packed: bool,
     keep: usize,
     ctx: &'a QueryContext,
     global: Mutex<BinaryHeap<Entry>>,
@@ -48,7 +47,6 @@ impl<'a> TopNSink<'a> {
         let keep = (limit.saturating_add(offset)).min(usize::MAX as u64 / 2) as usize;
         TopNSink {
             keys,
-            packed: packable(keys),
             keep,
             ctx,
             global: Mutex::new(BinaryHeap::new()),
@@ -112,13 +110,16 @@ impl Sink for TopNSink<'_> {
         }
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
         for i in 0..chunk.len() {
-            let key = make_key(self.packed, keys.key(i));
             let tag = (morsel as u32, local.row);
             local.row += 1;
+            // Most rows lose against the current worst kept row: compare in place.
             let admit = local.heap.len() < self.keep
-                || local.heap.peek().is_some_and(|t| (&key, tag) < (&t.0, t.1));
+                || local
+                    .heap
+                    .peek()
+                    .is_some_and(|t| keys.cmp_with(i, &t.0).then(tag.cmp(&t.1)).is_lt());
             if admit {
-                self.offer(&mut local.heap, Entry(key, tag, chunk.row(i)));
+                self.offer(&mut local.heap, Entry(keys.key(i), tag, chunk.row(i)));
             }
         }
         Ok(())
