@@ -1,6 +1,8 @@
 //! The engine's hash table: open addressing with linear probing over one array of
-//! 8-byte slots. A slot packs a 16-bit tag of the hash (to skip most key comparisons)
-//! with a 48-bit entry id; keys live in one contiguous byte arena. Aggregation uses
+//! 16-byte slots. A slot packs a 12-bit tag of the hash, a 4-bit length marker and a
+//! 48-bit entry id, plus the key itself when it is at most 8 bytes long (one
+//! fixed-width column), so such probes touch a single cache line. Every key is also
+//! kept in one contiguous byte arena, where longer keys are compared. Aggregation uses
 //! entry ids as group ids; joins chain build rows per entry.
 
 use std::hash::BuildHasher;
@@ -8,14 +10,52 @@ use std::hash::BuildHasher;
 const EMPTY: u64 = 0;
 const ID_BITS: u32 = 48;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
+/// Keys up to this long live in the slot.
+const INLINE: usize = 8;
+
+/// Byte-string equality tuned for short keys: two overlapping word loads instead of
+/// a call to memcmp.
+#[inline]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    if (8..=16).contains(&n) {
+        word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8)
+    } else {
+        a == b
+    }
+}
 
 #[inline]
 pub fn hash_key(key: &[u8]) -> u64 {
     foldhash::quality::FixedState::with_seed(0x5712_1de0).hash_one(key)
 }
 
+/// A short key as an integer (zero-padded; the length travels in the slot's marker).
+#[inline]
+fn inline_word(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..key.len()].copy_from_slice(key);
+    u64::from_le_bytes(b)
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// tag (12 bits) | length marker (4 bits: 0 = long key, n + 1 = inline of n bytes) | id (48 bits)
+    head: u64,
+    inline: u64,
+}
+
+const EMPTY_SLOT: Slot = Slot {
+    head: EMPTY,
+    inline: 0,
+};
+
 pub struct KeyTable {
-    slots: Vec<u64>,
+    slots: Vec<Slot>,
     mask: usize,
     arena: Vec<u8>,
     /// Entry i's key is `arena[offsets[i]..offsets[i+1]]`.
@@ -33,7 +73,7 @@ impl KeyTable {
     pub fn with_capacity(entries: usize) -> Self {
         let cap = (entries * 2).next_power_of_two().max(64);
         KeyTable {
-            slots: vec![EMPTY; cap],
+            slots: vec![EMPTY_SLOT; cap],
             mask: cap - 1,
             arena: Vec::new(),
             offsets: vec![0],
@@ -58,26 +98,50 @@ impl KeyTable {
         self.hashes[id]
     }
 
+    /// The slot head bits (all but the id) that a key with this hash must carry.
     #[inline]
-    fn tag(hash: u64) -> u64 {
-        (hash >> ID_BITS) | 1
+    fn head_of(key: &[u8], hash: u64) -> u64 {
+        let tag = (hash >> 52) | 1 << 12; // never zero, so a used slot is never EMPTY
+        let marker = if key.len() <= INLINE {
+            key.len() as u64 + 1
+        } else {
+            0
+        };
+        ((tag << 4) | marker) << ID_BITS
+    }
+
+    #[inline]
+    fn matches(&self, s: Slot, head: u64, key: &[u8], word: u64) -> Option<usize> {
+        if s.head & !ID_MASK != head {
+            return None;
+        }
+        let id = (s.head & ID_MASK) as usize;
+        let inline = head >> ID_BITS & 0xF != 0;
+        let equal = if inline {
+            s.inline == word
+        } else {
+            key_eq(self.key(id), key)
+        };
+        equal.then_some(id)
     }
 
     /// The entry id of `key`, if present.
     #[inline]
     pub fn find(&self, key: &[u8], hash: u64) -> Option<usize> {
-        let tag = Self::tag(hash) << ID_BITS;
+        let head = Self::head_of(key, hash);
+        let word = if key.len() <= INLINE {
+            inline_word(key)
+        } else {
+            0
+        };
         let mut pos = hash as usize & self.mask;
         loop {
             let s = self.slots[pos];
-            if s == EMPTY {
+            if s.head == EMPTY {
                 return None;
             }
-            if s & !ID_MASK == tag {
-                let id = (s & ID_MASK) as usize;
-                if self.key(id) == key {
-                    return Some(id);
-                }
+            if let Some(id) = self.matches(s, head, key, word) {
+                return Some(id);
             }
             pos = (pos + 1) & self.mask;
         }
@@ -89,23 +153,28 @@ impl KeyTable {
         if (self.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let tag = Self::tag(hash) << ID_BITS;
+        let head = Self::head_of(key, hash);
+        let word = if key.len() <= INLINE {
+            inline_word(key)
+        } else {
+            0
+        };
         let mut pos = hash as usize & self.mask;
         loop {
             let s = self.slots[pos];
-            if s == EMPTY {
+            if s.head == EMPTY {
                 let id = self.len();
                 self.arena.extend_from_slice(key);
                 self.offsets.push(self.arena.len());
                 self.hashes.push(hash);
-                self.slots[pos] = tag | id as u64;
+                self.slots[pos] = Slot {
+                    head: head | id as u64,
+                    inline: word,
+                };
                 return (id, true);
             }
-            if s & !ID_MASK == tag {
-                let id = (s & ID_MASK) as usize;
-                if self.key(id) == key {
-                    return (id, false);
-                }
+            if let Some(id) = self.matches(s, head, key, word) {
+                return (id, false);
             }
             pos = (pos + 1) & self.mask;
         }
@@ -113,14 +182,14 @@ impl KeyTable {
 
     fn grow(&mut self) {
         let cap = self.slots.len() * 2;
-        self.slots = vec![EMPTY; cap];
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY_SLOT; cap]);
         self.mask = cap - 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut pos = h as usize & self.mask;
-            while self.slots[pos] != EMPTY {
+        for s in old.into_iter().filter(|s| s.head != EMPTY) {
+            let mut pos = self.hashes[(s.head & ID_MASK) as usize] as usize & self.mask;
+            while self.slots[pos].head != EMPTY {
                 pos = (pos + 1) & self.mask;
             }
-            self.slots[pos] = (Self::tag(h) << ID_BITS) | id as u64;
+            self.slots[pos] = s;
         }
     }
 }

@@ -4,7 +4,9 @@
 //! GROUP BY / DISTINCT rule); joins skip NULL keys before encoding.
 //!
 //! Layout per column: a byte 0 (NULL) or 1 (value) followed, for values, by the
-//! fixed-width little-endian value or, for strings, a u32 length and the bytes.
+//! fixed-width little-endian value or, for strings, a u32 length and the bytes. A key
+//! of a single fixed-width column drops the marker byte (a NULL is the empty key), so
+//! one BIGINT makes an 8-byte key that hash tables keep inline.
 
 use stride_common::vector::NativeType;
 use stride_common::{
@@ -131,6 +133,13 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
             ));
         }
     }
+    if let [c] = cols.as_slice() {
+        if fixed_width(c.data.physical()).is_some() {
+            return Ok(
+                with_native!(c.data.physical(), T => encode_single::<T>(c, len), _ => unreachable!()),
+            );
+        }
+    }
     // Row sizes first, then one pass per column writing at each row's cursor.
     let mut sizes = vec![0u32; len];
     for &c in &cols {
@@ -181,6 +190,26 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
     Ok(KeyBuffer { data, offsets })
 }
 
+/// One fixed-width column: the value bytes alone, the empty key for NULL.
+fn encode_single<T: KeyBytes>(c: &Vector, len: usize) -> KeyBuffer {
+    let vals = c.values::<T>();
+    let w = T::WIDTH;
+    let mut data = vec![0u8; len * w];
+    let mut offsets = Vec::with_capacity(len + 1);
+    offsets.push(0u32);
+    let mut at = 0usize;
+    for i in 0..len {
+        let j = c.index(i);
+        if c.validity.is_valid(j) {
+            vals[j].write(&mut data[at..at + w]);
+            at += w;
+        }
+        offsets.push(at as u32);
+    }
+    data.truncate(at);
+    KeyBuffer { data, offsets }
+}
+
 fn write_fixed<T: KeyBytes>(c: &Vector, len: usize, data: &mut [u8], cursor: &mut [u32]) {
     let vals = c.values::<T>();
     let w = T::WIDTH;
@@ -203,6 +232,13 @@ pub fn decode<'a>(
     keys: impl ExactSizeIterator<Item = &'a [u8]>,
 ) -> Vec<Vector> {
     let n = keys.len();
+    if let [t] = types {
+        if fixed_width(t.physical()).is_some() {
+            return vec![
+                with_native!(t.physical(), T => decode_single::<T>(t, keys, n), _ => unreachable!()),
+            ];
+        }
+    }
     let mut cols: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, n)).collect();
     let mut validities: Vec<Validity> = types.iter().map(|_| Validity::all_valid()).collect();
     for (row, key) in keys.enumerate() {
@@ -242,10 +278,44 @@ pub fn decode<'a>(
     cols
 }
 
+fn decode_single<'a, T: KeyBytes>(
+    ty: &DataType,
+    keys: impl Iterator<Item = &'a [u8]>,
+    n: usize,
+) -> Vector {
+    let mut vals = Vec::with_capacity(n);
+    let mut validity = Validity::all_valid();
+    for (row, key) in keys.enumerate() {
+        if key.is_empty() {
+            validity.set_invalid(row, n);
+            vals.push(T::default());
+        } else {
+            vals.push(T::read(key));
+        }
+    }
+    Vector::new(ty.clone(), T::wrap(vals), validity)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use stride_common::ScalarValue;
+
+    #[test]
+    fn single_column_roundtrip() {
+        let mut a = Vector::empty(&DataType::BigInt);
+        for x in [Some(5i64), None, Some(-1)] {
+            a.push(&x.map_or(ScalarValue::Null, ScalarValue::BigInt))
+                .unwrap();
+        }
+        let k = encode(&[&a], 3).unwrap();
+        assert_eq!(k.key(0).len(), 8);
+        assert!(k.key(1).is_empty());
+        let cols = decode(&[DataType::BigInt], (0..3).map(|i| k.key(i)));
+        for i in 0..3 {
+            assert_eq!(cols[0].get(i), a.get(i));
+        }
+    }
 
     #[test]
     fn roundtrip() {

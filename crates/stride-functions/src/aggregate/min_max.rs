@@ -60,18 +60,25 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
     }
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
-        let v = &args[0];
+        let v = args[0];
         let src = v.values::<T>();
-        for (i, &g) in groups[..rows].iter().enumerate() {
-            let j = v.index(i);
-            if !v.validity.is_valid(j) {
-                continue;
+        let (vals, seen, is_max) = (&mut self.vals, &mut self.seen, self.is_max);
+        let mut fold = |g: usize, x: T| {
+            if !seen[g] || replaces(&x, &vals[g], is_max) {
+                vals[g] = x;
+                seen[g] = true;
             }
-            let g = g as usize;
-            let x = src[j];
-            if !self.seen[g] || replaces(&x, &self.vals[g], self.is_max) {
-                self.vals[g] = x;
-                self.seen[g] = true;
+        };
+        if !v.constant && !v.validity.has_nulls() {
+            for (&g, &x) in groups[..rows].iter().zip(&src[..rows]) {
+                fold(g as usize, x);
+            }
+        } else {
+            for (i, &g) in groups[..rows].iter().enumerate() {
+                let j = v.index(i);
+                if v.validity.is_valid(j) {
+                    fold(g as usize, src[j]);
+                }
             }
         }
         Ok(())
