@@ -148,7 +148,7 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
 pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<SelectionVector> {
     if let Expr::And(a, b) = e {
         let first = select(a, chunk, ctx)?;
-        if first.is_empty() || first.len() == chunk.len() && chunk.len() > 0 {
+        if first.is_empty() || first.len() == chunk.len() && !chunk.is_empty() {
             if first.is_empty() {
                 return Ok(first);
             }

@@ -43,7 +43,7 @@ impl GroupedState for AvgExact {
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, counts) = (&mut self.sums, &mut self.counts);
         let mut ok = true;
-        for_each_i128(&args[0], rows, |i, v| {
+        for_each_i128(args[0], rows, |i, v| {
             let g = groups[i] as usize;
             match sums[g].checked_add(v) {
                 Some(s) => sums[g] = s,
@@ -105,7 +105,7 @@ impl GroupedState for AvgFloat {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, counts) = (&mut self.sums, &mut self.counts);
-        for_each_f64(&args[0], rows, |i, v| {
+        for_each_f64(args[0], rows, |i, v| {
             let g = groups[i] as usize;
             sums[g] += v;
             counts[g] += 1;

@@ -28,7 +28,7 @@ impl GroupedState for First {
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             let slot = &mut self.vals[g as usize];
-            if slot.is_none() && !(self.skip_nulls && !args[0].is_valid(i)) {
+            if slot.is_none() && (!self.skip_nulls || args[0].is_valid(i)) {
                 *slot = Some(args[0].get(i));
             }
         }

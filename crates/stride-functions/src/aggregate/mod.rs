@@ -346,7 +346,9 @@ mod tests {
         groups: Vec<u32>,
         ngroups: usize,
     ) -> Vec<ScalarValue> {
-        let agg = resolve_aggregate(name, &[ty.clone()]).unwrap().unwrap();
+        let agg = resolve_aggregate(name, std::slice::from_ref(&ty))
+            .unwrap()
+            .unwrap();
         let mut v = Vector::empty(&ty);
         for x in &values {
             v.push(x).unwrap();

@@ -35,7 +35,7 @@ impl GroupedState for SumExact {
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, seen) = (&mut self.sums, &mut self.seen);
         let mut ok = true;
-        for_each_i128(&args[0], rows, |i, v| {
+        for_each_i128(args[0], rows, |i, v| {
             let g = groups[i] as usize;
             // i64 inputs cannot overflow an i128 within any realistic row count; the
             // check keeps i128 (DECIMAL(38)) inputs honest.
@@ -128,7 +128,7 @@ impl GroupedState for SumFloat {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (sums, seen) = (&mut self.sums, &mut self.seen);
-        for_each_f64(&args[0], rows, |i, v| {
+        for_each_f64(args[0], rows, |i, v| {
             let g = groups[i] as usize;
             sums[g] += v;
             seen[g] = true;

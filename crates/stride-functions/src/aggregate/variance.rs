@@ -51,7 +51,7 @@ impl GroupedState for Variance {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let (count, mean, m2) = (&mut self.count, &mut self.mean, &mut self.m2);
-        for_each_f64(&args[0], rows, |i, x| {
+        for_each_f64(args[0], rows, |i, x| {
             let g = groups[i] as usize;
             count[g] += 1;
             let d = x - mean[g];

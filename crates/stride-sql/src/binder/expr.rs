@@ -720,12 +720,9 @@ impl Binder<'_> {
 fn negate_literal(v: ScalarValue) -> Result<ScalarValue> {
     Ok(match v {
         ScalarValue::Integer(i) => ScalarValue::Integer(-i),
-        ScalarValue::BigInt(i) if i == 2_147_483_648 => ScalarValue::Integer(i32::MIN),
+        ScalarValue::BigInt(2_147_483_648) => ScalarValue::Integer(i32::MIN),
         ScalarValue::BigInt(i) => ScalarValue::BigInt(-i),
-        ScalarValue::Decimal(v, p, 0) if v == 9_223_372_036_854_775_808 => {
-            let _ = p;
-            ScalarValue::BigInt(i64::MIN)
-        }
+        ScalarValue::Decimal(9_223_372_036_854_775_808, _, 0) => ScalarValue::BigInt(i64::MIN),
         ScalarValue::Decimal(v, p, s) => ScalarValue::Decimal(-v, p, s),
         ScalarValue::Double(d) => ScalarValue::Double(-d),
         other => return Err(Error::internal(format!("cannot negate literal {other:?}"))),

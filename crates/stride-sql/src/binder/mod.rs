@@ -187,6 +187,11 @@ pub(crate) fn unqualified(fields: &[Field]) -> Vec<Field> {
         .collect()
 }
 
+/// `l = r` over two expressions of one type (for rewrites that rebuild equalities).
+pub fn equality(l: crate::plan::Expr, r: crate::plan::Expr) -> crate::plan::Expr {
+    expr::compare("=", l, r).expect("equality of join keys of one type")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,9 +204,4 @@ mod tests {
         );
         assert_eq!(did_you_mean("zzz", ["orders", "lineitem"]), None);
     }
-}
-
-/// `l = r` over two expressions of one type (for rewrites that rebuild equalities).
-pub fn equality(l: crate::plan::Expr, r: crate::plan::Expr) -> crate::plan::Expr {
-    expr::compare("=", l, r).expect("equality of join keys of one type")
 }
