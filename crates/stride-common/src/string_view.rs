@@ -8,7 +8,12 @@
 use std::sync::Arc;
 
 pub const INLINE_LEN: usize = 12;
-const BUFFER_TARGET: usize = 256 * 1024;
+/// Heap buffers start small and double up to this size, so small vectors stay small.
+const BUFFER_MAX: usize = 256 * 1024;
+const BUFFER_MIN: usize = 4 * 1024;
+/// Above this many shared buffers, `take` copies the selected strings into a fresh
+/// buffer instead of sharing (and cloning) a long buffer list for every result.
+const SHARE_LIMIT: usize = 8;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(8))]
@@ -102,17 +107,17 @@ impl StringVector {
         } else {
             let need_new = match self.buffers.last_mut() {
                 Some(last) => match Arc::get_mut(last) {
-                    Some(buf) => {
-                        buf.len() + bytes.len() > buf.capacity().max(BUFFER_TARGET)
-                            || buf.len() + bytes.len() > u32::MAX as usize
-                    }
+                    Some(buf) => buf.len() + bytes.len() > buf.capacity(),
                     None => true,
                 },
                 None => true,
             };
             if need_new {
-                self.buffers
-                    .push(Arc::new(Vec::with_capacity(BUFFER_TARGET.max(bytes.len()))));
+                let last_cap = self.buffers.last().map_or(0, |b| b.capacity());
+                let cap = (last_cap * 2)
+                    .clamp(BUFFER_MIN, BUFFER_MAX)
+                    .max(bytes.len());
+                self.buffers.push(Arc::new(Vec::with_capacity(cap)));
             }
             let bi = self.buffers.len() - 1;
             let buf = Arc::get_mut(&mut self.buffers[bi]).expect("fresh buffer is unique");
@@ -144,12 +149,20 @@ impl StringVector {
         }
     }
 
-    /// The rows named by `indices`; long strings keep pointing into shared buffers.
+    /// The rows named by `indices`; long strings keep pointing into shared buffers
+    /// unless there are many buffers, then they are copied.
     pub fn take(&self, indices: &[u32]) -> StringVector {
-        StringVector {
-            views: indices.iter().map(|&i| self.views[i as usize]).collect(),
-            buffers: self.buffers.clone(),
+        if self.buffers.len() <= SHARE_LIMIT {
+            return StringVector {
+                views: indices.iter().map(|&i| self.views[i as usize]).collect(),
+                buffers: self.buffers.clone(),
+            };
         }
+        let mut out = StringVector::with_capacity(indices.len());
+        for &i in indices {
+            out.push_from(self, i as usize);
+        }
+        out
     }
 
     pub fn slice(&self, offset: usize, len: usize) -> StringVector {
@@ -210,5 +223,20 @@ mod tests {
         assert_eq!(a.get(1), "a string longer than twelve bytes");
         assert!(a.eq_at(1, &sv, 1));
         assert!(!a.eq_at(0, &sv, 1));
+    }
+
+    #[test]
+    fn take_compacts_many_buffers() {
+        let mut all = StringVector::default();
+        for i in 0..20 {
+            let mut part = StringVector::default();
+            part.push(&format!("a long string number {i:04}"));
+            all.append(&part);
+        }
+        assert!(all.buffers.len() > SHARE_LIMIT);
+        let t = all.take(&[19, 3]);
+        assert_eq!(t.buffers.len(), 1);
+        assert_eq!(t.get(0), "a long string number 0019");
+        assert_eq!(t.get(1), "a long string number 0003");
     }
 }
