@@ -70,12 +70,16 @@ pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> R
     Ok(ChunkKeys::Bytes(sort_key::encode(&cols, chunk.len())?))
 }
 
-/// (key, morsel, row within the run)
-type Entry = (Key, u32, u32);
+/// Sorted entries of one worker: (key, morsel << 32 | row within the run).
+pub enum Entries {
+    Packed(Vec<(u128, u64)>),
+    Bytes(Vec<(Box<[u8]>, u64)>),
+}
 
 pub struct Run {
     chunks: Vec<DataChunk>,
-    entries: Vec<Entry>,
+    entries: Option<Entries>,
+    rows: u32,
 }
 
 pub struct SortSink<'a> {
@@ -111,7 +115,20 @@ impl<'a> SortSink<'a> {
                 total += c.len();
             }
         }
-        let order = merge(&runs, &bases, total);
+        let mut packed = Vec::new();
+        let mut bytes = Vec::new();
+        for (r, base) in runs.iter().zip(&bases) {
+            match &r.entries {
+                Some(Entries::Packed(e)) => packed.push((e.as_slice(), *base)),
+                Some(Entries::Bytes(e)) => bytes.push((e.as_slice(), *base)),
+                None => {}
+            }
+        }
+        let order = if bytes.is_empty() {
+            merge(&packed, total)
+        } else {
+            merge(&bytes, total)
+        };
         Ok(order
             .chunks(VECTOR_SIZE)
             .map(|batch| {
@@ -121,24 +138,42 @@ impl<'a> SortSink<'a> {
     }
 }
 
-/// k-way merge of sorted runs into global row positions.
-fn merge(runs: &[Run], bases: &[u32], total: usize) -> Vec<u32> {
+/// Merges sorted runs (entries, first global row of the run) into global row
+/// positions: directly for one run, two cursors for two, a heap beyond.
+fn merge<K: Ord>(runs: &[(&[(K, u64)], u32)], total: usize) -> Vec<u32> {
+    let row = |e: &(K, u64), base: u32| base + (e.1 & 0xFFFF_FFFF) as u32;
     let mut order = Vec::with_capacity(total);
-    if let [run] = runs {
-        order.extend(run.entries.iter().map(|e| e.2));
-        return order;
-    }
-    let mut heap: BinaryHeap<(Reverse<&Entry>, usize, usize)> =
-        BinaryHeap::with_capacity(runs.len());
-    for (ri, r) in runs.iter().enumerate() {
-        if let Some(e) = r.entries.first() {
-            heap.push((Reverse(e), ri, 0));
+    match runs {
+        [] => {}
+        [(a, base)] => order.extend(a.iter().map(|e| row(e, *base))),
+        [(a, ba), (b, bb)] => {
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() && j < b.len() {
+                if a[i] <= b[j] {
+                    order.push(row(&a[i], *ba));
+                    i += 1;
+                } else {
+                    order.push(row(&b[j], *bb));
+                    j += 1;
+                }
+            }
+            order.extend(a[i..].iter().map(|e| row(e, *ba)));
+            order.extend(b[j..].iter().map(|e| row(e, *bb)));
         }
-    }
-    while let Some((Reverse(e), ri, pos)) = heap.pop() {
-        order.push(bases[ri] + e.2);
-        if let Some(n) = runs[ri].entries.get(pos + 1) {
-            heap.push((Reverse(n), ri, pos + 1));
+        _ => {
+            let mut heap: BinaryHeap<(Reverse<&(K, u64)>, usize, usize)> =
+                BinaryHeap::with_capacity(runs.len());
+            for (ri, (r, _)) in runs.iter().enumerate() {
+                if let Some(e) = r.first() {
+                    heap.push((Reverse(e), ri, 0));
+                }
+            }
+            while let Some((Reverse(e), ri, pos)) = heap.pop() {
+                order.push(row(e, runs[ri].1));
+                if let Some(n) = runs[ri].0.get(pos + 1) {
+                    heap.push((Reverse(n), ri, pos + 1));
+                }
+            }
         }
     }
     order
@@ -150,23 +185,54 @@ impl Sink for SortSink<'_> {
     fn local(&self) -> Run {
         Run {
             chunks: Vec::new(),
-            entries: Vec::new(),
+            entries: None,
+            rows: 0,
         }
     }
 
     fn consume(&self, local: &mut Run, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        let base = local.entries.len() as u32;
-        local
-            .entries
-            .extend((0..chunk.len()).map(|i| (keys.key(i), morsel as u32, base + i as u32)));
+        let tag = |i: usize| ((morsel as u64) << 32) | (local.rows as u64 + i as u64);
+        match (&mut local.entries, keys) {
+            (None, ChunkKeys::Packed(p)) => {
+                local.entries = Some(Entries::Packed(
+                    p.into_iter()
+                        .enumerate()
+                        .map(|(i, k)| (k, tag(i)))
+                        .collect(),
+                ))
+            }
+            (Some(Entries::Packed(e)), ChunkKeys::Packed(p)) => {
+                e.extend(p.into_iter().enumerate().map(|(i, k)| (k, tag(i))))
+            }
+            (None, ChunkKeys::Bytes(b)) => {
+                local.entries = Some(Entries::Bytes(
+                    (0..chunk.len())
+                        .map(|i| (b.key(i).into(), tag(i)))
+                        .collect(),
+                ))
+            }
+            (Some(Entries::Bytes(e)), ChunkKeys::Bytes(b)) => {
+                e.extend((0..chunk.len()).map(|i| (b.key(i).into(), tag(i))))
+            }
+            _ => {
+                return Err(Error::internal(
+                    "sort keys changed representation between chunks",
+                ))
+            }
+        }
+        local.rows += chunk.len() as u32;
         local.chunks.push(chunk);
         Ok(())
     }
 
     fn combine(&self, mut local: Run) -> Result<()> {
-        local.entries.sort_unstable();
+        match &mut local.entries {
+            Some(Entries::Packed(e)) => e.sort_unstable(),
+            Some(Entries::Bytes(e)) => e.sort_unstable(),
+            None => {}
+        }
         self.runs
             .lock()
             .map_err(|_| Error::internal("sort lock poisoned"))?
