@@ -46,6 +46,9 @@ pub fn fixed_width(types: &[DataType]) -> Option<usize> {
 pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
     let types: Vec<DataType> = cols.iter().map(|c| c.values.ty.clone()).collect();
     let fixed = fixed_width(&types);
+    if let Some(w) = fixed {
+        return Ok(encode_fixed(cols, len, w));
+    }
     let mut data = Vec::with_capacity(len * fixed.unwrap_or(16));
     let mut offsets = Vec::with_capacity(len + 1);
     offsets.push(0u32);
@@ -154,6 +157,72 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
         offsets.push(data.len() as u32);
     }
     Ok(KeyBuffer { data, offsets })
+}
+
+/// Fixed-width keys, written a column at a time into rows of `width` bytes.
+fn encode_fixed(cols: &[SortColumn], len: usize, width: usize) -> KeyBuffer {
+    let mut data = vec![0u8; len * width];
+    let mut off = 0;
+    for c in cols {
+        let v = c.values;
+        let vw = value_width(&v.ty).expect("fixed width");
+        let null_marker = if c.nulls_first { 0u8 } else { 2 };
+        macro_rules! write {
+            ($t:ty, $conv:expr) => {{
+                let vals = v.values::<$t>();
+                for i in 0..len {
+                    let row = &mut data[i * width + off..i * width + off + 1 + vw];
+                    let j = v.index(i);
+                    if v.validity.is_valid(j) {
+                        let x: u128 = $conv(vals[j]);
+                        let x = if c.asc { x } else { !x };
+                        row[0] = 1;
+                        row[1..].copy_from_slice(&x.to_be_bytes()[16 - vw..]);
+                    } else {
+                        row[0] = null_marker;
+                    }
+                }
+            }};
+        }
+        match v.ty.physical() {
+            PhysicalType::Bool => write!(bool, |x: bool| x as u128),
+            PhysicalType::I8 => write!(i8, |x: i8| ((x as u8) ^ 0x80) as u128),
+            PhysicalType::I16 => write!(i16, |x: i16| ((x as u16) ^ 0x8000) as u128),
+            PhysicalType::I32 => write!(i32, |x: i32| ((x as u32) ^ (1 << 31)) as u128),
+            PhysicalType::I64 => write!(i64, |x: i64| ((x as u64) ^ (1 << 63)) as u128),
+            PhysicalType::I128 => write!(i128, |x: i128| (x as u128) ^ (1 << 127)),
+            PhysicalType::F32 => write!(f32, |x: f32| {
+                let x = if x == 0.0 {
+                    0.0
+                } else if x.is_nan() {
+                    f32::NAN
+                } else {
+                    x
+                };
+                let b = x.to_bits();
+                (if b >> 31 == 1 { !b } else { b | (1 << 31) }) as u128
+            }),
+            PhysicalType::F64 => write!(f64, |x: f64| {
+                let x = if x == 0.0 {
+                    0.0
+                } else if x.is_nan() {
+                    f64::NAN
+                } else {
+                    x
+                };
+                let b = x.to_bits();
+                (if b >> 63 == 1 { !b } else { b | (1 << 63) }) as u128
+            }),
+            PhysicalType::Interval => {
+                write!(Interval, |x: Interval| (x.normalized_micros() as u128)
+                    ^ (1 << 127))
+            }
+            PhysicalType::Str | PhysicalType::List => unreachable!("not fixed width"),
+        }
+        off += 1 + vw;
+    }
+    let offsets = (0..=len).map(|i| (i * width) as u32).collect();
+    KeyBuffer { data, offsets }
 }
 
 fn value_width(t: &DataType) -> Option<usize> {

@@ -3,9 +3,12 @@
 
 use super::sort::{chunk_keys, Key};
 use crate::context::QueryContext;
+use crate::expression::eval_ref;
 use crate::pipeline::Sink;
+use crate::sort_key::{self, SortColumn};
 use std::collections::BinaryHeap;
 use std::sync::Mutex;
+use stride_common::SelectionVector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 use stride_sql::plan::SortExpr;
 
@@ -89,6 +92,51 @@ impl<'a> TopNSink<'a> {
     }
 }
 
+impl TopNSink<'_> {
+    /// Once the heap is full, drops the rows whose first sort column already ranks
+    /// after the worst kept row, so only the survivors get full keys. Returns the
+    /// remaining chunk and the original positions of its rows.
+    fn prefilter(
+        &self,
+        heap: &BinaryHeap<Entry>,
+        chunk: DataChunk,
+    ) -> Result<(DataChunk, Vec<u32>)> {
+        let len = chunk.len();
+        let all = || (0..len as u32).collect::<Vec<u32>>();
+        let Some(top) = heap.peek().filter(|_| heap.len() >= self.keep) else {
+            return Ok((chunk, all()));
+        };
+        let first = &self.keys[0];
+        let v = eval_ref(&first.expr, &chunk, self.ctx)?;
+        let col = [SortColumn {
+            values: &v,
+            asc: first.asc,
+            nulls_first: first.nulls_first,
+        }];
+        let (Some(prefix), Some(w)) = (
+            sort_key::encode_packed(&col, len),
+            sort_key::fixed_width(std::slice::from_ref(&v.ty)),
+        ) else {
+            return Ok((chunk, all()));
+        };
+        // The worst kept key's first column, aligned like `prefix`.
+        let bound = match &top.0 {
+            Key::Packed(k) => k & (u128::MAX << (128 - 8 * w as u32)),
+            Key::Bytes(b) => sort_key::pack(&b[..w.min(b.len())]),
+        };
+        let rows: Vec<u32> = (0..len as u32)
+            .filter(|&i| prefix[i as usize] <= bound)
+            .collect();
+        drop(v);
+        if rows.len() == len {
+            return Ok((chunk, rows));
+        }
+        let mut c = chunk;
+        c.select(SelectionVector::new(rows.clone()));
+        Ok((c, rows))
+    }
+}
+
 impl Sink for TopNSink<'_> {
     type Local = Local;
 
@@ -108,10 +156,12 @@ impl Sink for TopNSink<'_> {
             local.morsel = morsel;
             local.row = 0;
         }
+        let first_row = local.row;
+        local.row += chunk.len() as u32;
+        let (chunk, rows) = self.prefilter(&local.heap, chunk)?;
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        for i in 0..chunk.len() {
-            let tag = (morsel as u32, local.row);
-            local.row += 1;
+        for (i, &orig) in rows.iter().enumerate() {
+            let tag = (morsel as u32, first_row + orig);
             // Most rows lose against the current worst kept row: compare in place.
             let admit = local.heap.len() < self.keep
                 || local
