@@ -95,10 +95,17 @@ impl<'a> HashAggregate<'a> {
             .map(|g| eval_ref(g, chunk, self.ctx))
             .collect::<Result<Vec<_>>>()?;
         let keys = row_key::encode(&cols, len)?;
+        let hashes: Vec<u64> = (0..len).map(|i| hash_key(keys.key(i))).collect();
+        const AHEAD: usize = 16;
+        for &h in hashes.iter().take(AHEAD) {
+            local.table.prefetch(h);
+        }
         let mut gids = Vec::with_capacity(len);
         for i in 0..len {
-            let k = keys.key(i);
-            gids.push(local.table.find_or_insert(k, hash_key(k)).0 as u32);
+            if let Some(&h) = hashes.get(i + AHEAD) {
+                local.table.prefetch(h);
+            }
+            gids.push(local.table.find_or_insert(keys.key(i), hashes[i]).0 as u32);
         }
         Ok(gids)
     }
@@ -227,7 +234,10 @@ impl<'a> HashAggregate<'a> {
                 .collect();
             let mut mapping = vec![u32::MAX; n];
             let mut new_ids = Vec::with_capacity(members.len());
-            for &g in &members {
+            for (k, &g) in members.iter().enumerate() {
+                if let Some(&ahead) = members.get(k + 16) {
+                    out.table.prefetch(t.table.hash(ahead as usize));
+                }
                 let key = t.table.key(g as usize);
                 let (id, _) = out.table.find_or_insert(key, t.table.hash(g as usize));
                 mapping[g as usize] = id as u32;

@@ -259,12 +259,16 @@ impl JoinProbe {
         let enc = row_key::encode(&keys, len)?;
         let mut pi = Vec::new();
         let mut bi = Vec::new();
+        let hashes: Vec<u64> = (0..len).map(|i| hash_key(enc.key(i))).collect();
         for i in 0..len {
+            if let Some(&h) = hashes.get(i + 16) {
+                self.table.prefetch(h);
+            }
             if keys.iter().any(|k| !k.is_valid(i)) {
                 continue;
             }
             let k = enc.key(i);
-            if let Some(id) = self.table.find(k, hash_key(k)) {
+            if let Some(id) = self.table.find(k, hashes[i]) {
                 let mut r = self.head[id];
                 while r != NONE {
                     pi.push(i as u32);
