@@ -96,11 +96,18 @@ impl<'a> HashAggregate<'a> {
             .collect::<Result<Vec<_>>>()?;
         let keys = row_key::encode(&cols, len)?;
         let hashes: Vec<u64> = (0..len).map(|i| hash_key(keys.key(i))).collect();
+        let mut gids = Vec::with_capacity(len);
+        // Small tables stay in cache; larger ones overlap their misses by prefetching.
+        if local.table.len() < 1 << 14 {
+            for i in 0..len {
+                gids.push(local.table.find_or_insert(keys.key(i), hashes[i]).0 as u32);
+            }
+            return Ok(gids);
+        }
         const AHEAD: usize = 16;
         for &h in hashes.iter().take(AHEAD) {
             local.table.prefetch(h);
         }
-        let mut gids = Vec::with_capacity(len);
         for i in 0..len {
             if let Some(&h) = hashes.get(i + AHEAD) {
                 local.table.prefetch(h);
