@@ -165,8 +165,20 @@ impl<'a> HashAggregate<'a> {
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<_>>()?;
+        // Each table's groups, bucketed by partition once.
+        let buckets: Vec<Vec<Vec<u32>>> = tables
+            .iter()
+            .map(|t| {
+                let mut b = vec![Vec::new(); parts];
+                for g in 0..t.table.len() {
+                    b[(t.table.hash(g) >> (64 - bits)) as usize].push(g as u32);
+                }
+                b
+            })
+            .collect();
         let tables_ref = &tables;
         let partials_ref = &partials;
+        let buckets_ref = &buckets;
         let work = || -> Result<()> {
             loop {
                 let p = next.fetch_add(1, Ordering::Relaxed);
@@ -174,7 +186,8 @@ impl<'a> HashAggregate<'a> {
                     return Ok(());
                 }
                 self.ctx.check()?;
-                let merged = self.merge_partition(tables_ref, partials_ref, p, bits)?;
+                let members: Vec<&[u32]> = buckets_ref.iter().map(|b| b[p].as_slice()).collect();
+                let merged = self.merge_partition(tables_ref, partials_ref, &members)?;
                 let chunks = self.finalize(merged)?;
                 results
                     .lock()
@@ -221,25 +234,32 @@ impl<'a> HashAggregate<'a> {
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<_>>()?;
-        self.merge_partition(tables, &partials, 0, 0)
+        let all: Vec<Vec<u32>> = tables
+            .iter()
+            .map(|t| (0..t.table.len() as u32).collect())
+            .collect();
+        let members: Vec<&[u32]> = all.iter().map(|m| m.as_slice()).collect();
+        self.merge_partition(tables, &partials, &members)
     }
 
     /// Merges the groups of partition `p` (top `bits` bits of the hash) of all tables.
+    /// Merges the groups `members[t]` of every table `t` into one table.
     fn merge_partition(
         &self,
         tables: &[LocalTable],
         partials: &[Vec<Vec<Vector>>],
-        p: usize,
-        bits: u32,
+        members: &[&[u32]],
     ) -> Result<LocalTable> {
         let mut out = self.new_table();
-        for (t, parts) in tables.iter().zip(partials) {
+        let any_buffered = self.aggs.iter().any(is_buffered);
+        for ((t, parts), &members) in tables.iter().zip(partials).zip(members) {
             let n = t.table.len();
-            let members: Vec<u32> = (0..n)
-                .filter(|&g| bits == 0 || (t.table.hash(g) >> (64 - bits)) as usize == p)
-                .map(|g| g as u32)
-                .collect();
-            let mut mapping = vec![u32::MAX; n];
+            // Only buffered aggregates need the old → new id map of every group.
+            let mut mapping = if any_buffered {
+                vec![u32::MAX; n]
+            } else {
+                Vec::new()
+            };
             let mut new_ids = Vec::with_capacity(members.len());
             for (k, &g) in members.iter().enumerate() {
                 if let Some(&ahead) = members.get(k + 16) {
@@ -247,7 +267,9 @@ impl<'a> HashAggregate<'a> {
                 }
                 let key = t.table.key(g as usize);
                 let (id, _) = out.table.find_or_insert(key, t.table.hash(g as usize));
-                mapping[g as usize] = id as u32;
+                if any_buffered {
+                    mapping[g as usize] = id as u32;
+                }
                 new_ids.push(id as u32);
             }
             for s in out.states.iter_mut() {
@@ -257,7 +279,7 @@ impl<'a> HashAggregate<'a> {
                 if self.aggs[i].distinct || !self.aggs[i].order_by.is_empty() {
                     continue;
                 }
-                let part: Vec<Vector> = parts[i].iter().map(|v| v.take(&members)).collect();
+                let part: Vec<Vector> = parts[i].iter().map(|v| v.take(members)).collect();
                 s.merge(&new_ids, &part, members.len())?;
             }
             for (i, b) in t.buffered.iter().enumerate() {
