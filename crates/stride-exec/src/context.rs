@@ -18,8 +18,10 @@ pub struct QueryContext {
     pub catalog: Arc<Catalog>,
     pub settings: Settings,
     cancel: Arc<AtomicBool>,
-    /// Keyed by the subquery node's address and the outer values it was run for.
-    pub subquery_cache: Mutex<HashMap<(usize, String), Arc<SubqueryRows>>>,
+    /// Keyed by the subquery's id and the outer values it was run for. A subquery plan
+    /// instantiated for one outer row runs in a child context with an empty cache,
+    /// because the results of subqueries nested in it depend on that row.
+    pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
 }
 
 impl QueryContext {
@@ -30,6 +32,16 @@ impl QueryContext {
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A context for running an instantiated subquery: same catalog, settings and
+    /// cancellation, fresh subquery cache.
+    pub fn child(&self) -> QueryContext {
+        QueryContext::new(
+            self.catalog.clone(),
+            self.settings.clone(),
+            self.cancel.clone(),
+        )
     }
 
     pub fn threads(&self) -> usize {

@@ -401,7 +401,7 @@ fn subquery_rows(
     outer: &[ScalarValue],
     ctx: &QueryContext,
 ) -> Result<Arc<SubqueryRows>> {
-    let key = (s as *const Subquery as usize, format!("{outer:?}"));
+    let key = (s.id, format!("{outer:?}"));
     if let Some(r) = ctx
         .subquery_cache
         .lock()
@@ -435,7 +435,11 @@ fn subquery_rows(
         },
         None => plan,
     };
-    let chunks = crate::executor::execute_plan_collect(&plan, ctx)?;
+    let chunks = if refs.is_empty() {
+        crate::executor::execute_plan_collect(&plan, ctx)?
+    } else {
+        crate::executor::execute_plan_collect(&plan, &ctx.child())?
+    };
     let mut values = Vec::new();
     for c in &chunks {
         for i in 0..c.len() {

@@ -1,6 +1,6 @@
 //! arg_min(arg, val) / arg_max(arg, val): the `arg` of the row with the smallest /
-//! largest `val` in a group (first such row on ties). Rows with a NULL `val` are
-//! skipped. Kept as scalar values: a slow path, but exact for every type.
+//! largest `val` in a group (first such row on ties). Rows where either argument is
+//! NULL are skipped, as in DuckDB. Kept as scalar values: a slow path, but exact for every type.
 
 use super::GroupedState;
 use std::cmp::Ordering;
@@ -51,7 +51,7 @@ impl GroupedState for ArgMinMax {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
-            if args[1].is_valid(i) {
+            if args[1].is_valid(i) && args[0].is_valid(i) {
                 self.offer(g as usize, args[0].get(i), args[1].get(i));
             }
         }

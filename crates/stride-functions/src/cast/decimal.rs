@@ -187,6 +187,11 @@ pub fn decimal_to_f64(v: i128, scale: u8) -> f64 {
         return v as f64;
     }
     let p = pow10(scale);
+    // One correctly rounded division when both operands are exact doubles
+    // (3688 / 1000 is 3.688, while 3 + 0.688 is not).
+    if v.unsigned_abs() < 1 << 53 && scale <= 22 {
+        return v as f64 / p as f64;
+    }
     (v / p) as f64 + (v % p) as f64 / p as f64
 }
 

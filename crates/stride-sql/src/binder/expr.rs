@@ -275,6 +275,7 @@ impl Binder<'_> {
                 let plan = cast_plan_column(plan, &t)?;
                 let x = cast_expr(x, &t)?;
                 Ok(Expr::Subquery(Box::new(Subquery {
+                    id: crate::plan::expr::next_subquery_id(),
                     plan,
                     kind: SubqueryKind::In {
                         expr: Box::new(x),
@@ -286,6 +287,7 @@ impl Binder<'_> {
             A::Exists { subquery, negated } => {
                 let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
                 Ok(Expr::Subquery(Box::new(Subquery {
+                    id: crate::plan::expr::next_subquery_id(),
                     plan,
                     kind: SubqueryKind::Exists { negated: *negated },
                     correlated,
@@ -295,6 +297,7 @@ impl Binder<'_> {
                 let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
                 let t = single_column_type(&plan, "scalar subquery")?;
                 Ok(Expr::Subquery(Box::new(Subquery {
+                    id: crate::plan::expr::next_subquery_id(),
                     plan,
                     kind: SubqueryKind::Scalar(t),
                     correlated,
@@ -337,6 +340,7 @@ impl Binder<'_> {
                 let x = cast_expr(x, &t)?;
                 let cmp = resolve_scalar(op, &[t.clone(), t])?;
                 Ok(Expr::Subquery(Box::new(Subquery {
+                    id: crate::plan::expr::next_subquery_id(),
                     plan,
                     kind: SubqueryKind::Quantified {
                         expr: Box::new(x),

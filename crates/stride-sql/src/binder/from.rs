@@ -3,7 +3,7 @@
 //! its columns are visible in. Comma-separated items become cross joins; the optimizer
 //! turns WHERE conditions over them into join conditions.
 
-use super::expr::{bool_expr, compare, ident_name, ExprCtx};
+use super::expr::{bool_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope};
 use super::{did_you_mean, Binder};
@@ -98,6 +98,8 @@ impl Binder<'_> {
             }
         };
         let mut terms = Vec::new();
+        // (left, right) positions of each USING column pair.
+        let mut merged = Vec::new();
         for name in &using {
             let li = match lscope.lookup(None, name) {
                 Lookup::Found(i) => i,
@@ -117,6 +119,7 @@ impl Binder<'_> {
             };
             terms.push(compare("=", scope.column(li), scope.column(nleft + ri))?);
             scope.hidden[nleft + ri] = true;
+            merged.push((li, nleft + ri));
         }
         if !terms.is_empty() {
             filter = Expr::conjunction(terms);
@@ -127,7 +130,7 @@ impl Binder<'_> {
         } else {
             fields
         };
-        let plan = LogicalPlan::Join {
+        let mut plan = LogicalPlan::Join {
             left: Box::new(lplan),
             right: Box::new(rplan),
             kind,
@@ -135,6 +138,30 @@ impl Binder<'_> {
             filter,
             schema,
         };
+        if matches!(kind, JoinKind::Right | JoinKind::Full) && !merged.is_empty() {
+            // The unqualified USING column is COALESCE(left, right), appended as a new
+            // column: rows only the right side has carry their key too, while `l.k`
+            // and `r.k` keep their own values.
+            let mut fields = plan.schema().to_vec();
+            let mut exprs: Vec<Expr> = (0..fields.len()).map(|i| scope.column(i)).collect();
+            for &(l, r) in &merged {
+                let (args, ty) = unify_all(vec![scope.column(l), scope.column(r)], "USING")?;
+                exprs.push(Expr::Coalesce {
+                    args,
+                    ty: ty.clone(),
+                });
+                let field = Field::new(fields[l].name.clone(), ty);
+                fields.push(field.clone());
+                scope.fields.push(field);
+                scope.hidden.push(false);
+                scope.hidden[l] = true;
+            }
+            plan = LogicalPlan::Project {
+                input: Box::new(plan),
+                exprs,
+                schema: fields,
+            };
+        }
         Ok((plan, scope))
     }
 

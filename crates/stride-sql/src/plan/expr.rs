@@ -82,6 +82,8 @@ pub enum Expr {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Subquery {
+    /// Unique per bound subquery; keys the executor's cache of subquery results.
+    pub id: u64,
     pub plan: LogicalPlan,
     pub kind: SubqueryKind,
     /// Whether the plan refers to columns of enclosing queries.
@@ -106,6 +108,12 @@ pub enum SubqueryKind {
         cmp: BoundFunction,
         all: bool,
     },
+}
+
+/// A fresh subquery id.
+pub fn next_subquery_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Expr {
