@@ -1,6 +1,5 @@
-//! `date_trunc(part, x)`: the start of the `part` period containing `x`. A DATE stays
-//! a DATE (DuckDB prints date_trunc('month', DATE '1992-03-07') as 1992-03-01), a
-//! TIMESTAMP stays a TIMESTAMP. Weeks start on Monday (ISO); centuries and millennia
+//! `date_trunc(part, x)`: the start of the `part` period containing `x`, as a
+//! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start on Monday (ISO); centuries and millennia
 //! start in years ending in 01 (2001-01-01), as in PostgreSQL.
 
 use super::field::DateField;
@@ -17,7 +16,10 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     if !castable(part, &DataType::Varchar) {
         return None;
     }
-    let x = temporal_arg(x, false)?;
+    let x = match temporal_arg(x, false)? {
+        DataType::Date => DataType::Timestamp,
+        other => other,
+    };
     bind(
         ScalarFunction::DateTrunc,
         vec![DataType::Varchar, x.clone()],
@@ -137,39 +139,39 @@ mod tests {
     fn truncation() {
         assert_eq!(
             eval("date_trunc", &[s("month"), d("1992-03-07")]).unwrap(),
-            d("1992-03-01")
+            ts("1992-03-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("year"), d("1992-03-07")]).unwrap(),
-            d("1992-01-01")
+            ts("1992-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("quarter"), d("1992-08-07")]).unwrap(),
-            d("1992-07-01")
+            ts("1992-07-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("week"), d("2024-03-03")]).unwrap(),
-            d("2024-02-26")
+            ts("2024-02-26 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("decade"), d("1999-12-31")]).unwrap(),
-            d("1990-01-01")
+            ts("1990-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(),
-            d("1901-01-01")
+            ts("1901-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(),
-            d("2001-01-01")
+            ts("2001-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(),
-            d("2001-01-01")
+            ts("2001-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(),
-            d("2024-01-01")
+            ts("2024-01-01 00:00:00")
         );
         let t = ts("2024-05-17 13:45:30.123456");
         assert_eq!(
