@@ -99,8 +99,8 @@ impl<'a> HashAggregate<'a> {
         let mut gids = Vec::with_capacity(len);
         // Small tables stay in cache; larger ones overlap their misses by prefetching.
         if local.table.len() < 1 << 14 {
-            for i in 0..len {
-                gids.push(local.table.find_or_insert(keys.key(i), hashes[i]).0 as u32);
+            for (i, &h) in hashes.iter().enumerate() {
+                gids.push(local.table.find_or_insert(keys.key(i), h).0 as u32);
             }
             return Ok(gids);
         }

@@ -161,8 +161,9 @@ fn merge<K: Ord>(runs: &[(&[(K, u64)], u32)], total: usize) -> Vec<u32> {
             order.extend(b[j..].iter().map(|e| row(e, *bb)));
         }
         _ => {
-            let mut heap: BinaryHeap<(Reverse<&(K, u64)>, usize, usize)> =
-                BinaryHeap::with_capacity(runs.len());
+            // (smallest head entry, run, position in the run)
+            type Head<'e, K> = (Reverse<&'e (K, u64)>, usize, usize);
+            let mut heap: BinaryHeap<Head<K>> = BinaryHeap::with_capacity(runs.len());
             for (ri, (r, _)) in runs.iter().enumerate() {
                 if let Some(e) = r.first() {
                     heap.push((Reverse(e), ri, 0));
