@@ -156,15 +156,7 @@ impl<'a> HashAggregate<'a> {
         let parts = 1usize << bits;
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Vec<DataChunk>)>> = Mutex::new(Vec::new());
-        let partials: Vec<Vec<Vec<Vector>>> = tables
-            .iter_mut()
-            .map(|t| {
-                t.states
-                    .iter_mut()
-                    .map(|s| s.partial())
-                    .collect::<Result<Vec<_>>>()
-            })
-            .collect::<Result<_>>()?;
+        let partials = export_partials(&mut tables[..])?;
         // Each table's groups, bucketed by partition once.
         let buckets: Vec<Vec<Vec<u32>>> = tables
             .iter()
@@ -225,15 +217,7 @@ impl<'a> HashAggregate<'a> {
 
     /// Merges every table into one (small inputs).
     fn merge(&self, tables: &mut [LocalTable]) -> Result<LocalTable> {
-        let partials: Vec<Vec<Vec<Vector>>> = tables
-            .iter_mut()
-            .map(|t| {
-                t.states
-                    .iter_mut()
-                    .map(|s| s.partial())
-                    .collect::<Result<Vec<_>>>()
-            })
-            .collect::<Result<_>>()?;
+        let partials = export_partials(tables)?;
         let all: Vec<Vec<u32>> = tables
             .iter()
             .map(|t| (0..t.table.len() as u32).collect())
@@ -374,6 +358,14 @@ impl<'a> HashAggregate<'a> {
         }
         Ok(())
     }
+}
+
+/// Every table's aggregate states as partial-state vectors, ready to merge.
+fn export_partials(tables: &mut [LocalTable]) -> Result<Vec<Vec<Vec<Vector>>>> {
+    tables
+        .iter_mut()
+        .map(|t| t.states.iter_mut().map(|s| s.partial()).collect())
+        .collect()
 }
 
 fn append_cols(dst: &mut Vec<Vector>, src: Vec<Vector>, len: usize) {

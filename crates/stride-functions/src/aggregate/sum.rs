@@ -62,21 +62,9 @@ impl GroupedState for SumExact {
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        let mut ok = true;
-        let (sums, seen) = (&mut self.sums, &mut self.seen);
-        for_each_i128(&partial[0], rows, |i, v| {
-            let g = groups[i] as usize;
-            match sums[g].checked_add(v) {
-                Some(s) => sums[g] = s,
-                None => ok = false,
-            }
-            seen[g] = true;
-        });
-        if ok {
-            Ok(())
-        } else {
-            Err(overflow())
-        }
+        // A partial sum is a DECIMAL(38) with NULL for groups without input: folding it
+        // in is an update.
+        self.update(groups, &[&partial[0]], rows)
     }
 
     fn finalize(&mut self) -> Result<Vector> {

@@ -170,36 +170,4 @@ impl LogicalPlan {
             }
         }
     }
-
-    /// The expressions this node evaluates (for walks that look for subqueries).
-    pub fn expressions(&self) -> Vec<&Expr> {
-        match self {
-            LogicalPlan::Scan { .. }
-            | LogicalPlan::TableFunction { .. }
-            | LogicalPlan::Limit { .. }
-            | LogicalPlan::SetOp { .. } => vec![],
-            LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
-            LogicalPlan::Filter { predicate, .. } => vec![predicate],
-            LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
-            LogicalPlan::Aggregate {
-                group_by,
-                aggregates,
-                ..
-            } => group_by
-                .iter()
-                .chain(aggregates.iter().flat_map(|a| {
-                    a.args
-                        .iter()
-                        .chain(a.filter.iter())
-                        .chain(a.order_by.iter().map(|s| &s.expr))
-                }))
-                .collect(),
-            LogicalPlan::Sort { keys, .. } => keys.iter().map(|k| &k.expr).collect(),
-            LogicalPlan::Join { on, filter, .. } => on
-                .iter()
-                .flat_map(|(a, b)| [a, b])
-                .chain(filter.iter())
-                .collect(),
-        }
-    }
 }
