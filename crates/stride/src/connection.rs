@@ -291,6 +291,19 @@ impl Connection {
                 let n = t.append(&chunks)?;
                 Ok(Planned::Done(QueryResult::done(Some(n as u64))))
             }
+            BoundStatement::Dbgen { scale_factor } => {
+                stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::TpchQuery { number } => {
+                let sql = stride_tpch::query(number).ok_or_else(|| {
+                    Error::invalid_input(format!(
+                        "there is no TPC-H query {number}; the queries are numbered 1 to {}",
+                        stride_tpch::QUERY_COUNT
+                    ))
+                })?;
+                self.plan_statement(sql.trim().trim_end_matches(';'), ctx)
+            }
             BoundStatement::Set { name, value } => {
                 self.settings
                     .lock()

@@ -17,6 +17,18 @@ pub struct QueryResult {
     pub changes: Option<u64>,
 }
 
+/// Shows the result's shape (names, types, changes), not its rows, which may still
+/// be streaming.
+impl std::fmt::Debug for QueryResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryResult")
+            .field("names", &self.names)
+            .field("types", &self.types)
+            .field("changes", &self.changes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl QueryResult {
     pub(crate) fn stream(names: Vec<String>, stream: ResultStream) -> Self {
         QueryResult {

@@ -13,6 +13,7 @@ mod fold;
 mod from;
 mod function;
 mod insert;
+mod procedure;
 mod scope;
 mod select;
 mod types;
@@ -71,6 +72,14 @@ pub enum BoundStatement {
         plan: LogicalPlan,
         analyze: bool,
     },
+    /// `CALL dbgen(sf = N)`: create and fill the TPC-H tables.
+    Dbgen {
+        scale_factor: f64,
+    },
+    /// `PRAGMA tpch(N)`: run TPC-H query N.
+    TpchQuery {
+        number: i64,
+    },
 }
 
 pub struct Binder<'a> {
@@ -117,6 +126,8 @@ impl<'a> Binder<'a> {
             S::Reset(r) => self.bind_reset(r),
             S::ShowVariable { variable } => self.bind_show(variable),
             S::ShowTables { .. } => self.show_tables(),
+            S::Call(f) => self.bind_call(f),
+            S::Pragma { name, value, .. } => self.bind_pragma(name, value.as_ref()),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
             S::Explain {
                 statement,

@@ -124,6 +124,72 @@ fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
     }
 }
 
+/// `(a AND b) OR (a AND c)` as `a` and `b OR c`: conjuncts common to every branch of
+/// a disjunction become terms of their own (often join keys, as in TPC-H Q19).
+fn factor_or(term: Expr) -> Vec<Expr> {
+    if !matches!(term, Expr::Or(..)) {
+        return vec![term];
+    }
+    let mut branches: Vec<Vec<Expr>> = disjuncts(term)
+        .into_iter()
+        .map(|d| {
+            let mut c = Vec::new();
+            d.split_conjunction(&mut c);
+            c
+        })
+        .collect();
+    let common: Vec<Expr> = branches[0]
+        .iter()
+        .filter(|c| branches[1..].iter().all(|b| b.contains(c)))
+        .cloned()
+        .collect();
+    for b in &mut branches {
+        b.retain(|c| !common.contains(c));
+    }
+    let mut out = common;
+    // A branch left with no conjunct is TRUE, and so is the whole disjunction.
+    if branches.iter().all(|b| !b.is_empty()) {
+        let rebuilt = branches
+            .into_iter()
+            .filter_map(Expr::conjunction)
+            .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+            .expect("a disjunction has branches");
+        out.push(rebuilt);
+    }
+    out
+}
+
+fn disjuncts(e: Expr) -> Vec<Expr> {
+    match e {
+        Expr::Or(a, b) => {
+            let mut v = disjuncts(*a);
+            v.extend(disjuncts(*b));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+/// For a disjunction over several inputs, a condition on one input that it implies:
+/// the OR of each branch's conjuncts that `only_here` accepts, when every branch has
+/// some. Filtering that input early keeps the join small; the full condition still
+/// applies after the join.
+fn implied_filter(term: &Expr, only_here: &dyn Fn(&Expr) -> bool) -> Option<Expr> {
+    if !matches!(term, Expr::Or(..)) {
+        return None;
+    }
+    disjuncts(term.clone())
+        .into_iter()
+        .map(|d| {
+            let mut c = Vec::new();
+            d.split_conjunction(&mut c);
+            Expr::conjunction(c.into_iter().filter(|x| only_here(x)).collect())
+        })
+        .collect::<Option<Vec<Expr>>>()?
+        .into_iter()
+        .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+}
+
 /// Collects the leaves and conditions of a tree of inner joins.
 fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Expr>, offset: usize) {
     match plan {
@@ -161,6 +227,7 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
     if let Some(p) = predicate {
         p.split_conjunction(&mut terms);
     }
+    let terms: Vec<Expr> = terms.into_iter().flat_map(factor_or).collect();
     // Global column ranges of each leaf.
     let mut starts = Vec::new();
     let mut acc = 0;
@@ -198,7 +265,18 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
                 t.remap_columns(&|i| i - base);
                 leaf_filters[ls[0]].push(t);
             }
-            Some(ls) if ls.len() > 1 => pending.push((t, ls)),
+            Some(ls) if ls.len() > 1 => {
+                for &l in &ls {
+                    if let Some(mut implied) =
+                        implied_filter(&t, &|e| leaves_of(e) == Some(vec![l]))
+                    {
+                        let base = starts[l];
+                        implied.remap_columns(&|i| i - base);
+                        leaf_filters[l].push(implied);
+                    }
+                }
+                pending.push((t, ls))
+            }
             _ => top.push(t),
         }
     }

@@ -90,10 +90,96 @@ pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr))
     }
 }
 
+/// Immutable references to every expression evaluated by this node.
+pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
+    match plan {
+        LogicalPlan::Scan { .. }
+        | LogicalPlan::TableFunction { .. }
+        | LogicalPlan::Limit { .. }
+        | LogicalPlan::SetOp { .. } => vec![],
+        LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
+        LogicalPlan::Filter { predicate, .. } => vec![predicate],
+        LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
+        LogicalPlan::Aggregate {
+            group_by,
+            aggregates,
+            ..
+        } => {
+            let mut v: Vec<&Expr> = group_by.iter().collect();
+            for a in aggregates {
+                v.extend(a.args.iter());
+                v.extend(a.filter.iter());
+                v.extend(a.order_by.iter().map(|s| &s.expr));
+            }
+            v
+        }
+        LogicalPlan::Sort { keys, .. } => keys.iter().map(|k| &k.expr).collect(),
+        LogicalPlan::Join { on, filter, .. } => {
+            let mut v: Vec<&Expr> = Vec::new();
+            for (a, b) in on {
+                v.push(a);
+                v.push(b);
+            }
+            v.extend(filter.iter());
+            v
+        }
+    }
+}
+
 /// Whether the plan refers to a query `level` levels above it.
 pub fn references_outer(plan: &LogicalPlan, level: usize) -> bool {
-    let mut p = plan.clone();
-    let mut found = false;
-    for_each_outer_ref(&mut p, level, &mut |_| found = true);
-    found
+    node_expressions(plan)
+        .into_iter()
+        .any(|e| expr_references_outer(e, level))
+        || plan
+            .children()
+            .into_iter()
+            .any(|c| references_outer(c, level))
+}
+
+/// Whether the expression, evaluated at subquery depth `level - 1` below a query,
+/// refers to that query.
+pub fn expr_references_outer(e: &Expr, level: usize) -> bool {
+    match e {
+        Expr::OuterColumn { depth, .. } => *depth == level,
+        Expr::Subquery(s) => {
+            let outer_expr = match &s.kind {
+                SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => {
+                    expr_references_outer(expr, level)
+                }
+                _ => false,
+            };
+            outer_expr || references_outer(&s.plan, level + 1)
+        }
+        _ => e
+            .children()
+            .into_iter()
+            .any(|c| expr_references_outer(c, level)),
+    }
+}
+
+/// The deepest `depth` of any outer reference in the plan, nested subqueries included
+/// (0 when there is none). No reference reaches further than this many levels up.
+pub fn max_outer_depth(plan: &LogicalPlan) -> usize {
+    let own = node_expressions(plan)
+        .into_iter()
+        .map(expr_max_outer_depth)
+        .max()
+        .unwrap_or(0);
+    plan.children()
+        .into_iter()
+        .map(max_outer_depth)
+        .fold(own, usize::max)
+}
+
+fn expr_max_outer_depth(e: &Expr) -> usize {
+    let own = match e {
+        Expr::OuterColumn { depth, .. } => *depth,
+        Expr::Subquery(s) => max_outer_depth(&s.plan),
+        _ => 0,
+    };
+    e.children()
+        .into_iter()
+        .map(expr_max_outer_depth)
+        .fold(own, usize::max)
 }

@@ -1,0 +1,119 @@
+//! CALL and PRAGMA: built-in procedures. `CALL dbgen(sf = N)` generates the TPC-H
+//! tables and `PRAGMA tpch(N)` runs TPC-H query N. The binder checks names and
+//! arguments; the facade carries them out.
+
+use super::expr::ExprCtx;
+use super::fold::fold_constant;
+use super::from::object_name;
+use super::scope::Scope;
+use super::{Binder, BoundStatement};
+use sqlparser::ast;
+use stride_common::{Error, Result, ScalarValue};
+
+impl Binder<'_> {
+    pub(super) fn bind_call(&mut self, f: &ast::Function) -> Result<BoundStatement> {
+        let name = object_name(&f.name)?;
+        match name.as_str() {
+            "dbgen" => {
+                let mut scale_factor = None;
+                for (param, value) in self.procedure_args(&name, &f.args)? {
+                    match param.as_deref() {
+                        Some("sf") => {
+                            scale_factor = Some(value.as_f64().ok_or_else(|| {
+                                Error::binder(format!(
+                                    "dbgen: sf must be a number, not {value}"
+                                ))
+                            })?)
+                        }
+                        Some(other) => {
+                            return Err(Error::binder(format!(
+                                "dbgen has no parameter \"{other}\"; it takes sf, as in CALL dbgen(sf = 1)"
+                            )))
+                        }
+                        None => {
+                            return Err(Error::binder(
+                                "dbgen takes named arguments, as in CALL dbgen(sf = 1)",
+                            ))
+                        }
+                    }
+                }
+                Ok(BoundStatement::Dbgen {
+                    scale_factor: scale_factor.unwrap_or(1.0),
+                })
+            }
+            other => Err(Error::catalog(format!(
+                "procedure \"{other}\" does not exist; the built-in procedure is dbgen"
+            ))),
+        }
+    }
+
+    pub(super) fn bind_pragma(
+        &mut self,
+        name: &ast::ObjectName,
+        value: Option<&ast::ValueWithSpan>,
+    ) -> Result<BoundStatement> {
+        let name = object_name(name)?;
+        match name.as_str() {
+            "tpch" => {
+                let number = match value.map(|v| &v.value) {
+                    Some(ast::Value::Number(n, _)) => n.parse::<i64>().ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    Error::binder("PRAGMA tpch takes a query number, as in PRAGMA tpch(7)")
+                })?;
+                Ok(BoundStatement::TpchQuery { number })
+            }
+            other => Err(Error::catalog(format!(
+                "pragma \"{other}\" does not exist; the built-in pragma is tpch"
+            ))),
+        }
+    }
+
+    /// The arguments of a procedure call as (parameter name, constant value) pairs.
+    fn procedure_args(
+        &mut self,
+        procedure: &str,
+        args: &ast::FunctionArguments,
+    ) -> Result<Vec<(Option<String>, ScalarValue)>> {
+        let list = match args {
+            ast::FunctionArguments::None => return Ok(Vec::new()),
+            ast::FunctionArguments::List(l) => &l.args,
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(Error::binder(format!(
+                    "{procedure}: arguments must be constants, not a subquery"
+                )))
+            }
+        };
+        let mut out = Vec::new();
+        for arg in list {
+            let (param, expr) = match arg {
+                ast::FunctionArg::Named { name, arg, .. } => {
+                    (Some(name.value.to_ascii_lowercase()), arg)
+                }
+                ast::FunctionArg::ExprNamed { name, arg, .. } => match name {
+                    ast::Expr::Identifier(id) => (Some(id.value.to_ascii_lowercase()), arg),
+                    other => {
+                        return Err(Error::binder(format!(
+                            "{procedure}: \"{other}\" is not a parameter name"
+                        )))
+                    }
+                },
+                ast::FunctionArg::Unnamed(arg) => (None, arg),
+            };
+            let ast::FunctionArgExpr::Expr(e) = expr else {
+                return Err(Error::binder(format!(
+                    "{procedure}: arguments must be constant expressions"
+                )));
+            };
+            let scope = Scope::default();
+            let mut ctx = ExprCtx::new(&scope, "CALL");
+            let bound = self.bind_expr(e, &mut ctx)?;
+            let value = fold_constant(&bound)?.ok_or_else(|| {
+                Error::binder(format!("{procedure}: arguments must be constants"))
+            })?;
+            out.push((param, value));
+        }
+        Ok(out)
+    }
+}
