@@ -15,6 +15,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             table_id,
             columns,
             schema,
+            ..
         } => {
             let t = catalog.table_by_id(*table_id).ok_or_else(|| {
                 Error::catalog(format!(

@@ -9,4 +9,6 @@ pub trait Catalog {
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;
     /// Every table name, for "did you mean" suggestions and SHOW TABLES.
     fn table_names(&self) -> Vec<String>;
+    /// Rows the table holds now, for the optimizer's estimates.
+    fn row_count(&self, table_id: u64) -> usize;
 }

@@ -15,4 +15,8 @@ impl stride_sql::Catalog for CatalogView<'_> {
     fn table_names(&self) -> Vec<String> {
         self.0.table_names()
     }
+
+    fn row_count(&self, table_id: u64) -> usize {
+        self.0.table_by_id(table_id).map_or(0, |t| t.row_count())
+    }
 }

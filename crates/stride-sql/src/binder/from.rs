@@ -208,6 +208,7 @@ impl Binder<'_> {
                     table: schema,
                     table_id: id,
                     schema: fields,
+                    rows: self.catalog.row_count(id),
                 };
                 apply_alias(plan, &qual, alias.as_ref())
             }
@@ -426,12 +427,14 @@ fn apply_alias(
             table,
             table_id,
             columns,
+            rows,
             ..
         } => LogicalPlan::Scan {
             table,
             table_id,
             columns,
             schema: fields.clone(),
+            rows,
         },
         LogicalPlan::TableFunction { func, .. } => LogicalPlan::TableFunction {
             func,

@@ -8,24 +8,30 @@
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
 
+use super::cardinality::{estimate, unfiltered_estimate};
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
 use stride_functions::ScalarFunction;
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
+    // A tree of inner joins is ordered as a whole, top-down: its leaves are optimized
+    // inside `reorder`.
+    match plan {
+        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
+            return reorder(*input, Some(predicate));
+        }
+        p @ LogicalPlan::Join {
+            kind: JoinKind::Inner,
+            ..
+        } => return reorder(p, None),
+        _ => {}
+    }
     for c in children_mut(&mut plan) {
         let child = std::mem::replace(c, placeholder());
         *c = optimize(child)?;
     }
     Ok(match plan {
-        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
-            reorder(*input, Some(predicate))
-        }
-        p @ LogicalPlan::Join {
-            kind: JoinKind::Inner,
-            ..
-        } => reorder(p, None),
         LogicalPlan::Join {
             left,
             right,
@@ -219,11 +225,15 @@ fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Exp
     }
 }
 
-fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
+fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
     let schema = plan.schema().to_vec();
     let mut leaves = Vec::new();
     let mut terms = Vec::new();
     flatten(plan, &mut leaves, &mut terms, 0);
+    let leaves = leaves
+        .into_iter()
+        .map(optimize)
+        .collect::<Result<Vec<_>>>()?;
     if let Some(p) = predicate {
         p.split_conjunction(&mut terms);
     }
@@ -294,27 +304,53 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
         })
         .collect();
 
-    // Greedy order: start with the first leaf; next, the first leaf connected to the
-    // joined set by a condition (a cross product only when nothing connects).
+    // Greedy order: start from the largest input before filters (the fact table of a
+    // star join), which probes; then join, each as a
+    // hash-table build side, the smallest input connected to the joined set by a
+    // condition (a cross product only when nothing connects).
     let n = leaves.len();
-    let mut order = vec![0usize];
+    let sizes: Vec<f64> = leaves
+        .iter()
+        .map(|l| estimate(l.as_ref().expect("leaf present")))
+        .collect();
+    let by_size = |a: &usize, b: &usize| sizes[*a].total_cmp(&sizes[*b]);
+    let unfiltered: Vec<f64> = leaves
+        .iter()
+        .map(|l| unfiltered_estimate(l.as_ref().expect("leaf present")))
+        .collect();
+    let first = (0..n)
+        .rev()
+        .max_by(|a, b| unfiltered[*a].total_cmp(&unfiltered[*b]))
+        .expect("a join has leaves");
+    let mut order = vec![first];
     let mut joined = vec![false; n];
-    joined[0] = true;
+    joined[first] = true;
     // position of each global column in the current joined output
     let mut pos: Vec<Option<usize>> = vec![None; acc];
     let width = |i: usize| leaves[i].as_ref().expect("leaf present").schema().len();
-    for c in 0..width(0) {
-        pos[starts[0] + c] = Some(c);
+    for c in 0..width(first) {
+        pos[starts[first] + c] = Some(c);
     }
-    let mut current = leaves[0].take().expect("first leaf");
+    let mut current = leaves[first].take().expect("first leaf");
     while order.len() < n {
-        let connected = (0..n).filter(|&i| !joined[i]).find(|&i| {
-            pending
-                .iter()
-                .any(|(_, ls)| ls.contains(&i) && ls.iter().all(|&l| l == i || joined[l]))
+        let connected = (0..n)
+            .filter(|&i| !joined[i])
+            .filter(|&i| {
+                // Only equalities connect: a leaf reached through another kind of
+                // condition would join as a (filtered) cross product.
+                pending.iter().any(|(t, ls)| {
+                    equality_sides(t).is_some()
+                        && ls.contains(&i)
+                        && ls.iter().all(|&l| l == i || joined[l])
+                })
+            })
+            .min_by(by_size);
+        let next = connected.unwrap_or_else(|| {
+            (0..n)
+                .filter(|&i| !joined[i])
+                .min_by(by_size)
+                .expect("a leaf is left")
         });
-        let next =
-            connected.unwrap_or_else(|| (0..n).find(|&i| !joined[i]).expect("a leaf is left"));
         let right = leaves[next].take().expect("leaf not yet joined");
         let nleft = current.schema().len();
         let nright = right.schema().len();
@@ -375,5 +411,5 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> LogicalPlan {
             predicate: p,
         };
     }
-    plan
+    Ok(plan)
 }

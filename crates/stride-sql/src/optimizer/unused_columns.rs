@@ -46,6 +46,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             table_id,
             columns,
             schema,
+            rows,
         } => {
             let mut keep: Vec<usize> = (0..columns.len()).filter(|&i| required[i]).collect();
             if keep.is_empty() && !columns.is_empty() {
@@ -60,6 +61,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 table_id,
                 columns: keep.iter().map(|&i| columns[i]).collect(),
                 schema: keep.iter().map(|&i| schema[i].clone()).collect(),
+                rows,
             };
             (plan, m)
         }

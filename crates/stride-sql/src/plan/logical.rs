@@ -81,6 +81,8 @@ pub enum LogicalPlan {
         table_id: u64,
         columns: Vec<usize>,
         schema: Vec<Field>,
+        /// Rows in the table when the query was bound (an estimate for the optimizer).
+        rows: usize,
     },
     /// Constant rows; expressions have no input.
     Values {

@@ -43,6 +43,20 @@ SCHEMA = {
 }
 
 
+def load_duckdb(con, data):
+    """Loads the tpchgen-cli .tbl files in directory `data` into DuckDB."""
+    for table, cols in SCHEMA.items():
+        names = [c.split()[0] for c in cols.split(", ")]
+        types = [c.split(maxsplit=1)[1] for c in cols.split(", ")]
+        columns = ", ".join(f"'{n}': '{t}'" for n, t in zip(names, types))
+        con.execute(f"CREATE TABLE {table} ({cols})")
+        # Every line ends with '|', which reads as one extra empty column.
+        con.execute(
+            f"INSERT INTO {table} SELECT {', '.join(names)} FROM read_csv('{data}/{table}.tbl', "
+            f"delim='|', header=false, quote='', escape='', columns={{{columns}, 'extra': 'VARCHAR'}})"
+        )
+
+
 def cell(v):
     if v is None:
         return ""
@@ -58,15 +72,7 @@ def main():
     with tempfile.TemporaryDirectory() as data:
         subprocess.run(["tpchgen-cli", "-s", sf, f"--output-dir={data}"], check=True)
         con = duckdb.connect()
-        for table, cols in SCHEMA.items():
-            names = [c.split()[0] for c in cols.split(", ")]
-            con.execute(f"CREATE TABLE {table} ({cols})")
-            # Every line ends with '|', which reads as one extra empty column.
-            con.execute(
-                f"INSERT INTO {table} SELECT {', '.join(names)} FROM read_csv("
-                f"'{data}/{table}.tbl', delim='|', header=false, quote='', escape='', "
-                f"columns={{{', '.join(repr(n) + ': ' + repr(c.split(maxsplit=1)[1]) for n, c in zip(names, cols.split(', ')))}, 'extra': 'VARCHAR'}})"
-            )
+        load_duckdb(con, data)
         for n in range(1, 23):
             with open(os.path.join(QUERIES, f"q{n:02}.sql")) as f:
                 sql = f.read()
