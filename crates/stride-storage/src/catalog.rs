@@ -1,5 +1,5 @@
-//! The catalog of tables of one database: names (case-insensitive, as in DuckDB)
-//! mapped to tables.
+//! The catalog of one database: tables and views by name (case-insensitive, as in
+//! DuckDB). Tables and views share one namespace.
 
 use crate::table::Table;
 use std::collections::BTreeMap;
@@ -7,9 +7,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use stride_common::{Error, Result, TableSchema};
 
+/// A view: a named query, stored as SQL text and bound again each time it is used.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub name: String,
+    pub sql: String,
+    /// Names given to the query's columns (`CREATE VIEW v(a, b) AS ...`), if any.
+    pub columns: Vec<String>,
+}
+
 #[derive(Default)]
 pub struct Catalog {
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
+    views: RwLock<BTreeMap<String, View>>,
     next_id: AtomicU64,
 }
 
@@ -49,6 +59,12 @@ impl Catalog {
             .tables
             .write()
             .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        if self.view(&key).is_some() {
+            return Err(Error::catalog(format!(
+                "a view named \"{}\" already exists; drop it first",
+                schema.name
+            )));
+        }
         if tables.contains_key(&key) && !replace {
             return Err(Error::catalog(format!(
                 "Table with name \"{}\" already exists!",
@@ -72,6 +88,46 @@ impl Catalog {
                     .any(|i| i.name.eq_ignore_ascii_case(name))
             })
             .cloned()
+    }
+
+    pub fn view(&self, name: &str) -> Option<View> {
+        self.views
+            .read()
+            .ok()?
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    /// Creates a view; with `replace`, an existing view of that name is replaced.
+    pub fn create_view(&self, view: View, replace: bool) -> Result<()> {
+        let key = view.name.to_ascii_lowercase();
+        if self.table(&key).is_some() {
+            return Err(Error::catalog(format!(
+                "a table named \"{}\" already exists",
+                view.name
+            )));
+        }
+        let mut views = self
+            .views
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        if views.contains_key(&key) && !replace {
+            return Err(Error::catalog(format!(
+                "View with name \"{}\" already exists!",
+                view.name
+            )));
+        }
+        views.insert(key, view);
+        Ok(())
+    }
+
+    /// Removes a view; `Ok(false)` when it did not exist.
+    pub fn drop_view(&self, name: &str) -> Result<bool> {
+        let mut views = self
+            .views
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        Ok(views.remove(&name.to_ascii_lowercase()).is_some())
     }
 
     /// Removes a table; `Ok(false)` when it did not exist.

@@ -10,5 +10,5 @@
 mod catalog;
 mod table;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, View};
 pub use table::{IndexInfo, RowGroup, Table};

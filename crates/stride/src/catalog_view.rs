@@ -16,6 +16,10 @@ impl stride_sql::Catalog for CatalogView<'_> {
         self.0.table_names()
     }
 
+    fn view(&self, name: &str) -> Option<(String, Vec<String>)> {
+        self.0.view(name).map(|v| (v.sql, v.columns))
+    }
+
     fn row_count(&self, table_id: u64) -> usize {
         self.0.table_by_id(table_id).map_or(0, |t| t.row_count())
     }

@@ -240,6 +240,28 @@ impl Connection {
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
+            BoundStatement::CreateView {
+                name,
+                sql,
+                columns,
+                or_replace,
+                if_not_exists,
+            } => {
+                if if_not_exists && self.catalog.view(&name).is_some() {
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                self.catalog
+                    .create_view(stride_storage::View { name, sql, columns }, or_replace)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::DropView { name, if_exists } => {
+                if !self.catalog.drop_view(&name)? && !if_exists {
+                    return Err(Error::catalog(format!(
+                        "View with name {name} does not exist!"
+                    )));
+                }
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
             BoundStatement::CreateIndex {
                 name,
                 table,

@@ -165,6 +165,14 @@ impl Binder<'_> {
         match object_type {
             ast::ObjectType::Table => {}
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
+            ast::ObjectType::View => {
+                if !if_exists && self.catalog.view(&name).is_none() {
+                    return Err(Error::catalog(format!(
+                        "View with name {name} does not exist!"
+                    )));
+                }
+                return Ok(BoundStatement::DropView { name, if_exists });
+            }
             other => {
                 return Err(Error::not_supported(format!(
                     "DROP {other} is not supported yet"
@@ -172,8 +180,13 @@ impl Binder<'_> {
             }
         }
         if !if_exists && self.catalog.table(&name).is_none() {
+            let hint = if self.catalog.view(&name).is_some() {
+                format!("; {name} is a view: use DROP VIEW")
+            } else {
+                String::new()
+            };
             return Err(Error::catalog(format!(
-                "Table with name {name} does not exist!"
+                "Table with name {name} does not exist!{hint}"
             )));
         }
         Ok(BoundStatement::DropTable { name, if_exists })

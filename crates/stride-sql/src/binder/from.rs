@@ -187,6 +187,18 @@ impl Binder<'_> {
                         .map_or(tname.clone(), |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
+                if let Some((sql, columns)) = self.catalog.view(&tname) {
+                    let plan = self.bind_view(&tname, &sql)?;
+                    let mut fields = super::unqualified(plan.schema());
+                    for (f, c) in fields.iter_mut().zip(&columns) {
+                        f.name = c.clone();
+                    }
+                    let plan = rename(plan, fields);
+                    let qual = alias
+                        .as_ref()
+                        .map_or(tname.clone(), |a| ident_name(&a.name));
+                    return apply_alias(plan, &qual, alias.as_ref());
+                }
                 let Some((id, schema)) = self.catalog.table(&tname) else {
                     let names = self.catalog.table_names();
                     let mut msg = format!("Table with name {tname} does not exist!");

@@ -18,6 +18,7 @@ mod scope;
 mod select;
 mod types;
 mod utility;
+mod view;
 
 use crate::catalog::Catalog;
 use crate::plan::{Field, LogicalPlan};
@@ -41,6 +42,18 @@ pub enum BoundStatement {
         source: Option<LogicalPlan>,
     },
     DropTable {
+        name: String,
+        if_exists: bool,
+    },
+    CreateView {
+        name: String,
+        /// The view's query as SQL text, bound again wherever the view is used.
+        sql: String,
+        columns: Vec<String>,
+        or_replace: bool,
+        if_not_exists: bool,
+    },
+    DropView {
         name: String,
         if_exists: bool,
     },
@@ -91,6 +104,8 @@ pub struct Binder<'a> {
     ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
     /// Current nesting of expressions being bound (see [`MAX_EXPRESSION_DEPTH`]).
     depth: usize,
+    /// Views being expanded, innermost last (a view may not refer to itself).
+    views: Vec<String>,
 }
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
@@ -106,6 +121,7 @@ impl<'a> Binder<'a> {
             outer_scopes: Vec::new(),
             ctes: Vec::new(),
             depth: 0,
+            views: Vec::new(),
         }
     }
 
@@ -121,6 +137,7 @@ impl<'a> Binder<'a> {
                 ..
             } => self.bind_drop(object_type, *if_exists, names),
             S::CreateIndex(ci) => self.bind_create_index(ci),
+            S::CreateView(cv) => self.bind_create_view(cv),
             S::Insert(ins) => self.bind_insert(ins),
             S::Set(set) => self.bind_set(set),
             S::Reset(r) => self.bind_reset(r),
