@@ -142,7 +142,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
     // Long flat chains parse without recursion: refused beyond the binder's depth
     // limit, evaluated below it.
     let sum = format!("SELECT {}", vec!["1"; n].join(" + "));
-    let err = conn.execute(&sum).err().expect("too deep");
+    let err = conn.execute(&sum).expect_err("too deep");
     assert!(err.to_string().contains("nested too deeply"), "{err}");
     let sum = format!("SELECT {}", vec!["1"; 5000].join(" + "));
     let r = conn.execute(&sum).unwrap().collect_rows().unwrap();

@@ -396,16 +396,7 @@ fn cross(left: (LogicalPlan, Scope), right: (LogicalPlan, Scope)) -> (LogicalPla
 /// Replaces a plan's output field names (a projection when the plan has no schema of
 /// its own to rename).
 fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
-    let exprs = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
-        .collect();
-    LogicalPlan::Project {
-        input: Box::new(plan),
-        exprs,
-        schema: fields,
-    }
+    LogicalPlan::project_leading(plan, fields)
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.

@@ -115,16 +115,22 @@ fn restore_schema(plan: LogicalPlan, schema: Vec<crate::plan::Field>) -> Logical
     if plan.schema().len() == schema.len() {
         return plan;
     }
-    let exprs = schema
-        .iter()
-        .enumerate()
-        .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
-        .collect();
-    LogicalPlan::Project {
-        input: Box::new(plan),
-        exprs,
-        schema,
+    LogicalPlan::project_leading(plan, schema)
+}
+
+/// Sorts conjuncts into those that refer to the enclosing query (`pulled`) and the
+/// rest (`keep`); `None` when a correlated one holds a subquery, which cannot move.
+fn split_correlated(terms: Vec<Expr>, pulled: &mut Vec<Expr>, keep: &mut Vec<Expr>) -> Option<()> {
+    for t in terms {
+        if !refers_outer(&t) {
+            keep.push(t);
+        } else if t.has_subquery() {
+            return None;
+        } else {
+            pulled.push(t);
+        }
     }
+    Some(())
 }
 
 /// `EXISTS`, `NOT EXISTS` or `x IN` over `current` as a semi or anti join, if the
@@ -469,16 +475,7 @@ fn pull_up(plan: LogicalPlan) -> Option<(LogicalPlan, Vec<Expr>)> {
             let mut terms = Vec::new();
             predicate.split_conjunction(&mut terms);
             let mut keep = Vec::new();
-            for t in terms {
-                if refers_outer(&t) {
-                    if t.has_subquery() {
-                        return None;
-                    }
-                    preds.push(t);
-                } else {
-                    keep.push(t);
-                }
-            }
+            split_correlated(terms, &mut preds, &mut keep)?;
             Some((filter(input, keep), preds))
         }
         LogicalPlan::Project {
@@ -676,17 +673,10 @@ fn pull_through_join(plan: LogicalPlan) -> Option<(LogicalPlan, Vec<Expr>)> {
     if let Some(f) = filter {
         let mut terms = Vec::new();
         f.split_conjunction(&mut terms);
-        for mut t in terms {
+        for t in &mut terms {
             t.remap_columns(&shift_right);
-            if refers_outer(&t) {
-                if t.has_subquery() {
-                    return None;
-                }
-                preds.push(t);
-            } else {
-                keep.push(t);
-            }
         }
+        split_correlated(terms, &mut preds, &mut keep)?;
     }
     let mut schema = left.schema().to_vec();
     if matches!(kind, JoinKind::Inner | JoinKind::Left) {

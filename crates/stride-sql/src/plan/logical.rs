@@ -138,6 +138,20 @@ pub enum LogicalPlan {
 }
 
 impl LogicalPlan {
+    /// A projection of the first `schema.len()` columns of `input`, named by `schema`.
+    pub fn project_leading(input: LogicalPlan, schema: Vec<Field>) -> LogicalPlan {
+        let exprs = schema
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+            .collect();
+        LogicalPlan::Project {
+            input: Box::new(input),
+            exprs,
+            schema,
+        }
+    }
+
     pub fn schema(&self) -> &[Field] {
         match self {
             LogicalPlan::Scan { schema, .. }
