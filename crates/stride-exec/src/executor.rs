@@ -94,6 +94,31 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             left_keys,
             right_keys,
             filter,
+            build_left: true,
+            ..
+        } => {
+            let build_chunks = collect(left, ctx)?;
+            let probe = Arc::new(JoinProbe::marking(
+                &build_chunks,
+                left.types(),
+                left_keys,
+                right_keys.clone(),
+                filter.clone(),
+                ctx,
+            )?);
+            let mut p = build(right, ctx)?;
+            p.operators.push(Operator::HashProbe(probe.clone()));
+            run_collect(&p, ctx)?;
+            let chunks = probe.build.marked(*kind == JoinKind::Semi);
+            Pipeline::new(Source::Chunks(Arc::new(chunks)))
+        }
+        PhysicalPlan::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            filter,
             ..
         } => {
             let build_chunks = collect(right, ctx)?;

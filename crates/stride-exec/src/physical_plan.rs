@@ -63,6 +63,9 @@ pub enum PhysicalPlan {
         right_keys: Vec<Expr>,
         filter: Option<Expr>,
         types: Vec<DataType>,
+        /// SEMI / ANTI only: build on `left` (the smaller input) and probe with `right`;
+        /// `filter` then reads the right row's columns first.
+        build_left: bool,
     },
     NestedLoopJoin {
         left: Box<PhysicalPlan>,

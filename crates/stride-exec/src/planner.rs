@@ -4,7 +4,8 @@
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{Error, Result};
-use stride_sql::plan::{LogicalPlan, TableFunction};
+use stride_sql::optimizer::cardinality::estimate;
+use stride_sql::plan::{JoinKind, LogicalPlan, TableFunction};
 use stride_storage::Catalog;
 
 pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
@@ -117,14 +118,28 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                     types,
                 }
             } else {
+                // A SEMI or ANTI join builds on its preserved input when that is the
+                // smaller one; the residual filter then sees the other input first.
+                let build_left = matches!(kind, JoinKind::Semi | JoinKind::Anti)
+                    && estimate(left) < estimate(right);
+                let filter = match filter {
+                    Some(f) if build_left => {
+                        let (nl, nr) = (left.schema().len(), right.schema().len());
+                        let mut f = f.clone();
+                        f.remap_columns(&|i| if i < nl { i + nr } else { i - nl });
+                        Some(f)
+                    }
+                    other => other.clone(),
+                };
                 PhysicalPlan::HashJoin {
                     left: p(left)?,
                     right: p(right)?,
                     kind: *kind,
                     left_keys: on.iter().map(|(l, _)| l.clone()).collect(),
                     right_keys: on.iter().map(|(_, r)| r.clone()).collect(),
-                    filter: filter.clone(),
+                    filter,
                     types,
+                    build_left,
                 }
             }
         }

@@ -4,6 +4,10 @@
 //! joins stream; RIGHT and FULL joins also record which build rows matched so the
 //! executor can emit the others at the end.
 //!
+//! A SEMI or ANTI join whose preserved (left) input is the smaller one builds on it
+//! instead ([`JoinProbe::marking`]): the other input only marks the build rows it
+//! matches, and the executor then emits the marked rows (SEMI) or the others (ANTI).
+//!
 //! Key equality is decided on the encoded keys; a residual `filter` (non-equality
 //! conditions) is checked on each candidate pair.
 
@@ -46,14 +50,40 @@ impl BuildSide {
         }
     }
 
-    /// Build rows no probe row matched, with NULLs for the probe side's columns.
-    pub fn unmatched(&self, left_types: &[DataType]) -> Vec<DataChunk> {
+    /// Records that these build rows found a partner (when matches are tracked).
+    fn mark(&self, rows: &[u32]) {
+        if let Some(m) = &self.matched {
+            for &b in rows {
+                m[b as usize].store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Build rows whose matched flag is `matched`, in build order (none when matches
+    /// are not tracked).
+    fn rows_marked(&self, matched: bool) -> Vec<u32> {
         let Some(m) = &self.matched else {
             return vec![];
         };
-        let rows: Vec<u32> = (0..self.len as u32)
-            .filter(|&r| !m[r as usize].load(Ordering::Relaxed))
-            .collect();
+        (0..self.len as u32)
+            .filter(|&r| m[r as usize].load(Ordering::Relaxed) == matched)
+            .collect()
+    }
+
+    /// The build rows some probe row matched (`true`) or none did (`false`).
+    pub fn marked(&self, matched: bool) -> Vec<DataChunk> {
+        self.rows_marked(matched)
+            .chunks(VECTOR_SIZE)
+            .map(|b| {
+                let cols = self.columns.iter().map(|c| c.take(b)).collect();
+                DataChunk::new(cols, b.len())
+            })
+            .collect()
+    }
+
+    /// Build rows no probe row matched, with NULLs for the probe side's columns.
+    pub fn unmatched(&self, left_types: &[DataType]) -> Vec<DataChunk> {
+        let rows = self.rows_marked(false);
         rows.chunks(VECTOR_SIZE)
             .map(|b| {
                 let mut cols: Vec<Vector> = left_types
@@ -77,32 +107,10 @@ pub fn emit_pairs(
     ctx: &QueryContext,
     out: &mut dyn FnMut(DataChunk) -> Result<()>,
 ) -> Result<()> {
-    let (pi, bi) = pairs;
     let probe_len = probe.len();
     let probe_flat = probe.clone().flatten();
-    // Keep the pairs that pass the residual filter.
-    let mut keep_p = Vec::with_capacity(pi.len());
-    let mut keep_b = Vec::with_capacity(bi.len());
-    for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
-        let (p, b): (Vec<u32>, Vec<u32>) = match filter {
-            None => (p.to_vec(), b.to_vec()),
-            Some(f) => {
-                let cand = pair_chunk(&probe_flat, build, p, b);
-                let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
-                (
-                    sel.indices.iter().map(|&k| p[k as usize]).collect(),
-                    sel.indices.iter().map(|&k| b[k as usize]).collect(),
-                )
-            }
-        };
-        keep_p.extend(p);
-        keep_b.extend(b);
-    }
-    if let Some(m) = &build.matched {
-        for &b in &keep_b {
-            m[b as usize].store(true, Ordering::Relaxed);
-        }
-    }
+    let (keep_p, keep_b) = passing_pairs(&probe_flat, build, pairs, filter, ctx)?;
+    build.mark(&keep_b);
     match kind {
         JoinKind::Inner | JoinKind::Right => emit_joined(&probe_flat, build, &keep_p, &keep_b, out),
         JoinKind::Left | JoinKind::Full => {
@@ -145,6 +153,28 @@ pub fn emit_pairs(
     }
 }
 
+/// The candidate pairs that pass the residual filter (all of them without one).
+fn passing_pairs(
+    probe_flat: &DataChunk,
+    build: &BuildSide,
+    (pi, bi): (&[u32], &[u32]),
+    filter: Option<&Expr>,
+    ctx: &QueryContext,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let Some(f) = filter else {
+        return Ok((pi.to_vec(), bi.to_vec()));
+    };
+    let mut keep_p = Vec::with_capacity(pi.len());
+    let mut keep_b = Vec::with_capacity(bi.len());
+    for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
+        let cand = pair_chunk(probe_flat, build, p, b);
+        let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
+        keep_p.extend(sel.indices.iter().map(|&k| p[k as usize]));
+        keep_b.extend(sel.indices.iter().map(|&k| b[k as usize]));
+    }
+    Ok((keep_p, keep_b))
+}
+
 fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> DataChunk {
     let mut cols: Vec<Vector> = probe
         .columns
@@ -177,9 +207,36 @@ pub struct JoinProbe {
     next: Vec<u32>,
     left_keys: Vec<Expr>,
     filter: Option<Expr>,
+    /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
+    marking: bool,
 }
 
 impl JoinProbe {
+    /// For a SEMI or ANTI join built on its preserved input: `chunks` (that input)
+    /// is the build side, and probing with the other input marks the build rows that
+    /// have a partner. `filter` reads the probe row's columns first, then the build's.
+    pub fn marking(
+        chunks: &[DataChunk],
+        types: Vec<DataType>,
+        build_keys: &[Expr],
+        probe_keys: Vec<Expr>,
+        filter: Option<Expr>,
+        ctx: &QueryContext,
+    ) -> Result<Self> {
+        let mut p = Self::index(
+            JoinKind::Semi,
+            chunks,
+            types,
+            true,
+            build_keys,
+            probe_keys,
+            filter,
+            ctx,
+        )?;
+        p.marking = true;
+        Ok(p)
+    }
+
     pub fn new(
         kind: JoinKind,
         chunks: &[DataChunk],
@@ -189,11 +246,24 @@ impl JoinProbe {
         filter: Option<Expr>,
         ctx: &QueryContext,
     ) -> Result<Self> {
-        let build = BuildSide::new(
-            chunks,
-            types,
-            matches!(kind, JoinKind::Right | JoinKind::Full),
-        );
+        let track = matches!(kind, JoinKind::Right | JoinKind::Full);
+        Self::index(
+            kind, chunks, types, track, right_keys, left_keys, filter, ctx,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn index(
+        kind: JoinKind,
+        chunks: &[DataChunk],
+        types: Vec<DataType>,
+        track: bool,
+        right_keys: &[Expr],
+        left_keys: Vec<Expr>,
+        filter: Option<Expr>,
+        ctx: &QueryContext,
+    ) -> Result<Self> {
+        let build = BuildSide::new(chunks, types, track);
         let mut table = KeyTable::with_capacity(build.len);
         let mut head = Vec::new();
         let mut next = vec![NONE; build.len];
@@ -241,6 +311,7 @@ impl JoinProbe {
             next,
             left_keys,
             filter,
+            marking: false,
         })
     }
 
@@ -276,6 +347,17 @@ impl JoinProbe {
                     r = self.next[r as usize];
                 }
             }
+        }
+        if self.marking {
+            let (_, matched) = passing_pairs(
+                &chunk.flatten(),
+                &self.build,
+                (&pi, &bi),
+                self.filter.as_ref(),
+                ctx,
+            )?;
+            self.build.mark(&matched);
+            return Ok(());
         }
         emit_pairs(
             self.kind,

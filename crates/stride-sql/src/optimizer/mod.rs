@@ -2,7 +2,7 @@
 //! after the pass, can be switched off with `SET disabled_optimizers = 'name,...'`,
 //! and leaves the plan's output schema unchanged.
 
-mod cardinality;
+pub mod cardinality;
 mod decorrelate;
 mod distinct_aggregates;
 mod join_order;
