@@ -149,7 +149,8 @@ fn semi_and_anti_joins_built_on_the_smaller_side_agree() {
     ];
     for sql in queries {
         let with = sorted_rows(&c, sql);
-        c.execute("SET disabled_optimizers = 'decorrelate'").unwrap();
+        c.execute("SET disabled_optimizers = 'decorrelate'")
+            .unwrap();
         let without = sorted_rows(&c, sql);
         c.execute("RESET disabled_optimizers").unwrap();
         assert!(!with.is_empty() || sql.contains("NOT"), "{sql}");

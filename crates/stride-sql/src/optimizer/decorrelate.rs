@@ -305,13 +305,12 @@ fn scalar_join(current: &LogicalPlan, s: &Subquery) -> Option<(LogicalPlan, Expr
         schema,
     };
     let column = Expr::column(n, value_ty.clone(), "__value");
-    let value = if matches!(
-        empty,
-        Expr::Literal {
-            value: ScalarValue::Null,
-            ..
-        }
-    ) {
+    // When the value over no rows folds to NULL the LEFT JOIN's NULL is already right.
+    let empty_is_null = matches!(
+        crate::binder::fold_constant(&empty),
+        Ok(Some(ScalarValue::Null))
+    );
+    let value = if empty_is_null {
         column
     } else {
         // Outer rows without a group see the aggregate over no rows.

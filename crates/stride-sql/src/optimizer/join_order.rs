@@ -31,7 +31,7 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
         let child = std::mem::replace(c, placeholder());
         *c = optimize(child)?;
     }
-    Ok(match plan {
+    let plan = match plan {
         LogicalPlan::Join {
             left,
             right,
@@ -54,7 +54,60 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
             }
         }
         other => other,
-    })
+    };
+    Ok(build_smaller_side(plan))
+}
+
+/// `A LEFT JOIN B` as `B RIGHT JOIN A` (columns put back in order) when A is the
+/// smaller input: hash joins build on the right input.
+fn build_smaller_side(plan: LogicalPlan) -> LogicalPlan {
+    let LogicalPlan::Join {
+        left,
+        right,
+        kind: JoinKind::Left,
+        on,
+        filter,
+        schema,
+    } = plan
+    else {
+        return plan;
+    };
+    if on.is_empty() || estimate(&left) >= estimate(&right) {
+        return LogicalPlan::Join {
+            left,
+            right,
+            kind: JoinKind::Left,
+            on,
+            filter,
+            schema,
+        };
+    }
+    let (nl, nr) = (left.schema().len(), right.schema().len());
+    let filter = filter.map(|mut f| {
+        f.remap_columns(&|i| if i < nl { i + nr } else { i - nl });
+        f
+    });
+    let mut swapped_schema = schema[nl..].to_vec();
+    swapped_schema.extend(schema[..nl].iter().cloned());
+    let swapped = LogicalPlan::Join {
+        left: right,
+        right: left,
+        kind: JoinKind::Right,
+        on: on.into_iter().map(|(l, r)| (r, l)).collect(),
+        filter,
+        schema: swapped_schema,
+    };
+    let exprs = (0..nl + nr)
+        .map(|i| {
+            let from = if i < nl { nr + i } else { i - nl };
+            Expr::column(from, schema[i].ty.clone(), schema[i].name.clone())
+        })
+        .collect();
+    LogicalPlan::Project {
+        input: Box::new(swapped),
+        exprs,
+        schema,
+    }
 }
 
 fn placeholder() -> LogicalPlan {
