@@ -358,22 +358,30 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
         .collect();
 
     // Greedy order: start from the largest input before filters (the fact table of a
-    // star join), which probes; then join, each as a
-    // hash-table build side, the smallest input connected to the joined set by a
-    // condition (a cross product only when nothing connects).
+    // star join), which probes; then join, each as a hash-table build side, the most
+    // selective input connected to the joined set by an equality (a cross product
+    // only when nothing connects).
     let n = leaves.len();
     let sizes: Vec<f64> = leaves
         .iter()
         .map(|l| estimate(l.as_ref().expect("leaf present")))
         .collect();
     let by_size = |a: &usize, b: &usize| sizes[*a].total_cmp(&sizes[*b]);
-    let unfiltered: Vec<f64> = leaves
+    // Among connected inputs, the one whose filters keep the smallest fraction of its
+    // rows first: joined early, it shrinks every later join's probe side.
+    let unfiltered_sizes: Vec<f64> = leaves
         .iter()
         .map(|l| unfiltered_estimate(l.as_ref().expect("leaf present")))
         .collect();
+    let kept = |i: usize| sizes[i] / unfiltered_sizes[i].max(1.0);
+    let by_selectivity = |a: &usize, b: &usize| {
+        kept(*a)
+            .total_cmp(&kept(*b))
+            .then(sizes[*a].total_cmp(&sizes[*b]))
+    };
     let first = (0..n)
         .rev()
-        .max_by(|a, b| unfiltered[*a].total_cmp(&unfiltered[*b]))
+        .max_by(|a, b| unfiltered_sizes[*a].total_cmp(&unfiltered_sizes[*b]))
         .expect("a join has leaves");
     let mut order = vec![first];
     let mut joined = vec![false; n];
@@ -397,7 +405,7 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
                         && ls.iter().all(|&l| l == i || joined[l])
                 })
             })
-            .min_by(by_size);
+            .min_by(by_selectivity);
         let next = connected.unwrap_or_else(|| {
             (0..n)
                 .filter(|&i| !joined[i])
