@@ -413,11 +413,28 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
                 .expect("a leaf is left")
         });
         let right = leaves[next].take().expect("leaf not yet joined");
-        let nleft = current.schema().len();
-        let nright = right.schema().len();
-        for c in 0..nright {
-            pos[starts[next] + c] = Some(nleft + c);
+        let (nleft, nright) = (current.schema().len(), right.schema().len());
+        // The first join builds on the smaller of its two inputs once filters count
+        // (later joins build on the new input, the accumulated side probes).
+        let swap = order.len() == 1 && sizes[order[0]] < sizes[next];
+        if swap {
+            for c in 0..nleft {
+                pos[starts[order[0]] + c] = Some(nright + c);
+            }
+            for c in 0..nright {
+                pos[starts[next] + c] = Some(c);
+            }
+        } else {
+            for c in 0..nright {
+                pos[starts[next] + c] = Some(nleft + c);
+            }
         }
+        let (left, right) = if swap {
+            (right, current)
+        } else {
+            (current, right)
+        };
+        let nleft = left.schema().len();
         joined[next] = true;
         order.push(next);
         // Conditions now fully inside the joined set become this join's conditions.
@@ -438,10 +455,10 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
             })
             .collect();
         let (on, rest) = extract_keys(here, nleft);
-        let mut jschema = current.schema().to_vec();
+        let mut jschema = left.schema().to_vec();
         jschema.extend(right.schema().iter().cloned());
         current = LogicalPlan::Join {
-            left: Box::new(current),
+            left: Box::new(left),
             right: Box::new(right),
             kind: JoinKind::Inner,
             on,
@@ -450,7 +467,7 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
         };
     }
     // Restore the original column order, then apply what could not be placed.
-    let identity = order.iter().enumerate().all(|(i, &l)| i == l);
+    let identity = (0..acc).all(|g| pos[g] == Some(g));
     let mut plan = current;
     if !identity {
         let exprs = (0..acc)
