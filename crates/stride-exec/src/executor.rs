@@ -12,7 +12,7 @@
 use crate::context::QueryContext;
 use crate::expression::eval;
 use crate::operators::hash_aggregate::HashAggregate;
-use crate::operators::hash_join::JoinProbe;
+use crate::operators::hash_join::{BuildSide, JoinProbe};
 use crate::operators::limit::LimitSink;
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::operators::set_op;
@@ -133,13 +133,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             )?);
             let mut p = build(left, ctx)?;
             p.operators.push(Operator::HashProbe(probe.clone()));
-            if matches!(kind, JoinKind::Right | JoinKind::Full) {
-                let mut chunks = run_collect(&p, ctx)?;
-                chunks.extend(probe.build.unmatched(&left.types()));
-                Pipeline::new(Source::Chunks(Arc::new(chunks)))
-            } else {
-                p
-            }
+            finish_join(p, *kind, &probe.build, &left.types(), ctx)?
         }
         PhysicalPlan::NestedLoopJoin {
             left,
@@ -157,13 +151,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             ));
             let mut p = build(left, ctx)?;
             p.operators.push(Operator::NestedLoop(probe.clone()));
-            if matches!(kind, JoinKind::Right | JoinKind::Full) {
-                let mut chunks = run_collect(&p, ctx)?;
-                chunks.extend(probe.build.unmatched(&left.types()));
-                Pipeline::new(Source::Chunks(Arc::new(chunks)))
-            } else {
-                p
-            }
+            finish_join(p, *kind, &probe.build, &left.types(), ctx)?
         }
         PhysicalPlan::HashAggregate {
             input,
@@ -218,6 +206,23 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
 
 fn materialized(chunks: Vec<DataChunk>) -> Pipeline {
     Pipeline::new(Source::Chunks(Arc::new(chunks)))
+}
+
+/// A join's pipeline once its probe operator is in place. RIGHT and FULL joins run it
+/// to the end and then add the build rows that no probe row matched.
+fn finish_join(
+    p: Pipeline,
+    kind: JoinKind,
+    build: &BuildSide,
+    left_types: &[DataType],
+    ctx: &QueryContext,
+) -> Result<Pipeline> {
+    if !matches!(kind, JoinKind::Right | JoinKind::Full) {
+        return Ok(p);
+    }
+    let mut chunks = run_collect(&p, ctx)?;
+    chunks.extend(build.unmatched(left_types));
+    Ok(Pipeline::new(Source::Chunks(Arc::new(chunks))))
 }
 
 fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {

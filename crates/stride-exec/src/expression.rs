@@ -4,8 +4,8 @@
 //!
 //! Conditional forms (CASE, COALESCE, AND) evaluate later branches only on the rows
 //! that reach them, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` never divides by zero.
-//! Subqueries run through the executor, once per distinct set of outer values, with
-//! results cached in the [`QueryContext`].
+//! Subqueries the `decorrelate` pass left in place run through the executor, once per
+//! distinct set of outer values, with results cached in the [`QueryContext`].
 
 use crate::context::{QueryContext, SubqueryRows};
 use std::borrow::Cow;

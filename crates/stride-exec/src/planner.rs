@@ -1,6 +1,7 @@
 //! The physical planner: chooses an algorithm per logical node. An ORDER BY under a
-//! LIMIT becomes a top-N; a join with equality keys a hash join, otherwise a nested
-//! loop; GROUP BY and DISTINCT a hash aggregate.
+//! LIMIT becomes a top-N; a join with equality keys a hash join (a SEMI or ANTI one
+//! built on its preserved input when that input is estimated smaller), otherwise a
+//! nested loop; GROUP BY and DISTINCT a hash aggregate.
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{Error, Result};
@@ -124,9 +125,8 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                     && estimate(left) < estimate(right);
                 let filter = match filter {
                     Some(f) if build_left => {
-                        let (nl, nr) = (left.schema().len(), right.schema().len());
                         let mut f = f.clone();
-                        f.remap_columns(&|i| if i < nl { i + nr } else { i - nl });
+                        f.swap_join_sides(left.schema().len(), right.schema().len());
                         Some(f)
                     }
                     other => other.clone(),

@@ -1,8 +1,10 @@
 //! Pass `join_order`: turns WHERE conditions over inner joins and comma-separated
-//! FROM items into join conditions, pushes single-table conditions down to their
-//! table, and orders the joins so that no cross product is formed where a join
-//! condition exists. Equality conditions between the two sides of any join become
-//! hash-join keys.
+//! FROM items into join conditions (factoring conjuncts common to all branches of an
+//! OR out of it), pushes single-table conditions down to their table, and orders the
+//! joins by estimated size so that no cross product is formed where a join condition
+//! exists and hash tables are built on the smaller inputs. Equality conditions
+//! between the two sides of any join become hash-join keys; a LEFT JOIN whose left
+//! input is smaller becomes a RIGHT JOIN, so the hash table is built on it.
 //!
 //! Conditions containing subqueries stay where they were (above the joins), because
 //! correlated references inside them point at the original column positions; a
@@ -61,30 +63,33 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 /// `A LEFT JOIN B` as `B RIGHT JOIN A` (columns put back in order) when A is the
 /// smaller input: hash joins build on the right input.
 fn build_smaller_side(plan: LogicalPlan) -> LogicalPlan {
-    let LogicalPlan::Join {
-        left,
-        right,
-        kind: JoinKind::Left,
-        on,
-        filter,
-        schema,
-    } = plan
-    else {
-        return plan;
-    };
-    if on.is_empty() || estimate(&left) >= estimate(&right) {
-        return LogicalPlan::Join {
+    match plan {
+        LogicalPlan::Join {
             left,
             right,
             kind: JoinKind::Left,
             on,
             filter,
             schema,
-        };
+        } if !on.is_empty() && estimate(&left) < estimate(&right) => {
+            as_right_join(left, right, on, filter, schema)
+        }
+        other => other,
     }
+}
+
+/// `left LEFT JOIN right` as `right RIGHT JOIN left` under a projection restoring the
+/// column order.
+fn as_right_join(
+    left: Box<LogicalPlan>,
+    right: Box<LogicalPlan>,
+    on: Vec<(Expr, Expr)>,
+    filter: Option<Expr>,
+    schema: Vec<crate::plan::Field>,
+) -> LogicalPlan {
     let (nl, nr) = (left.schema().len(), right.schema().len());
     let filter = filter.map(|mut f| {
-        f.remap_columns(&|i| if i < nl { i + nr } else { i - nl });
+        f.swap_join_sides(nl, nr);
         f
     });
     let mut swapped_schema = schema[nl..].to_vec();

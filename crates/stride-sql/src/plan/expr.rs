@@ -244,7 +244,13 @@ impl Expr {
     }
 
     pub fn has_subquery(&self) -> bool {
-        self.clone().any(&mut |e| matches!(e, Expr::Subquery(_)))
+        self.any(&mut |e| matches!(e, Expr::Subquery(_)))
+    }
+
+    /// Rewrites an expression over a join's row (`nleft` left columns, then `nright`
+    /// right ones) to read the same columns when the two inputs trade places.
+    pub fn swap_join_sides(&mut self, nleft: usize, nright: usize) {
+        self.remap_columns(&|i| if i < nleft { i + nright } else { i - nleft });
     }
 
     /// Splits a conjunction into its terms.
