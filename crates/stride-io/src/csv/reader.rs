@@ -1,0 +1,483 @@
+//! A bound CSV scan: the files, the dialect and the columns `read_csv` resolved to at
+//! bind time, and the parallel read at execution time.
+//!
+//! Parallel reading cuts each file into byte ranges of [`MORSEL_BYTES`]. A range owns
+//! the records that *start* in it, so the only question is where its first record
+//! starts. Without quotes that is just after the first newline. With quotes it
+//! depends on whether the range begins inside a quoted field, which the parity of the
+//! quote bytes before it decides: [`CsvReader::plan`] counts quotes per range on every
+//! core first, so a quoted field holding newlines and delimiters is parsed correctly
+//! wherever a cut falls.
+
+use super::options::{show_byte, CsvOptions, Dialect};
+use super::sniffer::{skip_lines, sniff, Sniffed};
+use super::tokenizer::{ends_in_quote, next_record_start, Records, TokenError, Tokenizer, UNWANTED};
+use super::values::{convert, unquote, BadValue, Parser};
+use crate::file::{self, FileData};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector, VECTOR_SIZE};
+
+/// Bytes per morsel of a CSV file.
+pub const MORSEL_BYTES: usize = 8 << 20;
+
+/// One `read_csv` call, bound.
+#[derive(Debug)]
+pub struct CsvReader {
+    pub files: Vec<Arc<FileData>>,
+    pub dialect: Dialect,
+    pub header: bool,
+    /// Offset of each file's first data record.
+    data_start: Vec<usize>,
+    /// Columns per record in the files.
+    pub file_columns: usize,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// Whether each type came from the sniffer rather than the user.
+    pub detected: Vec<bool>,
+    pub sample_rows: usize,
+    parsers: Vec<Parser>,
+    nullstr: Vec<Vec<u8>>,
+    pub options: CsvOptions,
+    /// Rows skipped by `ignore_errors`, over every scan of this reader.
+    pub rejected: AtomicU64,
+}
+
+/// A byte range of one file whose records one worker reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Morsel {
+    pub file: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl CsvReader {
+    /// Opens the files a pattern or list names and works out their columns.
+    pub fn bind(paths: &[String], options: CsvOptions) -> Result<CsvReader> {
+        let mut names = Vec::new();
+        for p in paths {
+            names.extend(file::expand(p)?);
+        }
+        if names.is_empty() {
+            return Err(Error::io("read_csv needs at least one file"));
+        }
+        let files = names
+            .iter()
+            .map(|p| file::open(p).map(Arc::new))
+            .collect::<Result<Vec<_>>>()?;
+        let first = files[0].bytes();
+        let sniffed: Sniffed = sniff(first, &options);
+        let (date_fmt, ts_fmt) = options.formats()?;
+        let mut file_columns = sniffed.columns;
+        let mut col_names = sniffed.names.clone();
+        let mut types = sniffed.types.clone();
+        let auto = options.auto_detect.unwrap_or(options.columns.is_none());
+        let mut detected = vec![auto; types.len()];
+        if !auto {
+            types = vec![DataType::Varchar; types.len()];
+        }
+        if let Some(cols) = &options.columns {
+            file_columns = cols.len();
+            col_names = cols.iter().map(|(n, _)| n.clone()).collect();
+            types = cols.iter().map(|(_, t)| t.clone()).collect();
+            detected = vec![false; cols.len()];
+        }
+        if let Some(given) = &options.names {
+            if given.len() > col_names.len() {
+                return Err(Error::binder(format!(
+                    "read_csv: {} names given but the file has {} columns",
+                    given.len(),
+                    col_names.len()
+                )));
+            }
+            for (n, g) in col_names.iter_mut().zip(given) {
+                *n = g.clone();
+            }
+        }
+        if let Some(by_pos) = &options.types_by_position {
+            if by_pos.len() > types.len() {
+                return Err(Error::binder(format!(
+                    "read_csv: {} types given but the file has {} columns",
+                    by_pos.len(),
+                    types.len()
+                )));
+            }
+            for (i, t) in by_pos.iter().enumerate() {
+                types[i] = t.clone();
+                detected[i] = false;
+            }
+        }
+        if let Some(by_name) = &options.types_by_name {
+            for (n, t) in by_name {
+                let i = col_names
+                    .iter()
+                    .position(|c| c.eq_ignore_ascii_case(n))
+                    .ok_or_else(|| {
+                        Error::binder(format!(
+                            "read_csv: types names column \"{n}\", which the file does not have; its columns are {}",
+                            col_names.join(", ")
+                        ))
+                    })?;
+                types[i] = t.clone();
+                detected[i] = false;
+            }
+        }
+        if file_columns == 0 {
+            // An empty file: one text column, no rows.
+            file_columns = 1;
+            col_names = vec!["column0".into()];
+            types = vec![DataType::Varchar];
+            detected = vec![true];
+        }
+        let dialect = sniffed.dialect;
+        let data_start = files
+            .iter()
+            .map(|f| {
+                let b = f.bytes();
+                let s = skip_lines(b, dialect.newline, options.skip);
+                if sniffed.header {
+                    next_record_start(b, dialect, s, false)
+                } else {
+                    s
+                }
+            })
+            .collect();
+        let parsers = types
+            .iter()
+            .map(|t| Parser::for_type(t, &date_fmt, &ts_fmt))
+            .collect();
+        let nullstr = options
+            .nullstr
+            .clone()
+            .unwrap_or_else(|| vec![String::new()])
+            .into_iter()
+            .map(String::into_bytes)
+            .collect();
+        Ok(CsvReader {
+            files,
+            dialect,
+            header: sniffed.header,
+            data_start,
+            file_columns,
+            names: col_names,
+            types,
+            detected,
+            sample_rows: sniffed.sample_rows,
+            parsers,
+            nullstr,
+            options,
+            rejected: AtomicU64::new(0),
+        })
+    }
+
+    /// Output columns: the file's, then `filename` when asked for.
+    pub fn schema(&self) -> Vec<(String, DataType)> {
+        let mut s: Vec<(String, DataType)> = self
+            .names
+            .iter()
+            .cloned()
+            .zip(self.types.iter().cloned())
+            .collect();
+        if self.options.filename {
+            s.push(("filename".into(), DataType::Varchar));
+        }
+        s
+    }
+
+    /// Bytes of data in every file together (an estimate of the work).
+    pub fn total_bytes(&self) -> usize {
+        self.files.iter().map(|f| f.bytes().len()).sum()
+    }
+
+    /// Cuts the files into morsels whose boundaries are exact record starts.
+    pub fn plan(&self, threads: usize) -> Result<Vec<Morsel>> {
+        let d = self.dialect;
+        let mut cuts: Vec<(usize, usize, usize)> = Vec::new(); // (file, nominal start, nominal end)
+        for (f, file) in self.files.iter().enumerate() {
+            let len = file.bytes().len();
+            let mut s = self.data_start[f];
+            while s < len {
+                let e = (s + MORSEL_BYTES).min(len);
+                cuts.push((f, s, e));
+                s = e;
+            }
+        }
+        // Whether each cut starts inside quotes: the parity of quotes before it.
+        let odd: Vec<bool> = parallel_map(&cuts, threads, |&(f, s, e)| {
+            ends_in_quote(&self.files[f].bytes()[s..e], d)
+        });
+        let mut starts = Vec::with_capacity(cuts.len());
+        let mut in_quote = false;
+        for (i, &(f, s, _)) in cuts.iter().enumerate() {
+            if i == 0 || cuts[i - 1].0 != f {
+                in_quote = false;
+                starts.push(s);
+            } else {
+                starts.push(next_record_start(self.files[f].bytes(), d, s - 1, in_quote));
+            }
+            in_quote ^= odd[i];
+        }
+        let mut morsels = Vec::with_capacity(cuts.len());
+        for (i, &(f, _, e)) in cuts.iter().enumerate() {
+            let last_of_file = i + 1 == cuts.len() || cuts[i + 1].0 != f;
+            let end = if last_of_file { e } else { starts[i + 1] };
+            if starts[i] < end {
+                morsels.push(Morsel {
+                    file: f,
+                    start: starts[i],
+                    end,
+                });
+            }
+        }
+        Ok(morsels)
+    }
+
+    /// Reads the records of one morsel, producing `columns` (positions in
+    /// [`CsvReader::schema`]) in chunks of up to [`VECTOR_SIZE`] rows.
+    pub fn produce(
+        &self,
+        morsel: &Morsel,
+        columns: &[usize],
+        emit: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        let file = &self.files[morsel.file];
+        let bytes = file.bytes();
+        // Slots: the projected file columns, then the field after the last column
+        // (which must be empty when present: a trailing delimiter).
+        let mut want = vec![UNWANTED; self.file_columns + 1];
+        let mut slot_of = Vec::with_capacity(columns.len());
+        let mut slots = 0u32;
+        for &c in columns {
+            if c < self.file_columns {
+                if want[c] == UNWANTED {
+                    want[c] = slots;
+                    slots += 1;
+                }
+                slot_of.push(Some(want[c] as usize));
+            } else {
+                slot_of.push(None);
+            }
+        }
+        let extra = slots as usize;
+        want[self.file_columns] = slots;
+        let nslots = extra + 1;
+        let mut t = Tokenizer::new(
+            bytes,
+            self.dialect,
+            &want,
+            morsel.start,
+            morsel.end,
+            self.options.max_line_size(),
+            self.file_columns > 1,
+        );
+        let mut records = Records::new(nslots);
+        let mut bad = Vec::new();
+        let mut reject = Vec::new();
+        while !t.at_end() {
+            records.clear();
+            if let Err(e) = t.next_records(&mut records, VECTOR_SIZE) {
+                return Err(self.token_error(morsel.file, e));
+            }
+            let n = records.len();
+            if n == 0 {
+                continue;
+            }
+            reject.clear();
+            for r in 0..n {
+                let fc = records.field_counts[r] as usize;
+                let ok = fc == self.file_columns
+                    || (fc < self.file_columns && self.options.null_padding)
+                    || (fc == self.file_columns + 1 && {
+                        let s = records.span(r, extra);
+                        s.start == s.end
+                    });
+                if !ok {
+                    if self.options.ignore_errors {
+                        reject.push(r);
+                    } else {
+                        return Err(self.count_error(morsel.file, records.starts[r], fc));
+                    }
+                }
+            }
+            let mut cols = Vec::with_capacity(columns.len());
+            for (i, &c) in columns.iter().enumerate() {
+                match slot_of[i] {
+                    Some(slot) => {
+                        bad.clear();
+                        let v = convert(
+                            &self.parsers[c],
+                            bytes,
+                            &records,
+                            slot,
+                            self.dialect,
+                            &self.nullstr,
+                            &mut bad,
+                        );
+                        for b in &bad {
+                            if self.options.ignore_errors {
+                                reject.push(b.record);
+                            } else if !reject.contains(&b.record) {
+                                return Err(self.value_error(morsel.file, &records, slot, c, b));
+                            }
+                        }
+                        let v = match &self.parsers[c] {
+                            Parser::Cast(ty) => self.cast_column(v, ty, morsel.file, &records, slot, c)?,
+                            _ => v,
+                        };
+                        cols.push(v);
+                    }
+                    None => cols.push(Vector::constant(
+                        &ScalarValue::Varchar(file.path.clone()),
+                        &DataType::Varchar,
+                    )?),
+                }
+            }
+            let mut chunk = DataChunk::new(cols, n);
+            if !reject.is_empty() {
+                reject.sort_unstable();
+                reject.dedup();
+                self.rejected.fetch_add(reject.len() as u64, Ordering::Relaxed);
+                let keep: Vec<u32> = (0..n as u32)
+                    .filter(|r| reject.binary_search(&(*r as usize)).is_err())
+                    .collect();
+                if keep.is_empty() {
+                    continue;
+                }
+                chunk.select(stride_common::SelectionVector::new(keep));
+                chunk = chunk.flatten();
+            }
+            emit(chunk)?;
+        }
+        Ok(())
+    }
+
+    fn cast_column(
+        &self,
+        v: Vector,
+        ty: &DataType,
+        file: usize,
+        records: &Records,
+        slot: usize,
+        column: usize,
+    ) -> Result<Vector> {
+        let n = records.len();
+        match stride_functions::cast_vector(&v, n, ty, false) {
+            Ok(out) => Ok(out),
+            Err(_) => {
+                // Name the first value that fails.
+                for r in 0..n {
+                    if v.is_valid(r)
+                        && stride_functions::cast_scalar(&v.get(r), ty, false).is_err()
+                    {
+                        return Err(self.value_error(file, records, slot, column, &BadValue { record: r }));
+                    }
+                }
+                stride_functions::cast_vector(&v, n, ty, false)
+            }
+        }
+    }
+
+    /// 1-based line of the byte at `offset`.
+    fn line_of(&self, file: usize, offset: usize) -> usize {
+        let b = &self.files[file].bytes()[..offset.min(self.files[file].bytes().len())];
+        memchr::memchr_iter(self.dialect.newline, b).count() + 1
+    }
+
+    fn token_error(&self, file: usize, e: TokenError) -> Error {
+        let path = &self.files[file].path;
+        match e {
+            TokenError::LineTooLong { record_start } => Error::invalid_input(format!(
+                "CSV error in \"{path}\" on line {}: the line is longer than max_line_size = {} bytes. Raise max_line_size if the file really has such long lines, or check the quote character ('{}')",
+                self.line_of(file, record_start),
+                self.options.max_line_size(),
+                show_byte(self.dialect.quote)
+            )),
+            TokenError::UnterminatedQuote { record_start } => Error::invalid_input(format!(
+                "CSV error in \"{path}\" on line {}: a quoted field is never closed (quote character '{}'). Fix the file, or read it with quote = '' if quotes are ordinary characters in it",
+                self.line_of(file, record_start),
+                show_byte(self.dialect.quote)
+            )),
+        }
+    }
+
+    fn count_error(&self, file: usize, record_start: usize, found: usize) -> Error {
+        let hint = if found < self.file_columns {
+            "Use null_padding = true to read missing columns as NULL, or ignore_errors = true to skip such rows"
+        } else {
+            "Use ignore_errors = true to skip such rows, or check the delimiter"
+        };
+        Error::invalid_input(format!(
+            "CSV error in \"{}\" on line {}: expected {} columns but found {} (delimiter '{}'). {hint}",
+            self.files[file].path,
+            self.line_of(file, record_start),
+            self.file_columns,
+            found,
+            show_byte(Some(self.dialect.delimiter)),
+        ))
+    }
+
+    fn value_error(
+        &self,
+        file: usize,
+        records: &Records,
+        slot: usize,
+        column: usize,
+        bad: &BadValue,
+    ) -> Error {
+        let span = records.span(bad.record, slot);
+        let bytes = self.files[file].bytes();
+        let mut scratch = Vec::new();
+        let (text, _) = unquote(&bytes[span.start..span.end], self.dialect, &mut scratch);
+        let shown: String = String::from_utf8_lossy(&text[..text.len().min(100)]).into_owned();
+        let name = &self.names[column];
+        let ty = &self.types[column];
+        let line = self.line_of(file, records.starts[bad.record]);
+        let path = &self.files[file].path;
+        if std::str::from_utf8(text).is_err() && *ty == DataType::Varchar {
+            return Error::conversion(format!(
+                "CSV error in \"{path}\" on line {line}, column \"{name}\": the value is not valid UTF-8. Convert the file to UTF-8, or use ignore_errors = true to skip such rows"
+            ));
+        }
+        let fix = format!(
+            "give the column a type that fits, e.g. types = {{'{name}': 'VARCHAR'}}, or use ignore_errors = true to skip such rows"
+        );
+        let hint = if self.detected[column] {
+            format!(
+                "The type {ty} was detected from a sample of {} rows: raise sample_size (-1 reads every row), {fix}",
+                self.sample_rows
+            )
+        } else {
+            let mut h = fix;
+            h[..1].make_ascii_uppercase();
+            h
+        };
+        Error::conversion(format!(
+            "CSV error in \"{path}\" on line {line}, column \"{name}\": could not convert \"{shown}\" to {ty}. {hint}"
+        ))
+    }
+}
+
+/// `f` over `items` on up to `threads` threads, results in order.
+fn parallel_map<T: Sync, R: Send + Default + Clone>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let mut out = vec![R::default(); items.len()];
+    let per = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for (inp, outp) in items.chunks(per).zip(out.chunks_mut(per)) {
+            let f = &f;
+            s.spawn(move || {
+                for (i, o) in inp.iter().zip(outp.iter_mut()) {
+                    *o = f(i);
+                }
+            });
+        }
+    });
+    out
+}

@@ -1,0 +1,422 @@
+//! Detecting what a CSV file holds: the dialect (delimiter, quote, newline), whether
+//! the first record is a header, the column count (a delimiter ending every line adds
+//! no column) and each column's type.
+//!
+//! Types are decided from rows sampled over the **whole** file, not only its head: a
+//! small file is read entirely; a large one in evenly spaced runs of records, so a
+//! column whose values change character late in the file is still seen. A column's
+//! type is the narrowest of BOOLEAN, BIGINT, DOUBLE, DATE, TIMESTAMP and VARCHAR that
+//! every sampled value reads as.
+
+use super::options::{CsvOptions, Dialect};
+use super::tokenizer::{next_record_start, Records, Tokenizer};
+use super::values::{fits, unquote};
+use stride_common::DataType;
+use stride_functions::scalar::date::format::Format;
+
+/// Files up to this size are sampled in full.
+const SAMPLE_WHOLE_FILE: usize = 8 << 20;
+/// Runs of records a large file is sampled in.
+const SAMPLE_RUNS: usize = 32;
+/// Columns the sniffer looks at.
+const MAX_COLUMNS: usize = 4096;
+/// Bytes at the head of the file used to choose the dialect.
+const DIALECT_BYTES: usize = 1 << 16;
+
+/// Candidates in order of preference: a column gets the first that fits every value.
+const TYPE_CANDIDATES: [DataType; 5] = [
+    DataType::Boolean,
+    DataType::BigInt,
+    DataType::Double,
+    DataType::Date,
+    DataType::Timestamp,
+];
+
+#[derive(Debug, Clone)]
+pub struct Sniffed {
+    pub dialect: Dialect,
+    pub header: bool,
+    /// Columns per record (a trailing delimiter adds none).
+    pub columns: usize,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// Records the types were decided from.
+    pub sample_rows: usize,
+}
+
+/// Offset after the first `skip` lines.
+pub fn skip_lines(bytes: &[u8], newline: u8, skip: usize) -> usize {
+    let mut pos = 0;
+    for _ in 0..skip {
+        match memchr::memchr(newline, &bytes[pos..]) {
+            Some(i) => pos += i + 1,
+            None => return bytes.len(),
+        }
+    }
+    pos
+}
+
+pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
+    let newline = opts.new_line.unwrap_or_else(|| detect_newline(bytes));
+    let start = skip_lines(bytes, newline, opts.skip);
+    let (dialect, head_columns) = detect_dialect(&bytes[start..], newline, opts);
+    let slots = head_columns.clamp(1, MAX_COLUMNS);
+    let nullstr: Vec<Vec<u8>> = opts
+        .nullstr
+        .clone()
+        .unwrap_or_else(|| vec![String::new()])
+        .into_iter()
+        .map(String::into_bytes)
+        .collect();
+    let (date_fmt, ts_fmt) = opts.formats().unwrap_or((None, None));
+
+    // The first record, read in full.
+    let want: Vec<u32> = (0..slots as u32).collect();
+    let mut first = Records::new(slots);
+    let mut t = Tokenizer::new(
+        bytes,
+        dialect,
+        &want,
+        start,
+        bytes.len(),
+        opts.max_line_size(),
+        true,
+    );
+    let _ = t.next_records(&mut first, 1);
+    let after_first = t.position();
+    let first_count = first.field_counts.first().copied().unwrap_or(0) as usize;
+
+    let sample = sample_records(bytes, dialect, after_first, opts, &want, slots);
+    let mut counts = std::collections::HashMap::new();
+    for &c in &sample.field_counts {
+        *counts.entry(c as usize).or_insert(0usize) += 1;
+    }
+    let modal = counts
+        .iter()
+        .max_by_key(|(c, n)| (**n, **c))
+        .map_or(first_count, |(c, _)| *c)
+        .min(slots);
+    let ncols = if sample.is_empty() {
+        first_count.min(slots)
+    } else {
+        modal
+    };
+
+    // Candidate types per column, as bitmasks over TYPE_CANDIDATES.
+    let all = (1u32 << TYPE_CANDIDATES.len()) - 1;
+    let mut possible = vec![all; ncols];
+    let mut seen = vec![false; ncols];
+    let mut scratch = Vec::new();
+    let mut rows = 0;
+    for r in 0..sample.len() {
+        if sample.field_counts[r] as usize != ncols {
+            continue;
+        }
+        rows += 1;
+        for c in 0..ncols {
+            let span = sample.span(r, c);
+            if span.is_missing() || possible[c] == 0 {
+                continue;
+            }
+            let (text, _) = unquote(&bytes[span.start..span.end], dialect, &mut scratch);
+            if nullstr.iter().any(|n| n.as_slice() == text) {
+                continue;
+            }
+            seen[c] = true;
+            for (k, ty) in TYPE_CANDIDATES.iter().enumerate() {
+                if possible[c] & (1 << k) != 0 && !fits(ty, text, &date_fmt, &ts_fmt) {
+                    possible[c] &= !(1 << k);
+                }
+            }
+        }
+    }
+    let detected: Vec<DataType> = (0..ncols)
+        .map(|c| {
+            if opts.all_varchar || !seen[c] || possible[c] == 0 {
+                DataType::Varchar
+            } else {
+                TYPE_CANDIDATES[possible[c].trailing_zeros() as usize].clone()
+            }
+        })
+        .collect();
+
+    let first_values: Vec<Vec<u8>> = (0..first_count.min(slots))
+        .map(|c| {
+            let s = first.span(0, c);
+            unquote(&bytes[s.start..s.end], dialect, &mut scratch)
+                .0
+                .to_vec()
+        })
+        .collect();
+    let header = opts.header.unwrap_or_else(|| {
+        detect_header(&first_values, &detected, &nullstr, rows, &date_fmt, &ts_fmt)
+    });
+
+    // A delimiter at the end of every line makes an empty last field, not a column.
+    let mut columns = ncols;
+    let last_empty = |recs: &Records, r: usize, n: usize| {
+        n > 1 && {
+            let s = recs.span(r, n - 1);
+            s.is_missing() || s.start == s.end
+        }
+    };
+    let trailing = columns > 1
+        && (0..sample.len())
+            .filter(|&r| sample.field_counts[r] as usize == ncols)
+            .all(|r| last_empty(&sample, r, ncols))
+        && (first.is_empty() || first_count != ncols || last_empty(&first, 0, ncols))
+        && (rows > 0 || !first.is_empty());
+    if trailing {
+        columns -= 1;
+    }
+    let names = (0..columns)
+        .map(|c| {
+            if header {
+                first_values
+                    .get(c)
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| generated_name(c, columns))
+            } else {
+                generated_name(c, columns)
+            }
+        })
+        .collect();
+    let mut types: Vec<DataType> = detected.into_iter().take(columns).collect();
+    if !header && !opts.all_varchar {
+        // The first record is data: its values must fit too.
+        for (c, ty) in types.iter_mut().enumerate() {
+            if let Some(v) = first_values.get(c) {
+                if !nullstr.iter().any(|n| n == v) && !fits(ty, v, &date_fmt, &ts_fmt) {
+                    *ty = widen_for(ty, v, &date_fmt, &ts_fmt);
+                }
+            }
+        }
+    }
+    Sniffed {
+        dialect,
+        header,
+        columns,
+        names: dedup_names(names),
+        types,
+        sample_rows: rows + (!header && !first.is_empty()) as usize,
+    }
+}
+
+/// The narrowest candidate after `ty` that also reads `v`.
+fn widen_for(ty: &DataType, v: &[u8], date: &Option<Format>, ts: &Option<Format>) -> DataType {
+    let after = TYPE_CANDIDATES.iter().position(|t| t == ty).map_or(0, |i| i + 1);
+    TYPE_CANDIDATES[after..]
+        .iter()
+        .find(|t| fits(t, v, date, ts) && compatible(ty, t))
+        .cloned()
+        .unwrap_or(DataType::Varchar)
+}
+
+/// Whether values of `from` also read as `to` (numbers widen to numbers, dates to
+/// timestamps).
+fn compatible(from: &DataType, to: &DataType) -> bool {
+    matches!(
+        (from, to),
+        (DataType::Boolean, _)
+            | (DataType::BigInt, DataType::Double)
+            | (DataType::Date, DataType::Timestamp)
+    )
+}
+
+fn detect_newline(bytes: &[u8]) -> u8 {
+    let head = &bytes[..bytes.len().min(DIALECT_BYTES)];
+    match (memchr::memchr(b'\n', head), memchr::memchr(b'\r', head)) {
+        (None, Some(_)) => b'\r',
+        (Some(n), Some(r)) if r + 1 != n && r < n && memchr::memchr(b'\n', &head[r..]).is_none() => {
+            b'\r'
+        }
+        _ => b'\n',
+    }
+}
+
+/// The dialect whose records agree best on a field count, and that count.
+fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usize) {
+    let head = &bytes[..bytes.len().min(DIALECT_BYTES)];
+    let delims: Vec<u8> = match opts.delimiter {
+        Some(d) => vec![d],
+        None => vec![b',', b'|', b';', b'\t'],
+    };
+    let quotes: Vec<Option<u8>> = match opts.quote {
+        Some(q) => vec![q],
+        None => vec![Some(b'"'), Some(b'\''), None],
+    };
+    let want: Vec<u32> = Vec::new();
+    let mut best: Option<((usize, usize, usize), Dialect, usize)> = None;
+    for (qi, &quote) in quotes.iter().enumerate() {
+        for (di, &delimiter) in delims.iter().enumerate() {
+            let escape = match opts.escape {
+                Some(e) => e,
+                None => quote,
+            };
+            let d = Dialect {
+                delimiter,
+                quote,
+                escape,
+                newline,
+            };
+            let mut recs = Records::new(0);
+            let mut t = Tokenizer::new(head, d, &want, 0, head.len(), usize::MAX, true);
+            let ok = t.next_records(&mut recs, 64).is_ok();
+            let mut counts: Vec<u32> = recs.field_counts.clone();
+            // The head may cut the last record short.
+            if head.len() < bytes.len() && counts.len() > 1 {
+                counts.pop();
+            }
+            if !ok || counts.is_empty() {
+                continue;
+            }
+            let mut freq = std::collections::HashMap::new();
+            for &c in &counts {
+                *freq.entry(c).or_insert(0usize) += 1;
+            }
+            let (&modal, &n) = freq.iter().max_by_key(|(c, n)| (**n, **c)).expect("non-empty");
+            // Consistent rows first, then more columns, then the earlier candidate.
+            let score = (
+                n * 1000 / counts.len(),
+                modal as usize,
+                usize::MAX - (qi * delims.len() + di),
+            );
+            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
+                best = Some((score, d, modal as usize));
+            }
+        }
+    }
+    best.map(|(_, d, n)| (d, n)).unwrap_or((
+        Dialect {
+            delimiter: opts.delimiter.unwrap_or(b','),
+            quote: opts.quote.unwrap_or(Some(b'"')),
+            escape: opts.escape.unwrap_or(opts.quote.unwrap_or(Some(b'"'))),
+            newline,
+        },
+        1,
+    ))
+}
+
+/// Records from the whole of a small file, or runs of records spread evenly over a
+/// large one.
+fn sample_records(
+    bytes: &[u8],
+    d: Dialect,
+    start: usize,
+    opts: &CsvOptions,
+    want: &[u32],
+    slots: usize,
+) -> Records {
+    let sample_size = opts.sample_size.unwrap_or(super::options::DEFAULT_SAMPLE_SIZE);
+    let mut out = Records::new(slots);
+    let whole = bytes.len() - start <= SAMPLE_WHOLE_FILE || sample_size == usize::MAX;
+    let runs = if whole { 1 } else { SAMPLE_RUNS };
+    let per_run = if whole && bytes.len() - start <= SAMPLE_WHOLE_FILE {
+        usize::MAX
+    } else {
+        (sample_size / runs).max(1)
+    };
+    let span = bytes.len() - start;
+    for k in 0..runs {
+        let from = if k == 0 {
+            start
+        } else {
+            // A guess at a record start: right for any file without quoted newlines;
+            // records that come out wrong have the wrong field count and are ignored.
+            next_record_start(bytes, d, start + span / runs * k, false)
+        };
+        let mut t = Tokenizer::new(bytes, d, want, from, bytes.len(), usize::MAX, true);
+        let mut taken = 0;
+        while taken < per_run && !t.at_end() {
+            let before = out.len();
+            if t.next_records(&mut out, (per_run - taken).min(4096)).is_err() {
+                break;
+            }
+            taken += out.len() - before;
+        }
+    }
+    out
+}
+
+fn detect_header(
+    first: &[Vec<u8>],
+    types: &[DataType],
+    nullstr: &[Vec<u8>],
+    data_rows: usize,
+    date: &Option<Format>,
+    ts: &Option<Format>,
+) -> bool {
+    if data_rows == 0 || first.is_empty() {
+        return false;
+    }
+    let typed = types.iter().any(|t| *t != DataType::Varchar);
+    if typed {
+        // A header cell does not read as its column's type.
+        return first.iter().zip(types).any(|(v, t)| {
+            *t != DataType::Varchar && !nullstr.contains(v) && !fits(t, v, date, ts)
+        });
+    }
+    // All text: a header has a distinct, non-empty name per column.
+    let mut names: Vec<&Vec<u8>> = first.iter().collect();
+    let all_named = names.iter().all(|v| !v.is_empty());
+    names.sort();
+    names.dedup();
+    all_named && names.len() == first.len()
+}
+
+/// `column0`… for ten or fewer columns, `column00`… for up to a hundred (as DuckDB).
+pub fn generated_name(i: usize, n: usize) -> String {
+    let width = (n.max(1) - 1).to_string().len();
+    format!("column{i:0width$}")
+}
+
+fn dedup_names(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for n in names {
+        let mut candidate = n.clone();
+        let mut k = 1;
+        while out.iter().any(|o| o.eq_ignore_ascii_case(&candidate)) {
+            candidate = format!("{n}_{k}");
+            k += 1;
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sniff_text(t: &str) -> Sniffed {
+        sniff(t.as_bytes(), &CsvOptions::default())
+    }
+
+    #[test]
+    fn detects_dialect_header_and_types() {
+        let s = sniff_text("id,name,price,day\n1,a,1.5,2024-01-01\n2,\"b,c\",2,2024-01-02\n");
+        assert_eq!(s.dialect.delimiter, b',');
+        assert!(s.header);
+        assert_eq!(s.names, vec!["id", "name", "price", "day"]);
+        assert_eq!(
+            s.types,
+            vec![DataType::BigInt, DataType::Varchar, DataType::Double, DataType::Date]
+        );
+        let s = sniff_text("1|x|\n2|y|\n");
+        assert_eq!(s.dialect.delimiter, b'|');
+        assert!(!s.header);
+        assert_eq!(s.columns, 2);
+        assert_eq!(s.names, vec!["column0", "column1"]);
+        let s = sniff_text("a;b\r\ntrue;x\r\nfalse;y\r\n");
+        assert_eq!(s.dialect.delimiter, b';');
+        assert_eq!(s.types, vec![DataType::Boolean, DataType::Varchar]);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(generated_name(4, 16), "column04");
+        assert_eq!(generated_name(4, 10), "column4");
+        assert_eq!(dedup_names(vec!["a".into(), "a".into()]), vec!["a", "a_1"]);
+    }
+}

@@ -1,0 +1,402 @@
+//! Turning field bytes into typed values, one column of a batch at a time. Numbers and
+//! ISO dates take hand-written fast paths over bytes; other spellings fall back to the
+//! engine's casts. Unquoting allocates only for fields that hold escaped quotes.
+
+use stride_common::temporal::{make_date, parse_date, parse_timestamp};
+use stride_common::{DataType, Validity, Vector, VectorData};
+use stride_functions::cast::decimal::{parse_decimal, pow10};
+use stride_functions::scalar::date::format::Format;
+
+use super::options::Dialect;
+use super::tokenizer::Records;
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// How one column's text becomes values.
+#[derive(Debug, Clone)]
+pub enum Parser {
+    Boolean,
+    Int(DataType),
+    Decimal(u8, u8),
+    Real,
+    Double,
+    Varchar,
+    Date(Option<Format>),
+    Timestamp(Option<Format>),
+    /// Read as text, then cast with the engine's cast rules.
+    Cast(DataType),
+}
+
+impl Parser {
+    pub fn for_type(ty: &DataType, date: &Option<Format>, ts: &Option<Format>) -> Parser {
+        match ty {
+            DataType::Boolean => Parser::Boolean,
+            t if t.is_integer() => Parser::Int(t.clone()),
+            DataType::Decimal(p, s) => Parser::Decimal(*p, *s),
+            DataType::Real => Parser::Real,
+            DataType::Double => Parser::Double,
+            DataType::Varchar => Parser::Varchar,
+            DataType::Date => Parser::Date(date.clone()),
+            DataType::Timestamp => Parser::Timestamp(ts.clone()),
+            other => Parser::Cast(other.clone()),
+        }
+    }
+}
+
+/// A field that did not convert: its record index in the batch.
+pub struct BadValue {
+    pub record: usize,
+}
+
+/// The field's text with surrounding quotes removed and escapes resolved.
+pub fn unquote<'a>(raw: &'a [u8], d: Dialect, scratch: &'a mut Vec<u8>) -> (&'a [u8], bool) {
+    let Some(q) = d.quote else {
+        return (raw, false);
+    };
+    if raw.len() < 2 || raw[0] != q || raw[raw.len() - 1] != q {
+        return (raw, false);
+    }
+    let inner = &raw[1..raw.len() - 1];
+    let esc = d.escape.unwrap_or(q);
+    if memchr::memchr2(q, esc, inner).is_none() {
+        return (inner, true);
+    }
+    scratch.clear();
+    let mut i = 0;
+    while i < inner.len() {
+        let b = inner[i];
+        if b == esc && i + 1 < inner.len() && (inner[i + 1] == q || inner[i + 1] == esc) {
+            scratch.push(inner[i + 1]);
+            i += 2;
+        } else {
+            scratch.push(b);
+            i += 1;
+        }
+    }
+    (scratch.as_slice(), true)
+}
+
+/// Parses slot `slot` of every record (missing fields are NULL) into a vector.
+/// Values that do not convert are NULL and reported in `bad`.
+pub fn convert(
+    parser: &Parser,
+    bytes: &[u8],
+    records: &Records,
+    slot: usize,
+    d: Dialect,
+    nullstr: &[Vec<u8>],
+    bad: &mut Vec<BadValue>,
+) -> Vector {
+    let n = records.len();
+    let spans = (0..n).map(|r| records.span(r, slot));
+    let mut validity = Validity::all_valid();
+    let mut scratch = Vec::new();
+    macro_rules! fixed {
+        ($ty:expr, $variant:ident, $default:expr, |$s:ident| $parse:expr) => {{
+            let mut out = Vec::with_capacity(n);
+            for (r, span) in spans.enumerate() {
+                let v = if span.is_missing() {
+                    None
+                } else {
+                    let (text, quoted) = unquote(&bytes[span.start..span.end], d, &mut scratch);
+                    if is_null(text, quoted, nullstr) {
+                        None
+                    } else {
+                        let $s = text;
+                        match $parse {
+                            Some(v) => Some(v),
+                            None => {
+                                bad.push(BadValue { record: r });
+                                None
+                            }
+                        }
+                    }
+                };
+                match v {
+                    Some(v) => out.push(v),
+                    None => {
+                        validity.set_invalid(r, n);
+                        out.push($default);
+                    }
+                }
+            }
+            Vector::new($ty, VectorData::$variant(out), validity)
+        }};
+    }
+    match parser {
+        Parser::Boolean => fixed!(DataType::Boolean, Bool, false, |s| parse_bool(s)),
+        Parser::Int(ty) => match ty {
+            DataType::TinyInt => fixed!(ty.clone(), I8, 0, |s| parse_i64(s)
+                .and_then(|v| i8::try_from(v).ok())),
+            DataType::SmallInt => fixed!(ty.clone(), I16, 0, |s| parse_i64(s)
+                .and_then(|v| i16::try_from(v).ok())),
+            DataType::Integer => fixed!(ty.clone(), I32, 0, |s| parse_i64(s)
+                .and_then(|v| i32::try_from(v).ok())),
+            _ => fixed!(DataType::BigInt, I64, 0, |s| parse_i64(s)),
+        },
+        Parser::Decimal(p, sc) if *p <= 18 => {
+            fixed!(DataType::Decimal(*p, *sc), I64, 0, |s| parse_decimal_fast(s, *p, *sc)
+                .map(|v| v as i64))
+        }
+        Parser::Decimal(p, sc) => {
+            fixed!(DataType::Decimal(*p, *sc), I128, 0, |s| parse_decimal_fast(s, *p, *sc))
+        }
+        Parser::Real => fixed!(DataType::Real, F32, 0.0, |s| parse_f64(s).map(|v| v as f32)),
+        Parser::Double => fixed!(DataType::Double, F64, 0.0, |s| parse_f64(s)),
+        Parser::Date(fmt) => fixed!(DataType::Date, I32, 0, |s| parse_date_bytes(s, fmt)),
+        Parser::Timestamp(fmt) => {
+            fixed!(DataType::Timestamp, I64, 0, |s| parse_timestamp_bytes(s, fmt))
+        }
+        Parser::Varchar | Parser::Cast(_) => {
+            let mut out = stride_common::string_view::StringVector::with_capacity(n);
+            for (r, span) in spans.enumerate() {
+                let text = if span.is_missing() {
+                    None
+                } else {
+                    let (text, quoted) = unquote(&bytes[span.start..span.end], d, &mut scratch);
+                    if is_null(text, quoted, nullstr) {
+                        None
+                    } else {
+                        match std::str::from_utf8(text) {
+                            Ok(s) => Some(s),
+                            Err(_) => {
+                                bad.push(BadValue { record: r });
+                                None
+                            }
+                        }
+                    }
+                };
+                match text {
+                    Some(s) => out.push(s),
+                    None => {
+                        validity.set_invalid(r, n);
+                        out.push("");
+                    }
+                }
+            }
+            Vector::new(DataType::Varchar, VectorData::Str(out), validity)
+        }
+    }
+}
+
+#[inline]
+fn is_null(text: &[u8], _quoted: bool, nullstr: &[Vec<u8>]) -> bool {
+    nullstr.iter().any(|n| n.as_slice() == text)
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let a = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
+    let b = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(a, |i| i + 1);
+    &s[a..b]
+}
+
+pub fn parse_bool(s: &[u8]) -> Option<bool> {
+    let s = trim(s);
+    if s.len() > 5 {
+        return None;
+    }
+    let mut buf = [0u8; 5];
+    for (o, c) in buf.iter_mut().zip(s) {
+        *o = c.to_ascii_lowercase();
+    }
+    match &buf[..s.len()] {
+        b"true" | b"t" | b"1" | b"yes" | b"y" => Some(true),
+        b"false" | b"f" | b"0" | b"no" | b"n" => Some(false),
+        _ => None,
+    }
+}
+
+#[inline]
+pub fn parse_i64(s: &[u8]) -> Option<i64> {
+    let s = if s.first().is_some_and(u8::is_ascii_whitespace)
+        || s.last().is_some_and(u8::is_ascii_whitespace)
+    {
+        trim(s)
+    } else {
+        s
+    };
+    let (neg, digits) = match s.first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?;
+        v = if neg {
+            v.checked_sub(d as i64)?
+        } else {
+            v.checked_add(d as i64)?
+        };
+    }
+    Some(v)
+}
+
+/// `[-]digits[.digits]` with at most `scale` decimals takes the fast path; anything
+/// else (exponents, rounding of extra decimals) goes through the engine's parser.
+#[inline]
+pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
+    let (neg, body) = match s.first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut v: i64 = 0;
+    let mut int_digits = 0usize;
+    let mut frac_digits = 0usize;
+    let mut seen_dot = false;
+    let mut ok = !body.is_empty() && body.len() <= 19;
+    if ok {
+        for &c in body {
+            if c == b'.' && !seen_dot {
+                seen_dot = true;
+                continue;
+            }
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                ok = false;
+                break;
+            }
+            v = v * 10 + d as i64;
+            if seen_dot {
+                frac_digits += 1;
+            } else {
+                int_digits += 1;
+            }
+        }
+    }
+    if ok && int_digits + frac_digits > 0 && frac_digits <= scale as usize {
+        let scaled = v as i128 * pow10(scale - frac_digits as u8);
+        if scaled < pow10(precision) {
+            return Some(if neg { -scaled } else { scaled });
+        }
+        return None;
+    }
+    let text = std::str::from_utf8(s).ok()?;
+    parse_decimal(text, precision, scale)
+}
+
+pub fn parse_f64(s: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(s).ok()?.trim();
+    if text.is_empty() {
+        return None;
+    }
+    match text.parse::<f64>() {
+        Ok(v) => Some(v),
+        Err(_) => match text.to_ascii_lowercase().as_str() {
+            "nan" => Some(f64::NAN),
+            "inf" | "infinity" | "+inf" | "+infinity" => Some(f64::INFINITY),
+            "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+    }
+}
+
+#[inline]
+pub fn parse_date_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i32> {
+    if let Some(f) = fmt {
+        let text = std::str::from_utf8(s).ok()?;
+        return f
+            .parse_timestamp(text)
+            .map(|us| us.div_euclid(MICROS_PER_DAY) as i32);
+    }
+    if s.len() == 10 && s[4] == b'-' && s[7] == b'-' {
+        let num = |a: &[u8]| -> Option<i64> {
+            let mut v = 0i64;
+            for &c in a {
+                let d = c.wrapping_sub(b'0');
+                if d > 9 {
+                    return None;
+                }
+                v = v * 10 + d as i64;
+            }
+            Some(v)
+        };
+        if let (Some(y), Some(m), Some(d)) = (num(&s[..4]), num(&s[5..7]), num(&s[8..])) {
+            return make_date(y, m, d);
+        }
+        return None;
+    }
+    parse_date(std::str::from_utf8(s).ok()?)
+}
+
+pub fn parse_timestamp_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i64> {
+    let text = std::str::from_utf8(s).ok()?;
+    match fmt {
+        Some(f) => f.parse_timestamp(text),
+        None => parse_timestamp(text),
+    }
+}
+
+/// Whether `s` reads as a value of `ty` (the sniffer's test).
+pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>) -> bool {
+    match ty {
+        DataType::Boolean => {
+            let t = trim(s);
+            t.eq_ignore_ascii_case(b"true") || t.eq_ignore_ascii_case(b"false")
+        }
+        DataType::BigInt => parse_i64(s).is_some(),
+        DataType::Double => {
+            // Leading zeros ("007") mark codes, which stay text.
+            let t = trim(s);
+            let digits = t.strip_prefix(b"-").unwrap_or(t);
+            !(digits.len() > 1 && digits[0] == b'0' && digits[1].is_ascii_digit())
+                && parse_f64(s).is_some()
+                && t.iter().any(u8::is_ascii_digit)
+        }
+        DataType::Date => {
+            if date.is_none() && !(s.len() >= 8 && s.len() <= 11) {
+                return false;
+            }
+            parse_date_bytes(s, date).is_some()
+        }
+        DataType::Timestamp => {
+            if ts.is_none() && s.len() < 12 {
+                return false;
+            }
+            parse_timestamp_bytes(s, ts).is_some()
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_i64(b"-42"), Some(-42));
+        assert_eq!(parse_i64(b" 7 "), Some(7));
+        assert_eq!(parse_i64(b"9223372036854775808"), None);
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64(b"1.5"), None);
+        assert_eq!(parse_decimal_fast(b"17.00", 15, 2), Some(1700));
+        assert_eq!(parse_decimal_fast(b"-0.5", 15, 2), Some(-50));
+        assert_eq!(parse_decimal_fast(b"1e2", 15, 2), Some(10000));
+        assert_eq!(parse_decimal_fast(b"12345", 4, 0), None);
+        assert_eq!(parse_decimal_fast(b"abc", 15, 2), None);
+        assert_eq!(parse_f64(b"2.5e3"), Some(2500.0));
+    }
+
+    #[test]
+    fn dates_and_quotes() {
+        assert_eq!(parse_date_bytes(b"1970-01-02", &None), Some(1));
+        assert_eq!(parse_date_bytes(b"1970-02-30", &None), None);
+        let d = Dialect::default();
+        let mut s = Vec::new();
+        assert_eq!(unquote(b"\"a\"\"b\"", d, &mut s).0, b"a\"b");
+        let mut s = Vec::new();
+        assert_eq!(unquote(b"plain", d, &mut s).0, b"plain");
+        assert!(fits(&DataType::BigInt, b"12", &None, &None));
+        assert!(!fits(&DataType::Double, b"007", &None, &None));
+        assert!(fits(&DataType::Date, b"2024-02-29", &None, &None));
+    }
+}
