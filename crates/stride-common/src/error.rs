@@ -17,6 +17,8 @@ pub enum ErrorKind {
     Io,
     Transaction,
     NotSupported,
+    /// Refused by a setting (`enable_external_access`).
+    Permission,
     Interrupted,
     Internal,
 }
@@ -34,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Io => "IO Error",
             ErrorKind::Transaction => "Transaction Error",
             ErrorKind::NotSupported => "Not implemented Error",
+            ErrorKind::Permission => "Permission Error",
             ErrorKind::Interrupted => "Interrupted",
             ErrorKind::Internal => "Internal Error",
         }

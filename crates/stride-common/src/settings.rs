@@ -12,6 +12,9 @@ pub struct Settings {
     pub disabled_optimizers: Vec<String>,
     /// Default ORDER BY direction's NULL placement: PostgreSQL puts NULLs last for ASC.
     pub default_null_order: NullOrder,
+    /// Whether SQL may read and write files (read_csv, COPY). Once switched off it
+    /// stays off for the database instance.
+    pub enable_external_access: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +25,12 @@ pub enum NullOrder {
     NullsLast,
 }
 
-pub const SETTING_NAMES: &[&str] = &["threads", "disabled_optimizers", "default_null_order"];
+pub const SETTING_NAMES: &[&str] = &[
+    "threads",
+    "disabled_optimizers",
+    "default_null_order",
+    "enable_external_access",
+];
 
 impl Default for Settings {
     fn default() -> Self {
@@ -30,6 +38,7 @@ impl Default for Settings {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             disabled_optimizers: Vec::new(),
             default_null_order: NullOrder::NullsLargest,
+            enable_external_access: true,
         }
     }
 }
@@ -62,6 +71,24 @@ impl Settings {
                     }
                 }
             }
+            "enable_external_access" => {
+                let on = match value {
+                    ScalarValue::Boolean(b) => *b,
+                    other => match other.to_string().to_ascii_lowercase().as_str() {
+                        "true" | "1" | "on" => true,
+                        "false" | "0" | "off" => false,
+                        v => {
+                            return Err(Error::invalid_input(format!(
+                                "enable_external_access must be true or false, got '{v}'"
+                            )))
+                        }
+                    },
+                };
+                if on && !self.enable_external_access {
+                    return Err(external_access_locked());
+                }
+                self.enable_external_access = on;
+            }
             other => return Err(unknown_setting(other)),
         }
         Ok(())
@@ -73,6 +100,10 @@ impl Settings {
             "threads" | "worker_threads" => self.threads = d.threads,
             "disabled_optimizers" => self.disabled_optimizers = d.disabled_optimizers,
             "default_null_order" => self.default_null_order = d.default_null_order,
+            "enable_external_access" if !self.enable_external_access => {
+                return Err(external_access_locked())
+            }
+            "enable_external_access" => {}
             "all" => *self = d,
             other => return Err(unknown_setting(other)),
         }
@@ -91,13 +122,33 @@ impl Settings {
                 }
                 .into(),
             ),
+            "enable_external_access" => ScalarValue::Boolean(self.enable_external_access),
             other => return Err(unknown_setting(other)),
         })
+    }
+
+    /// Fails with a permission error naming the setting when file access is off.
+    pub fn check_external_access(&self, what: &str) -> Result<()> {
+        if self.enable_external_access {
+            Ok(())
+        } else {
+            Err(Error::new(
+                crate::error::ErrorKind::Permission,
+                format!("{what} is disabled because enable_external_access is false"),
+            ))
+        }
     }
 
     pub fn is_optimizer_enabled(&self, pass: &str) -> bool {
         !self.disabled_optimizers.iter().any(|p| p == pass)
     }
+}
+
+pub fn external_access_locked() -> Error {
+    Error::new(
+        crate::error::ErrorKind::Permission,
+        "enable_external_access cannot be set back to true once it was switched off; open a new database instance",
+    )
 }
 
 fn unknown_setting(name: &str) -> Error {

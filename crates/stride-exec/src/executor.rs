@@ -34,6 +34,13 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             row_groups: table.snapshot(),
             columns: columns.clone(),
         }),
+        PhysicalPlan::CsvScan {
+            reader, columns, ..
+        } => Pipeline::new(Source::Csv {
+            morsels: reader.plan(ctx.threads())?,
+            reader: reader.clone(),
+            columns: columns.clone(),
+        }),
         PhysicalPlan::Range {
             start,
             stop,

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use stride_common::DataType;
+use stride_io::csv::CsvReader;
 use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetOpKind, SortExpr};
 use stride_storage::Table;
 
@@ -11,6 +12,12 @@ use stride_storage::Table;
 pub enum PhysicalPlan {
     Scan {
         table: Arc<Table>,
+        columns: Vec<usize>,
+        types: Vec<DataType>,
+    },
+    /// Reads `columns` (positions in the reader's schema) of CSV files.
+    CsvScan {
+        reader: Arc<CsvReader>,
         columns: Vec<usize>,
         types: Vec<DataType>,
     },
@@ -86,6 +93,7 @@ impl PhysicalPlan {
     pub fn types(&self) -> Vec<DataType> {
         match self {
             PhysicalPlan::Scan { types, .. }
+            | PhysicalPlan::CsvScan { types, .. }
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
             | PhysicalPlan::HashAggregate { types, .. }
@@ -103,6 +111,7 @@ impl PhysicalPlan {
     pub fn name(&self) -> &'static str {
         match self {
             PhysicalPlan::Scan { .. } => "SEQ_SCAN",
+            PhysicalPlan::CsvScan { .. } => "READ_CSV",
             PhysicalPlan::Range { .. } => "RANGE",
             PhysicalPlan::Values { .. } => "VALUES",
             PhysicalPlan::Filter { .. } => "FILTER",

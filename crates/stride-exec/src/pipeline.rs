@@ -11,6 +11,7 @@ use crate::operators::nested_loop_join::NestedLoopProbe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE};
+use stride_io::csv::{CsvReader, Morsel};
 use stride_sql::plan::Expr;
 use stride_storage::RowGroup;
 
@@ -26,6 +27,12 @@ pub enum Source {
         row_groups: Vec<Arc<RowGroup>>,
         columns: Vec<usize>,
     },
+    /// CSV files; one morsel per byte range.
+    Csv {
+        reader: Arc<CsvReader>,
+        morsels: Vec<Morsel>,
+        columns: Vec<usize>,
+    },
     /// `start + k * step` for k in 0..count.
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
@@ -36,6 +43,7 @@ impl Source {
     pub fn morsels(&self) -> usize {
         match self {
             Source::Scan { row_groups, .. } => row_groups.len(),
+            Source::Csv { morsels, .. } => morsels.len(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
         }
@@ -63,6 +71,11 @@ impl Source {
                     offset += n;
                 }
             }
+            Source::Csv {
+                reader,
+                morsels,
+                columns,
+            } => reader.produce(&morsels[morsel], columns, emit)?,
             Source::Range { start, step, count } => {
                 let first = morsel as u64 * MORSEL_SIZE as u64;
                 let end = (first + MORSEL_SIZE as u64).min(*count);

@@ -50,6 +50,14 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             step: *step,
             inclusive: *inclusive,
         },
+        LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv { source, columns },
+            schema,
+        } => PhysicalPlan::CsvScan {
+            reader: source.0.clone(),
+            columns: columns.clone(),
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
         LogicalPlan::Filter { input, predicate } => PhysicalPlan::Filter {
             input: p(input)?,
             predicate: predicate.clone(),

@@ -5,7 +5,7 @@
 
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, Error, Result, Settings};
 use stride_exec::{planner, QueryContext};
@@ -17,12 +17,15 @@ const PLANNER_STACK: usize = 512 << 20;
 #[derive(Clone)]
 pub struct Database {
     catalog: Arc<Catalog>,
+    /// Cleared for good by `SET enable_external_access = false` on any connection.
+    external_access: Arc<AtomicBool>,
 }
 
 impl Database {
     pub fn open_in_memory() -> Result<Database> {
         Ok(Database {
             catalog: Arc::new(Catalog::new()),
+            external_access: Arc::new(AtomicBool::new(true)),
         })
     }
 
@@ -40,6 +43,7 @@ impl Database {
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
             catalog: self.catalog.clone(),
+            external_access: self.external_access.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
         })
@@ -72,6 +76,7 @@ impl InterruptHandle {
 
 pub struct Connection {
     catalog: Arc<Catalog>,
+    external_access: Arc<AtomicBool>,
     settings: Mutex<Settings>,
     interrupt: InterruptHandle,
 }
@@ -110,7 +115,24 @@ impl Connection {
     }
 
     pub fn settings(&self) -> Settings {
-        self.settings.lock().map(|s| s.clone()).unwrap_or_default()
+        let mut s = self.settings.lock().map(|s| s.clone()).unwrap_or_default();
+        s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
+        s
+    }
+
+    /// Applies `change` to this connection's settings; switching file access off
+    /// switches it off for the whole database.
+    fn change_settings(&self, change: impl FnOnce(&mut Settings) -> Result<()>) -> Result<()> {
+        let mut s = self
+            .settings
+            .lock()
+            .map_err(|_| Error::internal("settings lock"))?;
+        s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
+        change(&mut s)?;
+        if !s.enable_external_access {
+            self.external_access.store(false, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     pub fn table_names(&self) -> Vec<String> {
@@ -327,18 +349,28 @@ impl Connection {
                 self.plan_statement(sql.trim().trim_end_matches(';'), ctx)
             }
             BoundStatement::Set { name, value } => {
-                self.settings
-                    .lock()
-                    .map_err(|_| Error::internal("settings lock"))?
-                    .set(&name, &value)?;
+                self.change_settings(|s| s.set(&name, &value))?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Reset { name } => {
-                self.settings
-                    .lock()
-                    .map_err(|_| Error::internal("settings lock"))?
-                    .reset(&name)?;
+                self.change_settings(|s| s.reset(&name))?;
                 Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::CopyTo {
+                plan,
+                path,
+                options,
+            } => {
+                let names: Vec<String> = plan.schema().iter().map(|f| f.name.clone()).collect();
+                let chunks = self.collect(&plan, ctx)?;
+                let n = stride_io::csv::writer::write_file(
+                    &path,
+                    &names,
+                    &chunks,
+                    &options,
+                    settings.threads,
+                )?;
+                Ok(Planned::Done(QueryResult::done(Some(n))))
             }
         }
     }

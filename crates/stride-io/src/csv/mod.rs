@@ -8,6 +8,8 @@ pub mod reader;
 pub mod sniffer;
 pub mod tokenizer;
 pub mod values;
+pub mod writer;
 
 pub use options::{CsvOptions, Dialect};
 pub use reader::{CsvReader, Morsel};
+pub use writer::CsvWriteOptions;

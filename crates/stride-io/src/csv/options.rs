@@ -98,9 +98,8 @@ impl CsvOptions {
                 })
             }
             "skip" => {
-                self.skip = usize::try_from(count()?).map_err(|_| {
-                    Error::binder("read_csv option skip must not be negative")
-                })?
+                self.skip = usize::try_from(count()?)
+                    .map_err(|_| Error::binder("read_csv option skip must not be negative"))?
             }
             "nullstr" | "null" => self.nullstr = Some(vec![text()?]),
             "dateformat" | "date_format" => self.dateformat = Some(text()?),
@@ -113,7 +112,9 @@ impl CsvOptions {
             "max_line_size" | "maximum_line_size" => {
                 let n = count()?;
                 if n < 1 {
-                    return Err(Error::binder("read_csv option max_line_size must be positive"));
+                    return Err(Error::binder(
+                        "read_csv option max_line_size must be positive",
+                    ));
                 }
                 self.max_line_size = Some(n as usize)
             }
@@ -222,7 +223,9 @@ fn unescape_option(s: &str) -> String {
 fn single_byte(name: &str, s: &str) -> Result<u8> {
     match s.as_bytes() {
         [b] if *b != b'\n' && *b != b'\r' => Ok(*b),
-        [] => Err(Error::binder(format!("read_csv option {name} must not be empty"))),
+        [] => Err(Error::binder(format!(
+            "read_csv option {name} must not be empty"
+        ))),
         _ => Err(Error::not_supported(format!(
             "read_csv option {name} must be a single byte other than a newline, got '{}'",
             s.escape_default()

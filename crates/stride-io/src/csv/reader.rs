@@ -11,7 +11,9 @@
 
 use super::options::{show_byte, CsvOptions, Dialect};
 use super::sniffer::{skip_lines, sniff, Sniffed};
-use super::tokenizer::{ends_in_quote, next_record_start, Records, TokenError, Tokenizer, UNWANTED};
+use super::tokenizer::{
+    ends_in_quote, next_record_start, Records, TokenError, Tokenizer, UNWANTED,
+};
 use super::values::{convert, unquote, BadValue, Parser};
 use crate::file::{self, FileData};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +38,7 @@ pub struct CsvReader {
     /// Whether each type came from the sniffer rather than the user.
     pub detected: Vec<bool>,
     pub sample_rows: usize,
+    row_bytes: f64,
     parsers: Vec<Parser>,
     nullstr: Vec<Vec<u8>>,
     pub options: CsvOptions,
@@ -163,6 +166,7 @@ impl CsvReader {
             types,
             detected,
             sample_rows: sniffed.sample_rows,
+            row_bytes: sniffed.row_bytes,
             parsers,
             nullstr,
             options,
@@ -187,6 +191,11 @@ impl CsvReader {
     /// Bytes of data in every file together (an estimate of the work).
     pub fn total_bytes(&self) -> usize {
         self.files.iter().map(|f| f.bytes().len()).sum()
+    }
+
+    /// Rows the files hold, estimated from the sniffer's sample.
+    pub fn estimated_rows(&self) -> usize {
+        (self.total_bytes() as f64 / self.row_bytes.max(1.0)) as usize
     }
 
     /// Cuts the files into morsels whose boundaries are exact record starts.
@@ -321,7 +330,9 @@ impl CsvReader {
                             }
                         }
                         let v = match &self.parsers[c] {
-                            Parser::Cast(ty) => self.cast_column(v, ty, morsel.file, &records, slot, c)?,
+                            Parser::Cast(ty) => {
+                                self.cast_column(v, ty, morsel.file, &records, slot, c)?
+                            }
                             _ => v,
                         };
                         cols.push(v);
@@ -336,7 +347,8 @@ impl CsvReader {
             if !reject.is_empty() {
                 reject.sort_unstable();
                 reject.dedup();
-                self.rejected.fetch_add(reject.len() as u64, Ordering::Relaxed);
+                self.rejected
+                    .fetch_add(reject.len() as u64, Ordering::Relaxed);
                 let keep: Vec<u32> = (0..n as u32)
                     .filter(|r| reject.binary_search(&(*r as usize)).is_err())
                     .collect();
@@ -366,10 +378,15 @@ impl CsvReader {
             Err(_) => {
                 // Name the first value that fails.
                 for r in 0..n {
-                    if v.is_valid(r)
-                        && stride_functions::cast_scalar(&v.get(r), ty, false).is_err()
+                    if v.is_valid(r) && stride_functions::cast_scalar(&v.get(r), ty, false).is_err()
                     {
-                        return Err(self.value_error(file, records, slot, column, &BadValue { record: r }));
+                        return Err(self.value_error(
+                            file,
+                            records,
+                            slot,
+                            column,
+                            &BadValue { record: r },
+                        ));
                     }
                 }
                 stride_functions::cast_vector(&v, n, ty, false)

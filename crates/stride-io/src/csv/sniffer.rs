@@ -42,6 +42,8 @@ pub struct Sniffed {
     pub types: Vec<DataType>,
     /// Records the types were decided from.
     pub sample_rows: usize,
+    /// Average bytes per sampled record (for row estimates).
+    pub row_bytes: f64,
 }
 
 /// Offset after the first `skip` lines.
@@ -86,7 +88,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     let after_first = t.position();
     let first_count = first.field_counts.first().copied().unwrap_or(0) as usize;
 
-    let sample = sample_records(bytes, dialect, after_first, opts, &want, slots);
+    let (sample, sampled_bytes) = sample_records(bytes, dialect, after_first, opts, &want, slots);
     let mut counts = std::collections::HashMap::new();
     for &c in &sample.field_counts {
         *counts.entry(c as usize).or_insert(0usize) += 1;
@@ -200,12 +202,20 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
         names: dedup_names(names),
         types,
         sample_rows: rows + (!header && !first.is_empty()) as usize,
+        row_bytes: if sample.is_empty() {
+            (after_first - start).max(1) as f64
+        } else {
+            sampled_bytes as f64 / sample.len() as f64
+        },
     }
 }
 
 /// The narrowest candidate after `ty` that also reads `v`.
 fn widen_for(ty: &DataType, v: &[u8], date: &Option<Format>, ts: &Option<Format>) -> DataType {
-    let after = TYPE_CANDIDATES.iter().position(|t| t == ty).map_or(0, |i| i + 1);
+    let after = TYPE_CANDIDATES
+        .iter()
+        .position(|t| t == ty)
+        .map_or(0, |i| i + 1);
     TYPE_CANDIDATES[after..]
         .iter()
         .find(|t| fits(t, v, date, ts) && compatible(ty, t))
@@ -228,7 +238,9 @@ fn detect_newline(bytes: &[u8]) -> u8 {
     let head = &bytes[..bytes.len().min(DIALECT_BYTES)];
     match (memchr::memchr(b'\n', head), memchr::memchr(b'\r', head)) {
         (None, Some(_)) => b'\r',
-        (Some(n), Some(r)) if r + 1 != n && r < n && memchr::memchr(b'\n', &head[r..]).is_none() => {
+        (Some(n), Some(r))
+            if r + 1 != n && r < n && memchr::memchr(b'\n', &head[r..]).is_none() =>
+        {
             b'\r'
         }
         _ => b'\n',
@@ -275,7 +287,10 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
             for &c in &counts {
                 *freq.entry(c).or_insert(0usize) += 1;
             }
-            let (&modal, &n) = freq.iter().max_by_key(|(c, n)| (**n, **c)).expect("non-empty");
+            let (&modal, &n) = freq
+                .iter()
+                .max_by_key(|(c, n)| (**n, **c))
+                .expect("non-empty");
             // Consistent rows first, then more columns, then the earlier candidate.
             let score = (
                 n * 1000 / counts.len(),
@@ -307,8 +322,10 @@ fn sample_records(
     opts: &CsvOptions,
     want: &[u32],
     slots: usize,
-) -> Records {
-    let sample_size = opts.sample_size.unwrap_or(super::options::DEFAULT_SAMPLE_SIZE);
+) -> (Records, usize) {
+    let sample_size = opts
+        .sample_size
+        .unwrap_or(super::options::DEFAULT_SAMPLE_SIZE);
     let mut out = Records::new(slots);
     let whole = bytes.len() - start <= SAMPLE_WHOLE_FILE || sample_size == usize::MAX;
     let runs = if whole { 1 } else { SAMPLE_RUNS };
@@ -318,6 +335,7 @@ fn sample_records(
         (sample_size / runs).max(1)
     };
     let span = bytes.len() - start;
+    let mut sampled = 0;
     for k in 0..runs {
         let from = if k == 0 {
             start
@@ -330,13 +348,16 @@ fn sample_records(
         let mut taken = 0;
         while taken < per_run && !t.at_end() {
             let before = out.len();
-            if t.next_records(&mut out, (per_run - taken).min(4096)).is_err() {
+            if t.next_records(&mut out, (per_run - taken).min(4096))
+                .is_err()
+            {
                 break;
             }
             taken += out.len() - before;
         }
+        sampled += t.position() - from;
     }
-    out
+    (out, sampled)
 }
 
 fn detect_header(
@@ -401,7 +422,12 @@ mod tests {
         assert_eq!(s.names, vec!["id", "name", "price", "day"]);
         assert_eq!(
             s.types,
-            vec![DataType::BigInt, DataType::Varchar, DataType::Double, DataType::Date]
+            vec![
+                DataType::BigInt,
+                DataType::Varchar,
+                DataType::Double,
+                DataType::Date
+            ]
         );
         let s = sniff_text("1|x|\n2|y|\n");
         assert_eq!(s.dialect.delimiter, b'|');

@@ -393,7 +393,13 @@ fn prefix_xor(mut x: u64) -> u64 {
 }
 
 /// The inside-quotes mask of a block when a separate escape byte can hide a quote.
-fn escaped_inside(block: &[u8], quote: u8, escape: u8, in_quote: &mut bool, escaped: &mut bool) -> u64 {
+fn escaped_inside(
+    block: &[u8],
+    quote: u8,
+    escape: u8,
+    in_quote: &mut bool,
+    escaped: &mut bool,
+) -> u64 {
     let mut inside = 0u64;
     for (i, &b) in block.iter().enumerate() {
         if *in_quote {

@@ -135,17 +135,23 @@ pub fn convert(
             _ => fixed!(DataType::BigInt, I64, 0, |s| parse_i64(s)),
         },
         Parser::Decimal(p, sc) if *p <= 18 => {
-            fixed!(DataType::Decimal(*p, *sc), I64, 0, |s| parse_decimal_fast(s, *p, *sc)
-                .map(|v| v as i64))
+            fixed!(DataType::Decimal(*p, *sc), I64, 0, |s| parse_decimal_fast(
+                s, *p, *sc
+            )
+            .map(|v| v as i64))
         }
         Parser::Decimal(p, sc) => {
-            fixed!(DataType::Decimal(*p, *sc), I128, 0, |s| parse_decimal_fast(s, *p, *sc))
+            fixed!(DataType::Decimal(*p, *sc), I128, 0, |s| parse_decimal_fast(
+                s, *p, *sc
+            ))
         }
         Parser::Real => fixed!(DataType::Real, F32, 0.0, |s| parse_f64(s).map(|v| v as f32)),
         Parser::Double => fixed!(DataType::Double, F64, 0.0, |s| parse_f64(s)),
         Parser::Date(fmt) => fixed!(DataType::Date, I32, 0, |s| parse_date_bytes(s, fmt)),
         Parser::Timestamp(fmt) => {
-            fixed!(DataType::Timestamp, I64, 0, |s| parse_timestamp_bytes(s, fmt))
+            fixed!(DataType::Timestamp, I64, 0, |s| parse_timestamp_bytes(
+                s, fmt
+            ))
         }
         Parser::Varchar | Parser::Cast(_) => {
             let mut out = stride_common::string_view::StringVector::with_capacity(n);
@@ -185,8 +191,14 @@ fn is_null(text: &[u8], _quoted: bool, nullstr: &[Vec<u8>]) -> bool {
 }
 
 fn trim(s: &[u8]) -> &[u8] {
-    let a = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
-    let b = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(a, |i| i + 1);
+    let a = s
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let b = s
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(a, |i| i + 1);
     &s[a..b]
 }
 

@@ -199,6 +199,21 @@ impl Binder<'_> {
                         .map_or(tname.clone(), |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
+                if let Some(path) = file_path(name) {
+                    if self.catalog.table(&tname).is_none() {
+                        let plan = self.bind_file_shorthand(&path)?;
+                        let stem = std::path::Path::new(&path)
+                            .file_stem()
+                            .and_then(|s| s.to_str())
+                            .unwrap_or("")
+                            .split('.')
+                            .next()
+                            .unwrap_or("")
+                            .to_string();
+                        let qual = alias.as_ref().map_or(stem, |a| ident_name(&a.name));
+                        return apply_alias(plan, &qual, alias.as_ref());
+                    }
+                }
                 let Some((id, schema)) = self.catalog.table(&tname) else {
                     let names = self.catalog.table_names();
                     let mut msg = format!("Table with name {tname} does not exist!");
@@ -278,6 +293,11 @@ impl Binder<'_> {
         name: &str,
         args: &[ast::FunctionArg],
     ) -> Result<LogicalPlan> {
+        match name {
+            "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
+            "sniff_csv" => return self.bind_sniff_csv(args),
+            _ => {}
+        }
         let mut values = Vec::new();
         let scope = Scope::default();
         for a in args {
@@ -349,7 +369,13 @@ impl Binder<'_> {
                 })
             }
             other => {
-                let known = ["range", "generate_series"];
+                let known = [
+                    "range",
+                    "generate_series",
+                    "read_csv",
+                    "read_csv_auto",
+                    "sniff_csv",
+                ];
                 let mut msg = format!("Table Function with name {other} does not exist!");
                 if let Some(s) = did_you_mean(other, known) {
                     msg.push_str(&format!(" Did you mean \"{s}\"?"));
@@ -368,6 +394,23 @@ pub fn object_name(name: &ast::ObjectName) -> Result<String> {
     match name.0.last() {
         Some(ast::ObjectNamePart::Identifier(id)) => Ok(ident_name(id)),
         _ => Err(Error::binder(format!("invalid name {name}"))),
+    }
+}
+
+/// `FROM 'data.csv'`: a single-quoted name, or a quoted one that looks like a file.
+fn file_path(name: &ast::ObjectName) -> Option<String> {
+    let [ast::ObjectNamePart::Identifier(id)] = name.0.as_slice() else {
+        return None;
+    };
+    let looks_like_file = [
+        ".csv", ".tsv", ".tbl", ".txt", ".csv.gz", ".tsv.gz", ".tbl.gz",
+    ]
+    .iter()
+    .any(|e| id.value.to_ascii_lowercase().ends_with(e));
+    match id.quote_style {
+        Some('\'') => Some(id.value.clone()),
+        Some('"') if looks_like_file => Some(id.value.clone()),
+        _ => None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! the node that evaluates them; references to an enclosing query become
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
+mod csv;
 mod ddl;
 mod expr;
 mod fold;
@@ -28,7 +29,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
 
+pub use csv::parse_type;
 pub use fold::fold_constant;
+pub use stride_io::csv::CsvWriteOptions;
 pub use types::convert_data_type;
 
 /// A statement ready for execution.
@@ -89,6 +92,12 @@ pub enum BoundStatement {
     Dbgen {
         scale_factor: f64,
     },
+    /// `COPY table | (query) TO 'file'`.
+    CopyTo {
+        plan: LogicalPlan,
+        path: String,
+        options: CsvWriteOptions,
+    },
     /// `PRAGMA tpch(N)`: run TPC-H query N.
     TpchQuery {
         number: i64,
@@ -144,6 +153,14 @@ impl<'a> Binder<'a> {
             S::ShowVariable { variable } => self.bind_show(variable),
             S::ShowTables { .. } => self.show_tables(),
             S::Call(f) => self.bind_call(f),
+            S::Copy {
+                source,
+                to,
+                target,
+                options,
+                legacy_options,
+                ..
+            } => self.bind_copy(source, *to, target, options, legacy_options),
             S::Pragma { name, value, .. } => self.bind_pragma(name, value.as_ref()),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
             S::Explain {

@@ -30,6 +30,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
                 let span = (*stop as f64 - *start as f64) / *step as f64;
                 span.max(0.0)
             }
+            TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
         },
         LogicalPlan::Filter { input, .. } if !filters => estimate(input),
         LogicalPlan::Filter { input, predicate } => {

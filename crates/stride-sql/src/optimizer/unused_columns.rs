@@ -6,7 +6,7 @@
 //! references from inside the subquery address the input by position.
 
 use crate::plan::visit::references_outer;
-use crate::plan::{Expr, LogicalPlan};
+use crate::plan::{Expr, LogicalPlan, TableFunction};
 use stride_common::Result;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -62,6 +62,27 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 columns: keep.iter().map(|&i| columns[i]).collect(),
                 schema: keep.iter().map(|&i| schema[i].clone()).collect(),
                 rows,
+            };
+            (plan, m)
+        }
+        LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv { source, columns },
+            schema,
+        } => {
+            let mut keep: Vec<usize> = (0..columns.len()).filter(|&i| required[i]).collect();
+            if keep.is_empty() && !columns.is_empty() {
+                keep.push(0); // row count still matters
+            }
+            let mut m = vec![None; columns.len()];
+            for (new, &old) in keep.iter().enumerate() {
+                m[old] = Some(new);
+            }
+            let plan = LogicalPlan::TableFunction {
+                func: TableFunction::ReadCsv {
+                    source,
+                    columns: keep.iter().map(|&i| columns[i]).collect(),
+                },
+                schema: keep.iter().map(|&i| schema[i].clone()).collect(),
             };
             (plan, m)
         }

@@ -27,6 +27,22 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                 join_list(columns.iter().map(|&c| &table.columns[c].name))
             )
         }
+        LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv { source, columns },
+            ..
+        } => {
+            let r = &source.0;
+            let names = r.schema();
+            format!(
+                "READ_CSV {} [{}]",
+                r.files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                join_list(columns.iter().map(|&c| &names[c].0))
+            )
+        }
         LogicalPlan::Values { rows, schema } => {
             format!("VALUES ({} rows, {} columns)", rows.len(), schema.len())
         }

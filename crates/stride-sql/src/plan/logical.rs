@@ -6,6 +6,7 @@ use super::expr::Expr;
 use std::sync::Arc;
 use stride_common::{DataType, TableSchema};
 use stride_functions::aggregate::AggregateFunction;
+use stride_io::csv::CsvReader;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -71,6 +72,31 @@ pub enum TableFunction {
         step: i64,
         inclusive: bool,
     },
+    /// `read_csv(...)`: `columns` are positions in the reader's schema.
+    ReadCsv {
+        source: CsvSource,
+        columns: Vec<usize>,
+    },
+}
+
+/// A bound CSV reader; plans compare readers by identity.
+#[derive(Clone)]
+pub struct CsvSource(pub Arc<CsvReader>);
+
+impl PartialEq for CsvSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for CsvSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CsvSource({:?})",
+            self.0.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

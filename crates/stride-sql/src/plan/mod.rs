@@ -7,5 +7,5 @@ pub mod visit;
 
 pub use expr::{Expr, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction,
+    AggregateExpr, CsvSource, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction,
 };

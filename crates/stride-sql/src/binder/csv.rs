@@ -1,0 +1,448 @@
+//! Binding CSV access: the `read_csv` / `read_csv_auto` table functions, the
+//! `FROM 'file.csv'` shorthand, `sniff_csv`, and `COPY … FROM / TO`. Options are
+//! folded to constants here; the files are opened and sniffed at bind time so the
+//! query's columns and types are known before planning.
+
+use super::expr::ExprCtx;
+use super::fold::fold_constant;
+use super::from::object_name;
+use super::scope::Scope;
+use super::{convert_data_type, Binder, BoundStatement};
+use crate::plan::{CsvSource, Expr, Field, LogicalPlan, TableFunction};
+use sqlparser::ast;
+use std::sync::Arc;
+use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_io::csv::options::{show_byte, unknown_option};
+use stride_io::csv::{CsvOptions, CsvReader, CsvWriteOptions};
+
+impl Binder<'_> {
+    /// `read_csv(path | [paths], option = value, ...)`.
+    pub(super) fn bind_read_csv(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+        self.settings.check_external_access("read_csv")?;
+        let mut paths = None;
+        let mut opts = CsvOptions::default();
+        for a in args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) if paths.is_none() => {
+                    paths = Some(self.csv_paths(e)?);
+                }
+                ast::FunctionArg::Named {
+                    name,
+                    arg: ast::FunctionArgExpr::Expr(e),
+                    ..
+                } => self.csv_option(&mut opts, &name.value, e)?,
+                ast::FunctionArg::ExprNamed {
+                    name: ast::Expr::Identifier(name),
+                    arg: ast::FunctionArgExpr::Expr(e),
+                    ..
+                } => self.csv_option(&mut opts, &name.value, e)?,
+                other => {
+                    return Err(Error::binder(format!(
+                        "read_csv takes one path (or a list of paths) and name = value options, got {other}"
+                    )))
+                }
+            }
+        }
+        let paths = paths
+            .ok_or_else(|| Error::binder("read_csv needs a file path as its first argument"))?;
+        self.csv_scan(&paths, opts)
+    }
+
+    /// `FROM 'file.csv'`: read_csv with every option detected.
+    pub(super) fn bind_file_shorthand(&mut self, path: &str) -> Result<LogicalPlan> {
+        self.settings.check_external_access("reading files")?;
+        self.csv_scan(&[path.to_string()], CsvOptions::default())
+    }
+
+    fn csv_scan(&mut self, paths: &[String], opts: CsvOptions) -> Result<LogicalPlan> {
+        let reader = CsvReader::bind(paths, opts)?;
+        let schema: Vec<Field> = reader
+            .schema()
+            .into_iter()
+            .map(|(n, t)| Field::new(n, t))
+            .collect();
+        Ok(LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv {
+                source: CsvSource(Arc::new(reader)),
+                columns: (0..schema.len()).collect(),
+            },
+            schema,
+        })
+    }
+
+    /// `sniff_csv('file', ...)`: one row saying what the sniffer detected.
+    pub(super) fn bind_sniff_csv(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+        let LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv { source, .. },
+            ..
+        } = self.bind_read_csv(args)?
+        else {
+            return Err(Error::internal("read_csv did not bind to a CSV scan"));
+        };
+        let r = &source.0;
+        let columns = r
+            .names
+            .iter()
+            .zip(&r.types)
+            .map(|(n, t)| format!("'{}': '{}'", n.replace('\'', "''"), t))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let d = r.dialect;
+        let prompt = format!(
+            "FROM read_csv('{}', delim = '{}', quote = '{}', escape = '{}', header = {}, columns = {{{}}})",
+            r.files[0].path.replace('\'', "''"),
+            show_byte(Some(d.delimiter)),
+            show_byte(d.quote),
+            show_byte(d.escape),
+            r.header,
+            columns
+        );
+        let row: Vec<(&str, ScalarValue, DataType)> = vec![
+            (
+                "Delimiter",
+                text(show_byte(Some(d.delimiter))),
+                DataType::Varchar,
+            ),
+            ("Quote", text(show_byte(d.quote)), DataType::Varchar),
+            ("Escape", text(show_byte(d.escape)), DataType::Varchar),
+            (
+                "NewLineDelimiter",
+                text(if d.newline == b'\r' { "\\r" } else { "\\n" }),
+                DataType::Varchar,
+            ),
+            (
+                "SkipRows",
+                ScalarValue::BigInt(r.options.skip as i64),
+                DataType::BigInt,
+            ),
+            (
+                "HasHeader",
+                ScalarValue::Boolean(r.header),
+                DataType::Boolean,
+            ),
+            ("Columns", text(format!("{{{columns}}}")), DataType::Varchar),
+            (
+                "SampleRows",
+                ScalarValue::BigInt(r.sample_rows as i64),
+                DataType::BigInt,
+            ),
+            ("Prompt", text(prompt), DataType::Varchar),
+        ];
+        Ok(LogicalPlan::Values {
+            schema: row
+                .iter()
+                .map(|(n, _, t)| Field::new(*n, t.clone()))
+                .collect(),
+            rows: vec![row
+                .into_iter()
+                .map(|(_, value, ty)| Expr::Literal { value, ty })
+                .collect()],
+        })
+    }
+
+    fn csv_paths(&mut self, e: &ast::Expr) -> Result<Vec<String>> {
+        let items: Vec<&ast::Expr> = match e {
+            ast::Expr::Array(a) => a.elem.iter().collect(),
+            other => vec![other],
+        };
+        items
+            .into_iter()
+            .map(|i| match self.constant(i, "read_csv")? {
+                ScalarValue::Varchar(s) => Ok(s),
+                other => Err(Error::binder(format!(
+                    "read_csv paths must be strings, got {other}"
+                ))),
+            })
+            .collect()
+    }
+
+    fn constant(&mut self, e: &ast::Expr, what: &str) -> Result<ScalarValue> {
+        let scope = Scope::default();
+        let mut ctx = ExprCtx::new(&scope, "table function arguments");
+        let bound = self.bind_expr(e, &mut ctx)?;
+        fold_constant(&bound)?
+            .ok_or_else(|| Error::binder(format!("arguments of {what} must be constants")))
+    }
+
+    fn csv_option(&mut self, opts: &mut CsvOptions, name: &str, e: &ast::Expr) -> Result<()> {
+        let lname = name.to_ascii_lowercase();
+        match lname.as_str() {
+            "columns" => {
+                let ast::Expr::Dictionary(fields) = e else {
+                    return Err(Error::binder(
+                        "read_csv option columns takes a struct such as {'a': 'INTEGER', 'b': 'VARCHAR'}",
+                    ));
+                };
+                let mut cols = Vec::with_capacity(fields.len());
+                for f in fields {
+                    cols.push((f.key.value.clone(), self.type_option(&f.value)?));
+                }
+                opts.columns = Some(cols);
+            }
+            "types" | "column_types" | "dtypes" => match e {
+                ast::Expr::Dictionary(fields) => {
+                    let mut v = Vec::with_capacity(fields.len());
+                    for f in fields {
+                        v.push((f.key.value.clone(), self.type_option(&f.value)?));
+                    }
+                    opts.types_by_name = Some(v);
+                }
+                ast::Expr::Array(a) => {
+                    let mut v = Vec::with_capacity(a.elem.len());
+                    for t in &a.elem {
+                        v.push(self.type_option(t)?);
+                    }
+                    opts.types_by_position = Some(v);
+                }
+                _ => {
+                    return Err(Error::binder(
+                        "read_csv option types takes a list of types or a struct of name: type",
+                    ))
+                }
+            },
+            "names" | "column_names" => {
+                let ast::Expr::Array(a) = e else {
+                    return Err(Error::binder(
+                        "read_csv option names takes a list such as ['a', 'b']",
+                    ));
+                };
+                let mut v = Vec::with_capacity(a.elem.len());
+                for n in &a.elem {
+                    v.push(self.constant(n, "read_csv")?.to_string());
+                }
+                opts.names = Some(v);
+            }
+            "nullstr" | "null" if matches!(e, ast::Expr::Array(_)) => {
+                let ast::Expr::Array(a) = e else {
+                    unreachable!()
+                };
+                let mut v = Vec::with_capacity(a.elem.len());
+                for n in &a.elem {
+                    v.push(self.constant(n, "read_csv")?.to_string());
+                }
+                opts.nullstr = Some(v);
+            }
+            _ if !stride_io::csv::options::OPTION_NAMES.contains(&lname.as_str())
+                && !matches!(
+                    lname.as_str(),
+                    "delimiter"
+                        | "newline"
+                        | "null"
+                        | "date_format"
+                        | "timestamp_format"
+                        | "maximum_line_size"
+                ) =>
+            {
+                return Err(unknown_option(name))
+            }
+            _ => {
+                let v = self.constant(e, "read_csv")?;
+                opts.set(&lname, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A type given as a string ('DECIMAL(15,2)').
+    fn type_option(&mut self, e: &ast::Expr) -> Result<DataType> {
+        let ScalarValue::Varchar(s) = self.constant(e, "read_csv")? else {
+            return Err(Error::binder(format!(
+                "read_csv types are given as strings such as 'BIGINT', got {e}"
+            )));
+        };
+        parse_type(&s)
+    }
+
+    /// `COPY table FROM 'file' (options)` and `COPY table | (query) TO 'file' (options)`.
+    pub(super) fn bind_copy(
+        &mut self,
+        source: &ast::CopySource,
+        to: bool,
+        target: &ast::CopyTarget,
+        options: &[ast::CopyOption],
+        legacy: &[ast::CopyLegacyOption],
+    ) -> Result<BoundStatement> {
+        let path = match target {
+            ast::CopyTarget::File { filename } => filename.clone(),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "COPY {} {other} is not supported; copy to or from a file path",
+                    if to { "TO" } else { "FROM" }
+                )))
+            }
+        };
+        self.settings.check_external_access("COPY")?;
+        if let Some(l) = legacy.first() {
+            return Err(Error::not_supported(format!(
+                "COPY option {l} is not supported; use (FORMAT csv, DELIMITER ',', HEADER, NULL '', QUOTE '\"', ESCAPE '\"')"
+            )));
+        }
+        let mut write = CsvWriteOptions::default();
+        let mut read = CsvOptions {
+            header: Some(false),
+            ..Default::default()
+        };
+        for o in options {
+            match o {
+                ast::CopyOption::Format(f) if f.value.eq_ignore_ascii_case("csv") => {}
+                ast::CopyOption::Format(f) => {
+                    return Err(Error::not_supported(format!(
+                        "COPY format {f} is not supported; only csv is"
+                    )))
+                }
+                ast::CopyOption::Delimiter(c) => {
+                    let b = ascii(*c, "DELIMITER")?;
+                    write.delimiter = b;
+                    read.delimiter = Some(b);
+                }
+                ast::CopyOption::Null(s) => {
+                    write.null = s.clone();
+                    read.nullstr = Some(vec![s.clone()]);
+                }
+                ast::CopyOption::Header(h) => {
+                    write.header = *h;
+                    read.header = Some(*h);
+                }
+                ast::CopyOption::Quote(c) => {
+                    let b = ascii(*c, "QUOTE")?;
+                    write.quote = b;
+                    read.quote = Some(Some(b));
+                }
+                ast::CopyOption::Escape(c) => {
+                    let b = ascii(*c, "ESCAPE")?;
+                    write.escape = b;
+                    read.escape = Some(Some(b));
+                }
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "COPY option {other} is not supported"
+                    )))
+                }
+            }
+        }
+        if read.quote.is_some() && read.escape.is_none() {
+            read.escape = read.quote;
+        }
+        if to {
+            let plan = match source {
+                ast::CopySource::Query(q) => self.bind_query(q)?,
+                ast::CopySource::Table {
+                    table_name,
+                    columns,
+                } => {
+                    let cols = if columns.is_empty() {
+                        "*".to_string()
+                    } else {
+                        columns
+                            .iter()
+                            .map(|c| c.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    let sql = format!("SELECT {cols} FROM {table_name}");
+                    let stmts = crate::parser::parse(&sql)?;
+                    match stmts.first() {
+                        Some(ast::Statement::Query(q)) => self.bind_query(q)?,
+                        _ => return Err(Error::internal("COPY TO did not parse as a query")),
+                    }
+                }
+            };
+            return Ok(BoundStatement::CopyTo {
+                plan,
+                path,
+                options: write,
+            });
+        }
+        let ast::CopySource::Table {
+            table_name,
+            columns,
+        } = source
+        else {
+            return Err(Error::binder("COPY FROM needs a table to copy into"));
+        };
+        let name = object_name(table_name)?;
+        let (table_id, schema) = self
+            .catalog
+            .table(&name)
+            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
+        // The file's columns: the listed ones, or all of the table's, in order.
+        let listed: Vec<usize> = if columns.is_empty() {
+            (0..schema.columns.len()).collect()
+        } else {
+            columns
+                .iter()
+                .map(|c| {
+                    let n = c.value.to_ascii_lowercase();
+                    schema
+                        .columns
+                        .iter()
+                        .position(|col| col.name.eq_ignore_ascii_case(&n))
+                        .ok_or_else(|| {
+                            Error::binder(format!(
+                                "table {} has no column named \"{}\"",
+                                schema.name, c.value
+                            ))
+                        })
+                })
+                .collect::<Result<_>>()?
+        };
+        read.columns = Some(
+            listed
+                .iter()
+                .map(|&i| (schema.columns[i].name.clone(), schema.columns[i].ty.clone()))
+                .collect(),
+        );
+        let scan = self.csv_scan(&[path], read)?;
+        // Rows in the table's column order; unlisted columns are NULL.
+        let exprs: Vec<Expr> = schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match listed.iter().position(|&l| l == i) {
+                Some(p) => Expr::column(p, c.ty.clone(), c.name.clone()),
+                None => Expr::Literal {
+                    value: ScalarValue::Null,
+                    ty: c.ty.clone(),
+                },
+            })
+            .collect();
+        let fields = schema
+            .columns
+            .iter()
+            .map(|c| Field::new(c.name.clone(), c.ty.clone()))
+            .collect();
+        Ok(BoundStatement::Insert {
+            table_id,
+            table: schema.name.clone(),
+            source: LogicalPlan::Project {
+                input: Box::new(scan),
+                exprs,
+                schema: fields,
+            },
+        })
+    }
+}
+
+fn text(s: impl Into<String>) -> ScalarValue {
+    ScalarValue::Varchar(s.into())
+}
+
+fn ascii(c: char, what: &str) -> Result<u8> {
+    if c.is_ascii() {
+        Ok(c as u8)
+    } else {
+        Err(Error::not_supported(format!(
+            "COPY {what} must be a single ASCII character, got '{c}'"
+        )))
+    }
+}
+
+/// Parses a type name such as `DECIMAL(15,2)`.
+pub fn parse_type(s: &str) -> Result<DataType> {
+    let dialect = sqlparser::dialect::DuckDbDialect {};
+    let dt = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(s)
+        .and_then(|mut p| p.parse_data_type())
+        .map_err(|e| Error::binder(format!("\"{s}\" is not a type: {e}")))?;
+    convert_data_type(&dt)
+}
