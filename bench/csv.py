@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""CSV loading: stride's read_csv against DuckDB's, same file, same machine.
+
+The file is TPC-H lineitem at --sf (default 1: 760 MB, 6,001,215 rows), made once
+with tpchgen-cli into --data. Three measurements (issue "Read CSV at memory speed"):
+
+  a) sum(l_quantity) over the raw file, columns given
+  b) CREATE TABLE AS SELECT * FROM read_csv(...) with all 16 typed columns
+  c) the same with every option auto-detected
+
+Each runs once to warm up, then --runs times; the median is reported with the ratio
+stride / DuckDB. See bench/README.md.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+COLUMNS = (
+    "{'l_orderkey': 'BIGINT', 'l_partkey': 'BIGINT', 'l_suppkey': 'BIGINT', "
+    "'l_linenumber': 'BIGINT', 'l_quantity': 'DECIMAL(15,2)', "
+    "'l_extendedprice': 'DECIMAL(15,2)', 'l_discount': 'DECIMAL(15,2)', "
+    "'l_tax': 'DECIMAL(15,2)', 'l_returnflag': 'VARCHAR', 'l_linestatus': 'VARCHAR', "
+    "'l_shipdate': 'DATE', 'l_commitdate': 'DATE', 'l_receiptdate': 'DATE', "
+    "'l_shipinstruct': 'VARCHAR', 'l_shipmode': 'VARCHAR', 'l_comment': 'VARCHAR'}"
+)
+
+
+def ensure(module, package):
+    try:
+        __import__(module)
+    except ImportError:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
+
+
+def make_file(data, sf):
+    path = os.path.join(data, "lineitem.tbl")
+    if not os.path.exists(path):
+        ensure("tpchgen_cli", "tpchgen-cli")
+        os.makedirs(data, exist_ok=True)
+        subprocess.run(
+            ["tpchgen-cli", "-s", str(sf), "--tables", "lineitem", f"--output-dir={data}"],
+            check=True,
+        )
+    return path
+
+
+def queries(path):
+    typed = f"read_csv('{path}', delim = '|', header = false, columns = {COLUMNS})"
+    return [
+        ("a) sum(l_quantity), typed", f"SELECT sum(l_quantity) FROM {typed}"),
+        ("b) CREATE TABLE AS, typed", f"CREATE OR REPLACE TABLE lineitem AS SELECT * FROM {typed}"),
+        ("c) CREATE TABLE AS, detected", f"CREATE OR REPLACE TABLE lineitem2 AS SELECT * FROM read_csv('{path}')"),
+    ]
+
+
+def run_duckdb(qs, runs, threads):
+    ensure("duckdb", "duckdb")
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    times = []
+    for _, sql in qs:
+        samples = []
+        for i in range(runs + 1):
+            start = time.perf_counter()
+            con.execute(sql).fetchall()
+            if i > 0:
+                samples.append(time.perf_counter() - start)
+        times.append(statistics.median(samples))
+    return duckdb.__version__, times
+
+
+def run_stride(qs, runs, threads):
+    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
+    binary = os.path.join(ROOT, "target", "release", "stride")
+    script = [f"SET threads = {threads};", ".timer on"]
+    for _, sql in qs:
+        script.extend([sql + ";"] * (runs + 1))
+    out = subprocess.run(
+        [binary, "-bail"], input="\n".join(script) + "\n", capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        sys.exit(f"stride failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    secs = [float(x) for x in re.findall(r"Run Time \(s\): real ([0-9.]+)", out.stdout)]
+    times = []
+    for k in range(len(qs)):
+        samples = secs[k * (runs + 1) + 1 : (k + 1) * (runs + 1)]
+        times.append(statistics.median(samples))
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sf", type=float, default=1)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--data", default=os.path.join(ROOT, "bench", ".data", "csv"))
+    ap.add_argument("--only", choices=["stride", "duckdb"], help="run one engine")
+    args = ap.parse_args()
+    path = make_file(os.path.join(args.data, f"sf{args.sf:g}"), args.sf)
+    qs = queries(path)
+    size = os.path.getsize(path)
+    s = run_stride(qs, args.runs, args.threads) if args.only != "duckdb" else [float("nan")] * 3
+    version, d = run_duckdb(qs, args.runs, args.threads) if args.only != "stride" else ("-", [float("nan")] * 3)
+    print(f"lineitem SF{args.sf:g}: {size / 1e6:.0f} MB; {args.threads} threads; median of {args.runs}; DuckDB {version}")
+    print(f"{'benchmark':32} {'stride s':>9} {'duckdb s':>9} {'ratio':>7} {'stride GB/s':>12}")
+    for (name, _), a, b in zip(qs, s, d):
+        print(f"{name:32} {a:9.3f} {b:9.3f} {a / b:7.3f} {size / a / 1e9:12.2f}")
+
+
+if __name__ == "__main__":
+    main()
