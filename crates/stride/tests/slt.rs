@@ -9,6 +9,9 @@
 //! text, `(empty)` for empty strings), hash-threshold 8, and `skipif`/`onlyif` with
 //! stride answering to `postgresql`. `.slt` files compare rows with values printed as
 //! stride prints them.
+//!
+//! Files run with the repository root as the working directory, so they name data
+//! files as `tests/data/...`.
 
 use sqllogictest::{DBOutput, DefaultColumnType, QueryExpect, Record, Runner};
 use std::path::{Path, PathBuf};
@@ -307,6 +310,14 @@ fn main() {
             };
             collect_files(&p, &mut files);
         }
+    }
+    // Tests name data files relative to the repository root (tests/data/...).
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .map(|f| f.canonicalize().unwrap_or(f))
+        .collect();
+    if let Ok(r) = root.canonicalize() {
+        let _ = std::env::set_current_dir(r);
     }
     let mut failed_files = 0;
     let mut total_failures = 0;

@@ -254,12 +254,14 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
         Some(d) => vec![d],
         None => vec![b',', b'|', b';', b'\t'],
     };
+    // Double quotes unless the head has none and single quotes work better.
     let quotes: Vec<Option<u8>> = match opts.quote {
         Some(q) => vec![q],
-        None => vec![Some(b'"'), Some(b'\''), None],
+        None if memchr::memchr(b'"', head).is_some() => vec![Some(b'"')],
+        None => vec![Some(b'"'), Some(b'\'')],
     };
     let want: Vec<u32> = Vec::new();
-    let mut best: Option<((usize, usize, usize), Dialect, usize)> = None;
+    let mut best: Option<((usize, usize, usize, usize), Dialect, usize)> = None;
     for (qi, &quote) in quotes.iter().enumerate() {
         for (di, &delimiter) in delims.iter().enumerate() {
             let escape = match opts.escape {
@@ -274,13 +276,20 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
             };
             let mut recs = Records::new(0);
             let mut t = Tokenizer::new(head, d, &want, 0, head.len(), usize::MAX, true);
-            let ok = t.next_records(&mut recs, 64).is_ok();
-            let mut counts: Vec<u32> = recs.field_counts.clone();
+            // A malformed record (an unclosed quote) ends the head early; the
+            // records before it still count.
+            let complete = t.next_records(&mut recs, 64).is_ok();
+            let mut counts: Vec<u32> = recs
+                .field_counts
+                .iter()
+                .copied()
+                .filter(|&c| c > 0)
+                .collect();
             // The head may cut the last record short.
-            if head.len() < bytes.len() && counts.len() > 1 {
+            if complete && head.len() < bytes.len() && counts.len() > 1 {
                 counts.pop();
             }
-            if !ok || counts.is_empty() {
+            if counts.is_empty() {
                 continue;
             }
             let mut freq = std::collections::HashMap::new();
@@ -291,9 +300,12 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
                 .iter()
                 .max_by_key(|(c, n)| (**n, **c))
                 .expect("non-empty");
-            // Consistent rows first, then more columns, then the earlier candidate.
+            // Several columns in most rows first, then consistent rows, then more
+            // columns, then the earlier candidate.
+            let consistency = n * 1000 / counts.len();
             let score = (
-                n * 1000 / counts.len(),
+                (modal > 1 && consistency >= 500) as usize,
+                consistency,
                 modal as usize,
                 usize::MAX - (qi * delims.len() + di),
             );

@@ -347,6 +347,12 @@ pub fn parse_timestamp_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i64> {
     }
 }
 
+fn leading_zero(s: &[u8]) -> bool {
+    let t = trim(s);
+    let digits = t.strip_prefix(b"-").unwrap_or(t);
+    digits.len() > 1 && digits[0] == b'0' && digits[1].is_ascii_digit()
+}
+
 /// Whether `s` reads as a value of `ty` (the sniffer's test).
 pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>) -> bool {
     match ty {
@@ -354,14 +360,10 @@ pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>)
             let t = trim(s);
             t.eq_ignore_ascii_case(b"true") || t.eq_ignore_ascii_case(b"false")
         }
-        DataType::BigInt => parse_i64(s).is_some(),
+        // Leading zeros ("007") mark codes, which stay text.
+        DataType::BigInt => !leading_zero(s) && parse_i64(s).is_some(),
         DataType::Double => {
-            // Leading zeros ("007") mark codes, which stay text.
-            let t = trim(s);
-            let digits = t.strip_prefix(b"-").unwrap_or(t);
-            !(digits.len() > 1 && digits[0] == b'0' && digits[1].is_ascii_digit())
-                && parse_f64(s).is_some()
-                && t.iter().any(u8::is_ascii_digit)
+            !leading_zero(s) && parse_f64(s).is_some() && trim(s).iter().any(u8::is_ascii_digit)
         }
         DataType::Date => {
             if date.is_none() && !(s.len() >= 8 && s.len() <= 11) {

@@ -222,17 +222,7 @@ impl Binder<'_> {
                 }
                 opts.nullstr = Some(v);
             }
-            _ if !stride_io::csv::options::OPTION_NAMES.contains(&lname.as_str())
-                && !matches!(
-                    lname.as_str(),
-                    "delimiter"
-                        | "newline"
-                        | "null"
-                        | "date_format"
-                        | "timestamp_format"
-                        | "maximum_line_size"
-                ) =>
-            {
+            _ if !stride_io::csv::options::OPTION_NAMES.contains(&lname.as_str()) => {
                 return Err(unknown_option(name))
             }
             _ => {
