@@ -12,7 +12,8 @@
 use super::options::{show_byte, CsvOptions, Dialect};
 use super::sniffer::{skip_lines, sniff, Sniffed};
 use super::tokenizer::{
-    ends_in_quote, next_record_start, Records, TokenError, Tokenizer, UNWANTED,
+    ends_in_quote, next_record_start, record_start_at_or_after, Records, TokenError, Tokenizer,
+    UNWANTED,
 };
 use super::values::{convert, unquote, BadValue, Parser};
 use crate::file::{self, FileData};
@@ -44,6 +45,8 @@ pub struct CsvReader {
     pub options: CsvOptions,
     /// Rows skipped by `ignore_errors`, over every scan of this reader.
     pub rejected: AtomicU64,
+    /// Bytes per morsel ([`MORSEL_BYTES`]; tests cut finer).
+    pub morsel_bytes: usize,
 }
 
 /// A byte range of one file whose records one worker reads.
@@ -171,6 +174,7 @@ impl CsvReader {
             nullstr,
             options,
             rejected: AtomicU64::new(0),
+            morsel_bytes: MORSEL_BYTES,
         })
     }
 
@@ -206,25 +210,41 @@ impl CsvReader {
             let len = file.bytes().len();
             let mut s = self.data_start[f];
             while s < len {
-                let e = (s + MORSEL_BYTES).min(len);
+                let e = (s + self.morsel_bytes.max(1)).min(len);
                 cuts.push((f, s, e));
                 s = e;
             }
         }
-        // Whether each cut starts inside quotes: the parity of quotes before it.
-        let odd: Vec<bool> = parallel_map(&cuts, threads, |&(f, s, e)| {
-            ends_in_quote(&self.files[f].bytes()[s..e], d)
-        });
         let mut starts = Vec::with_capacity(cuts.len());
-        let mut in_quote = false;
-        for (i, &(f, s, _)) in cuts.iter().enumerate() {
-            if i == 0 || cuts[i - 1].0 != f {
-                in_quote = false;
-                starts.push(s);
-            } else {
-                starts.push(next_record_start(self.files[f].bytes(), d, s - 1, in_quote));
+        if d.escape.is_none() || d.escape == d.quote {
+            // Whether each cut starts inside quotes: the parity of quotes before it,
+            // counted on every core.
+            let odd: Vec<bool> = parallel_map(&cuts, threads, |&(f, s, e)| {
+                ends_in_quote(&self.files[f].bytes()[s..e], d)
+            });
+            let mut in_quote = false;
+            for (i, &(f, s, _)) in cuts.iter().enumerate() {
+                let b = self.files[f].bytes();
+                if i == 0 || cuts[i - 1].0 != f {
+                    in_quote = false;
+                    starts.push(s);
+                } else if !in_quote && b[s - 1] == d.newline {
+                    starts.push(s);
+                } else {
+                    starts.push(next_record_start(b, d, s, in_quote));
+                }
+                in_quote ^= odd[i];
             }
-            in_quote ^= odd[i];
+        } else {
+            // An escaped quote does not toggle: follow the quotes from the start.
+            for (i, &(f, s, _)) in cuts.iter().enumerate() {
+                if i == 0 || cuts[i - 1].0 != f {
+                    starts.push(s);
+                } else {
+                    let from = starts[i - 1];
+                    starts.push(record_start_at_or_after(self.files[f].bytes(), d, from, s));
+                }
+            }
         }
         let mut morsels = Vec::with_capacity(cuts.len());
         for (i, &(f, _, e)) in cuts.iter().enumerate() {
@@ -497,4 +517,56 @@ fn parallel_map<T: Sync, R: Send + Default + Clone>(
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(r: &CsvReader) -> Vec<String> {
+        let cols: Vec<usize> = (0..r.schema().len()).collect();
+        let mut rows = Vec::new();
+        for m in r.plan(3).unwrap() {
+            r.produce(&m, &cols, &mut |c| {
+                for i in 0..c.len() {
+                    rows.push(format!("{:?}", c.row(i)));
+                }
+                Ok(())
+            })
+            .unwrap();
+        }
+        rows
+    }
+
+    #[test]
+    fn every_cut_finds_the_same_records() {
+        let text =
+            "id,note\n1,\"a\nb,c\"\n2,plain\n3,\"x\"\"y\"\"\"\n\"z\",\"\"\n4,\"\"\n5,\"\n\n\"\n";
+        let path = std::env::temp_dir().join(format!("stride-cuts-{}.csv", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap().to_string();
+        let mut r = CsvReader::bind(&[p], CsvOptions::default()).unwrap();
+        let whole = read_all(&r);
+        assert_eq!(whole.len(), 6, "{whole:?}");
+        for size in 1..text.len() {
+            r.morsel_bytes = size;
+            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
+        }
+        // With a backslash escape, escaped quotes do not toggle.
+        let text = "id,note\n1,\"a\\\"\nb\"\n2,\"\\\\\"\n3,\"x,\\\"y\"\n";
+        std::fs::write(&path, text).unwrap();
+        let opts = CsvOptions {
+            escape: Some(Some(b'\\')),
+            ..Default::default()
+        };
+        let mut r = CsvReader::bind(&[path.to_str().unwrap().to_string()], opts).unwrap();
+        let whole = read_all(&r);
+        assert_eq!(whole.len(), 3, "{whole:?}");
+        assert!(whole[0].contains("a\\\"\\nb"), "{whole:?}");
+        for size in 1..text.len() {
+            r.morsel_bytes = size;
+            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
+        }
+        let _ = std::fs::remove_file(&path);
+    }
 }

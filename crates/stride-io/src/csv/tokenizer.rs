@@ -304,6 +304,47 @@ pub fn next_record_start(bytes: &[u8], dialect: Dialect, from: usize, in_quote: 
     bytes.len()
 }
 
+/// The first record start at or after `target`, scanning from `from`, a record start.
+/// Used where quote parity cannot decide (an escape byte other than the quote).
+pub fn record_start_at_or_after(
+    bytes: &[u8],
+    dialect: Dialect,
+    from: usize,
+    target: usize,
+) -> usize {
+    if target <= from {
+        return from;
+    }
+    let q = dialect.quote.unwrap_or(0);
+    let (mut in_quote, mut escaped) = (false, false);
+    let mut block = from;
+    while block < bytes.len() {
+        let len = (bytes.len() - block).min(64);
+        let m = masks(&bytes[block..block + len], dialect);
+        let inside = if dialect.quote.is_some() {
+            escaped_inside(
+                &bytes[block..block + len],
+                q,
+                dialect.escape.unwrap_or(q),
+                &mut in_quote,
+                &mut escaped,
+            )
+        } else {
+            0
+        };
+        let mut nl = m.newline & !inside;
+        while nl != 0 {
+            let p = block + nl.trailing_zeros() as usize + 1;
+            nl &= nl - 1;
+            if p >= target {
+                return p;
+            }
+        }
+        block += len;
+    }
+    bytes.len()
+}
+
 /// Whether the bytes end inside a quoted field, starting outside one.
 pub fn ends_in_quote(bytes: &[u8], dialect: Dialect) -> bool {
     let Some(q) = dialect.quote else {

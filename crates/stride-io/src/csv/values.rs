@@ -185,9 +185,11 @@ pub fn convert(
     }
 }
 
+/// A quoted field is never NULL (as in PostgreSQL), so `""` is the empty string and
+/// what COPY TO writes reads back unchanged.
 #[inline]
-fn is_null(text: &[u8], _quoted: bool, nullstr: &[Vec<u8>]) -> bool {
-    nullstr.iter().any(|n| n.as_slice() == text)
+fn is_null(text: &[u8], quoted: bool, nullstr: &[Vec<u8>]) -> bool {
+    !quoted && nullstr.iter().any(|n| n.as_slice() == text)
 }
 
 fn trim(s: &[u8]) -> &[u8] {

@@ -1,0 +1,335 @@
+//! CSV end to end, on files written by the test: COPY TO and back, parallel reading of
+//! files large enough to be cut into several morsels (quoted newlines across the cuts),
+//! sampling over the whole file, and a corpus of malformed files that must each give a
+//! result or a clear error, never a panic or a hang.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use stride::{Connection, Database, ScalarValue};
+
+fn conn() -> Connection {
+    Database::open_in_memory().unwrap().connect().unwrap()
+}
+
+/// A fresh folder under the system temp folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("stride-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn one(c: &Connection, sql: &str) -> ScalarValue {
+    let rows = c.query(sql).unwrap().collect_rows().unwrap();
+    rows[0][0].clone()
+}
+
+fn text(c: &Connection, sql: &str) -> String {
+    one(c, sql).to_string()
+}
+
+#[test]
+fn copy_to_and_back() {
+    let dir = TempDir::new("copy");
+    let out = dir.file("out.csv");
+    let c = conn();
+    c.execute(
+        "CREATE TABLE t AS SELECT * FROM (VALUES (1, 'plain', 1.50::DECIMAL(10,2), DATE '2024-01-31'), \
+         (2, 'with, comma', NULL, NULL), (3, 'say \"hi\"', -2.25, DATE '1999-12-31'), \
+         (4, 'two\nlines', 0, DATE '2000-02-29'), (5, '', 7, NULL)) v(id, s, d, day)",
+    )
+    .unwrap();
+    let n = c
+        .execute(&format!("COPY t TO '{out}' (HEADER, DELIMITER ',')"))
+        .unwrap();
+    assert_eq!(n.changes, Some(5));
+    let back = format!("read_csv('{out}')");
+    assert_eq!(text(&c, &format!("SELECT count(*) FROM {back}")), "5");
+    // Every value reads back as written, including quotes, commas and newlines.
+    let diff = format!(
+        "SELECT count(*) FROM (SELECT id, s, d::DOUBLE, day FROM t EXCEPT \
+         SELECT id, coalesce(s, ''), d, day FROM {back})"
+    );
+    assert_eq!(text(&c, &diff), "0");
+    // A query's result, with another delimiter, read back with COPY FROM.
+    c.execute(&format!(
+        "COPY (SELECT id, s FROM t WHERE id > 2 ORDER BY id) TO '{out}' (DELIMITER '|')"
+    ))
+    .unwrap();
+    c.execute("CREATE TABLE u (id INTEGER, s VARCHAR)").unwrap();
+    c.execute(&format!("COPY u FROM '{out}' (DELIMITER '|')"))
+        .unwrap();
+    assert_eq!(
+        text(&c, "SELECT string_agg(s, ';' ORDER BY id) FROM u"),
+        "say \"hi\";two\nlines;"
+    );
+}
+
+/// Lines of a file big enough for several morsels; every 7th record holds a quoted
+/// field with a newline and delimiters in it.
+fn write_big(path: &str, rows: usize) -> (i64, usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(f, "id,note,amount").unwrap();
+    let mut sum = 0i64;
+    let mut quoted = 0;
+    for i in 0..rows {
+        let note = if i % 7 == 0 {
+            quoted += 1;
+            format!("\"multi\nline, \"\"{i}\"\" {}\"", "x".repeat(i % 50))
+        } else {
+            format!("note {i} {}", "y".repeat(i % 40))
+        };
+        let amount = (i % 1000) as i64;
+        sum += amount;
+        writeln!(f, "{i},{note},{amount}").unwrap();
+    }
+    f.flush().unwrap();
+    (sum, quoted)
+}
+
+#[test]
+fn parallel_read_matches_sequential() {
+    let dir = TempDir::new("big");
+    let path = dir.file("big.csv");
+    let rows = 800_000;
+    let (sum, quoted) = write_big(&path, rows);
+    assert!(std::fs::metadata(&path).unwrap().len() > 3 * (8 << 20));
+    for threads in [1, 2, 4] {
+        let c = conn();
+        c.execute(&format!("SET threads = {threads}")).unwrap();
+        let row = c
+            .query(&format!(
+                "SELECT count(*), sum(amount), count(*) FILTER (WHERE note LIKE 'multi\n%'), \
+                 count(DISTINCT id), max(id) FROM '{path}'"
+            ))
+            .unwrap()
+            .collect_rows()
+            .unwrap()
+            .remove(0);
+        let got: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        assert_eq!(
+            got,
+            vec![
+                rows.to_string(),
+                sum.to_string(),
+                quoted.to_string(),
+                rows.to_string(),
+                (rows - 1).to_string()
+            ],
+            "threads = {threads}"
+        );
+    }
+}
+
+#[test]
+fn sampling_covers_the_whole_file() {
+    let dir = TempDir::new("sample");
+    let path = dir.file("late.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(f, "id,code").unwrap();
+    let rows = 1_000_000;
+    for i in 0..rows {
+        // Numbers for the first 95% of the file, text codes after.
+        if i < rows * 95 / 100 {
+            writeln!(f, "{i},{}", i % 1000).unwrap();
+        } else {
+            writeln!(f, "{i},X{}", i % 1000).unwrap();
+        }
+    }
+    f.flush().unwrap();
+    drop(f);
+    let c = conn();
+    assert_eq!(
+        text(&c, &format!("SELECT typeof(code) FROM '{path}' LIMIT 1")),
+        "VARCHAR"
+    );
+    assert_eq!(
+        text(
+            &c,
+            &format!("SELECT count(*) FROM '{path}' WHERE code LIKE 'X%'")
+        ),
+        (rows / 20).to_string()
+    );
+
+    // One odd value at the very end: an error that names it and says what to do.
+    let path2 = dir.file("one_odd.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path2).unwrap());
+    writeln!(f, "id,code").unwrap();
+    for i in 0..rows {
+        writeln!(f, "{i},{}", i % 1000).unwrap();
+    }
+    writeln!(f, "{rows},oops").unwrap();
+    f.flush().unwrap();
+    drop(f);
+    let e = c
+        .query(&format!("SELECT sum(code) FROM '{path2}'"))
+        .and_then(|r| r.collect_rows())
+        .unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains(&format!("on line {}", rows + 2)), "{m}");
+    assert!(
+        m.contains("column \"code\": could not convert \"oops\" to BIGINT"),
+        "{m}"
+    );
+    assert!(m.contains("sample_size"), "{m}");
+    // sample_size = -1 reads every row and finds the text.
+    assert_eq!(
+        text(
+            &c,
+            &format!("SELECT typeof(code) FROM read_csv('{path2}', sample_size = -1) LIMIT 1")
+        ),
+        "VARCHAR"
+    );
+}
+
+/// A small deterministic generator (xorshift), so failures are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Malformed inputs: truncated quotes, random bytes, NUL bytes, mixed newlines, ragged
+/// rows, invalid UTF-8, huge fields.
+fn malformed_corpus(dir: &Path) -> Vec<PathBuf> {
+    let mut rng = Rng(0x5eed_c5b);
+    let good = "id,name,amount,day\n1,\"a, b\",1.5,2024-01-01\n2,\"say \"\"hi\"\"\",2,2024-02-02\n3,plain,3,2024-03-03\n";
+    let mut files = Vec::new();
+    let mut write = |name: String, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        files.push(p);
+    };
+    let specials: &[&[u8]] = &[
+        b"\"",
+        b",",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b"\0",
+        b"\xff\xfe",
+        b"\"\"",
+        b"|",
+        b";",
+        b"\t",
+        b"\\",
+        b"'",
+        b"\xc3",
+    ];
+    for i in 0..300 {
+        let mut b = good.as_bytes().to_vec();
+        match i % 6 {
+            0 => b.truncate(rng.below(b.len())),
+            1 => {
+                for _ in 0..1 + rng.below(5) {
+                    let at = rng.below(b.len());
+                    let s = specials[rng.below(specials.len())];
+                    b.splice(at..at, s.iter().copied());
+                }
+            }
+            2 => {
+                let n = rng.below(200);
+                b = (0..n).map(|_| rng.next() as u8).collect();
+            }
+            3 => {
+                for _ in 0..1 + rng.below(4) {
+                    let at = rng.below(b.len());
+                    b.remove(at);
+                }
+            }
+            4 => {
+                let at = rng.below(b.len());
+                b[at] = specials[rng.below(specials.len())][0];
+                b.extend_from_slice(b"4,\"unterminated");
+            }
+            _ => {
+                let lines: Vec<&str> = good.lines().collect();
+                let mut out = String::new();
+                for _ in 0..rng.below(8) {
+                    out.push_str(lines[rng.below(lines.len())]);
+                    out.push_str(["\n", "\r\n", "\r", ",\n"][rng.below(4)]);
+                }
+                b = out.into_bytes();
+            }
+        }
+        write(format!("m{i:03}.csv"), b);
+    }
+    // A 10 MB single field, quoted and not.
+    let mut big = b"a,b\n1,\"".to_vec();
+    big.extend(std::iter::repeat_n(b'x', 10 << 20));
+    big.extend_from_slice(b"\"\n2,y\n");
+    write("huge_quoted.csv".into(), big.clone());
+    big.retain(|&c| c != b'"');
+    write("huge_plain.csv".into(), big);
+    let mut nul = vec![0u8; 1 << 16];
+    nul.extend_from_slice(b"\n1,2\n");
+    write("nul.csv".into(), nul);
+    write("only_newlines.csv".into(), b"\n\n\n\r\n".to_vec());
+    write("bom.csv".into(), b"\xef\xbb\xbfa,b\n1,2\n".to_vec());
+    files
+}
+
+#[test]
+fn malformed_files_give_results_or_errors() {
+    let dir = TempDir::new("malformed");
+    let files = match std::env::var("STRIDE_CSV_CORPUS") {
+        // Replay a folder of files found elsewhere (for example by the fuzzer).
+        Ok(folder) => std::fs::read_dir(folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect(),
+        Err(_) => malformed_corpus(&dir.0),
+    };
+    assert!(files.len() >= 300);
+    let c = conn();
+    let mut errors = 0;
+    for f in &files {
+        let p = f.to_str().unwrap();
+        for opts in [
+            "",
+            ", ignore_errors = true",
+            ", null_padding = true, all_varchar = true",
+        ] {
+            let start = Instant::now();
+            let r = c
+                .query(&format!("SELECT * FROM read_csv('{p}'{opts})"))
+                .and_then(|r| r.collect_rows());
+            if let Err(e) = r {
+                errors += 1;
+                let m = e.to_string();
+                assert!(!m.contains("Internal"), "{p}{opts}: {m}");
+                assert!(!m.is_empty());
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{p}{opts} took {:?}",
+                start.elapsed()
+            );
+        }
+    }
+    // Some files are broken beyond reading; most are not.
+    assert!(errors > 0);
+}
