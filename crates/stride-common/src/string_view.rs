@@ -138,6 +138,54 @@ impl StringVector {
         self.views.push(v);
     }
 
+    /// Starts a heap buffer with room for `bytes` more bytes, unless the current one
+    /// has it; bulk producers call this once per batch so pushes never reallocate.
+    pub fn reserve_heap(&mut self, bytes: usize) {
+        let room = self
+            .buffers
+            .last_mut()
+            .and_then(Arc::get_mut)
+            .is_some_and(|b| b.capacity() - b.len() >= bytes);
+        if !room && bytes > 0 {
+            self.buffers.push(Arc::new(Vec::with_capacity(bytes)));
+        }
+    }
+
+    /// Appends a string given as bytes, without checking them.
+    ///
+    /// # Safety
+    /// `bytes` must be valid UTF-8 (the module invariant).
+    #[inline]
+    pub unsafe fn push_bytes_unchecked(&mut self, bytes: &[u8]) {
+        let mut data = [0u8; 12];
+        if bytes.len() <= INLINE_LEN {
+            data[..bytes.len()].copy_from_slice(bytes);
+        } else {
+            let bi = self.buffers.len().wrapping_sub(1);
+            let fits = self
+                .buffers
+                .last_mut()
+                .and_then(Arc::get_mut)
+                .is_some_and(|b| b.capacity() - b.len() >= bytes.len());
+            if !fits {
+                // SAFETY: the caller guarantees UTF-8.
+                let v = self.make_view(std::str::from_utf8_unchecked(bytes));
+                self.views.push(v);
+                return;
+            }
+            let buf = Arc::get_mut(&mut self.buffers[bi]).expect("checked unique");
+            let off = buf.len();
+            buf.extend_from_slice(bytes);
+            data[..4].copy_from_slice(&bytes[..4]);
+            data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
+            data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
+        }
+        self.views.push(StringView {
+            len: bytes.len() as u32,
+            data,
+        });
+    }
+
     /// Copies a view from another string vector into this one, sharing its buffer.
     pub fn push_from(&mut self, other: &StringVector, i: usize) {
         let v = other.views[i];

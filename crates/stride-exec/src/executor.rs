@@ -14,6 +14,7 @@ use crate::expression::eval;
 use crate::operators::hash_aggregate::HashAggregate;
 use crate::operators::hash_join::{BuildSide, JoinProbe};
 use crate::operators::limit::LimitSink;
+use crate::operators::materialize::{MaterializeSink, Part};
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::operators::set_op;
 use crate::operators::sort::SortSink;
@@ -253,6 +254,15 @@ pub fn execute_plan_collect(plan: &LogicalPlan, ctx: &QueryContext) -> Result<Ve
 
 pub fn execute_collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
     collect(plan, ctx)
+}
+
+/// Runs a plan to completion into table-ready parts: one set of columns per morsel,
+/// in input order (for CREATE TABLE AS and INSERT).
+pub fn execute_materialize(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Part>> {
+    let p = build(plan, ctx)?;
+    let sink = MaterializeSink::new(plan.types(), p.source.rows_per_morsel());
+    pipeline::run(&p, &sink, ctx)?;
+    Ok(sink.finish())
 }
 
 enum Message {

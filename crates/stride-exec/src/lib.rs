@@ -22,5 +22,5 @@ pub mod row_key;
 pub mod sort_key;
 
 pub use context::QueryContext;
-pub use executor::{execute_collect, execute_stream, ResultStream};
+pub use executor::{execute_collect, execute_materialize, execute_stream, ResultStream};
 pub use physical_plan::PhysicalPlan;

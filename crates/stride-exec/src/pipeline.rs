@@ -49,6 +49,22 @@ impl Source {
         }
     }
 
+    /// About how many rows one morsel yields (an upper estimate for sizing buffers;
+    /// filters above the source may pass fewer).
+    pub fn rows_per_morsel(&self) -> usize {
+        match self {
+            Source::Scan { row_groups, .. } => {
+                row_groups.iter().map(|g| g.len).max().unwrap_or(0)
+            }
+            Source::Csv { reader, morsels, .. } => {
+                let bytes = morsels.iter().map(|m| m.end - m.start).max().unwrap_or(0);
+                reader.rows_in_bytes(bytes)
+            }
+            Source::Range { .. } => MORSEL_SIZE,
+            Source::Chunks(_) => MORSEL_SIZE,
+        }
+    }
+
     pub fn produce(
         &self,
         morsel: usize,

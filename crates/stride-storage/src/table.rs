@@ -6,6 +6,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
+/// Parts at least this long become row groups of their own when appended.
+pub const MIN_OWN_GROUP: usize = MORSEL_SIZE / 4;
+
 #[derive(Clone, Debug)]
 pub struct RowGroup {
     pub columns: Vec<Vector>,
@@ -79,14 +82,21 @@ impl Table {
     /// Appends chunks whose columns match the schema (types already cast). Checks NOT
     /// NULL and unique constraints first, so a failing insert changes nothing.
     pub fn append(&self, chunks: &[DataChunk]) -> Result<usize> {
-        let mut data = self
-            .data
-            .write()
-            .map_err(|_| Error::internal("table lock poisoned"))?;
         let flat: Vec<(Vec<Vector>, usize)> = chunks
             .iter()
             .map(|c| c.clone().into_flat_columns())
             .collect();
+        self.append_parts(flat)
+    }
+
+    /// Appends parts (flat columns and a row count each), with the checks of
+    /// [`Table::append`]. A part of at least [`MIN_OWN_GROUP`] rows becomes a row
+    /// group as it is, without copying.
+    pub fn append_parts(&self, flat: Vec<(Vec<Vector>, usize)>) -> Result<usize> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
         for (cols, len) in &flat {
             for (ci, col) in self.schema.columns.iter().enumerate() {
                 if col.not_null && (0..*len).any(|i| !cols[ci].is_valid(i)) {
@@ -116,6 +126,11 @@ impl Table {
         }
         let mut total = 0;
         for (cols, len) in flat {
+            if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
+                data.row_groups.push(Arc::new(RowGroup { columns: cols, len }));
+                total += len;
+                continue;
+            }
             let mut offset = 0;
             while offset < len {
                 let need_new = data.row_groups.last().is_none_or(|g| g.len >= MORSEL_SIZE);

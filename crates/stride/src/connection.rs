@@ -237,12 +237,12 @@ impl Connection {
                     return Ok(Planned::Done(QueryResult::done(Some(0))));
                 }
                 let rows = match &source {
-                    Some(plan) => Some(self.collect(plan, ctx)?),
+                    Some(plan) => Some(self.materialize(plan, ctx)?),
                     None => None,
                 };
                 let table = self.catalog.create_table(schema, or_replace)?;
                 let n = match rows {
-                    Some(chunks) => match table.append(&chunks) {
+                    Some(parts) => match table.append_parts(parts) {
                         Ok(n) => n as u64,
                         Err(e) => {
                             // Leave no half-created table behind.
@@ -328,11 +328,11 @@ impl Connection {
                 table,
                 source,
             } => {
-                let chunks = self.collect(&source, ctx)?;
+                let parts = self.materialize(&source, ctx)?;
                 let t = self.catalog.table_by_id(table_id).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
-                let n = t.append(&chunks)?;
+                let n = t.append_parts(parts)?;
                 Ok(Planned::Done(QueryResult::done(Some(n as u64))))
             }
             BoundStatement::Dbgen { scale_factor } => {
@@ -373,6 +373,17 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(Some(n))))
             }
         }
+    }
+
+    /// Runs a plan into table-ready parts (CREATE TABLE AS, INSERT).
+    fn materialize(
+        &self,
+        plan: &stride_sql::plan::LogicalPlan,
+        ctx: &QueryContext,
+    ) -> Result<Vec<(Vec<stride_common::Vector>, usize)>> {
+        let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+        let physical = planner::plan(&optimized, &self.catalog)?;
+        stride_exec::execute_materialize(&physical, ctx)
     }
 
     fn collect(

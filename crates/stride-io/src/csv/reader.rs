@@ -202,6 +202,11 @@ impl CsvReader {
         (self.total_bytes() as f64 / self.row_bytes.max(1.0)) as usize
     }
 
+    /// Rows expected in `bytes` of the files, with 10% to spare.
+    pub fn rows_in_bytes(&self, bytes: usize) -> usize {
+        (bytes as f64 / self.row_bytes.max(1.0) * 1.1) as usize + 16
+    }
+
     /// Cuts the files into morsels whose boundaries are exact record starts.
     pub fn plan(&self, threads: usize) -> Result<Vec<Morsel>> {
         let d = self.dialect;
@@ -289,7 +294,6 @@ impl CsvReader {
         }
         let extra = slots as usize;
         want[self.file_columns] = slots;
-        let nslots = extra + 1;
         let mut t = Tokenizer::new(
             bytes,
             self.dialect,
@@ -299,7 +303,7 @@ impl CsvReader {
             self.options.max_line_size(),
             self.file_columns > 1,
         );
-        let mut records = Records::new(nslots);
+        let mut records = Records::new(&want);
         let mut bad = Vec::new();
         let mut reject = Vec::new();
         while !t.at_end() {

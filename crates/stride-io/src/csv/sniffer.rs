@@ -74,7 +74,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
 
     // The first record, read in full.
     let want: Vec<u32> = (0..slots as u32).collect();
-    let mut first = Records::new(slots);
+    let mut first = Records::new(&want);
     let mut t = Tokenizer::new(
         bytes,
         dialect,
@@ -88,7 +88,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     let after_first = t.position();
     let first_count = first.field_counts.first().copied().unwrap_or(0) as usize;
 
-    let (sample, sampled_bytes) = sample_records(bytes, dialect, after_first, opts, &want, slots);
+    let (sample, sampled_bytes) = sample_records(bytes, dialect, after_first, opts, &want);
     let mut counts = std::collections::HashMap::new();
     for &c in &sample.field_counts {
         *counts.entry(c as usize).or_insert(0usize) += 1;
@@ -274,7 +274,7 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
                 escape,
                 newline,
             };
-            let mut recs = Records::new(0);
+            let mut recs = Records::new(&want);
             let mut t = Tokenizer::new(head, d, &want, 0, head.len(), usize::MAX, true);
             // A malformed record (an unclosed quote) ends the head early; the
             // records before it still count.
@@ -333,12 +333,11 @@ fn sample_records(
     start: usize,
     opts: &CsvOptions,
     want: &[u32],
-    slots: usize,
 ) -> (Records, usize) {
     let sample_size = opts
         .sample_size
         .unwrap_or(super::options::DEFAULT_SAMPLE_SIZE);
-    let mut out = Records::new(slots);
+    let mut out = Records::new(want);
     let whole = bytes.len() - start <= SAMPLE_WHOLE_FILE || sample_size == usize::MAX;
     let runs = if whole { 1 } else { SAMPLE_RUNS };
     let per_run = if whole && bytes.len() - start <= SAMPLE_WHOLE_FILE {

@@ -32,22 +32,42 @@ impl Span {
 /// Marks a file column nobody asked for.
 pub const UNWANTED: u32 = u32::MAX;
 
-/// Records found in one call: their start offsets, field counts and the spans of the
-/// wanted fields (`spans[record * slots + slot]`).
+/// Records found by the tokenizer: their start offsets, field counts and the spans of
+/// the wanted fields, stored column by column (`spans[slot * cap + record]`) so that
+/// converting one column reads its spans in order. A field is present when its
+/// position in the record is below the record's field count; nothing is written for
+/// absent ones.
 #[derive(Debug, Default)]
 pub struct Records {
+    /// Whether every byte the last call looked at was ASCII (so text needs no UTF-8
+    /// check).
+    pub ascii: bool,
     pub starts: Vec<usize>,
     pub field_counts: Vec<u32>,
-    pub spans: Vec<Span>,
-    pub slots: usize,
+    spans: Vec<Span>,
+    /// The file column each slot holds.
+    slot_field: Vec<u32>,
+    cap: usize,
 }
 
 impl Records {
-    pub fn new(slots: usize) -> Self {
+    /// Records for the fields `want` selects (file column → slot or [`UNWANTED`]).
+    pub fn new(want: &[u32]) -> Self {
+        let slots = want.iter().filter(|&&s| s != UNWANTED).count();
+        let mut slot_field = vec![0; slots];
+        for (field, &slot) in want.iter().enumerate() {
+            if slot != UNWANTED {
+                slot_field[slot as usize] = field as u32;
+            }
+        }
         Records {
-            slots,
+            slot_field,
             ..Default::default()
         }
+    }
+
+    pub fn slots(&self) -> usize {
+        self.slot_field.len()
     }
 
     pub fn len(&self) -> usize {
@@ -61,14 +81,42 @@ impl Records {
     pub fn clear(&mut self) {
         self.starts.clear();
         self.field_counts.clear();
-        self.spans.clear();
     }
 
     #[inline]
     pub fn span(&self, record: usize, slot: usize) -> Span {
-        self.spans[record * self.slots + slot]
+        if self.slot_field[slot] >= self.field_counts[record] {
+            Span::MISSING
+        } else {
+            self.spans[slot * self.cap + record]
+        }
+    }
+
+    /// Room for record `r` in every slot.
+    #[inline]
+    fn ensure(&mut self, r: usize) {
+        if r < self.cap {
+            return;
+        }
+        let slots = self.slots();
+        let cap = (self.cap * 2).max(r + 1).max(VECTOR_SIZE_HINT);
+        let mut spans = vec![Span::MISSING; slots * cap];
+        for s in 0..slots {
+            let old = &self.spans[s * self.cap..(s + 1) * self.cap];
+            spans[s * cap..s * cap + self.cap].copy_from_slice(old);
+        }
+        self.spans = spans;
+        self.cap = cap;
+    }
+
+    #[inline]
+    fn set(&mut self, r: usize, slot: usize, span: Span) {
+        self.spans[slot * self.cap + r] = span;
     }
 }
+
+/// Records per batch the reader asks for; the span store starts at this size.
+const VECTOR_SIZE_HINT: usize = 2048;
 
 /// Why tokenizing stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,7 +175,6 @@ impl<'a> Tokenizer<'a> {
         let bytes = self.bytes;
         let to = self.to;
         let d = self.dialect;
-        let slots = out.slots;
         let simple_quotes = d.escape.is_none() || d.escape == d.quote;
         let mut record_start = self.pos;
         let mut field_start = self.pos;
@@ -136,11 +183,12 @@ impl<'a> Tokenizer<'a> {
         let mut escaped = false;
         let mut block = self.pos;
         let mut taken = 0usize;
+        let mut high = 0u64;
+        out.ascii = false;
         let open_record = |out: &mut Records, start: usize| {
+            out.ensure(out.starts.len());
             out.starts.push(start);
             out.field_counts.push(0);
-            let n = out.spans.len();
-            out.spans.resize(n + slots, Span::MISSING);
         };
         if block < to {
             open_record(out, record_start);
@@ -148,6 +196,7 @@ impl<'a> Tokenizer<'a> {
         while block < to {
             let len = (to - block).min(64);
             let m = masks(&bytes[block..block + len], d);
+            high |= m.high;
             let inside = match d.quote {
                 None => 0,
                 Some(q) => {
@@ -182,10 +231,14 @@ impl<'a> Tokenizer<'a> {
                     if let Some(&slot) = self.want.get(field) {
                         if slot != UNWANTED {
                             let r = out.starts.len() - 1;
-                            out.spans[r * slots + slot as usize] = Span {
-                                start: field_start,
-                                end: p,
-                            };
+                            out.set(
+                                r,
+                                slot as usize,
+                                Span {
+                                    start: field_start,
+                                    end: p,
+                                },
+                            );
                         }
                     }
                     field += 1;
@@ -210,6 +263,7 @@ impl<'a> Tokenizer<'a> {
                     out.field_counts[r] = field as u32 + 1;
                     taken += 1;
                     if taken == max || p + 1 >= to {
+                        out.ascii = high == 0;
                         self.pos = p + 1;
                         if p + 1 < to && taken < max {
                             open_record(out, p + 1);
@@ -228,6 +282,7 @@ impl<'a> Tokenizer<'a> {
             block += len;
         }
         // The input ended without a newline after the last record.
+        out.ascii = high == 0;
         self.pos = to;
         if in_quote {
             return Err(TokenError::UnterminatedQuote { record_start });
@@ -238,23 +293,22 @@ impl<'a> Tokenizer<'a> {
                 end -= 1;
             }
             if self.skip_blank && field == 0 && end == record_start {
-                drop_open_record(out, slots);
+                drop_open_record(out);
             } else {
                 finish_field(out, self.want, field, field_start, end);
                 let r = out.starts.len() - 1;
                 out.field_counts[r] = field as u32 + 1;
             }
         } else if out.starts.last() == Some(&record_start) && record_start >= to {
-            drop_open_record(out, slots);
+            drop_open_record(out);
         }
         Ok(())
     }
 }
 
-fn drop_open_record(out: &mut Records, slots: usize) {
+fn drop_open_record(out: &mut Records) {
     out.starts.pop();
     out.field_counts.pop();
-    out.spans.truncate(out.spans.len() - slots);
 }
 
 #[inline]
@@ -262,7 +316,7 @@ fn finish_field(out: &mut Records, want: &[u32], field: usize, start: usize, end
     if let Some(&slot) = want.get(field) {
         if slot != UNWANTED {
             let r = out.starts.len() - 1;
-            out.spans[r * out.slots + slot as usize] = Span { start, end };
+            out.set(r, slot as usize, Span { start, end });
         }
     }
 }
@@ -371,6 +425,8 @@ struct Masks {
     delim: u64,
     newline: u64,
     quote: u64,
+    /// Bytes with the high bit set (not ASCII).
+    high: u64,
 }
 
 /// Bit i set when byte i (of at most 64) is a delimiter / newline / quote.
@@ -386,8 +442,10 @@ fn masks(block: &[u8], d: Dialect) -> Masks {
         delim: 0,
         newline: 0,
         quote: 0,
+        high: 0,
     };
     for (i, &b) in block.iter().enumerate() {
+        m.high |= ((b >= 0x80) as u64) << i;
         m.delim |= ((b == d.delimiter) as u64) << i;
         m.newline |= ((b == d.newline) as u64) << i;
         m.quote |= ((b == q && d.quote.is_some()) as u64) << i;
@@ -407,10 +465,12 @@ unsafe fn masks_sse2(p: *const u8, d: Dialect) -> Masks {
         delim: 0,
         newline: 0,
         quote: 0,
+        high: 0,
     };
     for k in 0..4 {
         let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
         let shift = 16 * k;
+        m.high |= (_mm_movemask_epi8(v) as u16 as u64) << shift;
         m.delim |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, vd)) as u16 as u64) << shift;
         m.newline |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn)) as u16 as u64) << shift;
         if has_quote {
@@ -469,7 +529,7 @@ mod tests {
         let want: Vec<u32> = (0..ncols as u32).collect();
         let bytes = text.as_bytes();
         let mut t = Tokenizer::new(bytes, d, &want, 0, bytes.len(), 1 << 20, ncols > 1);
-        let mut out = Records::new(ncols);
+        let mut out = Records::new(&want);
         while !t.at_end() {
             t.next_records(&mut out, 3).unwrap();
         }
@@ -517,7 +577,7 @@ mod tests {
         let want = [0u32];
         let text = b"a\n\"open";
         let mut t = Tokenizer::new(text, Dialect::default(), &want, 0, text.len(), 100, false);
-        let mut out = Records::new(1);
+        let mut out = Records::new(&want);
         let mut r = Ok(());
         while !t.at_end() && r.is_ok() {
             r = t.next_records(&mut out, 10);

@@ -77,7 +77,9 @@ pub fn unquote<'a>(raw: &'a [u8], d: Dialect, scratch: &'a mut Vec<u8>) -> (&'a 
 }
 
 /// Parses slot `slot` of every record (missing fields are NULL) into a vector.
-/// Values that do not convert are NULL and reported in `bad`.
+/// Values that do not convert are NULL and reported in `bad`. A quoted field is never
+/// NULL (as in PostgreSQL), so `""` is the empty string and what COPY TO writes reads
+/// back unchanged.
 pub fn convert(
     parser: &Parser,
     bytes: &[u8],
@@ -89,6 +91,15 @@ pub fn convert(
 ) -> Vector {
     let n = records.len();
     let spans = (0..n).map(|r| records.span(r, slot));
+    let empty_is_null = nullstr.len() == 1 && nullstr[0].is_empty();
+    let is_null = |text: &[u8], quoted: bool| {
+        !quoted
+            && if empty_is_null {
+                text.is_empty()
+            } else {
+                nullstr.iter().any(|n| n.as_slice() == text)
+            }
+    };
     let mut validity = Validity::all_valid();
     let mut scratch = Vec::new();
     macro_rules! fixed {
@@ -99,7 +110,7 @@ pub fn convert(
                     None
                 } else {
                     let (text, quoted) = unquote(&bytes[span.start..span.end], d, &mut scratch);
-                    if is_null(text, quoted, nullstr) {
+                    if is_null(text, quoted) {
                         None
                     } else {
                         let $s = text;
@@ -155,25 +166,29 @@ pub fn convert(
         }
         Parser::Varchar | Parser::Cast(_) => {
             let mut out = stride_common::string_view::StringVector::with_capacity(n);
+            let heap: usize = (0..n)
+                .map(|r| records.span(r, slot))
+                .filter(|s| !s.is_missing() && s.end - s.start > 12)
+                .map(|s| s.end - s.start)
+                .sum();
+            out.reserve_heap(heap);
             for (r, span) in spans.enumerate() {
                 let text = if span.is_missing() {
                     None
                 } else {
                     let (text, quoted) = unquote(&bytes[span.start..span.end], d, &mut scratch);
-                    if is_null(text, quoted, nullstr) {
+                    if is_null(text, quoted) {
                         None
+                    } else if records.ascii || std::str::from_utf8(text).is_ok() {
+                        Some(text)
                     } else {
-                        match std::str::from_utf8(text) {
-                            Ok(s) => Some(s),
-                            Err(_) => {
-                                bad.push(BadValue { record: r });
-                                None
-                            }
-                        }
+                        bad.push(BadValue { record: r });
+                        None
                     }
                 };
                 match text {
-                    Some(s) => out.push(s),
+                    // SAFETY: ASCII, or checked just above.
+                    Some(s) => unsafe { out.push_bytes_unchecked(s) },
                     None => {
                         validity.set_invalid(r, n);
                         out.push("");
@@ -185,12 +200,6 @@ pub fn convert(
     }
 }
 
-/// A quoted field is never NULL (as in PostgreSQL), so `""` is the empty string and
-/// what COPY TO writes reads back unchanged.
-#[inline]
-fn is_null(text: &[u8], quoted: bool, nullstr: &[Vec<u8>]) -> bool {
-    !quoted && nullstr.iter().any(|n| n.as_slice() == text)
-}
 
 fn trim(s: &[u8]) -> &[u8] {
     let a = s
@@ -262,36 +271,33 @@ pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
         b'+' => (false, &s[1..]),
         _ => (false, s),
     };
-    let mut v: i64 = 0;
-    let mut int_digits = 0usize;
-    let mut frac_digits = 0usize;
-    let mut seen_dot = false;
-    let mut ok = !body.is_empty() && body.len() <= 19;
-    if ok {
-        for &c in body {
-            if c == b'.' && !seen_dot {
-                seen_dot = true;
-                continue;
-            }
+    if !body.is_empty() && body.len() <= 19 {
+        let mut v: u64 = 0;
+        let mut dot = usize::MAX;
+        let mut ok = true;
+        for (i, &c) in body.iter().enumerate() {
             let d = c.wrapping_sub(b'0');
-            if d > 9 {
+            if d <= 9 {
+                v = v * 10 + d as u64;
+            } else if c == b'.' && dot == usize::MAX {
+                dot = i;
+            } else {
                 ok = false;
                 break;
             }
-            v = v * 10 + d as i64;
-            if seen_dot {
-                frac_digits += 1;
-            } else {
-                int_digits += 1;
+        }
+        let frac = if dot == usize::MAX {
+            0
+        } else {
+            body.len() - dot - 1
+        };
+        if ok && body.len() > (dot != usize::MAX) as usize && frac <= scale as usize {
+            let scaled = v as i128 * pow10(scale - frac as u8);
+            if scaled < pow10(precision) {
+                return Some(if neg { -scaled } else { scaled });
             }
+            return None;
         }
-    }
-    if ok && int_digits + frac_digits > 0 && frac_digits <= scale as usize {
-        let scaled = v as i128 * pow10(scale - frac_digits as u8);
-        if scaled < pow10(precision) {
-            return Some(if neg { -scaled } else { scaled });
-        }
-        return None;
     }
     let text = std::str::from_utf8(s).ok()?;
     parse_decimal(text, precision, scale)
@@ -321,24 +327,57 @@ pub fn parse_date_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i32> {
             .parse_timestamp(text)
             .map(|us| us.div_euclid(MICROS_PER_DAY) as i32);
     }
-    if s.len() == 10 && s[4] == b'-' && s[7] == b'-' {
-        let num = |a: &[u8]| -> Option<i64> {
-            let mut v = 0i64;
-            for &c in a {
-                let d = c.wrapping_sub(b'0');
-                if d > 9 {
-                    return None;
-                }
-                v = v * 10 + d as i64;
+    if let Ok(b) = <&[u8; 10]>::try_from(s) {
+        if b[4] == b'-' && b[7] == b'-' {
+            let g = |i: usize| b[i].wrapping_sub(b'0');
+            let digits = [g(0), g(1), g(2), g(3), g(5), g(6), g(8), g(9)];
+            if digits.iter().all(|&d| d <= 9) {
+                let [y0, y1, y2, y3, m0, m1, d0, d1] = digits.map(|d| d as i64);
+                return civil_days(y0 * 1000 + y1 * 100 + y2 * 10 + y3, m0 * 10 + m1, d0 * 10 + d1);
             }
-            Some(v)
-        };
-        if let (Some(y), Some(m), Some(d)) = (num(&s[..4]), num(&s[5..7]), num(&s[8..])) {
-            return make_date(y, m, d);
+            return None;
         }
-        return None;
     }
     parse_date(std::str::from_utf8(s).ok()?)
+}
+
+const FIRST_TABLE_YEAR: i64 = 1900;
+
+/// Days from 1970-01-01 to January 1st of each year from 1900 to 2155.
+const YEAR_START: [i32; 256] = {
+    let mut t = [0i32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let y1 = FIRST_TABLE_YEAR + i as i64 - 1;
+        t[i] = (y1 * 365 + y1 / 4 - y1 / 100 + y1 / 400 - 719_162) as i32;
+        i += 1;
+    }
+    t
+};
+
+/// Days since 1970-01-01 of a date in years 1 to 9999, checking the fields; the
+/// same as `make_date` without its general-purpose divisions.
+#[inline]
+fn civil_days(y: i64, m: i64, d: i64) -> Option<i32> {
+    const BEFORE: [i64; 12] = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+    const LENGTH: [i64; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=9999).contains(&y) || !(1..=12).contains(&m) || d < 1 {
+        return make_date(y, m, d);
+    }
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let extra = (m == 2 && leap) as i64;
+    if d > LENGTH[m as usize - 1] + extra {
+        return None;
+    }
+    let year_start = match YEAR_START.get((y - FIRST_TABLE_YEAR) as usize) {
+        Some(&days) if y >= FIRST_TABLE_YEAR => days as i64,
+        _ => {
+            let y1 = y - 1;
+            y1 * 365 + y1 / 4 - y1 / 100 + y1 / 400 - 719_162
+        }
+    };
+    let days = year_start + BEFORE[m as usize - 1] + (m > 2 && leap) as i64 + d - 1;
+    Some(days as i32)
 }
 
 pub fn parse_timestamp_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i64> {
@@ -399,6 +438,10 @@ mod tests {
         assert_eq!(parse_decimal_fast(b"1e2", 15, 2), Some(10000));
         assert_eq!(parse_decimal_fast(b"12345", 4, 0), None);
         assert_eq!(parse_decimal_fast(b"abc", 15, 2), None);
+        assert_eq!(parse_decimal_fast(b".", 15, 2), None);
+        assert_eq!(parse_decimal_fast(b"5.", 15, 2), Some(500));
+        assert_eq!(parse_decimal_fast(b"9999999999999999999", 38, 0), Some(9999999999999999999));
+        assert_eq!(parse_decimal_fast(b"1.234", 15, 2), Some(123));
         assert_eq!(parse_f64(b"2.5e3"), Some(2500.0));
     }
 
@@ -406,6 +449,20 @@ mod tests {
     fn dates_and_quotes() {
         assert_eq!(parse_date_bytes(b"1970-01-02", &None), Some(1));
         assert_eq!(parse_date_bytes(b"1970-02-30", &None), None);
+        for (y, m, d) in [
+            (1, 1, 1),
+            (1899, 12, 31),
+            (1900, 2, 28),
+            (1970, 1, 1),
+            (2000, 2, 29),
+            (2024, 12, 31),
+            (2155, 12, 31),
+            (2156, 3, 1),
+            (9999, 12, 31),
+        ] {
+            assert_eq!(civil_days(y, m, d), make_date(y, m, d), "{y}-{m}-{d}");
+        }
+        assert_eq!(civil_days(1900, 2, 29), None);
         let d = Dialect::default();
         let mut s = Vec::new();
         assert_eq!(unquote(b"\"a\"\"b\"", d, &mut s).0, b"a\"b");

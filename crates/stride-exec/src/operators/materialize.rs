@@ -1,0 +1,91 @@
+//! The sink of CREATE TABLE AS and INSERT … SELECT: each worker concatenates the
+//! chunks of a morsel into one set of columns, on its own thread, so the table
+//! receives whole row-group-sized parts in input order and moves them in without a
+//! second copy.
+
+use crate::pipeline::Sink;
+use std::sync::Mutex;
+use stride_common::{DataChunk, DataType, Error, Result, Vector};
+
+/// Columns and row count of one morsel's rows.
+pub type Part = (Vec<Vector>, usize);
+
+pub struct MaterializeSink {
+    types: Vec<DataType>,
+    /// Rows a morsel is expected to hold: columns are sized for it up front, so they
+    /// do not grow by doubling (each doubling is fresh memory the kernel must zero).
+    rows_hint: usize,
+    parts: Mutex<Vec<(usize, Part)>>,
+}
+
+pub struct Local {
+    morsel: usize,
+    columns: Vec<Vector>,
+    len: usize,
+    done: Vec<(usize, Part)>,
+}
+
+impl MaterializeSink {
+    pub fn new(types: Vec<DataType>, rows_hint: usize) -> Self {
+        MaterializeSink {
+            types,
+            rows_hint,
+            parts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The parts in input order.
+    pub fn finish(self) -> Vec<Part> {
+        let mut parts = self.parts.into_inner().unwrap_or_default();
+        parts.sort_by_key(|(m, _)| *m);
+        parts.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+impl Sink for MaterializeSink {
+    type Local = Local;
+
+    fn local(&self) -> Local {
+        Local {
+            morsel: usize::MAX,
+            columns: Vec::new(),
+            len: 0,
+            done: Vec::new(),
+        }
+    }
+
+    fn consume(&self, local: &mut Local, morsel: usize, chunk: DataChunk) -> Result<()> {
+        let chunk = chunk.flatten();
+        if local.len == 0 {
+            local.morsel = morsel;
+            let n = self.rows_hint.max(chunk.len());
+            local.columns = self
+                .types
+                .iter()
+                .map(|t| Vector::with_capacity(t, n))
+                .collect();
+        }
+        for (dst, src) in local.columns.iter_mut().zip(&chunk.columns) {
+            dst.append(src, chunk.len());
+        }
+        local.len += chunk.len();
+        Ok(())
+    }
+
+    fn morsel_done(&self, local: &mut Local, _morsel: usize) -> Result<()> {
+        if local.len > 0 {
+            let columns = std::mem::take(&mut local.columns);
+            local.done.push((local.morsel, (columns, local.len)));
+            local.len = 0;
+        }
+        Ok(())
+    }
+
+    fn combine(&self, local: Local) -> Result<()> {
+        self.parts
+            .lock()
+            .map_err(|_| Error::internal("materialize lock poisoned"))?
+            .extend(local.done);
+        Ok(())
+    }
+}
