@@ -53,10 +53,10 @@ impl Source {
     /// filters above the source may pass fewer).
     pub fn rows_per_morsel(&self) -> usize {
         match self {
-            Source::Scan { row_groups, .. } => {
-                row_groups.iter().map(|g| g.len).max().unwrap_or(0)
-            }
-            Source::Csv { reader, morsels, .. } => {
+            Source::Scan { row_groups, .. } => row_groups.iter().map(|g| g.len).max().unwrap_or(0),
+            Source::Csv {
+                reader, morsels, ..
+            } => {
                 let bytes = morsels.iter().map(|m| m.end - m.start).max().unwrap_or(0);
                 reader.rows_in_bytes(bytes)
             }

@@ -127,7 +127,8 @@ impl Table {
         let mut total = 0;
         for (cols, len) in flat {
             if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
-                data.row_groups.push(Arc::new(RowGroup { columns: cols, len }));
+                data.row_groups
+                    .push(Arc::new(RowGroup { columns: cols, len }));
                 total += len;
                 continue;
             }

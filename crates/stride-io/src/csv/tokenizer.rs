@@ -430,7 +430,7 @@ struct Masks {
 }
 
 /// Bit i set when byte i (of at most 64) is a delimiter / newline / quote.
-#[inline]
+#[inline(always)]
 fn masks(block: &[u8], d: Dialect) -> Masks {
     #[cfg(target_arch = "x86_64")]
     if block.len() == 64 {
@@ -454,7 +454,7 @@ fn masks(block: &[u8], d: Dialect) -> Masks {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
+#[inline(always)]
 unsafe fn masks_sse2(p: *const u8, d: Dialect) -> Masks {
     use std::arch::x86_64::*;
     let vd = _mm_set1_epi8(d.delimiter as i8);

@@ -200,7 +200,6 @@ pub fn convert(
     }
 }
 
-
 fn trim(s: &[u8]) -> &[u8] {
     let a = s
         .iter()
@@ -333,7 +332,11 @@ pub fn parse_date_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i32> {
             let digits = [g(0), g(1), g(2), g(3), g(5), g(6), g(8), g(9)];
             if digits.iter().all(|&d| d <= 9) {
                 let [y0, y1, y2, y3, m0, m1, d0, d1] = digits.map(|d| d as i64);
-                return civil_days(y0 * 1000 + y1 * 100 + y2 * 10 + y3, m0 * 10 + m1, d0 * 10 + d1);
+                return civil_days(
+                    y0 * 1000 + y1 * 100 + y2 * 10 + y3,
+                    m0 * 10 + m1,
+                    d0 * 10 + d1,
+                );
             }
             return None;
         }
@@ -440,7 +443,10 @@ mod tests {
         assert_eq!(parse_decimal_fast(b"abc", 15, 2), None);
         assert_eq!(parse_decimal_fast(b".", 15, 2), None);
         assert_eq!(parse_decimal_fast(b"5.", 15, 2), Some(500));
-        assert_eq!(parse_decimal_fast(b"9999999999999999999", 38, 0), Some(9999999999999999999));
+        assert_eq!(
+            parse_decimal_fast(b"9999999999999999999", 38, 0),
+            Some(9999999999999999999)
+        );
         assert_eq!(parse_decimal_fast(b"1.234", 15, 2), Some(123));
         assert_eq!(parse_f64(b"2.5e3"), Some(2500.0));
     }
