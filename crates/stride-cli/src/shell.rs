@@ -211,6 +211,7 @@ impl Shell {
     fn execute(&mut self, sql: &str) -> Result<(), Error> {
         let mut result = self.conn.execute_one(sql)?;
         if result.names.is_empty() {
+            print_notes(&result);
             return Ok(());
         }
         let mut renderer = self.mode.renderer(&result.names, &result.types);
@@ -227,7 +228,15 @@ impl Shell {
             check_output(self.out.flush());
         }
         check_output(renderer.finish(&mut self.out));
+        print_notes(&result);
         Ok(())
+    }
+}
+
+/// Notes on a statement that succeeded go to standard error, apart from the results.
+fn print_notes(result: &stride::QueryResult) {
+    for n in result.notes() {
+        eprintln!("Note: {n}");
     }
 }
 

@@ -108,6 +108,32 @@ impl PhysicalPlan {
         }
     }
 
+    pub fn children(&self) -> Vec<&PhysicalPlan> {
+        match self {
+            PhysicalPlan::Scan { .. }
+            | PhysicalPlan::CsvScan { .. }
+            | PhysicalPlan::Range { .. }
+            | PhysicalPlan::Values { .. } => vec![],
+            PhysicalPlan::Filter { input, .. }
+            | PhysicalPlan::Project { input, .. }
+            | PhysicalPlan::HashAggregate { input, .. }
+            | PhysicalPlan::Sort { input, .. }
+            | PhysicalPlan::TopN { input, .. }
+            | PhysicalPlan::Limit { input, .. } => vec![input],
+            PhysicalPlan::HashJoin { left, right, .. }
+            | PhysicalPlan::NestedLoopJoin { left, right, .. }
+            | PhysicalPlan::SetOp { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// Calls `f` on this node and every node below it.
+    pub fn visit(&self, f: &mut dyn FnMut(&PhysicalPlan)) {
+        f(self);
+        for c in self.children() {
+            c.visit(f);
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             PhysicalPlan::Scan { .. } => "SEQ_SCAN",

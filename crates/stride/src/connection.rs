@@ -9,10 +9,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, Error, Result, Settings};
 use stride_exec::{planner, QueryContext};
+use stride_io::csv::{widening, CsvReader};
 use stride_sql::binder::{Binder, BoundStatement};
 use stride_storage::Catalog;
 
 const PLANNER_STACK: usize = 512 << 20;
+/// Times a statement is re-run because a CSV column type was widened.
+const MAX_WIDENINGS: usize = 16;
+
+/// The CSV readers of a physical plan, for re-runs and notes.
+fn csv_readers(plan: &stride_exec::PhysicalPlan) -> Vec<Arc<CsvReader>> {
+    let mut out = Vec::new();
+    plan.visit(&mut |p| {
+        if let stride_exec::PhysicalPlan::CsvScan { reader, .. } = p {
+            out.push(reader.clone());
+        }
+    });
+    out
+}
 
 #[derive(Clone)]
 pub struct Database {
@@ -163,7 +177,30 @@ impl Connection {
     }
 
     /// Runs one statement (the text may hold exactly one).
+    ///
+    /// When reading a CSV file showed that a detected column type was too narrow (see
+    /// `stride_io::csv::widening`), the statement is planned and run again with the
+    /// wider type, as long as no row has reached the caller yet; the result's notes
+    /// say what was widened.
     pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
+        let first_generation = widening::generation();
+        let mut attempts = 0;
+        loop {
+            let generation = widening::generation();
+            match self.attempt(sql) {
+                Err(_) if widening::generation() != generation && attempts < MAX_WIDENINGS => {
+                    attempts += 1;
+                }
+                Ok(mut r) => {
+                    r.notes.extend(widening::notes_since(first_generation));
+                    return Ok(r);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn attempt(&self, sql: &str) -> Result<QueryResult> {
         let cancel = self.interrupt.arm();
         let ctx = Arc::new(QueryContext::new(
             self.catalog.clone(),
@@ -173,10 +210,23 @@ impl Connection {
         let planned = self.plan_on_big_stack(sql, &ctx)?;
         match planned {
             Planned::Done(r) => Ok(r),
-            Planned::Query { names, plan } => Ok(QueryResult::stream(
-                names,
-                stride_exec::execute_stream(plan, ctx)?,
-            )),
+            Planned::Query { names, plan } => {
+                let readers = csv_readers(&plan);
+                let mut stream = stride_exec::execute_stream(plan, ctx)?;
+                // A scan of CSV with detected types may find them too narrow before
+                // the first rows: wait for those rows so the statement can be re-run.
+                let first = if readers.iter().any(|r| r.detected.iter().any(|&d| d)) {
+                    match stream.next() {
+                        Some(Err(e)) => return Err(e),
+                        other => other.map(|c| c.expect("errors returned above")),
+                    }
+                } else {
+                    None
+                };
+                let mut r = QueryResult::stream(names, stream, first);
+                r.readers = readers;
+                Ok(r)
+            }
         }
     }
 
@@ -241,6 +291,7 @@ impl Connection {
                     None => None,
                 };
                 let table = self.catalog.create_table(schema, or_replace)?;
+                let notes = source.as_ref().map(rejected_notes).unwrap_or_default();
                 let n = match rows {
                     Some(parts) => match table.append_parts(parts) {
                         Ok(n) => n as u64,
@@ -252,7 +303,9 @@ impl Connection {
                     },
                     None => 0,
                 };
-                Ok(Planned::Done(QueryResult::done(source.map(|_| n))))
+                let mut r = QueryResult::done(source.map(|_| n));
+                r.notes = notes;
+                Ok(Planned::Done(r))
             }
             BoundStatement::DropTable { name, if_exists } => {
                 if !self.catalog.drop_table(&name)? && !if_exists {
@@ -333,7 +386,9 @@ impl Connection {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 let n = t.append_parts(parts)?;
-                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+                let mut r = QueryResult::done(Some(n as u64));
+                r.notes = rejected_notes(&source);
+                Ok(Planned::Done(r))
             }
             BoundStatement::Dbgen { scale_factor } => {
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
@@ -395,4 +450,22 @@ impl Connection {
         let physical = planner::plan(&optimized, &self.catalog)?;
         stride_exec::execute_collect(&physical, ctx)
     }
+}
+
+/// "N rows … skipped" for each CSV read of a logical plan that skipped rows.
+fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
+    use stride_sql::plan::{LogicalPlan, TableFunction};
+    let mut out = Vec::new();
+    let mut stack = vec![plan];
+    while let Some(p) = stack.pop() {
+        if let LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv { source, .. },
+            ..
+        } = p
+        {
+            out.extend(crate::result::rejected_note(&source.0));
+        }
+        stack.extend(p.children());
+    }
+    out
 }

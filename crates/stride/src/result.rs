@@ -1,8 +1,23 @@
 //! Query results: column names and types plus a stream of chunks. Rows of a SELECT
 //! arrive while the query still runs; statements report the rows they changed.
 
+use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};
 use stride_exec::ResultStream;
+use stride_io::csv::CsvReader;
+
+/// "N rows skipped" for a CSV reader that skipped rows.
+pub(crate) fn rejected_note(r: &CsvReader) -> Option<String> {
+    let n = r.rejected.load(std::sync::atomic::Ordering::Relaxed);
+    (n > 0).then(|| {
+        format!(
+            "{n} row{} of \"{}\" could not be read and {} skipped (ignore_errors = true)",
+            if n == 1 { "" } else { "s" },
+            r.files[0].path,
+            if n == 1 { "was" } else { "were" }
+        )
+    })
+}
 
 enum Body {
     Stream(ResultStream),
@@ -15,6 +30,13 @@ pub struct QueryResult {
     body: Body,
     /// Rows inserted, for INSERT and CREATE TABLE AS; `None` for queries.
     pub changes: Option<u64>,
+    /// Things the user should know about a statement that succeeded (a CSV column
+    /// read with a wider type than detected). See also [`QueryResult::notes`].
+    pub notes: Vec<String>,
+    /// The query's first chunk, when it was fetched before the result was returned.
+    peeked: Option<DataChunk>,
+    /// CSV readers of a query, whose skipped-row counts are known once it ran.
+    pub(crate) readers: Vec<Arc<CsvReader>>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still
@@ -30,12 +52,19 @@ impl std::fmt::Debug for QueryResult {
 }
 
 impl QueryResult {
-    pub(crate) fn stream(names: Vec<String>, stream: ResultStream) -> Self {
+    pub(crate) fn stream(
+        names: Vec<String>,
+        stream: ResultStream,
+        first: Option<DataChunk>,
+    ) -> Self {
         QueryResult {
             names,
             types: stream.types.clone(),
             body: Body::Stream(stream),
             changes: None,
+            notes: Vec::new(),
+            peeked: first,
+            readers: Vec::new(),
         }
     }
 
@@ -45,6 +74,9 @@ impl QueryResult {
             types,
             body: Body::Chunks(chunks.into_iter()),
             changes: None,
+            notes: Vec::new(),
+            peeked: None,
+            readers: Vec::new(),
         }
     }
 
@@ -55,6 +87,9 @@ impl QueryResult {
             types: vec![],
             body: Body::Chunks(Vec::new().into_iter()),
             changes,
+            notes: Vec::new(),
+            peeked: None,
+            readers: Vec::new(),
         }
     }
 
@@ -65,10 +100,23 @@ impl QueryResult {
 
     /// The next chunk of rows, or `None` at the end.
     pub fn next_chunk(&mut self) -> Option<Result<DataChunk>> {
+        if let Some(c) = self.peeked.take() {
+            return Some(Ok(c));
+        }
         match &mut self.body {
             Body::Stream(s) => s.next(),
             Body::Chunks(c) => c.next().map(Ok),
         }
+    }
+
+    /// Notes on the statement: widened CSV columns, and rows skipped by
+    /// `ignore_errors` (complete once every row was read).
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = self.notes.clone();
+        for r in &self.readers {
+            out.extend(rejected_note(r));
+        }
+        out
     }
 
     /// Stops a running query.

@@ -165,35 +165,68 @@ fn sampling_covers_the_whole_file() {
         (rows / 20).to_string()
     );
 
-    // One odd value at the very end: an error that names it and says what to do.
-    let path2 = dir.file("one_odd.csv");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path2).unwrap());
-    writeln!(f, "id,code").unwrap();
-    for i in 0..rows {
-        writeln!(f, "{i},{}", i % 1000).unwrap();
-    }
-    writeln!(f, "{rows},oops").unwrap();
-    f.flush().unwrap();
-    drop(f);
+    // One odd value at the very end, which no sample sees: the column is widened and
+    // the statement re-run, with a note; no row is lost.
+    let one_odd = |name: &str| {
+        let path = dir.file(name);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        writeln!(f, "id,code").unwrap();
+        for i in 0..rows {
+            writeln!(f, "{i},{}", i % 1000).unwrap();
+        }
+        writeln!(f, "{rows},oops").unwrap();
+        f.flush().unwrap();
+        path
+    };
+    let path2 = one_odd("one_odd.csv");
+    let r = c
+        .query(&format!("SELECT count(*), max(code) FROM '{path2}'"))
+        .unwrap();
+    let notes = r.notes();
+    assert_eq!(
+        r.collect_rows().unwrap(),
+        vec![vec![
+            ScalarValue::BigInt(rows as i64 + 1),
+            ScalarValue::Varchar("oops".into())
+        ]]
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains(&format!("\"oops\" on line {}", rows + 2))
+                && n.contains("read as VARCHAR")),
+        "{notes:?}"
+    );
+    // Later reads of the file use the wider type from the start.
+    assert_eq!(
+        text(&c, &format!("SELECT typeof(code) FROM '{path2}' LIMIT 1")),
+        "VARCHAR"
+    );
+    // sample_size = -1 reads every row and finds the text when sniffing.
+    let path3 = one_odd("one_odd_again.csv");
+    assert_eq!(
+        text(
+            &c,
+            &format!("SELECT typeof(code) FROM read_csv('{path3}', sample_size = -1) LIMIT 1")
+        ),
+        "VARCHAR"
+    );
+    // Rows already streamed to the caller cannot be taken back: the error says the
+    // column is now wider, and running the statement again works.
+    let path4 = one_odd("one_odd_stream.csv");
     let e = c
-        .query(&format!("SELECT sum(code) FROM '{path2}'"))
+        .query(&format!("SELECT * FROM '{path4}'"))
         .and_then(|r| r.collect_rows())
         .unwrap_err();
     let m = e.to_string();
     assert!(m.contains(&format!("on line {}", rows + 2)), "{m}");
-    assert!(
-        m.contains("column \"code\": could not convert \"oops\" to BIGINT"),
-        "{m}"
-    );
-    assert!(m.contains("sample_size"), "{m}");
-    // sample_size = -1 reads every row and finds the text.
-    assert_eq!(
-        text(
-            &c,
-            &format!("SELECT typeof(code) FROM read_csv('{path2}', sample_size = -1) LIMIT 1")
-        ),
-        "VARCHAR"
-    );
+    assert!(m.contains("\"oops\" is not a BIGINT"), "{m}");
+    assert!(m.contains("run the statement again"), "{m}");
+    let all = c
+        .query(&format!("SELECT * FROM '{path4}'"))
+        .and_then(|r| r.collect_rows())
+        .unwrap();
+    assert_eq!(all.len(), rows + 1);
 }
 
 /// A small deterministic generator (xorshift), so failures are reproducible.

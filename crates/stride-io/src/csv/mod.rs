@@ -8,6 +8,7 @@ pub mod reader;
 pub mod sniffer;
 pub mod tokenizer;
 pub mod values;
+pub mod widening;
 pub mod writer;
 
 pub use options::{CsvOptions, Dialect};

@@ -10,12 +10,14 @@
 //! wherever a cut falls.
 
 use super::options::{show_byte, CsvOptions, Dialect};
+use super::sniffer::widen_for;
 use super::sniffer::{skip_lines, sniff, Sniffed};
 use super::tokenizer::{
     ends_in_quote, next_record_start, record_start_at_or_after, Records, TokenError, Tokenizer,
     UNWANTED,
 };
 use super::values::{convert, unquote, BadValue, Parser};
+use super::widening::{self, FileKey};
 use crate::file::{self, FileData};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -134,6 +136,16 @@ impl CsvReader {
             col_names = vec!["column0".into()];
             types = vec![DataType::Varchar];
             detected = vec![true];
+        }
+        // Types widened by earlier reads of this file (see `widening`).
+        if auto && options.columns.is_none() {
+            if let Some(key) = FileKey::of(&names[0]) {
+                for (c, ty) in widening::lookup(&key) {
+                    if c < types.len() && detected[c] {
+                        types[c] = ty;
+                    }
+                }
+            }
         }
         let dialect = sniffed.dialect;
         let data_start = files
@@ -346,6 +358,11 @@ impl CsvReader {
                             &self.nullstr,
                             &mut bad,
                         );
+                        if let Some(b) = bad.first() {
+                            if self.detected[c] {
+                                return Err(self.widen(morsel.file, &records, slot, c, b));
+                            }
+                        }
                         for b in &bad {
                             if self.options.ignore_errors {
                                 reject.push(b.record);
@@ -416,6 +433,40 @@ impl CsvReader {
                 stride_functions::cast_vector(&v, n, ty, false)
             }
         }
+    }
+
+    /// A detected type met a value it cannot hold: records a wider type for the file
+    /// (so the statement, planned again, reads the column with it) and fails this scan.
+    fn widen(
+        &self,
+        file: usize,
+        records: &Records,
+        slot: usize,
+        column: usize,
+        bad: &BadValue,
+    ) -> Error {
+        let span = records.span(bad.record, slot);
+        let bytes = self.files[file].bytes();
+        let mut scratch = Vec::new();
+        let (text, _) = unquote(&bytes[span.start..span.end], self.dialect, &mut scratch);
+        let (date_fmt, ts_fmt) = self.options.formats().unwrap_or((None, None));
+        let ty = &self.types[column];
+        let wider = widen_for(ty, text, &date_fmt, &ts_fmt);
+        let name = &self.names[column];
+        let line = self.line_of(file, records.starts[bad.record]);
+        let shown = String::from_utf8_lossy(&text[..text.len().min(100)]).into_owned();
+        let path = &self.files[0].path;
+        let note = format!(
+            "column \"{name}\" of \"{path}\" is read as {wider}: \"{shown}\" on line {line} of \"{}\" is not a {ty} (the type detected from a sample)",
+            self.files[file].path
+        );
+        if let Some(key) = FileKey::of(path) {
+            widening::record(&key, column, wider.clone(), note);
+        }
+        Error::conversion(format!(
+            "CSV error in \"{}\" on line {line}, column \"{name}\": \"{shown}\" is not a {ty}, the type detected from a sample of {} rows. The column is now read as {wider}: run the statement again (or give the type: types = {{'{name}': '{wider}'}})",
+            self.files[file].path, self.sample_rows
+        ))
     }
 
     /// 1-based line of the byte at `offset`.

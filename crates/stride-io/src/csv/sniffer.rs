@@ -211,7 +211,12 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
 }
 
 /// The narrowest candidate after `ty` that also reads `v`.
-fn widen_for(ty: &DataType, v: &[u8], date: &Option<Format>, ts: &Option<Format>) -> DataType {
+pub(crate) fn widen_for(
+    ty: &DataType,
+    v: &[u8],
+    date: &Option<Format>,
+    ts: &Option<Format>,
+) -> DataType {
     let after = TYPE_CANDIDATES
         .iter()
         .position(|t| t == ty)
