@@ -6,6 +6,7 @@
 
 mod dot_commands;
 mod interrupt;
+mod progress;
 mod render;
 mod shell;
 mod timer;

@@ -5,6 +5,7 @@
 //! stderr as `Error: ...`; [`Flow`] tells the caller whether to go on.
 
 use crate::interrupt;
+use crate::progress::ProgressBar;
 use crate::render::Mode;
 use crate::timer::Stopwatch;
 use std::io::{self, BufWriter, Stdout, Write};
@@ -209,23 +210,40 @@ impl Shell {
     }
 
     fn execute(&mut self, sql: &str) -> Result<(), Error> {
-        let mut result = self.conn.execute_one(sql)?;
+        let bar = ProgressBar::start(self.conn.progress_handle());
+        let mut result = match self.conn.execute_one(sql) {
+            Ok(r) => r,
+            Err(e) => {
+                bar.finish(false);
+                return Err(e);
+            }
+        };
         if result.names.is_empty() {
+            bar.finish(true);
             print_notes(&result);
             return Ok(());
         }
         let mut renderer = self.mode.renderer(&result.names, &result.types);
-        check_output(renderer.begin(&mut self.out));
+        let mut bar = Some(bar);
         while let Some(chunk) = result.next_chunk() {
             if interrupt::since(self.interrupt_mark) {
                 result.cancel();
                 return Err(Error::interrupted());
             }
             let chunk = chunk?;
+            // The bar goes before the first row is written.
+            if let Some(b) = bar.take() {
+                b.finish(false);
+                check_output(renderer.begin(&mut self.out));
+            }
             for i in 0..chunk.len() {
                 check_output(renderer.row(&mut self.out, &chunk.row(i)));
             }
             check_output(self.out.flush());
+        }
+        if let Some(b) = bar.take() {
+            b.finish(true);
+            check_output(renderer.begin(&mut self.out));
         }
         check_output(renderer.finish(&mut self.out));
         print_notes(&result);

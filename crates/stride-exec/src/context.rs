@@ -1,6 +1,7 @@
 //! Per-query execution state shared by all worker threads: the catalog to scan, the
 //! settings, the cancellation flag and the cache of subquery results.
 
+use crate::progress::Progress;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,8 @@ pub struct QueryContext {
     /// instantiated for one outer row runs in a child context with an empty cache,
     /// because the results of subqueries nested in it depend on that row.
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
+    /// Work done so far, for progress bars.
+    pub progress: Arc<Progress>,
 }
 
 impl QueryContext {
@@ -31,6 +34,7 @@ impl QueryContext {
             settings,
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
+            progress: Arc::new(Progress::default()),
         }
     }
 

@@ -18,9 +18,11 @@ pub mod operators;
 pub mod physical_plan;
 pub mod pipeline;
 pub mod planner;
+pub mod progress;
 pub mod row_key;
 pub mod sort_key;
 
 pub use context::QueryContext;
 pub use executor::{execute_collect, execute_materialize, execute_stream, ResultStream};
 pub use physical_plan::PhysicalPlan;
+pub use progress::Progress;

@@ -49,6 +49,25 @@ impl Source {
         }
     }
 
+    /// Units of work in morsel `m` (bytes of a CSV morsel, rows otherwise).
+    pub fn work(&self, m: usize) -> u64 {
+        match self {
+            Source::Scan { row_groups, .. } => row_groups[m].len as u64,
+            Source::Csv { morsels, .. } => (morsels[m].end - morsels[m].start) as u64,
+            Source::Range { count, .. } => {
+                let first = m as u64 * MORSEL_SIZE as u64;
+                (*count - first).min(MORSEL_SIZE as u64)
+            }
+            Source::Chunks(chunks) => {
+                let a = m * CHUNKS_PER_MORSEL;
+                chunks[a..(a + CHUNKS_PER_MORSEL).min(chunks.len())]
+                    .iter()
+                    .map(|c| c.len() as u64)
+                    .sum()
+            }
+        }
+    }
+
     /// About how many rows one morsel yields (an upper estimate for sizing buffers;
     /// filters above the source may pass fewer).
     pub fn rows_per_morsel(&self) -> usize {
@@ -211,6 +230,8 @@ fn push(
 /// Runs the pipeline to completion on `ctx.threads()` workers.
 pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
     let n = p.source.morsels();
+    ctx.progress
+        .add_total((0..n).map(|m| p.source.work(m)).sum());
     let threads = ctx.threads().min(n).max(1);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
@@ -229,6 +250,7 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
                 })
             })?;
             sink.morsel_done(&mut local, m)?;
+            ctx.progress.add_done(p.source.work(m));
         }
         sink.combine(local)
     };

@@ -56,11 +56,32 @@ impl Database {
 
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
+            progress: ProgressHandle::default(),
             catalog: self.catalog.clone(),
             external_access: self.external_access.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
         })
+    }
+}
+
+/// Reads how far the statement running on a connection has got, from another thread
+/// (the shell's progress bar).
+#[derive(Clone, Default)]
+pub struct ProgressHandle {
+    current: Arc<Mutex<Option<Arc<stride_exec::Progress>>>>,
+}
+
+impl ProgressHandle {
+    /// Fraction of the current statement's known work that is done.
+    pub fn fraction(&self) -> Option<f64> {
+        self.current.lock().ok()?.as_ref()?.fraction()
+    }
+
+    fn track(&self, p: Arc<stride_exec::Progress>) {
+        if let Ok(mut c) = self.current.lock() {
+            *c = Some(p);
+        }
     }
 }
 
@@ -89,6 +110,7 @@ impl InterruptHandle {
 }
 
 pub struct Connection {
+    progress: ProgressHandle,
     catalog: Arc<Catalog>,
     external_access: Arc<AtomicBool>,
     settings: Mutex<Settings>,
@@ -126,6 +148,10 @@ impl Connection {
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
         self.interrupt.clone()
+    }
+
+    pub fn progress_handle(&self) -> ProgressHandle {
+        self.progress.clone()
     }
 
     pub fn settings(&self) -> Settings {
@@ -207,6 +233,7 @@ impl Connection {
             self.settings(),
             cancel,
         ));
+        self.progress.track(ctx.progress.clone());
         let planned = self.plan_on_big_stack(sql, &ctx)?;
         match planned {
             Planned::Done(r) => Ok(r),

@@ -24,7 +24,7 @@ mod connection;
 mod result;
 mod split;
 
-pub use connection::{Connection, Database, InterruptHandle};
+pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue};
