@@ -73,6 +73,14 @@ impl CsvReader {
             .iter()
             .map(|p| file::open(p).map(Arc::new))
             .collect::<Result<Vec<_>>>()?;
+        Self::from_files(files, options)
+    }
+
+    /// A reader over files already in memory (also what the fuzzer drives).
+    pub fn from_files(files: Vec<Arc<FileData>>, options: CsvOptions) -> Result<CsvReader> {
+        if files.is_empty() {
+            return Err(Error::io("read_csv needs at least one file"));
+        }
         let first = files[0].bytes();
         let sniffed: Sniffed = sniff(first, &options);
         let (date_fmt, ts_fmt) = options.formats()?;
@@ -139,7 +147,7 @@ impl CsvReader {
         }
         // Types widened by earlier reads of this file (see `widening`).
         if auto && options.columns.is_none() {
-            if let Some(key) = FileKey::of(&names[0]) {
+            if let Some(key) = FileKey::of(&files[0].path) {
                 for (c, ty) in widening::lookup(&key) {
                     if c < types.len() && detected[c] {
                         types[c] = ty;
