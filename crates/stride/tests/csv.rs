@@ -366,3 +366,29 @@ fn malformed_files_give_results_or_errors() {
     // Some files are broken beyond reading; most are not.
     assert!(errors > 0);
 }
+
+#[test]
+fn cancelled_load_leaves_no_table() {
+    let dir = TempDir::new("cancel");
+    let path = dir.file("big.csv");
+    write_big(&path, 800_000);
+    let c = conn();
+    let handle = c.interrupt_handle();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let d = done.clone();
+    let ticker = std::thread::spawn(move || {
+        while !d.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(20));
+            handle.interrupt();
+        }
+    });
+    let start = Instant::now();
+    let r = c.execute(&format!("CREATE TABLE t AS SELECT * FROM '{path}'"));
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    ticker.join().unwrap();
+    let e = r.unwrap_err();
+    assert_eq!(e.kind, stride::ErrorKind::Interrupted, "{e}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let e = c.query("SELECT * FROM t").unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+}

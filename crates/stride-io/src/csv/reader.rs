@@ -367,7 +367,7 @@ impl CsvReader {
                             &mut bad,
                         );
                         if let Some(b) = bad.first() {
-                            if self.detected[c] {
+                            if self.detected[c] && self.types[c] != DataType::Varchar {
                                 return Err(self.widen(morsel.file, &records, slot, c, b));
                             }
                         }
