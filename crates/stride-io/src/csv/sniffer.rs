@@ -23,6 +23,10 @@ const MAX_COLUMNS: usize = 4096;
 /// Bytes at the head of the file used to choose the dialect.
 const DIALECT_BYTES: usize = 1 << 16;
 
+/// For each candidate, the wider candidates every value of it also reads as (an
+/// integer is a double, a date is a timestamp), which need no separate test.
+const IMPLIES: [u32; 5] = [0, 1 << 2, 0, 1 << 4, 0];
+
 /// Candidates in order of preference: a column gets the first that fits every value.
 const TYPE_CANDIDATES: [DataType; 5] = [
     DataType::Boolean,
@@ -88,7 +92,26 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     let after_first = t.position();
     let first_count = first.field_counts.first().copied().unwrap_or(0) as usize;
 
-    let (sample, sampled_bytes) = sample_records(bytes, dialect, after_first, opts, &want);
+    // With every column's type given, only the head is needed (for the column count).
+    let given = opts
+        .columns
+        .as_ref()
+        .map(|c| c.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>());
+    let (sample, sampled_bytes) = if given.is_some() || opts.all_varchar {
+        let head = CsvOptions {
+            sample_size: Some(1024.min(opts.sample_size.unwrap_or(1024))),
+            ..opts.clone()
+        };
+        sample_records(
+            &bytes[..bytes.len().min(after_first + (1 << 20))],
+            dialect,
+            after_first,
+            &head,
+            &want,
+        )
+    } else {
+        sample_records(bytes, dialect, after_first, opts, &want)
+    };
     let mut counts = std::collections::HashMap::new();
     for &c in &sample.field_counts {
         *counts.entry(c as usize).or_insert(0usize) += 1;
@@ -106,7 +129,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
 
     // Candidate types per column, as bitmasks over TYPE_CANDIDATES.
     let all = (1u32 << TYPE_CANDIDATES.len()) - 1;
-    let mut possible = vec![all; ncols];
+    let mut possible = vec![if given.is_some() { 0 } else { all }; ncols];
     let mut seen = vec![false; ncols];
     let mut scratch = Vec::new();
     let mut rows = 0;
@@ -125,9 +148,16 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
                 continue;
             }
             seen[c] = true;
+            let mut implied = 0u32;
             for (k, ty) in TYPE_CANDIDATES.iter().enumerate() {
-                if possible[c] & (1 << k) != 0 && !fits(ty, text, &date_fmt, &ts_fmt) {
-                    possible[c] &= !(1 << k);
+                let bit = 1 << k;
+                if possible[c] & bit == 0 || implied & bit != 0 {
+                    continue;
+                }
+                if fits(ty, text, &date_fmt, &ts_fmt) {
+                    implied |= IMPLIES[k];
+                } else {
+                    possible[c] &= !bit;
                 }
             }
         }
@@ -151,7 +181,8 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
         })
         .collect();
     let header = opts.header.unwrap_or_else(|| {
-        detect_header(&first_values, &detected, &nullstr, rows, &date_fmt, &ts_fmt)
+        let types = given.as_ref().unwrap_or(&detected);
+        detect_header(&first_values, types, &nullstr, rows, &date_fmt, &ts_fmt)
     });
 
     // A delimiter at the end of every line makes an empty last field, not a column.

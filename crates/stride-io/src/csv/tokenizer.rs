@@ -92,12 +92,27 @@ impl Records {
         }
     }
 
-    /// Room for record `r` in every slot.
+    /// The spans of one slot, one per record (valid where the record has the field),
+    /// and the file column the slot holds.
     #[inline]
+    pub fn column(&self, slot: usize) -> (&[Span], u32) {
+        let n = self.len();
+        (
+            &self.spans[slot * self.cap..slot * self.cap + n],
+            self.slot_field[slot],
+        )
+    }
+
+    /// Room for record `r` in every slot.
+    #[inline(always)]
     fn ensure(&mut self, r: usize) {
-        if r < self.cap {
-            return;
+        if r >= self.cap {
+            self.grow(r);
         }
+    }
+
+    #[cold]
+    fn grow(&mut self, r: usize) {
         let slots = self.slots();
         let cap = (self.cap * 2).max(r + 1).max(VECTOR_SIZE_HINT);
         let mut spans = vec![Span::MISSING; slots * cap];

@@ -8,7 +8,7 @@ use stride_functions::cast::decimal::{parse_decimal, pow10};
 use stride_functions::scalar::date::format::Format;
 
 use super::options::Dialect;
-use super::tokenizer::Records;
+use super::tokenizer::{Records, Span};
 
 const MICROS_PER_DAY: i64 = 86_400_000_000;
 
@@ -49,6 +49,7 @@ pub struct BadValue {
 }
 
 /// The field's text with surrounding quotes removed and escapes resolved.
+#[inline(always)]
 pub fn unquote<'a>(raw: &'a [u8], d: Dialect, scratch: &'a mut Vec<u8>) -> (&'a [u8], bool) {
     let Some(q) = d.quote else {
         return (raw, false);
@@ -90,7 +91,15 @@ pub fn convert(
     bad: &mut Vec<BadValue>,
 ) -> Vector {
     let n = records.len();
-    let spans = (0..n).map(|r| records.span(r, slot));
+    let (column, field) = records.column(slot);
+    // A field is present when its position is below the record's field count.
+    let spans = column.iter().zip(&records.field_counts).map(|(s, &count)| {
+        if field < count {
+            *s
+        } else {
+            Span::MISSING
+        }
+    });
     let empty_is_null = nullstr.len() == 1 && nullstr[0].is_empty();
     let is_null = |text: &[u8], quoted: bool| {
         !quoted
@@ -109,7 +118,8 @@ pub fn convert(
                 let v = if span.is_missing() {
                     None
                 } else {
-                    let (text, quoted) = unquote(&bytes[span.start..span.end], d, &mut scratch);
+                    let raw = bytes.get(span.start..span.end).unwrap_or_default();
+                    let (text, quoted) = unquote(raw, d, &mut scratch);
                     if is_null(text, quoted) {
                         None
                     } else {
