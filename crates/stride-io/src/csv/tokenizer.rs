@@ -151,6 +151,11 @@ pub struct Tokenizer<'a> {
     max_line: usize,
     /// Records of no bytes at all are skipped (files with more than one column).
     skip_blank: bool,
+    /// For each field position, the first wanted position at or after it, so the
+    /// delimiters of fields nobody wants are consumed a block at a time.
+    next_wanted: Vec<usize>,
+    /// Whether some field is unwanted (otherwise no delimiter can be skipped).
+    sparse: bool,
     pos: usize,
     to: usize,
 }
@@ -165,12 +170,22 @@ impl<'a> Tokenizer<'a> {
         max_line: usize,
         skip_blank: bool,
     ) -> Self {
+        let mut next_wanted = vec![usize::MAX; want.len() + 1];
+        for f in (0..want.len()).rev() {
+            next_wanted[f] = if want[f] != UNWANTED {
+                f
+            } else {
+                next_wanted[f + 1]
+            };
+        }
         Tokenizer {
             bytes,
             dialect,
             want,
             max_line,
             skip_blank,
+            sparse: want.contains(&UNWANTED),
+            next_wanted,
             pos: from,
             to: to.min(bytes.len()),
         }
@@ -187,6 +202,28 @@ impl<'a> Tokenizer<'a> {
 
     /// Appends up to `max` records to `out`.
     pub fn next_records(&mut self, out: &mut Records, max: usize) -> Result<(), TokenError> {
+        #[cfg(target_arch = "x86_64")]
+        if modern_x86() {
+            // SAFETY: the CPU has the features (checked at run time).
+            return unsafe { self.next_records_modern(out, max) };
+        }
+        self.next_records_impl(out, max)
+    }
+
+    /// The same loop compiled for CPUs with POPCNT, BMI and AVX2, where counting
+    /// and finding bits are single instructions.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
+    unsafe fn next_records_modern(
+        &mut self,
+        out: &mut Records,
+        max: usize,
+    ) -> Result<(), TokenError> {
+        self.next_records_impl(out, max)
+    }
+
+    #[inline(always)]
+    fn next_records_impl(&mut self, out: &mut Records, max: usize) -> Result<(), TokenError> {
         let bytes = self.bytes;
         let to = self.to;
         let d = self.dialect;
@@ -240,6 +277,35 @@ impl<'a> Tokenizer<'a> {
             let mut s = (m.delim | m.newline) & !inside;
             while s != 0 {
                 let i = s.trailing_zeros() as usize;
+                if self.sparse && (m.delim >> i) & 1 == 1 {
+                    let wanted = self.next_wanted.get(field).copied().unwrap_or(usize::MAX);
+                    if wanted > field {
+                        // Delimiters of unwanted fields up to the next newline: count
+                        // them and move on without visiting each.
+                        let nl = s & m.newline;
+                        let run = if nl == 0 {
+                            s
+                        } else {
+                            s & ((nl & nl.wrapping_neg()) - 1)
+                        };
+                        let k = run.count_ones() as usize;
+                        let take = if k <= wanted - field {
+                            run
+                        } else {
+                            // Only up to the delimiter that starts the wanted field.
+                            let mut r = run;
+                            for _ in 1..wanted - field {
+                                r &= r - 1;
+                            }
+                            let bit = r & r.wrapping_neg();
+                            run & (bit | (bit - 1))
+                        };
+                        s &= !take;
+                        field += take.count_ones() as usize;
+                        field_start = block + (63 - take.leading_zeros() as usize) + 1;
+                        continue;
+                    }
+                }
                 s &= s - 1;
                 let p = block + i;
                 if (m.delim >> i) & 1 == 1 {
@@ -334,6 +400,21 @@ fn finish_field(out: &mut Records, want: &[u32], field: usize, start: usize, end
             out.set(r, slot as usize, Span { start, end });
         }
     }
+}
+
+/// Whether the CPU has POPCNT, BMI1/2, LZCNT and AVX2 (checked once).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn modern_x86() -> bool {
+    use std::sync::OnceLock;
+    static MODERN: OnceLock<bool> = OnceLock::new();
+    *MODERN.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("avx2")
+    })
 }
 
 /// Offset just past the first newline outside quotes at or after `from`, given the
