@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Error, Result, Vector};
-use stride_sql::plan::{JoinKind, LogicalPlan};
+use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
 
 /// Builds the pipeline that produces `plan`'s output, running every breaker below it.
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
@@ -92,7 +92,21 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         }
         PhysicalPlan::Project { input, exprs, .. } => {
             let mut p = build(input, ctx)?;
-            p.operators.push(Operator::Project(exprs.clone()));
+            let columns: Option<Vec<usize>> = exprs
+                .iter()
+                .map(|e| match e {
+                    Expr::Column { index, .. } => Some(*index),
+                    _ => None,
+                })
+                .collect();
+            match columns {
+                // Renaming only: nothing to do at run time.
+                Some(c)
+                    if c.len() == input.types().len()
+                        && c.iter().enumerate().all(|(i, &x)| i == x) => {}
+                Some(c) => p.operators.push(Operator::Columns(c)),
+                None => p.operators.push(Operator::Project(exprs.clone())),
+            }
             p
         }
         PhysicalPlan::HashJoin {

@@ -142,6 +142,9 @@ impl Source {
 pub enum Operator {
     Filter(Expr),
     Project(Vec<Expr>),
+    /// A projection of plain columns: moves them (cloning only repeated ones) and
+    /// keeps the chunk's selection, evaluating nothing.
+    Columns(Vec<usize>),
     HashProbe(Arc<JoinProbe>),
     NestedLoop(Arc<NestedLoopProbe>),
 }
@@ -175,6 +178,29 @@ impl Operator {
                     cols.into_iter().map(|v| v.flatten(len)).collect(),
                     len,
                 ))
+            }
+            Operator::Columns(indices) => {
+                let mut chunk = chunk;
+                let mut slots: Vec<Option<Vector>> = std::mem::take(&mut chunk.columns)
+                    .into_iter()
+                    .map(Some)
+                    .collect();
+                let mut uses = vec![0usize; slots.len()];
+                for &i in indices {
+                    uses[i] += 1;
+                }
+                let mut cols = Vec::with_capacity(indices.len());
+                for &i in indices {
+                    uses[i] -= 1;
+                    let v = if uses[i] == 0 {
+                        slots[i].take()
+                    } else {
+                        slots[i].clone()
+                    };
+                    cols.push(v.ok_or_else(|| Error::internal("projected column missing"))?);
+                }
+                chunk.columns = cols;
+                out(chunk)
             }
             Operator::HashProbe(p) => p.probe(chunk, ctx, out),
             Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
