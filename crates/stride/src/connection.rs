@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, Error, Result, Settings};
 use stride_exec::{planner, QueryContext};
-use stride_io::csv::{widening, CsvReader};
+use stride_io::csv::{learned, CsvReader};
 use stride_sql::binder::{Binder, BoundStatement};
 use stride_storage::Catalog;
 
 const PLANNER_STACK: usize = 512 << 20;
 /// Times a statement is re-run because a CSV column type was widened.
-const MAX_WIDENINGS: usize = 16;
+const MAX_RERUNS: usize = 16;
 
 /// The CSV readers of a physical plan, for re-runs and notes.
 fn csv_readers(plan: &stride_exec::PhysicalPlan) -> Vec<Arc<CsvReader>> {
@@ -205,20 +205,20 @@ impl Connection {
     /// Runs one statement (the text may hold exactly one).
     ///
     /// When reading a CSV file showed that a detected column type was too narrow (see
-    /// `stride_io::csv::widening`), the statement is planned and run again with the
+    /// `stride_io::csv::learned`), the statement is planned and run again with the
     /// wider type, as long as no row has reached the caller yet; the result's notes
     /// say what was widened.
     pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
-        let first_generation = widening::generation();
+        let first_generation = learned::generation();
         let mut attempts = 0;
         loop {
-            let generation = widening::generation();
+            let generation = learned::generation();
             match self.attempt(sql) {
-                Err(_) if widening::generation() != generation && attempts < MAX_WIDENINGS => {
+                Err(_) if learned::generation() != generation && attempts < MAX_RERUNS => {
                     attempts += 1;
                 }
                 Ok(mut r) => {
-                    r.notes.extend(widening::notes_since(first_generation));
+                    r.notes.extend(learned::notes_since(first_generation));
                     return Ok(r);
                 }
                 Err(e) => return Err(e),

@@ -3,12 +3,12 @@
 //! opens the files and runs the [`sniffer`]), the executor calls [`CsvReader::plan`]
 //! once and [`CsvReader::produce`] for each morsel on the worker threads.
 
+pub mod learned;
 pub mod options;
 pub mod reader;
 pub mod sniffer;
 pub mod tokenizer;
 pub mod values;
-pub mod widening;
 pub mod writer;
 
 pub use options::{CsvOptions, Dialect};

@@ -9,6 +9,7 @@
 //! core first, so a quoted field holding newlines and delimiters is parsed correctly
 //! wherever a cut falls.
 
+use super::learned::{self, FileKey};
 use super::options::{show_byte, CsvOptions, Dialect};
 use super::sniffer::widen_for;
 use super::sniffer::{skip_lines, sniff, Sniffed};
@@ -17,7 +18,6 @@ use super::tokenizer::{
     UNWANTED,
 };
 use super::values::{convert, unquote, BadValue, Parser};
-use super::widening::{self, FileKey};
 use crate::file::{self, FileData};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -145,10 +145,10 @@ impl CsvReader {
             types = vec![DataType::Varchar];
             detected = vec![true];
         }
-        // Types widened by earlier reads of this file (see `widening`).
+        // Types widened by earlier reads of this file (see `learned`).
         if auto && options.columns.is_none() {
             if let Some(key) = FileKey::of(&files[0].path) {
-                for (c, ty) in widening::lookup(&key) {
+                for (c, ty) in learned::widened(&key) {
                     if c < types.len() && detected[c] {
                         types[c] = ty;
                     }
@@ -469,7 +469,7 @@ impl CsvReader {
             self.files[file].path
         );
         if let Some(key) = FileKey::of(path) {
-            widening::record(&key, column, wider.clone(), note);
+            learned::widen(&key, column, wider.clone(), note);
         }
         Error::conversion(format!(
             "CSV error in \"{}\" on line {line}, column \"{name}\": \"{shown}\" is not a {ty}, the type detected from a sample of {} rows. The column is now read as {wider}: run the statement again (or give the type: types = {{'{name}': '{wider}'}})",

@@ -1,12 +1,11 @@
-//! Column types widened after the fact. The sniffer decides types from a sample; when
-//! a value later in the file does not fit (text in a column sampled as numbers), the
-//! reader records a wider type here for that file and column and fails the scan. The
-//! facade then plans the statement again: binding consults this record, so the new
-//! plan reads the column with the wider type and no row is dropped.
-//!
+//! What reading a file taught that sniffing it could not know: a column type chosen
+//! from a sample is too narrow (text in a column sampled as numbers). The reader
+//! records a wider type for that file and column and fails the scan; the facade plans
+//! the statement again, binding consults these records, so the new plan reads the
+//! column with the wider type and no row is dropped.
 //! Records are keyed by the file's path, size and modification time, so an edited
-//! file is sniffed afresh. [`generation`] counts widenings, which lets a caller ask
-//! whether one happened while its statement ran.
+//! file starts afresh. [`generation`] counts lessons, which lets a caller ask whether
+//! one was learned while its statement ran.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,8 +48,8 @@ pub fn generation() -> u64 {
     GENERATION.load(Ordering::SeqCst)
 }
 
-/// Records that `column` of the file needs `ty`; `note` says why, for the user.
-pub fn record(key: &FileKey, column: usize, ty: DataType, note: String) {
+/// Applies `change` to the state and counts a lesson, noting `note` for the user.
+fn learn(note: String, change: impl FnOnce(&mut State)) {
     let Ok(mut guard) = STATE.lock() else {
         return;
     };
@@ -58,14 +57,10 @@ pub fn record(key: &FileKey, column: usize, ty: DataType, note: String) {
         widened: HashMap::new(),
         notes: Vec::new(),
     });
-    if state.widened.len() >= MAX_FILES && !state.widened.contains_key(key) {
+    if state.widened.len() >= MAX_FILES {
         state.widened.clear();
     }
-    let cols = state.widened.entry(key.clone()).or_default();
-    match cols.iter_mut().find(|(c, _)| *c == column) {
-        Some(entry) => entry.1 = ty,
-        None => cols.push((column, ty)),
-    }
+    change(state);
     let g = GENERATION.fetch_add(1, Ordering::SeqCst) + 1;
     state.notes.push((g, note));
     if state.notes.len() > MAX_FILES {
@@ -73,8 +68,19 @@ pub fn record(key: &FileKey, column: usize, ty: DataType, note: String) {
     }
 }
 
+/// Records that `column` of the file needs `ty`; `note` says why, for the user.
+pub fn widen(key: &FileKey, column: usize, ty: DataType, note: String) {
+    learn(note, |state| {
+        let cols = state.widened.entry(key.clone()).or_default();
+        match cols.iter_mut().find(|(c, _)| *c == column) {
+            Some(entry) => entry.1 = ty,
+            None => cols.push((column, ty)),
+        }
+    });
+}
+
 /// The widened types recorded for a file.
-pub fn lookup(key: &FileKey) -> Vec<(usize, DataType)> {
+pub fn widened(key: &FileKey) -> Vec<(usize, DataType)> {
     STATE
         .lock()
         .ok()
@@ -82,7 +88,7 @@ pub fn lookup(key: &FileKey) -> Vec<(usize, DataType)> {
         .unwrap_or_default()
 }
 
-/// Notes of the widenings after generation `since`.
+/// Notes of the lessons learned after generation `since`.
 pub fn notes_since(since: u64) -> Vec<String> {
     STATE
         .lock()
