@@ -238,19 +238,41 @@ pub fn parse_bool(s: &[u8]) -> Option<bool> {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_i64(s: &[u8]) -> Option<i64> {
-    let s = if s.first().is_some_and(u8::is_ascii_whitespace)
-        || s.last().is_some_and(u8::is_ascii_whitespace)
-    {
-        trim(s)
-    } else {
-        s
-    };
     let (neg, digits) = match s.first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
         _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return parse_i64_slow(s);
+    }
+    // Nineteen digits always fit a u64.
+    let mut v: u64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return parse_i64_slow(s);
+        }
+        v = v * 10 + d as u64;
+    }
+    if neg {
+        (v <= i64::MIN.unsigned_abs()).then(|| (v as i64).wrapping_neg())
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// Surrounding blanks and leading zeros beyond nineteen digits.
+#[cold]
+#[inline(never)]
+fn parse_i64_slow(s: &[u8]) -> Option<i64> {
+    let t = trim(s);
+    let (neg, digits) = match t.first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
     };
     if digits.is_empty() {
         return None;
@@ -273,7 +295,7 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
 
 /// `[-]digits[.digits]` with at most `scale` decimals takes the fast path; anything
 /// else (exponents, rounding of extra decimals) goes through the engine's parser.
-#[inline]
+#[inline(always)]
 pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
     let (neg, body) = match s.first()? {
         b'-' => (true, &s[1..]),
@@ -308,8 +330,14 @@ pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
             return None;
         }
     }
-    let text = std::str::from_utf8(s).ok()?;
-    parse_decimal(text, precision, scale)
+    parse_decimal_slow(s, precision, scale)
+}
+
+/// Exponents, rounding of extra decimals and other spellings.
+#[cold]
+#[inline(never)]
+fn parse_decimal_slow(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
+    parse_decimal(std::str::from_utf8(s).ok()?, precision, scale)
 }
 
 pub fn parse_f64(s: &[u8]) -> Option<f64> {
@@ -328,13 +356,10 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_date_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i32> {
     if let Some(f) = fmt {
-        let text = std::str::from_utf8(s).ok()?;
-        return f
-            .parse_timestamp(text)
-            .map(|us| us.div_euclid(MICROS_PER_DAY) as i32);
+        return parse_date_with_format(s, f);
     }
     if let Ok(b) = <&[u8; 10]>::try_from(s) {
         if b[4] == b'-' && b[7] == b'-' {
@@ -351,7 +376,20 @@ pub fn parse_date_bytes(s: &[u8], fmt: &Option<Format>) -> Option<i32> {
             return None;
         }
     }
+    parse_date_slow(s)
+}
+
+#[cold]
+#[inline(never)]
+fn parse_date_slow(s: &[u8]) -> Option<i32> {
     parse_date(std::str::from_utf8(s).ok()?)
+}
+
+#[inline(never)]
+fn parse_date_with_format(s: &[u8], f: &Format) -> Option<i32> {
+    let text = std::str::from_utf8(s).ok()?;
+    f.parse_timestamp(text)
+        .map(|us| us.div_euclid(MICROS_PER_DAY) as i32)
 }
 
 const FIRST_TABLE_YEAR: i64 = 1900;
@@ -446,6 +484,10 @@ mod tests {
         assert_eq!(parse_i64(b"9223372036854775808"), None);
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
         assert_eq!(parse_i64(b"1.5"), None);
+        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64(b"00000000000000000000042"), Some(42));
+        assert_eq!(parse_i64(b"-"), None);
+        assert_eq!(parse_i64(b""), None);
         assert_eq!(parse_decimal_fast(b"17.00", 15, 2), Some(1700));
         assert_eq!(parse_decimal_fast(b"-0.5", 15, 2), Some(-50));
         assert_eq!(parse_decimal_fast(b"1e2", 15, 2), Some(10000));
