@@ -363,9 +363,9 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
         .collect();
 
     // Greedy order: start from the largest input before filters (the fact table of a
-    // star join), which probes; then join, each as a hash-table build side, the most
-    // selective input connected to the joined set by an equality (a cross product
-    // only when nothing connects).
+    // star join); then join the most selective input connected to the joined set by
+    // an equality (a cross product only when nothing connects), building the hash
+    // table on whichever side is estimated smaller.
     let n = leaves.len();
     let sizes: Vec<f64> = leaves
         .iter()
@@ -419,12 +419,13 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
         });
         let right = leaves[next].take().expect("leaf not yet joined");
         let (nleft, nright) = (current.schema().len(), right.schema().len());
-        // The first join builds on the smaller of its two inputs once filters count
-        // (later joins build on the new input, the accumulated side probes).
-        let swap = order.len() == 1 && sizes[order[0]] < sizes[next];
+        // The hash table is built on the smaller side once filters count: usually the
+        // new input, but when the rows joined so far are fewer, on them, and the new
+        // input probes.
+        let swap = estimate(&current) < sizes[next];
         if swap {
-            for c in 0..nleft {
-                pos[starts[order[0]] + c] = Some(nright + c);
+            for p in pos.iter_mut().flatten() {
+                *p += nright;
             }
             for c in 0..nright {
                 pos[starts[next] + c] = Some(c);
