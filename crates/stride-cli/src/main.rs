@@ -8,6 +8,7 @@ mod dot_commands;
 mod interrupt;
 mod progress;
 mod render;
+mod serve;
 mod shell;
 mod timer;
 
@@ -25,6 +26,7 @@ const BATCH_INTERRUPT_GRACE: Duration = Duration::from_secs(1);
 
 const USAGE: &str = "\
 Usage: stride [OPTIONS] [DATABASE] [SQL...]
+       stride serve [DATABASE] [--listen ADDR]   (PostgreSQL clients; see serve --help)
 
 Runs SQL on a stride database. Without DATABASE (or with :memory:) the database lives
 in memory. SQL arguments after DATABASE run like -c. Reads statements from stdin when
@@ -103,7 +105,17 @@ fn main() {
 }
 
 fn run() -> i32 {
-    let options = match parse_args(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("serve") {
+        return match serve::run(&args[1..]) {
+            Ok(()) => 0,
+            Err(message) => {
+                let _ = writeln!(io::stderr(), "Error: {message}");
+                1
+            }
+        };
+    }
+    let options = match parse_args(args) {
         Ok(Command::Run(options)) => options,
         Ok(Command::Help) => {
             shell::check_output(io::stdout().write_all(USAGE.as_bytes()));

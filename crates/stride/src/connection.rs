@@ -7,7 +7,7 @@ use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use stride_common::{DataChunk, Error, Result, Settings};
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext};
 use stride_io::csv::{learned, CsvReader};
 use stride_sql::binder::{Binder, BoundStatement};
@@ -16,6 +16,8 @@ use stride_storage::Catalog;
 const PLANNER_STACK: usize = 512 << 20;
 /// Times a statement is re-run because a CSV column type was widened.
 const MAX_RERUNS: usize = 16;
+/// `describe` binds parameters it has no values for as NULL, up to this many.
+const MAX_PARAMS_DESCRIBED: usize = 64;
 
 /// The CSV readers of a physical plan, for re-runs and notes.
 fn csv_readers(plan: &stride_exec::PhysicalPlan) -> Vec<Arc<CsvReader>> {
@@ -209,11 +211,17 @@ impl Connection {
     /// wider type, as long as no row has reached the caller yet; the result's notes
     /// say what was widened.
     pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
+        self.execute_with_params(sql, &[])
+    }
+
+    /// Runs one statement whose `$1`, `$2`, ... take `params` (as values: they are
+    /// never spliced into the text).
+    pub fn execute_with_params(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
         let first_generation = learned::generation();
         let mut attempts = 0;
         loop {
             let generation = learned::generation();
-            match self.attempt(sql) {
+            match self.attempt(sql, params) {
                 Err(_) if learned::generation() != generation && attempts < MAX_RERUNS => {
                     attempts += 1;
                 }
@@ -226,7 +234,32 @@ impl Connection {
         }
     }
 
-    fn attempt(&self, sql: &str) -> Result<QueryResult> {
+    /// The result columns (names and types) a statement would produce, without running
+    /// it; empty for statements without rows. Parameters without values read as NULL.
+    pub fn describe(&self, sql: &str, params: &[ScalarValue]) -> Result<Vec<(String, DataType)>> {
+        let stmts = stride_sql::parser::parse(sql)?;
+        let [stmt] = stmts.as_slice() else {
+            return Ok(Vec::new());
+        };
+        let settings = self.settings();
+        let view = CatalogView(&self.catalog);
+        let mut all = params.to_vec();
+        all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
+        let bound = Binder::new(&view, &settings)
+            .with_params(all)
+            .bind_statement(stmt)?;
+        Ok(match bound {
+            BoundStatement::Query(plan) => plan
+                .schema()
+                .iter()
+                .map(|f| (f.name.clone(), f.ty.clone()))
+                .collect(),
+            BoundStatement::Explain { .. } => vec![("physical_plan".into(), DataType::Varchar)],
+            _ => Vec::new(),
+        })
+    }
+
+    fn attempt(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
         let cancel = self.interrupt.arm();
         let ctx = Arc::new(QueryContext::new(
             self.catalog.clone(),
@@ -234,7 +267,7 @@ impl Connection {
             cancel,
         ));
         self.progress.track(ctx.progress.clone());
-        let planned = self.plan_on_big_stack(sql, &ctx)?;
+        let planned = self.plan_on_big_stack(sql, params, &ctx)?;
         match planned {
             Planned::Done(r) => Ok(r),
             Planned::Query { names, plan } => {
@@ -257,19 +290,29 @@ impl Connection {
         }
     }
 
-    fn plan_on_big_stack(&self, sql: &str, ctx: &Arc<QueryContext>) -> Result<Planned> {
+    fn plan_on_big_stack(
+        &self,
+        sql: &str,
+        params: &[ScalarValue],
+        ctx: &Arc<QueryContext>,
+    ) -> Result<Planned> {
         std::thread::scope(|s| {
             std::thread::Builder::new()
                 .name("stride-plan".into())
                 .stack_size(PLANNER_STACK)
-                .spawn_scoped(s, || self.plan_statement(sql, ctx))
+                .spawn_scoped(s, || self.plan_statement(sql, params, ctx))
                 .map_err(|e| Error::internal(format!("cannot start the planner thread: {e}")))?
                 .join()
                 .unwrap_or_else(|_| Err(Error::internal("the planner panicked; this is a bug")))
         })
     }
 
-    fn plan_statement(&self, sql: &str, ctx: &Arc<QueryContext>) -> Result<Planned> {
+    fn plan_statement(
+        &self,
+        sql: &str,
+        params: &[ScalarValue],
+        ctx: &Arc<QueryContext>,
+    ) -> Result<Planned> {
         let stmts = stride_sql::parser::parse(sql)?;
         let stmt = match stmts.as_slice() {
             [s] => s,
@@ -278,7 +321,9 @@ impl Connection {
         };
         let settings = ctx.settings.clone();
         let view = CatalogView(&self.catalog);
-        let bound = Binder::new(&view, &settings).bind_statement(stmt)?;
+        let bound = Binder::new(&view, &settings)
+            .with_params(params.to_vec())
+            .bind_statement(stmt)?;
         match bound {
             BoundStatement::Query(plan) => {
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
@@ -428,7 +473,7 @@ impl Connection {
                         stride_tpch::QUERY_COUNT
                     ))
                 })?;
-                self.plan_statement(sql.trim().trim_end_matches(';'), ctx)
+                self.plan_statement(sql.trim().trim_end_matches(';'), &[], ctx)
             }
             BoundStatement::Set { name, value } => {
                 self.change_settings(|s| s.set(&name, &value))?;

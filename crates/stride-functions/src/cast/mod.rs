@@ -36,6 +36,10 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             temporal::cast(v, len, to, try_cast)
         }
         (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
+        // NULL casts to NULL of any type (a VALUES column of NULLs is INTEGER).
+        _ if (0..if v.constant { 1 } else { len }).all(|i| !v.is_valid(i)) => {
+            Ok(null_vector(to, len, v.constant))
+        }
         _ => Err(unimplemented_cast(from, to)),
     }
 }

@@ -157,7 +157,10 @@ impl Binder<'_> {
                 [_, t, c] => self.bind_column(Some(&t.value), &c.value, ctx),
                 _ => Err(Error::binder(format!("unsupported column reference {e}"))),
             },
-            A::Value(v) => Ok(Expr::literal(value_literal(&v.value)?)),
+            A::Value(v) => match &v.value {
+                ast::Value::Placeholder(p) => self.parameter(p),
+                other => Ok(Expr::literal(value_literal(other)?)),
+            },
             A::Nested(inner) => self.bind_expr(inner, ctx),
             A::TypedString(ts) => {
                 let ty = convert_data_type(&ts.data_type)?;
@@ -699,6 +702,24 @@ impl Binder<'_> {
             &DataType::Interval,
             false,
         )?))
+    }
+
+    /// `$n`: the n-th bound value, as a literal (text values cast like string literals).
+    fn parameter(&self, p: &str) -> Result<Expr> {
+        let n: usize = p
+            .strip_prefix('$')
+            .and_then(|d| d.parse().ok())
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| {
+                Error::binder(format!("parameter {p} is not supported; use $1, $2, ..."))
+            })?;
+        let v = self.params.get(n - 1).ok_or_else(|| {
+            Error::binder(format!(
+                "parameter {p} has no value bound ({} given)",
+                self.params.len()
+            ))
+        })?;
+        Ok(Expr::literal(v.clone()))
     }
 
     /// Binds a subquery with the current scope visible as the innermost outer scope.

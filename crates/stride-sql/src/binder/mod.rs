@@ -115,6 +115,8 @@ pub struct Binder<'a> {
     depth: usize,
     /// Views being expanded, innermost last (a view may not refer to itself).
     views: Vec<String>,
+    /// Values of `$1`, `$2`, ... (bound as values, never spliced into the SQL text).
+    params: Vec<ScalarValue>,
 }
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
@@ -131,7 +133,14 @@ impl<'a> Binder<'a> {
             ctes: Vec::new(),
             depth: 0,
             views: Vec::new(),
+            params: Vec::new(),
         }
+    }
+
+    /// Values for the statement's `$n` parameters.
+    pub fn with_params(mut self, params: Vec<ScalarValue>) -> Self {
+        self.params = params;
+        self
     }
 
     pub fn bind_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {

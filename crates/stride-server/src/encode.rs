@@ -1,0 +1,208 @@
+//! stride values on the wire: each stride type has a PostgreSQL type OID, and every
+//! value can be written in text format (what psql shows) or binary format (what
+//! drivers such as tokio-postgres and JDBC ask for).
+
+use bytes::{BufMut, BytesMut};
+use pgwire::api::results::FieldInfo;
+use pgwire::api::Type;
+use pgwire::types::format::FormatOptions;
+use pgwire::types::ToSqlText;
+use postgres_types::{IsNull, ToSql};
+use std::error::Error as StdError;
+use stride::{DataType, ScalarValue};
+
+/// Days from 1970-01-01 (stride's epoch) to 2000-01-01 (PostgreSQL's).
+const PG_EPOCH_DAYS: i64 = 10_957;
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// The PostgreSQL type a stride type travels as.
+pub fn pg_type(t: &DataType) -> Type {
+    match t {
+        DataType::Boolean => Type::BOOL,
+        DataType::TinyInt | DataType::SmallInt => Type::INT2,
+        DataType::Integer => Type::INT4,
+        DataType::BigInt => Type::INT8,
+        DataType::Real => Type::FLOAT4,
+        DataType::Double => Type::FLOAT8,
+        DataType::Decimal(..) => Type::NUMERIC,
+        DataType::Varchar => Type::VARCHAR,
+        DataType::Date => Type::DATE,
+        DataType::Timestamp => Type::TIMESTAMP,
+        DataType::Interval => Type::INTERVAL,
+        // NULL-typed columns and lists travel as text.
+        DataType::Null | DataType::List(_) => Type::TEXT,
+    }
+}
+
+pub fn fields(
+    columns: &[(String, DataType)],
+    format: &pgwire::api::portal::Format,
+) -> Vec<FieldInfo> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty))| {
+            FieldInfo::new(name.clone(), None, None, pg_type(ty), format.format_for(i))
+        })
+        .collect()
+}
+
+/// One value, ready to be written as the type of its column.
+#[derive(Debug)]
+pub struct Value<'a>(pub &'a ScalarValue);
+
+impl ToSqlText for Value<'_> {
+    fn to_sql_text(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+        _options: &FormatOptions,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        let text = match self.0 {
+            ScalarValue::Null => return Ok(IsNull::Yes),
+            ScalarValue::Boolean(b) => (if *b { "t" } else { "f" }).to_string(),
+            ScalarValue::Real(v) => float_text(*v as f64, &self.0.to_string()),
+            ScalarValue::Double(v) => float_text(*v, &self.0.to_string()),
+            ScalarValue::Interval(i) => interval_text(i.months, i.days, i.micros),
+            ScalarValue::Varchar(s) => {
+                out.put_slice(s.as_bytes());
+                return Ok(IsNull::No);
+            }
+            other => other.to_string(),
+        };
+        out.put_slice(text.as_bytes());
+        Ok(IsNull::No)
+    }
+}
+
+impl ToSql for Value<'_> {
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        match self.0 {
+            ScalarValue::Null => return Ok(IsNull::Yes),
+            ScalarValue::Boolean(b) => out.put_u8(*b as u8),
+            ScalarValue::TinyInt(v) => out.put_i16(*v as i16),
+            ScalarValue::SmallInt(v) => out.put_i16(*v),
+            ScalarValue::Integer(v) => out.put_i32(*v),
+            ScalarValue::BigInt(v) => out.put_i64(*v),
+            ScalarValue::Real(v) => out.put_f32(*v),
+            ScalarValue::Double(v) => out.put_f64(*v),
+            ScalarValue::Decimal(v, _, s) => numeric_binary(*v, *s, out),
+            ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
+            ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
+            ScalarValue::Timestamp(t) => out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY),
+            ScalarValue::Interval(i) => {
+                out.put_i64(i.micros);
+                out.put_i32(i.days);
+                out.put_i32(i.months);
+            }
+            list @ ScalarValue::List(..) => out.put_slice(list.to_string().as_bytes()),
+        }
+        Ok(IsNull::No)
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    postgres_types::to_sql_checked!();
+}
+
+fn float_text(v: f64, shown: &str) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v == f64::INFINITY {
+        "Infinity".into()
+    } else if v == f64::NEG_INFINITY {
+        "-Infinity".into()
+    } else {
+        shown.to_string()
+    }
+}
+
+/// PostgreSQL's default interval style: `1 year 2 mons 3 days 04:05:06.5`.
+fn interval_text(months: i32, days: i32, micros: i64) -> String {
+    let mut parts = Vec::new();
+    let (y, m) = (months / 12, months % 12);
+    let unit = |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if y != 0 {
+        parts.push(unit(y as i64, "year", "years"));
+    }
+    if m != 0 {
+        parts.push(unit(m as i64, "mon", "mons"));
+    }
+    if days != 0 {
+        parts.push(unit(days as i64, "day", "days"));
+    }
+    if micros != 0 || parts.is_empty() {
+        let sign = if micros < 0 { "-" } else { "" };
+        let us = micros.unsigned_abs();
+        let (h, rem) = (us / 3_600_000_000, us % 3_600_000_000);
+        let (min, rem) = (rem / 60_000_000, rem % 60_000_000);
+        let (s, frac) = (rem / 1_000_000, rem % 1_000_000);
+        let mut t = format!("{sign}{h:02}:{min:02}:{s:02}");
+        if frac != 0 {
+            let f = format!("{frac:06}");
+            t.push('.');
+            t.push_str(f.trim_end_matches('0'));
+        }
+        parts.push(t);
+    }
+    parts.join(" ")
+}
+
+/// PostgreSQL's binary NUMERIC: base-10000 digits with a weight, sign and scale.
+fn numeric_binary(v: i128, scale: u8, out: &mut BytesMut) {
+    let negative = v < 0;
+    let mut mag = v.unsigned_abs();
+    // Align the scale to whole base-10000 digits by padding the fraction with zeros.
+    let pad = (4 - scale as u32 % 4) % 4;
+    mag *= 10u128.pow(pad);
+    let frac_groups = (scale as u32 + pad) / 4;
+    let mut groups = Vec::new();
+    while mag > 0 {
+        groups.push((mag % 10_000) as i16);
+        mag /= 10_000;
+    }
+    groups.reverse();
+    let weight = groups.len() as i32 - frac_groups as i32 - 1;
+    // Trailing zero groups carry no information.
+    while groups.last() == Some(&0) {
+        groups.pop();
+    }
+    out.put_i16(groups.len() as i16);
+    out.put_i16(if groups.is_empty() { 0 } else { weight as i16 });
+    out.put_u16(if negative && !groups.is_empty() {
+        0x4000
+    } else {
+        0
+    });
+    out.put_u16(scale as u16);
+    for g in groups {
+        out.put_i16(g);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_and_numerics() {
+        assert_eq!(
+            interval_text(14, 3, 14_706_500_000),
+            "1 year 2 mons 3 days 04:05:06.5"
+        );
+        assert_eq!(interval_text(0, 0, 0), "00:00:00");
+        let mut b = BytesMut::new();
+        numeric_binary(-1234567, 2, &mut b);
+        // 12345.67 = 1 2345 . 6700 → 3 digits, weight 1, negative, scale 2
+        assert_eq!(
+            &b[..],
+            &[0, 3, 0, 1, 0x40, 0, 0, 2, 0, 1, 0x09, 0x29, 0x1a, 0x2c]
+        );
+    }
+}

@@ -1,0 +1,35 @@
+//! stride errors as PostgreSQL ErrorResponses: the error kind decides the SQLSTATE
+//! code clients branch on, the message is stride's own.
+
+use pgwire::error::{ErrorInfo, PgWireError};
+use stride::{Error, ErrorKind};
+
+/// The SQLSTATE code for an error.
+pub fn sqlstate(e: &Error) -> &'static str {
+    match e.kind {
+        ErrorKind::Parse => "42601",
+        ErrorKind::Binder => "42703",
+        ErrorKind::Catalog => "42P01",
+        ErrorKind::Conversion => "22P02",
+        ErrorKind::OutOfRange if e.message.to_ascii_lowercase().contains("division by zero") => {
+            "22012"
+        }
+        ErrorKind::OutOfRange => "22003",
+        ErrorKind::Constraint => "23000",
+        ErrorKind::InvalidInput => "22023",
+        ErrorKind::Io => "58030",
+        ErrorKind::Transaction => "25000",
+        ErrorKind::NotSupported => "0A000",
+        ErrorKind::Permission => "42501",
+        ErrorKind::Interrupted => "57014",
+        ErrorKind::Internal => "XX000",
+    }
+}
+
+pub fn to_pg(e: Error) -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        sqlstate(&e).into(),
+        e.to_string(),
+    )))
+}

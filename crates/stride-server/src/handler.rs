@@ -1,0 +1,355 @@
+//! One client's session: simple and extended queries run on the client's own
+//! [`stride::Connection`], on tokio's blocking pool. Rows are encoded on that blocking
+//! thread as the query yields them and handed to the protocol task through a bounded
+//! channel, so results stream and a slow client throttles the query.
+
+use crate::encode::{fields, Value};
+use crate::errors::to_pg;
+use crate::params;
+use async_trait::async_trait;
+use futures::stream;
+use pgwire::api::portal::{Format, Portal};
+use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
+use pgwire::api::results::{
+    DataRowEncoder, DescribePortalResponse, DescribeStatementResponse, FieldInfo, QueryResponse,
+    Response, Tag,
+};
+use pgwire::api::stmt::{NoopQueryParser, StoredStatement};
+use pgwire::api::{ClientInfo, PgWireServerHandlers, Type};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::data::DataRow;
+use std::sync::Arc;
+use stride::{Connection, DataType, ScalarValue};
+use tokio::io::AsyncWriteExt;
+
+/// Encoded rows in flight between the query and the client.
+const ROWS_IN_FLIGHT: usize = 64;
+
+pub struct Handlers {
+    handler: Arc<Handler>,
+}
+
+impl Handlers {
+    pub fn new(conn: Connection) -> Handlers {
+        Handlers {
+            handler: Arc::new(Handler {
+                conn: Arc::new(conn),
+                parser: Arc::new(NoopQueryParser::new()),
+            }),
+        }
+    }
+}
+
+impl PgWireServerHandlers for Handlers {
+    fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
+        self.handler.clone()
+    }
+
+    fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
+        self.handler.clone()
+    }
+}
+
+pub struct Handler {
+    conn: Arc<Connection>,
+    parser: Arc<NoopQueryParser>,
+}
+
+impl Handler {
+    /// Runs one statement and turns its result into a protocol response.
+    async fn run(
+        &self,
+        sql: String,
+        params: Vec<ScalarValue>,
+        format: Format,
+    ) -> PgWireResult<Response> {
+        let conn = self.conn.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<PgWireResult<DataRow>>(ROWS_IN_FLIGHT);
+        let (head_tx, head_rx) = tokio::sync::oneshot::channel();
+        tokio::task::spawn_blocking(move || {
+            let mut result = match conn.execute_with_params(&sql, &params) {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = head_tx.send(Err(to_pg(e)));
+                    return;
+                }
+            };
+            if !result.is_query() {
+                let _ = head_tx.send(Ok(Head::Done(tag(&sql, result.changes))));
+                return;
+            }
+            let columns: Vec<(String, DataType)> = result
+                .names
+                .iter()
+                .cloned()
+                .zip(result.types.iter().cloned())
+                .collect();
+            let info = Arc::new(fields(&columns, &format));
+            if head_tx.send(Ok(Head::Rows(info.clone()))).is_err() {
+                return;
+            }
+            let mut encoder = DataRowEncoder::new(info);
+            while let Some(chunk) = result.next_chunk() {
+                let chunk = match chunk {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(to_pg(e)));
+                        return;
+                    }
+                };
+                for i in 0..chunk.len() {
+                    let row = chunk.row(i);
+                    for v in &row {
+                        if let Err(e) = encoder.encode_field(&Value(v)) {
+                            let _ = tx.blocking_send(Err(e));
+                            return;
+                        }
+                    }
+                    if tx.blocking_send(Ok(encoder.take_row())).is_err() {
+                        // The client went away: stop the query.
+                        result.cancel();
+                        return;
+                    }
+                }
+            }
+        });
+        match head_rx.await.map_err(|_| {
+            PgWireError::ApiError("the statement's thread ended unexpectedly".into())
+        })?? {
+            Head::Done(tag) => Ok(Response::Execution(tag)),
+            Head::Rows(info) => {
+                let rows = stream::poll_fn(move |cx| rx.poll_recv(cx));
+                Ok(Response::Query(QueryResponse::new(info, rows)))
+            }
+        }
+    }
+
+    /// Result columns of a statement without running it.
+    async fn describe(
+        &self,
+        sql: String,
+        params: Vec<ScalarValue>,
+        format: Format,
+    ) -> PgWireResult<Vec<FieldInfo>> {
+        let conn = self.conn.clone();
+        let columns = tokio::task::spawn_blocking(move || conn.describe(&sql, &params))
+            .await
+            .map_err(|_| PgWireError::ApiError("describe failed".into()))?
+            .map_err(to_pg)?;
+        Ok(fields(&columns, &format))
+    }
+}
+
+enum Head {
+    Done(Tag),
+    Rows(Arc<Vec<FieldInfo>>),
+}
+
+/// The CommandComplete tag of a statement that returned no rows.
+fn tag(sql: &str, changes: Option<u64>) -> Tag {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(3)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    let command = match first {
+        "CREATE" | "DROP" => {
+            let what = words
+                .iter()
+                .skip(1)
+                .find(|w| {
+                    !matches!(
+                        w.as_str(),
+                        "OR" | "REPLACE" | "TEMP" | "TEMPORARY" | "UNIQUE"
+                    )
+                })
+                .cloned()
+                .unwrap_or_default();
+            format!("{first} {what}")
+        }
+        "" => "OK".to_string(),
+        other => other.to_string(),
+    };
+    let tag = Tag::new(&command);
+    match (first, changes) {
+        ("INSERT", Some(n)) => tag.with_oid(0).with_rows(n as usize),
+        (_, Some(n)) => tag.with_rows(n as usize),
+        _ => tag,
+    }
+}
+
+#[async_trait]
+impl SimpleQueryHandler for Handler {
+    async fn do_query<C>(&self, _client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        let statements = stride::split_statements(query);
+        if statements.is_empty() {
+            return Ok(vec![Response::EmptyQuery]);
+        }
+        let mut out = Vec::with_capacity(statements.len());
+        for s in statements {
+            match self
+                .run(s.to_string(), Vec::new(), Format::UnifiedText)
+                .await
+            {
+                Ok(r) => out.push(r),
+                Err(PgWireError::UserError(info)) => {
+                    // Later statements of the message do not run (as in PostgreSQL).
+                    out.push(Response::Error(info));
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl ExtendedQueryHandler for Handler {
+    type Statement = String;
+    type QueryParser = NoopQueryParser;
+
+    fn query_parser(&self) -> Arc<Self::QueryParser> {
+        self.parser.clone()
+    }
+
+    async fn do_query<C>(
+        &self,
+        _client: &mut C,
+        portal: &Portal<Self::Statement>,
+        _max_rows: usize,
+    ) -> PgWireResult<Response>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        let params = params::decode(portal).map_err(to_pg)?;
+        let sql = portal
+            .statement
+            .statement
+            .trim()
+            .trim_end_matches(';')
+            .to_string();
+        if sql.is_empty() {
+            return Ok(Response::EmptyQuery);
+        }
+        self.run(sql, params, portal.result_column_format.clone())
+            .await
+    }
+
+    async fn do_describe_statement<C>(
+        &self,
+        _client: &mut C,
+        stmt: &StoredStatement<Self::Statement>,
+    ) -> PgWireResult<DescribeStatementResponse>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        // Parameters without a declared type are text (bound like string literals).
+        let param_types: Vec<Type> = (0..count_params(&stmt.statement)
+            .max(stmt.parameter_types.len()))
+            .map(|i| {
+                stmt.parameter_types
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or(Type::TEXT)
+            })
+            .collect();
+        let fields = self
+            .describe(stmt.statement.clone(), Vec::new(), Format::UnifiedBinary)
+            .await?;
+        Ok(DescribeStatementResponse::new(param_types, fields))
+    }
+
+    async fn do_describe_portal<C>(
+        &self,
+        _client: &mut C,
+        portal: &Portal<Self::Statement>,
+    ) -> PgWireResult<DescribePortalResponse>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        let params = params::decode(portal).map_err(to_pg)?;
+        let fields = self
+            .describe(
+                portal.statement.statement.clone(),
+                params,
+                portal.result_column_format.clone(),
+            )
+            .await?;
+        Ok(DescribePortalResponse::new(fields))
+    }
+}
+
+/// The highest `$n` in a statement (outside quotes), so Describe can report every
+/// parameter even when the client declared no types.
+fn count_params(sql: &str) -> usize {
+    let b = sql.as_bytes();
+    let (mut max, mut i, mut quote) = (0usize, 0usize, None::<u8>);
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if c == b'$' => {
+                let digits: String = b[i + 1..]
+                    .iter()
+                    .take_while(|d| d.is_ascii_digit())
+                    .map(|&d| d as char)
+                    .collect();
+                if let Ok(n) = digits.parse::<usize>() {
+                    max = max.max(n.min(u16::MAX as usize));
+                }
+                i += digits.len();
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    max
+}
+
+/// Tells a client over the connection limit why it is turned away, then closes.
+pub async fn refuse(mut socket: tokio::net::TcpStream, limit: usize) {
+    let info = ErrorInfo::new(
+        "FATAL".into(),
+        "53300".into(),
+        format!("sorry, too many clients already (the limit is {limit} connections)"),
+    );
+    let mut body = Vec::new();
+    for (code, text) in [
+        (b'S', info.severity.as_str()),
+        (b'C', info.code.as_str()),
+        (b'M', info.message.as_str()),
+    ] {
+        body.push(code);
+        body.extend_from_slice(text.as_bytes());
+        body.push(0);
+    }
+    body.push(0);
+    let mut msg = vec![b'E'];
+    msg.extend_from_slice(&((body.len() + 4) as u32).to_be_bytes());
+    msg.extend_from_slice(&body);
+    let _ = socket.write_all(&msg).await;
+    let _ = socket.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_parameters_and_tags() {
+        assert_eq!(count_params("SELECT $1, '$5', $12"), 12);
+        assert_eq!(count_params("SELECT 1"), 0);
+        assert_eq!(
+            format!("{:?}", tag("create table t (a int)", None)),
+            format!("{:?}", Tag::new("CREATE TABLE"))
+        );
+    }
+}

@@ -1,0 +1,135 @@
+//! `$n` parameters of the extended protocol, decoded from the Bind message into
+//! values. The client's declared type (or, when it declared none, text) decides how
+//! the bytes read; text values bind like string literals, so `id = $1` with '42'
+//! compares as a number, as in PostgreSQL.
+
+use pgwire::api::portal::Portal;
+use pgwire::api::Type;
+use stride::{Error, Result, ScalarValue};
+
+const PG_EPOCH_DAYS: i64 = 10_957;
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+pub fn decode(portal: &Portal<String>) -> Result<Vec<ScalarValue>> {
+    (0..portal.parameter_len())
+        .map(|i| {
+            let ty = portal
+                .statement
+                .parameter_types
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or(Type::UNKNOWN);
+            match &portal.parameters[i] {
+                None => Ok(ScalarValue::Null),
+                Some(b) if portal.parameter_format.is_binary(i) => binary(&ty, b, i),
+                Some(b) => text(&ty, b, i),
+            }
+        })
+        .collect()
+}
+
+fn bad(i: usize, ty: &Type, why: &str) -> Error {
+    Error::invalid_input(format!("parameter ${} ({}): {why}", i + 1, ty.name()))
+}
+
+fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
+    let s = std::str::from_utf8(b).map_err(|_| bad(i, ty, "not valid UTF-8"))?;
+    let int = || {
+        s.trim()
+            .parse::<i64>()
+            .map_err(|_| bad(i, ty, "not an integer"))
+    };
+    Ok(match *ty {
+        Type::INT2 => ScalarValue::SmallInt(int()? as i16),
+        Type::INT4 => ScalarValue::Integer(int()? as i32),
+        Type::INT8 => ScalarValue::BigInt(int()?),
+        Type::FLOAT4 | Type::FLOAT8 => {
+            ScalarValue::Double(s.trim().parse().map_err(|_| bad(i, ty, "not a number"))?)
+        }
+        Type::BOOL => ScalarValue::Boolean(matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "t" | "true" | "1" | "yes" | "on"
+        )),
+        _ => ScalarValue::Varchar(s.to_string()),
+    })
+}
+
+fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
+    let fixed = |n: usize| -> Result<&[u8]> {
+        if b.len() == n {
+            Ok(b)
+        } else {
+            Err(bad(i, ty, &format!("expected {n} bytes, got {}", b.len())))
+        }
+    };
+    Ok(match *ty {
+        Type::BOOL => ScalarValue::Boolean(fixed(1)?[0] != 0),
+        Type::INT2 => ScalarValue::SmallInt(i16::from_be_bytes(fixed(2)?.try_into().unwrap_or_default())),
+        Type::INT4 => ScalarValue::Integer(i32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default())),
+        Type::INT8 => ScalarValue::BigInt(i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default())),
+        Type::FLOAT4 => {
+            ScalarValue::Real(f32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default()))
+        }
+        Type::FLOAT8 => {
+            ScalarValue::Double(f64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default()))
+        }
+        Type::DATE => {
+            let d = i32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default()) as i64;
+            ScalarValue::Date((d + PG_EPOCH_DAYS) as i32)
+        }
+        Type::TIMESTAMP | Type::TIMESTAMPTZ => {
+            let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
+            ScalarValue::Timestamp(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
+        }
+        Type::NUMERIC => numeric(b).ok_or_else(|| bad(i, ty, "malformed numeric"))?,
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
+            ScalarValue::Varchar(
+                std::str::from_utf8(b)
+                    .map_err(|_| bad(i, ty, "not valid UTF-8"))?
+                    .to_string(),
+            )
+        }
+        _ => {
+            return Err(Error::not_supported(format!(
+                "parameter ${} has type {}, which stride does not take in binary format; send it as text",
+                i + 1,
+                ty.name()
+            )))
+        }
+    })
+}
+
+/// PostgreSQL's binary NUMERIC into a DECIMAL of its scale (up to 38 digits).
+fn numeric(b: &[u8]) -> Option<ScalarValue> {
+    let word = |k: usize| b.get(k..k + 2).map(|w| i16::from_be_bytes([w[0], w[1]]));
+    let ndigits = word(0)? as usize;
+    let weight = word(2)? as i32;
+    let sign = word(4)? as u16;
+    let scale = word(6)? as u16;
+    if sign == 0xC000 || scale > 38 || b.len() != 8 + 2 * ndigits {
+        return None;
+    }
+    // value = sum(digit_k * 10000^(weight - k)); scaled by 10^scale.
+    let mut v: i128 = 0;
+    for k in 0..ndigits {
+        let d = word(8 + 2 * k)? as i128;
+        let exp = (weight - k as i32) * 4 + scale as i32;
+        let term = if exp >= 0 {
+            d.checked_mul(10i128.checked_pow(exp as u32)?)?
+        } else {
+            d / 10i128.checked_pow((-exp) as u32)?
+        };
+        v = v.checked_add(term)?;
+    }
+    if sign == 0x4000 {
+        v = -v;
+    }
+    let digits = v
+        .unsigned_abs()
+        .to_string()
+        .len()
+        .max(scale as usize + 1)
+        .min(38);
+    Some(ScalarValue::Decimal(v, digits as u8, scale as u8))
+}

@@ -1,0 +1,202 @@
+//! Drives `stride-server` with a real PostgreSQL client library (tokio-postgres):
+//! simple and extended queries, parameters, text and binary results, NULLs, command
+//! tags, SQLSTATE codes, a streamed million-row result and concurrent clients.
+
+use std::net::SocketAddr;
+use stride_server::{Server, ServerOptions};
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
+
+/// Starts a server on a free port, on a thread of its own (it runs its own runtime).
+fn start(max_connections: usize) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let db = stride::Database::open_in_memory().unwrap();
+        let server = Server::bind(
+            db,
+            ServerOptions {
+                listen: "127.0.0.1:0".into(),
+                max_connections,
+            },
+        )
+        .unwrap();
+        tx.send(server.local_addr().unwrap()).unwrap();
+        server.run()
+    });
+    rx.recv().unwrap()
+}
+
+async fn connect(addr: SocketAddr) -> Client {
+    let (client, connection) = tokio_postgres::connect(
+        &format!(
+            "host={} port={} user=stride dbname=stride",
+            addr.ip(),
+            addr.port()
+        ),
+        NoTls,
+    )
+    .await
+    .unwrap();
+    tokio::spawn(connection);
+    client
+}
+
+fn rows(msgs: &[SimpleQueryMessage]) -> Vec<Vec<Option<String>>> {
+    msgs.iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => {
+                Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn tags(msgs: &[SimpleQueryMessage]) -> Vec<u64> {
+    msgs.iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::CommandComplete(n) => Some(*n),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simple_and_extended_queries() {
+    let addr = start(100);
+    let c = connect(addr).await;
+    let msgs = c
+        .simple_query(
+            "CREATE TABLE t (id BIGINT, name VARCHAR, price DECIMAL(10,2), day DATE, ok BOOLEAN, \
+             at TIMESTAMP, d DOUBLE); \
+             INSERT INTO t VALUES (1, 'a', 1.50, DATE '2024-01-02', true, TIMESTAMP '2024-01-02 03:04:05.5', 2.5), \
+             (2, NULL, NULL, NULL, NULL, NULL, NULL); \
+             SELECT * FROM t ORDER BY id",
+        )
+        .await
+        .unwrap();
+    // CREATE TABLE, INSERT 0 2, SELECT 2
+    assert_eq!(tags(&msgs), vec![0, 2, 2]);
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        rows(&msgs),
+        vec![
+            vec![
+                s("1"),
+                s("a"),
+                s("1.50"),
+                s("2024-01-02"),
+                s("t"),
+                s("2024-01-02 03:04:05.5"),
+                s("2.5")
+            ],
+            vec![s("2"), None, None, None, None, None, None],
+        ]
+    );
+
+    // Extended protocol, binary results; a text parameter compares like a literal.
+    let r = c
+        .query("SELECT id, name, ok, d FROM t WHERE id = $1", &[&"1"])
+        .await
+        .unwrap();
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].get::<_, i64>(0), 1);
+    assert_eq!(r[0].get::<_, String>(1), "a");
+    assert!(r[0].get::<_, bool>(2));
+    assert_eq!(r[0].get::<_, f64>(3), 2.5);
+    let r = c
+        .query("SELECT name FROM t WHERE id = $1", &[&"2"])
+        .await
+        .unwrap();
+    assert_eq!(r[0].get::<_, Option<String>>(0), None);
+
+    // Typed parameters arrive in binary and are bound as values, never as SQL text.
+    let st = c
+        .prepare_typed(
+            "SELECT id + $1, $2 FROM t WHERE id = 1",
+            &[Type::INT8, Type::TEXT],
+        )
+        .await
+        .unwrap();
+    let r = c
+        .query(&st, &[&41i64, &"x'); DROP TABLE t; --"])
+        .await
+        .unwrap();
+    assert_eq!(r[0].get::<_, i64>(0), 42);
+    assert_eq!(r[0].get::<_, String>(1), "x'); DROP TABLE t; --");
+    assert_eq!(
+        c.query("SELECT count(*) FROM t", &[]).await.unwrap()[0].get::<_, i64>(0),
+        2
+    );
+
+    // Errors carry SQLSTATE codes; later statements of a failed message do not run.
+    let code = |e: tokio_postgres::Error| e.code().map(|c| c.code().to_string());
+    let e = c.simple_query("SELECT * FROM nope").await.unwrap_err();
+    assert_eq!(code(e), Some("42P01".into()));
+    let e = c.simple_query("SELECT 1 / 0").await.unwrap_err();
+    assert_eq!(code(e), Some("22012".into()));
+    let e = c.simple_query("SELEC 1").await.unwrap_err();
+    assert_eq!(code(e), Some("42601".into()));
+    let e = c
+        .simple_query("INSERT INTO t VALUES (3, 'x', 1, NULL, NULL, NULL, NULL); SELECT * FROM nope; INSERT INTO t VALUES (4, 'y', 1, NULL, NULL, NULL, NULL)")
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), Some("42P01".into()));
+    let r = c.query("SELECT max(id) FROM t", &[]).await.unwrap();
+    assert_eq!(r[0].get::<_, i64>(0), 3);
+    // The session still works after errors.
+    assert_eq!(
+        c.query("SELECT 1 + 1", &[]).await.unwrap()[0].get::<_, i32>(0),
+        2
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_a_million_rows_and_serves_clients_concurrently() {
+    let addr = start(100);
+    let c = connect(addr).await;
+    let msgs = c
+        .simple_query("SELECT i, i * 2 FROM range(1000000) t(i)")
+        .await
+        .unwrap();
+    let n = msgs
+        .iter()
+        .filter(|m| matches!(m, SimpleQueryMessage::Row(_)))
+        .count();
+    assert_eq!(n, 1_000_000);
+
+    let mut tasks = Vec::new();
+    for k in 0..16i64 {
+        tasks.push(tokio::spawn(async move {
+            let c = connect(addr).await;
+            c.simple_query(&format!(
+                "CREATE TABLE c{k} AS SELECT i FROM range({k} * 1000) t(i)"
+            ))
+            .await
+            .unwrap();
+            let r = c
+                .query(&format!("SELECT count(*), sum(i) FROM c{k}"), &[])
+                .await
+                .unwrap();
+            (r[0].get::<_, i64>(0), k)
+        }));
+    }
+    for t in tasks {
+        let (count, k) = t.await.unwrap();
+        assert_eq!(count, k * 1000);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refuses_clients_over_the_limit() {
+    let addr = start(1);
+    let first = connect(addr).await;
+    let second = tokio_postgres::connect(
+        &format!("host={} port={} user=stride", addr.ip(), addr.port()),
+        NoTls,
+    )
+    .await;
+    let e = second.err().expect("the second client is refused");
+    assert_eq!(e.code().map(|c| c.code()), Some("53300"), "{e}");
+    assert_eq!(first.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}
