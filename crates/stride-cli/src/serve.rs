@@ -5,12 +5,13 @@ use stride::Database;
 use stride_server::{Server, ServerOptions};
 
 pub const USAGE: &str = "\
-Usage: stride serve [DATABASE] [--listen ADDR] [--max-connections N]
+Usage: stride serve [DATABASE] [--listen ADDR] [--max-connections N] [--allow-dir DIR]...
 
 Serves DATABASE (in memory without one) over the PostgreSQL wire protocol, e.g.
   stride serve --listen 127.0.0.1:5433
   psql -h 127.0.0.1 -p 5433 -U stride -c \"SELECT 42\"
-Listens on 127.0.0.1:5433 unless --listen says otherwise.
+Listens on 127.0.0.1:5433 unless --listen says otherwise. Clients may not read or
+write files (read_csv, COPY) except inside the directories given with --allow-dir.
 ";
 
 /// Parses the arguments after `serve` and serves until the process ends.
@@ -28,6 +29,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         match a {
             "--listen" | "-listen" => {
                 options.listen = value(i)?;
+                i += 1;
+            }
+            "--allow-dir" | "-allow-dir" => {
+                options.allowed_directories.push(value(i)?.into());
                 i += 1;
             }
             "--max-connections" | "-max-connections" => {

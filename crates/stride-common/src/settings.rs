@@ -15,7 +15,33 @@ pub struct Settings {
     /// Whether SQL may read and write files (read_csv, COPY). Once switched off it
     /// stays off for the database instance.
     pub enable_external_access: bool,
+    /// When set, files may be read and written only inside these directories
+    /// (canonical paths). The server sets it for network clients; SQL cannot.
+    pub allowed_directories: Option<Vec<std::path::PathBuf>>,
+    /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
+    /// kept and echoed, with no effect on stride.
+    pub client_parameters: std::collections::BTreeMap<String, String>,
 }
+
+/// PostgreSQL client parameters accepted by SET and SHOW, with their defaults.
+pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
+    ("application_name", ""),
+    ("client_encoding", "UTF8"),
+    ("client_min_messages", "notice"),
+    ("datestyle", "ISO, MDY"),
+    ("extra_float_digits", "1"),
+    ("intervalstyle", "postgres"),
+    ("search_path", "main"),
+    ("standard_conforming_strings", "on"),
+    ("statement_timeout", "0"),
+    ("timezone", "UTC"),
+    ("lock_timeout", "0"),
+    ("idle_in_transaction_session_timeout", "0"),
+    ("server_version", "16.0"),
+    ("server_encoding", "UTF8"),
+    ("integer_datetimes", "on"),
+    ("transaction_isolation", "serializable"),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NullOrder {
@@ -39,6 +65,8 @@ impl Default for Settings {
             disabled_optimizers: Vec::new(),
             default_null_order: NullOrder::NullsLargest,
             enable_external_access: true,
+            allowed_directories: None,
+            client_parameters: Default::default(),
         }
     }
 }
@@ -89,6 +117,18 @@ impl Settings {
                 }
                 self.enable_external_access = on;
             }
+            other if client_parameter(other).is_some() => {
+                let v = match value {
+                    ScalarValue::Varchar(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if other == "client_encoding" && !v.eq_ignore_ascii_case("utf8") && !v.eq_ignore_ascii_case("unicode") {
+                    return Err(Error::not_supported(format!(
+                        "client_encoding {v} is not supported; stride speaks UTF8"
+                    )));
+                }
+                self.client_parameters.insert(other.to_string(), v);
+            }
             other => return Err(unknown_setting(other)),
         }
         Ok(())
@@ -104,7 +144,18 @@ impl Settings {
                 return Err(external_access_locked())
             }
             "enable_external_access" => {}
-            "all" => *self = d,
+            "all" => {
+                let (dirs, external) =
+                    (self.allowed_directories.take(), self.enable_external_access);
+                *self = d;
+                self.allowed_directories = dirs;
+                if !external {
+                    self.enable_external_access = false;
+                }
+            }
+            other if client_parameter(other).is_some() => {
+                self.client_parameters.remove(other);
+            }
             other => return Err(unknown_setting(other)),
         }
         Ok(())
@@ -123,8 +174,55 @@ impl Settings {
                 .into(),
             ),
             "enable_external_access" => ScalarValue::Boolean(self.enable_external_access),
-            other => return Err(unknown_setting(other)),
+            other => match client_parameter(other) {
+                Some(default) => ScalarValue::Varchar(
+                    self.client_parameters
+                        .get(other)
+                        .cloned()
+                        .unwrap_or_else(|| default.to_string()),
+                ),
+                None => return Err(unknown_setting(other)),
+            },
         })
+    }
+
+    /// Fails with a permission error when `path` lies outside the allowed directories
+    /// (symbolic links and `..` resolved). `writing`: the file may not exist yet.
+    pub fn check_path(&self, path: &str, writing: bool) -> Result<()> {
+        let Some(dirs) = &self.allowed_directories else {
+            return Ok(());
+        };
+        let p = std::path::Path::new(path);
+        let resolved = if writing {
+            let parent = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            std::fs::canonicalize(parent)
+                .ok()
+                .zip(p.file_name())
+                .map(|(d, f)| d.join(f))
+        } else {
+            std::fs::canonicalize(p).ok()
+        };
+        match resolved {
+            Some(r) if dirs.iter().any(|d| r.starts_with(d)) => Ok(()),
+            _ => Err(Error::new(
+                crate::error::ErrorKind::Permission,
+                format!(
+                    "access to \"{path}\" is not allowed: files are limited to {}",
+                    if dirs.is_empty() {
+                        "none (the server allows no file access; see stride serve --allow-dir)"
+                            .to_string()
+                    } else {
+                        dirs.iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            )),
+        }
     }
 
     /// Fails with a permission error naming the setting when file access is off.
@@ -142,6 +240,14 @@ impl Settings {
     pub fn is_optimizer_enabled(&self, pass: &str) -> bool {
         !self.disabled_optimizers.iter().any(|p| p == pass)
     }
+}
+
+/// The default of a PostgreSQL client parameter, if `name` is one.
+fn client_parameter(name: &str) -> Option<&'static str> {
+    CLIENT_PARAMETERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
 }
 
 pub fn external_access_locked() -> Error {

@@ -8,6 +8,7 @@ use crate::errors::to_pg;
 use crate::params;
 use async_trait::async_trait;
 use futures::stream;
+use pgwire::api::cancel::CancelHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
@@ -17,24 +18,33 @@ use pgwire::api::results::{
 use pgwire::api::stmt::{NoopQueryParser, StoredStatement};
 use pgwire::api::{ClientInfo, PgWireServerHandlers, Type};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
-use std::sync::Arc;
-use stride::{Connection, DataType, ScalarValue};
+use pgwire::messages::startup::SecretKey;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use stride::{Connection, DataType, InterruptHandle, ScalarValue};
 use tokio::io::AsyncWriteExt;
 
 /// Encoded rows in flight between the query and the client.
 const ROWS_IN_FLIGHT: usize = 64;
+
+/// Running sessions by process id, for CancelRequest (which arrives on a connection
+/// of its own, naming the session by process id and secret key).
+pub type Sessions = Arc<Mutex<HashMap<i32, (SecretKey, InterruptHandle)>>>;
 
 pub struct Handlers {
     handler: Arc<Handler>,
 }
 
 impl Handlers {
-    pub fn new(conn: Connection) -> Handlers {
+    pub fn new(conn: Connection, sessions: Sessions) -> Handlers {
         Handlers {
             handler: Arc::new(Handler {
                 conn: Arc::new(conn),
                 parser: Arc::new(NoopQueryParser::new()),
+                sessions,
+                pid: Mutex::new(None),
             }),
         }
     }
@@ -48,14 +58,65 @@ impl PgWireServerHandlers for Handlers {
     fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
         self.handler.clone()
     }
+
+    fn cancel_handler(&self) -> Arc<impl CancelHandler> {
+        self.handler.clone()
+    }
 }
 
 pub struct Handler {
     conn: Arc<Connection>,
     parser: Arc<NoopQueryParser>,
+    sessions: Sessions,
+    /// This session's process id, once registered in `sessions`.
+    pid: Mutex<Option<i32>>,
+}
+
+impl Drop for Handler {
+    fn drop(&mut self) {
+        if let (Ok(pid), Ok(mut sessions)) = (self.pid.lock(), self.sessions.lock()) {
+            if let Some(pid) = *pid {
+                sessions.remove(&pid);
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl CancelHandler for Handler {
+    async fn on_cancel_request(&self, request: CancelRequest) {
+        if let Ok(sessions) = self.sessions.lock() {
+            if let Some((key, handle)) = sessions.get(&request.pid) {
+                if key_bytes(key) == key_bytes(&request.secret_key) {
+                    handle.interrupt();
+                }
+            }
+        }
+    }
+}
+
+/// A secret key as bytes: protocol 3.0 sends 4 bytes the server may hold as an i32.
+fn key_bytes(k: &SecretKey) -> Vec<u8> {
+    match k {
+        SecretKey::I32(v) => v.to_be_bytes().to_vec(),
+        SecretKey::Bytes(b) => b.to_vec(),
+    }
 }
 
 impl Handler {
+    /// Makes this session cancellable by its process id and secret key.
+    fn register<C: ClientInfo>(&self, client: &C) {
+        let Ok(mut pid) = self.pid.lock() else { return };
+        if pid.is_some() {
+            return;
+        }
+        let (id, key) = client.pid_and_secret_key();
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.insert(id, (key, self.conn.interrupt_handle()));
+            *pid = Some(id);
+        }
+    }
+
     /// Runs one statement and turns its result into a protocol response.
     async fn run(
         &self,
@@ -181,10 +242,11 @@ fn tag(sql: &str, changes: Option<u64>) -> Tag {
 
 #[async_trait]
 impl SimpleQueryHandler for Handler {
-    async fn do_query<C>(&self, _client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
+        self.register(client);
         let statements = stride::split_statements(query);
         if statements.is_empty() {
             return Ok(vec![Response::EmptyQuery]);
@@ -219,13 +281,14 @@ impl ExtendedQueryHandler for Handler {
 
     async fn do_query<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         portal: &Portal<Self::Statement>,
         _max_rows: usize,
     ) -> PgWireResult<Response>
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
+        self.register(client);
         let params = params::decode(portal).map_err(to_pg)?;
         let sql = portal
             .statement

@@ -29,6 +29,9 @@ pub struct ServerOptions {
     pub listen: String,
     /// Clients served at once; more are refused with an error.
     pub max_connections: usize,
+    /// Directories network clients may read and write files in (read_csv, COPY);
+    /// none by default.
+    pub allowed_directories: Vec<std::path::PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -36,6 +39,7 @@ impl Default for ServerOptions {
         ServerOptions {
             listen: "127.0.0.1:5433".into(),
             max_connections: 100,
+            allowed_directories: Vec::new(),
         }
     }
 }
@@ -50,7 +54,11 @@ pub struct Server {
 
 impl Server {
     /// Binds the listening socket (port 0 picks a free one; see [`Server::local_addr`]).
-    pub fn bind(db: Database, options: ServerOptions) -> Result<Server> {
+    pub fn bind(db: Database, mut options: ServerOptions) -> Result<Server> {
+        for d in options.allowed_directories.iter_mut() {
+            *d = std::fs::canonicalize(&*d)
+                .map_err(|e| Error::io(format!("cannot allow directory {}: {e}", d.display())))?;
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("stride-server")
@@ -87,6 +95,7 @@ impl Server {
             options,
         } = self;
         let active = Arc::new(AtomicUsize::new(0));
+        let sessions: handler::Sessions = Default::default();
         runtime.block_on(async move {
             loop {
                 let (socket, _) = match listener.accept().await {
@@ -99,7 +108,10 @@ impl Server {
                     tokio::spawn(handler::refuse(socket, options.max_connections));
                     continue;
                 }
-                let conn = match db.connect() {
+                let conn = match db.connect().and_then(|c| {
+                    c.restrict_file_access(options.allowed_directories.clone())?;
+                    Ok(c)
+                }) {
                     Ok(c) => c,
                     Err(_) => {
                         active.fetch_sub(1, Ordering::SeqCst);
@@ -107,8 +119,9 @@ impl Server {
                     }
                 };
                 let active = active.clone();
+                let sessions = sessions.clone();
                 tokio::spawn(async move {
-                    let factory = Arc::new(handler::Handlers::new(conn));
+                    let factory = Arc::new(handler::Handlers::new(conn, sessions));
                     let _ = pgwire::tokio::process_socket(socket, None, factory).await;
                     active.fetch_sub(1, Ordering::SeqCst);
                 });

@@ -17,6 +17,7 @@ fn start(max_connections: usize) -> SocketAddr {
             ServerOptions {
                 listen: "127.0.0.1:0".into(),
                 max_connections,
+                ..ServerOptions::default()
             },
         )
         .unwrap();
@@ -199,4 +200,59 @@ async fn refuses_clients_over_the_limit() {
     let e = second.err().expect("the second client is refused");
     assert_eq!(e.code().map(|c| c.code()), Some("53300"), "{e}");
     assert_eq!(first.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_client_settings_and_file_access() {
+    let addr = start(100);
+    let c = connect(addr).await;
+
+    // A CancelRequest stops the running statement.
+    let token = c.cancel_token();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        token.cancel_query(NoTls).await.unwrap();
+    });
+    let started = std::time::Instant::now();
+    let e = c
+        .simple_query("SELECT count(*) FROM range(100000000000::BIGINT) t(i) WHERE i % 7 = 3")
+        .await
+        .unwrap_err();
+    canceller.await.unwrap();
+    assert_eq!(e.code().map(|c| c.code()), Some("57014"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(c.query("SELECT 1", &[]).await.unwrap().len(), 1);
+
+    // What clients set and ask for when they connect.
+    c.simple_query("SET application_name = 'tests'; SET extra_float_digits = 3")
+        .await
+        .unwrap();
+    let r = rows(&c.simple_query("SHOW application_name").await.unwrap());
+    assert_eq!(r, vec![vec![Some("tests".to_string())]]);
+    let r = c
+        .query(
+            "SELECT version(), current_database(), current_schema()",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(r[0].get::<_, String>(0).starts_with("PostgreSQL"));
+    assert_eq!(r[0].get::<_, String>(2), "main");
+
+    // Network clients may not touch files unless the operator allowed a directory.
+    let e = c
+        .simple_query("SELECT * FROM read_csv('/etc/passwd')")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{e}");
+    let e = c
+        .simple_query("COPY (SELECT 1) TO '/tmp/stride-server-test.csv'")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{e}");
+    let e = c
+        .simple_query("SET allowed_directories = '/'")
+        .await
+        .unwrap_err();
+    assert!(e.code().is_some(), "{e}");
 }

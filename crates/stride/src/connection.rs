@@ -152,6 +152,15 @@ impl Connection {
         self.interrupt.clone()
     }
 
+    /// Limits this connection's file access (read_csv, COPY) to `dirs` (none when
+    /// empty). SQL cannot lift the limit; the server sets it for network clients.
+    pub fn restrict_file_access(&self, dirs: Vec<std::path::PathBuf>) -> Result<()> {
+        self.change_settings(|s| {
+            s.allowed_directories = Some(dirs);
+            Ok(())
+        })
+    }
+
     pub fn progress_handle(&self) -> ProgressHandle {
         self.progress.clone()
     }

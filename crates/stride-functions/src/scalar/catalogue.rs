@@ -185,6 +185,9 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("now", date::now::resolve_current_timestamp),
     // other
     ("typeof", meta::resolve_typeof),
+    ("version", meta::resolve_version),
+    ("current_database", meta::resolve_current_database),
+    ("current_schema", meta::resolve_current_schema),
 ];
 
 /// The resolver registered under `name` (already lower-case).

@@ -1,6 +1,7 @@
-//! Functions about values rather than of them: `typeof(x)`, the name of x's type
-//! ('INTEGER', 'DECIMAL(5,3)'). It depends only on the bound type, so it is not
-//! strict: typeof(NULL::INTEGER) is 'INTEGER'.
+//! Functions about values and the system rather than of values: `typeof(x)`, the name
+//! of x's type ('INTEGER', 'DECIMAL(5,3)'), which depends only on the bound type (so
+//! typeof(NULL::INTEGER) is 'INTEGER'); and the constants PostgreSQL clients ask for
+//! when they connect: `version()`, `current_database()`, `current_schema()`.
 
 use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
@@ -10,6 +11,42 @@ use stride_common::{DataType, Result, StringVector, Validity, Vector};
 pub(crate) fn resolve_typeof(args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
     bind(ScalarFunction::TypeOf, vec![t.clone()], DataType::Varchar)
+}
+
+pub(crate) fn resolve_version(args: &[DataType]) -> Option<BoundFunction> {
+    args.is_empty()
+        .then(|| bind(ScalarFunction::Version, vec![], DataType::Varchar))
+        .flatten()
+}
+
+pub(crate) fn resolve_current_database(args: &[DataType]) -> Option<BoundFunction> {
+    args.is_empty()
+        .then(|| bind(ScalarFunction::CurrentDatabase, vec![], DataType::Varchar))
+        .flatten()
+}
+
+pub(crate) fn resolve_current_schema(args: &[DataType]) -> Option<BoundFunction> {
+    args.is_empty()
+        .then(|| bind(ScalarFunction::CurrentSchema, vec![], DataType::Varchar))
+        .flatten()
+}
+
+/// What `version()` says; clients parse the "PostgreSQL" part.
+pub const VERSION_TEXT: &str = concat!(
+    "PostgreSQL 16.0 (stride ",
+    env!("CARGO_PKG_VERSION"),
+    ", an analytical SQL database)"
+);
+
+pub(crate) fn evaluate_constant(f: &BoundFunction) -> Result<Vector> {
+    let text = match f.func {
+        ScalarFunction::Version => VERSION_TEXT,
+        ScalarFunction::CurrentDatabase => "memory",
+        _ => "main",
+    };
+    let mut out = StringVector::with_capacity(1);
+    out.push(text);
+    Ok(make_string_vector(out, Validity::all_valid(), true))
 }
 
 pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {

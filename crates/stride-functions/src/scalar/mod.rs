@@ -147,6 +147,10 @@ pub enum ScalarFunction {
     // other
     /// `typeof(x)`: the name of x's type
     TypeOf,
+    /// `version()`, `current_database()`, `current_schema()`
+    Version,
+    CurrentDatabase,
+    CurrentSchema,
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -257,6 +261,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
+        F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         _ => string::evaluate(f, args, len),
     }
 }

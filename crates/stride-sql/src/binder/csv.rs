@@ -55,7 +55,14 @@ impl Binder<'_> {
     }
 
     fn csv_scan(&mut self, paths: &[String], opts: CsvOptions) -> Result<LogicalPlan> {
-        let reader = CsvReader::bind(paths, opts)?;
+        let mut files = Vec::new();
+        for p in paths {
+            for f in stride_io::file::expand(p)? {
+                self.settings.check_path(&f, false)?;
+                files.push(f);
+            }
+        }
+        let reader = CsvReader::bind(&files, opts)?;
         let schema: Vec<Field> = reader
             .schema()
             .into_iter()
@@ -337,6 +344,7 @@ impl Binder<'_> {
                     }
                 }
             };
+            self.settings.check_path(&path, true)?;
             return Ok(BoundStatement::CopyTo {
                 plan,
                 path,
