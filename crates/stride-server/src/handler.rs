@@ -136,7 +136,10 @@ impl Handler {
                 }
             };
             if !result.is_query() {
-                let _ = head_tx.send(Ok(Head::Done(tag(&sql, result.changes))));
+                let _ = head_tx.send(Ok(Head::Done(
+                    sql_first_word(&sql),
+                    tag(&sql, result.changes),
+                )));
                 return;
             }
             let columns: Vec<(String, DataType)> = result
@@ -177,7 +180,11 @@ impl Handler {
         match head_rx.await.map_err(|_| {
             PgWireError::ApiError("the statement's thread ended unexpectedly".into())
         })?? {
-            Head::Done(tag) => Ok(Response::Execution(tag)),
+            Head::Done(first, tag) => Ok(match first.as_str() {
+                "BEGIN" | "START" => Response::TransactionStart(tag),
+                "COMMIT" | "END" | "ROLLBACK" | "ABORT" => Response::TransactionEnd(tag),
+                _ => Response::Execution(tag),
+            }),
             Head::Rows(info) => {
                 let rows = stream::poll_fn(move |cx| rx.poll_recv(cx));
                 Ok(Response::Query(QueryResponse::new(info, rows)))
@@ -202,8 +209,17 @@ impl Handler {
 }
 
 enum Head {
-    Done(Tag),
+    /// The statement's first word and its tag.
+    Done(String, Tag),
     Rows(Arc<Vec<FieldInfo>>),
+}
+
+fn sql_first_word(sql: &str) -> String {
+    sql.split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(';')
+        .to_ascii_uppercase()
 }
 
 /// The CommandComplete tag of a statement that returned no rows.
@@ -235,6 +251,8 @@ fn tag(sql: &str, changes: Option<u64>) -> Tag {
     let tag = Tag::new(&command);
     match (first, changes) {
         ("INSERT", Some(n)) => tag.with_oid(0).with_rows(n as usize),
+        // CREATE TABLE AS reports the rows it stored, as PostgreSQL does.
+        ("CREATE", Some(n)) => Tag::new("SELECT").with_rows(n as usize),
         (_, Some(n)) => tag.with_rows(n as usize),
         _ => tag,
     }

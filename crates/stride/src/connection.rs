@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext};
 use stride_io::csv::{learned, CsvReader};
-use stride_sql::binder::{Binder, BoundStatement};
+use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
 use stride_storage::Catalog;
 
 const PLANNER_STACK: usize = 512 << 20;
@@ -58,6 +58,7 @@ impl Database {
 
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
+            transaction: Mutex::new(None),
             progress: ProgressHandle::default(),
             catalog: self.catalog.clone(),
             external_access: self.external_access.clone(),
@@ -112,6 +113,8 @@ impl InterruptHandle {
 }
 
 pub struct Connection {
+    /// Inside BEGIN … COMMIT: how many changing statements ran since BEGIN.
+    transaction: Mutex<Option<u64>>,
     progress: ProgressHandle,
     catalog: Arc<Catalog>,
     external_access: Arc<AtomicBool>,
@@ -333,7 +336,38 @@ impl Connection {
         let bound = Binder::new(&view, &settings)
             .with_params(params.to_vec())
             .bind_statement(stmt)?;
+        if changes_data(&bound) {
+            if let Ok(mut t) = self.transaction.lock() {
+                if let Some(n) = t.as_mut() {
+                    *n += 1;
+                }
+            }
+        }
         match bound {
+            BoundStatement::Transaction(op) => {
+                let mut t = self
+                    .transaction
+                    .lock()
+                    .map_err(|_| Error::internal("transaction lock"))?;
+                match op {
+                    TransactionOp::Begin => *t = Some(t.unwrap_or(0)),
+                    TransactionOp::Commit => *t = None,
+                    TransactionOp::Rollback => {
+                        let changed = t.take().unwrap_or(0);
+                        if changed > 0 {
+                            return Err(Error::new(
+                                stride_common::ErrorKind::Transaction,
+                                format!(
+                                    "cannot roll back: stride has no transactions yet, and the {changed} changing statement{} since BEGIN took effect as {} ran",
+                                    if changed == 1 { "" } else { "s" },
+                                    if changed == 1 { "it" } else { "they" }
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
             BoundStatement::Query(plan) => {
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
                 let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
@@ -549,4 +583,19 @@ fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
         stack.extend(p.children());
     }
     out
+}
+
+/// Whether a statement changes tables, views or data (what ROLLBACK could not undo).
+fn changes_data(s: &BoundStatement) -> bool {
+    matches!(
+        s,
+        BoundStatement::CreateTable { .. }
+            | BoundStatement::DropTable { .. }
+            | BoundStatement::CreateView { .. }
+            | BoundStatement::DropView { .. }
+            | BoundStatement::CreateIndex { .. }
+            | BoundStatement::DropIndex { .. }
+            | BoundStatement::Insert { .. }
+            | BoundStatement::Dbgen { .. }
+    )
 }

@@ -98,10 +98,19 @@ pub enum BoundStatement {
         path: String,
         options: CsvWriteOptions,
     },
+    /// BEGIN / COMMIT / ROLLBACK (see the facade: every statement applies at once).
+    Transaction(TransactionOp),
     /// `PRAGMA tpch(N)`: run TPC-H query N.
     TpchQuery {
         number: i64,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionOp {
+    Begin,
+    Commit,
+    Rollback,
 }
 
 pub struct Binder<'a> {
@@ -171,6 +180,11 @@ impl<'a> Binder<'a> {
                 ..
             } => self.bind_copy(source, *to, target, options, legacy_options),
             S::Pragma { name, value, .. } => self.bind_pragma(name, value.as_ref()),
+            S::StartTransaction { .. } => Ok(BoundStatement::Transaction(TransactionOp::Begin)),
+            S::Commit { .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
+            S::Rollback {
+                savepoint: None, ..
+            } => Ok(BoundStatement::Transaction(TransactionOp::Rollback)),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
             S::Explain {
                 statement,
