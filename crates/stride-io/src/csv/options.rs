@@ -143,6 +143,14 @@ impl CsvOptions {
         Ok(())
     }
 
+    /// The strings read as NULL, as bytes (the empty string unless `nullstr` says).
+    pub fn null_strings(&self) -> Vec<Vec<u8>> {
+        match &self.nullstr {
+            Some(v) => v.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            None => vec![Vec::new()],
+        }
+    }
+
     pub fn max_line_size(&self) -> usize {
         self.max_line_size.unwrap_or(DEFAULT_MAX_LINE_SIZE)
     }
@@ -188,31 +196,9 @@ pub const OPTION_NAMES: &[&str] = &[
     "format",
 ];
 
+/// An option `read_csv` does not have; the binder adds a suggestion.
 pub fn unknown_option(name: &str) -> Error {
-    let mut best: Option<(usize, &str)> = None;
-    for c in OPTION_NAMES {
-        let d = distance(name, c);
-        if d <= 3 && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
-        }
-    }
-    let hint = best.map_or(String::new(), |(_, c)| format!(" Did you mean \"{c}\"?"));
-    Error::binder(format!("unknown read_csv option \"{name}\".{hint}"))
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    Error::binder(format!("unknown read_csv option \"{name}\"."))
 }
 
 /// `'\t'` written as the two characters backslash and t means a tab.

@@ -172,13 +172,7 @@ impl CsvReader {
             .iter()
             .map(|t| Parser::for_type(t, &date_fmt, &ts_fmt))
             .collect();
-        let nullstr = options
-            .nullstr
-            .clone()
-            .unwrap_or_else(|| vec![String::new()])
-            .into_iter()
-            .map(String::into_bytes)
-            .collect();
+        let nullstr = options.null_strings();
         Ok(CsvReader {
             files,
             dialect,
@@ -443,6 +437,27 @@ impl CsvReader {
         }
     }
 
+    /// A field that did not convert: its unquoted bytes, how an error shows them (at
+    /// most 100 bytes) and its line.
+    fn bad_field(
+        &self,
+        file: usize,
+        records: &Records,
+        slot: usize,
+        bad: &BadValue,
+    ) -> (Vec<u8>, String, usize) {
+        let span = records.span(bad.record, slot);
+        let bytes = self.files[file].bytes();
+        let mut scratch = Vec::new();
+        let (text, _) = unquote(&bytes[span.start..span.end], self.dialect, &mut scratch);
+        let shown = String::from_utf8_lossy(&text[..text.len().min(100)]).into_owned();
+        (
+            text.to_vec(),
+            shown,
+            self.line_of(file, records.starts[bad.record]),
+        )
+    }
+
     /// A detected type met a value it cannot hold: records a wider type for the file
     /// (so the statement, planned again, reads the column with it) and fails this scan.
     fn widen(
@@ -453,16 +468,12 @@ impl CsvReader {
         column: usize,
         bad: &BadValue,
     ) -> Error {
-        let span = records.span(bad.record, slot);
-        let bytes = self.files[file].bytes();
-        let mut scratch = Vec::new();
-        let (text, _) = unquote(&bytes[span.start..span.end], self.dialect, &mut scratch);
+        let (text, shown, line) = self.bad_field(file, records, slot, bad);
+        let text = &text[..];
         let (date_fmt, ts_fmt) = self.options.formats().unwrap_or((None, None));
         let ty = &self.types[column];
         let wider = widen_for(ty, text, &date_fmt, &ts_fmt);
         let name = &self.names[column];
-        let line = self.line_of(file, records.starts[bad.record]);
-        let shown = String::from_utf8_lossy(&text[..text.len().min(100)]).into_owned();
         let path = &self.files[0].path;
         let note = format!(
             "column \"{name}\" of \"{path}\" is read as {wider}: \"{shown}\" on line {line} of \"{}\" is not a {ty} (the type detected from a sample)",
@@ -524,14 +535,10 @@ impl CsvReader {
         column: usize,
         bad: &BadValue,
     ) -> Error {
-        let span = records.span(bad.record, slot);
-        let bytes = self.files[file].bytes();
-        let mut scratch = Vec::new();
-        let (text, _) = unquote(&bytes[span.start..span.end], self.dialect, &mut scratch);
-        let shown: String = String::from_utf8_lossy(&text[..text.len().min(100)]).into_owned();
+        let (text, shown, line) = self.bad_field(file, records, slot, bad);
+        let text = &text[..];
         let name = &self.names[column];
         let ty = &self.types[column];
-        let line = self.line_of(file, records.starts[bad.record]);
         let path = &self.files[file].path;
         if std::str::from_utf8(text).is_err() && *ty == DataType::Varchar {
             return Error::conversion(format!(

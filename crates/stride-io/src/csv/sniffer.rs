@@ -67,13 +67,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     let start = skip_lines(bytes, newline, opts.skip);
     let (dialect, head_columns) = detect_dialect(&bytes[start..], newline, opts);
     let slots = head_columns.clamp(1, MAX_COLUMNS);
-    let nullstr: Vec<Vec<u8>> = opts
-        .nullstr
-        .clone()
-        .unwrap_or_else(|| vec![String::new()])
-        .into_iter()
-        .map(String::into_bytes)
-        .collect();
+    let nullstr = opts.null_strings();
     let (date_fmt, ts_fmt) = opts.formats().unwrap_or((None, None));
 
     // The first record, read in full.

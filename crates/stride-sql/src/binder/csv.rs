@@ -7,12 +7,12 @@ use super::expr::ExprCtx;
 use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
-use super::{convert_data_type, Binder, BoundStatement};
+use super::{convert_data_type, did_you_mean, Binder, BoundStatement};
 use crate::plan::{CsvSource, Expr, Field, LogicalPlan, TableFunction};
 use sqlparser::ast;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
-use stride_io::csv::options::{show_byte, unknown_option};
+use stride_io::csv::options::{show_byte, unknown_option, OPTION_NAMES};
 use stride_io::csv::{CsvOptions, CsvReader, CsvWriteOptions};
 
 impl Binder<'_> {
@@ -229,8 +229,12 @@ impl Binder<'_> {
                 }
                 opts.nullstr = Some(v);
             }
-            _ if !stride_io::csv::options::OPTION_NAMES.contains(&lname.as_str()) => {
-                return Err(unknown_option(name))
+            _ if !OPTION_NAMES.contains(&lname.as_str()) => {
+                let mut e = unknown_option(name);
+                if let Some(s) = did_you_mean(&lname, OPTION_NAMES.iter().copied()) {
+                    e.message.push_str(&format!(" Did you mean \"{s}\"?"));
+                }
+                return Err(e);
             }
             _ => {
                 let v = self.constant(e, "read_csv")?;
