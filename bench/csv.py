@@ -14,13 +14,9 @@ stride / DuckDB. See bench/README.md.
 
 import argparse
 import os
-import re
-import statistics
 import subprocess
-import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, duckdb_median, ensure, stride_medians
 
 COLUMNS = (
     "{'l_orderkey': 'BIGINT', 'l_partkey': 'BIGINT', 'l_suppkey': 'BIGINT', "
@@ -30,13 +26,6 @@ COLUMNS = (
     "'l_shipdate': 'DATE', 'l_commitdate': 'DATE', 'l_receiptdate': 'DATE', "
     "'l_shipinstruct': 'VARCHAR', 'l_shipmode': 'VARCHAR', 'l_comment': 'VARCHAR'}"
 )
-
-
-def ensure(module, package):
-    try:
-        __import__(module)
-    except ImportError:
-        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
 
 
 def make_file(data, sf):
@@ -61,40 +50,14 @@ def queries(path):
 
 
 def run_duckdb(qs, runs, threads):
-    ensure("duckdb", "duckdb")
-    import duckdb
-
+    duckdb = ensure("duckdb", "duckdb")
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
-    times = []
-    for _, sql in qs:
-        samples = []
-        for i in range(runs + 1):
-            start = time.perf_counter()
-            con.execute(sql).fetchall()
-            if i > 0:
-                samples.append(time.perf_counter() - start)
-        times.append(statistics.median(samples))
-    return duckdb.__version__, times
+    return duckdb.__version__, [duckdb_median(con, sql, runs) for _, sql in qs]
 
 
 def run_stride(qs, runs, threads):
-    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    binary = os.path.join(ROOT, "target", "release", "stride")
-    script = [f"SET threads = {threads};", ".timer on"]
-    for _, sql in qs:
-        script.extend([sql + ";"] * (runs + 1))
-    out = subprocess.run(
-        [binary, "-bail"], input="\n".join(script) + "\n", capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        sys.exit(f"stride failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-    secs = [float(x) for x in re.findall(r"Run Time \(s\): real ([0-9.]+)", out.stdout)]
-    times = []
-    for k in range(len(qs)):
-        samples = secs[k * (runs + 1) + 1 : (k + 1) * (runs + 1)]
-        times.append(statistics.median(samples))
-    return times
+    return stride_medians([f"SET threads = {threads};"], [sql for _, sql in qs], runs)
 
 
 def main():

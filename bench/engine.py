@@ -2,14 +2,9 @@
 """stride vs DuckDB on the engine-foundation query set (see bench/README.md)."""
 
 import argparse
-import os
-import re
 import statistics
-import subprocess
-import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from harness import duckdb_median, ensure, stride_medians
 
 QUERIES = [
     ("agg by 10 keys", "SELECT k10, count(*), sum(d), avg(d), min(m), max(m) FROM t GROUP BY k10"),
@@ -29,50 +24,18 @@ def table_sql(rows):
     )
 
 
-def ensure_duckdb():
-    try:
-        import duckdb  # noqa: F401
-    except ImportError:
-        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "duckdb"])
-    import duckdb
-
-    return duckdb
-
-
 def run_duckdb(rows, runs, threads):
-    duckdb = ensure_duckdb()
+    duckdb = ensure("duckdb", "duckdb")
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
     con.execute(table_sql(rows))
-    times = {}
-    for name, q in QUERIES:
-        samples = []
-        for i in range(runs + 1):
-            start = time.perf_counter()
-            con.execute(q).fetchall()
-            if i > 0:
-                samples.append(time.perf_counter() - start)
-        times[name] = statistics.median(samples)
-    return duckdb.__version__, times
+    return duckdb.__version__, {name: duckdb_median(con, q, runs) for name, q in QUERIES}
 
 
 def run_stride(rows, runs, threads):
-    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    binary = os.path.join(ROOT, "target", "release", "stride")
-    script = [f"SET threads = {threads};", table_sql(rows) + ";", ".timer on"]
-    for _, q in QUERIES:
-        script.extend([q + ";"] * (runs + 1))
-    out = subprocess.run([binary, "-csv", "-bail"], input="\n".join(script) + "\n", capture_output=True, text=True, cwd=ROOT)
-    if out.returncode != 0:
-        sys.exit(f"stride failed:\n{out.stderr}")
-    reals = [float(m) for m in re.findall(r"^Run Time \(s\): real (\d+\.\d+)", out.stdout, re.M)]
-    if len(reals) != len(QUERIES) * (runs + 1):
-        sys.exit(f"expected {len(QUERIES) * (runs + 1)} timings from stride, got {len(reals)}")
-    times = {}
-    for k, (name, _) in enumerate(QUERIES):
-        samples = reals[k * (runs + 1) + 1 : (k + 1) * (runs + 1)]
-        times[name] = statistics.median(samples)
-    return times
+    setup = [f"SET threads = {threads};", table_sql(rows) + ";"]
+    medians = stride_medians(setup, [q for _, q in QUERIES], runs)
+    return {name: m for (name, _), m in zip(QUERIES, medians)}
 
 
 def main():

@@ -8,23 +8,15 @@ once to warm up, then --runs times; the median is reported. See bench/README.md.
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, duckdb_median, ensure, stride_medians
+
 QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 sys.path.insert(0, os.path.join(ROOT, "crates", "stride", "tests", "tpch"))
-
-
-def ensure(module, package):
-    try:
-        __import__(module)
-    except ImportError:
-        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
 
 
 def run_duckdb(sf, runs, threads):
@@ -41,32 +33,13 @@ def run_duckdb(sf, runs, threads):
     times = []
     for n in range(1, 23):
         with open(os.path.join(QUERIES, f"q{n:02}.sql")) as f:
-            sql = f.read()
-        samples = []
-        for i in range(runs + 1):
-            start = time.perf_counter()
-            con.execute(sql).fetchall()
-            if i > 0:
-                samples.append(time.perf_counter() - start)
-        times.append(statistics.median(samples))
+            times.append(duckdb_median(con, f.read(), runs))
     return duckdb.__version__, times
 
 
 def run_stride(sf, runs, threads):
-    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    binary = os.path.join(ROOT, "target", "release", "stride")
-    script = [f"SET threads = {threads};", f"CALL dbgen(sf = {sf});", ".timer on"]
-    for n in range(1, 23):
-        script.extend([f"PRAGMA tpch({n});"] * (runs + 1))
-    out = subprocess.run(
-        [binary, "-csv", "-bail"], input="\n".join(script) + "\n", capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        sys.exit(f"stride failed:\n{out.stderr}")
-    reals = [float(m) for m in re.findall(r"^Run Time \(s\): real (\d+\.\d+)", out.stdout, re.M)]
-    if len(reals) != 22 * (runs + 1):
-        sys.exit(f"expected {22 * (runs + 1)} timings from stride, got {len(reals)}")
-    return [statistics.median(reals[k * (runs + 1) + 1 : (k + 1) * (runs + 1)]) for k in range(22)]
+    setup = [f"SET threads = {threads};", f"CALL dbgen(sf = {sf});"]
+    return stride_medians(setup, [f"PRAGMA tpch({n})" for n in range(1, 23)], runs)
 
 
 def main():

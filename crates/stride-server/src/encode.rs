@@ -12,8 +12,8 @@ use std::error::Error as StdError;
 use stride::{DataType, ScalarValue};
 
 /// Days from 1970-01-01 (stride's epoch) to 2000-01-01 (PostgreSQL's).
-const PG_EPOCH_DAYS: i64 = 10_957;
-const MICROS_PER_DAY: i64 = 86_400_000_000;
+pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
+pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
 
 /// The PostgreSQL type a stride type travels as.
 pub fn pg_type(t: &DataType) -> Type {

@@ -7,8 +7,7 @@ use pgwire::api::portal::Portal;
 use pgwire::api::Type;
 use stride::{Error, Result, ScalarValue};
 
-const PG_EPOCH_DAYS: i64 = 10_957;
-const MICROS_PER_DAY: i64 = 86_400_000_000;
+use crate::encode::{MICROS_PER_DAY, PG_EPOCH_DAYS};
 
 pub fn decode(portal: &Portal<String>) -> Result<Vec<ScalarValue>> {
     (0..portal.parameter_len())
@@ -40,17 +39,19 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             .parse::<i64>()
             .map_err(|_| bad(i, ty, "not an integer"))
     };
+    let range = |_| bad(i, ty, "out of range for the type");
     Ok(match *ty {
-        Type::INT2 => ScalarValue::SmallInt(int()? as i16),
-        Type::INT4 => ScalarValue::Integer(int()? as i32),
+        Type::INT2 => ScalarValue::SmallInt(i16::try_from(int()?).map_err(range)?),
+        Type::INT4 => ScalarValue::Integer(i32::try_from(int()?).map_err(range)?),
         Type::INT8 => ScalarValue::BigInt(int()?),
         Type::FLOAT4 | Type::FLOAT8 => {
             ScalarValue::Double(s.trim().parse().map_err(|_| bad(i, ty, "not a number"))?)
         }
-        Type::BOOL => ScalarValue::Boolean(matches!(
-            s.trim().to_ascii_lowercase().as_str(),
-            "t" | "true" | "1" | "yes" | "on"
-        )),
+        Type::BOOL => ScalarValue::Boolean(match s.trim().to_ascii_lowercase().as_str() {
+            "t" | "true" | "1" | "yes" | "y" | "on" => true,
+            "f" | "false" | "0" | "no" | "n" | "off" => false,
+            _ => return Err(bad(i, ty, "not a boolean")),
+        }),
         _ => ScalarValue::Varchar(s.to_string()),
     })
 }

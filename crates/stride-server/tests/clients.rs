@@ -1,28 +1,13 @@
-//! `stride serve` driven by the clients users have: psql (Debian's postgresql-client)
-//! and psycopg 3 (installed with pip when missing). When a client cannot be found or
-//! installed the test says so and checks nothing for it.
+//! `stride serve` driven by the clients users have: psql (Debian's postgresql-client,
+//! installed with apt-get when missing and the test runs as root) and psycopg 3
+//! (installed with pip when missing). When a client can be neither found nor
+//! installed, the test says so and checks nothing for it.
 
+mod common;
+
+use common::start;
 use std::net::SocketAddr;
 use std::process::Command;
-use stride_server::{Server, ServerOptions};
-
-fn start() -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let db = stride::Database::open_in_memory().unwrap();
-        let server = Server::bind(
-            db,
-            ServerOptions {
-                listen: "127.0.0.1:0".into(),
-                ..ServerOptions::default()
-            },
-        )
-        .unwrap();
-        tx.send(server.local_addr().unwrap()).unwrap();
-        server.run()
-    });
-    rx.recv().unwrap()
-}
 
 fn psql(addr: SocketAddr, sql: &str) -> Option<std::process::Output> {
     Command::new("psql")
@@ -40,9 +25,20 @@ fn psql(addr: SocketAddr, sql: &str) -> Option<std::process::Output> {
         .ok()
 }
 
+fn has_psql() -> bool {
+    Command::new("psql").arg("--version").output().is_ok()
+}
+
 #[test]
 fn psql_runs_queries() {
-    let addr = start();
+    if !has_psql() {
+        // The test command installs what it needs (Debian's package, as root).
+        let _ = Command::new("apt-get")
+            .args(["install", "-y", "-qq", "postgresql-client"])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .output();
+    }
+    let addr = start(100);
     let Some(out) = psql(addr, "SELECT 40 + 2") else {
         println!("psql not found: install postgresql-client to run this test");
         return;
@@ -91,7 +87,7 @@ fn psycopg_session() {
             return;
         }
     }
-    let addr = start();
+    let addr = start(100);
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/clients/psycopg_session.py"

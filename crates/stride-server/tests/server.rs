@@ -2,30 +2,12 @@
 //! simple and extended queries, parameters, text and binary results, NULLs, command
 //! tags, SQLSTATE codes, a streamed million-row result and concurrent clients.
 
+mod common;
+
+use common::start;
 use std::net::SocketAddr;
-use stride_server::{Server, ServerOptions};
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
-
-/// Starts a server on a free port, on a thread of its own (it runs its own runtime).
-fn start(max_connections: usize) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let db = stride::Database::open_in_memory().unwrap();
-        let server = Server::bind(
-            db,
-            ServerOptions {
-                listen: "127.0.0.1:0".into(),
-                max_connections,
-                ..ServerOptions::default()
-            },
-        )
-        .unwrap();
-        tx.send(server.local_addr().unwrap()).unwrap();
-        server.run()
-    });
-    rx.recv().unwrap()
-}
 
 async fn connect(addr: SocketAddr) -> Client {
     let (client, connection) = tokio_postgres::connect(

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext};
-use stride_io::csv::{learned, CsvReader};
+use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
 use stride_storage::Catalog;
 
@@ -18,17 +18,6 @@ const PLANNER_STACK: usize = 512 << 20;
 const MAX_RERUNS: usize = 16;
 /// `describe` binds parameters it has no values for as NULL, up to this many.
 const MAX_PARAMS_DESCRIBED: usize = 64;
-
-/// The CSV readers of a physical plan, for re-runs and notes.
-fn csv_readers(plan: &stride_exec::PhysicalPlan) -> Vec<Arc<CsvReader>> {
-    let mut out = Vec::new();
-    plan.visit(&mut |p| {
-        if let stride_exec::PhysicalPlan::CsvScan { reader, .. } = p {
-            out.push(reader.clone());
-        }
-    });
-    out
-}
 
 #[derive(Clone)]
 pub struct Database {
@@ -58,6 +47,7 @@ impl Database {
 
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
+            bound_readers: Mutex::new(Vec::new()),
             transaction: Mutex::new(None),
             progress: ProgressHandle::default(),
             catalog: self.catalog.clone(),
@@ -113,6 +103,9 @@ impl InterruptHandle {
 }
 
 pub struct Connection {
+    /// The CSV readers the current statement bound (to see whether one widened a
+    /// column, which re-runs the statement).
+    bound_readers: Mutex<Vec<Arc<CsvReader>>>,
     /// Inside BEGIN … COMMIT: how many changing statements ran since BEGIN.
     transaction: Mutex<Option<u64>>,
     progress: ProgressHandle,
@@ -218,10 +211,10 @@ impl Connection {
 
     /// Runs one statement (the text may hold exactly one).
     ///
-    /// When reading a CSV file showed that a detected column type was too narrow (see
-    /// `stride_io::csv::learned`), the statement is planned and run again with the
-    /// wider type, as long as no row has reached the caller yet; the result's notes
-    /// say what was widened.
+    /// When this statement's read of a CSV file showed that a detected column type
+    /// was too narrow (see `stride_io::csv::learned`), the statement is planned and
+    /// run again with the wider type, as long as no row has reached the caller yet;
+    /// the result's notes say what was widened.
     pub fn execute_one(&self, sql: &str) -> Result<QueryResult> {
         self.execute_with_params(sql, &[])
     }
@@ -229,16 +222,24 @@ impl Connection {
     /// Runs one statement whose `$1`, `$2`, ... take `params` (as values: they are
     /// never spliced into the text).
     pub fn execute_with_params(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
-        let first_generation = learned::generation();
-        let mut attempts = 0;
+        let mut notes = Vec::new();
         loop {
-            let generation = learned::generation();
-            match self.attempt(sql, params) {
-                Err(_) if learned::generation() != generation && attempts < MAX_RERUNS => {
-                    attempts += 1;
+            if let Ok(mut readers) = self.bound_readers.lock() {
+                readers.clear();
+            }
+            let result = self.attempt(sql, params);
+            // Re-run only when this statement's own CSV read widened a column.
+            let widened: Vec<String> = self
+                .bound_readers
+                .lock()
+                .map(|rs| rs.iter().filter_map(|r| r.widened_note()).collect())
+                .unwrap_or_default();
+            match result {
+                Err(_) if !widened.is_empty() && notes.len() < MAX_RERUNS => {
+                    notes.extend(widened);
                 }
                 Ok(mut r) => {
-                    r.notes.extend(learned::notes_since(first_generation));
+                    r.notes.extend(notes);
                     return Ok(r);
                 }
                 Err(e) => return Err(e),
@@ -283,7 +284,11 @@ impl Connection {
         match planned {
             Planned::Done(r) => Ok(r),
             Planned::Query { names, plan } => {
-                let readers = csv_readers(&plan);
+                let readers = self
+                    .bound_readers
+                    .lock()
+                    .map(|r| r.clone())
+                    .unwrap_or_default();
                 let mut stream = stride_exec::execute_stream(plan, ctx)?;
                 // A scan of CSV with detected types may find them too narrow before
                 // the first rows: wait for those rows so the statement can be re-run.
@@ -336,13 +341,28 @@ impl Connection {
         let bound = Binder::new(&view, &settings)
             .with_params(params.to_vec())
             .bind_statement(stmt)?;
-        if changes_data(&bound) {
+        if let Ok(mut readers) = self.bound_readers.lock() {
+            readers.extend(bound_csv_readers(&bound));
+        }
+        let changes = changes_data(&bound);
+        let planned = self.run_bound(bound, &settings, ctx)?;
+        if changes {
             if let Ok(mut t) = self.transaction.lock() {
                 if let Some(n) = t.as_mut() {
                     *n += 1;
                 }
             }
         }
+        Ok(planned)
+    }
+
+    /// Carries out a bound statement; a query is planned and returned to be streamed.
+    fn run_bound(
+        &self,
+        bound: BoundStatement,
+        settings: &Settings,
+        ctx: &Arc<QueryContext>,
+    ) -> Result<Planned> {
         match bound {
             BoundStatement::Transaction(op) => {
                 let mut t = self
@@ -567,8 +587,8 @@ impl Connection {
     }
 }
 
-/// "N rows … skipped" for each CSV read of a logical plan that skipped rows.
-fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
+/// The CSV readers of a logical plan.
+fn logical_csv_readers(plan: &stride_sql::plan::LogicalPlan) -> Vec<Arc<CsvReader>> {
     use stride_sql::plan::{LogicalPlan, TableFunction};
     let mut out = Vec::new();
     let mut stack = vec![plan];
@@ -578,11 +598,33 @@ fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
             ..
         } = p
         {
-            out.extend(crate::result::rejected_note(&source.0));
+            out.push(source.0.clone());
         }
         stack.extend(p.children());
     }
     out
+}
+
+/// The CSV readers a bound statement will read.
+fn bound_csv_readers(b: &BoundStatement) -> Vec<Arc<CsvReader>> {
+    match b {
+        BoundStatement::Query(plan)
+        | BoundStatement::Explain { plan, .. }
+        | BoundStatement::Insert { source: plan, .. }
+        | BoundStatement::CopyTo { plan, .. }
+        | BoundStatement::CreateTable {
+            source: Some(plan), ..
+        } => logical_csv_readers(plan),
+        _ => Vec::new(),
+    }
+}
+
+/// "N rows … skipped" for each CSV read of a logical plan that skipped rows.
+fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
+    logical_csv_readers(plan)
+        .iter()
+        .filter_map(|r| crate::result::rejected_note(r))
+        .collect()
 }
 
 /// Whether a statement changes tables, views or data (what ROLLBACK could not undo).

@@ -3,6 +3,10 @@
 //! sampling over the whole file, and a corpus of malformed files that must each give a
 //! result or a clear error, never a panic or a hang.
 
+mod common;
+
+use common::Rng;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -227,21 +231,6 @@ fn sampling_covers_the_whole_file() {
         .and_then(|r| r.collect_rows())
         .unwrap();
     assert_eq!(all.len(), rows + 1);
-}
-
-/// A small deterministic generator (xorshift), so failures are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Malformed inputs: truncated quotes, random bytes, NUL bytes, mixed newlines, ragged

@@ -2,6 +2,10 @@
 //! statements. Each must end in a result or an error — never a panic, abort, stack
 //! overflow or hang (a watchdog fails the test if one statement runs over 20 seconds).
 
+mod common;
+
+use common::Rng;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,21 +22,6 @@ const CORPUS: &[&str] = &[
     "CREATE TABLE u AS SELECT a, b FROM t WHERE a <> 3",
     "SELECT substring(c, 2, 3), lpad(c, 10, '*'), extract(year FROM DATE '1999-12-31'), round(b / 7.0, 2) FROM t",
 ];
-
-/// A small deterministic generator (xorshift), so failures are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn tokens(s: &str) -> Vec<String> {
     s.split_whitespace().map(|t| t.to_string()).collect()

@@ -1,14 +1,15 @@
 //! What reading a file taught that sniffing it could not know: a column type chosen
 //! from a sample is too narrow (text in a column sampled as numbers). The reader
-//! records a wider type for that file and column and fails the scan; the facade plans
-//! the statement again, binding consults these records, so the new plan reads the
-//! column with the wider type and no row is dropped.
+//! records a wider type here for that file and column, notes it on itself
+//! ([`super::CsvReader::widened_note`]) and fails the scan; the facade sees the note
+//! on the statement's reader and plans the statement again. Binding consults these
+//! records, so the new plan (and every later read of the file) reads the column with
+//! the wider type and no row is dropped.
+//!
 //! Records are keyed by the file's path, size and modification time, so an edited
-//! file starts afresh. [`generation`] counts lessons, which lets a caller ask whether
-//! one was learned while its statement ran.
+//! file starts afresh.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use stride_common::DataType;
 
@@ -36,47 +37,26 @@ impl FileKey {
 
 struct State {
     widened: HashMap<FileKey, Vec<(usize, DataType)>>,
-    /// What each widening was, by generation, for notices.
-    notes: Vec<(u64, String)>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
-static GENERATION: AtomicU64 = AtomicU64::new(0);
 
-/// Widenings so far, process-wide.
-pub fn generation() -> u64 {
-    GENERATION.load(Ordering::SeqCst)
-}
-
-/// Applies `change` to the state and counts a lesson, noting `note` for the user.
-fn learn(note: String, change: impl FnOnce(&mut State)) {
+/// Records that `column` of the file needs `ty`.
+pub fn widen(key: &FileKey, column: usize, ty: DataType) {
     let Ok(mut guard) = STATE.lock() else {
         return;
     };
     let state = guard.get_or_insert_with(|| State {
         widened: HashMap::new(),
-        notes: Vec::new(),
     });
-    if state.widened.len() >= MAX_FILES {
+    if state.widened.len() >= MAX_FILES && !state.widened.contains_key(key) {
         state.widened.clear();
     }
-    change(state);
-    let g = GENERATION.fetch_add(1, Ordering::SeqCst) + 1;
-    state.notes.push((g, note));
-    if state.notes.len() > MAX_FILES {
-        state.notes.remove(0);
+    let cols = state.widened.entry(key.clone()).or_default();
+    match cols.iter_mut().find(|(c, _)| *c == column) {
+        Some(entry) => entry.1 = ty,
+        None => cols.push((column, ty)),
     }
-}
-
-/// Records that `column` of the file needs `ty`; `note` says why, for the user.
-pub fn widen(key: &FileKey, column: usize, ty: DataType, note: String) {
-    learn(note, |state| {
-        let cols = state.widened.entry(key.clone()).or_default();
-        match cols.iter_mut().find(|(c, _)| *c == column) {
-            Some(entry) => entry.1 = ty,
-            None => cols.push((column, ty)),
-        }
-    });
 }
 
 /// The widened types recorded for a file.
@@ -85,22 +65,5 @@ pub fn widened(key: &FileKey) -> Vec<(usize, DataType)> {
         .lock()
         .ok()
         .and_then(|g| g.as_ref().and_then(|s| s.widened.get(key).cloned()))
-        .unwrap_or_default()
-}
-
-/// Notes of the lessons learned after generation `since`.
-pub fn notes_since(since: u64) -> Vec<String> {
-    STATE
-        .lock()
-        .ok()
-        .and_then(|g| {
-            g.as_ref().map(|s| {
-                s.notes
-                    .iter()
-                    .filter(|(g, _)| *g > since)
-                    .map(|(_, n)| n.clone())
-                    .collect()
-            })
-        })
         .unwrap_or_default()
 }

@@ -49,6 +49,8 @@ pub struct CsvReader {
     pub rejected: AtomicU64,
     /// Bytes per morsel ([`MORSEL_BYTES`]; tests cut finer).
     pub morsel_bytes: usize,
+    /// What this read learned, when a detected type turned out too narrow.
+    widened: std::sync::Mutex<Option<String>>,
 }
 
 /// A byte range of one file whose records one worker reads.
@@ -60,12 +62,9 @@ pub struct Morsel {
 }
 
 impl CsvReader {
-    /// Opens the files a pattern or list names and works out their columns.
-    pub fn bind(paths: &[String], options: CsvOptions) -> Result<CsvReader> {
-        let mut names = Vec::new();
-        for p in paths {
-            names.extend(file::expand(p)?);
-        }
+    /// Opens the named files (globs already expanded, see [`file::expand`]) and works
+    /// out their columns.
+    pub fn bind(names: &[String], options: CsvOptions) -> Result<CsvReader> {
         if names.is_empty() {
             return Err(Error::io("read_csv needs at least one file"));
         }
@@ -189,7 +188,14 @@ impl CsvReader {
             options,
             rejected: AtomicU64::new(0),
             morsel_bytes: MORSEL_BYTES,
+            widened: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Says which column this read widened (and why), if it did; the statement that
+    /// bound the reader is then planned again (see `learned`).
+    pub fn widened_note(&self) -> Option<String> {
+        self.widened.lock().ok()?.clone()
     }
 
     /// Output columns: the file's, then `filename` when asked for.
@@ -480,7 +486,10 @@ impl CsvReader {
             self.files[file].path
         );
         if let Some(key) = FileKey::of(path) {
-            learned::widen(&key, column, wider.clone(), note);
+            learned::widen(&key, column, wider.clone());
+            if let Ok(mut w) = self.widened.lock() {
+                *w = Some(note);
+            }
         }
         Error::conversion(format!(
             "CSV error in \"{}\" on line {line}, column \"{name}\": \"{shown}\" is not a {ty}, the type detected from a sample of {} rows. The column is now read as {wider}: run the statement again (or give the type: types = {{'{name}': '{wider}'}})",

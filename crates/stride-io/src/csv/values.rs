@@ -2,6 +2,7 @@
 //! ISO dates take hand-written fast paths over bytes; other spellings fall back to the
 //! engine's casts. Unquoting allocates only for fields that hold escaped quotes.
 
+use stride_common::interval::MICROS_PER_DAY;
 use stride_common::temporal::{make_date, parse_date, parse_timestamp};
 use stride_common::{DataType, Validity, Vector, VectorData};
 use stride_functions::cast::decimal::{parse_decimal, pow10};
@@ -9,8 +10,6 @@ use stride_functions::scalar::date::format::Format;
 
 use super::options::Dialect;
 use super::tokenizer::{Records, Span};
-
-const MICROS_PER_DAY: i64 = 86_400_000_000;
 
 /// How one column's text becomes values.
 #[derive(Debug, Clone)]
@@ -323,7 +322,7 @@ pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
             body.len() - dot - 1
         };
         if ok && body.len() > (dot != usize::MAX) as usize && frac <= scale as usize {
-            let scaled = v as i128 * pow10(scale - frac as u8);
+            let scaled = (v as i128).checked_mul(pow10(scale - frac as u8))?;
             if scaled < pow10(precision) {
                 return Some(if neg { -scaled } else { scaled });
             }
@@ -500,6 +499,8 @@ mod tests {
             Some(9999999999999999999)
         );
         assert_eq!(parse_decimal_fast(b"1.234", 15, 2), Some(123));
+        // Nineteen digits at scale 30 overflow i128 before the precision check.
+        assert_eq!(parse_decimal_fast(b"9999999999999999999", 38, 30), None);
         assert_eq!(parse_f64(b"2.5e3"), Some(2500.0));
     }
 

@@ -56,7 +56,7 @@ pub fn write_file(
     let mut rows = 0u64;
     for batch in chunks.chunks(threads * 8) {
         let per = batch.len().div_ceil(threads);
-        let buffers: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let buffers: Vec<Vec<u8>> = std::thread::scope(|s| -> Result<Vec<Vec<u8>>> {
             let handles: Vec<_> = batch
                 .chunks(per.max(1))
                 .map(|part| {
@@ -71,9 +71,15 @@ pub fn write_file(
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_default())
+                .map(|h| {
+                    h.join().map_err(|_| {
+                        Error::internal(format!(
+                            "formatting rows for \"{path}\" failed; this is a bug"
+                        ))
+                    })
+                })
                 .collect()
-        });
+        })?;
         for b in buffers {
             out.write_all(&b).map_err(io_err)?;
         }
@@ -85,19 +91,23 @@ pub fn write_file(
 
 /// Appends the rows of `chunk` as CSV lines.
 pub fn format_chunk(chunk: &DataChunk, opts: &CsvWriteOptions, buf: &mut Vec<u8>) {
-    let chunk = chunk.clone().flatten();
-    let n = chunk.len();
     let mut text = String::new();
-    for r in 0..n {
+    for r in 0..chunk.len() {
+        // Through the selection, then to the one stored value of a constant column.
+        let row = chunk
+            .selection
+            .as_ref()
+            .map_or(r, |s| s.indices[r] as usize);
         for (c, v) in chunk.columns.iter().enumerate() {
             if c > 0 {
                 buf.push(opts.delimiter);
             }
-            if !v.is_valid(r) {
+            let i = v.index(row);
+            if !v.validity.is_valid(i) {
                 buf.extend_from_slice(opts.null.as_bytes());
                 continue;
             }
-            format_value(v, r, opts, buf, &mut text);
+            format_value(v, i, opts, buf, &mut text);
         }
         buf.push(b'\n');
     }
@@ -118,13 +128,11 @@ fn format_value(
         (DataType::Integer, VectorData::I32(x)) => {
             let _ = write!(text_clear(text), "{}", x[r]);
         }
-        (DataType::Double, VectorData::F64(x)) => {
-            let _ = write!(text_clear(text), "{}", x[r]);
-        }
         (_, VectorData::Str(s)) => {
             write_text(buf, s.get(r).as_bytes(), opts);
             return;
         }
+        // Other types (DOUBLE included) as the engine prints them, so they read back.
         _ => {
             let _ = write!(text_clear(text), "{}", v.get(r));
         }
@@ -182,5 +190,17 @@ mod tests {
             String::from_utf8(buf).unwrap(),
             "plain\n\"a,b\"\n\"say \"\"hi\"\"\"\n\"\"\n\n"
         );
+    }
+
+    #[test]
+    fn constants_selections_and_doubles() {
+        let c =
+            Vector::constant(&ScalarValue::Varchar("f.csv".into()), &DataType::Varchar).unwrap();
+        let d = Vector::from_values(DataType::Double, vec![1.0f64, 2.5, 1e300]);
+        let mut chunk = DataChunk::new(vec![c, d], 3);
+        chunk.select(stride_common::SelectionVector::new(vec![0, 2]));
+        let mut buf = Vec::new();
+        format_chunk(&chunk, &CsvWriteOptions::default(), &mut buf);
+        assert_eq!(String::from_utf8(buf).unwrap(), "f.csv,1.0\nf.csv,1e+300\n");
     }
 }

@@ -321,8 +321,10 @@ impl Binder<'_> {
                 }
             }
         }
-        if read.quote.is_some() && read.escape.is_none() {
-            read.escape = read.quote;
+        // A QUOTE without an ESCAPE escapes by doubling, in both directions.
+        if let (Some(Some(q)), None) = (read.quote, read.escape) {
+            read.escape = Some(Some(q));
+            write.escape = q;
         }
         if to {
             let plan = match source {

@@ -39,6 +39,20 @@ fn remap(e: &mut Expr, m: &Mapping) {
     e.remap_columns(&|i| m[i].expect("required column kept"));
 }
 
+/// The columns of a source (table or file scan) to keep: the required ones, or the
+/// first when none is (the row count still matters); and the old → new positions.
+fn kept_columns(n: usize, required: &[bool]) -> (Vec<usize>, Mapping) {
+    let mut keep: Vec<usize> = (0..n).filter(|&i| required[i]).collect();
+    if keep.is_empty() && n > 0 {
+        keep.push(0);
+    }
+    let mut m = vec![None; n];
+    for (new, &old) in keep.iter().enumerate() {
+        m[old] = Some(new);
+    }
+    (keep, m)
+}
+
 fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
     match plan {
         LogicalPlan::Scan {
@@ -48,14 +62,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             schema,
             rows,
         } => {
-            let mut keep: Vec<usize> = (0..columns.len()).filter(|&i| required[i]).collect();
-            if keep.is_empty() && !columns.is_empty() {
-                keep.push(0); // row count still matters
-            }
-            let mut m = vec![None; columns.len()];
-            for (new, &old) in keep.iter().enumerate() {
-                m[old] = Some(new);
-            }
+            let (keep, m) = kept_columns(columns.len(), required);
             let plan = LogicalPlan::Scan {
                 table,
                 table_id,
@@ -69,14 +76,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             func: TableFunction::ReadCsv { source, columns },
             schema,
         } => {
-            let mut keep: Vec<usize> = (0..columns.len()).filter(|&i| required[i]).collect();
-            if keep.is_empty() && !columns.is_empty() {
-                keep.push(0); // row count still matters
-            }
-            let mut m = vec![None; columns.len()];
-            for (new, &old) in keep.iter().enumerate() {
-                m[old] = Some(new);
-            }
+            let (keep, m) = kept_columns(columns.len(), required);
             let plan = LogicalPlan::TableFunction {
                 func: TableFunction::ReadCsv {
                     source,

@@ -1,0 +1,58 @@
+"""What every benchmark harness here shares: installing Python packages it needs,
+timing statements in DuckDB, and running a script in stride's shell with `.timer on`.
+Each statement runs once to warm up, then `runs` times; medians are reported."""
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ensure(module, package):
+    """Imports `module`, installing `package` with pip when it is missing."""
+    try:
+        __import__(module)
+    except ImportError:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
+    return __import__(module)
+
+
+def duckdb_median(con, sql, runs):
+    """Median seconds of `runs` hot runs of `sql` (after one warm-up), fetching all rows."""
+    samples = []
+    for i in range(runs + 1):
+        start = time.perf_counter()
+        con.execute(sql).fetchall()
+        if i > 0:
+            samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def stride_medians(setup, statements, runs):
+    """Builds the release shell, runs `setup` once, then each statement 1 + `runs`
+    times with `.timer on`; returns the median hot time of each statement."""
+    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
+    binary = os.path.join(ROOT, "target", "release", "stride")
+    script = list(setup) + [".timer on"]
+    for sql in statements:
+        script.extend([sql.rstrip(";") + ";"] * (runs + 1))
+    out = subprocess.run(
+        [binary, "-csv", "-bail"],
+        input="\n".join(script) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    if out.returncode != 0:
+        sys.exit(f"stride failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    reals = [float(m) for m in re.findall(r"^Run Time \(s\): real (\d+\.\d+)", out.stdout, re.M)]
+    if len(reals) != len(statements) * (runs + 1):
+        sys.exit(f"expected {len(statements) * (runs + 1)} timings from stride, got {len(reals)}")
+    return [
+        statistics.median(reals[k * (runs + 1) + 1 : (k + 1) * (runs + 1)])
+        for k in range(len(statements))
+    ]
