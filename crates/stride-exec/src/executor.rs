@@ -104,7 +104,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 Some(c)
                     if c.len() == input.types().len()
                         && c.iter().enumerate().all(|(i, &x)| i == x) => {}
-                Some(c) => p.operators.push(Operator::Columns(c)),
+                Some(c) => p.operators.push(Operator::columns(&c)),
                 None => p.operators.push(Operator::Project(exprs.clone())),
             }
             p

@@ -142,14 +142,25 @@ impl Source {
 pub enum Operator {
     Filter(Expr),
     Project(Vec<Expr>),
-    /// A projection of plain columns: moves them (cloning only repeated ones) and
-    /// keeps the chunk's selection, evaluating nothing.
-    Columns(Vec<usize>),
+    /// A projection of plain columns: moves them and keeps the chunk's selection,
+    /// evaluating nothing. Each entry is an input column and whether this is its last
+    /// use (moved) or not (cloned).
+    Columns(Vec<(usize, bool)>),
     HashProbe(Arc<JoinProbe>),
     NestedLoop(Arc<NestedLoopProbe>),
 }
 
 impl Operator {
+    /// The projection of plain input columns `indices`, in that order.
+    pub fn columns(indices: &[usize]) -> Operator {
+        let picks = indices
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, !indices[k + 1..].contains(&i)))
+            .collect();
+        Operator::Columns(picks)
+    }
+
     fn apply(
         &self,
         chunk: DataChunk,
@@ -179,23 +190,18 @@ impl Operator {
                     len,
                 ))
             }
-            Operator::Columns(indices) => {
+            Operator::Columns(picks) => {
                 let mut chunk = chunk;
-                let mut slots: Vec<Option<Vector>> = std::mem::take(&mut chunk.columns)
+                let mut input: Vec<Option<Vector>> = std::mem::take(&mut chunk.columns)
                     .into_iter()
                     .map(Some)
                     .collect();
-                let mut uses = vec![0usize; slots.len()];
-                for &i in indices {
-                    uses[i] += 1;
-                }
-                let mut cols = Vec::with_capacity(indices.len());
-                for &i in indices {
-                    uses[i] -= 1;
-                    let v = if uses[i] == 0 {
-                        slots[i].take()
+                let mut cols = Vec::with_capacity(picks.len());
+                for &(i, last) in picks {
+                    let v = if last {
+                        input[i].take()
                     } else {
-                        slots[i].clone()
+                        input[i].clone()
                     };
                     cols.push(v.ok_or_else(|| Error::internal("projected column missing"))?);
                 }

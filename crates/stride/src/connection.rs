@@ -1,7 +1,13 @@
-//! Databases and connections. A [`Database`] owns the catalog; each [`Connection`]
-//! has its own settings and runs one statement at a time. Planning runs on a thread
-//! with a large stack so deeply nested SQL is bounded by explicit limits, not by the
-//! caller's stack.
+//! Databases and connections. A [`Database`] owns the catalog and the switch that
+//! turns file access off for good (`enable_external_access`); each [`Connection`]
+//! has its own settings and runs one statement at a time, with `$n` parameters bound
+//! as values. Planning runs on a thread with a large stack so deeply nested SQL is
+//! bounded by explicit limits, not by the caller's stack.
+//!
+//! A statement whose CSV read found a detected column type too narrow is planned and
+//! run again (the reader's note says so; the result carries it). BEGIN and COMMIT are
+//! accepted, but there are no transactions yet: every statement takes effect as it
+//! runs, and ROLLBACK fails when something it cannot undo happened since BEGIN.
 
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;

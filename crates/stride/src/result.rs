@@ -1,5 +1,8 @@
 //! Query results: column names and types plus a stream of chunks. Rows of a SELECT
-//! arrive while the query still runs; statements report the rows they changed.
+//! arrive while the query still runs (a query over CSV files with detected types
+//! holds its first chunk back until it is read, so a widening re-run stays possible);
+//! statements report the rows they changed. Notes say what the user should know about
+//! a statement that succeeded: widened CSV columns, rows skipped by `ignore_errors`.
 
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};
@@ -32,7 +35,7 @@ pub struct QueryResult {
     pub changes: Option<u64>,
     /// Things the user should know about a statement that succeeded (a CSV column
     /// read with a wider type than detected). See also [`QueryResult::notes`].
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The query's first chunk, when it was fetched before the result was returned.
     peeked: Option<DataChunk>,
     /// CSV readers of a query, whose skipped-row counts are known once it ran.

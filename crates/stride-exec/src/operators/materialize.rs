@@ -1,7 +1,8 @@
 //! The sink of CREATE TABLE AS and INSERT … SELECT: each worker concatenates the
-//! chunks of a morsel into one set of columns, on its own thread, so the table
-//! receives whole row-group-sized parts in input order and moves them in without a
-//! second copy.
+//! chunks of a morsel into one set of columns (sized for the rows the source expects
+//! per morsel), on its own thread, so the table receives one part per morsel in
+//! input order. Parts of a quarter row group up to a full one become row groups
+//! without another copy (`Table::append_parts`); others are copied into groups.
 
 use crate::pipeline::Sink;
 use std::sync::Mutex;

@@ -68,7 +68,7 @@ fn parse_each<O: NativeType>(
 }
 
 /// `[+-]digits` with surrounding whitespace; `None` past i128 (the caller narrows).
-pub(crate) fn parse_integer(s: &str) -> Option<i128> {
+pub fn parse_integer(s: &str) -> Option<i128> {
     let b = s.trim().as_bytes();
     let (neg, digits) = match b.first()? {
         b'-' => (true, &b[1..]),
@@ -95,7 +95,7 @@ pub(crate) fn parse_integer(s: &str) -> Option<i128> {
 
 /// A float in Rust's syntax (exponents, 'inf', 'nan'); a finite literal too large for
 /// the type is an error rather than infinity, as in PostgreSQL.
-fn parse_float<F: std::str::FromStr + crate::kernels::SqlFloat>(s: &str) -> Option<F> {
+pub fn parse_float<F: std::str::FromStr + crate::kernels::SqlFloat>(s: &str) -> Option<F> {
     let s = s.trim();
     let v: F = s.parse().ok()?;
     if !v.is_finite() && !v.is_nan() && !s.to_ascii_lowercase().contains("inf") {
@@ -104,7 +104,8 @@ fn parse_float<F: std::str::FromStr + crate::kernels::SqlFloat>(s: &str) -> Opti
     Some(v)
 }
 
-fn parse_bool(s: &str) -> Option<bool> {
+/// true/t/yes/y/on/1 and false/f/no/n/off/0, any case, surrounding blanks ignored.
+pub fn parse_bool(s: &str) -> Option<bool> {
     let s = s.trim();
     const TRUE: [&str; 6] = ["true", "t", "yes", "y", "on", "1"];
     const FALSE: [&str; 6] = ["false", "f", "no", "n", "off", "0"];

@@ -15,6 +15,8 @@ mod numeric;
 mod temporal;
 mod to_varchar;
 
+pub use from_varchar::{parse_bool, parse_float, parse_integer};
+
 use crate::kernels::null_vector;
 use std::fmt::Display;
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};

@@ -7,7 +7,8 @@
 //! depends on whether the range begins inside a quoted field, which the parity of the
 //! quote bytes before it decides: [`CsvReader::plan`] counts quotes per range on every
 //! core first, so a quoted field holding newlines and delimiters is parsed correctly
-//! wherever a cut falls.
+//! wherever a cut falls. With an escape byte other than the quote (`\"`), parity
+//! cannot decide, and the cuts are found by one sequential pass over the quotes.
 
 use super::learned::{self, FileKey};
 use super::options::{show_byte, CsvOptions, Dialect};

@@ -5,6 +5,7 @@
 use stride_common::interval::MICROS_PER_DAY;
 use stride_common::temporal::{make_date, parse_date, parse_timestamp};
 use stride_common::{DataType, Validity, Vector, VectorData};
+use stride_functions::cast;
 use stride_functions::cast::decimal::{parse_decimal, pow10};
 use stride_functions::scalar::date::format::Format;
 
@@ -222,19 +223,7 @@ fn trim(s: &[u8]) -> &[u8] {
 }
 
 pub fn parse_bool(s: &[u8]) -> Option<bool> {
-    let s = trim(s);
-    if s.len() > 5 {
-        return None;
-    }
-    let mut buf = [0u8; 5];
-    for (o, c) in buf.iter_mut().zip(s) {
-        *o = c.to_ascii_lowercase();
-    }
-    match &buf[..s.len()] {
-        b"true" | b"t" | b"1" | b"yes" | b"y" => Some(true),
-        b"false" | b"f" | b"0" | b"no" | b"n" => Some(false),
-        _ => None,
-    }
+    cast::parse_bool(std::str::from_utf8(s).ok()?)
 }
 
 #[inline(always)]
@@ -263,33 +252,11 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
     }
 }
 
-/// Surrounding blanks and leading zeros beyond nineteen digits.
+/// Surrounding blanks and leading zeros beyond nineteen digits: the engine's parser.
 #[cold]
 #[inline(never)]
 fn parse_i64_slow(s: &[u8]) -> Option<i64> {
-    let t = trim(s);
-    let (neg, digits) = match t.first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &c in digits {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v.checked_mul(10)?;
-        v = if neg {
-            v.checked_sub(d as i64)?
-        } else {
-            v.checked_add(d as i64)?
-        };
-    }
-    Some(v)
+    i64::try_from(cast::parse_integer(std::str::from_utf8(s).ok()?)?).ok()
 }
 
 /// `[-]digits[.digits]` with at most `scale` decimals takes the fast path; anything
@@ -340,19 +307,7 @@ fn parse_decimal_slow(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
 }
 
 pub fn parse_f64(s: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(s).ok()?.trim();
-    if text.is_empty() {
-        return None;
-    }
-    match text.parse::<f64>() {
-        Ok(v) => Some(v),
-        Err(_) => match text.to_ascii_lowercase().as_str() {
-            "nan" => Some(f64::NAN),
-            "inf" | "infinity" | "+inf" | "+infinity" => Some(f64::INFINITY),
-            "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-    }
+    cast::parse_float::<f64>(std::str::from_utf8(s).ok()?)
 }
 
 #[inline(always)]
