@@ -16,7 +16,7 @@ import argparse
 import os
 import subprocess
 
-from harness import ROOT, duckdb_median, ensure, stride_medians
+from harness import ROOT, duckdb_median, ensure, ensure_command, stride_medians
 
 COLUMNS = (
     "{'l_orderkey': 'BIGINT', 'l_partkey': 'BIGINT', 'l_suppkey': 'BIGINT', "
@@ -31,7 +31,7 @@ COLUMNS = (
 def make_file(data, sf):
     path = os.path.join(data, "lineitem.tbl")
     if not os.path.exists(path):
-        ensure("tpchgen_cli", "tpchgen-cli")
+        ensure_command("tpchgen-cli", "tpchgen-cli")
         os.makedirs(data, exist_ok=True)
         subprocess.run(
             ["tpchgen-cli", "-s", str(sf), "--tables", "lineitem", f"--output-dir={data}"],

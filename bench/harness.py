@@ -4,6 +4,7 @@ Each statement runs once to warm up, then `runs` times; medians are reported."""
 
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -15,10 +16,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def ensure(module, package):
     """Imports `module`, installing `package` with pip when it is missing."""
     try:
-        __import__(module)
+        return __import__(module)
     except ImportError:
         subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
     return __import__(module)
+
+
+def ensure_command(command, package):
+    """Installs `package` with pip when the command-line tool `command` is missing."""
+    if shutil.which(command) is None:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])
 
 
 def duckdb_median(con, sql, runs):

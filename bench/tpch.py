@@ -13,16 +13,15 @@ import subprocess
 import sys
 import tempfile
 
-from harness import ROOT, duckdb_median, ensure, stride_medians
+from harness import ROOT, duckdb_median, ensure, ensure_command, stride_medians
 
 QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 sys.path.insert(0, os.path.join(ROOT, "crates", "stride", "tests", "tpch"))
 
 
 def run_duckdb(sf, runs, threads):
-    ensure("duckdb", "duckdb")
-    ensure("tpchgen_cli", "tpchgen-cli")
-    import duckdb
+    duckdb = ensure("duckdb", "duckdb")
+    ensure_command("tpchgen-cli", "tpchgen-cli")
     from make_answers import load_duckdb
 
     con = duckdb.connect()
