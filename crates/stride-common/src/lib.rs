@@ -7,6 +7,7 @@
 //! result is a stream of `DataChunk`s). Everything above depends on it, so it stays
 //! small and changes rarely.
 
+pub mod buffer;
 pub mod chunk;
 pub mod error;
 pub mod interval;
@@ -20,6 +21,7 @@ pub mod types;
 pub mod validity;
 pub mod vector;
 
+pub use buffer::Buffer;
 pub use chunk::DataChunk;
 pub use error::{Error, ErrorKind, Result};
 pub use interval::Interval;

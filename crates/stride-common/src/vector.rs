@@ -6,6 +6,7 @@
 //! Invariants: `data` matches `ty.physical()`; a constant vector stores exactly one
 //! value; the validity mask is indexed like `data`.
 
+use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::interval::Interval;
 use crate::scalar::ScalarValue;
@@ -22,16 +23,16 @@ pub struct ListData {
 
 #[derive(Clone, Debug)]
 pub enum VectorData {
-    Bool(Vec<bool>),
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    I128(Vec<i128>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
+    Bool(Buffer<bool>),
+    I8(Buffer<i8>),
+    I16(Buffer<i16>),
+    I32(Buffer<i32>),
+    I64(Buffer<i64>),
+    I128(Buffer<i128>),
+    F32(Buffer<f32>),
+    F64(Buffer<f64>),
     Str(StringVector),
-    Interval(Vec<Interval>),
+    Interval(Buffer<Interval>),
     List(ListData),
 }
 
@@ -41,8 +42,11 @@ pub trait NativeType:
 {
     const PHYSICAL: PhysicalType;
     fn slice(d: &VectorData) -> &[Self];
+    /// The values as a `Vec` to write to (copied first when shared).
     fn vec_mut(d: &mut VectorData) -> &mut Vec<Self>;
     fn wrap(v: Vec<Self>) -> VectorData;
+    fn wrap_buffer(b: Buffer<Self>) -> VectorData;
+    fn buffer(d: &VectorData) -> &Buffer<Self>;
 }
 
 macro_rules! native {
@@ -63,6 +67,21 @@ macro_rules! native {
             #[inline]
             fn vec_mut(d: &mut VectorData) -> &mut Vec<Self> {
                 match d {
+                    VectorData::$variant(v) => v.make_mut(),
+                    other => panic!(
+                        "internal: expected {} vector, found {:?}",
+                        stringify!($t),
+                        other.physical()
+                    ),
+                }
+            }
+            #[inline]
+            fn wrap_buffer(b: Buffer<Self>) -> VectorData {
+                VectorData::$variant(b)
+            }
+            #[inline]
+            fn buffer(d: &VectorData) -> &Buffer<Self> {
+                match d {
                     VectorData::$variant(v) => v,
                     other => panic!(
                         "internal: expected {} vector, found {:?}",
@@ -73,7 +92,7 @@ macro_rules! native {
             }
             #[inline]
             fn wrap(v: Vec<Self>) -> VectorData {
-                VectorData::$variant(v)
+                VectorData::$variant(v.into())
             }
         }
     };
@@ -357,17 +376,21 @@ impl Vector {
                 self.push_null();
                 return Ok(());
             }
-            (VectorData::Bool(v), ScalarValue::Boolean(x)) => v.push(*x),
-            (VectorData::I8(v), ScalarValue::TinyInt(x)) => v.push(*x),
-            (VectorData::I16(v), ScalarValue::SmallInt(x)) => v.push(*x),
-            (VectorData::I32(v), ScalarValue::Integer(x) | ScalarValue::Date(x)) => v.push(*x),
-            (VectorData::I64(v), ScalarValue::BigInt(x) | ScalarValue::Timestamp(x)) => v.push(*x),
-            (VectorData::I64(v), ScalarValue::Decimal(x, ..)) => v.push(*x as i64),
-            (VectorData::I128(v), ScalarValue::Decimal(x, ..)) => v.push(*x),
-            (VectorData::F32(v), ScalarValue::Real(x)) => v.push(*x),
-            (VectorData::F64(v), ScalarValue::Double(x)) => v.push(*x),
+            (VectorData::Bool(v), ScalarValue::Boolean(x)) => v.make_mut().push(*x),
+            (VectorData::I8(v), ScalarValue::TinyInt(x)) => v.make_mut().push(*x),
+            (VectorData::I16(v), ScalarValue::SmallInt(x)) => v.make_mut().push(*x),
+            (VectorData::I32(v), ScalarValue::Integer(x) | ScalarValue::Date(x)) => {
+                v.make_mut().push(*x)
+            }
+            (VectorData::I64(v), ScalarValue::BigInt(x) | ScalarValue::Timestamp(x)) => {
+                v.make_mut().push(*x)
+            }
+            (VectorData::I64(v), ScalarValue::Decimal(x, ..)) => v.make_mut().push(*x as i64),
+            (VectorData::I128(v), ScalarValue::Decimal(x, ..)) => v.make_mut().push(*x),
+            (VectorData::F32(v), ScalarValue::Real(x)) => v.make_mut().push(*x),
+            (VectorData::F64(v), ScalarValue::Double(x)) => v.make_mut().push(*x),
             (VectorData::Str(v), ScalarValue::Varchar(x)) => v.push(x),
-            (VectorData::Interval(v), ScalarValue::Interval(x)) => v.push(*x),
+            (VectorData::Interval(v), ScalarValue::Interval(x)) => v.make_mut().push(*x),
             (VectorData::List(l), ScalarValue::List(_, items)) => {
                 for it in items {
                     l.child.push(it)?;
@@ -412,7 +435,7 @@ impl Vector {
                 return self.take(&idx);
             }
             d => {
-                with_native!(d.physical(), T => T::wrap(T::slice(d)[offset..offset + len].to_vec()), _ => unreachable!())
+                with_native!(d.physical(), T => T::wrap_buffer(T::buffer(d).slice(offset, len)), _ => unreachable!())
             }
         };
         Vector {

@@ -51,7 +51,7 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             let vals: Vec<bool> = v.values::<bool>().iter().map(|b| !b).collect();
             Ok(Vector {
                 ty: DataType::Boolean,
-                data: VectorData::Bool(vals),
+                data: VectorData::Bool(vals.into()),
                 validity: v.validity,
                 constant: v.constant,
             })
@@ -62,7 +62,7 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             let vals: Vec<bool> = (0..n).map(|i| v.validity.is_valid(i) == *negated).collect();
             Ok(Vector {
                 ty: DataType::Boolean,
-                data: VectorData::Bool(vals),
+                data: VectorData::Bool(vals.into()),
                 validity: Validity::all_valid(),
                 constant: v.constant,
             })
@@ -185,7 +185,7 @@ pub fn true_rows(v: &Vector, len: usize) -> SelectionVector {
 }
 
 fn bool_vector(vals: Vec<bool>, validity: Validity) -> Vector {
-    Vector::new(DataType::Boolean, VectorData::Bool(vals), validity)
+    Vector::new(DataType::Boolean, VectorData::Bool(vals.into()), validity)
 }
 
 /// Three-valued AND / OR.

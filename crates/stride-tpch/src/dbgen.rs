@@ -374,8 +374,8 @@ impl ChunkBuilder {
             .zip(&self.types)
             .map(|(c, ty)| {
                 let data = match c {
-                    Column::I32(v) => VectorData::I32(v),
-                    Column::I64(v) => VectorData::I64(v),
+                    Column::I32(v) => VectorData::I32(v.into()),
+                    Column::I64(v) => VectorData::I64(v.into()),
                     Column::Str(v) => VectorData::Str(v),
                 };
                 Vector::new(ty.clone(), data, Validity::all_valid())

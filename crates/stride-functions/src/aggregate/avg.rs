@@ -23,7 +23,7 @@ fn finish(counts: &[i64], mean: impl Fn(usize) -> f64) -> Vector {
         .collect();
     Vector::new(
         DataType::Double,
-        stride_common::VectorData::F64(values),
+        stride_common::VectorData::F64(values.into()),
         Validity::from_fn(counts.len(), |g| counts[g] > 0),
     )
 }

@@ -106,7 +106,7 @@ impl GroupedState for Variance {
             .collect();
         Ok(Vector::new(
             DataType::Double,
-            VectorData::F64(vals),
+            VectorData::F64(vals.into()),
             Validity::from_fn(n, |g| self.count[g] >= min),
         ))
     }

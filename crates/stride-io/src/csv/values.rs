@@ -141,7 +141,7 @@ pub fn convert(
                     }
                 }
             }
-            Vector::new($ty, VectorData::$variant(out), validity)
+            Vector::new($ty, VectorData::$variant(out.into()), validity)
         }};
     }
     match parser {

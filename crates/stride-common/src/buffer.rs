@@ -1,0 +1,119 @@
+//! Shared value buffers: the storage behind every fixed-width [`crate::Vector`].
+//!
+//! A [`Buffer`] is a reference-counted `Vec<T>` plus an optional window into it, so
+//! cloning a vector or slicing a 2048-row chunk out of a stored row group copies no
+//! values: a table scan hands out windows of the table's own buffers. Writing is
+//! copy-on-write: [`Buffer::make_mut`] returns the `Vec` itself when this buffer is its
+//! only owner and sees all of it, and otherwise first copies the visible values into a
+//! fresh `Vec` of its own.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Buffer<T> {
+    data: Arc<Vec<T>>,
+    /// `Some((offset, len))` when only part of `data` belongs to this buffer.
+    window: Option<(usize, usize)>,
+}
+
+impl<T: Clone> Buffer<T> {
+    pub fn with_capacity(n: usize) -> Self {
+        Vec::with_capacity(n).into()
+    }
+
+    /// Values `offset..offset + len` of this buffer, sharing its storage.
+    pub fn slice(&self, offset: usize, len: usize) -> Self {
+        let base = self.window.map_or(0, |(o, _)| o);
+        assert!(offset + len <= self.len(), "buffer slice out of range");
+        Buffer {
+            data: Arc::clone(&self.data),
+            window: Some((base + offset, len)),
+        }
+    }
+
+    /// The values as a `Vec` this buffer alone owns, copying them first when the
+    /// storage is shared or only partly visible.
+    pub fn make_mut(&mut self) -> &mut Vec<T> {
+        if self.window.is_some() || Arc::get_mut(&mut self.data).is_none() {
+            let own = self.deref().to_vec();
+            self.data = Arc::new(own);
+            self.window = None;
+        }
+        Arc::get_mut(&mut self.data).expect("a buffer just made unique")
+    }
+
+    /// The values as a `Vec`, without copying when this buffer owns all of them.
+    pub fn into_vec(self) -> Vec<T> {
+        match (self.window, Arc::try_unwrap(self.data)) {
+            (None, Ok(v)) => v,
+            (Some((o, n)), Ok(v)) => v[o..o + n].to_vec(),
+            (None, Err(shared)) => shared.to_vec(),
+            (Some((o, n)), Err(shared)) => shared[o..o + n].to_vec(),
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for Buffer<T> {
+    fn from(v: Vec<T>) -> Self {
+        Buffer {
+            data: Arc::new(v),
+            window: None,
+        }
+    }
+}
+
+impl<T> Deref for Buffer<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        match self.window {
+            None => &self.data,
+            Some((o, n)) => &self.data[o..o + n],
+        }
+    }
+}
+
+impl<T: Clone> DerefMut for Buffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.make_mut()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T> FromIterator<T> for Buffer<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Vec::from_iter(iter).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_share_and_writes_copy() {
+        let a: Buffer<i64> = (0..10).collect();
+        let s = a.slice(2, 5);
+        assert_eq!(&*s, &[2, 3, 4, 5, 6]);
+        assert_eq!(&*s.slice(1, 2), &[3, 4]);
+        let mut w = s.clone();
+        w.make_mut().push(99);
+        assert_eq!(&*w, &[2, 3, 4, 5, 6, 99]);
+        assert_eq!(&*s, &[2, 3, 4, 5, 6]);
+        assert_eq!(a.len(), 10);
+        let mut v = Vec::with_capacity(4);
+        v.extend([1, 2]);
+        let mut only = Buffer::from(v);
+        let before = only.as_ptr();
+        only.make_mut().push(3);
+        assert_eq!(only.as_ptr(), before, "a sole owner writes in place");
+        assert_eq!(only.into_vec(), vec![1, 2, 3]);
+    }
+}
