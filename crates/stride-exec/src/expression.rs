@@ -14,7 +14,7 @@ use std::sync::Arc;
 use stride_common::{
     DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
 };
-use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar};
+use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar, select_comparison};
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
 
@@ -159,6 +159,16 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
         let second = select(b, &sub, ctx)?;
         return Ok(second.compose(&first));
     }
+    if let Expr::Function { func, args } = e {
+        if let [a, b] = &args[..] {
+            let (x, y) = (eval_ref(a, chunk, ctx)?, eval_ref(b, chunk, ctx)?);
+            if let Some(rows) = select_comparison(func, &x, &y, chunk.len()) {
+                return Ok(SelectionVector::new(rows));
+            }
+            let v = evaluate_scalar(func, &[x.into_owned(), y.into_owned()], chunk.len())?;
+            return Ok(true_rows(&v, chunk.len()));
+        }
+    }
     let v = eval(e, chunk, ctx)?;
     Ok(true_rows(&v, chunk.len()))
 }
@@ -173,14 +183,22 @@ pub fn true_rows(v: &Vector, len: usize) -> SelectionVector {
             vec![]
         });
     }
-    let idx = if v.validity.has_nulls() {
-        (0..len)
-            .filter(|&i| vals[i] && v.validity.is_valid(i))
-            .map(|i| i as u32)
-            .collect()
+    // Branch-free: every row's index is written, and the cursor only advances past
+    // the true ones, so the loop costs the same whatever the selectivity.
+    let mut idx = vec![0u32; len];
+    let mut n = 0;
+    if v.validity.has_nulls() {
+        for (i, &b) in vals[..len].iter().enumerate() {
+            idx[n] = i as u32;
+            n += (b && v.validity.is_valid(i)) as usize;
+        }
     } else {
-        (0..len).filter(|&i| vals[i]).map(|i| i as u32).collect()
-    };
+        for (i, &b) in vals[..len].iter().enumerate() {
+            idx[n] = i as u32;
+            n += b as usize;
+        }
+    }
+    idx.truncate(n);
     SelectionVector::new(idx)
 }
 

@@ -29,17 +29,33 @@ fn key_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// The hash of an encoded key. A key of at most 8 bytes hashes as its inline word,
+/// so callers holding such keys as words ([`hash_word`]) get the same hash.
 #[inline]
 pub fn hash_key(key: &[u8]) -> u64 {
-    foldhash::quality::FixedState::with_seed(0x5712_1de0).hash_one(key)
+    if key.len() <= INLINE {
+        hash_word(inline_word(key))
+    } else {
+        foldhash::quality::FixedState::with_seed(0x5712_1de0).hash_one(key)
+    }
+}
+
+/// The hash of a key of at most 8 bytes given as its inline word.
+#[inline]
+pub fn hash_word(word: u64) -> u64 {
+    foldhash::quality::FixedState::with_seed(0x5712_1de0).hash_one(word)
 }
 
 /// A short key as an integer (zero-padded; the length travels in the slot's marker).
 #[inline]
-fn inline_word(key: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    b[..key.len()].copy_from_slice(key);
-    u64::from_le_bytes(b)
+pub fn inline_word(key: &[u8]) -> u64 {
+    if let Ok(b) = <[u8; 8]>::try_from(key) {
+        return u64::from_le_bytes(b);
+    }
+    // Byte by byte rather than a copy of variable length, which becomes a memcpy call.
+    key.iter()
+        .enumerate()
+        .fold(0, |w, (i, &b)| w | (b as u64) << (8 * i))
 }
 
 #[derive(Clone, Copy)]
@@ -61,6 +77,8 @@ pub struct KeyTable {
     /// Entry i's key is `arena[offsets[i]..offsets[i+1]]`.
     offsets: Vec<usize>,
     hashes: Vec<u64>,
+    /// Entries the slots point to (all but those added by [`KeyTable::push_unindexed`]).
+    indexed: usize,
 }
 
 impl Default for KeyTable {
@@ -78,6 +96,7 @@ impl KeyTable {
             arena: Vec::new(),
             offsets: vec![0],
             hashes: Vec::new(),
+            indexed: 0,
         }
     }
 
@@ -100,29 +119,20 @@ impl KeyTable {
 
     /// The slot head bits (all but the id) that a key with this hash must carry.
     #[inline]
-    fn head_of(key: &[u8], hash: u64) -> u64 {
+    fn head_of(len: usize, hash: u64) -> u64 {
         let tag = (hash >> 52) | 1 << 12; // never zero, so a used slot is never EMPTY
-        let marker = if key.len() <= INLINE {
-            key.len() as u64 + 1
-        } else {
-            0
-        };
+        let marker = if len <= INLINE { len as u64 + 1 } else { 0 };
         ((tag << 4) | marker) << ID_BITS
     }
 
+    /// The entry id in slot `s` when it holds the long (> 8 bytes) `key`.
     #[inline]
-    fn matches(&self, s: Slot, head: u64, key: &[u8], word: u64) -> Option<usize> {
+    fn matches(&self, s: Slot, head: u64, key: &[u8]) -> Option<usize> {
         if s.head & !ID_MASK != head {
             return None;
         }
         let id = (s.head & ID_MASK) as usize;
-        let inline = head >> ID_BITS & 0xF != 0;
-        let equal = if inline {
-            s.inline == word
-        } else {
-            key_eq(self.key(id), key)
-        };
-        equal.then_some(id)
+        key_eq(self.key(id), key).then_some(id)
     }
 
     /// Starts loading the slot a key with this hash probes first, so that a batch of
@@ -144,20 +154,35 @@ impl KeyTable {
     /// The entry id of `key`, if present.
     #[inline]
     pub fn find(&self, key: &[u8], hash: u64) -> Option<usize> {
-        let head = Self::head_of(key, hash);
-        let word = if key.len() <= INLINE {
-            inline_word(key)
-        } else {
-            0
-        };
+        if key.len() <= INLINE {
+            return self.find_inline(inline_word(key), key.len(), hash);
+        }
+        let head = Self::head_of(key.len(), hash);
         let mut pos = hash as usize & self.mask;
         loop {
             let s = self.slots[pos];
             if s.head == EMPTY {
                 return None;
             }
-            if let Some(id) = self.matches(s, head, key, word) {
+            if let Some(id) = self.matches(s, head, key) {
                 return Some(id);
+            }
+            pos = (pos + 1) & self.mask;
+        }
+    }
+
+    /// [`KeyTable::find`] for a key of `len` ≤ 8 bytes given as its inline word.
+    #[inline]
+    pub fn find_inline(&self, word: u64, len: usize, hash: u64) -> Option<usize> {
+        let head = Self::head_of(len, hash);
+        let mut pos = hash as usize & self.mask;
+        loop {
+            let s = self.slots[pos];
+            if s.head == EMPTY {
+                return None;
+            }
+            if s.head & !ID_MASK == head && s.inline == word {
+                return Some((s.head & ID_MASK) as usize);
             }
             pos = (pos + 1) & self.mask;
         }
@@ -166,34 +191,71 @@ impl KeyTable {
     /// The entry id of `key`, inserting it when absent; the flag says it was new.
     #[inline]
     pub fn find_or_insert(&mut self, key: &[u8], hash: u64) -> (usize, bool) {
-        if (self.len() + 1) * 2 > self.slots.len() {
+        if key.len() <= INLINE {
+            return self.find_or_insert_inline(inline_word(key), key.len(), hash);
+        }
+        if (self.indexed + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let head = Self::head_of(key, hash);
-        let word = if key.len() <= INLINE {
-            inline_word(key)
-        } else {
-            0
-        };
+        let head = Self::head_of(key.len(), hash);
         let mut pos = hash as usize & self.mask;
         loop {
             let s = self.slots[pos];
             if s.head == EMPTY {
-                let id = self.len();
-                self.arena.extend_from_slice(key);
-                self.offsets.push(self.arena.len());
-                self.hashes.push(hash);
+                let id = self.push_entry(key, hash);
+                self.indexed += 1;
+                self.slots[pos] = Slot {
+                    head: head | id as u64,
+                    inline: 0,
+                };
+                return (id, true);
+            }
+            if let Some(id) = self.matches(s, head, key) {
+                return (id, false);
+            }
+            pos = (pos + 1) & self.mask;
+        }
+    }
+
+    /// [`KeyTable::find_or_insert`] for a key of `len` ≤ 8 bytes given as its inline
+    /// word.
+    #[inline]
+    pub fn find_or_insert_inline(&mut self, word: u64, len: usize, hash: u64) -> (usize, bool) {
+        if (self.indexed + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let head = Self::head_of(len, hash);
+        let mut pos = hash as usize & self.mask;
+        loop {
+            let s = self.slots[pos];
+            if s.head == EMPTY {
+                let id = self.push_entry(&word.to_le_bytes()[..len], hash);
+                self.indexed += 1;
                 self.slots[pos] = Slot {
                     head: head | id as u64,
                     inline: word,
                 };
                 return (id, true);
             }
-            if let Some(id) = self.matches(s, head, key, word) {
-                return (id, false);
+            if s.head & !ID_MASK == head && s.inline == word {
+                return ((s.head & ID_MASK) as usize, false);
             }
             pos = (pos + 1) & self.mask;
         }
+    }
+
+    /// Adds an entry (a key known to be absent) that lookups will not find: for a
+    /// caller that keeps its own index of these keys and never looks them up here.
+    pub fn push_unindexed(&mut self, key: &[u8], hash: u64) -> usize {
+        self.push_entry(key, hash)
+    }
+
+    fn push_entry(&mut self, key: &[u8], hash: u64) -> usize {
+        let id = self.len();
+        self.arena.extend_from_slice(key);
+        self.offsets.push(self.arena.len());
+        self.hashes.push(hash);
+        id
     }
 
     fn grow(&mut self) {

@@ -8,9 +8,11 @@
 //! - [`pipeline`]: sources, operators, sinks and the morsel-driven worker loop;
 //! - [`operators`]: one file per operator;
 //! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
-//! - [`hash_table`]: the group hash table of aggregation and joins.
+//! - [`hash_table`]: the group hash table of aggregation and joins, and
+//!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys.
 
 pub mod context;
+pub mod dense_index;
 pub mod executor;
 pub mod expression;
 pub mod hash_table;

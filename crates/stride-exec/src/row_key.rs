@@ -8,6 +8,7 @@
 //! of a single fixed-width column drops the marker byte (a NULL is the empty key), so
 //! one BIGINT makes an 8-byte key that hash tables keep inline.
 
+use crate::hash_table::{hash_key, hash_word};
 use stride_common::vector::NativeType;
 use stride_common::{
     with_native, DataType, Error, Interval, PhysicalType, Result, Validity, Vector, VectorData,
@@ -35,10 +36,87 @@ impl KeyBuffer {
     }
 }
 
+/// Encoded keys of a chunk in the cheapest form that fits: a single fixed-width column
+/// of at most 8 bytes keeps each key as one integer (the key's bytes, zero-padded),
+/// which hash tables hash and compare without touching bytes; anything else is bytes.
+pub enum Keys {
+    /// `lens[i]` is the key's byte length: the column's width, or 0 for NULL.
+    Words {
+        words: Vec<u64>,
+        lens: Vec<u8>,
+    },
+    Bytes(KeyBuffer),
+}
+
+impl Keys {
+    pub fn len(&self) -> usize {
+        match self {
+            Keys::Words { words, .. } => words.len(),
+            Keys::Bytes(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every key's hash, equal to [`hash_key`] of its bytes.
+    pub fn hashes(&self) -> Vec<u64> {
+        match self {
+            Keys::Words { words, .. } => words.iter().map(|&w| hash_word(w)).collect(),
+            Keys::Bytes(b) => (0..b.len()).map(|i| hash_key(b.key(i))).collect(),
+        }
+    }
+}
+
+/// Encodes `len` rows of `cols` as [`Keys`].
+pub fn encode_keys<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<Keys> {
+    if let [c] = cols {
+        let c = c.borrow();
+        let words = with_native!(c.data.physical(), T => (<T as KeyBytes>::WIDTH <= 8)
+            .then(|| encode_words::<T>(c, len)), _ => None);
+        if let Some(w) = words {
+            return Ok(w);
+        }
+    }
+    encode(cols, len).map(Keys::Bytes)
+}
+
+fn encode_words<T: KeyBytes>(c: &Vector, len: usize) -> Keys {
+    let vals = c.values::<T>();
+    let mut words: Vec<u64> = if c.constant {
+        vec![vals[0].word(); len]
+    } else {
+        vals[..len].iter().map(|v| v.word()).collect()
+    };
+    if !c.validity.has_nulls() {
+        return Keys::Words {
+            words,
+            lens: vec![T::WIDTH as u8; len],
+        };
+    }
+    let mut lens = vec![T::WIDTH as u8; len];
+    for i in 0..len {
+        if !c.is_valid(i) {
+            words[i] = 0;
+            lens[i] = 0;
+        }
+    }
+    Keys::Words { words, lens }
+}
+
 trait KeyBytes: NativeType {
     const WIDTH: usize;
     fn write(self, out: &mut [u8]);
     fn read(b: &[u8]) -> Self;
+
+    /// The key bytes of a value of at most 8 bytes as one zero-padded integer.
+    #[inline]
+    fn word(self) -> u64 {
+        let mut b = [0u8; 8];
+        self.write(&mut b[..Self::WIDTH]);
+        u64::from_le_bytes(b)
+    }
 }
 
 macro_rules! key_int {

@@ -21,4 +21,6 @@ pub mod kernels;
 pub mod scalar;
 
 pub use cast::{cast_scalar, cast_vector};
-pub use scalar::{evaluate_scalar, resolve_scalar, BoundFunction, ScalarFunction};
+pub use scalar::{
+    evaluate_scalar, resolve_scalar, select_comparison, BoundFunction, ScalarFunction,
+};

@@ -8,10 +8,11 @@
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
 use crate::context::QueryContext;
+use crate::dense_index::DenseIndex;
 use crate::expression::{eval, eval_ref, select};
 use crate::hash_table::{hash_key, KeyTable};
 use crate::pipeline::{Sink, WORKER_STACK};
-use crate::row_key;
+use crate::row_key::{self, Keys};
 use crate::sort_key::{self, SortColumn};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,6 +31,8 @@ struct Buffered {
 
 pub struct LocalTable {
     table: KeyTable,
+    /// Decided at the first chunk: a direct lookup for narrow single-column keys.
+    dense: Option<Option<DenseIndex>>,
     states: Vec<Box<dyn GroupedState>>,
     buffered: Vec<Option<Buffered>>,
 }
@@ -71,6 +74,7 @@ impl<'a> HashAggregate<'a> {
     fn new_table(&self) -> LocalTable {
         LocalTable {
             table: KeyTable::default(),
+            dense: None,
             states: self.bound.iter().map(new_state).collect(),
             buffered: self
                 .aggs
@@ -94,25 +98,35 @@ impl<'a> HashAggregate<'a> {
             .iter()
             .map(|g| eval_ref(g, chunk, self.ctx))
             .collect::<Result<Vec<_>>>()?;
-        let keys = row_key::encode(&cols, len)?;
-        let hashes: Vec<u64> = (0..len).map(|i| hash_key(keys.key(i))).collect();
-        let mut gids = Vec::with_capacity(len);
-        // Small tables stay in cache; larger ones overlap their misses by prefetching.
-        if local.table.len() < 1 << 14 {
-            for (i, &h) in hashes.iter().enumerate() {
-                gids.push(local.table.find_or_insert(keys.key(i), h).0 as u32);
+        let keys = row_key::encode_keys(&cols, len)?;
+        if let Keys::Words { words, lens } = &keys {
+            let dense = local
+                .dense
+                .get_or_insert_with(|| DenseIndex::fit(words, lens));
+            if let Some(d) = dense {
+                return Ok(d.group_ids(&mut local.table, words, lens));
             }
-            return Ok(gids);
         }
+        let hashes = keys.hashes();
+        let table = &mut local.table;
+        // Small tables stay in cache; larger ones overlap their misses by prefetching
+        // the slot of the key `AHEAD` rows on.
         const AHEAD: usize = 16;
-        for &h in hashes.iter().take(AHEAD) {
-            local.table.prefetch(h);
-        }
+        let prefetch = table.len() >= 1 << 14;
+        let mut gids = Vec::with_capacity(len);
         for i in 0..len {
-            if let Some(&h) = hashes.get(i + AHEAD) {
-                local.table.prefetch(h);
+            if prefetch {
+                if let Some(&h) = hashes.get(i + AHEAD) {
+                    table.prefetch(h);
+                }
             }
-            gids.push(local.table.find_or_insert(keys.key(i), hashes[i]).0 as u32);
+            let id = match &keys {
+                Keys::Words { words, lens } => {
+                    table.find_or_insert_inline(words[i], lens[i] as usize, hashes[i])
+                }
+                Keys::Bytes(b) => table.find_or_insert(b.key(i), hashes[i]),
+            };
+            gids.push(id.0 as u32);
         }
         Ok(gids)
     }
@@ -125,15 +139,7 @@ impl<'a> HashAggregate<'a> {
                 .map_err(|_| Error::internal("aggregate lock poisoned"))?,
         );
         if tables.is_empty() {
-            tables.push(LocalTable {
-                table: KeyTable::default(),
-                states: self.bound.iter().map(new_state).collect(),
-                buffered: self
-                    .aggs
-                    .iter()
-                    .map(|a| is_buffered(a).then(Buffered::default))
-                    .collect(),
-            });
+            tables.push(self.new_table());
         }
         if self.groups.is_empty() {
             // One output row even without input rows (count(*) of nothing is 0).
@@ -235,6 +241,8 @@ impl<'a> HashAggregate<'a> {
         members: &[&[u32]],
     ) -> Result<LocalTable> {
         let mut out = self.new_table();
+        // At most this many groups: no growing on the way.
+        out.table = KeyTable::with_capacity(members.iter().map(|m| m.len()).sum());
         let any_buffered = self.aggs.iter().any(is_buffered);
         for ((t, parts), &members) in tables.iter().zip(partials).zip(members) {
             let n = t.table.len();

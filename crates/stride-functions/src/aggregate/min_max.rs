@@ -62,22 +62,32 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let v = args[0];
         let src = v.values::<T>();
-        let (vals, seen, is_max) = (&mut self.vals, &mut self.seen, self.is_max);
-        let mut fold = |g: usize, x: T| {
-            if !seen[g] || replaces(&x, &vals[g], is_max) {
-                vals[g] = x;
-                seen[g] = true;
-            }
+        let (vals, seen) = (&mut self.vals[..], &mut self.seen[..]);
+        // Branch-free: every row writes its group's slot, so how often the extreme
+        // changes (which is data dependent) never costs a misprediction.
+        let mut fold = |g: usize, x: T, is_max: bool| {
+            let cur = vals[g];
+            let take = !seen[g] | replaces(&x, &cur, is_max);
+            vals[g] = if take { x } else { cur };
+            seen[g] = true;
         };
         if !v.constant && !v.validity.has_nulls() {
-            for (&g, &x) in groups[..rows].iter().zip(&src[..rows]) {
-                fold(g as usize, x);
+            // One loop per direction, so the comparison is fixed inside each.
+            if self.is_max {
+                for (&g, &x) in groups[..rows].iter().zip(&src[..rows]) {
+                    fold(g as usize, x, true);
+                }
+            } else {
+                for (&g, &x) in groups[..rows].iter().zip(&src[..rows]) {
+                    fold(g as usize, x, false);
+                }
             }
         } else {
+            let is_max = self.is_max;
             for (i, &g) in groups[..rows].iter().enumerate() {
                 let j = v.index(i);
                 if v.validity.is_valid(j) {
-                    fold(g as usize, src[j]);
+                    fold(g as usize, src[j], is_max);
                 }
             }
         }

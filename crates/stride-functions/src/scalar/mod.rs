@@ -19,6 +19,7 @@ mod meta;
 mod signature;
 pub mod string;
 
+pub use comparison::select_comparison;
 pub use date::DateField;
 
 use stride_common::{DataType, Error, Result, Vector};

@@ -5,7 +5,10 @@
 //! before touching string bodies, lists element by element.
 
 mod ops;
+mod select;
 mod strings;
+
+pub use select::select_comparison;
 
 use ops::{CmpOp, EqOp, GeOp, GtOp, LeOp, LtOp, NeOp};
 

@@ -1,0 +1,95 @@
+//! Group ids of keys from a narrow range, by direct lookup. When the keys of the first
+//! chunk a worker aggregates (one fixed-width column, as [`Keys::Words`]) span fewer
+//! than about a million values, the worker keeps an array indexed by `key - base` in
+//! front of its hash table: a key seen before finds its group with one subtraction and
+//! one load, no hashing and no probing. The hash table still owns every group (its
+//! id, key and hash, which the merge needs), but the slots never index keys in the
+//! range: those are found only here. Keys outside the range, and NULL, are looked up
+//! in the hash table as usual. A key is always in or always out of the fixed range, so
+//! no key gets two groups.
+//!
+//! [`Keys::Words`]: crate::row_key::Keys::Words
+
+use crate::hash_table::{hash_word, KeyTable};
+
+/// The widest range of keys an index covers (4 MiB of ids).
+const MAX_SPAN: u64 = 1 << 20;
+
+pub struct DenseIndex {
+    base: u64,
+    /// `ids[key - base]` is the group id plus one, or 0 when not seen yet (so the
+    /// array starts as zeroed memory the system hands out lazily).
+    ids: Vec<u32>,
+}
+
+impl DenseIndex {
+    /// An index for keys like these, or `None` when they are too spread out.
+    pub fn fit(words: &[u64], lens: &[u8]) -> Option<DenseIndex> {
+        let mut valid = words
+            .iter()
+            .zip(lens)
+            .filter(|(_, &l)| l != 0)
+            .map(|(&w, _)| w);
+        let first = valid.next()?;
+        let (lo, hi) = valid.fold((first, first), |(lo, hi), w| (lo.min(w), hi.max(w)));
+        let span = hi - lo + 1;
+        if span > MAX_SPAN {
+            return None;
+        }
+        // Room for later keys somewhat beyond the first chunk's.
+        let size = (span * 4).clamp(1024, MAX_SPAN);
+        Some(DenseIndex {
+            base: lo,
+            ids: vec![0; size as usize],
+        })
+    }
+
+    /// The group id of every key, inserting new groups into `table`.
+    pub fn group_ids(&mut self, table: &mut KeyTable, words: &[u64], lens: &[u8]) -> Vec<u32> {
+        let mut out = Vec::with_capacity(words.len());
+        for (&w, &l) in words.iter().zip(lens) {
+            let slot = w.wrapping_sub(self.base) as usize;
+            let id = match self.ids.get_mut(slot) {
+                Some(known) if *known != 0 && l != 0 => *known - 1,
+                Some(known) if l != 0 => {
+                    let id =
+                        table.push_unindexed(&w.to_le_bytes()[..l as usize], hash_word(w)) as u32;
+                    *known = id + 1;
+                    id
+                }
+                _ => table.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32,
+            };
+            out.push(id);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_ids_as_the_table() {
+        let words: Vec<u64> = (0..3000u64).map(|i| (i * 7) % 500 + 100).collect();
+        let mut lens = vec![8u8; words.len()];
+        lens[5] = 0;
+        let mut words_null = words.clone();
+        words_null[5] = 0;
+        let mut index = DenseIndex::fit(&words_null[..100], &lens[..100]).unwrap();
+        let mut table = KeyTable::default();
+        let ids = index.group_ids(&mut table, &words_null, &lens);
+        // Far outside the range: the hash table alone.
+        let far = index.group_ids(&mut table, &[1 << 40, 100, 1 << 40], &[8, 8, 8]);
+        // Numbered in order of first appearance, like the hash table alone would.
+        let mut check = KeyTable::default();
+        for (i, (&w, &l)) in words_null.iter().zip(&lens).enumerate() {
+            let id = check.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32;
+            assert_eq!(ids[i], id, "row {i}");
+            assert_eq!(table.key(id as usize), &w.to_le_bytes()[..l as usize]);
+        }
+        assert_eq!(far[1], ids[0]);
+        assert_eq!(far[0] as usize, table.len() - 1);
+        assert_eq!(far[2], far[0]);
+    }
+}
