@@ -47,32 +47,34 @@ impl Ordered for bool {
 
 impl Ordered for f32 {
     const WIDTH: usize = 4;
+    #[inline]
     fn ordered(self) -> u128 {
-        // -0.0 sorts with 0.0, every NaN after all numbers (PostgreSQL).
-        let x = if self == 0.0 {
-            0.0f32
-        } else if self.is_nan() {
-            f32::NAN
+        // -0.0 sorts with 0.0 (adding 0.0 turns it into 0.0), every NaN after all
+        // numbers (PostgreSQL); negative values flip every bit, others the sign bit.
+        // Written without branches so column loops vectorize.
+        let x = self + 0.0;
+        let b = if x.is_nan() {
+            f32::NAN.to_bits()
         } else {
-            self
+            x.to_bits()
         };
-        let b = x.to_bits();
-        (if b >> 31 == 1 { !b } else { b | (1 << 31) }) as u128
+        let flip = ((b as i32) >> 31) as u32 | (1 << 31);
+        (b ^ flip) as u128
     }
 }
 
 impl Ordered for f64 {
     const WIDTH: usize = 8;
+    #[inline]
     fn ordered(self) -> u128 {
-        let x = if self == 0.0 {
-            0.0f64
-        } else if self.is_nan() {
-            f64::NAN
+        let x = self + 0.0;
+        let b = if x.is_nan() {
+            f64::NAN.to_bits()
         } else {
-            self
+            x.to_bits()
         };
-        let b = x.to_bits();
-        (if b >> 63 == 1 { !b } else { b | (1 << 63) }) as u128
+        let flip = ((b as i64) >> 63) as u64 | (1 << 63);
+        (b ^ flip) as u128
     }
 }
 
@@ -203,6 +205,15 @@ pub fn encode_packed(cols: &[SortColumn], len: usize) -> Option<Vec<u128>> {
         let v = c.values;
         let vals = v.values::<T>();
         let shift = 8 * T::WIDTH as u32;
+        if !v.constant && !v.validity.has_nulls() {
+            let marker = 1u128 << shift;
+            let invert = if c.asc { 0 } else { u128::MAX >> (128 - shift) };
+            let n = acc.len();
+            for (a, &x) in acc.iter_mut().zip(&vals[..n]) {
+                *a = (*a << (8 + shift)) | marker | (x.ordered() ^ invert);
+            }
+            return;
+        }
         for (i, a) in acc.iter_mut().enumerate() {
             let j = v.index(i);
             let (marker, x) = if v.validity.is_valid(j) {
@@ -225,6 +236,38 @@ pub fn encode_packed(cols: &[SortColumn], len: usize) -> Option<Vec<u128>> {
         acc.iter_mut().for_each(|a| *a <<= shift);
     }
     Some(acc)
+}
+
+/// The rows of one sort column whose key part ranks at or before `bound`'s first
+/// column (`bound` a packed, left-aligned key as [`encode_packed`] and [`pack`] make).
+/// `None` when the column is not a fixed-width column without NULLs, or `bound`'s
+/// first column is NULL: the caller then compares whole packed keys.
+pub fn rows_at_most(c: &SortColumn, len: usize, bound: u128) -> Option<Vec<u32>> {
+    fn select<T: Ordered>(c: &SortColumn, len: usize, bound: u128) -> Option<Vec<u32>> {
+        let shift = 8 * T::WIDTH as u32;
+        let first = bound >> (128 - 8 - shift);
+        let value_mask = u128::MAX >> (128 - shift);
+        if first >> shift != 1 {
+            return None;
+        }
+        let limit = first & value_mask;
+        let invert = if c.asc { 0 } else { value_mask };
+        let vals = &c.values.values::<T>()[..len];
+        // Branch-free: write every index, advance past the survivors only.
+        let mut out = vec![0u32; len];
+        let mut n = 0;
+        for (i, &x) in vals.iter().enumerate() {
+            out[n] = i as u32;
+            n += ((x.ordered() ^ invert) <= limit) as usize;
+        }
+        out.truncate(n);
+        Some(out)
+    }
+    let v = c.values;
+    if v.constant || v.validity.has_nulls() {
+        return None;
+    }
+    with_native!(v.data.physical(), T => select::<T>(c, len, bound), _ => None)
 }
 
 /// A key of at most 16 bytes as an integer with the same order.

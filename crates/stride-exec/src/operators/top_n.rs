@@ -113,20 +113,25 @@ impl TopNSink<'_> {
             asc: first.asc,
             nulls_first: first.nulls_first,
         }];
-        let (Some(prefix), Some(w)) = (
-            sort_key::encode_packed(&col, len),
-            sort_key::fixed_width(std::slice::from_ref(&v.ty)),
-        ) else {
+        let Some(w) = sort_key::fixed_width(std::slice::from_ref(&v.ty)) else {
             return Ok((chunk, all()));
         };
-        // The worst kept key's first column, aligned like `prefix`.
+        // The worst kept key's first column, aligned like packed keys.
         let bound = match &top.0 {
             Key::Packed(k) => k & (u128::MAX << (128 - 8 * w as u32)),
             Key::Bytes(b) => sort_key::pack(&b[..w.min(b.len())]),
         };
-        let rows: Vec<u32> = (0..len as u32)
-            .filter(|&i| prefix[i as usize] <= bound)
-            .collect();
+        let rows = match sort_key::rows_at_most(&col[0], len, bound) {
+            Some(rows) => rows,
+            None => {
+                let Some(prefix) = sort_key::encode_packed(&col, len) else {
+                    return Ok((chunk, all()));
+                };
+                (0..len as u32)
+                    .filter(|&i| prefix[i as usize] <= bound)
+                    .collect()
+            }
+        };
         drop(v);
         if rows.len() == len {
             return Ok((chunk, rows));
