@@ -113,7 +113,8 @@ impl TopNSink<'_> {
             asc: first.asc,
             nulls_first: first.nulls_first,
         }];
-        let Some(w) = sort_key::fixed_width(std::slice::from_ref(&v.ty)) else {
+        let Some(w) = sort_key::fixed_width(std::slice::from_ref(&v.ty)).filter(|&w| w <= 16)
+        else {
             return Ok((chunk, all()));
         };
         // The worst kept key's first column, aligned like packed keys.
