@@ -6,6 +6,9 @@
 //! between the two sides of any join become hash-join keys; a LEFT JOIN whose left
 //! input is smaller becomes a RIGHT JOIN, so the hash table is built on it.
 //!
+//! Semi and anti joins on top of the tree (decorrelated IN / EXISTS) move down onto
+//! the one input their left side refers to.
+//!
 //! Conditions containing subqueries stay where they were (above the joins), because
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
@@ -18,15 +21,23 @@ use stride_functions::ScalarFunction;
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
     // A tree of inner joins is ordered as a whole, top-down: its leaves are optimized
-    // inside `reorder`.
+    // inside `reorder`, which also pushes the semi and anti joins above the tree down
+    // to the input they filter.
+    if is_semi_over_inner_tree(&plan) {
+        let (base, semis) = peel_semis(plan)?;
+        return match base {
+            LogicalPlan::Filter { input, predicate } => reorder(*input, Some(predicate), semis),
+            p => reorder(p, None, semis),
+        };
+    }
     match plan {
         LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
-            return reorder(*input, Some(predicate));
+            return reorder(*input, Some(predicate), Vec::new());
         }
         p @ LogicalPlan::Join {
             kind: JoinKind::Inner,
             ..
-        } => return reorder(p, None),
+        } => return reorder(p, None, Vec::new()),
         _ => {}
     }
     for c in children_mut(&mut plan) {
@@ -111,6 +122,110 @@ fn as_right_join(
     LogicalPlan::Project {
         input: Box::new(swapped),
         exprs,
+        schema,
+    }
+}
+
+/// A semi or anti join taken off the top of a tree of inner joins; its left side is
+/// the tree's output (global column numbers), its right side already optimized.
+struct SemiJoin {
+    kind: JoinKind,
+    right: Box<LogicalPlan>,
+    on: Vec<(Expr, Expr)>,
+    filter: Option<Expr>,
+}
+
+fn is_semi(p: &LogicalPlan) -> bool {
+    matches!(
+        p,
+        LogicalPlan::Join {
+            kind: JoinKind::Semi | JoinKind::Anti,
+            ..
+        }
+    )
+}
+
+/// Semi or anti joins (one or more, stacked) over a tree of inner joins, possibly
+/// under a filter: what `WHERE ... AND x IN (subquery)` decorrelates into.
+fn is_semi_over_inner_tree(p: &LogicalPlan) -> bool {
+    let mut p = p;
+    if !is_semi(p) {
+        return false;
+    }
+    while let LogicalPlan::Join {
+        kind: JoinKind::Semi | JoinKind::Anti,
+        left,
+        ..
+    } = p
+    {
+        p = left;
+    }
+    match p {
+        LogicalPlan::Filter { input, .. } => is_inner_join(input),
+        other => is_inner_join(other),
+    }
+}
+
+/// The inner-join tree under a stack of semi joins, and the semi joins innermost
+/// first.
+fn peel_semis(plan: LogicalPlan) -> Result<(LogicalPlan, Vec<SemiJoin>)> {
+    let mut semis = Vec::new();
+    let mut p = plan;
+    loop {
+        match p {
+            LogicalPlan::Join {
+                kind: kind @ (JoinKind::Semi | JoinKind::Anti),
+                left,
+                right,
+                on,
+                filter,
+                ..
+            } => {
+                semis.push(SemiJoin {
+                    kind,
+                    right: Box::new(optimize(*right)?),
+                    on,
+                    filter,
+                });
+                p = *left;
+            }
+            base => {
+                semis.reverse();
+                return Ok((base, semis));
+            }
+        }
+    }
+}
+
+/// `semi` applied to `left`, whose columns `base..base + width` of the tree's
+/// `total` columns are the ones the semi join refers to.
+fn apply_semi(left: LogicalPlan, semi: SemiJoin, base: usize, total: usize) -> LogicalPlan {
+    let width = left.schema().len();
+    let on = semi
+        .on
+        .into_iter()
+        .map(|(mut l, r)| {
+            l.remap_columns(&|i| i - base);
+            (l, r)
+        })
+        .collect();
+    let filter = semi.filter.map(|mut f| {
+        f.remap_columns(&|i| {
+            if i < total {
+                i - base
+            } else {
+                i - total + width
+            }
+        });
+        f
+    });
+    let schema = left.schema().to_vec();
+    LogicalPlan::Join {
+        left: Box::new(left),
+        right: semi.right,
+        kind: semi.kind,
+        on,
+        filter,
         schema,
     }
 }
@@ -283,7 +398,11 @@ fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Exp
     }
 }
 
-fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
+fn reorder(
+    plan: LogicalPlan,
+    predicate: Option<Expr>,
+    semis: Vec<SemiJoin>,
+) -> Result<LogicalPlan> {
     let schema = plan.schema().to_vec();
     let mut leaves = Vec::new();
     let mut terms = Vec::new();
@@ -361,6 +480,37 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
             })
         })
         .collect();
+    // A semi or anti join whose left side refers to one input only filters that
+    // input, and goes onto it before any join when its own input is smaller (a
+    // small IN list of keys is selective: TPC-H Q18). One over a large input stays on
+    // top, to probe only the rows the joins keep (Q21's EXISTS over lineitem).
+    let mut top_semis = Vec::new();
+    for semi in semis {
+        let mut cols = Vec::new();
+        let mut plain = true;
+        for (l, _) in &semi.on {
+            plain &= leaves_of(l).is_some();
+            l.collect_columns(&mut cols);
+        }
+        if let Some(f) = &semi.filter {
+            let mut fc = Vec::new();
+            f.collect_columns(&mut fc);
+            cols.extend(fc.into_iter().filter(|&c| c < acc));
+            plain &= !f.has_subquery() && !f.any(&mut |x| matches!(x, Expr::OuterColumn { .. }));
+        }
+        let mut ls: Vec<usize> = cols.into_iter().map(leaf_of).collect();
+        ls.sort_unstable();
+        ls.dedup();
+        match ls[..] {
+            [k] if plain
+                && estimate(&semi.right) < estimate(leaves[k].as_ref().expect("leaf present")) =>
+            {
+                let leaf = leaves[k].take().expect("leaf present");
+                leaves[k] = Some(apply_semi(leaf, semi, starts[k], acc));
+            }
+            _ => top_semis.push(semi),
+        }
+    }
 
     // Greedy order: start from the largest input before filters (the fact table of a
     // star join); then join the most selective input connected to the joined set by
@@ -494,6 +644,9 @@ fn reorder(plan: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
             input: Box::new(plan),
             predicate: p,
         };
+    }
+    for semi in top_semis {
+        plan = apply_semi(plan, semi, 0, acc);
     }
     Ok(plan)
 }
