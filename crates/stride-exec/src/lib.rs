@@ -6,6 +6,8 @@
 //! Where things are:
 //! - [`expression`]: vectorized evaluation of bound expressions over chunks;
 //! - [`pipeline`]: sources, operators, sinks and the morsel-driven worker loop;
+//!   [`parallel`]: independent tasks on the worker threads, for phases that are not
+//!   pipelines;
 //! - [`operators`]: one file per operator;
 //! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
@@ -17,6 +19,7 @@ pub mod executor;
 pub mod expression;
 pub mod hash_table;
 pub mod operators;
+pub mod parallel;
 pub mod physical_plan;
 pub mod pipeline;
 pub mod planner;

@@ -11,11 +11,11 @@ use crate::context::QueryContext;
 use crate::dense_index::DenseIndex;
 use crate::expression::{eval, eval_ref, select};
 use crate::hash_table::{hash_key, KeyTable};
-use crate::pipeline::{Sink, WORKER_STACK};
+use crate::parallel::map_tasks;
+use crate::pipeline::Sink;
 use crate::row_key::{self, Keys};
 use crate::sort_key::{self, SortColumn};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
 use stride_functions::aggregate::{new_state, BoundAggregate, GroupedState};
@@ -160,8 +160,6 @@ impl<'a> HashAggregate<'a> {
         // Partitioned merge in parallel.
         let bits = 6u32;
         let parts = 1usize << bits;
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<(usize, Vec<DataChunk>)>> = Mutex::new(Vec::new());
         let partials = export_partials(&mut tables[..])?;
         // Each table's groups, bucketed by partition once.
         let buckets: Vec<Vec<Vec<u32>>> = tables
@@ -174,51 +172,12 @@ impl<'a> HashAggregate<'a> {
                 b
             })
             .collect();
-        let tables_ref = &tables;
-        let partials_ref = &partials;
-        let buckets_ref = &buckets;
-        let work = || -> Result<()> {
-            loop {
-                let p = next.fetch_add(1, Ordering::Relaxed);
-                if p >= parts {
-                    return Ok(());
-                }
-                self.ctx.check()?;
-                let members: Vec<&[u32]> = buckets_ref.iter().map(|b| b[p].as_slice()).collect();
-                let merged = self.merge_partition(tables_ref, partials_ref, &members)?;
-                let chunks = self.finalize(merged)?;
-                results
-                    .lock()
-                    .map_err(|_| Error::internal("merge lock"))?
-                    .push((p, chunks));
-            }
-        };
-        let threads = self.ctx.threads().min(parts);
-        std::thread::scope(|s| -> Result<()> {
-            let hs: Vec<_> = (0..threads)
-                .map(|_| {
-                    std::thread::Builder::new()
-                        .stack_size(WORKER_STACK)
-                        .spawn_scoped(s, work)
-                })
-                .collect();
-            let mut err = None;
-            for h in hs {
-                let r = h.map_err(|e| Error::internal(e.to_string())).and_then(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::internal("merge thread panicked")))
-                });
-                if let Err(e) = r {
-                    err.get_or_insert(e);
-                }
-            }
-            err.map_or(Ok(()), Err)
+        let results = map_tasks(self.ctx, parts, |p| {
+            let members: Vec<&[u32]> = buckets.iter().map(|b| b[p].as_slice()).collect();
+            let merged = self.merge_partition(&tables, &partials, &members)?;
+            self.finalize(merged)
         })?;
-        let mut results = results
-            .into_inner()
-            .map_err(|_| Error::internal("merge lock"))?;
-        results.sort_by_key(|(p, _)| *p);
-        Ok(results.into_iter().flat_map(|(_, c)| c).collect())
+        Ok(results.into_iter().flatten().collect())
     }
 
     /// Merges every table into one (small inputs).

@@ -10,11 +10,16 @@
 //!
 //! Key equality is decided on the encoded keys; a residual `filter` (non-equality
 //! conditions) is checked on each candidate pair.
+//!
+//! The build side is split by hash into partitions, each indexed by one thread into
+//! its own key table (radix-partitioned build, see [`JoinProbe::index`]); a probe
+//! looks a key up in the partition its hash names.
 
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
-use crate::hash_table::{hash_key, KeyTable};
-use crate::row_key;
+use crate::hash_table::KeyTable;
+use crate::parallel::map_tasks;
+use crate::row_key::{self, Keys};
 use std::sync::atomic::{AtomicBool, Ordering};
 use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::{Expr, JoinKind};
@@ -198,17 +203,60 @@ fn emit_joined(
     Ok(())
 }
 
+/// One hash partition of the build side: a key table over the build rows whose key
+/// hashes fall into it, and the chains of rows per key.
+struct Partition {
+    table: KeyTable,
+    /// First row (index into `rows`) of each key entry; `next` chains rows with
+    /// equal keys, in build order.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    /// Build row of each chained row.
+    rows: Vec<u32>,
+}
+
+/// The encoded keys of one build chunk and, per partition, its rows that go there.
+struct ChunkKeys {
+    keys: Keys,
+    hashes: Vec<u64>,
+    by_partition: Vec<Vec<u32>>,
+}
+
+/// Build sides at least this large are partitioned and indexed in parallel.
+const PARALLEL_BUILD: usize = 1 << 16;
+
 pub struct JoinProbe {
     pub kind: JoinKind,
     pub build: BuildSide,
-    table: KeyTable,
-    /// First build row of each key entry; `next` chains rows with equal keys.
-    head: Vec<u32>,
-    next: Vec<u32>,
+    /// Partition of a key: the top `bits` bits of its hash.
+    bits: u32,
+    partitions: Vec<Partition>,
     left_keys: Vec<Expr>,
     filter: Option<Expr>,
     /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
     marking: bool,
+}
+
+/// Rows whose key columns are all non-NULL (NULL keys never match).
+fn valid_rows(keys: &[impl std::ops::Deref<Target = Vector>], len: usize) -> Vec<bool> {
+    let mut valid = vec![true; len];
+    for k in keys {
+        if k.validity.has_nulls() || k.constant {
+            for (i, v) in valid.iter_mut().enumerate() {
+                *v &= k.is_valid(i);
+            }
+        }
+    }
+    valid
+}
+
+#[inline]
+fn partition_of(hash: u64, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (hash >> (64 - bits)) as usize
+    }
 }
 
 impl JoinProbe {
@@ -252,6 +300,10 @@ impl JoinProbe {
         )
     }
 
+    /// Indexes the build side: keys are encoded and hashed chunk by chunk, rows are
+    /// split into partitions by the top bits of their hash, and each partition gets
+    /// its own key table, built by one thread (partitions in parallel; one partition
+    /// for small inputs). Chains keep rows with equal keys in build order.
     #[allow(clippy::too_many_arguments)]
     fn index(
         kind: JoinKind,
@@ -264,51 +316,85 @@ impl JoinProbe {
         ctx: &QueryContext,
     ) -> Result<Self> {
         let build = BuildSide::new(chunks, types, track);
-        let mut table = KeyTable::with_capacity(build.len);
-        let mut head = Vec::new();
-        let mut next = vec![NONE; build.len];
+        let bits = if build.len < PARALLEL_BUILD {
+            0
+        } else {
+            (ctx.threads() * 4)
+                .next_power_of_two()
+                .min(64)
+                .trailing_zeros()
+        };
+        let parts = 1usize << bits;
+        let mut offsets = Vec::with_capacity(chunks.len());
         let mut row = 0u32;
         for c in chunks {
-            ctx.check()?;
-            let keys = right_keys
+            offsets.push(row);
+            row += c.len() as u32;
+        }
+        let encoded = map_tasks(ctx, chunks.len(), |ci| {
+            let c = &chunks[ci];
+            let cols = right_keys
                 .iter()
                 .map(|k| eval_ref(k, c, ctx))
                 .collect::<Result<Vec<_>>>()?;
-            let enc = row_key::encode(&keys, c.len())?;
-            for i in 0..c.len() {
-                let r = row + i as u32;
-                if keys.iter().any(|k| !k.is_valid(i)) {
-                    continue;
+            let valid = valid_rows(&cols, c.len());
+            let keys = row_key::encode_keys(&cols, c.len())?;
+            let hashes = keys.hashes();
+            let mut by_partition = vec![Vec::new(); parts];
+            for (i, &h) in hashes.iter().enumerate() {
+                if valid[i] {
+                    by_partition[partition_of(h, bits)].push(i as u32);
                 }
-                let k = enc.key(i);
-                let (id, new) = table.find_or_insert(k, hash_key(k));
-                if new {
-                    head.push(NONE);
+            }
+            Ok(ChunkKeys {
+                keys,
+                hashes,
+                by_partition,
+            })
+        })?;
+        let partitions = map_tasks(ctx, parts, |p| {
+            let n: usize = encoded.iter().map(|e| e.by_partition[p].len()).sum();
+            let mut part = Partition {
+                table: KeyTable::with_capacity(n),
+                head: Vec::new(),
+                next: vec![NONE; n],
+                rows: vec![0; n],
+            };
+            // Rows go in last to first, each prepended to its key's chain, so every
+            // chain ends up in build order.
+            let mut at = n;
+            for (e, &offset) in encoded.iter().zip(&offsets).rev() {
+                let mine = &e.by_partition[p];
+                const AHEAD: usize = 16;
+                for (k, &i) in mine.iter().enumerate().rev() {
+                    if k >= AHEAD {
+                        part.table.prefetch(e.hashes[mine[k - AHEAD] as usize]);
+                    }
+                    let h = e.hashes[i as usize];
+                    let (id, new) = match &e.keys {
+                        Keys::Words { words, lens } => part.table.find_or_insert_inline(
+                            words[i as usize],
+                            lens[i as usize] as usize,
+                            h,
+                        ),
+                        Keys::Bytes(b) => part.table.find_or_insert(b.key(i as usize), h),
+                    };
+                    if new {
+                        part.head.push(NONE);
+                    }
+                    at -= 1;
+                    part.rows[at] = offset + i;
+                    part.next[at] = part.head[id];
+                    part.head[id] = at as u32;
                 }
-                // Prepend, then reverse chains below so matches come in build order.
-                next[r as usize] = head[id];
-                head[id] = r;
             }
-            row += c.len() as u32;
-        }
-        // Reverse each chain so that rows with equal keys keep their input order.
-        for h in head.iter_mut() {
-            let mut prev = NONE;
-            let mut cur = *h;
-            while cur != NONE {
-                let n = next[cur as usize];
-                next[cur as usize] = prev;
-                prev = cur;
-                cur = n;
-            }
-            *h = prev;
-        }
+            Ok(part)
+        })?;
         Ok(JoinProbe {
             kind,
             build,
-            table,
-            head,
-            next,
+            bits,
+            partitions,
             left_keys,
             filter,
             marking: false,
@@ -322,29 +408,41 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let len = chunk.len();
-        let keys = self
+        let cols = self
             .left_keys
             .iter()
             .map(|k| eval_ref(k, &chunk, ctx))
             .collect::<Result<Vec<_>>>()?;
-        let enc = row_key::encode(&keys, len)?;
+        let valid = valid_rows(&cols, len);
+        let keys = row_key::encode_keys(&cols, len)?;
+        drop(cols);
+        let hashes = keys.hashes();
         let mut pi = Vec::new();
         let mut bi = Vec::new();
-        let hashes: Vec<u64> = (0..len).map(|i| hash_key(enc.key(i))).collect();
+        const AHEAD: usize = 16;
         for i in 0..len {
-            if let Some(&h) = hashes.get(i + 16) {
-                self.table.prefetch(h);
+            if let Some(&h) = hashes.get(i + AHEAD) {
+                self.partitions[partition_of(h, self.bits)]
+                    .table
+                    .prefetch(h);
             }
-            if keys.iter().any(|k| !k.is_valid(i)) {
+            if !valid[i] {
                 continue;
             }
-            let k = enc.key(i);
-            if let Some(id) = self.table.find(k, hashes[i]) {
-                let mut r = self.head[id];
+            let h = hashes[i];
+            let part = &self.partitions[partition_of(h, self.bits)];
+            let found = match &keys {
+                Keys::Words { words, lens } => {
+                    part.table.find_inline(words[i], lens[i] as usize, h)
+                }
+                Keys::Bytes(b) => part.table.find(b.key(i), h),
+            };
+            if let Some(id) = found {
+                let mut r = part.head[id];
                 while r != NONE {
                     pi.push(i as u32);
-                    bi.push(r);
-                    r = self.next[r as usize];
+                    bi.push(part.rows[r as usize]);
+                    r = part.next[r as usize];
                 }
             }
         }
