@@ -261,7 +261,11 @@ pub fn collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>
 
 /// Optimizes, plans and runs a logical plan (used for subqueries).
 pub fn execute_plan_collect(plan: &LogicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
-    let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+    let optimized = stride_sql::optimizer::optimize(
+        plan.clone(),
+        &ctx.settings,
+        &crate::statistics::TableStatistics(&ctx.catalog),
+    )?;
     let physical = crate::planner::plan(&optimized, &ctx.catalog)?;
     collect(&physical, ctx)
 }

@@ -26,8 +26,10 @@ pub mod planner;
 pub mod progress;
 pub mod row_key;
 pub mod sort_key;
+pub mod statistics;
 
 pub use context::QueryContext;
 pub use executor::{execute_collect, execute_materialize, execute_stream, ResultStream};
 pub use physical_plan::PhysicalPlan;
 pub use progress::Progress;
+pub use statistics::TableStatistics;

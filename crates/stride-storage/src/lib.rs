@@ -5,9 +5,11 @@
 //!
 //! Where it sits: the binder learns schemas from the [`Catalog`] (through a trait the
 //! SQL layer defines); the executor's scan reads row-group snapshots; INSERT and CREATE
-//! TABLE AS append here.
+//! TABLE AS append here. [`Table::distinct_estimate`] gives the optimizer column
+//! statistics.
 
 mod catalog;
+mod stats;
 mod table;
 
 pub use catalog::{Catalog, View};

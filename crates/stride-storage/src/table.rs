@@ -2,8 +2,8 @@
 //! snapshot (a list of shared row groups) and never block writers for long; a writer
 //! appending to a row group a reader still holds copies it first.
 
-use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
 /// Parts at least this long become row groups of their own when appended.
@@ -44,6 +44,8 @@ pub struct Table {
     pub id: u64,
     pub schema: Arc<TableSchema>,
     data: RwLock<TableData>,
+    /// Distinct-value estimates per column, with the row count they were made at.
+    distinct: Mutex<HashMap<usize, (usize, f64)>>,
 }
 
 impl Table {
@@ -64,6 +66,7 @@ impl Table {
                 unique,
                 indexes: Vec::new(),
             }),
+            distinct: Mutex::new(HashMap::new()),
         }
     }
 
@@ -77,6 +80,25 @@ impl Table {
 
     pub fn row_count(&self) -> usize {
         self.snapshot().iter().map(|g| g.len).sum()
+    }
+
+    /// Estimated distinct non-NULL values in `column` (see [`crate::stats`]), counted
+    /// once per table size.
+    pub fn distinct_estimate(&self, column: usize) -> f64 {
+        let groups = self.snapshot();
+        let rows: usize = groups.iter().map(|g| g.len).sum();
+        if let Ok(cache) = self.distinct.lock() {
+            if let Some(&(at, d)) = cache.get(&column) {
+                if at == rows {
+                    return d;
+                }
+            }
+        }
+        let d = crate::stats::distinct_estimate(&groups, column);
+        if let Ok(mut cache) = self.distinct.lock() {
+            cache.insert(column, (rows, d));
+        }
+        d
     }
 
     /// Appends chunks whose columns match the schema (types already cast). Checks NOT

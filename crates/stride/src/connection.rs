@@ -14,7 +14,7 @@ use crate::result::QueryResult;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
-use stride_exec::{planner, QueryContext};
+use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
 use stride_storage::Catalog;
@@ -396,7 +396,11 @@ impl Connection {
             }
             BoundStatement::Query(plan) => {
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-                let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                let optimized = stride_sql::optimizer::optimize(
+                    plan,
+                    &settings,
+                    &TableStatistics(&self.catalog),
+                )?;
                 let physical = planner::plan(&optimized, &self.catalog)?;
                 Ok(Planned::Query {
                     names,
@@ -404,7 +408,11 @@ impl Connection {
                 })
             }
             BoundStatement::Explain { plan, .. } => {
-                let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                let optimized = stride_sql::optimizer::optimize(
+                    plan,
+                    &settings,
+                    &TableStatistics(&self.catalog),
+                )?;
                 // One row per plan line, so every output mode shows the tree as is.
                 let text = stride_sql::plan::explain::explain(&optimized);
                 let mut v = stride_common::Vector::empty(&stride_common::DataType::Varchar);
@@ -577,7 +585,11 @@ impl Connection {
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
     ) -> Result<Vec<(Vec<stride_common::Vector>, usize)>> {
-        let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+        let optimized = stride_sql::optimizer::optimize(
+            plan.clone(),
+            &ctx.settings,
+            &TableStatistics(&self.catalog),
+        )?;
         let physical = planner::plan(&optimized, &self.catalog)?;
         stride_exec::execute_materialize(&physical, ctx)
     }
@@ -587,7 +599,11 @@ impl Connection {
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
     ) -> Result<Vec<DataChunk>> {
-        let optimized = stride_sql::optimizer::optimize(plan.clone(), &ctx.settings)?;
+        let optimized = stride_sql::optimizer::optimize(
+            plan.clone(),
+            &ctx.settings,
+            &TableStatistics(&self.catalog),
+        )?;
         let physical = planner::plan(&optimized, &self.catalog)?;
         stride_exec::execute_collect(&physical, ctx)
     }

@@ -14,35 +14,38 @@
 //! projection on top restores that column order.
 
 use super::cardinality::{estimate, unfiltered_estimate};
+use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
 use stride_functions::ScalarFunction;
 
-pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
+pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<LogicalPlan> {
     // A tree of inner joins is ordered as a whole, top-down: its leaves are optimized
     // inside `reorder`, which also pushes the semi and anti joins above the tree down
     // to the input they filter.
     if is_semi_over_inner_tree(&plan) {
-        let (base, semis) = peel_semis(plan)?;
+        let (base, semis) = peel_semis(plan, stats)?;
         return match base {
-            LogicalPlan::Filter { input, predicate } => reorder(*input, Some(predicate), semis),
-            p => reorder(p, None, semis),
+            LogicalPlan::Filter { input, predicate } => {
+                reorder(*input, Some(predicate), semis, stats)
+            }
+            p => reorder(p, None, semis, stats),
         };
     }
     match plan {
         LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
-            return reorder(*input, Some(predicate), Vec::new());
+            return reorder(*input, Some(predicate), Vec::new(), stats);
         }
         p @ LogicalPlan::Join {
             kind: JoinKind::Inner,
             ..
-        } => return reorder(p, None, Vec::new()),
+        } => return reorder(p, None, Vec::new(), stats),
         _ => {}
     }
     for c in children_mut(&mut plan) {
         let child = std::mem::replace(c, placeholder());
-        *c = optimize(child)?;
+        *c = optimize(child, stats)?;
     }
     let plan = match plan {
         LogicalPlan::Join {
@@ -168,7 +171,7 @@ fn is_semi_over_inner_tree(p: &LogicalPlan) -> bool {
 
 /// The inner-join tree under a stack of semi joins, and the semi joins innermost
 /// first.
-fn peel_semis(plan: LogicalPlan) -> Result<(LogicalPlan, Vec<SemiJoin>)> {
+fn peel_semis(plan: LogicalPlan, stats: &dyn Statistics) -> Result<(LogicalPlan, Vec<SemiJoin>)> {
     let mut semis = Vec::new();
     let mut p = plan;
     loop {
@@ -183,7 +186,7 @@ fn peel_semis(plan: LogicalPlan) -> Result<(LogicalPlan, Vec<SemiJoin>)> {
             } => {
                 semis.push(SemiJoin {
                     kind,
-                    right: Box::new(optimize(*right)?),
+                    right: Box::new(optimize(*right, stats)?),
                     on,
                     filter,
                 });
@@ -227,6 +230,105 @@ fn apply_semi(left: LogicalPlan, semi: SemiJoin, base: usize, total: usize) -> L
         on,
         filter,
         schema,
+    }
+}
+
+/// An input of the join being ordered: a leaf, or the join of several.
+struct Component {
+    plan: LogicalPlan,
+    /// Global column number of each output column, in output order.
+    cols: Vec<usize>,
+    leaves: Vec<usize>,
+    /// Estimated output rows.
+    est: f64,
+    /// Rows of the largest table inside, before filters: the number of distinct
+    /// values a key column of this input is assumed to have at most.
+    base: f64,
+}
+
+/// Whether an equality among the pending conditions joins an input with leaves `a` to
+/// one with leaves `b`, using nothing outside them.
+fn connects(pending: &[(Expr, Vec<usize>)], a: &[usize], b: &[usize]) -> bool {
+    pending.iter().any(|(t, ls)| {
+        equality_sides(t).is_some()
+            && ls.iter().any(|l| a.contains(l))
+            && ls.iter().any(|l| b.contains(l))
+            && ls.iter().all(|l| a.contains(l) || b.contains(l))
+    })
+}
+
+/// Estimated rows of an equality join of `a` and `b`: the product of their sizes over
+/// the number of distinct key values. For each key pair the larger of the two sides'
+/// distinct counts (the values of one side are assumed contained in the other's);
+/// several keys multiply, up to the larger input. A key column without statistics
+/// counts as a key of its whole (unfiltered) input, the foreign-key case.
+fn joined_estimate(
+    a: &Component,
+    b: &Component,
+    pending: &[(Expr, Vec<usize>)],
+    distinct: &dyn Fn(&Expr) -> Option<f64>,
+) -> f64 {
+    let mut keys = 1.0f64;
+    let mut any = false;
+    for (t, ls) in pending {
+        let Some((x, y)) = equality_sides(t) else {
+            continue;
+        };
+        let inside = |c: &Component| ls.iter().all(|l| c.leaves.contains(l));
+        let spans = ls
+            .iter()
+            .all(|l| a.leaves.contains(l) || b.leaves.contains(l))
+            && !inside(a)
+            && !inside(b);
+        if !spans {
+            continue;
+        }
+        let dx = distinct(x).unwrap_or(a.base.min(b.base));
+        let dy = distinct(y).unwrap_or(a.base.min(b.base));
+        keys *= dx.max(dy).max(1.0);
+        any = true;
+    }
+    let keys = if any {
+        keys.min(a.base.max(b.base))
+    } else {
+        a.base.min(b.base)
+    };
+    a.est * b.est / keys.max(1.0)
+}
+
+/// Distinct values of output column `col` of `plan`, when it is a stored table's
+/// column passed through unchanged.
+fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Option<f64> {
+    match plan {
+        LogicalPlan::Scan {
+            table_id, columns, ..
+        } => stats.distinct_values(*table_id, *columns.get(col)?),
+        LogicalPlan::Filter { input, .. }
+        | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Limit { input, .. } => column_distinct(input, col, stats),
+        LogicalPlan::Project { input, exprs, .. } => match exprs.get(col)? {
+            Expr::Column { index, .. } => column_distinct(input, *index, stats),
+            _ => None,
+        },
+        LogicalPlan::Aggregate {
+            input, group_by, ..
+        } => match group_by.get(col)? {
+            Expr::Column { index, .. } => column_distinct(input, *index, stats),
+            _ => None,
+        },
+        LogicalPlan::Join {
+            left, right, kind, ..
+        } => {
+            let nleft = left.schema().len();
+            if col < nleft {
+                column_distinct(left, col, stats)
+            } else if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                None
+            } else {
+                column_distinct(right, col - nleft, stats)
+            }
+        }
+        _ => None,
     }
 }
 
@@ -402,6 +504,7 @@ fn reorder(
     plan: LogicalPlan,
     predicate: Option<Expr>,
     semis: Vec<SemiJoin>,
+    stats: &dyn Statistics,
 ) -> Result<LogicalPlan> {
     let schema = plan.schema().to_vec();
     let mut leaves = Vec::new();
@@ -409,7 +512,7 @@ fn reorder(
     flatten(plan, &mut leaves, &mut terms, 0);
     let leaves = leaves
         .into_iter()
-        .map(optimize)
+        .map(|l| optimize(l, stats))
         .collect::<Result<Vec<_>>>()?;
     if let Some(p) = predicate {
         p.split_conjunction(&mut terms);
@@ -512,91 +615,90 @@ fn reorder(
         }
     }
 
-    // Greedy order: start from the largest input before filters (the fact table of a
-    // star join); then join the most selective input connected to the joined set by
-    // an equality (a cross product only when nothing connects), building the hash
-    // table on whichever side is estimated smaller.
-    let n = leaves.len();
-    let sizes: Vec<f64> = leaves
-        .iter()
-        .map(|l| estimate(l.as_ref().expect("leaf present")))
+    // Greedy operator ordering: repeatedly join the two inputs (leaves or joins made
+    // so far) connected by an equality whose join is estimated smallest, building the
+    // hash table on the smaller of the two; a cross product only when nothing
+    // connects, of the two smallest inputs. Joining the selective pairs first makes
+    // bushy plans where they pay: customer ⋈ orders becomes the small build side
+    // lineitem probes in TPC-H Q3.
+    let mut comps: Vec<Component> = leaves
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let plan = l.expect("leaf present");
+            let width = plan.schema().len();
+            Component {
+                est: estimate(&plan),
+                base: unfiltered_estimate(&plan),
+                plan,
+                cols: (starts[i]..starts[i] + width).collect(),
+                leaves: vec![i],
+            }
+        })
         .collect();
-    let by_size = |a: &usize, b: &usize| sizes[*a].total_cmp(&sizes[*b]);
-    // Among connected inputs, the one whose filters keep the smallest fraction of its
-    // rows first: joined early, it shrinks every later join's probe side.
-    let unfiltered_sizes: Vec<f64> = leaves
-        .iter()
-        .map(|l| unfiltered_estimate(l.as_ref().expect("leaf present")))
-        .collect();
-    let kept = |i: usize| sizes[i] / unfiltered_sizes[i].max(1.0);
-    let by_selectivity = |a: &usize, b: &usize| {
-        kept(*a)
-            .total_cmp(&kept(*b))
-            .then(sizes[*a].total_cmp(&sizes[*b]))
-    };
-    let first = (0..n)
-        .rev()
-        .max_by(|a, b| unfiltered_sizes[*a].total_cmp(&unfiltered_sizes[*b]))
-        .expect("a join has leaves");
-    let mut order = vec![first];
-    let mut joined = vec![false; n];
-    joined[first] = true;
-    // position of each global column in the current joined output
-    let mut pos: Vec<Option<usize>> = vec![None; acc];
-    let width = |i: usize| leaves[i].as_ref().expect("leaf present").schema().len();
-    for c in 0..width(first) {
-        pos[starts[first] + c] = Some(c);
-    }
-    let mut current = leaves[first].take().expect("first leaf");
-    while order.len() < n {
-        let connected = (0..n)
-            .filter(|&i| !joined[i])
-            .filter(|&i| {
-                // Only equalities connect: a leaf reached through another kind of
-                // condition would join as a (filtered) cross product.
-                pending.iter().any(|(t, ls)| {
-                    equality_sides(t).is_some()
-                        && ls.contains(&i)
-                        && ls.iter().all(|&l| l == i || joined[l])
+    // Distinct values of a join key that is a plain column of some leaf.
+    let leaf_plans: Vec<&LogicalPlan> = comps.iter().map(|c| &c.plan).collect();
+    let key_distinct: Vec<Option<f64>> = (0..acc)
+        .map(|g| {
+            let l = leaf_of(g);
+            let used = pending.iter().any(|(t, _)| {
+                equality_sides(t).is_some_and(|(x, y)| {
+                    [x, y]
+                        .iter()
+                        .any(|e| matches!(e, Expr::Column { index, .. } if *index == g))
                 })
-            })
-            .min_by(by_selectivity);
-        let next = connected.unwrap_or_else(|| {
-            (0..n)
-                .filter(|&i| !joined[i])
-                .min_by(by_size)
-                .expect("a leaf is left")
-        });
-        let right = leaves[next].take().expect("leaf not yet joined");
-        let (nleft, nright) = (current.schema().len(), right.schema().len());
-        // The hash table is built on the smaller side once filters count: usually the
-        // new input, but when the rows joined so far are fewer, on them, and the new
-        // input probes.
-        let swap = estimate(&current) < sizes[next];
-        if swap {
-            for p in pos.iter_mut().flatten() {
-                *p += nright;
+            });
+            if used {
+                column_distinct(leaf_plans[l], g - starts[l], stats)
+            } else {
+                None
             }
-            for c in 0..nright {
-                pos[starts[next] + c] = Some(c);
-            }
-        } else {
-            for c in 0..nright {
-                pos[starts[next] + c] = Some(nleft + c);
+        })
+        .collect();
+    let distinct = |e: &Expr| match e {
+        Expr::Column { index, .. } => key_distinct[*index],
+        _ => None,
+    };
+    // Position of each global column in the join being assembled.
+    let mut pos: Vec<Option<usize>> = vec![None; acc];
+    while comps.len() > 1 {
+        let mut best: Option<(f64, usize, usize)> = None;
+        for i in 0..comps.len() {
+            for j in i + 1..comps.len() {
+                if !connects(&pending, &comps[i].leaves, &comps[j].leaves) {
+                    continue;
+                }
+                let size = joined_estimate(&comps[i], &comps[j], &pending, &distinct);
+                if best.is_none_or(|(b, ..)| size < b) {
+                    best = Some((size, i, j));
+                }
             }
         }
-        let (left, right) = if swap {
-            (right, current)
+        let (size, i, j) = best.unwrap_or_else(|| {
+            let mut by_size: Vec<usize> = (0..comps.len()).collect();
+            by_size.sort_by(|&a, &b| comps[a].est.total_cmp(&comps[b].est));
+            let (a, b) = (by_size[0].min(by_size[1]), by_size[0].max(by_size[1]));
+            (comps[a].est * comps[b].est, a, b)
+        });
+        let second = comps.remove(j);
+        let first = comps.remove(i);
+        // The hash table is built on the right input: the smaller one.
+        let (probe, build) = if first.est >= second.est {
+            (first, second)
         } else {
-            (current, right)
+            (second, first)
         };
-        let nleft = left.schema().len();
-        joined[next] = true;
-        order.push(next);
-        // Conditions now fully inside the joined set become this join's conditions.
+        let mut leaves_here = probe.leaves.clone();
+        leaves_here.extend(&build.leaves);
+        let mut cols = probe.cols.clone();
+        cols.extend(&build.cols);
+        for (k, &g) in cols.iter().enumerate() {
+            pos[g] = Some(k);
+        }
+        // Conditions now fully inside the joined inputs become this join's conditions.
         let mut here = Vec::new();
         pending.retain(|(t, ls)| {
-            if ls.iter().all(|&l| joined[l]) {
+            if ls.iter().all(|l| leaves_here.contains(l)) {
                 here.push(t.clone());
                 false
             } else {
@@ -610,18 +712,30 @@ fn reorder(
                 t
             })
             .collect();
+        let nleft = probe.cols.len();
         let (on, rest) = extract_keys(here, nleft);
-        let mut jschema = left.schema().to_vec();
-        jschema.extend(right.schema().iter().cloned());
-        current = LogicalPlan::Join {
-            left: Box::new(left),
-            right: Box::new(right),
-            kind: JoinKind::Inner,
-            on,
-            filter: Expr::conjunction(rest),
-            schema: jschema,
-        };
+        let mut jschema = probe.plan.schema().to_vec();
+        jschema.extend(build.plan.schema().iter().cloned());
+        comps.push(Component {
+            plan: LogicalPlan::Join {
+                left: Box::new(probe.plan),
+                right: Box::new(build.plan),
+                kind: JoinKind::Inner,
+                on,
+                filter: Expr::conjunction(rest),
+                schema: jschema,
+            },
+            cols,
+            leaves: leaves_here,
+            est: size.max(1.0),
+            base: probe.base.max(build.base),
+        });
     }
+    let last = comps.pop().expect("a join has inputs");
+    for (k, &g) in last.cols.iter().enumerate() {
+        pos[g] = Some(k);
+    }
+    let current = last.plan;
     // Restore the original column order, then apply what could not be placed.
     let identity = (0..acc).all(|g| pos[g] == Some(g));
     let mut plan = current;

@@ -19,13 +19,32 @@ pub const PASSES: &[&str] = &[
     "unused_columns",
 ];
 
-pub fn optimize(plan: LogicalPlan, settings: &Settings) -> Result<LogicalPlan> {
+/// What the optimizer may ask about the data: statistics of stored tables.
+pub trait Statistics {
+    /// Estimated distinct non-NULL values in column `column` of table `table_id`.
+    fn distinct_values(&self, table_id: u64, column: usize) -> Option<f64>;
+}
+
+/// Statistics of nothing: every estimate falls back to row counts.
+pub struct NoStatistics;
+
+impl Statistics for NoStatistics {
+    fn distinct_values(&self, _: u64, _: usize) -> Option<f64> {
+        None
+    }
+}
+
+pub fn optimize(
+    plan: LogicalPlan,
+    settings: &Settings,
+    stats: &dyn Statistics,
+) -> Result<LogicalPlan> {
     let mut plan = plan;
     if settings.is_optimizer_enabled("decorrelate") {
         plan = decorrelate::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("join_order") {
-        plan = join_order::optimize(plan)?;
+        plan = join_order::optimize(plan, stats)?;
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
