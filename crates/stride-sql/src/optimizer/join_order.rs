@@ -233,12 +233,109 @@ fn apply_semi(left: LogicalPlan, semi: SemiJoin, base: usize, total: usize) -> L
     }
 }
 
+/// Adds the equalities that follow from the others: with `a = b` and `b = c`, also
+/// `a = c` (plain columns of one type), for inputs not yet joined by an equality of
+/// that class. TPC-H Q9 equates `p_partkey` and `ps_partkey` only through
+/// `l_partkey`; the implied condition lets part and partsupp join first.
+fn infer_equalities(pending: &mut Vec<(Expr, Vec<usize>)>, leaf_of: &dyn Fn(usize) -> usize) {
+    let columns = |t: &Expr| match equality_sides(t) {
+        Some((a @ Expr::Column { index: x, .. }, b @ Expr::Column { index: y, .. }))
+            if a.data_type() == b.data_type() =>
+        {
+            Some((a.clone(), b.clone(), *x, *y))
+        }
+        _ => None,
+    };
+    // Equivalence classes of columns, by union-find over their global numbers.
+    let mut parent: std::collections::HashMap<usize, usize> = Default::default();
+    fn root(parent: &mut std::collections::HashMap<usize, usize>, c: usize) -> usize {
+        let p = *parent.entry(c).or_insert(c);
+        if p == c {
+            return c;
+        }
+        let r = root(parent, p);
+        parent.insert(c, r);
+        r
+    }
+    let mut members: Vec<Expr> = Vec::new();
+    for (t, _) in pending.iter() {
+        if let Some((a, b, x, y)) = columns(t) {
+            let (rx, ry) = (root(&mut parent, x), root(&mut parent, y));
+            parent.insert(rx, ry);
+            for e in [a, b] {
+                if !members.contains(&e) {
+                    members.push(e);
+                }
+            }
+        }
+    }
+    let index = |e: &Expr| match e {
+        Expr::Column { index, .. } => *index,
+        _ => unreachable!("members are columns"),
+    };
+    let class: std::collections::HashMap<usize, usize> = members
+        .iter()
+        .map(|e| (index(e), root(&mut parent, index(e))))
+        .collect();
+    let mut added: Vec<(Expr, Vec<usize>)> = Vec::new();
+    for (i, a) in members.iter().enumerate() {
+        for b in &members[i + 1..] {
+            let (x, y) = (index(a), index(b));
+            let (lx, ly) = (leaf_of(x), leaf_of(y));
+            if lx == ly || a.data_type() != b.data_type() || class[&x] != class[&y] {
+                continue;
+            }
+            // Already joined by an equality of this class?
+            let joined = pending.iter().chain(&added).any(|(t, _)| {
+                columns(t).is_some_and(|(_, _, p, q)| {
+                    let (lp, lq) = (leaf_of(p), leaf_of(q));
+                    (lp == lx && lq == ly || lp == ly && lq == lx) && class[&p] == class[&x]
+                })
+            });
+            if !joined {
+                let mut ls = vec![lx, ly];
+                ls.sort_unstable();
+                added.push((crate::binder::equality(a.clone(), b.clone()), ls));
+            }
+        }
+    }
+    pending.extend(added);
+}
+
+/// The two columns of an equality between plain columns.
+fn plain_columns(t: &Expr) -> Option<(usize, usize)> {
+    match equality_sides(t)? {
+        (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => Some((*x, *y)),
+        _ => None,
+    }
+}
+
+/// Whether `x` and `y` are connected through the pairs of `equal`.
+fn same_class(equal: &[(usize, usize)], x: usize, y: usize) -> bool {
+    let mut reached = vec![x];
+    let mut k = 0;
+    while k < reached.len() {
+        let c = reached[k];
+        for &(a, b) in equal {
+            for (from, to) in [(a, b), (b, a)] {
+                if from == c && !reached.contains(&to) {
+                    reached.push(to);
+                }
+            }
+        }
+        k += 1;
+    }
+    reached.contains(&y)
+}
+
 /// An input of the join being ordered: a leaf, or the join of several.
 struct Component {
     plan: LogicalPlan,
     /// Global column number of each output column, in output order.
     cols: Vec<usize>,
     leaves: Vec<usize>,
+    /// Pairs of columns (global numbers) the joins inside made equal.
+    equal: Vec<(usize, usize)>,
     /// Estimated output rows.
     est: f64,
     /// Rows of the largest table inside, before filters: the number of distinct
@@ -270,6 +367,10 @@ fn joined_estimate(
 ) -> f64 {
     let mut keys = 1.0f64;
     let mut any = false;
+    // Equalities of one class (`a = b AND b = c`, or columns the inputs already made
+    // equal) filter once.
+    let mut equal = a.equal.clone();
+    equal.extend(&b.equal);
     for (t, ls) in pending {
         let Some((x, y)) = equality_sides(t) else {
             continue;
@@ -282,6 +383,12 @@ fn joined_estimate(
             && !inside(b);
         if !spans {
             continue;
+        }
+        if let Some((p, q)) = plain_columns(t) {
+            if same_class(&equal, p, q) {
+                continue;
+            }
+            equal.push((p, q));
         }
         let dx = distinct(x).unwrap_or(a.base.min(b.base));
         let dy = distinct(y).unwrap_or(a.base.min(b.base));
@@ -583,6 +690,7 @@ fn reorder(
             })
         })
         .collect();
+    infer_equalities(&mut pending, &leaf_of);
     // A semi or anti join whose left side refers to one input only filters that
     // input, and goes onto it before any join when its own input is smaller (a
     // small IN list of keys is selective: TPC-H Q18). One over a large input stays on
@@ -633,6 +741,7 @@ fn reorder(
                 plan,
                 cols: (starts[i]..starts[i] + width).collect(),
                 leaves: vec![i],
+                equal: Vec::new(),
             }
         })
         .collect();
@@ -705,6 +814,18 @@ fn reorder(
                 true
             }
         });
+        // An equality of two columns the inputs already made equal (through other
+        // equalities, some inferred) would only widen the hash key.
+        let mut equal = probe.equal.clone();
+        equal.extend(&build.equal);
+        here.retain(|t| match plain_columns(t) {
+            Some((x, y)) if same_class(&equal, x, y) => false,
+            Some((x, y)) => {
+                equal.push((x, y));
+                true
+            }
+            None => true,
+        });
         let here: Vec<Expr> = here
             .into_iter()
             .map(|mut t| {
@@ -727,6 +848,7 @@ fn reorder(
             },
             cols,
             leaves: leaves_here,
+            equal,
             est: size.max(1.0),
             base: probe.base.max(build.base),
         });
