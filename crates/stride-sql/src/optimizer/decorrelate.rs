@@ -32,7 +32,7 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
         optimize_subqueries(e)?;
     }
     for c in children_mut(&mut plan) {
-        let child = std::mem::replace(c, placeholder());
+        let child = std::mem::replace(c, super::placeholder());
         *c = optimize(child)?;
     }
     Ok(match plan {
@@ -62,20 +62,13 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 /// Decorrelates the plans of the subqueries inside `e`.
 fn optimize_subqueries(e: &mut Expr) -> Result<()> {
     if let Expr::Subquery(s) = e {
-        let plan = std::mem::replace(&mut s.plan, placeholder());
+        let plan = std::mem::replace(&mut s.plan, super::placeholder());
         s.plan = optimize(plan)?;
     }
     for c in e.children_mut() {
         optimize_subqueries(c)?;
     }
     Ok(())
-}
-
-fn placeholder() -> LogicalPlan {
-    LogicalPlan::Values {
-        rows: vec![],
-        schema: vec![],
-    }
 }
 
 /// `Filter(input, predicate)` with its subquery conjuncts turned into joins. Plain

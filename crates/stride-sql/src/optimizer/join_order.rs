@@ -44,7 +44,7 @@ pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<Logical
         _ => {}
     }
     for c in children_mut(&mut plan) {
-        let child = std::mem::replace(c, placeholder());
+        let child = std::mem::replace(c, super::placeholder());
         *c = optimize(child, stats)?;
     }
     let plan = match plan {
@@ -436,13 +436,6 @@ fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Op
             }
         }
         _ => None,
-    }
-}
-
-fn placeholder() -> LogicalPlan {
-    LogicalPlan::Values {
-        rows: vec![],
-        schema: vec![],
     }
 }
 

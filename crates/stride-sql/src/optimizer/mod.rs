@@ -6,6 +6,7 @@ pub mod cardinality;
 mod decorrelate;
 mod distinct_aggregates;
 mod join_order;
+mod semi_join_reduction;
 mod unused_columns;
 
 use crate::plan::LogicalPlan;
@@ -15,6 +16,7 @@ use stride_common::{Result, Settings};
 pub const PASSES: &[&str] = &[
     "decorrelate",
     "join_order",
+    "semi_join_reduction",
     "distinct_aggregates",
     "unused_columns",
 ];
@@ -34,6 +36,14 @@ impl Statistics for NoStatistics {
     }
 }
 
+/// A stand-in while a pass moves a child out of its parent.
+fn placeholder() -> LogicalPlan {
+    LogicalPlan::Values {
+        rows: vec![],
+        schema: vec![],
+    }
+}
+
 pub fn optimize(
     plan: LogicalPlan,
     settings: &Settings,
@@ -45,6 +55,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("join_order") {
         plan = join_order::optimize(plan, stats)?;
+    }
+    if settings.is_optimizer_enabled("semi_join_reduction") {
+        plan = semi_join_reduction::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
