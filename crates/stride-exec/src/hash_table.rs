@@ -58,6 +58,20 @@ pub fn inline_word(key: &[u8]) -> u64 {
         .fold(0, |w, (i, &b)| w | (b as u64) << (8 * i))
 }
 
+/// Starts loading `items[i]` into the cache (no effect when `i` is out of range or
+/// the CPU has no prefetch instruction).
+#[inline]
+pub fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let p = items.as_ptr().wrapping_add(i);
+        // SAFETY: prefetching has no architectural effect, whatever the address.
+        unsafe { std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
+}
+
 #[derive(Clone, Copy)]
 struct Slot {
     /// tag (12 bits) | length marker (4 bits: 0 = long key, n + 1 = inline of n bytes) | id (48 bits)
@@ -139,16 +153,7 @@ impl KeyTable {
     /// probes overlaps its cache misses instead of taking them one after another.
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.slots.as_ptr().wrapping_add(hash as usize & self.mask);
-            // SAFETY: prefetching has no architectural effect, whatever the address.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
+        prefetch(&self.slots, hash as usize & self.mask);
     }
 
     /// The entry id of `key`, if present.

@@ -17,7 +17,7 @@
 
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
-use crate::hash_table::KeyTable;
+use crate::hash_table::{prefetch, KeyTable};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -207,12 +207,13 @@ fn emit_joined(
 /// hashes fall into it, and the chains of rows per key.
 struct Partition {
     table: KeyTable,
-    /// First row (index into `rows`) of each key entry; `next` chains rows with
-    /// equal keys, in build order.
-    head: Vec<u32>,
-    next: Vec<u32>,
-    /// Build row of each chained row.
+    /// Per key entry: its first build row, and the index (into `rows` / `next`) of
+    /// the rest of its rows in build order, or NONE. A key with one row (a primary
+    /// key) costs one lookup here after the table's.
+    heads: Vec<[u32; 2]>,
+    /// Build rows after the first of their key, chained by `next`.
     rows: Vec<u32>,
+    next: Vec<u32>,
 }
 
 /// The encoded keys of one build chunk and, per partition, its rows that go there.
@@ -356,13 +357,13 @@ impl JoinProbe {
             let n: usize = encoded.iter().map(|e| e.by_partition[p].len()).sum();
             let mut part = Partition {
                 table: KeyTable::with_capacity(n),
-                head: Vec::new(),
-                next: vec![NONE; n],
-                rows: vec![0; n],
+                heads: Vec::new(),
+                rows: Vec::new(),
+                next: Vec::new(),
             };
-            // Rows go in last to first, each prepended to its key's chain, so every
-            // chain ends up in build order.
-            let mut at = n;
+            // Rows go in last to first, each becoming its key's first row (the former
+            // first row moves to the front of the rest), so every chain ends up in
+            // build order.
             for (e, &offset) in encoded.iter().zip(&offsets).rev() {
                 let mine = &e.by_partition[p];
                 const AHEAD: usize = 16;
@@ -379,13 +380,15 @@ impl JoinProbe {
                         ),
                         Keys::Bytes(b) => part.table.find_or_insert(b.key(i as usize), h),
                     };
+                    let row = offset + i;
                     if new {
-                        part.head.push(NONE);
+                        part.heads.push([row, NONE]);
+                    } else {
+                        let [first, rest] = part.heads[id];
+                        part.rows.push(first);
+                        part.next.push(rest);
+                        part.heads[id] = [row, (part.rows.len() - 1) as u32];
                     }
-                    at -= 1;
-                    part.rows[at] = offset + i;
-                    part.next[at] = part.head[id];
-                    part.head[id] = at as u32;
                 }
             }
             Ok(part)
@@ -417,9 +420,11 @@ impl JoinProbe {
         let keys = row_key::encode_keys(&cols, len)?;
         drop(cols);
         let hashes = keys.hashes();
-        let mut pi = Vec::new();
-        let mut bi = Vec::new();
+        // First every row's key entry (slots prefetched a few rows ahead), then the
+        // entries' build rows (heads prefetched ahead): the two rounds of cache
+        // misses overlap within each round.
         const AHEAD: usize = 16;
+        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
         for i in 0..len {
             if let Some(&h) = hashes.get(i + AHEAD) {
                 self.partitions[partition_of(h, self.bits)]
@@ -430,20 +435,30 @@ impl JoinProbe {
                 continue;
             }
             let h = hashes[i];
-            let part = &self.partitions[partition_of(h, self.bits)];
-            let found = match &keys {
-                Keys::Words { words, lens } => {
-                    part.table.find_inline(words[i], lens[i] as usize, h)
-                }
-                Keys::Bytes(b) => part.table.find(b.key(i), h),
+            let p = partition_of(h, self.bits);
+            let table = &self.partitions[p].table;
+            let id = match &keys {
+                Keys::Words { words, lens } => table.find_inline(words[i], lens[i] as usize, h),
+                Keys::Bytes(b) => table.find(b.key(i), h),
             };
-            if let Some(id) = found {
-                let mut r = part.head[id];
-                while r != NONE {
-                    pi.push(i as u32);
-                    bi.push(part.rows[r as usize]);
-                    r = part.next[r as usize];
-                }
+            if let Some(id) = id {
+                found.push((i as u32, p as u32, id as u32));
+            }
+        }
+        let mut pi = Vec::with_capacity(found.len());
+        let mut bi = Vec::with_capacity(found.len());
+        for (k, &(i, p, id)) in found.iter().enumerate() {
+            if let Some(&(_, p2, id2)) = found.get(k + AHEAD) {
+                prefetch(&self.partitions[p2 as usize].heads, id2 as usize);
+            }
+            let part = &self.partitions[p as usize];
+            let [first, mut rest] = part.heads[id as usize];
+            pi.push(i);
+            bi.push(first);
+            while rest != NONE {
+                pi.push(i);
+                bi.push(part.rows[rest as usize]);
+                rest = part.next[rest as usize];
             }
         }
         if self.marking {
