@@ -73,7 +73,54 @@ pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> R
 /// Sorted entries of one worker: (key, morsel << 32 | row within the run).
 pub enum Entries {
     Packed(Vec<(u128, u64)>),
+    /// Packed keys that all share their first byte (the NULL marker: a run without
+    /// NULLs) and use at most 8 more: the key is `top | narrow << 56`. Half the size,
+    /// and sorted much faster (an 8-byte sort column, such as a BIGINT or a DOUBLE).
+    /// A run starts narrow and widens to `Packed` at the first key that does not fit.
+    Narrow {
+        top: u128,
+        entries: Vec<(u64, u64)>,
+    },
     Bytes(Vec<(Box<[u8]>, u64)>),
+}
+
+/// Bits below the first byte and the 8 bytes after it.
+const NARROW_SHIFT: u32 = 56;
+
+/// Whether packed key `k` fits a narrow run whose keys start with `top`.
+#[inline]
+fn fits_narrow(k: u128, top: u128) -> bool {
+    k & (0xFF << 120) == top && k & ((1 << NARROW_SHIFT) - 1) == 0
+}
+
+/// Adds a chunk's packed keys to a run's entries, keeping them narrow while they fit.
+fn push_packed(entries: &mut Option<Entries>, keys: Vec<u128>, tag: impl Fn(usize) -> u64) {
+    if entries.is_none() {
+        let top = keys.first().map_or(0, |k| k & (0xFF << 120));
+        *entries = Some(Entries::Narrow {
+            top,
+            entries: Vec::new(),
+        });
+    }
+    if let Some(Entries::Narrow { top, entries: e }) = entries {
+        if keys.iter().all(|&k| fits_narrow(k, *top)) {
+            e.extend(
+                keys.iter()
+                    .enumerate()
+                    .map(|(i, &k)| ((k >> NARROW_SHIFT) as u64, tag(i))),
+            );
+            return;
+        }
+        let top = *top;
+        let wide = e
+            .iter()
+            .map(|&(k, t)| (top | (k as u128) << NARROW_SHIFT, t))
+            .collect();
+        *entries = Some(Entries::Packed(wide));
+    }
+    if let Some(Entries::Packed(e)) = entries {
+        e.extend(keys.into_iter().enumerate().map(|(i, k)| (k, tag(i))));
+    }
 }
 
 pub struct Run {
@@ -115,19 +162,51 @@ impl<'a> SortSink<'a> {
                 total += c.len();
             }
         }
+        // Narrow runs merge as they are when they share their first key byte;
+        // otherwise they are widened back to packed keys first.
+        let tops: Vec<u128> = runs
+            .iter()
+            .filter_map(|r| match &r.entries {
+                Some(Entries::Narrow { top, .. }) => Some(*top),
+                _ => None,
+            })
+            .collect();
+        let all_narrow = runs
+            .iter()
+            .all(|r| matches!(r.entries, Some(Entries::Narrow { .. }) | None))
+            && tops.windows(2).all(|w| w[0] == w[1]);
+        let widened: Vec<Option<Vec<(u128, u64)>>> = runs
+            .iter()
+            .map(|r| match &r.entries {
+                Some(Entries::Narrow { top, entries }) if !all_narrow => Some(
+                    entries
+                        .iter()
+                        .map(|&(k, t)| (top | (k as u128) << NARROW_SHIFT, t))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
         let mut packed = Vec::new();
+        let mut narrow_runs = Vec::new();
         let mut bytes = Vec::new();
-        for (r, base) in runs.iter().zip(&bases) {
-            match &r.entries {
-                Some(Entries::Packed(e)) => packed.push((e.as_slice(), *base)),
-                Some(Entries::Bytes(e)) => bytes.push((e.as_slice(), *base)),
-                None => {}
+        for ((r, base), wide) in runs.iter().zip(&bases).zip(&widened) {
+            match (&r.entries, wide) {
+                (_, Some(w)) => packed.push((w.as_slice(), *base)),
+                (Some(Entries::Packed(e)), None) => packed.push((e.as_slice(), *base)),
+                (Some(Entries::Narrow { entries, .. }), None) => {
+                    narrow_runs.push((entries.as_slice(), *base))
+                }
+                (Some(Entries::Bytes(e)), None) => bytes.push((e.as_slice(), *base)),
+                (None, None) => {}
             }
         }
-        let order = if bytes.is_empty() {
-            merge(&packed, total)
-        } else {
+        let order = if !bytes.is_empty() {
             merge(&bytes, total)
+        } else if !narrow_runs.is_empty() {
+            merge(&narrow_runs, total)
+        } else {
+            merge(&packed, total)
         };
         Ok(order
             .chunks(VECTOR_SIZE)
@@ -196,16 +275,8 @@ impl Sink for SortSink<'_> {
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
         let tag = |i: usize| ((morsel as u64) << 32) | (local.rows as u64 + i as u64);
         match (&mut local.entries, keys) {
-            (None, ChunkKeys::Packed(p)) => {
-                local.entries = Some(Entries::Packed(
-                    p.into_iter()
-                        .enumerate()
-                        .map(|(i, k)| (k, tag(i)))
-                        .collect(),
-                ))
-            }
-            (Some(Entries::Packed(e)), ChunkKeys::Packed(p)) => {
-                e.extend(p.into_iter().enumerate().map(|(i, k)| (k, tag(i))))
+            (None | Some(Entries::Packed(_) | Entries::Narrow { .. }), ChunkKeys::Packed(p)) => {
+                push_packed(&mut local.entries, p, tag)
             }
             (None, ChunkKeys::Bytes(b)) => {
                 local.entries = Some(Entries::Bytes(
@@ -231,6 +302,7 @@ impl Sink for SortSink<'_> {
     fn combine(&self, mut local: Run) -> Result<()> {
         match &mut local.entries {
             Some(Entries::Packed(e)) => e.sort_unstable(),
+            Some(Entries::Narrow { entries, .. }) => entries.sort_unstable(),
             Some(Entries::Bytes(e)) => e.sort_unstable(),
             None => {}
         }
