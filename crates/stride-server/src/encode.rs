@@ -15,22 +15,12 @@ use stride::{DataType, ScalarValue};
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
 pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
 
-/// The PostgreSQL type a stride type travels as.
+/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists); lists
+/// and untyped NULLs travel as text.
 pub fn pg_type(t: &DataType) -> Type {
     match t {
-        DataType::Boolean => Type::BOOL,
-        DataType::TinyInt | DataType::SmallInt => Type::INT2,
-        DataType::Integer => Type::INT4,
-        DataType::BigInt => Type::INT8,
-        DataType::Real => Type::FLOAT4,
-        DataType::Double => Type::FLOAT8,
-        DataType::Decimal(..) => Type::NUMERIC,
-        DataType::Varchar => Type::VARCHAR,
-        DataType::Date => Type::DATE,
-        DataType::Timestamp => Type::TIMESTAMP,
-        DataType::Interval => Type::INTERVAL,
-        // NULL-typed columns and lists travel as text.
         DataType::Null | DataType::List(_) => Type::TEXT,
+        t => Type::from_oid(stride::pg_types::oid_of(t)).unwrap_or(Type::TEXT),
     }
 }
 

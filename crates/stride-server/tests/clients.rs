@@ -65,6 +65,100 @@ fn psql_runs_queries() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope does not exist"));
 }
 
+/// psql's describe commands (`\\dt`, `\\d t`, ...) read pg_catalog: their output shows
+/// the user's tables, views, columns, types, defaults and indexes.
+#[test]
+fn psql_describes_tables() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let addr = start(100);
+    let out = psql(
+        addr,
+        "CREATE TABLE sales (id INTEGER NOT NULL, region VARCHAR DEFAULT 'north', amount DECIMAL(10,2), day DATE); \
+         CREATE VIEW big AS SELECT id, amount FROM sales WHERE amount > 100; \
+         CREATE INDEX sales_region ON sales(region)",
+    )
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let describe = |command: &str| -> String {
+        let out = Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &addr.port().to_string(),
+                "-U",
+                "stride",
+            ])
+            .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+
+    let dt = squeeze(&describe("\\dt"));
+    assert!(dt.contains("main | sales | table | stride"), "{dt}");
+    assert!(!dt.contains("big"), "{dt}");
+    let d = squeeze(&describe("\\d"));
+    assert!(d.contains("main | big | view | stride"), "{d}");
+    let dv = squeeze(&describe("\\dv"));
+    assert!(dv.contains("main | big | view"), "{dv}");
+
+    let table = squeeze(&describe("\\d sales"));
+    assert!(table.contains("Table \"main.sales\""), "{table}");
+    for line in [
+        "id | integer | | not null |",
+        "region | character varying | | | 'north'",
+        "amount | numeric(10,2) | | |",
+        "day | date | | |",
+        "Indexes: \"sales_region\" declared (region)",
+    ] {
+        assert!(table.contains(line), "missing `{line}` in {table}");
+    }
+    let view = squeeze(&describe("\\d+ big"));
+    assert!(view.contains("View \"main.big\""), "{view}");
+    assert!(
+        view.contains("View definition: SELECT id, amount FROM sales WHERE amount > 100"),
+        "{view}"
+    );
+    let dn = squeeze(&describe("\\dn"));
+    assert!(dn.contains("main | stride"), "{dn}");
+    let l = squeeze(&describe("\\l"));
+    assert!(l.contains("memory | stride | UTF8"), "{l}");
+    // A name that matches nothing is psql's own message, not a server error.
+    let out = Command::new("psql")
+        .args([
+            "-X",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &addr.port().to_string(),
+            "-U",
+            "stride",
+        ])
+        .args(["-c", "\\d nosuch"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Did not find any relation named \"nosuch\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn psycopg_session() {
     let has_psycopg = |py: &str| {

@@ -466,8 +466,15 @@ impl Connection {
                 if if_not_exists && self.catalog.view(&name).is_some() {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 }
-                self.catalog
-                    .create_view(stride_storage::View { name, sql, columns }, or_replace)?;
+                self.catalog.create_view(
+                    stride_storage::View {
+                        id: 0,
+                        name,
+                        sql,
+                        columns,
+                    },
+                    or_replace,
+                )?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropView { name, if_exists } => {
@@ -497,6 +504,7 @@ impl Connection {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 t.add_index(stride_storage::IndexInfo {
+                    id: self.catalog.new_object_id(),
                     name,
                     columns,
                     unique,

@@ -28,3 +28,5 @@ pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue};
+/// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
+pub use stride_functions::pg_types;

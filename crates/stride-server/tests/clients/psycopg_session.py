@@ -35,4 +35,17 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
         assert e.sqlstate == "42P01"
 with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as c:
     assert c.execute("SELECT count(*) FROM big WHERE i < %s", (10,)).fetchone() == (10,)
+    # Type introspection reads pg_type through to_regtype and ::regtype.
+    from psycopg.types import TypeInfo
+    t = TypeInfo.fetch(c, "numeric")
+    assert (t.name, t.oid, t.array_oid) == ("numeric", 1700, 1231), t
+    assert TypeInfo.fetch(c, "no_such_type") is None
+    # The catalog as drivers and tools read it.
+    cols = c.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = %s ORDER BY ordinal_position", ("big",)
+    ).fetchall()
+    assert cols == [("i", "bigint"), ("half", "numeric")], cols
+    assert c.execute("SELECT %s::regclass::text", ("big",)).fetchone() == ("big",)
+    assert c.execute("SELECT x FROM unnest(%s::int[]) x", ([3, 4],)).fetchall() == [(3,), (4,)]
 print("OK")

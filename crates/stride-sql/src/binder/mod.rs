@@ -17,6 +17,7 @@ mod insert;
 mod procedure;
 mod scope;
 mod select;
+mod system;
 mod types;
 mod utility;
 mod view;
@@ -126,6 +127,10 @@ pub struct Binder<'a> {
     views: Vec<String>,
     /// Values of `$1`, `$2`, ... (bound as values, never spliced into the SQL text).
     params: Vec<ScalarValue>,
+    /// The statement's snapshot of the catalog for system tables, taken on first use.
+    system: Option<Arc<crate::system::Snapshot>>,
+    /// Set while that snapshot is being taken (it binds views).
+    building_system: bool,
 }
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
@@ -143,6 +148,8 @@ impl<'a> Binder<'a> {
             depth: 0,
             views: Vec::new(),
             params: Vec::new(),
+            system: None,
+            building_system: false,
         }
     }
 
