@@ -41,6 +41,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .map_err(|_| "--max-connections takes a number".to_string())?;
                 i += 1;
             }
+            "--max-copy-bytes" | "-max-copy-bytes" => {
+                options.max_copy_bytes = value(i)?
+                    .parse()
+                    .map_err(|_| "--max-copy-bytes takes a number of bytes".to_string())?;
+                i += 1;
+            }
             "--help" | "-help" | "-h" => {
                 print!("{USAGE}");
                 return Ok(());

@@ -32,6 +32,9 @@ pub struct ServerOptions {
     /// Directories network clients may read and write files in (read_csv, COPY);
     /// none by default.
     pub allowed_directories: Vec<std::path::PathBuf>,
+    /// Most bytes one `COPY … FROM STDIN` may send; its data is held in memory until
+    /// it is loaded.
+    pub max_copy_bytes: usize,
 }
 
 impl Default for ServerOptions {
@@ -40,6 +43,7 @@ impl Default for ServerOptions {
             listen: "127.0.0.1:5433".into(),
             max_connections: 100,
             allowed_directories: Vec::new(),
+            max_copy_bytes: 1 << 30,
         }
     }
 }
@@ -120,8 +124,9 @@ impl Server {
                 };
                 let active = active.clone();
                 let sessions = sessions.clone();
+                let max_copy_bytes = options.max_copy_bytes;
                 tokio::spawn(async move {
-                    let factory = Arc::new(handler::Handlers::new(conn, sessions));
+                    let factory = Arc::new(handler::Handlers::new(conn, sessions, max_copy_bytes));
                     let _ = pgwire::tokio::process_socket(socket, None, factory).await;
                     active.fetch_sub(1, Ordering::SeqCst);
                 });

@@ -159,6 +159,73 @@ fn psql_describes_tables() {
     );
 }
 
+/// psql's `\\copy` moves files through COPY FROM STDIN / TO STDOUT: text format and
+/// CSV, in and out, without the server touching the files.
+#[test]
+fn psql_copies_files() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let addr = start(100);
+    let dir = std::env::temp_dir().join(format!("stride-psql-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text_in = dir.join("in.txt");
+    let csv_in = dir.join("in.csv");
+    let csv_out = dir.join("out.csv");
+    std::fs::write(&text_in, "1\tplain\n2\t\\N\n3\ttab\\there\n").unwrap();
+    std::fs::write(&csv_in, "id,name\n4,\"comma, quoted\"\n5,\n").unwrap();
+    let run = |sql: &str| {
+        let out = psql(addr, sql).unwrap();
+        assert!(
+            out.status.success(),
+            "{sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    run("CREATE TABLE c (id INTEGER, name VARCHAR)");
+    assert_eq!(
+        run(&format!("\\copy c from '{}'", text_in.display())),
+        "COPY 3"
+    );
+    assert_eq!(
+        run(&format!(
+            "\\copy c from '{}' with (format csv, header)",
+            csv_in.display()
+        )),
+        "COPY 2"
+    );
+    assert_eq!(
+        run("SELECT id || '=' || coalesce(name, '<null>') FROM c ORDER BY id"),
+        "1=plain\n2=<null>\n3=tab\there\n4=comma, quoted\n5=<null>"
+    );
+    assert_eq!(
+        run(&format!(
+            "\\copy (SELECT * FROM c WHERE id > 2 ORDER BY id) to '{}' csv header",
+            csv_out.display()
+        )),
+        "COPY 3"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv_out).unwrap(),
+        "id,name\n3,tab\there\n4,\"comma, quoted\"\n5,\n"
+    );
+    // Data the table cannot take fails the whole COPY.
+    let out = psql(addr, "\\copy c from stdin").unwrap();
+    assert!(out.status.success());
+    std::fs::write(&text_in, "6\tok\nseven\tbad\n").unwrap();
+    let out = psql(addr, &format!("\\copy c from '{}'", text_in.display())).unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not convert \"seven\" to INTEGER"),
+        "{err}"
+    );
+    assert_eq!(run("SELECT count(*) FROM c"), "5");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn psycopg_session() {
     let has_psycopg = |py: &str| {

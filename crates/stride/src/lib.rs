@@ -21,6 +21,7 @@
 
 mod catalog_view;
 mod connection;
+pub mod copy;
 mod result;
 mod split;
 

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
 
-pub use csv::parse_type;
+pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub use stride_io::csv::CsvWriteOptions;
 pub use types::convert_data_type;
@@ -99,6 +99,14 @@ pub enum BoundStatement {
         path: String,
         options: CsvWriteOptions,
     },
+    /// `COPY table | (query) TO STDOUT`: the rows go to the client, formatted as
+    /// `options` say.
+    CopyToStdout {
+        plan: LogicalPlan,
+        options: CsvWriteOptions,
+    },
+    /// `COPY table FROM STDIN`: the client sends the data next.
+    CopyFromStdin(CopyFromStdin),
     /// BEGIN / COMMIT / ROLLBACK (see the facade: every statement applies at once).
     Transaction(TransactionOp),
     /// `PRAGMA tpch(N)`: run TPC-H query N.
