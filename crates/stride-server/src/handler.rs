@@ -47,12 +47,19 @@ pub type Sessions = Arc<Mutex<HashMap<i32, (SecretKey, InterruptHandle)>>>;
 
 pub struct Handlers {
     handler: Arc<Handler>,
+    startup: Arc<crate::auth::Startup>,
 }
 
 impl Handlers {
-    pub fn new(conn: Connection, sessions: Sessions, max_copy_bytes: usize) -> Handlers {
+    pub fn new(
+        conn: Connection,
+        sessions: Sessions,
+        max_copy_bytes: usize,
+        startup: Arc<crate::auth::Startup>,
+    ) -> Handlers {
         conn.accept_client_streams(true);
         Handlers {
+            startup,
             handler: Arc::new(Handler {
                 conn: Arc::new(conn),
                 parser: Arc::new(NoopQueryParser::new()),
@@ -62,6 +69,13 @@ impl Handlers {
                 max_copy_bytes,
             }),
         }
+    }
+}
+
+impl Handlers {
+    /// The session's handler (queries, COPY, cancel) and the startup handler.
+    pub fn parts(&self) -> (Arc<Handler>, Arc<crate::auth::Startup>) {
+        (self.handler.clone(), self.startup.clone())
     }
 }
 
@@ -80,6 +94,10 @@ impl PgWireServerHandlers for Handlers {
 
     fn copy_handler(&self) -> Arc<impl CopyHandler> {
         self.handler.clone()
+    }
+
+    fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
+        self.startup.clone()
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::start;
+use common::{start, start_with};
 use std::net::SocketAddr;
 use std::process::Command;
 
@@ -224,6 +224,52 @@ fn psql_copies_files() {
     );
     assert_eq!(run("SELECT count(*) FROM c"), "5");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// psql authenticates with SCRAM-SHA-256 when the server has a password file.
+#[test]
+fn psql_with_a_password() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let passwords = stride_server::auth::Passwords::parse("ann:s3cret pass\n", "test").unwrap();
+    let addr = start_with(stride_server::ServerOptions {
+        listen: "127.0.0.1:0".into(),
+        passwords: Some(passwords),
+        ..Default::default()
+    });
+    let login = |password: &str| {
+        Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &addr.port().to_string(),
+                "-U",
+                "ann",
+            ])
+            .args(["-A", "-t", "-c", "SELECT 7 * 6"])
+            .env("PGPASSWORD", password)
+            .env("PGCONNECT_TIMEOUT", "10")
+            .output()
+            .unwrap()
+    };
+    let ok = login("s3cret pass");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "42");
+    let bad = login("guess");
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("authentication failed for user \"ann\""),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }
 
 #[test]
