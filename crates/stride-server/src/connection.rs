@@ -112,7 +112,12 @@ pub async fn serve(tcp: TcpStream, handlers: Arc<Handlers>, limits: Limits) {
                         other => format!("invalid message: {other}"),
                     },
                 };
-                goodbye(&mut socket, "08P01", why).await;
+                // The client may still be sending the refused message.
+                let _ = socket.send(fatal("08P01", why)).await;
+                socket
+                    .get_mut()
+                    .close_and_drain(limits.max_message_bytes, Duration::from_secs(2))
+                    .await;
                 return;
             }
         };

@@ -168,6 +168,27 @@ impl<S> GuardedStream<S> {
     }
 }
 
+impl<S: AsyncRead + AsyncWrite + Unpin> GuardedStream<S> {
+    /// Closes the sending side, then reads and drops what the client is still sending
+    /// (up to `limit` bytes or `time`), so the client reads the error it was sent
+    /// instead of a connection reset.
+    pub async fn close_and_drain(&mut self, limit: usize, time: std::time::Duration) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let _ = self.inner.shutdown().await;
+        let mut scratch = vec![0u8; 64 << 10];
+        let mut left = limit;
+        let _ = tokio::time::timeout(time, async {
+            while left > 0 {
+                match self.inner.read(&mut scratch).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => left = left.saturating_sub(n),
+                }
+            }
+        })
+        .await;
+    }
+}
+
 impl<S: AsyncRead + Unpin> AsyncRead for GuardedStream<S> {
     fn poll_read(
         self: Pin<&mut Self>,
