@@ -104,7 +104,7 @@ impl PgWireServerHandlers for Handlers {
 /// A COPY FROM STDIN between CopyInResponse and CopyDone.
 enum PendingCopy {
     /// The statement and the data received so far.
-    Receiving(CopyFromStdin, Vec<u8>),
+    Receiving(Box<CopyFromStdin>, Vec<u8>),
     /// The data broke a limit: the rest is discarded and CopyDone reports this error
     /// (as PostgreSQL reports errors during COPY once the client ends it).
     Failed(String),
@@ -293,7 +293,7 @@ enum Head {
     /// COPY TO STDOUT with this many columns.
     CopyOut(usize),
     /// COPY FROM STDIN, waiting for the client's data.
-    CopyIn(CopyFromStdin),
+    CopyIn(Box<CopyFromStdin>),
 }
 
 /// Streams a COPY TO STDOUT's rows as CopyData messages, one per row (the header,

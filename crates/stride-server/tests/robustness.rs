@@ -186,7 +186,7 @@ fn garbage_frames_do_not_disturb_other_clients() {
     let workers: Vec<_> = (0..4u64)
         .map(|w| {
             std::thread::spawn(move || {
-                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (w + 1) * 0x1234_5678);
+                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((w + 1) * 0x1234_5678));
                 for i in 0..150 {
                     let bytes = garbage(&mut rng, i % 6);
                     converse(addr, &bytes);

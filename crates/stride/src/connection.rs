@@ -428,7 +428,7 @@ impl Connection {
             BoundStatement::CopyToStdout { plan, options } => {
                 self.check_client_streams("TO STDOUT")?;
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-                let optimized = stride_sql::optimizer::optimize(plan, &settings)?;
+                let optimized = stride_sql::optimizer::optimize(plan, settings)?;
                 let physical = planner::plan(&optimized, &self.catalog)?;
                 Ok(Planned::Query {
                     names,
@@ -439,7 +439,7 @@ impl Connection {
             BoundStatement::CopyFromStdin(copy) => {
                 self.check_client_streams("FROM STDIN")?;
                 let mut r = QueryResult::done(None);
-                r.copy_in = Some(copy);
+                r.copy_in = Some(Box::new(copy));
                 Ok(Planned::Done(r))
             }
             BoundStatement::Explain { plan, .. } => {

@@ -44,7 +44,7 @@ pub struct QueryResult {
     pub copy_out: Option<crate::copy::CsvWriteOptions>,
     /// `COPY … FROM STDIN`: the statement waits for the client's data; hand it to
     /// [`crate::Connection::copy_in`].
-    pub copy_in: Option<crate::copy::CopyFromStdin>,
+    pub copy_in: Option<Box<crate::copy::CopyFromStdin>>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still

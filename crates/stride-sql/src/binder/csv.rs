@@ -394,7 +394,7 @@ impl Binder<'_> {
                 table: schema,
                 listed,
                 options: read,
-                text: o.text.then(|| (o.delimiter, o.null)),
+                text: o.text.then_some((o.delimiter, o.null)),
             }));
         };
         if o.text {
