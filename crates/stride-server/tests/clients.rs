@@ -138,6 +138,14 @@ fn psql_describes_tables() {
     assert!(dn.contains("main | stride"), "{dn}");
     let l = squeeze(&describe("\\l"));
     assert!(l.contains("memory | stride | UTF8"), "{l}");
+    let du = squeeze(&describe("\\du"));
+    assert!(du.contains("stride | Superuser"), "{du}");
+    // Things stride does not have are listed as empty, not as errors.
+    for empty in ["\\db", "\\dx", "\\dT"] {
+        assert!(squeeze(&describe(empty)).contains("(0 rows)"), "{empty}");
+    }
+    let dp = squeeze(&describe("\\dS+ pg_class"));
+    assert!(dp.contains("relname | character varying"), "{dp}");
     // A name that matches nothing is psql's own message, not a server error.
     let out = Command::new("psql")
         .args([

@@ -591,8 +591,8 @@ impl Binder<'_> {
                 arity(2..=2, args.len())?;
                 Ok(null_of(text))
             }
-            // No extended statistics and no partitioned tables exist.
-            "pg_get_statisticsobjdef_columns" | "pg_get_partkeydef" => {
+            // No extended statistics, partitioned tables or tablespaces exist.
+            "pg_get_statisticsobjdef_columns" | "pg_get_partkeydef" | "pg_tablespace_location" => {
                 arity(1..=1, args.len())?;
                 Ok(null_of(text))
             }
@@ -618,6 +618,7 @@ pub(super) fn is_catalog_function(name: &str) -> bool {
         "shobj_description",
         "pg_get_statisticsobjdef_columns",
         "pg_get_partkeydef",
+        "pg_tablespace_location",
     ];
     NAMES.contains(&name)
 }

@@ -322,7 +322,8 @@ pub const TABLES: &[SystemTable] = &[
         pg_indexes
     ),
     // Features stride does not have (comments, inheritance, extended statistics,
-    // publications, row-level security, extensions): nothing to list.
+    // publications, row-level security, role memberships, tablespaces, extensions):
+    // nothing to list.
     table!(
         "pg_description",
         [
@@ -409,6 +410,28 @@ pub const TABLES: &[SystemTable] = &[
         nothing
     ),
     table!(
+        "pg_auth_members",
+        [
+            ("oid", Oid),
+            ("roleid", Oid),
+            ("member", Oid),
+            ("grantor", Oid),
+            ("admin_option", Bool),
+        ],
+        nothing
+    ),
+    table!(
+        "pg_tablespace",
+        [
+            ("oid", Oid),
+            ("spcname", Text),
+            ("spcowner", Oid),
+            ("spcacl", TextList),
+            ("spcoptions", TextList),
+        ],
+        nothing
+    ),
+    table!(
         "pg_extension",
         [
             ("oid", Oid),
@@ -469,7 +492,8 @@ fn classes(s: &Snapshot) -> Rows {
                 boolean(false),
                 boolean(false),
                 boolean(true),
-                text("d"),
+                // Replica identity: none for the catalog, the default for the rest.
+                text(if r.system { "n" } else { "d" }),
                 boolean(false),
                 oid(0),
                 null(),

@@ -247,7 +247,10 @@ pub fn sql_literal(v: &ScalarValue) -> String {
         other => format!(
             "'{}'::{}",
             other.to_string().replace('\'', "''"),
-            other.data_type()
+            stride_functions::pg_types::format_type(
+                stride_functions::pg_types::oid_of(&other.data_type()),
+                None
+            )
         ),
     }
 }
@@ -325,6 +328,6 @@ pub(crate) mod tests {
         assert_eq!(quote_if_needed("Sales"), "\"Sales\"");
         assert_eq!(quote_if_needed("sales_2"), "sales_2");
         assert_eq!(sql_literal(&ScalarValue::Varchar("it's".into())), "'it''s'");
-        assert_eq!(sql_literal(&ScalarValue::Date(0)), "'1970-01-01'::DATE");
+        assert_eq!(sql_literal(&ScalarValue::Date(0)), "'1970-01-01'::date");
     }
 }
