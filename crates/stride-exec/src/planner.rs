@@ -4,9 +4,9 @@
 //! nested loop; GROUP BY and DISTINCT a hash aggregate.
 
 use crate::physical_plan::PhysicalPlan;
-use stride_common::{Error, Result};
+use stride_common::{Error, Result, ScalarValue};
 use stride_sql::optimizer::cardinality::estimate;
-use stride_sql::plan::{JoinKind, LogicalPlan, TableFunction};
+use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use stride_storage::Catalog;
 
 pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
@@ -58,6 +58,10 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             columns: columns.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },
+        LogicalPlan::TableFunction {
+            func: TableFunction::Deferred { func, args },
+            schema,
+        } => deferred(*func, args, schema)?,
         LogicalPlan::Filter { input, predicate } => PhysicalPlan::Filter {
             input: p(input)?,
             predicate: predicate.clone(),
@@ -164,4 +168,75 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             all: *all,
         },
     })
+}
+
+/// A table function whose arguments came from an outer row: by now (the subquery was
+/// instantiated for that row) they are constants, evaluated here.
+fn deferred(func: DeferredFunction, args: &[Expr], schema: &[Field]) -> Result<PhysicalPlan> {
+    let mut values = Vec::with_capacity(args.len());
+    for a in args {
+        values.push(stride_sql::binder::fold_constant(a)?.ok_or_else(|| {
+            Error::not_supported(
+                "table function arguments may refer to columns of an enclosing query, but not to other tables of the same FROM clause (LATERAL)",
+            )
+        })?);
+    }
+    let types: Vec<_> = schema.iter().map(|f| f.ty.clone()).collect();
+    match func {
+        DeferredFunction::Unnest => {
+            let items = match values.first() {
+                Some(ScalarValue::List(_, items)) => items.clone(),
+                _ => Vec::new(),
+            };
+            let ty = types
+                .first()
+                .cloned()
+                .unwrap_or(stride_common::DataType::Null);
+            Ok(PhysicalPlan::Values {
+                rows: items
+                    .into_iter()
+                    .map(|value| {
+                        vec![Expr::Literal {
+                            value,
+                            ty: ty.clone(),
+                        }]
+                    })
+                    .collect(),
+                types,
+            })
+        }
+        DeferredFunction::Series { inclusive } => {
+            if values.iter().any(|v| v.is_null()) {
+                return Ok(PhysicalPlan::Values {
+                    rows: Vec::new(),
+                    types,
+                });
+            }
+            let v: Vec<i64> = values
+                .iter()
+                .map(|v| {
+                    v.as_i64().ok_or_else(|| {
+                        Error::invalid_input(format!("series bounds must be integers, got {v}"))
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let (start, stop, step) = match v.as_slice() {
+                [n] => (0, *n, 1),
+                [a, b] => (*a, *b, 1),
+                [a, b, s] => (*a, *b, *s),
+                _ => return Err(Error::binder("a series takes 1 to 3 arguments")),
+            };
+            if step == 0 {
+                return Err(Error::invalid_input(
+                    "the step of a series must not be zero",
+                ));
+            }
+            Ok(PhysicalPlan::Range {
+                start,
+                stop,
+                step,
+                inclusive,
+            })
+        }
+    }
 }

@@ -18,9 +18,11 @@
 pub mod aggregate;
 pub mod cast;
 pub mod kernels;
+pub mod pg_types;
 pub mod scalar;
 
 pub use cast::{cast_scalar, cast_vector};
 pub use scalar::{
-    evaluate_scalar, resolve_scalar, select_comparison, BoundFunction, ScalarFunction,
+    evaluate_scalar, resolve_quantified, resolve_scalar, select_comparison, BoundFunction,
+    ScalarFunction,
 };

@@ -15,22 +15,12 @@ use stride::{DataType, ScalarValue};
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
 pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
 
-/// The PostgreSQL type a stride type travels as.
+/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists); lists
+/// and untyped NULLs travel as text.
 pub fn pg_type(t: &DataType) -> Type {
     match t {
-        DataType::Boolean => Type::BOOL,
-        DataType::TinyInt | DataType::SmallInt => Type::INT2,
-        DataType::Integer => Type::INT4,
-        DataType::BigInt => Type::INT8,
-        DataType::Real => Type::FLOAT4,
-        DataType::Double => Type::FLOAT8,
-        DataType::Decimal(..) => Type::NUMERIC,
-        DataType::Varchar => Type::VARCHAR,
-        DataType::Date => Type::DATE,
-        DataType::Timestamp => Type::TIMESTAMP,
-        DataType::Interval => Type::INTERVAL,
-        // NULL-typed columns and lists travel as text.
         DataType::Null | DataType::List(_) => Type::TEXT,
+        t => Type::from_oid(stride::pg_types::oid_of(t)).unwrap_or(Type::TEXT),
     }
 }
 
@@ -68,6 +58,7 @@ impl ToSqlText for Value<'_> {
                 out.put_slice(s.as_bytes());
                 return Ok(IsNull::No);
             }
+            ScalarValue::List(_, items) => array_text(items),
             other => other.to_string(),
         };
         out.put_slice(text.as_bytes());
@@ -99,7 +90,8 @@ impl ToSql for Value<'_> {
                 out.put_i32(i.days);
                 out.put_i32(i.months);
             }
-            list @ ScalarValue::List(..) => out.put_slice(list.to_string().as_bytes()),
+            // Lists travel as text (see `pg_type`), in PostgreSQL's array syntax.
+            ScalarValue::List(_, items) => out.put_slice(array_text(items).as_bytes()),
         }
         Ok(IsNull::No)
     }
@@ -109,6 +101,47 @@ impl ToSql for Value<'_> {
     }
 
     postgres_types::to_sql_checked!();
+}
+
+/// A list in PostgreSQL's array text syntax: `{1,2,NULL}`, `{"a b","c\"d"}`; elements
+/// are spelled as in text results, quoted when they would not read back.
+fn array_text(items: &[ScalarValue]) -> String {
+    let mut out = String::from("{");
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if v.is_null() {
+            out.push_str("NULL");
+            continue;
+        }
+        let mut buf = BytesMut::new();
+        let text = match Value(v).to_sql_text(&Type::TEXT, &mut buf, &FormatOptions::default()) {
+            Ok(_) => String::from_utf8_lossy(&buf).into_owned(),
+            Err(_) => v.to_string(),
+        };
+        let nested = matches!(v, ScalarValue::List(..));
+        let quote = !nested
+            && (text.is_empty()
+                || text.eq_ignore_ascii_case("null")
+                || text
+                    .chars()
+                    .any(|c| matches!(c, '{' | '}' | ',' | '"' | '\\') || c.is_whitespace()));
+        if quote {
+            out.push('"');
+            for c in text.chars() {
+                if c == '"' || c == '\\' {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out.push('"');
+        } else {
+            out.push_str(&text);
+        }
+    }
+    out.push('}');
+    out
 }
 
 fn float_text(v: f64, shown: &str) -> String {
@@ -197,6 +230,22 @@ mod tests {
             "1 year 2 mons 3 days 04:05:06.5"
         );
         assert_eq!(interval_text(0, 0, 0), "00:00:00");
+        let s = |x: &str| ScalarValue::Varchar(x.into());
+        assert_eq!(
+            array_text(&[
+                s("a"),
+                s("b c"),
+                s(""),
+                s("x\"y"),
+                ScalarValue::Null,
+                s("null")
+            ]),
+            "{a,\"b c\",\"\",\"x\\\"y\",NULL,\"null\"}"
+        );
+        assert_eq!(
+            array_text(&[ScalarValue::Boolean(true), ScalarValue::Double(1.5)]),
+            "{t,1.5}"
+        );
         let mut b = BytesMut::new();
         numeric_binary(-1234567, 2, &mut b);
         // 12345.67 = 1 2345 . 6700 → 3 digits, weight 1, negative, scale 2

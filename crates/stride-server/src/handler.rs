@@ -2,6 +2,12 @@
 //! [`stride::Connection`], on tokio's blocking pool. Rows are encoded on that blocking
 //! thread as the query yields them and handed to the protocol task through a bounded
 //! channel, so results stream and a slow client throttles the query.
+//!
+//! COPY: `COPY … TO STDOUT` streams its rows as CopyData messages the same way, each
+//! value spelled as in text results and laid out by the engine's CSV writer (CSV or
+//! PostgreSQL's text format). `COPY … FROM STDIN` answers with CopyInResponse; the
+//! client's CopyData is collected (up to the server's limit) and, at CopyDone, loaded
+//! in one go by the engine, so a failed or aborted COPY adds no rows.
 
 use crate::encode::{fields, Value};
 use crate::errors::to_pg;
@@ -9,20 +15,26 @@ use crate::params;
 use async_trait::async_trait;
 use futures::stream;
 use pgwire::api::cancel::CancelHandler;
+use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
-    DataRowEncoder, DescribePortalResponse, DescribeStatementResponse, FieldInfo, QueryResponse,
-    Response, Tag,
+    CopyResponse, DataRowEncoder, DescribePortalResponse, DescribeStatementResponse, FieldInfo,
+    QueryResponse, Response, Tag,
 };
 use pgwire::api::stmt::{NoopQueryParser, StoredStatement};
 use pgwire::api::{ClientInfo, PgWireServerHandlers, Type};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::cancel::CancelRequest;
+use pgwire::messages::copy::{CopyData, CopyDone, CopyFail};
 use pgwire::messages::data::DataRow;
 use pgwire::messages::startup::SecretKey;
+use pgwire::messages::PgWireBackendMessage;
+use pgwire::types::format::FormatOptions;
+use pgwire::types::ToSqlText;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use stride::copy::CopyFromStdin;
 use stride::{Connection, DataType, InterruptHandle, ScalarValue};
 use tokio::io::AsyncWriteExt;
 
@@ -35,18 +47,35 @@ pub type Sessions = Arc<Mutex<HashMap<i32, (SecretKey, InterruptHandle)>>>;
 
 pub struct Handlers {
     handler: Arc<Handler>,
+    startup: Arc<crate::auth::Startup>,
 }
 
 impl Handlers {
-    pub fn new(conn: Connection, sessions: Sessions) -> Handlers {
+    pub fn new(
+        conn: Connection,
+        sessions: Sessions,
+        max_copy_bytes: usize,
+        startup: Arc<crate::auth::Startup>,
+    ) -> Handlers {
+        conn.accept_client_streams(true);
         Handlers {
+            startup,
             handler: Arc::new(Handler {
                 conn: Arc::new(conn),
                 parser: Arc::new(NoopQueryParser::new()),
                 sessions,
                 pid: Mutex::new(None),
+                copy: Mutex::new(None),
+                max_copy_bytes,
             }),
         }
+    }
+}
+
+impl Handlers {
+    /// The session's handler (queries, COPY, cancel) and the startup handler.
+    pub fn parts(&self) -> (Arc<Handler>, Arc<crate::auth::Startup>) {
+        (self.handler.clone(), self.startup.clone())
     }
 }
 
@@ -62,6 +91,23 @@ impl PgWireServerHandlers for Handlers {
     fn cancel_handler(&self) -> Arc<impl CancelHandler> {
         self.handler.clone()
     }
+
+    fn copy_handler(&self) -> Arc<impl CopyHandler> {
+        self.handler.clone()
+    }
+
+    fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
+        self.startup.clone()
+    }
+}
+
+/// A COPY FROM STDIN between CopyInResponse and CopyDone.
+enum PendingCopy {
+    /// The statement and the data received so far.
+    Receiving(Box<CopyFromStdin>, Vec<u8>),
+    /// The data broke a limit: the rest is discarded and CopyDone reports this error
+    /// (as PostgreSQL reports errors during COPY once the client ends it).
+    Failed(String),
 }
 
 pub struct Handler {
@@ -70,6 +116,10 @@ pub struct Handler {
     sessions: Sessions,
     /// This session's process id, once registered in `sessions`.
     pid: Mutex<Option<i32>>,
+    /// A COPY FROM STDIN waiting for its data.
+    copy: Mutex<Option<PendingCopy>>,
+    /// Most bytes one COPY FROM STDIN may send (they are held in memory).
+    max_copy_bytes: usize,
 }
 
 impl Drop for Handler {
@@ -126,6 +176,8 @@ impl Handler {
     ) -> PgWireResult<Response> {
         let conn = self.conn.clone();
         let (tx, mut rx) = tokio::sync::mpsc::channel::<PgWireResult<DataRow>>(ROWS_IN_FLIGHT);
+        let (copy_tx, mut copy_rx) =
+            tokio::sync::mpsc::channel::<PgWireResult<CopyData>>(ROWS_IN_FLIGHT);
         let (head_tx, head_rx) = tokio::sync::oneshot::channel();
         tokio::task::spawn_blocking(move || {
             let mut result = match conn.execute_with_params(&sql, &params) {
@@ -135,6 +187,15 @@ impl Handler {
                     return;
                 }
             };
+            if let Some(copy) = result.copy_in.take() {
+                let _ = head_tx.send(Ok(Head::CopyIn(copy)));
+                return;
+            }
+            if let Some(options) = result.copy_out.take() {
+                let _ = head_tx.send(Ok(Head::CopyOut(result.names.len())));
+                copy_rows(&mut result, &options, &copy_tx);
+                return;
+            }
             if !result.is_query() {
                 let _ = head_tx.send(Ok(Head::Done(
                     sql_first_word(&sql),
@@ -189,6 +250,23 @@ impl Handler {
                 let rows = stream::poll_fn(move |cx| rx.poll_recv(cx));
                 Ok(Response::Query(QueryResponse::new(info, rows)))
             }
+            Head::CopyOut(columns) => {
+                let data = stream::poll_fn(move |cx| copy_rx.poll_recv(cx));
+                Ok(Response::CopyOut(CopyResponse::new(0, columns, data)))
+            }
+            Head::CopyIn(copy) => {
+                let columns = copy.listed.len();
+                *self
+                    .copy
+                    .lock()
+                    .map_err(|_| PgWireError::ApiError("copy state lock".into()))? =
+                    Some(PendingCopy::Receiving(copy, Vec::new()));
+                Ok(Response::CopyIn(CopyResponse::new(
+                    0,
+                    columns,
+                    stream::empty(),
+                )))
+            }
         }
     }
 
@@ -212,6 +290,72 @@ enum Head {
     /// The statement's first word and its tag.
     Done(String, Tag),
     Rows(Arc<Vec<FieldInfo>>),
+    /// COPY TO STDOUT with this many columns.
+    CopyOut(usize),
+    /// COPY FROM STDIN, waiting for the client's data.
+    CopyIn(Box<CopyFromStdin>),
+}
+
+/// Streams a COPY TO STDOUT's rows as CopyData messages, one per row (the header,
+/// when asked for, travels with the first). Values are spelled as in text results.
+fn copy_rows(
+    result: &mut stride::QueryResult,
+    options: &stride::copy::CsvWriteOptions,
+    tx: &tokio::sync::mpsc::Sender<PgWireResult<CopyData>>,
+) {
+    let mut line = Vec::new();
+    if options.header {
+        stride::copy::write_record(
+            result.names.iter().map(|n| Some(n.as_bytes())),
+            options,
+            &mut line,
+        );
+    }
+    let format = FormatOptions::default();
+    let mut texts: Vec<bytes::BytesMut> = Vec::new();
+    let mut sent_any = false;
+    while let Some(chunk) = result.next_chunk() {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = tx.blocking_send(Err(to_pg(e)));
+                return;
+            }
+        };
+        for i in 0..chunk.len() {
+            let row = chunk.row(i);
+            texts.resize_with(row.len(), bytes::BytesMut::new);
+            let mut nulls = Vec::with_capacity(row.len());
+            for (v, buf) in row.iter().zip(texts.iter_mut()) {
+                buf.clear();
+                match Value(v).to_sql_text(&Type::TEXT, buf, &format) {
+                    Ok(postgres_types::IsNull::Yes) => nulls.push(true),
+                    Ok(postgres_types::IsNull::No) => nulls.push(false),
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(PgWireError::ApiError(e)));
+                        return;
+                    }
+                }
+            }
+            stride::copy::write_record(
+                texts
+                    .iter()
+                    .zip(&nulls)
+                    .map(|(t, &null)| (!null).then_some(&t[..])),
+                options,
+                &mut line,
+            );
+            sent_any = true;
+            let data = CopyData::new(bytes::Bytes::from(std::mem::take(&mut line)));
+            if tx.blocking_send(Ok(data)).is_err() {
+                result.cancel();
+                return;
+            }
+        }
+    }
+    if !sent_any && !line.is_empty() {
+        let _ = tx.blocking_send(Ok(CopyData::new(bytes::Bytes::from(line))));
+    }
 }
 
 fn sql_first_word(sql: &str) -> String {
@@ -259,6 +403,92 @@ fn tag(sql: &str, changes: Option<u64>) -> Tag {
 }
 
 #[async_trait]
+impl CopyHandler for Handler {
+    async fn on_copy_data<C>(&self, _client: &mut C, data: CopyData) -> PgWireResult<()>
+    where
+        C: ClientInfo + futures::Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let mut copy = self
+            .copy
+            .lock()
+            .map_err(|_| PgWireError::ApiError("copy state lock".into()))?;
+        match copy.as_mut() {
+            None => Err(protocol_error(
+                "CopyData arrived while no COPY FROM STDIN was running",
+            )),
+            Some(PendingCopy::Failed(_)) => Ok(()),
+            Some(PendingCopy::Receiving(_, buffer)) => {
+                if buffer.len() + data.data.len() > self.max_copy_bytes {
+                    *copy = Some(PendingCopy::Failed(format!(
+                        "COPY FROM STDIN sent more than {} bytes, the server's limit for one COPY (stride serve --max-copy-bytes); split the data or copy from a file",
+                        self.max_copy_bytes
+                    )));
+                } else {
+                    buffer.extend_from_slice(&data.data);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    async fn on_copy_done<C>(&self, client: &mut C, _done: CopyDone) -> PgWireResult<()>
+    where
+        C: ClientInfo + futures::Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let pending = self
+            .copy
+            .lock()
+            .map_err(|_| PgWireError::ApiError("copy state lock".into()))?
+            .take();
+        let (copy, data) = match pending {
+            Some(PendingCopy::Receiving(copy, data)) => (copy, data),
+            Some(PendingCopy::Failed(message)) => return Err(copy_error("54000", message)),
+            None => {
+                return Err(protocol_error(
+                    "CopyDone arrived while no COPY FROM STDIN was running",
+                ))
+            }
+        };
+        let conn = self.conn.clone();
+        let rows = tokio::task::spawn_blocking(move || conn.copy_in(&copy, data))
+            .await
+            .map_err(|_| PgWireError::ApiError("COPY's thread ended unexpectedly".into()))?
+            .map_err(to_pg)?;
+        let tag = Tag::new("COPY").with_rows(rows as usize);
+        futures::SinkExt::send(client, PgWireBackendMessage::CommandComplete(tag.into())).await?;
+        Ok(())
+    }
+
+    async fn on_copy_fail<C>(&self, _client: &mut C, fail: CopyFail) -> PgWireError
+    where
+        C: ClientInfo + futures::Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        if let Ok(mut copy) = self.copy.lock() {
+            *copy = None;
+        }
+        copy_error("57014", format!("COPY from stdin failed: {}", fail.message))
+    }
+}
+
+fn copy_error(code: &str, message: String) -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        code.into(),
+        message,
+    )))
+}
+
+fn protocol_error(message: &str) -> PgWireError {
+    copy_error("08P01", message.into())
+}
+
+#[async_trait]
 impl SimpleQueryHandler for Handler {
     async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
@@ -270,11 +500,24 @@ impl SimpleQueryHandler for Handler {
             return Ok(vec![Response::EmptyQuery]);
         }
         let mut out = Vec::with_capacity(statements.len());
-        for s in statements {
+        let count = statements.len();
+        for (k, s) in statements.into_iter().enumerate() {
             match self
                 .run(s.to_string(), Vec::new(), Format::UnifiedText)
                 .await
             {
+                Ok(Response::CopyIn(_)) if k + 1 < count => {
+                    // The client sends the data after this message's statements.
+                    if let Ok(mut copy) = self.copy.lock() {
+                        *copy = None;
+                    }
+                    out.push(Response::Error(Box::new(ErrorInfo::new(
+                        "ERROR".into(),
+                        "0A000".into(),
+                        "COPY FROM STDIN must be the last statement of a query string".into(),
+                    ))));
+                    break;
+                }
                 Ok(r) => out.push(r),
                 Err(PgWireError::UserError(info)) => {
                     // Later statements of the message do not run (as in PostgreSQL).

@@ -6,14 +6,20 @@
 //! encoded as the query produces them and flow to the client through a bounded
 //! channel, so a large result is never held in memory whole.
 //!
-//! In a statement's life: `handler.rs` receives simple queries (several statements
-//! per message) and extended queries (Parse/Bind/Describe/Execute with `$n`
-//! parameters, decoded by `params.rs` and bound as values, never spliced into SQL);
+//! In a connection's life: `connection.rs` runs the message loop over a socket that
+//! `guard.rs` checks (message sizes from their headers) under the authentication and
+//! idle timeouts; `auth.rs` decides who may connect (loopback trust, or SCRAM-SHA-256
+//! with a password file); `handler.rs` receives simple queries (several statements per
+//! message), extended queries (Parse/Bind/Describe/Execute with `$n` parameters,
+//! decoded by `params.rs` and bound as values, never spliced into SQL) and COPY data;
 //! `encode.rs` maps stride types to PostgreSQL type OIDs and writes values in text or
 //! binary format; `errors.rs` maps stride's error kinds to SQLSTATE codes.
 
+pub mod auth;
+mod connection;
 mod encode;
 mod errors;
+pub mod guard;
 mod handler;
 mod params;
 
@@ -32,6 +38,20 @@ pub struct ServerOptions {
     /// Directories network clients may read and write files in (read_csv, COPY);
     /// none by default.
     pub allowed_directories: Vec<std::path::PathBuf>,
+    /// Most bytes one `COPY … FROM STDIN` may send; its data is held in memory until
+    /// it is loaded.
+    pub max_copy_bytes: usize,
+    /// Largest message a client may send (a query's text, one CopyData, a Bind with
+    /// its parameters); checked from the message's header before it is read.
+    pub max_message_bytes: usize,
+    /// Users and their SCRAM verifiers; without them only loopback clients may
+    /// connect (trusted).
+    pub passwords: Option<auth::Passwords>,
+    /// Time a client has from connecting to being authenticated.
+    pub auth_timeout: std::time::Duration,
+    /// Time an authenticated session may wait for its client before it is ended;
+    /// None: no limit (as PostgreSQL's default).
+    pub idle_timeout: Option<std::time::Duration>,
 }
 
 impl Default for ServerOptions {
@@ -40,6 +60,11 @@ impl Default for ServerOptions {
             listen: "127.0.0.1:5433".into(),
             max_connections: 100,
             allowed_directories: Vec::new(),
+            max_copy_bytes: 1 << 30,
+            max_message_bytes: 64 << 20,
+            passwords: None,
+            auth_timeout: std::time::Duration::from_secs(60),
+            idle_timeout: None,
         }
     }
 }
@@ -96,6 +121,12 @@ impl Server {
         } = self;
         let active = Arc::new(AtomicUsize::new(0));
         let sessions: handler::Sessions = Default::default();
+        let startup = Arc::new(auth::Startup::new(options.passwords.clone()));
+        let limits = connection::Limits {
+            max_message_bytes: options.max_message_bytes,
+            auth_timeout: options.auth_timeout,
+            idle_timeout: options.idle_timeout.filter(|d| !d.is_zero()),
+        };
         runtime.block_on(async move {
             loop {
                 let (socket, _) = match listener.accept().await {
@@ -119,10 +150,14 @@ impl Server {
                     }
                 };
                 let active = active.clone();
-                let sessions = sessions.clone();
+                let handlers = Arc::new(handler::Handlers::new(
+                    conn,
+                    sessions.clone(),
+                    options.max_copy_bytes,
+                    startup.clone(),
+                ));
                 tokio::spawn(async move {
-                    let factory = Arc::new(handler::Handlers::new(conn, sessions));
-                    let _ = pgwire::tokio::process_socket(socket, None, factory).await;
+                    connection::serve(socket, handlers, limits).await;
                     active.fetch_sub(1, Ordering::SeqCst);
                 });
             }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::start;
+use common::{start, start_with};
 use std::net::SocketAddr;
 use std::process::Command;
 
@@ -63,6 +63,221 @@ fn psql_runs_queries() {
     let out = psql(addr, "SELECT * FROM nope").unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope does not exist"));
+}
+
+/// psql's describe commands (`\\dt`, `\\d t`, ...) read pg_catalog: their output shows
+/// the user's tables, views, columns, types, defaults and indexes.
+#[test]
+fn psql_describes_tables() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let addr = start(100);
+    let out = psql(
+        addr,
+        "CREATE TABLE sales (id INTEGER NOT NULL, region VARCHAR DEFAULT 'north', amount DECIMAL(10,2), day DATE); \
+         CREATE VIEW big AS SELECT id, amount FROM sales WHERE amount > 100; \
+         CREATE INDEX sales_region ON sales(region)",
+    )
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let describe = |command: &str| -> String {
+        let out = Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &addr.port().to_string(),
+                "-U",
+                "stride",
+            ])
+            .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+
+    let dt = squeeze(&describe("\\dt"));
+    assert!(dt.contains("main | sales | table | stride"), "{dt}");
+    assert!(!dt.contains("big"), "{dt}");
+    let d = squeeze(&describe("\\d"));
+    assert!(d.contains("main | big | view | stride"), "{d}");
+    let dv = squeeze(&describe("\\dv"));
+    assert!(dv.contains("main | big | view"), "{dv}");
+
+    let table = squeeze(&describe("\\d sales"));
+    assert!(table.contains("Table \"main.sales\""), "{table}");
+    for line in [
+        "id | integer | | not null |",
+        "region | character varying | | | 'north'",
+        "amount | numeric(10,2) | | |",
+        "day | date | | |",
+        "Indexes: \"sales_region\" declared (region)",
+    ] {
+        assert!(table.contains(line), "missing `{line}` in {table}");
+    }
+    let view = squeeze(&describe("\\d+ big"));
+    assert!(view.contains("View \"main.big\""), "{view}");
+    assert!(
+        view.contains("View definition: SELECT id, amount FROM sales WHERE amount > 100"),
+        "{view}"
+    );
+    let dn = squeeze(&describe("\\dn"));
+    assert!(dn.contains("main | stride"), "{dn}");
+    let l = squeeze(&describe("\\l"));
+    assert!(l.contains("memory | stride | UTF8"), "{l}");
+    let du = squeeze(&describe("\\du"));
+    assert!(du.contains("stride | Superuser"), "{du}");
+    // Things stride does not have are listed as empty, not as errors.
+    for empty in ["\\db", "\\dx", "\\dT"] {
+        assert!(squeeze(&describe(empty)).contains("(0 rows)"), "{empty}");
+    }
+    let dp = squeeze(&describe("\\dS+ pg_class"));
+    assert!(dp.contains("relname | character varying"), "{dp}");
+    // A name that matches nothing is psql's own message, not a server error.
+    let out = Command::new("psql")
+        .args([
+            "-X",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &addr.port().to_string(),
+            "-U",
+            "stride",
+        ])
+        .args(["-c", "\\d nosuch"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Did not find any relation named \"nosuch\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// psql's `\\copy` moves files through COPY FROM STDIN / TO STDOUT: text format and
+/// CSV, in and out, without the server touching the files.
+#[test]
+fn psql_copies_files() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let addr = start(100);
+    let dir = std::env::temp_dir().join(format!("stride-psql-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text_in = dir.join("in.txt");
+    let csv_in = dir.join("in.csv");
+    let csv_out = dir.join("out.csv");
+    std::fs::write(&text_in, "1\tplain\n2\t\\N\n3\ttab\\there\n").unwrap();
+    std::fs::write(&csv_in, "id,name\n4,\"comma, quoted\"\n5,\n").unwrap();
+    let run = |sql: &str| {
+        let out = psql(addr, sql).unwrap();
+        assert!(
+            out.status.success(),
+            "{sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    run("CREATE TABLE c (id INTEGER, name VARCHAR)");
+    assert_eq!(
+        run(&format!("\\copy c from '{}'", text_in.display())),
+        "COPY 3"
+    );
+    assert_eq!(
+        run(&format!(
+            "\\copy c from '{}' with (format csv, header)",
+            csv_in.display()
+        )),
+        "COPY 2"
+    );
+    assert_eq!(
+        run("SELECT id || '=' || coalesce(name, '<null>') FROM c ORDER BY id"),
+        "1=plain\n2=<null>\n3=tab\there\n4=comma, quoted\n5=<null>"
+    );
+    assert_eq!(
+        run(&format!(
+            "\\copy (SELECT * FROM c WHERE id > 2 ORDER BY id) to '{}' csv header",
+            csv_out.display()
+        )),
+        "COPY 3"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv_out).unwrap(),
+        "id,name\n3,tab\there\n4,\"comma, quoted\"\n5,\n"
+    );
+    // Data the table cannot take fails the whole COPY.
+    let out = psql(addr, "\\copy c from stdin").unwrap();
+    assert!(out.status.success());
+    std::fs::write(&text_in, "6\tok\nseven\tbad\n").unwrap();
+    let out = psql(addr, &format!("\\copy c from '{}'", text_in.display())).unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not convert \"seven\" to INTEGER"),
+        "{err}"
+    );
+    assert_eq!(run("SELECT count(*) FROM c"), "5");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// psql authenticates with SCRAM-SHA-256 when the server has a password file.
+#[test]
+fn psql_with_a_password() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let passwords = stride_server::auth::Passwords::parse("ann:s3cret pass\n", "test").unwrap();
+    let addr = start_with(stride_server::ServerOptions {
+        listen: "127.0.0.1:0".into(),
+        passwords: Some(passwords),
+        ..Default::default()
+    });
+    let login = |password: &str| {
+        Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &addr.port().to_string(),
+                "-U",
+                "ann",
+            ])
+            .args(["-A", "-t", "-c", "SELECT 7 * 6"])
+            .env("PGPASSWORD", password)
+            .env("PGCONNECT_TIMEOUT", "10")
+            .output()
+            .unwrap()
+    };
+    let ok = login("s3cret pass");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "42");
+    let bad = login("guess");
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("authentication failed for user \"ann\""),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }
 
 #[test]

@@ -238,3 +238,105 @@ async fn cancel_client_settings_and_file_access() {
         .unwrap_err();
     assert!(e.code().is_some(), "{e}");
 }
+
+/// COPY over the protocol, through tokio-postgres's extended-protocol COPY: rows in
+/// (text format and CSV), rows out, errors and a client that gives up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_from_stdin_and_to_stdout() {
+    use futures::{SinkExt, TryStreamExt};
+    let addr = start(100);
+    let c = connect(addr).await;
+    c.simple_query("CREATE TABLE t (id INTEGER, name VARCHAR, amount DECIMAL(8,2))")
+        .await
+        .unwrap();
+
+    let sink = c.copy_in("COPY t FROM STDIN").await.unwrap();
+    futures::pin_mut!(sink);
+    let mut data = String::new();
+    for i in 0..5000 {
+        data.push_str(&format!("{i}\tname\\t{i}\t{}.5\n", i % 100));
+    }
+    data.push_str("5000\t\\N\t\\N\n");
+    // Rows split across CopyData messages anywhere, even inside a value.
+    for part in data.as_bytes().chunks(777) {
+        sink.send(bytes::Bytes::copy_from_slice(part))
+            .await
+            .unwrap();
+    }
+    assert_eq!(sink.finish().await.unwrap(), 5001);
+
+    let sink = c
+        .copy_in("COPY t (name, id) FROM STDIN (FORMAT csv, HEADER)")
+        .await
+        .unwrap();
+    futures::pin_mut!(sink);
+    sink.send(bytes::Bytes::from_static(b"name,id\n\"a,b\",6000\n,6001\n"))
+        .await
+        .unwrap();
+    assert_eq!(sink.finish().await.unwrap(), 2);
+
+    let r = c
+        .query_one(
+            "SELECT count(*), count(name), max(name), sum(amount)::VARCHAR FROM t",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.get::<_, i64>(0), 5003);
+    assert_eq!(r.get::<_, i64>(1), 5001);
+    assert_eq!(r.get::<_, String>(2), "name\t999");
+    let r = c
+        .query_one("SELECT name FROM t WHERE id = 6000", &[])
+        .await
+        .unwrap();
+    assert_eq!(r.get::<_, String>(0), "a,b");
+
+    // Out, as text and as CSV: values spelled as in text results.
+    let out = c
+        .copy_out(
+            "COPY (SELECT id, name, amount, id > 1 FROM t WHERE id < 3 ORDER BY id) TO STDOUT",
+        )
+        .await
+        .unwrap();
+    let chunks: Vec<bytes::Bytes> = out.try_collect().await.unwrap();
+    let text: Vec<u8> = chunks.concat();
+    assert_eq!(
+        String::from_utf8(text).unwrap(),
+        "0\tname\\t0\t0.50\tf\n1\tname\\t1\t1.50\tf\n2\tname\\t2\t2.50\tt\n"
+    );
+    let out = c
+        .copy_out("COPY (SELECT id, name FROM t WHERE id >= 5000 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)")
+        .await
+        .unwrap();
+    let chunks: Vec<bytes::Bytes> = out.try_collect().await.unwrap();
+    assert_eq!(
+        String::from_utf8(chunks.concat()).unwrap(),
+        "id,name\n5000,\n6000,\"a,b\"\n6001,\n"
+    );
+
+    // A bad value fails the whole COPY: no row of it is added.
+    let sink = c.copy_in("COPY t FROM STDIN").await.unwrap();
+    futures::pin_mut!(sink);
+    sink.send(bytes::Bytes::from_static(
+        b"7000\tok\t1\nnot a number\tx\t1\n",
+    ))
+    .await
+    .unwrap();
+    let e = sink.finish().await.unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("22P02"), "{e}");
+    assert!(format!("{e:?}").contains("line 2"), "{e:?}");
+    let n = c.query_one("SELECT count(*) FROM t", &[]).await.unwrap();
+    assert_eq!(n.get::<_, i64>(0), 5003);
+
+    // Errors before the data: unknown table or column, a binary COPY.
+    for (sql, code) in [
+        ("COPY nope FROM STDIN", "42P01"),
+        ("COPY t (nope) FROM STDIN", "42703"),
+        ("COPY t FROM STDIN (FORMAT binary)", "0A000"),
+    ] {
+        let e = c.copy_in::<_, bytes::Bytes>(sql).await.err().expect(sql);
+        assert_eq!(e.code().map(|c| c.code()), Some(code), "{sql}: {e}");
+    }
+    // The session is still usable.
+    assert_eq!(c.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}

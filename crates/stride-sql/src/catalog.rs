@@ -4,6 +4,28 @@
 use std::sync::Arc;
 use stride_common::TableSchema;
 
+/// A view as the catalog lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewEntry {
+    /// Unique among the catalog's tables, views and indexes; stable while it exists.
+    pub id: u64,
+    pub name: String,
+    pub sql: String,
+    /// Names given to the query's columns (`CREATE VIEW v(a, b)`), if any.
+    pub columns: Vec<String>,
+}
+
+/// An index declared with CREATE INDEX.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexEntry {
+    pub id: u64,
+    pub name: String,
+    pub table_id: u64,
+    /// Positions of the indexed columns in the table.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+}
+
 pub trait Catalog {
     /// The table's id and schema, by case-insensitive name.
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;
@@ -13,4 +35,10 @@ pub trait Catalog {
     fn view(&self, name: &str) -> Option<(String, Vec<String>)>;
     /// Rows the table holds now, for the optimizer's estimates.
     fn row_count(&self, table_id: u64) -> usize;
+    /// Every table with its id (for the system catalog: pg_class, information_schema).
+    fn tables(&self) -> Vec<(u64, Arc<TableSchema>)>;
+    /// Every view.
+    fn views(&self) -> Vec<ViewEntry>;
+    /// Every index.
+    fn indexes(&self) -> Vec<IndexEntry>;
 }

@@ -13,5 +13,6 @@ pub mod catalog;
 pub mod optimizer;
 pub mod parser;
 pub mod plan;
+pub mod system;
 
 pub use catalog::Catalog;

@@ -2,10 +2,17 @@
 //! dialect. Parser errors become [`Error`]s of kind Parse that keep the parser's line
 //! and column. Nesting is bounded, so hostile input fails cleanly instead of
 //! exhausting the stack.
+//!
+//! Two pieces of PostgreSQL syntax that clients such as psql send are accepted on top
+//! of DuckDB's: escape strings (`E'a\nb'`) and operators spelled with their schema
+//! (`a OPERATOR(pg_catalog.~) b`, which is `a ~ b`). Both are resolved on the token
+//! stream before parsing, so the parser itself stays DuckDB's.
 
 use sqlparser::ast::Statement;
-use sqlparser::dialect::DuckDbDialect;
+use sqlparser::dialect::{Dialect, DuckDbDialect};
 use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+use std::any::TypeId;
 use stride_common::{Error, Result};
 
 /// Deepest nesting of expressions/subqueries the parser accepts.
@@ -13,14 +20,17 @@ pub const MAX_NESTING: usize = 1000;
 
 /// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
 /// in debug builds); the facade calls this on its planner thread.
-/// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
-/// in debug builds); the facade calls this on its planner thread.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
-    let dialect = DuckDbDialect {};
-    let parser = Parser::new(&dialect).with_recursion_limit(MAX_NESTING);
-    let result = parser
-        .try_with_sql(sql)
-        .and_then(|mut p| p.parse_statements());
+    let result = Tokenizer::new(&TokenDialect, sql)
+        .tokenize_with_location()
+        .map_err(ParserError::from)
+        .and_then(|tokens| {
+            let tokens = resolve_pg_tokens(tokens)?;
+            Parser::new(&DuckDbDialect {})
+                .with_recursion_limit(MAX_NESTING)
+                .with_tokens_with_locations(tokens)
+                .parse_statements()
+        });
     result.map_err(|e| match e {
         ParserError::TokenizerError(m) | ParserError::ParserError(m) => {
             Error::parse(format!("syntax error: {m}"))
@@ -29,6 +39,132 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
             "statement is nested too deeply (more than {MAX_NESTING} levels)"
         )),
     })
+}
+
+/// Escape strings become plain strings (the tokenizer already replaced their escapes),
+/// and `OPERATOR(pg_catalog.op)` becomes `op`. Operators of other schemas do not exist
+/// in stride and are left for the parser to refuse.
+fn resolve_pg_tokens(
+    tokens: Vec<TokenWithSpan>,
+) -> std::result::Result<Vec<TokenWithSpan>, ParserError> {
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        match &t.token {
+            Token::EscapedStringLiteral(s) => {
+                out.push(TokenWithSpan::new(
+                    Token::SingleQuotedString(s.clone()),
+                    t.span,
+                ));
+                i += 1;
+            }
+            Token::Word(w)
+                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("operator") =>
+            {
+                match operator_call(&tokens, i + 1) {
+                    Some((op, next)) => {
+                        out.push(TokenWithSpan::new(op, t.span));
+                        i = next;
+                    }
+                    None => {
+                        out.push(t.clone());
+                        i += 1;
+                    }
+                }
+            }
+            _ => {
+                out.push(t.clone());
+                i += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// After `OPERATOR`: `( [pg_catalog .] op )`. Returns the operator token and the
+/// position after the closing parenthesis.
+fn operator_call(tokens: &[TokenWithSpan], mut i: usize) -> Option<(Token, usize)> {
+    let next = |i: &mut usize| -> Option<Token> {
+        while let Some(t) = tokens.get(*i) {
+            *i += 1;
+            if !matches!(t.token, Token::Whitespace(_)) {
+                return Some(t.token.clone());
+            }
+        }
+        None
+    };
+    if next(&mut i)? != Token::LParen {
+        return None;
+    }
+    let mut op = next(&mut i)?;
+    if let Token::Word(w) = &op {
+        if !w.value.eq_ignore_ascii_case("pg_catalog") || next(&mut i)? != Token::Period {
+            return None;
+        }
+        op = next(&mut i)?;
+    }
+    if matches!(
+        op,
+        Token::Word(_) | Token::LParen | Token::RParen | Token::EOF
+    ) {
+        return None;
+    }
+    if next(&mut i)? != Token::RParen {
+        return None;
+    }
+    Some((op, i))
+}
+
+/// DuckDB's dialect for the tokenizer, with PostgreSQL's escape strings (`E'...'`).
+/// It answers to DuckDB's name, so DuckDB-only tokens (such as `//`) stay as they are.
+#[derive(Debug)]
+struct TokenDialect;
+
+macro_rules! as_duckdb {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(&self, $($arg: $ty),*) -> $ret {
+            DuckDbDialect {}.$name($($arg),*)
+        })*
+    };
+}
+
+impl Dialect for TokenDialect {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<DuckDbDialect>()
+    }
+
+    fn supports_string_escape_constant(&self) -> bool {
+        true
+    }
+
+    as_duckdb! {
+        supports_trailing_commas() -> bool;
+        is_identifier_start(ch: char) -> bool;
+        is_identifier_part(ch: char) -> bool;
+        identifier_quote_style(identifier: &str) -> Option<char>;
+        supports_filter_during_aggregation() -> bool;
+        supports_group_by_expr() -> bool;
+        supports_bitwise_shift_operators() -> bool;
+        supports_named_fn_args_with_eq_operator() -> bool;
+        supports_named_fn_args_with_assignment_operator() -> bool;
+        supports_dictionary_syntax() -> bool;
+        support_map_literal_syntax() -> bool;
+        supports_lambda_functions() -> bool;
+        allow_extract_single_quotes() -> bool;
+        supports_explain_with_utility_options() -> bool;
+        supports_load_extension() -> bool;
+        supports_array_typedef_with_brackets() -> bool;
+        supports_from_first_select() -> bool;
+        supports_order_by_all() -> bool;
+        supports_select_wildcard_exclude() -> bool;
+        supports_notnull_operator() -> bool;
+        supports_install() -> bool;
+        supports_detach() -> bool;
+        supports_select_wildcard_replace() -> bool;
+        supports_comma_separated_trim() -> bool;
+        supports_numeric_literal_underscores() -> bool;
+    }
 }
 
 #[cfg(test)]
@@ -50,5 +186,15 @@ mod tests {
             .join()
             .unwrap();
         assert!(deep.message.contains("nested too deeply"));
+    }
+
+    #[test]
+    fn postgres_escape_strings_and_qualified_operators() {
+        let s = parse("SELECT E'a\\nb', 'x' OPERATOR(pg_catalog.~) '^x', 7 // 2").unwrap();
+        let text = s[0].to_string();
+        assert!(text.contains("'a\nb'"), "{text}");
+        assert!(text.contains("'x' ~ '^x'"), "{text}");
+        assert!(text.contains("7 // 2"), "{text}");
+        assert!(parse("SELECT 1 OPERATOR(other.+) 2").is_err());
     }
 }

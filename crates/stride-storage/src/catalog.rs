@@ -10,6 +10,8 @@ use stride_common::{Error, Result, TableSchema};
 /// A view: a named query, stored as SQL text and bound again each time it is used.
 #[derive(Clone, Debug)]
 pub struct View {
+    /// Assigned by [`Catalog::create_view`] (kept when a view is replaced).
+    pub id: u64,
     pub name: String,
     pub sql: String,
     /// Names given to the query's columns (`CREATE VIEW v(a, b) AS ...`), if any.
@@ -45,6 +47,28 @@ impl Catalog {
             .cloned()
     }
 
+    /// Every table, in name order.
+    pub fn tables(&self) -> Vec<Arc<Table>> {
+        self.tables
+            .read()
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Every view, in name order.
+    pub fn views(&self) -> Vec<View> {
+        self.views
+            .read()
+            .map(|v| v.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// A new id for a table, view or index: ids are unique within the catalog and
+    /// never reused, so the system catalog can number objects by them.
+    pub fn new_object_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
     pub fn table_names(&self) -> Vec<String> {
         self.tables
             .read()
@@ -71,7 +95,7 @@ impl Catalog {
                 schema.name
             )));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.new_object_id();
         let table = Arc::new(Table::new(id, schema));
         tables.insert(key, table.clone());
         Ok(table)
@@ -98,8 +122,9 @@ impl Catalog {
             .cloned()
     }
 
-    /// Creates a view; with `replace`, an existing view of that name is replaced.
-    pub fn create_view(&self, view: View, replace: bool) -> Result<()> {
+    /// Creates a view and gives it its id; with `replace`, an existing view of that
+    /// name is replaced (and keeps its id).
+    pub fn create_view(&self, mut view: View, replace: bool) -> Result<()> {
         let key = view.name.to_ascii_lowercase();
         if self.table(&key).is_some() {
             return Err(Error::catalog(format!(
@@ -117,6 +142,10 @@ impl Catalog {
                 view.name
             )));
         }
+        view.id = match views.get(&key) {
+            Some(old) => old.id,
+            None => self.new_object_id(),
+        };
         views.insert(key, view);
         Ok(())
     }

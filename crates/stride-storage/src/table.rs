@@ -28,6 +28,8 @@ struct UniqueKey {
 /// scans do not use indexes, and UNIQUE indexes are enforced through [`UniqueKey`].
 #[derive(Clone, Debug)]
 pub struct IndexInfo {
+    /// From [`crate::Catalog::new_object_id`].
+    pub id: u64,
     pub name: String,
     pub columns: Vec<usize>,
     pub unique: bool,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use stride_common::TableSchema;
+use stride_sql::catalog::{IndexEntry, ViewEntry};
 use stride_storage::Catalog as StorageCatalog;
 
 pub struct CatalogView<'a>(pub &'a StorageCatalog);
@@ -22,5 +23,42 @@ impl stride_sql::Catalog for CatalogView<'_> {
 
     fn row_count(&self, table_id: u64) -> usize {
         self.0.table_by_id(table_id).map_or(0, |t| t.row_count())
+    }
+
+    fn tables(&self) -> Vec<(u64, Arc<TableSchema>)> {
+        self.0
+            .tables()
+            .into_iter()
+            .map(|t| (t.id, t.schema.clone()))
+            .collect()
+    }
+
+    fn views(&self) -> Vec<ViewEntry> {
+        self.0
+            .views()
+            .into_iter()
+            .map(|v| ViewEntry {
+                id: v.id,
+                name: v.name,
+                sql: v.sql,
+                columns: v.columns,
+            })
+            .collect()
+    }
+
+    fn indexes(&self) -> Vec<IndexEntry> {
+        self.0
+            .tables()
+            .into_iter()
+            .flat_map(|t| {
+                t.indexes().into_iter().map(move |i| IndexEntry {
+                    id: i.id,
+                    name: i.name,
+                    table_id: t.id,
+                    columns: i.columns,
+                    unique: i.unique,
+                })
+            })
+            .collect()
     }
 }

@@ -60,6 +60,7 @@ impl Database {
             external_access: self.external_access.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
+            client_streams: AtomicBool::new(false),
         })
     }
 }
@@ -115,8 +116,10 @@ pub struct Connection {
     /// Inside BEGIN … COMMIT: how many changing statements ran since BEGIN.
     transaction: Mutex<Option<u64>>,
     progress: ProgressHandle,
-    catalog: Arc<Catalog>,
+    pub(crate) catalog: Arc<Catalog>,
     external_access: Arc<AtomicBool>,
+    /// Whether COPY may use STDIN / STDOUT (a client sends and receives the data).
+    pub(crate) client_streams: AtomicBool,
     settings: Mutex<Settings>,
     interrupt: InterruptHandle,
 }
@@ -127,6 +130,8 @@ enum Planned {
     Query {
         names: Vec<String>,
         plan: stride_exec::PhysicalPlan,
+        /// COPY … TO STDOUT: the rows' format.
+        copy_out: Option<crate::copy::CsvWriteOptions>,
     },
 }
 
@@ -279,17 +284,15 @@ impl Connection {
     }
 
     fn attempt(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
-        let cancel = self.interrupt.arm();
-        let ctx = Arc::new(QueryContext::new(
-            self.catalog.clone(),
-            self.settings(),
-            cancel,
-        ));
-        self.progress.track(ctx.progress.clone());
+        let ctx = self.new_context();
         let planned = self.plan_on_big_stack(sql, params, &ctx)?;
         match planned {
             Planned::Done(r) => Ok(r),
-            Planned::Query { names, plan } => {
+            Planned::Query {
+                names,
+                plan,
+                copy_out,
+            } => {
                 let readers = self
                     .bound_readers
                     .lock()
@@ -308,9 +311,22 @@ impl Connection {
                 };
                 let mut r = QueryResult::stream(names, stream, first);
                 r.readers = readers;
+                r.copy_out = copy_out;
                 Ok(r)
             }
         }
+    }
+
+    /// A context for one statement, cancellable through the interrupt handle.
+    pub(crate) fn new_context(&self) -> Arc<QueryContext> {
+        let cancel = self.interrupt.arm();
+        let ctx = Arc::new(QueryContext::new(
+            self.catalog.clone(),
+            self.settings(),
+            cancel,
+        ));
+        self.progress.track(ctx.progress.clone());
+        ctx
     }
 
     fn plan_on_big_stack(
@@ -353,13 +369,18 @@ impl Connection {
         let changes = changes_data(&bound);
         let planned = self.run_bound(bound, &settings, ctx)?;
         if changes {
-            if let Ok(mut t) = self.transaction.lock() {
-                if let Some(n) = t.as_mut() {
-                    *n += 1;
-                }
-            }
+            self.note_change();
         }
         Ok(planned)
+    }
+
+    /// Counts a statement that changed data since BEGIN (ROLLBACK cannot undo it).
+    pub(crate) fn note_change(&self) {
+        if let Ok(mut t) = self.transaction.lock() {
+            if let Some(n) = t.as_mut() {
+                *n += 1;
+            }
+        }
     }
 
     /// Carries out a bound statement; a query is planned and returned to be streamed.
@@ -405,7 +426,25 @@ impl Connection {
                 Ok(Planned::Query {
                     names,
                     plan: physical,
+                    copy_out: None,
                 })
+            }
+            BoundStatement::CopyToStdout { plan, options } => {
+                self.check_client_streams("TO STDOUT")?;
+                let names = plan.schema().iter().map(|f| f.name.clone()).collect();
+                let optimized = stride_sql::optimizer::optimize(plan, settings)?;
+                let physical = planner::plan(&optimized, &self.catalog)?;
+                Ok(Planned::Query {
+                    names,
+                    plan: physical,
+                    copy_out: Some(options),
+                })
+            }
+            BoundStatement::CopyFromStdin(copy) => {
+                self.check_client_streams("FROM STDIN")?;
+                let mut r = QueryResult::done(None);
+                r.copy_in = Some(Box::new(copy));
+                Ok(Planned::Done(r))
             }
             BoundStatement::Explain { plan, .. } => {
                 let optimized = stride_sql::optimizer::optimize(
@@ -474,8 +513,15 @@ impl Connection {
                 if if_not_exists && self.catalog.view(&name).is_some() {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 }
-                self.catalog
-                    .create_view(stride_storage::View { name, sql, columns }, or_replace)?;
+                self.catalog.create_view(
+                    stride_storage::View {
+                        id: 0,
+                        name,
+                        sql,
+                        columns,
+                    },
+                    or_replace,
+                )?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropView { name, if_exists } => {
@@ -505,6 +551,7 @@ impl Connection {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 t.add_index(stride_storage::IndexInfo {
+                    id: self.catalog.new_object_id(),
                     name,
                     columns,
                     unique,
@@ -580,7 +627,7 @@ impl Connection {
     }
 
     /// Runs a plan into table-ready parts (CREATE TABLE AS, INSERT).
-    fn materialize(
+    pub(crate) fn materialize(
         &self,
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
@@ -634,6 +681,7 @@ fn bound_csv_readers(b: &BoundStatement) -> Vec<Arc<CsvReader>> {
         | BoundStatement::Explain { plan, .. }
         | BoundStatement::Insert { source: plan, .. }
         | BoundStatement::CopyTo { plan, .. }
+        | BoundStatement::CopyToStdout { plan, .. }
         | BoundStatement::CreateTable {
             source: Some(plan), ..
         } => logical_csv_readers(plan),

@@ -21,6 +21,7 @@
 
 mod catalog_view;
 mod connection;
+pub mod copy;
 mod result;
 mod split;
 
@@ -28,3 +29,5 @@ pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue};
+/// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
+pub use stride_functions::pg_types;

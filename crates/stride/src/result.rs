@@ -40,6 +40,11 @@ pub struct QueryResult {
     peeked: Option<DataChunk>,
     /// CSV readers of a query, whose skipped-row counts are known once it ran.
     pub(crate) readers: Vec<Arc<CsvReader>>,
+    /// `COPY … TO STDOUT`: the rows are the data, to be written in this format.
+    pub copy_out: Option<crate::copy::CsvWriteOptions>,
+    /// `COPY … FROM STDIN`: the statement waits for the client's data; hand it to
+    /// [`crate::Connection::copy_in`].
+    pub copy_in: Option<Box<crate::copy::CopyFromStdin>>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still
@@ -68,6 +73,8 @@ impl QueryResult {
             notes: Vec::new(),
             peeked: first,
             readers: Vec::new(),
+            copy_out: None,
+            copy_in: None,
         }
     }
 
@@ -80,6 +87,8 @@ impl QueryResult {
             notes: Vec::new(),
             peeked: None,
             readers: Vec::new(),
+            copy_out: None,
+            copy_in: None,
         }
     }
 
@@ -93,6 +102,8 @@ impl QueryResult {
             notes: Vec::new(),
             peeked: None,
             readers: Vec::new(),
+            copy_out: None,
+            copy_in: None,
         }
     }
 

@@ -20,3 +20,110 @@ pub(super) fn cast(v: &Vector, _len: usize, to: &DataType, try_cast: bool) -> Re
     out.constant = v.constant;
     Ok(out)
 }
+
+/// VARCHAR -> LIST: PostgreSQL's array text (`{1,2,NULL}`, `{"a b","c\"d"}`) or
+/// stride's own (`[1, 2, NULL]`); each element is cast from its text to the element
+/// type. Nested lists are not read.
+pub(super) fn from_text(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
+    let DataType::List(elem) = to else {
+        return Err(super::unimplemented_cast(&v.ty, to));
+    };
+    let rows = if v.constant { 1 } else { len };
+    let mut out = Vector::with_capacity(to, rows);
+    for i in 0..rows {
+        let value = v.get(i);
+        let stride_common::ScalarValue::Varchar(s) = value else {
+            out.push_null();
+            continue;
+        };
+        let parsed = split_elements(&s).and_then(|items| {
+            items
+                .into_iter()
+                .map(|item| match item {
+                    None => Ok(stride_common::ScalarValue::Null),
+                    Some(text) => {
+                        super::cast_scalar(&stride_common::ScalarValue::Varchar(text), elem, false)
+                    }
+                })
+                .collect::<Result<Vec<_>>>()
+        });
+        match parsed {
+            Ok(items) => out.push(&stride_common::ScalarValue::List((**elem).clone(), items))?,
+            Err(_) if try_cast => out.push_null(),
+            Err(e) => return Err(e),
+        }
+    }
+    out.constant = v.constant;
+    Ok(out)
+}
+
+/// The elements of `{...}` or `[...]` as text (None for NULL).
+fn split_elements(s: &str) -> Result<Vec<Option<String>>> {
+    let bad = || super::bad_string(s, &DataType::List(Box::new(DataType::Varchar)));
+    let t = s.trim();
+    let inner = t
+        .strip_prefix('{')
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']')))
+        .ok_or_else(bad)?;
+    let mut items = Vec::new();
+    if inner.trim().is_empty() {
+        return Ok(items);
+    }
+    let mut chars = inner.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut text = String::new();
+        let mut quoted = false;
+        match chars.peek() {
+            Some(&q) if q == '"' || q == '\'' => {
+                chars.next();
+                quoted = true;
+                loop {
+                    match chars.next() {
+                        Some('\\') => text.push(chars.next().ok_or_else(bad)?),
+                        Some(c) if c == q => {
+                            if chars.peek() == Some(&q) {
+                                chars.next();
+                                text.push(q);
+                            } else {
+                                break;
+                            }
+                        }
+                        Some(c) => text.push(c),
+                        None => return Err(bad()),
+                    }
+                }
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+            }
+            _ => {
+                while let Some(&c) = chars.peek() {
+                    if c == ',' {
+                        break;
+                    }
+                    if matches!(c, '{' | '}' | '[' | ']') {
+                        return Err(bad());
+                    }
+                    text.push(c);
+                    chars.next();
+                }
+                text = text.trim().to_string();
+            }
+        }
+        items.push(if !quoted && text.eq_ignore_ascii_case("null") {
+            None
+        } else {
+            Some(text)
+        });
+        match chars.next() {
+            None => break,
+            Some(',') => continue,
+            Some(_) => return Err(bad()),
+        }
+    }
+    Ok(items)
+}

@@ -30,6 +30,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     match (from, to) {
         (DataType::Null, _) => Ok(null_vector(to, len, v.constant)),
         (_, DataType::Varchar) => to_varchar::cast(v, len),
+        (DataType::Varchar, DataType::List(_)) => list::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
@@ -65,7 +66,10 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
     match (from, to) {
         _ if from == to => true,
         (DataType::Null, _) | (_, DataType::Varchar) => true,
-        (DataType::Varchar, t) => !matches!(t, DataType::List(_)),
+        (DataType::Varchar, t) => match t {
+            DataType::List(e) => !matches!(**e, DataType::List(_)),
+            _ => true,
+        },
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
         (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => true,
         (DataType::List(a), DataType::List(b)) => can_cast(a, b),
@@ -99,6 +103,34 @@ mod tests {
 
     fn s(x: &str) -> ScalarValue {
         Varchar(x.into())
+    }
+
+    #[test]
+    fn text_to_lists() {
+        let ints = DataType::List(Box::new(DataType::Integer));
+        assert_eq!(
+            cast(s("{1, 2,NULL}"), ints.clone()).unwrap(),
+            List(DataType::Integer, vec![Integer(1), Integer(2), Null])
+        );
+        assert_eq!(
+            cast(s("[3]"), ints.clone()).unwrap(),
+            List(DataType::Integer, vec![Integer(3)])
+        );
+        assert_eq!(
+            cast(s("{}"), ints.clone()).unwrap(),
+            List(DataType::Integer, vec![])
+        );
+        let text = DataType::List(Box::new(DataType::Varchar));
+        assert_eq!(
+            cast(s(r#"{"a b","c\"d",NULL,"NULL"}"#), text).unwrap(),
+            List(
+                DataType::Varchar,
+                vec![s("a b"), s("c\"d"), Null, s("NULL")]
+            )
+        );
+        assert!(cast(s("{1,x}"), ints.clone()).is_err());
+        assert!(cast(s("1,2"), ints.clone()).is_err());
+        assert_eq!(cast_scalar(&s("{x}"), &ints, true).unwrap(), Null);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::{all_constant, make_string_vector, make_vector, strict_validity};
 use stride_common::vector::NativeType;
-use stride_common::{DataType, Result, StringVector, Vector};
+use stride_common::{DataType, Result, ScalarValue, StringVector, Vector};
 
 /// Calls `f(row)` for each row valid in every argument, collecting fixed-width
 /// results; NULL rows hold a default value and are marked NULL.
@@ -59,4 +59,31 @@ pub fn map_rows_to_strings(
         );
     }
     Ok(make_string_vector(out, validity, constant))
+}
+
+/// The slowest loop: `f` sees each row's arguments as [`ScalarValue`]s and returns the
+/// row's value (of type `ty`). For functions over lists and catalog values, whose
+/// inputs are small; `strict` makes rows with a NULL argument NULL without calling `f`.
+pub fn map_values(
+    args: &[&Vector],
+    len: usize,
+    ty: &DataType,
+    strict: bool,
+    mut f: impl FnMut(&[ScalarValue]) -> Result<ScalarValue>,
+) -> Result<Vector> {
+    let constant = all_constant(args);
+    let rows = if constant { 1 } else { len };
+    let mut out = Vector::with_capacity(ty, rows);
+    let mut row = Vec::with_capacity(args.len());
+    for i in 0..rows {
+        row.clear();
+        row.extend(args.iter().map(|a| a.get(i)));
+        if strict && row.iter().any(|v| v.is_null()) {
+            out.push_null();
+        } else {
+            out.push(&f(&row)?)?;
+        }
+    }
+    out.constant = constant;
+    Ok(out)
 }

@@ -4,7 +4,8 @@
 //! distance, as DuckDB does.
 
 use super::date::DateField;
-use super::{arithmetic, comparison, date, math, meta, string, BoundFunction};
+use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
+use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
 
 /// Checks argument types and binds; `None` when no signature matches.
@@ -29,7 +30,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     (">", comparison::resolve_gt),
     (">=", comparison::resolve_gt_eq),
     // string
-    ("||", string::concat::resolve_operator),
+    ("||", list::resolve_concat_operator),
     ("concat", string::concat::resolve_concat),
     ("concat_ws", string::concat::resolve_concat_ws),
     ("~~", string::like::resolve_like),
@@ -188,6 +189,34 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),
+    // regular expressions and quoting
+    ("regexp_matches", regex::resolve_regexp_matches),
+    ("~", regex::resolve_regexp_matches),
+    ("~*", regex::resolve_imatch),
+    ("quote_ident", string::quote::resolve_quote_ident),
+    ("quote_literal", string::quote::resolve_quote_literal),
+    // lists
+    ("list_value", list::resolve_list_value),
+    ("array_to_string", list::resolve_array_to_string),
+    ("array_length", |a| {
+        list::resolve_dimension(ScalarFunction::ArrayLength, a)
+    }),
+    ("array_upper", |a| {
+        list::resolve_dimension(ScalarFunction::ArrayUpper, a)
+    }),
+    ("array_lower", |a| {
+        list::resolve_dimension(ScalarFunction::ArrayLower, a)
+    }),
+    ("cardinality", list::resolve_cardinality),
+    ("list_extract", list::resolve_extract),
+    ("list_element", list::resolve_extract),
+    ("list_concat", list::resolve_list_concat),
+    ("array_cat", list::resolve_list_concat),
+    // PostgreSQL client functions
+    ("format_type", pg::resolve_format_type),
+    ("to_regtype", pg::resolve_to_regtype),
+    ("pg_encoding_to_char", pg::resolve_encoding_to_char),
+    ("pg_get_expr", pg::resolve_get_expr),
 ];
 
 /// The resolver registered under `name` (already lower-case).

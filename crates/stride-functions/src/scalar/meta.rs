@@ -38,11 +38,18 @@ pub const VERSION_TEXT: &str = concat!(
     ", an analytical SQL database)"
 );
 
+/// The database's name (`current_database()`, `pg_database`): databases live in
+/// memory.
+pub const DATABASE_NAME: &str = "memory";
+
+/// The one schema user tables and views live in (`current_schema()`).
+pub const SCHEMA_NAME: &str = "main";
+
 pub(crate) fn evaluate_constant(f: &BoundFunction) -> Result<Vector> {
     let text = match f.func {
         ScalarFunction::Version => VERSION_TEXT,
-        ScalarFunction::CurrentDatabase => "memory",
-        _ => "main",
+        ScalarFunction::CurrentDatabase => DATABASE_NAME,
+        _ => SCHEMA_NAME,
     };
     let mut out = StringVector::with_capacity(1);
     out.push(text);

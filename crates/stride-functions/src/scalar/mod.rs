@@ -14,13 +14,18 @@ mod arithmetic;
 pub mod catalogue;
 mod comparison;
 pub mod date;
+pub mod list;
 mod math;
-mod meta;
+pub mod meta;
+mod pg;
+mod regex;
 mod signature;
 pub mod string;
 
 pub use comparison::select_comparison;
 pub use date::DateField;
+pub use list::{resolve_quantified, CmpKind};
+pub use pg::UTF8_ENCODING;
 
 use stride_common::{DataType, Error, Result, Vector};
 
@@ -152,6 +157,40 @@ pub enum ScalarFunction {
     Version,
     CurrentDatabase,
     CurrentSchema,
+    // regular expressions
+    /// `regexp_matches(s, pattern [, flags])`, `~`
+    RegexpMatches,
+    /// `~*`
+    RegexpIMatches,
+    /// `quote_ident(s)`
+    QuoteIdent,
+    /// `quote_literal(s)`
+    QuoteLiteral,
+    // lists (PostgreSQL arrays)
+    /// `list_value(...)`, `ARRAY[...]`
+    ListValue,
+    ArrayToString,
+    ArrayLength,
+    ArrayUpper,
+    ArrayLower,
+    Cardinality,
+    /// `list_extract(l, i)`, `l[i]`
+    ListExtract,
+    /// `list_concat`, `array_cat`, `list || list`
+    ListConcat,
+    /// `list || element`
+    ListAppend,
+    /// `element || list`
+    ListPrepend,
+    /// `x op ANY(list)`
+    ListAny(CmpKind),
+    /// `x op ALL(list)`
+    ListAll(CmpKind),
+    // PostgreSQL client functions
+    FormatType,
+    ToRegtype,
+    PgEncodingToChar,
+    PgGetExpr,
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -262,6 +301,23 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
+        F::RegexpMatches | F::RegexpIMatches => regex::evaluate(f, args, len),
+        F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),
+        F::ListValue
+        | F::ArrayToString
+        | F::ArrayLength
+        | F::ArrayUpper
+        | F::ArrayLower
+        | F::Cardinality
+        | F::ListExtract
+        | F::ListConcat
+        | F::ListAppend
+        | F::ListPrepend
+        | F::ListAny(_)
+        | F::ListAll(_) => list::evaluate(f, args, len),
+        F::FormatType | F::ToRegtype | F::PgEncodingToChar | F::PgGetExpr => {
+            pg::evaluate(f, args, len)
+        }
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         _ => string::evaluate(f, args, len),
     }

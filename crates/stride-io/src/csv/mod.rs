@@ -5,6 +5,7 @@
 
 pub mod learned;
 pub mod options;
+pub mod pg_text;
 pub mod reader;
 pub mod sniffer;
 pub mod tokenizer;

@@ -2,6 +2,10 @@
 //! every core into separate buffers and written in order, so the file reads like the
 //! query's result. Fields holding the delimiter, a quote, a newline or leading or
 //! trailing spaces are quoted; NULL is written as the NULL string (empty by default).
+//!
+//! [`write_record`] writes one record from field texts, for callers that spell values
+//! themselves (the server's `COPY … TO STDOUT` writes PostgreSQL's spellings). With
+//! `text_format` records follow PostgreSQL's text COPY format instead of CSV.
 
 use std::io::Write;
 use stride_common::{DataChunk, DataType, Error, Result, Vector, VectorData};
@@ -14,6 +18,9 @@ pub struct CsvWriteOptions {
     pub escape: u8,
     pub header: bool,
     pub null: String,
+    /// PostgreSQL's text format: fields are never quoted; backslash, newline, carriage
+    /// return, tab and the delimiter are written as backslash escapes.
+    pub text_format: bool,
 }
 
 impl Default for CsvWriteOptions {
@@ -24,8 +31,40 @@ impl Default for CsvWriteOptions {
             escape: b'"',
             header: false,
             null: String::new(),
+            text_format: false,
         }
     }
+}
+
+impl CsvWriteOptions {
+    /// PostgreSQL's text format defaults: tab-separated, NULL as `\N`.
+    pub fn text() -> Self {
+        CsvWriteOptions {
+            delimiter: b'\t',
+            null: "\\N".into(),
+            text_format: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// Appends one record: each field's text (`None` for NULL), separated by the
+/// delimiter, quoted or escaped as the format needs, then a newline.
+pub fn write_record<'a>(
+    fields: impl IntoIterator<Item = Option<&'a [u8]>>,
+    opts: &CsvWriteOptions,
+    buf: &mut Vec<u8>,
+) {
+    for (i, f) in fields.into_iter().enumerate() {
+        if i > 0 {
+            buf.push(opts.delimiter);
+        }
+        match f {
+            None => buf.extend_from_slice(opts.null.as_bytes()),
+            Some(text) => write_text(buf, text, opts),
+        }
+    }
+    buf.push(b'\n');
 }
 
 /// Writes `chunks` with a header of `names` (when asked) to `path`; returns the rows
@@ -42,13 +81,7 @@ pub fn write_file(
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     if opts.header {
         let mut line = Vec::new();
-        for (i, n) in names.iter().enumerate() {
-            if i > 0 {
-                line.push(opts.delimiter);
-            }
-            write_text(&mut line, n.as_bytes(), opts);
-        }
-        line.push(b'\n');
+        write_record(names.iter().map(|n| Some(n.as_bytes())), opts, &mut line);
         out.write_all(&line).map_err(io_err)?;
     }
     // Format a batch of chunks in parallel, then write it in order.
@@ -151,6 +184,10 @@ fn text_clear(t: &mut String) -> &mut String {
 
 /// Writes a text field, quoted when it would otherwise read back differently.
 fn write_text(buf: &mut Vec<u8>, s: &[u8], opts: &CsvWriteOptions) {
+    if opts.text_format {
+        write_escaped(buf, s, opts.delimiter);
+        return;
+    }
     let needs_quotes = s.iter().any(|&b| {
         b == opts.delimiter || b == opts.quote || b == b'\n' || b == b'\r' || b == opts.escape
     }) || s.first() == Some(&b' ')
@@ -171,10 +208,46 @@ fn write_text(buf: &mut Vec<u8>, s: &[u8], opts: &CsvWriteOptions) {
     buf.push(opts.quote);
 }
 
+/// PostgreSQL's text format: special bytes as backslash escapes.
+fn write_escaped(buf: &mut Vec<u8>, s: &[u8], delimiter: u8) {
+    for &b in s {
+        match b {
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            0x0b => buf.extend_from_slice(b"\\v"),
+            d if d == delimiter => {
+                buf.push(b'\\');
+                buf.push(d);
+            }
+            other => buf.push(other),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use stride_common::ScalarValue;
+
+    #[test]
+    fn records_in_both_formats() {
+        let fields = [
+            Some(&b"a\tb\\c"[..]),
+            None,
+            Some(&b"x,y"[..]),
+            Some(&b""[..]),
+        ];
+        let mut buf = Vec::new();
+        write_record(fields, &CsvWriteOptions::text(), &mut buf);
+        assert_eq!(buf, b"a\\tb\\\\c\t\\N\tx,y\t\n");
+        let mut buf = Vec::new();
+        write_record(fields, &CsvWriteOptions::default(), &mut buf);
+        assert_eq!(buf, b"a\tb\\c,,\"x,y\",\"\"\n");
+    }
 
     #[test]
     fn quotes_what_needs_it() {

@@ -35,4 +35,55 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
         assert e.sqlstate == "42P01"
 with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as c:
     assert c.execute("SELECT count(*) FROM big WHERE i < %s", (10,)).fetchone() == (10,)
+    # Type introspection reads pg_type through to_regtype and ::regtype.
+    from psycopg.types import TypeInfo
+    t = TypeInfo.fetch(c, "numeric")
+    assert (t.name, t.oid, t.array_oid) == ("numeric", 1700, 1231), t
+    assert TypeInfo.fetch(c, "no_such_type") is None
+    # The catalog as drivers and tools read it.
+    cols = c.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = %s ORDER BY ordinal_position", ("big",)
+    ).fetchall()
+    assert cols == [("i", "bigint"), ("half", "numeric")], cols
+    assert c.execute("SELECT %s::regclass::text", ("big",)).fetchone() == ("big",)
+    assert c.execute("SELECT x FROM unnest(%s::int[]) x", ([3, 4],)).fetchall() == [(3,), (4,)]
+    # COPY through the protocol: rows in with write_row, rows out with rows().
+    cur = c.cursor()
+    cur.execute("CREATE TABLE pc (id BIGINT, name VARCHAR, d DATE, amount DECIMAL(10,2), ok BOOLEAN)")
+    with cur.copy("COPY pc (id, name, d, amount, ok) FROM STDIN") as copy:
+        for i in range(1000):
+            copy.write_row((
+                i,
+                f"n{i}\ttab\\" if i % 3 else None,
+                datetime.date(2024, 1, 1 + i % 28),
+                decimal.Decimal(i) / 4,
+                i % 2 == 0,
+            ))
+    assert cur.rowcount == 1000, cur.rowcount
+    assert c.execute("SELECT count(*), count(name), sum(amount) FROM pc").fetchone() == (
+        1000, 666, decimal.Decimal("124875.00"))
+    with cur.copy("COPY (SELECT id, name, d, amount, ok FROM pc WHERE id < 3 ORDER BY id) TO STDOUT") as copy:
+        copy.set_types(["int8", "text", "date", "numeric", "bool"])
+        rows = list(copy.rows())
+    assert rows == [
+        (0, None, datetime.date(2024, 1, 1), decimal.Decimal("0.00"), True),
+        (1, "n1\ttab\\", datetime.date(2024, 1, 2), decimal.Decimal("0.25"), False),
+        (2, "n2\ttab\\", datetime.date(2024, 1, 3), decimal.Decimal("0.50"), True),
+    ], rows
+    with cur.copy("COPY (SELECT id, name FROM pc WHERE id < 2 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)") as copy:
+        assert b"".join(copy) == b"id,name\n0,\n1,n1\ttab\\\n"
+    try:
+        with cur.copy("COPY pc FROM STDIN") as copy:
+            copy.write(b"1\tx\tnot a date\t1\tt\n")
+        raise AssertionError("expected an error")
+    except psycopg.errors.InvalidTextRepresentation as e:
+        assert "not a date" in str(e), e
+    try:
+        with cur.copy("COPY pc FROM STDIN") as copy:
+            copy.write_row((1, "x", None, None, None))
+            raise RuntimeError("the client gives up")
+    except RuntimeError:
+        pass
+    assert c.execute("SELECT count(*) FROM pc").fetchone() == (1000,)
 print("OK")

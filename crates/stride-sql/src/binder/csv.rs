@@ -1,7 +1,9 @@
 //! Binding CSV access: the `read_csv` / `read_csv_auto` table functions, the
-//! `FROM 'file.csv'` shorthand, `sniff_csv`, and `COPY … FROM / TO`. Options are
-//! folded to constants here; the files are opened and sniffed at bind time so the
-//! query's columns and types are known before planning.
+//! `FROM 'file.csv'` shorthand, `sniff_csv`, and `COPY … FROM / TO` (files, or the
+//! client's STDIN / STDOUT). Options are folded to constants here; the files are
+//! opened and sniffed at bind time so the query's columns and types are known before
+//! planning. COPY FROM STDIN binds to a [`CopyFromStdin`] that reads the data once the
+//! client has sent it.
 
 use super::expr::ExprCtx;
 use super::fold::fold_constant;
@@ -263,68 +265,52 @@ impl Binder<'_> {
         options: &[ast::CopyOption],
         legacy: &[ast::CopyLegacyOption],
     ) -> Result<BoundStatement> {
+        // A file path, or None for the client's stream (STDIN / STDOUT).
         let path = match target {
-            ast::CopyTarget::File { filename } => filename.clone(),
+            ast::CopyTarget::File { filename } => Some(filename.clone()),
+            ast::CopyTarget::Stdin if !to => None,
+            ast::CopyTarget::Stdout if to => None,
             other => {
                 return Err(Error::not_supported(format!(
-                    "COPY {} {other} is not supported; copy to or from a file path",
-                    if to { "TO" } else { "FROM" }
+                    "COPY {} {other} is not supported; copy {} a file path or {}",
+                    if to { "TO" } else { "FROM" },
+                    if to { "to" } else { "from" },
+                    if to { "STDOUT" } else { "STDIN" },
                 )))
             }
         };
-        self.settings.check_external_access("COPY")?;
-        if let Some(l) = legacy.first() {
-            return Err(Error::not_supported(format!(
-                "COPY option {l} is not supported; use (FORMAT csv, DELIMITER ',', HEADER, NULL '', QUOTE '\"', ESCAPE '\"')"
-            )));
+        if path.is_some() {
+            self.settings.check_external_access("COPY")?;
         }
-        let mut write = CsvWriteOptions::default();
-        let mut read = CsvOptions {
-            header: Some(false),
+        let o = copy_options(options, legacy, path.is_none())?;
+        let mut write = CsvWriteOptions {
+            delimiter: o.delimiter,
+            null: o.null.clone(),
+            header: o.header,
+            text_format: o.text,
             ..Default::default()
         };
-        for o in options {
-            match o {
-                ast::CopyOption::Format(f) if f.value.eq_ignore_ascii_case("csv") => {}
-                ast::CopyOption::Format(f) => {
-                    return Err(Error::not_supported(format!(
-                        "COPY format {f} is not supported; only csv is"
-                    )))
-                }
-                ast::CopyOption::Delimiter(c) => {
-                    let b = ascii(*c, "DELIMITER")?;
-                    write.delimiter = b;
-                    read.delimiter = Some(b);
-                }
-                ast::CopyOption::Null(s) => {
-                    write.null = s.clone();
-                    read.nullstr = Some(vec![s.clone()]);
-                }
-                ast::CopyOption::Header(h) => {
-                    write.header = *h;
-                    read.header = Some(*h);
-                }
-                ast::CopyOption::Quote(c) => {
-                    let b = ascii(*c, "QUOTE")?;
-                    write.quote = b;
-                    read.quote = Some(Some(b));
-                }
-                ast::CopyOption::Escape(c) => {
-                    let b = ascii(*c, "ESCAPE")?;
-                    write.escape = b;
-                    read.escape = Some(Some(b));
-                }
-                other => {
-                    return Err(Error::not_supported(format!(
-                        "COPY option {other} is not supported"
-                    )))
-                }
+        // For text input the reader sees the CSV that `pg_text` makes of it.
+        let mut read = CsvOptions {
+            header: Some(o.header),
+            ..Default::default()
+        };
+        if !o.text {
+            read.delimiter = Some(o.delimiter);
+            read.nullstr = Some(vec![o.null.clone()]);
+            if let Some(q) = o.quote {
+                write.quote = q;
+                read.quote = Some(Some(q));
             }
-        }
-        // A QUOTE without an ESCAPE escapes by doubling, in both directions.
-        if let (Some(Some(q)), None) = (read.quote, read.escape) {
-            read.escape = Some(Some(q));
-            write.escape = q;
+            if let Some(e) = o.escape {
+                write.escape = e;
+                read.escape = Some(Some(e));
+            }
+            // A QUOTE without an ESCAPE escapes by doubling, in both directions.
+            if let (Some(Some(q)), None) = (read.quote, read.escape) {
+                read.escape = Some(Some(q));
+                write.escape = q;
+            }
         }
         if to {
             let plan = match source {
@@ -350,6 +336,12 @@ impl Binder<'_> {
                     }
                 }
             };
+            let Some(path) = path else {
+                return Ok(BoundStatement::CopyToStdout {
+                    plan,
+                    options: write,
+                });
+            };
             self.settings.check_path(&path, true)?;
             return Ok(BoundStatement::CopyTo {
                 plan,
@@ -369,7 +361,7 @@ impl Binder<'_> {
             .catalog
             .table(&name)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
-        // The file's columns: the listed ones, or all of the table's, in order.
+        // The data's columns: the listed ones, or all of the table's, in order.
         let listed: Vec<usize> = if columns.is_empty() {
             (0..schema.columns.len()).collect()
         } else {
@@ -396,34 +388,187 @@ impl Binder<'_> {
                 .map(|&i| (schema.columns[i].name.clone(), schema.columns[i].ty.clone()))
                 .collect(),
         );
+        let Some(path) = path else {
+            return Ok(BoundStatement::CopyFromStdin(CopyFromStdin {
+                table_id,
+                table: schema,
+                listed,
+                options: read,
+                text: o.text.then_some((o.delimiter, o.null)),
+            }));
+        };
+        if o.text {
+            return Err(Error::not_supported(
+                "COPY FROM a file reads CSV; the text format is read from STDIN only",
+            ));
+        }
         let scan = self.csv_scan(&[path], read)?;
-        // Rows in the table's column order; unlisted columns are NULL.
-        let exprs: Vec<Expr> = schema
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match listed.iter().position(|&l| l == i) {
-                Some(p) => Expr::column(p, c.ty.clone(), c.name.clone()),
-                None => Expr::Literal {
-                    value: ScalarValue::Null,
-                    ty: c.ty.clone(),
-                },
-            })
-            .collect();
-        let fields = schema
-            .columns
-            .iter()
-            .map(|c| Field::new(c.name.clone(), c.ty.clone()))
-            .collect();
         Ok(BoundStatement::Insert {
             table_id,
             table: schema.name.clone(),
-            source: LogicalPlan::Project {
-                input: Box::new(scan),
-                exprs,
-                schema: fields,
+            source: copy_source(scan, &schema, &listed),
+        })
+    }
+}
+
+/// A COPY FROM STDIN, bound: the data arrives afterwards (see
+/// [`CopyFromStdin::plan`]).
+#[derive(Debug, Clone)]
+pub struct CopyFromStdin {
+    pub table_id: u64,
+    pub table: Arc<stride_common::TableSchema>,
+    /// Positions in the table of the data's columns, in order.
+    pub listed: Vec<usize>,
+    /// How the reader reads the data (text-format data after conversion to CSV).
+    pub options: CsvOptions,
+    /// PostgreSQL's text format: its delimiter and NULL marker.
+    pub text: Option<(u8, String)>,
+}
+
+impl CopyFromStdin {
+    /// The rows to insert, in the table's column order, read from `data`.
+    pub fn plan(&self, data: Vec<u8>) -> Result<LogicalPlan> {
+        let data = match &self.text {
+            Some((delimiter, null)) => {
+                stride_io::csv::pg_text::text_to_csv(&data, *delimiter, null.as_bytes())?
+            }
+            None => data,
+        };
+        let file = Arc::new(stride_io::file::FileData::from_bytes("STDIN", data));
+        let reader = CsvReader::from_files(vec![file], self.options.clone())?;
+        let schema: Vec<Field> = reader
+            .schema()
+            .into_iter()
+            .map(|(n, t)| Field::new(n, t))
+            .collect();
+        let scan = LogicalPlan::TableFunction {
+            func: TableFunction::ReadCsv {
+                source: CsvSource(Arc::new(reader)),
+                columns: (0..schema.len()).collect(),
+            },
+            schema,
+        };
+        Ok(copy_source(scan, &self.table, &self.listed))
+    }
+}
+
+/// COPY's options, with the defaults of its format: CSV for files (`,`, NULL as ''),
+/// PostgreSQL's text format for the client's stream (tab, NULL as `\N`).
+struct CopyOptions {
+    text: bool,
+    delimiter: u8,
+    null: String,
+    header: bool,
+    quote: Option<u8>,
+    escape: Option<u8>,
+}
+
+fn copy_options(
+    options: &[ast::CopyOption],
+    legacy: &[ast::CopyLegacyOption],
+    stream: bool,
+) -> Result<CopyOptions> {
+    let mut format: Option<bool> = None;
+    let (mut delimiter, mut null, mut header, mut quote, mut escape) =
+        (None, None, false, None, None);
+    for o in options {
+        match o {
+            ast::CopyOption::Format(f) => {
+                format = Some(match f.value.to_ascii_lowercase().as_str() {
+                    "csv" => false,
+                    "text" => true,
+                    _ => {
+                        return Err(Error::not_supported(format!(
+                            "COPY format {f} is not supported; use csv or text"
+                        )))
+                    }
+                })
+            }
+            ast::CopyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
+            ast::CopyOption::Null(s) => null = Some(s.clone()),
+            ast::CopyOption::Header(h) => header = *h,
+            ast::CopyOption::Quote(c) => quote = Some(ascii(*c, "QUOTE")?),
+            ast::CopyOption::Escape(c) => escape = Some(ascii(*c, "ESCAPE")?),
+            ast::CopyOption::Encoding(e)
+                if e.eq_ignore_ascii_case("utf8") || e.eq_ignore_ascii_case("utf-8") => {}
+            other => {
+                return Err(Error::not_supported(format!(
+                    "COPY option {other} is not supported"
+                )))
+            }
+        }
+    }
+    // The older syntax PostgreSQL still takes: `COPY t FROM STDIN CSV HEADER`.
+    for l in legacy {
+        match l {
+            ast::CopyLegacyOption::Csv(csv) => {
+                format = Some(false);
+                for c in csv {
+                    match c {
+                        ast::CopyLegacyCsvOption::Header => header = true,
+                        ast::CopyLegacyCsvOption::Quote(q) => quote = Some(ascii(*q, "QUOTE")?),
+                        ast::CopyLegacyCsvOption::Escape(e) => escape = Some(ascii(*e, "ESCAPE")?),
+                        other => {
+                            return Err(Error::not_supported(format!(
+                                "COPY option {other} is not supported"
+                            )))
+                        }
+                    }
+                }
+            }
+            ast::CopyLegacyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
+            ast::CopyLegacyOption::Null(s) => null = Some(s.clone()),
+            ast::CopyLegacyOption::Header => header = true,
+            other => {
+                return Err(Error::not_supported(format!(
+                    "COPY option {other} is not supported; use (FORMAT csv, DELIMITER ',', HEADER, NULL '', QUOTE '\"', ESCAPE '\"')"
+                )))
+            }
+        }
+    }
+    let text = format.unwrap_or(stream);
+    if text && (quote.is_some() || escape.is_some()) {
+        return Err(Error::binder(
+            "COPY QUOTE and ESCAPE are available only with FORMAT csv",
+        ));
+    }
+    Ok(CopyOptions {
+        text,
+        delimiter: delimiter.unwrap_or(if text { b'\t' } else { b',' }),
+        null: null.unwrap_or_else(|| if text { "\\N".into() } else { String::new() }),
+        header,
+        quote,
+        escape,
+    })
+}
+
+/// Rows of a COPY FROM scan in the table's column order; unlisted columns are NULL.
+fn copy_source(
+    scan: LogicalPlan,
+    schema: &stride_common::TableSchema,
+    listed: &[usize],
+) -> LogicalPlan {
+    let exprs: Vec<Expr> = schema
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match listed.iter().position(|&l| l == i) {
+            Some(p) => Expr::column(p, c.ty.clone(), c.name.clone()),
+            None => Expr::Literal {
+                value: ScalarValue::Null,
+                ty: c.ty.clone(),
             },
         })
+        .collect();
+    let fields = schema
+        .columns
+        .iter()
+        .map(|c| Field::new(c.name.clone(), c.ty.clone()))
+        .collect();
+    LogicalPlan::Project {
+        input: Box::new(scan),
+        exprs,
+        schema: fields,
     }
 }
 

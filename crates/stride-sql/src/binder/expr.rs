@@ -64,6 +64,16 @@ pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
 
 /// Casts both sides of a comparison to their common type.
 pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
+    // A string literal meets a list: it is the list's text (`'{1,2}'`), as an untyped
+    // literal is in PostgreSQL.
+    let (l, r) = match (l.data_type(), r.data_type()) {
+        (t @ DataType::List(_), DataType::Varchar) if is_literal(&r) => {
+            let r = cast_expr(r, &t)?;
+            (l, r)
+        }
+        (DataType::Varchar, t @ DataType::List(_)) if is_literal(&l) => (cast_expr(l, &t)?, r),
+        _ => (l, r),
+    };
     let (lt, rt) = (l.data_type(), r.data_type());
     let t = DataType::common_supertype(&lt, &rt).ok_or_else(|| {
         Error::binder(format!(
@@ -76,6 +86,10 @@ pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
         t
     };
     Ok((cast_expr(l, &t)?, cast_expr(r, &t)?))
+}
+
+fn is_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Literal { .. })
 }
 
 /// Resolves an operator or function and casts the arguments to what it expects.
@@ -179,7 +193,29 @@ impl Binder<'_> {
                 data_type,
                 ..
             } => {
+                if let Some(reg) = reg_type(data_type) {
+                    let inner = self.bind_expr(expr, ctx)?;
+                    return self.bind_reg_cast(inner, reg);
+                }
                 let ty = convert_data_type(data_type)?;
+                // A reg value shown as text is the object's name: `'t'::regclass::text`
+                // looks the name up and prints it back as the catalog spells it.
+                if let (
+                    DataType::Varchar,
+                    A::Cast {
+                        data_type: inner_ty,
+                        ..
+                    },
+                ) = (&ty, &**expr)
+                {
+                    if let Some(reg) = reg_type(inner_ty) {
+                        let oid = self.bind_expr(expr, ctx)?;
+                        if oid.data_type() == DataType::BigInt {
+                            return self.bind_reg_cast(oid, reg);
+                        }
+                        return cast_expr(oid, &ty);
+                    }
+                }
                 let inner = self.bind_expr(expr, ctx)?;
                 let try_cast = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
                 if inner.data_type() == ty {
@@ -323,11 +359,27 @@ impl Binder<'_> {
                 })?;
                 let q = match &**right {
                     A::Subquery(q) => q,
-                    other => {
-                        return Err(Error::not_supported(format!(
-                            "{} over a non-subquery ({other}) is not supported yet",
-                            if all { "ALL" } else { "ANY" }
-                        )))
+                    list => {
+                        // `x op ANY(list)`: over the elements of a list (array).
+                        let x = self.bind_expr(left, ctx)?;
+                        let mut l = self.bind_expr(list, ctx)?;
+                        if l.data_type() == DataType::Varchar && is_literal(&l) {
+                            let t = match x.data_type() {
+                                DataType::Null => DataType::Varchar,
+                                t => t,
+                            };
+                            l = cast_expr(l, &DataType::List(Box::new(t)))?;
+                        }
+                        let f = stride_functions::resolve_quantified(
+                            op,
+                            all,
+                            &[x.data_type(), l.data_type()],
+                        )?;
+                        let args = vec![
+                            cast_expr(x, &f.arg_types[0])?,
+                            cast_expr(l, &f.arg_types[1])?,
+                        ];
+                        return Ok(Expr::Function { func: f, args });
                     }
                 };
                 let x = self.bind_expr(left, ctx)?;
@@ -493,6 +545,52 @@ impl Binder<'_> {
                 let x = self.bind_expr(expr, ctx)?;
                 call("floor", vec![x])
             }
+            A::Collate { expr, collation } => {
+                // Strings compare by their UTF-8 bytes: the C collation, which is also
+                // the default one.
+                let name = collation
+                    .0
+                    .last()
+                    .map(|p| p.to_string().trim_matches('"').to_ascii_lowercase())
+                    .unwrap_or_default();
+                if !matches!(name.as_str(), "default" | "c" | "posix" | "ucs_basic") {
+                    return Err(Error::not_supported(format!(
+                        "collation {collation} is not supported; strings compare by their bytes (COLLATE \"C\")"
+                    )));
+                }
+                self.bind_expr(expr, ctx)
+            }
+            A::CompoundFieldAccess { root, access_chain } => {
+                let mut x = self.bind_expr(root, ctx)?;
+                for access in access_chain {
+                    match access {
+                        ast::AccessExpr::Subscript(ast::Subscript::Index { index }) => {
+                            let i = self.bind_expr(index, ctx)?;
+                            x = call("list_extract", vec![x, i])?;
+                        }
+                        other => {
+                            return Err(Error::not_supported(format!(
+                            "{other} is not supported yet; use a single subscript such as list[1]"
+                        )))
+                        }
+                    }
+                }
+                Ok(x)
+            }
+            A::Array(arr) => {
+                let mut items = Vec::with_capacity(arr.elem.len());
+                for e in &arr.elem {
+                    items.push(self.bind_expr(e, ctx)?);
+                }
+                let e = call("list_value", items)?;
+                Ok(match fold_constant(&e)? {
+                    Some(value) => Expr::Literal {
+                        value,
+                        ty: e.data_type(),
+                    },
+                    None => e,
+                })
+            }
             other => Err(Error::not_supported(format!(
                 "expression not supported yet: {other}"
             ))),
@@ -538,6 +636,9 @@ impl Binder<'_> {
             match name.to_ascii_lowercase().as_str() {
                 "true" => return Ok(Expr::literal(ScalarValue::Boolean(true))),
                 "false" => return Ok(Expr::literal(ScalarValue::Boolean(false))),
+                // SQL's special values written without parentheses.
+                n @ ("current_user" | "session_user" | "current_role" | "current_catalog"
+                | "current_schema") => return super::function::bind_scalar_call(n, Vec::new()),
                 _ => {}
             }
         }
@@ -639,6 +740,10 @@ impl Binder<'_> {
             B::PGNotLikeMatch => return Ok(Expr::Not(Box::new(call("~~", vec![left, right])?))),
             B::PGNotILikeMatch => return Ok(Expr::Not(Box::new(call("~~*", vec![left, right])?))),
             B::PGStartsWith => "starts_with",
+            B::PGRegexMatch => "~",
+            B::PGRegexIMatch => "~*",
+            B::PGRegexNotMatch => return Ok(Expr::Not(Box::new(call("~", vec![left, right])?))),
+            B::PGRegexNotIMatch => return Ok(Expr::Not(Box::new(call("~*", vec![left, right])?))),
             B::PGExp => "power",
             other => {
                 return Err(Error::not_supported(format!(
@@ -739,6 +844,25 @@ impl Binder<'_> {
 
     fn references_any_outer(&self, plan: &crate::plan::LogicalPlan) -> bool {
         (2..=self.outer_scopes.len() + 1).any(|l| crate::plan::visit::references_outer(plan, l))
+    }
+}
+
+/// The `reg*` / `oid` type a cast names, if any.
+fn reg_type(t: &ast::DataType) -> Option<super::system::RegType> {
+    match t {
+        ast::DataType::Regclass => Some(super::system::RegType::Class),
+        ast::DataType::Custom(name, args) if args.is_empty() => {
+            let parts: Vec<String> = name
+                .0
+                .iter()
+                .map(|p| match p {
+                    ast::ObjectNamePart::Identifier(id) => id.value.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            super::system::RegType::from_name(&parts.join("."))
+        }
+        _ => None,
     }
 }
 

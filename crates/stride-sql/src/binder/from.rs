@@ -3,13 +3,13 @@
 //! its columns are visible in. Comma-separated items become cross joins; the optimizer
 //! turns WHERE conditions over them into join conditions.
 
-use super::expr::{bool_expr, compare, ident_name, unify_all, ExprCtx};
+use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope};
 use super::{did_you_mean, Binder};
-use crate::plan::{Expr, Field, JoinKind, LogicalPlan, TableFunction};
+use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use sqlparser::ast;
-use stride_common::{DataType, Error, Result};
+use stride_common::{DataType, Error, Result, ScalarValue};
 
 impl Binder<'_> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
@@ -174,6 +174,18 @@ impl Binder<'_> {
                 ..
             } => {
                 let tname = object_name(name)?;
+                if let Some(schema) = schema_name(name) {
+                    if crate::system::is_system_schema(&schema) {
+                        let t = crate::system::find(Some(&schema), &tname).ok_or_else(|| {
+                            Error::catalog(format!(
+                                "Table with name {schema}.{tname} does not exist!"
+                            ))
+                        })?;
+                        let plan = self.bind_system_table(t)?;
+                        let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
+                        return apply_alias(plan, &qual, alias.as_ref());
+                    }
+                }
                 if let Some(cte) = self.find_cte(&tname) {
                     // Bind the CTE body without the CTEs defined after it in scope.
                     let plan = self.bind_query(&cte.query)?;
@@ -215,6 +227,13 @@ impl Binder<'_> {
                     }
                 }
                 let Some((id, schema)) = self.catalog.table(&tname) else {
+                    // pg_catalog's tables need no schema, unless the user has a table
+                    // of that name.
+                    if let Some(t) = crate::system::find(None, &tname) {
+                        let plan = self.bind_system_table(t)?;
+                        let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
+                        return apply_alias(plan, &qual, alias.as_ref());
+                    }
                     let names = self.catalog.table_names();
                     let mut msg = format!("Table with name {tname} does not exist!");
                     if let Some(s) = did_you_mean(&tname, names.iter().map(|s| s.as_str())) {
@@ -298,7 +317,7 @@ impl Binder<'_> {
             "sniff_csv" => return self.bind_sniff_csv(args),
             _ => {}
         }
-        let mut values = Vec::new();
+        let mut bound_args = Vec::new();
         let scope = Scope::default();
         for a in args {
             let e = match a {
@@ -310,7 +329,38 @@ impl Binder<'_> {
                 }
             };
             let mut ctx = ExprCtx::new(&scope, "table function arguments");
-            let bound = self.bind_expr(e, &mut ctx)?;
+            bound_args.push(self.bind_expr(e, &mut ctx)?);
+        }
+        if name == "unnest" {
+            return bind_unnest(bound_args);
+        }
+        // Arguments over an enclosing query's columns are evaluated per outer row.
+        let outer = bound_args
+            .iter()
+            .any(|a| a.any(&mut |x| matches!(x, Expr::OuterColumn { .. })));
+        if outer && matches!(name, "range" | "generate_series") {
+            let args = bound_args
+                .into_iter()
+                .map(|a| cast_expr(a, &DataType::BigInt))
+                .collect::<Result<Vec<_>>>()?;
+            if args.is_empty() || args.len() > 3 {
+                return Err(Error::binder(format!(
+                    "{name} takes 1 to 3 arguments, got {}",
+                    args.len()
+                )));
+            }
+            return Ok(LogicalPlan::TableFunction {
+                func: TableFunction::Deferred {
+                    func: DeferredFunction::Series {
+                        inclusive: name == "generate_series",
+                    },
+                    args,
+                },
+                schema: vec![Field::new(name, DataType::BigInt)],
+            });
+        }
+        let mut values = Vec::new();
+        for bound in bound_args {
             let v = fold_constant(&bound)?
                 .ok_or_else(|| Error::binder(format!("arguments of {name} must be constants")))?;
             let v = if v.is_null() {
@@ -372,6 +422,7 @@ impl Binder<'_> {
                 let known = [
                     "range",
                     "generate_series",
+                    "unnest",
                     "read_csv",
                     "read_csv_auto",
                     "sniff_csv",
@@ -387,6 +438,65 @@ impl Binder<'_> {
 
     fn find_cte(&self, name: &str) -> Option<std::sync::Arc<ast::Cte>> {
         self.ctes.iter().rev().find_map(|m| m.get(name).cloned())
+    }
+}
+
+/// `unnest(list)`: one row per element, in order (a NULL list gives no rows).
+fn bind_unnest(mut args: Vec<Expr>) -> Result<LogicalPlan> {
+    if args.len() != 1 {
+        return Err(Error::binder(format!(
+            "unnest takes one list argument, got {} arguments",
+            args.len()
+        )));
+    }
+    let arg = args.remove(0);
+    let elem = match arg.data_type() {
+        DataType::List(e) => *e,
+        DataType::Null => DataType::Varchar,
+        other => {
+            return Err(Error::binder(format!(
+                "unnest needs a list (array) argument, got {other}"
+            )))
+        }
+    };
+    let schema = vec![Field::new("unnest", elem.clone())];
+    if let Some(v) = fold_constant(&arg)? {
+        let items = match v {
+            ScalarValue::List(_, items) => items,
+            _ => Vec::new(),
+        };
+        let rows = items
+            .into_iter()
+            .map(|value| {
+                vec![Expr::Literal {
+                    value,
+                    ty: elem.clone(),
+                }]
+            })
+            .collect();
+        return Ok(LogicalPlan::Values { rows, schema });
+    }
+    if !arg.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
+        return Err(Error::not_supported(
+            "unnest over a column of the same FROM clause (LATERAL) is not supported yet",
+        ));
+    }
+    let list = DataType::List(Box::new(elem));
+    Ok(LogicalPlan::TableFunction {
+        func: TableFunction::Deferred {
+            func: DeferredFunction::Unnest,
+            args: vec![cast_expr(arg, &list)?],
+        },
+        schema,
+    })
+}
+
+/// The schema part of a qualified name (`pg_catalog` in `pg_catalog.pg_class`).
+pub fn schema_name(name: &ast::ObjectName) -> Option<String> {
+    let n = name.0.len();
+    match name.0.get(n.checked_sub(2)?) {
+        Some(ast::ObjectNamePart::Identifier(id)) => Some(ident_name(id)),
+        _ => None,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::expr::{bool_expr, call, cast_expr, ident_name, unify_all, ExprCtx};
 use super::Binder;
-use crate::plan::{AggregateExpr, Expr, SortExpr};
+use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SortExpr, Subquery, SubqueryKind};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_functions::aggregate::{is_aggregate_name, resolve_aggregate};
@@ -13,6 +13,15 @@ impl Binder<'_> {
     pub fn bind_function(&mut self, f: &ast::Function, ctx: &mut ExprCtx) -> Result<Expr> {
         let name = match f.name.0.as_slice() {
             [ast::ObjectNamePart::Identifier(id)] => ident_name(id),
+            // Built-in functions live in pg_catalog (and the one user schema).
+            [ast::ObjectNamePart::Identifier(schema), ast::ObjectNamePart::Identifier(id)]
+                if matches!(
+                    ident_name(schema).as_str(),
+                    "pg_catalog" | stride_functions::scalar::meta::SCHEMA_NAME
+                ) =>
+            {
+                ident_name(id)
+            }
             _ => return Err(Error::binder(format!("unknown function {}", f.name))),
         };
         if f.over.is_some() {
@@ -25,10 +34,15 @@ impl Binder<'_> {
                 return match name.as_str() {
                     "current_date" | "today" => call("current_date", vec![]),
                     "current_timestamp" | "now" => call("current_timestamp", vec![]),
+                    "current_user" | "session_user" | "user" | "current_role"
+                    | "current_catalog" | "current_schema" => bind_scalar_call(&name, vec![]),
                     _ => Err(Error::binder(format!(
                         "function {name} needs an argument list"
                     ))),
                 };
+            }
+            ast::FunctionArguments::Subquery(q) if name == "array" => {
+                return self.bind_array_subquery(q, ctx);
             }
             ast::FunctionArguments::Subquery(_) => {
                 return Err(Error::not_supported(format!(
@@ -56,7 +70,63 @@ impl Binder<'_> {
                 }
             }
         }
+        if super::system::is_catalog_function(&name) {
+            return self.catalog_function(&name, args);
+        }
         bind_scalar_call(&name, args)
+    }
+
+    /// `ARRAY(subquery)`: the subquery's one column as a list, in the subquery's row
+    /// order (an empty list when it returns no rows).
+    fn bind_array_subquery(&mut self, q: &ast::Query, ctx: &mut ExprCtx) -> Result<Expr> {
+        let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+        let fields = plan.schema();
+        if fields.len() != 1 {
+            return Err(Error::binder(format!(
+                "ARRAY(subquery) needs a subquery returning one column, not {}",
+                fields.len()
+            )));
+        }
+        let elem = match &fields[0].ty {
+            DataType::Null => DataType::Varchar,
+            t => t.clone(),
+        };
+        let column = cast_expr(
+            Expr::column(0, fields[0].ty.clone(), fields[0].name.clone()),
+            &elem,
+        )?;
+        let list = DataType::List(Box::new(elem.clone()));
+        let bound = resolve_aggregate("list", std::slice::from_ref(&elem))?
+            .ok_or_else(|| Error::internal("list is an aggregate"))?;
+        let plan = LogicalPlan::Aggregate {
+            input: Box::new(plan),
+            group_by: vec![],
+            aggregates: vec![AggregateExpr {
+                func: bound.func,
+                args: vec![column],
+                distinct: false,
+                filter: None,
+                order_by: vec![],
+                ty: bound.return_type,
+            }],
+            schema: vec![Field::new("array", list.clone())],
+        };
+        let sub = Expr::Subquery(Box::new(Subquery {
+            id: crate::plan::expr::next_subquery_id(),
+            plan,
+            kind: SubqueryKind::Scalar(list.clone()),
+            correlated,
+        }));
+        Ok(Expr::Coalesce {
+            args: vec![
+                sub,
+                Expr::Literal {
+                    value: ScalarValue::List(elem, vec![]),
+                    ty: list.clone(),
+                },
+            ],
+            ty: list,
+        })
     }
 
     fn bind_aggregate(
@@ -245,6 +315,15 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
                 ty,
             })
         }
+        // The one role, which owns everything (see pg_roles), and the database.
+        "current_user" | "session_user" | "current_role" | "user" if args.is_empty() => {
+            Ok(Expr::literal(ScalarValue::Varchar(
+                crate::system::snapshot::OWNER_NAME.into(),
+            )))
+        }
+        "current_catalog" if args.is_empty() => Ok(Expr::literal(ScalarValue::Varchar(
+            stride_functions::scalar::meta::DATABASE_NAME.into(),
+        ))),
         "typeof" => {
             arity(1)?;
             Ok(Expr::literal(ScalarValue::Varchar(

@@ -17,6 +17,7 @@ mod insert;
 mod procedure;
 mod scope;
 mod select;
+mod system;
 mod types;
 mod utility;
 mod view;
@@ -29,7 +30,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
 
-pub use csv::parse_type;
+pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub use stride_io::csv::CsvWriteOptions;
 pub use types::convert_data_type;
@@ -98,6 +99,14 @@ pub enum BoundStatement {
         path: String,
         options: CsvWriteOptions,
     },
+    /// `COPY table | (query) TO STDOUT`: the rows go to the client, formatted as
+    /// `options` say.
+    CopyToStdout {
+        plan: LogicalPlan,
+        options: CsvWriteOptions,
+    },
+    /// `COPY table FROM STDIN`: the client sends the data next.
+    CopyFromStdin(CopyFromStdin),
     /// BEGIN / COMMIT / ROLLBACK (see the facade: every statement applies at once).
     Transaction(TransactionOp),
     /// `PRAGMA tpch(N)`: run TPC-H query N.
@@ -126,6 +135,10 @@ pub struct Binder<'a> {
     views: Vec<String>,
     /// Values of `$1`, `$2`, ... (bound as values, never spliced into the SQL text).
     params: Vec<ScalarValue>,
+    /// The statement's snapshot of the catalog for system tables, taken on first use.
+    system: Option<Arc<crate::system::Snapshot>>,
+    /// Set while that snapshot is being taken (it binds views).
+    building_system: bool,
 }
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
@@ -143,6 +156,8 @@ impl<'a> Binder<'a> {
             depth: 0,
             views: Vec::new(),
             params: Vec::new(),
+            system: None,
+            building_system: false,
         }
     }
 

@@ -43,6 +43,18 @@ impl Scope {
                 found = Some(i);
             }
         }
+        if found.is_none() && qualifier.is_none() {
+            // As in PostgreSQL, the alias of a one-column FROM item (`generate_series(1,
+            // 3) s`) also names its column.
+            let mut of_alias = self.fields.iter().enumerate().filter(|(_, f)| {
+                f.qualifier
+                    .as_deref()
+                    .is_some_and(|q| q.eq_ignore_ascii_case(name))
+            });
+            if let (Some((i, _)), None) = (of_alias.next(), of_alias.next()) {
+                found = Some(i);
+            }
+        }
         found.map_or(Lookup::NotFound, Lookup::Found)
     }
 

@@ -57,17 +57,45 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::Custom(name, args) => {
-            let n = name.to_string().to_ascii_lowercase();
-            match n.as_str() {
-                "int1" => DataType::TinyInt,
-                "long" | "hugeint" => DataType::BigInt,
-                "string" | "bpchar" => DataType::Varchar,
-                "float2" => DataType::Real,
+            let parts: Vec<String> = name
+                .0
+                .iter()
+                .map(|p| match p {
+                    ast::ObjectNamePart::Identifier(id) => id.value.to_ascii_lowercase(),
+                    other => other.to_string().to_ascii_lowercase(),
+                })
+                .collect();
+            match parts.as_slice() {
+                // `pg_catalog.int4`: PostgreSQL's types live in pg_catalog.
+                [schema, inner] if schema == "pg_catalog" => {
+                    let mut text = inner.clone();
+                    if !args.is_empty() {
+                        text = format!("{text}({})", args.join(", "));
+                    }
+                    return pg_catalog_type(&text, name);
+                }
+                [n] => match n.as_str() {
+                    "int1" => DataType::TinyInt,
+                    "long" | "hugeint" => DataType::BigInt,
+                    // PostgreSQL's internal string types: `name`, `"char"`.
+                    "string" | "bpchar" | "name" | "char" => DataType::Varchar,
+                    "float2" => DataType::Real,
+                    "oid" => DataType::BigInt,
+                    "regclass" | "regtype" | "regnamespace" | "regrole" => {
+                        return Err(Error::not_supported(format!(
+                            "type {n} is only supported in casts (expr::{n})"
+                        )))
+                    }
+                    _ => {
+                        return Err(Error::not_supported(format!(
+                            "type {name} is not supported"
+                        )));
+                    }
+                },
                 _ => {
-                    let _ = args;
                     return Err(Error::not_supported(format!(
                         "type {name} is not supported"
-                    )));
+                    )))
                 }
             }
         }
@@ -77,6 +105,24 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             )))
         }
     })
+}
+
+/// A type named with its schema (`pg_catalog.int2`): the name read as a type on its
+/// own.
+fn pg_catalog_type(text: &str, full: &ast::ObjectName) -> Result<DataType> {
+    let dialect = sqlparser::dialect::DuckDbDialect {};
+    let parsed = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_data_type());
+    match parsed {
+        Ok(ast::DataType::Custom(n, _)) if n.0.len() > 1 => Err(Error::not_supported(format!(
+            "type {full} is not supported"
+        ))),
+        Ok(t) => convert_data_type(&t),
+        Err(_) => Err(Error::not_supported(format!(
+            "type {full} is not supported"
+        ))),
+    }
 }
 
 /// Types a numeric literal: integers as INTEGER/BIGINT (DECIMAL beyond), decimals as

@@ -31,6 +31,8 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
                 span.max(0.0)
             }
             TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
+            // Known only once the outer row is: a small guess.
+            TableFunction::Deferred { .. } => 10.0,
         },
         LogicalPlan::Filter { input, .. } if !filters => estimate(input),
         LogicalPlan::Filter { input, predicate } => {

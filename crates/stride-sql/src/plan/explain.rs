@@ -1,6 +1,6 @@
 //! EXPLAIN output for logical plans: one line per node, children indented below.
 
-use super::logical::{JoinKind, LogicalPlan, SetOpKind, TableFunction};
+use super::logical::{DeferredFunction, JoinKind, LogicalPlan, SetOpKind, TableFunction};
 use std::fmt::Write;
 
 pub fn explain(plan: &LogicalPlan) -> String {
@@ -64,6 +64,17 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                     "RANGE"
                 }
             )
+        }
+        LogicalPlan::TableFunction {
+            func: TableFunction::Deferred { func, args },
+            ..
+        } => {
+            let name = match func {
+                DeferredFunction::Unnest => "UNNEST",
+                DeferredFunction::Series { inclusive: true } => "GENERATE_SERIES",
+                DeferredFunction::Series { inclusive: false } => "RANGE",
+            };
+            format!("{name}({})", join_list(args))
         }
         LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
         LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),

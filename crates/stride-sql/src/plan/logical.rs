@@ -77,6 +77,22 @@ pub enum TableFunction {
         source: CsvSource,
         columns: Vec<usize>,
     },
+    /// A table function whose arguments are expressions over an enclosing query's
+    /// columns (`unnest(t.list)`, `generate_series(1, t.n)` inside a correlated
+    /// subquery): the executor substitutes the outer values when it instantiates the
+    /// subquery, and the physical planner evaluates the then-constant arguments.
+    Deferred {
+        func: DeferredFunction,
+        args: Vec<Expr>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeferredFunction {
+    /// `unnest(list)`: one row per element.
+    Unnest,
+    /// `range` / `generate_series` (`inclusive`) with 1 to 3 integer arguments.
+    Series { inclusive: bool },
 }
 
 /// A bound CSV reader; plans compare readers by identity.

@@ -3,11 +3,15 @@
 //! instantiated for an outer row, and by optimizer passes.
 
 use super::expr::{Expr, SubqueryKind};
-use super::logical::LogicalPlan;
+use super::logical::{LogicalPlan, TableFunction};
 
 /// Mutable references to every expression evaluated by this node (not its children).
 pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
     match plan {
+        LogicalPlan::TableFunction {
+            func: TableFunction::Deferred { args, .. },
+            ..
+        } => args.iter_mut().collect(),
         LogicalPlan::Scan { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }
@@ -93,6 +97,10 @@ pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr))
 /// Immutable references to every expression evaluated by this node.
 pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
     match plan {
+        LogicalPlan::TableFunction {
+            func: TableFunction::Deferred { args, .. },
+            ..
+        } => args.iter().collect(),
         LogicalPlan::Scan { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }

@@ -11,6 +11,7 @@ pub(crate) mod length;
 pub(crate) mod like;
 pub mod like_matcher;
 pub(crate) mod pad;
+pub(crate) mod quote;
 pub(crate) mod repeat;
 pub(crate) mod replace;
 pub(crate) mod reverse;

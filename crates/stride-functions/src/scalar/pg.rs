@@ -1,0 +1,122 @@
+//! Functions PostgreSQL clients call while describing a database (psql's `\d`,
+//! drivers' type lookups), over values alone: `format_type(type_oid, typmod)` and
+//! `to_regtype(name)` (both from [`crate::pg_types`]), `pg_encoding_to_char(n)`, and
+//! `pg_get_expr(expr, relation [, pretty])`. stride keeps expressions stored in the
+//! catalog (column defaults) as SQL text, so `pg_get_expr` returns that text. Functions
+//! that need the catalog itself (`pg_table_is_visible`, `::regclass`, ...) are bound by
+//! the binder's system catalog instead.
+
+use super::signature::fixed;
+use super::{BoundFunction, ScalarFunction};
+use crate::kernels::map_values;
+use crate::pg_types;
+use stride_common::{DataType, Error, Result, ScalarValue, Vector};
+
+pub(crate) fn resolve_format_type(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::FormatType,
+        args,
+        &[DataType::BigInt, DataType::Integer],
+        DataType::Varchar,
+    )
+}
+
+pub(crate) fn resolve_to_regtype(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::ToRegtype,
+        args,
+        &[DataType::Varchar],
+        DataType::BigInt,
+    )
+}
+
+pub(crate) fn resolve_encoding_to_char(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::PgEncodingToChar,
+        args,
+        &[DataType::Integer],
+        DataType::Varchar,
+    )
+}
+
+pub(crate) fn resolve_get_expr(args: &[DataType]) -> Option<BoundFunction> {
+    let params: &[DataType] = match args.len() {
+        2 => &[DataType::Varchar, DataType::BigInt],
+        3 => &[DataType::Varchar, DataType::BigInt, DataType::Boolean],
+        _ => return None,
+    };
+    fixed(ScalarFunction::PgGetExpr, args, params, DataType::Varchar)
+}
+
+/// PostgreSQL's encoding numbers: stride stores and sends UTF-8 only, so that is the
+/// one name besides SQL_ASCII (0) it reports; other numbers give '' as in PostgreSQL.
+pub const UTF8_ENCODING: i32 = 6;
+
+pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let refs: Vec<&Vector> = args.iter().collect();
+    let ty = &f.return_type;
+    match f.func {
+        ScalarFunction::FormatType => map_values(&refs, len, ty, false, |row| {
+            let Some(oid) = row[0].as_i64() else {
+                return Ok(ScalarValue::Null);
+            };
+            let typmod = row[1].as_i64().map(|m| m as i32);
+            let oid = u32::try_from(oid).unwrap_or(0);
+            Ok(ScalarValue::Varchar(pg_types::format_type(oid, typmod)))
+        }),
+        ScalarFunction::ToRegtype => map_values(&refs, len, ty, true, |row| {
+            Ok(pg_types::oid_by_name(&row[0].to_string())
+                .map_or(ScalarValue::Null, |o| ScalarValue::BigInt(o as i64)))
+        }),
+        ScalarFunction::PgEncodingToChar => map_values(&refs, len, ty, true, |row| {
+            Ok(ScalarValue::Varchar(
+                match row[0].as_i64() {
+                    Some(0) => "SQL_ASCII",
+                    Some(n) if n == UTF8_ENCODING as i64 => "UTF8",
+                    _ => "",
+                }
+                .into(),
+            ))
+        }),
+        ScalarFunction::PgGetExpr => map_values(&refs, len, ty, false, |row| {
+            Ok(if row[1].is_null() {
+                ScalarValue::Null
+            } else {
+                row[0].clone()
+            })
+        }),
+        other => Err(Error::internal(format!("{other:?} is not a pg function"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::ScalarValue::*;
+
+    #[test]
+    fn client_functions() {
+        assert_eq!(
+            eval("format_type", &[BigInt(1700), Integer((10 << 16 | 2) + 4)]).unwrap(),
+            Varchar("numeric(10,2)".into())
+        );
+        assert_eq!(
+            eval("format_type", &[BigInt(23), Null]).unwrap(),
+            Varchar("integer".into())
+        );
+        assert_eq!(eval("format_type", &[Null, Integer(-1)]).unwrap(), Null);
+        assert_eq!(
+            eval("to_regtype", &[Varchar("int".into())]).unwrap(),
+            BigInt(23)
+        );
+        assert_eq!(eval("to_regtype", &[Varchar("nope".into())]).unwrap(), Null);
+        assert_eq!(
+            eval("pg_encoding_to_char", &[Integer(6)]).unwrap(),
+            Varchar("UTF8".into())
+        );
+        assert_eq!(
+            eval("pg_get_expr", &[Varchar("42".into()), BigInt(16384)]).unwrap(),
+            Varchar("42".into())
+        );
+    }
+}

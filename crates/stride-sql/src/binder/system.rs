@@ -1,0 +1,636 @@
+//! Binding what reads the system catalog (`crate::system`): system tables in FROM,
+//! the casts `::regclass`, `::regtype`, `::regnamespace`, `::regrole`, `::oid`, and the
+//! functions that look objects up (`pg_table_is_visible`, `pg_get_viewdef`,
+//! `pg_get_indexdef`, `pg_get_constraintdef`, `pg_get_userbyid`, `to_regclass`,
+//! `obj_description`, ...). All of them read one [`Snapshot`] per statement, taken
+//! the first time the statement needs it, and bind to ordinary expressions over it:
+//! a lookup by OID or name becomes a CASE over the snapshot's objects, a membership
+//! test an IN list, and a constant argument folds to its answer at once.
+
+use super::expr::{call, cast_expr, compare};
+use super::fold::fold_constant;
+use super::Binder;
+use crate::plan::{Expr, Field, LogicalPlan};
+use crate::system::pg_catalog as defs;
+use crate::system::snapshot::*;
+use crate::system::{self, SystemTable};
+use std::sync::Arc;
+use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_functions::pg_types;
+
+/// The `reg*` types: casts to them look objects up by name or OID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegType {
+    Class,
+    Type,
+    Namespace,
+    Role,
+    Oid,
+}
+
+impl RegType {
+    /// The reg type a type name (`regclass`, `pg_catalog.regclass`, `oid`) names.
+    pub fn from_name(name: &str) -> Option<RegType> {
+        let n = name.to_ascii_lowercase();
+        let n = n.strip_prefix("pg_catalog.").unwrap_or(&n);
+        Some(match n {
+            "regclass" => RegType::Class,
+            "regtype" => RegType::Type,
+            "regnamespace" => RegType::Namespace,
+            "regrole" => RegType::Role,
+            "oid" => RegType::Oid,
+            _ => return None,
+        })
+    }
+}
+
+fn varchar(s: impl Into<String>) -> Expr {
+    Expr::Literal {
+        value: ScalarValue::Varchar(s.into()),
+        ty: DataType::Varchar,
+    }
+}
+
+fn oid_literal(v: i64) -> Expr {
+    Expr::Literal {
+        value: ScalarValue::BigInt(v),
+        ty: DataType::BigInt,
+    }
+}
+
+fn null_of(ty: DataType) -> Expr {
+    Expr::Literal {
+        value: ScalarValue::Null,
+        ty,
+    }
+}
+
+/// `CASE WHEN key = k1 THEN v1 ... ELSE default END`, folded when `key` is constant.
+fn lookup(key: Expr, pairs: Vec<(Expr, Expr)>, default: Expr, ty: DataType) -> Result<Expr> {
+    let mut branches = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        branches.push((compare("=", key.clone(), k)?, cast_expr(v, &ty)?));
+    }
+    let e = if branches.is_empty() {
+        cast_expr(default, &ty)?
+    } else {
+        Expr::Case {
+            branches,
+            else_expr: Box::new(cast_expr(default, &ty)?),
+            ty: ty.clone(),
+        }
+    };
+    fold(e)
+}
+
+/// Folds an expression whose inputs are all constants.
+fn fold(e: Expr) -> Result<Expr> {
+    if e.any(&mut |x| {
+        matches!(
+            x,
+            Expr::Column { .. } | Expr::OuterColumn { .. } | Expr::Subquery(_)
+        )
+    }) {
+        return Ok(e);
+    }
+    Ok(match fold_constant(&e)? {
+        Some(value) => Expr::Literal {
+            value,
+            ty: e.data_type(),
+        },
+        None => e,
+    })
+}
+
+/// An OID argument: integers as they are, text holding digits (`'16384'`, as psql
+/// sends them) read as a number, other text as a relation name.
+fn oid_arg(e: Expr, snap: &Snapshot) -> Result<Expr> {
+    if e.data_type() != DataType::Varchar {
+        return cast_expr(e, &DataType::BigInt);
+    }
+    match fold_constant(&e)? {
+        Some(ScalarValue::Varchar(s)) => Ok(oid_literal(relation_oid(&s, snap)?)),
+        Some(_) => Ok(null_of(DataType::BigInt)),
+        None => cast_expr(e, &DataType::BigInt),
+    }
+}
+
+/// `'name'::regclass` of a constant: digits are an OID, anything else a name that
+/// must exist.
+fn relation_oid(text: &str, snap: &Snapshot) -> Result<i64> {
+    let t = text.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t
+            .parse()
+            .map_err(|_| Error::invalid_input(format!("invalid OID \"{t}\"")));
+    }
+    snap.relation_by_name(t)
+        .map(|r| r.oid)
+        .ok_or_else(|| Error::catalog(format!("relation \"{t}\" does not exist")))
+}
+
+impl Binder<'_> {
+    /// The statement's snapshot of the catalog, taken on first use. Views are bound
+    /// to learn their columns' types; a view whose query no longer binds is listed
+    /// without columns.
+    pub(super) fn system_snapshot(&mut self) -> Result<Arc<Snapshot>> {
+        if let Some(s) = &self.system {
+            return Ok(s.clone());
+        }
+        let outer = self.building_system;
+        self.building_system = true;
+        let snap = self.take_snapshot(outer);
+        self.building_system = outer;
+        let snap = Arc::new(snap?);
+        if !outer {
+            self.system = Some(snap.clone());
+        }
+        Ok(snap)
+    }
+
+    /// `nested`: taken while another snapshot is being taken (a view reads the
+    /// catalog); views are then listed without columns instead of recursing.
+    fn take_snapshot(&mut self, nested: bool) -> Result<Snapshot> {
+        let mut relations = Vec::new();
+        for t in system::tables() {
+            relations.push(Relation {
+                oid: system::table_oid(t),
+                name: t.name.to_string(),
+                namespace: t.namespace,
+                kind: if t.namespace == INFORMATION_SCHEMA_OID {
+                    RelKind::View
+                } else {
+                    RelKind::Table
+                },
+                columns: t
+                    .columns
+                    .iter()
+                    .map(|(n, ty)| Column {
+                        name: n.to_string(),
+                        ty: ty.data_type(),
+                        not_null: false,
+                        default: None,
+                    })
+                    .collect(),
+                rows: None,
+                view_sql: None,
+                index: None,
+                unique_keys: Vec::new(),
+                system: true,
+            });
+        }
+        let user = |id: u64| USER_OID_BASE + id as i64;
+        let mut tables = self.catalog.tables();
+        tables.sort_by_key(|(id, _)| *id);
+        for (id, schema) in &tables {
+            relations.push(Relation {
+                oid: user(*id),
+                name: schema.name.clone(),
+                namespace: MAIN_NAMESPACE_OID,
+                kind: RelKind::Table,
+                columns: schema
+                    .columns
+                    .iter()
+                    .map(|c| Column {
+                        name: c.name.clone(),
+                        ty: c.ty.clone(),
+                        not_null: c.not_null,
+                        default: c.default.as_ref().map(sql_literal),
+                    })
+                    .collect(),
+                rows: Some(self.catalog.row_count(*id)),
+                view_sql: None,
+                index: None,
+                unique_keys: schema
+                    .unique_keys
+                    .iter()
+                    .map(|k| k.iter().map(|&c| c as i16 + 1).collect())
+                    .collect(),
+                system: false,
+            });
+        }
+        let mut views = self.catalog.views();
+        views.sort_by_key(|v| v.id);
+        for v in views {
+            let columns = if nested {
+                Vec::new()
+            } else {
+                match self.bind_view(&v.name, &v.sql) {
+                    Ok(plan) => plan
+                        .schema()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| Column {
+                            name: v.columns.get(i).cloned().unwrap_or_else(|| f.name.clone()),
+                            ty: f.ty.clone(),
+                            not_null: false,
+                            default: None,
+                        })
+                        .collect(),
+                    Err(_) => Vec::new(),
+                }
+            };
+            relations.push(Relation {
+                oid: user(v.id),
+                name: v.name,
+                namespace: MAIN_NAMESPACE_OID,
+                kind: RelKind::View,
+                columns,
+                rows: None,
+                view_sql: Some(v.sql),
+                index: None,
+                unique_keys: Vec::new(),
+                system: false,
+            });
+        }
+        let mut indexes = self.catalog.indexes();
+        indexes.sort_by_key(|i| i.id);
+        for ix in indexes {
+            let Some((_, schema)) = tables.iter().find(|(id, _)| *id == ix.table_id) else {
+                continue;
+            };
+            relations.push(Relation {
+                oid: user(ix.id),
+                name: ix.name,
+                namespace: MAIN_NAMESPACE_OID,
+                kind: RelKind::Index,
+                columns: ix
+                    .columns
+                    .iter()
+                    .filter_map(|&c| schema.columns.get(c))
+                    .map(|c| Column {
+                        name: c.name.clone(),
+                        ty: c.ty.clone(),
+                        not_null: false,
+                        default: None,
+                    })
+                    .collect(),
+                rows: None,
+                view_sql: None,
+                index: Some(IndexDef {
+                    table: user(ix.table_id),
+                    columns: ix.columns.iter().map(|&c| c as i16 + 1).collect(),
+                    unique: ix.unique,
+                }),
+                unique_keys: Vec::new(),
+                system: false,
+            });
+        }
+        let defaults = stride_common::Settings::default();
+        let mut settings = Vec::new();
+        let names = stride_common::settings::SETTING_NAMES
+            .iter()
+            .copied()
+            .chain(
+                stride_common::settings::CLIENT_PARAMETERS
+                    .iter()
+                    .map(|(n, _)| *n),
+            );
+        for name in names {
+            settings.push(SettingRow {
+                name: name.to_string(),
+                value: self.settings.get(name)?.to_string(),
+                default: defaults.get(name)?.to_string(),
+            });
+        }
+        Ok(Snapshot {
+            relations,
+            settings,
+        })
+    }
+
+    /// A system table as VALUES rows.
+    pub(super) fn bind_system_table(&mut self, t: &SystemTable) -> Result<LogicalPlan> {
+        let snap = self.system_snapshot()?;
+        let schema: Vec<Field> = t
+            .columns
+            .iter()
+            .map(|(n, ty)| Field::new(*n, ty.data_type()))
+            .collect();
+        let rows = (t.rows)(&snap)
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .zip(&schema)
+                    .map(|(value, f)| Expr::Literal {
+                        value,
+                        ty: f.ty.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(LogicalPlan::Values { rows, schema })
+    }
+
+    /// `e::regclass` and the other reg types.
+    pub(super) fn bind_reg_cast(&mut self, e: Expr, to: RegType) -> Result<Expr> {
+        let text_input = matches!(e.data_type(), DataType::Varchar);
+        match (to, text_input) {
+            (RegType::Oid, _) => cast_expr(e, &DataType::BigInt),
+            (RegType::Class, true) => {
+                let snap = self.system_snapshot()?;
+                if let Some(v) = fold_constant(&e)? {
+                    return Ok(match v {
+                        ScalarValue::Varchar(s) => oid_literal(relation_oid(&s, &snap)?),
+                        _ => null_of(DataType::BigInt),
+                    });
+                }
+                self.catalog_function("to_regclass", vec![e])
+            }
+            (RegType::Class, false) => {
+                let snap = self.system_snapshot()?;
+                let key = cast_expr(e, &DataType::BigInt)?;
+                let pairs = snap
+                    .relations
+                    .iter()
+                    .map(|r| (oid_literal(r.oid), varchar(snap.regclass_name(r))))
+                    .collect();
+                let default = cast_expr(key.clone(), &DataType::Varchar)?;
+                lookup(key, pairs, default, DataType::Varchar)
+            }
+            (RegType::Type, true) => match fold_constant(&e)? {
+                Some(ScalarValue::Varchar(s)) => pg_types::oid_by_name(&s)
+                    .map(|o| oid_literal(o as i64))
+                    .ok_or_else(|| Error::catalog(format!("type \"{s}\" does not exist"))),
+                Some(_) => Ok(null_of(DataType::BigInt)),
+                None => call("to_regtype", vec![e]),
+            },
+            (RegType::Type, false) => fold(call(
+                "format_type",
+                vec![cast_expr(e, &DataType::BigInt)?, null_of(DataType::Integer)],
+            )?),
+            (RegType::Namespace, true) => {
+                let pairs = NAMESPACES
+                    .iter()
+                    .map(|n| (varchar(n.name), oid_literal(n.oid)))
+                    .collect();
+                let r = lookup(
+                    e.clone(),
+                    pairs,
+                    null_of(DataType::BigInt),
+                    DataType::BigInt,
+                )?;
+                self.require_found(r, &e, "schema")
+            }
+            (RegType::Namespace, false) => {
+                let key = cast_expr(e, &DataType::BigInt)?;
+                let pairs = NAMESPACES
+                    .iter()
+                    .map(|n| (oid_literal(n.oid), varchar(n.name)))
+                    .collect();
+                let default = cast_expr(key.clone(), &DataType::Varchar)?;
+                lookup(key, pairs, default, DataType::Varchar)
+            }
+            (RegType::Role, true) => {
+                let pairs = vec![(varchar(OWNER_NAME), oid_literal(OWNER_OID))];
+                let r = lookup(
+                    e.clone(),
+                    pairs,
+                    null_of(DataType::BigInt),
+                    DataType::BigInt,
+                )?;
+                self.require_found(r, &e, "role")
+            }
+            (RegType::Role, false) => {
+                let key = cast_expr(e, &DataType::BigInt)?;
+                let default = cast_expr(key.clone(), &DataType::Varchar)?;
+                lookup(
+                    key,
+                    vec![(oid_literal(OWNER_OID), varchar(OWNER_NAME))],
+                    default,
+                    DataType::Varchar,
+                )
+            }
+        }
+    }
+
+    /// A constant name that looked up nothing is an error, as in PostgreSQL.
+    fn require_found(&self, result: Expr, input: &Expr, what: &str) -> Result<Expr> {
+        if let (Expr::Literal { value, .. }, Some(name)) = (&result, fold_constant(input)?) {
+            if value.is_null() && !name.is_null() {
+                return Err(Error::catalog(format!("{what} \"{name}\" does not exist")));
+            }
+        }
+        Ok(result)
+    }
+
+    /// Functions that read the catalog (see [`is_catalog_function`]).
+    pub(super) fn catalog_function(&mut self, name: &str, mut args: Vec<Expr>) -> Result<Expr> {
+        let snap = self.system_snapshot()?;
+        let arity = |range: std::ops::RangeInclusive<usize>, n: usize| -> Result<()> {
+            if range.contains(&n) {
+                Ok(())
+            } else {
+                Err(Error::binder(format!(
+                    "{name}() takes {} arguments, got {n}",
+                    if range.start() == range.end() {
+                        range.start().to_string()
+                    } else {
+                        format!("{} to {}", range.start(), range.end())
+                    }
+                )))
+            }
+        };
+        let text = DataType::Varchar;
+        match name {
+            "pg_table_is_visible" => {
+                arity(1..=1, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let visible = snap
+                    .relations
+                    .iter()
+                    .filter(|r| r.namespace != INFORMATION_SCHEMA_OID)
+                    .map(|r| oid_literal(r.oid))
+                    .collect();
+                fold(Expr::InList {
+                    expr: Box::new(key),
+                    list: visible,
+                    negated: false,
+                })
+            }
+            "pg_type_is_visible" => {
+                arity(1..=1, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let list = pg_types::PG_TYPES
+                    .iter()
+                    .map(|t| oid_literal(t.oid as i64))
+                    .collect();
+                fold(Expr::InList {
+                    expr: Box::new(key),
+                    list,
+                    negated: false,
+                })
+            }
+            "pg_get_userbyid" => {
+                arity(1..=1, args.len())?;
+                let key = cast_expr(args.remove(0), &DataType::BigInt)?;
+                // PostgreSQL's answer for an OID that names no role.
+                let unknown = call(
+                    "||",
+                    vec![
+                        call(
+                            "||",
+                            vec![varchar("unknown (OID="), cast_expr(key.clone(), &text)?],
+                        )?,
+                        varchar(")"),
+                    ],
+                )?;
+                lookup(
+                    key,
+                    vec![(oid_literal(OWNER_OID), varchar(OWNER_NAME))],
+                    unknown,
+                    text,
+                )
+            }
+            "pg_get_viewdef" => {
+                arity(1..=2, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let pairs = snap
+                    .relations
+                    .iter()
+                    .filter_map(|r| Some((oid_literal(r.oid), varchar(r.view_sql.clone()?))))
+                    .collect();
+                lookup(key, pairs, null_of(text.clone()), text)
+            }
+            "pg_get_indexdef" => {
+                arity(1..=3, args.len())?;
+                let column = if args.len() > 1 {
+                    Some(cast_expr(args.remove(1), &DataType::BigInt)?)
+                } else {
+                    None
+                };
+                let key = oid_arg(args.remove(0), &snap)?;
+                let mut branches = Vec::new();
+                for r in &snap.relations {
+                    let Some(def) = defs::index_definition(&snap, r) else {
+                        continue;
+                    };
+                    let is_index = compare("=", key.clone(), oid_literal(r.oid))?;
+                    match &column {
+                        None => branches.push((is_index, varchar(def))),
+                        Some(col) => {
+                            // Column 0: the whole definition; column k: its k-th column.
+                            let whole = compare("=", col.clone(), oid_literal(0))?;
+                            branches.push((
+                                Expr::And(Box::new(is_index.clone()), Box::new(whole)),
+                                varchar(def),
+                            ));
+                            for (k, c) in r.columns.iter().enumerate() {
+                                let at = compare("=", col.clone(), oid_literal(k as i64 + 1))?;
+                                branches.push((
+                                    Expr::And(Box::new(is_index.clone()), Box::new(at)),
+                                    varchar(quote_if_needed(&c.name)),
+                                ));
+                            }
+                        }
+                    }
+                }
+                case(branches, null_of(text.clone()), text)
+            }
+            "pg_get_constraintdef" => {
+                arity(1..=2, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let mut pairs = Vec::new();
+                for r in &snap.relations {
+                    for (k, key_cols) in r.unique_keys.iter().enumerate() {
+                        pairs.push((
+                            oid_literal(constraint_oid(r.oid, k)),
+                            varchar(defs::constraint_definition(r, key_cols)),
+                        ));
+                    }
+                }
+                lookup(key, pairs, null_of(text.clone()), text)
+            }
+            "pg_relation_is_publishable" => {
+                // PostgreSQL: true for the user's ordinary tables, false for other
+                // relations, NULL for an OID that names none.
+                arity(1..=1, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let pairs = snap
+                    .relations
+                    .iter()
+                    .map(|r| {
+                        let publishable = r.kind == RelKind::Table && r.is_user();
+                        (
+                            oid_literal(r.oid),
+                            Expr::literal(ScalarValue::Boolean(publishable)),
+                        )
+                    })
+                    .collect();
+                lookup(key, pairs, null_of(DataType::Boolean), DataType::Boolean)
+            }
+            "to_regclass" | "to_regnamespace" => {
+                arity(1..=1, args.len())?;
+                let key = cast_expr(args.remove(0), &text)?;
+                let mut pairs = Vec::new();
+                if name == "to_regclass" {
+                    // Unqualified names find main's relations before pg_catalog's.
+                    let mut ordered: Vec<&Relation> = snap.relations.iter().collect();
+                    ordered.sort_by_key(|r| r.namespace != MAIN_NAMESPACE_OID);
+                    for r in ordered {
+                        let schema = snap.namespace_name(r.namespace).unwrap_or("");
+                        pairs.push((varchar(format!("{schema}.{}", r.name)), oid_literal(r.oid)));
+                        if r.namespace != INFORMATION_SCHEMA_OID {
+                            pairs.push((varchar(r.name.clone()), oid_literal(r.oid)));
+                        }
+                    }
+                } else {
+                    for n in NAMESPACES {
+                        pairs.push((varchar(n.name), oid_literal(n.oid)));
+                    }
+                }
+                lookup(key, pairs, null_of(DataType::BigInt), DataType::BigInt)
+            }
+            // stride has no COMMENT ON: pg_description is empty, so there is never a
+            // description to return.
+            "obj_description" | "shobj_description" => {
+                arity(1..=2, args.len())?;
+                Ok(null_of(text))
+            }
+            "col_description" => {
+                arity(2..=2, args.len())?;
+                Ok(null_of(text))
+            }
+            // No extended statistics, partitioned tables or tablespaces exist.
+            "pg_get_statisticsobjdef_columns" | "pg_get_partkeydef" | "pg_tablespace_location" => {
+                arity(1..=1, args.len())?;
+                Ok(null_of(text))
+            }
+            other => Err(Error::internal(format!("catalog function {other}"))),
+        }
+    }
+}
+
+/// Whether `name` is a function that reads the catalog.
+pub(super) fn is_catalog_function(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "pg_table_is_visible",
+        "pg_type_is_visible",
+        "pg_get_userbyid",
+        "pg_get_viewdef",
+        "pg_get_indexdef",
+        "pg_get_constraintdef",
+        "pg_relation_is_publishable",
+        "to_regclass",
+        "to_regnamespace",
+        "obj_description",
+        "col_description",
+        "shobj_description",
+        "pg_get_statisticsobjdef_columns",
+        "pg_get_partkeydef",
+        "pg_tablespace_location",
+    ];
+    NAMES.contains(&name)
+}
+
+/// A searched CASE (NULL default), folded when constant.
+fn case(branches: Vec<(Expr, Expr)>, default: Expr, ty: DataType) -> Result<Expr> {
+    if branches.is_empty() {
+        return Ok(default);
+    }
+    fold(Expr::Case {
+        branches,
+        else_expr: Box::new(default),
+        ty,
+    })
+}

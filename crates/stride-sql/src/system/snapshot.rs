@@ -1,0 +1,333 @@
+//! A snapshot of the catalog in PostgreSQL's terms: schemas (namespaces), relations
+//! (tables, views, indexes and the system tables themselves) with their OIDs and
+//! columns, and the session's settings. The binder takes one per statement, the
+//! first time the statement names a system table or calls a catalog function, and
+//! every system table of that statement is built from it, so they agree.
+//!
+//! OIDs: the fixed namespaces and the one role use PostgreSQL's well-known numbers
+//! (pg_catalog 11, the bootstrap role 10), system tables are numbered from
+//! [`SYSTEM_OID_BASE`] in the order they are defined, and user objects are
+//! [`USER_OID_BASE`] plus their catalog id, which stays the same while they exist,
+//! so an OID read by one query names the same object in the next.
+
+use stride_common::{DataType, ScalarValue};
+
+pub const PG_CATALOG_OID: i64 = 11;
+/// The schema user objects live in (`main`, PostgreSQL's `public`).
+pub const MAIN_NAMESPACE_OID: i64 = 2200;
+pub const INFORMATION_SCHEMA_OID: i64 = 13000;
+/// The role that owns everything (there are no other roles).
+pub const OWNER_OID: i64 = 10;
+pub const OWNER_NAME: &str = "stride";
+pub const DATABASE_OID: i64 = 1;
+/// Access methods: stride's tables, and the indexes CREATE INDEX declares.
+pub const TABLE_AM_OID: i64 = 2;
+pub const INDEX_AM_OID: i64 = 3;
+/// Collations: every string compares by its UTF-8 bytes, which is the C collation;
+/// `default` names it too.
+pub const DEFAULT_COLLATION_OID: i64 = 100;
+pub const C_COLLATION_OID: i64 = 950;
+pub const SYSTEM_OID_BASE: i64 = 12000;
+pub const USER_OID_BASE: i64 = 16384;
+/// PRIMARY KEY / UNIQUE constraints and column defaults are numbered from these:
+/// the base plus 1000 times the table's catalog id plus the key's position (the
+/// column's number).
+pub const CONSTRAINT_OID_BASE: i64 = 1 << 30;
+pub const ATTRDEF_OID_BASE: i64 = 3 << 29;
+
+pub fn constraint_oid(table_oid: i64, key: usize) -> i64 {
+    CONSTRAINT_OID_BASE + (table_oid - USER_OID_BASE) * 1000 + key as i64
+}
+
+pub fn attrdef_oid(table_oid: i64, attnum: i16) -> i64 {
+    ATTRDEF_OID_BASE + (table_oid - USER_OID_BASE) * 1000 + attnum as i64
+}
+
+#[derive(Debug, Clone)]
+pub struct Namespace {
+    pub oid: i64,
+    pub name: &'static str,
+}
+
+pub const NAMESPACES: &[Namespace] = &[
+    Namespace {
+        oid: PG_CATALOG_OID,
+        name: "pg_catalog",
+    },
+    Namespace {
+        oid: MAIN_NAMESPACE_OID,
+        name: stride_functions::scalar::meta::SCHEMA_NAME,
+    },
+    Namespace {
+        oid: INFORMATION_SCHEMA_OID,
+        name: "information_schema",
+    },
+];
+
+/// What kind of relation (`pg_class.relkind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelKind {
+    Table,
+    View,
+    Index,
+}
+
+impl RelKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            RelKind::Table => "r",
+            RelKind::View => "v",
+            RelKind::Index => "i",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub name: String,
+    pub ty: DataType,
+    pub not_null: bool,
+    /// The DEFAULT as SQL text.
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Relation {
+    pub oid: i64,
+    pub name: String,
+    pub namespace: i64,
+    pub kind: RelKind,
+    pub columns: Vec<Column>,
+    /// Rows stored (tables), for `reltuples`.
+    pub rows: Option<usize>,
+    /// A view's query.
+    pub view_sql: Option<String>,
+    /// An index's table and columns (1-based attribute numbers) and uniqueness.
+    pub index: Option<IndexDef>,
+    /// A table's PRIMARY KEY / UNIQUE keys, as 1-based attribute numbers.
+    pub unique_keys: Vec<Vec<i16>>,
+    /// The system table this is, if any.
+    pub system: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct IndexDef {
+    pub table: i64,
+    pub columns: Vec<i16>,
+    pub unique: bool,
+}
+
+impl Relation {
+    pub fn is_user(&self) -> bool {
+        !self.system
+    }
+
+    pub fn has_index(&self, snapshot: &Snapshot) -> bool {
+        snapshot
+            .relations
+            .iter()
+            .any(|r| r.index.as_ref().is_some_and(|i| i.table == self.oid))
+    }
+}
+
+/// One setting as `pg_settings` lists it.
+#[derive(Debug, Clone)]
+pub struct SettingRow {
+    pub name: String,
+    pub value: String,
+    pub default: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub relations: Vec<Relation>,
+    pub settings: Vec<SettingRow>,
+}
+
+impl Snapshot {
+    pub fn namespace_name(&self, oid: i64) -> Option<&'static str> {
+        NAMESPACES.iter().find(|n| n.oid == oid).map(|n| n.name)
+    }
+
+    pub fn relation(&self, oid: i64) -> Option<&Relation> {
+        self.relations.iter().find(|r| r.oid == oid)
+    }
+
+    /// A relation by name as `'name'::regclass` reads it: optionally schema-qualified,
+    /// double quotes keeping case; unqualified names look in `main`, then pg_catalog.
+    pub fn relation_by_name(&self, text: &str) -> Option<&Relation> {
+        let parts = split_qualified(text)?;
+        let (schema, name) = match parts.as_slice() {
+            [n] => (None, n.as_str()),
+            [s, n] => (Some(s.as_str()), n.as_str()),
+            [_, s, n] => (Some(s.as_str()), n.as_str()),
+            _ => return None,
+        };
+        let in_schema = |ns: i64| {
+            self.relations
+                .iter()
+                .find(|r| r.namespace == ns && r.name.eq_ignore_ascii_case(name))
+        };
+        match schema {
+            Some(s) => {
+                let ns = NAMESPACES.iter().find(|n| n.name.eq_ignore_ascii_case(s))?;
+                in_schema(ns.oid)
+            }
+            None => in_schema(MAIN_NAMESPACE_OID).or_else(|| in_schema(PG_CATALOG_OID)),
+        }
+    }
+
+    /// How `oid::regclass` prints a relation: its name, qualified when its schema is
+    /// not searched (information_schema).
+    pub fn regclass_name(&self, r: &Relation) -> String {
+        let name = quote_if_needed(&r.name);
+        if r.namespace == INFORMATION_SCHEMA_OID {
+            format!("information_schema.{name}")
+        } else {
+            name
+        }
+    }
+}
+
+/// `a.b` / `"A"."b"` into its parts (quotes removed); None when malformed.
+pub fn split_qualified(text: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut chars = text.trim().chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            '"' => quoted = !quoted,
+            '.' if !quoted => parts.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    if quoted {
+        return None;
+    }
+    parts.push(cur);
+    if parts.iter().any(|p| p.is_empty()) {
+        return None;
+    }
+    Some(parts)
+}
+
+/// An identifier as SQL must spell it: in double quotes unless it is all lower-case
+/// letters, digits and underscores (not starting with a digit).
+pub fn quote_if_needed(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// A constant as SQL text (how a column DEFAULT reads in `pg_attrdef`).
+pub fn sql_literal(v: &ScalarValue) -> String {
+    match v {
+        ScalarValue::Null => "NULL".into(),
+        ScalarValue::Boolean(_)
+        | ScalarValue::TinyInt(_)
+        | ScalarValue::SmallInt(_)
+        | ScalarValue::Integer(_)
+        | ScalarValue::BigInt(_)
+        | ScalarValue::Decimal(..) => v.to_string(),
+        ScalarValue::Varchar(s) => format!("'{}'", s.replace('\'', "''")),
+        other => format!(
+            "'{}'::{}",
+            other.to_string().replace('\'', "''"),
+            stride_functions::pg_types::format_type(
+                stride_functions::pg_types::oid_of(&other.data_type()),
+                None
+            )
+        ),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A table with a key and a default, a view and an index.
+    pub fn sample() -> Snapshot {
+        let col = |name: &str, ty: DataType| Column {
+            name: name.into(),
+            ty,
+            not_null: false,
+            default: None,
+        };
+        let mut id = col("id", DataType::Integer);
+        id.not_null = true;
+        let mut note = col("note", DataType::Varchar);
+        note.default = Some("'none'".into());
+        let table = Relation {
+            oid: USER_OID_BASE,
+            name: "t".into(),
+            namespace: MAIN_NAMESPACE_OID,
+            kind: RelKind::Table,
+            columns: vec![id, note, col("price", DataType::Decimal(10, 2))],
+            rows: Some(3),
+            view_sql: None,
+            index: None,
+            unique_keys: vec![vec![1]],
+            system: false,
+        };
+        let view = Relation {
+            oid: USER_OID_BASE + 1,
+            name: "v".into(),
+            kind: RelKind::View,
+            columns: vec![col("id", DataType::Integer)],
+            rows: None,
+            view_sql: Some("SELECT id FROM t".into()),
+            unique_keys: vec![],
+            ..table.clone()
+        };
+        let index = Relation {
+            oid: USER_OID_BASE + 2,
+            name: "t_note".into(),
+            kind: RelKind::Index,
+            columns: vec![col("note", DataType::Varchar)],
+            rows: None,
+            index: Some(IndexDef {
+                table: USER_OID_BASE,
+                columns: vec![2],
+                unique: false,
+            }),
+            unique_keys: vec![],
+            ..table.clone()
+        };
+        Snapshot {
+            relations: vec![table, view, index],
+            settings: vec![SettingRow {
+                name: "threads".into(),
+                value: "4".into(),
+                default: "4".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            split_qualified("pg_catalog.pg_class").unwrap(),
+            vec!["pg_catalog", "pg_class"]
+        );
+        assert_eq!(split_qualified("\"A.b\"").unwrap(), vec!["A.b"]);
+        assert!(split_qualified("a.").is_none());
+        assert_eq!(quote_if_needed("Sales"), "\"Sales\"");
+        assert_eq!(quote_if_needed("sales_2"), "sales_2");
+        assert_eq!(sql_literal(&ScalarValue::Varchar("it's".into())), "'it''s'");
+        assert_eq!(sql_literal(&ScalarValue::Date(0)), "'1970-01-01'::date");
+    }
+}
