@@ -432,7 +432,11 @@ impl Connection {
             BoundStatement::CopyToStdout { plan, options } => {
                 self.check_client_streams("TO STDOUT")?;
                 let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-                let optimized = stride_sql::optimizer::optimize(plan, settings)?;
+                let optimized = stride_sql::optimizer::optimize(
+                    plan,
+                    settings,
+                    &TableStatistics(&self.catalog),
+                )?;
                 let physical = planner::plan(&optimized, &self.catalog)?;
                 Ok(Planned::Query {
                     names,
