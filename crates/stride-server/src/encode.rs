@@ -3,13 +3,15 @@
 //! drivers such as tokio-postgres and JDBC ask for).
 
 use bytes::{BufMut, BytesMut};
-use pgwire::api::results::FieldInfo;
+use pgwire::api::results::{FieldFormat, FieldInfo};
 use pgwire::api::Type;
+use pgwire::error::{PgWireError, PgWireResult};
+use pgwire::messages::data::DataRow;
 use pgwire::types::format::FormatOptions;
 use pgwire::types::ToSqlText;
 use postgres_types::{IsNull, ToSql};
 use std::error::Error as StdError;
-use stride::{DataType, ScalarValue};
+use stride::{DataChunk, DataType, ScalarValue, Vector};
 
 /// Days from 1970-01-01 (stride's epoch) to 2000-01-01 (PostgreSQL's).
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
@@ -35,6 +37,103 @@ pub fn fields(
             FieldInfo::new(name.clone(), None, None, pg_type(ty), format.format_for(i))
         })
         .collect()
+}
+
+/// The rows of a result chunk as DataRow messages, written column value by column
+/// value into one buffer the rows then share (no allocation per row or per value).
+pub fn data_rows(chunk: &DataChunk, fields: &[FieldInfo]) -> PgWireResult<Vec<DataRow>> {
+    let len = chunk.len();
+    let mut buf = BytesMut::with_capacity(len * (8 + 12 * fields.len()));
+    let mut rows = Vec::with_capacity(len);
+    for row in 0..len {
+        for (column, field) in chunk.columns.iter().zip(fields) {
+            let at = buf.len();
+            buf.put_i32(-1);
+            let cell = Cell { column, row };
+            let written = match field.format() {
+                FieldFormat::Text => {
+                    cell.to_sql_text(field.datatype(), &mut buf, field.format_options())
+                }
+                FieldFormat::Binary => cell.to_sql(field.datatype(), &mut buf),
+            }
+            .map_err(PgWireError::ApiError)?;
+            if let IsNull::No = written {
+                let n = (buf.len() - at - 4) as i32;
+                buf[at..at + 4].copy_from_slice(&n.to_be_bytes());
+            }
+        }
+        rows.push(DataRow::new(buf.split(), fields.len() as i16));
+    }
+    Ok(rows)
+}
+
+/// Row `row` of a result column, written straight from the vector: the common types
+/// (strings, integers, booleans) without building a [`ScalarValue`] or any string
+/// first, the others through [`Value`].
+#[derive(Debug)]
+pub struct Cell<'a> {
+    pub column: &'a Vector,
+    pub row: usize,
+}
+
+impl ToSqlText for Cell<'_> {
+    fn to_sql_text(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+        options: &FormatOptions,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        use std::fmt::Write;
+        let (v, i) = (self.column, self.row);
+        if !v.is_valid(i) {
+            return Ok(IsNull::Yes);
+        }
+        let at = v.index(i);
+        match &v.ty {
+            DataType::Varchar => out.put_slice(v.strings().get(at).as_bytes()),
+            DataType::Boolean => out.put_slice(if v.values::<bool>()[at] { b"t" } else { b"f" }),
+            DataType::BigInt => write!(out, "{}", v.values::<i64>()[at])?,
+            DataType::Integer => write!(out, "{}", v.values::<i32>()[at])?,
+            DataType::SmallInt => write!(out, "{}", v.values::<i16>()[at])?,
+            DataType::Double if v.values::<f64>()[at].is_finite() => {
+                write!(out, "{}", ScalarValue::Double(v.values::<f64>()[at]))?
+            }
+            DataType::Date => write!(out, "{}", ScalarValue::Date(v.values::<i32>()[at]))?,
+            DataType::Timestamp => {
+                write!(out, "{}", ScalarValue::Timestamp(v.values::<i64>()[at]))?
+            }
+            _ => return Value(&v.get(i)).to_sql_text(ty, out, options),
+        }
+        Ok(IsNull::No)
+    }
+}
+
+impl ToSql for Cell<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        let (v, i) = (self.column, self.row);
+        if !v.is_valid(i) {
+            return Ok(IsNull::Yes);
+        }
+        let at = v.index(i);
+        match &v.ty {
+            DataType::Varchar => out.put_slice(v.strings().get(at).as_bytes()),
+            DataType::BigInt => out.put_i64(v.values::<i64>()[at]),
+            DataType::Integer => out.put_i32(v.values::<i32>()[at]),
+            DataType::Double => out.put_f64(v.values::<f64>()[at]),
+            _ => return Value(&v.get(i)).to_sql(ty, out),
+        }
+        Ok(IsNull::No)
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    postgres_types::to_sql_checked!();
 }
 
 /// One value, ready to be written as the type of its column.

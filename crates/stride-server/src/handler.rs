@@ -9,18 +9,18 @@
 //! client's CopyData is collected (up to the server's limit) and, at CopyDone, loaded
 //! in one go by the engine, so a failed or aborted COPY adds no rows.
 
-use crate::encode::{fields, Value};
+use crate::encode::{data_rows, fields, Value};
 use crate::errors::to_pg;
 use crate::params;
 use async_trait::async_trait;
-use futures::stream;
+use futures::{stream, StreamExt};
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
-    CopyResponse, DataRowEncoder, DescribePortalResponse, DescribeStatementResponse, FieldInfo,
-    QueryResponse, Response, Tag,
+    CopyResponse, DescribePortalResponse, DescribeStatementResponse, FieldInfo, QueryResponse,
+    Response, Tag,
 };
 use pgwire::api::stmt::{NoopQueryParser, StoredStatement};
 use pgwire::api::{ClientInfo, PgWireServerHandlers, Type};
@@ -38,8 +38,12 @@ use stride::copy::CopyFromStdin;
 use stride::{Connection, DataType, InterruptHandle, ScalarValue};
 use tokio::io::AsyncWriteExt;
 
-/// Encoded rows in flight between the query and the client.
+/// COPY messages in flight between the query and the client.
 const ROWS_IN_FLIGHT: usize = 64;
+
+/// Chunks of encoded rows (up to 2048 each) in flight between the query and the
+/// client: a few, so a result streams without being held in memory.
+const CHUNKS_IN_FLIGHT: usize = 4;
 
 /// Running sessions by process id, for CancelRequest (which arrives on a connection
 /// of its own, naming the session by process id and secret key).
@@ -175,7 +179,8 @@ impl Handler {
         format: Format,
     ) -> PgWireResult<Response> {
         let conn = self.conn.clone();
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<PgWireResult<DataRow>>(ROWS_IN_FLIGHT);
+        let (tx, mut rx) =
+            tokio::sync::mpsc::channel::<PgWireResult<Vec<DataRow>>>(CHUNKS_IN_FLIGHT);
         let (copy_tx, mut copy_rx) =
             tokio::sync::mpsc::channel::<PgWireResult<CopyData>>(ROWS_IN_FLIGHT);
         let (head_tx, head_rx) = tokio::sync::oneshot::channel();
@@ -213,7 +218,6 @@ impl Handler {
             if head_tx.send(Ok(Head::Rows(info.clone()))).is_err() {
                 return;
             }
-            let mut encoder = DataRowEncoder::new(info);
             while let Some(chunk) = result.next_chunk() {
                 let chunk = match chunk {
                     Ok(c) => c,
@@ -222,19 +226,18 @@ impl Handler {
                         return;
                     }
                 };
-                for i in 0..chunk.len() {
-                    let row = chunk.row(i);
-                    for v in &row {
-                        if let Err(e) = encoder.encode_field(&Value(v)) {
-                            let _ = tx.blocking_send(Err(e));
-                            return;
-                        }
-                    }
-                    if tx.blocking_send(Ok(encoder.take_row())).is_err() {
-                        // The client went away: stop the query.
-                        result.cancel();
+                // A chunk's rows travel together: one channel message per chunk.
+                let rows = match data_rows(&chunk.flatten(), &info) {
+                    Ok(rows) => rows,
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(e));
                         return;
                     }
+                };
+                if tx.blocking_send(Ok(rows)).is_err() {
+                    // The client went away: stop the query.
+                    result.cancel();
+                    return;
                 }
             }
         });
@@ -247,7 +250,13 @@ impl Handler {
                 _ => Response::Execution(tag),
             }),
             Head::Rows(info) => {
-                let rows = stream::poll_fn(move |cx| rx.poll_recv(cx));
+                let rows = stream::poll_fn(move |cx| rx.poll_recv(cx)).flat_map(|batch| {
+                    let rows: Vec<PgWireResult<DataRow>> = match batch {
+                        Ok(rows) => rows.into_iter().map(Ok).collect(),
+                        Err(e) => vec![Err(e)],
+                    };
+                    stream::iter(rows)
+                });
                 Ok(Response::Query(QueryResponse::new(info, rows)))
             }
             Head::CopyOut(columns) => {
