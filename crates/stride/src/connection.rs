@@ -346,6 +346,23 @@ impl Connection {
         })
     }
 
+    /// Optimizes and plans a query; `copy_out` is set for COPY … TO STDOUT.
+    fn plan_query(
+        &self,
+        plan: stride_sql::plan::LogicalPlan,
+        settings: &Settings,
+        copy_out: Option<crate::copy::CsvWriteOptions>,
+    ) -> Result<Planned> {
+        let names = plan.schema().iter().map(|f| f.name.clone()).collect();
+        let optimized =
+            stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&self.catalog))?;
+        Ok(Planned::Query {
+            names,
+            plan: planner::plan(&optimized, &self.catalog)?,
+            copy_out,
+        })
+    }
+
     fn plan_statement(
         &self,
         sql: &str,
@@ -415,34 +432,10 @@ impl Connection {
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
-            BoundStatement::Query(plan) => {
-                let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-                let optimized = stride_sql::optimizer::optimize(
-                    plan,
-                    &settings,
-                    &TableStatistics(&self.catalog),
-                )?;
-                let physical = planner::plan(&optimized, &self.catalog)?;
-                Ok(Planned::Query {
-                    names,
-                    plan: physical,
-                    copy_out: None,
-                })
-            }
+            BoundStatement::Query(plan) => self.plan_query(plan, settings, None),
             BoundStatement::CopyToStdout { plan, options } => {
                 self.check_client_streams("TO STDOUT")?;
-                let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-                let optimized = stride_sql::optimizer::optimize(
-                    plan,
-                    settings,
-                    &TableStatistics(&self.catalog),
-                )?;
-                let physical = planner::plan(&optimized, &self.catalog)?;
-                Ok(Planned::Query {
-                    names,
-                    plan: physical,
-                    copy_out: Some(options),
-                })
+                self.plan_query(plan, settings, Some(options))
             }
             BoundStatement::CopyFromStdin(copy) => {
                 self.check_client_streams("FROM STDIN")?;
