@@ -46,8 +46,19 @@ impl DenseIndex {
 
     /// The group id of every key, inserting new groups into `table`.
     pub fn group_ids(&mut self, table: &mut KeyTable, words: &[u64], lens: &[u8]) -> Vec<u32> {
-        let mut out = Vec::with_capacity(words.len());
-        for (&w, &l) in words.iter().zip(lens) {
+        self.group_ids_of(table, words.iter().copied().zip(lens.iter().copied()))
+    }
+
+    /// [`DenseIndex::group_ids`] for keys given as (word, length) pairs, so callers
+    /// can read them straight from a column.
+    #[inline]
+    pub fn group_ids_of(
+        &mut self,
+        table: &mut KeyTable,
+        keys: impl ExactSizeIterator<Item = (u64, u8)>,
+    ) -> Vec<u32> {
+        let mut out = Vec::with_capacity(keys.len());
+        for (w, l) in keys {
             let slot = w.wrapping_sub(self.base) as usize;
             let id = match self.ids.get_mut(slot) {
                 Some(known) if *known != 0 && l != 0 => *known - 1,

@@ -17,7 +17,7 @@ use crate::row_key::{self, Keys};
 use crate::sort_key::{self, SortColumn};
 use std::collections::HashSet;
 use std::sync::Mutex;
-use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
+use stride_common::{DataChunk, DataType, Error, PhysicalType, Result, Vector, VECTOR_SIZE};
 use stride_functions::aggregate::{new_state, BoundAggregate, GroupedState};
 use stride_sql::plan::{AggregateExpr, Expr};
 
@@ -98,6 +98,14 @@ impl<'a> HashAggregate<'a> {
             .iter()
             .map(|g| eval_ref(g, chunk, self.ctx))
             .collect::<Result<Vec<_>>>()?;
+        // Once a direct lookup is set up, a BIGINT key column without NULLs is looked
+        // up straight from its values (its key word is the value's bits).
+        if let (Some(Some(d)), [c]) = (&mut local.dense, cols.as_slice()) {
+            if c.ty.physical() == PhysicalType::I64 && !c.constant && !c.validity.has_nulls() {
+                let vals = &c.values::<i64>()[..len];
+                return Ok(d.group_ids_of(&mut local.table, vals.iter().map(|&v| (v as u64, 8))));
+            }
+        }
         let keys = row_key::encode_keys(&cols, len)?;
         if let Keys::Words { words, lens } = &keys {
             let dense = local
