@@ -1,7 +1,8 @@
 //! Group ids of keys from a narrow range, by direct lookup. When the keys of the first
 //! chunk a worker aggregates (one fixed-width column, as [`Keys::Words`]) span fewer
 //! than about a million values, the worker keeps an array indexed by `key - base` in
-//! front of its hash table: a key seen before finds its group with one subtraction and
+//! front of its hash table, grown on demand for keys up to 8 million past the base
+//! (sorted keys such as `l_orderkey` climb steadily): a key seen before finds its group with one subtraction and
 //! one load, no hashing and no probing. The hash table still owns every group (its
 //! id, key and hash, which the merge needs), but the slots never index keys in the
 //! range: those are found only here. Keys outside the range, and NULL, are looked up
@@ -12,8 +13,13 @@
 
 use crate::hash_table::{hash_word, KeyTable};
 
-/// The widest range of keys an index covers (4 MiB of ids).
-const MAX_SPAN: u64 = 1 << 20;
+/// The widest range of keys an index covers (32 MiB of ids at most; the array grows
+/// as keys arrive, and pages never written are never touched).
+const MAX_SPAN: u64 = 1 << 23;
+
+/// The widest range of keys of the first chunk that sets up an index: beyond it the
+/// keys look spread out rather than dense.
+const FIRST_SPAN: u64 = 1 << 20;
 
 pub struct DenseIndex {
     base: u64,
@@ -33,10 +39,10 @@ impl DenseIndex {
         let first = valid.next()?;
         let (lo, hi) = valid.fold((first, first), |(lo, hi), w| (lo.min(w), hi.max(w)));
         let span = hi - lo + 1;
-        if span > MAX_SPAN {
+        if span > FIRST_SPAN {
             return None;
         }
-        // Room for later keys somewhat beyond the first chunk's.
+        // Room for later keys somewhat beyond the first chunk's; more comes on demand.
         let size = (span * 4).clamp(1024, MAX_SPAN);
         Some(DenseIndex {
             base: lo,
@@ -60,6 +66,9 @@ impl DenseIndex {
         let mut out = Vec::with_capacity(keys.len());
         for (w, l) in keys {
             let slot = w.wrapping_sub(self.base) as usize;
+            if slot >= self.ids.len() && (slot as u64) < MAX_SPAN {
+                self.grow(slot);
+            }
             let id = match self.ids.get_mut(slot) {
                 Some(known) if *known != 0 && l != 0 => *known - 1,
                 Some(known) if l != 0 => {
@@ -73,6 +82,18 @@ impl DenseIndex {
             out.push(id);
         }
         out
+    }
+}
+
+impl DenseIndex {
+    /// Makes room for `slot`: a fresh zeroed array (pages the system hands out
+    /// lazily) with the known ids copied over.
+    #[cold]
+    fn grow(&mut self, slot: usize) {
+        let len = (slot + 1).next_power_of_two().min(MAX_SPAN as usize);
+        let mut ids = vec![0u32; len];
+        ids[..self.ids.len()].copy_from_slice(&self.ids);
+        self.ids = ids;
     }
 }
 
