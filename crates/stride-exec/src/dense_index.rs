@@ -66,20 +66,25 @@ impl DenseIndex {
         let mut out = Vec::with_capacity(keys.len());
         for (w, l) in keys {
             let slot = w.wrapping_sub(self.base) as usize;
-            if slot >= self.ids.len() && (slot as u64) < MAX_SPAN {
-                self.grow(slot);
-            }
-            let id = match self.ids.get_mut(slot) {
-                Some(known) if *known != 0 && l != 0 => *known - 1,
-                Some(known) if l != 0 => {
-                    let id =
-                        table.push_unindexed(&w.to_le_bytes()[..l as usize], hash_word(w)) as u32;
-                    *known = id + 1;
-                    id
+            if l != 0 {
+                match self.ids.get(slot) {
+                    Some(&known) if known != 0 => {
+                        out.push(known - 1);
+                        continue;
+                    }
+                    Some(_) => {}
+                    None if (slot as u64) < MAX_SPAN => self.grow(slot),
+                    None => {}
                 }
-                _ => table.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32,
-            };
-            out.push(id);
+                if let Some(known) = self.ids.get_mut(slot) {
+                    // A new key in the range: a group only this index finds.
+                    let id = table.push_unindexed(&w.to_le_bytes()[..l as usize], hash_word(w));
+                    *known = id as u32 + 1;
+                    out.push(id as u32);
+                    continue;
+                }
+            }
+            out.push(table.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32);
         }
         out
     }
