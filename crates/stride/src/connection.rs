@@ -446,7 +446,7 @@ impl Connection {
             BoundStatement::Explain { plan, .. } => {
                 let optimized = stride_sql::optimizer::optimize(
                     plan,
-                    &settings,
+                    settings,
                     &TableStatistics(&self.catalog),
                 )?;
                 // One row per plan line, so every output mode shows the tree as is.

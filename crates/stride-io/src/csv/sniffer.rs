@@ -291,7 +291,9 @@ fn detect_dialect(bytes: &[u8], newline: u8, opts: &CsvOptions) -> (Dialect, usi
         None => vec![Some(b'"'), Some(b'\'')],
     };
     let want: Vec<u32> = Vec::new();
-    let mut best: Option<((usize, usize, usize, usize), Dialect, usize)> = None;
+    // (score, dialect, columns) of the best candidate so far; a higher score wins.
+    type Scored = ((usize, usize, usize, usize), Dialect, usize);
+    let mut best: Option<Scored> = None;
     for (qi, &quote) in quotes.iter().enumerate() {
         for (di, &delimiter) in delims.iter().enumerate() {
             let escape = match opts.escape {
