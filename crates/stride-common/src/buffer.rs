@@ -18,10 +18,6 @@ pub struct Buffer<T> {
 }
 
 impl<T: Clone> Buffer<T> {
-    pub fn with_capacity(n: usize) -> Self {
-        Vec::with_capacity(n).into()
-    }
-
     /// Values `offset..offset + len` of this buffer, sharing its storage.
     pub fn slice(&self, offset: usize, len: usize) -> Self {
         let base = self.window.map_or(0, |(o, _)| o);
@@ -41,16 +37,6 @@ impl<T: Clone> Buffer<T> {
             self.window = None;
         }
         Arc::get_mut(&mut self.data).expect("a buffer just made unique")
-    }
-
-    /// The values as a `Vec`, without copying when this buffer owns all of them.
-    pub fn into_vec(self) -> Vec<T> {
-        match (self.window, Arc::try_unwrap(self.data)) {
-            (None, Ok(v)) => v,
-            (Some((o, n)), Ok(v)) => v[o..o + n].to_vec(),
-            (None, Err(shared)) => shared.to_vec(),
-            (Some((o, n)), Err(shared)) => shared[o..o + n].to_vec(),
-        }
     }
 }
 
@@ -87,19 +73,13 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Buffer<T> {
     }
 }
 
-impl<T> FromIterator<T> for Buffer<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        Vec::from_iter(iter).into()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn slices_share_and_writes_copy() {
-        let a: Buffer<i64> = (0..10).collect();
+        let a = Buffer::from((0..10).collect::<Vec<i64>>());
         let s = a.slice(2, 5);
         assert_eq!(&*s, &[2, 3, 4, 5, 6]);
         assert_eq!(&*s.slice(1, 2), &[3, 4]);
@@ -114,6 +94,6 @@ mod tests {
         let before = only.as_ptr();
         only.make_mut().push(3);
         assert_eq!(only.as_ptr(), before, "a sole owner writes in place");
-        assert_eq!(only.into_vec(), vec![1, 2, 3]);
+        assert_eq!(&*only, &[1, 2, 3]);
     }
 }

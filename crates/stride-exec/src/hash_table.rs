@@ -2,8 +2,11 @@
 //! 16-byte slots. A slot packs a 12-bit tag of the hash, a 4-bit length marker and a
 //! 48-bit entry id, plus the key itself when it is at most 8 bytes long (one
 //! fixed-width column), so such probes touch a single cache line. Every key is also
-//! kept in one contiguous byte arena, where longer keys are compared. Aggregation uses
-//! entry ids as group ids; joins chain build rows per entry.
+//! kept in one contiguous byte arena, where longer keys are compared. A key of at most
+//! 8 bytes hashes as one integer word ([`hash_word`]), so callers holding keys as words
+//! (`row_key::Keys::Words`) skip the bytes. Aggregation uses entry ids as group ids
+//! (entries a `DenseIndex` finds itself are added unindexed); joins keep each entry's
+//! build rows beside the table.
 
 use std::hash::BuildHasher;
 

@@ -9,7 +9,7 @@
 //! client's CopyData is collected (up to the server's limit) and, at CopyDone, loaded
 //! in one go by the engine, so a failed or aborted COPY adds no rows.
 
-use crate::encode::{data_rows, fields, Value};
+use crate::encode::{data_rows, fields, Cell};
 use crate::errors::to_pg;
 use crate::params;
 use async_trait::async_trait;
@@ -218,16 +218,9 @@ impl Handler {
             if head_tx.send(Ok(Head::Rows(info.clone()))).is_err() {
                 return;
             }
-            while let Some(chunk) = result.next_chunk() {
-                let chunk = match chunk {
-                    Ok(c) => c,
-                    Err(e) => {
-                        let _ = tx.blocking_send(Err(to_pg(e)));
-                        return;
-                    }
-                };
+            while let Some(chunk) = next_or_report(&mut result, &tx) {
                 // A chunk's rows travel together: one channel message per chunk.
-                let rows = match data_rows(&chunk.flatten(), &info) {
+                let rows = match data_rows(&chunk, &info) {
                     Ok(rows) => rows,
                     Err(e) => {
                         let _ = tx.blocking_send(Err(e));
@@ -305,41 +298,49 @@ enum Head {
     CopyIn(Box<CopyFromStdin>),
 }
 
+/// The next chunk of a result, or `None` at its end; an error is sent to the client
+/// (and ends the stream, as `None`).
+fn next_or_report<T>(
+    result: &mut stride::QueryResult,
+    tx: &tokio::sync::mpsc::Sender<PgWireResult<T>>,
+) -> Option<stride::DataChunk> {
+    match result.next_chunk()? {
+        Ok(c) => Some(c.flatten()),
+        Err(e) => {
+            let _ = tx.blocking_send(Err(to_pg(e)));
+            None
+        }
+    }
+}
+
 /// Streams a COPY TO STDOUT's rows as CopyData messages, one per row (the header,
-/// when asked for, travels with the first). Values are spelled as in text results.
+/// when asked for, travels with the first). Values are spelled as in text results,
+/// written straight from the columns.
 fn copy_rows(
     result: &mut stride::QueryResult,
     options: &stride::copy::CsvWriteOptions,
     tx: &tokio::sync::mpsc::Sender<PgWireResult<CopyData>>,
 ) {
-    let mut line = Vec::new();
+    let mut lines = Vec::new();
     if options.header {
         stride::copy::write_record(
             result.names.iter().map(|n| Some(n.as_bytes())),
             options,
-            &mut line,
+            &mut lines,
         );
     }
     let format = FormatOptions::default();
     let mut texts: Vec<bytes::BytesMut> = Vec::new();
+    let mut nulls: Vec<bool> = Vec::new();
     let mut sent_any = false;
-    while let Some(chunk) = result.next_chunk() {
-        let chunk = match chunk {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = tx.blocking_send(Err(to_pg(e)));
-                return;
-            }
-        };
-        for i in 0..chunk.len() {
-            let row = chunk.row(i);
-            texts.resize_with(row.len(), bytes::BytesMut::new);
-            let mut nulls = Vec::with_capacity(row.len());
-            for (v, buf) in row.iter().zip(texts.iter_mut()) {
+    while let Some(chunk) = next_or_report(result, tx) {
+        texts.resize_with(chunk.columns.len(), bytes::BytesMut::new);
+        for row in 0..chunk.len() {
+            nulls.clear();
+            for (column, buf) in chunk.columns.iter().zip(texts.iter_mut()) {
                 buf.clear();
-                match Value(v).to_sql_text(&Type::TEXT, buf, &format) {
-                    Ok(postgres_types::IsNull::Yes) => nulls.push(true),
-                    Ok(postgres_types::IsNull::No) => nulls.push(false),
+                match (Cell { column, row }).to_sql_text(&Type::TEXT, buf, &format) {
+                    Ok(written) => nulls.push(matches!(written, postgres_types::IsNull::Yes)),
                     Err(e) => {
                         let _ = tx.blocking_send(Err(PgWireError::ApiError(e)));
                         return;
@@ -352,18 +353,20 @@ fn copy_rows(
                     .zip(&nulls)
                     .map(|(t, &null)| (!null).then_some(&t[..])),
                 options,
-                &mut line,
+                &mut lines,
             );
+            // One message per row, as PostgreSQL sends them: clients read a row per
+            // message, and the command tag counts messages.
             sent_any = true;
-            let data = CopyData::new(bytes::Bytes::from(std::mem::take(&mut line)));
+            let data = CopyData::new(bytes::Bytes::from(std::mem::take(&mut lines)));
             if tx.blocking_send(Ok(data)).is_err() {
                 result.cancel();
                 return;
             }
         }
     }
-    if !sent_any && !line.is_empty() {
-        let _ = tx.blocking_send(Ok(CopyData::new(bytes::Bytes::from(line))));
+    if !sent_any && !lines.is_empty() {
+        let _ = tx.blocking_send(Ok(CopyData::new(bytes::Bytes::from(lines))));
     }
 }
 

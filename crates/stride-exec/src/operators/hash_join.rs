@@ -12,7 +12,7 @@
 //! conditions) is checked on each candidate pair.
 //!
 //! The build side is split by hash into partitions, each indexed by one thread into
-//! its own key table (radix-partitioned build, see [`JoinProbe::index`]); a probe
+//! its own key table (a radix-partitioned build); a probe
 //! looks a key up in the partition its hash names.
 
 use crate::context::QueryContext;

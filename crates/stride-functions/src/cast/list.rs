@@ -1,5 +1,6 @@
 //! LIST -> LIST: casts the child vector as a whole and keeps the offsets, so a list
-//! cast costs one vectorized cast of all elements.
+//! cast costs one vectorized cast of all elements. VARCHAR -> LIST reads PostgreSQL's
+//! array text (`{a,"b c",NULL}`).
 
 use super::cast_vector;
 use stride_common::vector::ListData;

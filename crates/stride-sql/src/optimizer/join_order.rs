@@ -238,30 +238,14 @@ fn apply_semi(left: LogicalPlan, semi: SemiJoin, base: usize, total: usize) -> L
 /// that class. TPC-H Q9 equates `p_partkey` and `ps_partkey` only through
 /// `l_partkey`; the implied condition lets part and partsupp join first.
 fn infer_equalities(pending: &mut Vec<(Expr, Vec<usize>)>, leaf_of: &dyn Fn(usize) -> usize) {
-    let columns = |t: &Expr| match equality_sides(t) {
-        Some((a @ Expr::Column { index: x, .. }, b @ Expr::Column { index: y, .. }))
-            if a.data_type() == b.data_type() =>
-        {
-            Some((a.clone(), b.clone(), *x, *y))
-        }
-        _ => None,
-    };
-    // Equivalence classes of columns, by union-find over their global numbers.
-    let mut parent: std::collections::HashMap<usize, usize> = Default::default();
-    fn root(parent: &mut std::collections::HashMap<usize, usize>, c: usize) -> usize {
-        let p = *parent.entry(c).or_insert(c);
-        if p == c {
-            return c;
-        }
-        let r = root(parent, p);
-        parent.insert(c, r);
-        r
-    }
-    let mut members: Vec<Expr> = Vec::new();
+    // Equalities between plain columns of one type, and the columns they name.
+    let equal: Vec<(usize, usize)> = pending
+        .iter()
+        .filter_map(|(t, _)| same_type_columns(t))
+        .collect();
+    let mut members: Vec<&Expr> = Vec::new();
     for (t, _) in pending.iter() {
-        if let Some((a, b, x, y)) = columns(t) {
-            let (rx, ry) = (root(&mut parent, x), root(&mut parent, y));
-            parent.insert(rx, ry);
+        if let (Some(_), Some((a, b))) = (same_type_columns(t), equality_sides(t)) {
             for e in [a, b] {
                 if !members.contains(&e) {
                     members.push(e);
@@ -273,33 +257,42 @@ fn infer_equalities(pending: &mut Vec<(Expr, Vec<usize>)>, leaf_of: &dyn Fn(usiz
         Expr::Column { index, .. } => *index,
         _ => unreachable!("members are columns"),
     };
-    let class: std::collections::HashMap<usize, usize> = members
-        .iter()
-        .map(|e| (index(e), root(&mut parent, index(e))))
-        .collect();
     let mut added: Vec<(Expr, Vec<usize>)> = Vec::new();
     for (i, a) in members.iter().enumerate() {
         for b in &members[i + 1..] {
             let (x, y) = (index(a), index(b));
             let (lx, ly) = (leaf_of(x), leaf_of(y));
-            if lx == ly || a.data_type() != b.data_type() || class[&x] != class[&y] {
+            if lx == ly || a.data_type() != b.data_type() || !same_class(&equal, x, y) {
                 continue;
             }
             // Already joined by an equality of this class?
             let joined = pending.iter().chain(&added).any(|(t, _)| {
-                columns(t).is_some_and(|(_, _, p, q)| {
+                same_type_columns(t).is_some_and(|(p, q)| {
                     let (lp, lq) = (leaf_of(p), leaf_of(q));
-                    (lp == lx && lq == ly || lp == ly && lq == lx) && class[&p] == class[&x]
+                    (lp == lx && lq == ly || lp == ly && lq == lx) && same_class(&equal, p, x)
                 })
             });
             if !joined {
                 let mut ls = vec![lx, ly];
                 ls.sort_unstable();
-                added.push((crate::binder::equality(a.clone(), b.clone()), ls));
+                added.push((crate::binder::equality((*a).clone(), (*b).clone()), ls));
             }
         }
     }
     pending.extend(added);
+}
+
+/// The two columns of an equality between plain columns of one type (which may stand
+/// in for each other, so equalities can be inferred from them).
+fn same_type_columns(t: &Expr) -> Option<(usize, usize)> {
+    match equality_sides(t)? {
+        (a @ Expr::Column { index: x, .. }, b @ Expr::Column { index: y, .. })
+            if a.data_type() == b.data_type() =>
+        {
+            Some((*x, *y))
+        }
+        _ => None,
+    }
 }
 
 /// The two columns of an equality between plain columns.
