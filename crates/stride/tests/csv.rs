@@ -381,3 +381,90 @@ fn cancelled_load_leaves_no_table() {
     let e = c.query("SELECT * FROM t").unwrap_err();
     assert!(e.to_string().contains("does not exist"), "{e}");
 }
+
+/// Plain decimals are detected as DECIMAL(18, s) and summed exactly. A value past the
+/// sample that needs more decimals, more digits or an exponent widens the column
+/// (to a wider DECIMAL, or DOUBLE) and the statement runs again: no value is rounded
+/// and no row is lost.
+#[test]
+fn decimals_are_detected_and_widened_exactly() {
+    let dir = TempDir::new("decimals");
+    let rows = 1_000_000u64;
+    let write = |name: &str, last: &str| {
+        let path = dir.file(name);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        writeln!(f, "id,amount").unwrap();
+        for i in 0..rows {
+            writeln!(f, "{i},{}.{:02}", i % 1000, i % 100).unwrap();
+        }
+        writeln!(f, "{rows},{last}").unwrap();
+        f.flush().unwrap();
+        path
+    };
+    // Sum of the regular rows, in cents.
+    let cents: u64 = (0..rows).map(|i| (i % 1000) * 100 + i % 100).sum();
+    let c = conn();
+    let typed = |path: &str| text(&c, &format!("SELECT typeof(amount) FROM '{path}' LIMIT 1"));
+
+    let plain = write("plain.csv", "1.5");
+    assert_eq!(typed(&plain), "DECIMAL(18,2)");
+    assert_eq!(
+        text(&c, &format!("SELECT sum(amount) FROM '{plain}'")),
+        format!("{}.{:02}", (cents + 150) / 100, (cents + 150) % 100)
+    );
+
+    for (name, last, wider, sum) in [
+        (
+            "more_decimals.csv",
+            "0.125",
+            "DECIMAL(38,3)",
+            format!("{}.{:03}", (cents * 10 + 125) / 1000, (cents * 10 + 125) % 1000),
+        ),
+        (
+            "more_digits.csv",
+            "123456789012345678",
+            "DECIMAL(38,2)",
+            format!("{}.{:02}", 123456789012345678 + cents / 100, cents % 100),
+        ),
+    ] {
+        let path = write(name, last);
+        let r = c
+            .query(&format!("SELECT sum(amount), count(*) FROM '{path}'"))
+            .unwrap();
+        let notes = r.notes();
+        let row = r.collect_rows().unwrap().remove(0);
+        assert_eq!(row[0].to_string(), sum, "{name}");
+        assert_eq!(row[1], ScalarValue::BigInt(rows as i64 + 1));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(&format!("read as {wider}")) && n.contains(last)),
+            "{name}: {notes:?}"
+        );
+        assert_eq!(typed(&path), wider);
+    }
+
+    let exponent = write("exponent.csv", "1e3");
+    assert_eq!(
+        text(&c, &format!("SELECT count(*) FROM '{exponent}' WHERE amount = 1000")),
+        "1"
+    );
+    assert_eq!(typed(&exponent), "DOUBLE");
+
+    // Integers first, a decimal last: BIGINT widens to DECIMAL.
+    let path = dir.file("ints.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(f, "amount").unwrap();
+    for i in 0..rows {
+        writeln!(f, "{}", i % 1000).unwrap();
+    }
+    writeln!(f, "2.5").unwrap();
+    f.flush().unwrap();
+    drop(f);
+    let ints: u64 = (0..rows).map(|i| i % 1000).sum();
+    assert_eq!(
+        text(&c, &format!("SELECT sum(amount) FROM '{path}'")),
+        format!("{}.5", ints + 2)
+    );
+    assert_eq!(typed(&path), "DECIMAL(18,1)");
+}

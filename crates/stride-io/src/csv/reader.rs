@@ -170,7 +170,8 @@ impl CsvReader {
             .collect();
         let parsers = types
             .iter()
-            .map(|t| Parser::for_type(t, &date_fmt, &ts_fmt))
+            .zip(&detected)
+            .map(|(t, &d)| Parser::for_type(t, d, &date_fmt, &ts_fmt))
             .collect();
         let nullstr = options.null_strings();
         Ok(CsvReader {

@@ -5,12 +5,14 @@
 //! Types are decided from rows sampled over the **whole** file, not only its head: a
 //! small file is read entirely; a large one in evenly spaced runs of records, so a
 //! column whose values change character late in the file is still seen. A column's
-//! type is the narrowest of BOOLEAN, BIGINT, DOUBLE, DATE, TIMESTAMP and VARCHAR that
-//! every sampled value reads as.
+//! type is the narrowest of BOOLEAN, BIGINT, DECIMAL, DOUBLE, DATE, TIMESTAMP and
+//! VARCHAR that every sampled value reads as. A column of plain decimals (digits and
+//! a point, at most six decimals) is DECIMAL(18, s), s being the most decimals seen;
+//! a value the sample missed that needs more widens it (see [`widen_for`]).
 
 use super::options::{CsvOptions, Dialect};
 use super::tokenizer::{next_record_start, Records, Tokenizer};
-use super::values::{fits, unquote};
+use super::values::{decimal_shape, fits, unquote};
 use stride_common::DataType;
 use stride_functions::scalar::date::format::Format;
 
@@ -25,16 +27,25 @@ const DIALECT_BYTES: usize = 1 << 16;
 
 /// For each candidate, the wider candidates every value of it also reads as (an
 /// integer is a double, a date is a timestamp), which need no separate test.
-const IMPLIES: [u32; 5] = [0, 1 << 2, 0, 1 << 4, 0];
+const IMPLIES: [u32; 6] = [0, 1 << 3, 0, 0, 1 << 5, 0];
 
 /// Candidates in order of preference: a column gets the first that fits every value.
-const TYPE_CANDIDATES: [DataType; 5] = [
+/// The decimal's scale is the most decimals a sampled value has.
+const TYPE_CANDIDATES: [DataType; 6] = [
     DataType::Boolean,
     DataType::BigInt,
+    DataType::Decimal(DETECTED_PRECISION, 0),
     DataType::Double,
     DataType::Date,
     DataType::Timestamp,
 ];
+const DECIMAL: usize = 2;
+
+/// Decimals detected fit 64 bits: DECIMAL(18, s).
+const DETECTED_PRECISION: u8 = 18;
+/// Values with more decimals than this read as DOUBLE: they are measurements, not
+/// amounts.
+const MAX_DETECTED_SCALE: usize = 6;
 
 #[derive(Debug, Clone)]
 pub struct Sniffed {
@@ -124,6 +135,8 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     // Candidate types per column, as bitmasks over TYPE_CANDIDATES.
     let all = (1u32 << TYPE_CANDIDATES.len()) - 1;
     let mut possible = vec![if given.is_some() { 0 } else { all }; ncols];
+    // Most digits before and after the point over the column's values.
+    let mut digits = vec![(0usize, 0usize); ncols];
     let mut seen = vec![false; ncols];
     let mut scratch = Vec::new();
     let mut rows = 0;
@@ -148,7 +161,17 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
                 if possible[c] & bit == 0 || implied & bit != 0 {
                     continue;
                 }
-                if fits(ty, text, &date_fmt, &ts_fmt) {
+                if k == DECIMAL {
+                    let fit = decimal_shape(text).and_then(|(int, frac)| {
+                        let (i, f) = (digits[c].0.max(int), digits[c].1.max(frac));
+                        (f <= MAX_DETECTED_SCALE && i + f <= DETECTED_PRECISION as usize)
+                            .then_some((i, f))
+                    });
+                    match fit {
+                        Some(d) => digits[c] = d,
+                        None => possible[c] &= !bit,
+                    }
+                } else if fits(ty, text, &date_fmt, &ts_fmt) {
                     implied |= IMPLIES[k];
                 } else {
                     possible[c] &= !bit;
@@ -161,7 +184,10 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
             if opts.all_varchar || !seen[c] || possible[c] == 0 {
                 DataType::Varchar
             } else {
-                TYPE_CANDIDATES[possible[c].trailing_zeros() as usize].clone()
+                match possible[c].trailing_zeros() as usize {
+                    DECIMAL => DataType::Decimal(DETECTED_PRECISION, digits[c].1 as u8),
+                    k => TYPE_CANDIDATES[k].clone(),
+                }
             }
         })
         .collect();
@@ -242,15 +268,42 @@ pub(crate) fn widen_for(
     date: &Option<Format>,
     ts: &Option<Format>,
 ) -> DataType {
+    if let Some(wider) = wider_decimal(ty, v) {
+        return wider;
+    }
     let after = TYPE_CANDIDATES
         .iter()
-        .position(|t| t == ty)
+        .position(|t| std::mem::discriminant(t) == std::mem::discriminant(ty))
         .map_or(0, |i| i + 1);
     TYPE_CANDIDATES[after..]
         .iter()
+        .filter(|t| !matches!(t, DataType::Decimal(..)))
         .find(|t| fits(t, v, date, ts) && compatible(ty, t))
         .cloned()
         .unwrap_or(DataType::Varchar)
+}
+
+/// The decimal that holds both the values of `ty` (BOOLEAN, BIGINT or DECIMAL) and
+/// `v`, if `v` is a plain decimal. A widened scale keeps every integer digit the old
+/// type allowed, so one widening is enough; beyond 38 digits there is none.
+fn wider_decimal(ty: &DataType, v: &[u8]) -> Option<DataType> {
+    let (int, frac) = decimal_shape(v)?;
+    let (have_int, have_scale) = match ty {
+        DataType::Boolean | DataType::BigInt => (0, 0),
+        DataType::Decimal(p, s) => ((p - s) as usize, *s as usize),
+        _ => return None,
+    };
+    let scale = have_scale.max(frac);
+    let digits = have_int.max(int) + scale;
+    if frac > MAX_DETECTED_SCALE.max(have_scale) || digits > 38 {
+        return None;
+    }
+    let precision = if digits <= DETECTED_PRECISION as usize {
+        DETECTED_PRECISION
+    } else {
+        38
+    };
+    Some(DataType::Decimal(precision, scale as u8))
 }
 
 /// Whether values of `from` also read as `to` (numbers widen to numbers, dates to
@@ -259,7 +312,7 @@ fn compatible(from: &DataType, to: &DataType) -> bool {
     matches!(
         (from, to),
         (DataType::Boolean, _)
-            | (DataType::BigInt, DataType::Double)
+            | (DataType::BigInt | DataType::Decimal(..), DataType::Double)
             | (DataType::Date, DataType::Timestamp)
     )
 }
@@ -468,7 +521,7 @@ mod tests {
             vec![
                 DataType::BigInt,
                 DataType::Varchar,
-                DataType::Double,
+                DataType::Decimal(18, 1),
                 DataType::Date
             ]
         );
@@ -480,6 +533,33 @@ mod tests {
         let s = sniff_text("a;b\r\ntrue;x\r\nfalse;y\r\n");
         assert_eq!(s.dialect.delimiter, b';');
         assert_eq!(s.types, vec![DataType::Boolean, DataType::Varchar]);
+    }
+
+    #[test]
+    fn decimals() {
+        let types = |t: &str| sniff_text(t).types;
+        // The scale is the most decimals any value has.
+        assert_eq!(types("x\n1.5\n-22.125\n3\n")[0], DataType::Decimal(18, 3));
+        // Exponents, more than six decimals or more than 18 digits read as DOUBLE.
+        assert_eq!(types("x\n1.5\n2e3\n")[0], DataType::Double);
+        assert_eq!(types("x\n0.1234567\n")[0], DataType::Double);
+        assert_eq!(types("x\n1234567890123456.789\n")[0], DataType::Double);
+        // Codes with leading zeros stay text.
+        assert_eq!(types("x\n007.5\n1.5\n")[0], DataType::Varchar);
+
+        let none = &None;
+        let widen = |ty: DataType, v: &str| widen_for(&ty, v.as_bytes(), none, none);
+        assert_eq!(widen(DataType::BigInt, "1.25"), DataType::Decimal(18, 2));
+        assert_eq!(widen(DataType::BigInt, "1e3"), DataType::Double);
+        // A wider scale keeps the integer digits the old type allowed.
+        assert_eq!(widen(DataType::Decimal(18, 2), "1.5"), DataType::Decimal(18, 2));
+        assert_eq!(widen(DataType::Decimal(18, 2), "1.125"), DataType::Decimal(38, 3));
+        assert_eq!(
+            widen(DataType::Decimal(18, 2), "123456789012345678"),
+            DataType::Decimal(38, 2)
+        );
+        assert_eq!(widen(DataType::Decimal(18, 2), "0.12345678"), DataType::Double);
+        assert_eq!(widen(DataType::Decimal(18, 2), "n/a"), DataType::Varchar);
     }
 
     #[test]

@@ -17,7 +17,14 @@ use super::tokenizer::{Records, Span};
 pub enum Parser {
     Boolean,
     Int(DataType),
-    Decimal(u8, u8),
+    /// `exact`: the type was detected, so a value with more decimals than the scale
+    /// (or any spelling but plain digits and a point) does not fit and the column
+    /// widens, where a declared DECIMAL rounds as a cast does.
+    Decimal {
+        precision: u8,
+        scale: u8,
+        exact: bool,
+    },
     Real,
     Double,
     Varchar,
@@ -28,11 +35,21 @@ pub enum Parser {
 }
 
 impl Parser {
-    pub fn for_type(ty: &DataType, date: &Option<Format>, ts: &Option<Format>) -> Parser {
+    /// The parser for a column of `ty`; `detected` when the sniffer chose the type.
+    pub fn for_type(
+        ty: &DataType,
+        detected: bool,
+        date: &Option<Format>,
+        ts: &Option<Format>,
+    ) -> Parser {
         match ty {
             DataType::Boolean => Parser::Boolean,
             t if t.is_integer() => Parser::Int(t.clone()),
-            DataType::Decimal(p, s) => Parser::Decimal(*p, *s),
+            DataType::Decimal(p, s) => Parser::Decimal {
+                precision: *p,
+                scale: *s,
+                exact: detected,
+            },
             DataType::Real => Parser::Real,
             DataType::Double => Parser::Double,
             DataType::Varchar => Parser::Varchar,
@@ -155,16 +172,20 @@ pub fn convert(
                 .and_then(|v| i32::try_from(v).ok())),
             _ => fixed!(DataType::BigInt, I64, 0, |s| parse_i64(s)),
         },
-        Parser::Decimal(p, sc) if *p <= 18 => {
-            fixed!(DataType::Decimal(*p, *sc), I64, 0, |s| parse_decimal_fast(
-                s, *p, *sc
-            )
-            .map(|v| v as i64))
-        }
-        Parser::Decimal(p, sc) => {
-            fixed!(DataType::Decimal(*p, *sc), I128, 0, |s| parse_decimal_fast(
-                s, *p, *sc
-            ))
+        &Parser::Decimal {
+            precision: p,
+            scale: sc,
+            exact,
+        } => {
+            let ty = DataType::Decimal(p, sc);
+            match (p <= 18, exact) {
+                (true, false) => fixed!(ty, I64, 0, |s| parse_decimal_fast(s, p, sc)
+                    .map(|v| v as i64)),
+                (true, true) => fixed!(ty, I64, 0, |s| parse_decimal_exact(s, p, sc)
+                    .map(|v| v as i64)),
+                (false, false) => fixed!(ty, I128, 0, |s| parse_decimal_fast(s, p, sc)),
+                (false, true) => fixed!(ty, I128, 0, |s| parse_decimal_exact(s, p, sc)),
+            }
         }
         Parser::Real => fixed!(DataType::Real, F32, 0.0, |s| parse_f64(s).map(|v| v as f32)),
         Parser::Double => fixed!(DataType::Double, F64, 0.0, |s| parse_f64(s)),
@@ -299,6 +320,37 @@ pub fn parse_decimal_fast(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
     parse_decimal_slow(s, precision, scale)
 }
 
+/// A plain decimal (sign, digits, at most one point) that `DECIMAL(precision, scale)`
+/// holds without rounding: the reading of a detected decimal column.
+#[inline(always)]
+pub fn parse_decimal_exact(s: &[u8], precision: u8, scale: u8) -> Option<i128> {
+    let (int, frac) = decimal_shape(s)?;
+    if frac > scale as usize || int + scale as usize > precision as usize {
+        return None;
+    }
+    parse_decimal_fast(s, precision, scale)
+}
+
+/// The digits before and after the point of a plain decimal (an optional sign,
+/// digits, at most one point, at least one digit; no blanks or exponent), or None.
+/// Leading zeros before other digits ("007.5") mark codes, which are no number.
+#[inline(always)]
+pub fn decimal_shape(s: &[u8]) -> Option<(usize, usize)> {
+    let body = match s.first()? {
+        b'-' | b'+' => &s[1..],
+        _ => s,
+    };
+    let int = body.iter().take_while(|c| c.is_ascii_digit()).count();
+    let rest = &body[int..];
+    let frac = match rest.split_first() {
+        None => 0,
+        Some((b'.', digits)) if digits.iter().all(u8::is_ascii_digit) => digits.len(),
+        Some(_) => return None,
+    };
+    let code = int > 1 && body[0] == b'0';
+    (int + frac > 0 && !code).then_some((int, frac))
+}
+
 /// Exponents, rounding of extra decimals and other spellings.
 #[cold]
 #[inline(never)]
@@ -408,6 +460,8 @@ pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>)
         }
         // Leading zeros ("007") mark codes, which stay text.
         DataType::BigInt => !leading_zero(s) && parse_i64(s).is_some(),
+        DataType::Decimal(p, sc) => decimal_shape(s)
+            .is_some_and(|(int, frac)| frac <= *sc as usize && int + *sc as usize <= *p as usize),
         DataType::Double => {
             !leading_zero(s) && parse_f64(s).is_some() && trim(s).iter().any(u8::is_ascii_digit)
         }
