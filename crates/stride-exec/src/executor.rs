@@ -36,11 +36,15 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             columns: columns.clone(),
         }),
         PhysicalPlan::CsvScan {
-            reader, columns, ..
+            reader,
+            columns,
+            filter,
+            ..
         } => Pipeline::new(Source::Csv {
             morsels: reader.plan(ctx.threads())?,
             reader: reader.clone(),
             columns: columns.clone(),
+            filter: filter.clone(),
         }),
         PhysicalPlan::Range {
             start,

@@ -15,11 +15,13 @@ pub enum PhysicalPlan {
         columns: Vec<usize>,
         types: Vec<DataType>,
     },
-    /// Reads `columns` (positions in the reader's schema) of CSV files.
+    /// Reads `columns` (positions in the reader's schema) of CSV files, keeping the
+    /// rows `filter` (over those columns) passes.
     CsvScan {
         reader: Arc<CsvReader>,
         columns: Vec<usize>,
         types: Vec<DataType>,
+        filter: Option<Expr>,
     },
     Range {
         start: i64,

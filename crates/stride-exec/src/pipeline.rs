@@ -11,7 +11,7 @@ use crate::operators::nested_loop_join::NestedLoopProbe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE};
-use stride_io::csv::{CsvReader, Morsel};
+use stride_io::csv::{CsvReader, Morsel, RowFilter};
 use stride_sql::plan::Expr;
 use stride_storage::RowGroup;
 
@@ -27,11 +27,13 @@ pub enum Source {
         row_groups: Vec<Arc<RowGroup>>,
         columns: Vec<usize>,
     },
-    /// CSV files; one morsel per byte range.
+    /// CSV files; one morsel per byte range. `filter` (over `columns`) is applied
+    /// while reading (see [`RowFilter`]).
     Csv {
         reader: Arc<CsvReader>,
         morsels: Vec<Morsel>,
         columns: Vec<usize>,
+        filter: Option<Expr>,
     },
     /// `start + k * step` for k in 0..count.
     Range { start: i64, step: i64, count: u64 },
@@ -87,6 +89,7 @@ impl Source {
     pub fn produce(
         &self,
         morsel: usize,
+        ctx: &QueryContext,
         emit: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         match self {
@@ -110,7 +113,19 @@ impl Source {
                 reader,
                 morsels,
                 columns,
-            } => reader.produce(&morsels[morsel], columns, emit)?,
+                filter,
+            } => match filter {
+                None => reader.produce(&morsels[morsel], columns, None, emit)?,
+                Some(pred) => {
+                    let mut used = Vec::new();
+                    pred.collect_columns(&mut used);
+                    let filter = RowFilter {
+                        reads: (0..columns.len()).map(|i| used.contains(&i)).collect(),
+                        select: &|chunk| expression::select(pred, chunk, ctx),
+                    };
+                    reader.produce(&morsels[morsel], columns, Some(&filter), emit)?
+                }
+            },
             Source::Range { start, step, count } => {
                 let first = morsel as u64 * MORSEL_SIZE as u64;
                 let end = (first + MORSEL_SIZE as u64).min(*count);
@@ -275,7 +290,7 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
                 break;
             }
             ctx.check()?;
-            p.source.produce(m, &mut |chunk| {
+            p.source.produce(m, ctx, &mut |chunk| {
                 ctx.check()?;
                 push(&p.operators, chunk, ctx, &mut |c| {
                     sink.consume(&mut local, m, c)

@@ -9,6 +9,15 @@ use stride_sql::optimizer::cardinality::estimate;
 use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use stride_storage::Catalog;
 
+/// Whether `predicate` reads fewer than all `columns` of its input.
+fn reads_fewer_columns(predicate: &Expr, columns: usize) -> bool {
+    let mut used = Vec::new();
+    predicate.collect_columns(&mut used);
+    used.sort_unstable();
+    used.dedup();
+    used.len() < columns
+}
+
 pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
     let p = |l: &LogicalPlan| plan(l, catalog).map(Box::new);
     Ok(match logical {
@@ -57,14 +66,31 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             reader: source.0.clone(),
             columns: columns.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
+            filter: None,
         },
         LogicalPlan::TableFunction {
             func: TableFunction::Deferred { func, args },
             schema,
         } => deferred(*func, args, schema)?,
-        LogicalPlan::Filter { input, predicate } => PhysicalPlan::Filter {
-            input: p(input)?,
-            predicate: predicate.clone(),
+        LogicalPlan::Filter { input, predicate } => match plan(input, catalog)? {
+            // A filter over a CSV read that needs fewer columns than the read
+            // produces runs inside the read, which then converts the other columns
+            // only for the rows that pass.
+            PhysicalPlan::CsvScan {
+                reader,
+                columns,
+                types,
+                filter: None,
+            } if reads_fewer_columns(predicate, types.len()) => PhysicalPlan::CsvScan {
+                reader,
+                columns,
+                types,
+                filter: Some(predicate.clone()),
+            },
+            input => PhysicalPlan::Filter {
+                input: Box::new(input),
+                predicate: predicate.clone(),
+            },
         },
         LogicalPlan::Project {
             input,

@@ -418,7 +418,11 @@ fn decimals_are_detected_and_widened_exactly() {
             "more_decimals.csv",
             "0.125",
             "DECIMAL(38,3)",
-            format!("{}.{:03}", (cents * 10 + 125) / 1000, (cents * 10 + 125) % 1000),
+            format!(
+                "{}.{:03}",
+                (cents * 10 + 125) / 1000,
+                (cents * 10 + 125) % 1000
+            ),
         ),
         (
             "more_digits.csv",
@@ -446,7 +450,10 @@ fn decimals_are_detected_and_widened_exactly() {
 
     let exponent = write("exponent.csv", "1e3");
     assert_eq!(
-        text(&c, &format!("SELECT count(*) FROM '{exponent}' WHERE amount = 1000")),
+        text(
+            &c,
+            &format!("SELECT count(*) FROM '{exponent}' WHERE amount = 1000")
+        ),
         "1"
     );
     assert_eq!(typed(&exponent), "DOUBLE");
@@ -467,4 +474,82 @@ fn decimals_are_detected_and_widened_exactly() {
         format!("{}.5", ints + 2)
     );
     assert_eq!(typed(&path), "DECIMAL(18,1)");
+}
+
+/// A filter over a CSV read runs inside the read, which converts the other columns
+/// only for the rows that pass. Results must equal filtering the loaded table, over
+/// many morsels and chunks, with rejected rows, NULLs and the filename column.
+#[test]
+fn filters_applied_while_reading_match_filtering_the_table() {
+    let dir = TempDir::new("filters");
+    let path = dir.file("f.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(f, "id,name,amount,day,note").unwrap();
+    let rows = 300_000;
+    let mut rng = Rng(7);
+    for i in 0..rows {
+        let amount = match rng.next() % 50 {
+            0 => String::new(),     // NULL
+            1 => "n/a".to_string(), // rejected under ignore_errors
+            k => format!("{k}.{:02}", i % 100),
+        };
+        writeln!(
+            f,
+            "{i},name{},{amount},2024-{:02}-{:02},\"note, {}\"",
+            rng.next() % 1000,
+            i % 12 + 1,
+            i % 28 + 1,
+            i % 7
+        )
+        .unwrap();
+    }
+    f.flush().unwrap();
+    drop(f);
+    let c = conn();
+    let read = format!(
+        "read_csv('{path}', types = {{'amount': 'DECIMAL(10,2)'}}, ignore_errors = true, filename = true)"
+    );
+    c.execute(&format!("CREATE TABLE t AS SELECT * FROM {read}"))
+        .unwrap();
+    let count = |sql: &str| text(&c, sql);
+    let loaded: usize = count("SELECT count(*) FROM t").parse().unwrap();
+    assert!(loaded < rows && loaded > rows * 9 / 10, "{loaded}");
+    for pred in [
+        "amount < 3",
+        "amount IS NULL",
+        "id % 1000 = 7 AND day >= DATE '2024-06-01'",
+        "name = 'name42' OR id < 10",
+        "note LIKE '%3'",
+        "filename LIKE '%f.csv' AND id > 299990",
+        "false",
+        "id >= 0",
+    ] {
+        let expect = count(&format!(
+            "SELECT count(*) || ' ' || coalesce(sum(id), 0) || ' ' || coalesce(sum(amount), 0) \
+             || ' ' || coalesce(max(note), '') || ' ' || coalesce(max(filename), '') FROM t WHERE {pred}"
+        ));
+        for threads in [1, 2] {
+            c.execute(&format!("SET threads = {threads}")).unwrap();
+            let got = count(&format!(
+                "SELECT count(*) || ' ' || coalesce(sum(id), 0) || ' ' || coalesce(sum(amount), 0) \
+                 || ' ' || coalesce(max(note), '') || ' ' || coalesce(max(filename), '') FROM {read} WHERE {pred}"
+            ));
+            assert_eq!(got, expect, "{pred}, threads = {threads}");
+        }
+    }
+    // Whole rows come back too, not only aggregates.
+    let got = c
+        .query(&format!(
+            "SELECT * FROM {read} WHERE id % 50000 = 1 ORDER BY id"
+        ))
+        .unwrap()
+        .collect_rows()
+        .unwrap();
+    let expect = c
+        .query("SELECT * FROM t WHERE id % 50000 = 1 ORDER BY id")
+        .unwrap()
+        .collect_rows()
+        .unwrap();
+    assert_eq!(got, expect);
+    assert!(!got.is_empty());
 }

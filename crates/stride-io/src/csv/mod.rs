@@ -13,5 +13,5 @@ pub mod values;
 pub mod writer;
 
 pub use options::{CsvOptions, Dialect};
-pub use reader::{CsvReader, Morsel};
+pub use reader::{CsvReader, Morsel, RowFilter};
 pub use writer::CsvWriteOptions;

@@ -22,7 +22,9 @@ use super::values::{convert, unquote, BadValue, Parser};
 use crate::file::{self, FileData};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector, VECTOR_SIZE};
+use stride_common::{
+    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Vector, VECTOR_SIZE,
+};
 
 /// Bytes per morsel of a CSV file.
 pub const MORSEL_BYTES: usize = 8 << 20;
@@ -60,6 +62,17 @@ pub struct Morsel {
     pub file: usize,
     pub start: usize,
     pub end: usize,
+}
+
+/// A filter applied while reading. Its columns are converted for every record, the
+/// other columns only for the records it keeps, so a selective filter skips most of
+/// the conversion work (values in the rows it drops are never read, nor checked).
+pub struct RowFilter<'a> {
+    /// Which of the produced columns (by position) the filter reads.
+    pub reads: Vec<bool>,
+    /// The rows of a chunk that pass; the chunk holds the columns in `reads`, the
+    /// others are NULL placeholders.
+    pub select: &'a dyn Fn(&DataChunk) -> Result<SelectionVector>,
 }
 
 impl CsvReader {
@@ -289,11 +302,13 @@ impl CsvReader {
     }
 
     /// Reads the records of one morsel, producing `columns` (positions in
-    /// [`CsvReader::schema`]) in chunks of up to [`VECTOR_SIZE`] rows.
+    /// [`CsvReader::schema`]) in chunks of up to [`VECTOR_SIZE`] rows; with a
+    /// `filter`, only the rows it keeps.
     pub fn produce(
         &self,
         morsel: &Morsel,
         columns: &[usize],
+        filter: Option<&RowFilter>,
         emit: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let file = &self.files[morsel.file];
@@ -354,54 +369,76 @@ impl CsvReader {
                     }
                 }
             }
-            let mut cols = Vec::with_capacity(columns.len());
-            for (i, &c) in columns.iter().enumerate() {
-                match slot_of[i] {
-                    Some(slot) => {
-                        bad.clear();
-                        let v = convert(
-                            &self.parsers[c],
-                            bytes,
-                            &records,
-                            slot,
-                            self.dialect,
-                            &self.nullstr,
-                            &mut bad,
-                        );
-                        if let Some(b) = bad.first() {
-                            if self.detected[c] && self.types[c] != DataType::Varchar {
-                                return Err(self.widen(morsel.file, &records, slot, c, b));
-                            }
-                        }
-                        for b in &bad {
-                            if self.options.ignore_errors {
-                                reject.push(b.record);
-                            } else if !reject.contains(&b.record) {
-                                return Err(self.value_error(morsel.file, &records, slot, c, b));
-                            }
-                        }
-                        let v = match &self.parsers[c] {
-                            Parser::Cast(ty) => {
-                                self.cast_column(v, ty, morsel.file, &records, slot, c)?
-                            }
-                            _ => v,
-                        };
-                        cols.push(v);
+            // The filter's columns first, for every record; the others only for the
+            // records it keeps.
+            let reads = |i: usize| filter.is_none_or(|f| f.reads[i]);
+            let mut cols: Vec<Option<Vector>> = vec![None; columns.len()];
+            for i in (0..columns.len()).filter(|&i| reads(i)) {
+                cols[i] = Some(self.column(
+                    morsel,
+                    &records,
+                    columns[i],
+                    slot_of[i],
+                    None,
+                    &mut bad,
+                    &mut reject,
+                )?);
+            }
+            let mut rows = None;
+            if let Some(f) = filter {
+                let input = columns
+                    .iter()
+                    .zip(&cols)
+                    .map(|(&c, v)| match v {
+                        Some(v) => Ok(v.clone()),
+                        None => Vector::constant(&ScalarValue::Null, &self.schema_type(c)),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let mut keep = (f.select)(&DataChunk::new(input, n))?.indices;
+                if !reject.is_empty() {
+                    reject.sort_unstable();
+                    keep.retain(|r| reject.binary_search(&(*r as usize)).is_err());
+                    // Counted once, here; the rows are gone from `keep`.
+                    reject.dedup();
+                    self.rejected
+                        .fetch_add(reject.len() as u64, Ordering::Relaxed);
+                    reject.clear();
+                }
+                if keep.is_empty() {
+                    continue;
+                }
+                if keep.len() < n {
+                    for v in cols.iter_mut().flatten() {
+                        *v = v.take(&keep);
                     }
-                    None => cols.push(Vector::constant(
-                        &ScalarValue::Varchar(file.path.clone()),
-                        &DataType::Varchar,
-                    )?),
+                    rows = Some(keep);
                 }
             }
-            let mut chunk = DataChunk::new(cols, n);
+            for i in (0..columns.len()).filter(|&i| !reads(i)) {
+                cols[i] = Some(self.column(
+                    morsel,
+                    &records,
+                    columns[i],
+                    slot_of[i],
+                    rows.as_deref(),
+                    &mut bad,
+                    &mut reject,
+                )?);
+            }
+            let cols: Vec<Vector> = cols.into_iter().flatten().collect();
+            let len = rows.as_ref().map_or(n, Vec::len);
+            let mut chunk = DataChunk::new(cols, len);
             if !reject.is_empty() {
                 reject.sort_unstable();
                 reject.dedup();
                 self.rejected
                     .fetch_add(reject.len() as u64, Ordering::Relaxed);
-                let keep: Vec<u32> = (0..n as u32)
-                    .filter(|r| reject.binary_search(&(*r as usize)).is_err())
+                // Positions in the chunk of the records kept.
+                let keep: Vec<u32> = (0..len as u32)
+                    .filter(|&p| {
+                        let record = rows.as_ref().map_or(p, |r| r[p as usize]) as usize;
+                        reject.binary_search(&record).is_err()
+                    })
                     .collect();
                 if keep.is_empty() {
                     continue;
@@ -414,6 +451,62 @@ impl CsvReader {
         Ok(())
     }
 
+    /// The type of output column `c` (see [`CsvReader::schema`]).
+    fn schema_type(&self, c: usize) -> DataType {
+        self.types.get(c).cloned().unwrap_or(DataType::Varchar)
+    }
+
+    /// Output column `c` of the batch (`slot` holds its fields; None for `filename`),
+    /// for every record or the ones `rows` names. A value that does not convert
+    /// widens a detected type, is rejected under `ignore_errors`, or fails the read.
+    #[allow(clippy::too_many_arguments)]
+    fn column(
+        &self,
+        morsel: &Morsel,
+        records: &Records,
+        c: usize,
+        slot: Option<usize>,
+        rows: Option<&[u32]>,
+        bad: &mut Vec<BadValue>,
+        reject: &mut Vec<usize>,
+    ) -> Result<Vector> {
+        let Some(slot) = slot else {
+            return Vector::constant(
+                &ScalarValue::Varchar(self.files[morsel.file].path.clone()),
+                &DataType::Varchar,
+            );
+        };
+        let bytes = self.files[morsel.file].bytes();
+        bad.clear();
+        let v = convert(
+            &self.parsers[c],
+            bytes,
+            records,
+            slot,
+            rows,
+            self.dialect,
+            &self.nullstr,
+            bad,
+        );
+        if let Some(b) = bad.first() {
+            if self.detected[c] && self.types[c] != DataType::Varchar {
+                return Err(self.widen(morsel.file, records, slot, c, b));
+            }
+        }
+        for b in bad.iter() {
+            if self.options.ignore_errors {
+                reject.push(b.record);
+            } else if !reject.contains(&b.record) {
+                return Err(self.value_error(morsel.file, records, slot, c, b));
+            }
+        }
+        match &self.parsers[c] {
+            Parser::Cast(ty) => self.cast_column(v, ty, morsel.file, records, slot, c, rows),
+            _ => Ok(v),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn cast_column(
         &self,
         v: Vector,
@@ -422,8 +515,9 @@ impl CsvReader {
         records: &Records,
         slot: usize,
         column: usize,
+        rows: Option<&[u32]>,
     ) -> Result<Vector> {
-        let n = records.len();
+        let n = rows.map_or(records.len(), <[u32]>::len);
         match stride_functions::cast_vector(&v, n, ty, false) {
             Ok(out) => Ok(out),
             Err(_) => {
@@ -436,7 +530,9 @@ impl CsvReader {
                             records,
                             slot,
                             column,
-                            &BadValue { record: r },
+                            &BadValue {
+                                record: rows.map_or(r, |rows| rows[r] as usize),
+                            },
                         ));
                     }
                 }
@@ -608,7 +704,7 @@ mod tests {
         let cols: Vec<usize> = (0..r.schema().len()).collect();
         let mut rows = Vec::new();
         for m in r.plan(3).unwrap() {
-            r.produce(&m, &cols, &mut |c| {
+            r.produce(&m, &cols, None, &mut |c| {
                 for i in 0..c.len() {
                     rows.push(format!("{:?}", c.row(i)));
                 }

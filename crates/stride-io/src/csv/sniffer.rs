@@ -552,13 +552,22 @@ mod tests {
         assert_eq!(widen(DataType::BigInt, "1.25"), DataType::Decimal(18, 2));
         assert_eq!(widen(DataType::BigInt, "1e3"), DataType::Double);
         // A wider scale keeps the integer digits the old type allowed.
-        assert_eq!(widen(DataType::Decimal(18, 2), "1.5"), DataType::Decimal(18, 2));
-        assert_eq!(widen(DataType::Decimal(18, 2), "1.125"), DataType::Decimal(38, 3));
+        assert_eq!(
+            widen(DataType::Decimal(18, 2), "1.5"),
+            DataType::Decimal(18, 2)
+        );
+        assert_eq!(
+            widen(DataType::Decimal(18, 2), "1.125"),
+            DataType::Decimal(38, 3)
+        );
         assert_eq!(
             widen(DataType::Decimal(18, 2), "123456789012345678"),
             DataType::Decimal(38, 2)
         );
-        assert_eq!(widen(DataType::Decimal(18, 2), "0.12345678"), DataType::Double);
+        assert_eq!(
+            widen(DataType::Decimal(18, 2), "0.12345678"),
+            DataType::Double
+        );
         assert_eq!(widen(DataType::Decimal(18, 2), "n/a"), DataType::Varchar);
     }
 

@@ -94,29 +94,68 @@ pub fn unquote<'a>(raw: &'a [u8], d: Dialect, scratch: &'a mut Vec<u8>) -> (&'a 
     (scratch.as_slice(), true)
 }
 
-/// Parses slot `slot` of every record (missing fields are NULL) into a vector.
-/// Values that do not convert are NULL and reported in `bad`. A quoted field is never
-/// NULL (as in PostgreSQL), so `""` is the empty string and what COPY TO writes reads
-/// back unchanged.
+/// Parses slot `slot` of every record, or of the records `rows` names (ascending),
+/// into a vector; missing fields are NULL. Values that do not convert are NULL and
+/// reported in `bad` by their record index. A quoted field is never NULL (as in
+/// PostgreSQL), so `""` is the empty string and what COPY TO writes reads back
+/// unchanged.
+#[allow(clippy::too_many_arguments)]
 pub fn convert(
     parser: &Parser,
     bytes: &[u8],
     records: &Records,
     slot: usize,
+    rows: Option<&[u32]>,
     d: Dialect,
     nullstr: &[Vec<u8>],
     bad: &mut Vec<BadValue>,
 ) -> Vector {
-    let n = records.len();
     let (column, field) = records.column(slot);
     // A field is present when its position is below the record's field count.
-    let spans = column.iter().zip(&records.field_counts).map(|(s, &count)| {
-        if field < count {
-            *s
+    let span_of = |r: usize| {
+        if field < records.field_counts[r] {
+            column[r]
         } else {
             Span::MISSING
         }
-    });
+    };
+    match rows {
+        None => convert_spans(
+            parser,
+            bytes,
+            records,
+            (0..records.len()).map(|r| (r, span_of(r))),
+            records.len(),
+            d,
+            nullstr,
+            bad,
+        ),
+        Some(rows) => convert_spans(
+            parser,
+            bytes,
+            records,
+            rows.iter().map(|&r| (r as usize, span_of(r as usize))),
+            rows.len(),
+            d,
+            nullstr,
+            bad,
+        ),
+    }
+}
+
+/// [`convert`] over `n` (record, span) pairs.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn convert_spans(
+    parser: &Parser,
+    bytes: &[u8],
+    records: &Records,
+    spans: impl Iterator<Item = (usize, Span)> + Clone,
+    n: usize,
+    d: Dialect,
+    nullstr: &[Vec<u8>],
+    bad: &mut Vec<BadValue>,
+) -> Vector {
     let empty_is_null = nullstr.len() == 1 && nullstr[0].is_empty();
     let is_null = |text: &[u8], quoted: bool| {
         !quoted
@@ -131,7 +170,7 @@ pub fn convert(
     macro_rules! fixed {
         ($ty:expr, $variant:ident, $default:expr, |$s:ident| $parse:expr) => {{
             let mut out = Vec::with_capacity(n);
-            for (r, span) in spans.enumerate() {
+            for (r, (record, span)) in spans.enumerate() {
                 let v = if span.is_missing() {
                     None
                 } else {
@@ -144,7 +183,7 @@ pub fn convert(
                         match $parse {
                             Some(v) => Some(v),
                             None => {
-                                bad.push(BadValue { record: r });
+                                bad.push(BadValue { record });
                                 None
                             }
                         }
@@ -197,13 +236,13 @@ pub fn convert(
         }
         Parser::Varchar | Parser::Cast(_) => {
             let mut out = stride_common::string_view::StringVector::with_capacity(n);
-            let heap: usize = (0..n)
-                .map(|r| records.span(r, slot))
-                .filter(|s| !s.is_missing() && s.end - s.start > 12)
-                .map(|s| s.end - s.start)
+            let heap: usize = spans
+                .clone()
+                .filter(|(_, s)| !s.is_missing() && s.end - s.start > 12)
+                .map(|(_, s)| s.end - s.start)
                 .sum();
             out.reserve_heap(heap);
-            for (r, span) in spans.enumerate() {
+            for (r, (record, span)) in spans.enumerate() {
                 let text = if span.is_missing() {
                     None
                 } else {
@@ -213,7 +252,7 @@ pub fn convert(
                     } else if records.ascii || std::str::from_utf8(text).is_ok() {
                         Some(text)
                     } else {
-                        bad.push(BadValue { record: r });
+                        bad.push(BadValue { record });
                         None
                     }
                 };
