@@ -1,14 +1,15 @@
 //! Feeds arbitrary bytes to the CSV reader: sniffing, planning morsels of a few bytes
-//! (so cuts fall everywhere) and reading every column must end in rows or an error,
-//! never a panic. Run with `cargo +nightly fuzz run csv_reader` from this folder;
-//! replay what it finds with `STRIDE_CSV_CORPUS=fuzz/artifacts/csv_reader cargo test
+//! (so cuts fall everywhere) and reading every column, with and without a filter,
+//! must end in rows or an error, never a panic. Run with `cargo +nightly fuzz run
+//! csv_reader` from this folder; replay what it finds with `STRIDE_CSV_CORPUS=fuzz/artifacts/csv_reader cargo test
 //! -p stride --test csv`.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::Arc;
-use stride_io::csv::{CsvOptions, CsvReader};
+use stride_common::SelectionVector;
+use stride_io::csv::{CsvOptions, CsvReader, RowFilter};
 use stride_io::file::FileData;
 
 fuzz_target!(|data: &[u8]| {
@@ -32,7 +33,17 @@ fuzz_target!(|data: &[u8]| {
     let Ok(morsels) = reader.plan(2) else {
         return;
     };
+    // Every column, then again with a filter (on the first column) that keeps
+    // every third row, so the other columns are read for a subset of the records.
+    let every_third = |chunk: &stride_common::DataChunk| {
+        Ok(SelectionVector::new((0..chunk.len() as u32).step_by(3).collect()))
+    };
+    let filter = RowFilter {
+        reads: (0..columns.len()).map(|i| i == 0).collect(),
+        select: &every_third,
+    };
     for m in &morsels {
-        let _ = reader.produce(m, &columns, &mut |_| Ok(()));
+        let _ = reader.produce(m, &columns, None, &mut |_| Ok(()));
+        let _ = reader.produce(m, &columns, Some(&filter), &mut |_| Ok(()));
     }
 });
