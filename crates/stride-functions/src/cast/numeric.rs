@@ -41,6 +41,16 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     if *to == DataType::Boolean {
         return Ok(to_bool(v, len));
     }
+    if holds_as_is(from, to) {
+        // The stored integers are the target's: share them, relabelled.
+        let mut out = if v.constant {
+            v.clone()
+        } else {
+            v.slice(0, len)
+        };
+        out.ty = to.clone();
+        return Ok(out);
+    }
     let internal = || Error::internal(format!("numeric cast {from} -> {to}"));
     match (from.physical(), to.physical()) {
         (_, _) if is_int_like(from) && is_int_like(to) => {
@@ -76,6 +86,18 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             )
         }
         _ => Err(internal()),
+    }
+}
+
+/// Whether every value of `from` is, stored as is, a value of `to`: a DECIMAL to one
+/// of the same scale, storage and at least its precision (the casts the binder puts
+/// on the operands of decimal arithmetic).
+fn holds_as_is(from: &DataType, to: &DataType) -> bool {
+    match (from, to) {
+        (DataType::Decimal(p1, s1), DataType::Decimal(p2, s2)) => {
+            s1 == s2 && p1 <= p2 && from.physical() == to.physical()
+        }
+        _ => false,
     }
 }
 

@@ -3,6 +3,7 @@
 //! and leaves the plan's output schema unchanged.
 
 pub mod cardinality;
+mod common_subexpressions;
 mod decorrelate;
 mod distinct_aggregates;
 mod join_order;
@@ -18,6 +19,7 @@ pub const PASSES: &[&str] = &[
     "join_order",
     "semi_join_reduction",
     "distinct_aggregates",
+    "common_subexpressions",
     "unused_columns",
 ];
 
@@ -61,6 +63,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("common_subexpressions") {
+        plan = common_subexpressions::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("unused_columns") {
         plan = unused_columns::optimize(plan)?;

@@ -108,19 +108,27 @@ fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
     sb: u8,
 ) -> Result<Vector> {
     let limit = pow10(p).unsigned_abs();
+    // Two operands that fit 64 bits cannot overflow 128 bits: the checked multiply
+    // (a call into the runtime library for i128) is only for wider ones.
+    let fits_i64 = |v: i128| v as i64 as i128 == v;
     try_binary(
         a,
         b,
         len,
         ty.clone(),
         |x: A, y: B| {
-            let r = x.to_i128().checked_mul(y.to_i128())?;
+            let (x, y) = (x.to_i128(), y.to_i128());
+            let r = if fits_i64(x) && fits_i64(y) {
+                x * y
+            } else {
+                x.checked_mul(y)?
+            };
             if r.unsigned_abs() < limit {
                 O::from_i128(r)
             } else {
                 None
             }
         },
-        |x, y| overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty),
+        |x: A, y: B| overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty),
     )
 }
