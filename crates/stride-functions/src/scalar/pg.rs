@@ -1,7 +1,8 @@
 //! Functions PostgreSQL clients call while describing a database (psql's `\d`,
 //! drivers' type lookups), over values alone: `format_type(type_oid, typmod)` and
 //! `to_regtype(name)` (both from [`crate::pg_types`]), `pg_encoding_to_char(n)`, and
-//! `pg_get_expr(expr, relation [, pretty])`. stride keeps expressions stored in the
+//! `pg_get_expr(expr, relation [, pretty])`, and the list form of format_type behind
+//! `oids::regtype[]`. stride keeps expressions stored in the
 //! catalog (column defaults) as SQL text, so `pg_get_expr` returns that text. Functions
 //! that need the catalog itself (`pg_table_is_visible`, `::regclass`, ...) are bound by
 //! the binder's system catalog instead.
@@ -63,6 +64,22 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             let typmod = row[1].as_i64().map(|m| m as i32);
             let oid = u32::try_from(oid).unwrap_or(0);
             Ok(ScalarValue::Varchar(pg_types::format_type(oid, typmod)))
+        }),
+        ScalarFunction::FormatTypes => map_values(&refs, len, ty, false, |row| {
+            let ScalarValue::List(_, oids) = &row[0] else {
+                return Ok(ScalarValue::Null);
+            };
+            let names = oids
+                .iter()
+                .map(|o| match o.as_i64() {
+                    Some(o) => ScalarValue::Varchar(pg_types::format_type(
+                        u32::try_from(o).unwrap_or(0),
+                        None,
+                    )),
+                    None => ScalarValue::Null,
+                })
+                .collect();
+            Ok(ScalarValue::List(DataType::Varchar, names))
         }),
         ScalarFunction::ToRegtype => map_values(&refs, len, ty, true, |row| {
             Ok(pg_types::oid_by_name(&row[0].to_string())

@@ -197,6 +197,14 @@ impl Binder<'_> {
                     let inner = self.bind_expr(expr, ctx)?;
                     return self.bind_reg_cast(inner, reg);
                 }
+                if let ast::DataType::Array(ast::ArrayElemTypeDef::SquareBracket(elem, _)) =
+                    data_type
+                {
+                    if let Some(reg) = reg_type(elem) {
+                        let inner = self.bind_expr(expr, ctx)?;
+                        return self.bind_reg_list_cast(inner, reg);
+                    }
+                }
                 let ty = convert_data_type(data_type)?;
                 // A reg value shown as text is the object's name: `'t'::regclass::text`
                 // looks the name up and prints it back as the catalog spells it.
@@ -722,6 +730,12 @@ impl Binder<'_> {
             }
             return Ok(acc.expect("at least two terms"));
         }
+        if let (Some(name), Some(reg)) = (comparison_name(op), same_reg_casts(l, r)) {
+            // `a::regtype = 'trigger'::regtype`: reg values compare as the OIDs they are.
+            let left = self.bind_reg_oid(l, reg, ctx)?;
+            let right = self.bind_reg_oid(r, reg, ctx)?;
+            return compare(name, left, right);
+        }
         let left = self.bind_expr(l, ctx)?;
         let right = self.bind_expr(r, ctx)?;
         if let Some(name) = comparison_name(op) {
@@ -844,6 +858,22 @@ impl Binder<'_> {
 
     fn references_any_outer(&self, plan: &crate::plan::LogicalPlan) -> bool {
         (2..=self.outer_scopes.len() + 1).any(|l| crate::plan::visit::references_outer(plan, l))
+    }
+}
+
+/// The reg type both operands are cast to (`x::regtype = 'int4'::regtype`), if they are.
+fn same_reg_casts(l: &ast::Expr, r: &ast::Expr) -> Option<super::system::RegType> {
+    let reg = |e: &ast::Expr| match e {
+        ast::Expr::Cast { data_type, .. } => reg_type(data_type),
+        ast::Expr::Nested(inner) => match &**inner {
+            ast::Expr::Cast { data_type, .. } => reg_type(data_type),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (reg(l)?, reg(r)?) {
+        (a, b) if a == b => Some(a),
+        _ => None,
     }
 }
 

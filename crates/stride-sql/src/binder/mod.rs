@@ -32,7 +32,9 @@ use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
 
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
+pub(crate) use function::{probe_call, SPECIAL_FORMS};
 pub use stride_io::csv::CsvWriteOptions;
+pub(crate) use system::catalog_function_signatures;
 pub use types::convert_data_type;
 
 /// A statement ready for execution.
