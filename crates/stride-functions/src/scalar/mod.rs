@@ -194,6 +194,7 @@ pub enum ScalarFunction {
     ToRegtype,
     PgEncodingToChar,
     PgGetExpr,
+    PgSizePretty,
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -318,9 +319,12 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListPrepend
         | F::ListAny(_)
         | F::ListAll(_) => list::evaluate(f, args, len),
-        F::FormatType | F::FormatTypes | F::ToRegtype | F::PgEncodingToChar | F::PgGetExpr => {
-            pg::evaluate(f, args, len)
-        }
+        F::FormatType
+        | F::FormatTypes
+        | F::ToRegtype
+        | F::PgEncodingToChar
+        | F::PgGetExpr
+        | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         _ => string::evaluate(f, args, len),
     }

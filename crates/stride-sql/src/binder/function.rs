@@ -24,6 +24,9 @@ impl Binder<'_> {
             }
             _ => return Err(Error::binder(format!("unknown function {}", f.name))),
         };
+        if super::set_function::is_set_function(&name) {
+            return self.set_function_column(f, &name);
+        }
         if f.over.is_some() {
             return Err(Error::not_supported(format!(
                 "window function {name}(...) OVER is not supported yet"

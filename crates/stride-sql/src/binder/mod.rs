@@ -17,6 +17,7 @@ mod insert;
 mod procedure;
 mod scope;
 mod select;
+mod set_function;
 mod system;
 mod types;
 mod utility;
@@ -141,6 +142,9 @@ pub struct Binder<'a> {
     system: Option<Arc<crate::system::Snapshot>>,
     /// Set while that snapshot is being taken (it binds views).
     building_system: bool,
+    /// Per SELECT being bound, innermost last: its select list's set-returning calls
+    /// and the columns holding their values (`set_function.rs`).
+    set_functions: Vec<Vec<(ast::Function, crate::plan::Expr)>>,
 }
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
@@ -160,6 +164,7 @@ impl<'a> Binder<'a> {
             params: Vec::new(),
             system: None,
             building_system: false,
+            set_functions: Vec::new(),
         }
     }
 

@@ -184,6 +184,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: None,
+                bytes: None,
                 view_sql: None,
                 index: None,
                 unique_keys: Vec::new(),
@@ -210,6 +211,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: Some(self.catalog.row_count(*id)),
+                bytes: Some(self.catalog.table_bytes(*id)),
                 view_sql: None,
                 index: None,
                 unique_keys: schema
@@ -248,6 +250,7 @@ impl Binder<'_> {
                 kind: RelKind::View,
                 columns,
                 rows: None,
+                bytes: None,
                 view_sql: Some(v.sql),
                 index: None,
                 unique_keys: Vec::new(),
@@ -277,6 +280,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: None,
+                bytes: None,
                 view_sql: None,
                 index: Some(IndexDef {
                     table: user(ix.table_id),
@@ -689,6 +693,50 @@ impl Binder<'_> {
                     .collect();
                 lookup(key, pairs, null_of(text.clone()), text)
             }
+            // Sizes in bytes: a table's stored values; indexes are declared only and
+            // hold nothing; views and system tables store nothing either.
+            "pg_table_size" | "pg_relation_size" | "pg_total_relation_size" | "pg_indexes_size" => {
+                let range = if name == "pg_relation_size" {
+                    1..=2
+                } else {
+                    1..=1
+                };
+                arity(range, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let pairs = snap
+                    .relations
+                    .iter()
+                    .map(|r| {
+                        let bytes = match name {
+                            "pg_indexes_size" => 0,
+                            _ => r.bytes.unwrap_or(0),
+                        };
+                        (oid_literal(r.oid), oid_literal(bytes as i64))
+                    })
+                    .collect();
+                lookup(key, pairs, null_of(DataType::BigInt), DataType::BigInt)
+            }
+            "pg_database_size" => {
+                arity(1..=1, args.len())?;
+                let total: usize = snap.relations.iter().filter_map(|r| r.bytes).sum();
+                let arg = args.remove(0);
+                let db = stride_functions::scalar::meta::DATABASE_NAME;
+                let known = if arg.data_type() == DataType::Varchar {
+                    compare("=", arg.clone(), varchar(db))?
+                } else {
+                    compare(
+                        "=",
+                        cast_expr(arg.clone(), &DataType::BigInt)?,
+                        oid_literal(DATABASE_OID),
+                    )?
+                };
+                let r = case(
+                    vec![(known, oid_literal(total as i64))],
+                    null_of(DataType::BigInt),
+                    DataType::BigInt,
+                )?;
+                self.require_found(r, &arg, "database")
+            }
             other => Err(Error::internal(format!("catalog function {other}"))),
         }
     }
@@ -720,6 +768,11 @@ const CATALOG_FUNCTIONS: &[&str] = &[
     "pg_get_function_identity_arguments",
     "pg_get_function_result",
     "pg_get_function_sqlbody",
+    "pg_table_size",
+    "pg_relation_size",
+    "pg_total_relation_size",
+    "pg_indexes_size",
+    "pg_database_size",
 ];
 
 /// The signatures of the functions above, as pg_proc lists them (OIDs are BIGINT in
@@ -751,6 +804,13 @@ pub(crate) fn catalog_function_signatures() -> &'static [(&'static str, &'static
         ("pg_get_function_identity_arguments", &[INT8], VARCHAR),
         ("pg_get_function_result", &[INT8], VARCHAR),
         ("pg_get_function_sqlbody", &[INT8], VARCHAR),
+        ("pg_table_size", &[INT8], INT8),
+        ("pg_relation_size", &[INT8], INT8),
+        ("pg_relation_size", &[INT8, VARCHAR], INT8),
+        ("pg_total_relation_size", &[INT8], INT8),
+        ("pg_indexes_size", &[INT8], INT8),
+        ("pg_database_size", &[VARCHAR], INT8),
+        ("pg_database_size", &[INT8], INT8),
     ]
 }
 

@@ -635,7 +635,11 @@ fn classes(s: &Snapshot) -> Rows {
                 oid(am),
                 oid(0),
                 oid(0),
-                int4(0),
+                // Pages of 8 kB the values would fill.
+                int4(
+                    r.bytes
+                        .map_or(0, |b| b.div_ceil(8192).min(i32::MAX as usize) as i32),
+                ),
                 ScalarValue::Real(tuples),
                 int4(0),
                 oid(0),
