@@ -206,6 +206,7 @@ impl Binder<'_> {
                     }
                 }
                 let ty = convert_data_type(data_type)?;
+                self.hint_parameter(expr, &ty);
                 // A reg value shown as text is the object's name: `'t'::regclass::text`
                 // looks the name up and prints it back as the catalog spells it.
                 if let (
@@ -278,6 +279,9 @@ impl Binder<'_> {
                 let x = self.bind_expr(expr, ctx)?;
                 let lo = self.bind_expr(low, ctx)?;
                 let hi = self.bind_expr(high, ctx)?;
+                self.hint_parameter(low, &x.data_type());
+                self.hint_parameter(high, &x.data_type());
+                self.hint_parameter(expr, &lo.data_type());
                 let ge = compare(">=", x.clone(), lo)?;
                 let le = compare("<=", x, hi)?;
                 let both = Expr::And(Box::new(ge), Box::new(le));
@@ -293,8 +297,10 @@ impl Binder<'_> {
                 negated,
             } => {
                 let x = self.bind_expr(expr, ctx)?;
+                let xt = x.data_type();
                 let mut items = vec![x];
                 for i in list {
+                    self.hint_parameter(i, &xt);
                     items.push(self.bind_expr(i, ctx)?);
                 }
                 let (mut items, _) = unify_all(items, "IN list")?;
@@ -371,6 +377,10 @@ impl Binder<'_> {
                         // `x op ANY(list)`: over the elements of a list (array).
                         let x = self.bind_expr(left, ctx)?;
                         let mut l = self.bind_expr(list, ctx)?;
+                        if let DataType::List(elem) = l.data_type() {
+                            self.hint_parameter(left, &elem);
+                        }
+                        self.hint_parameter(list, &DataType::List(Box::new(x.data_type())));
                         if l.data_type() == DataType::Varchar && is_literal(&l) {
                             let t = match x.data_type() {
                                 DataType::Null => DataType::Varchar,
@@ -738,6 +748,9 @@ impl Binder<'_> {
         }
         let left = self.bind_expr(l, ctx)?;
         let right = self.bind_expr(r, ctx)?;
+        // `i >= $1`, `$1 + 1`: an untyped parameter takes its typed operand's type.
+        self.hint_parameter(l, &right.data_type());
+        self.hint_parameter(r, &left.data_type());
         if let Some(name) = comparison_name(op) {
             return compare(name, left, right);
         }

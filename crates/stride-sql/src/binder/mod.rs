@@ -14,6 +14,7 @@ mod fold;
 mod from;
 mod function;
 mod insert;
+mod parameters;
 mod procedure;
 mod scope;
 mod select;
@@ -29,7 +30,7 @@ use scope::Scope;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
-use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
+use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
@@ -145,7 +146,12 @@ pub struct Binder<'a> {
     /// Per SELECT being bound, innermost last: its select list's set-returning calls
     /// and the columns holding their values (`set_function.rs`).
     set_functions: Vec<Vec<(ast::Function, crate::plan::Expr)>>,
+    /// Types of `$n` parameters inferred from their context (`parameters.rs`).
+    param_types: Vec<Option<DataType>>,
 }
+
+/// Most parameters whose types are inferred (the protocol allows 65535).
+pub const MAX_PARAMETERS: usize = u16::MAX as usize;
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
 /// parse without recursion but nest in the tree; beyond this they are refused with an
@@ -165,6 +171,7 @@ impl<'a> Binder<'a> {
             system: None,
             building_system: false,
             set_functions: Vec::new(),
+            param_types: Vec::new(),
         }
     }
 

@@ -103,6 +103,7 @@ fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
 }
 
 fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Option<u64>> {
+    b.hint_parameter(e, &DataType::BigInt);
     let scope = Scope::default();
     let mut ctx = ExprCtx::new(&scope, what);
     let bound = b.bind_expr(e, &mut ctx)?;
