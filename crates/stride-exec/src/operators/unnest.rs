@@ -80,11 +80,9 @@ fn set_column(
                 return Ok(Vector::from_values(DataType::Integer, values));
             }
             let mut v = Vector::with_capacity(&DataType::Integer, rows.len());
-            for k in 0..rows.len() {
+            for (k, &p) in positions.iter().enumerate() {
                 if present(k) {
-                    v.push(&stride_common::ScalarValue::Integer(
-                        positions[k] as i32 + 1,
-                    ))?;
+                    v.push(&stride_common::ScalarValue::Integer(p as i32 + 1))?;
                 } else {
                     v.push_null();
                 }

@@ -721,6 +721,18 @@ impl Binder<'_> {
                 let total: usize = snap.relations.iter().filter_map(|r| r.bytes).sum();
                 let arg = args.remove(0);
                 let db = stride_functions::scalar::meta::DATABASE_NAME;
+                match fold_constant(&arg)? {
+                    Some(ScalarValue::Null) => return Ok(null_of(DataType::BigInt)),
+                    Some(ScalarValue::Varchar(n)) if n != db => {
+                        return Err(Error::catalog(format!("database \"{n}\" does not exist")))
+                    }
+                    Some(v) if v.as_i64().is_some_and(|o| o != DATABASE_OID) => {
+                        return Err(Error::catalog(format!(
+                            "database with OID {v} does not exist"
+                        )))
+                    }
+                    _ => {}
+                }
                 let known = if arg.data_type() == DataType::Varchar {
                     compare("=", arg.clone(), varchar(db))?
                 } else {
@@ -730,12 +742,11 @@ impl Binder<'_> {
                         oid_literal(DATABASE_OID),
                     )?
                 };
-                let r = case(
+                case(
                     vec![(known, oid_literal(total as i64))],
                     null_of(DataType::BigInt),
                     DataType::BigInt,
-                )?;
-                self.require_found(r, &arg, "database")
+                )
             }
             other => Err(Error::internal(format!("catalog function {other}"))),
         }

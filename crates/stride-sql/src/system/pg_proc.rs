@@ -184,10 +184,11 @@ fn collapse(sigs: &BTreeSet<(Vec<u32>, u32)>) -> (Vec<u32>, u32) {
     (args, ret)
 }
 
+/// How a name binds a call: the argument types it casts to and its result type.
+type Binds<'a> = &'a dyn Fn(&[DataType]) -> Option<(Vec<DataType>, DataType)>;
+
 /// The signatures a name binds to, by arity.
-fn signatures(
-    bind: &dyn Fn(&[DataType]) -> Option<(Vec<DataType>, DataType)>,
-) -> Vec<BTreeSet<(Vec<u32>, u32)>> {
+fn signatures(bind: Binds) -> Vec<BTreeSet<(Vec<u32>, u32)>> {
     (0..=MAX_ARITY)
         .map(|arity| {
             combinations(arity)
@@ -341,9 +342,11 @@ mod tests {
         assert_eq!(concat[0].arguments_text(), "VARIADIC character varying[]");
         let series = find("generate_series");
         assert_eq!(series[0].result_text(), "SETOF bigint");
-        assert_eq!(
-            find("if")[0].arguments_text(),
-            "boolean, anyelement, anyelement"
+        let ifs = find("if");
+        assert!(
+            ifs.iter()
+                .all(|p| p.args[0] == BOOL && p.args[1] == p.args[2] && p.ret == p.args[1]),
+            "{ifs:?}"
         );
         let n = procs().len() as i64;
         assert!(
