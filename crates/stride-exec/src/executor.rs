@@ -94,6 +94,13 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             p.operators.push(Operator::Filter(predicate.clone()));
             p
         }
+        PhysicalPlan::Unnest {
+            input, functions, ..
+        } => {
+            let mut p = build(input, ctx)?;
+            p.operators.push(Operator::Unnest(functions.clone()));
+            p
+        }
         PhysicalPlan::Project { input, exprs, .. } => {
             let mut p = build(input, ctx)?;
             let columns: Option<Vec<usize>> = exprs

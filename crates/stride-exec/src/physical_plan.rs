@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::csv::CsvReader;
-use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetOpKind, SortExpr};
+use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr};
 use stride_storage::Table;
 
 #[derive(Clone)]
@@ -40,6 +40,12 @@ pub enum PhysicalPlan {
     Project {
         input: Box<PhysicalPlan>,
         exprs: Vec<Expr>,
+        types: Vec<DataType>,
+    },
+    /// Set-returning functions of a select list (`operators/unnest.rs`).
+    Unnest {
+        input: Box<PhysicalPlan>,
+        functions: Vec<SetFunction>,
         types: Vec<DataType>,
     },
     HashAggregate {
@@ -98,6 +104,7 @@ impl PhysicalPlan {
             | PhysicalPlan::CsvScan { types, .. }
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
+            | PhysicalPlan::Unnest { types, .. }
             | PhysicalPlan::HashAggregate { types, .. }
             | PhysicalPlan::HashJoin { types, .. }
             | PhysicalPlan::NestedLoopJoin { types, .. } => types.clone(),
@@ -118,6 +125,7 @@ impl PhysicalPlan {
             | PhysicalPlan::Values { .. } => vec![],
             PhysicalPlan::Filter { input, .. }
             | PhysicalPlan::Project { input, .. }
+            | PhysicalPlan::Unnest { input, .. }
             | PhysicalPlan::HashAggregate { input, .. }
             | PhysicalPlan::Sort { input, .. }
             | PhysicalPlan::TopN { input, .. }
@@ -144,6 +152,7 @@ impl PhysicalPlan {
             PhysicalPlan::Values { .. } => "VALUES",
             PhysicalPlan::Filter { .. } => "FILTER",
             PhysicalPlan::Project { .. } => "PROJECTION",
+            PhysicalPlan::Unnest { .. } => "UNNEST",
             PhysicalPlan::HashAggregate { .. } => "HASH_GROUP_BY",
             PhysicalPlan::Sort { .. } => "ORDER_BY",
             PhysicalPlan::TopN { .. } => "TOP_N",

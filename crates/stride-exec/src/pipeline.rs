@@ -163,6 +163,8 @@ pub enum Operator {
     Columns(Vec<(usize, bool)>),
     HashProbe(Arc<JoinProbe>),
     NestedLoop(Arc<NestedLoopProbe>),
+    /// Set-returning functions of a select list: rows repeat per list element.
+    Unnest(Vec<stride_sql::plan::SetFunction>),
 }
 
 impl Operator {
@@ -225,6 +227,9 @@ impl Operator {
             }
             Operator::HashProbe(p) => p.probe(chunk, ctx, out),
             Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
+            Operator::Unnest(functions) => {
+                crate::operators::unnest::apply(functions, chunk, ctx, out)
+            }
         }
     }
 }

@@ -101,6 +101,15 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
             exprs: exprs.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },
+        LogicalPlan::Unnest {
+            input,
+            lists,
+            schema,
+        } => PhysicalPlan::Unnest {
+            input: p(input)?,
+            functions: lists.clone(),
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
         LogicalPlan::Aggregate {
             input,
             group_by,

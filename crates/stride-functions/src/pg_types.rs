@@ -19,7 +19,8 @@ pub struct PgType {
     pub sql_name: &'static str,
     /// `typlen`: bytes, or -1 for variable length.
     pub len: i16,
-    /// `typcategory`: B boolean, N numeric, S string, D date/time, T timespan, A array.
+    /// `typcategory`: B boolean, N numeric, S string, D date/time, T timespan, A array,
+    /// P pseudo-type.
     pub category: char,
     /// Element type of an array type (0 otherwise).
     pub elem: u32,
@@ -59,8 +60,15 @@ pub const DATE: u32 = 1082;
 pub const TIMESTAMP: u32 = 1114;
 pub const INTERVAL: u32 = 1186;
 pub const NUMERIC: u32 = 1700;
+pub const RECORD: u32 = 2249;
+pub const ANY: u32 = 2276;
+pub const ANYARRAY: u32 = 2277;
+pub const VOID: u32 = 2278;
+pub const TRIGGER: u32 = 2279;
+pub const ANYELEMENT: u32 = 2283;
 
-/// Every type stride's values can have, then their array types.
+/// Every type stride's values can have, then their array types, then the pseudo-types
+/// function signatures use.
 pub const PG_TYPES: &[PgType] = &[
     t(BOOL, "bool", "boolean", 1, 'B', 0, 1000),
     t(INT2, "int2", "smallint", 2, 'N', 0, 1005),
@@ -102,6 +110,14 @@ pub const PG_TYPES: &[PgType] = &[
         0,
     ),
     t(1187, "_interval", "interval[]", -1, 'A', INTERVAL, 0),
+    // Pseudo-types (category P): no value has them, but function signatures in
+    // pg_proc name them (`count("any")`, `min(anyelement)`, a trigger's return type).
+    t(ANY, "any", "\"any\"", 4, 'P', 0, 0),
+    t(ANYELEMENT, "anyelement", "anyelement", 4, 'P', 0, 0),
+    t(ANYARRAY, "anyarray", "anyarray", -1, 'P', 0, 0),
+    t(RECORD, "record", "record", -1, 'P', 0, 0),
+    t(VOID, "void", "void", 4, 'P', 0, 0),
+    t(TRIGGER, "trigger", "trigger", 4, 'P', 0, 0),
 ];
 
 pub fn by_oid(oid: u32) -> Option<&'static PgType> {
@@ -225,6 +241,8 @@ mod tests {
             Some(TIMESTAMP)
         );
         assert_eq!(oid_by_name("no such type"), None);
+        assert_eq!(oid_by_name("trigger"), Some(TRIGGER));
+        assert_eq!(format_type(ANY, None), "\"any\"");
         for t in PG_TYPES {
             if t.array != 0 {
                 assert_eq!(by_oid(t.array).unwrap().elem, t.oid, "{}", t.name);

@@ -286,6 +286,33 @@ impl Handler {
             .map_err(to_pg)?;
         Ok(fields(&columns, &format))
     }
+
+    /// Types of the parameters the client left untyped, as the binder infers them
+    /// (None where nothing decides one).
+    async fn inferred_parameter_types(&self, sql: String) -> PgWireResult<Vec<Option<Type>>> {
+        let conn = self.conn.clone();
+        let (_, types) =
+            tokio::task::spawn_blocking(move || conn.describe_with_parameters(&sql, &[]))
+                .await
+                .map_err(|_| PgWireError::ApiError("describe failed".into()))?
+                .map_err(to_pg)?;
+        Ok(types
+            .iter()
+            .map(|t| t.as_ref().map(crate::encode::pg_type))
+            .collect())
+    }
+
+    /// The portal's parameter values, reading untyped binary ones with the inferred
+    /// types.
+    async fn parameters(&self, portal: &Portal<String>) -> PgWireResult<Vec<ScalarValue>> {
+        let inferred = if params::needs_inferred_types(portal) {
+            self.inferred_parameter_types(portal.statement.statement.clone())
+                .await?
+        } else {
+            Vec::new()
+        };
+        params::decode(portal, &inferred).map_err(to_pg)
+    }
 }
 
 enum Head {
@@ -562,7 +589,7 @@ impl ExtendedQueryHandler for Handler {
         C: ClientInfo + Unpin + Send + Sync,
     {
         self.register(client);
-        let params = params::decode(portal).map_err(to_pg)?;
+        let params = self.parameters(portal).await?;
         let sql = portal
             .statement
             .statement
@@ -584,7 +611,15 @@ impl ExtendedQueryHandler for Handler {
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
-        // Parameters without a declared type are text (bound like string literals).
+        // Parameters without a declared type have the type their context gives them
+        // (`i >= $1`: i's), or else text (bound like string literals).
+        let conn = self.conn.clone();
+        let sql = stmt.statement.clone();
+        let (columns, inferred) =
+            tokio::task::spawn_blocking(move || conn.describe_with_parameters(&sql, &[]))
+                .await
+                .map_err(|_| PgWireError::ApiError("describe failed".into()))?
+                .map_err(to_pg)?;
         let param_types: Vec<Type> = (0..count_params(&stmt.statement)
             .max(stmt.parameter_types.len()))
             .map(|i| {
@@ -592,13 +627,21 @@ impl ExtendedQueryHandler for Handler {
                     .get(i)
                     .cloned()
                     .flatten()
+                    .filter(|t| *t != Type::UNKNOWN)
+                    .or_else(|| {
+                        inferred
+                            .get(i)
+                            .cloned()
+                            .flatten()
+                            .map(|t| crate::encode::pg_type(&t))
+                    })
                     .unwrap_or(Type::TEXT)
             })
             .collect();
-        let fields = self
-            .describe(stmt.statement.clone(), Vec::new(), Format::UnifiedBinary)
-            .await?;
-        Ok(DescribeStatementResponse::new(param_types, fields))
+        Ok(DescribeStatementResponse::new(
+            param_types,
+            fields(&columns, &Format::UnifiedBinary),
+        ))
     }
 
     async fn do_describe_portal<C>(
@@ -609,7 +652,7 @@ impl ExtendedQueryHandler for Handler {
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
-        let params = params::decode(portal).map_err(to_pg)?;
+        let params = self.parameters(portal).await?;
         let fields = self
             .describe(
                 portal.statement.statement.clone(),

@@ -1,7 +1,9 @@
 //! `$n` parameters of the extended protocol, decoded from the Bind message into
-//! values. The client's declared type (or, when it declared none, text) decides how
-//! the bytes read; text values bind like string literals, so `id = $1` with '42'
-//! compares as a number, as in PostgreSQL.
+//! values. The client's declared type decides how the bytes read; without one, the
+//! type the binder inferred from the parameter's context (`i >= $1` gives i's type),
+//! which ParameterDescription also reported, and otherwise text. Text values bind
+//! like string literals, so `id = $1` with '42' compares as a number, as in
+//! PostgreSQL.
 
 use pgwire::api::portal::Portal;
 use pgwire::api::Type;
@@ -9,15 +11,31 @@ use stride::{Error, Result, ScalarValue};
 
 use crate::encode::{MICROS_PER_DAY, PG_EPOCH_DAYS};
 
-pub fn decode(portal: &Portal<String>) -> Result<Vec<ScalarValue>> {
+/// The type the client declared for parameter `i`, if it declared one.
+pub fn declared(portal: &Portal<String>, i: usize) -> Option<Type> {
+    portal
+        .statement
+        .parameter_types
+        .get(i)
+        .cloned()
+        .flatten()
+        .filter(|t| *t != Type::UNKNOWN)
+}
+
+/// Whether some parameter arrives in binary format without a declared type, so its
+/// bytes can only be read with the inferred type.
+pub fn needs_inferred_types(portal: &Portal<String>) -> bool {
+    (0..portal.parameter_len())
+        .any(|i| portal.parameter_format.is_binary(i) && declared(portal, i).is_none())
+}
+
+/// The values of the portal's parameters; `inferred` holds the binder's types for
+/// parameters the client did not declare.
+pub fn decode(portal: &Portal<String>, inferred: &[Option<Type>]) -> Result<Vec<ScalarValue>> {
     (0..portal.parameter_len())
         .map(|i| {
-            let ty = portal
-                .statement
-                .parameter_types
-                .get(i)
-                .cloned()
-                .flatten()
+            let ty = declared(portal, i)
+                .or_else(|| inferred.get(i).cloned().flatten())
                 .unwrap_or(Type::UNKNOWN);
             match &portal.parameters[i] {
                 None => Ok(ScalarValue::Null),

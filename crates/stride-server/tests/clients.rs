@@ -1,6 +1,6 @@
 //! `stride serve` driven by the clients users have: psql (Debian's postgresql-client,
-//! installed with apt-get when missing and the test runs as root) and psycopg 3
-//! (installed with pip when missing). When a client can be neither found nor
+//! installed with apt-get when missing and the test runs as root), psycopg 3 and
+//! pgcli (installed with pip when missing). When a client can be neither found nor
 //! installed, the test says so and checks nothing for it.
 
 mod common;
@@ -144,6 +144,53 @@ fn psql_describes_tables() {
     for empty in ["\\db", "\\dx", "\\dT"] {
         assert!(squeeze(&describe(empty)).contains("(0 rows)"), "{empty}");
     }
+    // \\df lists functions from pg_proc: the user has none, pg_catalog has stride's.
+    assert!(squeeze(&describe("\\df")).contains("(0 rows)"));
+    let df = squeeze(&describe("\\df sum"));
+    for line in [
+        "pg_catalog | sum | bigint | integer | agg",
+        "pg_catalog | sum | double precision | double precision | agg",
+        "pg_catalog | sum | numeric | numeric | agg",
+    ] {
+        assert!(df.contains(line), "missing `{line}` in {df}");
+    }
+    let df = squeeze(&describe("\\df+ lower"));
+    assert!(
+        df.contains("pg_catalog | lower | character varying | character varying | func | immutable | safe | stride | invoker | | internal | lower"),
+        "{df}"
+    );
+    let df = squeeze(&describe("\\dfS concat"));
+    assert!(
+        df.contains("concat | character varying | VARIADIC character varying[] | func"),
+        "{df}"
+    );
+    let df = squeeze(&describe("\\dfS generate_series"));
+    assert!(
+        df.contains("generate_series | SETOF bigint | bigint, bigint | func"),
+        "{df}"
+    );
+    // \\dt+ shows the bytes the table's values take.
+    let out = psql(
+        addr,
+        "INSERT INTO sales SELECT i, 'r', i, NULL FROM range(10000) t(i)",
+    )
+    .unwrap();
+    assert!(out.status.success());
+    let dt = squeeze(&describe("\\dt+ sales"));
+    assert!(
+        dt.contains("main | sales | table | stride | permanent | columnar |"),
+        "{dt}"
+    );
+    let size: Vec<&str> = dt
+        .split(" columnar | ")
+        .nth(1)
+        .map(|rest| rest.split_whitespace().take(2).collect())
+        .unwrap_or_default();
+    // 10000 rows of a 4-byte id, an 8-byte decimal, a 4-byte date (all NULL) and
+    // 16-byte string views: about 320 kB.
+    assert_eq!(size.get(1), Some(&"kB"), "{dt}");
+    let kb: u64 = size[0].parse().unwrap();
+    assert!((250..=400).contains(&kb), "{dt}");
     let dp = squeeze(&describe("\\dS+ pg_class"));
     assert!(dp.contains("relname | character varying"), "{dp}");
     // A name that matches nothing is psql's own message, not a server error.
@@ -306,6 +353,54 @@ fn psycopg_session() {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/clients/psycopg_session.py"
+    );
+    let out = Command::new(python)
+        .args([script, &addr.port().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "OK");
+}
+
+#[test]
+fn pgcli_session() {
+    let python = "python3";
+    if Command::new(python).arg("--version").output().is_err() {
+        println!("python3 not found: pgcli test skipped");
+        return;
+    }
+    let has_pgcli = || {
+        Command::new(python)
+            .args(["-c", "import pgcli.main, pgspecial"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+            && Command::new("pgcli")
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+    };
+    if !has_pgcli() {
+        let out = Command::new(python)
+            .args(["-m", "pip", "install", "--quiet", "pgcli"])
+            .output();
+        if !has_pgcli() {
+            let why = match out {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                Err(e) => e.to_string(),
+            };
+            println!("pgcli could not be installed ({why}): pgcli test skipped");
+            return;
+        }
+    }
+    let addr = start(100);
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/clients/pgcli_session.py"
     );
     let out = Command::new(python)
         .args([script, &addr.port().to_string()])

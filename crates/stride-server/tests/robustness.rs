@@ -199,7 +199,7 @@ fn garbage_frames_do_not_disturb_other_clients() {
         let r = rt
             .block_on(good.query_one(
                 "SELECT count(*), sum(i) FROM kept WHERE i >= $1",
-                &[&k.to_string()],
+                &[&(k as i64)],
             ))
             .unwrap();
         assert_eq!(r.get::<_, i64>(0), 1000 - k as i64);

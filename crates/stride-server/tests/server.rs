@@ -77,9 +77,10 @@ async fn simple_and_extended_queries() {
         ]
     );
 
-    // Extended protocol, binary results; a text parameter compares like a literal.
+    // Extended protocol, binary results. An untyped parameter takes the type its
+    // context gives it (id's BIGINT), so the driver sends an i64 in binary.
     let r = c
-        .query("SELECT id, name, ok, d FROM t WHERE id = $1", &[&"1"])
+        .query("SELECT id, name, ok, d FROM t WHERE id = $1", &[&1i64])
         .await
         .unwrap();
     assert_eq!(r.len(), 1);
@@ -87,11 +88,53 @@ async fn simple_and_extended_queries() {
     assert_eq!(r[0].get::<_, String>(1), "a");
     assert!(r[0].get::<_, bool>(2));
     assert_eq!(r[0].get::<_, f64>(3), 2.5);
-    let r = c
-        .query("SELECT name FROM t WHERE id = $1", &[&"2"])
+    // A parameter declared text compares like a string literal.
+    let st = c
+        .prepare_typed("SELECT name FROM t WHERE id = $1", &[Type::TEXT])
         .await
         .unwrap();
+    let r = c.query(&st, &[&"2"]).await.unwrap();
     assert_eq!(r[0].get::<_, Option<String>>(0), None);
+    // What ParameterDescription reports for untyped parameters, by context.
+    for (sql, types) in [
+        ("SELECT id FROM t WHERE id >= $1", vec![Type::INT8]),
+        ("SELECT id + $1 FROM t", vec![Type::INT8]),
+        ("SELECT $1::DATE", vec![Type::DATE]),
+        (
+            "SELECT id FROM t LIMIT $1 OFFSET $2",
+            vec![Type::INT8, Type::INT8],
+        ),
+        (
+            "SELECT id FROM t WHERE name IN ($1, $2)",
+            vec![Type::VARCHAR, Type::VARCHAR],
+        ),
+        (
+            "SELECT id FROM t WHERE d BETWEEN $1 AND $2",
+            vec![Type::FLOAT8, Type::FLOAT8],
+        ),
+        ("SELECT $1", vec![Type::TEXT]),
+    ] {
+        let st = c.prepare(sql).await.unwrap();
+        assert_eq!(st.params(), types.as_slice(), "{sql}");
+    }
+    c.simple_query("CREATE TABLE p (id INTEGER, name VARCHAR)")
+        .await
+        .unwrap();
+    let st = c
+        .prepare("INSERT INTO p (name, id) VALUES ($1, $2)")
+        .await
+        .unwrap();
+    assert_eq!(st.params(), &[Type::VARCHAR, Type::INT4]);
+    c.execute(&st, &[&"seven", &7i32]).await.unwrap();
+    c.execute(&st, &[&"eight", &8i32]).await.unwrap();
+    let r = c
+        .query_one(
+            "SELECT name FROM p WHERE id >= $1 ORDER BY id LIMIT $2",
+            &[&7i32, &1i64],
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.get::<_, String>(0), "seven");
 
     // Typed parameters arrive in binary and are bound as values, never as SQL text.
     let st = c

@@ -35,6 +35,8 @@ pub trait Catalog {
     fn view(&self, name: &str) -> Option<(String, Vec<String>)>;
     /// Rows the table holds now, for the optimizer's estimates.
     fn row_count(&self, table_id: u64) -> usize;
+    /// Bytes the table's stored values take (`pg_table_size`, psql's `\dt+`).
+    fn table_bytes(&self, table_id: u64) -> usize;
     /// Every table with its id (for the system catalog: pg_class, information_schema).
     fn tables(&self) -> Vec<(u64, Arc<TableSchema>)>;
     /// Every view.

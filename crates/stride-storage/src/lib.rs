@@ -9,6 +9,7 @@
 //! statistics.
 
 mod catalog;
+pub mod size;
 mod stats;
 mod table;
 

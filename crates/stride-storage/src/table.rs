@@ -84,6 +84,15 @@ impl Table {
         self.snapshot().iter().map(|g| g.len).sum()
     }
 
+    /// Bytes the stored values take (see [`crate::size`]).
+    pub fn bytes(&self) -> usize {
+        let mut seen = HashSet::new();
+        self.snapshot()
+            .iter()
+            .map(|g| crate::size::columns_bytes(&g.columns, &mut seen))
+            .sum()
+    }
+
     /// Estimated distinct non-NULL values in `column` (see [`crate::stats`]). Counted
     /// again only when the table has changed size by more than a tenth since the last
     /// count, so a table that grows by small inserts does not pay a full pass per

@@ -25,6 +25,10 @@ impl stride_sql::Catalog for CatalogView<'_> {
         self.0.table_by_id(table_id).map_or(0, |t| t.row_count())
     }
 
+    fn table_bytes(&self, table_id: u64) -> usize {
+        self.0.table_by_id(table_id).map_or(0, |t| t.bytes())
+    }
+
     fn tables(&self) -> Vec<(u64, Arc<TableSchema>)> {
         self.0
             .tables()

@@ -25,6 +25,9 @@ const MAX_RERUNS: usize = 16;
 /// `describe` binds parameters it has no values for as NULL, up to this many.
 const MAX_PARAMS_DESCRIBED: usize = 64;
 
+/// A statement's result columns (names and types) and its parameters' inferred types.
+pub type DescribedStatement = (Vec<(String, DataType)>, Vec<Option<DataType>>);
+
 #[derive(Clone)]
 pub struct Database {
     catalog: Arc<Catalog>,
@@ -261,18 +264,29 @@ impl Connection {
     /// The result columns (names and types) a statement would produce, without running
     /// it; empty for statements without rows. Parameters without values read as NULL.
     pub fn describe(&self, sql: &str, params: &[ScalarValue]) -> Result<Vec<(String, DataType)>> {
+        Ok(self.describe_with_parameters(sql, params)?.0)
+    }
+
+    /// Like [`Connection::describe`], with the types of the statement's `$n`
+    /// parameters as the binder infers them from their context (None where nothing
+    /// decides one; see `stride_sql::binder` parameters).
+    pub fn describe_with_parameters(
+        &self,
+        sql: &str,
+        params: &[ScalarValue],
+    ) -> Result<DescribedStatement> {
         let stmts = stride_sql::parser::parse(sql)?;
         let [stmt] = stmts.as_slice() else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let settings = self.settings();
         let view = CatalogView(&self.catalog);
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
-        let bound = Binder::new(&view, &settings)
-            .with_params(all)
-            .bind_statement(stmt)?;
-        Ok(match bound {
+        let mut binder = Binder::new(&view, &settings).with_params(all);
+        let bound = binder.bind_statement(stmt)?;
+        let parameters = binder.parameter_types().to_vec();
+        let columns = match bound {
             BoundStatement::Query(plan) => plan
                 .schema()
                 .iter()
@@ -280,7 +294,8 @@ impl Connection {
                 .collect(),
             BoundStatement::Explain { .. } => vec![("physical_plan".into(), DataType::Varchar)],
             _ => Vec::new(),
-        })
+        };
+        Ok((columns, parameters))
     }
 
     fn attempt(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {

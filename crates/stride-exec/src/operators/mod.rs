@@ -10,3 +10,4 @@ pub mod nested_loop_join;
 pub mod set_op;
 pub mod sort;
 pub mod top_n;
+pub mod unnest;

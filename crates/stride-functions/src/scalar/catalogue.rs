@@ -217,6 +217,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("to_regtype", pg::resolve_to_regtype),
     ("pg_encoding_to_char", pg::resolve_encoding_to_char),
     ("pg_get_expr", pg::resolve_get_expr),
+    ("pg_size_pretty", pg::resolve_size_pretty),
 ];
 
 /// The resolver registered under `name` (already lower-case).

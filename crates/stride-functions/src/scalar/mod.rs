@@ -188,9 +188,13 @@ pub enum ScalarFunction {
     ListAll(CmpKind),
     // PostgreSQL client functions
     FormatType,
+    /// `oids::regtype[]`: format_type of each OID of a list (bound by the binder's
+    /// casts, not callable by name).
+    FormatTypes,
     ToRegtype,
     PgEncodingToChar,
     PgGetExpr,
+    PgSizePretty,
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -315,9 +319,12 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListPrepend
         | F::ListAny(_)
         | F::ListAll(_) => list::evaluate(f, args, len),
-        F::FormatType | F::ToRegtype | F::PgEncodingToChar | F::PgGetExpr => {
-            pg::evaluate(f, args, len)
-        }
+        F::FormatType
+        | F::FormatTypes
+        | F::ToRegtype
+        | F::PgEncodingToChar
+        | F::PgGetExpr
+        | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         _ => string::evaluate(f, args, len),
     }

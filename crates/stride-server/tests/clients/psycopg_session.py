@@ -48,6 +48,16 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     assert cols == [("i", "bigint"), ("half", "numeric")], cols
     assert c.execute("SELECT %s::regclass::text", ("big",)).fetchone() == ("big",)
     assert c.execute("SELECT x FROM unnest(%s::int[]) x", ([3, 4],)).fetchall() == [(3,), (4,)]
+    # Parameters in binary format (%b, or a binary cursor), read with their types.
+    assert c.execute("SELECT count(*) FROM big WHERE i >= %b", (999_990,)).fetchone() == (10,)
+    bcur = c.cursor(binary=True)
+    bcur.execute("SELECT i, half FROM big WHERE i >= %s AND i < %s ORDER BY i", (5, 7))
+    assert bcur.fetchall() == [(5, decimal.Decimal("2.5")), (6, decimal.Decimal("3.0"))]
+    bcur.execute("SELECT i FROM big WHERE half > %s ORDER BY i LIMIT %s OFFSET %s",
+                 (decimal.Decimal("10.25"), 2, 1))
+    assert bcur.fetchall() == [(22,), (23,)]
+    bcur.execute("SELECT %s::DATE + 1, %s || 'x'", (datetime.date(2024, 2, 28), "ab"))
+    assert bcur.fetchone() == (datetime.date(2024, 2, 29), "abx")
     # COPY through the protocol: rows in with write_row, rows out with rows().
     cur = c.cursor()
     cur.execute("CREATE TABLE pc (id BIGINT, name VARCHAR, d DATE, amount DECIMAL(10,2), ok BOOLEAN)")

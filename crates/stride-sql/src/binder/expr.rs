@@ -197,7 +197,16 @@ impl Binder<'_> {
                     let inner = self.bind_expr(expr, ctx)?;
                     return self.bind_reg_cast(inner, reg);
                 }
+                if let ast::DataType::Array(ast::ArrayElemTypeDef::SquareBracket(elem, _)) =
+                    data_type
+                {
+                    if let Some(reg) = reg_type(elem) {
+                        let inner = self.bind_expr(expr, ctx)?;
+                        return self.bind_reg_list_cast(inner, reg);
+                    }
+                }
                 let ty = convert_data_type(data_type)?;
+                self.hint_parameter(expr, &ty);
                 // A reg value shown as text is the object's name: `'t'::regclass::text`
                 // looks the name up and prints it back as the catalog spells it.
                 if let (
@@ -270,6 +279,9 @@ impl Binder<'_> {
                 let x = self.bind_expr(expr, ctx)?;
                 let lo = self.bind_expr(low, ctx)?;
                 let hi = self.bind_expr(high, ctx)?;
+                self.hint_parameter(low, &x.data_type());
+                self.hint_parameter(high, &x.data_type());
+                self.hint_parameter(expr, &lo.data_type());
                 let ge = compare(">=", x.clone(), lo)?;
                 let le = compare("<=", x, hi)?;
                 let both = Expr::And(Box::new(ge), Box::new(le));
@@ -285,8 +297,10 @@ impl Binder<'_> {
                 negated,
             } => {
                 let x = self.bind_expr(expr, ctx)?;
+                let xt = x.data_type();
                 let mut items = vec![x];
                 for i in list {
+                    self.hint_parameter(i, &xt);
                     items.push(self.bind_expr(i, ctx)?);
                 }
                 let (mut items, _) = unify_all(items, "IN list")?;
@@ -363,6 +377,10 @@ impl Binder<'_> {
                         // `x op ANY(list)`: over the elements of a list (array).
                         let x = self.bind_expr(left, ctx)?;
                         let mut l = self.bind_expr(list, ctx)?;
+                        if let DataType::List(elem) = l.data_type() {
+                            self.hint_parameter(left, &elem);
+                        }
+                        self.hint_parameter(list, &DataType::List(Box::new(x.data_type())));
                         if l.data_type() == DataType::Varchar && is_literal(&l) {
                             let t = match x.data_type() {
                                 DataType::Null => DataType::Varchar,
@@ -722,8 +740,17 @@ impl Binder<'_> {
             }
             return Ok(acc.expect("at least two terms"));
         }
+        if let (Some(name), Some(reg)) = (comparison_name(op), same_reg_casts(l, r)) {
+            // `a::regtype = 'trigger'::regtype`: reg values compare as the OIDs they are.
+            let left = self.bind_reg_oid(l, reg, ctx)?;
+            let right = self.bind_reg_oid(r, reg, ctx)?;
+            return compare(name, left, right);
+        }
         let left = self.bind_expr(l, ctx)?;
         let right = self.bind_expr(r, ctx)?;
+        // `i >= $1`, `$1 + 1`: an untyped parameter takes its typed operand's type.
+        self.hint_parameter(l, &right.data_type());
+        self.hint_parameter(r, &left.data_type());
         if let Some(name) = comparison_name(op) {
             return compare(name, left, right);
         }
@@ -844,6 +871,22 @@ impl Binder<'_> {
 
     fn references_any_outer(&self, plan: &crate::plan::LogicalPlan) -> bool {
         (2..=self.outer_scopes.len() + 1).any(|l| crate::plan::visit::references_outer(plan, l))
+    }
+}
+
+/// The reg type both operands are cast to (`x::regtype = 'int4'::regtype`), if they are.
+fn same_reg_casts(l: &ast::Expr, r: &ast::Expr) -> Option<super::system::RegType> {
+    let reg = |e: &ast::Expr| match e {
+        ast::Expr::Cast { data_type, .. } => reg_type(data_type),
+        ast::Expr::Nested(inner) => match &**inner {
+            ast::Expr::Cast { data_type, .. } => reg_type(data_type),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (reg(l)?, reg(r)?) {
+        (a, b) if a == b => Some(a),
+        _ => None,
     }
 }
 

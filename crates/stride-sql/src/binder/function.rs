@@ -24,6 +24,9 @@ impl Binder<'_> {
             }
             _ => return Err(Error::binder(format!("unknown function {}", f.name))),
         };
+        if super::set_function::is_set_function(&name) {
+            return self.set_function_column(f, &name);
+        }
         if f.over.is_some() {
             return Err(Error::not_supported(format!(
                 "window function {name}(...) OVER is not supported yet"
@@ -245,6 +248,49 @@ impl Binder<'_> {
     }
 }
 
+/// Functions bound by [`bind_scalar_call`] itself rather than by the function
+/// catalogue of stride-functions (pg_proc lists them too).
+pub(crate) const SPECIAL_FORMS: &[&str] = &[
+    "coalesce",
+    "ifnull",
+    "nvl",
+    "nullif",
+    "if",
+    "iff",
+    "greatest",
+    "least",
+    "current_user",
+    "session_user",
+    "current_role",
+    "user",
+    "current_catalog",
+    "current_schemas",
+];
+
+/// The argument types a call `name(args)` binds with and its result type, or None
+/// when it does not bind: how pg_proc learns the signatures of functions.
+pub(crate) fn probe_call(name: &str, args: &[DataType]) -> Option<(Vec<DataType>, DataType)> {
+    let values = args
+        .iter()
+        .map(|t| Expr::Literal {
+            value: ScalarValue::Null,
+            ty: t.clone(),
+        })
+        .collect();
+    let e = bind_scalar_call(name, values).ok()?;
+    let ty = e.data_type();
+    let arg_types = match &e {
+        _ if name == "current_schemas" => vec![DataType::Boolean],
+        _ if matches!(name, "if" | "iff") => vec![DataType::Boolean, ty.clone(), ty.clone()],
+        Expr::Function { func, .. } => func.arg_types.clone(),
+        Expr::Coalesce { args, .. } | Expr::Greatest { args, .. } => {
+            args.iter().map(|a| a.data_type()).collect()
+        }
+        _ => args.to_vec(),
+    };
+    Some((arg_types, ty))
+}
+
 /// Scalar calls, with the special forms that are not plain functions.
 pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
     let arity = |n: usize| -> Result<()> {
@@ -324,6 +370,37 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
         "current_catalog" if args.is_empty() => Ok(Expr::literal(ScalarValue::Varchar(
             stride_functions::scalar::meta::DATABASE_NAME.into(),
         ))),
+        // The schemas searched for unqualified names, in order; pg_catalog (searched
+        // first, implicitly) only when asked for.
+        "current_schemas" => {
+            arity(1)?;
+            let implicit = cast_expr(args.pop().expect("one argument"), &DataType::Boolean)?;
+            let list = |names: &[&str]| {
+                Expr::literal(ScalarValue::List(
+                    DataType::Varchar,
+                    names
+                        .iter()
+                        .map(|n| ScalarValue::Varchar(n.to_string()))
+                        .collect(),
+                ))
+            };
+            let user = stride_functions::scalar::meta::SCHEMA_NAME;
+            if let Some(v) = super::fold::fold_constant(&implicit)? {
+                return Ok(match v {
+                    ScalarValue::Boolean(true) => list(&["pg_catalog", user]),
+                    ScalarValue::Boolean(false) => list(&[user]),
+                    _ => Expr::Literal {
+                        value: ScalarValue::Null,
+                        ty: DataType::List(Box::new(DataType::Varchar)),
+                    },
+                });
+            }
+            Ok(Expr::Case {
+                branches: vec![(implicit, list(&["pg_catalog", user]))],
+                else_expr: Box::new(list(&[user])),
+                ty: DataType::List(Box::new(DataType::Varchar)),
+            })
+        }
         "typeof" => {
             arity(1)?;
             Ok(Expr::literal(ScalarValue::Varchar(

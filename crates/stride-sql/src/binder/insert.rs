@@ -59,6 +59,14 @@ impl Binder<'_> {
         let source = ins.source.as_ref().ok_or_else(|| {
             Error::not_supported("INSERT ... DEFAULT VALUES is not supported yet")
         })?;
+        // `VALUES ($1, $2)`: each parameter has its target column's type.
+        if let ast::SetExpr::Values(v) = source.body.as_ref() {
+            for row in &v.rows {
+                for (e, &t) in row.iter().zip(&targets) {
+                    self.hint_parameter(e, &schema.columns[t].ty);
+                }
+            }
+        }
         let plan = self.bind_query(source)?;
         let got = plan.schema().len();
         if got != targets.len() {

@@ -14,9 +14,11 @@ mod fold;
 mod from;
 mod function;
 mod insert;
+mod parameters;
 mod procedure;
 mod scope;
 mod select;
+mod set_function;
 mod system;
 mod types;
 mod utility;
@@ -28,11 +30,13 @@ use scope::Scope;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
-use stride_common::{Error, Result, ScalarValue, Settings, TableSchema};
+use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
+pub(crate) use function::{probe_call, SPECIAL_FORMS};
 pub use stride_io::csv::CsvWriteOptions;
+pub(crate) use system::catalog_function_signatures;
 pub use types::convert_data_type;
 
 /// A statement ready for execution.
@@ -139,7 +143,15 @@ pub struct Binder<'a> {
     system: Option<Arc<crate::system::Snapshot>>,
     /// Set while that snapshot is being taken (it binds views).
     building_system: bool,
+    /// Per SELECT being bound, innermost last: its select list's set-returning calls
+    /// and the columns holding their values (`set_function.rs`).
+    set_functions: Vec<Vec<(ast::Function, crate::plan::Expr)>>,
+    /// Types of `$n` parameters inferred from their context (`parameters.rs`).
+    param_types: Vec<Option<DataType>>,
 }
+
+/// Most parameters whose types are inferred (the protocol allows 65535).
+pub const MAX_PARAMETERS: usize = u16::MAX as usize;
 
 /// Deepest expression nesting the binder accepts. Long chains such as `1 + 1 + ...`
 /// parse without recursion but nest in the tree; beyond this they are refused with an
@@ -158,6 +170,8 @@ impl<'a> Binder<'a> {
             params: Vec::new(),
             system: None,
             building_system: false,
+            set_functions: Vec::new(),
+            param_types: Vec::new(),
         }
     }
 

@@ -103,6 +103,7 @@ fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
 }
 
 fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Option<u64>> {
+    b.hint_parameter(e, &DataType::BigInt);
     let scope = Scope::default();
     let mut ctx = ExprCtx::new(&scope, what);
     let bound = b.bind_expr(e, &mut ctx)?;
@@ -323,6 +324,17 @@ struct SelectItem {
 }
 
 fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
+    b.set_functions.push(Vec::new());
+    let r = bind_select_list(b, s, order);
+    b.set_functions.pop();
+    r
+}
+
+fn bind_select_list(
+    b: &mut Binder,
+    s: &ast::Select,
+    order: &[ast::OrderByExpr],
+) -> Result<LogicalPlan> {
     if s.top.is_some()
         || s.into.is_some()
         || !s.lateral_views.is_empty()
@@ -341,6 +353,14 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
             input: Box::new(plan),
             predicate,
         };
+    }
+    let set_calls = super::set_function::find(&s.projection);
+    if !set_calls.is_empty() {
+        let (p, columns) = b.bind_set_functions(&set_calls, &scope, plan)?;
+        plan = p;
+        if let Some(frame) = b.set_functions.last_mut() {
+            *frame = columns;
+        }
     }
 
     let mut aggregates: Vec<AggregateExpr> = Vec::new();
@@ -495,6 +515,11 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
     }
 
     let aggregated = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+    if aggregated && !set_calls.is_empty() {
+        return Err(Error::not_supported(
+            "set-returning functions (unnest, generate_subscripts) in a select list with GROUP BY or aggregates are not supported yet; unnest in a subquery in FROM instead",
+        ));
+    }
     let mut extras: Vec<Expr> = order_targets
         .iter()
         .filter_map(|(t, _, _)| match t {

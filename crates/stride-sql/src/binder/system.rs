@@ -12,6 +12,7 @@ use super::fold::fold_constant;
 use super::Binder;
 use crate::plan::{Expr, Field, LogicalPlan};
 use crate::system::pg_catalog as defs;
+use crate::system::pg_proc;
 use crate::system::snapshot::*;
 use crate::system::{self, SystemTable};
 use std::sync::Arc;
@@ -29,6 +30,16 @@ pub enum RegType {
 }
 
 impl RegType {
+    pub fn name(self) -> &'static str {
+        match self {
+            RegType::Class => "regclass",
+            RegType::Type => "regtype",
+            RegType::Namespace => "regnamespace",
+            RegType::Role => "regrole",
+            RegType::Oid => "oid",
+        }
+    }
+
     /// The reg type a type name (`regclass`, `pg_catalog.regclass`, `oid`) names.
     pub fn from_name(name: &str) -> Option<RegType> {
         let n = name.to_ascii_lowercase();
@@ -173,6 +184,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: None,
+                bytes: None,
                 view_sql: None,
                 index: None,
                 unique_keys: Vec::new(),
@@ -199,6 +211,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: Some(self.catalog.row_count(*id)),
+                bytes: Some(self.catalog.table_bytes(*id)),
                 view_sql: None,
                 index: None,
                 unique_keys: schema
@@ -237,6 +250,7 @@ impl Binder<'_> {
                 kind: RelKind::View,
                 columns,
                 rows: None,
+                bytes: None,
                 view_sql: Some(v.sql),
                 index: None,
                 unique_keys: Vec::new(),
@@ -266,6 +280,7 @@ impl Binder<'_> {
                     })
                     .collect(),
                 rows: None,
+                bytes: None,
                 view_sql: None,
                 index: Some(IndexDef {
                     table: user(ix.table_id),
@@ -401,6 +416,52 @@ impl Binder<'_> {
                     DataType::Varchar,
                 )
             }
+        }
+    }
+
+    /// The OID a `value::regX` cast (the AST `e`) stands for: names are looked up, OIDs
+    /// kept as they are.
+    pub(super) fn bind_reg_oid(
+        &mut self,
+        e: &sqlparser::ast::Expr,
+        reg: RegType,
+        ctx: &mut super::expr::ExprCtx,
+    ) -> Result<Expr> {
+        let mut e = e;
+        while let sqlparser::ast::Expr::Nested(inner) = e {
+            e = inner;
+        }
+        let sqlparser::ast::Expr::Cast { expr, .. } = e else {
+            return Err(Error::internal("a reg cast was expected"));
+        };
+        let inner = self.bind_expr(expr, ctx)?;
+        if inner.data_type() == DataType::Varchar {
+            self.bind_reg_cast(inner, reg)
+        } else {
+            cast_expr(inner, &DataType::BigInt)
+        }
+    }
+
+    /// `oids::regtype[]`: a list of type OIDs as the types' names; `::oid[]` keeps the
+    /// numbers.
+    pub(super) fn bind_reg_list_cast(&mut self, e: Expr, to: RegType) -> Result<Expr> {
+        let oids = DataType::List(Box::new(DataType::BigInt));
+        let e = cast_expr(e, &oids)?;
+        match to {
+            RegType::Oid => Ok(e),
+            RegType::Type => fold(Expr::Function {
+                func: stride_functions::BoundFunction::new(
+                    stride_functions::ScalarFunction::FormatTypes,
+                    vec![oids],
+                    DataType::List(Box::new(DataType::Varchar)),
+                ),
+                args: vec![e],
+            }),
+            other => Err(Error::not_supported(format!(
+                "casting a list to {}[] is not supported; cast each element instead (unnest, then ::{})",
+                other.name(),
+                other.name()
+            ))),
         }
     }
 
@@ -591,10 +652,101 @@ impl Binder<'_> {
                 arity(2..=2, args.len())?;
                 Ok(null_of(text))
             }
-            // No extended statistics, partitioned tables or tablespaces exist.
-            "pg_get_statisticsobjdef_columns" | "pg_get_partkeydef" | "pg_tablespace_location" => {
+            // No extended statistics, partitioned tables or tablespaces exist, and every
+            // function is built in (language internal): none has a SQL body.
+            "pg_get_statisticsobjdef_columns"
+            | "pg_get_partkeydef"
+            | "pg_tablespace_location"
+            | "pg_get_function_sqlbody" => {
                 arity(1..=1, args.len())?;
                 Ok(null_of(text))
+            }
+            // Every function lives in pg_catalog, which is always searched.
+            "pg_function_is_visible" => {
+                arity(1..=1, args.len())?;
+                let key = cast_expr(args.remove(0), &DataType::BigInt)?;
+                let list = (0..pg_proc::procs().len())
+                    .map(|i| oid_literal(pg_proc::proc_oid(i)))
+                    .collect();
+                fold(Expr::InList {
+                    expr: Box::new(key),
+                    list,
+                    negated: false,
+                })
+            }
+            "pg_get_function_arguments"
+            | "pg_get_function_identity_arguments"
+            | "pg_get_function_result" => {
+                arity(1..=1, args.len())?;
+                let key = cast_expr(args.remove(0), &DataType::BigInt)?;
+                let pairs = pg_proc::procs()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let v = if name == "pg_get_function_result" {
+                            p.result_text()
+                        } else {
+                            p.arguments_text()
+                        };
+                        (oid_literal(pg_proc::proc_oid(i)), varchar(v))
+                    })
+                    .collect();
+                lookup(key, pairs, null_of(text.clone()), text)
+            }
+            // Sizes in bytes: a table's stored values; indexes are declared only and
+            // hold nothing; views and system tables store nothing either.
+            "pg_table_size" | "pg_relation_size" | "pg_total_relation_size" | "pg_indexes_size" => {
+                let range = if name == "pg_relation_size" {
+                    1..=2
+                } else {
+                    1..=1
+                };
+                arity(range, args.len())?;
+                let key = oid_arg(args.remove(0), &snap)?;
+                let pairs = snap
+                    .relations
+                    .iter()
+                    .map(|r| {
+                        let bytes = match name {
+                            "pg_indexes_size" => 0,
+                            _ => r.bytes.unwrap_or(0),
+                        };
+                        (oid_literal(r.oid), oid_literal(bytes as i64))
+                    })
+                    .collect();
+                lookup(key, pairs, null_of(DataType::BigInt), DataType::BigInt)
+            }
+            "pg_database_size" => {
+                arity(1..=1, args.len())?;
+                let total: usize = snap.relations.iter().filter_map(|r| r.bytes).sum();
+                let arg = args.remove(0);
+                let db = stride_functions::scalar::meta::DATABASE_NAME;
+                match fold_constant(&arg)? {
+                    Some(ScalarValue::Null) => return Ok(null_of(DataType::BigInt)),
+                    Some(ScalarValue::Varchar(n)) if n != db => {
+                        return Err(Error::catalog(format!("database \"{n}\" does not exist")))
+                    }
+                    Some(v) if v.as_i64().is_some_and(|o| o != DATABASE_OID) => {
+                        return Err(Error::catalog(format!(
+                            "database with OID {v} does not exist"
+                        )))
+                    }
+                    _ => {}
+                }
+                let known = if arg.data_type() == DataType::Varchar {
+                    compare("=", arg.clone(), varchar(db))?
+                } else {
+                    compare(
+                        "=",
+                        cast_expr(arg.clone(), &DataType::BigInt)?,
+                        oid_literal(DATABASE_OID),
+                    )?
+                };
+                case(
+                    vec![(known, oid_literal(total as i64))],
+                    null_of(DataType::BigInt),
+                    DataType::BigInt,
+                )
             }
             other => Err(Error::internal(format!("catalog function {other}"))),
         }
@@ -603,24 +755,74 @@ impl Binder<'_> {
 
 /// Whether `name` is a function that reads the catalog.
 pub(super) fn is_catalog_function(name: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "pg_table_is_visible",
-        "pg_type_is_visible",
-        "pg_get_userbyid",
-        "pg_get_viewdef",
-        "pg_get_indexdef",
-        "pg_get_constraintdef",
-        "pg_relation_is_publishable",
-        "to_regclass",
-        "to_regnamespace",
-        "obj_description",
-        "col_description",
-        "shobj_description",
-        "pg_get_statisticsobjdef_columns",
-        "pg_get_partkeydef",
-        "pg_tablespace_location",
-    ];
-    NAMES.contains(&name)
+    CATALOG_FUNCTIONS.contains(&name)
+}
+
+const CATALOG_FUNCTIONS: &[&str] = &[
+    "pg_table_is_visible",
+    "pg_type_is_visible",
+    "pg_get_userbyid",
+    "pg_get_viewdef",
+    "pg_get_indexdef",
+    "pg_get_constraintdef",
+    "pg_relation_is_publishable",
+    "to_regclass",
+    "to_regnamespace",
+    "obj_description",
+    "col_description",
+    "shobj_description",
+    "pg_get_statisticsobjdef_columns",
+    "pg_get_partkeydef",
+    "pg_tablespace_location",
+    "pg_function_is_visible",
+    "pg_get_function_arguments",
+    "pg_get_function_identity_arguments",
+    "pg_get_function_result",
+    "pg_get_function_sqlbody",
+    "pg_table_size",
+    "pg_relation_size",
+    "pg_total_relation_size",
+    "pg_indexes_size",
+    "pg_database_size",
+];
+
+/// The signatures of the functions above, as pg_proc lists them (OIDs are BIGINT in
+/// stride, names VARCHAR).
+pub(crate) fn catalog_function_signatures() -> &'static [(&'static str, &'static [u32], u32)] {
+    use pg_types::{BOOL, INT4, INT8, VARCHAR};
+    &[
+        ("pg_table_is_visible", &[INT8], BOOL),
+        ("pg_type_is_visible", &[INT8], BOOL),
+        ("pg_get_userbyid", &[INT8], VARCHAR),
+        ("pg_get_viewdef", &[INT8], VARCHAR),
+        ("pg_get_viewdef", &[INT8, BOOL], VARCHAR),
+        ("pg_get_indexdef", &[INT8], VARCHAR),
+        ("pg_get_indexdef", &[INT8, INT4, BOOL], VARCHAR),
+        ("pg_get_constraintdef", &[INT8], VARCHAR),
+        ("pg_get_constraintdef", &[INT8, BOOL], VARCHAR),
+        ("pg_relation_is_publishable", &[INT8], BOOL),
+        ("to_regclass", &[VARCHAR], INT8),
+        ("to_regnamespace", &[VARCHAR], INT8),
+        ("obj_description", &[INT8], VARCHAR),
+        ("obj_description", &[INT8, VARCHAR], VARCHAR),
+        ("col_description", &[INT8, INT4], VARCHAR),
+        ("shobj_description", &[INT8, VARCHAR], VARCHAR),
+        ("pg_get_statisticsobjdef_columns", &[INT8], VARCHAR),
+        ("pg_get_partkeydef", &[INT8], VARCHAR),
+        ("pg_tablespace_location", &[INT8], VARCHAR),
+        ("pg_function_is_visible", &[INT8], BOOL),
+        ("pg_get_function_arguments", &[INT8], VARCHAR),
+        ("pg_get_function_identity_arguments", &[INT8], VARCHAR),
+        ("pg_get_function_result", &[INT8], VARCHAR),
+        ("pg_get_function_sqlbody", &[INT8], VARCHAR),
+        ("pg_table_size", &[INT8], INT8),
+        ("pg_relation_size", &[INT8], INT8),
+        ("pg_relation_size", &[INT8, VARCHAR], INT8),
+        ("pg_total_relation_size", &[INT8], INT8),
+        ("pg_indexes_size", &[INT8], INT8),
+        ("pg_database_size", &[VARCHAR], INT8),
+        ("pg_database_size", &[INT8], INT8),
+    ]
 }
 
 /// A searched CASE (NULL default), folded when constant.
@@ -633,4 +835,20 @@ fn case(branches: Vec<(Expr, Expr)>, default: Expr, ty: DataType) -> Result<Expr
         else_expr: Box::new(default),
         ty,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pg_proc lists every catalog function, and only those.
+    #[test]
+    fn every_catalog_function_has_a_signature() {
+        let mut listed: Vec<&str> = catalog_function_signatures()
+            .iter()
+            .map(|(n, _, _)| *n)
+            .collect();
+        listed.dedup();
+        assert_eq!(listed, CATALOG_FUNCTIONS);
+    }
 }

@@ -58,6 +58,24 @@ impl Binder<'_> {
                 };
                 Ok(BoundStatement::Set { name, value: v })
             }
+            // PostgreSQL's spelling of `SET timezone = ...` (pgcli sends it at start).
+            ast::Set::SetTimeZone { value, .. } => {
+                let v = match value {
+                    ast::Expr::Identifier(id) => ScalarValue::Varchar(id.value.clone()),
+                    e => {
+                        let scope = Scope::default();
+                        let mut ctx = ExprCtx::new(&scope, "SET");
+                        let bound = self.bind_expr(e, &mut ctx)?;
+                        fold_constant(&bound)?.ok_or_else(|| {
+                            Error::binder("SET TIME ZONE: the value must be a constant")
+                        })?
+                    }
+                };
+                Ok(BoundStatement::Set {
+                    name: "timezone".into(),
+                    value: v,
+                })
+            }
             other => Err(Error::not_supported(format!("{other} is not supported"))),
         }
     }
@@ -83,6 +101,12 @@ impl Binder<'_> {
         if name == "tables" {
             return self.show_tables();
         }
+        // `SHOW TIME ZONE` is PostgreSQL's spelling of `SHOW timezone`.
+        let name = if name == "time zone" {
+            "timezone".to_string()
+        } else {
+            name
+        };
         if name == "all" {
             let rows = stride_common::settings::SETTING_NAMES
                 .iter()

@@ -78,6 +78,7 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         }
         LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
         LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),
+        LogicalPlan::Unnest { lists, .. } => format!("UNNEST {}", join_list(lists)),
         LogicalPlan::Aggregate {
             group_by,
             aggregates,

@@ -177,6 +177,48 @@ pub enum LogicalPlan {
         all: bool,
         schema: Vec<Field>,
     },
+    /// Set-returning functions of a select list (`SELECT a, unnest(l) FROM t`): each
+    /// input row repeats once per element of its longest list, followed by one column
+    /// per list holding the elements side by side (NULL where a list is shorter). A row
+    /// whose lists are all empty or NULL yields nothing. Output: the input's columns,
+    /// then one per list.
+    Unnest {
+        input: Box<LogicalPlan>,
+        lists: Vec<SetFunction>,
+        schema: Vec<Field>,
+    },
+}
+
+/// One set-returning function of a select list, over a list-valued expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetFunction {
+    /// `unnest(list)`: the elements.
+    Elements(Expr),
+    /// `generate_subscripts(list, 1)`: the positions 1, 2, ... of the elements.
+    Subscripts(Expr),
+}
+
+impl SetFunction {
+    pub fn list(&self) -> &Expr {
+        match self {
+            SetFunction::Elements(e) | SetFunction::Subscripts(e) => e,
+        }
+    }
+
+    pub fn list_mut(&mut self) -> &mut Expr {
+        match self {
+            SetFunction::Elements(e) | SetFunction::Subscripts(e) => e,
+        }
+    }
+}
+
+impl std::fmt::Display for SetFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetFunction::Elements(e) => write!(f, "unnest({e})"),
+            SetFunction::Subscripts(e) => write!(f, "generate_subscripts({e}, 1)"),
+        }
+    }
 }
 
 impl LogicalPlan {
@@ -202,7 +244,8 @@ impl LogicalPlan {
             | LogicalPlan::Project { schema, .. }
             | LogicalPlan::Aggregate { schema, .. }
             | LogicalPlan::Join { schema, .. }
-            | LogicalPlan::SetOp { schema, .. } => schema,
+            | LogicalPlan::SetOp { schema, .. }
+            | LogicalPlan::Unnest { schema, .. } => schema,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
@@ -222,7 +265,8 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => vec![input],
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::Unnest { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
                 vec![left, right]
             }

@@ -7,6 +7,6 @@ pub mod visit;
 
 pub use expr::{Expr, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, CsvSource, DeferredFunction, Field, JoinKind, LogicalPlan, SetOpKind, SortExpr,
-    TableFunction,
+    AggregateExpr, CsvSource, DeferredFunction, Field, JoinKind, LogicalPlan, SetFunction,
+    SetOpKind, SortExpr, TableFunction,
 };

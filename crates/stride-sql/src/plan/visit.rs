@@ -19,6 +19,7 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
+        LogicalPlan::Unnest { lists, .. } => lists.iter_mut().map(|l| l.list_mut()).collect(),
         LogicalPlan::Aggregate {
             group_by,
             aggregates,
@@ -54,7 +55,8 @@ pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
         | LogicalPlan::Project { input, .. }
         | LogicalPlan::Aggregate { input, .. }
         | LogicalPlan::Sort { input, .. }
-        | LogicalPlan::Limit { input, .. } => vec![input],
+        | LogicalPlan::Limit { input, .. }
+        | LogicalPlan::Unnest { input, .. } => vec![input],
         LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
             vec![left, right]
         }
@@ -108,6 +110,7 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
+        LogicalPlan::Unnest { lists, .. } => lists.iter().map(|l| l.list()).collect(),
         LogicalPlan::Aggregate {
             group_by,
             aggregates,

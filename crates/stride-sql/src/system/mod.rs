@@ -19,6 +19,7 @@
 
 mod information_schema;
 pub mod pg_catalog;
+pub mod pg_proc;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;

@@ -177,6 +177,70 @@ pub const TABLES: &[SystemTable] = &[
         indexes
     ),
     table!(
+        "pg_proc",
+        [
+            ("oid", Oid),
+            ("proname", Text),
+            ("pronamespace", Oid),
+            ("proowner", Oid),
+            ("prolang", Oid),
+            ("procost", Float4),
+            ("prorows", Float4),
+            ("provariadic", Oid),
+            ("prosupport", Oid),
+            ("prokind", Text),
+            ("prosecdef", Bool),
+            ("proleakproof", Bool),
+            ("proisstrict", Bool),
+            ("proretset", Bool),
+            ("provolatile", Text),
+            ("proparallel", Text),
+            ("pronargs", Int2),
+            ("pronargdefaults", Int2),
+            ("prorettype", Oid),
+            ("proargtypes", OidList),
+            ("proallargtypes", OidList),
+            ("proargmodes", TextList),
+            ("proargnames", TextList),
+            ("proargdefaults", Text),
+            ("protrftypes", OidList),
+            ("prosrc", Text),
+            ("probin", Text),
+            ("prosqlbody", Text),
+            ("proconfig", TextList),
+            ("proacl", TextList),
+        ],
+        procs
+    ),
+    table!(
+        "pg_language",
+        [
+            ("oid", Oid),
+            ("lanname", Text),
+            ("lanowner", Oid),
+            ("lanispl", Bool),
+            ("lanpltrusted", Bool),
+            ("lanplcallfoid", Oid),
+            ("laninline", Oid),
+            ("lanvalidator", Oid),
+            ("lanacl", TextList),
+        ],
+        languages
+    ),
+    table!(
+        "pg_depend",
+        [
+            ("classid", Oid),
+            ("objid", Oid),
+            ("objsubid", Int4),
+            ("refclassid", Oid),
+            ("refobjid", Oid),
+            ("refobjsubid", Int4),
+            ("deptype", Text),
+        ],
+        dependencies
+    ),
+    table!(
         "pg_am",
         [("oid", Oid), ("amname", Text), ("amtype", Text)],
         access_methods
@@ -445,6 +509,101 @@ pub const TABLES: &[SystemTable] = &[
     ),
 ];
 
+/// Whether a function's result may change within a transaction (`provolatile`): the
+/// clock reads are stable within a statement, everything else is immutable.
+fn volatility(name: &str) -> &'static str {
+    match name {
+        "now" | "current_timestamp" | "current_date" | "today" => "s",
+        _ => "i",
+    }
+}
+
+fn procs(_: &Snapshot) -> Rows {
+    use super::pg_proc::{self, ProcKind, INTERNAL_LANGUAGE_OID};
+    pg_proc::procs()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let args: Vec<i64> = p.args.iter().map(|&a| a as i64).collect();
+            // NULL in, NULL out: true of every kernel, not of the special forms
+            // (COALESCE, ...), concat (which skips NULLs) or aggregates.
+            let strict = p.kind == ProcKind::Function
+                && !crate::binder::SPECIAL_FORMS.contains(&p.name.as_str())
+                && !matches!(p.name.as_str(), "concat" | "concat_ws");
+            vec![
+                oid(pg_proc::proc_oid(i)),
+                text(&p.name),
+                oid(PG_CATALOG_OID),
+                oid(OWNER_OID),
+                oid(INTERNAL_LANGUAGE_OID),
+                ScalarValue::Real(1.0),
+                ScalarValue::Real(if p.retset { 1000.0 } else { 0.0 }),
+                oid(p.variadic as i64),
+                oid(0),
+                text(p.kind.code()),
+                boolean(false),
+                boolean(false),
+                boolean(strict),
+                boolean(p.retset),
+                text(volatility(&p.name)),
+                text("s"),
+                int2(args.len() as i16),
+                int2(0),
+                oid(p.ret as i64),
+                oid_list(&args),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                text(&p.name),
+                null(),
+                null(),
+                null(),
+                null(),
+            ]
+        })
+        .collect()
+}
+
+fn languages(_: &Snapshot) -> Rows {
+    use super::pg_proc::INTERNAL_LANGUAGE_OID;
+    vec![vec![
+        oid(INTERNAL_LANGUAGE_OID),
+        text("internal"),
+        oid(OWNER_OID),
+        boolean(false),
+        boolean(false),
+        oid(0),
+        oid(0),
+        oid(0),
+        null(),
+    ]]
+}
+
+/// PostgreSQL's OID of pg_class, the catalog a relation's dependency is recorded in.
+const PG_CLASS_CATALOG: i64 = 1259;
+
+/// What depends on what: each index on its table (automatic: it goes when the table
+/// goes).
+fn dependencies(s: &Snapshot) -> Rows {
+    s.relations
+        .iter()
+        .filter_map(|r| Some((r, r.index.as_ref()?)))
+        .map(|(r, ix)| {
+            vec![
+                oid(PG_CLASS_CATALOG),
+                oid(r.oid),
+                int4(0),
+                oid(PG_CLASS_CATALOG),
+                oid(ix.table),
+                int4(0),
+                text("a"),
+            ]
+        })
+        .collect()
+}
+
 fn nothing(_: &Snapshot) -> Rows {
     Vec::new()
 }
@@ -476,7 +635,11 @@ fn classes(s: &Snapshot) -> Rows {
                 oid(am),
                 oid(0),
                 oid(0),
-                int4(0),
+                // Pages of 8 kB the values would fill.
+                int4(
+                    r.bytes
+                        .map_or(0, |b| b.div_ceil(8192).min(i32::MAX as usize) as i32),
+                ),
                 ScalarValue::Real(tuples),
                 int4(0),
                 oid(0),
@@ -593,7 +756,7 @@ fn types(_: &Snapshot) -> Rows {
                 oid(OWNER_OID),
                 int2(l.len),
                 boolean(l.byval),
-                text("b"),
+                text(if t.category == 'P' { "p" } else { "b" }),
                 text(t.category.to_string()),
                 boolean(matches!(
                     t.name,

@@ -100,6 +100,8 @@ pub struct Relation {
     pub columns: Vec<Column>,
     /// Rows stored (tables), for `reltuples`.
     pub rows: Option<usize>,
+    /// Bytes the values take (tables), for `pg_table_size` and `relpages`.
+    pub bytes: Option<usize>,
     /// A view's query.
     pub view_sql: Option<String>,
     /// An index's table and columns (1-based attribute numbers) and uniqueness.
@@ -278,6 +280,7 @@ pub(crate) mod tests {
             kind: RelKind::Table,
             columns: vec![id, note, col("price", DataType::Decimal(10, 2))],
             rows: Some(3),
+            bytes: Some(96),
             view_sql: None,
             index: None,
             unique_keys: vec![vec![1]],
@@ -289,6 +292,7 @@ pub(crate) mod tests {
             kind: RelKind::View,
             columns: vec![col("id", DataType::Integer)],
             rows: None,
+            bytes: None,
             view_sql: Some("SELECT id FROM t".into()),
             unique_keys: vec![],
             ..table.clone()
@@ -299,6 +303,7 @@ pub(crate) mod tests {
             kind: RelKind::Index,
             columns: vec![col("note", DataType::Varchar)],
             rows: None,
+            bytes: None,
             index: Some(IndexDef {
                 table: USER_OID_BASE,
                 columns: vec![2],
