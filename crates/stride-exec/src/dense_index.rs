@@ -91,6 +91,24 @@ impl DenseIndex {
 }
 
 impl DenseIndex {
+    /// The keys the index can hold: `[base, base + len)`.
+    pub fn range(&self) -> (u64, u64) {
+        (self.base, self.base + self.ids.len() as u64)
+    }
+
+    /// Calls `f(group)` for every key in `[lo, hi)` the index holds, in key order.
+    pub fn for_each_in(&self, lo: u64, hi: u64, mut f: impl FnMut(u32)) {
+        let a = lo.max(self.base) - self.base;
+        let b = hi.min(self.base + self.ids.len() as u64).saturating_sub(self.base);
+        if a < b {
+            for &id in &self.ids[a as usize..b as usize] {
+                if id != 0 {
+                    f(id - 1);
+                }
+            }
+        }
+    }
+
     /// Makes room for `slot`: a fresh zeroed array (pages the system hands out
     /// lazily) with the known ids copied over.
     #[cold]

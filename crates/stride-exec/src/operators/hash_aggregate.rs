@@ -10,7 +10,7 @@
 use crate::context::QueryContext;
 use crate::dense_index::DenseIndex;
 use crate::expression::{eval, eval_ref, select};
-use crate::hash_table::{hash_key, KeyTable};
+use crate::hash_table::{hash_key, inline_word, KeyTable};
 use crate::parallel::map_tasks;
 use crate::pipeline::Sink;
 use crate::row_key::{self, Keys};
@@ -161,55 +161,118 @@ impl<'a> HashAggregate<'a> {
             let merged = if tables.len() == 1 {
                 tables.pop().expect("one table")
             } else {
-                self.merge(&mut tables)?
+                let partials = export_partials(&mut tables)?;
+                let all: Vec<Vec<u32>> = tables
+                    .iter()
+                    .map(|t| (0..t.table.len() as u32).collect())
+                    .collect();
+                let members: Vec<&[u32]> = all.iter().map(|m| m.as_slice()).collect();
+                self.merge_partition(&tables, &partials, &members, &mut Assign::Hash)?
             };
             return self.finalize(merged);
         }
-        // Partitioned merge in parallel.
+        let partials = export_partials(&mut tables[..])?;
+        match RangeSplit::of(&tables) {
+            Some(split) => {
+                // Keys in the direct-lookup range merge by key range; the others
+                // (NULL, keys beyond it) by hash.
+                let mut out = self.range_merge(&tables, &partials, &split)?;
+                out.extend(self.hash_merge(&tables, &partials, &split.rest)?);
+                Ok(out)
+            }
+            None => {
+                let all: Vec<Vec<u32>> = tables
+                    .iter()
+                    .map(|t| (0..t.table.len() as u32).collect())
+                    .collect();
+                self.hash_merge(&tables, &partials, &all)
+            }
+        }
+    }
+
+    /// Merges the groups `groups[t]` of every table `t`, split into partitions by
+    /// hash, in parallel.
+    fn hash_merge(
+        &self,
+        tables: &[LocalTable],
+        partials: &[Vec<Vec<Vector>>],
+        groups: &[Vec<u32>],
+    ) -> Result<Vec<DataChunk>> {
+        if groups.iter().all(Vec::is_empty) {
+            return Ok(Vec::new());
+        }
         let bits = 6u32;
         let parts = 1usize << bits;
-        let partials = export_partials(&mut tables[..])?;
         // Each table's groups, bucketed by partition once.
         let buckets: Vec<Vec<Vec<u32>>> = tables
             .iter()
-            .map(|t| {
+            .zip(groups)
+            .map(|(t, groups)| {
                 let mut b = vec![Vec::new(); parts];
-                for g in 0..t.table.len() {
-                    b[(t.table.hash(g) >> (64 - bits)) as usize].push(g as u32);
+                for &g in groups {
+                    b[(t.table.hash(g as usize) >> (64 - bits)) as usize].push(g);
                 }
                 b
             })
             .collect();
         let results = map_tasks(self.ctx, parts, |p| {
             let members: Vec<&[u32]> = buckets.iter().map(|b| b[p].as_slice()).collect();
-            let merged = self.merge_partition(&tables, &partials, &members)?;
+            let merged = self.merge_partition(tables, partials, &members, &mut Assign::Hash)?;
             self.finalize(merged)
         })?;
         Ok(results.into_iter().flatten().collect())
     }
 
-    /// Merges every table into one (small inputs).
-    fn merge(&self, tables: &mut [LocalTable]) -> Result<LocalTable> {
-        let partials = export_partials(tables)?;
-        let all: Vec<Vec<u32>> = tables
-            .iter()
-            .map(|t| (0..t.table.len() as u32).collect())
-            .collect();
-        let members: Vec<&[u32]> = all.iter().map(|m| m.as_slice()).collect();
-        self.merge_partition(tables, &partials, &members)
+    /// Merges the groups whose keys fall in `split`'s range, one range of keys per
+    /// task: each table's groups of a range come in key order from its direct-lookup
+    /// array, and find their merged group by the key's offset, with no hashing.
+    fn range_merge(
+        &self,
+        tables: &[LocalTable],
+        partials: &[Vec<Vec<Vector>>],
+        split: &RangeSplit,
+    ) -> Result<Vec<DataChunk>> {
+        let results = map_tasks(self.ctx, split.parts, |p| {
+            let (lo, hi) = split.part(p);
+            let lists: Vec<Vec<u32>> = tables
+                .iter()
+                .zip(&split.strays)
+                .map(|(t, strays)| {
+                    let mut list = Vec::new();
+                    if let Some(Some(d)) = &t.dense {
+                        d.for_each_in(lo, hi, |g| list.push(g));
+                    }
+                    list.extend_from_slice(&strays[p]);
+                    list
+                })
+                .collect();
+            let members: Vec<&[u32]> = lists.iter().map(|m| m.as_slice()).collect();
+            let mut assign = Assign::Range {
+                lo,
+                slots: vec![0; (hi - lo) as usize],
+            };
+            let merged = self.merge_partition(tables, partials, &members, &mut assign)?;
+            self.finalize(merged)
+        })?;
+        Ok(results.into_iter().flatten().collect())
     }
 
-    /// Merges the groups of partition `p` (top `bits` bits of the hash) of all tables.
-    /// Merges the groups `members[t]` of every table `t` into one table.
+    /// Merges the groups `members[t]` of every table `t` into one table, finding each
+    /// group's new id as `assign` says.
     fn merge_partition(
         &self,
         tables: &[LocalTable],
         partials: &[Vec<Vec<Vector>>],
         members: &[&[u32]],
+        assign: &mut Assign,
     ) -> Result<LocalTable> {
         let mut out = self.new_table();
+        let groups: usize = members.iter().map(|m| m.len()).sum();
         // At most this many groups: no growing on the way.
-        out.table = KeyTable::with_capacity(members.iter().map(|m| m.len()).sum());
+        out.table = match assign {
+            Assign::Hash => KeyTable::with_capacity(groups),
+            Assign::Range { .. } => KeyTable::default(),
+        };
         let any_buffered = self.aggs.iter().any(is_buffered);
         for ((t, parts), &members) in tables.iter().zip(partials).zip(members) {
             let n = t.table.len();
@@ -221,15 +284,27 @@ impl<'a> HashAggregate<'a> {
             };
             let mut new_ids = Vec::with_capacity(members.len());
             for (k, &g) in members.iter().enumerate() {
-                if let Some(&ahead) = members.get(k + 16) {
-                    out.table.prefetch(t.table.hash(ahead as usize));
-                }
                 let key = t.table.key(g as usize);
-                let (id, _) = out.table.find_or_insert(key, t.table.hash(g as usize));
+                let hash = t.table.hash(g as usize);
+                let id = match assign {
+                    Assign::Hash => {
+                        if let Some(&ahead) = members.get(k + 16) {
+                            out.table.prefetch(t.table.hash(ahead as usize));
+                        }
+                        out.table.find_or_insert(key, hash).0 as u32
+                    }
+                    Assign::Range { lo, slots } => {
+                        let slot = &mut slots[(inline_word(key) - *lo) as usize];
+                        if *slot == 0 {
+                            *slot = out.table.push_unindexed(key, hash) as u32 + 1;
+                        }
+                        *slot - 1
+                    }
+                };
                 if any_buffered {
-                    mapping[g as usize] = id as u32;
+                    mapping[g as usize] = id;
                 }
-                new_ids.push(id as u32);
+                new_ids.push(id);
             }
             for s in out.states.iter_mut() {
                 s.resize(out.table.len());
@@ -332,6 +407,88 @@ impl<'a> HashAggregate<'a> {
             state.update(&gids, &args.iter().collect::<Vec<_>>(), batch.len())?;
         }
         Ok(())
+    }
+}
+
+/// How a merge finds the merged group of a thread table's group.
+enum Assign {
+    /// By looking its key up in the merged table.
+    Hash,
+    /// By the key's offset from `lo` (keys of one range; `slots` holds new id + 1).
+    Range { lo: u64, slots: Vec<u32> },
+}
+
+/// The split of the thread tables' groups for a merge by key range, when every table
+/// found its keys through a direct-lookup array ([`DenseIndex`]).
+struct RangeSplit {
+    /// The keys `[lo, lo + parts * width)` are merged by range.
+    lo: u64,
+    width: u64,
+    parts: usize,
+    /// Per table and part: groups with keys in the part that the table's array does
+    /// not hold (the table found them by hash).
+    strays: Vec<Vec<Vec<u32>>>,
+    /// Per table: groups outside the range (and NULL), merged by hash.
+    rest: Vec<Vec<u32>>,
+}
+
+impl RangeSplit {
+    /// Ranges per merge: tasks balance over the threads.
+    const PARTS: u64 = 64;
+    /// The widest range merged this way (the slots of all parts together: 256 MiB).
+    const MAX_KEYS: u64 = 1 << 26;
+
+    fn of(tables: &[LocalTable]) -> Option<RangeSplit> {
+        let mut lo = u64::MAX;
+        let mut hi = 0;
+        for t in tables.iter().filter(|t| !t.table.is_empty()) {
+            let Some(Some(d)) = &t.dense else {
+                return None;
+            };
+            let (a, b) = d.range();
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+        if lo >= hi || hi - lo > Self::MAX_KEYS {
+            return None;
+        }
+        let width = (hi - lo).div_ceil(Self::PARTS);
+        let parts = (hi - lo).div_ceil(width) as usize;
+        let mut strays = Vec::with_capacity(tables.len());
+        let mut rest = Vec::with_capacity(tables.len());
+        for t in tables {
+            // Groups the array holds; every other group is a stray or the rest.
+            let mut held = vec![false; t.table.len()];
+            if let Some(Some(d)) = &t.dense {
+                d.for_each_in(lo, hi, |g| held[g as usize] = true);
+            }
+            let mut s = vec![Vec::new(); parts];
+            let mut r = Vec::new();
+            for g in (0..t.table.len()).filter(|&g| !held[g]) {
+                let key = t.table.key(g);
+                let w = inline_word(key);
+                if !key.is_empty() && (lo..hi).contains(&w) {
+                    s[((w - lo) / width) as usize].push(g as u32);
+                } else {
+                    r.push(g as u32);
+                }
+            }
+            strays.push(s);
+            rest.push(r);
+        }
+        Some(RangeSplit {
+            lo,
+            width,
+            parts,
+            strays,
+            rest,
+        })
+    }
+
+    /// The keys of part `p`.
+    fn part(&self, p: usize) -> (u64, u64) {
+        let a = self.lo + p as u64 * self.width;
+        (a, a + self.width)
     }
 }
 
