@@ -4,7 +4,9 @@
 //! aggregate, and folds its morsels in without any lock. Phase 2, merge: the groups of
 //! all thread tables are split into partitions by hash; each partition is merged by
 //! one thread into a fresh table (states travel as partial-state vectors) and
-//! finalized. Aggregates with DISTINCT or ORDER BY buffer their input rows instead;
+//! finalized. When every thread found its keys through a direct-lookup array
+//! ([`DenseIndex`]), the partitions are ranges of keys instead, and each group finds
+//! its merged group by its key's offset in the range: no hashing, no probing. Aggregates with DISTINCT or ORDER BY buffer their input rows instead;
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
 use crate::context::QueryContext;
