@@ -114,8 +114,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
 }
 
 fn main() {
-    // SAFETY: sets a plain integer option, before any other thread runs.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    // SAFETY: sets a plain integer option, before any other thread runs. A default
+    // only: MIMALLOC_PURGE_DELAY in the environment still wins.
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     let code = run();
     let _ = io::stdout().flush();
     std::process::exit(code);

@@ -38,10 +38,12 @@ impl DenseIndex {
             .map(|(&w, _)| w);
         let first = valid.next()?;
         let (lo, hi) = valid.fold((first, first), |(lo, hi), w| (lo.min(w), hi.max(w)));
-        let span = hi - lo + 1;
-        if span > FIRST_SPAN {
+        if hi - lo >= FIRST_SPAN || lo.checked_add(MAX_SPAN).is_none() {
+            // Spread out, or so close to the top of the word range (negative
+            // numbers) that the array's range would wrap.
             return None;
         }
+        let span = hi - lo + 1;
         // Room for later keys somewhat beyond the first chunk's; more comes on demand.
         let size = (span * 4).clamp(1024, MAX_SPAN);
         Some(DenseIndex {
@@ -99,7 +101,9 @@ impl DenseIndex {
     /// Calls `f(group)` for every key in `[lo, hi)` the index holds, in key order.
     pub fn for_each_in(&self, lo: u64, hi: u64, mut f: impl FnMut(u32)) {
         let a = lo.max(self.base) - self.base;
-        let b = hi.min(self.base + self.ids.len() as u64).saturating_sub(self.base);
+        let b = hi
+            .min(self.base + self.ids.len() as u64)
+            .saturating_sub(self.base);
         if a < b {
             for &id in &self.ids[a as usize..b as usize] {
                 if id != 0 {

@@ -552,4 +552,20 @@ fn filters_applied_while_reading_match_filtering_the_table() {
         .unwrap();
     assert_eq!(got, expect);
     assert!(!got.is_empty());
+
+    // Rejected rows never reach the filter: the short row's 0 would divide by zero.
+    let small = dir.file("small.csv");
+    std::fs::write(&small, "a,b\n1,x\n0\n2,y\n5,z\n").unwrap();
+    for threads in [1, 2] {
+        c.execute(&format!("SET threads = {threads}")).unwrap();
+        assert_eq!(
+            text(
+                &c,
+                &format!(
+                    "SELECT string_agg(b, '' ORDER BY b) FROM read_csv('{small}', ignore_errors = true) WHERE 10 // a > 1"
+                )
+            ),
+            "xyz"
+        );
+    }
 }

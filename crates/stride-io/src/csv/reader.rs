@@ -394,16 +394,32 @@ impl CsvReader {
                         None => Vector::constant(&ScalarValue::Null, &self.schema_type(c)),
                     })
                     .collect::<Result<Vec<_>>>()?;
-                let mut keep = (f.select)(&DataChunk::new(input, n))?.indices;
-                if !reject.is_empty() {
+                let mut chunk = DataChunk::new(input, n);
+                // Rows already rejected never reach the filter (it could fail on
+                // them, as the filter above an unfiltered read would not).
+                let survivors = (!reject.is_empty()).then(|| {
                     reject.sort_unstable();
-                    keep.retain(|r| reject.binary_search(&(*r as usize)).is_err());
-                    // Counted once, here; the rows are gone from `keep`.
                     reject.dedup();
                     self.rejected
                         .fetch_add(reject.len() as u64, Ordering::Relaxed);
+                    let s: Vec<u32> = (0..n as u32)
+                        .filter(|r| reject.binary_search(&(*r as usize)).is_err())
+                        .collect();
                     reject.clear();
+                    SelectionVector::new(s)
+                });
+                if let Some(s) = &survivors {
+                    if s.is_empty() {
+                        continue;
+                    }
+                    chunk.select(s.clone());
+                    chunk = chunk.flatten();
                 }
+                let sel = (f.select)(&chunk)?;
+                let keep = match &survivors {
+                    Some(s) => sel.compose(s).indices,
+                    None => sel.indices,
+                };
                 if keep.is_empty() {
                     continue;
                 }

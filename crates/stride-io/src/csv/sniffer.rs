@@ -240,9 +240,20 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
         // The first record is data: its values must fit too.
         for (c, ty) in types.iter_mut().enumerate() {
             if let Some(v) = first_values.get(c) {
-                if !nullstr.iter().any(|n| n == v) && !fits(ty, v, &date_fmt, &ts_fmt) {
-                    *ty = widen_for(ty, v, &date_fmt, &ts_fmt);
+                if nullstr.iter().any(|n| n == v) || fits(ty, v, &date_fmt, &ts_fmt) {
+                    continue;
                 }
+                // A decimal counts its digits with the sample's.
+                let digits =
+                    decimal_shape(v).map(|(i, f)| (digits[c].0.max(i), digits[c].1.max(f)));
+                *ty = match (&*ty, digits) {
+                    (DataType::Decimal(..), Some((i, f)))
+                        if f <= MAX_DETECTED_SCALE && i + f <= DETECTED_PRECISION as usize =>
+                    {
+                        DataType::Decimal(DETECTED_PRECISION, f as u8)
+                    }
+                    _ => widen_for(ty, v, &date_fmt, &ts_fmt),
+                };
             }
         }
     }
@@ -284,8 +295,9 @@ pub(crate) fn widen_for(
 }
 
 /// The decimal that holds both the values of `ty` (BOOLEAN, BIGINT or DECIMAL) and
-/// `v`, if `v` is a plain decimal. A widened scale keeps every integer digit the old
-/// type allowed, so one widening is enough; beyond 38 digits there is none.
+/// `v`, if `v` is a plain decimal. A widened DECIMAL keeps every integer digit the old
+/// one allowed; a BIGINT's digits are not known, so one with more than 18 - s digits
+/// widens once more (to 38 digits). Beyond 38 digits there is no decimal.
 fn wider_decimal(ty: &DataType, v: &[u8]) -> Option<DataType> {
     let (int, frac) = decimal_shape(v)?;
     let (have_int, have_scale) = match ty {
@@ -469,8 +481,13 @@ fn detect_header(
     }
     let typed = types.iter().any(|t| *t != DataType::Varchar);
     if typed {
-        // A header cell does not read as its column's type.
+        // A header cell does not read as its column's type. Any number is data in a
+        // DECIMAL column: one with more decimals than the sample widens the column.
         return first.iter().zip(types).any(|(v, t)| {
+            let t = match t {
+                DataType::Decimal(..) => &DataType::Double,
+                t => t,
+            };
             *t != DataType::Varchar && !nullstr.contains(v) && !fits(t, v, date, ts)
         });
     }
@@ -546,6 +563,11 @@ mod tests {
         assert_eq!(types("x\n1234567890123456.789\n")[0], DataType::Double);
         // Codes with leading zeros stay text.
         assert_eq!(types("x\n007.5\n1.5\n")[0], DataType::Varchar);
+        // Without a header, a first value with more decimals than the sample is data
+        // (the column widens for it), not a header.
+        let s = sniff_text("1.125,a\n2.5,b\n3.75,c\n");
+        assert!(!s.header);
+        assert_eq!(s.types[0], DataType::Decimal(18, 3));
 
         let none = &None;
         let widen = |ty: DataType, v: &str| widen_for(&ty, v.as_bytes(), none, none);

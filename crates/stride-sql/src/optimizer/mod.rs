@@ -6,6 +6,7 @@ pub mod cardinality;
 mod common_subexpressions;
 mod decorrelate;
 mod distinct_aggregates;
+mod filter_order;
 mod join_order;
 mod semi_join_reduction;
 mod unused_columns;
@@ -21,6 +22,7 @@ pub const PASSES: &[&str] = &[
     "distinct_aggregates",
     "common_subexpressions",
     "unused_columns",
+    "filter_order",
 ];
 
 /// What the optimizer may ask about the data: statistics of stored tables.
@@ -69,6 +71,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("unused_columns") {
         plan = unused_columns::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("filter_order") {
+        plan = filter_order::optimize(plan)?;
     }
     Ok(plan)
 }
