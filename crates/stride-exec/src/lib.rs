@@ -18,6 +18,7 @@ pub mod dense_index;
 pub mod executor;
 pub mod expression;
 pub mod hash_table;
+pub mod key_packing;
 pub mod operators;
 pub mod parallel;
 pub mod physical_plan;

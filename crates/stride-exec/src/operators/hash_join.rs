@@ -11,6 +11,9 @@
 //! Key equality is decided on the encoded keys; a residual `filter` (non-equality
 //! conditions) is checked on each candidate pair.
 //!
+//! Keys that are all integers are packed into one word by the build side's value
+//! ranges (`key_packing.rs`), which also drops probe rows outside those ranges.
+//!
 //! The build side is split by hash into partitions, each indexed by one thread into
 //! its own key table (a radix-partitioned build); a probe
 //! looks a key up in the partition its hash names.
@@ -18,6 +21,7 @@
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{prefetch, KeyTable};
+use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -233,6 +237,9 @@ pub struct JoinProbe {
     bits: u32,
     partitions: Vec<Partition>,
     left_keys: Vec<Expr>,
+    /// Integer keys packed into one word by the build side's ranges (see
+    /// `key_packing`); encoded bytes otherwise.
+    packing: Option<KeyPacking>,
     filter: Option<Expr>,
     /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
     marking: bool,
@@ -332,14 +339,36 @@ impl JoinProbe {
             offsets.push(row);
             row += c.len() as u32;
         }
+        // The build keys' ranges, for packing them into words.
+        let ranges = map_tasks(ctx, chunks.len(), |ci| {
+            let c = &chunks[ci];
+            right_keys
+                .iter()
+                .map(|k| Ok(value_range(&*eval_ref(k, c, ctx)?, c.len())))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        let packing = (0..right_keys.len())
+            .map(|k| {
+                ranges
+                    .iter()
+                    .try_fold(None, |acc, r| r[k].map(|range| merge_ranges(acc, range)))
+            })
+            .collect::<Vec<_>>();
+        let packing = KeyPacking::fit(&packing);
         let encoded = map_tasks(ctx, chunks.len(), |ci| {
             let c = &chunks[ci];
             let cols = right_keys
                 .iter()
                 .map(|k| eval_ref(k, c, ctx))
                 .collect::<Result<Vec<_>>>()?;
-            let valid = valid_rows(&cols, c.len());
-            let keys = row_key::encode_keys(&cols, c.len())?;
+            let mut valid = valid_rows(&cols, c.len());
+            let keys = match &packing {
+                Some(p) => {
+                    let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
+                    p.encode(&refs, c.len(), &mut valid)
+                }
+                None => row_key::encode_keys(&cols, c.len())?,
+            };
             let hashes = keys.hashes();
             let mut by_partition = vec![Vec::new(); parts];
             for (i, &h) in hashes.iter().enumerate() {
@@ -399,6 +428,7 @@ impl JoinProbe {
             bits,
             partitions,
             left_keys,
+            packing,
             filter,
             marking: false,
         })
@@ -416,8 +446,14 @@ impl JoinProbe {
             .iter()
             .map(|k| eval_ref(k, &chunk, ctx))
             .collect::<Result<Vec<_>>>()?;
-        let valid = valid_rows(&cols, len);
-        let keys = row_key::encode_keys(&cols, len)?;
+        let mut valid = valid_rows(&cols, len);
+        let keys = match &self.packing {
+            Some(p) => {
+                let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
+                p.encode(&refs, len, &mut valid)
+            }
+            None => row_key::encode_keys(&cols, len)?,
+        };
         drop(cols);
         let hashes = keys.hashes();
         // First every row's key entry (slots prefetched a few rows ahead), then the

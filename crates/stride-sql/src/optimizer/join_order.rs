@@ -326,6 +326,12 @@ struct Component {
     plan: LogicalPlan,
     /// Global column number of each output column, in output order.
     cols: Vec<usize>,
+    shape: Shape,
+}
+
+/// What the estimates know of an input: which leaves it joins and how large it is.
+#[derive(Clone)]
+struct Shape {
     leaves: Vec<usize>,
     /// Pairs of columns (global numbers) the joins inside made equal.
     equal: Vec<(usize, usize)>,
@@ -334,6 +340,110 @@ struct Component {
     /// Rows of the largest table inside, before filters: the number of distinct
     /// values a key column of this input is assumed to have at most.
     base: f64,
+}
+
+impl Shape {
+    /// The shape of the join of `a` and `b` (which `est` rows are expected from),
+    /// with the equalities its conditions add.
+    fn joined(a: &Shape, b: &Shape, pending: &[(Expr, Vec<usize>)], est: f64) -> Shape {
+        let mut leaves = a.leaves.clone();
+        leaves.extend(&b.leaves);
+        let mut equal = a.equal.clone();
+        equal.extend(&b.equal);
+        for (t, ls) in pending {
+            if ls.iter().all(|l| leaves.contains(l)) {
+                if let Some((x, y)) = plain_columns(t) {
+                    if !same_class(&equal, x, y) {
+                        equal.push((x, y));
+                    }
+                }
+            }
+        }
+        Shape {
+            leaves,
+            equal,
+            est: est.max(1.0),
+            base: a.base.max(b.base),
+        }
+    }
+}
+
+/// Inputs up to which the join order is searched exhaustively (dynamic programming
+/// over the connected subsets); beyond, greedily.
+const EXHAUSTIVE_INPUTS: usize = 10;
+
+/// The cheapest order of joins for `shapes` (one per input), as the pairs of input
+/// sets (bit masks over `shapes`) to join, innermost first: dynamic programming over
+/// the connected subsets, each costing the rows its joins produce plus the rows its
+/// hash tables hold. None when some inputs connect to nothing (a cross product is
+/// needed) or there are too many inputs.
+fn exhaustive_order(
+    shapes: &[Shape],
+    pending: &[(Expr, Vec<usize>)],
+    distinct: &dyn Fn(&Expr) -> Option<f64>,
+) -> Option<Vec<(u32, u32)>> {
+    let n = shapes.len();
+    if !(2..=EXHAUSTIVE_INPUTS).contains(&n) {
+        return None;
+    }
+    struct Best {
+        shape: Shape,
+        cost: f64,
+        split: Option<(u32, u32)>,
+    }
+    let mut best: Vec<Option<Best>> = (0..1u32 << n).map(|_| None).collect();
+    for (i, s) in shapes.iter().enumerate() {
+        best[1 << i] = Some(Best {
+            shape: s.clone(),
+            cost: 0.0,
+            split: None,
+        });
+    }
+    for set in 1u32..1 << n {
+        if set.count_ones() < 2 {
+            continue;
+        }
+        let mut found: Option<Best> = None;
+        // Every split into two non-empty halves, each once (the half holding the
+        // lowest input first).
+        let low = set & set.wrapping_neg();
+        let mut a = (set - 1) & set;
+        while a > 0 {
+            let b = set ^ a;
+            if a & low != 0 {
+                if let (Some(x), Some(y)) = (&best[a as usize], &best[b as usize]) {
+                    if connects(pending, &x.shape.leaves, &y.shape.leaves) {
+                        let est = joined_estimate(&x.shape, &y.shape, pending, distinct);
+                        let cost = x.cost + y.cost + est + x.shape.est.min(y.shape.est);
+                        if found.as_ref().is_none_or(|f| cost < f.cost) {
+                            found = Some(Best {
+                                shape: Shape::joined(&x.shape, &y.shape, pending, est),
+                                cost,
+                                split: Some((a, b)),
+                            });
+                        }
+                    }
+                }
+            }
+            a = (a - 1) & set;
+        }
+        best[set as usize] = found;
+    }
+    fn collect(best: &[Option<Best>], set: u32, out: &mut Vec<(u32, u32)>) {
+        if let Some(Some(Best {
+            split: Some((a, b)),
+            ..
+        })) = best.get(set as usize)
+        {
+            collect(best, *a, out);
+            collect(best, *b, out);
+            out.push((*a, *b));
+        }
+    }
+    best[(1usize << n) - 1].as_ref()?;
+    let mut order = Vec::new();
+    collect(&best, (1u32 << n) - 1, &mut order);
+    Some(order)
 }
 
 /// Whether an equality among the pending conditions joins an input with leaves `a` to
@@ -353,8 +463,8 @@ fn connects(pending: &[(Expr, Vec<usize>)], a: &[usize], b: &[usize]) -> bool {
 /// several keys multiply, up to the larger input. A key column without statistics
 /// counts as a key of its whole (unfiltered) input, the foreign-key case.
 fn joined_estimate(
-    a: &Component,
-    b: &Component,
+    a: &Shape,
+    b: &Shape,
     pending: &[(Expr, Vec<usize>)],
     distinct: &dyn Fn(&Expr) -> Option<f64>,
 ) -> f64 {
@@ -368,7 +478,7 @@ fn joined_estimate(
         let Some((x, y)) = equality_sides(t) else {
             continue;
         };
-        let inside = |c: &Component| ls.iter().all(|l| c.leaves.contains(l));
+        let inside = |c: &Shape| ls.iter().all(|l| c.leaves.contains(l));
         let spans = ls
             .iter()
             .all(|l| a.leaves.contains(l) || b.leaves.contains(l))
@@ -709,12 +819,14 @@ fn reorder(
         }
     }
 
-    // Greedy operator ordering: repeatedly join the two inputs (leaves or joins made
-    // so far) connected by an equality whose join is estimated smallest, building the
-    // hash table on the smaller of the two; a cross product only when nothing
-    // connects, of the two smallest inputs. Joining the selective pairs first makes
-    // bushy plans where they pay: customer ⋈ orders becomes the small build side
-    // lineitem probes in TPC-H Q3.
+    // The order of joins: searched exhaustively over the connected subsets of up to
+    // EXHAUSTIVE_INPUTS inputs, else greedy operator ordering: repeatedly join the two
+    // inputs (leaves or joins made so far) connected by an equality whose join is
+    // estimated smallest; a cross product only when nothing connects, of the two
+    // smallest inputs. Either way the hash table is built on the smaller input of
+    // each join, and plans come out bushy where that pays: in TPC-H Q5, customer
+    // joins nation and region (to the customers of one region) before orders, and
+    // that small build side is what lineitem probes.
     let mut comps: Vec<Component> = leaves
         .into_iter()
         .enumerate()
@@ -722,12 +834,14 @@ fn reorder(
             let plan = l.expect("leaf present");
             let width = plan.schema().len();
             Component {
-                est: estimate(&plan),
-                base: unfiltered_estimate(&plan),
+                shape: Shape {
+                    est: estimate(&plan),
+                    base: unfiltered_estimate(&plan),
+                    leaves: vec![i],
+                    equal: Vec::new(),
+                },
                 plan,
                 cols: (starts[i]..starts[i] + width).collect(),
-                leaves: vec![i],
-                equal: Vec::new(),
             }
         })
         .collect();
@@ -756,14 +870,26 @@ fn reorder(
     };
     // Position of each global column in the join being assembled.
     let mut pos: Vec<Option<usize>> = vec![None; acc];
+    let shapes: Vec<Shape> = comps.iter().map(|c| c.shape.clone()).collect();
+    if let Some(order) = exhaustive_order(&shapes, &pending, &distinct) {
+        let mask = |c: &Component| c.shape.leaves.iter().fold(0u32, |m, &l| m | 1 << l);
+        for (a, b) in order {
+            let i = comps.iter().position(|c| mask(c) == a).expect("joined set");
+            let first = comps.remove(i);
+            let j = comps.iter().position(|c| mask(c) == b).expect("joined set");
+            let second = comps.remove(j);
+            let size = joined_estimate(&first.shape, &second.shape, &pending, &distinct);
+            comps.push(join_inputs(first, second, size, &mut pending, &mut pos));
+        }
+    }
     while comps.len() > 1 {
         let mut best: Option<(f64, usize, usize)> = None;
         for i in 0..comps.len() {
             for j in i + 1..comps.len() {
-                if !connects(&pending, &comps[i].leaves, &comps[j].leaves) {
+                if !connects(&pending, &comps[i].shape.leaves, &comps[j].shape.leaves) {
                     continue;
                 }
-                let size = joined_estimate(&comps[i], &comps[j], &pending, &distinct);
+                let size = joined_estimate(&comps[i].shape, &comps[j].shape, &pending, &distinct);
                 if best.is_none_or(|(b, ..)| size < b) {
                     best = Some((size, i, j));
                 }
@@ -771,73 +897,13 @@ fn reorder(
         }
         let (size, i, j) = best.unwrap_or_else(|| {
             let mut by_size: Vec<usize> = (0..comps.len()).collect();
-            by_size.sort_by(|&a, &b| comps[a].est.total_cmp(&comps[b].est));
+            by_size.sort_by(|&a, &b| comps[a].shape.est.total_cmp(&comps[b].shape.est));
             let (a, b) = (by_size[0].min(by_size[1]), by_size[0].max(by_size[1]));
-            (comps[a].est * comps[b].est, a, b)
+            (comps[a].shape.est * comps[b].shape.est, a, b)
         });
         let second = comps.remove(j);
         let first = comps.remove(i);
-        // The hash table is built on the right input: the smaller one.
-        let (probe, build) = if first.est >= second.est {
-            (first, second)
-        } else {
-            (second, first)
-        };
-        let mut leaves_here = probe.leaves.clone();
-        leaves_here.extend(&build.leaves);
-        let mut cols = probe.cols.clone();
-        cols.extend(&build.cols);
-        for (k, &g) in cols.iter().enumerate() {
-            pos[g] = Some(k);
-        }
-        // Conditions now fully inside the joined inputs become this join's conditions.
-        let mut here = Vec::new();
-        pending.retain(|(t, ls)| {
-            if ls.iter().all(|l| leaves_here.contains(l)) {
-                here.push(t.clone());
-                false
-            } else {
-                true
-            }
-        });
-        // An equality of two columns the inputs already made equal (through other
-        // equalities, some inferred) would only widen the hash key.
-        let mut equal = probe.equal.clone();
-        equal.extend(&build.equal);
-        here.retain(|t| match plain_columns(t) {
-            Some((x, y)) if same_class(&equal, x, y) => false,
-            Some((x, y)) => {
-                equal.push((x, y));
-                true
-            }
-            None => true,
-        });
-        let here: Vec<Expr> = here
-            .into_iter()
-            .map(|mut t| {
-                t.remap_columns(&|i| pos[i].expect("column of a joined leaf"));
-                t
-            })
-            .collect();
-        let nleft = probe.cols.len();
-        let (on, rest) = extract_keys(here, nleft);
-        let mut jschema = probe.plan.schema().to_vec();
-        jschema.extend(build.plan.schema().iter().cloned());
-        comps.push(Component {
-            plan: LogicalPlan::Join {
-                left: Box::new(probe.plan),
-                right: Box::new(build.plan),
-                kind: JoinKind::Inner,
-                on,
-                filter: Expr::conjunction(rest),
-                schema: jschema,
-            },
-            cols,
-            leaves: leaves_here,
-            equal,
-            est: size.max(1.0),
-            base: probe.base.max(build.base),
-        });
+        comps.push(join_inputs(first, second, size, &mut pending, &mut pos));
     }
     let last = comps.pop().expect("a join has inputs");
     for (k, &g) in last.cols.iter().enumerate() {
@@ -871,4 +937,79 @@ fn reorder(
         plan = apply_semi(plan, semi, 0, acc);
     }
     Ok(plan)
+}
+
+/// Joins two inputs on the pending conditions that only they need (which leave
+/// `pending`), building the hash table on the smaller one; `pos` learns where each
+/// global column sits in the result.
+fn join_inputs(
+    first: Component,
+    second: Component,
+    size: f64,
+    pending: &mut Vec<(Expr, Vec<usize>)>,
+    pos: &mut [Option<usize>],
+) -> Component {
+    // The hash table is built on the right input: the smaller one.
+    let (probe, build) = if first.shape.est >= second.shape.est {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let mut leaves_here = probe.shape.leaves.clone();
+    leaves_here.extend(&build.shape.leaves);
+    let mut cols = probe.cols.clone();
+    cols.extend(&build.cols);
+    for (k, &g) in cols.iter().enumerate() {
+        pos[g] = Some(k);
+    }
+    // Conditions now fully inside the joined inputs become this join's conditions.
+    let mut here = Vec::new();
+    pending.retain(|(t, ls)| {
+        if ls.iter().all(|l| leaves_here.contains(l)) {
+            here.push(t.clone());
+            false
+        } else {
+            true
+        }
+    });
+    // An equality of two columns the inputs already made equal (through other
+    // equalities, some inferred) would only widen the hash key.
+    let mut equal = probe.shape.equal.clone();
+    equal.extend(&build.shape.equal);
+    here.retain(|t| match plain_columns(t) {
+        Some((x, y)) if same_class(&equal, x, y) => false,
+        Some((x, y)) => {
+            equal.push((x, y));
+            true
+        }
+        None => true,
+    });
+    let here: Vec<Expr> = here
+        .into_iter()
+        .map(|mut t| {
+            t.remap_columns(&|i| pos[i].expect("column of a joined leaf"));
+            t
+        })
+        .collect();
+    let nleft = probe.cols.len();
+    let (on, rest) = extract_keys(here, nleft);
+    let mut jschema = probe.plan.schema().to_vec();
+    jschema.extend(build.plan.schema().iter().cloned());
+    Component {
+        plan: LogicalPlan::Join {
+            left: Box::new(probe.plan),
+            right: Box::new(build.plan),
+            kind: JoinKind::Inner,
+            on,
+            filter: Expr::conjunction(rest),
+            schema: jschema,
+        },
+        cols,
+        shape: Shape {
+            leaves: leaves_here,
+            equal,
+            est: size.max(1.0),
+            base: probe.shape.base.max(build.shape.base),
+        },
+    }
 }
