@@ -13,6 +13,7 @@
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
 //!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys.
 
+pub mod bloom;
 pub mod context;
 pub mod dense_index;
 pub mod executor;

@@ -18,13 +18,14 @@
 //! its own key table (a radix-partitioned build); a probe
 //! looks a key up in the partition its hash names.
 
+use crate::bloom::BloomFilter;
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{prefetch, KeyTable};
 use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::{Expr, JoinKind};
 
@@ -211,6 +212,9 @@ fn emit_joined(
 /// hashes fall into it, and the chains of rows per key.
 struct Partition {
     table: KeyTable,
+    /// Rules out most keys the table does not hold, before the table is touched
+    /// (none for small tables, which stay in cache).
+    bloom: Option<BloomFilter>,
     /// Per key entry: its first build row, and the index (into `rows` / `next`) of
     /// the rest of its rows in build order, or NONE. A key with one row (a primary
     /// key) costs one lookup here after the table's.
@@ -230,6 +234,9 @@ struct ChunkKeys {
 /// Build sides at least this large are partitioned and indexed in parallel.
 const PARALLEL_BUILD: usize = 1 << 16;
 
+/// Partitions with at least this many rows get a Bloom filter.
+const BLOOM_MIN_KEYS: usize = 1 << 12;
+
 pub struct JoinProbe {
     pub kind: JoinKind,
     pub build: BuildSide,
@@ -243,6 +250,10 @@ pub struct JoinProbe {
     filter: Option<Expr>,
     /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
     marking: bool,
+    /// Probe rows looked up so far, and those that found their key: the Bloom
+    /// filters are consulted while fewer than half find it.
+    probed: AtomicU64,
+    found: AtomicU64,
 }
 
 /// Rows whose key columns are all non-NULL (NULL keys never match).
@@ -386,6 +397,7 @@ impl JoinProbe {
             let n: usize = encoded.iter().map(|e| e.by_partition[p].len()).sum();
             let mut part = Partition {
                 table: KeyTable::with_capacity(n),
+                bloom: (n >= BLOOM_MIN_KEYS).then(|| BloomFilter::with_keys(n)),
                 heads: Vec::new(),
                 rows: Vec::new(),
                 next: Vec::new(),
@@ -401,6 +413,9 @@ impl JoinProbe {
                         part.table.prefetch(e.hashes[mine[k - AHEAD] as usize]);
                     }
                     let h = e.hashes[i as usize];
+                    if let Some(b) = &mut part.bloom {
+                        b.insert(h);
+                    }
                     let (id, new) = match &e.keys {
                         Keys::Words { words, lens } => part.table.find_or_insert_inline(
                             words[i as usize],
@@ -431,6 +446,8 @@ impl JoinProbe {
             packing,
             filter,
             marking: false,
+            probed: AtomicU64::new(0),
+            found: AtomicU64::new(0),
         })
     }
 
@@ -456,20 +473,35 @@ impl JoinProbe {
         };
         drop(cols);
         let hashes = keys.hashes();
-        // First every row's key entry (slots prefetched a few rows ahead), then the
-        // entries' build rows (heads prefetched ahead): the two rounds of cache
+        // Rows worth looking up: valid keys that the Bloom filters do not rule out
+        // (while most rows find no partner; when most do, the filters only cost).
+        let (probed, hits) = (
+            self.probed.load(Ordering::Relaxed),
+            self.found.load(Ordering::Relaxed),
+        );
+        let filtering = hits * 2 < probed || probed < 4 * VECTOR_SIZE as u64;
+        let mut candidates: Vec<u32> = Vec::with_capacity(len);
+        for (i, &h) in hashes.iter().enumerate() {
+            let part = &self.partitions[partition_of(h, self.bits)];
+            let keep =
+                valid[i] && (!filtering || part.bloom.as_ref().is_none_or(|b| b.may_contain(h)));
+            if keep {
+                candidates.push(i as u32);
+            }
+        }
+        // Then every candidate's key entry (slots prefetched a few rows ahead), then
+        // the entries' build rows (heads prefetched ahead): the two rounds of cache
         // misses overlap within each round.
         const AHEAD: usize = 16;
-        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
-        for i in 0..len {
-            if let Some(&h) = hashes.get(i + AHEAD) {
+        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(candidates.len());
+        for (k, &i) in candidates.iter().enumerate() {
+            if let Some(&ahead) = candidates.get(k + AHEAD) {
+                let h = hashes[ahead as usize];
                 self.partitions[partition_of(h, self.bits)]
                     .table
                     .prefetch(h);
             }
-            if !valid[i] {
-                continue;
-            }
+            let i = i as usize;
             let h = hashes[i];
             let p = partition_of(h, self.bits);
             let table = &self.partitions[p].table;
@@ -481,6 +513,9 @@ impl JoinProbe {
                 found.push((i as u32, p as u32, id as u32));
             }
         }
+        let looked = valid.iter().filter(|&&v| v).count() as u64;
+        self.probed.fetch_add(looked, Ordering::Relaxed);
+        self.found.fetch_add(found.len() as u64, Ordering::Relaxed);
         let mut pi = Vec::with_capacity(found.len());
         let mut bi = Vec::with_capacity(found.len());
         for (k, &(i, p, id)) in found.iter().enumerate() {
