@@ -94,6 +94,15 @@ impl KeyPacking {
         Some(KeyPacking { fields })
     }
 
+    /// How many distinct words the packing can produce: one past the largest.
+    pub fn domain(&self) -> u128 {
+        self.fields
+            .iter()
+            .map(|f| ((f.max as i128 - f.min as i128) as u128) << f.shift)
+            .sum::<u128>()
+            + 1
+    }
+
     /// The packed keys of the first `len` rows of `cols`. A row with a value outside
     /// its column's range matches nothing: `valid` is cleared for it.
     pub fn encode(&self, cols: &[&Vector], len: usize, valid: &mut [bool]) -> Keys {

@@ -21,7 +21,7 @@
 use crate::bloom::BloomFilter;
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
-use crate::hash_table::{prefetch, KeyTable};
+use crate::hash_table::{inline_word, prefetch, KeyTable};
 use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
@@ -231,6 +231,12 @@ struct ChunkKeys {
     by_partition: Vec<Vec<u32>>,
 }
 
+/// The widest key range indexed directly for a build side of `rows` rows: a few times
+/// its size, or 256 Ki keys (1 MiB) for small ones.
+fn direct_limit(rows: usize) -> u128 {
+    (16 * rows as u128).max(1 << 18)
+}
+
 /// Build sides at least this large are partitioned and indexed in parallel.
 const PARALLEL_BUILD: usize = 1 << 16;
 
@@ -250,6 +256,11 @@ pub struct JoinProbe {
     filter: Option<Expr>,
     /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
     marking: bool,
+    /// For packed keys of a narrow range: entry id + 1 of each key word (0: absent).
+    direct: Option<Vec<u32>>,
+    /// Whether the build side is too large to stay in cache (only then are there Bloom
+    /// filters and prefetches).
+    large: bool,
     /// Probe rows looked up so far, and those that found their key: the Bloom
     /// filters are consulted while fewer than half find it.
     probed: AtomicU64,
@@ -335,6 +346,7 @@ impl JoinProbe {
         ctx: &QueryContext,
     ) -> Result<Self> {
         let build = BuildSide::new(chunks, types, track);
+        let build_rows = build.len;
         let bits = if build.len < PARALLEL_BUILD {
             0
         } else {
@@ -437,15 +449,30 @@ impl JoinProbe {
             }
             Ok(part)
         })?;
+        // A small build side whose packed keys span a narrow range: an array indexed
+        // by the key finds its entry without hashing (a "perfect" hash).
+        let direct = match &packing {
+            Some(p) if bits == 0 && p.domain() <= direct_limit(build_rows) => {
+                let table = &partitions[0].table;
+                let mut ids = vec![0u32; p.domain() as usize];
+                for id in 0..table.len() {
+                    ids[inline_word(table.key(id)) as usize] = id as u32 + 1;
+                }
+                Some(ids)
+            }
+            _ => None,
+        };
         Ok(JoinProbe {
             kind,
             build,
             bits,
+            direct,
             partitions,
             left_keys,
             packing,
             filter,
             marking: false,
+            large: build_rows >= BLOOM_MIN_KEYS,
             probed: AtomicU64::new(0),
             found: AtomicU64::new(0),
         })
@@ -472,6 +499,18 @@ impl JoinProbe {
             None => row_key::encode_keys(&cols, len)?,
         };
         drop(cols);
+        if let (Some(direct), Keys::Words { words, .. }) = (&self.direct, &keys) {
+            let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
+            for (i, &w) in words.iter().enumerate() {
+                if valid[i] {
+                    let id = direct[w as usize];
+                    if id != 0 {
+                        found.push((i as u32, 0, id - 1));
+                    }
+                }
+            }
+            return self.emit_found(&chunk, &found, ctx, out);
+        }
         let hashes = keys.hashes();
         // Rows worth looking up: valid keys that the Bloom filters do not rule out
         // (while most rows find no partner; when most do, the filters only cost).
@@ -479,15 +518,17 @@ impl JoinProbe {
             self.probed.load(Ordering::Relaxed),
             self.found.load(Ordering::Relaxed),
         );
-        let filtering = hits * 2 < probed || probed < 4 * VECTOR_SIZE as u64;
+        let filtering = self.large && (hits * 2 < probed || probed < 4 * VECTOR_SIZE as u64);
         let mut candidates: Vec<u32> = Vec::with_capacity(len);
-        for (i, &h) in hashes.iter().enumerate() {
-            let part = &self.partitions[partition_of(h, self.bits)];
-            let keep =
-                valid[i] && (!filtering || part.bloom.as_ref().is_none_or(|b| b.may_contain(h)));
-            if keep {
-                candidates.push(i as u32);
+        if filtering {
+            for (i, &h) in hashes.iter().enumerate() {
+                let part = &self.partitions[partition_of(h, self.bits)];
+                if valid[i] && part.bloom.as_ref().is_none_or(|b| b.may_contain(h)) {
+                    candidates.push(i as u32);
+                }
             }
+        } else {
+            candidates.extend((0..len as u32).filter(|&i| valid[i as usize]));
         }
         // Then every candidate's key entry (slots prefetched a few rows ahead), then
         // the entries' build rows (heads prefetched ahead): the two rounds of cache
@@ -495,11 +536,14 @@ impl JoinProbe {
         const AHEAD: usize = 16;
         let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(candidates.len());
         for (k, &i) in candidates.iter().enumerate() {
-            if let Some(&ahead) = candidates.get(k + AHEAD) {
-                let h = hashes[ahead as usize];
-                self.partitions[partition_of(h, self.bits)]
-                    .table
-                    .prefetch(h);
+            // A small table stays in cache: nothing to prefetch.
+            if self.large {
+                if let Some(&ahead) = candidates.get(k + AHEAD) {
+                    let h = hashes[ahead as usize];
+                    self.partitions[partition_of(h, self.bits)]
+                        .table
+                        .prefetch(h);
+                }
             }
             let i = i as usize;
             let h = hashes[i];
@@ -516,6 +560,19 @@ impl JoinProbe {
         let looked = valid.iter().filter(|&&v| v).count() as u64;
         self.probed.fetch_add(looked, Ordering::Relaxed);
         self.found.fetch_add(found.len() as u64, Ordering::Relaxed);
+        self.emit_found(&chunk, &found, ctx, out)
+    }
+
+    /// Emits the pairs of probe rows and build rows for `found` (probe row,
+    /// partition, entry) of one probe chunk.
+    fn emit_found(
+        &self,
+        chunk: &DataChunk,
+        found: &[(u32, u32, u32)],
+        ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        const AHEAD: usize = 16;
         let mut pi = Vec::with_capacity(found.len());
         let mut bi = Vec::with_capacity(found.len());
         for (k, &(i, p, id)) in found.iter().enumerate() {
@@ -534,7 +591,7 @@ impl JoinProbe {
         }
         if self.marking {
             let (_, matched) = passing_pairs(
-                &chunk.flatten(),
+                &chunk.clone().flatten(),
                 &self.build,
                 (&pi, &bi),
                 self.filter.as_ref(),
