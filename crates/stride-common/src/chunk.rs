@@ -62,6 +62,25 @@ impl DataChunk {
         }
     }
 
+    /// The columns at logical rows `rows` (through the selection), gathered flat:
+    /// only those rows are copied, however many the chunk holds.
+    pub fn gather(&self, rows: &[u32]) -> Vec<Vector> {
+        match &self.selection {
+            None => self
+                .columns
+                .iter()
+                .map(|c| c.take(rows).flatten(rows.len()))
+                .collect(),
+            Some(sel) => {
+                let physical: Vec<u32> = rows.iter().map(|&r| sel.indices[r as usize]).collect();
+                self.columns
+                    .iter()
+                    .map(|c| c.take(&physical).flatten(rows.len()))
+                    .collect()
+            }
+        }
+    }
+
     /// Applies the selection to every column.
     pub fn flatten(self) -> DataChunk {
         match &self.selection {

@@ -108,6 +108,7 @@ impl BuildSide {
 }
 
 /// Emits the join result for candidate pairs (probe row, build row) of one probe chunk.
+/// Only the probe rows that are emitted are gathered.
 pub fn emit_pairs(
     kind: JoinKind,
     probe: &DataChunk,
@@ -118,22 +119,21 @@ pub fn emit_pairs(
     out: &mut dyn FnMut(DataChunk) -> Result<()>,
 ) -> Result<()> {
     let probe_len = probe.len();
-    let probe_flat = probe.clone().flatten();
-    let (keep_p, keep_b) = passing_pairs(&probe_flat, build, pairs, filter, ctx)?;
+    let (keep_p, keep_b) = passing_pairs(probe, build, pairs, filter, ctx)?;
     build.mark(&keep_b);
     match kind {
-        JoinKind::Inner | JoinKind::Right => emit_joined(&probe_flat, build, &keep_p, &keep_b, out),
+        JoinKind::Inner | JoinKind::Right => emit_joined(probe, build, &keep_p, &keep_b, out),
         JoinKind::Left | JoinKind::Full => {
             let mut has = vec![false; probe_len];
             for &p in &keep_p {
                 has[p as usize] = true;
             }
-            emit_joined(&probe_flat, build, &keep_p, &keep_b, out)?;
+            emit_joined(probe, build, &keep_p, &keep_b, out)?;
             let missing: Vec<u32> = (0..probe_len as u32)
                 .filter(|&p| !has[p as usize])
                 .collect();
             for b in missing.chunks(VECTOR_SIZE) {
-                let mut cols: Vec<Vector> = probe_flat.columns.iter().map(|c| c.take(b)).collect();
+                let mut cols = probe.gather(b);
                 cols.extend(
                     build
                         .types
@@ -156,7 +156,7 @@ pub fn emit_pairs(
             if rows.is_empty() {
                 return Ok(());
             }
-            let mut c = probe_flat;
+            let mut c = probe.clone();
             c.select(stride_common::SelectionVector::new(rows));
             out(c)
         }
@@ -165,7 +165,7 @@ pub fn emit_pairs(
 
 /// The candidate pairs that pass the residual filter (all of them without one).
 fn passing_pairs(
-    probe_flat: &DataChunk,
+    probe: &DataChunk,
     build: &BuildSide,
     (pi, bi): (&[u32], &[u32]),
     filter: Option<&Expr>,
@@ -177,7 +177,7 @@ fn passing_pairs(
     let mut keep_p = Vec::with_capacity(pi.len());
     let mut keep_b = Vec::with_capacity(bi.len());
     for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
-        let cand = pair_chunk(probe_flat, build, p, b);
+        let cand = pair_chunk(probe, build, p, b);
         let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
         keep_p.extend(sel.indices.iter().map(|&k| p[k as usize]));
         keep_b.extend(sel.indices.iter().map(|&k| b[k as usize]));
@@ -186,11 +186,7 @@ fn passing_pairs(
 }
 
 fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> DataChunk {
-    let mut cols: Vec<Vector> = probe
-        .columns
-        .iter()
-        .map(|c| c.take(p).flatten(p.len()))
-        .collect();
+    let mut cols = probe.gather(p);
     cols.extend(build.columns.iter().map(|c| c.take(b)));
     DataChunk::new(cols, p.len())
 }
@@ -590,13 +586,8 @@ impl JoinProbe {
             }
         }
         if self.marking {
-            let (_, matched) = passing_pairs(
-                &chunk.clone().flatten(),
-                &self.build,
-                (&pi, &bi),
-                self.filter.as_ref(),
-                ctx,
-            )?;
+            let (_, matched) =
+                passing_pairs(chunk, &self.build, (&pi, &bi), self.filter.as_ref(), ctx)?;
             self.build.mark(&matched);
             return Ok(());
         }
