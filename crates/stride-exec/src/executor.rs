@@ -181,7 +181,8 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 &build_chunks,
                 right.types(),
                 filter.clone(),
-            ));
+                ctx,
+            )?);
             let mut p = build(left, ctx)?;
             p.operators.push(Operator::NestedLoop(probe.clone()));
             finish_join(p, *kind, &probe.build, &left.types(), ctx)?

@@ -41,23 +41,29 @@ pub struct BuildSide {
 }
 
 impl BuildSide {
-    pub fn new(chunks: &[DataChunk], types: Vec<DataType>, track: bool) -> Self {
-        let mut columns: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
-        let mut len = 0;
-        for c in chunks {
-            let c = c.clone().flatten();
-            for (d, s) in columns.iter_mut().zip(&c.columns) {
-                d.append(s, c.len());
+    /// The rows of `chunks` as one vector per column, each column assembled by its
+    /// own task, sized once.
+    pub fn new(
+        chunks: &[DataChunk],
+        types: Vec<DataType>,
+        track: bool,
+        ctx: &QueryContext,
+    ) -> Result<Self> {
+        let len: usize = chunks.iter().map(|c| c.len()).sum();
+        let columns = map_tasks(ctx, types.len(), |k| {
+            let mut column = Vector::with_capacity(&types[k], len);
+            for c in chunks {
+                column.append(&c.column(k), c.len());
             }
-            len += c.len();
-        }
+            Ok(column)
+        })?;
         let matched = track.then(|| (0..len).map(|_| AtomicBool::new(false)).collect());
-        BuildSide {
+        Ok(BuildSide {
             columns,
             len,
             types,
             matched,
-        }
+        })
     }
 
     /// Records that these build rows found a partner (when matches are tracked).
@@ -341,7 +347,7 @@ impl JoinProbe {
         filter: Option<Expr>,
         ctx: &QueryContext,
     ) -> Result<Self> {
-        let build = BuildSide::new(chunks, types, track);
+        let build = BuildSide::new(chunks, types, track, ctx)?;
         let build_rows = build.len;
         let bits = if build.len < PARALLEL_BUILD {
             0

@@ -19,17 +19,19 @@ impl NestedLoopProbe {
         chunks: &[DataChunk],
         types: Vec<DataType>,
         filter: Option<Expr>,
-    ) -> Self {
+        ctx: &QueryContext,
+    ) -> Result<Self> {
         let build = BuildSide::new(
             chunks,
             types,
             matches!(kind, JoinKind::Right | JoinKind::Full),
-        );
-        NestedLoopProbe {
+            ctx,
+        )?;
+        Ok(NestedLoopProbe {
             kind,
             build,
             filter,
-        }
+        })
     }
 
     pub fn probe(
