@@ -11,9 +11,10 @@
 //! whole left side are a subset of that input's rows, so no group that could join is
 //! filtered out; the join above still decides which rows match. The part is computed
 //! a second time, so the pass applies only when it is estimated no larger than the
-//! aggregate's input.
+//! aggregate's input, and only when it is filtered (an unfiltered table yields all
+//! its keys).
 
-use super::cardinality::estimate;
+use super::cardinality::{estimate, unfiltered_estimate};
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
@@ -121,7 +122,10 @@ fn filter_groups(plan: &LogicalPlan, cols: &[usize], keys: LogicalPlan) -> Optio
             aggregates,
             schema,
         } => {
-            if estimate(&keys) > AT_MOST * estimate(input) {
+            // Keys from an unfiltered table are all its keys: nothing is reduced
+            // (Q18's orders hold every l_orderkey).
+            let kept = estimate(&keys);
+            if kept > AT_MOST * estimate(input) || kept >= unfiltered_estimate(&keys) {
                 return None;
             }
             let on = cols
