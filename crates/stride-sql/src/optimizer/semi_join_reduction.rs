@@ -14,7 +14,7 @@
 //! aggregate's input, and only when it is filtered (an unfiltered table yields all
 //! its keys).
 
-use super::cardinality::{estimate, unfiltered_estimate};
+use super::cardinality::estimate;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
@@ -124,8 +124,7 @@ fn filter_groups(plan: &LogicalPlan, cols: &[usize], keys: LogicalPlan) -> Optio
         } => {
             // Keys from an unfiltered table are all its keys: nothing is reduced
             // (Q18's orders hold every l_orderkey).
-            let kept = estimate(&keys);
-            if kept > AT_MOST * estimate(input) || kept >= unfiltered_estimate(&keys) {
+            if estimate(&keys) > AT_MOST * estimate(input) || whole_table(&keys) {
                 return None;
             }
             let on = cols
@@ -207,5 +206,14 @@ fn key_source(plan: &LogicalPlan, cols: &[usize]) -> Option<(LogicalPlan, Vec<us
             key_source(input, cols)
         }
         _ => whole(),
+    }
+}
+
+/// Whether `plan` is a stored table read whole (its columns, perhaps projected).
+fn whole_table(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::Scan { .. } => true,
+        LogicalPlan::Project { input, .. } => whole_table(input),
+        _ => false,
     }
 }
