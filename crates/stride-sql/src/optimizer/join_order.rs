@@ -71,7 +71,83 @@ pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<Logical
         }
         other => other,
     };
-    Ok(build_smaller_side(plan))
+    Ok(build_smaller_side(push_into_nullable_side(plan)))
+}
+
+/// Moves the conditions of an outer, semi or anti join's filter that read only the
+/// input whose rows are dropped when unmatched (the right input of a LEFT, SEMI or
+/// ANTI join, the left of a RIGHT join) into that input, as a filter below the
+/// join: `customer LEFT JOIN orders ON c_custkey = o_custkey AND o_comment NOT LIKE
+/// ...` (TPC-H Q13) filters orders before joining instead of checking every pair.
+fn push_into_nullable_side(plan: LogicalPlan) -> LogicalPlan {
+    let LogicalPlan::Join {
+        mut left,
+        mut right,
+        kind,
+        on,
+        filter: Some(f),
+        schema,
+    } = plan
+    else {
+        return plan;
+    };
+    let nleft = left.schema().len();
+    let side_of = |t: &Expr| {
+        if t.has_subquery() || t.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
+            return None;
+        }
+        let mut cols = Vec::new();
+        t.collect_columns(&mut cols);
+        if cols.is_empty() {
+            None
+        } else if cols.iter().all(|&c| c >= nleft) {
+            Some(Side::Right)
+        } else if cols.iter().all(|&c| c < nleft) {
+            Some(Side::Left)
+        } else {
+            None
+        }
+    };
+    let target = match kind {
+        JoinKind::Left | JoinKind::Semi | JoinKind::Anti => Side::Right,
+        JoinKind::Right => Side::Left,
+        _ => {
+            return LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                filter: Some(f),
+                schema,
+            }
+        }
+    };
+    let mut terms = Vec::new();
+    f.split_conjunction(&mut terms);
+    let (pushed, kept): (Vec<Expr>, Vec<Expr>) =
+        terms.into_iter().partition(|t| side_of(t) == Some(target));
+    if let Some(mut p) = Expr::conjunction(pushed) {
+        let input = match target {
+            Side::Right => {
+                p.remap_columns(&|i| i - nleft);
+                &mut right
+            }
+            Side::Left => &mut left,
+        };
+        let below = std::mem::replace(&mut **input, super::placeholder());
+        **input = LogicalPlan::Filter {
+            input: Box::new(below),
+            predicate: p,
+        };
+    }
+    LogicalPlan::Join {
+        left,
+        right,
+        kind,
+        on,
+        filter: Expr::conjunction(kept),
+        schema,
+    }
 }
 
 /// `A LEFT JOIN B` as `B RIGHT JOIN A` (columns put back in order) when A is the
