@@ -108,13 +108,25 @@ impl KeyPacking {
     pub fn encode(&self, cols: &[&Vector], len: usize, valid: &mut [bool]) -> Keys {
         let mut words = vec![0u64; len];
         for (f, c) in self.fields.iter().zip(cols) {
+            let (min, max, shift) = (f.min, f.max, f.shift);
             macro_rules! pack {
                 ($t:ty) => {{
                     let vals = c.values::<$t>();
-                    for (i, (w, ok)) in words.iter_mut().zip(valid.iter_mut()).enumerate() {
-                        let x = vals[if c.constant { 0 } else { i }] as i64;
-                        *ok &= x >= f.min && x <= f.max;
-                        *w |= (x.wrapping_sub(f.min) as u64) << f.shift;
+                    let put = |x: i64, w: &mut u64, ok: &mut bool| {
+                        *ok &= x >= min && x <= max;
+                        *w |= (x.wrapping_sub(min) as u64) << shift;
+                    };
+                    if c.constant {
+                        let x = vals[0] as i64;
+                        for (w, ok) in words.iter_mut().zip(valid.iter_mut()) {
+                            put(x, w, ok);
+                        }
+                    } else {
+                        for ((w, ok), &x) in
+                            words.iter_mut().zip(valid.iter_mut()).zip(&vals[..len])
+                        {
+                            put(x as i64, w, ok);
+                        }
                     }
                 }};
             }

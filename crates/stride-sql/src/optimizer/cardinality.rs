@@ -79,7 +79,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
 }
 
 /// Fraction of rows a WHERE conjunct keeps.
-fn conjunct_selectivity(e: &Expr) -> f64 {
+pub fn conjunct_selectivity(e: &Expr) -> f64 {
     match e {
         Expr::Function { func, .. } if func.func == ScalarFunction::Eq => 0.1,
         Expr::InList {
