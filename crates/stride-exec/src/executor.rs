@@ -95,10 +95,14 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             p
         }
         PhysicalPlan::Unnest {
-            input, functions, ..
+            input,
+            passed,
+            functions,
+            ..
         } => {
             let mut p = build(input, ctx)?;
-            p.operators.push(Operator::Unnest(functions.clone()));
+            p.operators
+                .push(Operator::Unnest(passed.clone(), functions.clone()));
             p
         }
         PhysicalPlan::Project { input, exprs, .. } => {

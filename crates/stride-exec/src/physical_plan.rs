@@ -45,6 +45,7 @@ pub enum PhysicalPlan {
     /// Set-returning functions of a select list (`operators/unnest.rs`).
     Unnest {
         input: Box<PhysicalPlan>,
+        passed: Vec<usize>,
         functions: Vec<SetFunction>,
         types: Vec<DataType>,
     },

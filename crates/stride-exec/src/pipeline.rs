@@ -164,7 +164,8 @@ pub enum Operator {
     HashProbe(Arc<JoinProbe>),
     NestedLoop(Arc<NestedLoopProbe>),
     /// Set-returning functions of a select list: rows repeat per list element.
-    Unnest(Vec<stride_sql::plan::SetFunction>),
+    /// Input columns passed through, and the set-returning functions.
+    Unnest(Vec<usize>, Vec<stride_sql::plan::SetFunction>),
 }
 
 impl Operator {
@@ -227,8 +228,8 @@ impl Operator {
             }
             Operator::HashProbe(p) => p.probe(chunk, ctx, out),
             Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
-            Operator::Unnest(functions) => {
-                crate::operators::unnest::apply(functions, chunk, ctx, out)
+            Operator::Unnest(passed, functions) => {
+                crate::operators::unnest::apply(passed, functions, chunk, ctx, out)
             }
         }
     }

@@ -103,10 +103,12 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
         },
         LogicalPlan::Unnest {
             input,
+            passed,
             lists,
             schema,
         } => PhysicalPlan::Unnest {
             input: p(input)?,
+            passed: passed.clone(),
             functions: lists.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },

@@ -298,7 +298,11 @@ impl Handler {
                 .map_err(to_pg)?;
         Ok(types
             .iter()
-            .map(|t| t.as_ref().map(crate::encode::pg_type))
+            .map(|t| {
+                t.as_ref()
+                    .map(crate::encode::pg_type)
+                    .filter(params::decodable)
+            })
             .collect())
     }
 
@@ -634,6 +638,7 @@ impl ExtendedQueryHandler for Handler {
                             .cloned()
                             .flatten()
                             .map(|t| crate::encode::pg_type(&t))
+                            .filter(params::decodable)
                     })
                     .unwrap_or(Type::TEXT)
             })

@@ -74,6 +74,30 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
     })
 }
 
+/// Whether a binary value of `ty` can be read ([`binary`]): an inferred parameter type
+/// is reported to clients only then (else TEXT), so a driver never sends a binary
+/// value the server must refuse.
+pub fn decodable(ty: &Type) -> bool {
+    matches!(
+        *ty,
+        Type::BOOL
+            | Type::INT2
+            | Type::INT4
+            | Type::INT8
+            | Type::FLOAT4
+            | Type::FLOAT8
+            | Type::DATE
+            | Type::TIMESTAMP
+            | Type::TIMESTAMPTZ
+            | Type::NUMERIC
+            | Type::TEXT
+            | Type::VARCHAR
+            | Type::BPCHAR
+            | Type::NAME
+            | Type::UNKNOWN
+    )
+}
+
 fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
     let fixed = |n: usize| -> Result<&[u8]> {
         if b.len() == n {
@@ -122,17 +146,21 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
 /// PostgreSQL's binary NUMERIC into a DECIMAL of its scale (up to 38 digits).
 fn numeric(b: &[u8]) -> Option<ScalarValue> {
     let word = |k: usize| b.get(k..k + 2).map(|w| i16::from_be_bytes([w[0], w[1]]));
-    let ndigits = word(0)? as usize;
+    let ndigits = word(0)? as u16 as usize;
     let weight = word(2)? as i32;
     let sign = word(4)? as u16;
     let scale = word(6)? as u16;
-    if sign == 0xC000 || scale > 38 || b.len() != 8 + 2 * ndigits {
+    // Only positive and negative numbers (not NaN or the infinities).
+    if !matches!(sign, 0x0000 | 0x4000) || scale > 38 || b.len() != 8 + 2 * ndigits {
         return None;
     }
     // value = sum(digit_k * 10000^(weight - k)); scaled by 10^scale.
     let mut v: i128 = 0;
     for k in 0..ndigits {
         let d = word(8 + 2 * k)? as i128;
+        if !(0..10_000).contains(&d) {
+            return None;
+        }
         let exp = (weight - k as i32) * 4 + scale as i32;
         let term = if exp >= 0 {
             d.checked_mul(10i128.checked_pow(exp as u32)?)?
@@ -143,6 +171,9 @@ fn numeric(b: &[u8]) -> Option<ScalarValue> {
     }
     if sign == 0x4000 {
         v = -v;
+    }
+    if v.unsigned_abs() >= 10u128.pow(38) {
+        return None;
     }
     let digits = v
         .unsigned_abs()

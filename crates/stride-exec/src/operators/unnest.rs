@@ -15,8 +15,9 @@ use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::SetFunction;
 
 /// Expands `chunk` by the lists of `functions`, handing out chunks of at most
-/// [`VECTOR_SIZE`] rows.
+/// [`VECTOR_SIZE`] rows that hold the input columns `passed`, then the functions'.
 pub fn apply(
+    passed: &[usize],
     functions: &[SetFunction],
     chunk: DataChunk,
     ctx: &QueryContext,
@@ -50,10 +51,9 @@ pub fn apply(
         let end = (start + VECTOR_SIZE).min(rows.len());
         let n = end - start;
         let picked = &rows[start..end];
-        let mut columns: Vec<Vector> = chunk
-            .columns
+        let mut columns: Vec<Vector> = passed
             .iter()
-            .map(|c| c.take(picked).flatten(n))
+            .map(|&c| chunk.columns[c].take(picked).flatten(n))
             .collect();
         for (f, v) in functions.iter().zip(&lists) {
             columns.push(set_column(f, v, picked, &positions[start..end], &length)?);

@@ -54,13 +54,13 @@ pub(crate) fn resolve_size_pretty(args: &[DataType]) -> Option<BoundFunction> {
 pub fn size_pretty(bytes: i64) -> String {
     const UNITS: [&str; 6] = ["bytes", "kB", "MB", "GB", "TB", "PB"];
     let half_rounded = |x: i64| (x + if x < 0 { -1 } else { 1 }) / 2;
-    if bytes.abs() < 10 * 1024 {
+    if bytes.unsigned_abs() < 10 * 1024 {
         return format!("{bytes} bytes");
     }
     // Kept in units of half the next unit, so the last step can round.
     let mut size = bytes / 512;
     for unit in &UNITS[1..UNITS.len() - 1] {
-        if size.abs() < 20 * 1024 - 1 {
+        if size.unsigned_abs() < 20 * 1024 - 1 {
             return format!("{} {unit}", half_rounded(size));
         }
         size /= 1024;

@@ -107,6 +107,7 @@ impl Binder<'_> {
         plan: LogicalPlan,
     ) -> Result<(LogicalPlan, Vec<(ast::Function, Expr)>)> {
         let mut schema = plan.schema().to_vec();
+        let passed = (0..schema.len()).collect();
         let mut lists = Vec::new();
         let mut columns = Vec::new();
         for f in calls {
@@ -151,6 +152,7 @@ impl Binder<'_> {
         }
         let plan = LogicalPlan::Unnest {
             input: Box::new(plan),
+            passed,
             lists,
             schema,
         };

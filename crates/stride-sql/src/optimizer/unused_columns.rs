@@ -299,6 +299,52 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 out,
             )
         }
+        LogicalPlan::Unnest {
+            input,
+            passed,
+            mut lists,
+            schema,
+        } => {
+            // The input keeps the passed columns something above reads and the
+            // columns the lists read; only the former are passed on.
+            let n = input.schema().len();
+            let any_correlated = lists.iter().any(|f| correlated(f.list()));
+            let mut need = vec![any_correlated; n];
+            let keep: Vec<usize> = (0..passed.len()).filter(|&k| required[k]).collect();
+            for &k in &keep {
+                need[passed[k]] = true;
+            }
+            for f in &lists {
+                mark(f.list(), &mut need);
+            }
+            let (input, m) = prune(*input, &need);
+            if !any_correlated {
+                for f in lists.iter_mut() {
+                    remap(f.list_mut(), &m);
+                }
+            }
+            let mut out_m = vec![None; schema.len()];
+            let mut new_passed = Vec::with_capacity(keep.len());
+            let mut new_schema = Vec::with_capacity(keep.len() + lists.len());
+            for (new, &k) in keep.iter().enumerate() {
+                new_passed.push(m[passed[k]].expect("required column kept"));
+                new_schema.push(schema[k].clone());
+                out_m[k] = Some(new);
+            }
+            for (j, f) in schema[passed.len()..].iter().enumerate() {
+                out_m[passed.len() + j] = Some(keep.len() + j);
+                new_schema.push(f.clone());
+            }
+            (
+                LogicalPlan::Unnest {
+                    input: Box::new(input),
+                    passed: new_passed,
+                    lists,
+                    schema: new_schema,
+                },
+                out_m,
+            )
+        }
         other => {
             // Set operations, VALUES and table functions produce all their columns.
             let n = other.schema().len();

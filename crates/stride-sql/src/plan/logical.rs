@@ -180,10 +180,12 @@ pub enum LogicalPlan {
     /// Set-returning functions of a select list (`SELECT a, unnest(l) FROM t`): each
     /// input row repeats once per element of its longest list, followed by one column
     /// per list holding the elements side by side (NULL where a list is shorter). A row
-    /// whose lists are all empty or NULL yields nothing. Output: the input's columns,
-    /// then one per list.
+    /// whose lists are all empty or NULL yields nothing. Output: the input's columns
+    /// named by `passed`, then one per list.
     Unnest {
         input: Box<LogicalPlan>,
+        /// Input columns repeated into the output (those something above reads).
+        passed: Vec<usize>,
         lists: Vec<SetFunction>,
         schema: Vec<Field>,
     },
