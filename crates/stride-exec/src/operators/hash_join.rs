@@ -599,7 +599,7 @@ impl JoinProbe {
         }
         emit_pairs(
             self.kind,
-            &chunk,
+            chunk,
             &self.build,
             (&pi, &bi),
             self.filter.as_ref(),
