@@ -38,8 +38,9 @@ fuzz_target!(|data: &[u8]| {
     let every_third = |chunk: &stride_common::DataChunk| {
         Ok(SelectionVector::new((0..chunk.len() as u32).step_by(3).collect()))
     };
+    let reads: Vec<bool> = (0..columns.len()).map(|i| i == 0).collect();
     let filter = RowFilter {
-        reads: (0..columns.len()).map(|i| i == 0).collect(),
+        reads: &reads,
         select: &every_third,
     };
     for m in &morsels {

@@ -44,7 +44,12 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             morsels: reader.plan(ctx.threads())?,
             reader: reader.clone(),
             columns: columns.clone(),
-            filter: filter.clone(),
+            filter: filter.as_ref().map(|pred| {
+                let mut used = Vec::new();
+                pred.collect_columns(&mut used);
+                let reads = (0..columns.len()).map(|i| used.contains(&i)).collect();
+                (pred.clone(), reads)
+            }),
         }),
         PhysicalPlan::Range {
             start,

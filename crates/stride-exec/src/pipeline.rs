@@ -28,12 +28,12 @@ pub enum Source {
         columns: Vec<usize>,
     },
     /// CSV files; one morsel per byte range. `filter` (over `columns`) is applied
-    /// while reading (see [`RowFilter`]).
+    /// while reading (see [`RowFilter`]), with the columns it reads.
     Csv {
         reader: Arc<CsvReader>,
         morsels: Vec<Morsel>,
         columns: Vec<usize>,
-        filter: Option<Expr>,
+        filter: Option<(Expr, Vec<bool>)>,
     },
     /// `start + k * step` for k in 0..count.
     Range { start: i64, step: i64, count: u64 },
@@ -116,11 +116,9 @@ impl Source {
                 filter,
             } => match filter {
                 None => reader.produce(&morsels[morsel], columns, None, emit)?,
-                Some(pred) => {
-                    let mut used = Vec::new();
-                    pred.collect_columns(&mut used);
+                Some((pred, reads)) => {
                     let filter = RowFilter {
-                        reads: (0..columns.len()).map(|i| used.contains(&i)).collect(),
+                        reads,
                         select: &|chunk| expression::select(pred, chunk, ctx),
                     };
                     reader.produce(&morsels[morsel], columns, Some(&filter), emit)?

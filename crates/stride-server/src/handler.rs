@@ -287,31 +287,35 @@ impl Handler {
         Ok(fields(&columns, &format))
     }
 
-    /// Types of the parameters the client left untyped, as the binder infers them
-    /// (None where nothing decides one).
-    async fn inferred_parameter_types(&self, sql: String) -> PgWireResult<Vec<Option<Type>>> {
+    /// Result columns of a statement, and the types the binder infers for its `$n`
+    /// parameters where the server can read them in binary (None: no type decided,
+    /// or one only read as text).
+    async fn described(
+        &self,
+        sql: String,
+    ) -> PgWireResult<(Vec<(String, DataType)>, Vec<Option<Type>>)> {
         let conn = self.conn.clone();
-        let (_, types) =
+        let (columns, types) =
             tokio::task::spawn_blocking(move || conn.describe_with_parameters(&sql, &[]))
                 .await
                 .map_err(|_| PgWireError::ApiError("describe failed".into()))?
                 .map_err(to_pg)?;
-        Ok(types
+        let types = types
             .iter()
             .map(|t| {
                 t.as_ref()
                     .map(crate::encode::pg_type)
                     .filter(params::decodable)
             })
-            .collect())
+            .collect();
+        Ok((columns, types))
     }
 
     /// The portal's parameter values, reading untyped binary ones with the inferred
     /// types.
     async fn parameters(&self, portal: &Portal<String>) -> PgWireResult<Vec<ScalarValue>> {
         let inferred = if params::needs_inferred_types(portal) {
-            self.inferred_parameter_types(portal.statement.statement.clone())
-                .await?
+            self.described(portal.statement.statement.clone()).await?.1
         } else {
             Vec::new()
         };
@@ -617,13 +621,7 @@ impl ExtendedQueryHandler for Handler {
     {
         // Parameters without a declared type have the type their context gives them
         // (`i >= $1`: i's), or else text (bound like string literals).
-        let conn = self.conn.clone();
-        let sql = stmt.statement.clone();
-        let (columns, inferred) =
-            tokio::task::spawn_blocking(move || conn.describe_with_parameters(&sql, &[]))
-                .await
-                .map_err(|_| PgWireError::ApiError("describe failed".into()))?
-                .map_err(to_pg)?;
+        let (columns, inferred) = self.described(stmt.statement.clone()).await?;
         let param_types: Vec<Type> = (0..count_params(&stmt.statement)
             .max(stmt.parameter_types.len()))
             .map(|i| {
@@ -632,14 +630,7 @@ impl ExtendedQueryHandler for Handler {
                     .cloned()
                     .flatten()
                     .filter(|t| *t != Type::UNKNOWN)
-                    .or_else(|| {
-                        inferred
-                            .get(i)
-                            .cloned()
-                            .flatten()
-                            .map(|t| crate::encode::pg_type(&t))
-                            .filter(params::decodable)
-                    })
+                    .or_else(|| inferred.get(i).cloned().flatten())
                     .unwrap_or(Type::TEXT)
             })
             .collect();

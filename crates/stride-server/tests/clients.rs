@@ -327,35 +327,49 @@ fn psql_with_a_password() {
     );
 }
 
-#[test]
-fn psycopg_session() {
-    let has_psycopg = |py: &str| {
-        Command::new(py)
-            .args(["-c", "import psycopg; psycopg.connect"])
+/// Whether `python` imports `check` (and runs the `command` given, if any), after
+/// installing `package` with pip when it does not; prints why the test is skipped
+/// when it cannot.
+fn python_client(python: &str, check: &str, command: Option<&str>, package: &str) -> bool {
+    if Command::new(python).arg("--version").output().is_err() {
+        println!("python3 not found: {package} test skipped");
+        return false;
+    }
+    let present = || {
+        Command::new(python)
+            .args(["-c", check])
             .output()
             .is_ok_and(|o| o.status.success())
+            && command.is_none_or(|c| {
+                Command::new(c)
+                    .arg("--version")
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })
     };
-    let python = "python3";
-    if Command::new(python).arg("--version").output().is_err() {
-        println!("python3 not found: psycopg test skipped");
-        return;
+    if present() {
+        return true;
     }
-    if !has_psycopg(python) {
-        let _ = Command::new(python)
-            .args(["-m", "pip", "install", "--quiet", "psycopg[binary]"])
-            .output();
-        if !has_psycopg(python) {
-            println!("psycopg could not be installed: psycopg test skipped");
-            return;
-        }
-    }
-    let addr = start(100);
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/clients/psycopg_session.py"
-    );
     let out = Command::new(python)
-        .args([script, &addr.port().to_string()])
+        .args(["-m", "pip", "install", "--quiet", package])
+        .output();
+    if present() {
+        return true;
+    }
+    let why = match out {
+        Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+        Err(e) => e.to_string(),
+    };
+    println!("{package} could not be installed ({why}): test skipped");
+    false
+}
+
+/// Runs `tests/clients/<script>` against a fresh server; it must print OK.
+fn run_client_script(python: &str, script: &str) {
+    let addr = start(100);
+    let path = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(python)
+        .args([path.as_str(), &addr.port().to_string()])
         .output()
         .unwrap();
     assert!(
@@ -368,49 +382,27 @@ fn psycopg_session() {
 }
 
 #[test]
+fn psycopg_session() {
+    let python = "python3";
+    if python_client(
+        python,
+        "import psycopg; psycopg.connect",
+        None,
+        "psycopg[binary]",
+    ) {
+        run_client_script(python, "psycopg_session.py");
+    }
+}
+
+#[test]
 fn pgcli_session() {
     let python = "python3";
-    if Command::new(python).arg("--version").output().is_err() {
-        println!("python3 not found: pgcli test skipped");
-        return;
+    if python_client(
+        python,
+        "import pgcli.main, pgspecial",
+        Some("pgcli"),
+        "pgcli",
+    ) {
+        run_client_script(python, "pgcli_session.py");
     }
-    let has_pgcli = || {
-        Command::new(python)
-            .args(["-c", "import pgcli.main, pgspecial"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-            && Command::new("pgcli")
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-    };
-    if !has_pgcli() {
-        let out = Command::new(python)
-            .args(["-m", "pip", "install", "--quiet", "pgcli"])
-            .output();
-        if !has_pgcli() {
-            let why = match out {
-                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
-                Err(e) => e.to_string(),
-            };
-            println!("pgcli could not be installed ({why}): pgcli test skipped");
-            return;
-        }
-    }
-    let addr = start(100);
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/clients/pgcli_session.py"
-    );
-    let out = Command::new(python)
-        .args([script, &addr.port().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "OK");
 }

@@ -12,11 +12,15 @@
 //! conditions) is checked on each candidate pair.
 //!
 //! Keys that are all integers are packed into one word by the build side's value
-//! ranges (`key_packing.rs`), which also drops probe rows outside those ranges.
+//! ranges (`key_packing.rs`), which also drops probe rows outside those ranges. A
+//! small build side whose packed keys span a narrow range is indexed by an array of
+//! entry ids (no hashing on probe).
 //!
-//! The build side is split by hash into partitions, each indexed by one thread into
-//! its own key table (a radix-partitioned build); a probe
-//! looks a key up in the partition its hash names.
+//! Otherwise the build side is split by hash into partitions, each indexed by one
+//! thread into its own key table (a radix-partitioned build); a probe looks a key up
+//! in the partition its hash names, first asking the partition's Bloom filter
+//! (`bloom.rs`) while fewer than half the probe rows find a partner. Probe rows are
+//! gathered only for the pairs emitted.
 
 use crate::bloom::BloomFilter;
 use crate::context::QueryContext;
@@ -282,6 +286,23 @@ fn valid_rows(keys: &[impl std::ops::Deref<Target = Vector>], len: usize) -> Vec
     valid
 }
 
+/// The keys of `len` rows: packed into words when the join packs them (clearing
+/// `valid` for values outside the build side's ranges), encoded otherwise.
+fn encode_join_keys(
+    packing: &Option<KeyPacking>,
+    cols: &[std::borrow::Cow<'_, Vector>],
+    len: usize,
+    valid: &mut [bool],
+) -> Result<Keys> {
+    match packing {
+        Some(p) => {
+            let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
+            Ok(p.encode(&refs, len, valid))
+        }
+        None => row_key::encode_keys(cols, len),
+    }
+}
+
 #[inline]
 fn partition_of(hash: u64, bits: u32) -> usize {
     if bits == 0 {
@@ -364,36 +385,29 @@ impl JoinProbe {
             offsets.push(row);
             row += c.len() as u32;
         }
-        // The build keys' ranges, for packing them into words.
-        let ranges = map_tasks(ctx, chunks.len(), |ci| {
-            let c = &chunks[ci];
-            right_keys
-                .iter()
-                .map(|k| Ok(value_range(&*eval_ref(k, c, ctx)?, c.len())))
-                .collect::<Result<Vec<_>>>()
-        })?;
-        let packing = (0..right_keys.len())
-            .map(|k| {
-                ranges
-                    .iter()
-                    .try_fold(None, |acc, r| r[k].map(|range| merge_ranges(acc, range)))
-            })
-            .collect::<Vec<_>>();
-        let packing = KeyPacking::fit(&packing);
-        let encoded = map_tasks(ctx, chunks.len(), |ci| {
+        // The build keys of every chunk, and their ranges, for packing them into words.
+        let key_cols = map_tasks(ctx, chunks.len(), |ci| {
             let c = &chunks[ci];
             let cols = right_keys
                 .iter()
                 .map(|k| eval_ref(k, c, ctx))
                 .collect::<Result<Vec<_>>>()?;
-            let mut valid = valid_rows(&cols, c.len());
-            let keys = match &packing {
-                Some(p) => {
-                    let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
-                    p.encode(&refs, c.len(), &mut valid)
-                }
-                None => row_key::encode_keys(&cols, c.len())?,
-            };
+            let ranges: Vec<_> = cols.iter().map(|v| value_range(v, c.len())).collect();
+            Ok((cols, ranges))
+        })?;
+        let packing = (0..right_keys.len())
+            .map(|k| {
+                key_cols.iter().try_fold(None, |acc, (_, r)| {
+                    r[k].map(|range| merge_ranges(acc, range))
+                })
+            })
+            .collect::<Vec<_>>();
+        let packing = KeyPacking::fit(&packing);
+        let encoded = map_tasks(ctx, chunks.len(), |ci| {
+            let len = chunks[ci].len();
+            let cols = &key_cols[ci].0;
+            let mut valid = valid_rows(cols, len);
+            let keys = encode_join_keys(&packing, cols, len, &mut valid)?;
             let hashes = keys.hashes();
             let mut by_partition = vec![Vec::new(); parts];
             for (i, &h) in hashes.iter().enumerate() {
@@ -493,13 +507,7 @@ impl JoinProbe {
             .map(|k| eval_ref(k, &chunk, ctx))
             .collect::<Result<Vec<_>>>()?;
         let mut valid = valid_rows(&cols, len);
-        let keys = match &self.packing {
-            Some(p) => {
-                let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
-                p.encode(&refs, len, &mut valid)
-            }
-            None => row_key::encode_keys(&cols, len)?,
-        };
+        let keys = encode_join_keys(&self.packing, &cols, len, &mut valid)?;
         drop(cols);
         if let (Some(direct), Keys::Words { words, .. }) = (&self.direct, &keys) {
             let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);

@@ -5,9 +5,9 @@
 //! shorter. Rows whose lists are all empty or NULL produce nothing, as in PostgreSQL.
 //!
 //! Where it sits: inside a pipeline, between the FROM/WHERE operators and the select
-//! list's projection. Input columns are gathered with `take`; element columns are
-//! gathered from the lists' child vectors the same way, so no value is copied one at a
-//! time unless a shorter list needs NULL padding.
+//! list's projection. The input columns passed on (those read above) are gathered
+//! with `take`; element columns are gathered from the lists' child vectors the same
+//! way, so no value is copied one at a time unless a shorter list needs NULL padding.
 
 use crate::context::QueryContext;
 use crate::expression;

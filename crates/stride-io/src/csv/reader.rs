@@ -9,6 +9,9 @@
 //! core first, so a quoted field holding newlines and delimiters is parsed correctly
 //! wherever a cut falls. With an escape byte other than the quote (`\"`), parity
 //! cannot decide, and the cuts are found by one sequential pass over the quotes.
+//!
+//! A filter planned into the scan ([`RowFilter`]) is evaluated on its own columns
+//! first; the other columns are converted only for the rows it keeps.
 
 use super::learned::{self, FileKey};
 use super::options::{show_byte, CsvOptions, Dialect};
@@ -69,7 +72,7 @@ pub struct Morsel {
 /// the conversion work (values in the rows it drops are never read, nor checked).
 pub struct RowFilter<'a> {
     /// Which of the produced columns (by position) the filter reads.
-    pub reads: Vec<bool>,
+    pub reads: &'a [bool],
     /// The rows of a chunk that pass; the chunk holds the columns in `reads`, the
     /// others are NULL placeholders.
     pub select: &'a dyn Fn(&DataChunk) -> Result<SelectionVector>,

@@ -35,6 +35,22 @@ fn text(s: impl Into<String>) -> ScalarValue {
 }
 
 impl Binder<'_> {
+    /// The value of `SET name = value`: a constant expression, or a bare word, which
+    /// names a value rather than a column.
+    fn set_value(&mut self, value: &ast::Expr, name: &str) -> Result<ScalarValue> {
+        match value {
+            ast::Expr::Identifier(id) => Ok(ScalarValue::Varchar(id.value.clone())),
+            e => {
+                let scope = Scope::default();
+                let mut ctx = ExprCtx::new(&scope, "SET");
+                let bound = self.bind_expr(e, &mut ctx)?;
+                fold_constant(&bound)?.ok_or_else(|| {
+                    Error::binder(format!("SET {name}: the value must be a constant"))
+                })
+            }
+        }
+    }
+
     pub(super) fn bind_set(&mut self, set: &ast::Set) -> Result<BoundStatement> {
         match set {
             ast::Set::SingleAssignment {
@@ -44,36 +60,15 @@ impl Binder<'_> {
                 let [value] = values.as_slice() else {
                     return Err(Error::binder(format!("SET {name} takes one value")));
                 };
-                let v = match value {
-                    // `SET x = word` names a value, not a column.
-                    ast::Expr::Identifier(id) => ScalarValue::Varchar(id.value.clone()),
-                    e => {
-                        let scope = Scope::default();
-                        let mut ctx = ExprCtx::new(&scope, "SET");
-                        let bound = self.bind_expr(e, &mut ctx)?;
-                        fold_constant(&bound)?.ok_or_else(|| {
-                            Error::binder(format!("SET {name}: the value must be a constant"))
-                        })?
-                    }
-                };
-                Ok(BoundStatement::Set { name, value: v })
+                let value = self.set_value(value, &name)?;
+                Ok(BoundStatement::Set { name, value })
             }
             // PostgreSQL's spelling of `SET timezone = ...` (pgcli sends it at start).
             ast::Set::SetTimeZone { value, .. } => {
-                let v = match value {
-                    ast::Expr::Identifier(id) => ScalarValue::Varchar(id.value.clone()),
-                    e => {
-                        let scope = Scope::default();
-                        let mut ctx = ExprCtx::new(&scope, "SET");
-                        let bound = self.bind_expr(e, &mut ctx)?;
-                        fold_constant(&bound)?.ok_or_else(|| {
-                            Error::binder("SET TIME ZONE: the value must be a constant")
-                        })?
-                    }
-                };
+                let value = self.set_value(value, "TIME ZONE")?;
                 Ok(BoundStatement::Set {
                     name: "timezone".into(),
-                    value: v,
+                    value,
                 })
             }
             other => Err(Error::not_supported(format!("{other} is not supported"))),

@@ -1,10 +1,13 @@
 //! Pass `join_order`: turns WHERE conditions over inner joins and comma-separated
 //! FROM items into join conditions (factoring conjuncts common to all branches of an
 //! OR out of it), pushes single-table conditions down to their table, and orders the
-//! joins by estimated size so that no cross product is formed where a join condition
-//! exists and hash tables are built on the smaller inputs. Equality conditions
-//! between the two sides of any join become hash-join keys; a LEFT JOIN whose left
-//! input is smaller becomes a RIGHT JOIN, so the hash table is built on it.
+//! joins: exhaustively (dynamic programming over connected subsets) up to
+//! `EXHAUSTIVE_INPUTS` inputs, greedily beyond, so that no cross product is formed
+//! where a join condition exists and hash tables are built on the smaller inputs.
+//! Equality conditions between the two sides of any join become hash-join keys; a
+//! LEFT JOIN whose left input is smaller becomes a RIGHT JOIN, so the hash table is
+//! built on it. Conditions of an outer, semi or anti join that read only the side
+//! whose unmatched rows are dropped filter that side below the join.
 //!
 //! Semi and anti joins on top of the tree (decorrelated IN / EXISTS) move down onto
 //! the one input their left side refers to.
@@ -92,22 +95,6 @@ fn push_into_nullable_side(plan: LogicalPlan) -> LogicalPlan {
         return plan;
     };
     let nleft = left.schema().len();
-    let side_of = |t: &Expr| {
-        if t.has_subquery() || t.any(&mut |x| matches!(x, Expr::OuterColumn { .. })) {
-            return None;
-        }
-        let mut cols = Vec::new();
-        t.collect_columns(&mut cols);
-        if cols.is_empty() {
-            None
-        } else if cols.iter().all(|&c| c >= nleft) {
-            Some(Side::Right)
-        } else if cols.iter().all(|&c| c < nleft) {
-            Some(Side::Left)
-        } else {
-            None
-        }
-    };
     let target = match kind {
         JoinKind::Left | JoinKind::Semi | JoinKind::Anti => Side::Right,
         JoinKind::Right => Side::Left,
@@ -124,8 +111,9 @@ fn push_into_nullable_side(plan: LogicalPlan) -> LogicalPlan {
     };
     let mut terms = Vec::new();
     f.split_conjunction(&mut terms);
-    let (pushed, kept): (Vec<Expr>, Vec<Expr>) =
-        terms.into_iter().partition(|t| side_of(t) == Some(target));
+    let (pushed, kept): (Vec<Expr>, Vec<Expr>) = terms
+        .into_iter()
+        .partition(|t| side(t, nleft) == Some(target));
     if let Some(mut p) = Expr::conjunction(pushed) {
         let input = match target {
             Side::Right => {
