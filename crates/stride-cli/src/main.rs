@@ -31,8 +31,11 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// mimalloc's default (10 ms) is shorter than one phase of a query: the pages of a
 /// hash table freed between a query's phases, or between statements, came back
 /// fresh, and zeroing them was half of `CALL dbgen(sf = 1)` (11.6 s, 5.3 s with one
-/// second) and a tenth of TPC-H Q18.
-const PURGE_DELAY_MS: std::ffi::c_long = 1000;
+/// second). One second still let memory go between statements typed or sent a few
+/// seconds apart, and during a run of the 22 TPC-H queries the kernel zeroed 63,000
+/// pages; with ten seconds, 2,900 (the worker threads also live on between queries,
+/// see `stride_common::workers`).
+const PURGE_DELAY_MS: std::ffi::c_long = 10_000;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 

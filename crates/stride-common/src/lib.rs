@@ -20,6 +20,7 @@ pub mod temporal;
 pub mod types;
 pub mod validity;
 pub mod vector;
+pub mod workers;
 
 pub use buffer::Buffer;
 pub use chunk::DataChunk;

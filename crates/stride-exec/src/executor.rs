@@ -413,19 +413,15 @@ pub fn execute_stream(plan: PhysicalPlan, ctx: Arc<QueryContext>) -> Result<Resu
     let bound = (ctx.threads() * 2).max(2);
     let (tx, rx) = sync_channel(bound);
     let driver_ctx = ctx.clone();
-    std::thread::Builder::new()
-        .name("stride-query".into())
-        .stack_size(pipeline::WORKER_STACK)
-        .spawn(move || {
-            let ctx = driver_ctx;
-            let result = build(&plan, &ctx)
-                .and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
-            let _ = tx.send(match result {
-                Ok(()) => Message::Done,
-                Err(e) => Message::Failed(e),
-            });
-        })
-        .map_err(|e| Error::internal(format!("cannot start the query thread: {e}")))?;
+    stride_common::workers::spawn(move || {
+        let ctx = driver_ctx;
+        let result = build(&plan, &ctx)
+            .and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
+        let _ = tx.send(match result {
+            Ok(()) => Message::Done,
+            Err(e) => Message::Failed(e),
+        });
+    })?;
     Ok(ResultStream {
         types,
         rx,

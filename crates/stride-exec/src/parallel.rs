@@ -3,10 +3,9 @@
 //! partitioned build). Tasks are handed out one at a time, so uneven tasks balance.
 
 use crate::context::QueryContext;
-use crate::pipeline::WORKER_STACK;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use stride_common::{Error, Result};
+use stride_common::{workers, Error, Result};
 
 /// `f(0..tasks)` on up to `ctx.threads()` threads; the results in task order. The
 /// first error stops the hand-out of further tasks and is returned.
@@ -41,28 +40,12 @@ pub fn map_tasks<T: Send>(
             results.lock().map_err(|_| Error::internal("task lock"))?[t] = Some(r);
         }
     };
-    std::thread::scope(|s| -> Result<()> {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(WORKER_STACK)
-                    .spawn_scoped(s, work)
-            })
-            .collect();
-        let mut err = None;
-        for h in handles {
-            let r = h
-                .map_err(|e| Error::internal(format!("cannot start a worker thread: {e}")))
-                .and_then(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::internal("a worker thread panicked")))
-                });
-            if let Err(e) = r {
-                err.get_or_insert(e);
-            }
-        }
-        err.map_or(Ok(()), Err)
-    })?;
+    if let Some(e) = workers::parallel(threads - 1, &work)
+        .into_iter()
+        .find_map(|r| r.err())
+    {
+        return Err(e);
+    }
     results
         .into_inner()
         .map_err(|_| Error::internal("task lock"))?

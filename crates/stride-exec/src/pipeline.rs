@@ -10,13 +10,12 @@ use crate::operators::hash_join::JoinProbe;
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use stride_common::{DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE};
+use stride_common::{
+    workers, DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE,
+};
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
 use stride_sql::plan::Expr;
 use stride_storage::RowGroup;
-
-/// Stack size of worker threads: expression evaluation recurses over deep trees.
-pub const WORKER_STACK: usize = 256 << 20;
 
 /// Chunks per morsel of a materialized source (≈ one row group).
 const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
@@ -305,45 +304,26 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
         }
         sink.combine(local)
     };
-    if threads == 1 {
-        return work();
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(WORKER_STACK)
-                    .spawn_scoped(s, || {
-                        let r = work();
-                        if r.is_err() {
-                            failed.store(true, Ordering::Relaxed);
-                        }
-                        r
-                    })
-            })
-            .collect();
-        let mut first_err = None;
-        for h in handles {
-            let r = match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::internal("a worker thread panicked"))),
-                Err(e) => Err(Error::internal(format!(
-                    "cannot start a worker thread: {e}"
-                ))),
-            };
-            if let Err(e) = r {
-                // Prefer the root cause over follow-on interruptions.
-                if first_err
-                    .as_ref()
-                    .is_none_or(|f: &Error| f.kind == stride_common::ErrorKind::Interrupted)
-                {
-                    first_err = Some(e);
-                }
+    let results = workers::parallel(threads - 1, &|| {
+        let r = work();
+        if r.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        r
+    });
+    let mut first_err = None;
+    for r in results {
+        if let Err(e) = r {
+            // Prefer the root cause over follow-on interruptions.
+            if first_err
+                .as_ref()
+                .is_none_or(|f: &Error| f.kind == stride_common::ErrorKind::Interrupted)
+            {
+                first_err = Some(e);
             }
         }
-        first_err.map_or(Ok(()), Err)
-    })
+    }
+    first_err.map_or(Ok(()), Err)
 }
 
 /// A sink that keeps every chunk, in morsel order.

@@ -4,11 +4,9 @@
 //! in order, so the tables hold exactly the reference generator's rows in its order.
 
 use std::fmt::{Display, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use stride_common::{
-    ColumnSchema, DataChunk, DataType, Error, Result, StringVector, TableSchema, Validity, Vector,
-    VectorData, VECTOR_SIZE,
+    workers, ColumnSchema, DataChunk, DataType, Error, Result, StringVector, TableSchema, Validity,
+    Vector, VectorData, VECTOR_SIZE,
 };
 use stride_storage::Catalog;
 use tpchgen::generators::{
@@ -43,7 +41,7 @@ pub fn dbgen(catalog: &Catalog, sf: f64, threads: usize) -> Result<()> {
     let result = (|| {
         for name in TABLES {
             let schema = schema(name);
-            let chunks = generate(name, sf, threads.max(1));
+            let chunks = generate(name, sf, threads.max(1))?;
             let table = catalog.create_table(schema, false)?;
             created.push(name);
             table.append(&chunks)?;
@@ -170,29 +168,15 @@ fn base_rows(table: &str) -> f64 {
 }
 
 /// All rows of `table`, generated part by part on `threads` threads.
-fn generate(table: &str, sf: f64, threads: usize) -> Vec<DataChunk> {
+fn generate(table: &str, sf: f64, threads: usize) -> Result<Vec<DataChunk>> {
     let parts = ((base_rows(table) * sf) / ROWS_PER_PART)
         .ceil()
         .clamp(1.0, 1024.0) as usize;
-    let done: Mutex<Vec<Option<Vec<DataChunk>>>> = Mutex::new(vec![None; parts]);
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(parts) {
-            s.spawn(|| loop {
-                let part = next.fetch_add(1, Ordering::Relaxed);
-                if part >= parts {
-                    break;
-                }
-                let chunks = generate_part(table, sf, part as i32 + 1, parts as i32);
-                done.lock().expect("dbgen part list")[part] = Some(chunks);
-            });
-        }
-    });
-    done.into_inner()
-        .expect("dbgen part list")
-        .into_iter()
-        .flat_map(|p| p.expect("every part generated"))
-        .collect()
+    let numbers: Vec<i32> = (1..=parts as i32).collect();
+    let done = workers::map(&numbers, threads, |&part| {
+        generate_part(table, sf, part, parts as i32)
+    })?;
+    Ok(done.into_iter().flatten().collect())
 }
 
 /// One part (1-based, of `count`) of a table, as chunks in the schema's column order.

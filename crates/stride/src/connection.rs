@@ -19,7 +19,6 @@ use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
 use stride_storage::Catalog;
 
-const PLANNER_STACK: usize = 512 << 20;
 /// Times a statement is re-run because a CSV column type was widened.
 const MAX_RERUNS: usize = 16;
 /// `describe` binds parameters it has no values for as NULL, up to this many.
@@ -350,15 +349,7 @@ impl Connection {
         params: &[ScalarValue],
         ctx: &Arc<QueryContext>,
     ) -> Result<Planned> {
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("stride-plan".into())
-                .stack_size(PLANNER_STACK)
-                .spawn_scoped(s, || self.plan_statement(sql, params, ctx))
-                .map_err(|e| Error::internal(format!("cannot start the planner thread: {e}")))?
-                .join()
-                .unwrap_or_else(|_| Err(Error::internal("the planner panicked; this is a bug")))
-        })
+        stride_common::workers::on_worker("the planner", || self.plan_statement(sql, params, ctx))
     }
 
     /// Optimizes and plans a query; `copy_out` is set for COPY … TO STDOUT.

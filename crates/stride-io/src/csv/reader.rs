@@ -26,7 +26,7 @@ use crate::file::{self, FileData};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use stride_common::{
-    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Vector, VECTOR_SIZE,
+    workers, DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Vector, VECTOR_SIZE,
 };
 
 /// Bytes per morsel of a CSV file.
@@ -262,9 +262,9 @@ impl CsvReader {
         if d.escape.is_none() || d.escape == d.quote {
             // Whether each cut starts inside quotes: the parity of quotes before it,
             // counted on every core.
-            let odd: Vec<bool> = parallel_map(&cuts, threads, |&(f, s, e)| {
+            let odd: Vec<bool> = workers::map(&cuts, threads, |&(f, s, e)| {
                 ends_in_quote(&self.files[f].bytes()[s..e], d)
-            });
+            })?;
             let mut in_quote = false;
             for (i, &(f, s, _)) in cuts.iter().enumerate() {
                 let b = self.files[f].bytes();
@@ -688,31 +688,6 @@ impl CsvReader {
             "CSV error in \"{path}\" on line {line}, column \"{name}\": could not convert \"{shown}\" to {ty}. {hint}"
         ))
     }
-}
-
-/// `f` over `items` on up to `threads` threads, results in order.
-fn parallel_map<T: Sync, R: Send + Default + Clone>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(&f).collect();
-    }
-    let mut out = vec![R::default(); items.len()];
-    let per = items.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (inp, outp) in items.chunks(per).zip(out.chunks_mut(per)) {
-            let f = &f;
-            s.spawn(move || {
-                for (i, o) in inp.iter().zip(outp.iter_mut()) {
-                    *o = f(i);
-                }
-            });
-        }
-    });
-    out
 }
 
 #[cfg(test)]

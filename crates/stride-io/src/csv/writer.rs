@@ -8,7 +8,7 @@
 //! `text_format` records follow PostgreSQL's text COPY format instead of CSV.
 
 use std::io::Write;
-use stride_common::{DataChunk, DataType, Error, Result, Vector, VectorData};
+use stride_common::{workers, DataChunk, DataType, Error, Result, Vector, VectorData};
 
 /// How `COPY … TO` writes its file.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,29 +89,13 @@ pub fn write_file(
     let mut rows = 0u64;
     for batch in chunks.chunks(threads * 8) {
         let per = batch.len().div_ceil(threads);
-        let buffers: Vec<Vec<u8>> = std::thread::scope(|s| -> Result<Vec<Vec<u8>>> {
-            let handles: Vec<_> = batch
-                .chunks(per.max(1))
-                .map(|part| {
-                    s.spawn(move || {
-                        let mut buf = Vec::new();
-                        for c in part {
-                            format_chunk(c, opts, &mut buf);
-                        }
-                        buf
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().map_err(|_| {
-                        Error::internal(format!(
-                            "formatting rows for \"{path}\" failed; this is a bug"
-                        ))
-                    })
-                })
-                .collect()
+        let parts: Vec<&[DataChunk]> = batch.chunks(per.max(1)).collect();
+        let buffers = workers::map(&parts, threads, |part| {
+            let mut buf = Vec::new();
+            for c in *part {
+                format_chunk(c, opts, &mut buf);
+            }
+            buf
         })?;
         for b in buffers {
             out.write_all(&b).map_err(io_err)?;
