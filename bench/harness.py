@@ -1,6 +1,8 @@
 """What every benchmark harness here shares: installing Python packages it needs,
-timing statements in DuckDB, and running a script in stride's shell with `.timer on`.
-Each statement runs once to warm up, then `runs` times; medians are reported."""
+timing statements in DuckDB, and running statements in stride's shell with `.timer on`
+(a whole script at once, or one statement at a time in a session kept open, so that
+the two engines can take turns query by query). Each statement runs once to warm up,
+then `runs` times; medians are reported."""
 
 import os
 import re
@@ -63,3 +65,42 @@ def stride_medians(setup, statements, runs):
         statistics.median(reals[k * (runs + 1) + 1 : (k + 1) * (runs + 1)])
         for k in range(len(statements))
     ]
+
+
+class StrideSession:
+    """One stride shell kept open: `median(sql, runs)` runs a statement 1 + `runs`
+    times and returns the median hot time the shell's `.timer on` reports."""
+
+    def __init__(self, setup):
+        subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
+        binary = os.path.join(ROOT, "target", "release", "stride")
+        self.proc = subprocess.Popen(
+            [binary, "-csv", "-bail"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for sql in setup:
+            self._send(sql)
+        self._send(".timer on")
+
+    def _send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def _timed(self, sql):
+        self._send(sql.rstrip().rstrip(";") + ";")
+        for line in self.proc.stdout:
+            m = re.match(r"Run Time \(s\): real (\d+\.\d+)", line)
+            if m:
+                return float(m.group(1))
+        sys.exit(f"stride stopped while running: {sql[:200]}")
+
+    def median(self, sql, runs):
+        times = [self._timed(sql) for _ in range(runs + 1)]
+        return statistics.median(times[1:])
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()

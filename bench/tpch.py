@@ -2,8 +2,9 @@
 """TPC-H: the 22 queries on stride and on DuckDB, same data, same machine.
 
 stride generates the data itself (CALL dbgen); DuckDB loads the same rows from
-tpchgen-cli's .tbl files (its own tpch extension needs a download). Each query runs
-once to warm up, then --runs times; the median is reported. See bench/README.md.
+tpchgen-cli's .tbl files (its own tpch extension needs a download). The engines take
+turns query by query; each query runs once to warm up, then --runs times, and the
+median is reported. See bench/README.md.
 """
 
 import argparse
@@ -13,13 +14,13 @@ import subprocess
 import sys
 import tempfile
 
-from harness import ROOT, duckdb_median, ensure, ensure_command, stride_medians
+from harness import ROOT, StrideSession, duckdb_median, ensure, ensure_command
 
 QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 sys.path.insert(0, os.path.join(ROOT, "crates", "stride", "tests", "tpch"))
 
 
-def run_duckdb(sf, runs, threads):
+def duckdb_connection(sf, threads):
     duckdb = ensure("duckdb", "duckdb")
     ensure_command("tpchgen-cli", "tpchgen-cli")
     from make_answers import load_duckdb
@@ -29,27 +30,27 @@ def run_duckdb(sf, runs, threads):
     with tempfile.TemporaryDirectory() as data:
         subprocess.run(["tpchgen-cli", "-s", str(sf), f"--output-dir={data}"], check=True)
         load_duckdb(con, data)
-    times = []
-    for n in range(1, 23):
-        with open(os.path.join(QUERIES, f"q{n:02}.sql")) as f:
-            times.append(duckdb_median(con, f.read(), runs))
-    return duckdb.__version__, times
-
-
-def run_stride(sf, runs, threads):
-    setup = [f"SET threads = {threads};", f"CALL dbgen(sf = {sf});"]
-    return stride_medians(setup, [f"PRAGMA tpch({n})" for n in range(1, 23)], runs)
+    return duckdb.__version__, con
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sf", type=float, default=1)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     sf = f"{args.sf:g}"
-    mine = run_stride(sf, args.runs, args.threads)
-    version, duck = run_duckdb(sf, args.runs, args.threads)
+    version, con = duckdb_connection(sf, args.threads)
+    stride = StrideSession([f"SET threads = {args.threads};", f"CALL dbgen(sf = {sf});"])
+    # The engines take turns query by query, so a change in the machine's speed
+    # during the run touches both sides of a ratio alike.
+    mine, duck = [], []
+    for n in range(1, 23):
+        with open(os.path.join(QUERIES, f"q{n:02}.sql")) as f:
+            sql = f.read()
+        mine.append(stride.median(f"PRAGMA tpch({n})", args.runs))
+        duck.append(duckdb_median(con, sql, args.runs))
+    stride.close()
     print(f"TPC-H SF {sf}, {args.threads} threads, median of {args.runs} hot runs; DuckDB {version}")
     print(f"{'query':<8}{'stride (s)':>12}{'duckdb (s)':>12}{'ratio':>8}")
     for n in range(22):

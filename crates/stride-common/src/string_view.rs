@@ -3,7 +3,9 @@
 //! and offset into shared heap buffers. Comparisons and hashing touch the heap only when
 //! prefixes agree and the string is long.
 //!
-//! Invariant: every view holds valid UTF-8 (all producers append `&str`).
+//! Invariants: every view holds valid UTF-8 (all producers append `&str`), and the
+//! unused bytes of an inline view are zero, so two inline views are equal exactly when
+//! their strings are.
 
 use std::sync::Arc;
 

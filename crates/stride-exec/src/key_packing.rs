@@ -103,9 +103,11 @@ impl KeyPacking {
             + 1
     }
 
-    /// The packed keys of the first `len` rows of `cols`. A row with a value outside
-    /// its column's range matches nothing: `valid` is cleared for it.
-    pub fn encode(&self, cols: &[&Vector], len: usize, valid: &mut [bool]) -> Keys {
+    /// The packed keys of `valid.len()` rows of `cols`: the first ones, or those
+    /// `rows` names. A row with a value outside its column's range matches nothing:
+    /// `valid` is cleared for it.
+    pub fn encode(&self, cols: &[&Vector], rows: Option<&[u32]>, valid: &mut [bool]) -> Keys {
+        let len = valid.len();
         let mut words = vec![0u64; len];
         for (f, c) in self.fields.iter().zip(cols) {
             let (min, max, shift) = (f.min, f.max, f.shift);
@@ -120,6 +122,10 @@ impl KeyPacking {
                         let x = vals[0] as i64;
                         for (w, ok) in words.iter_mut().zip(valid.iter_mut()) {
                             put(x, w, ok);
+                        }
+                    } else if let Some(rows) = rows {
+                        for ((w, ok), &r) in words.iter_mut().zip(valid.iter_mut()).zip(rows) {
+                            put(vals[r as usize] as i64, w, ok);
                         }
                     } else {
                         for ((w, ok), &x) in
@@ -159,7 +165,7 @@ mod tests {
         let ranges = [value_range(&a, 3), value_range(&b, 3)];
         let p = KeyPacking::fit(&ranges).unwrap();
         let mut valid = vec![true; 3];
-        let Keys::Words { words, .. } = p.encode(&[&a, &b], 3, &mut valid) else {
+        let Keys::Words { words, .. } = p.encode(&[&a, &b], None, &mut valid) else {
             panic!("words")
         };
         // a takes 2 bits (span 2), b the next 3 (span 7).
@@ -168,8 +174,15 @@ mod tests {
         let probe_a = Vector::from_values(DataType::BigInt, vec![13i64, 10]);
         let probe_b = Vector::from_values(DataType::Integer, vec![0i32, -4]);
         let mut valid = vec![true; 2];
-        p.encode(&[&probe_a, &probe_b], 2, &mut valid);
+        p.encode(&[&probe_a, &probe_b], None, &mut valid);
         assert_eq!(valid, vec![false, false]);
+        // Through a selection: rows 2 and 0, in that order.
+        let mut valid = vec![true; 2];
+        let Keys::Words { words, .. } = p.encode(&[&a, &b], Some(&[2, 0]), &mut valid) else {
+            panic!("words")
+        };
+        assert_eq!(words, vec![1 | 3 << 2, 0]);
+        assert_eq!(valid, vec![true; 2]);
         // Too wide together: no packing.
         let wide = [Some(Some((i64::MIN, i64::MAX))), Some(Some((0, 1)))];
         assert!(KeyPacking::fit(&wide).is_none());
@@ -179,7 +192,7 @@ mod tests {
         let x = Vector::from_values(DataType::BigInt, vec![i64::MAX]);
         let y = Vector::from_values(DataType::BigInt, vec![5i64]);
         let mut valid = vec![true];
-        let Keys::Words { words, .. } = p.encode(&[&x, &y], 1, &mut valid) else {
+        let Keys::Words { words, .. } = p.encode(&[&x, &y], None, &mut valid) else {
             panic!("words")
         };
         assert_eq!((words[0], valid[0]), (u64::MAX, true));

@@ -57,7 +57,10 @@ impl BuildSide {
         let columns = map_tasks(ctx, types.len(), |k| {
             let mut column = Vector::with_capacity(&types[k], len);
             for c in chunks {
-                column.append(&c.column(k), c.len());
+                match c.selection {
+                    None => column.append(&c.columns[k], c.len()),
+                    Some(_) => column.append(&c.column(k), c.len()),
+                }
             }
             Ok(column)
         })?;
@@ -184,10 +187,12 @@ fn passing_pairs(
     let Some(f) = filter else {
         return Ok((pi.to_vec(), bi.to_vec()));
     };
+    let mut used = Vec::new();
+    f.collect_columns(&mut used);
     let mut keep_p = Vec::with_capacity(pi.len());
     let mut keep_b = Vec::with_capacity(bi.len());
     for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
-        let cand = pair_chunk(probe, build, p, b);
+        let cand = filter_chunk(probe, build, p, b, &used);
         let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
         keep_p.extend(sel.indices.iter().map(|&k| p[k as usize]));
         keep_b.extend(sel.indices.iter().map(|&k| b[k as usize]));
@@ -199,6 +204,42 @@ fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> Dat
     let mut cols = probe.gather(p);
     cols.extend(build.columns.iter().map(|c| c.take(b)));
     DataChunk::new(cols, p.len())
+}
+
+/// The candidate pairs as the residual filter sees them: only the columns it reads
+/// (`used`, indices into probe then build columns) are gathered; the others are NULL
+/// constants it never looks at.
+fn filter_chunk(
+    probe: &DataChunk,
+    build: &BuildSide,
+    p: &[u32],
+    b: &[u32],
+    used: &[usize],
+) -> DataChunk {
+    let physical: Vec<u32>;
+    let probe_rows = match &probe.selection {
+        None => p,
+        Some(sel) => {
+            physical = p.iter().map(|&r| sel.indices[r as usize]).collect();
+            &physical
+        }
+    };
+    let width = probe.columns.len();
+    let probe_cols = probe.columns.iter().enumerate().map(|(i, c)| {
+        if used.contains(&i) {
+            c.take(probe_rows).flatten(p.len())
+        } else {
+            Vector::null_constant(&c.ty)
+        }
+    });
+    let build_cols = build.columns.iter().enumerate().map(|(j, c)| {
+        if used.contains(&(width + j)) {
+            c.take(b)
+        } else {
+            Vector::null_constant(&build.types[j])
+        }
+    });
+    DataChunk::new(probe_cols.chain(build_cols).collect(), p.len())
 }
 
 fn emit_joined(
@@ -256,6 +297,8 @@ pub struct JoinProbe {
     bits: u32,
     partitions: Vec<Partition>,
     left_keys: Vec<Expr>,
+    /// The probe chunk's columns that are the keys, when every key is a plain column.
+    key_columns: Option<Vec<usize>>,
     /// Integer keys packed into one word by the build side's ranges (see
     /// `key_packing`); encoded bytes otherwise.
     packing: Option<KeyPacking>,
@@ -273,33 +316,38 @@ pub struct JoinProbe {
     found: AtomicU64,
 }
 
-/// Rows whose key columns are all non-NULL (NULL keys never match).
-fn valid_rows(keys: &[impl std::ops::Deref<Target = Vector>], len: usize) -> Vec<bool> {
+/// Rows whose key columns are all non-NULL (NULL keys never match): the first `len`
+/// rows, or those `rows` names.
+fn valid_rows(
+    keys: &[impl std::ops::Deref<Target = Vector>],
+    rows: Option<&[u32]>,
+    len: usize,
+) -> Vec<bool> {
     let mut valid = vec![true; len];
     for k in keys {
         if k.validity.has_nulls() || k.constant {
             for (i, v) in valid.iter_mut().enumerate() {
-                *v &= k.is_valid(i);
+                *v &= k.is_valid(rows.map_or(i, |r| r[i] as usize));
             }
         }
     }
     valid
 }
 
-/// The keys of `len` rows: packed into words when the join packs them (clearing
-/// `valid` for values outside the build side's ranges), encoded otherwise.
+/// The keys of `valid.len()` rows: packed into words when the join packs them
+/// (clearing `valid` for values outside the build side's ranges), encoded
+/// otherwise.
 fn encode_join_keys(
     packing: &Option<KeyPacking>,
     cols: &[std::borrow::Cow<'_, Vector>],
-    len: usize,
     valid: &mut [bool],
 ) -> Result<Keys> {
     match packing {
         Some(p) => {
             let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
-            Ok(p.encode(&refs, len, valid))
+            Ok(p.encode(&refs, None, valid))
         }
-        None => row_key::encode_keys(cols, len),
+        None => row_key::encode_keys(cols, valid.len()),
     }
 }
 
@@ -406,8 +454,8 @@ impl JoinProbe {
         let encoded = map_tasks(ctx, chunks.len(), |ci| {
             let len = chunks[ci].len();
             let cols = &key_cols[ci].0;
-            let mut valid = valid_rows(cols, len);
-            let keys = encode_join_keys(&packing, cols, len, &mut valid)?;
+            let mut valid = valid_rows(cols, None, len);
+            let keys = encode_join_keys(&packing, cols, &mut valid)?;
             let hashes = keys.hashes();
             let mut by_partition = vec![Vec::new(); parts];
             for (i, &h) in hashes.iter().enumerate() {
@@ -484,6 +532,13 @@ impl JoinProbe {
             bits,
             direct,
             partitions,
+            key_columns: left_keys
+                .iter()
+                .map(|k| match k {
+                    Expr::Column { index, .. } => Some(*index),
+                    _ => None,
+                })
+                .collect(),
             left_keys,
             packing,
             filter,
@@ -501,14 +556,31 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let len = chunk.len();
-        let cols = self
-            .left_keys
-            .iter()
-            .map(|k| eval_ref(k, &chunk, ctx))
-            .collect::<Result<Vec<_>>>()?;
-        let mut valid = valid_rows(&cols, len);
-        let keys = encode_join_keys(&self.packing, &cols, len, &mut valid)?;
-        drop(cols);
+        let keys_and_valid = match (&self.packing, &chunk.selection) {
+            // Packed column keys of a filtered chunk are read through its selection,
+            // without gathering the columns first.
+            (Some(packing), Some(sel)) if self.key_columns.is_some() => {
+                let cols: Vec<&Vector> = self
+                    .key_columns
+                    .iter()
+                    .flatten()
+                    .map(|&k| &chunk.columns[k])
+                    .collect();
+                let mut valid = valid_rows(&cols, Some(&sel.indices), len);
+                let keys = packing.encode(&cols, Some(&sel.indices), &mut valid);
+                (keys, valid)
+            }
+            _ => {
+                let cols = self
+                    .left_keys
+                    .iter()
+                    .map(|k| eval_ref(k, &chunk, ctx))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut valid = valid_rows(&cols, None, len);
+                (encode_join_keys(&self.packing, &cols, &mut valid)?, valid)
+            }
+        };
+        let (keys, valid) = keys_and_valid;
         if let (Some(direct), Keys::Words { words, .. }) = (&self.direct, &keys) {
             let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
             for (i, &w) in words.iter().enumerate() {

@@ -7,7 +7,7 @@
 use super::ops::CmpOp;
 use crate::kernels::{has_null_constant, make_vector, null_vector, strict_validity};
 use std::cmp::Ordering;
-use stride_common::{DataType, StringVector, Vector};
+use stride_common::{DataType, StringVector, StringView, Vector};
 
 #[inline]
 fn order(a: &StringVector, i: usize, b: &StringVector, j: usize) -> Ordering {
@@ -41,6 +41,21 @@ fn run<O: CmpOp, const AC: bool, const BC: bool>(
         .collect()
 }
 
+/// Equality with a constant of at most 12 bytes: whole views compare equal exactly
+/// when the strings do (inline bytes are zero-padded; a longer string's length
+/// differs), so no row's bytes are read.
+fn equals_short(
+    a: &StringVector,
+    constant: StringView,
+    rows: usize,
+    when_equal: bool,
+) -> Vec<bool> {
+    a.views[..rows]
+        .iter()
+        .map(|v| (*v == constant) == when_equal)
+        .collect()
+}
+
 pub(super) fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Vector {
     let constant = a.constant && b.constant;
     if has_null_constant(&[a, b]) {
@@ -49,6 +64,12 @@ pub(super) fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Vector {
     let rows = if constant { 1 } else { len };
     let (sa, sb) = (a.strings(), b.strings());
     let values = match (a.constant, b.constant) {
+        (false, true) if O::EQUALITY.is_some() && sb.views[0].is_inline() => {
+            equals_short(sa, sb.views[0], rows, O::EQUALITY == Some(true))
+        }
+        (true, false) if O::EQUALITY.is_some() && sa.views[0].is_inline() => {
+            equals_short(sb, sa.views[0], rows, O::EQUALITY == Some(true))
+        }
         (false, false) => run::<O, false, false>(sa, sb, rows),
         (false, true) => run::<O, false, true>(sa, sb, rows),
         (true, false) => run::<O, true, false>(sa, sb, rows),
