@@ -53,6 +53,14 @@ impl StringView {
         (b as usize, o as usize)
     }
 
+    /// The first 8 bytes of an inline string, zero-padded, as a little-endian word
+    /// (the whole string when it is at most 8 bytes long).
+    #[inline]
+    pub fn inline_head(&self) -> u64 {
+        let d = &self.data;
+        u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+    }
+
     /// The first 8 bytes (length and prefix) as one word, for fast inequality checks.
     #[inline]
     pub fn head(&self) -> u64 {

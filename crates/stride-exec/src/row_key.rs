@@ -4,9 +4,12 @@
 //! GROUP BY / DISTINCT rule); joins skip NULL keys before encoding.
 //!
 //! Layout per column: a byte 0 (NULL) or 1 (value) followed, for values, by the
-//! fixed-width little-endian value or, for strings, a u32 length and the bytes. A key
-//! of a single fixed-width column drops the marker byte (a NULL is the empty key), so
-//! one BIGINT makes an 8-byte key that hash tables keep inline.
+//! fixed-width little-endian value. A string's first byte is 0 (NULL), 1 + its length
+//! for strings shorter than [`SHORT_STRING`] bytes, or [`LONG_STRING`] followed by a
+//! u32 length; then its bytes. A key of a single fixed-width column drops the marker
+//! byte (a NULL is the empty key), so one BIGINT makes an 8-byte key that hash tables
+//! keep inline. Keys of at most 8 bytes in every row of a chunk (two one-letter flags,
+//! a short code) travel as words too.
 
 use crate::hash_table::{hash_key, hash_word};
 use stride_common::vector::NativeType;
@@ -69,6 +72,11 @@ impl Keys {
     }
 }
 
+/// Strings shorter than this have their length in their marker byte.
+const SHORT_STRING: usize = 250;
+/// The marker of a longer string, whose u32 length follows.
+const LONG_STRING: u8 = 255;
+
 /// Encodes `len` rows of `cols` as [`Keys`].
 pub fn encode_keys<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<Keys> {
     if let [c] = cols {
@@ -79,7 +87,62 @@ pub fn encode_keys<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Re
             return Ok(w);
         }
     }
-    encode(cols, len).map(Keys::Bytes)
+    let cols: Vec<&Vector> = cols.iter().map(|c| c.borrow()).collect();
+    if let Some(words) = short_words(&cols, len) {
+        return Ok(words);
+    }
+    encode(&cols, len).map(Keys::Bytes)
+}
+
+/// The keys as words when no row's key can be longer than 8 bytes: each word is the
+/// key's bytes (as [`encode`] lays them out) zero-padded, as hash tables keep short
+/// keys inline. Built column by column without laying out the bytes.
+fn short_words(cols: &[&Vector], len: usize) -> Option<Keys> {
+    let mut widest = 0;
+    for c in cols {
+        widest += 1 + match fixed_width(c.data.physical()) {
+            Some(w) => w,
+            None if matches!(c.data, VectorData::Str(_)) => {
+                c.strings().views.iter().map(|v| v.len()).max().unwrap_or(0)
+            }
+            None => return None,
+        };
+        if widest > 8 {
+            return None;
+        }
+    }
+    let mut words = vec![0u64; len];
+    let mut lens = vec![0u8; len];
+    for c in cols {
+        let mut put = |i: usize, part: Option<(u64, u8)>| {
+            let (bits, n) = part.unwrap_or((0, 1));
+            words[i] |= bits << (8 * lens[i] as u32);
+            lens[i] += n;
+        };
+        match &c.data {
+            VectorData::Str(sv) => {
+                for i in 0..len {
+                    let j = c.index(i);
+                    put(
+                        i,
+                        c.validity.is_valid(j).then(|| {
+                            let v = &sv.views[j];
+                            (1 + v.len() as u64 | v.inline_head() << 8, 1 + v.len() as u8)
+                        }),
+                    );
+                }
+            }
+            d => with_native!(d.physical(), T => {
+                let vals = T::slice(d);
+                let w = <T as KeyBytes>::WIDTH as u8;
+                for i in 0..len {
+                    let j = c.index(i);
+                    put(i, c.validity.is_valid(j).then(|| (1 | vals[j].word() << 8, 1 + w)));
+                }
+            }, _ => return None),
+        }
+    }
+    Some(Keys::Words { words, lens })
 }
 
 fn encode_words<T: KeyBytes>(c: &Vector, len: usize) -> Keys {
@@ -231,7 +294,8 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
                 let sv = c.strings();
                 for (i, s) in sizes.iter_mut().enumerate() {
                     *s += 1 + if c.is_valid(i) {
-                        4 + sv.views[c.index(i)].len() as u32
+                        let l = sv.views[c.index(i)].len();
+                        l as u32 + if l < SHORT_STRING { 0 } else { 4 }
                     } else {
                         0
                     };
@@ -255,10 +319,16 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
                 let at = *cur as usize;
                 if c.is_valid(i) {
                     let b = sv.bytes_of(&sv.views[c.index(i)]);
-                    data[at] = 1;
-                    data[at + 1..at + 5].copy_from_slice(&(b.len() as u32).to_le_bytes());
-                    data[at + 5..at + 5 + b.len()].copy_from_slice(b);
-                    *cur += 5 + b.len() as u32;
+                    let mut at = at + 1;
+                    if b.len() < SHORT_STRING {
+                        data[at - 1] = 1 + b.len() as u8;
+                    } else {
+                        data[at - 1] = LONG_STRING;
+                        data[at..at + 4].copy_from_slice(&(b.len() as u32).to_le_bytes());
+                        at += 4;
+                    }
+                    data[at..at + b.len()].copy_from_slice(b);
+                    *cur = (at + b.len()) as u32;
                 } else {
                     *cur += 1;
                 }
@@ -322,7 +392,8 @@ pub fn decode<'a>(
     for (row, key) in keys.enumerate() {
         let mut at = 0;
         for (ci, col) in cols.iter_mut().enumerate() {
-            let valid = key[at] == 1;
+            let marker = key[at];
+            let valid = marker != 0;
             at += 1;
             if !valid {
                 validities[ci].set_invalid(row, n);
@@ -330,10 +401,15 @@ pub fn decode<'a>(
             match &mut col.data {
                 VectorData::Str(sv) => {
                     if valid {
-                        let l = u32::from_le_bytes(key[at..at + 4].try_into().expect("4")) as usize;
-                        // SAFETY-free: keys were encoded from valid UTF-8 strings.
-                        sv.push(std::str::from_utf8(&key[at + 4..at + 4 + l]).unwrap_or(""));
-                        at += 4 + l;
+                        let l = if marker == LONG_STRING {
+                            at += 4;
+                            u32::from_le_bytes(key[at - 4..at].try_into().expect("4")) as usize
+                        } else {
+                            marker as usize - 1
+                        };
+                        // Keys were encoded from valid UTF-8 strings.
+                        sv.push(std::str::from_utf8(&key[at..at + l]).unwrap_or(""));
+                        at += l;
                     } else {
                         sv.push("");
                     }
@@ -377,6 +453,8 @@ fn decode_single<'a, T: KeyBytes>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash_table::inline_word;
+    use std::collections::HashSet;
     use stride_common::ScalarValue;
 
     #[test]
@@ -418,6 +496,75 @@ mod tests {
         for i in 0..3 {
             assert_eq!(cols[0].get(i), a.get(i));
             assert_eq!(cols[1].get(i), b.get(i));
+        }
+    }
+
+    #[test]
+    fn strings_of_every_length_class_roundtrip_and_stay_distinct() {
+        let values: Vec<Option<String>> = vec![
+            None,
+            Some(String::new()),
+            Some("\0".into()),
+            Some("A".into()),
+            Some("AF".into()),
+            Some("x".repeat(SHORT_STRING - 1)),
+            Some("x".repeat(SHORT_STRING)),
+            Some("é".repeat(400)),
+        ];
+        let mut a = Vector::empty(&DataType::Varchar);
+        let mut b = Vector::empty(&DataType::Varchar);
+        for (i, v) in values.iter().enumerate() {
+            let s = |v: &Option<String>| v.clone().map_or(ScalarValue::Null, ScalarValue::Varchar);
+            a.push(&s(v)).unwrap();
+            b.push(&s(&values[(i + 1) % values.len()])).unwrap();
+        }
+        let n = values.len();
+        let k = encode(&[&a, &b], n).unwrap();
+        let keys: HashSet<&[u8]> = (0..n).map(|i| k.key(i)).collect();
+        assert_eq!(keys.len(), n);
+        let cols = decode(
+            &[DataType::Varchar, DataType::Varchar],
+            (0..n).map(|i| k.key(i)),
+        );
+        for i in 0..n {
+            assert_eq!(cols[0].get(i), a.get(i));
+            assert_eq!(cols[1].get(i), b.get(i));
+        }
+        // Two one-letter flags make a 4-byte key: words, equal to the bytes' inline word.
+        let flags = |x: &str| {
+            let mut v = Vector::empty(&DataType::Varchar);
+            v.push(&ScalarValue::Varchar(x.into())).unwrap();
+            v
+        };
+        let (r, l) = (flags("R"), flags("F"));
+        let Keys::Words { words, lens } = encode_keys(&[&r, &l], 1).unwrap() else {
+            panic!("short keys are words");
+        };
+        let bytes = encode(&[&r, &l], 1).unwrap();
+        assert_eq!((lens[0] as usize, words[0]), (4, inline_word(bytes.key(0))));
+        // With NULLs and a fixed-width column: still exactly the bytes' words.
+        let mut n = Vector::empty(&DataType::SmallInt);
+        let mut t = Vector::empty(&DataType::Varchar);
+        for (x, y) in [
+            (Some(7), Some("ab")),
+            (None, Some("")),
+            (Some(-1), None),
+            (None, None),
+        ] {
+            n.push(&x.map_or(ScalarValue::Null, ScalarValue::SmallInt))
+                .unwrap();
+            t.push(&y.map_or(ScalarValue::Null, |s| ScalarValue::Varchar(s.into())))
+                .unwrap();
+        }
+        let Keys::Words { words, lens } = encode_keys(&[&n, &t], 4).unwrap() else {
+            panic!("short keys are words");
+        };
+        let bytes = encode(&[&n, &t], 4).unwrap();
+        for i in 0..4 {
+            assert_eq!(
+                (lens[i] as usize, words[i]),
+                (bytes.key(i).len(), inline_word(bytes.key(i)))
+            );
         }
     }
 }
