@@ -7,6 +7,7 @@
 //! unused bytes of an inline view are zero, so two inline views are equal exactly when
 //! their strings are.
 
+use crate::Buffer;
 use std::sync::Arc;
 
 pub const INLINE_LEN: usize = 12;
@@ -69,16 +70,18 @@ impl StringView {
 }
 
 /// The string column of a vector: views plus the heap buffers long strings live in.
+/// The views are a shared [`Buffer`], so cloning or slicing a string vector (a scan
+/// cutting a stored row group into chunks) copies no views.
 #[derive(Clone, Debug, Default)]
 pub struct StringVector {
-    pub views: Vec<StringView>,
+    pub views: Buffer<StringView>,
     pub buffers: Vec<Arc<Vec<u8>>>,
 }
 
 impl StringVector {
     pub fn with_capacity(n: usize) -> Self {
         StringVector {
-            views: Vec::with_capacity(n),
+            views: Vec::with_capacity(n).into(),
             buffers: Vec::new(),
         }
     }
@@ -145,7 +148,7 @@ impl StringVector {
 
     pub fn push(&mut self, s: &str) {
         let v = self.make_view(s);
-        self.views.push(v);
+        self.views.make_mut().push(v);
     }
 
     /// Starts a heap buffer with room for `bytes` more bytes, unless the current one
@@ -180,7 +183,7 @@ impl StringVector {
             if !fits {
                 // SAFETY: the caller guarantees UTF-8.
                 let v = self.make_view(std::str::from_utf8_unchecked(bytes));
-                self.views.push(v);
+                self.views.make_mut().push(v);
                 return;
             }
             let buf = Arc::get_mut(&mut self.buffers[bi]).expect("checked unique");
@@ -190,7 +193,7 @@ impl StringVector {
             data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
             data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
         }
-        self.views.push(StringView {
+        self.views.make_mut().push(StringView {
             len: bytes.len() as u32,
             data,
         });
@@ -200,7 +203,7 @@ impl StringVector {
     pub fn push_from(&mut self, other: &StringVector, i: usize) {
         let v = other.views[i];
         if v.is_inline() {
-            self.views.push(v);
+            self.views.make_mut().push(v);
         } else {
             let s = other.get(i);
             self.push(s);
@@ -212,7 +215,11 @@ impl StringVector {
     pub fn take(&self, indices: &[u32]) -> StringVector {
         if self.buffers.len() <= SHARE_LIMIT {
             return StringVector {
-                views: indices.iter().map(|&i| self.views[i as usize]).collect(),
+                views: indices
+                    .iter()
+                    .map(|&i| self.views[i as usize])
+                    .collect::<Vec<_>>()
+                    .into(),
                 buffers: self.buffers.clone(),
             };
         }
@@ -225,7 +232,7 @@ impl StringVector {
 
     pub fn slice(&self, offset: usize, len: usize) -> StringVector {
         StringVector {
-            views: self.views[offset..offset + len].to_vec(),
+            views: self.views.slice(offset, len),
             buffers: self.buffers.clone(),
         }
     }
@@ -234,7 +241,7 @@ impl StringVector {
     pub fn append(&mut self, other: &StringVector) {
         let base = self.buffers.len() as u32;
         self.buffers.extend(other.buffers.iter().cloned());
-        self.views.extend(other.views.iter().map(|v| {
+        self.views.make_mut().extend(other.views.iter().map(|v| {
             if v.is_inline() {
                 *v
             } else {

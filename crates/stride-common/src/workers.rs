@@ -135,7 +135,8 @@ pub fn on_worker<T: Send>(what: &str, f: impl FnOnce() -> Result<T> + Send) -> R
 
 /// Runs `work` on the calling thread and on `helpers` worker threads at once, and
 /// returns when every copy has finished: the results of the copies that ran, the
-/// caller's first. A copy that panicked gives an internal error. `work` is meant to
+/// caller's first. A copy that panicked, the caller's included, gives an internal
+/// error. `work` is meant to
 /// pull tasks from shared state until none are left, so a helper that could not be
 /// started only means fewer threads.
 pub fn parallel(helpers: usize, work: &(dyn Fn() -> Result<()> + Sync)) -> Vec<Result<()>> {
@@ -238,7 +239,7 @@ fn scoped(
         }
     }
     if caller_too {
-        results.push(work());
+        results.push(catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(panicked())));
     }
     drop(wait);
     let mut s = latch.state.lock().unwrap_or_else(|e| e.into_inner());

@@ -12,7 +12,8 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use stride_common::{
-    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
+    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, StringVector, Validity,
+    Vector, VectorData,
 };
 use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar, select_comparison};
 use stride_sql::plan::visit::for_each_outer_ref;
@@ -363,6 +364,10 @@ fn eval_in_list(
     if list.is_empty() {
         return Vector::constant(&ScalarValue::Boolean(negated), &DataType::Boolean);
     }
+    if let Some(found) = in_string_constants(&x, list, len) {
+        let vals = found.into_iter().map(|f| f != negated).collect();
+        return Ok(bool_vector(vals, x.validity.clone()));
+    }
     let t = x.ty.clone();
     let eq = resolve_scalar("=", &[t.clone(), t])?;
     // found[i]: Some(true) matched, None unknown (a NULL took part), Some(false) no match
@@ -396,6 +401,43 @@ fn eval_in_list(
         })
         .collect();
     Ok(bool_vector(vals, validity))
+}
+
+/// `x IN ('a', 'b', ...)` over a VARCHAR column and non-NULL string literals (TPC-H's
+/// ship modes and containers): each row's view is checked against the constants'
+/// views, length and prefix first, without a comparison vector per constant. A NULL
+/// row's answer is left to the caller's validity (`x`'s own).
+fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool>> {
+    let VectorData::Str(sv) = &x.data else {
+        return None;
+    };
+    if x.constant {
+        return None;
+    }
+    let mut constants = StringVector::default();
+    for item in list {
+        match item {
+            Expr::Literal {
+                value: ScalarValue::Varchar(s),
+                ..
+            } => constants.push(s),
+            _ => return None,
+        }
+    }
+    Some(
+        sv.views[..len]
+            .iter()
+            .map(|v| {
+                constants.views.iter().any(|c| {
+                    if c.is_inline() {
+                        v == c
+                    } else {
+                        v.head() == c.head() && sv.bytes_of(v) == constants.bytes_of(c)
+                    }
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Outer column positions (level 1) a subquery plan reads.

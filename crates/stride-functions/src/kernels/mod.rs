@@ -165,7 +165,7 @@ pub fn null_vector(ty: &DataType, rows: usize, constant: bool) -> Vector {
         }),
         _ => stride_common::with_native!(ty.physical(), T => T::wrap(vec![T::default(); rows]),
         _ => VectorData::Str(StringVector {
-            views: vec![Default::default(); rows],
+            views: vec![Default::default(); rows].into(),
             buffers: Vec::new(),
         })),
     };

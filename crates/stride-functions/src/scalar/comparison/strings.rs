@@ -7,7 +7,7 @@
 use super::ops::CmpOp;
 use crate::kernels::{has_null_constant, make_vector, null_vector, strict_validity};
 use std::cmp::Ordering;
-use stride_common::{DataType, StringVector, StringView, Vector};
+use stride_common::{DataType, StringVector, Vector};
 
 #[inline]
 fn order(a: &StringVector, i: usize, b: &StringVector, j: usize) -> Ordering {
@@ -41,18 +41,23 @@ fn run<O: CmpOp, const AC: bool, const BC: bool>(
         .collect()
 }
 
-/// Equality with a constant of at most 12 bytes: whole views compare equal exactly
-/// when the strings do (inline bytes are zero-padded; a longer string's length
-/// differs), so no row's bytes are read.
-fn equals_short(
-    a: &StringVector,
-    constant: StringView,
-    rows: usize,
-    when_equal: bool,
-) -> Vec<bool> {
-    a.views[..rows]
+/// Equality with a constant (row 0 of `c`). Of at most 12 bytes: whole views compare
+/// equal exactly when the strings do (inline bytes are zero-padded; a longer
+/// string's length differs), so no row's bytes are read. Longer: the length and
+/// prefix decide most rows, and only the rest compare bytes.
+fn equals_constant(a: &StringVector, c: &StringVector, rows: usize, when_equal: bool) -> Vec<bool> {
+    let constant = c.views[0];
+    let views = &a.views[..rows];
+    if constant.is_inline() {
+        return views
+            .iter()
+            .map(|v| (*v == constant) == when_equal)
+            .collect();
+    }
+    let (head, bytes) = (constant.head(), c.bytes_of(&constant));
+    views
         .iter()
-        .map(|v| (*v == constant) == when_equal)
+        .map(|v| (v.head() == head && a.bytes_of(v) == bytes) == when_equal)
         .collect()
 }
 
@@ -64,11 +69,11 @@ pub(super) fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Vector {
     let rows = if constant { 1 } else { len };
     let (sa, sb) = (a.strings(), b.strings());
     let values = match (a.constant, b.constant) {
-        (false, true) if O::EQUALITY.is_some() && sb.views[0].is_inline() => {
-            equals_short(sa, sb.views[0], rows, O::EQUALITY == Some(true))
+        (false, true) if O::EQUALITY.is_some() => {
+            equals_constant(sa, sb, rows, O::EQUALITY == Some(true))
         }
-        (true, false) if O::EQUALITY.is_some() && sa.views[0].is_inline() => {
-            equals_short(sb, sa.views[0], rows, O::EQUALITY == Some(true))
+        (true, false) if O::EQUALITY.is_some() => {
+            equals_constant(sb, sa, rows, O::EQUALITY == Some(true))
         }
         (false, false) => run::<O, false, false>(sa, sb, rows),
         (false, true) => run::<O, false, true>(sa, sb, rows),
