@@ -127,7 +127,10 @@ fn short_words(cols: &[&Vector], len: usize) -> Option<Keys> {
                         i,
                         c.validity.is_valid(j).then(|| {
                             let v = &sv.views[j];
-                            (1 + v.len() as u64 | v.inline_head() << 8, 1 + v.len() as u8)
+                            (
+                                (1 + v.len() as u64) | (v.inline_head() << 8),
+                                1 + v.len() as u8,
+                            )
                         }),
                     );
                 }
