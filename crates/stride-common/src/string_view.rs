@@ -230,6 +230,27 @@ impl StringVector {
         out
     }
 
+    /// Gathers the long strings into one buffer when they are spread over more than a
+    /// few, so that later takes share it instead of copying strings: worth it for a
+    /// vector many takes read, like a hash join's build side.
+    pub fn compact(&mut self) {
+        if self.buffers.len() <= SHARE_LIMIT {
+            return;
+        }
+        let long: usize = self
+            .views
+            .iter()
+            .filter(|v| !v.is_inline())
+            .map(|v| v.len())
+            .sum();
+        let mut out = StringVector::with_capacity(self.len());
+        out.buffers.push(Arc::new(Vec::with_capacity(long.max(1))));
+        for i in 0..self.len() {
+            out.push_from(self, i);
+        }
+        *self = out;
+    }
+
     pub fn slice(&self, offset: usize, len: usize) -> StringVector {
         StringVector {
             views: self.views.slice(offset, len),
@@ -239,15 +260,33 @@ impl StringVector {
 
     /// Appends all rows of `other`, re-basing its buffer indices.
     pub fn append(&mut self, other: &StringVector) {
-        let base = self.buffers.len() as u32;
-        self.buffers.extend(other.buffers.iter().cloned());
+        // Chunks cut from one source share its buffers: a buffer already among the
+        // last few here is referred to again rather than added once per chunk, so the
+        // list stays short and `take` can keep sharing it.
+        let recent = self.buffers.len().saturating_sub(SHARE_LIMIT);
+        let remap: Vec<u32> = other
+            .buffers
+            .iter()
+            .map(|b| {
+                let known = self.buffers[recent..]
+                    .iter()
+                    .position(|x| Arc::ptr_eq(x, b));
+                match known {
+                    Some(k) => (recent + k) as u32,
+                    None => {
+                        self.buffers.push(b.clone());
+                        (self.buffers.len() - 1) as u32
+                    }
+                }
+            })
+            .collect();
         self.views.make_mut().extend(other.views.iter().map(|v| {
             if v.is_inline() {
                 *v
             } else {
                 let mut nv = *v;
                 let (b, _) = v.buffer_and_offset();
-                nv.data[4..8].copy_from_slice(&(b as u32 + base).to_le_bytes());
+                nv.data[4..8].copy_from_slice(&remap[b].to_le_bytes());
                 nv
             }
         }));
@@ -291,6 +330,29 @@ mod tests {
     }
 
     #[test]
+    fn appending_chunks_of_one_source_shares_its_buffers() {
+        let mut source = StringVector::default();
+        for i in 0..100 {
+            source.push(&format!("a long string number {i:04}"));
+        }
+        let mut all = StringVector::default();
+        for k in 0..50 {
+            all.append(&source.slice(2 * k, 2));
+        }
+        assert_eq!(all.buffers.len(), source.buffers.len());
+        assert_eq!(all.get(99), "a long string number 0099");
+        let t = all.take(&[99, 0]);
+        assert!(
+            Arc::ptr_eq(&t.buffers[0], &source.buffers[0]),
+            "shared, not copied"
+        );
+        assert_eq!(
+            (t.get(0), t.get(1)),
+            ("a long string number 0099", "a long string number 0000")
+        );
+    }
+
+    #[test]
     fn take_compacts_many_buffers() {
         let mut all = StringVector::default();
         for i in 0..20 {
@@ -299,6 +361,10 @@ mod tests {
             all.append(&part);
         }
         assert!(all.buffers.len() > SHARE_LIMIT);
+        let mut one = all.clone();
+        one.compact();
+        assert_eq!(one.buffers.len(), 1);
+        assert!((0..20).all(|i| one.get(i) == all.get(i)));
         let t = all.take(&[19, 3]);
         assert_eq!(t.buffers.len(), 1);
         assert_eq!(t.get(0), "a long string number 0019");

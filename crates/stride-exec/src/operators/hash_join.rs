@@ -30,7 +30,7 @@ use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
+use stride_common::{DataChunk, DataType, Result, Vector, VectorData, VECTOR_SIZE};
 use stride_sql::plan::{Expr, JoinKind};
 
 const NONE: u32 = u32::MAX;
@@ -61,6 +61,11 @@ impl BuildSide {
                     None => column.append(&c.columns[k], c.len()),
                     Some(_) => column.append(&c.column(k), c.len()),
                 }
+            }
+            // Emitted pairs take build rows chunk by chunk: they should share the
+            // build's strings, not copy them.
+            if let VectorData::Str(sv) = &mut column.data {
+                sv.compact();
             }
             Ok(column)
         })?;
