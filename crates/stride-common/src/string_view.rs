@@ -210,17 +210,40 @@ impl StringVector {
         }
     }
 
-    /// The rows named by `indices`; long strings keep pointing into shared buffers
-    /// unless there are many buffers, then they are copied.
+    /// The rows named by `indices`. Long strings keep pointing into shared buffers
+    /// when the rows' strings lie in a few neighbouring ones (rows near each other,
+    /// like a chunk cut from a stored row group, were written into the same buffer);
+    /// otherwise they are copied into a fresh buffer.
     pub fn take(&self, indices: &[u32]) -> StringVector {
-        if self.buffers.len() <= SHARE_LIMIT {
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for &i in indices {
+            let v = &self.views[i as usize];
+            if !v.is_inline() {
+                let b = v.buffer_and_offset().0;
+                lo = lo.min(b);
+                hi = hi.max(b);
+            }
+        }
+        if lo == usize::MAX || hi - lo < SHARE_LIMIT {
+            let lo = lo.min(self.buffers.len());
+            let views: Vec<StringView> = indices
+                .iter()
+                .map(|&i| {
+                    let mut v = self.views[i as usize];
+                    if !v.is_inline() {
+                        let b = (v.buffer_and_offset().0 - lo) as u32;
+                        v.data[4..8].copy_from_slice(&b.to_le_bytes());
+                    }
+                    v
+                })
+                .collect();
+            let buffers = match lo < self.buffers.len() {
+                true => self.buffers[lo..=hi].to_vec(),
+                false => Vec::new(),
+            };
             return StringVector {
-                views: indices
-                    .iter()
-                    .map(|&i| self.views[i as usize])
-                    .collect::<Vec<_>>()
-                    .into(),
-                buffers: self.buffers.clone(),
+                views: views.into(),
+                buffers,
             };
         }
         let mut out = StringVector::with_capacity(indices.len());
@@ -369,5 +392,21 @@ mod tests {
         assert_eq!(t.buffers.len(), 1);
         assert_eq!(t.get(0), "a long string number 0019");
         assert_eq!(t.get(1), "a long string number 0003");
+        // Rows whose strings lie in neighbouring buffers share just those.
+        let near = all.take(&[6, 5, 6]);
+        assert_eq!(near.buffers.len(), 2);
+        assert!(Arc::ptr_eq(&near.buffers[0], &all.buffers[5]));
+        let got: Vec<&str> = (0..3).map(|i| near.get(i)).collect();
+        assert_eq!(
+            got,
+            [
+                "a long string number 0006",
+                "a long string number 0005",
+                "a long string number 0006"
+            ]
+        );
+        let mut short = StringVector::default();
+        short.push("tiny");
+        assert!(short.take(&[0, 0]).buffers.is_empty());
     }
 }

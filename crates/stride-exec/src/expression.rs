@@ -543,11 +543,21 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
     } else {
         len
     };
+    // Uncorrelated: the same rows for every row of the chunk, looked up once.
+    let shared = match refs.is_empty() {
+        true => Some(subquery_rows(s, &refs, &[], ctx)?),
+        false => None,
+    };
     let mut out = Vector::with_capacity(&out_ty, rows_needed);
     for i in 0..rows_needed {
         ctx.check()?;
-        let outer: Vec<ScalarValue> = ref_vectors.iter().map(|v| v.get(i)).collect();
-        let rows = subquery_rows(s, &refs, &outer, ctx)?;
+        let rows = match &shared {
+            Some(rows) => rows.clone(),
+            None => {
+                let outer: Vec<ScalarValue> = ref_vectors.iter().map(|v| v.get(i)).collect();
+                subquery_rows(s, &refs, &outer, ctx)?
+            }
+        };
         let value = match &s.kind {
             SubqueryKind::Scalar(_) => match rows.values.len() {
                 0 => ScalarValue::Null,
