@@ -1,11 +1,12 @@
 //! Per-query execution state shared by all worker threads: the catalog to scan, the
-//! settings, the cancellation flag and the cache of subquery results.
+//! settings, the cancellation flag, the cache of subquery results and the rows of
+//! CTEs computed once.
 
 use crate::progress::Progress;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use stride_common::{Error, Result, ScalarValue, Settings};
+use std::sync::{Arc, Mutex, OnceLock};
+use stride_common::{DataChunk, Error, Result, ScalarValue, Settings};
 use stride_storage::Catalog;
 
 /// The rows of a subquery's first column, computed once per distinct set of outer
@@ -25,7 +26,13 @@ pub struct QueryContext {
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
     /// Work done so far, for progress bars.
     pub progress: Arc<Progress>,
+    /// Rows of the CTEs computed once per query, by CTE id. Shared with child
+    /// contexts: a shared CTE body refers to no outer row.
+    ctes: Arc<Mutex<HashMap<u64, CteRows>>>,
 }
+
+/// The rows of one shared CTE, computed by whichever reference runs first.
+type CteRows = Arc<OnceLock<Result<Arc<Vec<DataChunk>>>>>;
 
 impl QueryContext {
     pub fn new(catalog: Arc<Catalog>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
@@ -35,17 +42,37 @@ impl QueryContext {
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
+            ctes: Arc::default(),
         }
+    }
+
+    /// The rows of shared CTE `id`, computed by `compute` the first time they are
+    /// asked for in this query; later (or concurrent) callers wait for and share them.
+    pub fn cte_rows(
+        &self,
+        id: u64,
+        compute: impl FnOnce() -> Result<Vec<DataChunk>>,
+    ) -> Result<Arc<Vec<DataChunk>>> {
+        let cell = self
+            .ctes
+            .lock()
+            .map_err(|_| Error::internal("CTE cache lock"))?
+            .entry(id)
+            .or_default()
+            .clone();
+        cell.get_or_init(|| compute().map(Arc::new)).clone()
     }
 
     /// A context for running an instantiated subquery: same catalog, settings and
     /// cancellation, fresh subquery cache.
     pub fn child(&self) -> QueryContext {
-        QueryContext::new(
+        let mut child = QueryContext::new(
             self.catalog.clone(),
             self.settings.clone(),
             self.cancel.clone(),
-        )
+        );
+        child.ctes = self.ctes.clone();
+        child
     }
 
     pub fn threads(&self) -> usize {

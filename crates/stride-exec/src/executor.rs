@@ -75,6 +75,10 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 count: count.max(0) as u64,
             })
         }
+        PhysicalPlan::CteScan { id, input } => {
+            let rows = ctx.cte_rows(*id, || collect(input, ctx))?;
+            Pipeline::new(Source::Chunks(rows))
+        }
         PhysicalPlan::Values { rows, types } => {
             let empty = DataChunk::new(vec![], 1);
             let mut cols: Vec<Vector> = types

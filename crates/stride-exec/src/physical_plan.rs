@@ -33,6 +33,9 @@ pub enum PhysicalPlan {
         rows: Vec<Vec<Expr>>,
         types: Vec<DataType>,
     },
+    /// The rows of a CTE referenced more than once: `input` runs once per query (the
+    /// first reference to run computes it) and every reference reads its rows.
+    CteScan { id: u64, input: Box<PhysicalPlan> },
     Filter {
         input: Box<PhysicalPlan>,
         predicate: Expr,
@@ -111,6 +114,7 @@ impl PhysicalPlan {
             | PhysicalPlan::NestedLoopJoin { types, .. } => types.clone(),
             PhysicalPlan::Range { .. } => vec![DataType::BigInt],
             PhysicalPlan::Filter { input, .. }
+            | PhysicalPlan::CteScan { input, .. }
             | PhysicalPlan::Sort { input, .. }
             | PhysicalPlan::TopN { input, .. }
             | PhysicalPlan::Limit { input, .. } => input.types(),
@@ -125,6 +129,7 @@ impl PhysicalPlan {
             | PhysicalPlan::Range { .. }
             | PhysicalPlan::Values { .. } => vec![],
             PhysicalPlan::Filter { input, .. }
+            | PhysicalPlan::CteScan { input, .. }
             | PhysicalPlan::Project { input, .. }
             | PhysicalPlan::Unnest { input, .. }
             | PhysicalPlan::HashAggregate { input, .. }
@@ -151,6 +156,7 @@ impl PhysicalPlan {
             PhysicalPlan::CsvScan { .. } => "READ_CSV",
             PhysicalPlan::Range { .. } => "RANGE",
             PhysicalPlan::Values { .. } => "VALUES",
+            PhysicalPlan::CteScan { .. } => "CTE_SCAN",
             PhysicalPlan::Filter { .. } => "FILTER",
             PhysicalPlan::Project { .. } => "PROJECTION",
             PhysicalPlan::Unnest { .. } => "UNNEST",

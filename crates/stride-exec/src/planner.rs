@@ -41,6 +41,10 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                 types: schema.iter().map(|f| f.ty.clone()).collect(),
             }
         }
+        LogicalPlan::CteRef { id, body, .. } => PhysicalPlan::CteScan {
+            id: *id,
+            input: p(body)?,
+        },
         LogicalPlan::Values { rows, schema } => PhysicalPlan::Values {
             rows: rows.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),

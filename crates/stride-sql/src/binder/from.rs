@@ -7,6 +7,8 @@ use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx}
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope};
 use super::{did_you_mean, Binder};
+use crate::plan::expr::next_subquery_id;
+use crate::plan::visit::{max_outer_depth, references_outer};
 use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -187,8 +189,7 @@ impl Binder<'_> {
                     }
                 }
                 if let Some(cte) = self.find_cte(&tname) {
-                    // Bind the CTE body without the CTEs defined after it in scope.
-                    let plan = self.bind_query(&cte.query)?;
+                    let plan = self.bind_cte(&cte)?;
                     let mut fields = super::unqualified(plan.schema());
                     for (f, c) in fields.iter_mut().zip(&cte.alias.columns) {
                         f.name = ident_name(&c.name);
@@ -434,6 +435,33 @@ impl Binder<'_> {
                 Err(Error::catalog(msg))
             }
         }
+    }
+
+    /// The plan of a reference to `cte`: its body bound once and shared by every
+    /// reference, unless it refers to columns of an enclosing query (then each
+    /// reference binds its own copy, in its own scope).
+    fn bind_cte(&mut self, cte: &std::sync::Arc<ast::Cte>) -> Result<LogicalPlan> {
+        let key = std::sync::Arc::as_ptr(cte) as usize;
+        let (id, body) = match self.cte_bodies.get(&key) {
+            Some(shared) => shared.clone(),
+            None => {
+                let body = self.bind_query(&cte.query)?;
+                let depth = max_outer_depth(&body);
+                if (1..=depth).any(|level| references_outer(&body, level)) {
+                    return Ok(body);
+                }
+                let shared = (next_subquery_id(), std::sync::Arc::new(body));
+                self.cte_bodies.insert(key, shared.clone());
+                shared
+            }
+        };
+        let schema = body.schema().to_vec();
+        Ok(LogicalPlan::CteRef {
+            id,
+            body,
+            schema,
+            shared: false,
+        })
     }
 
     fn find_cte(&self, name: &str) -> Option<std::sync::Arc<ast::Cte>> {

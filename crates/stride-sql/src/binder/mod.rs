@@ -133,6 +133,9 @@ pub struct Binder<'a> {
     outer_scopes: Vec<Scope>,
     /// CTE definitions visible at this point, innermost last.
     ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
+    /// Bodies of uncorrelated CTEs already bound, by definition (its address): every
+    /// reference shares one body, which runs once (see `LogicalPlan::CteRef`).
+    cte_bodies: HashMap<usize, (u64, Arc<crate::plan::LogicalPlan>)>,
     /// Current nesting of expressions being bound (see [`MAX_EXPRESSION_DEPTH`]).
     depth: usize,
     /// Views being expanded, innermost last (a view may not refer to itself).
@@ -165,6 +168,7 @@ impl<'a> Binder<'a> {
             settings,
             outer_scopes: Vec::new(),
             ctes: Vec::new(),
+            cte_bodies: HashMap::new(),
             depth: 0,
             views: Vec::new(),
             params: Vec::new(),

@@ -23,6 +23,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
     match plan {
         LogicalPlan::Scan { rows, .. } => *rows as f64,
         LogicalPlan::Values { rows, .. } => rows.len() as f64,
+        LogicalPlan::CteRef { body, .. } => estimate(body),
         LogicalPlan::TableFunction { func, .. } => match func {
             TableFunction::Range {
                 start, stop, step, ..

@@ -8,6 +8,7 @@ mod decorrelate;
 mod distinct_aggregates;
 mod filter_order;
 mod join_order;
+mod materialize_ctes;
 mod semi_join_reduction;
 mod unused_columns;
 
@@ -16,6 +17,7 @@ use stride_common::{Result, Settings};
 
 /// The passes in the order they run.
 pub const PASSES: &[&str] = &[
+    "materialize_ctes",
     "decorrelate",
     "join_order",
     "semi_join_reduction",
@@ -53,7 +55,8 @@ pub fn optimize(
     settings: &Settings,
     stats: &dyn Statistics,
 ) -> Result<LogicalPlan> {
-    let mut plan = plan;
+    // Always runs: switched off, it writes each CTE out at every reference.
+    let mut plan = materialize_ctes::optimize(plan, settings, stats)?;
     if settings.is_optimizer_enabled("decorrelate") {
         plan = decorrelate::optimize(plan)?;
     }

@@ -43,6 +43,12 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                 join_list(columns.iter().map(|&c| &names[c].0))
             )
         }
+        LogicalPlan::CteRef { body, .. } => {
+            // The body is shown under each reference; it runs once.
+            let _ = writeln!(out, "{pad}CTE_SCAN (computed once)");
+            render(body, depth + 1, out);
+            return;
+        }
         LogicalPlan::Values { rows, schema } => {
             format!("VALUES ({} rows, {} columns)", rows.len(), schema.len())
         }

@@ -126,6 +126,19 @@ pub enum LogicalPlan {
         /// Rows in the table when the query was bound (an estimate for the optimizer).
         rows: usize,
     },
+    /// A common table expression referenced more than once in a query: computed
+    /// once, its rows read by every reference. All references hold the same `body`
+    /// (one `id`). To the optimizer passes it is a leaf; the `materialize_ctes` pass
+    /// optimizes the body on its own, or puts the body in place of a reference that
+    /// is the only one.
+    CteRef {
+        id: u64,
+        body: Arc<LogicalPlan>,
+        schema: Vec<Field>,
+        /// Set by the pass once it decided to share the body (and optimized it): a
+        /// subquery plan optimized again later keeps the reference.
+        shared: bool,
+    },
     /// Constant rows; expressions have no input.
     Values {
         rows: Vec<Vec<Expr>>,
@@ -241,6 +254,7 @@ impl LogicalPlan {
     pub fn schema(&self) -> &[Field] {
         match self {
             LogicalPlan::Scan { schema, .. }
+            | LogicalPlan::CteRef { schema, .. }
             | LogicalPlan::Values { schema, .. }
             | LogicalPlan::TableFunction { schema, .. }
             | LogicalPlan::Project { schema, .. }
@@ -261,6 +275,7 @@ impl LogicalPlan {
     pub fn children(&self) -> Vec<&LogicalPlan> {
         match self {
             LogicalPlan::Scan { .. }
+            | LogicalPlan::CteRef { .. }
             | LogicalPlan::Values { .. }
             | LogicalPlan::TableFunction { .. } => vec![],
             LogicalPlan::Filter { input, .. }

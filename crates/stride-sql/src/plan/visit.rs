@@ -13,6 +13,7 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
             ..
         } => args.iter_mut().collect(),
         LogicalPlan::Scan { .. }
+        | LogicalPlan::CteRef { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }
         | LogicalPlan::SetOp { .. } => vec![],
@@ -49,6 +50,7 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
 pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
     match plan {
         LogicalPlan::Scan { .. }
+        | LogicalPlan::CteRef { .. }
         | LogicalPlan::Values { .. }
         | LogicalPlan::TableFunction { .. } => vec![],
         LogicalPlan::Filter { input, .. }
@@ -104,6 +106,7 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
             ..
         } => args.iter().collect(),
         LogicalPlan::Scan { .. }
+        | LogicalPlan::CteRef { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }
         | LogicalPlan::SetOp { .. } => vec![],
