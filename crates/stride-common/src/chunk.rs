@@ -65,20 +65,28 @@ impl DataChunk {
     /// The columns at logical rows `rows` (through the selection), gathered flat:
     /// only those rows are copied, however many the chunk holds.
     pub fn gather(&self, rows: &[u32]) -> Vec<Vector> {
-        match &self.selection {
-            None => self
-                .columns
-                .iter()
-                .map(|c| c.take(rows).flatten(rows.len()))
-                .collect(),
+        self.gather_where(rows, |_| true)
+    }
+
+    /// Like [`DataChunk::gather`], for the columns `wanted` names only; each other
+    /// column is a NULL constant, for readers that never look at it.
+    pub fn gather_where(&self, rows: &[u32], wanted: impl Fn(usize) -> bool) -> Vec<Vector> {
+        let physical: Vec<u32>;
+        let at = match &self.selection {
+            None => rows,
             Some(sel) => {
-                let physical: Vec<u32> = rows.iter().map(|&r| sel.indices[r as usize]).collect();
-                self.columns
-                    .iter()
-                    .map(|c| c.take(&physical).flatten(rows.len()))
-                    .collect()
+                physical = rows.iter().map(|&r| sel.indices[r as usize]).collect();
+                &physical
             }
-        }
+        };
+        self.columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match wanted(i) {
+                true => c.take(at).flatten(rows.len()),
+                false => Vector::null_constant(&c.ty),
+            })
+            .collect()
     }
 
     /// Applies the selection to every column.

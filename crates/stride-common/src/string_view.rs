@@ -322,14 +322,18 @@ impl StringVector {
     /// Equality of row `i` here and row `j` in `other`, prefix first.
     #[inline]
     pub fn eq_at(&self, i: usize, other: &StringVector, j: usize) -> bool {
-        let (a, b) = (&self.views[i], &other.views[j]);
-        if a.head() != b.head() {
-            return false;
+        self.view_eq(&self.views[i], other, &other.views[j])
+    }
+
+    /// Equality of view `v` of this vector and view `w` of `other`. Inline views are
+    /// equal exactly when their strings are (see the module invariants); longer ones
+    /// compare length and prefix before bytes.
+    #[inline]
+    pub fn view_eq(&self, v: &StringView, other: &StringVector, w: &StringView) -> bool {
+        if w.is_inline() {
+            return v == w;
         }
-        if a.is_inline() {
-            return a.data == b.data;
-        }
-        self.bytes_of(a) == other.bytes_of(b)
+        v.head() == w.head() && self.bytes_of(v) == other.bytes_of(w)
     }
 }
 

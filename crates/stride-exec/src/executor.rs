@@ -2,9 +2,10 @@
 //! (aggregates, sorts, limits, set operations, join build sides) run their input
 //! pipeline to completion first and become a materialized source for the pipeline
 //! above; filters, projections and join probes are fused into the pipeline that feeds
-//! them.
+//! them. A shared CTE (`CteScan`) runs once per query; every reference reads its
+//! rows from the query context.
 //!
-//! [`execute_stream`] runs a query on a driver thread and hands result chunks to the
+//! [`execute_stream`] runs a query on a driver thread (a pool worker) and hands result chunks to the
 //! caller through a bounded channel as morsels finish, in input order, so the first
 //! rows arrive before the last are computed and a slow reader throttles the workers.
 //! Dropping the stream cancels the query.

@@ -427,15 +427,7 @@ fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool
     Some(
         sv.views[..len]
             .iter()
-            .map(|v| {
-                constants.views.iter().any(|c| {
-                    if c.is_inline() {
-                        v == c
-                    } else {
-                        v.head() == c.head() && sv.bytes_of(v) == constants.bytes_of(c)
-                    }
-                })
-            })
+            .map(|v| constants.views.iter().any(|c| sv.view_eq(v, &constants, c)))
             .collect(),
     )
 }

@@ -3,8 +3,7 @@
 //! partitioned build). Tasks are handed out one at a time, so uneven tasks balance.
 
 use crate::context::QueryContext;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use stride_common::{workers, Error, Result};
 
 /// `f(0..tasks)` on up to `ctx.threads()` threads; the results in task order. The
@@ -14,41 +13,21 @@ pub fn map_tasks<T: Send>(
     tasks: usize,
     f: impl Fn(usize) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
-    let threads = ctx.threads().min(tasks);
-    if threads <= 1 {
-        return (0..tasks)
-            .map(|t| {
-                ctx.check()?;
-                f(t)
-            })
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..tasks).map(|_| None).collect());
-    let work = || -> Result<()> {
-        loop {
-            let t = next.fetch_add(1, Ordering::Relaxed);
-            if t >= tasks {
-                return Ok(());
-            }
-            ctx.check()?;
-            let r = f(t);
-            if r.is_err() {
-                next.store(tasks, Ordering::Relaxed);
-            }
-            let r = r?;
-            results.lock().map_err(|_| Error::internal("task lock"))?[t] = Some(r);
+    let failed = AtomicBool::new(false);
+    let ids: Vec<usize> = (0..tasks).collect();
+    // A task handed out after a failure is skipped (None).
+    let results = workers::map(&ids, ctx.threads(), |&t| {
+        if failed.load(Ordering::Relaxed) {
+            return Ok(None);
         }
-    };
-    if let Some(e) = workers::parallel(threads - 1, &work)
-        .into_iter()
-        .find_map(|r| r.err())
-    {
-        return Err(e);
-    }
+        let r = ctx.check().and_then(|()| f(t));
+        if r.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        r.map(Some)
+    })?;
+    let results: Vec<Option<T>> = results.into_iter().collect::<Result<_>>()?;
     results
-        .into_inner()
-        .map_err(|_| Error::internal("task lock"))?
         .into_iter()
         .map(|r| r.ok_or_else(|| Error::internal("a task produced no result")))
         .collect()

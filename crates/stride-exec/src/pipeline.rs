@@ -1,5 +1,6 @@
 //! Pipelines: a source, a chain of streaming operators and a sink. Worker threads (one
-//! per core, `SET threads`) pull morsels from the source through an atomic counter,
+//! per core, `SET threads`: the calling thread and the rest from the process's pool,
+//! `stride_common::workers`) pull morsels from the source through an atomic counter,
 //! push each chunk through the operators and into their thread-local sink state; at
 //! the end each thread combines its local state into the sink's global state. No lock
 //! is taken per chunk.

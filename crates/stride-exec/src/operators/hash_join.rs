@@ -197,7 +197,7 @@ fn passing_pairs(
     let mut keep_p = Vec::with_capacity(pi.len());
     let mut keep_b = Vec::with_capacity(bi.len());
     for (p, b) in pi.chunks(VECTOR_SIZE).zip(bi.chunks(VECTOR_SIZE)) {
-        let cand = filter_chunk(probe, build, p, b, &used);
+        let cand = pair_chunk(probe, build, p, b, Some(&used));
         let sel = true_rows(&eval(f, &cand, ctx)?, p.len());
         keep_p.extend(sel.indices.iter().map(|&k| p[k as usize]));
         keep_b.extend(sel.indices.iter().map(|&k| b[k as usize]));
@@ -205,46 +205,30 @@ fn passing_pairs(
     Ok((keep_p, keep_b))
 }
 
-fn pair_chunk(probe: &DataChunk, build: &BuildSide, p: &[u32], b: &[u32]) -> DataChunk {
-    let mut cols = probe.gather(p);
-    cols.extend(build.columns.iter().map(|c| c.take(b)));
-    DataChunk::new(cols, p.len())
-}
-
-/// The candidate pairs as the residual filter sees them: only the columns it reads
-/// (`used`, indices into probe then build columns) are gathered; the others are NULL
-/// constants it never looks at.
-fn filter_chunk(
+/// The pairs `p` (probe rows) and `b` (build rows) as one chunk, probe columns
+/// first. With `used` (column indices a residual filter reads), only those columns
+/// are gathered; the others are NULL constants the filter never looks at.
+fn pair_chunk(
     probe: &DataChunk,
     build: &BuildSide,
     p: &[u32],
     b: &[u32],
-    used: &[usize],
+    used: Option<&[usize]>,
 ) -> DataChunk {
-    let physical: Vec<u32>;
-    let probe_rows = match &probe.selection {
-        None => p,
-        Some(sel) => {
-            physical = p.iter().map(|&r| sel.indices[r as usize]).collect();
-            &physical
-        }
-    };
+    let wanted = |i: usize| used.is_none_or(|u| u.contains(&i));
+    let mut cols = probe.gather_where(p, wanted);
     let width = probe.columns.len();
-    let probe_cols = probe.columns.iter().enumerate().map(|(i, c)| {
-        if used.contains(&i) {
-            c.take(probe_rows).flatten(p.len())
-        } else {
-            Vector::null_constant(&c.ty)
-        }
-    });
-    let build_cols = build.columns.iter().enumerate().map(|(j, c)| {
-        if used.contains(&(width + j)) {
-            c.take(b)
-        } else {
-            Vector::null_constant(&build.types[j])
-        }
-    });
-    DataChunk::new(probe_cols.chain(build_cols).collect(), p.len())
+    cols.extend(
+        build
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(j, c)| match wanted(width + j) {
+                true => c.take(b),
+                false => Vector::null_constant(&build.types[j]),
+            }),
+    );
+    DataChunk::new(cols, p.len())
 }
 
 fn emit_joined(
@@ -255,7 +239,7 @@ fn emit_joined(
     out: &mut dyn FnMut(DataChunk) -> Result<()>,
 ) -> Result<()> {
     for (pp, bb) in p.chunks(VECTOR_SIZE).zip(b.chunks(VECTOR_SIZE)) {
-        out(pair_chunk(probe, build, pp, bb))?;
+        out(pair_chunk(probe, build, pp, bb, None))?;
     }
     Ok(())
 }
@@ -561,18 +545,14 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let len = chunk.len();
-        let keys_and_valid = match (&self.packing, &chunk.selection) {
-            // Packed column keys of a filtered chunk are read through its selection,
-            // without gathering the columns first.
-            (Some(packing), Some(sel)) if self.key_columns.is_some() => {
-                let cols: Vec<&Vector> = self
-                    .key_columns
-                    .iter()
-                    .flatten()
-                    .map(|&k| &chunk.columns[k])
-                    .collect();
-                let mut valid = valid_rows(&cols, Some(&sel.indices), len);
-                let keys = packing.encode(&cols, Some(&sel.indices), &mut valid);
+        let (keys, valid) = match (&self.packing, &self.key_columns) {
+            // Packed column keys are read where they lie, through the chunk's
+            // selection, without gathering the columns first.
+            (Some(packing), Some(key_columns)) => {
+                let rows = chunk.selection.as_ref().map(|s| &s.indices[..]);
+                let cols: Vec<&Vector> = key_columns.iter().map(|&k| &chunk.columns[k]).collect();
+                let mut valid = valid_rows(&cols, rows, len);
+                let keys = packing.encode(&cols, rows, &mut valid);
                 (keys, valid)
             }
             _ => {
@@ -585,7 +565,6 @@ impl JoinProbe {
                 (encode_join_keys(&self.packing, &cols, &mut valid)?, valid)
             }
         };
-        let (keys, valid) = keys_and_valid;
         if let (Some(direct), Keys::Words { words, .. }) = (&self.direct, &keys) {
             let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
             for (i, &w) in words.iter().enumerate() {

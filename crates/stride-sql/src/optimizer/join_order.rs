@@ -83,6 +83,19 @@ pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<Logical
 /// join: `customer LEFT JOIN orders ON c_custkey = o_custkey AND o_comment NOT LIKE
 /// ...` (TPC-H Q13) filters orders before joining instead of checking every pair.
 fn push_into_nullable_side(plan: LogicalPlan) -> LogicalPlan {
+    let target = match &plan {
+        LogicalPlan::Join {
+            kind: JoinKind::Left | JoinKind::Semi | JoinKind::Anti,
+            filter: Some(_),
+            ..
+        } => Side::Right,
+        LogicalPlan::Join {
+            kind: JoinKind::Right,
+            filter: Some(_),
+            ..
+        } => Side::Left,
+        _ => return plan,
+    };
     let LogicalPlan::Join {
         mut left,
         mut right,
@@ -95,20 +108,6 @@ fn push_into_nullable_side(plan: LogicalPlan) -> LogicalPlan {
         return plan;
     };
     let nleft = left.schema().len();
-    let target = match kind {
-        JoinKind::Left | JoinKind::Semi | JoinKind::Anti => Side::Right,
-        JoinKind::Right => Side::Left,
-        _ => {
-            return LogicalPlan::Join {
-                left,
-                right,
-                kind,
-                on,
-                filter: Some(f),
-                schema,
-            }
-        }
-    };
     let mut terms = Vec::new();
     f.split_conjunction(&mut terms);
     let (pushed, kept): (Vec<Expr>, Vec<Expr>) = terms

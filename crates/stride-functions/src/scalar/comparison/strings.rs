@@ -46,18 +46,10 @@ fn run<O: CmpOp, const AC: bool, const BC: bool>(
 /// string's length differs), so no row's bytes are read. Longer: the length and
 /// prefix decide most rows, and only the rest compare bytes.
 fn equals_constant(a: &StringVector, c: &StringVector, rows: usize, when_equal: bool) -> Vec<bool> {
-    let constant = c.views[0];
-    let views = &a.views[..rows];
-    if constant.is_inline() {
-        return views
-            .iter()
-            .map(|v| (*v == constant) == when_equal)
-            .collect();
-    }
-    let (head, bytes) = (constant.head(), c.bytes_of(&constant));
-    views
+    let constant = &c.views[0];
+    a.views[..rows]
         .iter()
-        .map(|v| (v.head() == head && a.bytes_of(v) == bytes) == when_equal)
+        .map(|v| a.view_eq(v, c, constant) == when_equal)
         .collect()
 }
 
