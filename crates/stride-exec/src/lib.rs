@@ -14,6 +14,7 @@
 //!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys.
 
 pub mod bloom;
+pub mod coalesce;
 pub mod context;
 pub mod dense_index;
 pub mod executor;

@@ -3,8 +3,10 @@
 //! `stride_common::workers`) pull morsels from the source through an atomic counter,
 //! push each chunk through the operators and into their thread-local sink state; at
 //! the end each thread combines its local state into the sink's global state. No lock
-//! is taken per chunk.
+//! is taken per chunk. A join's small output chunks wait in the worker's coalescer
+//! for that operator (`coalesce.rs`) until they fill a chunk or the morsel ends.
 
+use crate::coalesce::Coalescer;
 use crate::context::QueryContext;
 use crate::expression;
 use crate::operators::hash_join::JoinProbe;
@@ -177,6 +179,12 @@ impl Operator {
         Operator::Columns(picks)
     }
 
+    /// Whether small output chunks are gathered into full ones before the next
+    /// operator (see `coalesce.rs`): joins, whose output can be a few rows per chunk.
+    fn coalesces(&self) -> bool {
+        matches!(self, Operator::HashProbe(_) | Operator::NestedLoop(_))
+    }
+
     fn apply(
         &self,
         chunk: DataChunk,
@@ -263,8 +271,11 @@ pub trait Sink: Sync {
     }
 }
 
+/// Pushes `chunk` through `ops` into `sink`; `waiting` holds each operator's small
+/// output chunks (used only by operators that coalesce).
 fn push(
     ops: &[Operator],
+    waiting: &mut [Coalescer],
     chunk: DataChunk,
     ctx: &QueryContext,
     sink: &mut dyn FnMut(DataChunk) -> Result<()>,
@@ -272,10 +283,35 @@ fn push(
     if chunk.is_empty() {
         return Ok(());
     }
-    match ops.split_first() {
-        None => sink(chunk),
-        Some((op, rest)) => op.apply(chunk, ctx, &mut |c| push(rest, c, ctx, sink)),
+    let (Some((op, rest)), Some((mine, later))) = (ops.split_first(), waiting.split_first_mut())
+    else {
+        return sink(chunk);
+    };
+    if !op.coalesces() {
+        return op.apply(chunk, ctx, &mut |c| push(rest, later, c, ctx, sink));
     }
+    op.apply(chunk, ctx, &mut |c| {
+        for ready in mine.add(c) {
+            push(rest, later, ready, ctx, sink)?;
+        }
+        Ok(())
+    })
+}
+
+/// Sends on every chunk still waiting in `waiting`, first to last operator (what an
+/// earlier one sends may wait again in a later one until its own turn).
+fn flush(
+    ops: &[Operator],
+    waiting: &mut [Coalescer],
+    ctx: &QueryContext,
+    sink: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
+    for k in 0..waiting.len() {
+        if let Some(c) = waiting[k].take() {
+            push(&ops[k + 1..], &mut waiting[k + 1..], c, ctx, sink)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the pipeline to completion on `ctx.threads()` workers.
@@ -288,18 +324,20 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
     let failed = AtomicBool::new(false);
     let work = || -> Result<()> {
         let mut local = sink.local();
+        let mut waiting: Vec<Coalescer> =
+            p.operators.iter().map(|_| Coalescer::default()).collect();
         loop {
             let m = next.fetch_add(1, Ordering::Relaxed);
             if m >= n || failed.load(Ordering::Relaxed) || sink.is_done() {
                 break;
             }
             ctx.check()?;
+            let mut consume = |c| sink.consume(&mut local, m, c);
             p.source.produce(m, ctx, &mut |chunk| {
                 ctx.check()?;
-                push(&p.operators, chunk, ctx, &mut |c| {
-                    sink.consume(&mut local, m, c)
-                })
+                push(&p.operators, &mut waiting, chunk, ctx, &mut consume)
             })?;
+            flush(&p.operators, &mut waiting, ctx, &mut consume)?;
             sink.morsel_done(&mut local, m)?;
             ctx.progress.add_done(p.source.work(m));
         }

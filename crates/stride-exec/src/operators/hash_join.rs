@@ -23,6 +23,7 @@
 //! gathered only for the pairs emitted.
 
 use crate::bloom::BloomFilter;
+use crate::coalesce::concat_column;
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{inline_word, prefetch, KeyTable};
@@ -55,13 +56,7 @@ impl BuildSide {
     ) -> Result<Self> {
         let len: usize = chunks.iter().map(|c| c.len()).sum();
         let columns = map_tasks(ctx, types.len(), |k| {
-            let mut column = Vector::with_capacity(&types[k], len);
-            for c in chunks {
-                match c.selection {
-                    None => column.append(&c.columns[k], c.len()),
-                    Some(_) => column.append(&c.column(k), c.len()),
-                }
-            }
+            let mut column = concat_column(chunks, k, &types[k], len);
             // Emitted pairs take build rows chunk by chunk: they should share the
             // build's strings, not copy them.
             if let VectorData::Str(sv) = &mut column.data {
