@@ -151,6 +151,81 @@ impl KeyPacking {
             lens: vec![8; len],
         }
     }
+
+    /// The rows of the `len` rows of `cols` (the first ones, or those `rows` names)
+    /// that can match a build row, counted from 0 among the `len`, and their packed
+    /// keys: rows whose key columns are all non-NULL and within the build side's
+    /// ranges. With one key column this is a single branch-free pass.
+    pub fn candidates(
+        &self,
+        cols: &[&Vector],
+        rows: Option<&[u32]>,
+        len: usize,
+    ) -> (Vec<u32>, Vec<u64>) {
+        let mut at = vec![0u32; len];
+        let mut out = vec![0u64; len];
+        let mut n = 0;
+        let (Some(c), [field]) = (cols.first(), &self.fields[..]) else {
+            let mut valid = vec![true; len];
+            for c in cols {
+                if c.validity.has_nulls() {
+                    for (i, v) in valid.iter_mut().enumerate() {
+                        *v &= c.is_valid(rows.map_or(i, |r| r[i] as usize));
+                    }
+                }
+            }
+            let Keys::Words { words, .. } = self.encode(cols, rows, &mut valid) else {
+                unreachable!("packed keys are words")
+            };
+            for (i, (&w, ok)) in words.iter().zip(valid).enumerate() {
+                at[n] = i as u32;
+                out[n] = w;
+                n += ok as usize;
+            }
+            at.truncate(n);
+            out.truncate(n);
+            return (at, out);
+        };
+        let (min, span) = (field.min, field.max.wrapping_sub(field.min) as u64);
+        let nulls = c.validity.has_nulls();
+        // Each row is written and the cursor passes only rows that can match.
+        let mut keep = |i: usize, w: u64, valid: bool| {
+            at[n] = i as u32;
+            out[n] = w;
+            n += (w <= span && valid) as usize;
+        };
+        macro_rules! scan {
+            ($t:ty) => {{
+                let vals = c.values::<$t>();
+                // The key minus the minimum: in range exactly when at most the span
+                // (in wrapping arithmetic).
+                let word = |x: $t| (x as i64).wrapping_sub(min) as u64;
+                if c.constant {
+                    let (w, valid) = (word(vals[0]), c.is_valid(0));
+                    (0..len).for_each(|i| keep(i, w, valid));
+                } else if let Some(rows) = rows {
+                    for (i, &r) in rows[..len].iter().enumerate() {
+                        keep(i, word(vals[r as usize]), !nulls || c.is_valid(r as usize));
+                    }
+                } else {
+                    for (i, &x) in vals[..len].iter().enumerate() {
+                        keep(i, word(x), !nulls || c.is_valid(i));
+                    }
+                }
+            }};
+        }
+        match c.ty.physical() {
+            PhysicalType::I8 => scan!(i8),
+            PhysicalType::I16 => scan!(i16),
+            PhysicalType::I32 => scan!(i32),
+            PhysicalType::I64 => scan!(i64),
+            // `fit` admits only the types above: nothing else can match.
+            _ => {}
+        }
+        at.truncate(n);
+        out.truncate(n);
+        (at, out)
+    }
 }
 
 #[cfg(test)]
@@ -196,5 +271,25 @@ mod tests {
             panic!("words")
         };
         assert_eq!((words[0], valid[0]), (u64::MAX, true));
+    }
+
+    #[test]
+    fn candidates_skip_nulls_and_values_out_of_range() {
+        let build = Vector::from_values(DataType::Integer, vec![5i32, 9]);
+        let p = KeyPacking::fit(&[value_range(&build, 2)]).unwrap();
+        let mut probe = Vector::from_values(DataType::Integer, vec![4i32, 5, 7, 9, 10, i32::MIN]);
+        probe.validity.set_invalid(2, 3);
+        // Row 2 is NULL; 4, 10 and i32::MIN lie outside 5..=9.
+        let (rows, words) = p.candidates(&[&probe], None, 6);
+        assert_eq!((rows, words), (vec![1, 3], vec![0, 4]));
+        // Through a selection, counted among the selected rows.
+        let (rows, words) = p.candidates(&[&probe], Some(&[3, 2, 1]), 3);
+        assert_eq!((rows, words), (vec![0, 2], vec![4, 0]));
+        // Two columns: the same rows as `encode` leaves valid.
+        let other = Vector::from_values(DataType::BigInt, vec![1i64, 2]);
+        let p = KeyPacking::fit(&[value_range(&build, 2), value_range(&other, 2)]).unwrap();
+        let second = Vector::from_values(DataType::BigInt, vec![1i64, 2, 1, 3, 1, 1]);
+        let (rows, words) = p.candidates(&[&probe, &second], None, 6);
+        assert_eq!((rows, words), (vec![1], vec![1 << 3]));
     }
 }

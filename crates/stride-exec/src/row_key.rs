@@ -63,6 +63,14 @@ impl Keys {
         self.len() == 0
     }
 
+    /// Key `i`'s hash, equal to [`hash_key`] of its bytes.
+    pub fn hash(&self, i: usize) -> u64 {
+        match self {
+            Keys::Words { words, .. } => hash_word(words[i]),
+            Keys::Bytes(b) => hash_key(b.key(i)),
+        }
+    }
+
     /// Every key's hash, equal to [`hash_key`] of its bytes.
     pub fn hashes(&self) -> Vec<u64> {
         match self {

@@ -26,7 +26,7 @@ use crate::bloom::BloomFilter;
 use crate::coalesce::concat_column;
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
-use crate::hash_table::{inline_word, prefetch, KeyTable};
+use crate::hash_table::{hash_word, inline_word, prefetch, KeyTable};
 use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
 use crate::row_key::{self, Keys};
@@ -126,7 +126,7 @@ pub fn emit_pairs(
     kind: JoinKind,
     probe: &DataChunk,
     build: &BuildSide,
-    pairs: (&[u32], &[u32]),
+    pairs: (Vec<u32>, Vec<u32>),
     filter: Option<&Expr>,
     ctx: &QueryContext,
     out: &mut dyn FnMut(DataChunk) -> Result<()>,
@@ -180,12 +180,12 @@ pub fn emit_pairs(
 fn passing_pairs(
     probe: &DataChunk,
     build: &BuildSide,
-    (pi, bi): (&[u32], &[u32]),
+    (pi, bi): (Vec<u32>, Vec<u32>),
     filter: Option<&Expr>,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let Some(f) = filter else {
-        return Ok((pi.to_vec(), bi.to_vec()));
+        return Ok((pi, bi));
     };
     let mut used = Vec::new();
     f.collect_columns(&mut used);
@@ -540,88 +540,120 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         let len = chunk.len();
-        let (keys, valid) = match (&self.packing, &self.key_columns) {
-            // Packed column keys are read where they lie, through the chunk's
-            // selection, without gathering the columns first.
-            (Some(packing), Some(key_columns)) => {
-                let rows = chunk.selection.as_ref().map(|s| &s.indices[..]);
-                let cols: Vec<&Vector> = key_columns.iter().map(|&k| &chunk.columns[k]).collect();
-                let mut valid = valid_rows(&cols, rows, len);
-                let keys = packing.encode(&cols, rows, &mut valid);
-                (keys, valid)
-            }
-            _ => {
-                let cols = self
+        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
+        let Some(packing) = &self.packing else {
+            let cols = self
+                .left_keys
+                .iter()
+                .map(|k| eval_ref(k, &chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            let valid = valid_rows(&cols, None, len);
+            let keys = row_key::encode_keys(&cols, len)?;
+            let rows: Vec<u32> = (0..len as u32).filter(|&i| valid[i as usize]).collect();
+            let hashes: Vec<u64> = rows.iter().map(|&i| keys.hash(i as usize)).collect();
+            self.lookup(&rows, &hashes, &mut found, |table, k, h| {
+                let i = rows[k] as usize;
+                match &keys {
+                    Keys::Words { words, lens } => table.find_inline(words[i], lens[i] as usize, h),
+                    Keys::Bytes(b) => table.find(b.key(i), h),
+                }
+            });
+            return self.emit_found(&chunk, &found, ctx, out);
+        };
+        // Packed keys of plain columns are read where they lie, through the chunk's
+        // selection, without gathering the columns first.
+        let evaluated;
+        let (cols, sel): (Vec<&Vector>, _) = match &self.key_columns {
+            Some(key_columns) => (
+                key_columns.iter().map(|&k| &chunk.columns[k]).collect(),
+                chunk.selection.as_ref().map(|s| &s.indices[..]),
+            ),
+            None => {
+                evaluated = self
                     .left_keys
                     .iter()
                     .map(|k| eval_ref(k, &chunk, ctx))
                     .collect::<Result<Vec<_>>>()?;
-                let mut valid = valid_rows(&cols, None, len);
-                (encode_join_keys(&self.packing, &cols, &mut valid)?, valid)
+                (evaluated.iter().map(|c| &**c).collect(), None)
             }
         };
-        if let (Some(direct), Keys::Words { words, .. }) = (&self.direct, &keys) {
-            let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
-            for (i, &w) in words.iter().enumerate() {
-                if valid[i] {
-                    let id = direct[w as usize];
-                    if id != 0 {
-                        found.push((i as u32, 0, id - 1));
-                    }
+        let (rows, words) = packing.candidates(&cols, sel, len);
+        if let Some(direct) = &self.direct {
+            for (&i, &w) in rows.iter().zip(&words) {
+                let id = direct[w as usize];
+                if id != 0 {
+                    found.push((i, 0, id - 1));
                 }
             }
             return self.emit_found(&chunk, &found, ctx, out);
         }
-        let hashes = keys.hashes();
-        // Rows worth looking up: valid keys that the Bloom filters do not rule out
-        // (while most rows find no partner; when most do, the filters only cost).
+        let hashes: Vec<u64> = words.iter().map(|&w| hash_word(w)).collect();
+        self.lookup(&rows, &hashes, &mut found, |table, k, h| {
+            table.find_inline(words[k], 8, h)
+        });
+        self.emit_found(&chunk, &found, ctx, out)
+    }
+
+    /// Looks up the keys of probe rows `rows` (with `hashes`) and appends (probe row,
+    /// partition, entry) to `found` for those whose key the build side holds.
+    /// `find(table, k, hash)` finds the `k`-th row's key in a partition's table.
+    fn lookup(
+        &self,
+        rows: &[u32],
+        hashes: &[u64],
+        found: &mut Vec<(u32, u32, u32)>,
+        find: impl Fn(&KeyTable, usize, u64) -> Option<usize>,
+    ) {
+        // Only keys the Bloom filters do not rule out are looked up (while most rows
+        // find no partner; when most do, the filters only cost).
         let (probed, hits) = (
             self.probed.load(Ordering::Relaxed),
             self.found.load(Ordering::Relaxed),
         );
         let filtering = self.large && (hits * 2 < probed || probed < 4 * VECTOR_SIZE as u64);
-        let mut candidates: Vec<u32> = Vec::with_capacity(len);
-        if filtering {
-            for (i, &h) in hashes.iter().enumerate() {
-                let part = &self.partitions[partition_of(h, self.bits)];
-                if valid[i] && part.bloom.as_ref().is_none_or(|b| b.may_contain(h)) {
-                    candidates.push(i as u32);
+        let (parts, bits) = (&self.partitions, self.bits);
+        let candidates: Vec<u32> = if filtering {
+            // A branch, not a branch-free cursor: most rows are ruled out, and the
+            // filter loads of successive rows must not wait on each other's results.
+            let mut kept = Vec::with_capacity(rows.len());
+            for (k, &h) in hashes.iter().enumerate() {
+                if parts[partition_of(h, bits)]
+                    .bloom
+                    .as_ref()
+                    .is_none_or(|b| b.may_contain(h))
+                {
+                    kept.push(k as u32);
                 }
             }
+            kept
         } else {
-            candidates.extend((0..len as u32).filter(|&i| valid[i as usize]));
-        }
+            (0..rows.len() as u32).collect()
+        };
         // Then every candidate's key entry (slots prefetched a few rows ahead), then
-        // the entries' build rows (heads prefetched ahead): the two rounds of cache
-        // misses overlap within each round.
+        // the entries' build rows (heads prefetched ahead, in `emit_found`): the two
+        // rounds of cache misses overlap within each round.
         const AHEAD: usize = 16;
-        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(candidates.len());
-        for (k, &i) in candidates.iter().enumerate() {
+        let before = found.len();
+        for (n, &k) in candidates.iter().enumerate() {
+            let k = k as usize;
             // A small table stays in cache: nothing to prefetch.
             if self.large {
-                if let Some(&ahead) = candidates.get(k + AHEAD) {
+                if let Some(&ahead) = candidates.get(n + AHEAD) {
                     let h = hashes[ahead as usize];
                     self.partitions[partition_of(h, self.bits)]
                         .table
                         .prefetch(h);
                 }
             }
-            let i = i as usize;
-            let h = hashes[i];
+            let h = hashes[k];
             let p = partition_of(h, self.bits);
-            let table = &self.partitions[p].table;
-            let id = match &keys {
-                Keys::Words { words, lens } => table.find_inline(words[i], lens[i] as usize, h),
-                Keys::Bytes(b) => table.find(b.key(i), h),
-            };
-            if let Some(id) = id {
-                found.push((i as u32, p as u32, id as u32));
+            if let Some(id) = find(&self.partitions[p].table, k, h) {
+                found.push((rows[k], p as u32, id as u32));
             }
         }
-        let looked = valid.iter().filter(|&&v| v).count() as u64;
-        self.probed.fetch_add(looked, Ordering::Relaxed);
-        self.found.fetch_add(found.len() as u64, Ordering::Relaxed);
-        self.emit_found(&chunk, &found, ctx, out)
+        self.probed.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        self.found
+            .fetch_add((found.len() - before) as u64, Ordering::Relaxed);
     }
 
     /// Emits the pairs of probe rows and build rows for `found` (probe row,
@@ -652,7 +684,7 @@ impl JoinProbe {
         }
         if self.marking {
             let (_, matched) =
-                passing_pairs(chunk, &self.build, (&pi, &bi), self.filter.as_ref(), ctx)?;
+                passing_pairs(chunk, &self.build, (pi, bi), self.filter.as_ref(), ctx)?;
             self.build.mark(&matched);
             return Ok(());
         }
@@ -660,7 +692,7 @@ impl JoinProbe {
             self.kind,
             chunk,
             &self.build,
-            (&pi, &bi),
+            (pi, bi),
             self.filter.as_ref(),
             ctx,
             out,

@@ -64,7 +64,7 @@ impl NestedLoopProbe {
                 self.kind,
                 &block,
                 &self.build,
-                (&pi, &bi),
+                (pi, bi),
                 self.filter.as_ref(),
                 ctx,
                 out,
