@@ -1,7 +1,7 @@
 //! avg(x) as DOUBLE: an exact i128 sum for integers and decimals (divided once at the
 //! end, so the mean of decimals is correctly rounded), a float sum otherwise.
 
-use super::{for_each_f64, for_each_i128, GroupedState};
+use super::{add_to_sums, for_each_f64, GroupedState};
 use stride_common::{DataType, Error, Result, Validity, Vector};
 
 pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
@@ -41,17 +41,8 @@ impl GroupedState for AvgExact {
     }
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
-        let (sums, counts) = (&mut self.sums, &mut self.counts);
-        let mut ok = true;
-        for_each_i128(args[0], rows, |i, v| {
-            let g = groups[i] as usize;
-            match sums[g].checked_add(v) {
-                Some(s) => sums[g] = s,
-                None => ok = false,
-            }
-            counts[g] += 1;
-        });
-        if ok {
+        let counts = &mut self.counts;
+        if add_to_sums(args[0], rows, groups, &mut self.sums, |g| counts[g] += 1) {
             Ok(())
         } else {
             Err(Error::out_of_range("Overflow in avg"))

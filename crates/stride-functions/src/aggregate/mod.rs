@@ -308,6 +308,38 @@ pub(crate) fn for_each_i128(v: &Vector, rows: usize, mut f: impl FnMut(usize, i1
     }
 }
 
+/// Adds every non-NULL row of an integer-like vector (integers and decimals) to its
+/// group's sum, and calls `counted(group)` for it. Returns false when a sum
+/// overflowed, which only i128 (DECIMAL(38)) inputs can make happen: fewer than 2^63
+/// values of at most 64 bits sum to less than 2^127, so narrower inputs add without
+/// a check.
+pub(crate) fn add_to_sums(
+    v: &Vector,
+    rows: usize,
+    groups: &[u32],
+    sums: &mut [i128],
+    mut counted: impl FnMut(usize),
+) -> bool {
+    if v.data.physical() == stride_common::PhysicalType::I128 {
+        let mut ok = true;
+        for_each_i128(v, rows, |i, x| {
+            let g = groups[i] as usize;
+            match sums[g].checked_add(x) {
+                Some(s) => sums[g] = s,
+                None => ok = false,
+            }
+            counted(g);
+        });
+        return ok;
+    }
+    for_each_i128(v, rows, |i, x| {
+        let g = groups[i] as usize;
+        sums[g] = sums[g].wrapping_add(x);
+        counted(g);
+    });
+    true
+}
+
 /// Calls `f(row, value)` for every non-NULL row of a DOUBLE vector.
 pub(crate) fn for_each_f64(v: &Vector, rows: usize, mut f: impl FnMut(usize, f64)) {
     let vals = v.values::<f64>();

@@ -1,7 +1,7 @@
 //! sum(x): exact for integers and decimals (an i128 accumulator per group, checked
 //! against the result type at the end), floating point for REAL and DOUBLE.
 
-use super::{for_each_f64, for_each_i128, vector_with_seen, GroupedState};
+use super::{add_to_sums, for_each_f64, vector_with_seen, GroupedState};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub fn new(arg: &DataType, ret: &DataType) -> Box<dyn GroupedState> {
@@ -33,19 +33,8 @@ impl GroupedState for SumExact {
     }
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
-        let (sums, seen) = (&mut self.sums, &mut self.seen);
-        let mut ok = true;
-        for_each_i128(args[0], rows, |i, v| {
-            let g = groups[i] as usize;
-            // i64 inputs cannot overflow an i128 within any realistic row count; the
-            // check keeps i128 (DECIMAL(38)) inputs honest.
-            match sums[g].checked_add(v) {
-                Some(s) => sums[g] = s,
-                None => ok = false,
-            }
-            seen[g] = true;
-        });
-        if ok {
+        let seen = &mut self.seen;
+        if add_to_sums(args[0], rows, groups, &mut self.sums, |g| seen[g] = true) {
             Ok(())
         } else {
             Err(overflow())

@@ -57,8 +57,10 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
     if fixed_pattern {
         let esc = escape.map(|e| escape_char(e.get(0))).transpose()?.flatten();
         let mut m = LikeMatcher::new(pattern.get(0), esc, fold_case)?;
+        let (strings, v) = (args[0].strings(), &args[0]);
         return map_rows(&refs, len, DataType::Boolean, |i| {
-            Ok(m.matches(input.get(i)) != negated)
+            let view = &strings.views[v.index(i)];
+            Ok((!m.rejects_view(view) && m.matches(input.get(i))) != negated)
         });
     }
     let mut cached: Option<(String, Option<char>, LikeMatcher)> = None;

@@ -7,7 +7,7 @@
 //! which is optimal because every segment has a fixed length.
 
 use memchr::memmem::Finder;
-use stride_common::{Error, Result};
+use stride_common::{Error, Result, StringView};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Piece {
@@ -148,6 +148,22 @@ impl LikeMatcher {
             middle,
             last: (!last.is_empty()).then_some(last),
         }
+    }
+
+    /// Whether a string with this view certainly does not match, told from its
+    /// length and 4-byte prefix alone (so without reading a long string's bytes from
+    /// its buffer, a cache miss when rows come in random order). False when unsure.
+    pub fn rejects_view(&self, v: &StringView) -> bool {
+        let (fixed, exact) = match &self.plan {
+            _ if self.fold_case => return false,
+            Plan::Prefix(l) => (l, false),
+            Plan::Exact(l) => (l, true),
+            Plan::Suffix(l) => return v.len() < l.len(),
+            _ => return false,
+        };
+        let n = fixed.len().min(4);
+        (if exact { v.len() != fixed.len() } else { v.len() < fixed.len() })
+            || v.prefix()[..n] != fixed[..n]
     }
 
     /// Whether `s` matches the pattern.
@@ -320,6 +336,30 @@ mod tests {
 
     fn ilike(s: &str, p: &str) -> bool {
         LikeMatcher::new(p, None, true).unwrap().matches(s)
+    }
+
+    /// A view's verdict never contradicts a full match.
+    #[test]
+    fn views_reject_only_what_cannot_match() {
+        let mut sv = stride_common::StringVector::default();
+        let strings = ["PROMO BRUSHED", "PROM", "PRO", "", "XROMO", "PROMX Y Z W", "abc", "xyzabc"];
+        for s in strings {
+            sv.push(s);
+        }
+        for (p, fold) in [("PROMO%", false), ("PROM", false), ("PRO", false), ("abc", false)]
+            .into_iter()
+            .chain([("%abc", false), ("%O%", false), ("promo%", true), ("", false)])
+        {
+            let mut m = LikeMatcher::new(p, None, fold).unwrap();
+            for (i, s) in strings.iter().enumerate() {
+                if m.rejects_view(&sv.views[i]) {
+                    assert!(!m.matches(s), "{s:?} LIKE {p:?}");
+                }
+            }
+        }
+        let m = LikeMatcher::new("PROMO%", None, false).unwrap();
+        assert!(m.rejects_view(&sv.views[4]) && m.rejects_view(&sv.views[2]));
+        assert!(!m.rejects_view(&sv.views[5]), "the fifth byte is not in the prefix");
     }
 
     #[test]
