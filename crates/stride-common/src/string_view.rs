@@ -68,6 +68,15 @@ impl StringView {
     pub fn head(&self) -> u64 {
         (self.len as u64) | (u32::from_le_bytes(self.prefix()) as u64) << 32
     }
+
+    /// The whole view as two words: [`StringView::head`] and the other 8 bytes. Two
+    /// inline views are equal exactly when both words are.
+    #[inline]
+    fn words(&self) -> [u64; 2] {
+        let d = &self.data;
+        let rest = u64::from_le_bytes([d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11]]);
+        [self.head(), rest]
+    }
 }
 
 /// The string column of a vector: views plus the heap buffers long strings live in.
@@ -319,6 +328,37 @@ impl StringVector {
         }));
     }
 
+    /// For each of the first `rows` strings, whether it equals `s`. Every row's
+    /// length and prefix are compared without a branch; only the rows that agree on
+    /// those read their bytes (a branch per row mispredicts whenever matches are
+    /// neither rare nor common).
+    pub fn equal_to(&self, rows: usize, s: &str) -> Vec<bool> {
+        let views = &self.views[..rows];
+        let c = StringVector::default().make_view(s);
+        if c.is_inline() {
+            let [c0, c1] = c.words();
+            return views
+                .iter()
+                .map(|v| {
+                    let [v0, v1] = v.words();
+                    (v0 ^ c0) | (v1 ^ c1) == 0
+                })
+                .collect();
+        }
+        let head = c.head();
+        let mut candidates = vec![0u32; rows];
+        let mut n = 0;
+        for (i, v) in views.iter().enumerate() {
+            candidates[n] = i as u32;
+            n += (v.head() == head) as usize;
+        }
+        let mut out = vec![false; rows];
+        for &i in &candidates[..n] {
+            out[i as usize] = same_tail(self.bytes_of(&views[i as usize]), s.as_bytes());
+        }
+        out
+    }
+
     /// Equality of row `i` here and row `j` in `other`, prefix first.
     #[inline]
     pub fn eq_at(&self, i: usize, other: &StringVector, j: usize) -> bool {
@@ -333,13 +373,66 @@ impl StringVector {
         if w.is_inline() {
             return v == w;
         }
-        v.head() == w.head() && self.bytes_of(v) == other.bytes_of(w)
+        v.head() == w.head() && same_tail(self.bytes_of(v), other.bytes_of(w))
     }
+}
+
+/// Whether two strings of the same length, longer than [`INLINE_LEN`], whose first 4
+/// bytes are known to agree, are equal: 8 bytes at a time up to 36 bytes (a call to
+/// `memcmp` costs more than the comparison for strings this short).
+#[inline]
+fn same_tail(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() || n < INLINE_LEN || n > 36 {
+        return a == b;
+    }
+    let word = |x: &[u8], i: usize| u64::from_le_bytes(x[i..i + 8].try_into().unwrap_or([0; 8]));
+    let mut i = 4;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    // The last 8 bytes, overlapping what was compared already.
+    word(a, n - 8) == word(b, n - 8)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_to_agrees_with_string_equality() {
+        let long = "DELIVER IN PERSON, and then some more bytes";
+        let mut strings = vec![
+            String::new(),
+            "AIR".into(),
+            "AIR REG".into(),
+            "twelve bytes".into(),
+            "thirteen byte".into(),
+        ];
+        // Every length up to past 36 bytes, and strings differing in one byte only.
+        for n in 1..long.len() {
+            strings.push(long[..n].to_string());
+            let mut other = long[..n].to_string().into_bytes();
+            other[n - 1] = b'#';
+            strings.push(String::from_utf8(other).unwrap());
+        }
+        let mut sv = StringVector::default();
+        for s in &strings {
+            sv.push(s);
+        }
+        for probe in &strings {
+            let got = sv.equal_to(strings.len(), probe);
+            let want: Vec<bool> = strings.iter().map(|s| s == probe).collect();
+            assert_eq!(got, want, "{probe:?}");
+            let j = strings.iter().position(|s| s == probe).unwrap();
+            for (i, s) in strings.iter().enumerate() {
+                assert_eq!(sv.eq_at(i, &sv, j), s == probe, "{s:?} = {probe:?}");
+            }
+        }
+    }
 
     #[test]
     fn inline_and_heap() {

@@ -12,8 +12,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use stride_common::{
-    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, StringVector, Validity,
-    Vector, VectorData,
+    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
 };
 use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar, select_comparison};
 use stride_sql::plan::visit::for_each_outer_ref;
@@ -404,9 +403,9 @@ fn eval_in_list(
 }
 
 /// `x IN ('a', 'b', ...)` over a VARCHAR column and non-NULL string literals (TPC-H's
-/// ship modes and containers): each row's view is checked against the constants'
-/// views, length and prefix first, without a comparison vector per constant. A NULL
-/// row's answer is left to the caller's validity (`x`'s own).
+/// ship modes and containers): each constant is compared with every row at once
+/// ([`stride_common::StringVector::equal_to`]: length and prefix first), without a comparison vector
+/// per constant. A NULL row's answer is left to the caller's validity (`x`'s own).
 fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool>> {
     let VectorData::Str(sv) = &x.data else {
         return None;
@@ -414,22 +413,23 @@ fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool
     if x.constant {
         return None;
     }
-    let mut constants = StringVector::default();
-    for item in list {
-        match item {
+    let constants = list
+        .iter()
+        .map(|item| match item {
             Expr::Literal {
                 value: ScalarValue::Varchar(s),
                 ..
-            } => constants.push(s),
-            _ => return None,
+            } => Some(s),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut found = vec![false; len];
+    for s in constants {
+        for (f, e) in found.iter_mut().zip(sv.equal_to(len, s)) {
+            *f |= e;
         }
     }
-    Some(
-        sv.views[..len]
-            .iter()
-            .map(|v| constants.views.iter().any(|c| sv.view_eq(v, &constants, c)))
-            .collect(),
-    )
+    Some(found)
 }
 
 /// Outer column positions (level 1) a subquery plan reads.

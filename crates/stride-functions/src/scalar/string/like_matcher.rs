@@ -162,8 +162,11 @@ impl LikeMatcher {
             _ => return false,
         };
         let n = fixed.len().min(4);
-        (if exact { v.len() != fixed.len() } else { v.len() < fixed.len() })
-            || v.prefix()[..n] != fixed[..n]
+        (if exact {
+            v.len() != fixed.len()
+        } else {
+            v.len() < fixed.len()
+        }) || v.prefix()[..n] != fixed[..n]
     }
 
     /// Whether `s` matches the pattern.
@@ -342,14 +345,32 @@ mod tests {
     #[test]
     fn views_reject_only_what_cannot_match() {
         let mut sv = stride_common::StringVector::default();
-        let strings = ["PROMO BRUSHED", "PROM", "PRO", "", "XROMO", "PROMX Y Z W", "abc", "xyzabc"];
+        let strings = [
+            "PROMO BRUSHED",
+            "PROM",
+            "PRO",
+            "",
+            "XROMO",
+            "PROMX Y Z W",
+            "abc",
+            "xyzabc",
+        ];
         for s in strings {
             sv.push(s);
         }
-        for (p, fold) in [("PROMO%", false), ("PROM", false), ("PRO", false), ("abc", false)]
-            .into_iter()
-            .chain([("%abc", false), ("%O%", false), ("promo%", true), ("", false)])
-        {
+        for (p, fold) in [
+            ("PROMO%", false),
+            ("PROM", false),
+            ("PRO", false),
+            ("abc", false),
+        ]
+        .into_iter()
+        .chain([
+            ("%abc", false),
+            ("%O%", false),
+            ("promo%", true),
+            ("", false),
+        ]) {
             let mut m = LikeMatcher::new(p, None, fold).unwrap();
             for (i, s) in strings.iter().enumerate() {
                 if m.rejects_view(&sv.views[i]) {
@@ -359,7 +380,10 @@ mod tests {
         }
         let m = LikeMatcher::new("PROMO%", None, false).unwrap();
         assert!(m.rejects_view(&sv.views[4]) && m.rejects_view(&sv.views[2]));
-        assert!(!m.rejects_view(&sv.views[5]), "the fifth byte is not in the prefix");
+        assert!(
+            !m.rejects_view(&sv.views[5]),
+            "the fifth byte is not in the prefix"
+        );
     }
 
     #[test]
