@@ -383,7 +383,7 @@ impl StringVector {
 #[inline]
 fn same_tail(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
-    if n != b.len() || n < INLINE_LEN || n > 36 {
+    if n != b.len() || !(INLINE_LEN..=36).contains(&n) {
         return a == b;
     }
     let word = |x: &[u8], i: usize| u64::from_le_bytes(x[i..i + 8].try_into().unwrap_or([0; 8]));

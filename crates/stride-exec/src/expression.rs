@@ -14,7 +14,10 @@ use std::sync::Arc;
 use stride_common::{
     DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
 };
-use stride_functions::{cast_vector, evaluate_scalar, resolve_scalar, select_comparison};
+use stride_functions::{
+    cast_vector, evaluate_scalar, resolve_scalar, select_all_comparisons, select_comparison,
+    ScalarFunction,
+};
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
 
@@ -147,6 +150,9 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
 /// Rows (logical indices) where the predicate is TRUE.
 pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<SelectionVector> {
     if let Expr::And(a, b) = e {
+        if let Some(sel) = select_column_ranges(e, chunk, ctx)? {
+            return Ok(sel);
+        }
         let first = select(a, chunk, ctx)?;
         if first.is_empty() || first.len() == chunk.len() && !chunk.is_empty() {
             if first.is_empty() {
@@ -171,6 +177,89 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
     }
     let v = eval(e, chunk, ctx)?;
     Ok(true_rows(&v, chunk.len()))
+}
+
+/// A conjunction with at least two comparisons of a column with a constant (a date
+/// range, `BETWEEN`) over a chunk without a selection: those comparisons are
+/// evaluated together, 64 rows at a time into one mask
+/// ([`select_all_comparisons`]), and the other terms then on the rows they keep.
+/// `None` when the conjunction has no such shape.
+fn select_column_ranges(
+    e: &Expr,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Option<SelectionVector>> {
+    if chunk.selection.is_some() {
+        return Ok(None);
+    }
+    let mut terms = Vec::new();
+    conjuncts(e, &mut terms);
+    let (mut simple, mut rest) = (Vec::new(), Vec::new());
+    for t in terms {
+        match column_comparison(t) {
+            Some(c) => simple.push(c),
+            None => rest.push(t),
+        }
+    }
+    if simple.len() < 2 {
+        return Ok(None);
+    }
+    let len = chunk.len();
+    let constants = simple
+        .iter()
+        .map(|(_, _, c)| eval(c, chunk, ctx))
+        .collect::<Result<Vec<_>>>()?;
+    let comparisons: Vec<_> = simple
+        .iter()
+        .zip(&constants)
+        .map(|(&(func, col, _), c)| (func, &chunk.columns[col], c))
+        .collect();
+    let Some(rows) = select_all_comparisons(&comparisons, len) else {
+        return Ok(None);
+    };
+    let mut sel = SelectionVector::new(rows);
+    for t in rest {
+        if sel.is_empty() {
+            break;
+        }
+        let mut sub = chunk.clone();
+        sub.select(sel.clone());
+        sel = select(t, &sub, ctx)?.compose(&sel);
+    }
+    Ok(Some(sel))
+}
+
+/// The terms of a conjunction, left to right.
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::And(a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// A comparison of a column with a literal, as (comparison with the column on the
+/// left, column index, literal).
+fn column_comparison(e: &Expr) -> Option<(ScalarFunction, usize, &Expr)> {
+    let Expr::Function { func, args } = e else {
+        return None;
+    };
+    let flipped = match func.func {
+        ScalarFunction::Eq => ScalarFunction::Eq,
+        ScalarFunction::NotEq => ScalarFunction::NotEq,
+        ScalarFunction::Lt => ScalarFunction::Gt,
+        ScalarFunction::LtEq => ScalarFunction::GtEq,
+        ScalarFunction::Gt => ScalarFunction::Lt,
+        ScalarFunction::GtEq => ScalarFunction::LtEq,
+        _ => return None,
+    };
+    match &args[..] {
+        [Expr::Column { index, .. }, lit @ Expr::Literal { .. }] => Some((func.func, *index, lit)),
+        [lit @ Expr::Literal { .. }, Expr::Column { index, .. }] => Some((flipped, *index, lit)),
+        _ => None,
+    }
 }
 
 pub fn true_rows(v: &Vector, len: usize) -> SelectionVector {

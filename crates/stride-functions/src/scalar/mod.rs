@@ -22,7 +22,7 @@ mod regex;
 mod signature;
 pub mod string;
 
-pub use comparison::select_comparison;
+pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::DateField;
 pub use list::{resolve_quantified, CmpKind};
 pub use pg::UTF8_ENCODING;

@@ -77,6 +77,83 @@ fn select<T: NativeType + SqlOrd, O: CmpOp>(a: &Vector, b: &Vector, len: usize) 
     out
 }
 
+/// Rows `0..len` where every term holds, each term `(func, column, constant)` a
+/// comparison of a flat column with a constant (`column func constant`); `None` when a
+/// term is not such a comparison of fixed-width values. Each term turns 64 rows at a
+/// time into a bit mask ANDed into the block's mask (blocks already empty are
+/// skipped), so a conjunction such as a date range costs one pass per term over the
+/// column and no gathering between terms.
+pub fn select_all_comparisons(
+    terms: &[(ScalarFunction, &Vector, &Vector)],
+    len: usize,
+) -> Option<Vec<u32>> {
+    let mut masks = vec![u64::MAX; len.div_ceil(64)];
+    if let Some(last) = masks.last_mut() {
+        if len % 64 != 0 {
+            *last = (1u64 << (len % 64)) - 1;
+        }
+    }
+    for &(func, column, constant) in terms {
+        let p = column.ty.physical();
+        if column.constant || !constant.constant || p != constant.ty.physical() {
+            return None;
+        }
+        if !constant.is_valid(0) {
+            return Some(vec![]);
+        }
+        macro_rules! by_op {
+            ($T:ty) => {{
+                let (x, c) = (&column.values::<$T>()[..len], constant.values::<$T>()[0]);
+                match func {
+                    ScalarFunction::Eq => and_masks::<$T, EqOp>(x, c, &mut masks),
+                    ScalarFunction::NotEq => and_masks::<$T, NeOp>(x, c, &mut masks),
+                    ScalarFunction::Lt => and_masks::<$T, LtOp>(x, c, &mut masks),
+                    ScalarFunction::LtEq => and_masks::<$T, LeOp>(x, c, &mut masks),
+                    ScalarFunction::Gt => and_masks::<$T, GtOp>(x, c, &mut masks),
+                    ScalarFunction::GtEq => and_masks::<$T, GeOp>(x, c, &mut masks),
+                    _ => return None,
+                }
+            }};
+        }
+        stride_common::with_native!(p, T => by_op!(T), _ => return None);
+        if column.validity.has_nulls() {
+            for (k, m) in masks.iter_mut().enumerate() {
+                let mut bits = *m;
+                while bits != 0 {
+                    let j = bits.trailing_zeros() as usize;
+                    if !column.validity.is_valid(k * 64 + j) {
+                        *m &= !(1u64 << j);
+                    }
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (k, &m) in masks.iter().enumerate() {
+        let mut bits = m;
+        while bits != 0 {
+            out.push((k * 64) as u32 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+    Some(out)
+}
+
+/// ANDs into each block's mask the rows of `xs` where `x O c` holds.
+fn and_masks<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]) {
+    for (block, m) in xs.chunks(64).zip(masks.iter_mut()) {
+        if *m == 0 {
+            continue;
+        }
+        let mut bits = 0u64;
+        for (j, &v) in block.iter().enumerate() {
+            bits |= (O::cmp(v, c) as u64) << j;
+        }
+        *m &= bits;
+    }
+}
+
 /// Appends to `out` the indices of the values of `xs` for which `pred` holds.
 #[inline(always)]
 fn blocks<T: Copy>(xs: &[T], out: &mut Vec<u32>, mut pred: impl FnMut(T) -> bool) {
