@@ -88,10 +88,8 @@ pub fn select_all_comparisons(
     len: usize,
 ) -> Option<Vec<u32>> {
     let mut masks = vec![u64::MAX; len.div_ceil(64)];
-    if let Some(last) = masks.last_mut() {
-        if len % 64 != 0 {
-            *last = (1u64 << (len % 64)) - 1;
-        }
+    if let (Some(last), tail @ 1..) = (masks.last_mut(), len % 64) {
+        *last = (1u64 << tail) - 1;
     }
     for &(func, column, constant) in terms {
         let p = column.ty.physical();
