@@ -8,7 +8,7 @@
 //! A probe value outside its column's build range cannot match any build row; such
 //! a row is dropped before hashing, so the ranges also filter.
 
-use crate::row_key::Keys;
+use crate::row_key::{non_null_rows, Keys};
 use stride_common::{PhysicalType, Vector};
 
 /// One key column's place in the word.
@@ -166,14 +166,7 @@ impl KeyPacking {
         let mut out = vec![0u64; len];
         let mut n = 0;
         let (Some(c), [field]) = (cols.first(), &self.fields[..]) else {
-            let mut valid = vec![true; len];
-            for c in cols {
-                if c.validity.has_nulls() {
-                    for (i, v) in valid.iter_mut().enumerate() {
-                        *v &= c.is_valid(rows.map_or(i, |r| r[i] as usize));
-                    }
-                }
-            }
+            let mut valid = non_null_rows(cols, rows, len);
             let Keys::Words { words, .. } = self.encode(cols, rows, &mut valid) else {
                 unreachable!("packed keys are words")
             };

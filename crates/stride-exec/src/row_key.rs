@@ -80,6 +80,24 @@ impl Keys {
     }
 }
 
+/// Rows whose key columns are all non-NULL (NULL keys never match in a join): the
+/// first `len` rows, or those `rows` names.
+pub fn non_null_rows(
+    keys: &[impl std::ops::Deref<Target = Vector>],
+    rows: Option<&[u32]>,
+    len: usize,
+) -> Vec<bool> {
+    let mut valid = vec![true; len];
+    for k in keys {
+        if k.validity.has_nulls() || k.constant {
+            for (i, v) in valid.iter_mut().enumerate() {
+                *v &= k.is_valid(rows.map_or(i, |r| r[i] as usize));
+            }
+        }
+    }
+    valid
+}
+
 /// Strings shorter than this have their length in their marker byte.
 const SHORT_STRING: usize = 250;
 /// The marker of a longer string, whose u32 length follows.

@@ -29,7 +29,7 @@ use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{hash_word, inline_word, prefetch, KeyTable};
 use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
-use crate::row_key::{self, Keys};
+use crate::row_key::{self, non_null_rows, Keys};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use stride_common::{DataChunk, DataType, Result, Vector, VectorData, VECTOR_SIZE};
 use stride_sql::plan::{Expr, JoinKind};
@@ -300,24 +300,6 @@ pub struct JoinProbe {
     found: AtomicU64,
 }
 
-/// Rows whose key columns are all non-NULL (NULL keys never match): the first `len`
-/// rows, or those `rows` names.
-fn valid_rows(
-    keys: &[impl std::ops::Deref<Target = Vector>],
-    rows: Option<&[u32]>,
-    len: usize,
-) -> Vec<bool> {
-    let mut valid = vec![true; len];
-    for k in keys {
-        if k.validity.has_nulls() || k.constant {
-            for (i, v) in valid.iter_mut().enumerate() {
-                *v &= k.is_valid(rows.map_or(i, |r| r[i] as usize));
-            }
-        }
-    }
-    valid
-}
-
 /// The keys of `valid.len()` rows: packed into words when the join packs them
 /// (clearing `valid` for values outside the build side's ranges), encoded
 /// otherwise.
@@ -438,7 +420,7 @@ impl JoinProbe {
         let encoded = map_tasks(ctx, chunks.len(), |ci| {
             let len = chunks[ci].len();
             let cols = &key_cols[ci].0;
-            let mut valid = valid_rows(cols, None, len);
+            let mut valid = non_null_rows(cols, None, len);
             let keys = encode_join_keys(&packing, cols, &mut valid)?;
             let hashes = keys.hashes();
             let mut by_partition = vec![Vec::new(); parts];
@@ -547,7 +529,7 @@ impl JoinProbe {
                 .iter()
                 .map(|k| eval_ref(k, &chunk, ctx))
                 .collect::<Result<Vec<_>>>()?;
-            let valid = valid_rows(&cols, None, len);
+            let valid = non_null_rows(&cols, None, len);
             let keys = row_key::encode_keys(&cols, len)?;
             let rows: Vec<u32> = (0..len as u32).filter(|&i| valid[i as usize]).collect();
             let hashes: Vec<u64> = rows.iter().map(|&i| keys.hash(i as usize)).collect();

@@ -129,11 +129,7 @@ pub fn select_all_comparisons(
     }
     let mut out = Vec::new();
     for (k, &m) in masks.iter().enumerate() {
-        let mut bits = m;
-        while bits != 0 {
-            out.push((k * 64) as u32 + bits.trailing_zeros());
-            bits &= bits - 1;
-        }
+        push_set_bits(&mut out, k, m);
     }
     Some(out)
 }
@@ -144,11 +140,7 @@ fn and_masks<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]
         if *m == 0 {
             continue;
         }
-        let mut bits = 0u64;
-        for (j, &v) in block.iter().enumerate() {
-            bits |= (O::cmp(v, c) as u64) << j;
-        }
-        *m &= bits;
+        *m &= mask_of(block, |v| O::cmp(v, c));
     }
 }
 
@@ -156,14 +148,26 @@ fn and_masks<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]
 #[inline(always)]
 fn blocks<T: Copy>(xs: &[T], out: &mut Vec<u32>, mut pred: impl FnMut(T) -> bool) {
     for (k, block) in xs.chunks(64).enumerate() {
-        let mut mask = 0u64;
-        for (j, &v) in block.iter().enumerate() {
-            mask |= (pred(v) as u64) << j;
-        }
-        let base = (k * 64) as u32;
-        while mask != 0 {
-            out.push(base + mask.trailing_zeros());
-            mask &= mask - 1;
-        }
+        push_set_bits(out, k, mask_of(block, &mut pred));
+    }
+}
+
+/// Bit `j` set where `pred` holds for `block[j]` (a block of at most 64 values).
+#[inline(always)]
+fn mask_of<T: Copy>(block: &[T], mut pred: impl FnMut(T) -> bool) -> u64 {
+    let mut mask = 0u64;
+    for (j, &v) in block.iter().enumerate() {
+        mask |= (pred(v) as u64) << j;
+    }
+    mask
+}
+
+/// Appends the row of every set bit of block `k`'s mask.
+#[inline(always)]
+fn push_set_bits(out: &mut Vec<u32>, k: usize, mut mask: u64) {
+    let base = (k * 64) as u32;
+    while mask != 0 {
+        out.push(base + mask.trailing_zeros());
+        mask &= mask - 1;
     }
 }
