@@ -1,11 +1,12 @@
 //! Row keys: the values of several columns of one row encoded as one byte string, so
 //! hash tables hash and compare keys of any types with one code path. Two rows have
 //! equal keys exactly when their values are equal with NULLs treated as equal (the
-//! GROUP BY / DISTINCT rule); joins skip NULL keys before encoding.
+//! GROUP BY / DISTINCT rule); joins skip NULL keys ([`non_null_rows`]) before
+//! encoding.
 //!
 //! Layout per column: a byte 0 (NULL) or 1 (value) followed, for values, by the
 //! fixed-width little-endian value. A string's first byte is 0 (NULL), 1 + its length
-//! for strings shorter than [`SHORT_STRING`] bytes, or [`LONG_STRING`] followed by a
+//! for strings shorter than `SHORT_STRING` bytes, or `LONG_STRING` followed by a
 //! u32 length; then its bytes. A key of a single fixed-width column drops the marker
 //! byte (a NULL is the empty key), so one BIGINT makes an 8-byte key that hash tables
 //! keep inline. Keys of at most 8 bytes in every row of a chunk (two one-letter flags,

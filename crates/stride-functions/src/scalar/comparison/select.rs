@@ -1,7 +1,9 @@
 //! Comparisons used as filters: instead of a vector of booleans, the rows where the
 //! comparison is TRUE, found 64 rows at a time. Each block of 64 comparisons becomes
 //! one bit mask and only the set bits are visited, so a selective filter costs one
-//! pass over its input and nothing per rejected row.
+//! pass over its input and nothing per rejected row. Several comparisons of columns
+//! with constants (a date range) AND their masks block by block
+//! ([`select_all_comparisons`]), so no rows are gathered between them.
 
 use super::ops::{CmpOp, EqOp, GeOp, GtOp, LeOp, LtOp, NeOp};
 use super::BoundFunction;

@@ -4,7 +4,9 @@
 //! fixed character length; common shapes get dedicated plans (exact, prefix, suffix,
 //! substring via memmem) and the rest is matched segment by segment: the first and
 //! last segments are anchored, middle ones matched at their leftmost occurrence,
-//! which is optimal because every segment has a fixed length.
+//! which is optimal because every segment has a fixed length. Prefix and exact
+//! patterns can reject a string from its view (length and 4-byte prefix) without
+//! reading its bytes ([`LikeMatcher::rejects_view`]).
 
 use memchr::memmem::Finder;
 use stride_common::{Error, Result, StringView};
