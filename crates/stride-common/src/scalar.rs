@@ -72,7 +72,8 @@ impl ScalarValue {
         }
     }
 
-    /// Total order among values of one type; NULL sorts last, NaN after numbers.
+    /// Total order among values of one type, as SQL compares them: NULL sorts last,
+    /// NaN after numbers, -0.0 equals 0.0 ([`sql_cmp_f64`]).
     pub fn total_cmp(&self, other: &ScalarValue) -> Ordering {
         use ScalarValue::*;
         match (self, other) {
@@ -98,12 +99,20 @@ impl ScalarValue {
                 (Some(x), Some(y)) if !matches!(a, Decimal(..)) && !matches!(b, Decimal(..)) => {
                     x.cmp(&y)
                 }
-                _ => a
-                    .as_f64()
-                    .unwrap_or(f64::NAN)
-                    .total_cmp(&b.as_f64().unwrap_or(f64::NAN)),
+                _ => sql_cmp_f64(a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN)),
             },
         }
+    }
+}
+
+/// SQL's order of floating-point numbers: -0.0 equals 0.0, and every NaN (whatever
+/// its sign or payload) equals every other and sorts after all numbers.
+pub fn sql_cmp_f64(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
     }
 }
 

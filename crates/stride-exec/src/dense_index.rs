@@ -1,13 +1,16 @@
 //! Group ids of keys from a narrow range, by direct lookup. When the keys of the first
-//! chunk a worker aggregates (one fixed-width column, as [`Keys::Words`]) span fewer
-//! than about a million values, the worker keeps an array indexed by `key - base` in
+//! chunk a worker aggregates come as [`Keys::Words`] (one fixed-width column, or keys
+//! of at most 8 bytes such as short strings) and span fewer than about a million
+//! values, the worker keeps an array indexed by `key - base` in
 //! front of its hash table, grown on demand for keys up to 8 million past the base
 //! (sorted keys such as `l_orderkey` climb steadily): a key seen before finds its group with one subtraction and
 //! one load, no hashing and no probing. The hash table still owns every group (its
 //! id, key and hash, which the merge needs), but the slots never index keys in the
 //! range: those are found only here. Keys outside the range, and NULL, are looked up
 //! in the hash table as usual. A key is always in or always out of the fixed range, so
-//! no key gets two groups.
+//! no key gets two groups, provided every key of at most 8 bytes is looked up here
+//! first, also when a later chunk's keys come as bytes (a string column with a longer
+//! value in that chunk).
 //!
 //! [`Keys::Words`]: crate::row_key::Keys::Words
 
@@ -65,30 +68,29 @@ impl DenseIndex {
         table: &mut KeyTable,
         keys: impl ExactSizeIterator<Item = (u64, u8)>,
     ) -> Vec<u32> {
-        let mut out = Vec::with_capacity(keys.len());
-        for (w, l) in keys {
-            let slot = w.wrapping_sub(self.base) as usize;
-            if l != 0 {
-                match self.ids.get(slot) {
-                    Some(&known) if known != 0 => {
-                        out.push(known - 1);
-                        continue;
-                    }
-                    Some(_) => {}
-                    None if (slot as u64) < MAX_SPAN => self.grow(slot),
-                    None => {}
-                }
-                if let Some(known) = self.ids.get_mut(slot) {
-                    // A new key in the range: a group only this index finds.
-                    let id = table.push_unindexed(&w.to_le_bytes()[..l as usize], hash_word(w));
-                    *known = id as u32 + 1;
-                    out.push(id as u32);
-                    continue;
-                }
+        keys.map(|(w, l)| self.group_id(table, w, l)).collect()
+    }
+
+    /// The group id of one key (`w`: its bytes as a word, `l`: its length, 0 for
+    /// the empty key), inserting a new group into `table`.
+    #[inline]
+    pub fn group_id(&mut self, table: &mut KeyTable, w: u64, l: u8) -> u32 {
+        let slot = w.wrapping_sub(self.base) as usize;
+        if l != 0 {
+            match self.ids.get(slot) {
+                Some(&known) if known != 0 => return known - 1,
+                Some(_) => {}
+                None if (slot as u64) < MAX_SPAN => self.grow(slot),
+                None => {}
             }
-            out.push(table.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32);
+            if let Some(known) = self.ids.get_mut(slot) {
+                // A new key in the range: a group only this index finds.
+                let id = table.push_unindexed(&w.to_le_bytes()[..l as usize], hash_word(w));
+                *known = id as u32 + 1;
+                return id as u32;
+            }
         }
-        out
+        table.find_or_insert_inline(w, l as usize, hash_word(w)).0 as u32
     }
 }
 

@@ -109,13 +109,26 @@ impl<'a> HashAggregate<'a> {
             }
         }
         let keys = row_key::encode_keys(&cols, len)?;
-        if let Keys::Words { words, lens } = &keys {
-            let dense = local
-                .dense
-                .get_or_insert_with(|| DenseIndex::fit(words, lens));
-            if let Some(d) = dense {
-                return Ok(d.group_ids(&mut local.table, words, lens));
-            }
+        // The first chunk decides whether the worker keeps a direct index. From then
+        // on every key of at most 8 bytes goes through it, whichever form its chunk's
+        // keys took (a string column's keys are words in one chunk, bytes in the next),
+        // so a key in its range is never also a group of the hash table.
+        let dense = local.dense.get_or_insert_with(|| match &keys {
+            Keys::Words { words, lens } => DenseIndex::fit(words, lens),
+            Keys::Bytes(_) => None,
+        });
+        if let (Some(d), Keys::Words { words, lens }) = (dense.as_mut(), &keys) {
+            return Ok(d.group_ids(&mut local.table, words, lens));
+        }
+        if let (Some(d), Keys::Bytes(b)) = (dense.as_mut(), &keys) {
+            return Ok((0..len)
+                .map(|i| match b.key(i) {
+                    k if k.len() <= 8 && !k.is_empty() => {
+                        d.group_id(&mut local.table, inline_word(k), k.len() as u8)
+                    }
+                    k => local.table.find_or_insert(k, hash_key(k)).0 as u32,
+                })
+                .collect());
         }
         let hashes = keys.hashes();
         let table = &mut local.table;
@@ -469,7 +482,8 @@ impl RangeSplit {
             for g in (0..t.table.len()).filter(|&g| !held[g]) {
                 let key = t.table.key(g);
                 let w = inline_word(key);
-                if !key.is_empty() && (lo..hi).contains(&w) {
+                // Keys longer than a word are never in a direct index's range.
+                if !key.is_empty() && key.len() <= 8 && (lo..hi).contains(&w) {
                     s[((w - lo) / width) as usize].push(g as u32);
                 } else {
                     r.push(g as u32);

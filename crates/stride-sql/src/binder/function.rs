@@ -8,6 +8,7 @@ use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SortExpr, Subquery, S
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_functions::aggregate::{is_aggregate_name, resolve_aggregate};
+use stride_functions::ScalarFunction;
 
 impl Binder<'_> {
     pub fn bind_function(&mut self, f: &ast::Function, ctx: &mut ExprCtx) -> Result<Expr> {
@@ -407,6 +408,24 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
                 args[0].data_type().to_string(),
             )))
         }
-        _ => call(name, args),
+        _ => call(name, args).and_then(decimal_rounding_scale),
     }
+}
+
+/// `round(d, k)` and `trunc(d, k)` of a DECIMAL(p, s) with a constant `k` return
+/// DECIMAL(p, k) for 0 <= k < s, and DECIMAL(p, 0) for negative `k`, as DuckDB does
+/// (`round(1.25::DECIMAL(10,2), 1)` is 1.3, not 1.30). A `k` that is not constant
+/// keeps scale s, with the rounded-away digits zero.
+fn decimal_rounding_scale(e: Expr) -> Result<Expr> {
+    let Expr::Function { mut func, args } = e else {
+        return Ok(e);
+    };
+    if matches!(func.func, ScalarFunction::Round | ScalarFunction::Trunc) && args.len() == 2 {
+        if let DataType::Decimal(p, s) = args[0].data_type() {
+            if let Some(k) = super::fold::fold_constant(&args[1])?.and_then(|v| v.as_i64()) {
+                func.return_type = DataType::Decimal(p, k.clamp(0, s as i64) as u8);
+            }
+        }
+    }
+    Ok(Expr::Function { func, args })
 }

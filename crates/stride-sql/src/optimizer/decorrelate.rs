@@ -19,8 +19,8 @@
 //! at a time; references that reach further out move one level closer each time.
 
 use crate::plan::visit::{
-    children_mut, expr_outer_refs, expr_references_outer, for_each_outer_ref, max_outer_depth,
-    node_expressions, references_outer,
+    children_mut, expr_max_outer_depth, expr_outer_refs, expr_references_outer,
+    for_each_outer_ref, max_outer_depth, node_expressions, references_outer,
 };
 use crate::plan::{AggregateExpr, Expr, Field, JoinKind, LogicalPlan, Subquery, SubqueryKind};
 use stride_common::{Result, ScalarValue};
@@ -422,7 +422,9 @@ fn correlated_equality(p: &Expr) -> Option<(&Expr, &Expr)> {
     }
 }
 
-/// Rewrites references to the enclosing query (one level up) as plain columns.
+/// Rewrites a condition pulled out of a subquery for the enclosing query, where it
+/// now sits: references to that query (one level up) become plain columns, and
+/// references that reached further out come one level closer.
 fn outer_to_column(mut e: Expr) -> Expr {
     expr_outer_refs(&mut e, 1, &mut |x| {
         if let Expr::OuterColumn {
@@ -432,6 +434,13 @@ fn outer_to_column(mut e: Expr) -> Expr {
             *x = Expr::column(*index, ty.clone(), name.clone());
         }
     });
+    for level in 2..=expr_max_outer_depth(&e) {
+        expr_outer_refs(&mut e, level, &mut |x| {
+            if let Expr::OuterColumn { depth, .. } = x {
+                *depth -= 1;
+            }
+        });
+    }
     e
 }
 

@@ -2,10 +2,9 @@
 //! columns something above them uses. Works top-down with the set of columns each node
 //! must produce, and rewrites column positions bottom-up as nodes shrink.
 //!
-//! Nodes whose expressions hold correlated subqueries keep all input columns, because
-//! references from inside the subquery address the input by position.
+//! A correlated subquery's references to the evaluating node's input count as uses
+//! of those columns and move with them (`Expr::collect_columns`, `remap_columns`).
 
-use crate::plan::visit::references_outer;
 use crate::plan::{Expr, LogicalPlan, TableFunction};
 use stride_common::Result;
 
@@ -28,11 +27,6 @@ fn mark(e: &Expr, need: &mut [bool]) {
     for c in cols {
         need[c] = true;
     }
-}
-
-/// Whether `e` holds a subquery that refers to the evaluating node's input.
-fn correlated(e: &Expr) -> bool {
-    e.any(&mut |x| matches!(x, Expr::Subquery(s) if references_outer(&s.plan, 1)))
 }
 
 fn remap(e: &mut Expr, m: &Mapping) {
@@ -90,17 +84,6 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             input,
             mut predicate,
         } => {
-            let n = input.schema().len();
-            if correlated(&predicate) {
-                let (input, m) = prune(*input, &vec![true; n]);
-                return (
-                    LogicalPlan::Filter {
-                        input: Box::new(input),
-                        predicate,
-                    },
-                    m,
-                );
-            }
             let mut need = required.to_vec();
             mark(&predicate, &mut need);
             let (input, m) = prune(*input, &need);
@@ -120,8 +103,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
         } => {
             let n = input.schema().len();
             let keep: Vec<usize> = (0..exprs.len()).filter(|&i| required[i]).collect();
-            let any_correlated = exprs.iter().any(correlated);
-            let mut need = vec![any_correlated; n];
+            let mut need = vec![false; n];
             for &i in &keep {
                 mark(&exprs[i], &mut need);
             }
@@ -131,9 +113,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             let mut new_schema = Vec::with_capacity(keep.len());
             for (new, &i) in keep.iter().enumerate() {
                 let mut e = exprs[i].clone();
-                if !any_correlated {
-                    remap(&mut e, &m);
-                }
+                remap(&mut e, &m);
                 new_exprs.push(e);
                 new_schema.push(schema[i].clone());
                 out_m[i] = Some(new);
@@ -163,21 +143,18 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                         .chain(a.order_by.iter().map(|s| &s.expr)),
                 );
             }
-            let any_correlated = exprs.iter().any(|e| correlated(e));
-            let mut need = vec![any_correlated; n];
+            let mut need = vec![false; n];
             for e in &exprs {
                 mark(e, &mut need);
             }
             let (input, m) = prune(*input, &need);
-            if !any_correlated {
-                for g in group_by.iter_mut() {
-                    remap(g, &m);
-                }
-                for a in aggregates.iter_mut() {
-                    a.args.iter_mut().for_each(|e| remap(e, &m));
-                    a.filter.iter_mut().for_each(|e| remap(e, &m));
-                    a.order_by.iter_mut().for_each(|s| remap(&mut s.expr, &m));
-                }
+            for g in group_by.iter_mut() {
+                remap(g, &m);
+            }
+            for a in aggregates.iter_mut() {
+                a.args.iter_mut().for_each(|e| remap(e, &m));
+                a.filter.iter_mut().for_each(|e| remap(e, &m));
+                a.order_by.iter_mut().for_each(|s| remap(&mut s.expr, &m));
             }
             let out = identity(schema.len());
             (
@@ -191,20 +168,12 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             )
         }
         LogicalPlan::Sort { input, mut keys } => {
-            let n = input.schema().len();
-            let any_correlated = keys.iter().any(|k| correlated(&k.expr));
-            let mut need = if any_correlated {
-                vec![true; n]
-            } else {
-                required.to_vec()
-            };
+            let mut need = required.to_vec();
             for k in &keys {
                 mark(&k.expr, &mut need);
             }
             let (input, m) = prune(*input, &need);
-            if !any_correlated {
-                keys.iter_mut().for_each(|k| remap(&mut k.expr, &m));
-            }
+            keys.iter_mut().for_each(|k| remap(&mut k.expr, &m));
             (
                 LogicalPlan::Sort {
                     input: Box::new(input),
@@ -238,9 +207,8 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
         } => {
             let nl = left.schema().len();
             let nr = right.schema().len();
-            let any_correlated = filter.as_ref().is_some_and(correlated);
-            let mut need_l = vec![any_correlated; nl];
-            let mut need_r = vec![any_correlated; nr];
+            let mut need_l = vec![false; nl];
+            let mut need_r = vec![false; nr];
             for (i, &r) in required.iter().enumerate() {
                 if r {
                     if i < nl {
@@ -277,9 +245,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 remap(r, &mr);
             }
             if let Some(f) = filter.as_mut() {
-                if !any_correlated {
-                    remap(f, &m);
-                }
+                remap(f, &m);
             }
             let left_only = schema.len() == nl;
             let mut new_schema: Vec<_> = left.schema().to_vec();
@@ -308,8 +274,7 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             // The input keeps the passed columns something above reads and the
             // columns the lists read; only the former are passed on.
             let n = input.schema().len();
-            let any_correlated = lists.iter().any(|f| correlated(f.list()));
-            let mut need = vec![any_correlated; n];
+            let mut need = vec![false; n];
             let keep: Vec<usize> = (0..passed.len()).filter(|&k| required[k]).collect();
             for &k in &keep {
                 need[passed[k]] = true;
@@ -318,10 +283,8 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 mark(f.list(), &mut need);
             }
             let (input, m) = prune(*input, &need);
-            if !any_correlated {
-                for f in lists.iter_mut() {
-                    remap(f.list_mut(), &m);
-                }
+            for f in lists.iter_mut() {
+                remap(f.list_mut(), &m);
             }
             let mut out_m = vec![None; schema.len()];
             let mut new_passed = Vec::with_capacity(keep.len());

@@ -4,6 +4,7 @@
 //! function call carries the [`BoundFunction`] chosen for its argument types.
 
 use super::logical::LogicalPlan;
+use super::visit::{for_each_outer_ref, outer_refs};
 use std::fmt;
 use stride_common::{DataType, ScalarValue};
 use stride_functions::{BoundFunction, ScalarFunction};
@@ -223,20 +224,33 @@ impl Expr {
         f(self) || self.children().into_iter().any(|c| c.any(f))
     }
 
-    /// Input columns referenced (not counting outer references or subquery internals).
+    /// Input columns referenced, including those a correlated subquery inside reads
+    /// through its references to this expression's input (its `OuterColumn`s one
+    /// level up, or further up from subqueries nested in it).
     pub fn collect_columns(&self, out: &mut Vec<usize>) {
-        if let Expr::Column { index, .. } = self {
-            out.push(*index);
+        match self {
+            Expr::Column { index, .. } => out.push(*index),
+            Expr::Subquery(s) => outer_refs(&s.plan, 1, &mut |index| out.push(index)),
+            _ => {}
         }
         for c in self.children() {
             c.collect_columns(out);
         }
     }
 
-    /// Rewrites every column index through `f`.
+    /// Rewrites every column index through `f`, the references of correlated
+    /// subqueries to this expression's input included (see
+    /// [`Expr::collect_columns`]): moving an expression to another node must move
+    /// what its subqueries read with it.
     pub fn remap_columns(&mut self, f: &impl Fn(usize) -> usize) {
-        if let Expr::Column { index, .. } = self {
-            *index = f(*index);
+        match self {
+            Expr::Column { index, .. } => *index = f(*index),
+            Expr::Subquery(s) => for_each_outer_ref(&mut s.plan, 1, &mut |e| {
+                if let Expr::OuterColumn { index, .. } = e {
+                    *index = f(*index);
+                }
+            }),
+            _ => {}
         }
         for c in self.children_mut() {
             c.remap_columns(f);

@@ -98,6 +98,35 @@ pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr))
     }
 }
 
+/// Calls `f` with the column index of every `OuterColumn` that refers `level`
+/// subquery levels above `plan` (the read-only form of [`for_each_outer_ref`]).
+pub fn outer_refs(plan: &LogicalPlan, level: usize, f: &mut dyn FnMut(usize)) {
+    for e in node_expressions(plan) {
+        expr_outer_ref_indices(e, level, f);
+    }
+    for c in plan.children() {
+        outer_refs(c, level, f);
+    }
+}
+
+fn expr_outer_ref_indices(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
+    match e {
+        Expr::OuterColumn { depth, index, .. } if *depth == level => f(*index),
+        Expr::Subquery(s) => {
+            if let SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } = &s.kind
+            {
+                expr_outer_ref_indices(expr, level, f);
+            }
+            outer_refs(&s.plan, level + 1, f);
+        }
+        _ => {
+            for c in e.children() {
+                expr_outer_ref_indices(c, level, f);
+            }
+        }
+    }
+}
+
 /// Immutable references to every expression evaluated by this node.
 pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
     match plan {
@@ -186,7 +215,8 @@ pub fn max_outer_depth(plan: &LogicalPlan) -> usize {
         .fold(own, usize::max)
 }
 
-fn expr_max_outer_depth(e: &Expr) -> usize {
+/// [`max_outer_depth`] of one expression.
+pub fn expr_max_outer_depth(e: &Expr) -> usize {
     let own = match e {
         Expr::OuterColumn { depth, .. } => *depth,
         Expr::Subquery(s) => max_outer_depth(&s.plan),

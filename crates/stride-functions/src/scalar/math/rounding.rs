@@ -4,7 +4,9 @@
 //! negative `n` rounds to tens, hundreds, ... (checked for overflow). DECIMAL(p, s)
 //! stays exact: the one-argument forms return DECIMAL(p, 0) (p digits always hold
 //! the result, since dropping s >= 1 fraction digits frees room for a carry), the
-//! two-argument forms keep DECIMAL(p, s) with the dropped digits zeroed. Floats keep
+//! two-argument forms DECIMAL(p, s) with the dropped digits zeroed, or DECIMAL(p, k)
+//! when the binder knows the constant k (`round(d, 1)`: see the binder's
+//! `decimal_rounding_scale`), the same value at the smaller scale. Floats keep
 //! their type; `round` rounds half away from zero (DuckDB).
 
 use super::numeric_arg;
@@ -113,8 +115,13 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
                 DataType::Decimal(_, s) => *s,
                 _ => 0,
             };
+            // The binder may give the result fewer fraction digits (a constant n).
+            let shrink = match &ty {
+                DataType::Decimal(_, rs) if *rs < s => pow10(s - rs),
+                _ => 1,
+            };
             with_integer!(v.ty.physical(), T => try_binary(v, n, len, ty.clone(),
-                |x: T, n: i32| T::from_i128(round_digits(x.to_i128(), s, n, m)?),
+                |x: T, n: i32| T::from_i128(round_digits(x.to_i128(), s, n, m)? / shrink),
                 |x, _| Error::out_of_range(format!("Overflow in rounding of {ty} ({x})"))),
                 _ => Err(Error::internal("rounding storage")))
         }

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Fills in the expected results of `.slt` files from DuckDB, so that behaviour
+tests pin answers an independent engine agrees with.
+
+    python3 tests/duckdb/expected.py tests/slt/subquery/*.slt           # rewrite
+    python3 tests/duckdb/expected.py --check tests/slt/subquery/*.slt   # report only
+
+Every `statement ok` runs in DuckDB (in memory, one connection per file); every
+`query` record gets DuckDB's rows, formatted as stride's harness prints values
+(NULL, true/false, (empty) for ''), sorted when the record says `rowsort`. Records
+after a line `# duckdb: skip` are left as they are (a dialect difference, or a case
+where DuckDB is the one that is wrong: say which in the comment). Installs the
+`duckdb` package with pip when it is missing.
+"""
+import decimal
+import subprocess
+import sys
+
+try:
+    import duckdb
+except ImportError:
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "duckdb"])
+    import duckdb
+
+
+def fmt(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return {True: "nan"}.get(v != v, "inf" if v > 0 else "-inf")
+        return repr(v) if v != int(v) or abs(v) >= 1e16 else "%.1f" % v
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    s = str(v)
+    return s if s else "(empty)"
+
+
+def records(lines):
+    """Splits the file into records: (start, end) line ranges separated by blanks."""
+    i = 0
+    while i < len(lines):
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        start = i
+        while i < len(lines) and lines[i].strip():
+            i += 1
+        if start < i:
+            yield start, i
+
+
+def process(path, check):
+    lines = open(path).read().split("\n")
+    con = duckdb.connect()
+    out, pos, differences = [], 0, 0
+    for start, end in records(lines):
+        out.extend(lines[pos:start])
+        rec = lines[start:end]
+        pos = end
+        body = [l for l in rec if not l.startswith("#")]
+        skip = any(l.strip() == "# duckdb: skip" for l in rec)
+        if not body or skip:
+            out.extend(rec)
+            continue
+        head = body[0].split()
+        if head[0] == "statement":
+            sql = "\n".join(body[1:])
+            try:
+                con.execute(sql)
+            except Exception as e:
+                if head[1] == "ok":
+                    print(f"{path}:{start + 1}: DuckDB fails: {e}")
+            out.extend(rec)
+            continue
+        if head[0] != "query" or "error" in head[1:2]:
+            out.extend(rec)
+            continue
+        sep = rec.index("----") if "----" in rec else len(rec)
+        h = next(k for k, l in enumerate(rec) if not l.startswith("#"))
+        sql = "\n".join(l for l in rec[h + 1:sep] if not l.startswith("#"))
+        try:
+            rows = con.execute(sql).fetchall()
+        except Exception as e:
+            print(f"{path}:{start + 1}: DuckDB fails: {e}")
+            out.extend(rec)
+            continue
+        got = [" ".join(fmt(v) for v in r) for r in rows]
+        if "rowsort" in head:
+            got.sort()
+        old = rec[sep + 1:]
+        if old != got:
+            differences += 1
+            print(f"{path}:{start + 1}: expected {old} but DuckDB gives {got}")
+        out.extend(rec[:sep] + ["----"] + got)
+    out.extend(lines[pos:])
+    if not check:
+        open(path, "w").write("\n".join(out))
+    return differences
+
+
+def main():
+    args = sys.argv[1:]
+    check = "--check" in args
+    total = sum(process(p, check) for p in args if p != "--check")
+    print(f"{total} record(s) differ from DuckDB")
+    sys.exit(1 if check and total else 0)
+
+
+if __name__ == "__main__":
+    main()
