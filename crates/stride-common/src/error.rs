@@ -20,6 +20,8 @@ pub enum ErrorKind {
     /// Refused by a setting (`enable_external_access`).
     Permission,
     Interrupted,
+    /// Cancelled by `statement_timeout`.
+    Timeout,
     Internal,
 }
 
@@ -38,6 +40,7 @@ impl ErrorKind {
             ErrorKind::NotSupported => "Not implemented Error",
             ErrorKind::Permission => "Permission Error",
             ErrorKind::Interrupted => "Interrupted",
+            ErrorKind::Timeout => "Timeout Error",
             ErrorKind::Internal => "Internal Error",
         }
     }
@@ -87,6 +90,13 @@ impl Error {
     }
     pub fn interrupted() -> Self {
         Self::new(ErrorKind::Interrupted, "query was cancelled")
+    }
+    /// A statement cancelled because it ran longer than `statement_timeout`.
+    pub fn statement_timeout(limit: &str) -> Self {
+        Self::new(
+            ErrorKind::Timeout,
+            format!("canceling statement due to statement timeout (statement_timeout = {limit}); raise it with SET statement_timeout = '...', or 0 for no limit"),
+        )
     }
     pub fn internal(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Internal, m)

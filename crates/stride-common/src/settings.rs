@@ -18,6 +18,9 @@ pub struct Settings {
     /// When set, files may be read and written only inside these directories
     /// (canonical paths). The server sets it for network clients; SQL cannot.
     pub allowed_directories: Option<Vec<std::path::PathBuf>>,
+    /// How long one statement may run before it is cancelled (`statement_timeout`,
+    /// also DuckDB's `max_execution_time`); None: no limit.
+    pub statement_timeout: Option<std::time::Duration>,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -33,7 +36,6 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("intervalstyle", "postgres"),
     ("search_path", "main"),
     ("standard_conforming_strings", "on"),
-    ("statement_timeout", "0"),
     ("timezone", "UTC"),
     ("lock_timeout", "0"),
     ("idle_in_transaction_session_timeout", "0"),
@@ -56,6 +58,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "disabled_optimizers",
     "default_null_order",
     "enable_external_access",
+    "statement_timeout",
 ];
 
 impl Default for Settings {
@@ -66,6 +69,7 @@ impl Default for Settings {
             default_null_order: NullOrder::NullsLargest,
             enable_external_access: true,
             allowed_directories: None,
+            statement_timeout: None,
             client_parameters: Default::default(),
         }
     }
@@ -117,6 +121,9 @@ impl Settings {
                 }
                 self.enable_external_access = on;
             }
+            "statement_timeout" | "max_execution_time" => {
+                self.statement_timeout = parse_timeout(value)?;
+            }
             other if client_parameter(other).is_some() => {
                 let v = match value {
                     ScalarValue::Varchar(s) => s.clone(),
@@ -140,6 +147,7 @@ impl Settings {
             "threads" | "worker_threads" => self.threads = d.threads,
             "disabled_optimizers" => self.disabled_optimizers = d.disabled_optimizers,
             "default_null_order" => self.default_null_order = d.default_null_order,
+            "statement_timeout" | "max_execution_time" => self.statement_timeout = None,
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -174,6 +182,9 @@ impl Settings {
                 .into(),
             ),
             "enable_external_access" => ScalarValue::Boolean(self.enable_external_access),
+            "statement_timeout" | "max_execution_time" => {
+                ScalarValue::Varchar(format_timeout(self.statement_timeout))
+            }
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters
@@ -239,6 +250,49 @@ impl Settings {
 
     pub fn is_optimizer_enabled(&self, pass: &str) -> bool {
         !self.disabled_optimizers.iter().any(|p| p == pass)
+    }
+}
+
+/// A statement timeout as PostgreSQL takes it: a number of milliseconds, or a number
+/// with a unit (`'1.5s'`, `'250ms'`, `'2min'`, `'1h'`, `'1d'`, `'500us'`); 0 turns it off.
+fn parse_timeout(value: &ScalarValue) -> Result<Option<std::time::Duration>> {
+    let bad = || {
+        Error::invalid_input(format!(
+            "invalid value for statement_timeout: {value}; expected milliseconds or a number with a unit (ms, s, min, h, d), 0 for no limit"
+        ))
+    };
+    let ms = match value {
+        ScalarValue::Varchar(text) => {
+            let t = text.trim();
+            let split = t
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(t.len());
+            let number: f64 = t[..split].parse().map_err(|_| bad())?;
+            let unit = match t[split..].trim().to_ascii_lowercase().as_str() {
+                "" | "ms" => 1.0,
+                "us" => 0.001,
+                "s" => 1000.0,
+                "min" => 60_000.0,
+                "h" => 3_600_000.0,
+                "d" => 86_400_000.0,
+                _ => return Err(bad()),
+            };
+            number * unit
+        }
+        other => other.as_f64().ok_or_else(bad)?,
+    };
+    if !ms.is_finite() || !(0.0..=i32::MAX as f64).contains(&ms) {
+        return Err(bad());
+    }
+    Ok((ms > 0.0).then(|| std::time::Duration::from_micros((ms * 1000.0) as u64)))
+}
+
+/// A statement timeout as SHOW prints it: `0` (none), `5s` or `250ms`.
+pub fn format_timeout(t: Option<std::time::Duration>) -> String {
+    match t.map(|d| d.as_millis()) {
+        None => "0".into(),
+        Some(ms) if ms % 1000 == 0 => format!("{}s", ms / 1000),
+        Some(ms) => format!("{ms}ms"),
     }
 }
 

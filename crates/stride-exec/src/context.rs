@@ -26,6 +26,8 @@ pub struct QueryContext {
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
     /// Work done so far, for progress bars.
     pub progress: Arc<Progress>,
+    /// When the statement's `statement_timeout` runs out (set when it started).
+    deadline: Option<std::time::Instant>,
     /// Rows of the CTEs computed once per query, by CTE id. Shared with child
     /// contexts: a shared CTE body refers to no outer row.
     ctes: Arc<Mutex<HashMap<u64, CteRows>>>,
@@ -36,9 +38,13 @@ type CteRows = Arc<OnceLock<Result<Arc<Vec<DataChunk>>>>>;
 
 impl QueryContext {
     pub fn new(catalog: Arc<Catalog>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
+        let deadline = settings
+            .statement_timeout
+            .and_then(|t| std::time::Instant::now().checked_add(t));
         QueryContext {
             catalog,
             settings,
+            deadline,
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
@@ -72,6 +78,7 @@ impl QueryContext {
             self.cancel.clone(),
         );
         child.ctes = self.ctes.clone();
+        child.deadline = self.deadline;
         child
     }
 
@@ -87,13 +94,29 @@ impl QueryContext {
         self.cancel.store(true, Ordering::Relaxed);
     }
 
-    /// Err(Interrupted) once the query was cancelled; called once per chunk.
+    /// Err(Interrupted) once the query was cancelled or ran past its statement
+    /// timeout (which cancels it for every thread); called once per chunk.
     #[inline]
     pub fn check(&self) -> Result<()> {
+        let timed_out = || self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
         if self.is_cancelled() {
-            Err(Error::interrupted())
+            Err(if timed_out() {
+                self.timeout_error()
+            } else {
+                Error::interrupted()
+            })
+        } else if timed_out() {
+            self.cancel();
+            Err(self.timeout_error())
         } else {
             Ok(())
         }
+    }
+
+    #[cold]
+    fn timeout_error(&self) -> Error {
+        Error::statement_timeout(&stride_common::settings::format_timeout(
+            self.settings.statement_timeout,
+        ))
     }
 }

@@ -53,6 +53,15 @@ impl Source {
         }
     }
 
+    /// Units of work in all morsels together; for a range, without visiting its
+    /// (possibly billions of) morsels.
+    pub fn total_work(&self) -> u64 {
+        match self {
+            Source::Range { count, .. } => *count,
+            _ => (0..self.morsels()).map(|m| self.work(m)).sum(),
+        }
+    }
+
     /// Units of work in morsel `m` (bytes of a CSV morsel, rows otherwise).
     pub fn work(&self, m: usize) -> u64 {
         match self {
@@ -317,8 +326,7 @@ fn flush(
 /// Runs the pipeline to completion on `ctx.threads()` workers.
 pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
     let n = p.source.morsels();
-    ctx.progress
-        .add_total((0..n).map(|m| p.source.work(m)).sum());
+    ctx.progress.add_total(p.source.total_work());
     let threads = ctx.threads().min(n).max(1);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);

@@ -157,18 +157,50 @@ fn key_bytes(k: &SecretKey) -> Vec<u8> {
     }
 }
 
+/// The settings a client asks for at startup: `statement_timeout` as a startup
+/// parameter of its own, or in `options` as PostgreSQL's `-c name=value` /
+/// `--name=value` (what `PGOPTIONS` sends).
+fn startup_settings(metadata: &HashMap<String, String>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(v) = metadata.get("statement_timeout") {
+        out.push(("statement_timeout".to_string(), v.clone()));
+    }
+    if let Some(options) = metadata.get("options") {
+        let mut words = options.split_whitespace();
+        while let Some(w) = words.next() {
+            let setting = match w {
+                "-c" => words.next(),
+                w => w.strip_prefix("--").or_else(|| w.strip_prefix("-c")),
+            };
+            if let Some((name, value)) = setting.and_then(|s| s.split_once('=')) {
+                out.push((name.replace('-', "_"), value.to_string()));
+            }
+        }
+    }
+    out
+}
+
 impl Handler {
-    /// Makes this session cancellable by its process id and secret key.
-    fn register<C: ClientInfo>(&self, client: &C) {
-        let Ok(mut pid) = self.pid.lock() else { return };
+    /// Makes this session cancellable by its process id and secret key, and applies
+    /// the settings the client sent at startup, before its first statement.
+    fn register<C: ClientInfo>(&self, client: &C) -> PgWireResult<()> {
+        let Ok(mut pid) = self.pid.lock() else {
+            return Ok(());
+        };
         if pid.is_some() {
-            return;
+            return Ok(());
         }
         let (id, key) = client.pid_and_secret_key();
         if let Ok(mut sessions) = self.sessions.lock() {
             sessions.insert(id, (key, self.conn.interrupt_handle()));
             *pid = Some(id);
         }
+        for (name, value) in startup_settings(client.metadata()) {
+            self.conn
+                .set_option(&name, &value)
+                .map_err(to_pg)?;
+        }
+        Ok(())
     }
 
     /// Runs one statement and turns its result into a protocol response.
@@ -541,7 +573,7 @@ impl SimpleQueryHandler for Handler {
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
-        self.register(client);
+        self.register(client)?;
         let statements = stride::split_statements(query);
         if statements.is_empty() {
             return Ok(vec![Response::EmptyQuery]);
@@ -596,7 +628,7 @@ impl ExtendedQueryHandler for Handler {
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
-        self.register(client);
+        self.register(client)?;
         let params = self.parameters(portal).await?;
         let sql = portal
             .statement

@@ -170,6 +170,12 @@ impl Connection {
         })
     }
 
+    /// `SET name = 'value'` for this connection (the server applies a client's
+    /// startup options, `-c statement_timeout=5s`, this way).
+    pub fn set_option(&self, name: &str, value: &str) -> Result<()> {
+        self.change_settings(|s| s.set(name, &ScalarValue::Varchar(value.to_string())))
+    }
+
     pub fn progress_handle(&self) -> ProgressHandle {
         self.progress.clone()
     }

@@ -789,7 +789,8 @@ fn implied_filter(term: &Expr, only_here: &dyn Fn(&Expr) -> bool) -> Option<Expr
         .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
 }
 
-/// Collects the leaves and conditions of a tree of inner joins.
+/// Collects the leaves and conditions of a tree of inner joins (and of the filters
+/// between them).
 fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Expr>, offset: usize) {
     match plan {
         LogicalPlan::Join {
@@ -813,6 +814,14 @@ fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Exp
             }
             flatten(*left, leaves, terms, offset);
             flatten(*right, leaves, terms, offset + nleft);
+        }
+        // A filter between inner joins (filter_pushdown leaves conditions over both
+        // sides of a join right above it) joins the tree's conditions.
+        LogicalPlan::Filter { input, predicate } if is_inner_join(&input) => {
+            let mut p = predicate;
+            p.remap_columns(&|i| i + offset);
+            p.split_conjunction(terms);
+            flatten(*input, leaves, terms, offset);
         }
         other => leaves.push(other),
     }

@@ -7,6 +7,8 @@ mod common_subexpressions;
 mod decorrelate;
 mod distinct_aggregates;
 mod filter_order;
+mod filter_pushdown;
+mod implied_filters;
 mod join_order;
 mod materialize_ctes;
 mod semi_join_reduction;
@@ -19,6 +21,8 @@ use stride_common::{Result, Settings};
 pub const PASSES: &[&str] = &[
     "materialize_ctes",
     "decorrelate",
+    "filter_pushdown",
+    "implied_filters",
     "join_order",
     "semi_join_reduction",
     "distinct_aggregates",
@@ -59,6 +63,9 @@ pub fn optimize(
     let mut plan = materialize_ctes::optimize(plan, settings, stats)?;
     if settings.is_optimizer_enabled("decorrelate") {
         plan = decorrelate::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("filter_pushdown") {
+        plan = filter_pushdown::optimize(plan, settings.is_optimizer_enabled("implied_filters"))?;
     }
     if settings.is_optimizer_enabled("join_order") {
         plan = join_order::optimize(plan, stats)?;

@@ -1,0 +1,293 @@
+//! Pass `filter_pushdown`: moves each condition of a filter as far down the plan as
+//! it soundly goes, so that rows are dropped before the work that would be wasted on
+//! them. `SELECT ... FROM (SELECT DISTINCT i, k FROM a, b) WHERE i = k AND i < 5`
+//! filters (and, after `join_order`, joins) before the DISTINCT instead of building
+//! every pair first.
+//!
+//! Runs after `decorrelate` and before `join_order`, which turns the conditions that
+//! arrive over inner joins into hash-join keys and pushes single-table ones into the
+//! tables. Through each node, a conjunct moves when:
+//!
+//! - a projection: always, with the projected expressions substituted for its columns;
+//! - a grouped aggregate (GROUP BY, DISTINCT): when it reads only grouping columns
+//!   (never an aggregate's value), with the grouping expressions substituted; a
+//!   filter over an aggregate without GROUP BY stays, as that aggregate yields a row
+//!   even for no input;
+//! - a sort: always;
+//! - a set operation: into every branch (a row is kept or dropped by its values, which
+//!   are the same in each branch), when the branches have the output's types;
+//! - a join: onto the side it reads only, where that side's rows are never NULL-
+//!   extended (either side of an inner join, the left of LEFT, SEMI and ANTI joins,
+//!   the right of a RIGHT join); conditions over both sides stay above the join;
+//! - an unnest: when it reads only the columns the unnest passes through.
+//!
+//! A LIMIT is a barrier (filtering before it would change which rows it keeps), and
+//! so is everything else; conditions holding subqueries stay where they are (their
+//! references address their node's columns, which a substitution cannot rewrite).
+
+use crate::plan::{Expr, JoinKind, LogicalPlan};
+use stride_common::Result;
+
+/// `implied`: whether the rule `implied_filters` adds the comparisons that join
+/// equalities imply.
+pub fn optimize(plan: LogicalPlan, implied: bool) -> Result<LogicalPlan> {
+    Ok(Pushdown { implied }.push(plan, Vec::new()))
+}
+
+struct Pushdown {
+    implied: bool,
+}
+
+impl Pushdown {
+/// `plan` with the conjuncts `terms` (over its output columns) applied, each pushed as
+/// deep as it goes.
+fn push(&self, plan: LogicalPlan, mut terms: Vec<Expr>) -> LogicalPlan {
+    match plan {
+        LogicalPlan::Filter { input, predicate } => {
+            predicate.split_conjunction(&mut terms);
+            self.push(*input, terms)
+        }
+        LogicalPlan::Project {
+            input,
+            exprs,
+            schema,
+        } => {
+            let (down, stay) = split(terms, |t| {
+                reads(t).iter().all(|&c| !exprs[c].has_subquery())
+            });
+            let down = down.into_iter().map(|t| substitute(t, &exprs)).collect();
+            let plan = LogicalPlan::Project {
+                input: Box::new(self.push(*input, down)),
+                exprs,
+                schema,
+            };
+            filter(plan, stay)
+        }
+        LogicalPlan::Aggregate {
+            input,
+            group_by,
+            aggregates,
+            schema,
+        } => {
+            let g = group_by.len();
+            let (down, stay) = split(terms, |t| {
+                g > 0 && reads(t).iter().all(|&c| c < g && !group_by[c].has_subquery())
+            });
+            let down = down.into_iter().map(|t| substitute(t, &group_by)).collect();
+            let plan = LogicalPlan::Aggregate {
+                input: Box::new(self.push(*input, down)),
+                group_by,
+                aggregates,
+                schema,
+            };
+            filter(plan, stay)
+        }
+        LogicalPlan::Sort { input, keys } => {
+            let (down, stay) = split(terms, |_| true);
+            filter(
+                LogicalPlan::Sort {
+                    input: Box::new(self.push(*input, down)),
+                    keys,
+                },
+                stay,
+            )
+        }
+        LogicalPlan::SetOp {
+            left,
+            right,
+            kind,
+            all,
+            schema,
+        } => {
+            let same_types = |p: &LogicalPlan| {
+                p.schema().iter().zip(&schema).all(|(a, b)| a.ty == b.ty)
+            };
+            let both = same_types(&left) && same_types(&right);
+            let (down, stay) = split(terms, |_| both);
+            let plan = LogicalPlan::SetOp {
+                left: Box::new(self.push(*left, down.clone())),
+                right: Box::new(self.push(*right, down)),
+                kind,
+                all,
+                schema,
+            };
+            filter(plan, stay)
+        }
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter: condition,
+            schema,
+        } => {
+            let nl = left.schema().len();
+            let into_left = matches!(
+                kind,
+                JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+            );
+            let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
+            // A filter right below a side that takes conditions joins the terms (it
+            // goes back down with them), so what it implies reaches the other side.
+            let (left, left_terms) = unwrap_filter(*left, into_left);
+            let (right, mut right_terms) = unwrap_filter(*right, into_right);
+            for t in &mut right_terms {
+                t.remap_columns(&|i| i + nl);
+            }
+            terms.extend(left_terms);
+            terms.extend(right_terms);
+            if self.implied && kind == JoinKind::Inner {
+                let more = implied_at_join(&terms, &on, condition.as_ref(), nl);
+                terms.extend(more);
+            }
+            let (to_left, rest) = split(terms, |t| {
+                let cols = reads(t);
+                into_left && !cols.is_empty() && cols.iter().all(|&c| c < nl)
+            });
+            let (mut to_right, stay) = split(rest, |t| {
+                let cols = reads(t);
+                into_right && !cols.is_empty() && cols.iter().all(|&c| c >= nl)
+            });
+            // Rows of the side that is not preserved can only match rows the
+            // preserved side keeps: what those satisfy, their partners do too.
+            if self.implied && matches!(kind, JoinKind::Left | JoinKind::Semi | JoinKind::Anti) {
+                let more = implied_at_join(&to_left, &on, condition.as_ref(), nl);
+                to_right.extend(more.into_iter().filter(|t| {
+                    let cols = reads(t);
+                    !cols.is_empty() && cols.iter().all(|&c| c >= nl)
+                }));
+            }
+            for t in &mut to_right {
+                t.remap_columns(&|i| i - nl);
+            }
+            let plan = LogicalPlan::Join {
+                left: Box::new(self.push(left, to_left)),
+                right: Box::new(self.push(right, to_right)),
+                kind,
+                on,
+                filter: condition,
+                schema,
+            };
+            filter(plan, stay)
+        }
+        LogicalPlan::Unnest {
+            input,
+            passed,
+            lists,
+            schema,
+        } => {
+            let n = passed.len();
+            let (mut down, stay) = split(terms, |t| reads(t).iter().all(|&c| c < n));
+            for t in &mut down {
+                t.remap_columns(&|i| passed[i]);
+            }
+            let plan = LogicalPlan::Unnest {
+                input: Box::new(self.push(*input, down)),
+                passed,
+                lists,
+                schema,
+            };
+            filter(plan, stay)
+        }
+        LogicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => filter(
+            LogicalPlan::Limit {
+                input: Box::new(self.push(*input, Vec::new())),
+                limit,
+                offset,
+            },
+            terms,
+        ),
+        leaf @ (LogicalPlan::Scan { .. }
+        | LogicalPlan::CteRef { .. }
+        | LogicalPlan::Values { .. }
+        | LogicalPlan::TableFunction { .. }) => filter(leaf, terms),
+    }
+}
+
+}
+
+/// What `terms` over a join's row imply through its equality keys `on` and the
+/// equalities among `condition` and `terms` themselves (rule `implied_filters`).
+fn implied_at_join(
+    terms: &[Expr],
+    on: &[(Expr, Expr)],
+    condition: Option<&Expr>,
+    nl: usize,
+) -> Vec<Expr> {
+    let mut equalities: Vec<Expr> = terms.to_vec();
+    let mut sources: Vec<Expr> = terms.to_vec();
+    if let Some(c) = condition {
+        let mut conjuncts = Vec::new();
+        c.clone().split_conjunction(&mut conjuncts);
+        equalities.extend(conjuncts.iter().cloned());
+        sources.extend(conjuncts);
+    }
+    let shifted: Vec<(Expr, Expr)> = on
+        .iter()
+        .map(|(l, r)| {
+            let mut r = r.clone();
+            r.remap_columns(&|i| i + nl);
+            (l.clone(), r)
+        })
+        .collect();
+    let keys: Vec<(&Expr, &Expr)> = shifted.iter().map(|(l, r)| (l, r)).collect();
+    super::implied_filters::implied(&sources, &equalities, &keys)
+        .into_iter()
+        .filter(|t| !terms.contains(t))
+        .collect()
+}
+
+/// `plan` without the filter on top of it and that filter's conjuncts, when `take`.
+fn unwrap_filter(plan: LogicalPlan, take: bool) -> (LogicalPlan, Vec<Expr>) {
+    match plan {
+        LogicalPlan::Filter { input, predicate } if take => {
+            let mut terms = Vec::new();
+            predicate.split_conjunction(&mut terms);
+            (*input, terms)
+        }
+        other => (other, Vec::new()),
+    }
+}
+
+/// The columns a conjunct reads.
+fn reads(t: &Expr) -> Vec<usize> {
+    let mut cols = Vec::new();
+    t.collect_columns(&mut cols);
+    cols
+}
+
+/// Splits `terms` into those that may move down (`movable` holds and they hold no
+/// subquery) and those that stay.
+fn split(terms: Vec<Expr>, movable: impl Fn(&Expr) -> bool) -> (Vec<Expr>, Vec<Expr>) {
+    terms
+        .into_iter()
+        .partition(|t| !t.has_subquery() && movable(t))
+}
+
+/// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).
+fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
+    match t {
+        Expr::Column { index, .. } => exprs[index].clone(),
+        mut other => {
+            for c in other.children_mut() {
+                let child = std::mem::replace(c, Expr::literal(stride_common::ScalarValue::Null));
+                *c = substitute(child, exprs);
+            }
+            other
+        }
+    }
+}
+
+fn filter(input: LogicalPlan, terms: Vec<Expr>) -> LogicalPlan {
+    match Expr::conjunction(terms) {
+        Some(predicate) => LogicalPlan::Filter {
+            input: Box::new(input),
+            predicate,
+        },
+        None => input,
+    }
+}
