@@ -99,7 +99,10 @@ impl ScalarValue {
                 (Some(x), Some(y)) if !matches!(a, Decimal(..)) && !matches!(b, Decimal(..)) => {
                     x.cmp(&y)
                 }
-                _ => sql_cmp_f64(a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN)),
+                _ => sql_cmp_f64(
+                    a.as_f64().unwrap_or(f64::NAN),
+                    b.as_f64().unwrap_or(f64::NAN),
+                ),
             },
         }
     }

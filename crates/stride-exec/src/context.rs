@@ -98,7 +98,10 @@ impl QueryContext {
     /// timeout (which cancels it for every thread); called once per chunk.
     #[inline]
     pub fn check(&self) -> Result<()> {
-        let timed_out = || self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        let timed_out = || {
+            self.deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        };
         if self.is_cancelled() {
             Err(if timed_out() {
                 self.timeout_error()

@@ -196,9 +196,7 @@ impl Handler {
             *pid = Some(id);
         }
         for (name, value) in startup_settings(client.metadata()) {
-            self.conn
-                .set_option(&name, &value)
-                .map_err(to_pg)?;
+            self.conn.set_option(&name, &value).map_err(to_pg)?;
         }
         Ok(())
     }

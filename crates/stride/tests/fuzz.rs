@@ -95,11 +95,22 @@ const STRINGS: &[&str] = &[
 
 fn literal(rng: &mut Rng, ty: Ty) -> String {
     match ty {
-        Ty::Int | Ty::BigInt => rng.pick(&["0", "1", "2", "3", "-1", "5", "100"]).to_string(),
-        Ty::Double => rng
-            .pick(&["0.0", "1.5", "-2.25", "3.0", "CAST('-0.0' AS DOUBLE)", "CAST('nan' AS DOUBLE)"])
+        Ty::Int | Ty::BigInt => rng
+            .pick(&["0", "1", "2", "3", "-1", "5", "100"])
             .to_string(),
-        Ty::Decimal => rng.pick(&["0.00", "1.50", "-2.25", "3.00", "99.99"]).to_string(),
+        Ty::Double => rng
+            .pick(&[
+                "0.0",
+                "1.5",
+                "-2.25",
+                "3.0",
+                "CAST('-0.0' AS DOUBLE)",
+                "CAST('nan' AS DOUBLE)",
+            ])
+            .to_string(),
+        Ty::Decimal => rng
+            .pick(&["0.00", "1.50", "-2.25", "3.00", "99.99"])
+            .to_string(),
         Ty::Varchar => format!("'{}'", rng.pick(STRINGS)),
     }
 }
@@ -136,7 +147,11 @@ impl Table {
                 format!("({})", vals.join(", "))
             })
             .collect();
-        Some(format!("INSERT INTO {} VALUES {}", self.name, rows.join(", ")))
+        Some(format!(
+            "INSERT INTO {} VALUES {}",
+            self.name,
+            rows.join(", ")
+        ))
     }
 }
 
@@ -450,7 +465,9 @@ impl DuckDb {
 
     fn line(&mut self) -> String {
         let mut l = String::new();
-        self.stdout.read_line(&mut l).expect("DuckDB oracle answers");
+        self.stdout
+            .read_line(&mut l)
+            .expect("DuckDB oracle answers");
         l.trim_end_matches('\n').to_string()
     }
 
@@ -544,7 +561,9 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     if let (Some(whole), Some(split)) = (all(&[base.clone()])?, all(&parts(&base, ""))?) {
         checked += 1;
         if whole != split {
-            return Err(format!("TLP: {base} gives {whole:?}, its three parts by {p} give {split:?}"));
+            return Err(format!(
+                "TLP: {base} gives {whole:?}, its three parts by {p} give {split:?}"
+            ));
         }
     }
     // TLP with DISTINCT (the parts' union deduplicated).
@@ -553,7 +572,9 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     if let (Some(a), Some(b)) = (all(&[distinct.clone()])?, all(&[union.clone()])?) {
         checked += 1;
         if a != b {
-            return Err(format!("TLP DISTINCT: {distinct} gives {a:?}, {union} gives {b:?}"));
+            return Err(format!(
+                "TLP DISTINCT: {distinct} gives {a:?}, {union} gives {b:?}"
+            ));
         }
     }
     // TLP for max.
@@ -565,7 +586,9 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     if let (Some(a), Some(b)) = (all(&[whole_max.clone()])?, all(&[part_max.clone()])?) {
         checked += 1;
         if a != b {
-            return Err(format!("TLP max: {whole_max} gives {a:?}, {part_max} gives {b:?}"));
+            return Err(format!(
+                "TLP max: {whole_max} gives {a:?}, {part_max} gives {b:?}"
+            ));
         }
     }
     // NoREC.
@@ -577,7 +600,9 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     if let (Some(a), Some(b)) = (all(&[counted.clone()])?, all(&[summed.clone()])?) {
         checked += 1;
         if a != b {
-            return Err(format!("NoREC: {counted} gives {a:?}, {summed} gives {b:?}"));
+            return Err(format!(
+                "NoREC: {counted} gives {a:?}, {summed} gives {b:?}"
+            ));
         }
     }
     // Plan equivalence with each pass off.
@@ -761,7 +786,11 @@ fn random_queries_agree_with_every_oracle() {
     eprintln!(
         "fuzz: {cases} cases, {checked} checks in {secs:.1} s ({:.0} checks/s){}, {} failure(s)",
         checked as f64 / secs,
-        if duck.is_some() { ", DuckDB included" } else { "" },
+        if duck.is_some() {
+            ", DuckDB included"
+        } else {
+            ""
+        },
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -19,8 +19,8 @@
 //! at a time; references that reach further out move one level closer each time.
 
 use crate::plan::visit::{
-    children_mut, expr_max_outer_depth, expr_outer_refs, expr_references_outer,
-    for_each_outer_ref, max_outer_depth, node_expressions, references_outer,
+    children_mut, expr_max_outer_depth, expr_outer_refs, expr_references_outer, for_each_outer_ref,
+    max_outer_depth, node_expressions, references_outer,
 };
 use crate::plan::{AggregateExpr, Expr, Field, JoinKind, LogicalPlan, Subquery, SubqueryKind};
 use stride_common::{Result, ScalarValue};

@@ -39,175 +39,177 @@ struct Pushdown {
 }
 
 impl Pushdown {
-/// `plan` with the conjuncts `terms` (over its output columns) applied, each pushed as
-/// deep as it goes.
-fn push(&self, plan: LogicalPlan, mut terms: Vec<Expr>) -> LogicalPlan {
-    match plan {
-        LogicalPlan::Filter { input, predicate } => {
-            predicate.split_conjunction(&mut terms);
-            self.push(*input, terms)
-        }
-        LogicalPlan::Project {
-            input,
-            exprs,
-            schema,
-        } => {
-            let (down, stay) = split(terms, |t| {
-                reads(t).iter().all(|&c| !exprs[c].has_subquery())
-            });
-            let down = down.into_iter().map(|t| substitute(t, &exprs)).collect();
-            let plan = LogicalPlan::Project {
-                input: Box::new(self.push(*input, down)),
+    /// `plan` with the conjuncts `terms` (over its output columns) applied, each pushed as
+    /// deep as it goes.
+    fn push(&self, plan: LogicalPlan, mut terms: Vec<Expr>) -> LogicalPlan {
+        match plan {
+            LogicalPlan::Filter { input, predicate } => {
+                predicate.split_conjunction(&mut terms);
+                self.push(*input, terms)
+            }
+            LogicalPlan::Project {
+                input,
                 exprs,
                 schema,
-            };
-            filter(plan, stay)
-        }
-        LogicalPlan::Aggregate {
-            input,
-            group_by,
-            aggregates,
-            schema,
-        } => {
-            let g = group_by.len();
-            let (down, stay) = split(terms, |t| {
-                g > 0 && reads(t).iter().all(|&c| c < g && !group_by[c].has_subquery())
-            });
-            let down = down.into_iter().map(|t| substitute(t, &group_by)).collect();
-            let plan = LogicalPlan::Aggregate {
-                input: Box::new(self.push(*input, down)),
+            } => {
+                let (down, stay) = split(terms, |t| {
+                    reads(t).iter().all(|&c| !exprs[c].has_subquery())
+                });
+                let down = down.into_iter().map(|t| substitute(t, &exprs)).collect();
+                let plan = LogicalPlan::Project {
+                    input: Box::new(self.push(*input, down)),
+                    exprs,
+                    schema,
+                };
+                filter(plan, stay)
+            }
+            LogicalPlan::Aggregate {
+                input,
                 group_by,
                 aggregates,
                 schema,
-            };
-            filter(plan, stay)
-        }
-        LogicalPlan::Sort { input, keys } => {
-            let (down, stay) = split(terms, |_| true);
-            filter(
-                LogicalPlan::Sort {
+            } => {
+                let g = group_by.len();
+                let (down, stay) = split(terms, |t| {
+                    g > 0
+                        && reads(t)
+                            .iter()
+                            .all(|&c| c < g && !group_by[c].has_subquery())
+                });
+                let down = down.into_iter().map(|t| substitute(t, &group_by)).collect();
+                let plan = LogicalPlan::Aggregate {
                     input: Box::new(self.push(*input, down)),
-                    keys,
-                },
-                stay,
-            )
-        }
-        LogicalPlan::SetOp {
-            left,
-            right,
-            kind,
-            all,
-            schema,
-        } => {
-            let same_types = |p: &LogicalPlan| {
-                p.schema().iter().zip(&schema).all(|(a, b)| a.ty == b.ty)
-            };
-            let both = same_types(&left) && same_types(&right);
-            let (down, stay) = split(terms, |_| both);
-            let plan = LogicalPlan::SetOp {
-                left: Box::new(self.push(*left, down.clone())),
-                right: Box::new(self.push(*right, down)),
+                    group_by,
+                    aggregates,
+                    schema,
+                };
+                filter(plan, stay)
+            }
+            LogicalPlan::Sort { input, keys } => {
+                let (down, stay) = split(terms, |_| true);
+                filter(
+                    LogicalPlan::Sort {
+                        input: Box::new(self.push(*input, down)),
+                        keys,
+                    },
+                    stay,
+                )
+            }
+            LogicalPlan::SetOp {
+                left,
+                right,
                 kind,
                 all,
                 schema,
-            };
-            filter(plan, stay)
-        }
-        LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter: condition,
-            schema,
-        } => {
-            let nl = left.schema().len();
-            let into_left = matches!(
-                kind,
-                JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
-            );
-            let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
-            // A filter right below a side that takes conditions joins the terms (it
-            // goes back down with them), so what it implies reaches the other side.
-            let (left, left_terms) = unwrap_filter(*left, into_left);
-            let (right, mut right_terms) = unwrap_filter(*right, into_right);
-            for t in &mut right_terms {
-                t.remap_columns(&|i| i + nl);
+            } => {
+                let same_types =
+                    |p: &LogicalPlan| p.schema().iter().zip(&schema).all(|(a, b)| a.ty == b.ty);
+                let both = same_types(&left) && same_types(&right);
+                let (down, stay) = split(terms, |_| both);
+                let plan = LogicalPlan::SetOp {
+                    left: Box::new(self.push(*left, down.clone())),
+                    right: Box::new(self.push(*right, down)),
+                    kind,
+                    all,
+                    schema,
+                };
+                filter(plan, stay)
             }
-            terms.extend(left_terms);
-            terms.extend(right_terms);
-            if self.implied && kind == JoinKind::Inner {
-                let more = implied_at_join(&terms, &on, condition.as_ref(), nl);
-                terms.extend(more);
-            }
-            let (to_left, rest) = split(terms, |t| {
-                let cols = reads(t);
-                into_left && !cols.is_empty() && cols.iter().all(|&c| c < nl)
-            });
-            let (mut to_right, stay) = split(rest, |t| {
-                let cols = reads(t);
-                into_right && !cols.is_empty() && cols.iter().all(|&c| c >= nl)
-            });
-            // Rows of the side that is not preserved can only match rows the
-            // preserved side keeps: what those satisfy, their partners do too.
-            if self.implied && matches!(kind, JoinKind::Left | JoinKind::Semi | JoinKind::Anti) {
-                let more = implied_at_join(&to_left, &on, condition.as_ref(), nl);
-                to_right.extend(more.into_iter().filter(|t| {
-                    let cols = reads(t);
-                    !cols.is_empty() && cols.iter().all(|&c| c >= nl)
-                }));
-            }
-            for t in &mut to_right {
-                t.remap_columns(&|i| i - nl);
-            }
-            let plan = LogicalPlan::Join {
-                left: Box::new(self.push(left, to_left)),
-                right: Box::new(self.push(right, to_right)),
+            LogicalPlan::Join {
+                left,
+                right,
                 kind,
                 on,
                 filter: condition,
                 schema,
-            };
-            filter(plan, stay)
-        }
-        LogicalPlan::Unnest {
-            input,
-            passed,
-            lists,
-            schema,
-        } => {
-            let n = passed.len();
-            let (mut down, stay) = split(terms, |t| reads(t).iter().all(|&c| c < n));
-            for t in &mut down {
-                t.remap_columns(&|i| passed[i]);
+            } => {
+                let nl = left.schema().len();
+                let into_left = matches!(
+                    kind,
+                    JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+                );
+                let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
+                // A filter right below a side that takes conditions joins the terms (it
+                // goes back down with them), so what it implies reaches the other side.
+                let (left, left_terms) = unwrap_filter(*left, into_left);
+                let (right, mut right_terms) = unwrap_filter(*right, into_right);
+                for t in &mut right_terms {
+                    t.remap_columns(&|i| i + nl);
+                }
+                terms.extend(left_terms);
+                terms.extend(right_terms);
+                if self.implied && kind == JoinKind::Inner {
+                    let more = implied_at_join(&terms, &on, condition.as_ref(), nl);
+                    terms.extend(more);
+                }
+                let (to_left, rest) = split(terms, |t| {
+                    let cols = reads(t);
+                    into_left && !cols.is_empty() && cols.iter().all(|&c| c < nl)
+                });
+                let (mut to_right, stay) = split(rest, |t| {
+                    let cols = reads(t);
+                    into_right && !cols.is_empty() && cols.iter().all(|&c| c >= nl)
+                });
+                // Rows of the side that is not preserved can only match rows the
+                // preserved side keeps: what those satisfy, their partners do too.
+                if self.implied && matches!(kind, JoinKind::Left | JoinKind::Semi | JoinKind::Anti)
+                {
+                    let more = implied_at_join(&to_left, &on, condition.as_ref(), nl);
+                    to_right.extend(more.into_iter().filter(|t| {
+                        let cols = reads(t);
+                        !cols.is_empty() && cols.iter().all(|&c| c >= nl)
+                    }));
+                }
+                for t in &mut to_right {
+                    t.remap_columns(&|i| i - nl);
+                }
+                let plan = LogicalPlan::Join {
+                    left: Box::new(self.push(left, to_left)),
+                    right: Box::new(self.push(right, to_right)),
+                    kind,
+                    on,
+                    filter: condition,
+                    schema,
+                };
+                filter(plan, stay)
             }
-            let plan = LogicalPlan::Unnest {
-                input: Box::new(self.push(*input, down)),
+            LogicalPlan::Unnest {
+                input,
                 passed,
                 lists,
                 schema,
-            };
-            filter(plan, stay)
-        }
-        LogicalPlan::Limit {
-            input,
-            limit,
-            offset,
-        } => filter(
+            } => {
+                let n = passed.len();
+                let (mut down, stay) = split(terms, |t| reads(t).iter().all(|&c| c < n));
+                for t in &mut down {
+                    t.remap_columns(&|i| passed[i]);
+                }
+                let plan = LogicalPlan::Unnest {
+                    input: Box::new(self.push(*input, down)),
+                    passed,
+                    lists,
+                    schema,
+                };
+                filter(plan, stay)
+            }
             LogicalPlan::Limit {
-                input: Box::new(self.push(*input, Vec::new())),
+                input,
                 limit,
                 offset,
-            },
-            terms,
-        ),
-        leaf @ (LogicalPlan::Scan { .. }
-        | LogicalPlan::CteRef { .. }
-        | LogicalPlan::Values { .. }
-        | LogicalPlan::TableFunction { .. }) => filter(leaf, terms),
+            } => filter(
+                LogicalPlan::Limit {
+                    input: Box::new(self.push(*input, Vec::new())),
+                    limit,
+                    offset,
+                },
+                terms,
+            ),
+            leaf @ (LogicalPlan::Scan { .. }
+            | LogicalPlan::CteRef { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::TableFunction { .. }) => filter(leaf, terms),
+        }
     }
-}
-
 }
 
 /// What `terms` over a join's row imply through its equality keys `on` and the

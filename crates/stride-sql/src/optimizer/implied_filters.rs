@@ -23,7 +23,9 @@ pub fn implied(terms: &[Expr], equalities: &[Expr], keys: &[(&Expr, &Expr)]) -> 
     }
     // Column names, for EXPLAIN to show the comparison's new column by its name.
     let mut names = std::collections::HashMap::new();
-    let all = equalities.iter().chain(keys.iter().flat_map(|(a, b)| [*a, *b]));
+    let all = equalities
+        .iter()
+        .chain(keys.iter().flat_map(|(a, b)| [*a, *b]));
     for e in all {
         e.any(&mut |x| {
             if let Expr::Column { index, name, .. } = x {
@@ -101,7 +103,10 @@ fn constant_comparison(e: &Expr) -> Option<usize> {
     match e {
         Expr::Function { func, args } => {
             use ScalarFunction as F;
-            if !matches!(func.func, F::Eq | F::NotEq | F::Lt | F::LtEq | F::Gt | F::GtEq) {
+            if !matches!(
+                func.func,
+                F::Eq | F::NotEq | F::Lt | F::LtEq | F::Gt | F::GtEq
+            ) {
                 return None;
             }
             match args.as_slice() {

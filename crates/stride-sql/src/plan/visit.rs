@@ -113,8 +113,7 @@ fn expr_outer_ref_indices(e: &Expr, level: usize, f: &mut dyn FnMut(usize)) {
     match e {
         Expr::OuterColumn { depth, index, .. } if *depth == level => f(*index),
         Expr::Subquery(s) => {
-            if let SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } = &s.kind
-            {
+            if let SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } = &s.kind {
                 expr_outer_ref_indices(expr, level, f);
             }
             outer_refs(&s.plan, level + 1, f);
