@@ -558,7 +558,8 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
             .collect()
     };
     // TLP over the rows.
-    if let (Some(whole), Some(split)) = (all(&[base.clone()])?, all(&parts(&base, ""))?) {
+    if let (Some(whole), Some(split)) = (all(std::slice::from_ref(&base))?, all(&parts(&base, ""))?)
+    {
         checked += 1;
         if whole != split {
             return Err(format!(
@@ -569,7 +570,10 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     // TLP with DISTINCT (the parts' union deduplicated).
     let distinct = format!("SELECT DISTINCT {} FROM {}", q.select, q.from);
     let union = parts(&distinct, "").join(" UNION ");
-    if let (Some(a), Some(b)) = (all(&[distinct.clone()])?, all(&[union.clone()])?) {
+    if let (Some(a), Some(b)) = (
+        all(std::slice::from_ref(&distinct))?,
+        all(std::slice::from_ref(&union))?,
+    ) {
         checked += 1;
         if a != b {
             return Err(format!(
@@ -583,7 +587,10 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
         "SELECT max(m) FROM ({}) t(m)",
         parts(&format!("SELECT max({}) FROM {}", q.agg, q.from), "").join(" UNION ALL ")
     );
-    if let (Some(a), Some(b)) = (all(&[whole_max.clone()])?, all(&[part_max.clone()])?) {
+    if let (Some(a), Some(b)) = (
+        all(std::slice::from_ref(&whole_max))?,
+        all(std::slice::from_ref(&part_max))?,
+    ) {
         checked += 1;
         if a != b {
             return Err(format!(
@@ -597,7 +604,10 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
         "SELECT coalesce(sum(CASE WHEN {p} THEN 1 ELSE 0 END), 0) FROM {}",
         q.from
     );
-    if let (Some(a), Some(b)) = (all(&[counted.clone()])?, all(&[summed.clone()])?) {
+    if let (Some(a), Some(b)) = (
+        all(std::slice::from_ref(&counted))?,
+        all(std::slice::from_ref(&summed))?,
+    ) {
         checked += 1;
         if a != b {
             return Err(format!(
@@ -607,12 +617,12 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     }
     // Plan equivalence with each pass off.
     let filtered = format!("{base} WHERE {p}");
-    let reference = all(&[filtered.clone()])?;
+    let reference = all(std::slice::from_ref(&filtered))?;
     if let Some(reference) = &reference {
         for pass in PASSES {
             conn.execute(&format!("SET disabled_optimizers = '{pass}'"))
                 .map_err(|e| e.to_string())?;
-            let other = all(&[filtered.clone()]);
+            let other = all(std::slice::from_ref(&filtered));
             conn.execute("RESET disabled_optimizers")
                 .map_err(|e| e.to_string())?;
             if let Some(other) = other? {
@@ -632,7 +642,9 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
             q.select, q.agg, q.from, q.select
         );
         for sql in [filtered, format!("{distinct} WHERE {p}"), grouped] {
-            if let (Some(ours), Outcome::Rows(theirs)) = (all(&[sql.clone()])?, d.query(&sql)) {
+            if let (Some(ours), Outcome::Rows(theirs)) =
+                (all(std::slice::from_ref(&sql))?, d.query(&sql))
+            {
                 checked += 1;
                 if ours != theirs {
                     return Err(format!(
