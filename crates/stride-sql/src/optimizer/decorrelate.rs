@@ -78,7 +78,7 @@ fn unnest_filter(input: LogicalPlan, predicate: Expr) -> LogicalPlan {
     let mut terms = Vec::new();
     predicate.split_conjunction(&mut terms);
     let (with_sub, plain): (Vec<Expr>, Vec<Expr>) = terms.into_iter().partition(Expr::has_subquery);
-    let mut current = filter(input, plain);
+    let mut current = LogicalPlan::filtered(input, plain);
     let mut residual = Vec::new();
     for term in with_sub {
         match term {
@@ -89,18 +89,8 @@ fn unnest_filter(input: LogicalPlan, predicate: Expr) -> LogicalPlan {
             other => residual.push(unnest_scalars(other, &mut current)),
         }
     }
-    let current = filter(current, residual);
+    let current = LogicalPlan::filtered(current, residual);
     restore_schema(current, schema)
-}
-
-fn filter(input: LogicalPlan, terms: Vec<Expr>) -> LogicalPlan {
-    match Expr::conjunction(terms) {
-        Some(predicate) => LogicalPlan::Filter {
-            input: Box::new(input),
-            predicate,
-        },
-        None => input,
-    }
 }
 
 /// Projects `plan` back to its first `schema.len()` columns if joins widened it.
@@ -477,7 +467,7 @@ fn pull_up(plan: LogicalPlan) -> Option<(LogicalPlan, Vec<Expr>)> {
             predicate.split_conjunction(&mut terms);
             let mut keep = Vec::new();
             split_correlated(terms, &mut preds, &mut keep)?;
-            Some((filter(input, keep), preds))
+            Some((LogicalPlan::filtered(input, keep), preds))
         }
         LogicalPlan::Project {
             input,

@@ -61,7 +61,7 @@ impl Pushdown {
                     exprs,
                     schema,
                 };
-                filter(plan, stay)
+                LogicalPlan::filtered(plan, stay)
             }
             LogicalPlan::Aggregate {
                 input,
@@ -83,11 +83,11 @@ impl Pushdown {
                     aggregates,
                     schema,
                 };
-                filter(plan, stay)
+                LogicalPlan::filtered(plan, stay)
             }
             LogicalPlan::Sort { input, keys } => {
                 let (down, stay) = split(terms, |_| true);
-                filter(
+                LogicalPlan::filtered(
                     LogicalPlan::Sort {
                         input: Box::new(self.push(*input, down)),
                         keys,
@@ -113,7 +113,7 @@ impl Pushdown {
                     all,
                     schema,
                 };
-                filter(plan, stay)
+                LogicalPlan::filtered(plan, stay)
             }
             LogicalPlan::Join {
                 left,
@@ -171,7 +171,7 @@ impl Pushdown {
                     filter: condition,
                     schema,
                 };
-                filter(plan, stay)
+                LogicalPlan::filtered(plan, stay)
             }
             LogicalPlan::Unnest {
                 input,
@@ -190,13 +190,13 @@ impl Pushdown {
                     lists,
                     schema,
                 };
-                filter(plan, stay)
+                LogicalPlan::filtered(plan, stay)
             }
             LogicalPlan::Limit {
                 input,
                 limit,
                 offset,
-            } => filter(
+            } => LogicalPlan::filtered(
                 LogicalPlan::Limit {
                     input: Box::new(self.push(*input, Vec::new())),
                     limit,
@@ -207,7 +207,7 @@ impl Pushdown {
             leaf @ (LogicalPlan::Scan { .. }
             | LogicalPlan::CteRef { .. }
             | LogicalPlan::Values { .. }
-            | LogicalPlan::TableFunction { .. }) => filter(leaf, terms),
+            | LogicalPlan::TableFunction { .. }) => LogicalPlan::filtered(leaf, terms),
         }
     }
 }
@@ -281,15 +281,5 @@ fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
             }
             other
         }
-    }
-}
-
-fn filter(input: LogicalPlan, terms: Vec<Expr>) -> LogicalPlan {
-    match Expr::conjunction(terms) {
-        Some(predicate) => LogicalPlan::Filter {
-            input: Box::new(input),
-            predicate,
-        },
-        None => input,
     }
 }

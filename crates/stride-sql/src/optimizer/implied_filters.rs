@@ -39,7 +39,7 @@ pub fn implied(terms: &[Expr], equalities: &[Expr], keys: &[(&Expr, &Expr)]) -> 
         let Some(c) = constant_comparison(t) else {
             continue;
         };
-        for d in equal_columns(c, &pairs) {
+        for d in column_class(c, &pairs).into_iter().skip(1) {
             let mut t2 = t.clone();
             rename(&mut t2, c, d, names.get(&d));
             if !terms.contains(&t2) && !out.contains(&t2) {
@@ -50,8 +50,8 @@ pub fn implied(terms: &[Expr], equalities: &[Expr], keys: &[(&Expr, &Expr)]) -> 
     out
 }
 
-/// The columns equal to `c` through the chain of `pairs`, `c` left out.
-fn equal_columns(c: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
+/// The columns equal to `c` through the chain of `pairs`, `c` first.
+pub fn column_class(c: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
     let mut class = vec![c];
     let mut i = 0;
     while i < class.len() {
@@ -65,7 +65,6 @@ fn equal_columns(c: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
         }
         i += 1;
     }
-    class.remove(0);
     class
 }
 

@@ -368,20 +368,7 @@ fn plain_columns(t: &Expr) -> Option<(usize, usize)> {
 
 /// Whether `x` and `y` are connected through the pairs of `equal`.
 fn same_class(equal: &[(usize, usize)], x: usize, y: usize) -> bool {
-    let mut reached = vec![x];
-    let mut k = 0;
-    while k < reached.len() {
-        let c = reached[k];
-        for &(a, b) in equal {
-            for (from, to) in [(a, b), (b, a)] {
-                if from == c && !reached.contains(&to) {
-                    reached.push(to);
-                }
-            }
-        }
-        k += 1;
-    }
-    reached.contains(&y)
+    super::implied_filters::column_class(x, equal).contains(&y)
 }
 
 /// An input of the join being ordered: a leaf, or the join of several.

@@ -251,6 +251,18 @@ impl LogicalPlan {
         }
     }
 
+    /// `input` under a filter of the conjunction of `terms` (`input` itself when
+    /// there are none).
+    pub fn filtered(input: LogicalPlan, terms: Vec<Expr>) -> LogicalPlan {
+        match Expr::conjunction(terms) {
+            Some(predicate) => LogicalPlan::Filter {
+                input: Box::new(input),
+                predicate,
+            },
+            None => input,
+        }
+    }
+
     pub fn schema(&self) -> &[Field] {
         match self {
             LogicalPlan::Scan { schema, .. }
