@@ -6,6 +6,7 @@ pub mod cardinality;
 mod common_subexpressions;
 mod decorrelate;
 mod distinct_aggregates;
+mod empty_results;
 mod filter_order;
 mod filter_pushdown;
 mod implied_filters;
@@ -23,6 +24,7 @@ pub const PASSES: &[&str] = &[
     "decorrelate",
     "filter_pushdown",
     "implied_filters",
+    "empty_results",
     "join_order",
     "semi_join_reduction",
     "distinct_aggregates",
@@ -66,6 +68,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("filter_pushdown") {
         plan = filter_pushdown::optimize(plan, settings.is_optimizer_enabled("implied_filters"))?;
+    }
+    if settings.is_optimizer_enabled("empty_results") {
+        plan = empty_results::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("join_order") {
         plan = join_order::optimize(plan, stats)?;
