@@ -6,12 +6,15 @@
 //! Two pieces of PostgreSQL syntax that clients such as psql send are accepted on top
 //! of DuckDB's: escape strings (`E'a\nb'`) and operators spelled with their schema
 //! (`a OPERATOR(pg_catalog.~) b`, which is `a ~ b`). Both are resolved on the token
-//! stream before parsing, so the parser itself stays DuckDB's.
+//! stream before parsing. One construct the parser gets wrong is parsed here:
+//! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
+//! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
 
-use sqlparser::ast::Statement;
+use sqlparser::ast::{Expr, Statement};
 use sqlparser::dialect::{Dialect, DuckDbDialect};
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Word};
 use std::any::TypeId;
 use stride_common::{Error, Result};
 
@@ -21,12 +24,12 @@ pub const MAX_NESTING: usize = 1000;
 /// Parses `sql`. Nesting up to [`MAX_NESTING`] levels needs a deep stack (tens of MB
 /// in debug builds); the facade calls this on its planner thread.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
-    let result = Tokenizer::new(&TokenDialect, sql)
+    let result = Tokenizer::new(&StrideDialect, sql)
         .tokenize_with_location()
         .map_err(ParserError::from)
         .and_then(|tokens| {
             let tokens = resolve_pg_tokens(tokens)?;
-            Parser::new(&DuckDbDialect {})
+            Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)
                 .parse_statements()
@@ -116,10 +119,11 @@ fn operator_call(tokens: &[TokenWithSpan], mut i: usize) -> Option<(Token, usize
     Some((op, i))
 }
 
-/// DuckDB's dialect for the tokenizer, with PostgreSQL's escape strings (`E'...'`).
-/// It answers to DuckDB's name, so DuckDB-only tokens (such as `//`) stay as they are.
+/// DuckDB's dialect, with PostgreSQL's escape strings (`E'...'`) for the tokenizer and
+/// IN lists that start with a subquery for the parser. It answers to DuckDB's name, so
+/// DuckDB-only syntax (such as `//`) stays as it is.
 #[derive(Debug)]
-struct TokenDialect;
+struct StrideDialect;
 
 macro_rules! as_duckdb {
     ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
@@ -129,9 +133,28 @@ macro_rules! as_duckdb {
     };
 }
 
-impl Dialect for TokenDialect {
+impl Dialect for StrideDialect {
     fn dialect(&self) -> TypeId {
         TypeId::of::<DuckDbDialect>()
+    }
+
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &Expr,
+        _precedence: u8,
+    ) -> Option<std::result::Result<Expr, ParserError>> {
+        let keyword = |n: usize, k: Keyword| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(Word { keyword, .. }) if *keyword == k);
+        let paren = |n: usize| parser.peek_nth_token_ref(n).token == Token::LParen;
+        // Only `[NOT] IN ((`: every other form parses as DuckDB's parser has it.
+        let negated = if keyword(0, Keyword::IN) && paren(1) && paren(2) {
+            false
+        } else if keyword(0, Keyword::NOT) && keyword(1, Keyword::IN) && paren(2) && paren(3) {
+            true
+        } else {
+            return None;
+        };
+        Some(parse_in(parser, expr.clone(), negated))
     }
 
     fn supports_string_escape_constant(&self) -> bool {
@@ -167,6 +190,40 @@ impl Dialect for TokenDialect {
     }
 }
 
+/// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one
+/// query (`x IN ((SELECT 1) UNION (SELECT 2))`), else a list of expressions.
+fn parse_in(
+    parser: &mut Parser,
+    expr: Expr,
+    negated: bool,
+) -> std::result::Result<Expr, ParserError> {
+    if negated {
+        parser.expect_keyword(Keyword::NOT)?;
+    }
+    parser.expect_keyword(Keyword::IN)?;
+    parser.expect_token(&Token::LParen)?;
+    let expr = Box::new(expr);
+    let query = parser.maybe_parse(|p| {
+        let q = p.parse_query()?;
+        p.expect_token(&Token::RParen)?;
+        Ok(q)
+    })?;
+    if let Some(subquery) = query {
+        return Ok(Expr::InSubquery {
+            expr,
+            subquery,
+            negated,
+        });
+    }
+    let list = parser.parse_comma_separated(Parser::parse_expr)?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::InList {
+        expr,
+        list,
+        negated,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +253,28 @@ mod tests {
         assert!(text.contains("'x' ~ '^x'"), "{text}");
         assert!(text.contains("7 // 2"), "{text}");
         assert!(parse("SELECT 1 OPERATOR(other.+) 2").is_err());
+    }
+
+    #[test]
+    fn in_lists_that_start_with_a_subquery() {
+        let text = |sql: &str| parse(sql).unwrap()[0].to_string();
+        assert_eq!(
+            text("SELECT 1 IN ((SELECT 1), 2)"),
+            "SELECT 1 IN ((SELECT 1), 2)"
+        );
+        assert_eq!(
+            text("SELECT 1 NOT IN ((SELECT 1), (SELECT 2))"),
+            "SELECT 1 NOT IN ((SELECT 1), (SELECT 2))"
+        );
+        assert_eq!(text("SELECT 1 IN ((SELECT 1))"), "SELECT 1 IN ((SELECT 1))");
+        assert_eq!(
+            text("SELECT 1 IN ((SELECT 1) UNION (SELECT 2))"),
+            "SELECT 1 IN ((SELECT 1) UNION (SELECT 2))"
+        );
+        assert_eq!(
+            text("SELECT 1 IN ((1 + 2) * 3, 4)"),
+            "SELECT 1 IN ((1 + 2) * 3, 4)"
+        );
+        assert!(parse("SELECT 1 IN ((SELECT 1), 2").is_err());
     }
 }

@@ -115,9 +115,7 @@ fn simplify(plan: LogicalPlan) -> LogicalPlan {
                 SetOpKind::Union if all && l && same_types(&right, &schema) => {
                     renamed(*right, schema)
                 }
-                SetOpKind::Union | SetOpKind::Except
-                    if all && r && same_types(&left, &schema) =>
-                {
+                SetOpKind::Union | SetOpKind::Except if all && r && same_types(&left, &schema) => {
                     renamed(*left, schema)
                 }
                 _ => LogicalPlan::SetOp {
@@ -148,7 +146,9 @@ fn empty(schema: &[Field]) -> LogicalPlan {
 fn never_true(predicate: &Expr) -> bool {
     let mut terms = Vec::new();
     predicate.clone().split_conjunction(&mut terms);
-    terms.iter().any(|t| matches!(truth(t), Some(None | Some(false))))
+    terms
+        .iter()
+        .any(|t| matches!(truth(t), Some(None | Some(false))))
 }
 
 /// The value of a constant condition (`Some(None)`: NULL); `None` when it depends on
