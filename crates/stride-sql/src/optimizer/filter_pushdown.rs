@@ -18,7 +18,9 @@
 //!   are the same in each branch), when the branches have the output's types;
 //! - a join: onto the side it reads only, where that side's rows are never NULL-
 //!   extended (either side of an inner join, the left of LEFT, SEMI and ANTI joins,
-//!   the right of a RIGHT join); conditions over both sides stay above the join;
+//!   the right of a RIGHT join); conditions over both sides stay above the join. An
+//!   outer join under a condition that rejects its NULL-extended rows becomes inner
+//!   first (rule `outer_to_inner`);
 //! - an unnest: when it reads only the columns the unnest passes through.
 //!
 //! A LIMIT is a barrier (filtering before it would change which rows it keeps), and
@@ -29,13 +31,19 @@ use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
 
 /// `implied`: whether the rule `implied_filters` adds the comparisons that join
-/// equalities imply.
-pub fn optimize(plan: LogicalPlan, implied: bool) -> Result<LogicalPlan> {
-    Ok(Pushdown { implied }.push(plan, Vec::new()))
+/// equalities imply; `outer_to_inner`: whether the rule of that name makes outer joins
+/// inner under conditions that reject their NULL-extended rows.
+pub fn optimize(plan: LogicalPlan, implied: bool, outer_to_inner: bool) -> Result<LogicalPlan> {
+    Ok(Pushdown {
+        implied,
+        outer_to_inner,
+    }
+    .push(plan, Vec::new()))
 }
 
 struct Pushdown {
     implied: bool,
+    outer_to_inner: bool,
 }
 
 impl Pushdown {
@@ -124,6 +132,10 @@ impl Pushdown {
                 schema,
             } => {
                 let nl = left.schema().len();
+                let kind = match self.outer_to_inner {
+                    true => super::outer_to_inner::simplify(kind, &terms, nl, schema.len()),
+                    false => kind,
+                };
                 let into_left = matches!(
                     kind,
                     JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti

@@ -12,6 +12,7 @@ mod filter_pushdown;
 mod implied_filters;
 mod join_order;
 mod materialize_ctes;
+mod outer_to_inner;
 mod semi_join_reduction;
 mod unused_columns;
 
@@ -24,6 +25,7 @@ pub const PASSES: &[&str] = &[
     "decorrelate",
     "filter_pushdown",
     "implied_filters",
+    "outer_to_inner",
     "empty_results",
     "join_order",
     "semi_join_reduction",
@@ -67,7 +69,11 @@ pub fn optimize(
         plan = decorrelate::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("filter_pushdown") {
-        plan = filter_pushdown::optimize(plan, settings.is_optimizer_enabled("implied_filters"))?;
+        plan = filter_pushdown::optimize(
+            plan,
+            settings.is_optimizer_enabled("implied_filters"),
+            settings.is_optimizer_enabled("outer_to_inner"),
+        )?;
     }
     if settings.is_optimizer_enabled("empty_results") {
         plan = empty_results::optimize(plan)?;
