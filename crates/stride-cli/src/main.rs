@@ -46,8 +46,9 @@ const USAGE: &str = "\
 Usage: stride [OPTIONS] [DATABASE] [SQL...]
        stride serve [DATABASE] [--listen ADDR]   (PostgreSQL clients; see serve --help)
 
-Runs SQL on a stride database. Without DATABASE (or with :memory:) the database lives
-in memory. SQL arguments after DATABASE run like -c. Reads statements from stdin when
+Runs SQL on a stride database. DATABASE is a database file, created when missing
+(with its write-ahead log beside it, DATABASE.wal); without one (or with :memory:)
+the database lives in memory. SQL arguments after DATABASE run like -c. Reads statements from stdin when
 no SQL is given: interactively on a terminal, as a script otherwise.
 
 Options (one dash or two):
@@ -59,6 +60,7 @@ Options (one dash or two):
   -list         output values separated by |
   -markdown     output as a Markdown table
   -bail         stop at the first error
+  -readonly     open DATABASE read-only (other processes may read it too)
   -help         show this message
   -version      show the version
 ";
@@ -68,6 +70,7 @@ Options (one dash or two):
 struct Options {
     mode: Option<Mode>,
     bail: bool,
+    read_only: bool,
     database: Option<String>,
     commands: Vec<String>,
 }
@@ -101,6 +104,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
                 None => return Err(format!("missing argument to {arg}")),
             },
             "bail" => options.bail = true,
+            "readonly" => options.read_only = true,
             "help" | "h" => return Ok(Command::Help),
             "version" => return Ok(Command::Version),
             other => match Mode::parse(other) {
@@ -152,9 +156,22 @@ fn run() -> i32 {
         }
     };
     let opened = match &options.database {
+        Some(path) if options.read_only => stride::Database::open_read_only(path),
         Some(path) => stride::Database::open(path),
         None => stride::Database::open_in_memory(),
     };
+    if let Ok(db) = &opened {
+        let r = db.recovery();
+        if r.cut_bytes > 0 {
+            let _ = writeln!(
+                io::stderr(),
+                "warning: the write-ahead log of \"{}\" ended in an incomplete commit ({} bytes, never acknowledged), which was dropped; {} commit(s) were recovered",
+                db.path().unwrap_or_default(),
+                r.cut_bytes,
+                r.replayed
+            );
+        }
+    }
     let conn = match opened.and_then(|db| db.connect()) {
         Ok(conn) => conn,
         Err(e) => {

@@ -69,11 +69,73 @@ impl Catalog {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// The id [`Catalog::new_object_id`] gives next (stored by checkpoints).
+    pub fn peek_next_id(&self) -> u64 {
+        self.next_id.load(Ordering::Relaxed)
+    }
+
+    /// Makes later ids at least `id` (a catalog read back from a file).
+    pub fn advance_next_id(&self, id: u64) {
+        self.next_id.fetch_max(id, Ordering::Relaxed);
+    }
+
+    /// Adds a table read back from a database file, keeping its id.
+    pub fn restore_table(&self, table: Arc<Table>) -> Result<()> {
+        let mut tables = self
+            .tables
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        self.next_id.fetch_max(table.id + 1, Ordering::Relaxed);
+        tables.insert(table.schema.name.to_ascii_lowercase(), table);
+        Ok(())
+    }
+
+    /// Adds a view read back from a database file, keeping its id.
+    pub fn restore_view(&self, view: View) -> Result<()> {
+        let mut views = self
+            .views
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        self.next_id.fetch_max(view.id + 1, Ordering::Relaxed);
+        views.insert(view.name.to_ascii_lowercase(), view);
+        Ok(())
+    }
+
     pub fn table_names(&self) -> Vec<String> {
         self.tables
             .read()
             .map(|t| t.values().map(|t| t.schema.name.clone()).collect())
             .unwrap_or_default()
+    }
+
+    /// Whether [`Catalog::create_table`] would accept a table named `name`.
+    pub fn check_new_table(&self, name: &str, replace: bool) -> Result<()> {
+        if self.view(name).is_some() {
+            return Err(Error::catalog(format!(
+                "a view named \"{name}\" already exists; drop it first"
+            )));
+        }
+        if self.table(name).is_some() && !replace {
+            return Err(Error::catalog(format!(
+                "Table with name \"{name}\" already exists!"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether [`Catalog::create_view`] would accept a view named `name`.
+    pub fn check_new_view(&self, name: &str, replace: bool) -> Result<()> {
+        if self.table(name).is_some() {
+            return Err(Error::catalog(format!(
+                "a table named \"{name}\" already exists"
+            )));
+        }
+        if self.view(name).is_some() && !replace {
+            return Err(Error::catalog(format!(
+                "View with name \"{name}\" already exists!"
+            )));
+        }
+        Ok(())
     }
 
     /// Creates a table; with `replace`, an existing one of that name is dropped first.

@@ -8,10 +8,18 @@
 //! TABLE AS append here. [`Table::distinct_estimate`] gives the optimizer column
 //! statistics.
 
+pub mod block_file;
 mod catalog;
+pub mod checkpoint;
+pub mod database_file;
+pub mod fs;
+pub mod serialize;
 pub mod size;
 mod stats;
 mod table;
+pub mod wal;
 
 pub use catalog::{Catalog, View};
-pub use table::{IndexInfo, RowGroup, Table};
+pub use database_file::{DatabaseFile, Writer};
+pub use table::{row_groups_of, IndexInfo, RowGroup, Table};
+pub use wal::{Recovery, WalEntry};

@@ -137,30 +137,7 @@ impl Table {
             .data
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
-        for (cols, len) in &flat {
-            for (ci, col) in self.schema.columns.iter().enumerate() {
-                if col.not_null && (0..*len).any(|i| !cols[ci].is_valid(i)) {
-                    return Err(Error::constraint(format!(
-                        "NOT NULL constraint failed: {}.{}",
-                        self.schema.name, col.name
-                    )));
-                }
-            }
-        }
-        let mut new_keys: Vec<HashSet<String>> =
-            data.unique.iter().map(|_| HashSet::new()).collect();
-        for (ki, key) in data.unique.iter().enumerate() {
-            for (cols, len) in &flat {
-                check_unique(
-                    &self.schema,
-                    &key.columns,
-                    cols,
-                    *len,
-                    &key.present,
-                    &mut new_keys[ki],
-                )?;
-            }
-        }
+        let new_keys = self.check(&data, flat.iter().map(|(c, n)| (c.as_slice(), *n)))?;
         for (key, new) in data.unique.iter_mut().zip(new_keys) {
             key.present.extend(new);
         }
@@ -200,6 +177,106 @@ impl Table {
         }
         Ok(total)
     }
+}
+
+impl Table {
+    /// Checks NOT NULL and unique constraints for appending `parts`, returning the
+    /// unique keys they add (one set per key).
+    fn check<'a>(
+        &self,
+        data: &TableData,
+        parts: impl Iterator<Item = (&'a [Vector], usize)> + Clone,
+    ) -> Result<Vec<HashSet<String>>> {
+        for (cols, len) in parts.clone() {
+            for (ci, col) in self.schema.columns.iter().enumerate() {
+                if col.not_null && (0..len).any(|i| !cols[ci].is_valid(i)) {
+                    return Err(Error::constraint(format!(
+                        "NOT NULL constraint failed: {}.{}",
+                        self.schema.name, col.name
+                    )));
+                }
+            }
+        }
+        let mut new_keys: Vec<HashSet<String>> =
+            data.unique.iter().map(|_| HashSet::new()).collect();
+        for (ki, key) in data.unique.iter().enumerate() {
+            for (cols, len) in parts.clone() {
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    cols,
+                    len,
+                    &key.present,
+                    &mut new_keys[ki],
+                )?;
+            }
+        }
+        Ok(new_keys)
+    }
+
+    /// Whether appending `parts` would pass the table's constraints (checked before
+    /// the append is logged; the append checks again).
+    pub fn check_append(&self, parts: &[(Vec<Vector>, usize)]) -> Result<()> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        self.check(&data, parts.iter().map(|(c, n)| (c.as_slice(), *n)))
+            .map(|_| ())
+    }
+
+    /// Appends whole row groups as they are (a bulk load, or a WAL replay of one),
+    /// with the checks of [`Table::append`].
+    pub fn append_groups(&self, groups: Vec<Arc<RowGroup>>) -> Result<usize> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let new_keys = self.check(&data, groups.iter().map(|g| (g.columns.as_slice(), g.len)))?;
+        for (key, new) in data.unique.iter_mut().zip(new_keys) {
+            key.present.extend(new);
+        }
+        let n = groups.iter().map(|g| g.len).sum();
+        data.row_groups.extend(groups);
+        Ok(n)
+    }
+
+    /// A table read back from a database file, with its row groups.
+    pub fn restore(id: u64, schema: TableSchema, groups: Vec<Arc<RowGroup>>) -> Result<Table> {
+        let table = Table::new(id, schema);
+        table.append_groups(groups)?;
+        Ok(table)
+    }
+}
+
+/// Row groups of at most [`MORSEL_SIZE`] rows holding `parts` (flat columns and row
+/// counts), for a bulk load that stores whole groups.
+pub fn row_groups_of(
+    types: &[stride_common::DataType],
+    parts: Vec<(Vec<Vector>, usize)>,
+) -> Vec<Arc<RowGroup>> {
+    let mut out: Vec<RowGroup> = Vec::new();
+    for (cols, len) in parts {
+        if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
+            out.push(RowGroup { columns: cols, len });
+            continue;
+        }
+        let mut offset = 0;
+        while offset < len {
+            if out.last().is_none_or(|g| g.len >= MORSEL_SIZE) {
+                let columns = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
+                out.push(RowGroup { columns, len: 0 });
+            }
+            let group = out.last_mut().expect("just ensured");
+            let n = (MORSEL_SIZE - group.len).min(len - offset);
+            for (dst, src) in group.columns.iter_mut().zip(&cols) {
+                dst.append(&src.slice(offset, n), n);
+            }
+            group.len += n;
+            offset += n;
+        }
+    }
+    out.into_iter().map(Arc::new).collect()
 }
 
 /// Checks `len` rows of `cols` against the keys already present and those seen in this

@@ -8,16 +8,26 @@
 //! run again (the reader's note says so; the result carries it). BEGIN and COMMIT are
 //! accepted, but there are no transactions yet: every statement takes effect as it
 //! runs, and ROLLBACK fails when something it cannot undo happened since BEGIN.
+//!
+//! A database opened from a file has a [`DatabaseFile`]: each changing statement takes
+//! its writer, checks what it will do, logs it to the WAL (synced), and only then
+//! applies it to the catalog. Inserts of a row group or more write their row groups
+//! into the file's blocks and log only where they are.
 
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
-use stride_storage::Catalog;
+use stride_storage::block_file::Extent;
+use stride_storage::fs::{FileSystem, OsFileSystem};
+use stride_storage::{
+    row_groups_of, Catalog, DatabaseFile, Recovery, RowGroup, Table, WalEntry, Writer,
+};
 
 /// Times a statement is re-run because a CSV column type was widened.
 const MAX_RERUNS: usize = 16;
@@ -30,6 +40,10 @@ pub type DescribedStatement = (Vec<(String, DataType)>, Vec<Option<DataType>>);
 #[derive(Clone)]
 pub struct Database {
     catalog: Arc<Catalog>,
+    /// The database file and its WAL; `None` in memory.
+    file: Option<Arc<DatabaseFile>>,
+    /// What opening found in the WAL.
+    recovery: Recovery,
     /// Cleared for good by `SET enable_external_access = false` on any connection.
     external_access: Arc<AtomicBool>,
 }
@@ -38,19 +52,47 @@ impl Database {
     pub fn open_in_memory() -> Result<Database> {
         Ok(Database {
             catalog: Arc::new(Catalog::new()),
+            file: None,
+            recovery: Recovery::default(),
             external_access: Arc::new(AtomicBool::new(true)),
         })
     }
 
-    /// Opens a database file. Persistent storage is not built yet: this says so
-    /// instead of silently using memory.
+    /// Opens the database file at `path`, creating it when missing; an empty path or
+    /// `:memory:` gives an in-memory database.
     pub fn open(path: &str) -> Result<Database> {
+        Self::open_with(path, false, &OsFileSystem)
+    }
+
+    /// Opens an existing database file for reading only: other processes may read it
+    /// too, and every change fails.
+    pub fn open_read_only(path: &str) -> Result<Database> {
+        Self::open_with(path, true, &OsFileSystem)
+    }
+
+    /// Opens a database file through `fs` (tests pass one that injects faults).
+    pub fn open_with(path: &str, read_only: bool, fs: &dyn FileSystem) -> Result<Database> {
         if path.is_empty() || path == ":memory:" {
             return Self::open_in_memory();
         }
-        Err(Error::not_supported(format!(
-            "cannot open \"{path}\": persistent database files are not supported yet; run without a path for an in-memory database"
-        )))
+        let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only)?;
+        Ok(Database {
+            catalog,
+            file: Some(file),
+            recovery,
+            external_access: Arc::new(AtomicBool::new(true)),
+        })
+    }
+
+    /// What opening found in the WAL: commits replayed, and bytes of a damaged tail
+    /// cut off (a crash in the middle of a commit, which was never acknowledged).
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// The database file's path; `None` in memory.
+    pub fn path(&self) -> Option<&str> {
+        self.file.as_ref().map(|f| f.path.as_str())
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -59,6 +101,7 @@ impl Database {
             transaction: Mutex::new(None),
             progress: ProgressHandle::default(),
             catalog: self.catalog.clone(),
+            file: self.file.clone(),
             external_access: self.external_access.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
@@ -119,6 +162,7 @@ pub struct Connection {
     transaction: Mutex<Option<u64>>,
     progress: ProgressHandle,
     pub(crate) catalog: Arc<Catalog>,
+    file: Option<Arc<DatabaseFile>>,
     external_access: Arc<AtomicBool>,
     /// Whether COPY may use STDIN / STDOUT (a client sends and receives the data).
     pub(crate) client_streams: AtomicBool,
@@ -487,29 +531,44 @@ impl Connection {
                     Some(plan) => Some(self.materialize(plan, ctx)?),
                     None => None,
                 };
+                let mut writer = self.writer()?;
+                self.catalog.check_new_table(&schema.name, or_replace)?;
+                let mut entries = vec![WalEntry::CreateTable {
+                    schema: schema.clone(),
+                    replace: or_replace,
+                }];
+                let name = schema.name.clone();
+                let types = schema.types();
+                let load = match rows {
+                    Some(parts) => Some(Load::new(&mut writer, &name, &types, parts)?),
+                    None => None,
+                };
+                entries.extend(load.as_ref().map(Load::entry));
+                log(&mut writer, &entries)?;
                 let table = self.catalog.create_table(schema, or_replace)?;
                 let notes = source.as_ref().map(rejected_notes).unwrap_or_default();
-                let n = match rows {
-                    Some(parts) => match table.append_parts(parts) {
-                        Ok(n) => n as u64,
-                        Err(e) => {
-                            // Leave no half-created table behind.
-                            let _ = self.catalog.drop_table(&table.schema.name);
-                            return Err(e);
-                        }
-                    },
+                let n = match load {
+                    Some(l) => l.apply(&mut writer, &table)? as u64,
                     None => 0,
                 };
+                checkpoint_if_due(&mut writer);
                 let mut r = QueryResult::done(source.map(|_| n));
                 r.notes = notes;
                 Ok(Planned::Done(r))
             }
             BoundStatement::DropTable { name, if_exists } => {
-                if !self.catalog.drop_table(&name)? && !if_exists {
+                let mut writer = self.writer()?;
+                if self.catalog.table(&name).is_none() {
+                    if if_exists {
+                        return Ok(Planned::Done(QueryResult::done(None)));
+                    }
                     return Err(Error::catalog(format!(
                         "Table with name {name} does not exist!"
                     )));
                 }
+                log(&mut writer, &[WalEntry::DropTable { name: name.clone() }])?;
+                self.catalog.drop_table(&name)?;
+                checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::CreateView {
@@ -519,26 +578,41 @@ impl Connection {
                 or_replace,
                 if_not_exists,
             } => {
+                let mut writer = self.writer()?;
                 if if_not_exists && self.catalog.view(&name).is_some() {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 }
-                self.catalog.create_view(
-                    stride_storage::View {
-                        id: 0,
-                        name,
-                        sql,
-                        columns,
-                    },
-                    or_replace,
+                let view = stride_storage::View {
+                    id: 0,
+                    name,
+                    sql,
+                    columns,
+                };
+                self.catalog.check_new_view(&view.name, or_replace)?;
+                log(
+                    &mut writer,
+                    &[WalEntry::CreateView {
+                        view: view.clone(),
+                        replace: or_replace,
+                    }],
                 )?;
+                self.catalog.create_view(view, or_replace)?;
+                checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropView { name, if_exists } => {
-                if !self.catalog.drop_view(&name)? && !if_exists {
+                let mut writer = self.writer()?;
+                if self.catalog.view(&name).is_none() {
+                    if if_exists {
+                        return Ok(Planned::Done(QueryResult::done(None)));
+                    }
                     return Err(Error::catalog(format!(
                         "View with name {name} does not exist!"
                     )));
                 }
+                log(&mut writer, &[WalEntry::DropView { name: name.clone() }])?;
+                self.catalog.drop_view(&name)?;
+                checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::CreateIndex {
@@ -548,6 +622,7 @@ impl Connection {
                 unique,
                 if_not_exists,
             } => {
+                let mut writer = self.writer()?;
                 if self.catalog.index_table(&name).is_some() {
                     if if_not_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
@@ -559,17 +634,32 @@ impl Connection {
                 let t = self.catalog.table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
+                // Added first (a UNIQUE index checks the rows), taken back if the log
+                // write fails.
                 t.add_index(stride_storage::IndexInfo {
                     id: self.catalog.new_object_id(),
-                    name,
-                    columns,
+                    name: name.clone(),
+                    columns: columns.clone(),
                     unique,
                 })?;
+                let entry = WalEntry::CreateIndex {
+                    table: t.schema.name.clone(),
+                    name: name.clone(),
+                    columns,
+                    unique,
+                };
+                if let Err(e) = log(&mut writer, &[entry]) {
+                    let _ = t.drop_index(&name);
+                    return Err(e);
+                }
+                checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropIndex { name, if_exists } => {
+                let mut writer = self.writer()?;
                 match self.catalog.index_table(&name) {
                     Some(t) => {
+                        log(&mut writer, &[WalEntry::DropIndex { name: name.clone() }])?;
                         t.drop_index(&name)?;
                     }
                     None if if_exists => {}
@@ -579,6 +669,7 @@ impl Connection {
                         )))
                     }
                 }
+                checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Insert {
@@ -590,13 +681,18 @@ impl Connection {
                 let t = self.catalog.table_by_id(table_id).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
-                let n = t.append_parts(parts)?;
+                let n = self.insert(&t, parts)?;
                 let mut r = QueryResult::done(Some(n as u64));
                 r.notes = rejected_notes(&source);
                 Ok(Planned::Done(r))
             }
             BoundStatement::Dbgen { scale_factor } => {
+                let mut writer = self.writer()?;
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
+                // The generated tables reach the file by a checkpoint, not the WAL.
+                if let Some(w) = writer.as_mut() {
+                    w.checkpoint()?;
+                }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::TpchQuery { number } => {
@@ -635,6 +731,35 @@ impl Connection {
         }
     }
 
+    /// The writer of the database file (`None` in memory): held from a changing
+    /// statement's checks until it is logged and applied.
+    fn writer(&self) -> Result<Option<Writer<'_>>> {
+        self.file.as_ref().map(|f| f.writer()).transpose()
+    }
+
+    /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
+    pub(crate) fn insert(
+        &self,
+        table: &Arc<Table>,
+        parts: Vec<(Vec<Vector>, usize)>,
+    ) -> Result<usize> {
+        let mut writer = self.writer()?;
+        if writer.is_none() {
+            return table.append_parts(parts);
+        }
+        table.check_append(&parts)?;
+        let load = Load::new(
+            &mut writer,
+            &table.schema.name,
+            &table.schema.types(),
+            parts,
+        )?;
+        log(&mut writer, &[load.entry()])?;
+        let n = load.apply(&mut writer, table)?;
+        checkpoint_if_due(&mut writer);
+        Ok(n)
+    }
+
     /// Runs a plan into table-ready parts (CREATE TABLE AS, INSERT).
     pub(crate) fn materialize(
         &self,
@@ -666,6 +791,98 @@ impl Connection {
 }
 
 /// The CSV readers of a logical plan.
+/// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
+/// row group or more into a database file, as row groups already written to its blocks.
+enum Load {
+    Logged {
+        table: String,
+        parts: Vec<(Vec<Vector>, usize)>,
+    },
+    Stored {
+        table: String,
+        groups: Vec<Arc<RowGroup>>,
+        extents: Vec<Vec<Extent>>,
+    },
+}
+
+impl Load {
+    fn new(
+        writer: &mut Option<Writer<'_>>,
+        table: &str,
+        types: &[DataType],
+        parts: Vec<(Vec<Vector>, usize)>,
+    ) -> Result<Load> {
+        let rows: usize = parts.iter().map(|(_, n)| n).sum();
+        let table = table.to_string();
+        match writer {
+            Some(w) if rows >= stride_common::MORSEL_SIZE => {
+                let groups = row_groups_of(types, parts);
+                let extents = w.write_groups(&groups)?;
+                Ok(Load::Stored {
+                    table,
+                    groups,
+                    extents,
+                })
+            }
+            _ => Ok(Load::Logged { table, parts }),
+        }
+    }
+
+    fn entry(&self) -> WalEntry {
+        match self {
+            Load::Logged { table, parts } => WalEntry::Insert {
+                table: table.clone(),
+                parts: parts.clone(),
+            },
+            Load::Stored {
+                table,
+                groups,
+                extents,
+            } => WalEntry::InsertStored {
+                table: table.clone(),
+                groups: groups
+                    .iter()
+                    .map(|g| g.len)
+                    .zip(extents.iter().cloned())
+                    .collect(),
+            },
+        }
+    }
+
+    fn apply(self, writer: &mut Option<Writer<'_>>, table: &Table) -> Result<usize> {
+        match self {
+            Load::Logged { parts, .. } => table.append_parts(parts),
+            Load::Stored {
+                groups, extents, ..
+            } => {
+                let n = table.append_groups(groups.clone())?;
+                if let Some(w) = writer {
+                    w.register(groups, extents);
+                }
+                Ok(n)
+            }
+        }
+    }
+}
+
+/// Logs a commit to the database file's WAL (nothing in memory).
+fn log(writer: &mut Option<Writer<'_>>, entries: &[WalEntry]) -> Result<()> {
+    match writer {
+        Some(w) => w.log(entries),
+        None => Ok(()),
+    }
+}
+
+/// Checkpoints when the WAL has grown past its threshold. The statement has committed
+/// either way (its WAL record is on disk), so a failure here is reported as a warning.
+fn checkpoint_if_due(writer: &mut Option<Writer<'_>>) {
+    if let Some(w) = writer {
+        if let Err(e) = w.checkpoint_if_due() {
+            eprintln!("warning: automatic checkpoint failed: {e}; the WAL keeps every commit");
+        }
+    }
+}
+
 fn logical_csv_readers(plan: &stride_sql::plan::LogicalPlan) -> Vec<Arc<CsvReader>> {
     use stride_sql::plan::{LogicalPlan, TableFunction};
     let mut out = Vec::new();

@@ -49,7 +49,7 @@ impl Connection {
                 copy.table.name
             ))
         })?;
-        let n = table.append_parts(parts)?;
+        let n = self.insert(&table, parts)?;
         self.note_change();
         Ok(n as u64)
     }

@@ -1,0 +1,418 @@
+//! The database file: two header slots and a sequence of fixed-size, checksummed
+//! blocks (layout byte by byte in `docs/storage.md`).
+//!
+//! A checkpoint writes its blocks only where the current checkpoint has none, syncs
+//! them, and then writes the header slot the current one does not occupy, with the
+//! next iteration number; syncing that slot is the one moment the new checkpoint
+//! becomes the database. A torn header write leaves the other slot, and so the
+//! previous checkpoint, intact: opening takes the valid slot with the highest
+//! iteration. Every block read is checked against its checksum.
+
+use crate::fs::StorageFile;
+use crate::serialize::{ByteReader, ByteWriter};
+use std::sync::Arc;
+use stride_common::{Error, Result};
+
+/// Bytes per block, checksum included.
+pub const BLOCK_SIZE: usize = 256 * 1024;
+/// Bytes of a block that hold data (the first 8 are its checksum and number).
+pub const PAYLOAD: usize = BLOCK_SIZE - 8;
+const SLOT_SIZE: u64 = 4096;
+const BLOCKS_START: u64 = 2 * SLOT_SIZE;
+pub const MAGIC: &[u8; 8] = b"STRIDEDB";
+/// The version of the file format this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// No block.
+pub const NO_BLOCK: u64 = u64::MAX;
+
+/// What a header slot holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Header {
+    /// Checkpoints written so far; the slot written last has the highest.
+    pub iteration: u64,
+    /// First block of the checkpoint's metadata chain ([`NO_BLOCK`] when empty).
+    pub metadata_block: u64,
+    /// Bytes of metadata in the chain.
+    pub metadata_len: u64,
+    /// Blocks in the file when the checkpoint was written.
+    pub block_count: u64,
+}
+
+/// Where a run of bytes lives: `len` bytes from `offset` in the concatenated payloads
+/// of `blocks`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extent {
+    pub blocks: Vec<u64>,
+    pub offset: u32,
+    pub len: u64,
+}
+
+pub struct BlockFile {
+    pub path: String,
+    file: Arc<dyn StorageFile>,
+    pub header: Header,
+    /// Blocks that the current checkpoint, or committed data written since, uses.
+    used: Vec<bool>,
+}
+
+impl BlockFile {
+    /// Opens a database file, writing the first header if the file is empty.
+    pub fn open(path: &str, file: Arc<dyn StorageFile>, writable: bool) -> Result<BlockFile> {
+        let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
+        let len = file.len().map_err(io)?;
+        if len == 0 {
+            if !writable {
+                return Err(Error::io(format!(
+                    "\"{path}\" is empty; a read-only database file must exist"
+                )));
+            }
+            let header = Header {
+                iteration: 1,
+                metadata_block: NO_BLOCK,
+                metadata_len: 0,
+                block_count: 0,
+            };
+            let f = BlockFile {
+                path: path.to_string(),
+                file,
+                header,
+                used: Vec::new(),
+            };
+            // Iteration 1 goes to slot 1; slot 0 starts empty (no valid checksum).
+            f.write_slot_bytes(0, &[0u8; SLOT_SIZE as usize])?;
+            f.write_slot(&header)?;
+            return Ok(f);
+        }
+        let mut slots = Vec::new();
+        let mut magic_seen = false;
+        for i in 0..2u64 {
+            let mut buf = vec![0u8; SLOT_SIZE as usize];
+            if file.read_at(&mut buf, i * SLOT_SIZE).is_err() {
+                continue;
+            }
+            if &buf[..8] == MAGIC {
+                magic_seen = true;
+            } else {
+                continue;
+            }
+            let version = u32::from_le_bytes(buf[8..12].try_into().expect("4"));
+            if version > FORMAT_VERSION {
+                return Err(Error::io(format!(
+                    "\"{path}\" was written by a newer stride (file format {version}; this build reads format {FORMAT_VERSION} and older); upgrade stride to open it"
+                )));
+            }
+            if let Some(h) = decode_slot(&buf) {
+                slots.push(h);
+            }
+        }
+        if !magic_seen {
+            return Err(Error::io(format!(
+                "\"{path}\" is not a stride database file (it does not start with the bytes \"STRIDEDB\")"
+            )));
+        }
+        let header = slots
+            .into_iter()
+            .max_by_key(|h| h.iteration)
+            .ok_or_else(|| {
+                Error::io(format!(
+                    "\"{path}\": both header slots are damaged (checksum mismatch); the file cannot be read"
+                ))
+            })?;
+        Ok(BlockFile {
+            path: path.to_string(),
+            file,
+            header,
+            used: vec![false; header.block_count as usize],
+        })
+    }
+
+    /// Marks the blocks of `extent` as in use.
+    pub fn mark_used(&mut self, blocks: &[u64]) {
+        for &b in blocks {
+            let b = b as usize;
+            if b >= self.used.len() {
+                self.used.resize(b + 1, false);
+            }
+            self.used[b] = true;
+        }
+    }
+
+    pub fn used_blocks(&self) -> usize {
+        self.used.iter().filter(|&&u| u).count()
+    }
+
+    pub fn block_count(&self) -> u64 {
+        self.used.len() as u64
+    }
+
+    fn io_error(&self, what: &str, e: std::io::Error) -> Error {
+        Error::io(format!("cannot {what} \"{}\": {e}", self.path))
+    }
+
+    /// The payload of block `id`, checked against its checksum.
+    pub fn read_block(&self, id: u64) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; BLOCK_SIZE];
+        self.file
+            .read_at(&mut buf, BLOCKS_START + id * BLOCK_SIZE as u64)
+            .map_err(|e| self.io_error(&format!("read block {id} of"), e))?;
+        let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4"));
+        let number = u32::from_le_bytes(buf[4..8].try_into().expect("4"));
+        if stored != crc32fast::hash(&buf[8..]) || number != id as u32 {
+            return Err(Error::io(format!(
+                "block {id} of \"{}\" is damaged (checksum mismatch); the data it holds cannot be read",
+                self.path
+            )));
+        }
+        buf.drain(..8);
+        Ok(buf)
+    }
+
+    fn write_block(&self, id: u64, payload: &[u8]) -> Result<()> {
+        let mut buf = vec![0u8; BLOCK_SIZE];
+        buf[8..8 + payload.len()].copy_from_slice(payload);
+        let crc = crc32fast::hash(&buf[8..]);
+        buf[0..4].copy_from_slice(&crc.to_le_bytes());
+        buf[4..8].copy_from_slice(&(id as u32).to_le_bytes());
+        self.file
+            .write_at(&buf, BLOCKS_START + id * BLOCK_SIZE as u64)
+            .map_err(|e| self.io_error(&format!("write block {id} of"), e))
+    }
+
+    /// A block neither in use nor taken in `taken` (blocks given out since the last
+    /// header switch), growing the file when there is none.
+    fn allocate(&mut self, taken: &mut Vec<bool>) -> u64 {
+        let n = self.used.len().max(taken.len());
+        let id = (0..n)
+            .find(|&i| {
+                !self.used.get(i).copied().unwrap_or(false)
+                    && !taken.get(i).copied().unwrap_or(false)
+            })
+            .unwrap_or(n);
+        if id >= taken.len() {
+            taken.resize(id + 1, false);
+        }
+        taken[id] = true;
+        id as u64
+    }
+
+    /// The bytes of `extent`.
+    pub fn read_extent(
+        &self,
+        extent: &Extent,
+        cache: &mut Option<(u64, Vec<u8>)>,
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(extent.len as usize);
+        let mut skip = extent.offset as usize;
+        for &b in &extent.blocks {
+            if cache.as_ref().is_none_or(|(id, _)| *id != b) {
+                *cache = Some((b, self.read_block(b)?));
+            }
+            let payload = &cache.as_ref().expect("just read").1;
+            let want = (extent.len as usize - out.len()).min(PAYLOAD - skip);
+            out.extend_from_slice(&payload[skip..skip + want]);
+            skip = 0;
+        }
+        if out.len() as u64 != extent.len {
+            return Err(Error::io(format!(
+                "\"{}\" is damaged: a run of {} bytes in blocks {:?} is cut short",
+                self.path, extent.len, extent.blocks
+            )));
+        }
+        Ok(out)
+    }
+
+    /// The metadata of the current header, and the blocks of its chain.
+    pub fn read_metadata(&self) -> Result<(Vec<u8>, Vec<u64>)> {
+        let mut out = Vec::with_capacity(self.header.metadata_len as usize);
+        let mut chain = Vec::new();
+        let mut next = self.header.metadata_block;
+        while out.len() < self.header.metadata_len as usize {
+            if next == NO_BLOCK || chain.len() as u64 > self.header.block_count {
+                return Err(Error::io(format!(
+                    "\"{}\" is damaged: its metadata chain ends early",
+                    self.path
+                )));
+            }
+            let payload = self.read_block(next)?;
+            chain.push(next);
+            next = u64::from_le_bytes(payload[0..8].try_into().expect("8"));
+            let want = (self.header.metadata_len as usize - out.len()).min(PAYLOAD - 8);
+            out.extend_from_slice(&payload[8..8 + want]);
+        }
+        Ok((out, chain))
+    }
+
+    fn write_slot_bytes(&self, slot: u64, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_at(bytes, slot * SLOT_SIZE)
+            .map_err(|e| self.io_error("write the header of", e))
+    }
+
+    /// Writes `header` into the slot its iteration selects and syncs it.
+    fn write_slot(&self, header: &Header) -> Result<()> {
+        self.write_slot_bytes(header.iteration % 2, &encode_slot(header))?;
+        self.sync()
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync().map_err(|e| self.io_error("sync", e))
+    }
+
+    /// A writer for a new checkpoint (or for data committed ahead of one).
+    pub fn writer(&mut self) -> BlockWriter<'_> {
+        BlockWriter {
+            file: self,
+            taken: Vec::new(),
+            current: None,
+        }
+    }
+}
+
+fn encode_slot(h: &Header) -> Vec<u8> {
+    let mut w = ByteWriter::new();
+    w.raw(MAGIC);
+    w.u32(FORMAT_VERSION);
+    w.u32(BLOCK_SIZE as u32);
+    w.u64(h.iteration);
+    w.u64(h.metadata_block);
+    w.u64(h.metadata_len);
+    w.u64(h.block_count);
+    let mut bytes = w.bytes;
+    bytes.resize(SLOT_SIZE as usize - 4, 0);
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+fn decode_slot(buf: &[u8]) -> Option<Header> {
+    let n = SLOT_SIZE as usize - 4;
+    if u32::from_le_bytes(buf[n..].try_into().ok()?) != crc32fast::hash(&buf[..n]) {
+        return None;
+    }
+    let mut r = ByteReader::new(&buf[12..], "header");
+    if r.u32().ok()? as usize != BLOCK_SIZE {
+        return None;
+    }
+    let h = Header {
+        iteration: r.u64().ok()?,
+        metadata_block: r.u64().ok()?,
+        metadata_len: r.u64().ok()?,
+        block_count: r.u64().ok()?,
+    };
+    (h.iteration > 0).then_some(h)
+}
+
+/// Writes runs of bytes into blocks the current checkpoint does not use, packing small
+/// runs into shared blocks.
+pub struct BlockWriter<'a> {
+    file: &'a mut BlockFile,
+    taken: Vec<bool>,
+    /// The block being filled and its payload so far.
+    current: Option<(u64, Vec<u8>)>,
+}
+
+impl BlockWriter<'_> {
+    pub fn file(&self) -> &BlockFile {
+        self.file
+    }
+
+    /// Stores `bytes`, returning where they are.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<Extent> {
+        let fits = self
+            .current
+            .as_ref()
+            .is_some_and(|(_, p)| PAYLOAD - p.len() >= bytes.len());
+        if !fits && bytes.len() <= PAYLOAD {
+            self.flush()?;
+        }
+        if self.current.is_none() {
+            let id = self.file.allocate(&mut self.taken);
+            self.current = Some((id, Vec::with_capacity(PAYLOAD)));
+        }
+        let (first, payload) = self.current.as_mut().expect("just ensured");
+        let mut extent = Extent {
+            blocks: vec![*first],
+            offset: payload.len() as u32,
+            len: bytes.len() as u64,
+        };
+        let mut rest = bytes;
+        loop {
+            let (_, payload) = self.current.as_mut().expect("a block is open");
+            let n = rest.len().min(PAYLOAD - payload.len());
+            payload.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if rest.is_empty() {
+                break;
+            }
+            self.flush()?;
+            let id = self.file.allocate(&mut self.taken);
+            extent.blocks.push(id);
+            self.current = Some((id, Vec::with_capacity(PAYLOAD)));
+        }
+        Ok(extent)
+    }
+
+    /// Writes out the block being filled.
+    pub fn flush(&mut self) -> Result<()> {
+        if let Some((id, payload)) = self.current.take() {
+            self.file.write_block(id, &payload)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `metadata` as a chain of blocks, syncs everything written, and returns
+    /// the header that makes it the database (not yet written).
+    pub fn finish(mut self, metadata: &[u8]) -> Result<(Header, Vec<u64>)> {
+        self.flush()?;
+        let chunks: Vec<&[u8]> = metadata.chunks(PAYLOAD - 8).collect();
+        let ids: Vec<u64> = chunks
+            .iter()
+            .map(|_| self.file.allocate(&mut self.taken))
+            .collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let next = ids.get(i + 1).copied().unwrap_or(NO_BLOCK);
+            let mut payload = Vec::with_capacity(8 + chunk.len());
+            payload.extend_from_slice(&next.to_le_bytes());
+            payload.extend_from_slice(chunk);
+            self.file.write_block(ids[i], &payload)?;
+        }
+        self.file.sync()?;
+        let header = Header {
+            iteration: self.file.header.iteration + 1,
+            metadata_block: ids.first().copied().unwrap_or(NO_BLOCK),
+            metadata_len: metadata.len() as u64,
+            block_count: self.file.used.len().max(self.taken.len()) as u64,
+        };
+        Ok((header, ids))
+    }
+
+    /// Syncs the blocks written so far (data committed ahead of a checkpoint) and
+    /// marks them in use.
+    pub fn commit_blocks(mut self) -> Result<()> {
+        self.flush()?;
+        self.file.sync()?;
+        let taken: Vec<u64> = (0..self.taken.len() as u64)
+            .filter(|&i| self.taken[i as usize])
+            .collect();
+        self.file.mark_used(&taken);
+        Ok(())
+    }
+}
+
+impl BlockFile {
+    /// Makes `header` the database: writes and syncs its slot. `used` lists every
+    /// block the new checkpoint references; the others become free, and free blocks
+    /// at the end of the file are cut off.
+    pub fn switch(&mut self, header: Header, used: &[u64]) -> Result<()> {
+        self.write_slot(&header)?;
+        self.header = header;
+        self.used = vec![false; header.block_count as usize];
+        self.mark_used(used);
+        let last = self.used.iter().rposition(|&u| u).map_or(0, |i| i + 1);
+        self.used.truncate(last);
+        let len = BLOCKS_START + last as u64 * BLOCK_SIZE as u64;
+        // Shrinking is only housekeeping: the checkpoint is complete either way.
+        let _ = self.file.set_len(len);
+        Ok(())
+    }
+}

@@ -1,0 +1,355 @@
+//! A database kept in a file: the block file with its last checkpoint, the WAL with
+//! the commits since, and the catalog they make up in memory.
+//!
+//! Opening reads the checkpoint and replays the WAL. Statements that change data go
+//! through a [`Writer`], one at a time: the statement checks what it will do, logs it
+//! ([`Writer::log`], synced before it returns), and only then applies it to the
+//! catalog, so a commit is acknowledged only once its WAL record is on disk and a
+//! failed write changes nothing. A bulk load writes its row groups into free blocks
+//! first and logs only where they are. When the WAL passes `checkpoint_threshold`, at
+//! `CHECKPOINT` and when the database closes, a checkpoint writes what changed and
+//! empties the WAL.
+//!
+//! A failed sync leaves the file's state unknown: the database stops accepting writes
+//! (every later change fails with the original error) rather than retry and pretend.
+
+use crate::block_file::{BlockFile, Extent};
+use crate::catalog::Catalog;
+use crate::checkpoint::{self, StoredGroups};
+use crate::fs::FileSystem;
+use crate::table::{IndexInfo, RowGroup};
+use crate::wal::{Recovery, Wal, WalEntry};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use stride_common::{Error, Result};
+
+/// Default WAL size that triggers a checkpoint after a commit (DuckDB's default).
+pub const DEFAULT_CHECKPOINT_THRESHOLD: u64 = 16 << 20;
+
+/// Database files this process has open, so that a second open fails cleanly (the
+/// file lock only keeps other processes out).
+static OPEN_FILES: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+pub struct DatabaseFile {
+    pub path: String,
+    pub read_only: bool,
+    key: PathBuf,
+    catalog: Arc<Catalog>,
+    state: Mutex<State>,
+    pub checkpoint_threshold: AtomicU64,
+}
+
+struct State {
+    blocks: BlockFile,
+    /// `None` when read-only.
+    wal: Option<Wal>,
+    stored: StoredGroups,
+    /// Set by a failed sync: why writes are refused from then on.
+    failed: Option<String>,
+}
+
+impl DatabaseFile {
+    /// Opens (or creates) the database file at `path` and its WAL, returning the
+    /// catalog they hold and what WAL recovery found.
+    pub fn open(
+        fs: &dyn FileSystem,
+        path: &str,
+        read_only: bool,
+    ) -> Result<(Arc<DatabaseFile>, Arc<Catalog>, Recovery)> {
+        let p = Path::new(path);
+        if read_only && !fs.exists(p) {
+            return Err(Error::io(format!(
+                "cannot open \"{path}\" read-only: the file does not exist"
+            )));
+        }
+        let created = !fs.exists(p);
+        let file = fs
+            .open(p, !read_only)
+            .map_err(|e| Error::io(format!("cannot open \"{path}\": {e}")))?;
+        let key = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        {
+            let mut open = OPEN_FILES
+                .lock()
+                .map_err(|_| Error::internal("open files"))?;
+            let set = open.get_or_insert_with(HashSet::new);
+            if !set.insert(key.clone()) {
+                return Err(Error::io(format!(
+                    "database file \"{path}\" is already open in this process; connect through the database already opened"
+                )));
+            }
+        }
+        let result = Self::open_locked(fs, path, file, read_only, created, key.clone());
+        if result.is_err() {
+            forget(&key);
+        }
+        result
+    }
+
+    fn open_locked(
+        fs: &dyn FileSystem,
+        path: &str,
+        file: Arc<dyn crate::fs::StorageFile>,
+        read_only: bool,
+        created: bool,
+        key: PathBuf,
+    ) -> Result<(Arc<DatabaseFile>, Arc<Catalog>, Recovery)> {
+        match file.try_lock(!read_only) {
+            Ok(Ok(())) => {}
+            Ok(Err(holder)) => {
+                let who = holder.map_or("another process".to_string(), |pid| {
+                    format!("process {pid}")
+                });
+                return Err(Error::io(format!(
+                    "could not set lock on file \"{path}\": conflicting lock is held by {who}; close the database there, or open it with -readonly while no one writes it"
+                )));
+            }
+            Err(e) => return Err(Error::io(format!("could not lock \"{path}\": {e}"))),
+        }
+        let mut blocks = BlockFile::open(path, file, !read_only)?;
+        if created {
+            if let Some(dir) = Path::new(path).parent() {
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                let _ = fs.sync_dir(dir);
+            }
+        }
+        let catalog = Arc::new(Catalog::new());
+        let mut stored = checkpoint::load(&mut blocks, &catalog)?;
+        let wal_path = format!("{path}.wal");
+        let wal_exists = fs.exists(Path::new(&wal_path));
+        let (wal, commits, recovery) = if read_only && !wal_exists {
+            (None, Vec::new(), Recovery::default())
+        } else {
+            let wal_file = fs
+                .open(Path::new(&wal_path), !read_only)
+                .map_err(|e| Error::io(format!("cannot open \"{wal_path}\": {e}")))?;
+            let (wal, commits, recovery) =
+                Wal::open(&wal_path, wal_file, blocks.header.iteration, !read_only)?;
+            (Some(wal).filter(|_| !read_only), commits, recovery)
+        };
+        for entries in commits {
+            for e in entries {
+                replay(&catalog, &mut blocks, &mut stored, e)?;
+            }
+        }
+        let db = Arc::new(DatabaseFile {
+            path: path.to_string(),
+            read_only,
+            key,
+            catalog: catalog.clone(),
+            state: Mutex::new(State {
+                blocks,
+                wal,
+                stored,
+                failed: None,
+            }),
+            checkpoint_threshold: AtomicU64::new(DEFAULT_CHECKPOINT_THRESHOLD),
+        });
+        Ok((db, catalog, recovery))
+    }
+
+    /// The writer, once every statement before it has committed. Fails for a read-only
+    /// database and after a failed sync.
+    pub fn writer(&self) -> Result<Writer<'_>> {
+        if self.read_only {
+            return Err(Error::invalid_input(format!(
+                "cannot change \"{}\": the database is open read-only",
+                self.path
+            )));
+        }
+        let state = self
+            .state
+            .lock()
+            .map_err(|_| Error::internal("database file lock poisoned"))?;
+        if let Some(why) = &state.failed {
+            return Err(Error::io(format!(
+                "\"{}\" takes no more writes after an earlier failure ({why}); reopen the database",
+                self.path
+            )));
+        }
+        Ok(Writer { db: self, state })
+    }
+
+    /// Blocks in the file and those in use (for `PRAGMA database_size`-like views).
+    pub fn block_usage(&self) -> (u64, usize) {
+        self.state
+            .lock()
+            .map(|s| (s.blocks.block_count(), s.blocks.used_blocks()))
+            .unwrap_or((0, 0))
+    }
+
+    /// Checkpoints on close, so that the next open needs no WAL replay.
+    fn close(&self) -> Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
+        let mut w = self.writer()?;
+        if w.state.wal.as_ref().is_some_and(|w| !w.is_empty()) {
+            w.checkpoint()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DatabaseFile {
+    fn drop(&mut self) {
+        if let Err(e) = self.close() {
+            eprintln!("warning: closing \"{}\": {e}; the WAL keeps every commit and is replayed at the next open", self.path);
+        }
+        forget(&self.key);
+    }
+}
+
+fn forget(key: &Path) {
+    if let Ok(mut open) = OPEN_FILES.lock() {
+        if let Some(set) = open.as_mut() {
+            set.remove(key);
+        }
+    }
+}
+
+/// The one statement changing the database right now.
+pub struct Writer<'a> {
+    db: &'a DatabaseFile,
+    state: MutexGuard<'a, State>,
+}
+
+impl Writer<'_> {
+    /// Makes `entries` durable as one commit. A failure here means the commit did not
+    /// happen; the caller must not apply it.
+    pub fn log(&mut self, entries: &[WalEntry]) -> Result<()> {
+        let state = &mut *self.state;
+        let wal = state
+            .wal
+            .as_mut()
+            .ok_or_else(|| Error::internal("no WAL"))?;
+        let result = wal.append(entries);
+        if let Err(e) = &result {
+            if e.message.contains("cannot sync") {
+                state.failed = Some(e.message.clone());
+            }
+        }
+        result
+    }
+
+    /// Writes the row groups of a bulk load into free blocks and syncs them; they
+    /// become part of the database once an `InsertStored` entry naming the returned
+    /// extents is logged, and [`Writer::register`] records them.
+    pub fn write_groups(&mut self, groups: &[Arc<RowGroup>]) -> Result<Vec<Vec<Extent>>> {
+        let mut w = self.state.blocks.writer();
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            out.push(checkpoint::write_group(&mut w, g)?);
+        }
+        let result = w.commit_blocks();
+        if let Err(e) = &result {
+            if e.message.contains("cannot sync") {
+                self.state.failed = Some(e.message.clone());
+            }
+        }
+        result.map(|_| out)
+    }
+
+    /// Records that `groups` are stored at `extents` (as written by
+    /// [`Writer::write_groups`]), so checkpoints do not write them again.
+    pub fn register(&mut self, groups: Vec<Arc<RowGroup>>, extents: Vec<Vec<Extent>>) {
+        for (g, e) in groups.into_iter().zip(extents) {
+            self.state.stored.insert(g, e);
+        }
+    }
+
+    /// Writes a checkpoint and empties the WAL.
+    pub fn checkpoint(&mut self) -> Result<()> {
+        let state = &mut *self.state;
+        let result = checkpoint::checkpoint(&mut state.blocks, &self.db.catalog, &mut state.stored)
+            .and_then(|_| match state.wal.as_mut() {
+                Some(wal) => wal.reset(state.blocks.header.iteration),
+                None => Ok(()),
+            });
+        if let Err(e) = &result {
+            if e.message.contains("cannot sync") {
+                state.failed = Some(e.message.clone());
+            }
+        }
+        result
+    }
+
+    /// Checkpoints when the WAL has grown past the threshold.
+    pub fn checkpoint_if_due(&mut self) -> Result<()> {
+        let threshold = self.db.checkpoint_threshold.load(Ordering::Relaxed);
+        if self.state.wal.as_ref().is_some_and(|w| w.len() > threshold) {
+            self.checkpoint()?;
+        }
+        Ok(())
+    }
+}
+
+/// Applies one logged change to the catalog during WAL replay.
+fn replay(
+    catalog: &Catalog,
+    blocks: &mut BlockFile,
+    stored: &mut StoredGroups,
+    entry: WalEntry,
+) -> Result<()> {
+    let table = |name: &str| {
+        catalog.table(name).ok_or_else(|| {
+            Error::io(format!(
+                "the WAL names a table \"{name}\" that does not exist"
+            ))
+        })
+    };
+    match entry {
+        WalEntry::CreateTable { schema, replace } => {
+            catalog.create_table(schema, replace)?;
+        }
+        WalEntry::DropTable { name } => {
+            catalog.drop_table(&name)?;
+        }
+        WalEntry::CreateView { view, replace } => catalog.create_view(view, replace)?,
+        WalEntry::DropView { name } => {
+            catalog.drop_view(&name)?;
+        }
+        WalEntry::CreateIndex {
+            table: t,
+            name,
+            columns,
+            unique,
+        } => table(&t)?.add_index(IndexInfo {
+            id: catalog.new_object_id(),
+            name,
+            columns,
+            unique,
+        })?,
+        WalEntry::DropIndex { name } => {
+            if let Some(t) = catalog.index_table(&name) {
+                t.drop_index(&name)?;
+            }
+        }
+        WalEntry::Insert { table: t, parts } => {
+            table(&t)?.append_parts(parts)?;
+        }
+        WalEntry::InsertStored { table: t, groups } => {
+            let t = table(&t)?;
+            let types = t.schema.types();
+            let mut cache = None;
+            let mut read = Vec::with_capacity(groups.len());
+            for (len, extents) in groups {
+                let g = Arc::new(checkpoint::read_group(
+                    blocks, &types, len, &extents, &mut cache,
+                )?);
+                for e in &extents {
+                    blocks.mark_used(&e.blocks);
+                }
+                stored.insert(g.clone(), extents);
+                read.push(g);
+            }
+            t.append_groups(read)?;
+        }
+    }
+    Ok(())
+}

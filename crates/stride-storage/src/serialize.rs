@@ -1,0 +1,506 @@
+//! Bytes for what the database file and the WAL hold: integers, strings, types, table
+//! schemas and column vectors, in the encodings `docs/storage.md` documents. Every
+//! read is bounds-checked: a damaged file gives an error naming what could not be
+//! read, never a panic.
+//!
+//! Integers are little-endian; a string is its byte length (u32) and its UTF-8 bytes; a
+//! list is its length (u32) and its elements.
+
+use stride_common::{
+    ColumnSchema, DataType, Error, Interval, PhysicalType, Result, ScalarValue, TableSchema,
+    Validity, Vector, VectorData,
+};
+
+/// Appends encoded values to a byte buffer.
+#[derive(Default)]
+pub struct ByteWriter {
+    pub bytes: Vec<u8>,
+}
+
+impl ByteWriter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn u8(&mut self, v: u8) {
+        self.bytes.push(v);
+    }
+
+    pub fn u32(&mut self, v: u32) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn u64(&mut self, v: u64) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn len_of(&mut self, n: usize) {
+        self.u32(u32::try_from(n).expect("lengths in the file fit 32 bits"));
+    }
+
+    pub fn str(&mut self, s: &str) {
+        self.len_of(s.len());
+        self.bytes.extend_from_slice(s.as_bytes());
+    }
+
+    pub fn raw(&mut self, b: &[u8]) {
+        self.bytes.extend_from_slice(b);
+    }
+}
+
+/// Reads encoded values from a byte slice; `what` names the structure in errors.
+pub struct ByteReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    what: &'a str,
+}
+
+impl<'a> ByteReader<'a> {
+    pub fn new(bytes: &'a [u8], what: &'a str) -> Self {
+        ByteReader {
+            bytes,
+            pos: 0,
+            what,
+        }
+    }
+
+    pub fn is_at_end(&self) -> bool {
+        self.pos == self.bytes.len()
+    }
+
+    /// An error saying the structure is damaged at the current position.
+    pub fn corrupt(&self, detail: &str) -> Error {
+        Error::io(format!(
+            "{} is damaged at byte {}: {detail}",
+            self.what, self.pos
+        ))
+    }
+
+    pub fn raw(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() - self.pos < n {
+            return Err(self.corrupt(&format!(
+                "{n} bytes needed, {} left",
+                self.bytes.len() - self.pos
+            )));
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.raw(1)?[0])
+    }
+
+    pub fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.raw(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    pub fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.raw(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// A length (u32) of items each at least `min_size` bytes long, checked against
+    /// the bytes left so that a damaged length cannot ask for a huge allocation.
+    pub fn len_of(&mut self, min_size: usize) -> Result<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_size.max(1)) > self.bytes.len() - self.pos && min_size > 0 {
+            return Err(self.corrupt(&format!("a length of {n} exceeds the data")));
+        }
+        Ok(n)
+    }
+
+    pub fn str(&mut self) -> Result<String> {
+        let n = self.len_of(1)?;
+        let b = self.raw(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| self.corrupt("a string is not UTF-8"))
+    }
+
+    pub fn bool(&mut self) -> Result<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(self.corrupt(&format!("{b} is not a boolean"))),
+        }
+    }
+}
+
+pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
+    match ty {
+        DataType::Null => w.u8(0),
+        DataType::Boolean => w.u8(1),
+        DataType::TinyInt => w.u8(2),
+        DataType::SmallInt => w.u8(3),
+        DataType::Integer => w.u8(4),
+        DataType::BigInt => w.u8(5),
+        DataType::Real => w.u8(6),
+        DataType::Double => w.u8(7),
+        DataType::Decimal(p, s) => {
+            w.u8(8);
+            w.u8(*p);
+            w.u8(*s);
+        }
+        DataType::Varchar => w.u8(9),
+        DataType::Date => w.u8(10),
+        DataType::Timestamp => w.u8(11),
+        DataType::Interval => w.u8(12),
+        DataType::List(child) => {
+            w.u8(13);
+            write_type(w, child);
+        }
+    }
+}
+
+pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
+    Ok(match r.u8()? {
+        0 => DataType::Null,
+        1 => DataType::Boolean,
+        2 => DataType::TinyInt,
+        3 => DataType::SmallInt,
+        4 => DataType::Integer,
+        5 => DataType::BigInt,
+        6 => DataType::Real,
+        7 => DataType::Double,
+        8 => {
+            let (p, s) = (r.u8()?, r.u8()?);
+            if p == 0 || p > 38 || s > p {
+                return Err(r.corrupt(&format!("DECIMAL({p},{s}) is not a valid type")));
+            }
+            DataType::Decimal(p, s)
+        }
+        9 => DataType::Varchar,
+        10 => DataType::Date,
+        11 => DataType::Timestamp,
+        12 => DataType::Interval,
+        13 => DataType::List(Box::new(read_type(r)?)),
+        t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
+    })
+}
+
+pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
+    w.str(&s.name);
+    w.len_of(s.columns.len());
+    for c in &s.columns {
+        w.str(&c.name);
+        write_type(w, &c.ty);
+        w.u8(c.not_null as u8);
+        match &c.default {
+            None => w.u8(0),
+            Some(v) => {
+                w.u8(1);
+                write_scalar(w, v, &c.ty);
+            }
+        }
+    }
+    w.len_of(s.unique_keys.len());
+    for k in &s.unique_keys {
+        write_positions(w, k);
+    }
+}
+
+pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
+    let name = r.str()?;
+    let n = r.len_of(6)?;
+    let mut columns = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.str()?;
+        let ty = read_type(r)?;
+        let not_null = r.bool()?;
+        let default = match r.bool()? {
+            false => None,
+            true => Some(read_scalar(r, &ty)?),
+        };
+        columns.push(ColumnSchema {
+            name,
+            ty,
+            not_null,
+            default,
+        });
+    }
+    let k = r.len_of(4)?;
+    let mut unique_keys = Vec::with_capacity(k);
+    for _ in 0..k {
+        let key = read_positions(r)?;
+        if key.iter().any(|&c| c >= columns.len()) {
+            return Err(r.corrupt("a unique key names a column the table lacks"));
+        }
+        unique_keys.push(key);
+    }
+    Ok(TableSchema {
+        name,
+        columns,
+        unique_keys,
+    })
+}
+
+pub fn write_positions(w: &mut ByteWriter, p: &[usize]) {
+    w.len_of(p.len());
+    for &c in p {
+        w.len_of(c);
+    }
+}
+
+pub fn read_positions(r: &mut ByteReader) -> Result<Vec<usize>> {
+    let n = r.len_of(4)?;
+    (0..n).map(|_| Ok(r.u32()? as usize)).collect()
+}
+
+/// A value of type `ty`, as a one-row vector.
+fn write_scalar(w: &mut ByteWriter, v: &ScalarValue, ty: &DataType) {
+    let vector = match Vector::constant(v, ty) {
+        Ok(c) => c.flatten(1),
+        Err(_) => Vector::null_constant(ty).flatten(1),
+    };
+    write_vector(w, &vector, 1);
+}
+
+fn read_scalar(r: &mut ByteReader, ty: &DataType) -> Result<ScalarValue> {
+    Ok(read_vector(r, ty, 1)?.get(0))
+}
+
+/// The first `len` rows of `v`: a validity flag byte (0: no NULLs; 1: a bitmap of
+/// `ceil(len / 8)` bytes follows, bit i set when row i is valid), then the values.
+pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
+    let flat;
+    let v = if v.constant && len != 1 {
+        flat = v.clone().flatten(len);
+        &flat
+    } else {
+        v
+    };
+    if v.validity.has_nulls() {
+        w.u8(1);
+        let mut bits = vec![0u8; len.div_ceil(8)];
+        for (i, byte) in bits.iter_mut().enumerate() {
+            for b in 0..8 {
+                let row = i * 8 + b;
+                if row < len && v.is_valid(row) {
+                    *byte |= 1 << b;
+                }
+            }
+        }
+        w.raw(&bits);
+    } else {
+        w.u8(0);
+    }
+    match &v.data {
+        VectorData::Bool(d) => w.raw(&d[..len].iter().map(|&b| b as u8).collect::<Vec<_>>()),
+        VectorData::I8(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::I16(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::I32(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::I64(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::I128(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::F32(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::F64(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        VectorData::Interval(d) => d[..len].iter().for_each(|x| {
+            w.raw(&x.months.to_le_bytes());
+            w.raw(&x.days.to_le_bytes());
+            w.raw(&x.micros.to_le_bytes());
+        }),
+        VectorData::Str(s) => {
+            // Lengths first, then the bytes of every string one after another.
+            let mut total = 0u64;
+            for i in 0..len {
+                let b = s.bytes_of(&s.views[i]);
+                w.len_of(b.len());
+                total += b.len() as u64;
+            }
+            w.u64(total);
+            for i in 0..len {
+                w.raw(s.bytes_of(&s.views[i]));
+            }
+        }
+        VectorData::List(l) => {
+            let base = l.offsets[0];
+            for &o in &l.offsets[..=len] {
+                w.u32(o - base);
+            }
+            let (start, end) = (base as usize, l.offsets[len] as usize);
+            let child = l.child.slice(start, end - start);
+            write_vector(w, &child, end - start);
+        }
+    }
+}
+
+/// Reads `len` rows of a vector of type `ty` written by [`write_vector`].
+pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vector> {
+    let validity = match r.u8()? {
+        0 => Validity::all_valid(),
+        1 => {
+            let bits = r.raw(len.div_ceil(8))?;
+            Validity::from_fn(len, |i| bits[i / 8] & (1 << (i % 8)) != 0)
+        }
+        b => return Err(r.corrupt(&format!("validity flag {b}"))),
+    };
+    macro_rules! fixed {
+        ($t:ty, $variant:ident) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            let bytes = r.raw(len * W)?;
+            VectorData::$variant(
+                bytes
+                    .chunks_exact(W)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("width")))
+                    .collect::<Vec<$t>>()
+                    .into(),
+            )
+        }};
+    }
+    let data = match ty.physical() {
+        PhysicalType::Bool => VectorData::Bool(
+            r.raw(len)?
+                .iter()
+                .map(|&b| b != 0)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        PhysicalType::I8 => fixed!(i8, I8),
+        PhysicalType::I16 => fixed!(i16, I16),
+        PhysicalType::I32 => fixed!(i32, I32),
+        PhysicalType::I64 => fixed!(i64, I64),
+        PhysicalType::I128 => fixed!(i128, I128),
+        PhysicalType::F32 => fixed!(f32, F32),
+        PhysicalType::F64 => fixed!(f64, F64),
+        PhysicalType::Interval => {
+            let bytes = r.raw(len * 16)?;
+            let v: Vec<Interval> = bytes
+                .chunks_exact(16)
+                .map(|c| Interval {
+                    months: i32::from_le_bytes(c[0..4].try_into().expect("4")),
+                    days: i32::from_le_bytes(c[4..8].try_into().expect("4")),
+                    micros: i64::from_le_bytes(c[8..16].try_into().expect("8")),
+                })
+                .collect();
+            VectorData::Interval(v.into())
+        }
+        PhysicalType::Str => {
+            let lens = r.raw(len * 4)?;
+            let total = r.u64()?;
+            let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
+            let mut s = stride_common::StringVector::with_capacity(len);
+            s.reserve_heap(bytes.len());
+            let mut at = 0usize;
+            for c in lens.chunks_exact(4) {
+                let n = u32::from_le_bytes(c.try_into().expect("4")) as usize;
+                let piece = bytes
+                    .get(at..at + n)
+                    .ok_or_else(|| r.corrupt("string lengths exceed the string bytes"))?;
+                let text =
+                    std::str::from_utf8(piece).map_err(|_| r.corrupt("a string is not UTF-8"))?;
+                s.push(text);
+                at += n;
+            }
+            VectorData::Str(s)
+        }
+        PhysicalType::List => {
+            let DataType::List(child_ty) = ty else {
+                return Err(Error::internal(format!("{ty} is not a list type")));
+            };
+            let raw = r.raw((len + 1) * 4)?;
+            let offsets: Vec<u32> = raw
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+                .collect();
+            if offsets[0] != 0 || offsets.windows(2).any(|p| p[0] > p[1]) {
+                return Err(r.corrupt("list offsets are not increasing from 0"));
+            }
+            let child = read_vector(r, child_ty, offsets[len] as usize)?;
+            VectorData::List(stride_common::vector::ListData {
+                offsets,
+                child: Box::new(child),
+            })
+        }
+    };
+    Ok(Vector::new(ty.clone(), data, validity))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(ty: DataType, values: Vec<ScalarValue>) {
+        let mut v = Vector::empty(&ty);
+        for x in &values {
+            v.push(x).unwrap();
+        }
+        let mut w = ByteWriter::new();
+        write_vector(&mut w, &v, values.len());
+        let mut r = ByteReader::new(&w.bytes, "test vector");
+        let back = read_vector(&mut r, &ty, values.len()).unwrap();
+        assert!(r.is_at_end());
+        let got: Vec<ScalarValue> = (0..values.len()).map(|i| back.get(i)).collect();
+        assert_eq!(got, values);
+        // Every truncation is an error, never a panic.
+        for cut in 0..w.bytes.len() {
+            let mut r = ByteReader::new(&w.bytes[..cut], "test vector");
+            assert!(read_vector(&mut r, &ty, values.len()).is_err());
+        }
+    }
+
+    #[test]
+    fn vectors_of_every_type_round_trip() {
+        use ScalarValue::*;
+        round_trip(DataType::Boolean, vec![Boolean(true), Null, Boolean(false)]);
+        round_trip(DataType::TinyInt, vec![TinyInt(-1), Null]);
+        round_trip(DataType::Integer, vec![Integer(7), Integer(i32::MIN), Null]);
+        round_trip(DataType::BigInt, vec![BigInt(i64::MAX)]);
+        round_trip(DataType::Double, vec![Double(-0.0), Double(1.5), Null]);
+        round_trip(DataType::Decimal(38, 2), vec![Decimal(-12345, 38, 2), Null]);
+        round_trip(DataType::Decimal(9, 2), vec![Decimal(12345, 9, 2)]);
+        round_trip(
+            DataType::Varchar,
+            vec![
+                Varchar("".into()),
+                Null,
+                Varchar("a string longer than twelve".into()),
+            ],
+        );
+        round_trip(DataType::Date, vec![Date(-1), Date(19000)]);
+        round_trip(
+            DataType::Interval,
+            vec![Interval(stride_common::Interval {
+                months: 1,
+                days: -2,
+                micros: 3,
+            })],
+        );
+        let list = DataType::List(Box::new(DataType::Integer));
+        round_trip(
+            list.clone(),
+            vec![
+                List(DataType::Integer, vec![Integer(1), Null]),
+                Null,
+                List(DataType::Integer, vec![]),
+            ],
+        );
+    }
+
+    #[test]
+    fn schemas_round_trip() {
+        let s = TableSchema {
+            name: "t".into(),
+            columns: vec![
+                ColumnSchema {
+                    name: "a".into(),
+                    ty: DataType::Decimal(10, 2),
+                    not_null: true,
+                    default: Some(ScalarValue::Decimal(150, 10, 2)),
+                },
+                ColumnSchema {
+                    name: "b".into(),
+                    ty: DataType::List(Box::new(DataType::Varchar)),
+                    not_null: false,
+                    default: None,
+                },
+            ],
+            unique_keys: vec![vec![0], vec![0, 1]],
+        };
+        let mut w = ByteWriter::new();
+        write_schema(&mut w, &s);
+        let back = read_schema(&mut ByteReader::new(&w.bytes, "schema")).unwrap();
+        assert_eq!(back, s);
+    }
+}

@@ -1,0 +1,338 @@
+//! The write-ahead log (`<database>.wal`): every commit since the last checkpoint, as
+//! one checksummed, length-prefixed record, synced before the commit is acknowledged.
+//!
+//! Opening replays the records in order. A record cut short or failing its checksum
+//! (a crash in the middle of an append) ends the log: it and whatever follows are cut
+//! off, and the count is reported; the database always opens. The log's header names
+//! the checkpoint it continues, so a log left over from before a newer checkpoint (a
+//! crash after the header switch, before the log was reset) is recognised and dropped.
+
+use crate::block_file::Extent;
+use crate::catalog::View;
+use crate::checkpoint::{read_extent, write_extent};
+use crate::fs::StorageFile;
+use crate::serialize::{
+    read_positions, read_schema, read_type, read_vector, write_positions, write_schema, write_type,
+    write_vector, ByteReader, ByteWriter,
+};
+use std::sync::Arc;
+use stride_common::{Error, Result, TableSchema, Vector};
+
+const MAGIC: &[u8; 8] = b"STRIDEWL";
+const HEADER_LEN: u64 = 24;
+const VERSION: u32 = 1;
+
+/// One change of a commit.
+#[derive(Clone, Debug)]
+pub enum WalEntry {
+    CreateTable {
+        schema: TableSchema,
+        replace: bool,
+    },
+    DropTable {
+        name: String,
+    },
+    CreateView {
+        view: View,
+        replace: bool,
+    },
+    DropView {
+        name: String,
+    },
+    CreateIndex {
+        table: String,
+        name: String,
+        columns: Vec<usize>,
+        unique: bool,
+    },
+    DropIndex {
+        name: String,
+    },
+    /// Rows appended to a table: parts of flat columns and their row counts.
+    Insert {
+        table: String,
+        parts: Vec<(Vec<Vector>, usize)>,
+    },
+    /// Row groups of a bulk load, already written into the database file's blocks
+    /// (row count and column segments of each).
+    InsertStored {
+        table: String,
+        groups: Vec<(usize, Vec<Extent>)>,
+    },
+}
+
+/// What opening found in the log.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recovery {
+    /// Commits replayed.
+    pub replayed: usize,
+    /// Bytes of a damaged or incomplete tail cut off (0 when the log ended cleanly).
+    pub cut_bytes: u64,
+}
+
+pub struct Wal {
+    path: String,
+    file: Arc<dyn StorageFile>,
+    /// Bytes in the log (the next record's offset).
+    len: u64,
+}
+
+impl Wal {
+    /// Reads the log at `path` (opened as `file`) that continues checkpoint `iteration`:
+    /// the commits to replay, and what was found. With `writable`, a damaged tail is cut
+    /// off and a stale or missing log is started afresh.
+    pub fn open(
+        path: &str,
+        file: Arc<dyn StorageFile>,
+        iteration: u64,
+        writable: bool,
+    ) -> Result<(Wal, Vec<Vec<WalEntry>>, Recovery)> {
+        let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
+        let size = file.len().map_err(io)?;
+        let mut bytes = vec![0u8; size as usize];
+        file.read_at(&mut bytes, 0).map_err(io)?;
+        let mut wal = Wal {
+            path: path.to_string(),
+            file,
+            len: size,
+        };
+        let current = size >= HEADER_LEN
+            && &bytes[..8] == MAGIC
+            && u32::from_le_bytes(bytes[8..12].try_into().expect("4")) == VERSION
+            && u64::from_le_bytes(bytes[16..24].try_into().expect("8")) == iteration;
+        if !current {
+            if writable {
+                wal.reset(iteration)?;
+            }
+            return Ok((wal, Vec::new(), Recovery::default()));
+        }
+        let mut commits = Vec::new();
+        let mut at = HEADER_LEN as usize;
+        while bytes.len() - at >= 8 {
+            let n = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
+            let crc = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4"));
+            let Some(payload) = bytes.get(at + 8..at + 8 + n) else {
+                break;
+            };
+            if crc32fast::hash(payload) != crc {
+                break;
+            }
+            match decode_commit(payload) {
+                Ok(entries) => commits.push(entries),
+                Err(_) => break,
+            }
+            at += 8 + n;
+        }
+        let recovery = Recovery {
+            replayed: commits.len(),
+            cut_bytes: (bytes.len() - at) as u64,
+        };
+        if recovery.cut_bytes > 0 && writable {
+            wal.file
+                .set_len(at as u64)
+                .map_err(|e| wal.io_error("truncate", e))?;
+            wal.sync()?;
+        }
+        wal.len = at as u64;
+        Ok((wal, commits, recovery))
+    }
+
+    fn io_error(&self, what: &str, e: std::io::Error) -> Error {
+        Error::io(format!("cannot {what} \"{}\": {e}", self.path))
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.file.sync().map_err(|e| self.io_error("sync", e))
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len <= HEADER_LEN
+    }
+
+    /// Appends one commit and syncs it: when this returns, the commit is durable.
+    pub fn append(&mut self, entries: &[WalEntry]) -> Result<()> {
+        let mut w = ByteWriter::new();
+        w.u32(0);
+        w.u32(0);
+        encode_commit(&mut w, entries);
+        let n = (w.bytes.len() - 8) as u32;
+        let crc = crc32fast::hash(&w.bytes[8..]);
+        w.bytes[0..4].copy_from_slice(&n.to_le_bytes());
+        w.bytes[4..8].copy_from_slice(&crc.to_le_bytes());
+        self.file
+            .write_at(&w.bytes, self.len)
+            .map_err(|e| self.io_error("write to", e))?;
+        self.sync()?;
+        self.len += w.bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Empties the log, which now continues checkpoint `iteration`.
+    pub fn reset(&mut self, iteration: u64) -> Result<()> {
+        let mut w = ByteWriter::new();
+        w.raw(MAGIC);
+        w.u32(VERSION);
+        w.u32(0);
+        w.u64(iteration);
+        self.file
+            .set_len(0)
+            .map_err(|e| self.io_error("truncate", e))?;
+        self.file
+            .write_at(&w.bytes, 0)
+            .map_err(|e| self.io_error("write to", e))?;
+        self.sync()?;
+        self.len = HEADER_LEN;
+        Ok(())
+    }
+}
+
+fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
+    w.len_of(entries.len());
+    for e in entries {
+        match e {
+            WalEntry::CreateTable { schema, replace } => {
+                w.u8(1);
+                write_schema(w, schema);
+                w.u8(*replace as u8);
+            }
+            WalEntry::DropTable { name } => {
+                w.u8(2);
+                w.str(name);
+            }
+            WalEntry::CreateView { view, replace } => {
+                w.u8(3);
+                w.str(&view.name);
+                w.str(&view.sql);
+                w.len_of(view.columns.len());
+                for c in &view.columns {
+                    w.str(c);
+                }
+                w.u8(*replace as u8);
+            }
+            WalEntry::DropView { name } => {
+                w.u8(4);
+                w.str(name);
+            }
+            WalEntry::CreateIndex {
+                table,
+                name,
+                columns,
+                unique,
+            } => {
+                w.u8(5);
+                w.str(table);
+                w.str(name);
+                write_positions(w, columns);
+                w.u8(*unique as u8);
+            }
+            WalEntry::DropIndex { name } => {
+                w.u8(6);
+                w.str(name);
+            }
+            WalEntry::Insert { table, parts } => {
+                w.u8(7);
+                w.str(table);
+                let types: Vec<_> = parts
+                    .first()
+                    .map(|(cols, _)| cols.iter().map(|c| c.ty.clone()).collect())
+                    .unwrap_or_default();
+                w.len_of(types.len());
+                for t in &types {
+                    write_type(w, t);
+                }
+                w.len_of(parts.len());
+                for (cols, len) in parts {
+                    w.u64(*len as u64);
+                    for c in cols {
+                        write_vector(w, c, *len);
+                    }
+                }
+            }
+            WalEntry::InsertStored { table, groups } => {
+                w.u8(8);
+                w.str(table);
+                w.len_of(groups.len());
+                for (len, extents) in groups {
+                    w.u64(*len as u64);
+                    w.len_of(extents.len());
+                    for e in extents {
+                        write_extent(w, e);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
+    let mut r = ByteReader::new(payload, "a WAL record");
+    let n = r.len_of(1)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(match r.u8()? {
+            1 => WalEntry::CreateTable {
+                schema: read_schema(&mut r)?,
+                replace: r.bool()?,
+            },
+            2 => WalEntry::DropTable { name: r.str()? },
+            3 => {
+                let name = r.str()?;
+                let sql = r.str()?;
+                let columns = (0..r.len_of(4)?)
+                    .map(|_| r.str())
+                    .collect::<Result<Vec<_>>>()?;
+                WalEntry::CreateView {
+                    view: View {
+                        id: 0,
+                        name,
+                        sql,
+                        columns,
+                    },
+                    replace: r.bool()?,
+                }
+            }
+            4 => WalEntry::DropView { name: r.str()? },
+            5 => WalEntry::CreateIndex {
+                table: r.str()?,
+                name: r.str()?,
+                columns: read_positions(&mut r)?,
+                unique: r.bool()?,
+            },
+            6 => WalEntry::DropIndex { name: r.str()? },
+            7 => {
+                let table = r.str()?;
+                let types = (0..r.len_of(1)?)
+                    .map(|_| read_type(&mut r))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut parts = Vec::new();
+                for _ in 0..r.len_of(9)? {
+                    let len = usize::try_from(r.u64()?).map_err(|_| r.corrupt("row count"))?;
+                    let cols = types
+                        .iter()
+                        .map(|t| read_vector(&mut r, t, len))
+                        .collect::<Result<Vec<_>>>()?;
+                    parts.push((cols, len));
+                }
+                WalEntry::Insert { table, parts }
+            }
+            8 => {
+                let table = r.str()?;
+                let mut groups = Vec::new();
+                for _ in 0..r.len_of(9)? {
+                    let len = r.u64()? as usize;
+                    let extents = (0..r.len_of(12)?)
+                        .map(|_| read_extent(&mut r))
+                        .collect::<Result<Vec<_>>>()?;
+                    groups.push((len, extents));
+                }
+                WalEntry::InsertStored { table, groups }
+            }
+            k => return Err(r.corrupt(&format!("unknown entry kind {k}"))),
+        });
+    }
+    Ok(out)
+}
