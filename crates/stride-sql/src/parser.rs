@@ -138,6 +138,35 @@ impl Dialect for StrideDialect {
         TypeId::of::<DuckDbDialect>()
     }
 
+    /// `CHECKPOINT [database]` and `FORCE CHECKPOINT [database]` (DuckDB's), which
+    /// the parser does not know, become `PRAGMA checkpoint`.
+    fn parse_statement(
+        &self,
+        parser: &mut Parser,
+    ) -> Option<std::result::Result<Statement, ParserError>> {
+        let word = |n: usize| match &parser.peek_nth_token_ref(n).token {
+            Token::Word(w) => Some(w.value.to_ascii_uppercase()),
+            _ => None,
+        };
+        let skip = match (word(0).as_deref(), word(1).as_deref()) {
+            (Some("CHECKPOINT"), _) => 1,
+            (Some("FORCE"), Some("CHECKPOINT")) => 2,
+            _ => return None,
+        };
+        for _ in 0..skip {
+            parser.next_token();
+        }
+        // The only database is the one open: its name may follow.
+        if let Token::Word(_) = parser.peek_token_ref().token {
+            parser.next_token();
+        }
+        Some(Ok(Statement::Pragma {
+            name: sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::new("checkpoint")]),
+            value: None,
+            is_eq: false,
+        }))
+    }
+
     fn parse_infix(
         &self,
         parser: &mut Parser,

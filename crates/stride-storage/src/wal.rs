@@ -178,8 +178,11 @@ impl Wal {
         w.u32(VERSION);
         w.u32(0);
         w.u64(iteration);
+        // Cut back to the old header first: whichever header a crash leaves, the log
+        // is then empty (the old one names an older checkpoint, so it is dropped) and
+        // never holds old records under the new header.
         self.file
-            .set_len(0)
+            .set_len(HEADER_LEN)
             .map_err(|e| self.io_error("truncate", e))?;
         self.file
             .write_at(&w.bytes, 0)

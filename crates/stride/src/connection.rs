@@ -48,6 +48,14 @@ pub struct Database {
     external_access: Arc<AtomicBool>,
 }
 
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("path", &self.path().unwrap_or(":memory:"))
+            .finish()
+    }
+}
+
 impl Database {
     pub fn open_in_memory() -> Result<Database> {
         Ok(Database {
@@ -691,6 +699,12 @@ impl Connection {
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
                 // The generated tables reach the file by a checkpoint, not the WAL.
                 if let Some(w) = writer.as_mut() {
+                    w.checkpoint()?;
+                }
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Checkpoint => {
+                if let Some(w) = self.writer()?.as_mut() {
                     w.checkpoint()?;
                 }
                 Ok(Planned::Done(QueryResult::done(None)))

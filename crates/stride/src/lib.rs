@@ -31,3 +31,6 @@ pub use split::{is_complete, split_statements};
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
 pub use stride_functions::pg_types;
+/// The file-system layer database files are read and written through.
+pub use stride_storage::fs;
+pub use stride_storage::Recovery;

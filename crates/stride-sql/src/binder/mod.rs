@@ -117,6 +117,9 @@ pub enum BoundStatement {
     TpchQuery {
         number: i64,
     },
+    /// `CHECKPOINT` / `FORCE CHECKPOINT`: write the database file's changes and
+    /// empty its WAL.
+    Checkpoint,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

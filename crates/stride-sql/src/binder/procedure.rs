@@ -1,5 +1,6 @@
 //! CALL and PRAGMA: built-in procedures. `CALL dbgen(sf = N)` generates the TPC-H
-//! tables and `PRAGMA tpch(N)` runs TPC-H query N. The binder checks names and
+//! tables, `PRAGMA tpch(N)` runs TPC-H query N, and `CHECKPOINT` (which the parser
+//! turns into `PRAGMA checkpoint`) checkpoints the database file. The binder checks names and
 //! arguments; the facade carries them out.
 
 use super::expr::ExprCtx;
@@ -64,8 +65,9 @@ impl Binder<'_> {
                 })?;
                 Ok(BoundStatement::TpchQuery { number })
             }
+            "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint),
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragma is tpch"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch and checkpoint"
             ))),
         }
     }

@@ -1,0 +1,405 @@
+//! Database files: what is committed survives closing, crashes (SIGKILL of a writing
+//! child process at random moments) and failed writes; damaged or foreign files and
+//! second writers get clear errors.
+//!
+//! The crash tests run this test binary again as a child process (with
+//! `STRIDE_PERSISTENCE_CHILD` set) that writes and prints each acknowledged commit;
+//! the parent kills it and checks the database it left.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use stride::fs::{Faults, FaultyFileSystem};
+use stride::{Database, ScalarValue};
+
+const CHILD: &str = "STRIDE_PERSISTENCE_CHILD";
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stride-persistence-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn path_in(d: &Path) -> String {
+    d.join("db.stride").to_string_lossy().into_owned()
+}
+
+fn query(db: &Database, sql: &str) -> Vec<Vec<ScalarValue>> {
+    let conn = db.connect().unwrap();
+    let r = conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.rows().map(|r| r.unwrap()).collect()
+}
+
+fn exec(db: &Database, sql: &str) {
+    db.connect()
+        .unwrap()
+        .execute(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+fn int(v: &ScalarValue) -> i64 {
+    match v {
+        ScalarValue::BigInt(x) => *x,
+        ScalarValue::Integer(x) => *x as i64,
+        ScalarValue::Decimal(x, _, 0) => *x as i64,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+#[test]
+fn tables_views_indexes_and_constraints_survive_reopening() {
+    let d = dir("reopen");
+    let path = path_in(&d);
+    {
+        let db = Database::open(&path).unwrap();
+        exec(&db, "CREATE TABLE t(id INTEGER PRIMARY KEY, s VARCHAR NOT NULL, d DECIMAL(10,2) DEFAULT 1.5, l INTEGER[])");
+        exec(&db, "INSERT INTO t VALUES (1, 'one', 2.25, [1, NULL]), (2, 'a string longer than twelve', NULL, NULL)");
+        exec(&db, "INSERT INTO t (id, s) VALUES (3, '')");
+        exec(&db, "CREATE VIEW v(x) AS SELECT id * 10 FROM t");
+        exec(&db, "CREATE UNIQUE INDEX t_s ON t(s)");
+        exec(
+            &db,
+            "CREATE TABLE big AS SELECT i, i % 7 AS g, 'row ' || i AS s FROM range(300000) r(i)",
+        );
+        exec(&db, "CREATE TABLE gone AS SELECT 1 AS x");
+        exec(&db, "DROP TABLE gone");
+    }
+    let db = Database::open(&path).unwrap();
+    assert_eq!(
+        query(&db, "SELECT id, s, d, l FROM t ORDER BY id")
+            .iter()
+            .map(|r| format!("{} {} {} {}", r[0], r[1], r[2], r[3]))
+            .collect::<Vec<_>>(),
+        vec![
+            "1 one 2.25 [1, NULL]",
+            "2 a string longer than twelve NULL NULL",
+            "3  1.50 NULL"
+        ]
+    );
+    assert_eq!(int(&query(&db, "SELECT sum(x) FROM v")[0][0]), 60);
+    let big = &query(
+        &db,
+        "SELECT count(*), sum(i), count(DISTINCT s), max(g) FROM big",
+    )[0];
+    assert_eq!(
+        (int(&big[0]), int(&big[1]), int(&big[2]), int(&big[3])),
+        (300000, 44999850000, 300000, 6)
+    );
+    assert!(db.connect().unwrap().query("SELECT * FROM gone").is_err());
+    let conn = db.connect().unwrap();
+    let dup = conn
+        .execute("INSERT INTO t VALUES (1, 'x', 0, NULL)")
+        .unwrap_err();
+    assert!(dup.message.contains("Duplicate key"), "{dup}");
+    let dup = conn
+        .execute("INSERT INTO t VALUES (9, 'one', 0, NULL)")
+        .unwrap_err();
+    assert!(dup.message.contains("Duplicate key"), "{dup}");
+    let null = conn
+        .execute("INSERT INTO t VALUES (9, NULL, 0, NULL)")
+        .unwrap_err();
+    assert!(null.message.contains("NOT NULL"), "{null}");
+    // Changes after reopening, and a checkpoint, survive too.
+    exec(
+        &db,
+        "INSERT INTO big SELECT i, 0, 'more' FROM range(300000, 300010) r(i)",
+    );
+    exec(&db, "CHECKPOINT");
+    exec(&db, "INSERT INTO t VALUES (4, 'four', 4, [4])");
+    drop(conn);
+    drop(db);
+    let db = Database::open(&path).unwrap();
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM big")[0][0]), 300010);
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 4);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_second_open_and_foreign_files_are_refused() {
+    let d = dir("refuse");
+    let path = path_in(&d);
+    let db = Database::open(&path).unwrap();
+    let e = Database::open(&path).unwrap_err();
+    assert!(e.message.contains("already open"), "{e}");
+    drop(db);
+    assert!(Database::open(&path).is_ok());
+
+    let other = d.join("notes.txt");
+    std::fs::write(&other, "hello, this is not a database").unwrap();
+    let e = Database::open(other.to_str().unwrap()).unwrap_err();
+    assert!(e.message.contains("not a stride database file"), "{e}");
+
+    // A header of a newer format version.
+    let newer = d.join("newer.stride");
+    drop(Database::open(newer.to_str().unwrap()).unwrap());
+    let mut bytes = std::fs::read(&newer).unwrap();
+    for slot in [0usize, 4096] {
+        if &bytes[slot..slot + 8] == b"STRIDEDB" {
+            bytes[slot + 8..slot + 12].copy_from_slice(&99u32.to_le_bytes());
+        }
+    }
+    std::fs::write(&newer, bytes).unwrap();
+    let e = Database::open(newer.to_str().unwrap()).unwrap_err();
+    assert!(
+        e.message.contains("newer stride") && e.message.contains("99"),
+        "{e}"
+    );
+
+    let e = Database::open_read_only(d.join("missing.stride").to_str().unwrap()).unwrap_err();
+    assert!(e.message.contains("does not exist"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_damaged_block_is_named_and_a_damaged_header_slot_falls_back() {
+    let d = dir("damage");
+    let path = path_in(&d);
+    {
+        let db = Database::open(&path).unwrap();
+        exec(&db, "CREATE TABLE t AS SELECT i FROM range(1000) r(i)");
+        exec(&db, "CHECKPOINT");
+        exec(&db, "INSERT INTO t VALUES (1000)");
+    }
+    // Two checkpoints were written (CHECKPOINT and closing): damaging the newer header
+    // slot leaves the older one, which still holds the table as of the first.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let iteration =
+        |b: &[u8], slot: usize| u64::from_le_bytes(b[slot + 16..slot + 24].try_into().unwrap());
+    let newer = if iteration(&bytes, 0) > iteration(&bytes, 4096) {
+        0
+    } else {
+        4096
+    };
+    let saved = bytes.clone();
+    bytes[newer + 100] ^= 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    let db = Database::open(&path).unwrap();
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 1000);
+    drop(db);
+    // A flipped byte in every data block: the error names the block.
+    let mut bytes = saved;
+    let mut at = 8192 + 100;
+    while at < bytes.len() {
+        bytes[at] ^= 0xff;
+        at += 256 * 1024;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let e = Database::open(&path).unwrap_err();
+    assert!(
+        e.message.contains("block ") && e.message.contains("checksum"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn failed_writes_change_nothing_and_a_failed_sync_stops_writes() {
+    let d = dir("faults");
+    let path = path_in(&d);
+    let faults = Arc::new(Faults::default());
+    let fs = FaultyFileSystem {
+        faults: faults.clone(),
+    };
+    let db = Database::open_with(&path, false, &fs).unwrap();
+    exec(&db, "CREATE TABLE t(i INTEGER)");
+    exec(&db, "INSERT INTO t VALUES (1)");
+    let conn = db.connect().unwrap();
+    // A full disk: the insert fails, and nothing of it is visible.
+    *faults.writes_left.lock().unwrap() = Some(0);
+    let e = conn.execute("INSERT INTO t VALUES (2)").unwrap_err();
+    assert!(e.message.contains("No space left"), "{e}");
+    let e = conn.execute("CREATE TABLE u(i INTEGER)").unwrap_err();
+    assert!(e.message.contains("No space left"), "{e}");
+    let e = conn
+        .execute("INSERT INTO t SELECT i FROM range(200000) r(i)")
+        .unwrap_err();
+    assert!(e.message.contains("No space left"), "{e}");
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 1);
+    assert!(conn.query("SELECT * FROM u").is_err());
+    // Space again: writes work.
+    *faults.writes_left.lock().unwrap() = None;
+    exec(&db, "INSERT INTO t VALUES (3)");
+    // A failed sync: that statement fails, and so does every later change.
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    assert!(conn.execute("INSERT INTO t VALUES (4)").is_err());
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    let e = conn.execute("INSERT INTO t VALUES (5)").unwrap_err();
+    assert!(e.message.contains("takes no more writes"), "{e}");
+    assert_eq!(int(&query(&db, "SELECT sum(i) FROM t")[0][0]), 4);
+    drop(conn);
+    drop(db);
+    // Every acknowledged commit is there after reopening.
+    let db = Database::open(&path).unwrap();
+    let rows: Vec<i64> = query(&db, "SELECT i FROM t ORDER BY i")
+        .iter()
+        .map(|r| int(&r[0]))
+        .collect();
+    assert!(rows == vec![1, 3] || rows == vec![1, 3, 4], "{rows:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The child's workload: commits numbered from 0, each inserting `batch` rows tagged
+/// with its number (every fifth a bulk load of a whole row group, every seventh with
+/// a checkpoint after it), printing "ack N" once each returns.
+fn child_workload(path: &str) {
+    let db = Database::open(path).unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("CREATE TABLE IF NOT EXISTS log(commit_no BIGINT, k BIGINT)")
+        .unwrap();
+    let start = match conn
+        .query("SELECT coalesce(max(commit_no) + 1, 0) FROM log")
+        .unwrap()
+        .rows()
+        .next()
+    {
+        Some(Ok(r)) => int(&r[0]),
+        _ => 0,
+    };
+    let mut out = std::io::stdout();
+    writeln!(out, "STRIDE-READY").unwrap();
+    out.flush().unwrap();
+    for n in start.. {
+        let rows = if n % 5 == 4 { 130_000 } else { 1 + n % 50 };
+        conn.execute(&format!(
+            "INSERT INTO log SELECT {n}, i FROM range({rows}) r(i)"
+        ))
+        .unwrap();
+        if n % 7 == 6 {
+            conn.execute("CHECKPOINT").unwrap();
+        }
+        writeln!(out, "STRIDE-ACK {n}").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+#[test]
+fn child_process_writer() {
+    if let Ok(path) = std::env::var(CHILD) {
+        child_workload(&path);
+    }
+}
+
+fn spawn_child(path: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn commits_survive_sigkill_and_torn_logs_are_cut_back() {
+    let d = dir("crash");
+    let path = path_in(&d);
+    let mut acked: i64 = -1;
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    for round in 0..12 {
+        let mut child = spawn_child(&path);
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        while !rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap()
+            .contains("STRIDE-READY")
+        {}
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_millis(20 + seed % 300));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        while let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
+            if let Some(at) = line.find("STRIDE-ACK ") {
+                let n: String = line[at + 11..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                acked = acked.max(n.parse().unwrap());
+            }
+        }
+        // Every third round, a torn append: garbage after the last record. (Unless the
+        // kill came between a checkpoint and the reset of the log, which then names an
+        // older checkpoint and is dropped whole.)
+        let wal = format!("{path}.wal");
+        let current = {
+            let (w, d) = (std::fs::read(&wal).unwrap(), std::fs::read(&path).unwrap());
+            let at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+            w.len() >= 24 && at(&w, 16) == at(&d, 16).max(at(&d, 4096 + 16))
+        };
+        if round % 3 == 2 {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&wal).unwrap();
+            f.write_all(&[7u8; 37]).unwrap();
+        }
+        let db = Database::open(&path).unwrap();
+        if round % 3 == 2 && current {
+            assert!(db.recovery().cut_bytes >= 37, "{:?}", db.recovery());
+        }
+        // Whole commits only, every acknowledged one, numbered without gaps.
+        let rows = query(
+            &db,
+            "SELECT commit_no, count(*), min(k), max(k) FROM log GROUP BY commit_no ORDER BY commit_no",
+        );
+        for (i, r) in rows.iter().enumerate() {
+            let n = int(&r[0]);
+            let want = if n % 5 == 4 { 130_000 } else { 1 + n % 50 };
+            assert_eq!(n, i as i64, "commits are numbered without gaps");
+            assert_eq!(
+                (int(&r[1]), int(&r[2]), int(&r[3])),
+                (want, 0, want - 1),
+                "commit {n} is whole"
+            );
+        }
+        assert!(
+            rows.len() as i64 > acked,
+            "round {round}: {} commits found, {acked} acknowledged",
+            rows.len()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn another_process_holding_the_file_is_named() {
+    let d = dir("lock");
+    let path = path_in(&d);
+    let mut child = spawn_child(&path);
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    while !lines.next().unwrap().unwrap().contains("STRIDE-READY") {}
+    let e = Database::open(&path).unwrap_err();
+    assert!(
+        e.message.contains("conflicting lock") && e.message.contains(&child.id().to_string()),
+        "{e}"
+    );
+    let e = Database::open_read_only(&path).unwrap_err();
+    assert!(e.message.contains("conflicting lock"), "{e}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Once it is gone, the file opens (read-only too), with what it committed.
+    let db = Database::open_read_only(&path).unwrap();
+    assert!(db
+        .connect()
+        .unwrap()
+        .execute("INSERT INTO log VALUES (0, 0)")
+        .is_err());
+    drop(db);
+    let _ = std::fs::remove_dir_all(&d);
+}
