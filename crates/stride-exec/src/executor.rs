@@ -32,10 +32,22 @@ use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
     ctx.check()?;
     Ok(match plan {
-        PhysicalPlan::Scan { table, columns, .. } => Pipeline::new(Source::Scan {
-            row_groups: table.snapshot(),
-            columns: columns.clone(),
-        }),
+        PhysicalPlan::Scan { table, columns, .. } => {
+            let row_groups = table.snapshot();
+            let starts = row_groups
+                .iter()
+                .scan(0u64, |at, g| {
+                    let start = *at;
+                    *at += g.len as u64;
+                    Some(start)
+                })
+                .collect();
+            Pipeline::new(Source::Scan {
+                row_groups,
+                starts,
+                columns: columns.clone(),
+            })
+        }
         PhysicalPlan::CsvScan {
             reader,
             columns,

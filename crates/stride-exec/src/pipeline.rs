@@ -25,8 +25,12 @@ const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
 
 pub enum Source {
     /// A table snapshot; one morsel per row group.
+    /// A stored table's row groups. A column position one past the table's last
+    /// column is the row id: the row's position in the table (DELETE and UPDATE find
+    /// their rows by it); `starts` holds each group's first row id.
     Scan {
         row_groups: Vec<Arc<RowGroup>>,
+        starts: Vec<u64>,
         columns: Vec<usize>,
     },
     /// CSV files; one morsel per byte range. `filter` (over `columns`) is applied
@@ -106,6 +110,7 @@ impl Source {
         match self {
             Source::Scan {
                 row_groups,
+                starts,
                 columns,
             } => {
                 let g = &row_groups[morsel];
@@ -114,7 +119,16 @@ impl Source {
                     let n = VECTOR_SIZE.min(g.len - offset);
                     let cols = columns
                         .iter()
-                        .map(|&c| g.columns[c].slice(offset, n))
+                        .map(|&c| match g.columns.get(c) {
+                            Some(col) => col.slice(offset, n),
+                            None => {
+                                let first = (starts[morsel] + offset as u64) as i64;
+                                Vector::from_values(
+                                    DataType::BigInt,
+                                    (first..first + n as i64).collect(),
+                                )
+                            }
+                        })
                         .collect();
                     emit(DataChunk::new(cols, n))?;
                     offset += n;

@@ -333,6 +333,25 @@ fn replay(
         WalEntry::Insert { table: t, parts } => {
             table(&t)?.append_parts(parts)?;
         }
+        WalEntry::Delete { table: t, rowids } => {
+            let t = table(&t)?;
+            t.install(t.delete_rows(&t.snapshot(), &rowids)?)?;
+        }
+        WalEntry::Update {
+            table: t,
+            columns,
+            rowids,
+            values,
+        } => {
+            let t = table(&t)?;
+            if columns.iter().any(|&c| c >= t.schema.columns.len()) {
+                return Err(Error::io(format!(
+                    "the WAL updates a column table \"{}\" lacks",
+                    t.schema.name
+                )));
+            }
+            t.install(t.update_rows(&t.snapshot(), &rowids, &columns, &values)?)?;
+        }
         WalEntry::InsertStored { table: t, groups } => {
             let t = table(&t)?;
             let types = t.schema.types();

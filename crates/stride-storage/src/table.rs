@@ -376,3 +376,191 @@ impl Table {
         Ok(true)
     }
 }
+
+/// The groups of `base` holding the row ids `rowids` (sorted, distinct): for each such
+/// group, its position and the positions of those rows in it.
+fn rows_by_group(base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Vec<(usize, Vec<usize>)>> {
+    let mut out: Vec<(usize, Vec<usize>)> = Vec::new();
+    let (mut g, mut start) = (0usize, 0u64);
+    for &r in rowids {
+        while g < base.len() && r >= start + base[g].len as u64 {
+            start += base[g].len as u64;
+            g += 1;
+        }
+        if g == base.len() {
+            return Err(Error::internal(format!(
+                "row id {r} is past the table's end"
+            )));
+        }
+        match out.last_mut() {
+            Some((last, rows)) if *last == g => rows.push((r - start) as usize),
+            _ => out.push((g, vec![(r - start) as usize])),
+        }
+    }
+    Ok(out)
+}
+
+impl Table {
+    /// Prepares deleting the rows with the given row ids (positions in `base`, the
+    /// snapshot the ids were found in; sorted and distinct); [`Table::install`] makes
+    /// it take effect.
+    pub fn delete_rows(&self, base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Replacement> {
+        let mut changes = Vec::new();
+        for (g, rows) in rows_by_group(base, rowids)? {
+            let group = &base[g];
+            let mut gone = vec![false; group.len];
+            for &r in &rows {
+                gone[r] = true;
+            }
+            let keep: Vec<u32> = (0..group.len as u32)
+                .filter(|&i| !gone[i as usize])
+                .collect();
+            let new = (!keep.is_empty()).then(|| RowGroup {
+                columns: group.columns.iter().map(|c| c.take(&keep)).collect(),
+                len: keep.len(),
+            });
+            changes.push((g, new));
+        }
+        self.replace_groups(base, changes, false)
+    }
+
+    /// Prepares setting `columns` of the rows with the given row ids (sorted and
+    /// distinct) to `values` (one vector per column, row i for row id i), checking the
+    /// table's constraints; [`Table::install`] makes it take effect.
+    pub fn update_rows(
+        &self,
+        base: &[Arc<RowGroup>],
+        rowids: &[u64],
+        columns: &[usize],
+        values: &[Vector],
+    ) -> Result<Replacement> {
+        let mut changes = Vec::new();
+        let mut at = 0usize;
+        for (g, rows) in rows_by_group(base, rowids)? {
+            let group = &base[g];
+            let mut new = RowGroup::clone(group);
+            let picked: Vec<u32> = (at as u32..(at + rows.len()) as u32).collect();
+            for (&c, v) in columns.iter().zip(values) {
+                // The group's column followed by this group's new values; a row taken
+                // from the second part where it changes.
+                let mut both = group.columns[c].clone();
+                both.append(&v.take(&picked), rows.len());
+                let mut index: Vec<u32> = (0..group.len as u32).collect();
+                for (k, &r) in rows.iter().enumerate() {
+                    index[r] = (group.len + k) as u32;
+                }
+                new.columns[c] = both.take(&index);
+            }
+            at += rows.len();
+            changes.push((g, Some(new)));
+        }
+        self.replace_groups(base, changes, true)
+    }
+
+    /// The table's row groups with `changes` (group position in `base`, new contents
+    /// or `None` to remove it) in place, with the table's constraints checked over the
+    /// result. The groups changed must still be those of `base`; rows appended since
+    /// stay.
+    fn replace_groups(
+        &self,
+        base: &[Arc<RowGroup>],
+        changes: Vec<(usize, Option<RowGroup>)>,
+        check_not_null: bool,
+    ) -> Result<Replacement> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        for (g, _) in &changes {
+            if !data
+                .row_groups
+                .get(*g)
+                .is_some_and(|cur| Arc::ptr_eq(cur, &base[*g]))
+            {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!(
+                        "Transaction conflict: rows of table \"{}\" changed since they were read; run the statement again",
+                        self.schema.name
+                    ),
+                ));
+            }
+        }
+        let mut groups: Vec<Option<Arc<RowGroup>>> =
+            data.row_groups.iter().cloned().map(Some).collect();
+        for (g, new) in changes {
+            if let Some(new) = &new {
+                if check_not_null {
+                    for (ci, col) in self.schema.columns.iter().enumerate() {
+                        if col.not_null && (0..new.len).any(|i| !new.columns[ci].is_valid(i)) {
+                            return Err(Error::constraint(format!(
+                                "NOT NULL constraint failed: {}.{}",
+                                self.schema.name, col.name
+                            )));
+                        }
+                    }
+                }
+            }
+            groups[g] = new.map(Arc::new);
+        }
+        let groups: Vec<Arc<RowGroup>> = groups.into_iter().flatten().collect();
+        let mut present = Vec::with_capacity(data.unique.len());
+        for key in &data.unique {
+            let mut set = HashSet::new();
+            for g in &groups {
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    &g.columns,
+                    g.len,
+                    &HashSet::new(),
+                    &mut set,
+                )?;
+            }
+            present.push(set);
+        }
+        Ok(Replacement {
+            before: data.row_groups.clone(),
+            groups,
+            present,
+        })
+    }
+
+    /// Makes a prepared DELETE or UPDATE take effect; fails (changing nothing) when
+    /// the table changed since it was prepared.
+    pub fn install(&self, r: Replacement) -> Result<()> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let same = data.row_groups.len() == r.before.len()
+            && data
+                .row_groups
+                .iter()
+                .zip(&r.before)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        if !same {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!(
+                    "Transaction conflict: table \"{}\" changed while the statement ran; run it again",
+                    self.schema.name
+                ),
+            ));
+        }
+        for (key, set) in data.unique.iter_mut().zip(r.present) {
+            key.present = set;
+        }
+        data.row_groups = r.groups;
+        Ok(())
+    }
+}
+
+/// A DELETE or UPDATE prepared and checked, not yet in effect.
+pub struct Replacement {
+    /// The table's row groups it was prepared over.
+    before: Vec<Arc<RowGroup>>,
+    groups: Vec<Arc<RowGroup>>,
+    /// Each unique key's values over `groups`.
+    present: Vec<HashSet<String>>,
+}

@@ -59,6 +59,20 @@ pub enum WalEntry {
         table: String,
         groups: Vec<(usize, Vec<Extent>)>,
     },
+    /// Rows deleted, by row id (sorted, distinct) as of the replay's state at this
+    /// point: the layout of row groups is the same at replay as when it was logged.
+    Delete {
+        table: String,
+        rowids: Vec<u64>,
+    },
+    /// Rows updated: their row ids (sorted, distinct), the columns set, and one vector
+    /// of new values per column.
+    Update {
+        table: String,
+        columns: Vec<usize>,
+        rowids: Vec<u64>,
+        values: Vec<Vector>,
+    },
 }
 
 /// What opening found in the log.
@@ -255,6 +269,32 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                     }
                 }
             }
+            WalEntry::Delete { table, rowids } => {
+                w.u8(9);
+                w.str(table);
+                w.len_of(rowids.len());
+                for &r in rowids {
+                    w.u64(r);
+                }
+            }
+            WalEntry::Update {
+                table,
+                columns,
+                rowids,
+                values,
+            } => {
+                w.u8(10);
+                w.str(table);
+                write_positions(w, columns);
+                w.len_of(rowids.len());
+                for &r in rowids {
+                    w.u64(r);
+                }
+                for v in values {
+                    write_type(w, &v.ty);
+                    write_vector(w, v, rowids.len());
+                }
+            }
             WalEntry::InsertStored { table, groups } => {
                 w.u8(8);
                 w.str(table);
@@ -333,6 +373,31 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                     groups.push((len, extents));
                 }
                 WalEntry::InsertStored { table, groups }
+            }
+            9 => {
+                let table = r.str()?;
+                let rowids = (0..r.len_of(8)?)
+                    .map(|_| r.u64())
+                    .collect::<Result<Vec<_>>>()?;
+                WalEntry::Delete { table, rowids }
+            }
+            10 => {
+                let table = r.str()?;
+                let columns = read_positions(&mut r)?;
+                let rowids = (0..r.len_of(8)?)
+                    .map(|_| r.u64())
+                    .collect::<Result<Vec<_>>>()?;
+                let mut values = Vec::with_capacity(columns.len());
+                for _ in &columns {
+                    let ty = read_type(&mut r)?;
+                    values.push(read_vector(&mut r, &ty, rowids.len())?);
+                }
+                WalEntry::Update {
+                    table,
+                    columns,
+                    rowids,
+                    values,
+                }
             }
             k => return Err(r.corrupt(&format!("unknown entry kind {k}"))),
         });

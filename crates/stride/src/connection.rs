@@ -44,6 +44,9 @@ pub struct Database {
     file: Option<Arc<DatabaseFile>>,
     /// What opening found in the WAL.
     recovery: Recovery,
+    /// Held by the statement changing an in-memory database (a file's writer plays
+    /// this part for a database file).
+    writes: Arc<Mutex<()>>,
     /// Cleared for good by `SET enable_external_access = false` on any connection.
     external_access: Arc<AtomicBool>,
 }
@@ -62,6 +65,7 @@ impl Database {
             catalog: Arc::new(Catalog::new()),
             file: None,
             recovery: Recovery::default(),
+            writes: Arc::new(Mutex::new(())),
             external_access: Arc::new(AtomicBool::new(true)),
         })
     }
@@ -88,6 +92,7 @@ impl Database {
             catalog,
             file: Some(file),
             recovery,
+            writes: Arc::new(Mutex::new(())),
             external_access: Arc::new(AtomicBool::new(true)),
         })
     }
@@ -110,6 +115,7 @@ impl Database {
             progress: ProgressHandle::default(),
             catalog: self.catalog.clone(),
             file: self.file.clone(),
+            writes: self.writes.clone(),
             external_access: self.external_access.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
@@ -171,6 +177,7 @@ pub struct Connection {
     progress: ProgressHandle,
     pub(crate) catalog: Arc<Catalog>,
     file: Option<Arc<DatabaseFile>>,
+    writes: Arc<Mutex<()>>,
     external_access: Arc<AtomicBool>,
     /// Whether COPY may use STDIN / STDOUT (a client sends and receives the data).
     pub(crate) client_streams: AtomicBool,
@@ -703,6 +710,23 @@ impl Connection {
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
+            BoundStatement::Delete {
+                table_id,
+                table,
+                plan,
+            } => {
+                let n = self.modify(table_id, &table, &[], &plan, ctx)?;
+                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+            }
+            BoundStatement::Update {
+                table_id,
+                table,
+                columns,
+                plan,
+            } => {
+                let n = self.modify(table_id, &table, &columns, &plan, ctx)?;
+                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+            }
             BoundStatement::Checkpoint => {
                 if let Some(w) = self.writer()?.as_mut() {
                     w.checkpoint()?;
@@ -745,10 +769,89 @@ impl Connection {
         }
     }
 
-    /// The writer of the database file (`None` in memory): held from a changing
-    /// statement's checks until it is logged and applied.
-    fn writer(&self) -> Result<Option<Writer<'_>>> {
-        self.file.as_ref().map(|f| f.writer()).transpose()
+    /// The right to change the database, held from a changing statement's checks
+    /// until it is logged and applied; for a database file, with its writer.
+    fn writer(&self) -> Result<WriteLock<'_>> {
+        Ok(match &self.file {
+            Some(f) => WriteLock {
+                file: Some(f.writer()?),
+                _memory: None,
+            },
+            None => WriteLock {
+                file: None,
+                _memory: Some(
+                    self.writes
+                        .lock()
+                        .map_err(|_| Error::internal("write lock poisoned"))?,
+                ),
+            },
+        })
+    }
+
+    /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
+    /// values), logs the change and applies it. Returns the rows changed.
+    fn modify(
+        &self,
+        table_id: u64,
+        name: &str,
+        columns: &[usize],
+        plan: &stride_sql::plan::LogicalPlan,
+        ctx: &Arc<QueryContext>,
+    ) -> Result<usize> {
+        let mut writer = self.writer()?;
+        let t = self
+            .catalog
+            .table_by_id(table_id)
+            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
+        // The query below reads this same snapshot: nothing else writes meanwhile.
+        let base = t.snapshot();
+        let parts = self.materialize(plan, ctx)?;
+        // Row ids with the position of their first row of new values.
+        let mut ids: Vec<(u64, usize, usize)> = Vec::new();
+        for (p, (cols, len)) in parts.iter().enumerate() {
+            let rowids = cols[0].values::<i64>();
+            for i in 0..*len {
+                ids.push((rowids[cols[0].index(i)] as u64, p, i));
+            }
+        }
+        ids.sort_by_key(|&(r, _, _)| r);
+        ids.dedup_by_key(|&mut (r, _, _)| r);
+        let rowids: Vec<u64> = ids.iter().map(|&(r, _, _)| r).collect();
+        let (entry, prepared) = if columns.is_empty() {
+            let prepared = t.delete_rows(&base, &rowids)?;
+            (
+                WalEntry::Delete {
+                    table: t.schema.name.clone(),
+                    rowids,
+                },
+                prepared,
+            )
+        } else {
+            let values: Vec<Vector> = (0..columns.len())
+                .map(|c| {
+                    let ty = &t.schema.columns[columns[c]].ty;
+                    let mut v = Vector::with_capacity(ty, ids.len());
+                    for &(_, p, i) in &ids {
+                        v.append(&parts[p].0[c + 1].slice(i, 1), 1);
+                    }
+                    v
+                })
+                .collect();
+            let prepared = t.update_rows(&base, &rowids, columns, &values)?;
+            (
+                WalEntry::Update {
+                    table: t.schema.name.clone(),
+                    columns: columns.to_vec(),
+                    rowids,
+                    values,
+                },
+                prepared,
+            )
+        };
+        log(&mut writer, std::slice::from_ref(&entry))?;
+        t.install(prepared)?;
+        checkpoint_if_due(&mut writer);
+        Ok(ids.len())
     }
 
     /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
@@ -805,6 +908,26 @@ impl Connection {
 }
 
 /// The CSV readers of a logical plan.
+/// The right to change the database (see [`Connection::writer`]); derefs to the
+/// database file's writer, `None` in memory.
+struct WriteLock<'a> {
+    file: Option<Writer<'a>>,
+    _memory: Option<std::sync::MutexGuard<'a, ()>>,
+}
+
+impl<'a> std::ops::Deref for WriteLock<'a> {
+    type Target = Option<Writer<'a>>;
+    fn deref(&self) -> &Self::Target {
+        &self.file
+    }
+}
+
+impl std::ops::DerefMut for WriteLock<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.file
+    }
+}
+
 /// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
 /// row group or more into a database file, as row groups already written to its blocks.
 enum Load {
@@ -948,6 +1071,8 @@ fn changes_data(s: &BoundStatement) -> bool {
             | BoundStatement::CreateIndex { .. }
             | BoundStatement::DropIndex { .. }
             | BoundStatement::Insert { .. }
+            | BoundStatement::Delete { .. }
+            | BoundStatement::Update { .. }
             | BoundStatement::Dbgen { .. }
     )
 }

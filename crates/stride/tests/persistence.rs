@@ -276,11 +276,92 @@ fn child_workload(path: &str) {
     }
 }
 
+/// Changes replayed from the WAL alone: the child updates and deletes, says so, and
+/// waits to be killed (so no checkpoint runs at close).
+fn child_changes(path: &str) {
+    let db = Database::open(path).unwrap();
+    let conn = db.connect().unwrap();
+    for sql in [
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, s VARCHAR, v INTEGER)",
+        "INSERT INTO t SELECT i, 's' || i, i FROM range(200000) r(i)",
+        "CHECKPOINT",
+        "DELETE FROM t WHERE id % 2 = 0",
+        "UPDATE t SET s = 'changed', v = -v WHERE id % 3 = 0",
+        "INSERT INTO t VALUES (0, 'zero', 0)",
+        "UPDATE t SET v = 1000000 WHERE id = 0",
+        "DELETE FROM t WHERE id > 199990",
+    ] {
+        conn.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    println!("STRIDE-DONE");
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(Duration::from_secs(600));
+}
+
 #[test]
 fn child_process_writer() {
     if let Ok(path) = std::env::var(CHILD) {
-        child_workload(&path);
+        match std::env::var("STRIDE_PERSISTENCE_MODE").as_deref() {
+            Ok("changes") => child_changes(&path),
+            _ => child_workload(&path),
+        }
     }
+}
+
+#[test]
+fn updates_and_deletes_replay_from_the_log() {
+    let d = dir("changes");
+    let path = path_in(&d);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, &path)
+        .env("STRIDE_PERSISTENCE_MODE", "changes")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let check = |db: &Database| {
+        let r = &query(
+            db,
+            "SELECT count(*), sum(v), count(*) FILTER (WHERE s = 'changed'), max(id) FROM t",
+        )[0];
+        // Odd ids up to 199989, v = id except multiples of 3 (negated), plus row 0.
+        let odd: Vec<i64> = (1..=199989).step_by(2).collect();
+        let sum: i64 = odd
+            .iter()
+            .map(|&i| if i % 3 == 0 { -i } else { i })
+            .sum::<i64>()
+            + 1_000_000;
+        let changed = odd.iter().filter(|&&i| i % 3 == 0).count() as i64;
+        assert_eq!(
+            (int(&r[0]), int(&r[1]), int(&r[2]), int(&r[3])),
+            (odd.len() as i64 + 1, sum, changed, 199989)
+        );
+    };
+    let db = Database::open(&path).unwrap();
+    assert!(db.recovery().replayed >= 5, "{:?}", db.recovery());
+    check(&db);
+    let conn = db.connect().unwrap();
+    let dup = conn
+        .execute("INSERT INTO t VALUES (1, 'dup', 1)")
+        .unwrap_err();
+    assert!(dup.message.contains("Duplicate key"), "{dup}");
+    drop(conn);
+    drop(db);
+    // And once more from the checkpoint written at close.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.recovery().replayed, 0);
+    check(&db);
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 fn spawn_child(path: &str) -> std::process::Child {

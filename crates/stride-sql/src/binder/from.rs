@@ -552,7 +552,10 @@ fn file_path(name: &ast::ObjectName) -> Option<String> {
     }
 }
 
-fn cross(left: (LogicalPlan, Scope), right: (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
+pub(super) fn cross(
+    left: (LogicalPlan, Scope),
+    right: (LogicalPlan, Scope),
+) -> (LogicalPlan, Scope) {
     let mut fields = left.1.fields.clone();
     fields.extend(right.1.fields.iter().cloned());
     let mut scope = Scope::new(fields.clone());
@@ -581,7 +584,7 @@ fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
-fn apply_alias(
+pub(super) fn apply_alias(
     plan: LogicalPlan,
     qual: &str,
     alias: Option<&ast::TableAlias>,

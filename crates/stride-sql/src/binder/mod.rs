@@ -14,6 +14,7 @@ mod fold;
 mod from;
 mod function;
 mod insert;
+mod modify;
 mod parameters;
 mod procedure;
 mod scope;
@@ -81,6 +82,20 @@ pub enum BoundStatement {
         table_id: u64,
         table: String,
         source: LogicalPlan,
+    },
+    /// `plan` yields the row ids (positions in the table) of the rows to delete.
+    Delete {
+        table_id: u64,
+        table: String,
+        plan: LogicalPlan,
+    },
+    /// `plan` yields the row id of each row to change, then the new values of
+    /// `columns` (positions in the table), cast to their types.
+    Update {
+        table_id: u64,
+        table: String,
+        columns: Vec<usize>,
+        plan: LogicalPlan,
     },
     Set {
         name: String,
@@ -202,6 +217,8 @@ impl<'a> Binder<'a> {
             S::CreateIndex(ci) => self.bind_create_index(ci),
             S::CreateView(cv) => self.bind_create_view(cv),
             S::Insert(ins) => self.bind_insert(ins),
+            S::Delete(d) => self.bind_delete(d),
+            S::Update(u) => self.bind_update(u),
             S::Set(set) => self.bind_set(set),
             S::Reset(r) => self.bind_reset(r),
             S::ShowVariable { variable } => self.bind_show(variable),

@@ -24,7 +24,11 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
             format!(
                 "SEQ_SCAN {} [{}]",
                 table.name,
-                join_list(columns.iter().map(|&c| &table.columns[c].name))
+                join_list(
+                    columns
+                        .iter()
+                        .map(|&c| table.columns.get(c).map_or("rowid", |c| c.name.as_str()))
+                )
             )
         }
         LogicalPlan::TableFunction {
