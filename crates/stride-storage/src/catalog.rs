@@ -23,6 +23,9 @@ pub struct Catalog {
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, View>>,
     next_id: AtomicU64,
+    /// Held exclusively while a transaction's changes are applied, and shared while
+    /// a transaction's copy is taken, so the copy has all of a commit or none of it.
+    commits: RwLock<()>,
 }
 
 impl Catalog {
@@ -67,6 +70,42 @@ impl Catalog {
     /// never reused, so the system catalog can number objects by them.
     pub fn new_object_id(&self) -> u64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A copy of every table and view, for a transaction to read and change on its
+    /// own until it commits.
+    pub fn fork(&self) -> Result<Catalog> {
+        let _consistent = self
+            .commits
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        let tables = self
+            .tables
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .iter()
+            .map(|(k, t)| Ok((k.clone(), Arc::new(t.fork()?))))
+            .collect::<Result<BTreeMap<_, _>>>()?;
+        let views = self
+            .views
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .clone();
+        Ok(Catalog {
+            tables: RwLock::new(tables),
+            views: RwLock::new(views),
+            next_id: AtomicU64::new(self.peek_next_id()),
+            commits: RwLock::new(()),
+        })
+    }
+
+    /// Runs `f` (applying a commit) so that no [`Catalog::fork`] sees part of it.
+    pub fn atomically<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let _exclusive = self
+            .commits
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        f()
     }
 
     /// The id [`Catalog::new_object_id`] gives next (stored by checkpoints).

@@ -289,10 +289,31 @@ impl Writer<'_> {
     }
 }
 
+/// Applies a logged change (other than a bulk load's stored row groups) to `catalog`:
+/// how a transaction's changes reach the database at commit.
+pub fn apply_entry(catalog: &Catalog, entry: WalEntry) -> Result<()> {
+    if let WalEntry::InsertStored { .. } = entry {
+        return Err(Error::internal(
+            "stored row groups are applied only by WAL replay",
+        ));
+    }
+    let mut stored = StoredGroups::default();
+    replay_entry(catalog, None, &mut stored, entry)
+}
+
 /// Applies one logged change to the catalog during WAL replay.
 fn replay(
     catalog: &Catalog,
     blocks: &mut BlockFile,
+    stored: &mut StoredGroups,
+    entry: WalEntry,
+) -> Result<()> {
+    replay_entry(catalog, Some(blocks), stored, entry)
+}
+
+fn replay_entry(
+    catalog: &Catalog,
+    blocks: Option<&mut BlockFile>,
     stored: &mut StoredGroups,
     entry: WalEntry,
 ) -> Result<()> {
@@ -353,6 +374,7 @@ fn replay(
             t.install(t.update_rows(&t.snapshot(), &rowids, &columns, &values)?)?;
         }
         WalEntry::InsertStored { table: t, groups } => {
+            let blocks = blocks.ok_or_else(|| Error::internal("no database file"))?;
             let t = table(&t)?;
             let types = t.schema.types();
             let mut cache = None;

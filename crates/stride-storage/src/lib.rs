@@ -20,6 +20,6 @@ mod table;
 pub mod wal;
 
 pub use catalog::{Catalog, View};
-pub use database_file::{DatabaseFile, Writer};
+pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use table::{row_groups_of, IndexInfo, RowGroup, Table};
 pub use wal::{Recovery, WalEntry};

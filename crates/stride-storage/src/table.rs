@@ -21,7 +21,7 @@ struct UniqueKey {
     columns: Vec<usize>,
     /// Encoded keys present in the table (keys with a NULL are never stored: NULLs are
     /// distinct from each other).
-    present: HashSet<String>,
+    present: Arc<HashSet<String>>,
 }
 
 /// A secondary index declared with CREATE INDEX. Only the catalog entry exists yet:
@@ -57,7 +57,7 @@ impl Table {
             .iter()
             .map(|k| UniqueKey {
                 columns: k.clone(),
-                present: HashSet::new(),
+                present: Arc::new(HashSet::new()),
             })
             .collect();
         Table {
@@ -70,6 +70,32 @@ impl Table {
             }),
             distinct: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A copy for a transaction: the same rows (row groups are shared, never changed
+    /// in place), constraints and indexes; changes to either leave the other as is.
+    pub fn fork(&self) -> Result<Table> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        Ok(Table {
+            id: self.id,
+            schema: self.schema.clone(),
+            data: RwLock::new(TableData {
+                row_groups: data.row_groups.clone(),
+                unique: data
+                    .unique
+                    .iter()
+                    .map(|k| UniqueKey {
+                        columns: k.columns.clone(),
+                        present: k.present.clone(),
+                    })
+                    .collect(),
+                indexes: data.indexes.clone(),
+            }),
+            distinct: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The row groups as of now; later appends do not change the snapshot.
@@ -139,7 +165,7 @@ impl Table {
             .map_err(|_| Error::internal("table lock poisoned"))?;
         let new_keys = self.check(&data, flat.iter().map(|(c, n)| (c.as_slice(), *n)))?;
         for (key, new) in data.unique.iter_mut().zip(new_keys) {
-            key.present.extend(new);
+            Arc::make_mut(&mut key.present).extend(new);
         }
         let mut total = 0;
         for (cols, len) in flat {
@@ -234,7 +260,7 @@ impl Table {
             .map_err(|_| Error::internal("table lock poisoned"))?;
         let new_keys = self.check(&data, groups.iter().map(|g| (g.columns.as_slice(), g.len)))?;
         for (key, new) in data.unique.iter_mut().zip(new_keys) {
-            key.present.extend(new);
+            Arc::make_mut(&mut key.present).extend(new);
         }
         let n = groups.iter().map(|g| g.len).sum();
         data.row_groups.extend(groups);
@@ -340,7 +366,7 @@ impl Table {
             }
             data.unique.push(UniqueKey {
                 columns: index.columns.clone(),
-                present,
+                present: Arc::new(present),
             });
         }
         data.indexes.push(index);
@@ -549,7 +575,7 @@ impl Table {
             ));
         }
         for (key, set) in data.unique.iter_mut().zip(r.present) {
-            key.present = set;
+            key.present = Arc::new(set);
         }
         data.row_groups = r.groups;
         Ok(())

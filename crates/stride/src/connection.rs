@@ -5,9 +5,16 @@
 //! bounded by explicit limits, not by the caller's stack.
 //!
 //! A statement whose CSV read found a detected column type too narrow is planned and
-//! run again (the reader's note says so; the result carries it). BEGIN and COMMIT are
-//! accepted, but there are no transactions yet: every statement takes effect as it
-//! runs, and ROLLBACK fails when something it cannot undo happened since BEGIN.
+//! run again (the reader's note says so; the result carries it).
+//!
+//! Transactions: outside BEGIN ... COMMIT each statement commits by itself. BEGIN
+//! gives the connection a [`Transaction`]: a copy of the catalog (row groups are
+//! shared, so the copy costs a list of pointers per table) that its statements read
+//! and change, so they see one snapshot and others see nothing until COMMIT. COMMIT
+//! checks for conflicts (a table whose rows it deleted or updated was changed by a
+//! commit since BEGIN: the later transaction fails, first committer wins), then logs
+//! its changes as one WAL record and applies them to the database. ROLLBACK drops the
+//! copy. After a failed statement the transaction can only be rolled back.
 //!
 //! A database opened from a file has a [`DatabaseFile`]: each changing statement takes
 //! its writer, checks what it will do, logs it to the WAL (synced), and only then
@@ -16,6 +23,7 @@
 
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::Vector;
@@ -172,8 +180,8 @@ pub struct Connection {
     /// The CSV readers the current statement bound (to see whether one widened a
     /// column, which re-runs the statement).
     bound_readers: Mutex<Vec<Arc<CsvReader>>>,
-    /// Inside BEGIN … COMMIT: how many changing statements ran since BEGIN.
-    transaction: Mutex<Option<u64>>,
+    /// The open transaction (BEGIN ... COMMIT), if any.
+    transaction: Mutex<Option<Transaction>>,
     progress: ProgressHandle,
     pub(crate) catalog: Arc<Catalog>,
     file: Option<Arc<DatabaseFile>>,
@@ -261,12 +269,12 @@ impl Connection {
     }
 
     pub fn table_names(&self) -> Vec<String> {
-        self.catalog.table_names()
+        self.catalog().table_names()
     }
 
     /// The CREATE TABLE statement of a table, for `.schema`.
     pub fn table_sql(&self, name: &str) -> Option<String> {
-        let t = self.catalog.table(name)?;
+        let t = self.catalog().table(name)?;
         let cols: Vec<String> = t
             .schema
             .columns
@@ -320,7 +328,10 @@ impl Connection {
                     r.notes.extend(notes);
                     return Ok(r);
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    self.fail_transaction(&e);
+                    return Err(e);
+                }
             }
         }
     }
@@ -344,7 +355,8 @@ impl Connection {
             return Ok((Vec::new(), Vec::new()));
         };
         let settings = self.settings();
-        let view = CatalogView(&self.catalog);
+        let catalog = self.catalog();
+        let view = CatalogView(&catalog);
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
         let mut binder = Binder::new(&view, &settings).with_params(all);
@@ -399,11 +411,7 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let ctx = Arc::new(QueryContext::new(
-            self.catalog.clone(),
-            self.settings(),
-            cancel,
-        ));
+        let ctx = Arc::new(QueryContext::new(self.catalog(), self.settings(), cancel));
         self.progress.track(ctx.progress.clone());
         ctx
     }
@@ -425,11 +433,12 @@ impl Connection {
         copy_out: Option<crate::copy::CsvWriteOptions>,
     ) -> Result<Planned> {
         let names = plan.schema().iter().map(|f| f.name.clone()).collect();
+        let catalog = self.catalog();
         let optimized =
-            stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&self.catalog))?;
+            stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&catalog))?;
         Ok(Planned::Query {
             names,
-            plan: planner::plan(&optimized, &self.catalog)?,
+            plan: planner::plan(&optimized, &catalog)?,
             copy_out,
         })
     }
@@ -447,26 +456,30 @@ impl Connection {
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
         let settings = ctx.settings.clone();
-        let view = CatalogView(&self.catalog);
+        let catalog = self.catalog();
+        let view = CatalogView(&catalog);
         let bound = Binder::new(&view, &settings)
             .with_params(params.to_vec())
             .bind_statement(stmt)?;
         if let Ok(mut readers) = self.bound_readers.lock() {
             readers.extend(bound_csv_readers(&bound));
         }
-        let changes = changes_data(&bound);
-        let planned = self.run_bound(bound, &settings, ctx)?;
-        if changes {
-            self.note_change();
-        }
-        Ok(planned)
+        self.run_bound(bound, &settings, ctx)
     }
 
-    /// Counts a statement that changed data since BEGIN (ROLLBACK cannot undo it).
-    pub(crate) fn note_change(&self) {
+    fn set_transaction(&self, t: Option<Transaction>) -> Result<()> {
+        *self
+            .transaction
+            .lock()
+            .map_err(|_| Error::internal("transaction lock"))? = t;
+        Ok(())
+    }
+
+    /// Marks the open transaction failed: it can only be rolled back now.
+    fn fail_transaction(&self, e: &Error) {
         if let Ok(mut t) = self.transaction.lock() {
-            if let Some(n) = t.as_mut() {
-                *n += 1;
+            if let Some(t) = t.as_mut() {
+                t.failed.get_or_insert_with(|| e.to_string());
             }
         }
     }
@@ -478,28 +491,52 @@ impl Connection {
         settings: &Settings,
         ctx: &Arc<QueryContext>,
     ) -> Result<Planned> {
+        if !matches!(bound, BoundStatement::Transaction(_)) {
+            if let Some(why) = self
+                .transaction
+                .lock()
+                .ok()
+                .and_then(|t| t.as_ref().and_then(|t| t.failed.clone()))
+            {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!("Current transaction is aborted (please ROLLBACK): {why}"),
+                ));
+            }
+        }
         match bound {
             BoundStatement::Transaction(op) => {
-                let mut t = self
+                let open = self
                     .transaction
                     .lock()
-                    .map_err(|_| Error::internal("transaction lock"))?;
-                match op {
-                    TransactionOp::Begin => *t = Some(t.unwrap_or(0)),
-                    TransactionOp::Commit => *t = None,
-                    TransactionOp::Rollback => {
-                        let changed = t.take().unwrap_or(0);
-                        if changed > 0 {
-                            return Err(Error::new(
-                                stride_common::ErrorKind::Transaction,
-                                format!(
-                                    "cannot roll back: stride has no transactions yet, and the {changed} changing statement{} since BEGIN took effect as {} ran",
-                                    if changed == 1 { "" } else { "s" },
-                                    if changed == 1 { "it" } else { "they" }
-                                ),
-                            ));
-                        }
+                    .map_err(|_| Error::internal("transaction lock"))?
+                    .take();
+                match (op, open) {
+                    (TransactionOp::Begin, Some(t)) => {
+                        self.set_transaction(Some(t))?;
+                        return Err(Error::new(
+                            stride_common::ErrorKind::Transaction,
+                            "there is already a transaction in progress; COMMIT or ROLLBACK it first",
+                        ));
                     }
+                    (TransactionOp::Begin, None) => {
+                        let catalog = Arc::new(self.catalog.fork()?);
+                        let base = self
+                            .catalog
+                            .tables()
+                            .into_iter()
+                            .map(|t| (t.schema.name.to_ascii_lowercase(), t.snapshot()))
+                            .collect();
+                        self.set_transaction(Some(Transaction {
+                            catalog,
+                            base,
+                            entries: Vec::new(),
+                            failed: None,
+                        }))?;
+                    }
+                    (TransactionOp::Commit, Some(t)) => self.commit(t)?,
+                    // Outside a transaction, COMMIT and ROLLBACK have nothing to do.
+                    (TransactionOp::Commit | TransactionOp::Rollback, _) => {}
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -518,7 +555,7 @@ impl Connection {
                 let optimized = stride_sql::optimizer::optimize(
                     plan,
                     settings,
-                    &TableStatistics(&self.catalog),
+                    &TableStatistics(&self.catalog()),
                 )?;
                 // One row per plan line, so every output mode shows the tree as is.
                 let text = stride_sql::plan::explain::explain(&optimized);
@@ -539,7 +576,7 @@ impl Connection {
                 or_replace,
                 source,
             } => {
-                if self.catalog.table(&schema.name).is_some() && if_not_exists {
+                if self.catalog().table(&schema.name).is_some() && if_not_exists {
                     return Ok(Planned::Done(QueryResult::done(Some(0))));
                 }
                 let rows = match &source {
@@ -547,7 +584,7 @@ impl Connection {
                     None => None,
                 };
                 let mut writer = self.writer()?;
-                self.catalog.check_new_table(&schema.name, or_replace)?;
+                self.catalog().check_new_table(&schema.name, or_replace)?;
                 let mut entries = vec![WalEntry::CreateTable {
                     schema: schema.clone(),
                     replace: or_replace,
@@ -560,7 +597,7 @@ impl Connection {
                 };
                 entries.extend(load.as_ref().map(Load::entry));
                 log(&mut writer, &entries)?;
-                let table = self.catalog.create_table(schema, or_replace)?;
+                let table = self.catalog().create_table(schema, or_replace)?;
                 let notes = source.as_ref().map(rejected_notes).unwrap_or_default();
                 let n = match load {
                     Some(l) => l.apply(&mut writer, &table)? as u64,
@@ -573,7 +610,7 @@ impl Connection {
             }
             BoundStatement::DropTable { name, if_exists } => {
                 let mut writer = self.writer()?;
-                if self.catalog.table(&name).is_none() {
+                if self.catalog().table(&name).is_none() {
                     if if_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -582,7 +619,7 @@ impl Connection {
                     )));
                 }
                 log(&mut writer, &[WalEntry::DropTable { name: name.clone() }])?;
-                self.catalog.drop_table(&name)?;
+                self.catalog().drop_table(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -594,7 +631,7 @@ impl Connection {
                 if_not_exists,
             } => {
                 let mut writer = self.writer()?;
-                if if_not_exists && self.catalog.view(&name).is_some() {
+                if if_not_exists && self.catalog().view(&name).is_some() {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 }
                 let view = stride_storage::View {
@@ -603,7 +640,7 @@ impl Connection {
                     sql,
                     columns,
                 };
-                self.catalog.check_new_view(&view.name, or_replace)?;
+                self.catalog().check_new_view(&view.name, or_replace)?;
                 log(
                     &mut writer,
                     &[WalEntry::CreateView {
@@ -611,13 +648,13 @@ impl Connection {
                         replace: or_replace,
                     }],
                 )?;
-                self.catalog.create_view(view, or_replace)?;
+                self.catalog().create_view(view, or_replace)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropView { name, if_exists } => {
                 let mut writer = self.writer()?;
-                if self.catalog.view(&name).is_none() {
+                if self.catalog().view(&name).is_none() {
                     if if_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -626,7 +663,7 @@ impl Connection {
                     )));
                 }
                 log(&mut writer, &[WalEntry::DropView { name: name.clone() }])?;
-                self.catalog.drop_view(&name)?;
+                self.catalog().drop_view(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -638,7 +675,7 @@ impl Connection {
                 if_not_exists,
             } => {
                 let mut writer = self.writer()?;
-                if self.catalog.index_table(&name).is_some() {
+                if self.catalog().index_table(&name).is_some() {
                     if if_not_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -646,13 +683,13 @@ impl Connection {
                         "Index with name \"{name}\" already exists!"
                     )));
                 }
-                let t = self.catalog.table(&table).ok_or_else(|| {
+                let t = self.catalog().table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 // Added first (a UNIQUE index checks the rows), taken back if the log
                 // write fails.
                 t.add_index(stride_storage::IndexInfo {
-                    id: self.catalog.new_object_id(),
+                    id: self.catalog().new_object_id(),
                     name: name.clone(),
                     columns: columns.clone(),
                     unique,
@@ -672,7 +709,7 @@ impl Connection {
             }
             BoundStatement::DropIndex { name, if_exists } => {
                 let mut writer = self.writer()?;
-                match self.catalog.index_table(&name) {
+                match self.catalog().index_table(&name) {
                     Some(t) => {
                         log(&mut writer, &[WalEntry::DropIndex { name: name.clone() }])?;
                         t.drop_index(&name)?;
@@ -693,7 +730,7 @@ impl Connection {
                 source,
             } => {
                 let parts = self.materialize(&source, ctx)?;
-                let t = self.catalog.table_by_id(table_id).ok_or_else(|| {
+                let t = self.catalog().table_by_id(table_id).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 let n = self.insert(&t, parts)?;
@@ -702,6 +739,11 @@ impl Connection {
                 Ok(Planned::Done(r))
             }
             BoundStatement::Dbgen { scale_factor } => {
+                if self.in_transaction() {
+                    return Err(Error::not_supported(
+                        "CALL dbgen inside a transaction is not supported; COMMIT or ROLLBACK first",
+                    ));
+                }
                 let mut writer = self.writer()?;
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
                 // The generated tables reach the file by a checkpoint, not the WAL.
@@ -728,6 +770,12 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(Some(n as u64))))
             }
             BoundStatement::Checkpoint => {
+                if self.in_transaction() {
+                    return Err(Error::new(
+                        stride_common::ErrorKind::Transaction,
+                        "cannot CHECKPOINT inside a transaction; COMMIT or ROLLBACK first",
+                    ));
+                }
                 if let Some(w) = self.writer()?.as_mut() {
                     w.checkpoint()?;
                 }
@@ -772,10 +820,29 @@ impl Connection {
     /// The right to change the database, held from a changing statement's checks
     /// until it is logged and applied; for a database file, with its writer.
     fn writer(&self) -> Result<WriteLock<'_>> {
+        if self.in_transaction() {
+            if let Some(f) = &self.file {
+                if f.read_only {
+                    f.writer()?; // the read-only error
+                }
+            }
+            return Ok(WriteLock {
+                file: None,
+                _memory: None,
+                transaction: Some(&self.transaction),
+            });
+        }
+        self.shared_writer()
+    }
+
+    /// The right to change the shared database (the file's writer, or the in-memory
+    /// write lock).
+    fn shared_writer(&self) -> Result<WriteLock<'_>> {
         Ok(match &self.file {
             Some(f) => WriteLock {
                 file: Some(f.writer()?),
                 _memory: None,
+                transaction: None,
             },
             None => WriteLock {
                 file: None,
@@ -784,8 +851,75 @@ impl Connection {
                         .lock()
                         .map_err(|_| Error::internal("write lock poisoned"))?,
                 ),
+                transaction: None,
             },
         })
+    }
+
+    fn in_transaction(&self) -> bool {
+        self.transaction.lock().is_ok_and(|t| t.is_some())
+    }
+
+    /// The catalog statements read and change: the open transaction's own, else the
+    /// database's.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        if let Ok(t) = self.transaction.lock() {
+            if let Some(t) = t.as_ref() {
+                return t.catalog.clone();
+            }
+        }
+        self.catalog.clone()
+    }
+
+    /// COMMIT: checks that no table this transaction rewrote (deleted or updated rows
+    /// in, dropped or replaced) was changed by a commit since BEGIN, tries the changes
+    /// on a copy of the database (so a constraint they now break fails the commit
+    /// cleanly), logs them as one commit and applies them.
+    fn commit(&self, t: Transaction) -> Result<()> {
+        if let Some(why) = t.failed {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!(
+                    "the transaction was rolled back: a statement in it failed earlier ({why})"
+                ),
+            ));
+        }
+        if t.entries.is_empty() {
+            return Ok(());
+        }
+        let mut writer = self.shared_writer()?;
+        for name in rewritten_tables(&t.entries) {
+            let now = self.catalog.table(&name).map(|t| t.snapshot());
+            let then = t.base.get(&name.to_ascii_lowercase());
+            let same = match (now, then) {
+                (None, None) => true,
+                (Some(a), Some(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
+                }
+                _ => false,
+            };
+            if !same {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!("Transaction conflict: table \"{name}\" was changed by another transaction since this one began; the transaction was rolled back"),
+                ));
+            }
+        }
+        let trial = self.catalog.fork()?;
+        for e in t.entries.iter().cloned() {
+            stride_storage::apply_entry(&trial, e)?;
+        }
+        if let Some(w) = writer.file.as_mut() {
+            w.log(&t.entries)?;
+        }
+        self.catalog.atomically(|| {
+            for e in t.entries {
+                stride_storage::apply_entry(&self.catalog, e)?;
+            }
+            Ok(())
+        })?;
+        checkpoint_if_due(&mut writer);
+        Ok(())
     }
 
     /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
@@ -800,7 +934,7 @@ impl Connection {
     ) -> Result<usize> {
         let mut writer = self.writer()?;
         let t = self
-            .catalog
+            .catalog()
             .table_by_id(table_id)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         // The query below reads this same snapshot: nothing else writes meanwhile.
@@ -861,7 +995,7 @@ impl Connection {
         parts: Vec<(Vec<Vector>, usize)>,
     ) -> Result<usize> {
         let mut writer = self.writer()?;
-        if writer.is_none() {
+        if writer.file.is_none() && writer.transaction.is_none() {
             return table.append_parts(parts);
         }
         table.check_append(&parts)?;
@@ -886,9 +1020,9 @@ impl Connection {
         let optimized = stride_sql::optimizer::optimize(
             plan.clone(),
             &ctx.settings,
-            &TableStatistics(&self.catalog),
+            &TableStatistics(&self.catalog()),
         )?;
-        let physical = planner::plan(&optimized, &self.catalog)?;
+        let physical = planner::plan(&optimized, &self.catalog())?;
         stride_exec::execute_materialize(&physical, ctx)
     }
 
@@ -900,19 +1034,54 @@ impl Connection {
         let optimized = stride_sql::optimizer::optimize(
             plan.clone(),
             &ctx.settings,
-            &TableStatistics(&self.catalog),
+            &TableStatistics(&self.catalog()),
         )?;
-        let physical = planner::plan(&optimized, &self.catalog)?;
+        let physical = planner::plan(&optimized, &self.catalog())?;
         stride_exec::execute_collect(&physical, ctx)
     }
 }
 
 /// The CSV readers of a logical plan.
+/// An open transaction (BEGIN ... COMMIT): its statements read and change a copy of
+/// the catalog taken at BEGIN (a snapshot: other connections' commits stay unseen),
+/// and their changes wait in `entries` until COMMIT applies them to the database.
+pub(crate) struct Transaction {
+    catalog: Arc<Catalog>,
+    /// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
+    base: HashMap<String, Vec<Arc<RowGroup>>>,
+    entries: Vec<WalEntry>,
+    /// Why a statement of the transaction failed: it can then only be rolled back.
+    failed: Option<String>,
+}
+
+/// Tables whose existing rows `entries` change (appends do not conflict).
+fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in entries {
+        let name = match e {
+            WalEntry::Delete { table, .. } | WalEntry::Update { table, .. } => table,
+            WalEntry::DropTable { name } => name,
+            WalEntry::CreateTable {
+                schema,
+                replace: true,
+            } => &schema.name,
+            _ => continue,
+        };
+        if !out.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
 /// The right to change the database (see [`Connection::writer`]); derefs to the
 /// database file's writer, `None` in memory.
 struct WriteLock<'a> {
     file: Option<Writer<'a>>,
     _memory: Option<std::sync::MutexGuard<'a, ()>>,
+    /// Inside BEGIN ... COMMIT: changes go to the transaction's own catalog and their
+    /// log entries wait in the transaction.
+    transaction: Option<&'a Mutex<Option<Transaction>>>,
 }
 
 impl<'a> std::ops::Deref for WriteLock<'a> {
@@ -944,14 +1113,14 @@ enum Load {
 
 impl Load {
     fn new(
-        writer: &mut Option<Writer<'_>>,
+        writer: &mut WriteLock<'_>,
         table: &str,
         types: &[DataType],
         parts: Vec<(Vec<Vector>, usize)>,
     ) -> Result<Load> {
         let rows: usize = parts.iter().map(|(_, n)| n).sum();
         let table = table.to_string();
-        match writer {
+        match &mut writer.file {
             Some(w) if rows >= stride_common::MORSEL_SIZE => {
                 let groups = row_groups_of(types, parts);
                 let extents = w.write_groups(&groups)?;
@@ -986,14 +1155,14 @@ impl Load {
         }
     }
 
-    fn apply(self, writer: &mut Option<Writer<'_>>, table: &Table) -> Result<usize> {
+    fn apply(self, writer: &mut WriteLock<'_>, table: &Table) -> Result<usize> {
         match self {
             Load::Logged { parts, .. } => table.append_parts(parts),
             Load::Stored {
                 groups, extents, ..
             } => {
                 let n = table.append_groups(groups.clone())?;
-                if let Some(w) = writer {
+                if let Some(w) = &mut writer.file {
                     w.register(groups, extents);
                 }
                 Ok(n)
@@ -1002,9 +1171,17 @@ impl Load {
     }
 }
 
-/// Logs a commit to the database file's WAL (nothing in memory).
-fn log(writer: &mut Option<Writer<'_>>, entries: &[WalEntry]) -> Result<()> {
-    match writer {
+/// Logs a change: into the open transaction (which logs it at COMMIT), else as a
+/// commit of its own to the database file's WAL (nothing in memory).
+fn log(writer: &mut WriteLock<'_>, entries: &[WalEntry]) -> Result<()> {
+    if let Some(t) = writer.transaction {
+        let mut t = t.lock().map_err(|_| Error::internal("transaction lock"))?;
+        if let Some(t) = t.as_mut() {
+            t.entries.extend(entries.iter().cloned());
+        }
+        return Ok(());
+    }
+    match &mut writer.file {
         Some(w) => w.log(entries),
         None => Ok(()),
     }
@@ -1012,8 +1189,8 @@ fn log(writer: &mut Option<Writer<'_>>, entries: &[WalEntry]) -> Result<()> {
 
 /// Checkpoints when the WAL has grown past its threshold. The statement has committed
 /// either way (its WAL record is on disk), so a failure here is reported as a warning.
-fn checkpoint_if_due(writer: &mut Option<Writer<'_>>) {
-    if let Some(w) = writer {
+fn checkpoint_if_due(writer: &mut WriteLock<'_>) {
+    if let Some(w) = &mut writer.file {
         if let Err(e) = w.checkpoint_if_due() {
             eprintln!("warning: automatic checkpoint failed: {e}; the WAL keeps every commit");
         }
@@ -1058,21 +1235,4 @@ fn rejected_notes(plan: &stride_sql::plan::LogicalPlan) -> Vec<String> {
         .iter()
         .filter_map(|r| crate::result::rejected_note(r))
         .collect()
-}
-
-/// Whether a statement changes tables, views or data (what ROLLBACK could not undo).
-fn changes_data(s: &BoundStatement) -> bool {
-    matches!(
-        s,
-        BoundStatement::CreateTable { .. }
-            | BoundStatement::DropTable { .. }
-            | BoundStatement::CreateView { .. }
-            | BoundStatement::DropView { .. }
-            | BoundStatement::CreateIndex { .. }
-            | BoundStatement::DropIndex { .. }
-            | BoundStatement::Insert { .. }
-            | BoundStatement::Delete { .. }
-            | BoundStatement::Update { .. }
-            | BoundStatement::Dbgen { .. }
-    )
 }

@@ -43,14 +43,13 @@ impl Connection {
         let ctx = self.new_context();
         let plan = copy.plan(data)?;
         let parts = self.materialize(&plan, &ctx)?;
-        let table = self.catalog.table_by_id(copy.table_id).ok_or_else(|| {
+        let table = self.catalog().table_by_id(copy.table_id).ok_or_else(|| {
             Error::catalog(format!(
                 "Table with name {} does not exist (it was dropped)",
                 copy.table.name
             ))
         })?;
         let n = self.insert(&table, parts)?;
-        self.note_change();
         Ok(n as u64)
     }
 }
