@@ -175,18 +175,50 @@ fn timer_prints_run_time() {
 }
 
 #[test]
-fn database_path_is_not_supported_yet() {
-    let path = std::env::temp_dir().join("stride-cli-test.db");
-    let o = run(&[path.to_str().unwrap(), "-c", "SELECT 1"], "");
+fn database_files_keep_data_between_runs() {
+    let dir = std::env::temp_dir().join(format!("stride-cli-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("my.stride");
+    let db = path.to_str().unwrap();
+    let o = run(&[db, "-c", "CREATE TABLE t AS SELECT 42 AS answer"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(path.exists() && dir.join("my.stride.wal").exists());
+    // A script on stdin, then -readonly: the data is there, changes are refused.
+    let o = run(
+        &["-csv", db],
+        "INSERT INTO t VALUES (43);
+SELECT sum(answer) FROM t;
+",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "sum(answer)\n85\n");
+    let o = run(
+        &[
+            "-csv",
+            "-readonly",
+            db,
+            "-c",
+            "SELECT count(*) FROM t",
+            "-c",
+            "DELETE FROM t",
+        ],
+        "",
+    );
+    assert_eq!(stdout(&o), "count(*)\n2\n");
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    // Not a database file: a clear error, and the file is left alone.
+    let other = dir.join("notes.txt");
+    std::fs::write(&other, "some notes").unwrap();
+    let o = run(&[other.to_str().unwrap(), "-c", "SELECT 1"], "");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).is_empty());
-    let err = stderr(&o);
-    assert!(err.starts_with("Error: "), "{err}");
-    assert!(err.contains("not supported"), "{err}");
-    // Without -c too: the shell must not fall back to memory.
-    let o = run(&[path.to_str().unwrap()], "SELECT 1;\n");
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).is_empty());
+    assert!(
+        stderr(&o).contains("not a stride database file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "some notes");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -18,6 +18,10 @@ pub fn sqlstate(e: &Error) -> &'static str {
         ErrorKind::Constraint => "23000",
         ErrorKind::InvalidInput => "22023",
         ErrorKind::Io => "58030",
+        ErrorKind::Transaction if e.message.starts_with("Current transaction is aborted") => {
+            "25P02"
+        }
+        ErrorKind::Transaction if e.message.contains("Transaction conflict") => "40001",
         ErrorKind::Transaction => "25000",
         ErrorKind::NotSupported => "0A000",
         ErrorKind::Permission => "42501",

@@ -28,11 +28,55 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
     for row in cur:
         n += 1
     assert n == 1_000_000, n
+# psycopg's default: every statement in a transaction, committed or rolled back.
+with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as c:
+    from psycopg.pq import TransactionStatus
+    assert c.execute("SELECT count(*) FROM big").fetchone() == (1_000_000,)
+    c.execute("CREATE TABLE tx(a INTEGER PRIMARY KEY)")
+    assert c.info.transaction_status == TransactionStatus.INTRANS
+    c.commit()
+    assert c.info.transaction_status == TransactionStatus.IDLE
+    c.execute("INSERT INTO tx VALUES (1)")
+    c.rollback()
+    assert c.execute("SELECT count(*) FROM tx").fetchone() == (0,)
+    c.commit()
+    with c.transaction():
+        c.execute("INSERT INTO tx VALUES (2)")
     try:
-        cur.execute("SELECT * FROM missing_table")
+        with c.transaction():
+            c.execute("INSERT INTO tx VALUES (3)")
+            raise RuntimeError("undo")
+    except RuntimeError:
+        pass
+    assert c.execute("SELECT a FROM tx").fetchall() == [(2,)]
+    try:
+        c.execute("SELECT * FROM missing_table")
         raise AssertionError("expected an error")
     except psycopg.errors.UndefinedTable as e:
         assert e.sqlstate == "42P01"
+    assert c.info.transaction_status == TransactionStatus.INERROR
+    try:
+        c.execute("SELECT 1")
+        raise AssertionError("expected an error")
+    except psycopg.errors.InFailedSqlTransaction:
+        pass
+    c.rollback()
+    assert c.info.transaction_status == TransactionStatus.IDLE
+    # Two sessions: the second to commit a change to the same table gets a
+    # serialization failure (SQLSTATE 40001), which applications retry.
+    with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as d:
+        c.execute("UPDATE tx SET a = 20")
+        d.execute("UPDATE tx SET a = 30")
+        assert d.execute("SELECT a FROM tx").fetchone() == (30,)
+        assert c.execute("SELECT a FROM tx").fetchone() == (20,)
+        c.commit()
+        try:
+            d.commit()
+            raise AssertionError("expected a conflict")
+        except psycopg.errors.SerializationFailure:
+            pass
+    c.rollback()
+    assert c.execute("SELECT a FROM tx").fetchall() == [(20,)]
 with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as c:
     assert c.execute("SELECT count(*) FROM big WHERE i < %s", (10,)).fetchone() == (10,)
     # Type introspection reads pg_type through to_regtype and ::regtype.
