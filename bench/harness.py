@@ -69,13 +69,14 @@ def stride_medians(setup, statements, runs):
 
 class StrideSession:
     """One stride shell kept open: `median(sql, runs)` runs a statement 1 + `runs`
-    times and returns the median hot time the shell's `.timer on` reports."""
+    times and returns the median hot time the shell's `.timer on` reports. With
+    `database`, the shell opens that database file."""
 
-    def __init__(self, setup):
+    def __init__(self, setup, database=None):
         subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
         binary = os.path.join(ROOT, "target", "release", "stride")
         self.proc = subprocess.Popen(
-            [binary, "-csv", "-bail"],
+            [binary, "-csv", "-bail"] + ([database] if database else []),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""stride's database files against DuckDB's (and SQLite for single-row inserts), in the
+same run (issue 14's benchmarks a, c, d and e; see bench/README.md):
+
+  load     the eight TPC-H tables from CSV files into a new database file, closing
+           (and so checkpointing) included; the file's size
+  sum      SELECT sum(l_quantity) FROM lineitem on the reopened file, median hot time
+  inserts  single-row INSERTs, each committed and synced, per second
+  update   UPDATE of 10% of lineitem's rows, committed
+  delete   DELETE of 10% of lineitem's rows, committed
+
+The CSV files are made once by stride (CALL dbgen, COPY ... TO) under --dir."""
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+from harness import ROOT, duckdb_median, ensure, StrideSession
+
+TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
+
+
+def stride_binary():
+    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
+    return os.path.join(ROOT, "target", "release", "stride")
+
+
+def stride_run(binary, db, sql):
+    """Seconds for one shell run of `sql` on database file `db` (open to close)."""
+    start = time.perf_counter()
+    out = subprocess.run([binary, "-bail", db], input=sql, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if out.returncode != 0:
+        sys.exit(f"stride failed: {out.stderr[-2000:]}")
+    return elapsed
+
+
+def remove(path):
+    for p in (path, path + ".wal"):
+        if os.path.exists(p):
+            os.remove(p)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sf", type=float, default=1)
+    ap.add_argument("--dir", default=os.path.join(ROOT, "target", "bench-storage"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--inserts", type=int, default=300)
+    args = ap.parse_args()
+    duckdb = ensure("duckdb", "duckdb")
+    binary = stride_binary()
+    os.makedirs(args.dir, exist_ok=True)
+    csv = {t: os.path.join(args.dir, f"{t}-sf{args.sf:g}.csv") for t in TABLES}
+    if not all(os.path.exists(p) for p in csv.values()):
+        script = f"CALL dbgen(sf = {args.sf});\n" + "".join(
+            f"COPY {t} TO '{csv[t]}' (HEADER);\n" for t in TABLES
+        )
+        subprocess.run([binary, "-bail"], input=script, check=True, capture_output=True, text=True)
+
+    results = {}
+    # a) load
+    sdb, ddb = os.path.join(args.dir, "tpch.stride"), os.path.join(args.dir, "tpch.duckdb")
+    remove(sdb)
+    remove(ddb)
+    load = "".join(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{csv[t]}');\n" for t in TABLES)
+    results["load (s)"] = (
+        stride_run(binary, sdb, f"SET threads = {args.threads};\n" + load),
+        timed_duckdb(duckdb, ddb, args.threads, load),
+    )
+    size = lambda p: os.path.getsize(p) + (os.path.getsize(p + ".wal") if os.path.exists(p + ".wal") else 0)
+    results["file size (MB)"] = (size(sdb) / 1e6, size(ddb) / 1e6)
+
+    # c) sum(l_quantity), reopened, hot
+    q = "SELECT sum(l_quantity) FROM lineitem"
+    session = StrideSession([f"SET threads = {args.threads};"], database=sdb)
+    mine = session.median(q, args.runs)
+    session.close()
+    con = duckdb.connect(ddb)
+    con.execute(f"SET threads = {args.threads}")
+    results["sum(l_quantity) (s)"] = (mine, duckdb_median(con, q, args.runs))
+    con.close()
+
+    # e) update and delete of 10% of lineitem, each committed
+    upd = "UPDATE lineitem SET l_quantity = l_quantity + 1 WHERE l_orderkey % 10 = 3;\n"
+    dele = "DELETE FROM lineitem WHERE l_orderkey % 10 = 7;\n"
+    base = stride_run(binary, sdb, "SELECT 1;\n")
+    results["update 10% (s)"] = (stride_run(binary, sdb, upd) - base, timed_duckdb(duckdb, ddb, args.threads, upd))
+    results["delete 10% (s)"] = (stride_run(binary, sdb, dele) - base, timed_duckdb(duckdb, ddb, args.threads, dele))
+
+    # d) single-row inserts, each its own synced commit
+    n = args.inserts
+    rows = "".join(f"INSERT INTO t VALUES ({i}, 'row {i}');\n" for i in range(n))
+    idb = os.path.join(args.dir, "inserts.stride")
+    remove(idb)
+    stride_run(binary, idb, "CREATE TABLE t(i INTEGER, s VARCHAR);\n")
+    stride_rate = n / (stride_run(binary, idb, rows) - base)
+    dpath = os.path.join(args.dir, "inserts.duckdb")
+    remove(dpath)
+    con = duckdb.connect(dpath)
+    con.execute("CREATE TABLE t(i INTEGER, s VARCHAR)")
+    start = time.perf_counter()
+    for i in range(n):
+        con.execute(f"INSERT INTO t VALUES ({i}, 'row {i}')")
+    duck_rate = n / (time.perf_counter() - start)
+    con.close()
+    lpath = os.path.join(args.dir, "inserts.sqlite")
+    for p in (lpath, lpath + "-wal", lpath + "-shm"):
+        if os.path.exists(p):
+            os.remove(p)
+    lite = sqlite3.connect(lpath, isolation_level=None)
+    lite.execute("PRAGMA journal_mode=WAL")
+    lite.execute("PRAGMA synchronous=FULL")
+    lite.execute("CREATE TABLE t(i INTEGER, s TEXT)")
+    start = time.perf_counter()
+    for i in range(n):
+        lite.execute(f"INSERT INTO t VALUES ({i}, 'row {i}')")
+    lite_rate = n / (time.perf_counter() - start)
+    lite.close()
+
+    print(f"SF {args.sf:g}, {args.threads} threads; DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}")
+    print(f"{'measure':<24}{'stride':>12}{'duckdb':>12}{'ratio':>8}")
+    for name, (a, b) in results.items():
+        print(f"{name:<24}{a:>12.4f}{b:>12.4f}{a / b:>8.2f}")
+    print(f"{'inserts per second':<24}{stride_rate:>12.0f}{duck_rate:>12.0f}{stride_rate / duck_rate:>8.2f}")
+    print(f"{'  sqlite (WAL, FULL)':<24}{lite_rate:>12.0f}{'':>12}{stride_rate / lite_rate:>8.2f}")
+
+
+def timed_duckdb(duckdb, path, threads, sql):
+    """Seconds for DuckDB to open `path`, run `sql` and close (checkpointing)."""
+    start = time.perf_counter()
+    con = duckdb.connect(path)
+    con.execute(f"SET threads = {threads}")
+    for stmt in filter(str.strip, sql.split(";")):
+        con.execute(stmt)
+    con.close()
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
