@@ -12,16 +12,12 @@
 use crate::block_file::{BlockFile, BlockWriter, Extent};
 use crate::catalog::{Catalog, View};
 use crate::serialize::{
-    read_positions, read_schema, read_vector, write_positions, write_schema, write_vector,
-    ByteReader, ByteWriter,
+    read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
 };
 use crate::table::{IndexInfo, RowGroup, Table};
 use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{DataType, Result, Vector};
-
-/// Codec of a segment that stores the column's encoding as is.
-const PLAIN: u8 = 0;
 
 /// The row groups that are in the file, by identity, with where their columns are.
 /// Holding each group keeps it from being changed in place: a table appending to a
@@ -50,12 +46,7 @@ pub fn write_group(w: &mut BlockWriter, group: &RowGroup) -> Result<Vec<Extent>>
     group
         .columns
         .iter()
-        .map(|c| {
-            let mut b = ByteWriter::new();
-            b.u8(PLAIN);
-            write_vector(&mut b, c, group.len);
-            w.write(&b.bytes)
-        })
+        .map(|c| w.write(&crate::compression::encode(c, group.len)))
         .collect()
 }
 
@@ -70,11 +61,7 @@ pub fn read_group(
     let mut columns: Vec<Vector> = Vec::with_capacity(types.len());
     for (ty, e) in types.iter().zip(extents) {
         let bytes = file.read_extent(e, cache)?;
-        let mut r = ByteReader::new(&bytes, "a column segment");
-        match r.u8()? {
-            PLAIN => columns.push(read_vector(&mut r, ty, len)?),
-            c => return Err(r.corrupt(&format!("unknown codec {c}"))),
-        }
+        columns.push(crate::compression::decode(&bytes, ty, len)?);
     }
     Ok(RowGroup { columns, len })
 }

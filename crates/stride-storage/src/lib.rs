@@ -11,6 +11,7 @@
 pub mod block_file;
 mod catalog;
 pub mod checkpoint;
+pub mod compression;
 pub mod database_file;
 pub mod fs;
 pub mod serialize;

@@ -262,6 +262,42 @@ fn read_scalar(r: &mut ByteReader, ty: &DataType) -> Result<ScalarValue> {
     Ok(read_vector(r, ty, 1)?.get(0))
 }
 
+/// Which of the first `len` rows of `v` are not NULL: a flag byte (0: all of them; 1:
+/// a bitmap of `ceil(len / 8)` bytes follows, bit i set when row i is valid; 2: none).
+pub fn write_validity(w: &mut ByteWriter, v: &Vector, len: usize) {
+    if !v.validity.has_nulls() {
+        w.u8(0);
+        return;
+    }
+    if (0..len).all(|i| !v.is_valid(i)) {
+        w.u8(2);
+        return;
+    }
+    w.u8(1);
+    let mut bits = vec![0u8; len.div_ceil(8)];
+    for (i, byte) in bits.iter_mut().enumerate() {
+        for b in 0..8 {
+            let row = i * 8 + b;
+            if row < len && v.is_valid(row) {
+                *byte |= 1 << b;
+            }
+        }
+    }
+    w.raw(&bits);
+}
+
+pub fn read_validity(r: &mut ByteReader, len: usize) -> Result<Validity> {
+    Ok(match r.u8()? {
+        0 => Validity::all_valid(),
+        1 => {
+            let bits = r.raw(len.div_ceil(8))?;
+            Validity::from_fn(len, |i| bits[i / 8] & (1 << (i % 8)) != 0)
+        }
+        2 => Validity::all_invalid(len),
+        b => return Err(r.corrupt(&format!("validity flag {b}"))),
+    })
+}
+
 /// The first `len` rows of `v`: a validity flag byte (0: no NULLs; 1: a bitmap of
 /// `ceil(len / 8)` bytes follows, bit i set when row i is valid), then the values.
 pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
@@ -272,21 +308,7 @@ pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
     } else {
         v
     };
-    if v.validity.has_nulls() {
-        w.u8(1);
-        let mut bits = vec![0u8; len.div_ceil(8)];
-        for (i, byte) in bits.iter_mut().enumerate() {
-            for b in 0..8 {
-                let row = i * 8 + b;
-                if row < len && v.is_valid(row) {
-                    *byte |= 1 << b;
-                }
-            }
-        }
-        w.raw(&bits);
-    } else {
-        w.u8(0);
-    }
+    write_validity(w, v, len);
     match &v.data {
         VectorData::Bool(d) => w.raw(&d[..len].iter().map(|&b| b as u8).collect::<Vec<_>>()),
         VectorData::I8(d) => d[..len].iter().for_each(|x| w.raw(&x.to_le_bytes())),
@@ -328,14 +350,7 @@ pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
 
 /// Reads `len` rows of a vector of type `ty` written by [`write_vector`].
 pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vector> {
-    let validity = match r.u8()? {
-        0 => Validity::all_valid(),
-        1 => {
-            let bits = r.raw(len.div_ceil(8))?;
-            Validity::from_fn(len, |i| bits[i / 8] & (1 << (i % 8)) != 0)
-        }
-        b => return Err(r.corrupt(&format!("validity flag {b}"))),
-    };
+    let validity = read_validity(r, len)?;
     macro_rules! fixed {
         ($t:ty, $variant:ident) => {{
             const W: usize = std::mem::size_of::<$t>();

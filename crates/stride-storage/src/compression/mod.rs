@@ -1,0 +1,260 @@
+//! Column segment codecs: how a checkpoint stores one column of one row group, chosen
+//! per segment by looking at its values. A segment is a codec byte, then:
+//!
+//! - 0, plain: the column's encoding from [`crate::serialize::write_vector`];
+//! - 3, bit-packed ([`bitpacking`]): a validity, then integers (BOOLEAN, TINYINT to
+//!   BIGINT, DATE, TIMESTAMP, DECIMAL whose values fit 64 bits) as differences from
+//!   their minimum in as few bits as the largest needs; a column of one value takes 0
+//!   bits a row;
+//! - 4, dictionary ([`dictionary`]): a validity, then the distinct strings once and
+//!   bit-packed codes, when a column repeats a few values.
+//!
+//! Floating-point numbers, intervals and lists stay plain, as do integers that need
+//! their full width and strings that rarely repeat. `docs/storage.md` has the bytes.
+
+pub mod bitpacking;
+pub mod dictionary;
+
+use crate::serialize::{
+    read_validity, read_vector, write_validity, write_vector, ByteReader, ByteWriter,
+};
+use stride_common::{DataType, PhysicalType, Result, Vector, VectorData};
+
+pub const PLAIN: u8 = 0;
+pub const BITPACKED: u8 = 3;
+pub const DICTIONARY: u8 = 4;
+
+/// The first `len` rows of `v` as a segment, in the codec that stores them smallest
+/// of those that apply.
+pub fn encode(v: &Vector, len: usize) -> Vec<u8> {
+    let flat;
+    let v = if v.constant {
+        flat = v.clone().flatten(len);
+        &flat
+    } else {
+        v
+    };
+    let mut w = ByteWriter::new();
+    if let Some((values, min, width, bits)) = integers(v, len) {
+        if width < bits {
+            w.u8(BITPACKED);
+            write_validity(&mut w, v, len);
+            bitpacking::pack(&mut w, &values, min, width);
+            return w.bytes;
+        }
+    }
+    if let VectorData::Str(s) = &v.data {
+        if let Some((values, codes)) = dictionary::analyze(s, len, len / 4 + 1) {
+            w.u8(DICTIONARY);
+            write_validity(&mut w, v, len);
+            dictionary::encode(&mut w, &values, &codes);
+            return w.bytes;
+        }
+    }
+    w.u8(PLAIN);
+    write_vector(&mut w, v, len);
+    w.bytes
+}
+
+/// Reads a segment of `len` rows of type `ty` written by [`encode`].
+pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
+    let mut r = ByteReader::new(bytes, "a column segment");
+    let v = match r.u8()? {
+        PLAIN => read_vector(&mut r, ty, len)?,
+        BITPACKED => {
+            let validity = read_validity(&mut r, len)?;
+            let values = bitpacking::unpack(&mut r, len)?;
+            let data = from_integers(ty, values)
+                .ok_or_else(|| r.corrupt(&format!("a bit-packed segment of type {ty}")))?;
+            Vector::new(ty.clone(), data, validity)
+        }
+        DICTIONARY if ty.physical() == PhysicalType::Str => {
+            let validity = read_validity(&mut r, len)?;
+            Vector::new(
+                ty.clone(),
+                VectorData::Str(dictionary::decode(&mut r, len)?),
+                validity,
+            )
+        }
+        c => return Err(r.corrupt(&format!("unknown codec {c} for type {ty}"))),
+    };
+    if !r.is_at_end() {
+        return Err(r.corrupt("bytes follow the segment's values"));
+    }
+    Ok(v)
+}
+
+/// An integer column's values as i64 (NULL rows take the minimum, so they do not
+/// widen the range), the minimum, the bits the range needs and the bits a value
+/// takes unpacked; `None` for other columns and for DECIMALs beyond 64 bits.
+fn integers(v: &Vector, len: usize) -> Option<(Vec<i64>, i64, u8, u8)> {
+    fn collect<T: Copy>(d: &[T], len: usize, to: impl Fn(T) -> Option<i64>) -> Option<Vec<i64>> {
+        d[..len].iter().map(|&x| to(x)).collect()
+    }
+    let (raw, bits): (Vec<i64>, u8) = match &v.data {
+        VectorData::Bool(d) => (collect(d, len, |x| Some(x as i64))?, 8),
+        VectorData::I8(d) => (collect(d, len, |x| Some(x as i64))?, 8),
+        VectorData::I16(d) => (collect(d, len, |x| Some(x as i64))?, 16),
+        VectorData::I32(d) => (collect(d, len, |x| Some(x as i64))?, 32),
+        VectorData::I64(d) => (collect(d, len, Some)?, 64),
+        VectorData::I128(d) => {
+            // Values of NULL rows may be anything: only valid ones must fit.
+            let vals = (0..len)
+                .map(|i| match v.validity.is_valid(i) {
+                    true => i64::try_from(d[i]).ok(),
+                    false => Some(0),
+                })
+                .collect::<Option<Vec<i64>>>()?;
+            (vals, 128)
+        }
+        _ => return None,
+    };
+    let valid = |i: usize| v.validity.is_valid(i);
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    for (i, &x) in raw.iter().enumerate() {
+        if valid(i) {
+            min = min.min(x);
+            max = max.max(x);
+        }
+    }
+    if min > max {
+        (min, max) = (0, 0); // every row NULL
+    }
+    let values: Vec<i64> = if v.validity.has_nulls() {
+        raw.iter()
+            .enumerate()
+            .map(|(i, &x)| if valid(i) { x } else { min })
+            .collect()
+    } else {
+        raw
+    };
+    let width = bitpacking::width_of(max.wrapping_sub(min) as u64);
+    Some((values, min, width, bits))
+}
+
+/// Integers back into the physical layout of `ty`.
+fn from_integers(ty: &DataType, values: Vec<i64>) -> Option<VectorData> {
+    Some(match ty.physical() {
+        PhysicalType::Bool => {
+            VectorData::Bool(values.iter().map(|&x| x != 0).collect::<Vec<_>>().into())
+        }
+        PhysicalType::I8 => {
+            VectorData::I8(values.iter().map(|&x| x as i8).collect::<Vec<_>>().into())
+        }
+        PhysicalType::I16 => {
+            VectorData::I16(values.iter().map(|&x| x as i16).collect::<Vec<_>>().into())
+        }
+        PhysicalType::I32 => {
+            VectorData::I32(values.iter().map(|&x| x as i32).collect::<Vec<_>>().into())
+        }
+        PhysicalType::I64 => VectorData::I64(values.into()),
+        PhysicalType::I128 => {
+            VectorData::I128(values.iter().map(|&x| x as i128).collect::<Vec<_>>().into())
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::ScalarValue;
+
+    fn round_trip(ty: DataType, values: &[ScalarValue], codec: u8) {
+        let mut v = Vector::empty(&ty);
+        for x in values {
+            v.push(x).unwrap();
+        }
+        let bytes = encode(&v, values.len());
+        assert_eq!(bytes[0], codec, "{ty} {values:?}");
+        let back = decode(&bytes, &ty, values.len()).unwrap();
+        let got: Vec<ScalarValue> = (0..values.len()).map(|i| back.get(i)).collect();
+        assert_eq!(got, values);
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &ty, values.len()).is_err());
+        }
+    }
+
+    #[test]
+    fn each_codec_round_trips() {
+        use ScalarValue::*;
+        let many = |f: &dyn Fn(i64) -> ScalarValue| (0..1000).map(f).collect::<Vec<_>>();
+        round_trip(
+            DataType::Integer,
+            &many(&|i| Integer((i % 7) as i32 - 3)),
+            BITPACKED,
+        );
+        round_trip(
+            DataType::BigInt,
+            &many(&|i| {
+                if i % 5 == 0 {
+                    Null
+                } else {
+                    BigInt((1 << 40) + i)
+                }
+            }),
+            BITPACKED,
+        );
+        round_trip(
+            DataType::BigInt,
+            &[BigInt(i64::MIN), BigInt(i64::MAX), Null],
+            PLAIN,
+        );
+        round_trip(
+            DataType::BigInt,
+            &[BigInt(i64::MIN), BigInt(i64::MAX - 1)],
+            PLAIN,
+        );
+        round_trip(
+            DataType::Integer,
+            &[Integer(i32::MIN), Integer(i32::MAX)],
+            PLAIN,
+        );
+        round_trip(DataType::SmallInt, &[SmallInt(-5), SmallInt(5)], BITPACKED);
+        round_trip(
+            DataType::Boolean,
+            &many(&|i| Boolean(i % 3 == 0)),
+            BITPACKED,
+        );
+        round_trip(
+            DataType::Date,
+            &many(&|i| Date(8000 + i as i32 * 3)),
+            BITPACKED,
+        );
+        round_trip(
+            DataType::Decimal(15, 2),
+            &many(&|i| Decimal(i as i128 * 101, 15, 2)),
+            BITPACKED,
+        );
+        round_trip(
+            DataType::Decimal(38, 0),
+            &[Decimal(i128::MAX, 38, 0), Decimal(0, 38, 0)],
+            PLAIN,
+        );
+        round_trip(
+            DataType::Decimal(38, 0),
+            &[Decimal(5, 38, 0), Null, Decimal(-5, 38, 0)],
+            BITPACKED,
+        );
+        round_trip(DataType::Integer, &[Null, Null, Null], BITPACKED);
+        round_trip(DataType::Integer, &many(&|_| Integer(42)), BITPACKED);
+        let modes = ["MAIL", "SHIP", "a string longer than twelve bytes", ""];
+        round_trip(
+            DataType::Varchar,
+            &many(&|i| {
+                if i % 9 == 0 {
+                    Null
+                } else {
+                    Varchar(modes[i as usize % 4].into())
+                }
+            }),
+            DICTIONARY,
+        );
+        round_trip(
+            DataType::Varchar,
+            &many(&|i| Varchar(format!("unique {i}"))),
+            PLAIN,
+        );
+        round_trip(DataType::Double, &many(&|i| Double(i as f64 / 3.0)), PLAIN);
+    }
+}
