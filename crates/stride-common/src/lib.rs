@@ -27,7 +27,7 @@ pub use chunk::DataChunk;
 pub use error::{Error, ErrorKind, Result};
 pub use interval::Interval;
 pub use scalar::ScalarValue;
-pub use schema::{ColumnSchema, TableSchema};
+pub use schema::{ColumnSchema, TableAlteration, TableSchema};
 pub use selection::SelectionVector;
 pub use settings::Settings;
 pub use string_view::{StringVector, StringView};

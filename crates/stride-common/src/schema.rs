@@ -32,3 +32,12 @@ impl TableSchema {
         self.columns.iter().map(|c| c.ty.clone()).collect()
     }
 }
+
+/// One change of ALTER TABLE.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableAlteration {
+    AddColumn(ColumnSchema),
+    DropColumn(String),
+    RenameColumn { old: String, new: String },
+    RenameTable(String),
+}

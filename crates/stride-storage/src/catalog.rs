@@ -260,6 +260,30 @@ impl Catalog {
         Ok(views.remove(&name.to_ascii_lowercase()).is_some())
     }
 
+    /// Puts `table` (an altered version of the table named `old`) in its place, under
+    /// its own name.
+    pub fn replace_table(&self, old: &str, table: Table) -> Result<()> {
+        let new_key = table.schema.name.to_ascii_lowercase();
+        let old_key = old.to_ascii_lowercase();
+        if new_key != old_key && (self.table(&new_key).is_some() || self.view(&new_key).is_some()) {
+            return Err(Error::catalog(format!(
+                "a table or view named \"{}\" already exists",
+                table.schema.name
+            )));
+        }
+        let mut tables = self
+            .tables
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        if tables.remove(&old_key).is_none() {
+            return Err(Error::catalog(format!(
+                "Table with name {old} does not exist!"
+            )));
+        }
+        tables.insert(new_key, Arc::new(table));
+        Ok(())
+    }
+
     /// Removes a table; `Ok(false)` when it did not exist.
     pub fn drop_table(&self, name: &str) -> Result<bool> {
         let mut tables = self

@@ -354,6 +354,10 @@ fn replay_entry(
         WalEntry::Insert { table: t, parts } => {
             table(&t)?.append_parts(parts)?;
         }
+        WalEntry::AlterTable { table: t, change } => {
+            let altered = table(&t)?.altered(&change)?;
+            catalog.replace_table(&t, altered)?;
+        }
         WalEntry::Delete { table: t, rowids } => {
             let t = table(&t)?;
             t.install(t.delete_rows(&t.snapshot(), &rowids)?)?;

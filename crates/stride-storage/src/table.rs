@@ -590,3 +590,105 @@ pub struct Replacement {
     /// Each unique key's values over `groups`.
     present: Vec<HashSet<String>>,
 }
+
+impl Table {
+    /// The table after ALTER TABLE `change`: a new table with the same id and rows
+    /// (row groups shared where the change leaves them as they are).
+    pub fn altered(&self, change: &stride_common::TableAlteration) -> Result<Table> {
+        use stride_common::TableAlteration as A;
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let mut schema = TableSchema::clone(&self.schema);
+        let mut groups = data.row_groups.clone();
+        let mut unique: Vec<UniqueKey> = data
+            .unique
+            .iter()
+            .map(|k| UniqueKey {
+                columns: k.columns.clone(),
+                present: k.present.clone(),
+            })
+            .collect();
+        let mut indexes = data.indexes.clone();
+        let position = |name: &str| {
+            self.schema.column_index(name).ok_or_else(|| {
+                Error::binder(format!(
+                    "Table \"{}\" does not have a column with name \"{name}\"",
+                    self.schema.name
+                ))
+            })
+        };
+        match change {
+            A::AddColumn(col) => {
+                let value = col.default.clone().unwrap_or(ScalarValue::Null);
+                if col.not_null && value.is_null() && groups.iter().any(|g| g.len > 0) {
+                    return Err(Error::constraint(format!(
+                        "NOT NULL constraint failed: {}.{} (the table has rows, and the new column has no DEFAULT)",
+                        schema.name, col.name
+                    )));
+                }
+                for g in &mut groups {
+                    let mut new = RowGroup::clone(g);
+                    new.columns
+                        .push(Vector::constant(&value, &col.ty)?.flatten(g.len));
+                    *g = Arc::new(new);
+                }
+                schema.columns.push(col.clone());
+            }
+            A::DropColumn(name) => {
+                let c = position(name)?;
+                if schema.columns.len() == 1 {
+                    return Err(Error::catalog(format!(
+                        "cannot drop column \"{name}\": it is the only column of table \"{}\"; drop the table instead",
+                        schema.name
+                    )));
+                }
+                let used = unique.iter().any(|k| k.columns.contains(&c))
+                    || indexes.iter().any(|i| i.columns.contains(&c));
+                if used {
+                    return Err(Error::catalog(format!(
+                        "cannot drop column \"{name}\": a key or index of table \"{}\" uses it; drop that first",
+                        schema.name
+                    )));
+                }
+                let shift = |p: &mut usize| {
+                    if *p > c {
+                        *p -= 1
+                    }
+                };
+                unique
+                    .iter_mut()
+                    .for_each(|k| k.columns.iter_mut().for_each(shift));
+                schema
+                    .unique_keys
+                    .iter_mut()
+                    .for_each(|k| k.iter_mut().for_each(shift));
+                indexes
+                    .iter_mut()
+                    .for_each(|i| i.columns.iter_mut().for_each(shift));
+                for g in &mut groups {
+                    let mut new = RowGroup::clone(g);
+                    new.columns.remove(c);
+                    *g = Arc::new(new);
+                }
+                schema.columns.remove(c);
+            }
+            A::RenameColumn { old, new } => {
+                let c = position(old)?;
+                schema.columns[c].name = new.clone();
+            }
+            A::RenameTable(new) => schema.name = new.clone(),
+        }
+        Ok(Table {
+            id: self.id,
+            schema: Arc::new(schema),
+            data: RwLock::new(TableData {
+                row_groups: groups,
+                unique,
+                indexes,
+            }),
+            distinct: Mutex::new(HashMap::new()),
+        })
+    }
+}

@@ -59,6 +59,10 @@ pub enum WalEntry {
         table: String,
         groups: Vec<(usize, Vec<Extent>)>,
     },
+    AlterTable {
+        table: String,
+        change: stride_common::TableAlteration,
+    },
     /// Rows deleted, by row id (sorted, distinct) as of the replay's state at this
     /// point: the layout of row groups is the same at replay as when it was logged.
     Delete {
@@ -269,6 +273,38 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                     }
                 }
             }
+            WalEntry::AlterTable { table, change } => {
+                use stride_common::TableAlteration as A;
+                w.u8(11);
+                w.str(table);
+                match change {
+                    A::AddColumn(c) => {
+                        w.u8(1);
+                        // A one-column schema carries the column's definition.
+                        write_schema(
+                            w,
+                            &TableSchema {
+                                name: String::new(),
+                                columns: vec![c.clone()],
+                                unique_keys: vec![],
+                            },
+                        );
+                    }
+                    A::DropColumn(c) => {
+                        w.u8(2);
+                        w.str(c);
+                    }
+                    A::RenameColumn { old, new } => {
+                        w.u8(3);
+                        w.str(old);
+                        w.str(new);
+                    }
+                    A::RenameTable(new) => {
+                        w.u8(4);
+                        w.str(new);
+                    }
+                }
+            }
             WalEntry::Delete { table, rowids } => {
                 w.u8(9);
                 w.str(table);
@@ -373,6 +409,26 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                     groups.push((len, extents));
                 }
                 WalEntry::InsertStored { table, groups }
+            }
+            11 => {
+                use stride_common::TableAlteration as A;
+                let table = r.str()?;
+                let change = match r.u8()? {
+                    1 => {
+                        let s = read_schema(&mut r)?;
+                        let [c] = <[_; 1]>::try_from(s.columns)
+                            .map_err(|_| r.corrupt("ADD COLUMN names one column"))?;
+                        A::AddColumn(c)
+                    }
+                    2 => A::DropColumn(r.str()?),
+                    3 => A::RenameColumn {
+                        old: r.str()?,
+                        new: r.str()?,
+                    },
+                    4 => A::RenameTable(r.str()?),
+                    k => return Err(r.corrupt(&format!("unknown ALTER TABLE change {k}"))),
+                };
+                WalEntry::AlterTable { table, change }
             }
             9 => {
                 let table = r.str()?;

@@ -752,6 +752,30 @@ impl Connection {
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
+            BoundStatement::AlterTable { table, change } => {
+                let Some(change) = change else {
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                };
+                let mut writer = self.writer()?;
+                let catalog = self.catalog();
+                let t = catalog.table(&table).ok_or_else(|| {
+                    Error::catalog(format!("Table with name {table} does not exist!"))
+                })?;
+                let altered = t.altered(&change)?;
+                if let stride_common::TableAlteration::RenameTable(new) = &change {
+                    catalog.check_new_table(new, false)?;
+                }
+                log(
+                    &mut writer,
+                    &[WalEntry::AlterTable {
+                        table: t.schema.name.clone(),
+                        change,
+                    }],
+                )?;
+                catalog.replace_table(&t.schema.name, altered)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
             BoundStatement::Delete {
                 table_id,
                 table,
@@ -1061,6 +1085,7 @@ fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
         let name = match e {
             WalEntry::Delete { table, .. } | WalEntry::Update { table, .. } => table,
             WalEntry::DropTable { name } => name,
+            WalEntry::AlterTable { table, .. } => table,
             WalEntry::CreateTable {
                 schema,
                 replace: true,

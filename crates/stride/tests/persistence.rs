@@ -110,11 +110,18 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
     );
     exec(&db, "CHECKPOINT");
     exec(&db, "INSERT INTO t VALUES (4, 'four', 4, [4])");
+    exec(&db, "ALTER TABLE t ADD COLUMN z INTEGER DEFAULT 5");
+    exec(&db, "ALTER TABLE t DROP COLUMN l");
+    exec(&db, "ALTER TABLE big RENAME TO big2");
+    exec(&db, "ALTER TABLE big2 RENAME COLUMN g TO grp");
     drop(conn);
     drop(db);
     let db = Database::open(&path).unwrap();
-    assert_eq!(int(&query(&db, "SELECT count(*) FROM big")[0][0]), 300010);
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM big2")[0][0]), 300010);
+    assert_eq!(int(&query(&db, "SELECT max(grp) FROM big2")[0][0]), 6);
     assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 4);
+    assert_eq!(int(&query(&db, "SELECT sum(z) FROM t")[0][0]), 20);
+    assert_eq!(query(&db, "SELECT * FROM t WHERE id = 4")[0].len(), 4);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -290,6 +297,8 @@ fn child_changes(path: &str) {
         "INSERT INTO t VALUES (0, 'zero', 0)",
         "UPDATE t SET v = 1000000 WHERE id = 0",
         "DELETE FROM t WHERE id > 199990",
+        "ALTER TABLE t ADD COLUMN w INTEGER DEFAULT 7",
+        "ALTER TABLE t RENAME COLUMN s TO label",
     ] {
         conn.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
@@ -332,7 +341,7 @@ fn updates_and_deletes_replay_from_the_log() {
     let check = |db: &Database| {
         let r = &query(
             db,
-            "SELECT count(*), sum(v), count(*) FILTER (WHERE s = 'changed'), max(id) FROM t",
+            "SELECT count(*), sum(v), count(*) FILTER (WHERE label = 'changed'), max(id), sum(w) FROM t",
         )[0];
         // Odd ids up to 199989, v = id except multiples of 3 (negated), plus row 0.
         let odd: Vec<i64> = (1..=199989).step_by(2).collect();
@@ -343,8 +352,14 @@ fn updates_and_deletes_replay_from_the_log() {
             + 1_000_000;
         let changed = odd.iter().filter(|&&i| i % 3 == 0).count() as i64;
         assert_eq!(
-            (int(&r[0]), int(&r[1]), int(&r[2]), int(&r[3])),
-            (odd.len() as i64 + 1, sum, changed, 199989)
+            (int(&r[0]), int(&r[1]), int(&r[2]), int(&r[3]), int(&r[4])),
+            (
+                odd.len() as i64 + 1,
+                sum,
+                changed,
+                199989,
+                7 * (odd.len() as i64 + 1)
+            )
         );
     };
     let db = Database::open(&path).unwrap();
@@ -352,7 +367,7 @@ fn updates_and_deletes_replay_from_the_log() {
     check(&db);
     let conn = db.connect().unwrap();
     let dup = conn
-        .execute("INSERT INTO t VALUES (1, 'dup', 1)")
+        .execute("INSERT INTO t VALUES (1, 'dup', 1, 1)")
         .unwrap_err();
     assert!(dup.message.contains("Duplicate key"), "{dup}");
     drop(conn);

@@ -8,7 +8,7 @@ use super::scope::Scope;
 use super::types::convert_data_type;
 use super::{Binder, BoundStatement};
 use sqlparser::ast;
-use stride_common::{ColumnSchema, DataType, Error, Result, TableSchema};
+use stride_common::{ColumnSchema, DataType, Error, Result, TableAlteration, TableSchema};
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
@@ -27,39 +27,9 @@ impl Binder<'_> {
                     "Column with name {cname} already exists in table \"{name}\""
                 )));
             }
-            let ty = convert_data_type(&c.data_type)?;
-            let mut col = ColumnSchema {
-                name: cname.clone(),
-                ty: ty.clone(),
-                not_null: false,
-                default: None,
-            };
-            for opt in &c.options {
-                match &opt.option {
-                    ast::ColumnOption::Null => {}
-                    ast::ColumnOption::NotNull => col.not_null = true,
-                    ast::ColumnOption::Default(e) => {
-                        let scope = Scope::default();
-                        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
-                        let bound = cast_expr(self.bind_expr(e, &mut ctx)?, &ty)?;
-                        let v = fold_constant(&bound)?.ok_or_else(|| {
-                            Error::not_supported(format!(
-                                "DEFAULT of column {cname} must be a constant for now"
-                            ))
-                        })?;
-                        col.default = Some(v);
-                    }
-                    ast::ColumnOption::PrimaryKey(_) => {
-                        col.not_null = true;
-                        unique_keys.push(vec![i]);
-                    }
-                    ast::ColumnOption::Unique(_) => unique_keys.push(vec![i]),
-                    other => {
-                        return Err(Error::not_supported(format!(
-                            "column option {other} is not supported yet"
-                        )))
-                    }
-                }
+            let (col, key) = self.bind_column_def(c)?;
+            if key {
+                unique_keys.push(vec![i]);
             }
             columns.push(col);
         }
@@ -147,6 +117,150 @@ impl Binder<'_> {
             if_not_exists: ct.if_not_exists,
             or_replace: ct.or_replace,
             source,
+        })
+    }
+
+    /// A column definition: its schema, and whether it is a PRIMARY KEY or UNIQUE.
+    fn bind_column_def(&mut self, c: &ast::ColumnDef) -> Result<(ColumnSchema, bool)> {
+        let cname = ident_name(&c.name);
+        let ty = convert_data_type(&c.data_type)?;
+        let mut col = ColumnSchema {
+            name: cname.clone(),
+            ty: ty.clone(),
+            not_null: false,
+            default: None,
+        };
+        let mut key = false;
+        for opt in &c.options {
+            match &opt.option {
+                ast::ColumnOption::Null => {}
+                ast::ColumnOption::NotNull => col.not_null = true,
+                ast::ColumnOption::Default(e) => {
+                    let scope = Scope::default();
+                    let mut ctx = ExprCtx::new(&scope, "DEFAULT");
+                    let bound = cast_expr(self.bind_expr(e, &mut ctx)?, &ty)?;
+                    let v = fold_constant(&bound)?.ok_or_else(|| {
+                        Error::not_supported(format!(
+                            "DEFAULT of column {cname} must be a constant for now"
+                        ))
+                    })?;
+                    col.default = Some(v);
+                }
+                ast::ColumnOption::PrimaryKey(_) => {
+                    col.not_null = true;
+                    key = true;
+                }
+                ast::ColumnOption::Unique(_) => key = true,
+                other => {
+                    return Err(Error::not_supported(format!(
+                        "column option {other} is not supported yet"
+                    )))
+                }
+            }
+        }
+        Ok((col, key))
+    }
+
+    /// ALTER TABLE with one of ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO.
+    pub(super) fn bind_alter_table(&mut self, at: &ast::AlterTable) -> Result<BoundStatement> {
+        let name = object_name(&at.name)?;
+        let Some((_, schema)) = self.catalog.table(&name) else {
+            if at.if_exists {
+                return Ok(BoundStatement::AlterTable {
+                    table: name,
+                    change: None,
+                });
+            }
+            return Err(Error::catalog(format!(
+                "Table with name {name} does not exist!"
+            )));
+        };
+        let [op] = at.operations.as_slice() else {
+            return Err(Error::not_supported(
+                "ALTER TABLE with several changes at once is not supported yet; run one ALTER TABLE per change",
+            ));
+        };
+        let has = |c: &str| schema.column_index(c).is_some();
+        use ast::AlterTableOperation as Op;
+        let change = match op {
+            Op::AddColumn {
+                if_not_exists,
+                column_def,
+                column_position: None,
+                ..
+            } => {
+                let (col, key) = self.bind_column_def(column_def)?;
+                if key {
+                    return Err(Error::not_supported(
+                        "ADD COLUMN with PRIMARY KEY or UNIQUE is not supported yet",
+                    ));
+                }
+                if has(&col.name) {
+                    if *if_not_exists {
+                        None
+                    } else {
+                        return Err(Error::catalog(format!(
+                            "Column with name {} already exists in table \"{}\"",
+                            col.name, schema.name
+                        )));
+                    }
+                } else {
+                    Some(TableAlteration::AddColumn(col))
+                }
+            }
+            Op::DropColumn {
+                column_names,
+                if_exists,
+                ..
+            } => {
+                let [c] = column_names.as_slice() else {
+                    return Err(Error::not_supported("DROP COLUMN takes one column for now"));
+                };
+                let c = ident_name(c);
+                if !has(&c) {
+                    if *if_exists {
+                        None
+                    } else {
+                        return Err(Error::binder(format!(
+                            "Table \"{}\" does not have a column with name \"{c}\"",
+                            schema.name
+                        )));
+                    }
+                } else {
+                    Some(TableAlteration::DropColumn(c))
+                }
+            }
+            Op::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let (old, new) = (ident_name(old_column_name), ident_name(new_column_name));
+                if !has(&old) {
+                    return Err(Error::binder(format!(
+                        "Table \"{}\" does not have a column with name \"{old}\"",
+                        schema.name
+                    )));
+                }
+                if has(&new) && !old.eq_ignore_ascii_case(&new) {
+                    return Err(Error::catalog(format!(
+                        "Column with name {new} already exists in table \"{}\"",
+                        schema.name
+                    )));
+                }
+                Some(TableAlteration::RenameColumn { old, new })
+            }
+            Op::RenameTable {
+                table_name: ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n),
+            } => Some(TableAlteration::RenameTable(object_name(n)?)),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "ALTER TABLE ... {other} is not supported yet"
+                )))
+            }
+        };
+        Ok(BoundStatement::AlterTable {
+            table: schema.name.clone(),
+            change,
         })
     }
 

@@ -83,6 +83,11 @@ pub enum BoundStatement {
         table: String,
         source: LogicalPlan,
     },
+    /// ALTER TABLE: `None` when IF [NOT] EXISTS makes it do nothing.
+    AlterTable {
+        table: String,
+        change: Option<stride_common::TableAlteration>,
+    },
     /// `plan` yields the row ids (positions in the table) of the rows to delete.
     Delete {
         table_id: u64,
@@ -215,6 +220,7 @@ impl<'a> Binder<'a> {
                 ..
             } => self.bind_drop(object_type, *if_exists, names),
             S::CreateIndex(ci) => self.bind_create_index(ci),
+            S::AlterTable(at) => self.bind_alter_table(at),
             S::CreateView(cv) => self.bind_create_view(cv),
             S::Insert(ins) => self.bind_insert(ins),
             S::Delete(d) => self.bind_delete(d),

@@ -98,7 +98,11 @@ mod tests {
                 pack(&mut w, &values, min, width);
                 assert_eq!(w.bytes.len(), 9 + (len * width as usize).div_ceil(8));
                 let mut r = ByteReader::new(&w.bytes, "test");
-                assert_eq!(unpack(&mut r, len).unwrap(), values, "width {width} len {len}");
+                assert_eq!(
+                    unpack(&mut r, len).unwrap(),
+                    values,
+                    "width {width} len {len}"
+                );
                 assert!(r.is_at_end());
             }
         }
