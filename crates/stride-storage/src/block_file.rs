@@ -59,7 +59,7 @@ impl BlockFile {
     /// Opens a database file, writing the first header if the file is empty.
     pub fn open(path: &str, file: Arc<dyn StorageFile>, writable: bool) -> Result<BlockFile> {
         let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
-        let len = file.len().map_err(io)?;
+        let len = file.size().map_err(io)?;
         if len == 0 {
             if !writable {
                 return Err(Error::io(format!(

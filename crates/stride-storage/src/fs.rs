@@ -15,7 +15,7 @@ pub trait StorageFile: Send + Sync {
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
     /// Makes every write so far durable (fsync).
     fn sync(&self) -> io::Result<()>;
-    fn len(&self) -> io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
     fn set_len(&self, len: u64) -> io::Result<()>;
     /// Takes an advisory lock on the whole file for this process (shared for readers,
     /// exclusive for a writer). `Ok(Err(pid))` when another process holds a
@@ -70,7 +70,7 @@ impl StorageFile for OsFile {
         self.0.sync_data()
     }
 
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.0.metadata()?.len())
     }
 
@@ -179,8 +179,8 @@ impl StorageFile for FaultyFile {
         self.inner.sync()
     }
 
-    fn len(&self) -> io::Result<u64> {
-        self.inner.len()
+    fn size(&self) -> io::Result<u64> {
+        self.inner.size()
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {

@@ -106,7 +106,7 @@ impl Wal {
         writable: bool,
     ) -> Result<(Wal, Vec<Vec<WalEntry>>, Recovery)> {
         let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
-        let size = file.len().map_err(io)?;
+        let size = file.size().map_err(io)?;
         let mut bytes = vec![0u8; size as usize];
         file.read_at(&mut bytes, 0).map_err(io)?;
         let mut wal = Wal {

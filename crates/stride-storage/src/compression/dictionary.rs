@@ -12,11 +12,7 @@ use stride_common::{Result, StringVector};
 
 /// The distinct values of the first `len` rows (in first-seen order) and each row's
 /// code, when there are at most `limit` of them.
-pub fn analyze<'a>(
-    s: &'a StringVector,
-    len: usize,
-    limit: usize,
-) -> Option<(Vec<&'a [u8]>, Vec<i64>)> {
+pub fn analyze(s: &StringVector, len: usize, limit: usize) -> Option<(Vec<&[u8]>, Vec<i64>)> {
     let mut index: HashMap<&[u8], i64> = HashMap::new();
     let mut values = Vec::new();
     let mut codes = Vec::with_capacity(len);
