@@ -262,6 +262,36 @@ fn read_scalar(r: &mut ByteReader, ty: &DataType) -> Result<ScalarValue> {
     Ok(read_vector(r, ty, 1)?.get(0))
 }
 
+/// Strings: the byte length of each (u32), their total byte count (u64), then their
+/// bytes one after another.
+pub fn write_strings(w: &mut ByteWriter, strings: &[&[u8]]) {
+    for b in strings {
+        w.len_of(b.len());
+    }
+    w.u64(strings.iter().map(|b| b.len() as u64).sum());
+    for b in strings {
+        w.raw(b);
+    }
+}
+
+/// `n` strings written by [`write_strings`], checked to be UTF-8.
+pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize) -> Result<Vec<&'a str>> {
+    let lens = r.raw(n.checked_mul(4).ok_or_else(|| r.corrupt("string count"))?)?;
+    let total = r.u64()?;
+    let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
+    let mut out = Vec::with_capacity(n);
+    let mut at = 0usize;
+    for c in lens.chunks_exact(4) {
+        let k = u32::from_le_bytes(c.try_into().expect("4")) as usize;
+        let piece = bytes
+            .get(at..at + k)
+            .ok_or_else(|| r.corrupt("string lengths exceed the string bytes"))?;
+        out.push(std::str::from_utf8(piece).map_err(|_| r.corrupt("a string is not UTF-8"))?);
+        at += k;
+    }
+    Ok(out)
+}
+
 /// Which of the first `len` rows of `v` are not NULL: a flag byte (0: all of them; 1:
 /// a bitmap of `ceil(len / 8)` bytes follows, bit i set when row i is valid; 2: none).
 pub fn write_validity(w: &mut ByteWriter, v: &Vector, len: usize) {
@@ -324,17 +354,8 @@ pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
             w.raw(&x.micros.to_le_bytes());
         }),
         VectorData::Str(s) => {
-            // Lengths first, then the bytes of every string one after another.
-            let mut total = 0u64;
-            for i in 0..len {
-                let b = s.bytes_of(&s.views[i]);
-                w.len_of(b.len());
-                total += b.len() as u64;
-            }
-            w.u64(total);
-            for i in 0..len {
-                w.raw(s.bytes_of(&s.views[i]));
-            }
+            let strings: Vec<&[u8]> = (0..len).map(|i| s.bytes_of(&s.views[i])).collect();
+            write_strings(w, &strings);
         }
         VectorData::List(l) => {
             let base = l.offsets[0];
@@ -392,21 +413,11 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             VectorData::Interval(v.into())
         }
         PhysicalType::Str => {
-            let lens = r.raw(len * 4)?;
-            let total = r.u64()?;
-            let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
+            let strings = read_strings(r, len)?;
             let mut s = stride_common::StringVector::with_capacity(len);
-            s.reserve_heap(bytes.len());
-            let mut at = 0usize;
-            for c in lens.chunks_exact(4) {
-                let n = u32::from_le_bytes(c.try_into().expect("4")) as usize;
-                let piece = bytes
-                    .get(at..at + n)
-                    .ok_or_else(|| r.corrupt("string lengths exceed the string bytes"))?;
-                let text =
-                    std::str::from_utf8(piece).map_err(|_| r.corrupt("a string is not UTF-8"))?;
+            s.reserve_heap(strings.iter().map(|x| x.len()).sum());
+            for text in strings {
                 s.push(text);
-                at += n;
             }
             VectorData::Str(s)
         }

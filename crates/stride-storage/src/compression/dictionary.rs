@@ -6,7 +6,7 @@
 //! byte count (u64) and bytes, then the codes bit-packed (see `bitpacking`, minimum 0).
 
 use super::bitpacking;
-use crate::serialize::{ByteReader, ByteWriter};
+use crate::serialize::{read_strings, write_strings, ByteReader, ByteWriter};
 use std::collections::HashMap;
 use stride_common::{Result, StringVector};
 
@@ -33,34 +33,14 @@ pub fn analyze(s: &StringVector, len: usize, limit: usize) -> Option<(Vec<&[u8]>
 
 pub fn encode(w: &mut ByteWriter, values: &[&[u8]], codes: &[i64]) {
     w.len_of(values.len());
-    let mut total = 0u64;
-    for v in values {
-        w.len_of(v.len());
-        total += v.len() as u64;
-    }
-    w.u64(total);
-    for v in values {
-        w.raw(v);
-    }
+    write_strings(w, values);
     let width = bitpacking::width_of(values.len().saturating_sub(1) as u64);
     bitpacking::pack(w, codes, 0, width);
 }
 
 pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
     let n = r.len_of(4)?;
-    let lens = r.raw(n * 4)?;
-    let total = r.u64()?;
-    let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
-    let mut values: Vec<&str> = Vec::with_capacity(n);
-    let mut at = 0usize;
-    for c in lens.chunks_exact(4) {
-        let k = u32::from_le_bytes(c.try_into().expect("4")) as usize;
-        let piece = bytes
-            .get(at..at + k)
-            .ok_or_else(|| r.corrupt("dictionary lengths exceed its bytes"))?;
-        values.push(std::str::from_utf8(piece).map_err(|_| r.corrupt("a string is not UTF-8"))?);
-        at += k;
-    }
+    let values = read_strings(r, n)?;
     let codes = bitpacking::unpack(r, len)?;
     let mut s = StringVector::with_capacity(len);
     for c in codes {
