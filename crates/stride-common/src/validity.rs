@@ -116,10 +116,10 @@ impl Validity {
             return;
         }
         self.materialize(len + other_len);
+        // Every bit is written: bits past the end of `self` may be either value (a
+        // mask made by `all_invalid` has them clear).
         for i in 0..other_len {
-            if !other.is_valid(i) {
-                self.set_invalid(len + i, len + other_len);
-            }
+            self.set(len + i, other.is_valid(i), len + other_len);
         }
     }
 }
@@ -127,6 +127,13 @@ impl Validity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn append_after_an_all_invalid_mask() {
+        let mut v = Validity::all_invalid(3);
+        v.append(3, &Validity::all_valid(), 2);
+        assert!(!v.is_valid(2) && v.is_valid(3) && v.is_valid(4));
+    }
 
     #[test]
     fn set_and_take() {

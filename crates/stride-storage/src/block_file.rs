@@ -60,6 +60,15 @@ impl BlockFile {
     pub fn open(path: &str, file: Arc<dyn StorageFile>, writable: bool) -> Result<BlockFile> {
         let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
         let len = file.size().map_err(io)?;
+        if len > 0 && len <= BLOCKS_START && writable {
+            // A crash while the file was being created leaves zeros: start it again.
+            let mut head = vec![0u8; len as usize];
+            file.read_at(&mut head, 0).map_err(io)?;
+            if head.iter().all(|&b| b == 0) {
+                file.set_len(0).map_err(io)?;
+                return Self::open(path, file, writable);
+            }
+        }
         if len == 0 {
             if !writable {
                 return Err(Error::io(format!(
@@ -110,6 +119,11 @@ impl BlockFile {
                 "\"{path}\" is not a stride database file (it does not start with the bytes \"STRIDEDB\")"
             )));
         }
+        // A slot naming more metadata than its blocks carry is damaged however its
+        // checksum came out. (It may name more blocks than the file holds: free ones
+        // at the end are cut off after the switch.)
+        let blocks_in_file = len.saturating_sub(BLOCKS_START).div_ceil(BLOCK_SIZE as u64);
+        slots.retain(|h| h.metadata_len <= h.block_count.saturating_mul(PAYLOAD as u64));
         let header = slots
             .into_iter()
             .max_by_key(|h| h.iteration)
@@ -122,7 +136,7 @@ impl BlockFile {
             path: path.to_string(),
             file,
             header,
-            used: vec![false; header.block_count as usize],
+            used: vec![false; header.block_count.min(blocks_in_file) as usize],
         })
     }
 

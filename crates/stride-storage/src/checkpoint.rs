@@ -9,7 +9,7 @@
 //! segment is) goes into a chain of blocks, and [`BlockFile::switch`] makes it the
 //! database.
 
-use crate::block_file::{BlockFile, BlockWriter, Extent};
+use crate::block_file::{BlockFile, BlockWriter, Extent, PAYLOAD};
 use crate::catalog::{Catalog, View};
 use crate::serialize::{
     read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
@@ -78,11 +78,16 @@ pub fn write_extent(w: &mut ByteWriter, e: &Extent) {
 pub fn read_extent(r: &mut ByteReader) -> Result<Extent> {
     let n = r.len_of(8)?;
     let blocks = (0..n).map(|_| r.u64()).collect::<Result<Vec<_>>>()?;
-    Ok(Extent {
+    let e = Extent {
         blocks,
         offset: r.u32()?,
         len: r.u64()?,
-    })
+    };
+    let room = (e.blocks.len() as u64 * PAYLOAD as u64).saturating_sub(e.offset as u64);
+    if e.offset as usize >= PAYLOAD || e.len > room {
+        return Err(r.corrupt("a run of bytes does not fit the blocks it names"));
+    }
+    Ok(e)
 }
 
 /// Writes a checkpoint of `catalog` and switches the file to it. `stored` is updated
@@ -161,16 +166,23 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog) -> Result<StoredGroups> {
         let types = schema.types();
         let mut indexes = Vec::new();
         for _ in 0..r.len_of(13)? {
-            indexes.push(IndexInfo {
+            let index = IndexInfo {
                 id: r.u64()?,
                 name: r.str()?,
                 columns: read_positions(&mut r)?,
                 unique: r.bool()?,
-            });
+            };
+            if index.columns.iter().any(|&c| c >= types.len()) {
+                return Err(r.corrupt("an index names a column its table lacks"));
+            }
+            indexes.push(index);
         }
         let mut groups = Vec::new();
         for _ in 0..r.len_of(8)? {
-            let len = usize::try_from(r.u64()?).map_err(|_| r.corrupt("row count"))?;
+            let len = usize::try_from(r.u64()?)
+                .ok()
+                .filter(|&n| n <= stride_common::MORSEL_SIZE)
+                .ok_or_else(|| r.corrupt("a row group's row count"))?;
             let extents = (0..types.len())
                 .map(|_| read_extent(&mut r))
                 .collect::<Result<Vec<_>>>()?;

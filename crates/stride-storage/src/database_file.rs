@@ -109,14 +109,7 @@ impl DatabaseFile {
         }
         let mut blocks = BlockFile::open(path, file, !read_only)?;
         if created {
-            if let Some(dir) = Path::new(path).parent() {
-                let dir = if dir.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    dir
-                };
-                let _ = fs.sync_dir(dir);
-            }
+            sync_parent(fs, path);
         }
         let catalog = Arc::new(Catalog::new());
         let mut stored = checkpoint::load(&mut blocks, &catalog)?;
@@ -130,6 +123,9 @@ impl DatabaseFile {
                 .map_err(|e| Error::io(format!("cannot open \"{wal_path}\": {e}")))?;
             let (wal, commits, recovery) =
                 Wal::open(&wal_path, wal_file, blocks.header.iteration, !read_only)?;
+            if !wal_exists {
+                sync_parent(fs, &wal_path);
+            }
             (Some(wal).filter(|_| !read_only), commits, recovery)
         };
         for entries in commits {
@@ -205,6 +201,19 @@ impl Drop for DatabaseFile {
     }
 }
 
+/// Makes a newly created file's directory entry durable (best effort: a failure
+/// leaves a file that may vanish in a crash, which is then created again).
+fn sync_parent(fs: &dyn FileSystem, path: &str) {
+    if let Some(dir) = Path::new(path).parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let _ = fs.sync_dir(dir);
+    }
+}
+
 fn forget(key: &Path) {
     if let Ok(mut open) = OPEN_FILES.lock() {
         if let Some(set) = open.as_mut() {
@@ -266,17 +275,27 @@ impl Writer<'_> {
     /// Writes a checkpoint and empties the WAL.
     pub fn checkpoint(&mut self) -> Result<()> {
         let state = &mut *self.state;
+        let before = state.blocks.header.iteration;
         let result = checkpoint::checkpoint(&mut state.blocks, &self.db.catalog, &mut state.stored)
             .and_then(|_| match state.wal.as_mut() {
                 Some(wal) => wal.reset(state.blocks.header.iteration),
                 None => Ok(()),
             });
         if let Err(e) = &result {
-            if e.message.contains("cannot sync") {
+            // After the header switch the log must be reset before any commit is
+            // appended to it (a log naming the old checkpoint is ignored at open).
+            let switched = state.blocks.header.iteration != before;
+            if switched || e.message.contains("cannot sync") {
                 state.failed = Some(e.message.clone());
             }
         }
         result
+    }
+
+    /// Refuses every later write: a change was logged but could not be applied, so
+    /// memory and the log may disagree until the database is reopened.
+    pub fn poison(&mut self, why: &str) {
+        self.state.failed.get_or_insert_with(|| why.to_string());
     }
 
     /// Checkpoints when the WAL has grown past the threshold.
@@ -369,7 +388,12 @@ fn replay_entry(
             values,
         } => {
             let t = table(&t)?;
-            if columns.iter().any(|&c| c >= t.schema.columns.len()) {
+            let fits = columns.len() == values.len()
+                && columns
+                    .iter()
+                    .zip(&values)
+                    .all(|(&c, v)| t.schema.columns.get(c).is_some_and(|col| col.ty == v.ty));
+            if !fits {
                 return Err(Error::io(format!(
                     "the WAL updates a column table \"{}\" lacks",
                     t.schema.name
@@ -384,6 +408,11 @@ fn replay_entry(
             let mut cache = None;
             let mut read = Vec::with_capacity(groups.len());
             for (len, extents) in groups {
+                if len > stride_common::MORSEL_SIZE || extents.len() != types.len() {
+                    return Err(Error::io(
+                        "the WAL names a row group that does not fit its table",
+                    ));
+                }
                 let g = Arc::new(checkpoint::read_group(
                     blocks, &types, len, &extents, &mut cache,
                 )?);

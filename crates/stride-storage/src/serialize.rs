@@ -15,6 +15,8 @@ use stride_common::{
 #[derive(Default)]
 pub struct ByteWriter {
     pub bytes: Vec<u8>,
+    /// Set when a length did not fit its 32 bits: the bytes must not be used.
+    pub overflowed: bool,
 }
 
 impl ByteWriter {
@@ -35,7 +37,11 @@ impl ByteWriter {
     }
 
     pub fn len_of(&mut self, n: usize) {
-        self.u32(u32::try_from(n).expect("lengths in the file fit 32 bits"));
+        let v = u32::try_from(n).unwrap_or_else(|_| {
+            self.overflowed = true;
+            u32::MAX
+        });
+        self.u32(v);
     }
 
     pub fn str(&mut self, s: &str) {
@@ -74,6 +80,14 @@ impl<'a> ByteReader<'a> {
             "{} is damaged at byte {}: {detail}",
             self.what, self.pos
         ))
+    }
+
+    /// `count` items of `size` bytes each.
+    pub fn items(&mut self, count: usize, size: usize) -> Result<&'a [u8]> {
+        let n = count
+            .checked_mul(size)
+            .ok_or_else(|| self.corrupt(&format!("{count} items of {size} bytes")))?;
+        self.raw(n)
     }
 
     pub fn raw(&mut self, n: usize) -> Result<&'a [u8]> {
@@ -276,7 +290,7 @@ pub fn write_strings(w: &mut ByteWriter, strings: &[&[u8]]) {
 
 /// `n` strings written by [`write_strings`], checked to be UTF-8.
 pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize) -> Result<Vec<&'a str>> {
-    let lens = r.raw(n.checked_mul(4).ok_or_else(|| r.corrupt("string count"))?)?;
+    let lens = r.items(n, 4)?;
     let total = r.u64()?;
     let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
     let mut out = Vec::with_capacity(n);
@@ -320,7 +334,7 @@ pub fn read_validity(r: &mut ByteReader, len: usize) -> Result<Validity> {
     Ok(match r.u8()? {
         0 => Validity::all_valid(),
         1 => {
-            let bits = r.raw(len.div_ceil(8))?;
+            let bits = r.items(len.div_ceil(8), 1)?;
             Validity::from_fn(len, |i| bits[i / 8] & (1 << (i % 8)) != 0)
         }
         2 => Validity::all_invalid(len),
@@ -375,7 +389,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
     macro_rules! fixed {
         ($t:ty, $variant:ident) => {{
             const W: usize = std::mem::size_of::<$t>();
-            let bytes = r.raw(len * W)?;
+            let bytes = r.items(len, W)?;
             VectorData::$variant(
                 bytes
                     .chunks_exact(W)
@@ -401,7 +415,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
         PhysicalType::F32 => fixed!(f32, F32),
         PhysicalType::F64 => fixed!(f64, F64),
         PhysicalType::Interval => {
-            let bytes = r.raw(len * 16)?;
+            let bytes = r.items(len, 16)?;
             let v: Vec<Interval> = bytes
                 .chunks_exact(16)
                 .map(|c| Interval {
@@ -425,7 +439,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             let DataType::List(child_ty) = ty else {
                 return Err(Error::internal(format!("{ty} is not a list type")));
             };
-            let raw = r.raw((len + 1) * 4)?;
+            let raw = r.items(len.saturating_add(1), 4)?;
             let offsets: Vec<u32> = raw
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4")))

@@ -213,6 +213,22 @@ impl Table {
         data: &TableData,
         parts: impl Iterator<Item = (&'a [Vector], usize)> + Clone,
     ) -> Result<Vec<HashSet<String>>> {
+        for (cols, _) in parts.clone() {
+            let fits = cols.len() == self.schema.columns.len()
+                && cols
+                    .iter()
+                    .zip(&self.schema.columns)
+                    .all(|(v, c)| v.ty == c.ty);
+            if !fits {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!(
+                        "Transaction conflict: the rows do not fit table \"{}\" as it is now (its columns changed); run the statement again",
+                        self.schema.name
+                    ),
+                ));
+            }
+        }
         for (cols, len) in parts.clone() {
             for (ci, col) in self.schema.columns.iter().enumerate() {
                 if col.not_null && (0..len).any(|i| !cols[ci].is_valid(i)) {
@@ -408,7 +424,10 @@ impl Table {
 fn rows_by_group(base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Vec<(usize, Vec<usize>)>> {
     let mut out: Vec<(usize, Vec<usize>)> = Vec::new();
     let (mut g, mut start) = (0usize, 0u64);
-    for &r in rowids {
+    for (i, &r) in rowids.iter().enumerate() {
+        if i > 0 && r <= rowids[i - 1] {
+            return Err(Error::internal("row ids to change are not ascending"));
+        }
         while g < base.len() && r >= start + base[g].len as u64 {
             start += base[g].len as u64;
             g += 1;

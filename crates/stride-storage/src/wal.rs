@@ -135,10 +135,16 @@ impl Wal {
             if crc32fast::hash(payload) != crc {
                 break;
             }
-            match decode_commit(payload) {
-                Ok(entries) => commits.push(entries),
-                Err(_) => break,
-            }
+            // A record whose checksum holds was written whole: failing to read it is
+            // not a torn write (a newer stride wrote it, or a bug) and cuts nothing.
+            let entries = decode_commit(payload).map_err(|e| {
+                Error::io(format!(
+                    "\"{path}\": commit {} of the write-ahead log cannot be read ({}); was it written by a newer stride?",
+                    commits.len() + 1,
+                    e.message
+                ))
+            })?;
+            commits.push(entries);
             at += 8 + n;
         }
         let recovery = Recovery {
@@ -177,7 +183,15 @@ impl Wal {
         w.u32(0);
         w.u32(0);
         encode_commit(&mut w, entries);
-        let n = (w.bytes.len() - 8) as u32;
+        let n = match u32::try_from(w.bytes.len() - 8) {
+            Ok(n) if !w.overflowed => n,
+            _ => {
+                return Err(Error::invalid_input(format!(
+                    "this commit is too large for the write-ahead log ({} bytes; the most is 4 GiB); commit in smaller transactions",
+                    w.bytes.len()
+                )))
+            }
+        };
         let crc = crc32fast::hash(&w.bytes[8..]);
         w.bytes[0..4].copy_from_slice(&n.to_le_bytes());
         w.bytes[4..8].copy_from_slice(&crc.to_le_bytes());
@@ -202,6 +216,8 @@ impl Wal {
         self.file
             .set_len(HEADER_LEN)
             .map_err(|e| self.io_error("truncate", e))?;
+        // The cut must be on disk before the new header can be.
+        self.sync()?;
         self.file
             .write_at(&w.bytes, 0)
             .map_err(|e| self.io_error("write to", e))?;

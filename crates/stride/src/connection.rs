@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::Vector;
-use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, TableSchema};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
@@ -521,11 +521,15 @@ impl Connection {
                     }
                     (TransactionOp::Begin, None) => {
                         let catalog = Arc::new(self.catalog.fork()?);
-                        let base = self
-                            .catalog
+                        // From the copy itself: a commit landing meanwhile is in both
+                        // or in neither.
+                        let base = catalog
                             .tables()
                             .into_iter()
-                            .map(|t| (t.schema.name.to_ascii_lowercase(), t.snapshot()))
+                            .map(|t| {
+                                let name = t.schema.name.to_ascii_lowercase();
+                                (name, (t.schema.clone(), t.snapshot()))
+                            })
                             .collect();
                         self.set_transaction(Some(Transaction {
                             catalog,
@@ -597,12 +601,16 @@ impl Connection {
                 };
                 entries.extend(load.as_ref().map(Load::entry));
                 log(&mut writer, &entries)?;
-                let table = self.catalog().create_table(schema, or_replace)?;
                 let notes = source.as_ref().map(rejected_notes).unwrap_or_default();
-                let n = match load {
-                    Some(l) => l.apply(&mut writer, &table)? as u64,
-                    None => 0,
-                };
+                // A transaction's snapshot sees the new table with its rows or not at all.
+                let catalog = self.catalog();
+                let n = catalog.atomically(|| {
+                    let table = catalog.create_table(schema, or_replace)?;
+                    Ok(match load {
+                        Some(l) => l.apply(&mut writer, &table)? as u64,
+                        None => 0,
+                    })
+                })?;
                 checkpoint_if_due(&mut writer);
                 let mut r = QueryResult::done(source.map(|_| n));
                 r.notes = notes;
@@ -745,10 +753,19 @@ impl Connection {
                     ));
                 }
                 let mut writer = self.writer()?;
+                let before = self.catalog.table_names();
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
-                // The generated tables reach the file by a checkpoint, not the WAL.
+                // The generated tables reach the file by a checkpoint, not the WAL; if
+                // that fails they must not stay (later commits would name them).
                 if let Some(w) = writer.as_mut() {
-                    w.checkpoint()?;
+                    if let Err(e) = w.checkpoint() {
+                        for t in self.catalog.table_names() {
+                            if !before.contains(&t) {
+                                let _ = self.catalog.drop_table(&t);
+                            }
+                        }
+                        return Err(e);
+                    }
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -912,16 +929,22 @@ impl Connection {
             return Ok(());
         }
         let mut writer = self.shared_writer()?;
-        for name in rewritten_tables(&t.entries) {
-            let now = self.catalog.table(&name).map(|t| t.snapshot());
-            let then = t.base.get(&name.to_ascii_lowercase());
-            let same = match (now, then) {
-                (None, None) => true,
-                (Some(a), Some(b)) => {
-                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y))
-                }
-                _ => false,
+        let rewritten = rewritten_tables(&t.entries);
+        for name in named_tables(&t.entries) {
+            let Some((schema, groups)) = t.base.get(&name.to_ascii_lowercase()) else {
+                continue; // created by this transaction: the trial below checks the name
             };
+            let now = self.catalog.table(&name);
+            let same = now.is_some_and(|now| {
+                // Rows may be appended to a table another transaction also appends to,
+                // as long as its columns are the same; rewriting needs the same rows.
+                Arc::ptr_eq(&now.schema, schema)
+                    && (!rewritten.iter().any(|r| r.eq_ignore_ascii_case(&name)) || {
+                        let a = now.snapshot();
+                        a.len() == groups.len()
+                            && a.iter().zip(groups).all(|(x, y)| Arc::ptr_eq(x, y))
+                    })
+            });
             if !same {
                 return Err(Error::new(
                     stride_common::ErrorKind::Transaction,
@@ -936,12 +959,19 @@ impl Connection {
         if let Some(w) = writer.file.as_mut() {
             w.log(&t.entries)?;
         }
-        self.catalog.atomically(|| {
+        let applied = self.catalog.atomically(|| {
             for e in t.entries {
                 stride_storage::apply_entry(&self.catalog, e)?;
             }
             Ok(())
-        })?;
+        });
+        if let Err(e) = applied {
+            // Logged but not (wholly) applied: memory and the log disagree.
+            if let Some(w) = writer.file.as_mut() {
+                w.poison(&e.message);
+            }
+            return Err(e);
+        }
         checkpoint_if_due(&mut writer);
         Ok(())
     }
@@ -961,6 +991,9 @@ impl Connection {
             .catalog()
             .table_by_id(table_id)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
+        if !bound_schema(plan, table_id).is_some_and(|b| Arc::ptr_eq(&b, &t.schema)) {
+            return Err(changed_meanwhile(name));
+        }
         // The query below reads this same snapshot: nothing else writes meanwhile.
         let base = t.snapshot();
         let parts = self.materialize(plan, ctx)?;
@@ -1019,6 +1052,11 @@ impl Connection {
         parts: Vec<(Vec<Vector>, usize)>,
     ) -> Result<usize> {
         let mut writer = self.writer()?;
+        // The table may have been altered or replaced while the rows were computed.
+        let current = self.catalog().table_by_id(table.id);
+        if !current.is_some_and(|c| Arc::ptr_eq(&c, table)) {
+            return Err(changed_meanwhile(&table.schema.name));
+        }
         if writer.file.is_none() && writer.transaction.is_none() {
             return table.append_parts(parts);
         }
@@ -1072,10 +1110,27 @@ impl Connection {
 pub(crate) struct Transaction {
     catalog: Arc<Catalog>,
     /// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
-    base: HashMap<String, Vec<Arc<RowGroup>>>,
+    base: HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>,
     entries: Vec<WalEntry>,
     /// Why a statement of the transaction failed: it can then only be rolled back.
     failed: Option<String>,
+}
+
+/// Tables `entries` change in any way (their rows, columns or existence).
+fn named_tables(entries: &[WalEntry]) -> Vec<String> {
+    let mut out: Vec<String> = rewritten_tables(entries);
+    for e in entries {
+        let name = match e {
+            WalEntry::Insert { table, .. }
+            | WalEntry::InsertStored { table, .. }
+            | WalEntry::CreateIndex { table, .. } => table,
+            _ => continue,
+        };
+        if !out.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            out.push(name.clone());
+        }
+    }
+    out
 }
 
 /// Tables whose existing rows `entries` change (appends do not conflict).
@@ -1194,6 +1249,30 @@ impl Load {
             }
         }
     }
+}
+
+fn changed_meanwhile(table: &str) -> Error {
+    Error::new(
+        stride_common::ErrorKind::Transaction,
+        format!("Transaction conflict: table \"{table}\" was altered or replaced while the statement ran; run it again"),
+    )
+}
+
+/// The schema a plan's scan of table `table_id` was bound against.
+fn bound_schema(plan: &stride_sql::plan::LogicalPlan, table_id: u64) -> Option<Arc<TableSchema>> {
+    if let stride_sql::plan::LogicalPlan::Scan {
+        table,
+        table_id: id,
+        ..
+    } = plan
+    {
+        if *id == table_id {
+            return Some(table.clone());
+        }
+    }
+    plan.children()
+        .into_iter()
+        .find_map(|c| bound_schema(c, table_id))
 }
 
 /// Logs a change: into the open transaction (which logs it at COMMIT), else as a

@@ -126,6 +126,27 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
 }
 
 #[test]
+fn rows_added_after_reading_an_all_null_column_keep_their_values() {
+    let d = dir("all-null");
+    let path = path_in(&d);
+    {
+        let db = Database::open(&path).unwrap();
+        exec(&db, "CREATE TABLE t(a INTEGER, b INTEGER)");
+        exec(&db, "INSERT INTO t VALUES (1, NULL), (2, NULL), (3, NULL)");
+    }
+    let db = Database::open(&path).unwrap();
+    exec(&db, "INSERT INTO t VALUES (4, 40)");
+    exec(&db, "UPDATE t SET b = 20 WHERE a = 2");
+    let rows: Vec<String> = query(&db, "SELECT a, b FROM t ORDER BY a")
+        .iter()
+        .map(|r| format!("{} {}", r[0], r[1]))
+        .collect();
+    assert_eq!(rows, vec!["1 NULL", "2 20", "3 NULL", "4 40"]);
+    drop(db);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn a_second_open_and_foreign_files_are_refused() {
     let d = dir("refuse");
     let path = path_in(&d);

@@ -90,6 +90,14 @@ fn isolation(open: &dyn Fn() -> Database) {
     assert!(e.message.contains("Duplicate key"), "{e}");
     assert_eq!(int(&a, "SELECT count(*) FROM acct WHERE id = 10"), 1);
 
+    // A table altered since BEGIN: even appends to it cannot commit.
+    run(&a, "BEGIN");
+    run(&a, "INSERT INTO other VALUES (9)");
+    run(&b, "ALTER TABLE other ADD COLUMN w INTEGER");
+    let e = a.execute("COMMIT").unwrap_err();
+    assert!(e.message.contains("conflict"), "{e}");
+    run(&b, "ALTER TABLE other DROP COLUMN w");
+
     // Write skew is allowed: each reads both tables and changes a different one.
     run(&a, "BEGIN");
     run(&b, "BEGIN");

@@ -54,7 +54,10 @@ pub fn unpack(r: &mut ByteReader, len: usize) -> Result<Vec<i64>> {
     if width > 64 {
         return Err(r.corrupt(&format!("a bit width of {width}")));
     }
-    let bytes = r.raw((len * width as usize).div_ceil(8))?;
+    let bits = len
+        .checked_mul(width as usize)
+        .ok_or_else(|| r.corrupt(&format!("{len} values of {width} bits")))?;
+    let bytes = r.raw(bits.div_ceil(8))?;
     if width == 0 {
         return Ok(vec![min; len]);
     }
