@@ -58,8 +58,23 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 }
 
 /// `grouped` with its aggregate's input reduced to the keys `other` can hold; `on`
-/// pairs an expression over `other` with one over `grouped`.
+/// pairs an expression over `other` with one over `grouped`. When the keys together
+/// cannot be traced (Q2, once its join is inner, also joins `min(ps_supplycost)` to
+/// a column of another table), each key alone is tried.
 fn reduce(other: &LogicalPlan, grouped: &LogicalPlan, on: &[(Expr, Expr)]) -> Option<LogicalPlan> {
+    reduce_on(other, grouped, on).or_else(|| match on.len() {
+        0 | 1 => None,
+        _ => on
+            .iter()
+            .find_map(|pair| reduce_on(other, grouped, std::slice::from_ref(pair))),
+    })
+}
+
+fn reduce_on(
+    other: &LogicalPlan,
+    grouped: &LogicalPlan,
+    on: &[(Expr, Expr)],
+) -> Option<LogicalPlan> {
     if on.is_empty() {
         return None;
     }
@@ -127,16 +142,22 @@ fn filter_groups(plan: &LogicalPlan, cols: &[usize], keys: LogicalPlan) -> Optio
             if estimate(&keys) > AT_MOST * estimate(input) || whole_table(&keys) {
                 return None;
             }
-            let on = cols
+            // Join keys that are grouping columns filter; one on an aggregate's value
+            // (Q2 joins on `min(ps_supplycost)` too, once its join is inner) is left to
+            // the join: semi-joining on fewer columns keeps more groups, never fewer.
+            let on: Vec<(Expr, Expr)> = cols
                 .iter()
                 .enumerate()
-                .map(|(k, &c)| {
+                .filter_map(|(k, &c)| {
                     let g = group_by.get(c)?;
                     let f = &keys.schema()[k];
                     (g.data_type() == f.ty)
                         .then(|| (g.clone(), Expr::column(k, f.ty.clone(), f.name.clone())))
                 })
-                .collect::<Option<Vec<_>>>()?;
+                .collect();
+            if on.is_empty() {
+                return None;
+            }
             let filtered = LogicalPlan::Join {
                 schema: input.schema().to_vec(),
                 left: input.clone(),
