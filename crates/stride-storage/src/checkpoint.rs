@@ -1,8 +1,8 @@
 //! Checkpoints: the whole catalog written into the database file, and read back when it
 //! is opened.
 //!
-//! A checkpoint writes each column of each row group as a segment (a codec byte, then
-//! the column's encoding from [`crate::serialize`]), unless the row group is already in
+//! A checkpoint writes each column of each row group as a segment (compressed by the
+//! codec [`crate::compression`] picks for it), unless the row group is already in
 //! the file: row groups are immutable once shared, so one written by an earlier
 //! checkpoint (or committed ahead of one by a bulk load) keeps its segments and costs
 //! nothing to checkpoint again. Then the metadata (objects, schemas, and where every

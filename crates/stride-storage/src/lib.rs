@@ -1,7 +1,11 @@
-//! Table storage. For now every table lives in memory as a list of row groups of up to
+//! Table storage. Every table lives in memory as a list of row groups of up to
 //! [`stride_common::MORSEL_SIZE`] rows, each a set of column vectors; a scan morsel is
-//! one row group. Persistent single-file storage (segments, compression, WAL) will
-//! replace the inside of [`Table`] without changing its interface.
+//! one row group. Row groups are shared and never changed in place once shared, so a
+//! snapshot is a list of pointers (readers, transactions' catalog forks, checkpoints).
+//! A database file ([`DatabaseFile`]) keeps the catalog durable: a block file with its
+//! last checkpoint (`block_file`, `checkpoint`, `compression`), the WAL of commits
+//! since (`wal`), all through the file-system layer `fs`; `docs/storage.md` has the
+//! bytes.
 //!
 //! Where it sits: the binder learns schemas from the [`Catalog`] (through a trait the
 //! SQL layer defines); the executor's scan reads row-group snapshots; INSERT and CREATE

@@ -1,6 +1,9 @@
 //! One in-memory table: row groups of column vectors behind a lock. Readers take a
 //! snapshot (a list of shared row groups) and never block writers for long; a writer
-//! appending to a row group a reader still holds copies it first.
+//! appending to a row group a reader still holds copies it first. DELETE and UPDATE
+//! rebuild the row groups they touch ([`Table::delete_rows`], [`Table::update_rows`],
+//! checked, then [`Table::install`]); ALTER TABLE makes a new table with the same rows
+//! ([`Table::altered`]); a transaction works on a [`Table::fork`].
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};

@@ -757,7 +757,7 @@ impl Connection {
                 stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
                 // The generated tables reach the file by a checkpoint, not the WAL; if
                 // that fails they must not stay (later commits would name them).
-                if let Some(w) = writer.as_mut() {
+                if let Some(w) = writer.file.as_mut() {
                     if let Err(e) = w.checkpoint() {
                         for t in self.catalog.table_names() {
                             if !before.contains(&t) {
@@ -817,7 +817,7 @@ impl Connection {
                         "cannot CHECKPOINT inside a transaction; COMMIT or ROLLBACK first",
                     ));
                 }
-                if let Some(w) = self.writer()?.as_mut() {
+                if let Some(w) = self.writer()?.file.as_mut() {
                     w.checkpoint()?;
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
@@ -1154,27 +1154,14 @@ fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
     out
 }
 
-/// The right to change the database (see [`Connection::writer`]); derefs to the
-/// database file's writer, `None` in memory.
+/// The right to change the database (see [`Connection::writer`]): the database
+/// file's writer (`None` in memory or inside a transaction).
 struct WriteLock<'a> {
     file: Option<Writer<'a>>,
     _memory: Option<std::sync::MutexGuard<'a, ()>>,
     /// Inside BEGIN ... COMMIT: changes go to the transaction's own catalog and their
     /// log entries wait in the transaction.
     transaction: Option<&'a Mutex<Option<Transaction>>>,
-}
-
-impl<'a> std::ops::Deref for WriteLock<'a> {
-    type Target = Option<Writer<'a>>;
-    fn deref(&self) -> &Self::Target {
-        &self.file
-    }
-}
-
-impl std::ops::DerefMut for WriteLock<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.file
-    }
 }
 
 /// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a

@@ -112,11 +112,11 @@ fn simplify(plan: LogicalPlan) -> LogicalPlan {
                 SetOpKind::Intersect if l || r => empty(&schema),
                 SetOpKind::Except if l => empty(&schema),
                 SetOpKind::Union if l && r => empty(&schema),
-                SetOpKind::Union if all && l && same_types(&right, &schema) => {
-                    renamed(*right, schema)
+                SetOpKind::Union if all && l && right.has_types(&schema) => {
+                    LogicalPlan::project_leading(*right, schema)
                 }
-                SetOpKind::Union | SetOpKind::Except if all && r && same_types(&left, &schema) => {
-                    renamed(*left, schema)
+                SetOpKind::Union | SetOpKind::Except if all && r && left.has_types(&schema) => {
+                    LogicalPlan::project_leading(*left, schema)
                 }
                 _ => LogicalPlan::SetOp {
                     left,
@@ -205,14 +205,4 @@ fn pad(side: LogicalPlan, schema: &[Field], side_is_left: bool) -> LogicalPlan {
         exprs,
         schema: schema.to_vec(),
     }
-}
-
-fn same_types(plan: &LogicalPlan, schema: &[Field]) -> bool {
-    plan.schema().len() == schema.len()
-        && plan.schema().iter().zip(schema).all(|(a, b)| a.ty == b.ty)
-}
-
-/// `plan`'s rows under the column names of `schema` (of the same types).
-fn renamed(plan: LogicalPlan, schema: Vec<Field>) -> LogicalPlan {
-    LogicalPlan::project_leading(plan, schema)
 }

@@ -110,9 +110,7 @@ impl Pushdown {
                 all,
                 schema,
             } => {
-                let same_types =
-                    |p: &LogicalPlan| p.schema().iter().zip(&schema).all(|(a, b)| a.ty == b.ty);
-                let both = same_types(&left) && same_types(&right);
+                let both = left.has_types(&schema) && right.has_types(&schema);
                 let (down, stay) = split(terms, |_| both);
                 let plan = LogicalPlan::SetOp {
                     left: Box::new(self.push(*left, down.clone())),

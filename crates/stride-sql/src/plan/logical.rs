@@ -280,6 +280,12 @@ impl LogicalPlan {
         }
     }
 
+    /// Whether the output columns have the types of `schema`'s fields, in order.
+    pub fn has_types(&self, schema: &[Field]) -> bool {
+        self.schema().len() == schema.len()
+            && self.schema().iter().zip(schema).all(|(a, b)| a.ty == b.ty)
+    }
+
     pub fn types(&self) -> Vec<DataType> {
         self.schema().iter().map(|f| f.ty.clone()).collect()
     }
