@@ -32,7 +32,12 @@ use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
     ctx.check()?;
     Ok(match plan {
-        PhysicalPlan::Scan { table, columns, .. } => {
+        PhysicalPlan::Scan {
+            table,
+            columns,
+            filters,
+            ..
+        } => {
             let row_groups = table.snapshot();
             let starts = row_groups
                 .iter()
@@ -46,6 +51,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 row_groups,
                 starts,
                 columns: columns.clone(),
+                filters: filters.clone(),
             })
         }
         PhysicalPlan::CsvScan {

@@ -30,6 +30,7 @@ pub mod progress;
 pub mod row_key;
 pub mod sort_key;
 pub mod statistics;
+pub mod zone_filters;
 
 pub use context::QueryContext;
 pub use executor::{execute_collect, execute_materialize, execute_stream, ResultStream};

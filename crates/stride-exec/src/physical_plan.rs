@@ -6,14 +6,18 @@ use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::csv::CsvReader;
 use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr};
-use stride_storage::Table;
+use stride_storage::{Table, ZoneFilter};
 
 #[derive(Clone)]
 pub enum PhysicalPlan {
+    /// Reads `columns` (positions in the table) of a table's row groups, skipping
+    /// those whose zone maps show that no row meets `filters` (conditions of a filter
+    /// above the scan, which still runs).
     Scan {
         table: Arc<Table>,
         columns: Vec<usize>,
         types: Vec<DataType>,
+        filters: Vec<ZoneFilter>,
     },
     /// Reads `columns` (positions in the reader's schema) of CSV files, keeping the
     /// rows `filter` (over those columns) passes.

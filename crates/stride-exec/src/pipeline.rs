@@ -18,20 +18,22 @@ use stride_common::{
 };
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
 use stride_sql::plan::Expr;
-use stride_storage::RowGroup;
+use stride_storage::{RowGroup, ZoneFilter};
 
 /// Chunks per morsel of a materialized source (≈ one row group).
 const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
 
 pub enum Source {
-    /// A table snapshot; one morsel per row group.
-    /// A stored table's row groups. A column position one past the table's last
-    /// column is the row id: the row's position in the table (DELETE and UPDATE find
-    /// their rows by it); `starts` holds each group's first row id.
+    /// A table snapshot's row groups; one morsel per row group. A column position
+    /// one past the table's last column is the row id: the row's position in the
+    /// table (DELETE and UPDATE find their rows by it); `starts` holds each group's
+    /// first row id. A group whose zone maps show that no row meets `filters` yields
+    /// nothing and is not read.
     Scan {
         row_groups: Vec<Arc<RowGroup>>,
         starts: Vec<u64>,
         columns: Vec<usize>,
+        filters: Vec<ZoneFilter>,
     },
     /// CSV files; one morsel per byte range. `filter` (over `columns`) is applied
     /// while reading (see [`RowFilter`]), with the columns it reads.
@@ -112,14 +114,24 @@ impl Source {
                 row_groups,
                 starts,
                 columns,
+                filters,
             } => {
                 let g = &row_groups[morsel];
+                for f in filters {
+                    if !g.columns[f.column].zone(g.len)?.may_match(&f.test) {
+                        return Ok(());
+                    }
+                }
+                let vectors = columns
+                    .iter()
+                    .map(|&c| g.columns.get(c).map(|col| col.vector()).transpose())
+                    .collect::<Result<Vec<_>>>()?;
                 let mut offset = 0;
                 while offset < g.len {
                     let n = VECTOR_SIZE.min(g.len - offset);
-                    let cols = columns
+                    let cols = vectors
                         .iter()
-                        .map(|&c| match g.columns.get(c) {
+                        .map(|v| match v {
                             Some(col) => col.slice(offset, n),
                             None => {
                                 let first = (starts[morsel] + offset as u64) as i64;

@@ -40,6 +40,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                 table: t,
                 columns: columns.clone(),
                 types: schema.iter().map(|f| f.ty.clone()).collect(),
+                filters: Vec::new(),
             }
         }
         LogicalPlan::CteRef { id, body, .. } => PhysicalPlan::CteScan {
@@ -93,6 +94,25 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                 types,
                 filter: Some(predicate.clone()),
             },
+            // A filter over a table scan: its simple conditions also let the scan
+            // skip row groups by their zone maps.
+            PhysicalPlan::Scan {
+                table,
+                columns,
+                types,
+                mut filters,
+            } => {
+                filters.extend(crate::zone_filters::zone_filters(predicate, &table, &columns));
+                PhysicalPlan::Filter {
+                    input: Box::new(PhysicalPlan::Scan {
+                        table,
+                        columns,
+                        types,
+                        filters,
+                    }),
+                    predicate: predicate.clone(),
+                }
+            }
             input => PhysicalPlan::Filter {
                 input: Box::new(input),
                 predicate: predicate.clone(),

@@ -21,13 +21,15 @@ const SLOT_SIZE: u64 = 4096;
 const BLOCKS_START: u64 = 2 * SLOT_SIZE;
 pub const MAGIC: &[u8; 8] = b"STRIDEDB";
 /// The version of the file format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// No block.
 pub const NO_BLOCK: u64 = u64::MAX;
 
 /// What a header slot holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Header {
+    /// The file format the checkpoint was written in (1: no zone maps).
+    pub version: u32,
     /// Checkpoints written so far; the slot written last has the highest.
     pub iteration: u64,
     /// First block of the checkpoint's metadata chain ([`NO_BLOCK`] when empty).
@@ -47,9 +49,58 @@ pub struct Extent {
     pub len: u64,
 }
 
+/// Reads checked blocks of a database file; shared by the segments read from it (a
+/// reader needs no lock: blocks in use are never written).
+pub struct BlockReader {
+    pub path: String,
+    file: Arc<dyn StorageFile>,
+}
+
+impl BlockReader {
+    /// The payload of block `id`, checked against its checksum.
+    pub fn read_block(&self, id: u64) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; BLOCK_SIZE];
+        self.file
+            .read_at(&mut buf, BLOCKS_START + id * BLOCK_SIZE as u64)
+            .map_err(|e| {
+                Error::io(format!("cannot read block {id} of \"{}\": {e}", self.path))
+            })?;
+        let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4"));
+        let number = u32::from_le_bytes(buf[4..8].try_into().expect("4"));
+        if stored != crc32fast::hash(&buf[8..]) || number != id as u32 {
+            return Err(Error::io(format!(
+                "block {id} of \"{}\" is damaged (checksum mismatch); the data it holds cannot be read",
+                self.path
+            )));
+        }
+        buf.drain(..8);
+        Ok(buf)
+    }
+
+    /// The bytes of `extent`.
+    pub fn read_extent(&self, extent: &Extent) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(extent.len as usize);
+        let mut skip = extent.offset as usize;
+        for &b in &extent.blocks {
+            let payload = self.read_block(b)?;
+            let want = (extent.len as usize - out.len()).min(PAYLOAD - skip);
+            out.extend_from_slice(&payload[skip..skip + want]);
+            skip = 0;
+        }
+        if out.len() as u64 != extent.len {
+            return Err(Error::io(format!(
+                "\"{}\" is damaged: a run of {} bytes in blocks {:?} is cut short",
+                self.path, extent.len, extent.blocks
+            )));
+        }
+        Ok(out)
+    }
+}
+
 pub struct BlockFile {
     pub path: String,
     file: Arc<dyn StorageFile>,
+    reader: Arc<BlockReader>,
     pub header: Header,
     /// Blocks that the current checkpoint, or committed data written since, uses.
     used: Vec<bool>,
@@ -76,6 +127,7 @@ impl BlockFile {
                 )));
             }
             let header = Header {
+                version: FORMAT_VERSION,
                 iteration: 1,
                 metadata_block: NO_BLOCK,
                 metadata_len: 0,
@@ -83,6 +135,10 @@ impl BlockFile {
             };
             let f = BlockFile {
                 path: path.to_string(),
+                reader: Arc::new(BlockReader {
+                    path: path.to_string(),
+                    file: file.clone(),
+                }),
                 file,
                 header,
                 used: Vec::new(),
@@ -134,6 +190,10 @@ impl BlockFile {
             })?;
         Ok(BlockFile {
             path: path.to_string(),
+            reader: Arc::new(BlockReader {
+                path: path.to_string(),
+                file: file.clone(),
+            }),
             file,
             header,
             used: vec![false; header.block_count.min(blocks_in_file) as usize],
@@ -165,20 +225,12 @@ impl BlockFile {
 
     /// The payload of block `id`, checked against its checksum.
     pub fn read_block(&self, id: u64) -> Result<Vec<u8>> {
-        let mut buf = vec![0u8; BLOCK_SIZE];
-        self.file
-            .read_at(&mut buf, BLOCKS_START + id * BLOCK_SIZE as u64)
-            .map_err(|e| self.io_error(&format!("read block {id} of"), e))?;
-        let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4"));
-        let number = u32::from_le_bytes(buf[4..8].try_into().expect("4"));
-        if stored != crc32fast::hash(&buf[8..]) || number != id as u32 {
-            return Err(Error::io(format!(
-                "block {id} of \"{}\" is damaged (checksum mismatch); the data it holds cannot be read",
-                self.path
-            )));
-        }
-        buf.drain(..8);
-        Ok(buf)
+        self.reader.read_block(id)
+    }
+
+    /// The reader the file's segments share.
+    pub fn reader(&self) -> Arc<BlockReader> {
+        self.reader.clone()
     }
 
     fn write_block(&self, id: u64, payload: &[u8]) -> Result<()> {
@@ -207,32 +259,6 @@ impl BlockFile {
         }
         taken[id] = true;
         id as u64
-    }
-
-    /// The bytes of `extent`.
-    pub fn read_extent(
-        &self,
-        extent: &Extent,
-        cache: &mut Option<(u64, Vec<u8>)>,
-    ) -> Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(extent.len as usize);
-        let mut skip = extent.offset as usize;
-        for &b in &extent.blocks {
-            if cache.as_ref().is_none_or(|(id, _)| *id != b) {
-                *cache = Some((b, self.read_block(b)?));
-            }
-            let payload = &cache.as_ref().expect("just read").1;
-            let want = (extent.len as usize - out.len()).min(PAYLOAD - skip);
-            out.extend_from_slice(&payload[skip..skip + want]);
-            skip = 0;
-        }
-        if out.len() as u64 != extent.len {
-            return Err(Error::io(format!(
-                "\"{}\" is damaged: a run of {} bytes in blocks {:?} is cut short",
-                self.path, extent.len, extent.blocks
-            )));
-        }
-        Ok(out)
     }
 
     /// The metadata of the current header, and the blocks of its chain.
@@ -307,7 +333,9 @@ fn decode_slot(buf: &[u8]) -> Option<Header> {
     if r.u32().ok()? as usize != BLOCK_SIZE {
         return None;
     }
+    let version = u32::from_le_bytes(buf[8..12].try_into().ok()?);
     let h = Header {
+        version,
         iteration: r.u64().ok()?,
         metadata_block: r.u64().ok()?,
         metadata_len: r.u64().ok()?,
@@ -392,6 +420,7 @@ impl BlockWriter<'_> {
         }
         self.file.sync()?;
         let header = Header {
+            version: FORMAT_VERSION,
             iteration: self.file.header.iteration + 1,
             metadata_block: ids.first().copied().unwrap_or(NO_BLOCK),
             metadata_len: metadata.len() as u64,

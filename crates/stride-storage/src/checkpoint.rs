@@ -2,68 +2,84 @@
 //! is opened.
 //!
 //! A checkpoint writes each column of each row group as a segment (compressed by the
-//! codec [`crate::compression`] picks for it), unless the row group is already in
-//! the file: row groups are immutable once shared, so one written by an earlier
-//! checkpoint (or committed ahead of one by a bulk load) keeps its segments and costs
-//! nothing to checkpoint again. Then the metadata (objects, schemas, and where every
-//! segment is) goes into a chain of blocks, and [`BlockFile::switch`] makes it the
-//! database.
+//! codec [`crate::compression`] picks for it), unless the column is already stored: a
+//! column written by an earlier checkpoint (or committed ahead of one by a bulk load)
+//! keeps its segment and costs nothing to checkpoint again. Then the metadata (objects,
+//! schemas, and for every segment where it is and its zone map) goes into a chain of
+//! blocks, and [`BlockFile::switch`] makes it the database. Only then do the columns
+//! just written become stored ([`store_written`]), their values handed to the buffer
+//! pool.
+//!
+//! Opening reads only the metadata ([`load`]): every column starts stored, not read.
 
 use crate::block_file::{BlockFile, BlockWriter, Extent, PAYLOAD};
+use crate::buffer::{BufferPool, Segment};
 use crate::catalog::{Catalog, View};
+use crate::column::Column;
 use crate::serialize::{
     read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
 };
 use crate::table::{IndexInfo, RowGroup, Table};
-use std::collections::HashMap;
+use crate::zone_map::ZoneMap;
 use std::sync::Arc;
-use stride_common::{DataType, Result, Vector};
+use stride_common::{DataType, Result};
 
-/// The row groups that are in the file, by identity, with where their columns are.
-/// Holding each group keeps it from being changed in place: a table appending to a
-/// stored group copies it first.
-#[derive(Default)]
-pub struct StoredGroups {
-    groups: HashMap<usize, (Arc<RowGroup>, Vec<Extent>)>,
+/// Where one column of a row group is stored, with its zone map.
+pub type StoredColumn = (Extent, ZoneMap);
+
+/// Writes the segments of `group`'s columns that are not stored yet, returning where
+/// every column is and the segments written (column position, segment), which
+/// [`store_written`] installs once the blocks are durable.
+pub fn write_group(
+    w: &mut BlockWriter,
+    pool: &Arc<BufferPool>,
+    group: &RowGroup,
+) -> Result<(Vec<StoredColumn>, Vec<(usize, Arc<Segment>)>)> {
+    let mut out = Vec::with_capacity(group.columns.len());
+    let mut written = Vec::new();
+    for (c, col) in group.columns.iter().enumerate() {
+        let zone = col.zone(group.len)?.clone();
+        let extent = match col.segment() {
+            Some(s) => s.extent.clone(),
+            None => {
+                let v = col.vector()?;
+                let extent = w.write(&crate::compression::encode(&v, group.len))?;
+                let segment =
+                    pool.segment(w.file().reader(), extent.clone(), v.ty.clone(), group.len);
+                written.push((c, segment));
+                extent
+            }
+        };
+        out.push((extent, zone));
+    }
+    Ok((out, written))
 }
 
-impl StoredGroups {
-    fn key(g: &Arc<RowGroup>) -> usize {
-        Arc::as_ptr(g) as usize
-    }
-
-    pub fn get(&self, g: &Arc<RowGroup>) -> Option<&Vec<Extent>> {
-        self.groups.get(&Self::key(g)).map(|(_, e)| e)
-    }
-
-    pub fn insert(&mut self, g: Arc<RowGroup>, extents: Vec<Extent>) {
-        self.groups.insert(Self::key(&g), (g, extents));
+/// Makes the columns a checkpoint or bulk load wrote stored (their values move into
+/// the buffer pool); only once the blocks they were written to are part of the file.
+pub fn store_written(group: &RowGroup, written: Vec<(usize, Arc<Segment>)>) {
+    for (c, segment) in written {
+        group.columns[c].store(segment);
     }
 }
 
-/// Writes the segments of `group`'s columns.
-pub fn write_group(w: &mut BlockWriter, group: &RowGroup) -> Result<Vec<Extent>> {
-    group
-        .columns
-        .iter()
-        .map(|c| w.write(&crate::compression::encode(c, group.len)))
-        .collect()
-}
-
-/// Reads a row group of `len` rows whose columns of types `types` are at `extents`.
-pub fn read_group(
+/// A row group of `len` rows whose columns of types `types` are stored as `columns`
+/// (zone maps absent in files of format 1), read when first used.
+pub fn stored_group(
     file: &BlockFile,
+    pool: &Arc<BufferPool>,
     types: &[DataType],
     len: usize,
-    extents: &[Extent],
-    cache: &mut Option<(u64, Vec<u8>)>,
-) -> Result<RowGroup> {
-    let mut columns: Vec<Vector> = Vec::with_capacity(types.len());
-    for (ty, e) in types.iter().zip(extents) {
-        let bytes = file.read_extent(e, cache)?;
-        columns.push(crate::compression::decode(&bytes, ty, len)?);
-    }
-    Ok(RowGroup { columns, len })
+    columns: Vec<(Extent, Option<ZoneMap>)>,
+) -> RowGroup {
+    let columns = types
+        .iter()
+        .zip(columns)
+        .map(|(ty, (extent, zone))| {
+            Column::stored(pool.segment(file.reader(), extent, ty.clone(), len), zone)
+        })
+        .collect();
+    RowGroup { columns, len }
 }
 
 pub fn write_extent(w: &mut ByteWriter, e: &Extent) {
@@ -90,15 +106,11 @@ pub fn read_extent(r: &mut ByteReader) -> Result<Extent> {
     Ok(e)
 }
 
-/// Writes a checkpoint of `catalog` and switches the file to it. `stored` is updated
-/// to the row groups of this checkpoint.
-pub fn checkpoint(
-    file: &mut BlockFile,
-    catalog: &Catalog,
-    stored: &mut StoredGroups,
-) -> Result<()> {
-    let mut next = StoredGroups::default();
+/// Writes a checkpoint of `catalog` and switches the file to it. Blocks of segments
+/// still alive (read by a running query or an open transaction) stay in use.
+pub fn checkpoint(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> Result<()> {
     let mut used: Vec<u64> = Vec::new();
+    let mut installs: Vec<(Arc<RowGroup>, Vec<(usize, Arc<Segment>)>)> = Vec::new();
     let mut meta = ByteWriter::new();
     let mut w = file.writer();
     meta.u64(catalog.peek_next_id());
@@ -118,16 +130,16 @@ pub fn checkpoint(
         let groups = t.snapshot();
         meta.len_of(groups.len());
         for g in groups {
-            let extents = match stored.get(&g) {
-                Some(e) => e.clone(),
-                None => write_group(&mut w, &g)?,
-            };
+            let (columns, written) = write_group(&mut w, pool, &g)?;
             meta.u64(g.len as u64);
-            for e in &extents {
-                write_extent(&mut meta, e);
-                used.extend(&e.blocks);
+            for (extent, zone) in &columns {
+                write_extent(&mut meta, extent);
+                zone.write(&mut meta);
+                used.extend(&extent.blocks);
             }
-            next.insert(g, extents);
+            if !written.is_empty() {
+                installs.push((g, written));
+            }
         }
     }
     let views = catalog.views();
@@ -143,22 +155,25 @@ pub fn checkpoint(
     }
     let (header, chain) = w.finish(&meta.bytes)?;
     used.extend(chain);
+    used.extend(pool.live_blocks());
     file.switch(header, &used)?;
-    *stored = next;
+    for (g, written) in installs {
+        store_written(&g, written);
+    }
     Ok(())
 }
 
-/// Reads the checkpoint the file's header points at into an empty catalog.
-pub fn load(file: &mut BlockFile, catalog: &Catalog) -> Result<StoredGroups> {
-    let mut stored = StoredGroups::default();
+/// Reads the checkpoint the file's header points at into an empty catalog: schemas and
+/// where each segment is; the data stays in the file until a query needs it.
+pub fn load(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> Result<()> {
     if file.header.metadata_len == 0 {
-        return Ok(stored);
+        return Ok(());
     }
+    let zones = file.header.version >= 2;
     let (bytes, chain) = file.read_metadata()?;
     let mut r = ByteReader::new(&bytes, "the database metadata");
     let mut used: Vec<u64> = Vec::new();
     let next_id = r.u64()?;
-    let mut cache = None;
     let n = r.len_of(8)?;
     for _ in 0..n {
         let id = r.u64()?;
@@ -183,15 +198,18 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog) -> Result<StoredGroups> {
                 .ok()
                 .filter(|&n| n <= stride_common::MORSEL_SIZE)
                 .ok_or_else(|| r.corrupt("a row group's row count"))?;
-            let extents = (0..types.len())
-                .map(|_| read_extent(&mut r))
-                .collect::<Result<Vec<_>>>()?;
-            let group = Arc::new(read_group(file, &types, len, &extents, &mut cache)?);
-            for e in &extents {
-                used.extend(&e.blocks);
+            let mut columns = Vec::with_capacity(types.len());
+            for _ in 0..types.len() {
+                let extent = read_extent(&mut r)?;
+                let zone = if zones {
+                    Some(ZoneMap::read(&mut r, len as u64)?)
+                } else {
+                    None
+                };
+                used.extend(&extent.blocks);
+                columns.push((extent, zone));
             }
-            stored.insert(group.clone(), extents);
-            groups.push(group);
+            groups.push(Arc::new(stored_group(file, pool, &types, len, columns)));
         }
         let table = Table::restore(id, schema, groups)?;
         for i in indexes {
@@ -219,5 +237,5 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog) -> Result<StoredGroups> {
     catalog.advance_next_id(next_id);
     file.mark_used(&used);
     file.mark_used(&chain);
-    Ok(stored)
+    Ok(())
 }

@@ -13,9 +13,10 @@
 //! A failed sync leaves the file's state unknown: the database stops accepting writes
 //! (every later change fails with the original error) rather than retry and pretend.
 
-use crate::block_file::{BlockFile, Extent};
+use crate::block_file::BlockFile;
+use crate::buffer::BufferPool;
 use crate::catalog::Catalog;
-use crate::checkpoint::{self, StoredGroups};
+use crate::checkpoint::{self, StoredColumn};
 use crate::fs::FileSystem;
 use crate::table::{IndexInfo, RowGroup};
 use crate::wal::{Recovery, Wal, WalEntry};
@@ -39,13 +40,14 @@ pub struct DatabaseFile {
     catalog: Arc<Catalog>,
     state: Mutex<State>,
     pub checkpoint_threshold: AtomicU64,
+    /// The cache of the file's segments, under `memory_limit`.
+    pub pool: Arc<BufferPool>,
 }
 
 struct State {
     blocks: BlockFile,
     /// `None` when read-only.
     wal: Option<Wal>,
-    stored: StoredGroups,
     /// Set by a failed sync: why writes are refused from then on.
     failed: Option<String>,
 }
@@ -112,7 +114,8 @@ impl DatabaseFile {
             sync_parent(fs, path);
         }
         let catalog = Arc::new(Catalog::new());
-        let mut stored = checkpoint::load(&mut blocks, &catalog)?;
+        let pool = BufferPool::new(crate::buffer::default_memory_limit());
+        checkpoint::load(&mut blocks, &catalog, &pool)?;
         let wal_path = format!("{path}.wal");
         let wal_exists = fs.exists(Path::new(&wal_path));
         let (wal, commits, recovery) = if read_only && !wal_exists {
@@ -130,7 +133,7 @@ impl DatabaseFile {
         };
         for entries in commits {
             for e in entries {
-                replay(&catalog, &mut blocks, &mut stored, e)?;
+                replay(&catalog, &mut blocks, &pool, e)?;
             }
         }
         let db = Arc::new(DatabaseFile {
@@ -141,10 +144,10 @@ impl DatabaseFile {
             state: Mutex::new(State {
                 blocks,
                 wal,
-                stored,
                 failed: None,
             }),
             checkpoint_threshold: AtomicU64::new(DEFAULT_CHECKPOINT_THRESHOLD),
+            pool,
         });
         Ok((db, catalog, recovery))
     }
@@ -246,14 +249,20 @@ impl Writer<'_> {
         result
     }
 
-    /// Writes the row groups of a bulk load into free blocks and syncs them; they
+    /// Writes the row groups of a bulk load into free blocks and syncs them; their
+    /// columns are stored from then on (checkpoints do not write them again). They
     /// become part of the database once an `InsertStored` entry naming the returned
-    /// extents is logged, and [`Writer::register`] records them.
-    pub fn write_groups(&mut self, groups: &[Arc<RowGroup>]) -> Result<Vec<Vec<Extent>>> {
+    /// segments is logged; if that fails, their blocks are free again at the next
+    /// checkpoint.
+    pub fn write_groups(&mut self, groups: &[Arc<RowGroup>]) -> Result<Vec<Vec<StoredColumn>>> {
+        let pool = self.db.pool.clone();
         let mut w = self.state.blocks.writer();
         let mut out = Vec::with_capacity(groups.len());
+        let mut installs = Vec::with_capacity(groups.len());
         for g in groups {
-            out.push(checkpoint::write_group(&mut w, g)?);
+            let (columns, written) = checkpoint::write_group(&mut w, &pool, g)?;
+            out.push(columns);
+            installs.push(written);
         }
         let result = w.commit_blocks();
         if let Err(e) = &result {
@@ -261,22 +270,18 @@ impl Writer<'_> {
                 self.state.failed = Some(e.message.clone());
             }
         }
-        result.map(|_| out)
-    }
-
-    /// Records that `groups` are stored at `extents` (as written by
-    /// [`Writer::write_groups`]), so checkpoints do not write them again.
-    pub fn register(&mut self, groups: Vec<Arc<RowGroup>>, extents: Vec<Vec<Extent>>) {
-        for (g, e) in groups.into_iter().zip(extents) {
-            self.state.stored.insert(g, e);
+        result?;
+        for (g, written) in groups.iter().zip(installs) {
+            checkpoint::store_written(g, written);
         }
+        Ok(out)
     }
 
     /// Writes a checkpoint and empties the WAL.
     pub fn checkpoint(&mut self) -> Result<()> {
         let state = &mut *self.state;
         let before = state.blocks.header.iteration;
-        let result = checkpoint::checkpoint(&mut state.blocks, &self.db.catalog, &mut state.stored)
+        let result = checkpoint::checkpoint(&mut state.blocks, &self.db.catalog, &self.db.pool)
             .and_then(|_| match state.wal.as_mut() {
                 Some(wal) => wal.reset(state.blocks.header.iteration),
                 None => Ok(()),
@@ -316,24 +321,22 @@ pub fn apply_entry(catalog: &Catalog, entry: WalEntry) -> Result<()> {
             "stored row groups are applied only by WAL replay",
         ));
     }
-    let mut stored = StoredGroups::default();
-    replay_entry(catalog, None, &mut stored, entry)
+    replay_entry(catalog, None, entry)
 }
 
 /// Applies one logged change to the catalog during WAL replay.
 fn replay(
     catalog: &Catalog,
     blocks: &mut BlockFile,
-    stored: &mut StoredGroups,
+    pool: &Arc<BufferPool>,
     entry: WalEntry,
 ) -> Result<()> {
-    replay_entry(catalog, Some(blocks), stored, entry)
+    replay_entry(catalog, Some((blocks, pool)), entry)
 }
 
 fn replay_entry(
     catalog: &Catalog,
-    blocks: Option<&mut BlockFile>,
-    stored: &mut StoredGroups,
+    file: Option<(&mut BlockFile, &Arc<BufferPool>)>,
     entry: WalEntry,
 ) -> Result<()> {
     let table = |name: &str| {
@@ -402,27 +405,24 @@ fn replay_entry(
             t.install(t.update_rows(&t.snapshot(), &rowids, &columns, &values)?)?;
         }
         WalEntry::InsertStored { table: t, groups } => {
-            let blocks = blocks.ok_or_else(|| Error::internal("no database file"))?;
+            let (blocks, pool) = file.ok_or_else(|| Error::internal("no database file"))?;
             let t = table(&t)?;
             let types = t.schema.types();
-            let mut cache = None;
             let mut read = Vec::with_capacity(groups.len());
-            for (len, extents) in groups {
-                if len > stride_common::MORSEL_SIZE || extents.len() != types.len() {
+            for (len, columns) in groups {
+                if len > stride_common::MORSEL_SIZE || columns.len() != types.len() {
                     return Err(Error::io(
                         "the WAL names a row group that does not fit its table",
                     ));
                 }
-                let g = Arc::new(checkpoint::read_group(
-                    blocks, &types, len, &extents, &mut cache,
-                )?);
-                for e in &extents {
+                for (e, _) in &columns {
                     blocks.mark_used(&e.blocks);
                 }
-                stored.insert(g.clone(), extents);
-                read.push(g);
+                read.push(Arc::new(checkpoint::stored_group(
+                    blocks, pool, &types, len, columns,
+                )));
             }
-            t.append_groups(read)?;
+            t.append_checked_groups(read)?;
         }
     }
     Ok(())

@@ -13,8 +13,10 @@
 //! statistics.
 
 pub mod block_file;
+pub mod buffer;
 mod catalog;
 pub mod checkpoint;
+pub mod column;
 pub mod compression;
 pub mod database_file;
 pub mod fs;
@@ -23,8 +25,12 @@ pub mod size;
 mod stats;
 mod table;
 pub mod wal;
+pub mod zone_map;
 
 pub use catalog::{Catalog, View};
 pub use database_file::{apply_entry, DatabaseFile, Writer};
+pub use buffer::BufferPool;
+pub use column::Column;
 pub use table::{row_groups_of, IndexInfo, RowGroup, Table};
+pub use zone_map::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
 pub use wal::{Recovery, WalEntry};

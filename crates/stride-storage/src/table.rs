@@ -6,16 +6,57 @@
 //! ([`Table::altered`]); a transaction works on a [`Table::fork`].
 
 use std::collections::{HashMap, HashSet};
+use crate::column::Column;
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
 /// Parts at least this long become row groups of their own when appended.
 pub const MIN_OWN_GROUP: usize = MORSEL_SIZE / 4;
 
+/// Up to [`MORSEL_SIZE`] rows of a table, column by column; a scan morsel.
 #[derive(Clone, Debug)]
 pub struct RowGroup {
-    pub columns: Vec<Vector>,
+    pub columns: Vec<Column>,
     pub len: usize,
+}
+
+impl RowGroup {
+    /// A row group of in-memory columns.
+    pub fn new(vectors: Vec<Vector>, len: usize) -> RowGroup {
+        RowGroup {
+            columns: vectors.into_iter().map(Column::memory).collect(),
+            len,
+        }
+    }
+
+    /// Column `c`'s values (read from the file if need be).
+    pub fn vector(&self, c: usize) -> Result<Vector> {
+        self.columns[c].vector()
+    }
+
+    /// Every column's values.
+    pub fn vectors(&self) -> Result<Vec<Vector>> {
+        self.columns.iter().map(|c| c.vector()).collect()
+    }
+
+    /// The values of columns `cols`, in that order.
+    pub fn vectors_of(&self, cols: &[usize]) -> Result<Vec<Vector>> {
+        cols.iter().map(|&c| self.vector(c)).collect()
+    }
+
+    /// Bytes the values take: in memory as [`crate::size`] counts them, or as stored
+    /// for a column not read yet.
+    pub fn bytes(&self, seen: &mut HashSet<*const Vec<u8>>) -> usize {
+        self.columns
+            .iter()
+            .map(|c| match c.segment() {
+                Some(s) if !s.is_cached() => s.extent.len as usize,
+                _ => c
+                    .vector()
+                    .map_or(0, |v| crate::size::columns_bytes(std::slice::from_ref(&v), seen)),
+            })
+            .sum()
+    }
 }
 
 /// A uniqueness rule checked on every insert: a PRIMARY KEY or UNIQUE constraint, or a
@@ -118,7 +159,7 @@ impl Table {
         let mut seen = HashSet::new();
         self.snapshot()
             .iter()
-            .map(|g| crate::size::columns_bytes(&g.columns, &mut seen))
+            .map(|g| g.bytes(&mut seen))
             .sum()
     }
 
@@ -173,8 +214,7 @@ impl Table {
         let mut total = 0;
         for (cols, len) in flat {
             if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
-                data.row_groups
-                    .push(Arc::new(RowGroup { columns: cols, len }));
+                data.row_groups.push(Arc::new(RowGroup::new(cols, len)));
                 total += len;
                 continue;
             }
@@ -188,11 +228,12 @@ impl Table {
                         .iter()
                         .map(|c| Vector::with_capacity(&c.ty, 0))
                         .collect();
-                    data.row_groups.push(Arc::new(RowGroup { columns, len: 0 }));
+                    data.row_groups.push(Arc::new(RowGroup::new(columns, 0)));
                 }
                 let group = Arc::make_mut(data.row_groups.last_mut().expect("just ensured"));
                 let n = (MORSEL_SIZE - group.len).min(len - offset);
                 for (dst, src) in group.columns.iter_mut().zip(&cols) {
+                    let dst = dst.vector_mut()?;
                     if offset == 0 && n == len {
                         dst.append(src, n);
                     } else {
@@ -246,10 +287,11 @@ impl Table {
             data.unique.iter().map(|_| HashSet::new()).collect();
         for (ki, key) in data.unique.iter().enumerate() {
             for (cols, len) in parts.clone() {
+                let values: Vec<Vector> = key.columns.iter().map(|&c| cols[c].clone()).collect();
                 check_unique(
                     &self.schema,
                     &key.columns,
-                    cols,
+                    &values,
                     len,
                     &key.present,
                     &mut new_keys[ki],
@@ -277,7 +319,11 @@ impl Table {
             .data
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
-        let new_keys = self.check(&data, groups.iter().map(|g| (g.columns.as_slice(), g.len)))?;
+        let loaded = groups
+            .iter()
+            .map(|g| Ok((g.vectors()?, g.len)))
+            .collect::<Result<Vec<_>>>()?;
+        let new_keys = self.check(&data, loaded.iter().map(|(c, n)| (c.as_slice(), *n)))?;
         for (key, new) in data.unique.iter_mut().zip(new_keys) {
             Arc::make_mut(&mut key.present).extend(new);
         }
@@ -286,10 +332,37 @@ impl Table {
         Ok(n)
     }
 
-    /// A table read back from a database file, with its row groups.
+    /// Appends row groups whose rows passed the table's constraints when they were
+    /// committed (a WAL replay of a bulk load): only the columns of unique keys are
+    /// read, to index their values.
+    pub fn append_checked_groups(&self, groups: Vec<Arc<RowGroup>>) -> Result<()> {
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        for key in &mut data.unique {
+            let mut present = HashSet::new();
+            for g in &groups {
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    &g.vectors_of(&key.columns)?,
+                    g.len,
+                    &key.present,
+                    &mut present,
+                )?;
+            }
+            Arc::make_mut(&mut key.present).extend(present);
+        }
+        data.row_groups.extend(groups);
+        Ok(())
+    }
+
+    /// A table read back from a database file, with its row groups (checked when they
+    /// were written: only the columns of unique keys are read, to index their values).
     pub fn restore(id: u64, schema: TableSchema, groups: Vec<Arc<RowGroup>>) -> Result<Table> {
         let table = Table::new(id, schema);
-        table.append_groups(groups)?;
+        table.append_checked_groups(groups)?;
         Ok(table)
     }
 }
@@ -300,32 +373,35 @@ pub fn row_groups_of(
     types: &[stride_common::DataType],
     parts: Vec<(Vec<Vector>, usize)>,
 ) -> Vec<Arc<RowGroup>> {
-    let mut out: Vec<RowGroup> = Vec::new();
+    let mut out: Vec<(Vec<Vector>, usize)> = Vec::new();
     for (cols, len) in parts {
         if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
-            out.push(RowGroup { columns: cols, len });
+            out.push((cols, len));
             continue;
         }
         let mut offset = 0;
         while offset < len {
-            if out.last().is_none_or(|g| g.len >= MORSEL_SIZE) {
+            if out.last().is_none_or(|g| g.1 >= MORSEL_SIZE) {
                 let columns = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
-                out.push(RowGroup { columns, len: 0 });
+                out.push((columns, 0));
             }
             let group = out.last_mut().expect("just ensured");
-            let n = (MORSEL_SIZE - group.len).min(len - offset);
-            for (dst, src) in group.columns.iter_mut().zip(&cols) {
+            let n = (MORSEL_SIZE - group.1).min(len - offset);
+            for (dst, src) in group.0.iter_mut().zip(&cols) {
                 dst.append(&src.slice(offset, n), n);
             }
-            group.len += n;
+            group.1 += n;
             offset += n;
         }
     }
-    out.into_iter().map(Arc::new).collect()
+    out.into_iter()
+        .map(|(cols, len)| Arc::new(RowGroup::new(cols, len)))
+        .collect()
 }
 
-/// Checks `len` rows of `cols` against the keys already present and those seen in this
-/// insert, recording new keys in `new`.
+/// Checks `len` rows of the key columns `key` (their values `cols`, in key order)
+/// against the keys already present and those seen in this insert, recording new keys
+/// in `new`.
 fn check_unique(
     schema: &TableSchema,
     key: &[usize],
@@ -335,7 +411,7 @@ fn check_unique(
     new: &mut HashSet<String>,
 ) -> Result<()> {
     for i in 0..len {
-        let values: Vec<ScalarValue> = key.iter().map(|&c| cols[c].get(i)).collect();
+        let values: Vec<ScalarValue> = cols.iter().map(|c| c.get(i)).collect();
         if values.iter().any(|v| v.is_null()) {
             continue;
         }
@@ -377,7 +453,7 @@ impl Table {
                 check_unique(
                     &self.schema,
                     &index.columns,
-                    &g.columns,
+                    &g.vectors_of(&index.columns)?,
                     g.len,
                     &HashSet::new(),
                     &mut present,
@@ -463,10 +539,16 @@ impl Table {
             let keep: Vec<u32> = (0..group.len as u32)
                 .filter(|&i| !gone[i as usize])
                 .collect();
-            let new = (!keep.is_empty()).then(|| RowGroup {
-                columns: group.columns.iter().map(|c| c.take(&keep)).collect(),
-                len: keep.len(),
-            });
+            let new = if keep.is_empty() {
+                None
+            } else {
+                let columns = group
+                    .vectors()?
+                    .iter()
+                    .map(|c| c.take(&keep))
+                    .collect();
+                Some(RowGroup::new(columns, keep.len()))
+            };
             changes.push((g, new));
         }
         self.replace_groups(base, changes, false)
@@ -491,13 +573,13 @@ impl Table {
             for (&c, v) in columns.iter().zip(values) {
                 // The group's column followed by this group's new values; a row taken
                 // from the second part where it changes.
-                let mut both = group.columns[c].clone();
+                let mut both = group.vector(c)?;
                 both.append(&v.take(&picked), rows.len());
                 let mut index: Vec<u32> = (0..group.len as u32).collect();
                 for (k, &r) in rows.iter().enumerate() {
                     index[r] = (group.len + k) as u32;
                 }
-                new.columns[c] = both.take(&index);
+                new.columns[c] = Column::memory(both.take(&index));
             }
             at += rows.len();
             changes.push((g, Some(new)));
@@ -540,7 +622,11 @@ impl Table {
             if let Some(new) = &new {
                 if check_not_null {
                     for (ci, col) in self.schema.columns.iter().enumerate() {
-                        if col.not_null && (0..new.len).any(|i| !new.columns[ci].is_valid(i)) {
+                        if !col.not_null {
+                            continue;
+                        }
+                        let v = new.vector(ci)?;
+                        if (0..new.len).any(|i| !v.is_valid(i)) {
                             return Err(Error::constraint(format!(
                                 "NOT NULL constraint failed: {}.{}",
                                 self.schema.name, col.name
@@ -559,7 +645,7 @@ impl Table {
                 check_unique(
                     &self.schema,
                     &key.columns,
-                    &g.columns,
+                    &g.vectors_of(&key.columns)?,
                     g.len,
                     &HashSet::new(),
                     &mut set,
@@ -652,8 +738,9 @@ impl Table {
                 }
                 for g in &mut groups {
                     let mut new = RowGroup::clone(g);
-                    new.columns
-                        .push(Vector::constant(&value, &col.ty)?.flatten(g.len));
+                    new.columns.push(Column::memory(
+                        Vector::constant(&value, &col.ty)?.flatten(g.len),
+                    ));
                     *g = Arc::new(new);
                 }
                 schema.columns.push(col.clone());

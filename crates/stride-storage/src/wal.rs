@@ -8,6 +8,7 @@
 //! crash after the header switch, before the log was reset) is recognised and dropped.
 
 use crate::block_file::Extent;
+use crate::zone_map::ZoneMap;
 use crate::catalog::View;
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
@@ -57,7 +58,9 @@ pub enum WalEntry {
     /// (row count and column segments of each).
     InsertStored {
         table: String,
-        groups: Vec<(usize, Vec<Extent>)>,
+        /// Each group's row count and its columns' segments with their zone maps
+        /// (absent in records of format 1).
+        groups: Vec<(usize, Vec<(Extent, Option<ZoneMap>)>)>,
     },
     AlterTable {
         table: String,
@@ -348,14 +351,21 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                 }
             }
             WalEntry::InsertStored { table, groups } => {
-                w.u8(8);
+                w.u8(12);
                 w.str(table);
                 w.len_of(groups.len());
-                for (len, extents) in groups {
+                for (len, columns) in groups {
                     w.u64(*len as u64);
-                    w.len_of(extents.len());
-                    for e in extents {
+                    w.len_of(columns.len());
+                    for (e, zone) in columns {
                         write_extent(w, e);
+                        match zone {
+                            Some(z) => {
+                                w.u8(1);
+                                z.write(w);
+                            }
+                            None => w.u8(0),
+                        }
                     }
                 }
             }
@@ -414,15 +424,21 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                 }
                 WalEntry::Insert { table, parts }
             }
-            8 => {
+            kind @ (8 | 12) => {
                 let table = r.str()?;
                 let mut groups = Vec::new();
                 for _ in 0..r.len_of(9)? {
                     let len = r.u64()? as usize;
-                    let extents = (0..r.len_of(12)?)
-                        .map(|_| read_extent(&mut r))
-                        .collect::<Result<Vec<_>>>()?;
-                    groups.push((len, extents));
+                    let mut columns = Vec::new();
+                    for _ in 0..r.len_of(12)? {
+                        let e = read_extent(&mut r)?;
+                        let zone = match kind == 12 && r.bool()? {
+                            true => Some(ZoneMap::read(&mut r, len as u64)?),
+                            false => None,
+                        };
+                        columns.push((e, zone));
+                    }
+                    groups.push((len, columns));
                 }
                 WalEntry::InsertStored { table, groups }
             }

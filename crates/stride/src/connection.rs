@@ -31,7 +31,7 @@ use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, T
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
-use stride_storage::block_file::Extent;
+use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
     row_groups_of, Catalog, DatabaseFile, Recovery, RowGroup, Table, WalEntry, Writer,
@@ -607,7 +607,7 @@ impl Connection {
                 let n = catalog.atomically(|| {
                     let table = catalog.create_table(schema, or_replace)?;
                     Ok(match load {
-                        Some(l) => l.apply(&mut writer, &table)? as u64,
+                        Some(l) => l.apply(&table)? as u64,
                         None => 0,
                     })
                 })?;
@@ -1068,7 +1068,7 @@ impl Connection {
             parts,
         )?;
         log(&mut writer, &[load.entry()])?;
-        let n = load.apply(&mut writer, table)?;
+        let n = load.apply(table)?;
         checkpoint_if_due(&mut writer);
         Ok(n)
     }
@@ -1174,7 +1174,7 @@ enum Load {
     Stored {
         table: String,
         groups: Vec<Arc<RowGroup>>,
-        extents: Vec<Vec<Extent>>,
+        columns: Vec<Vec<StoredColumn>>,
     },
 }
 
@@ -1190,11 +1190,11 @@ impl Load {
         match &mut writer.file {
             Some(w) if rows >= stride_common::MORSEL_SIZE => {
                 let groups = row_groups_of(types, parts);
-                let extents = w.write_groups(&groups)?;
+                let columns = w.write_groups(&groups)?;
                 Ok(Load::Stored {
                     table,
                     groups,
-                    extents,
+                    columns,
                 })
             }
             _ => Ok(Load::Logged { table, parts }),
@@ -1210,30 +1210,25 @@ impl Load {
             Load::Stored {
                 table,
                 groups,
-                extents,
+                columns,
             } => WalEntry::InsertStored {
                 table: table.clone(),
                 groups: groups
                     .iter()
-                    .map(|g| g.len)
-                    .zip(extents.iter().cloned())
+                    .zip(columns)
+                    .map(|(g, cols)| {
+                        let cols = cols.iter().map(|(e, z)| (e.clone(), Some(z.clone())));
+                        (g.len, cols.collect())
+                    })
                     .collect(),
             },
         }
     }
 
-    fn apply(self, writer: &mut WriteLock<'_>, table: &Table) -> Result<usize> {
+    fn apply(self, table: &Table) -> Result<usize> {
         match self {
             Load::Logged { parts, .. } => table.append_parts(parts),
-            Load::Stored {
-                groups, extents, ..
-            } => {
-                let n = table.append_groups(groups.clone())?;
-                if let Some(w) = &mut writer.file {
-                    w.register(groups, extents);
-                }
-                Ok(n)
-            }
+            Load::Stored { groups, .. } => table.append_groups(groups),
         }
     }
 }

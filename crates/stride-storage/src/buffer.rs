@@ -1,0 +1,269 @@
+//! The buffer manager: column segments of a database file are read and decoded on
+//! first use and kept in memory under `SET memory_limit`; when the segments held pass
+//! the limit, those used longest ago are dropped and read again when next needed. So a
+//! database opens without reading its data, a scan reads only the columns and row
+//! groups it needs, and a database larger than memory can be scanned.
+//!
+//! The cache holds decoded vectors rather than raw blocks, so a scan of data in the
+//! cache costs what a scan of an in-memory table costs. A vector a scan is using stays
+//! alive while the scan holds it (vectors share their buffers), even if the pool drops
+//! its own reference: "pinned" is simply "referenced". The pool counts the bytes of the
+//! vectors it holds; it does not yet count operators' memory (the bounded-memory issue
+//! adds that to the same accountant).
+//!
+//! The pool also knows every segment still alive, cached or not: a checkpoint keeps the
+//! blocks of segments that a running query or an open transaction may still read, even
+//! when the new checkpoint no longer names them.
+//!
+//! Lock order: a segment's own lock may be held while taking the pool's, never the
+//! reverse (eviction collects its victims under the pool's lock and clears them after
+//! releasing it).
+
+use crate::block_file::{BlockReader, Extent};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use stride_common::{DataType, Error, Result, Vector};
+
+/// The cache of decoded segments, and the registry of live ones.
+pub struct BufferPool {
+    limit: AtomicU64,
+    state: Mutex<PoolState>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    /// Bytes of the cached vectors.
+    used: u64,
+    /// Advances on every use; a segment's last use orders eviction.
+    tick: u64,
+    /// Cached segments by id: the segment, its bytes, its last use.
+    resident: HashMap<u64, (Weak<Segment>, u64, u64)>,
+    /// Every segment created and maybe still alive.
+    live: Vec<Weak<Segment>>,
+    next_id: u64,
+    /// Segments read from the file since the pool was made (for tests and profiling).
+    reads: u64,
+}
+
+/// 80% of the machine's memory, as DuckDB defaults `memory_limit`.
+pub fn default_memory_limit() -> u64 {
+    physical_memory().map_or(8 << 30, |m| m / 10 * 8)
+}
+
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+impl BufferPool {
+    pub fn new(limit: u64) -> Arc<BufferPool> {
+        Arc::new(BufferPool {
+            limit: AtomicU64::new(limit),
+            state: Mutex::new(PoolState::default()),
+        })
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// Changes the limit, dropping cached segments at once if the pool now holds more.
+    pub fn set_limit(&self, bytes: u64) {
+        self.limit.store(bytes, Ordering::Relaxed);
+        self.evict(0);
+    }
+
+    /// Bytes of cached segments.
+    pub fn used(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.used)
+    }
+
+    /// Segments read from the file so far.
+    pub fn reads(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.reads)
+    }
+
+    /// A segment of `len` rows of type `ty` stored at `extent`, read through `reader`
+    /// when first used.
+    pub fn segment(
+        self: &Arc<Self>,
+        reader: Arc<BlockReader>,
+        extent: Extent,
+        ty: DataType,
+        len: usize,
+    ) -> Arc<Segment> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.next_id += 1;
+        let segment = Arc::new(Segment {
+            id: state.next_id,
+            extent,
+            ty,
+            len,
+            reader,
+            pool: Arc::downgrade(self),
+            cached: Mutex::new(None),
+        });
+        if state.live.len() > 64 && state.live.len().is_power_of_two() {
+            state.live.retain(|w| w.strong_count() > 0);
+        }
+        state.live.push(Arc::downgrade(&segment));
+        segment
+    }
+
+    /// The blocks of every segment still alive.
+    pub fn live_blocks(&self) -> Vec<u64> {
+        // Upgraded under the lock, used (and maybe dropped last) after it.
+        let alive: Vec<Arc<Segment>> = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.live.retain(|w| w.strong_count() > 0);
+            state.live.iter().filter_map(|w| w.upgrade()).collect()
+        };
+        alive.iter().flat_map(|s| s.extent.blocks.clone()).collect()
+    }
+
+    /// Records that `segment` now caches `bytes` bytes, then evicts down to the limit.
+    fn admit(&self, segment: &Arc<Segment>, bytes: u64, read: bool) {
+        {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.tick += 1;
+            let tick = state.tick;
+            if let Some(old) = state
+                .resident
+                .insert(segment.id, (Arc::downgrade(segment), bytes, tick))
+            {
+                state.used -= old.1;
+            }
+            state.used += bytes;
+            state.reads += read as u64;
+        }
+        self.evict(0);
+    }
+
+    fn touch(&self, id: u64) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.tick += 1;
+        let tick = state.tick;
+        if let Some(entry) = state.resident.get_mut(&id) {
+            entry.2 = tick;
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = state.resident.remove(&id) {
+            state.used -= old.1;
+        }
+    }
+
+    /// Drops cached segments, least recently used first, until `room` more bytes fit
+    /// under the limit.
+    fn evict(&self, room: u64) {
+        let victims: Vec<Arc<Segment>> = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let limit = self.limit().saturating_sub(room);
+            if state.used <= limit {
+                return;
+            }
+            let mut order: Vec<(u64, u64)> =
+                state.resident.iter().map(|(&id, e)| (e.2, id)).collect();
+            order.sort_unstable();
+            let mut out = Vec::new();
+            for (_, id) in order {
+                if state.used <= limit {
+                    break;
+                }
+                let (weak, bytes, _) = state.resident.remove(&id).expect("listed");
+                state.used -= bytes;
+                out.extend(weak.upgrade());
+            }
+            out
+        };
+        for v in victims {
+            if let Ok(mut c) = v.cached.lock() {
+                *c = None;
+            }
+        }
+    }
+}
+
+/// One column of one row group as stored in the database file.
+pub struct Segment {
+    id: u64,
+    pub extent: Extent,
+    pub ty: DataType,
+    pub len: usize,
+    reader: Arc<BlockReader>,
+    pool: Weak<BufferPool>,
+    cached: Mutex<Option<Vector>>,
+}
+
+impl Segment {
+    /// The segment's values: from the cache, or read, checked and decoded.
+    pub fn load(self: &Arc<Self>) -> Result<Vector> {
+        let mut cached = self
+            .cached
+            .lock()
+            .map_err(|_| Error::internal("segment lock poisoned"))?;
+        if let Some(v) = cached.as_ref() {
+            let v = v.clone();
+            drop(cached);
+            if let Some(pool) = self.pool.upgrade() {
+                pool.touch(self.id);
+            }
+            return Ok(v);
+        }
+        let bytes = self.reader.read_extent(&self.extent)?;
+        let v = crate::compression::decode(&bytes, &self.ty, self.len).map_err(|e| {
+            Error::io(format!(
+                "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
+                self.reader.path, self.extent.blocks, e.message
+            ))
+        })?;
+        *cached = Some(v.clone());
+        drop(cached);
+        self.admit(&v, true);
+        Ok(v)
+    }
+
+    /// Puts values known to equal the stored ones into the cache (a checkpoint or bulk
+    /// load that just wrote them), sparing the first read.
+    pub fn fill(self: &Arc<Self>, v: Vector) {
+        if let Ok(mut c) = self.cached.lock() {
+            *c = Some(v.clone());
+        }
+        self.admit(&v, false);
+    }
+
+    /// Whether the values are in memory now.
+    pub fn is_cached(&self) -> bool {
+        self.cached.lock().is_ok_and(|c| c.is_some())
+    }
+
+    fn admit(self: &Arc<Self>, v: &Vector, read: bool) {
+        if let Some(pool) = self.pool.upgrade() {
+            let mut seen = Default::default();
+            let bytes = crate::size::columns_bytes(std::slice::from_ref(v), &mut seen) as u64;
+            pool.admit(self, bytes, read);
+        }
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.forget(self.id);
+        }
+    }
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment")
+            .field("extent", &self.extent)
+            .field("len", &self.len)
+            .finish()
+    }
+}

@@ -1,0 +1,139 @@
+//! One column of one row group: its values in memory, or a segment of the database
+//! file read on first use through the buffer manager ([`crate::buffer`]); with its
+//! zone map ([`crate::zone_map`]).
+//!
+//! A column written by a checkpoint becomes stored in place ([`Column::store`]): the
+//! row group keeps its identity (transactions detect conflicts by it), and its values
+//! move into the buffer pool, which may drop them under `memory_limit`. Changing a
+//! column ([`Column::vector_mut`], only on a row group no one else holds) brings it back
+//! into memory; the next checkpoint writes it again.
+
+use crate::buffer::Segment;
+use crate::zone_map::ZoneMap;
+use std::sync::{Arc, OnceLock, RwLock};
+use stride_common::{Error, Result, Vector};
+
+pub struct Column {
+    data: RwLock<ColumnData>,
+    zone: OnceLock<ZoneMap>,
+}
+
+#[derive(Clone)]
+enum ColumnData {
+    Memory(Vector),
+    Stored(Arc<Segment>),
+}
+
+impl Column {
+    pub fn memory(v: Vector) -> Column {
+        Column {
+            data: RwLock::new(ColumnData::Memory(v)),
+            zone: OnceLock::new(),
+        }
+    }
+
+    /// A column whose values are in `segment`, with the zone map stored beside it.
+    pub fn stored(segment: Arc<Segment>, zone: Option<ZoneMap>) -> Column {
+        let z = OnceLock::new();
+        if let Some(zone) = zone {
+            let _ = z.set(zone);
+        }
+        Column {
+            data: RwLock::new(ColumnData::Stored(segment)),
+            zone: z,
+        }
+    }
+
+    fn data(&self) -> Result<ColumnData> {
+        self.data
+            .read()
+            .map(|d| d.clone())
+            .map_err(|_| Error::internal("column lock poisoned"))
+    }
+
+    /// The values (shared, not copied), read from the file when they are not in memory.
+    pub fn vector(&self) -> Result<Vector> {
+        match self.data()? {
+            ColumnData::Memory(v) => Ok(v),
+            ColumnData::Stored(s) => s.load(),
+        }
+    }
+
+    /// The values to change in place; the column is in memory from then on.
+    pub fn vector_mut(&mut self) -> Result<&mut Vector> {
+        self.zone = OnceLock::new();
+        let data = self
+            .data
+            .get_mut()
+            .map_err(|_| Error::internal("column lock poisoned"))?;
+        if let ColumnData::Stored(s) = data {
+            *data = ColumnData::Memory(s.load()?);
+        }
+        match data {
+            ColumnData::Memory(v) => Ok(v),
+            ColumnData::Stored(_) => unreachable!("just loaded"),
+        }
+    }
+
+    /// The segment holding the values, when they are stored in the file.
+    pub fn segment(&self) -> Option<Arc<Segment>> {
+        match self.data().ok()? {
+            ColumnData::Stored(s) => Some(s),
+            ColumnData::Memory(_) => None,
+        }
+    }
+
+    /// Whether the values are in memory (in the column, or cached by the pool).
+    pub fn is_loaded(&self) -> bool {
+        match self.data() {
+            Ok(ColumnData::Memory(_)) => true,
+            Ok(ColumnData::Stored(s)) => s.is_cached(),
+            Err(_) => false,
+        }
+    }
+
+    /// Records that a checkpoint wrote the values to `segment`: they move into the
+    /// buffer pool's cache.
+    pub fn store(&self, segment: Arc<Segment>) {
+        if let Ok(mut data) = self.data.write() {
+            if let ColumnData::Memory(v) = &*data {
+                segment.fill(v.clone());
+            }
+            *data = ColumnData::Stored(segment);
+        }
+    }
+
+    /// The zone map of the column's `len` rows, computed from the values the first
+    /// time when it was not stored.
+    pub fn zone(&self, len: usize) -> Result<&ZoneMap> {
+        if let Some(z) = self.zone.get() {
+            return Ok(z);
+        }
+        let z = ZoneMap::of(&self.vector()?, len);
+        Ok(self.zone.get_or_init(|| z))
+    }
+}
+
+impl Clone for Column {
+    fn clone(&self) -> Self {
+        let data = self
+            .data
+            .read()
+            .map(|d| d.clone())
+            .unwrap_or_else(|e| e.into_inner().clone());
+        Column {
+            data: RwLock::new(data),
+            zone: self.zone.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Column {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.data() {
+            Ok(ColumnData::Memory(v)) => write!(f, "Memory({:?})", v.ty),
+            Ok(ColumnData::Stored(s)) => write!(f, "Stored({s:?})"),
+            Err(_) => write!(f, "Poisoned"),
+        }
+    }
+}

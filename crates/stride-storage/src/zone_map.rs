@@ -1,0 +1,337 @@
+//! Zone maps: the smallest and largest value and the NULL count of one column of one
+//! row group. A checkpoint stores them beside each segment; a scan checks its filters'
+//! simple conditions ([`ZoneFilter`]: a column compared with a constant, IN a list of
+//! constants, IS [NOT] NULL) against them and skips row groups where no row can pass,
+//! without reading them. For an in-memory column the map is computed on first use.
+//!
+//! Bounds are kept in the column's physical domain: integers (and BOOLEAN, DATE,
+//! TIMESTAMP, DECIMAL's unscaled values) as i128, floating-point numbers as f64 (no
+//! bounds when a NaN is present: NaN sorts above every number), strings as bytes, the
+//! lower bound cut to [`STRING_PREFIX`] bytes (a prefix is never larger than the
+//! string) and no upper bound when the largest string is longer.
+
+use crate::serialize::{ByteReader, ByteWriter};
+use std::cmp::Ordering;
+use stride_common::{DataType, Result, ScalarValue, Vector, VectorData};
+
+/// Bytes of a string bound kept.
+pub const STRING_PREFIX: usize = 32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZoneMap {
+    pub rows: u64,
+    pub nulls: u64,
+    /// `None`: not known (a type without an order kept here, or NaN).
+    pub bounds: Option<Bounds>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bounds {
+    Int(i128, i128),
+    Float(f64, f64),
+    /// The lower bound and, when known, the upper one.
+    Str(Vec<u8>, Option<Vec<u8>>),
+}
+
+/// A constant in a column's physical domain.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Key {
+    Int(i128),
+    Float(f64),
+    Str(Vec<u8>),
+}
+
+impl Key {
+    /// `value` as a key for a column of type `ty`; `None` when they do not compare
+    /// directly (different types, or decimals of different scales).
+    pub fn of(value: &ScalarValue, ty: &DataType) -> Option<Key> {
+        use ScalarValue as S;
+        Some(match (value, ty) {
+            (S::Boolean(b), DataType::Boolean) => Key::Int(*b as i128),
+            (S::TinyInt(v), DataType::TinyInt) => Key::Int(*v as i128),
+            (S::SmallInt(v), DataType::SmallInt) => Key::Int(*v as i128),
+            (S::Integer(v), DataType::Integer) => Key::Int(*v as i128),
+            (S::BigInt(v), DataType::BigInt) => Key::Int(*v as i128),
+            (S::Date(v), DataType::Date) => Key::Int(*v as i128),
+            (S::Timestamp(v), DataType::Timestamp) => Key::Int(*v as i128),
+            (S::Decimal(v, _, s), DataType::Decimal(_, scale)) if s == scale => Key::Int(*v),
+            (S::Real(v), DataType::Real) if !v.is_nan() => Key::Float(*v as f64),
+            (S::Double(v), DataType::Double) if !v.is_nan() => Key::Float(*v),
+            (S::Varchar(s), DataType::Varchar) => Key::Str(s.as_bytes().to_vec()),
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl CmpOp {
+    /// The operator with its operands swapped (`5 < x` is `x > 5`).
+    pub fn flip(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::LtEq => CmpOp::GtEq,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::GtEq => CmpOp::LtEq,
+            other => other,
+        }
+    }
+}
+
+/// A condition on one column that every row a scan returns must meet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZoneFilter {
+    /// The column's position in the table.
+    pub column: usize,
+    pub test: ZoneTest,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ZoneTest {
+    Compare(CmpOp, Key),
+    In(Vec<Key>),
+    IsNull,
+    IsNotNull,
+}
+
+impl ZoneMap {
+    /// Whether some row of the zone may meet `test`.
+    pub fn may_match(&self, test: &ZoneTest) -> bool {
+        match test {
+            ZoneTest::IsNull => self.nulls > 0,
+            ZoneTest::IsNotNull => self.nulls < self.rows,
+            _ if self.nulls >= self.rows => false,
+            ZoneTest::Compare(op, key) => self.may_compare(*op, key),
+            ZoneTest::In(keys) => keys.iter().any(|k| self.may_compare(CmpOp::Eq, k)),
+        }
+    }
+
+    fn may_compare(&self, op: CmpOp, key: &Key) -> bool {
+        // (key vs smallest, key vs largest); None where unknown.
+        let (lo, hi) = match (&self.bounds, key) {
+            (Some(Bounds::Int(a, b)), Key::Int(k)) => (Some(k.cmp(a)), Some(k.cmp(b))),
+            (Some(Bounds::Float(a, b)), Key::Float(k)) => (k.partial_cmp(a), k.partial_cmp(b)),
+            (Some(Bounds::Str(a, b)), Key::Str(k)) => {
+                (Some(k.as_slice().cmp(a)), b.as_ref().map(|b| k.as_slice().cmp(b)))
+            }
+            _ => return true,
+        };
+        use Ordering::*;
+        match op {
+            CmpOp::Eq => lo != Some(Less) && hi != Some(Greater),
+            // Every value equals the key only when smallest = largest = key.
+            CmpOp::NotEq => !(lo == Some(Equal) && hi == Some(Equal)),
+            CmpOp::Lt => lo == Some(Greater) || lo.is_none(),
+            CmpOp::LtEq => lo != Some(Less),
+            CmpOp::Gt => hi == Some(Less) || hi.is_none(),
+            CmpOp::GtEq => hi != Some(Greater),
+        }
+    }
+
+    /// The zone map of the first `len` rows of `v`.
+    pub fn of(v: &Vector, len: usize) -> ZoneMap {
+        let valid: Vec<usize> = (0..len).filter(|&i| v.is_valid(i)).collect();
+        let nulls = (len - valid.len()) as u64;
+        let rows = len as u64;
+        if valid.is_empty() {
+            return ZoneMap {
+                rows,
+                nulls,
+                bounds: None,
+            };
+        }
+        fn ints<T: Copy + Into<i128>>(x: &[T], v: &Vector, valid: &[usize]) -> Option<Bounds> {
+            let mut it = valid.iter().map(|&i| x[v.index(i)].into());
+            let first = it.next()?;
+            let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            Some(Bounds::Int(lo, hi))
+        }
+        fn floats<T: Copy + Into<f64>>(x: &[T], v: &Vector, valid: &[usize]) -> Option<Bounds> {
+            let mut lo = f64::INFINITY;
+            let mut hi = f64::NEG_INFINITY;
+            for &i in valid {
+                let x: f64 = x[v.index(i)].into();
+                if x.is_nan() {
+                    return None;
+                }
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+            Some(Bounds::Float(lo, hi))
+        }
+        let bounds = match &v.data {
+            VectorData::Bool(x) => {
+                let mut it = valid.iter().map(|&i| x[v.index(i)] as i128);
+                let first = it.next().unwrap_or(0);
+                let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
+                Some(Bounds::Int(lo, hi))
+            }
+            VectorData::I8(x) => ints(x, v, &valid),
+            VectorData::I16(x) => ints(x, v, &valid),
+            VectorData::I32(x) => ints(x, v, &valid),
+            VectorData::I64(x) => ints(x, v, &valid),
+            VectorData::I128(x) => ints(x, v, &valid),
+            VectorData::F32(x) => floats(x, v, &valid),
+            VectorData::F64(x) => floats(x, v, &valid),
+            VectorData::Str(s) => {
+                let mut it = valid.iter().map(|&i| s.get(v.index(i)).as_bytes());
+                let first = it.next().unwrap_or_default();
+                let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
+                let lo = lo[..lo.len().min(STRING_PREFIX)].to_vec();
+                let hi = (hi.len() <= STRING_PREFIX).then(|| hi.to_vec());
+                Some(Bounds::Str(lo, hi))
+            }
+            VectorData::Interval(_) | VectorData::List(_) => None,
+        };
+        ZoneMap {
+            rows,
+            nulls,
+            bounds,
+        }
+    }
+
+    pub fn write(&self, w: &mut ByteWriter) {
+        w.u64(self.nulls);
+        match &self.bounds {
+            None => w.u8(0),
+            Some(Bounds::Int(a, b)) => {
+                w.u8(1);
+                w.raw(&a.to_le_bytes());
+                w.raw(&b.to_le_bytes());
+            }
+            Some(Bounds::Float(a, b)) => {
+                w.u8(2);
+                w.u64(a.to_bits());
+                w.u64(b.to_bits());
+            }
+            Some(Bounds::Str(a, b)) => {
+                w.u8(3);
+                w.len_of(a.len());
+                w.raw(a);
+                match b {
+                    None => w.u8(0),
+                    Some(b) => {
+                        w.u8(1);
+                        w.len_of(b.len());
+                        w.raw(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a zone map written by [`ZoneMap::write`] for a segment of `rows` rows.
+    pub fn read(r: &mut ByteReader, rows: u64) -> Result<ZoneMap> {
+        let nulls = r.u64()?;
+        if nulls > rows {
+            return Err(r.corrupt("a zone map counts more NULLs than rows"));
+        }
+        let i128_of = |r: &mut ByteReader| -> Result<i128> {
+            Ok(i128::from_le_bytes(r.raw(16)?.try_into().expect("16")))
+        };
+        let bounds = match r.u8()? {
+            0 => None,
+            1 => Some(Bounds::Int(i128_of(r)?, i128_of(r)?)),
+            2 => Some(Bounds::Float(
+                f64::from_bits(r.u64()?),
+                f64::from_bits(r.u64()?),
+            )),
+            3 => {
+                let n = r.len_of(1)?;
+                let lo = r.raw(n)?.to_vec();
+                let hi = match r.u8()? {
+                    0 => None,
+                    _ => {
+                        let n = r.len_of(1)?;
+                        Some(r.raw(n)?.to_vec())
+                    }
+                };
+                Some(Bounds::Str(lo, hi))
+            }
+            k => return Err(r.corrupt(&format!("unknown zone map kind {k}"))),
+        };
+        Ok(ZoneMap { rows, nulls, bounds })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector(ty: &DataType, values: &[ScalarValue]) -> Vector {
+        let mut v = Vector::with_capacity(ty, values.len());
+        for x in values {
+            v.push(x).expect("push");
+        }
+        v
+    }
+
+    fn ints(values: &[Option<i32>]) -> ZoneMap {
+        let v = vector(
+            &DataType::Integer,
+            &values
+                .iter()
+                .map(|v| v.map_or(ScalarValue::Null, ScalarValue::Integer))
+                .collect::<Vec<_>>(),
+        );
+        ZoneMap::of(&v, values.len())
+    }
+
+    #[test]
+    fn comparisons_skip_only_zones_without_matches() {
+        let z = ints(&[Some(10), None, Some(20), Some(15)]);
+        assert_eq!(z.nulls, 1);
+        assert_eq!(z.bounds, Some(Bounds::Int(10, 20)));
+        let cmp = |op, k: i128| z.may_match(&ZoneTest::Compare(op, Key::Int(k)));
+        assert!(cmp(CmpOp::Eq, 10) && cmp(CmpOp::Eq, 20) && !cmp(CmpOp::Eq, 21));
+        assert!(!cmp(CmpOp::Lt, 10) && cmp(CmpOp::Lt, 11));
+        assert!(cmp(CmpOp::LtEq, 10) && !cmp(CmpOp::LtEq, 9));
+        assert!(!cmp(CmpOp::Gt, 20) && cmp(CmpOp::Gt, 19));
+        assert!(cmp(CmpOp::GtEq, 20) && !cmp(CmpOp::GtEq, 21));
+        assert!(cmp(CmpOp::NotEq, 10));
+        assert!(z.may_match(&ZoneTest::IsNull) && z.may_match(&ZoneTest::IsNotNull));
+        assert!(!z.may_match(&ZoneTest::In(vec![Key::Int(1), Key::Int(30)])));
+        assert!(z.may_match(&ZoneTest::In(vec![Key::Int(1), Key::Int(12)])));
+        let same = ints(&[Some(7), Some(7)]);
+        assert!(!same.may_match(&ZoneTest::Compare(CmpOp::NotEq, Key::Int(7))));
+        assert!(!same.may_match(&ZoneTest::IsNull));
+        let nulls = ints(&[None, None]);
+        assert!(!nulls.may_match(&ZoneTest::Compare(CmpOp::NotEq, Key::Int(7))));
+        assert!(!nulls.may_match(&ZoneTest::IsNotNull));
+    }
+
+    #[test]
+    fn long_strings_keep_a_prefix_and_no_upper_bound() {
+        let long = "m".repeat(40);
+        let v = vector(
+            &DataType::Varchar,
+            &[ScalarValue::Varchar("b".into()), ScalarValue::Varchar(long)],
+        );
+        let z = ZoneMap::of(&v, 2);
+        let cmp = |op, k: &str| z.may_match(&ZoneTest::Compare(op, Key::Str(k.into())));
+        assert!(!cmp(CmpOp::Lt, "a") && cmp(CmpOp::Gt, "zzz") && cmp(CmpOp::Eq, "c"));
+        let mut w = ByteWriter::new();
+        z.write(&mut w);
+        let back = ZoneMap::read(&mut ByteReader::new(&w.bytes, "test"), 2).expect("read");
+        assert_eq!(back, z);
+    }
+
+    #[test]
+    fn nan_leaves_floats_unbounded() {
+        let v = vector(
+            &DataType::Double,
+            &[ScalarValue::Double(1.0), ScalarValue::Double(f64::NAN)],
+        );
+        let z = ZoneMap::of(&v, 2);
+        assert_eq!(z.bounds, None);
+        assert!(z.may_match(&ZoneTest::Compare(CmpOp::Gt, Key::Float(5.0))));
+    }
+}
