@@ -21,6 +21,9 @@ pub struct Settings {
     /// How long one statement may run before it is cancelled (`statement_timeout`,
     /// also DuckDB's `max_execution_time`); None: no limit.
     pub statement_timeout: Option<std::time::Duration>,
+    /// Bytes the buffer pool may hold (`memory_limit`, also `max_memory`). One value
+    /// for the whole database: the facade keeps every connection's copy in step.
+    pub memory_limit: u64,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -59,6 +62,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "default_null_order",
     "enable_external_access",
     "statement_timeout",
+    "memory_limit",
 ];
 
 impl Default for Settings {
@@ -70,6 +74,7 @@ impl Default for Settings {
             enable_external_access: true,
             allowed_directories: None,
             statement_timeout: None,
+            memory_limit: default_memory_limit(),
             client_parameters: Default::default(),
         }
     }
@@ -124,6 +129,7 @@ impl Settings {
             "statement_timeout" | "max_execution_time" => {
                 self.statement_timeout = parse_timeout(value)?;
             }
+            "memory_limit" | "max_memory" => self.memory_limit = parse_memory(value)?,
             other if client_parameter(other).is_some() => {
                 let v = match value {
                     ScalarValue::Varchar(s) => s.clone(),
@@ -148,6 +154,7 @@ impl Settings {
             "disabled_optimizers" => self.disabled_optimizers = d.disabled_optimizers,
             "default_null_order" => self.default_null_order = d.default_null_order,
             "statement_timeout" | "max_execution_time" => self.statement_timeout = None,
+            "memory_limit" | "max_memory" => self.memory_limit = d.memory_limit,
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -185,6 +192,7 @@ impl Settings {
             "statement_timeout" | "max_execution_time" => {
                 ScalarValue::Varchar(format_timeout(self.statement_timeout))
             }
+            "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters
@@ -255,6 +263,71 @@ impl Settings {
 
 /// A statement timeout as PostgreSQL takes it: a number of milliseconds, or a number
 /// with a unit (`'1.5s'`, `'250ms'`, `'2min'`, `'1h'`, `'1d'`, `'500us'`); 0 turns it off.
+/// 80% of the machine's memory, as DuckDB defaults `memory_limit` (8 GiB where the
+/// machine's memory cannot be read).
+pub fn default_memory_limit() -> u64 {
+    physical_memory().map_or(8 << 30, |m| m / 10 * 8)
+}
+
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A size as DuckDB writes and reads them: `'2GB'` (powers of 1000), `'2GiB'` (powers
+/// of 1024), `'512 MB'`, `'1.5GB'`; a number alone is bytes.
+fn parse_memory(value: &ScalarValue) -> Result<u64> {
+    let bad = || {
+        Error::invalid_input(format!(
+            "invalid value for memory_limit: {value}; expected a size such as '2GB', '512MiB' or '1.5GB'"
+        ))
+    };
+    let text = match value {
+        ScalarValue::Varchar(t) => t.trim().to_string(),
+        other if other.as_i64().is_some() => other.to_string(),
+        _ => return Err(bad()),
+    };
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let number: f64 = text[..split].parse().map_err(|_| bad())?;
+    let unit: f64 = match text[split..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "byte" | "bytes" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "tb" | "t" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = number * unit;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
+}
+
+/// Bytes in the largest binary unit that keeps the number at least 1 (`'953.6 MiB'`).
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 fn parse_timeout(value: &ScalarValue) -> Result<Option<std::time::Duration>> {
     let bad = || {
         Error::invalid_input(format!(

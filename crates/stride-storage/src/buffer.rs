@@ -46,18 +46,6 @@ struct PoolState {
     reads: u64,
 }
 
-/// 80% of the machine's memory, as DuckDB defaults `memory_limit`.
-pub fn default_memory_limit() -> u64 {
-    physical_memory().map_or(8 << 30, |m| m / 10 * 8)
-}
-
-fn physical_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 impl BufferPool {
     pub fn new(limit: u64) -> Arc<BufferPool> {
         Arc::new(BufferPool {

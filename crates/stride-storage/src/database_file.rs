@@ -114,7 +114,7 @@ impl DatabaseFile {
             sync_parent(fs, path);
         }
         let catalog = Arc::new(Catalog::new());
-        let pool = BufferPool::new(crate::buffer::default_memory_limit());
+        let pool = BufferPool::new(stride_common::settings::default_memory_limit());
         checkpoint::load(&mut blocks, &catalog, &pool)?;
         let wal_path = format!("{path}.wal");
         let wal_exists = fs.exists(Path::new(&wal_path));

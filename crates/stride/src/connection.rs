@@ -34,7 +34,7 @@ use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
-    row_groups_of, Catalog, DatabaseFile, Recovery, RowGroup, Table, WalEntry, Writer,
+    row_groups_of, BufferPool, Catalog, DatabaseFile, Recovery, RowGroup, Table, WalEntry, Writer,
 };
 
 /// Times a statement is re-run because a CSV column type was widened.
@@ -57,6 +57,9 @@ pub struct Database {
     writes: Arc<Mutex<()>>,
     /// Cleared for good by `SET enable_external_access = false` on any connection.
     external_access: Arc<AtomicBool>,
+    /// The buffer pool (the database file's; an idle one in memory), whose limit is
+    /// `memory_limit` for every connection.
+    pool: Arc<BufferPool>,
 }
 
 impl std::fmt::Debug for Database {
@@ -75,6 +78,7 @@ impl Database {
             recovery: Recovery::default(),
             writes: Arc::new(Mutex::new(())),
             external_access: Arc::new(AtomicBool::new(true)),
+            pool: BufferPool::new(stride_common::settings::default_memory_limit()),
         })
     }
 
@@ -98,6 +102,7 @@ impl Database {
         let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only)?;
         Ok(Database {
             catalog,
+            pool: file.pool.clone(),
             file: Some(file),
             recovery,
             writes: Arc::new(Mutex::new(())),
@@ -125,6 +130,7 @@ impl Database {
             file: self.file.clone(),
             writes: self.writes.clone(),
             external_access: self.external_access.clone(),
+            pool: self.pool.clone(),
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
             client_streams: AtomicBool::new(false),
@@ -187,6 +193,7 @@ pub struct Connection {
     file: Option<Arc<DatabaseFile>>,
     writes: Arc<Mutex<()>>,
     external_access: Arc<AtomicBool>,
+    pool: Arc<BufferPool>,
     /// Whether COPY may use STDIN / STDOUT (a client sends and receives the data).
     pub(crate) client_streams: AtomicBool,
     settings: Mutex<Settings>,
@@ -250,7 +257,13 @@ impl Connection {
     pub fn settings(&self) -> Settings {
         let mut s = self.settings.lock().map(|s| s.clone()).unwrap_or_default();
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
+        s.memory_limit = self.pool.limit();
         s
+    }
+
+    /// The database's buffer pool (for tests and tools that watch its use).
+    pub fn buffer_pool(&self) -> &Arc<BufferPool> {
+        &self.pool
     }
 
     /// Applies `change` to this connection's settings; switching file access off
@@ -261,9 +274,13 @@ impl Connection {
             .lock()
             .map_err(|_| Error::internal("settings lock"))?;
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
+        s.memory_limit = self.pool.limit();
         change(&mut s)?;
         if !s.enable_external_access {
             self.external_access.store(false, Ordering::Relaxed);
+        }
+        if s.memory_limit != self.pool.limit() {
+            self.pool.set_limit(s.memory_limit);
         }
         Ok(())
     }

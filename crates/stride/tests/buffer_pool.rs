@@ -1,0 +1,147 @@
+//! The buffer pool of a database file: opening reads no data, scans read only the
+//! columns and row groups they need (zone maps skip the others), `memory_limit` bounds
+//! what stays cached without changing answers, and blocks that an open transaction may
+//! still read are not reused.
+
+use std::path::PathBuf;
+use stride::{Connection, Database, ScalarValue};
+
+fn path(name: &str) -> String {
+    let d = std::env::temp_dir().join(format!("stride-pool-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    PathBuf::from(d)
+        .join("db.stride")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn one(conn: &Connection, sql: &str) -> ScalarValue {
+    let r = conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let rows: Vec<Vec<ScalarValue>> = r.rows().map(|r| r.unwrap()).collect();
+    rows[0][0].clone()
+}
+
+fn int(v: ScalarValue) -> i128 {
+    match v {
+        ScalarValue::BigInt(x) => x as i128,
+        ScalarValue::Integer(x) => x as i128,
+        ScalarValue::Decimal(x, _, 0) => x,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+/// 300,000 rows: three row groups (122,880 rows each, the last one shorter), `a`
+/// ascending so each group covers its own range of `a`.
+fn create(path: &str) {
+    let db = Database::open(path).unwrap();
+    db.connect()
+        .unwrap()
+        .execute(
+            "CREATE TABLE t AS SELECT i AS a, 'v' || (i % 100) AS b, i * 0.5 AS c FROM range(300000) r(i)",
+        )
+        .unwrap();
+}
+
+#[test]
+fn opening_reads_no_data_and_scans_read_only_what_they_need() {
+    let path = path("lazy");
+    create(&path);
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect().unwrap();
+    let pool = conn.buffer_pool().clone();
+    assert_eq!(pool.reads(), 0, "opening read column segments");
+    assert_eq!(
+        int(one(&conn, "SELECT sum(a) FROM t")),
+        (0..300000i128).sum()
+    );
+    assert_eq!(pool.reads(), 3, "one column of three row groups");
+    // `a >= 250000` can only hold in the last group: only its `c` is read.
+    assert_eq!(
+        one(&conn, "SELECT CAST(max(c) * 10 AS BIGINT) FROM t WHERE a >= 250000"),
+        ScalarValue::BigInt(1499995)
+    );
+    assert_eq!(pool.reads(), 4);
+    // No group can hold a match: nothing is read.
+    assert_eq!(int(one(&conn, "SELECT count(b) FROM t WHERE a < 0")), 0);
+    assert_eq!(int(one(&conn, "SELECT count(b) FROM t WHERE a IN (-5, 400000)")), 0);
+    assert_eq!(pool.reads(), 4);
+    // A filter the zone maps cannot decide reads what it needs and stays right.
+    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE b = 'v7'")), 3000);
+    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE a <> 5")), 299999);
+    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE a IS NULL")), 0);
+}
+
+#[test]
+fn a_memory_limit_below_the_data_evicts_and_answers_stay_right() {
+    let path = path("limit");
+    create(&path);
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect().unwrap();
+    let pool = conn.buffer_pool().clone();
+    let expected = int(one(&conn, "SELECT sum(a) + count(b) FROM t"));
+    conn.execute("SET memory_limit = '2MB'").unwrap();
+    assert_eq!(
+        one(&conn, "SHOW memory_limit"),
+        ScalarValue::Varchar("1.9 MiB".into())
+    );
+    // Every connection sees the one limit.
+    let other = db.connect().unwrap();
+    assert_eq!(
+        one(&other, "SHOW memory_limit"),
+        ScalarValue::Varchar("1.9 MiB".into())
+    );
+    assert!(pool.used() <= 2_000_000, "{} bytes cached", pool.used());
+    for _ in 0..3 {
+        let before = pool.reads();
+        assert_eq!(int(one(&conn, "SELECT sum(a) + count(b) FROM t")), expected);
+        assert!(pool.reads() > before, "evicted segments are read again");
+        assert!(pool.used() <= 2_000_000, "{} bytes cached", pool.used());
+    }
+    conn.execute("RESET memory_limit").unwrap();
+    one(&conn, "SELECT sum(a) + count(b) FROM t");
+    let before = pool.reads();
+    one(&conn, "SELECT sum(a) + count(b) FROM t");
+    assert_eq!(pool.reads(), before, "with room, segments stay cached");
+    let err = conn.execute("SET memory_limit = 'lots'").unwrap_err();
+    assert!(err.to_string().contains("expected a size"), "{err}");
+}
+
+#[test]
+fn blocks_an_open_transaction_may_read_are_not_reused() {
+    let path = path("reuse");
+    create(&path);
+    let db = Database::open(&path).unwrap();
+    let reader = db.connect().unwrap();
+    let writer = db.connect().unwrap();
+    reader.execute("BEGIN").unwrap();
+    // The transaction's snapshot holds t, not read yet; t is dropped, its blocks
+    // leave the checkpoint, and a new table is loaded into free blocks.
+    writer.execute("DROP TABLE t").unwrap();
+    writer.execute("CHECKPOINT").unwrap();
+    writer
+        .execute("CREATE TABLE u AS SELECT -i AS a, 'w' AS b, -1.0 AS c FROM range(300000) r(i)")
+        .unwrap();
+    writer.execute("CHECKPOINT").unwrap();
+    assert_eq!(
+        int(one(&reader, "SELECT sum(a) FROM t")),
+        (0..300000i128).sum()
+    );
+    assert_eq!(int(one(&reader, "SELECT count(*) FROM t WHERE b = 'v3'")), 3000);
+    reader.execute("COMMIT").unwrap();
+    assert_eq!(
+        int(one(&writer, "SELECT sum(a) FROM u")),
+        -(0..300000i128).sum::<i128>()
+    );
+    drop((reader, writer, db));
+    // Once no one holds t, its blocks are reused or cut off.
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("CREATE TABLE v AS SELECT * FROM u").unwrap();
+    conn.execute("DROP TABLE u").unwrap();
+    conn.execute("CHECKPOINT").unwrap();
+    assert_eq!(
+        int(one(&conn, "SELECT sum(a) FROM v")),
+        -(0..300000i128).sum::<i128>()
+    );
+}
