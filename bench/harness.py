@@ -99,8 +99,12 @@ class StrideSession:
         sys.exit(f"stride stopped while running: {sql[:200]}")
 
     def median(self, sql, runs):
+        return self.first_and_median(sql, runs)[1]
+
+    def first_and_median(self, sql, runs):
+        """The first run's time and the median of the `runs` after it."""
         times = [self._timed(sql) for _ in range(runs + 1)]
-        return statistics.median(times[1:])
+        return times[0], statistics.median(times[1:])
 
     def close(self):
         self.proc.stdin.close()

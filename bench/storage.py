@@ -5,6 +5,8 @@ same run (issue 14's benchmarks a, c, d and e; see bench/README.md):
   load     the eight TPC-H tables from CSV files into a new database file, closing
            (and so checkpointing) included; the file's size
   sum      SELECT sum(l_quantity) FROM lineitem on the reopened file, median hot time
+  queries  the 22 TPC-H queries on the reopened file: the first run after opening
+           (which reads the columns it needs from the file) and the median hot time
   inserts  single-row INSERTs, each committed and synced, per second
   update   UPDATE of 10% of lineitem's rows, committed
   delete   DELETE of 10% of lineitem's rows, committed
@@ -14,11 +16,14 @@ The CSV files are made once by stride (CALL dbgen, COPY ... TO) under --dir."""
 import argparse
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
 
 from harness import ROOT, duckdb_median, ensure, StrideSession
+
+QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
@@ -85,6 +90,22 @@ def main():
     results["sum(l_quantity) (s)"] = (mine, duckdb_median(con, q, args.runs))
     con.close()
 
+    # b) the 22 queries on the reopened files: first run after opening, then hot
+    session = StrideSession([f"SET threads = {args.threads};"], database=sdb)
+    con = duckdb.connect(ddb)
+    con.execute(f"SET threads = {args.threads}")
+    queries = []
+    for n in range(1, 23):
+        with open(os.path.join(QUERIES, f"q{n:02}.sql")) as f:
+            sql = f.read()
+        first, hot = session.first_and_median(f"PRAGMA tpch({n})", args.runs)
+        start = time.perf_counter()
+        con.execute(sql).fetchall()
+        duck_first = time.perf_counter() - start
+        queries.append((n, first, hot, duck_first, duckdb_median(con, sql, args.runs)))
+    session.close()
+    con.close()
+
     # e) update and delete of 10% of lineitem, each committed
     upd = "UPDATE lineitem SET l_quantity = l_quantity + 1 WHERE l_orderkey % 10 = 3;\n"
     dele = "DELETE FROM lineitem WHERE l_orderkey % 10 = 7;\n"
@@ -125,11 +146,19 @@ def main():
     lite.close()
 
     print(f"SF {args.sf:g}, {args.threads} threads; DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}")
+    geo = lambda i: statistics.geometric_mean(q[i] for q in queries)
+    results["TPC-H first run (s)"] = (geo(1), geo(3))
+    results["TPC-H hot (s)"] = (geo(2), geo(4))
     print(f"{'measure':<24}{'stride':>12}{'duckdb':>12}{'ratio':>8}")
     for name, (a, b) in results.items():
         print(f"{name:<24}{a:>12.4f}{b:>12.4f}{a / b:>8.2f}")
     print(f"{'inserts per second':<24}{stride_rate:>12.0f}{duck_rate:>12.0f}{stride_rate / duck_rate:>8.2f}")
     print(f"{'  sqlite (WAL, FULL)':<24}{lite_rate:>12.0f}{'':>12}{stride_rate / lite_rate:>8.2f}")
+    print()
+    print("TPC-H on the reopened files (GEOMEAN rows above): first run after opening, then hot median")
+    print(f"{'query':<8}{'first':>10}{'duckdb':>10}{'ratio':>8}{'hot':>10}{'duckdb':>10}{'ratio':>8}")
+    for n, a, b, c, d in queries:
+        print(f"Q{n:02}{'':<5}{a:>10.4f}{c:>10.4f}{a / c:>8.2f}{b:>10.4f}{d:>10.4f}{b / d:>8.2f}")
 
 
 def timed_duckdb(duckdb, path, threads, sql):

@@ -2,7 +2,24 @@
 //! facade over storage, so the SQL layer never depends on storage.
 
 use std::sync::Arc;
-use stride_common::TableSchema;
+use stride_common::{DataType, Result, ScalarValue, TableSchema};
+
+/// The columns of `PRAGMA storage_info('t')` (DuckDB's names, and `segment_size`): one
+/// row per segment, as [`Catalog::storage_info`] gives them.
+pub const STORAGE_INFO_COLUMNS: &[(&str, DataType)] = &[
+    ("row_group_id", DataType::BigInt),
+    ("column_name", DataType::Varchar),
+    ("column_id", DataType::BigInt),
+    ("segment_type", DataType::Varchar),
+    ("start", DataType::BigInt),
+    ("count", DataType::BigInt),
+    ("compression", DataType::Varchar),
+    ("stats", DataType::Varchar),
+    ("persistent", DataType::Boolean),
+    ("block_id", DataType::BigInt),
+    ("block_offset", DataType::BigInt),
+    ("segment_size", DataType::BigInt),
+];
 
 /// A view as the catalog lists it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,4 +60,9 @@ pub trait Catalog {
     fn views(&self) -> Vec<ViewEntry>;
     /// Every index.
     fn indexes(&self) -> Vec<IndexEntry>;
+    /// The table's segments, one row of [`STORAGE_INFO_COLUMNS`] each.
+    fn storage_info(&self, table_id: u64) -> Result<Vec<Vec<ScalarValue>>>;
+    /// What is wrong with the stored data (`PRAGMA integrity_check`); empty when all
+    /// is well.
+    fn integrity_check(&self) -> Vec<String>;
 }

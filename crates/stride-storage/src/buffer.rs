@@ -22,7 +22,7 @@
 use crate::block_file::{BlockReader, Extent};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use stride_common::{DataType, Error, Result, Vector};
 
 /// The cache of decoded segments, and the registry of live ones.
@@ -93,6 +93,7 @@ impl BufferPool {
             reader,
             pool: Arc::downgrade(self),
             cached: Mutex::new(None),
+            codec: OnceLock::new(),
         });
         if state.live.len() > 64 && state.live.len().is_power_of_two() {
             state.live.retain(|w| w.strong_count() > 0);
@@ -186,6 +187,8 @@ pub struct Segment {
     reader: Arc<BlockReader>,
     pool: Weak<BufferPool>,
     cached: Mutex<Option<Vector>>,
+    /// The codec byte the segment starts with, once known.
+    codec: OnceLock<u8>,
 }
 
 impl Segment {
@@ -204,6 +207,7 @@ impl Segment {
             return Ok(v);
         }
         let bytes = self.reader.read_extent(&self.extent)?;
+        let _ = self.codec.set(bytes.first().copied().unwrap_or(0));
         let v = crate::compression::decode(&bytes, &self.ty, self.len).map_err(|e| {
             Error::io(format!(
                 "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
@@ -223,6 +227,29 @@ impl Segment {
             *c = Some(v.clone());
         }
         self.admit(&v, false);
+    }
+
+    /// Reads and decodes the segment without caching it (an integrity check).
+    pub fn read_uncached(&self) -> Result<Vector> {
+        let bytes = self.reader.read_extent(&self.extent)?;
+        crate::compression::decode(&bytes, &self.ty, self.len)
+    }
+
+    /// The codec the segment is stored with (its first byte; read from the file when
+    /// not known yet).
+    pub fn codec(&self) -> Result<u8> {
+        if let Some(&c) = self.codec.get() {
+            return Ok(c);
+        }
+        let first = self.extent.blocks.first().copied().unwrap_or(0);
+        let block = self.reader.read_block(first)?;
+        let c = block.get(self.extent.offset as usize).copied().unwrap_or(0);
+        Ok(*self.codec.get_or_init(|| c))
+    }
+
+    /// Records the codec of a segment just written.
+    pub fn set_codec(&self, codec: u8) {
+        let _ = self.codec.set(codec);
     }
 
     /// Whether the values are in memory now.

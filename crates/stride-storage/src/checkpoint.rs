@@ -43,9 +43,11 @@ pub fn write_group(
             Some(s) => s.extent.clone(),
             None => {
                 let v = col.vector()?;
-                let extent = w.write(&crate::compression::encode(&v, group.len))?;
+                let bytes = crate::compression::encode(&v, group.len);
+                let extent = w.write(&bytes)?;
                 let segment =
                     pool.segment(w.file().reader(), extent.clone(), v.ty.clone(), group.len);
+                segment.set_codec(bytes[0]);
                 written.push((c, segment));
                 extent
             }

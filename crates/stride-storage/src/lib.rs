@@ -1,11 +1,13 @@
-//! Table storage. Every table lives in memory as a list of row groups of up to
-//! [`stride_common::MORSEL_SIZE`] rows, each a set of column vectors; a scan morsel is
-//! one row group. Row groups are shared and never changed in place once shared, so a
-//! snapshot is a list of pointers (readers, transactions' catalog forks, checkpoints).
-//! A database file ([`DatabaseFile`]) keeps the catalog durable: a block file with its
-//! last checkpoint (`block_file`, `checkpoint`, `compression`), the WAL of commits
-//! since (`wal`), all through the file-system layer `fs`; `docs/storage.md` has the
-//! bytes.
+//! Table storage. Every table is a list of row groups of up to
+//! [`stride_common::MORSEL_SIZE`] rows, each a set of [`Column`]s: values in memory, or
+//! a segment of the database file read on first use through the [`BufferPool`], with
+//! a zone map ([`ZoneMap`]) that lets scans skip the group. A scan morsel is one row
+//! group. Row groups are shared and their values never changed in place once shared,
+//! so a snapshot is a list of pointers (readers, transactions' catalog forks,
+//! checkpoints). A database file ([`DatabaseFile`]) keeps the catalog durable: a block
+//! file with its last checkpoint (`block_file`, `checkpoint`, `compression`), the WAL
+//! of commits since (`wal`), all through the file-system layer `fs`;
+//! `docs/storage.md` has the bytes.
 //!
 //! Where it sits: the binder learns schemas from the [`Catalog`] (through a trait the
 //! SQL layer defines); the executor's scan reads row-group snapshots; INSERT and CREATE
@@ -20,6 +22,7 @@ pub mod column;
 pub mod compression;
 pub mod database_file;
 pub mod fs;
+pub mod inspect;
 pub mod serialize;
 pub mod size;
 mod stats;

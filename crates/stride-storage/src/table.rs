@@ -358,6 +358,42 @@ impl Table {
         Ok(())
     }
 
+    /// Checks that each unique key's index holds exactly the keys of the rows, and
+    /// that the rows hold no duplicate key.
+    pub fn check_unique_keys(&self) -> Result<()> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        for key in &data.unique {
+            let mut keys = HashSet::new();
+            for g in &data.row_groups {
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    &g.vectors_of(&key.columns)?,
+                    g.len,
+                    &HashSet::new(),
+                    &mut keys,
+                )?;
+            }
+            if keys != *key.present {
+                let names: Vec<&str> = key
+                    .columns
+                    .iter()
+                    .map(|&c| self.schema.columns[c].name.as_str())
+                    .collect();
+                return Err(Error::internal(format!(
+                    "the index of unique key ({}) holds {} keys, the rows {}",
+                    names.join(", "),
+                    key.present.len(),
+                    keys.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A table read back from a database file, with its row groups (checked when they
     /// were written: only the columns of unique keys are read, to index their values).
     pub fn restore(id: u64, schema: TableSchema, groups: Vec<Arc<RowGroup>>) -> Result<Table> {

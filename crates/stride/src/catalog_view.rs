@@ -2,7 +2,7 @@
 //! catalog, so the SQL layer never depends on storage.
 
 use std::sync::Arc;
-use stride_common::TableSchema;
+use stride_common::{Error, Result, ScalarValue, TableSchema};
 use stride_sql::catalog::{IndexEntry, ViewEntry};
 use stride_storage::Catalog as StorageCatalog;
 
@@ -48,6 +48,38 @@ impl stride_sql::Catalog for CatalogView<'_> {
                 columns: v.columns,
             })
             .collect()
+    }
+
+    fn storage_info(&self, table_id: u64) -> Result<Vec<Vec<ScalarValue>>> {
+        let t = self
+            .0
+            .table_by_id(table_id)
+            .ok_or_else(|| Error::catalog("the table was dropped"))?;
+        let int = |v: u64| ScalarValue::BigInt(v as i64);
+        Ok(stride_storage::inspect::storage_info(&t)?
+            .into_iter()
+            .map(|s| {
+                let column = &t.schema.columns[s.column];
+                vec![
+                    int(s.row_group as u64),
+                    ScalarValue::Varchar(column.name.clone()),
+                    int(s.column as u64),
+                    ScalarValue::Varchar(column.ty.to_string()),
+                    int(s.start),
+                    int(s.count),
+                    ScalarValue::Varchar(s.compression.into()),
+                    ScalarValue::Varchar(s.stats),
+                    ScalarValue::Boolean(s.persistent),
+                    s.block.map_or(ScalarValue::Null, |(b, _)| int(b)),
+                    s.block.map_or(ScalarValue::Null, |(_, o)| int(o as u64)),
+                    int(s.size),
+                ]
+            })
+            .collect())
+    }
+
+    fn integrity_check(&self) -> Vec<String> {
+        stride_storage::inspect::integrity_check(self.0)
     }
 
     fn indexes(&self) -> Vec<IndexEntry> {

@@ -316,6 +316,21 @@ impl Binder<'_> {
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
+            "pragma_storage_info" => {
+                let table = match args {
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
+                        match &v.value {
+                            ast::Value::SingleQuotedString(s) => Some(s.clone()),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    Error::binder("pragma_storage_info takes a table name, as in pragma_storage_info('t')")
+                })?;
+                return self.bind_storage_info(&table);
+            }
             _ => {}
         }
         let mut bound_args = Vec::new();

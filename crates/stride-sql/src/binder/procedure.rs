@@ -1,15 +1,18 @@
 //! CALL and PRAGMA: built-in procedures. `CALL dbgen(sf = N)` generates the TPC-H
 //! tables, `PRAGMA tpch(N)` runs TPC-H query N, and `CHECKPOINT` (which the parser
-//! turns into `PRAGMA checkpoint`) checkpoints the database file. The binder checks names and
-//! arguments; the facade carries them out.
+//! turns into `PRAGMA checkpoint`) checkpoints the database file; the binder checks names
+//! and arguments, the facade carries them out. `PRAGMA storage_info('t')` and
+//! `PRAGMA integrity_check` are queries over rows storage reports while binding.
 
 use super::expr::ExprCtx;
 use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
 use super::{Binder, BoundStatement};
+use crate::catalog::STORAGE_INFO_COLUMNS;
+use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
-use stride_common::{Error, Result, ScalarValue};
+use stride_common::{DataType, Error, Result, ScalarValue};
 
 impl Binder<'_> {
     pub(super) fn bind_call(&mut self, f: &ast::Function) -> Result<BoundStatement> {
@@ -66,9 +69,72 @@ impl Binder<'_> {
                 Ok(BoundStatement::TpchQuery { number })
             }
             "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint),
+            "storage_info" => {
+                let table = match value.map(|v| &v.value) {
+                    Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
+                        s.clone()
+                    }
+                    _ => {
+                        return Err(Error::binder(
+                            "PRAGMA storage_info takes a table name, as in PRAGMA storage_info('t')",
+                        ))
+                    }
+                };
+                Ok(BoundStatement::Query(self.bind_storage_info(&table)?))
+            }
+            "integrity_check" if value.is_none() => {
+                Ok(BoundStatement::Query(self.bind_integrity_check()))
+            }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch and checkpoint"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, storage_info and integrity_check"
             ))),
+        }
+    }
+
+    /// `PRAGMA storage_info('t')` / `pragma_storage_info('t')`: a row per segment.
+    pub(super) fn bind_storage_info(&mut self, table: &str) -> Result<LogicalPlan> {
+        let (id, _) = self.catalog.table(table).ok_or_else(|| {
+            Error::catalog(format!("Table with name {table} does not exist!"))
+        })?;
+        let schema: Vec<Field> = STORAGE_INFO_COLUMNS
+            .iter()
+            .map(|(n, ty)| Field::new(*n, ty.clone()))
+            .collect();
+        let rows = self
+            .catalog
+            .storage_info(id)?
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .zip(&schema)
+                    .map(|(value, f)| Expr::Literal {
+                        value,
+                        ty: f.ty.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(LogicalPlan::Values { rows, schema })
+    }
+
+    /// `PRAGMA integrity_check`: one row `ok`, or a row per problem found (as SQLite
+    /// answers it).
+    pub(super) fn bind_integrity_check(&mut self) -> LogicalPlan {
+        let mut problems = self.catalog.integrity_check();
+        if problems.is_empty() {
+            problems.push("ok".into());
+        }
+        LogicalPlan::Values {
+            rows: problems
+                .into_iter()
+                .map(|p| {
+                    vec![Expr::Literal {
+                        value: ScalarValue::Varchar(p),
+                        ty: DataType::Varchar,
+                    }]
+                })
+                .collect(),
+            schema: vec![Field::new("integrity_check", DataType::Varchar)],
         }
     }
 
