@@ -24,6 +24,10 @@ pub struct Settings {
     /// Bytes the buffer pool may hold (`memory_limit`, also `max_memory`). One value
     /// for the whole database: the facade keeps every connection's copy in step.
     pub memory_limit: u64,
+    /// Whether a commit waits for its WAL record to be synced to disk (`synchronous`:
+    /// `full`, the default; `normal` and `off` skip that sync, as SQLite's WAL mode
+    /// does: a crash may then lose the last commits, never the database's integrity).
+    pub synchronous: bool,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -45,7 +49,7 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("server_version", "16.0"),
     ("server_encoding", "UTF8"),
     ("integer_datetimes", "on"),
-    ("transaction_isolation", "serializable"),
+    ("transaction_isolation", "repeatable read"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +67,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "enable_external_access",
     "statement_timeout",
     "memory_limit",
+    "synchronous",
 ];
 
 impl Default for Settings {
@@ -75,6 +80,7 @@ impl Default for Settings {
             allowed_directories: None,
             statement_timeout: None,
             memory_limit: default_memory_limit(),
+            synchronous: true,
             client_parameters: Default::default(),
         }
     }
@@ -130,6 +136,17 @@ impl Settings {
                 self.statement_timeout = parse_timeout(value)?;
             }
             "memory_limit" | "max_memory" => self.memory_limit = parse_memory(value)?,
+            "synchronous" => {
+                self.synchronous = match value.to_string().trim().to_ascii_lowercase().as_str() {
+                    "full" | "2" | "on" | "true" | "extra" | "3" => true,
+                    "normal" | "1" | "off" | "0" | "false" => false,
+                    other => {
+                        return Err(Error::invalid_input(format!(
+                            "invalid value for synchronous: '{other}'; expected full, normal or off"
+                        )))
+                    }
+                }
+            }
             other if client_parameter(other).is_some() => {
                 let v = match value {
                     ScalarValue::Varchar(s) => s.clone(),
@@ -155,6 +172,7 @@ impl Settings {
             "default_null_order" => self.default_null_order = d.default_null_order,
             "statement_timeout" | "max_execution_time" => self.statement_timeout = None,
             "memory_limit" | "max_memory" => self.memory_limit = d.memory_limit,
+            "synchronous" => self.synchronous = d.synchronous,
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -193,6 +211,7 @@ impl Settings {
                 ScalarValue::Varchar(format_timeout(self.statement_timeout))
             }
             "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
+            "synchronous" => ScalarValue::Varchar(if self.synchronous { "full" } else { "off" }.into()),
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters

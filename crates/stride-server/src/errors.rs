@@ -22,6 +22,7 @@ pub fn sqlstate(e: &Error) -> &'static str {
             "25P02"
         }
         ErrorKind::Transaction if e.message.contains("Transaction conflict") => "40001",
+        ErrorKind::Transaction if e.message.contains("in a read-only transaction") => "25006",
         ErrorKind::Transaction => "25000",
         ErrorKind::NotSupported => "0A000",
         ErrorKind::Permission => "42501",

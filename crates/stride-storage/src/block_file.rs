@@ -60,8 +60,16 @@ impl BlockReader {
     /// The payload of block `id`, checked against its checksum.
     pub fn read_block(&self, id: u64) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; BLOCK_SIZE];
+        self.read_block_into(id, &mut buf)?;
+        buf.drain(..8);
+        Ok(buf)
+    }
+
+    /// Reads block `id` into `buf` (`BLOCK_SIZE` bytes) and checks its checksum;
+    /// returns its payload.
+    fn read_block_into<'b>(&self, id: u64, buf: &'b mut [u8]) -> Result<&'b [u8]> {
         self.file
-            .read_at(&mut buf, BLOCKS_START + id * BLOCK_SIZE as u64)
+            .read_at(buf, BLOCKS_START + id * BLOCK_SIZE as u64)
             .map_err(|e| {
                 Error::io(format!("cannot read block {id} of \"{}\": {e}", self.path))
             })?;
@@ -73,16 +81,16 @@ impl BlockReader {
                 self.path
             )));
         }
-        buf.drain(..8);
-        Ok(buf)
+        Ok(&buf[8..])
     }
 
     /// The bytes of `extent`.
     pub fn read_extent(&self, extent: &Extent) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(extent.len as usize);
         let mut skip = extent.offset as usize;
+        let mut buf = vec![0u8; BLOCK_SIZE];
         for &b in &extent.blocks {
-            let payload = self.read_block(b)?;
+            let payload = self.read_block_into(b, &mut buf)?;
             let want = (extent.len as usize - out.len()).min(PAYLOAD - skip);
             out.extend_from_slice(&payload[skip..skip + want]);
             skip = 0;

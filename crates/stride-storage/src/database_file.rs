@@ -232,15 +232,17 @@ pub struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Makes `entries` durable as one commit. A failure here means the commit did not
-    /// happen; the caller must not apply it.
-    pub fn log(&mut self, entries: &[WalEntry]) -> Result<()> {
+    /// Logs `entries` as one commit, durable when this returns if `sync` (`SET
+    /// synchronous = full`; otherwise the operating system writes it when it will, and
+    /// the next synced commit or checkpoint makes it durable). A failure here means the
+    /// commit did not happen; the caller must not apply it.
+    pub fn log(&mut self, entries: &[WalEntry], sync: bool) -> Result<()> {
         let state = &mut *self.state;
         let wal = state
             .wal
             .as_mut()
             .ok_or_else(|| Error::internal("no WAL"))?;
-        let result = wal.append(entries);
+        let result = wal.append(entries, sync);
         if let Err(e) = &result {
             if e.message.contains("cannot sync") {
                 state.failed = Some(e.message.clone());

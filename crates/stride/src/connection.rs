@@ -529,14 +529,14 @@ impl Connection {
                     .map_err(|_| Error::internal("transaction lock"))?
                     .take();
                 match (op, open) {
-                    (TransactionOp::Begin, Some(t)) => {
+                    (TransactionOp::Begin { .. }, Some(t)) => {
                         self.set_transaction(Some(t))?;
                         return Err(Error::new(
                             stride_common::ErrorKind::Transaction,
                             "there is already a transaction in progress; COMMIT or ROLLBACK it first",
                         ));
                     }
-                    (TransactionOp::Begin, None) => {
+                    (TransactionOp::Begin { read_only }, None) => {
                         let catalog = Arc::new(self.catalog.fork()?);
                         // From the copy itself: a commit landing meanwhile is in both
                         // or in neither.
@@ -553,9 +553,20 @@ impl Connection {
                             base,
                             entries: Vec::new(),
                             failed: None,
+                            read_only,
                         }))?;
                     }
                     (TransactionOp::Commit, Some(t)) => self.commit(t)?,
+                    (TransactionOp::SetReadOnly(read_only), Some(mut t)) => {
+                        t.read_only = read_only;
+                        self.set_transaction(Some(t))?;
+                    }
+                    (TransactionOp::SetReadOnly(_), None) => {
+                        return Err(Error::new(
+                            stride_common::ErrorKind::Transaction,
+                            "SET TRANSACTION applies only inside a transaction; start one with BEGIN TRANSACTION READ ONLY, or run SET TRANSACTION after BEGIN",
+                        ));
+                    }
                     // Outside a transaction, COMMIT and ROLLBACK have nothing to do.
                     (TransactionOp::Commit | TransactionOp::Rollback, _) => {}
                 }
@@ -878,6 +889,16 @@ impl Connection {
     /// The right to change the database, held from a changing statement's checks
     /// until it is logged and applied; for a database file, with its writer.
     fn writer(&self) -> Result<WriteLock<'_>> {
+        let read_only = self
+            .transaction
+            .lock()
+            .is_ok_and(|t| t.as_ref().is_some_and(|t| t.read_only));
+        if read_only {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                "cannot change the database in a read-only transaction; COMMIT it and change it outside, or BEGIN TRANSACTION READ WRITE",
+            ));
+        }
         if self.in_transaction() {
             if let Some(f) = &self.file {
                 if f.read_only {
@@ -888,6 +909,7 @@ impl Connection {
                 file: None,
                 _memory: None,
                 transaction: Some(&self.transaction),
+                sync: true,
             });
         }
         self.shared_writer()
@@ -901,6 +923,7 @@ impl Connection {
                 file: Some(f.writer()?),
                 _memory: None,
                 transaction: None,
+                sync: self.settings().synchronous,
             },
             None => WriteLock {
                 file: None,
@@ -910,6 +933,7 @@ impl Connection {
                         .map_err(|_| Error::internal("write lock poisoned"))?,
                 ),
                 transaction: None,
+                sync: true,
             },
         })
     }
@@ -973,8 +997,9 @@ impl Connection {
         for e in t.entries.iter().cloned() {
             stride_storage::apply_entry(&trial, e)?;
         }
+        let sync = self.settings().synchronous;
         if let Some(w) = writer.file.as_mut() {
-            w.log(&t.entries)?;
+            w.log(&t.entries, sync)?;
         }
         let applied = self.catalog.atomically(|| {
             for e in t.entries {
@@ -1131,6 +1156,8 @@ pub(crate) struct Transaction {
     entries: Vec<WalEntry>,
     /// Why a statement of the transaction failed: it can then only be rolled back.
     failed: Option<String>,
+    /// READ ONLY: every statement that would change the database fails.
+    read_only: bool,
 }
 
 /// Tables `entries` change in any way (their rows, columns or existence).
@@ -1179,6 +1206,8 @@ struct WriteLock<'a> {
     /// Inside BEGIN ... COMMIT: changes go to the transaction's own catalog and their
     /// log entries wait in the transaction.
     transaction: Option<&'a Mutex<Option<Transaction>>>,
+    /// Whether a commit waits for its WAL record to reach the disk (`synchronous`).
+    sync: bool,
 }
 
 /// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
@@ -1285,7 +1314,7 @@ fn log(writer: &mut WriteLock<'_>, entries: &[WalEntry]) -> Result<()> {
         return Ok(());
     }
     match &mut writer.file {
-        Some(w) => w.log(entries),
+        Some(w) => w.log(entries, writer.sync),
         None => Ok(()),
     }
 }

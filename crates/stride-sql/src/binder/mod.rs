@@ -144,9 +144,12 @@ pub enum BoundStatement {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransactionOp {
-    Begin,
+    /// BEGIN [TRANSACTION] [READ ONLY | READ WRITE] [ISOLATION LEVEL ...].
+    Begin { read_only: bool },
     Commit,
     Rollback,
+    /// SET TRANSACTION READ ONLY / READ WRITE, inside a transaction.
+    SetReadOnly(bool),
 }
 
 pub struct Binder<'a> {
@@ -239,7 +242,11 @@ impl<'a> Binder<'a> {
                 ..
             } => self.bind_copy(source, *to, target, options, legacy_options),
             S::Pragma { name, value, .. } => self.bind_pragma(name, value.as_ref()),
-            S::StartTransaction { .. } => Ok(BoundStatement::Transaction(TransactionOp::Begin)),
+            S::StartTransaction { modes, .. } => Ok(BoundStatement::Transaction(
+                TransactionOp::Begin {
+                    read_only: transaction_modes(modes)?.unwrap_or(false),
+                },
+            )),
             S::Commit { .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
             S::Rollback {
                 savepoint: None, ..
@@ -331,4 +338,27 @@ mod tests {
         );
         assert_eq!(did_you_mean("zzz", ["orders", "lineitem"]), None);
     }
+}
+
+/// The access mode among a transaction's modes (`Some(true)` for READ ONLY), checking
+/// the isolation level: every transaction runs under snapshot isolation, which is
+/// PostgreSQL's REPEATABLE READ and at least what READ COMMITTED and READ UNCOMMITTED
+/// promise; SERIALIZABLE (which also prevents write skew) is refused rather than
+/// weakened silently.
+pub(crate) fn transaction_modes(modes: &[ast::TransactionMode]) -> Result<Option<bool>> {
+    use ast::{TransactionAccessMode as A, TransactionIsolationLevel as L, TransactionMode as M};
+    let mut read_only = None;
+    for m in modes {
+        match m {
+            M::AccessMode(A::ReadOnly) => read_only = Some(true),
+            M::AccessMode(A::ReadWrite) => read_only = Some(false),
+            M::IsolationLevel(L::Serializable) => {
+                return Err(Error::not_supported(
+                    "ISOLATION LEVEL SERIALIZABLE is not supported: stride runs every transaction under snapshot isolation (REPEATABLE READ), which allows write skew; use REPEATABLE READ",
+                ))
+            }
+            M::IsolationLevel(_) => {}
+        }
+    }
+    Ok(read_only)
 }

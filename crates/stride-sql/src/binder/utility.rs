@@ -71,6 +71,19 @@ impl Binder<'_> {
                     value,
                 })
             }
+            ast::Set::SetTransaction {
+                modes,
+                snapshot: None,
+                session: false,
+            } => match super::transaction_modes(modes)? {
+                Some(read_only) => Ok(BoundStatement::Transaction(
+                    super::TransactionOp::SetReadOnly(read_only),
+                )),
+                // Only an isolation level stride already provides: nothing to change.
+                None => Ok(BoundStatement::Transaction(
+                    super::TransactionOp::SetReadOnly(false),
+                )),
+            },
             other => Err(Error::not_supported(format!("{other} is not supported"))),
         }
     }

@@ -49,6 +49,12 @@ pub fn pack(w: &mut ByteWriter, values: &[i64], min: i64, width: u8) {
 
 /// Unpacks `len` values written by [`pack`].
 pub fn unpack(r: &mut ByteReader, len: usize) -> Result<Vec<i64>> {
+    unpack_as(r, len, |x| x)
+}
+
+/// Unpacks `len` values written by [`pack`], each converted by `to` (into the column's
+/// own width, without an intermediate `Vec<i64>`).
+pub fn unpack_as<T>(r: &mut ByteReader, len: usize, to: impl Fn(i64) -> T) -> Result<Vec<T>> {
     let min = r.u64()? as i64;
     let width = r.u8()?;
     if width > 64 {
@@ -58,23 +64,49 @@ pub fn unpack(r: &mut ByteReader, len: usize) -> Result<Vec<i64>> {
         .checked_mul(width as usize)
         .ok_or_else(|| r.corrupt(&format!("{len} values of {width} bits")))?;
     let bytes = r.raw(bits.div_ceil(8))?;
+    let mut out = Vec::with_capacity(len);
     if width == 0 {
-        return Ok(vec![min; len]);
+        out.extend((0..len).map(|_| to(min)));
+        return Ok(out);
     }
     let m = mask(width);
+    if width <= 56 {
+        // Value i's bits start in byte i·width/8 and span at most 8 bytes from there:
+        // one unaligned load each (the last ones from a copy padded with zeros).
+        let at = |bytes: &[u8], i: usize| {
+            let bit = i * width as usize;
+            let word = u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8"));
+            min.wrapping_add(((word >> (bit % 8)) & m) as i64)
+        };
+        let safe = if bytes.len() >= 8 {
+            ((bytes.len() - 8) * 8 / width as usize).min(len)
+        } else {
+            0
+        };
+        out.extend((0..safe).map(|i| to(at(bytes, i))));
+        let first = safe * width as usize / 8;
+        let mut tail = bytes[first..].to_vec();
+        tail.resize(tail.len() + 8, 0);
+        let shift = first * 8;
+        out.extend((safe..len).map(|i| {
+            let bit = i * width as usize - shift;
+            let word = u64::from_le_bytes(tail[bit / 8..bit / 8 + 8].try_into().expect("8"));
+            to(min.wrapping_add(((word >> (bit % 8)) & m) as i64))
+        }));
+        return Ok(out);
+    }
     let mut words = bytes.chunks(8).map(|c| {
         let mut b = [0u8; 8];
         b[..c.len()].copy_from_slice(c);
         u64::from_le_bytes(b)
     });
-    let mut out = Vec::with_capacity(len);
     let (mut acc, mut n) = (0u128, 0u32);
     for _ in 0..len {
         if n < width as u32 {
             acc |= (words.next().unwrap_or(0) as u128) << n;
             n += 64;
         }
-        out.push(min.wrapping_add((acc as u64 & m) as i64));
+        out.push(to(min.wrapping_add((acc as u64 & m) as i64)));
         acc >>= width;
         n -= width as u32;
     }

@@ -41,13 +41,14 @@ pub fn encode(w: &mut ByteWriter, values: &[&[u8]], codes: &[i64]) {
 pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
     let n = r.len_of(4)?;
     let values = read_strings(r, n)?;
-    let codes = bitpacking::unpack(r, len)?;
-    let mut s = StringVector::with_capacity(len);
-    for c in codes {
-        let v = values
-            .get(usize::try_from(c).unwrap_or(usize::MAX))
-            .ok_or_else(|| r.corrupt("a dictionary code past its end"))?;
-        s.push(v);
+    let codes = bitpacking::unpack_as(r, len, |c| u32::try_from(c).unwrap_or(u32::MAX))?;
+    if codes.iter().any(|&c| c as usize >= n) {
+        return Err(r.corrupt("a dictionary code past its end"));
     }
-    Ok(s)
+    let mut dictionary = StringVector::with_capacity(n);
+    for v in values {
+        dictionary.push(v);
+    }
+    // Each row's view is a copy of its value's; long values stay in one shared buffer.
+    Ok(dictionary.take(&codes))
 }

@@ -63,9 +63,7 @@ pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
         PLAIN => read_vector(&mut r, ty, len)?,
         BITPACKED => {
             let validity = read_validity(&mut r, len)?;
-            let values = bitpacking::unpack(&mut r, len)?;
-            let data = from_integers(ty, values)
-                .ok_or_else(|| r.corrupt(&format!("a bit-packed segment of type {ty}")))?;
+            let data = unpack_integers(&mut r, ty, len)?;
             Vector::new(ty.clone(), data, validity)
         }
         DICTIONARY if ty.physical() == PhysicalType::Str => {
@@ -132,26 +130,17 @@ fn integers(v: &Vector, len: usize) -> Option<(Vec<i64>, i64, u8, u8)> {
     Some((values, min, width, bits))
 }
 
-/// Integers back into the physical layout of `ty`.
-fn from_integers(ty: &DataType, values: Vec<i64>) -> Option<VectorData> {
-    Some(match ty.physical() {
-        PhysicalType::Bool => {
-            VectorData::Bool(values.iter().map(|&x| x != 0).collect::<Vec<_>>().into())
-        }
-        PhysicalType::I8 => {
-            VectorData::I8(values.iter().map(|&x| x as i8).collect::<Vec<_>>().into())
-        }
-        PhysicalType::I16 => {
-            VectorData::I16(values.iter().map(|&x| x as i16).collect::<Vec<_>>().into())
-        }
-        PhysicalType::I32 => {
-            VectorData::I32(values.iter().map(|&x| x as i32).collect::<Vec<_>>().into())
-        }
-        PhysicalType::I64 => VectorData::I64(values.into()),
-        PhysicalType::I128 => {
-            VectorData::I128(values.iter().map(|&x| x as i128).collect::<Vec<_>>().into())
-        }
-        _ => return None,
+/// Bit-packed integers unpacked straight into the physical layout of `ty`.
+fn unpack_integers(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<VectorData> {
+    use bitpacking::unpack_as;
+    Ok(match ty.physical() {
+        PhysicalType::Bool => VectorData::Bool(unpack_as(r, len, |x| x != 0)?.into()),
+        PhysicalType::I8 => VectorData::I8(unpack_as(r, len, |x| x as i8)?.into()),
+        PhysicalType::I16 => VectorData::I16(unpack_as(r, len, |x| x as i16)?.into()),
+        PhysicalType::I32 => VectorData::I32(unpack_as(r, len, |x| x as i32)?.into()),
+        PhysicalType::I64 => VectorData::I64(unpack_as(r, len, |x| x)?.into()),
+        PhysicalType::I128 => VectorData::I128(unpack_as(r, len, |x| x as i128)?.into()),
+        _ => return Err(r.corrupt(&format!("a bit-packed segment of type {ty}"))),
     })
 }
 
