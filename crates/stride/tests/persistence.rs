@@ -270,6 +270,39 @@ fn failed_writes_change_nothing_and_a_failed_sync_stops_writes() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[test]
+fn synchronous_off_commits_without_waiting_for_the_disk() {
+    let d = dir("synchronous");
+    let path = path_in(&d);
+    let faults = Arc::new(Faults::default());
+    let fs = FaultyFileSystem {
+        faults: faults.clone(),
+    };
+    let db = Database::open_with(&path, false, &fs).unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("CREATE TABLE t(i INTEGER)").unwrap();
+    conn.execute("SET synchronous = 'off'").unwrap();
+    assert_eq!(
+        conn.query("SHOW synchronous").unwrap().rows().next().unwrap().unwrap()[0],
+        ScalarValue::Varchar("off".into())
+    );
+    // With every sync failing, commits that do not sync still succeed...
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    conn.execute("INSERT INTO t VALUES (1)").unwrap();
+    conn.execute("BEGIN; INSERT INTO t VALUES (2); COMMIT").unwrap();
+    // ...and another connection, still synchronous, waits for its sync and fails.
+    let other = db.connect().unwrap();
+    assert!(other.execute("INSERT INTO t VALUES (3)").is_err());
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    assert!(conn.execute("SET synchronous = 'sometimes'").is_err());
+    drop((conn, other, db));
+    // The failed commit was written, not synced: it may or may not be there.
+    let db = Database::open(&path).unwrap();
+    let sum = int(&query(&db, "SELECT sum(i) FROM t")[0][0]);
+    assert!(sum == 3 || sum == 6, "{sum}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The child's workload: commits numbered from 0, each inserting `batch` rows tagged
 /// with its number (every fifth a bulk load of a whole row group, every seventh with
 /// a checkpoint after it), printing "ack N" once each returns.
