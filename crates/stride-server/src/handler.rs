@@ -245,7 +245,12 @@ impl Handler {
                 .zip(result.types.iter().cloned())
                 .collect();
             let info = Arc::new(fields(&columns, &format));
-            if head_tx.send(Ok(Head::Rows(info.clone()))).is_err() {
+            // INSERT / UPDATE / DELETE ... RETURNING end with their own tag.
+            let command = result.changes.map(|_| match sql_first_word(&sql).as_str() {
+                "INSERT" => "INSERT 0".to_string(),
+                other => other.to_string(),
+            });
+            if head_tx.send(Ok(Head::Rows(info.clone(), command))).is_err() {
                 return;
             }
             while let Some(chunk) = next_or_report(&mut result, &tx) {
@@ -272,7 +277,7 @@ impl Handler {
                 "COMMIT" | "END" | "ROLLBACK" | "ABORT" => Response::TransactionEnd(tag),
                 _ => Response::Execution(tag),
             }),
-            Head::Rows(info) => {
+            Head::Rows(info, command) => {
                 let rows = stream::poll_fn(move |cx| rx.poll_recv(cx)).flat_map(|batch| {
                     let rows: Vec<PgWireResult<DataRow>> = match batch {
                         Ok(rows) => rows.into_iter().map(Ok).collect(),
@@ -280,7 +285,11 @@ impl Handler {
                     };
                     stream::iter(rows)
                 });
-                Ok(Response::Query(QueryResponse::new(info, rows)))
+                let mut response = QueryResponse::new(info, rows);
+                if let Some(command) = command {
+                    response.set_command_tag(&command);
+                }
+                Ok(Response::Query(response))
             }
             Head::CopyOut(columns) => {
                 let data = stream::poll_fn(move |cx| copy_rx.poll_recv(cx));
@@ -356,7 +365,8 @@ impl Handler {
 enum Head {
     /// The statement's first word and its tag.
     Done(String, Tag),
-    Rows(Arc<Vec<FieldInfo>>),
+    /// Rows, and the command tag when it is not SELECT's.
+    Rows(Arc<Vec<FieldInfo>>, Option<String>),
     /// COPY TO STDOUT with this many columns.
     CopyOut(usize),
     /// COPY FROM STDIN, waiting for the client's data.

@@ -30,7 +30,7 @@ use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, TableSchema};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
-use stride_sql::binder::{Binder, BoundStatement, TransactionOp};
+use stride_sql::binder::{Binder, BoundStatement, Returning, TransactionOp};
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
@@ -764,13 +764,19 @@ impl Connection {
                 table_id,
                 table,
                 source,
+                returning,
             } => {
                 let parts = self.materialize(&source, ctx)?;
                 let t = self.catalog().table_by_id(table_id).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
+                let images = returning.as_ref().map(|_| parts.clone());
                 let n = self.insert(&t, parts)?;
-                let mut r = QueryResult::done(Some(n as u64));
+                let mut r = match (returning, images) {
+                    (Some(ret), Some(images)) => returning_result(&ret, &images, ctx)?,
+                    _ => QueryResult::done(None),
+                };
+                r.changes = Some(n as u64);
                 r.notes = rejected_notes(&source);
                 Ok(Planned::Done(r))
             }
@@ -825,18 +831,20 @@ impl Connection {
                 table_id,
                 table,
                 plan,
+                returning,
             } => {
-                let n = self.modify(table_id, &table, &[], &plan, ctx)?;
-                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+                let r = self.modify(table_id, &table, &[], &plan, returning.as_ref(), ctx)?;
+                Ok(Planned::Done(r))
             }
             BoundStatement::Update {
                 table_id,
                 table,
                 columns,
                 plan,
+                returning,
             } => {
-                let n = self.modify(table_id, &table, &columns, &plan, ctx)?;
-                Ok(Planned::Done(QueryResult::done(Some(n as u64))))
+                let r = self.modify(table_id, &table, &columns, &plan, returning.as_ref(), ctx)?;
+                Ok(Planned::Done(r))
             }
             BoundStatement::Checkpoint => {
                 if self.in_transaction() {
@@ -1026,8 +1034,9 @@ impl Connection {
         name: &str,
         columns: &[usize],
         plan: &stride_sql::plan::LogicalPlan,
+        returning: Option<&Returning>,
         ctx: &Arc<QueryContext>,
-    ) -> Result<usize> {
+    ) -> Result<QueryResult> {
         let mut writer = self.writer()?;
         let t = self
             .catalog()
@@ -1081,10 +1090,33 @@ impl Connection {
                 prepared,
             )
         };
+        // RETURNING's row images follow the row id and the new values.
+        let images = returning.map(|_| {
+            let first = 1 + columns.len();
+            let images: Vec<Vector> = t
+                .schema
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, col)| {
+                    let mut v = Vector::with_capacity(&col.ty, ids.len());
+                    for &(_, p, i) in &ids {
+                        v.append(&parts[p].0[first + c].slice(i, 1), 1);
+                    }
+                    v
+                })
+                .collect();
+            (images, ids.len())
+        });
         log(&mut writer, std::slice::from_ref(&entry))?;
         t.install(prepared)?;
         checkpoint_if_due(&mut writer);
-        Ok(ids.len())
+        let mut r = match (returning, images) {
+            (Some(ret), Some(images)) => returning_result(ret, &[images], ctx)?,
+            _ => QueryResult::done(None),
+        };
+        r.changes = Some(ids.len() as u64);
+        Ok(r)
     }
 
     /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
@@ -1317,6 +1349,35 @@ fn log(writer: &mut WriteLock<'_>, entries: &[WalEntry]) -> Result<()> {
         Some(w) => w.log(entries, writer.sync),
         None => Ok(()),
     }
+}
+
+/// The rows of RETURNING `ret` evaluated over the changed rows' images (the table's
+/// columns, in parts of flat vectors and row counts).
+fn returning_result(
+    ret: &Returning,
+    images: &[(Vec<Vector>, usize)],
+    ctx: &QueryContext,
+) -> Result<QueryResult> {
+    let mut chunks = Vec::new();
+    for (cols, len) in images {
+        let mut offset = 0;
+        while offset < *len {
+            let n = stride_common::VECTOR_SIZE.min(len - offset);
+            let chunk = DataChunk::new(cols.iter().map(|c| c.slice(offset, n)).collect(), n);
+            let out = ret
+                .exprs
+                .iter()
+                .map(|e| stride_exec::expression::eval(e, &chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            chunks.push(DataChunk::new(out, n));
+            offset += n;
+        }
+    }
+    Ok(QueryResult::chunks(
+        ret.schema.iter().map(|f| f.name.clone()).collect(),
+        ret.schema.iter().map(|f| f.ty.clone()).collect(),
+        chunks,
+    ))
 }
 
 /// Checkpoints when the WAL has grown past its threshold. The statement has committed

@@ -117,6 +117,14 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     assert cur.rowcount == 1000, cur.rowcount
     assert c.execute("SELECT count(*), count(name), sum(amount) FROM pc").fetchone() == (
         1000, 666, decimal.Decimal("124875.00"))
+    # RETURNING: the changed rows come back, and rowcount is the statement's.
+    cur.execute("INSERT INTO pc (id, name) VALUES (5000, 'r1'), (5001, 'r2') RETURNING id, name")
+    assert cur.fetchall() == [(5000, "r1"), (5001, "r2")]
+    assert cur.rowcount == 2, cur.rowcount
+    assert cur.statusmessage == "INSERT 0 2", cur.statusmessage
+    cur.execute("DELETE FROM pc WHERE id >= 5000 RETURNING id")
+    assert sorted(cur.fetchall()) == [(5000,), (5001,)]
+    assert cur.statusmessage == "DELETE 2", cur.statusmessage
     with cur.copy("COPY (SELECT id, name, d, amount, ok FROM pc WHERE id < 3 ORDER BY id) TO STDOUT") as copy:
         copy.set_types(["int8", "text", "date", "numeric", "bool"])
         rows = list(copy.rows())

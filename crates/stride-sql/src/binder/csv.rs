@@ -407,6 +407,7 @@ impl Binder<'_> {
             table_id,
             table: schema.name.clone(),
             source: copy_source(scan, &schema, &listed),
+            returning: None,
         })
     }
 }

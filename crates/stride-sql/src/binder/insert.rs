@@ -19,9 +19,9 @@ impl Binder<'_> {
                 )))
             }
         };
-        if ins.or.is_some() || ins.on.is_some() || ins.returning.is_some() {
+        if ins.or.is_some() || ins.on.is_some() {
             return Err(Error::not_supported(
-                "INSERT OR ..., ON CONFLICT and RETURNING are not supported yet",
+                "INSERT OR ... and ON CONFLICT are not supported yet",
             ));
         }
         let (table_id, schema) = self
@@ -109,10 +109,30 @@ impl Binder<'_> {
             exprs,
             schema: fields,
         };
+        let returning = match &ins.returning {
+            Some(items) => {
+                let qual = ins
+                    .table_alias
+                    .as_ref()
+                    .map_or(schema.name.clone(), |a| ident_name(&a.alias));
+                let columns = schema
+                    .columns
+                    .iter()
+                    .map(|c| Field {
+                        name: c.name.clone(),
+                        ty: c.ty.clone(),
+                        qualifier: Some(qual.clone()),
+                    })
+                    .collect();
+                Some(self.bind_returning(items, columns)?)
+            }
+            None => None,
+        };
         Ok(BoundStatement::Insert {
             table_id,
             table: schema.name.clone(),
             source,
+            returning,
         })
     }
 }

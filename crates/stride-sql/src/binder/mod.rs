@@ -17,6 +17,7 @@ mod insert;
 mod modify;
 mod parameters;
 mod procedure;
+mod returning;
 mod scope;
 mod select;
 mod set_function;
@@ -27,6 +28,7 @@ mod view;
 
 use crate::catalog::Catalog;
 use crate::plan::{Field, LogicalPlan};
+pub use returning::Returning;
 use scope::Scope;
 use sqlparser::ast;
 use std::collections::HashMap;
@@ -82,6 +84,7 @@ pub enum BoundStatement {
         table_id: u64,
         table: String,
         source: LogicalPlan,
+        returning: Option<Returning>,
     },
     /// ALTER TABLE: `None` when IF [NOT] EXISTS makes it do nothing.
     AlterTable {
@@ -89,18 +92,22 @@ pub enum BoundStatement {
         change: Option<stride_common::TableAlteration>,
     },
     /// `plan` yields the row ids (positions in the table) of the rows to delete.
+    /// With `returning`, the plan yields after the row id each deleted row's columns.
     Delete {
         table_id: u64,
         table: String,
         plan: LogicalPlan,
+        returning: Option<Returning>,
     },
     /// `plan` yields the row id of each row to change, then the new values of
-    /// `columns` (positions in the table), cast to their types.
+    /// `columns` (positions in the table), cast to their types; with `returning`,
+    /// then each changed row's columns as they will be.
     Update {
         table_id: u64,
         table: String,
         columns: Vec<usize>,
         plan: LogicalPlan,
+        returning: Option<Returning>,
     },
     Set {
         name: String,

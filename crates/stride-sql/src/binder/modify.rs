@@ -15,13 +15,9 @@ use stride_common::{DataType, Error, Result};
 
 impl Binder<'_> {
     pub(super) fn bind_delete(&mut self, d: &ast::Delete) -> Result<BoundStatement> {
-        if !d.tables.is_empty()
-            || d.returning.is_some()
-            || !d.order_by.is_empty()
-            || d.limit.is_some()
-        {
+        if !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
             return Err(Error::not_supported(
-                "DELETE with RETURNING, ORDER BY, LIMIT or several target tables is not supported yet",
+                "DELETE with ORDER BY, LIMIT or several target tables is not supported yet",
             ));
         }
         let from = match &d.from {
@@ -33,27 +29,42 @@ impl Binder<'_> {
             ));
         };
         let (table_id, name, plan, n) = self.bind_target(target, "DELETE FROM")?;
+        let target: Vec<Field> = plan.schema()[..n].to_vec();
         let (plan, _scope) =
             self.join_and_filter(plan, d.using.as_deref(), d.selection.as_ref())?;
+        let mut exprs = vec![Expr::column(n, DataType::BigInt, "rowid")];
+        let mut fields = vec![Field::new("rowid", DataType::BigInt)];
+        let returning = match &d.returning {
+            Some(items) => {
+                for (i, f) in target.iter().enumerate() {
+                    exprs.push(Expr::column(i, f.ty.clone(), f.name.clone()));
+                    fields.push(Field::new(f.name.clone(), f.ty.clone()));
+                }
+                Some(self.bind_returning(items, target)?)
+            }
+            None => None,
+        };
         let plan = LogicalPlan::Project {
             input: Box::new(plan),
-            exprs: vec![Expr::column(n, DataType::BigInt, "rowid")],
-            schema: vec![Field::new("rowid", DataType::BigInt)],
+            exprs,
+            schema: fields,
         };
         Ok(BoundStatement::Delete {
             table_id,
             table: name,
             plan,
+            returning,
         })
     }
 
     pub(super) fn bind_update(&mut self, u: &ast::Update) -> Result<BoundStatement> {
-        if u.returning.is_some() || u.or.is_some() || !u.order_by.is_empty() || u.limit.is_some() {
+        if u.or.is_some() || !u.order_by.is_empty() || u.limit.is_some() {
             return Err(Error::not_supported(
-                "UPDATE with RETURNING, OR, ORDER BY or LIMIT is not supported yet",
+                "UPDATE with OR, ORDER BY or LIMIT is not supported yet",
             ));
         }
         let (table_id, name, plan, n) = self.bind_target(&u.table, "UPDATE")?;
+        let target: Vec<Field> = plan.schema()[..n].to_vec();
         let (_, schema) = self
             .catalog
             .table(&name)
@@ -110,6 +121,21 @@ impl Binder<'_> {
             fields.push(Field::new(column.name.clone(), column.ty.clone()));
             columns.push(idx);
         }
+        let returning = match &u.returning {
+            Some(items) => {
+                // Each row as it will be: assigned columns their new values.
+                let assigned = exprs[1..].to_vec();
+                for (i, f) in target.iter().enumerate() {
+                    exprs.push(match columns.iter().position(|&c| c == i) {
+                        Some(k) => assigned[k].clone(),
+                        None => Expr::column(i, f.ty.clone(), f.name.clone()),
+                    });
+                    fields.push(Field::new(f.name.clone(), f.ty.clone()));
+                }
+                Some(self.bind_returning(items, target)?)
+            }
+            None => None,
+        };
         let plan = LogicalPlan::Project {
             input: Box::new(plan),
             exprs,
@@ -120,6 +146,7 @@ impl Binder<'_> {
             table: name,
             columns,
             plan,
+            returning,
         })
     }
 
