@@ -34,6 +34,6 @@ pub use catalog::{Catalog, View};
 pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use buffer::BufferPool;
 pub use column::Column;
-pub use table::{row_groups_of, IndexInfo, RowGroup, Table};
+pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};
 pub use zone_map::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
 pub use wal::{Recovery, WalEntry};

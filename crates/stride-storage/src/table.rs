@@ -435,6 +435,57 @@ pub fn row_groups_of(
         .collect()
 }
 
+/// Row `i` of a unique key's columns (`cols`, in key order) as the key's index holds
+/// it; `None` when a value is NULL (NULLs are distinct: such rows never conflict).
+pub fn key_of(cols: &[Vector], i: usize) -> Option<String> {
+    let values: Vec<ScalarValue> = cols.iter().map(|c| c.get(i)).collect();
+    if values.iter().any(|v| v.is_null()) {
+        return None;
+    }
+    Some(format!("{values:?}"))
+}
+
+impl Table {
+    /// The row ids (positions in `base`) of the rows whose `key` columns hold one of
+    /// the keys `wanted` (as [`key_of`] writes them).
+    pub fn rows_with_keys(
+        &self,
+        base: &[Arc<RowGroup>],
+        key: &[usize],
+        wanted: &HashSet<String>,
+    ) -> Result<HashMap<String, u64>> {
+        let mut out = HashMap::new();
+        let mut start = 0u64;
+        for g in base {
+            let cols = g.vectors_of(key)?;
+            for i in 0..g.len {
+                if let Some(k) = key_of(&cols, i).filter(|k| wanted.contains(k)) {
+                    out.insert(k, start + i as u64);
+                }
+            }
+            start += g.len as u64;
+        }
+        Ok(out)
+    }
+
+    /// Every column's values at the rows `rowids` (positions in `base`, ascending).
+    pub fn rows_at(&self, base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Vec<Vector>> {
+        let mut out: Vec<Vector> = self
+            .schema
+            .columns
+            .iter()
+            .map(|c| Vector::with_capacity(&c.ty, rowids.len()))
+            .collect();
+        for (g, rows) in rows_by_group(base, rowids)? {
+            let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+            for (c, o) in out.iter_mut().enumerate() {
+                o.append(&base[g].vector(c)?.take(&idx), idx.len());
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Checks `len` rows of the key columns `key` (their values `cols`, in key order)
 /// against the keys already present and those seen in this insert, recording new keys
 /// in `new`.
@@ -447,12 +498,11 @@ fn check_unique(
     new: &mut HashSet<String>,
 ) -> Result<()> {
     for i in 0..len {
-        let values: Vec<ScalarValue> = cols.iter().map(|c| c.get(i)).collect();
-        if values.iter().any(|v| v.is_null()) {
+        let Some(enc) = key_of(cols, i) else {
             continue;
-        }
-        let enc = format!("{values:?}");
+        };
         if present.contains(&enc) || !new.insert(enc) {
+            let values: Vec<ScalarValue> = cols.iter().map(|c| c.get(i)).collect();
             let names: Vec<&str> = key
                 .iter()
                 .map(|&c| schema.columns[c].name.as_str())

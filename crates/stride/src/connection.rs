@@ -21,6 +21,8 @@
 //! applies it to the catalog. Inserts of a row group or more write their row groups
 //! into the file's blocks and log only where they are.
 
+mod upsert;
+
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
 use std::collections::HashMap;
@@ -765,13 +767,19 @@ impl Connection {
                 table,
                 source,
                 returning,
+                on_conflict,
             } => {
                 let parts = self.materialize(&source, ctx)?;
                 let t = self.catalog().table_by_id(table_id).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
-                let images = returning.as_ref().map(|_| parts.clone());
-                let n = self.insert(&t, parts)?;
+                let (n, images) = match &on_conflict {
+                    Some(on) => self.upsert(&t, parts, on, returning.is_some(), ctx)?,
+                    None => {
+                        let images = returning.as_ref().map(|_| parts.clone());
+                        (self.insert(&t, parts)?, images)
+                    }
+                };
                 let mut r = match (returning, images) {
                     (Some(ret), Some(images)) => returning_result(&ret, &images, ctx)?,
                     _ => QueryResult::done(None),

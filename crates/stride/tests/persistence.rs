@@ -353,6 +353,8 @@ fn child_changes(path: &str) {
         "DELETE FROM t WHERE id > 199990",
         "ALTER TABLE t ADD COLUMN w INTEGER DEFAULT 7",
         "ALTER TABLE t RENAME COLUMN s TO label",
+        "INSERT INTO t VALUES (1, 'x', 5, 7), (200001, 'new', 3, 7) ON CONFLICT (id) DO UPDATE SET v = t.v + excluded.v",
+        "INSERT INTO t VALUES (200001, 'dup', 100, 7) ON CONFLICT DO NOTHING",
     ] {
         conn.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
@@ -397,22 +399,24 @@ fn updates_and_deletes_replay_from_the_log() {
             db,
             "SELECT count(*), sum(v), count(*) FILTER (WHERE label = 'changed'), max(id), sum(w) FROM t",
         )[0];
-        // Odd ids up to 199989, v = id except multiples of 3 (negated), plus row 0.
+        // Odd ids up to 199989, v = id except multiples of 3 (negated), plus row 0
+        // and row 200001 (v = 3); row 1's v raised by 5.
         let odd: Vec<i64> = (1..=199989).step_by(2).collect();
         let sum: i64 = odd
             .iter()
             .map(|&i| if i % 3 == 0 { -i } else { i })
             .sum::<i64>()
-            + 1_000_000;
+            + 1_000_000
+            + 8;
         let changed = odd.iter().filter(|&&i| i % 3 == 0).count() as i64;
         assert_eq!(
             (int(&r[0]), int(&r[1]), int(&r[2]), int(&r[3]), int(&r[4])),
             (
-                odd.len() as i64 + 1,
+                odd.len() as i64 + 2,
                 sum,
                 changed,
-                199989,
-                7 * (odd.len() as i64 + 1)
+                200001,
+                7 * (odd.len() as i64 + 2)
             )
         );
     };

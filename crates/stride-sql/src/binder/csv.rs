@@ -408,6 +408,7 @@ impl Binder<'_> {
             table: schema.name.clone(),
             source: copy_source(scan, &schema, &listed),
             returning: None,
+            on_conflict: None,
         })
     }
 }

@@ -1,13 +1,17 @@
 //! INSERT INTO t [(columns)] VALUES ... | SELECT ...: the source query is bound, its
 //! columns matched to the named target columns, omitted columns filled with their
-//! DEFAULT (or NULL), and every value cast to its column's type.
+//! DEFAULT (or NULL), and every value cast to its column's type. `ON CONFLICT [(key)]
+//! DO NOTHING | DO UPDATE SET ... [WHERE ...]` (and DuckDB's and SQLite's `INSERT OR
+//! IGNORE` / `INSERT OR REPLACE`) says what happens to a row whose unique key is
+//! taken: bound here as an [`OnConflict`], carried out by the facade.
 
-use super::expr::{cast_expr, ident_name};
+use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
 use super::from::object_name;
+use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
-use stride_common::{Error, Result, ScalarValue};
+use stride_common::{Error, Result, ScalarValue, TableSchema};
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
@@ -19,11 +23,6 @@ impl Binder<'_> {
                 )))
             }
         };
-        if ins.or.is_some() || ins.on.is_some() {
-            return Err(Error::not_supported(
-                "INSERT OR ... and ON CONFLICT are not supported yet",
-            ));
-        }
         let (table_id, schema) = self
             .catalog
             .table(&name)
@@ -128,11 +127,205 @@ impl Binder<'_> {
             }
             None => None,
         };
+        let on_conflict = self.bind_on_conflict(ins, table_id, &schema)?;
         Ok(BoundStatement::Insert {
             table_id,
             table: schema.name.clone(),
             source,
             returning,
+            on_conflict,
         })
     }
+
+    fn bind_on_conflict(
+        &mut self,
+        ins: &ast::Insert,
+        table_id: u64,
+        schema: &TableSchema,
+    ) -> Result<Option<OnConflict>> {
+        let mut keys: Vec<Vec<usize>> = schema.unique_keys.clone();
+        for i in self.catalog.indexes() {
+            if i.table_id == table_id && i.unique && !keys.contains(&i.columns) {
+                keys.push(i.columns);
+            }
+        }
+        let none_error = || {
+            Error::binder(format!(
+                "there is no unique or primary key constraint on table \"{}\" matching the ON CONFLICT specification",
+                schema.name
+            ))
+        };
+        let qual = ins
+            .table_alias
+            .as_ref()
+            .map_or(schema.name.clone(), |a| ident_name(&a.alias));
+        let (target, action) = match (&ins.or, &ins.on) {
+            (None, None) => return Ok(None),
+            (Some(ast::SqliteOnConflict::Ignore), None) => (None, None),
+            (Some(ast::SqliteOnConflict::Replace), None) => {
+                // Every column not in the key takes the new row's value.
+                let [key] = keys.as_slice() else {
+                    return Err(if keys.is_empty() {
+                        none_error()
+                    } else {
+                        Error::binder("INSERT OR REPLACE needs a table with exactly one unique key; use ON CONFLICT (columns) DO UPDATE")
+                    });
+                };
+                let n = schema.columns.len();
+                let columns: Vec<usize> = (0..n).filter(|c| !key.contains(c)).collect();
+                let values = columns
+                    .iter()
+                    .map(|&c| Expr::column(n + c, schema.columns[c].ty.clone(), schema.columns[c].name.clone()))
+                    .collect();
+                return Ok(Some(OnConflict {
+                    keys: vec![key.clone()],
+                    update: Some(ConflictUpdate {
+                        columns,
+                        values,
+                        filter: None,
+                    }),
+                }));
+            }
+            (Some(other), _) => {
+                return Err(Error::not_supported(format!(
+                    "INSERT OR {other} is not supported; stride has INSERT OR IGNORE and INSERT OR REPLACE"
+                )))
+            }
+            (None, Some(ast::OnInsert::OnConflict(oc))) => (oc.conflict_target.as_ref(), Some(&oc.action)),
+            (None, Some(other)) => {
+                return Err(Error::not_supported(format!("{other} is not supported; use ON CONFLICT")))
+            }
+        };
+        let chosen: Vec<Vec<usize>> = match target {
+            None => keys.clone(),
+            Some(ast::ConflictTarget::Columns(ids)) => {
+                let mut cols = Vec::new();
+                for id in ids {
+                    let name = ident_name(id);
+                    cols.push(schema.column_index(&name).ok_or_else(|| {
+                        Error::binder(format!(
+                            "Table \"{}\" does not have a column with name \"{name}\"",
+                            schema.name
+                        ))
+                    })?);
+                }
+                let mut sorted = cols.clone();
+                sorted.sort_unstable();
+                let key = keys
+                    .iter()
+                    .find(|k| {
+                        let mut k = (*k).clone();
+                        k.sort_unstable();
+                        k == sorted
+                    })
+                    .ok_or_else(none_error)?;
+                vec![key.clone()]
+            }
+            Some(ast::ConflictTarget::OnConstraint(name)) => {
+                return Err(Error::not_supported(format!(
+                    "ON CONFLICT ON CONSTRAINT {name} is not supported; name the key's columns: ON CONFLICT (a, b)"
+                )))
+            }
+        };
+        if chosen.is_empty() {
+            return Err(none_error());
+        }
+        let update = match action {
+            None | Some(ast::OnConflictAction::DoNothing) => None,
+            Some(ast::OnConflictAction::DoUpdate(u)) => {
+                if chosen.len() > 1 {
+                    return Err(Error::binder(
+                        "ON CONFLICT DO UPDATE needs a conflict target when the table has several unique keys: ON CONFLICT (columns) DO UPDATE",
+                    ));
+                }
+                // The existing row's columns, then the proposed row's as `excluded`
+                // (reachable only qualified).
+                let n = schema.columns.len();
+                let mut fields: Vec<Field> = Vec::with_capacity(2 * n);
+                for q in [qual.as_str(), "excluded"] {
+                    for c in &schema.columns {
+                        fields.push(Field {
+                            name: c.name.clone(),
+                            ty: c.ty.clone(),
+                            qualifier: Some(q.to_string()),
+                        });
+                    }
+                }
+                let mut scope = Scope::new(fields);
+                for h in &mut scope.hidden[n..] {
+                    *h = true;
+                }
+                let mut columns = Vec::new();
+                let mut values = Vec::new();
+                for a in &u.assignments {
+                    let ast::AssignmentTarget::ColumnName(target) = &a.target else {
+                        return Err(Error::not_supported("DO UPDATE SET (a, b) = ... is not supported; assign each column"));
+                    };
+                    let cname = match target.0.last() {
+                        Some(ast::ObjectNamePart::Identifier(id)) => ident_name(id),
+                        _ => return Err(Error::binder(format!("invalid column name {target}"))),
+                    };
+                    let idx = schema.column_index(&cname).ok_or_else(|| {
+                        Error::binder(format!(
+                            "Table \"{}\" does not have a column with name \"{cname}\"",
+                            schema.name
+                        ))
+                    })?;
+                    if columns.contains(&idx) {
+                        return Err(Error::binder(format!("column \"{cname}\" is assigned more than once")));
+                    }
+                    let mut ctx = ExprCtx::new(&scope, "ON CONFLICT DO UPDATE");
+                    let v = self.bind_expr(&a.value, &mut ctx)?;
+                    values.push(cast_expr(v, &schema.columns[idx].ty)?);
+                    columns.push(idx);
+                }
+                let filter = match &u.selection {
+                    Some(w) => {
+                        let mut ctx = ExprCtx::new(&scope, "ON CONFLICT DO UPDATE WHERE");
+                        Some(bool_expr(self.bind_expr(w, &mut ctx)?, "ON CONFLICT DO UPDATE WHERE")?)
+                    }
+                    None => None,
+                };
+                let subquery = values
+                    .iter()
+                    .chain(&filter)
+                    .any(|e| e.any(&mut |x| matches!(x, Expr::Subquery(_))));
+                if subquery {
+                    return Err(Error::not_supported("subqueries in ON CONFLICT DO UPDATE are not supported yet"));
+                }
+                Some(ConflictUpdate {
+                    columns,
+                    values,
+                    filter,
+                })
+            }
+        };
+        Ok(Some(OnConflict {
+            keys: chosen,
+            update,
+        }))
+    }
 }
+
+/// What INSERT does with a row whose unique key a row of the table (or an earlier row
+/// of the same INSERT) already holds.
+#[derive(Debug, Clone)]
+pub struct OnConflict {
+    /// The unique keys checked (column positions in the table).
+    pub keys: Vec<Vec<usize>>,
+    /// `None`: DO NOTHING, the row is skipped.
+    pub update: Option<ConflictUpdate>,
+}
+
+/// ON CONFLICT DO UPDATE: the existing row is changed instead.
+#[derive(Debug, Clone)]
+pub struct ConflictUpdate {
+    /// The columns set (positions in the table)...
+    pub columns: Vec<usize>,
+    /// ...to these values, over the existing row's columns followed by the proposed
+    /// row's (`excluded.*`).
+    pub values: Vec<Expr>,
+    /// DO UPDATE ... WHERE, over the same columns: a row it rejects stays as it is.
+    pub filter: Option<Expr>,
+}
+

@@ -28,6 +28,7 @@ mod view;
 
 use crate::catalog::Catalog;
 use crate::plan::{Field, LogicalPlan};
+pub use insert::{ConflictUpdate, OnConflict};
 pub use returning::Returning;
 use scope::Scope;
 use sqlparser::ast;
@@ -85,6 +86,7 @@ pub enum BoundStatement {
         table: String,
         source: LogicalPlan,
         returning: Option<Returning>,
+        on_conflict: Option<OnConflict>,
     },
     /// ALTER TABLE: `None` when IF [NOT] EXISTS makes it do nothing.
     AlterTable {
