@@ -303,6 +303,38 @@ fn synchronous_off_commits_without_waiting_for_the_disk() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[test]
+fn files_of_format_2_still_open() {
+    let d = dir("format2");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/format2");
+    for f in ["every_type.stride", "every_type.stride.wal"] {
+        std::fs::copy(data.join(f), d.join(f)).unwrap();
+    }
+    let db = Database::open(&d.join("every_type.stride").to_string_lossy()).unwrap();
+    assert_eq!(db.recovery().replayed, 2, "{:?}", db.recovery());
+    let text = |sql: &str| -> Vec<String> {
+        query(&db, sql)[0].iter().map(|v| v.to_string()).collect()
+    };
+    assert_eq!(
+        text("SELECT count(*), sum(i), count(s), count(f), sum(d), min(dt), max(ts), count(*) FILTER (WHERE ok) FROM every_type"),
+        ["1000", "499501", "899", "899", "560813.625", "2000-01-01", "2020-03-01 04:38:00", "500"]
+    );
+    assert_eq!(
+        text("SELECT * FROM every_type WHERE i = 7"),
+        ["7", "7000000049", "row number 7 of the upgrade file", "green", "7.875", "2000-01-08", "2020-02-29 12:07:00", "false", "1.0", "7 days", "[7, 8]"]
+    );
+    assert_eq!(text("SELECT count(*) FROM evens"), ["500"]);
+    assert_eq!(text("SELECT tag FROM every_type WHERE i = 1000"), ["after the checkpoint"]);
+    assert_eq!(text("PRAGMA integrity_check"), ["ok"]);
+    let dup = db
+        .connect()
+        .unwrap()
+        .execute("INSERT INTO every_type(i) VALUES (5)")
+        .unwrap_err();
+    assert!(dup.message.contains("Duplicate key"), "{dup}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The child's workload: commits numbered from 0, each inserting `batch` rows tagged
 /// with its number (every fifth a bulk load of a whole row group, every seventh with
 /// a checkpoint after it), printing "ack N" once each returns.
