@@ -264,7 +264,7 @@ pub fn read_positions(r: &mut ByteReader) -> Result<Vec<usize>> {
 }
 
 /// A value of type `ty`, as a one-row vector.
-fn write_scalar(w: &mut ByteWriter, v: &ScalarValue, ty: &DataType) {
+pub fn write_scalar(w: &mut ByteWriter, v: &ScalarValue, ty: &DataType) {
     let vector = match Vector::constant(v, ty) {
         Ok(c) => c.flatten(1),
         Err(_) => Vector::null_constant(ty).flatten(1),
@@ -272,7 +272,7 @@ fn write_scalar(w: &mut ByteWriter, v: &ScalarValue, ty: &DataType) {
     write_vector(w, &vector, 1);
 }
 
-fn read_scalar(r: &mut ByteReader, ty: &DataType) -> Result<ScalarValue> {
+pub fn read_scalar(r: &mut ByteReader, ty: &DataType) -> Result<ScalarValue> {
     Ok(read_vector(r, ty, 1)?.get(0))
 }
 

@@ -874,6 +874,65 @@ impl Table {
                 schema.columns[c].name = new.clone();
             }
             A::RenameTable(new) => schema.name = new.clone(),
+            A::SetDefault { column, default } => {
+                let c = position(column)?;
+                schema.columns[c].default = default.clone();
+            }
+            A::SetNotNull { column, not_null } => {
+                let c = position(column)?;
+                if *not_null {
+                    for g in &groups {
+                        let v = g.vector(c)?;
+                        if (0..g.len).any(|i| !v.is_valid(i)) {
+                            return Err(Error::constraint(format!(
+                                "NOT NULL constraint failed: {}.{} (the column holds NULLs; set them first)",
+                                schema.name, schema.columns[c].name
+                            )));
+                        }
+                    }
+                }
+                schema.columns[c].not_null = *not_null;
+            }
+            A::SetType { column, ty, values } => {
+                let c = position(column)?;
+                let fits = values.len() == groups.len()
+                    && values.iter().all(|v| &v.ty == ty)
+                    && values.iter().zip(&groups).all(|(v, g)| v.data_len() >= g.len);
+                if !fits {
+                    return Err(Error::internal(format!(
+                        "ALTER COLUMN {column} TYPE {ty}: the converted values do not fit the table's row groups"
+                    )));
+                }
+                for (g, v) in groups.iter_mut().zip(values) {
+                    let mut new = RowGroup::clone(g);
+                    new.columns[c] = Column::memory(v.clone());
+                    *g = Arc::new(new);
+                }
+                schema.columns[c].ty = ty.clone();
+                if let Some(d) = &schema.columns[c].default {
+                    if d.data_type() != *ty {
+                        // The old default no longer has the column's type.
+                        schema.columns[c].default = None;
+                    }
+                }
+                // Keys over the column hold values of the old type.
+                for key in &mut unique {
+                    if key.columns.contains(&c) {
+                        let mut present = HashSet::new();
+                        for g in &groups {
+                            check_unique(
+                                &schema,
+                                &key.columns,
+                                &g.vectors_of(&key.columns)?,
+                                g.len,
+                                &HashSet::new(),
+                                &mut present,
+                            )?;
+                        }
+                        key.present = Arc::new(present);
+                    }
+                }
+            }
         }
         Ok(Table {
             id: self.id,

@@ -13,8 +13,8 @@ use crate::catalog::View;
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
 use crate::serialize::{
-    read_positions, read_schema, read_type, read_vector, write_positions, write_schema, write_type,
-    write_vector, ByteReader, ByteWriter,
+    read_positions, read_scalar, read_schema, read_type, read_vector, write_positions,
+    write_scalar, write_schema, write_type, write_vector, ByteReader, ByteWriter,
 };
 use std::sync::Arc;
 use stride_common::{Error, Result, TableSchema, Vector};
@@ -326,6 +326,35 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                         w.u8(4);
                         w.str(new);
                     }
+                    A::SetDefault { column, default } => {
+                        w.u8(5);
+                        w.str(column);
+                        match default {
+                            None => w.u8(0),
+                            Some(v) => {
+                                w.u8(1);
+                                let ty = v.data_type();
+                                write_type(w, &ty);
+                                write_scalar(w, v, &ty);
+                            }
+                        }
+                    }
+                    A::SetNotNull { column, not_null } => {
+                        w.u8(6);
+                        w.str(column);
+                        w.u8(*not_null as u8);
+                    }
+                    A::SetType { column, ty, values } => {
+                        w.u8(7);
+                        w.str(column);
+                        write_type(w, ty);
+                        w.len_of(values.len());
+                        for v in values {
+                            let len = v.data_len();
+                            w.u64(len as u64);
+                            write_vector(w, v, len);
+                        }
+                    }
                 }
             }
             WalEntry::Delete { table, rowids } => {
@@ -462,6 +491,34 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                         new: r.str()?,
                     },
                     4 => A::RenameTable(r.str()?),
+                    5 => {
+                        let column = r.str()?;
+                        let default = match r.bool()? {
+                            false => None,
+                            true => {
+                                let ty = read_type(&mut r)?;
+                                Some(read_scalar(&mut r, &ty)?)
+                            }
+                        };
+                        A::SetDefault { column, default }
+                    }
+                    6 => A::SetNotNull {
+                        column: r.str()?,
+                        not_null: r.bool()?,
+                    },
+                    7 => {
+                        let column = r.str()?;
+                        let ty = read_type(&mut r)?;
+                        let mut values = Vec::new();
+                        for _ in 0..r.len_of(9)? {
+                            let len = usize::try_from(r.u64()?)
+                                .ok()
+                                .filter(|&n| n <= stride_common::MORSEL_SIZE)
+                                .ok_or_else(|| r.corrupt("a row group's row count"))?;
+                            values.push(read_vector(&mut r, &ty, len)?);
+                        }
+                        A::SetType { column, ty, values }
+                    }
                     k => return Err(r.corrupt(&format!("unknown ALTER TABLE change {k}"))),
                 };
                 WalEntry::AlterTable { table, change }

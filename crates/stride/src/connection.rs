@@ -812,7 +812,7 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::AlterTable { table, change } => {
-                let Some(change) = change else {
+                let Some(mut change) = change else {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 };
                 let mut writer = self.writer()?;
@@ -820,6 +820,19 @@ impl Connection {
                 let t = catalog.table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
+                // ALTER COLUMN ... TYPE: the values converted here, row group by row
+                // group (a value that does not convert fails the statement).
+                if let stride_common::TableAlteration::SetType { column, ty, values } = &mut change {
+                    let c = t.schema.column_index(column).ok_or_else(|| {
+                        Error::binder(format!(
+                            "Table \"{table}\" does not have a column with name \"{column}\""
+                        ))
+                    })?;
+                    for g in t.snapshot() {
+                        let v = g.vector(c)?;
+                        values.push(stride_functions::cast_vector(&v, g.len, ty, false)?.flatten(g.len));
+                    }
+                }
                 let altered = t.altered(&change)?;
                 if let stride_common::TableAlteration::RenameTable(new) = &change {
                     catalog.check_new_table(new, false)?;

@@ -387,6 +387,8 @@ fn child_changes(path: &str) {
         "ALTER TABLE t RENAME COLUMN s TO label",
         "INSERT INTO t VALUES (1, 'x', 5, 7), (200001, 'new', 3, 7) ON CONFLICT (id) DO UPDATE SET v = t.v + excluded.v",
         "INSERT INTO t VALUES (200001, 'dup', 100, 7) ON CONFLICT DO NOTHING",
+        "ALTER TABLE t ALTER COLUMN v TYPE BIGINT",
+        "ALTER TABLE t ALTER COLUMN label SET NOT NULL",
     ] {
         conn.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
@@ -427,6 +429,16 @@ fn updates_and_deletes_replay_from_the_log() {
     child.kill().unwrap();
     child.wait().unwrap();
     let check = |db: &Database| {
+        assert_eq!(
+            query(db, "SELECT typeof(v) FROM t LIMIT 1")[0][0],
+            ScalarValue::Varchar("BIGINT".into())
+        );
+        let null = db
+            .connect()
+            .unwrap()
+            .execute("UPDATE t SET label = NULL WHERE id = 1")
+            .unwrap_err();
+        assert!(null.message.contains("NOT NULL"), "{null}");
         let r = &query(
             db,
             "SELECT count(*), sum(v), count(*) FILTER (WHERE label = 'changed'), max(id), sum(w) FROM t",

@@ -252,6 +252,60 @@ impl Binder<'_> {
             Op::RenameTable {
                 table_name: ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n),
             } => Some(TableAlteration::RenameTable(object_name(n)?)),
+            Op::AlterColumn { column_name, op } => {
+                let column = ident_name(column_name);
+                let Some(idx) = schema.column_index(&column) else {
+                    return Err(Error::binder(format!(
+                        "Table \"{}\" does not have a column with name \"{column}\"",
+                        schema.name
+                    )));
+                };
+                let ty = schema.columns[idx].ty.clone();
+                let column = schema.columns[idx].name.clone();
+                use ast::AlterColumnOperation as C;
+                Some(match op {
+                    C::SetNotNull => TableAlteration::SetNotNull {
+                        column,
+                        not_null: true,
+                    },
+                    C::DropNotNull => TableAlteration::SetNotNull {
+                        column,
+                        not_null: false,
+                    },
+                    C::SetDefault { value } => {
+                        let scope = Scope::default();
+                        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
+                        let bound = cast_expr(self.bind_expr(value, &mut ctx)?, &ty)?;
+                        let v = fold_constant(&bound)?.ok_or_else(|| {
+                            Error::not_supported(format!(
+                                "DEFAULT of column {column} must be a constant for now"
+                            ))
+                        })?;
+                        TableAlteration::SetDefault {
+                            column,
+                            default: Some(v),
+                        }
+                    }
+                    C::DropDefault => TableAlteration::SetDefault {
+                        column,
+                        default: None,
+                    },
+                    C::SetDataType {
+                        data_type,
+                        using: None,
+                        ..
+                    } => TableAlteration::SetType {
+                        column,
+                        ty: super::types::convert_data_type(data_type)?,
+                        values: Vec::new(),
+                    },
+                    other => {
+                        return Err(Error::not_supported(format!(
+                            "ALTER COLUMN ... {other} is not supported yet"
+                        )))
+                    }
+                })
+            }
             other => {
                 return Err(Error::not_supported(format!(
                     "ALTER TABLE ... {other} is not supported yet"
