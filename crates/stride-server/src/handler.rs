@@ -482,6 +482,8 @@ fn tag(sql: &str, changes: Option<u64>) -> Tag {
     let tag = Tag::new(&command);
     match (first, changes) {
         ("INSERT", Some(n)) => tag.with_oid(0).with_rows(n as usize),
+        // PostgreSQL reports no count for TRUNCATE.
+        ("TRUNCATE", _) => Tag::new("TRUNCATE TABLE"),
         // CREATE TABLE AS reports the rows it stored, as PostgreSQL does.
         ("CREATE", Some(n)) => Tag::new("SELECT").with_rows(n as usize),
         (_, Some(n)) => tag.with_rows(n as usize),

@@ -229,6 +229,16 @@ impl Segment {
         self.admit(&v, false);
     }
 
+    /// The segment's bytes as stored (to copy them elsewhere in the file).
+    pub fn raw_bytes(&self) -> Result<Vec<u8>> {
+        self.reader.read_extent(&self.extent)
+    }
+
+    /// The cached values, if the segment is in memory.
+    pub fn cached(&self) -> Option<Vector> {
+        self.cached.lock().ok()?.clone()
+    }
+
     /// Reads and decodes the segment without caching it (an integrity check).
     pub fn read_uncached(&self) -> Result<Vector> {
         let bytes = self.reader.read_extent(&self.extent)?;

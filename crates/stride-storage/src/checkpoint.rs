@@ -30,16 +30,27 @@ pub type StoredColumn = (Extent, ZoneMap);
 /// Writes the segments of `group`'s columns that are not stored yet, returning where
 /// every column is and the segments written (column position, segment), which
 /// [`store_written`] installs once the blocks are durable.
+/// With `move_stored`, stored segments are copied too (VACUUM: into the lowest free
+/// blocks).
 pub fn write_group(
     w: &mut BlockWriter,
     pool: &Arc<BufferPool>,
     group: &RowGroup,
+    move_stored: bool,
 ) -> Result<(Vec<StoredColumn>, Vec<(usize, Arc<Segment>)>)> {
     let mut out = Vec::with_capacity(group.columns.len());
     let mut written = Vec::new();
     for (c, col) in group.columns.iter().enumerate() {
         let zone = col.zone(group.len)?.clone();
         let extent = match col.segment() {
+            Some(s) if move_stored => {
+                let bytes = s.raw_bytes()?;
+                let extent = w.write(&bytes)?;
+                let moved = pool.segment(w.file().reader(), extent.clone(), s.ty.clone(), s.len);
+                moved.set_codec(bytes.first().copied().unwrap_or(0));
+                written.push((c, moved));
+                extent
+            }
             Some(s) => s.extent.clone(),
             None => {
                 let v = col.vector()?;
@@ -110,7 +121,12 @@ pub fn read_extent(r: &mut ByteReader) -> Result<Extent> {
 
 /// Writes a checkpoint of `catalog` and switches the file to it. Blocks of segments
 /// still alive (read by a running query or an open transaction) stay in use.
-pub fn checkpoint(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> Result<()> {
+pub fn checkpoint(
+    file: &mut BlockFile,
+    catalog: &Catalog,
+    pool: &Arc<BufferPool>,
+    move_stored: bool,
+) -> Result<()> {
     let mut used: Vec<u64> = Vec::new();
     let mut installs: Vec<(Arc<RowGroup>, Vec<(usize, Arc<Segment>)>)> = Vec::new();
     let mut meta = ByteWriter::new();
@@ -132,7 +148,7 @@ pub fn checkpoint(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool
         let groups = t.snapshot();
         meta.len_of(groups.len());
         for g in groups {
-            let (columns, written) = write_group(&mut w, pool, &g)?;
+            let (columns, written) = write_group(&mut w, pool, &g, move_stored)?;
             meta.u64(g.len as u64);
             for (extent, zone) in &columns {
                 write_extent(&mut meta, extent);

@@ -96,8 +96,14 @@ impl Column {
     /// buffer pool's cache.
     pub fn store(&self, segment: Arc<Segment>) {
         if let Ok(mut data) = self.data.write() {
-            if let ColumnData::Memory(v) = &*data {
-                segment.fill(v.clone());
+            match &*data {
+                ColumnData::Memory(v) => segment.fill(v.clone()),
+                // Moved within the file (VACUUM): the cache moves along.
+                ColumnData::Stored(old) => {
+                    if let Some(v) = old.cached() {
+                        segment.fill(v);
+                    }
+                }
             }
             *data = ColumnData::Stored(segment);
         }

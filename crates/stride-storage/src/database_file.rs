@@ -262,7 +262,7 @@ impl Writer<'_> {
         let mut out = Vec::with_capacity(groups.len());
         let mut installs = Vec::with_capacity(groups.len());
         for g in groups {
-            let (columns, written) = checkpoint::write_group(&mut w, &pool, g)?;
+            let (columns, written) = checkpoint::write_group(&mut w, &pool, g, false)?;
             out.push(columns);
             installs.push(written);
         }
@@ -281,9 +281,28 @@ impl Writer<'_> {
 
     /// Writes a checkpoint and empties the WAL.
     pub fn checkpoint(&mut self) -> Result<()> {
+        self.checkpoint_moving(false)
+    }
+
+    /// VACUUM: a checkpoint frees the blocks of what was deleted; a second one moves
+    /// every segment into the lowest free blocks; a third, with the old copies no
+    /// longer held, cuts the free end off the file. (Blocks that a running query or
+    /// an open transaction still reads stay until a later checkpoint.)
+    pub fn vacuum(&mut self) -> Result<()> {
+        self.checkpoint_moving(false)?;
+        self.checkpoint_moving(true)?;
+        self.checkpoint_moving(false)
+    }
+
+    fn checkpoint_moving(&mut self, move_stored: bool) -> Result<()> {
         let state = &mut *self.state;
         let before = state.blocks.header.iteration;
-        let result = checkpoint::checkpoint(&mut state.blocks, &self.db.catalog, &self.db.pool)
+        let result = checkpoint::checkpoint(
+            &mut state.blocks,
+            &self.db.catalog,
+            &self.db.pool,
+            move_stored,
+        )
             .and_then(|_| match state.wal.as_mut() {
                 Some(wal) => wal.reset(state.blocks.header.iteration),
                 None => Ok(()),

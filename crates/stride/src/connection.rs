@@ -867,15 +867,19 @@ impl Connection {
                 let r = self.modify(table_id, &table, &columns, &plan, returning.as_ref(), ctx)?;
                 Ok(Planned::Done(r))
             }
-            BoundStatement::Checkpoint => {
+            BoundStatement::Checkpoint { vacuum } => {
                 if self.in_transaction() {
                     return Err(Error::new(
                         stride_common::ErrorKind::Transaction,
-                        "cannot CHECKPOINT inside a transaction; COMMIT or ROLLBACK first",
+                        "cannot CHECKPOINT or VACUUM inside a transaction; COMMIT or ROLLBACK first",
                     ));
                 }
                 if let Some(w) = self.writer()?.file.as_mut() {
-                    w.checkpoint()?;
+                    if vacuum {
+                        w.vacuum()?;
+                    } else {
+                        w.checkpoint()?;
+                    }
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }

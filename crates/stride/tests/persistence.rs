@@ -335,6 +335,31 @@ fn files_of_format_2_still_open() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[test]
+fn vacuum_returns_the_space_of_deleted_rows() {
+    let d = dir("vacuum");
+    let path = path_in(&d);
+    let db = Database::open(&path).unwrap();
+    exec(&db, "CREATE TABLE big AS SELECT i, 'payload ' || i AS s FROM range(400000) r(i)");
+    exec(&db, "CREATE TABLE small AS SELECT 1 AS x");
+    exec(&db, "CHECKPOINT");
+    let full = std::fs::metadata(&path).unwrap().len();
+    exec(&db, "TRUNCATE big");
+    exec(&db, "VACUUM");
+    let after = std::fs::metadata(&path).unwrap().len();
+    assert!(after * 4 < full, "{full} bytes before, {after} after");
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM big")[0][0]), 0);
+    assert_eq!(int(&query(&db, "SELECT x FROM small")[0][0]), 1);
+    assert_eq!(
+        query(&db, "PRAGMA integrity_check")[0][0],
+        ScalarValue::Varchar("ok".into())
+    );
+    drop(db);
+    let db = Database::open(&path).unwrap();
+    assert_eq!(int(&query(&db, "SELECT x FROM small")[0][0]), 1);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The child's workload: commits numbered from 0, each inserting `batch` rows tagged
 /// with its number (every fifth a bulk load of a whole row group, every seventh with
 /// a checkpoint after it), printing "ack N" once each returns.

@@ -147,8 +147,9 @@ pub enum BoundStatement {
         number: i64,
     },
     /// `CHECKPOINT` / `FORCE CHECKPOINT`: write the database file's changes and
-    /// empty its WAL.
-    Checkpoint,
+    /// empty its WAL. `VACUUM` also moves the data to the front of the file, so the
+    /// space of deleted rows and dropped tables goes back to the file system.
+    Checkpoint { vacuum: bool },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,6 +237,10 @@ impl<'a> Binder<'a> {
             S::CreateView(cv) => self.bind_create_view(cv),
             S::Insert(ins) => self.bind_insert(ins),
             S::Delete(d) => self.bind_delete(d),
+            S::Truncate(t) => self.bind_truncate(t),
+            S::Vacuum(v) if v.table_name.is_none() => {
+                Ok(BoundStatement::Checkpoint { vacuum: true })
+            }
             S::Update(u) => self.bind_update(u),
             S::Set(set) => self.bind_set(set),
             S::Reset(r) => self.bind_reset(r),

@@ -57,6 +57,22 @@ impl Binder<'_> {
         })
     }
 
+    /// `TRUNCATE [TABLE] t`: every row deleted, as `DELETE FROM t` (so it is logged,
+    /// transactional and can be rolled back, as in PostgreSQL).
+    pub(super) fn bind_truncate(&mut self, t: &ast::Truncate) -> Result<BoundStatement> {
+        let [target] = t.table_names.as_slice() else {
+            return Err(Error::not_supported("TRUNCATE of several tables at once; truncate one at a time"));
+        };
+        if t.if_exists || t.partitions.is_some() {
+            return Err(Error::not_supported("TRUNCATE IF EXISTS and TRUNCATE ... PARTITION are not supported"));
+        }
+        let delete = crate::parser::parse(&format!("DELETE FROM {}", target.name))?;
+        match delete.as_slice() {
+            [ast::Statement::Delete(d)] => self.bind_delete(d),
+            _ => Err(Error::internal("TRUNCATE did not become one DELETE")),
+        }
+    }
+
     pub(super) fn bind_update(&mut self, u: &ast::Update) -> Result<BoundStatement> {
         if u.or.is_some() || !u.order_by.is_empty() || u.limit.is_some() {
             return Err(Error::not_supported(

@@ -68,7 +68,7 @@ impl Binder<'_> {
                 })?;
                 Ok(BoundStatement::TpchQuery { number })
             }
-            "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint),
+            "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint { vacuum: false }),
             "storage_info" => {
                 let table = match value.map(|v| &v.value) {
                     Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
