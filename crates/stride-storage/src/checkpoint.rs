@@ -27,45 +27,86 @@ use stride_common::{DataType, Result};
 /// Where one column of a row group is stored, with its zone map.
 pub type StoredColumn = (Extent, ZoneMap);
 
-/// Writes the segments of `group`'s columns that are not stored yet, returning where
-/// every column is and the segments written (column position, segment), which
-/// [`store_written`] installs once the blocks are durable.
-/// With `move_stored`, stored segments are copied too (VACUUM: into the lowest free
-/// blocks).
-pub fn write_group(
+/// Row groups encoded at once (in parallel) before they are written.
+const BATCH: usize = 16;
+
+/// A row group made ready to write: every column's zone map and, for each column to
+/// write, its segment's bytes (`None`: the column keeps its stored segment).
+struct Prepared {
+    zones: Vec<ZoneMap>,
+    bytes: Vec<Option<Vec<u8>>>,
+}
+
+/// Encodes the columns of `group` that are not stored yet (with `move_stored`, copies
+/// the stored ones' bytes too) and computes its zone maps. Needs no file access but
+/// reads, so groups are prepared in parallel.
+fn prepare(group: &RowGroup, move_stored: bool) -> Result<Prepared> {
+    let mut zones = Vec::with_capacity(group.columns.len());
+    let mut bytes = Vec::with_capacity(group.columns.len());
+    for col in &group.columns {
+        zones.push(col.zone(group.len)?.clone());
+        bytes.push(match col.segment() {
+            Some(s) if move_stored => Some(s.raw_bytes()?),
+            Some(_) => None,
+            None => Some(crate::compression::encode(&col.vector()?, group.len)),
+        });
+    }
+    Ok(Prepared { zones, bytes })
+}
+
+/// Writes the prepared segments of `group`, returning where every column is and the
+/// segments written (column position, segment), which [`store_written`] installs once
+/// the blocks are durable.
+fn write_prepared(
     w: &mut BlockWriter,
     pool: &Arc<BufferPool>,
     group: &RowGroup,
-    move_stored: bool,
+    prepared: Prepared,
 ) -> Result<(Vec<StoredColumn>, Vec<(usize, Arc<Segment>)>)> {
     let mut out = Vec::with_capacity(group.columns.len());
     let mut written = Vec::new();
-    for (c, col) in group.columns.iter().enumerate() {
-        let zone = col.zone(group.len)?.clone();
-        let extent = match col.segment() {
-            Some(s) if move_stored => {
-                let bytes = s.raw_bytes()?;
+    let columns = group.columns.iter().zip(prepared.zones).zip(prepared.bytes);
+    for (c, ((col, zone), bytes)) in columns.enumerate() {
+        let extent = match (bytes, col.segment()) {
+            (None, Some(s)) => s.extent.clone(),
+            (Some(bytes), _) => {
                 let extent = w.write(&bytes)?;
-                let moved = pool.segment(w.file().reader(), extent.clone(), s.ty.clone(), s.len);
-                moved.set_codec(bytes.first().copied().unwrap_or(0));
-                written.push((c, moved));
-                extent
-            }
-            Some(s) => s.extent.clone(),
-            None => {
-                let v = col.vector()?;
-                let bytes = crate::compression::encode(&v, group.len);
-                let extent = w.write(&bytes)?;
-                let segment =
-                    pool.segment(w.file().reader(), extent.clone(), v.ty.clone(), group.len);
-                segment.set_codec(bytes[0]);
+                let ty = group_type(col)?;
+                let segment = pool.segment(w.file().reader(), extent.clone(), ty, group.len);
+                segment.set_codec(bytes.first().copied().unwrap_or(0));
                 written.push((c, segment));
                 extent
             }
+            (None, None) => return Err(stride_common::Error::internal("a column with nothing to write")),
         };
         out.push((extent, zone));
     }
     Ok((out, written))
+}
+
+fn group_type(col: &Column) -> Result<DataType> {
+    Ok(match col.segment() {
+        Some(s) => s.ty.clone(),
+        None => col.vector()?.ty,
+    })
+}
+
+/// Writes `groups` (see [`write_prepared`]), encoding each batch on all cores first.
+pub fn write_groups(
+    w: &mut BlockWriter,
+    pool: &Arc<BufferPool>,
+    groups: &[Arc<RowGroup>],
+    move_stored: bool,
+) -> Result<Vec<(Vec<StoredColumn>, Vec<(usize, Arc<Segment>)>)>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut out = Vec::with_capacity(groups.len());
+    for batch in groups.chunks(BATCH) {
+        let prepared = stride_common::workers::map(batch, threads, |g| prepare(g, move_stored))?;
+        for (g, p) in batch.iter().zip(prepared) {
+            out.push(write_prepared(w, pool, g, p?)?);
+        }
+    }
+    Ok(out)
 }
 
 /// Makes the columns a checkpoint or bulk load wrote stored (their values move into
@@ -147,8 +188,10 @@ pub fn checkpoint(
         }
         let groups = t.snapshot();
         meta.len_of(groups.len());
-        for g in groups {
-            let (columns, written) = write_group(&mut w, pool, &g, move_stored)?;
+        for (g, (columns, written)) in groups
+            .iter()
+            .zip(write_groups(&mut w, pool, &groups, move_stored)?)
+        {
             meta.u64(g.len as u64);
             for (extent, zone) in &columns {
                 write_extent(&mut meta, extent);
@@ -156,7 +199,7 @@ pub fn checkpoint(
                 used.extend(&extent.blocks);
             }
             if !written.is_empty() {
-                installs.push((g, written));
+                installs.push((g.clone(), written));
             }
         }
     }

@@ -261,8 +261,7 @@ impl Writer<'_> {
         let mut w = self.state.blocks.writer();
         let mut out = Vec::with_capacity(groups.len());
         let mut installs = Vec::with_capacity(groups.len());
-        for g in groups {
-            let (columns, written) = checkpoint::write_group(&mut w, &pool, g, false)?;
+        for (columns, written) in checkpoint::write_groups(&mut w, &pool, groups, false)? {
             out.push(columns);
             installs.push(written);
         }

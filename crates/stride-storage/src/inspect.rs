@@ -5,7 +5,7 @@
 //! key's index against the rows).
 
 use crate::catalog::Catalog;
-use crate::compression::{BITPACKED, DICTIONARY, PLAIN};
+use crate::compression::{BITPACKED, DICTIONARY, FSST, PLAIN};
 use crate::table::Table;
 use crate::zone_map::{Bounds, ZoneMap};
 use std::collections::HashSet;
@@ -35,6 +35,7 @@ fn codec_name(codec: u8) -> &'static str {
         PLAIN => "Uncompressed",
         BITPACKED => "BitPacking",
         DICTIONARY => "Dictionary",
+        FSST => "FSST",
         _ => "Unknown",
     }
 }

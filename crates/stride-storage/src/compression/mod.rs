@@ -7,13 +7,17 @@
 //!   their minimum in as few bits as the largest needs; a column of one value takes 0
 //!   bits a row;
 //! - 4, dictionary ([`dictionary`]): a validity, then the distinct strings once and
-//!   bit-packed codes, when a column repeats a few values.
+//!   bit-packed codes, when a column repeats a few values;
+//! - 5, FSST ([`fsst`]): a validity, then a table of up to 255 short symbols and each
+//!   row's bytes as one-byte symbol codes, for strings that rarely repeat whole but
+//!   share pieces (words, prefixes), when that is at least a tenth smaller.
 //!
 //! Floating-point numbers, intervals and lists stay plain, as do integers that need
-//! their full width and strings that rarely repeat. `docs/storage.md` has the bytes.
+//! their full width and strings FSST cannot shrink. `docs/storage.md` has the bytes.
 
 pub mod bitpacking;
 pub mod dictionary;
+pub mod fsst;
 
 use crate::serialize::{
     read_validity, read_vector, write_validity, write_vector, ByteReader, ByteWriter,
@@ -23,6 +27,7 @@ use stride_common::{DataType, PhysicalType, Result, Vector, VectorData};
 pub const PLAIN: u8 = 0;
 pub const BITPACKED: u8 = 3;
 pub const DICTIONARY: u8 = 4;
+pub const FSST: u8 = 5;
 
 /// The first `len` rows of `v` as a segment, in the codec that stores them smallest
 /// of those that apply.
@@ -50,6 +55,21 @@ pub fn encode(v: &Vector, len: usize) -> Vec<u8> {
             dictionary::encode(&mut w, &values, &codes);
             return w.bytes;
         }
+        let strings: Vec<&[u8]> = (0..len)
+            .map(|i| match v.validity.is_valid(i) {
+                true => s.bytes_of(&s.views[i]),
+                false => &[][..],
+            })
+            .collect();
+        let plain: usize = strings.iter().map(|b| b.len() + 4).sum();
+        let table = fsst::build(&strings);
+        let mut f = ByteWriter::new();
+        f.u8(FSST);
+        write_validity(&mut f, v, len);
+        fsst::encode(&mut f, &table, &strings);
+        if f.bytes.len() * 10 < plain * 9 {
+            return f.bytes;
+        }
     }
     w.u8(PLAIN);
     write_vector(&mut w, v, len);
@@ -71,6 +91,14 @@ pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
             Vector::new(
                 ty.clone(),
                 VectorData::Str(dictionary::decode(&mut r, len)?),
+                validity,
+            )
+        }
+        FSST if ty.physical() == PhysicalType::Str => {
+            let validity = read_validity(&mut r, len)?;
+            Vector::new(
+                ty.clone(),
+                VectorData::Str(fsst::decode(&mut r, len)?),
                 validity,
             )
         }
@@ -241,7 +269,19 @@ mod tests {
         );
         round_trip(
             DataType::Varchar,
-            &many(&|i| Varchar(format!("unique {i}"))),
+            &many(&|i| {
+                if i % 11 == 0 {
+                    Null
+                } else {
+                    Varchar(format!("unique row number {i} of many"))
+                }
+            }),
+            FSST,
+        );
+        // Too few bytes for a symbol table to pay off.
+        round_trip(
+            DataType::Varchar,
+            &[Varchar("abcde".into()), Varchar("fghij".into()), Null],
             PLAIN,
         );
         round_trip(DataType::Double, &many(&|i| Double(i as f64 / 3.0)), PLAIN);

@@ -1,0 +1,284 @@
+//! FSST (Fast Static Symbol Table; Boncz, Neumann and Leis, VLDB 2020) for strings that
+//! rarely repeat whole but share pieces, like TPC-H's comments: a table of up to 255
+//! symbols of 1 to 8 bytes, each row's bytes written as one-byte codes of symbols,
+//! with code 255 followed by a literal byte for what no symbol covers. Each string is
+//! encoded on its own, so any row decodes without its neighbours.
+//!
+//! The table is built from a sample of the segment's strings in a few rounds: encode
+//! the sample with the current table, count how often each symbol and each pair of
+//! consecutive symbols was used, and keep the 255 candidates (symbols, and pairs
+//! joined into one symbol of at most 8 bytes) that cover the most bytes.
+//!
+//! Layout: the symbol count (u8), each symbol's length (u8 each), their bytes; the
+//! rows' encoded lengths bit-packed (see `bitpacking`, minimum 0); the total encoded
+//! byte count (u64) and the encoded bytes.
+
+use super::bitpacking;
+use crate::serialize::{ByteReader, ByteWriter};
+use stride_common::{Result, StringVector};
+
+const ESCAPE: u8 = 255;
+const MAX_SYMBOLS: usize = 255;
+const MAX_LEN: usize = 8;
+/// Bytes of strings the table is built from.
+const SAMPLE_BYTES: usize = 32 * 1024;
+const ROUNDS: usize = 5;
+
+/// A symbol table with an index for encoding: symbols of two or more bytes by their
+/// first two bytes (longest first), one-byte symbols by their byte.
+pub struct SymbolTable {
+    symbols: Vec<Vec<u8>>,
+    /// For each first-two-bytes key, a range of `long_codes`.
+    long_ranges: Vec<(u32, u16)>,
+    long_codes: Vec<u8>,
+    single: [Option<u8>; 256],
+}
+
+impl SymbolTable {
+    fn new(symbols: Vec<Vec<u8>>) -> SymbolTable {
+        let mut single = [None; 256];
+        let mut by_key: Vec<Vec<u8>> = vec![Vec::new(); 1 << 16];
+        for (code, s) in symbols.iter().enumerate() {
+            if s.len() == 1 {
+                single[s[0] as usize] = Some(code as u8);
+            } else {
+                by_key[key(s)].push(code as u8);
+            }
+        }
+        let mut long_ranges = vec![(0u32, 0u16); 1 << 16];
+        let mut long_codes = Vec::new();
+        for (k, codes) in by_key.iter_mut().enumerate() {
+            if codes.is_empty() {
+                continue;
+            }
+            codes.sort_by_key(|&c| std::cmp::Reverse(symbols[c as usize].len()));
+            long_ranges[k] = (long_codes.len() as u32, codes.len() as u16);
+            long_codes.extend_from_slice(codes);
+        }
+        SymbolTable {
+            symbols,
+            long_ranges,
+            long_codes,
+            single,
+        }
+    }
+
+    /// The code of the longest symbol `s` starts with, and its length.
+    #[inline]
+    fn longest(&self, s: &[u8]) -> Option<(u8, usize)> {
+        if s.len() >= 2 {
+            let (start, n) = self.long_ranges[key(s)];
+            for &c in &self.long_codes[start as usize..start as usize + n as usize] {
+                let sym = &self.symbols[c as usize];
+                if s.starts_with(sym) {
+                    return Some((c, sym.len()));
+                }
+            }
+        }
+        self.single[s[0] as usize].map(|c| (c, 1))
+    }
+
+    /// Appends the codes of `s` to `out`; calls `used` with each token (a code, or
+    /// 256 + byte for an escaped byte).
+    fn encode_with(&self, mut s: &[u8], out: &mut Vec<u8>, mut used: impl FnMut(usize)) {
+        while !s.is_empty() {
+            match self.longest(s) {
+                Some((c, n)) => {
+                    out.push(c);
+                    used(c as usize);
+                    s = &s[n..];
+                }
+                None => {
+                    out.push(ESCAPE);
+                    out.push(s[0]);
+                    used(256 + s[0] as usize);
+                    s = &s[1..];
+                }
+            }
+        }
+    }
+
+    pub fn encode(&self, s: &[u8], out: &mut Vec<u8>) {
+        self.encode_with(s, out, |_| {})
+    }
+
+    /// The bytes of the token `t` (a code, or 256 + byte).
+    fn token(&self, t: usize) -> &[u8] {
+        if t < 256 {
+            &self.symbols[t]
+        } else {
+            std::slice::from_ref(&BYTES[t - 256])
+        }
+    }
+}
+
+/// Every byte value, to borrow one-byte slices from.
+static BYTES: [u8; 256] = {
+    let mut b = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        b[i] = i as u8;
+        i += 1;
+    }
+    b
+};
+
+fn key(s: &[u8]) -> usize {
+    (s[0] as usize) << 8 | s[1] as usize
+}
+
+/// A symbol table for `strings`, built from a sample of them.
+pub fn build(strings: &[&[u8]]) -> SymbolTable {
+    let total: usize = strings.iter().map(|s| s.len()).sum();
+    let step = (total / SAMPLE_BYTES).max(1);
+    let sample: Vec<&[u8]> = strings.iter().step_by(step).copied().collect();
+    let mut table = SymbolTable::new(Vec::new());
+    let mut scratch = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut count1 = vec![0u32; 512];
+        let mut count2 = vec![0u32; 512 * 512];
+        for s in &sample {
+            let mut prev: Option<usize> = None;
+            scratch.clear();
+            table.encode_with(s, &mut scratch, |t| {
+                count1[t] += 1;
+                if let Some(p) = prev {
+                    count2[p * 512 + t] += 1;
+                }
+                prev = Some(t);
+            });
+        }
+        // Candidates: every token used, and every pair used, joined (≤ 8 bytes).
+        let mut candidates: std::collections::HashMap<Vec<u8>, u64> = Default::default();
+        for (t, &n) in count1.iter().enumerate() {
+            if n > 0 {
+                let sym = table.token(t).to_vec();
+                let gain = n as u64 * sym.len() as u64;
+                *candidates.entry(sym).or_default() += gain;
+            }
+        }
+        for (i, &n) in count2.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let (a, b) = (table.token(i / 512), table.token(i % 512));
+            if a.len() + b.len() > MAX_LEN {
+                continue;
+            }
+            let joined = [a, b].concat();
+            let gain = n as u64 * joined.len() as u64;
+            *candidates.entry(joined).or_default() += gain;
+        }
+        let mut ranked: Vec<(Vec<u8>, u64)> = candidates.into_iter().collect();
+        ranked.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+        ranked.truncate(MAX_SYMBOLS);
+        table = SymbolTable::new(ranked.into_iter().map(|(s, _)| s).collect());
+    }
+    table
+}
+
+/// Writes `strings` (the rows, NULL rows as empty strings) encoded with `table`.
+pub fn encode(w: &mut ByteWriter, table: &SymbolTable, strings: &[&[u8]]) {
+    w.u8(table.symbols.len() as u8);
+    for s in &table.symbols {
+        w.u8(s.len() as u8);
+    }
+    for s in &table.symbols {
+        w.raw(s);
+    }
+    let mut bytes = Vec::new();
+    let mut lens = Vec::with_capacity(strings.len());
+    for s in strings {
+        let before = bytes.len();
+        table.encode(s, &mut bytes);
+        lens.push((bytes.len() - before) as i64);
+    }
+    let max = lens.iter().copied().max().unwrap_or(0);
+    bitpacking::pack(w, &lens, 0, bitpacking::width_of(max as u64));
+    w.u64(bytes.len() as u64);
+    w.raw(&bytes);
+}
+
+/// Reads `len` strings written by [`encode`].
+pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
+    let n = r.u8()? as usize;
+    let lens = r.raw(n)?.to_vec();
+    if lens.iter().any(|&l| l == 0 || l as usize > MAX_LEN) {
+        return Err(r.corrupt("an FSST symbol of a length outside 1 to 8"));
+    }
+    let mut symbols = [[0u8; MAX_LEN]; 256];
+    for (i, &l) in lens.iter().enumerate() {
+        symbols[i][..l as usize].copy_from_slice(r.raw(l as usize)?);
+    }
+    let mut sym_len = [0u8; 256];
+    sym_len[..n].copy_from_slice(&lens);
+    let encoded = bitpacking::unpack(r, len)?;
+    let total = usize::try_from(r.u64()?).unwrap_or(usize::MAX);
+    let bytes = r.raw(total)?;
+    if encoded.iter().try_fold(0u64, |a, &l| a.checked_add(l as u64)) != Some(total as u64) {
+        return Err(r.corrupt("FSST row lengths that do not add up to the encoded bytes"));
+    }
+    let mut out = StringVector::with_capacity(len);
+    let mut row = Vec::new();
+    let mut at = 0usize;
+    for l in encoded {
+        let codes = &bytes[at..at + l as usize];
+        at += l as usize;
+        row.clear();
+        let mut i = 0;
+        while i < codes.len() {
+            let c = codes[i] as usize;
+            if c == ESCAPE as usize {
+                let b = *codes
+                    .get(i + 1)
+                    .ok_or_else(|| r.corrupt("an FSST escape at the end of a row"))?;
+                row.push(b);
+                i += 2;
+            } else {
+                if c >= n {
+                    return Err(r.corrupt("an FSST code past the symbol table"));
+                }
+                row.extend_from_slice(&symbols[c][..sym_len[c] as usize]);
+                i += 1;
+            }
+        }
+        let s = std::str::from_utf8(&row).map_err(|_| r.corrupt("an FSST row is not UTF-8"))?;
+        out.push(s);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_compresses_repetitive_text() {
+        let words = ["carefully", "final", "deposits", "sleep", "quickly", "among", "the", "ironic", "packages"];
+        let rows: Vec<String> = (0..5000)
+            .map(|i| {
+                (0..(i % 7 + 2))
+                    .map(|k| words[(i * 31 + k * 7) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .chain(["", "ünïcødé ✓", "\u{0}\u{ff}"].iter().map(|s| s.to_string()))
+            .collect();
+        let strings: Vec<&[u8]> = rows.iter().map(|s| s.as_bytes()).collect();
+        let table = build(&strings);
+        let mut w = ByteWriter::new();
+        encode(&mut w, &table, &strings);
+        let plain: usize = strings.iter().map(|s| s.len()).sum();
+        assert!(w.bytes.len() * 2 < plain, "{} of {plain}", w.bytes.len());
+        let mut r = ByteReader::new(&w.bytes, "test");
+        let back = decode(&mut r, strings.len()).unwrap();
+        assert!(r.is_at_end());
+        for (i, s) in rows.iter().enumerate() {
+            assert_eq!(back.get(i), s);
+        }
+        for cut in [0, 1, w.bytes.len() / 2, w.bytes.len() - 1] {
+            let mut r = ByteReader::new(&w.bytes[..cut], "test");
+            assert!(decode(&mut r, strings.len()).is_err());
+        }
+    }
+}
