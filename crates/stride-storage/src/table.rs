@@ -64,8 +64,17 @@ impl RowGroup {
 struct UniqueKey {
     columns: Vec<usize>,
     /// Encoded keys present in the table (keys with a NULL are never stored: NULLs are
-    /// distinct from each other).
-    present: Arc<HashSet<String>>,
+    /// distinct from each other). `None` until first needed: a table read from a
+    /// database file indexes its keys at its first change, not when the file opens.
+    present: Option<Arc<HashSet<String>>>,
+}
+
+impl UniqueKey {
+    fn present(&self) -> Result<&HashSet<String>> {
+        self.present
+            .as_deref()
+            .ok_or_else(|| Error::internal("a unique key's index was used before it was built"))
+    }
 }
 
 /// A secondary index declared with CREATE INDEX. Only the catalog entry exists yet:
@@ -101,7 +110,7 @@ impl Table {
             .iter()
             .map(|k| UniqueKey {
                 columns: k.clone(),
-                present: Arc::new(HashSet::new()),
+                present: Some(Arc::new(HashSet::new())),
             })
             .collect();
         Table {
@@ -207,10 +216,9 @@ impl Table {
             .data
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
+        self.build_keys(&mut data)?;
         let new_keys = self.check(&data, flat.iter().map(|(c, n)| (c.as_slice(), *n)))?;
-        for (key, new) in data.unique.iter_mut().zip(new_keys) {
-            Arc::make_mut(&mut key.present).extend(new);
-        }
+        add_keys(&mut data, new_keys);
         let mut total = 0;
         for (cols, len) in flat {
             if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
@@ -293,7 +301,7 @@ impl Table {
                     &key.columns,
                     &values,
                     len,
-                    &key.present,
+                    key.present()?,
                     &mut new_keys[ki],
                 )?;
             }
@@ -304,6 +312,13 @@ impl Table {
     /// Whether appending `parts` would pass the table's constraints (checked before
     /// the append is logged; the append checks again).
     pub fn check_append(&self, parts: &[(Vec<Vector>, usize)]) -> Result<()> {
+        {
+            let mut data = self
+                .data
+                .write()
+                .map_err(|_| Error::internal("table lock poisoned"))?;
+            self.build_keys(&mut data)?;
+        }
         let data = self
             .data
             .read()
@@ -319,42 +334,68 @@ impl Table {
             .data
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
+        self.build_keys(&mut data)?;
         let loaded = groups
             .iter()
             .map(|g| Ok((g.vectors()?, g.len)))
             .collect::<Result<Vec<_>>>()?;
         let new_keys = self.check(&data, loaded.iter().map(|(c, n)| (c.as_slice(), *n)))?;
-        for (key, new) in data.unique.iter_mut().zip(new_keys) {
-            Arc::make_mut(&mut key.present).extend(new);
-        }
+        add_keys(&mut data, new_keys);
         let n = groups.iter().map(|g| g.len).sum();
         data.row_groups.extend(groups);
         Ok(n)
     }
 
     /// Appends row groups whose rows passed the table's constraints when they were
-    /// committed (a WAL replay of a bulk load): only the columns of unique keys are
-    /// read, to index their values.
+    /// committed (a table read from its file, a WAL replay of a bulk load): nothing is
+    /// read; an index of unique keys not built yet is built from all rows when first
+    /// needed, one already built takes the new rows' keys.
     pub fn append_checked_groups(&self, groups: Vec<Arc<RowGroup>>) -> Result<()> {
         let mut data = self
             .data
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
         for key in &mut data.unique {
-            let mut present = HashSet::new();
+            let Some(present) = &mut key.present else {
+                continue;
+            };
+            let mut new = HashSet::new();
             for g in &groups {
                 check_unique(
                     &self.schema,
                     &key.columns,
                     &g.vectors_of(&key.columns)?,
                     g.len,
-                    &key.present,
+                    present,
+                    &mut new,
+                )?;
+            }
+            Arc::make_mut(present).extend(new);
+        }
+        data.row_groups.extend(groups);
+        Ok(())
+    }
+
+    /// Builds the indexes of unique keys not built yet, from the rows.
+    fn build_keys(&self, data: &mut TableData) -> Result<()> {
+        for k in 0..data.unique.len() {
+            if data.unique[k].present.is_some() {
+                continue;
+            }
+            let columns = data.unique[k].columns.clone();
+            let mut present = HashSet::new();
+            for g in &data.row_groups {
+                check_unique(
+                    &self.schema,
+                    &columns,
+                    &g.vectors_of(&columns)?,
+                    g.len,
+                    &HashSet::new(),
                     &mut present,
                 )?;
             }
-            Arc::make_mut(&mut key.present).extend(present);
+            data.unique[k].present = Some(Arc::new(present));
         }
-        data.row_groups.extend(groups);
         Ok(())
     }
 
@@ -377,7 +418,10 @@ impl Table {
                     &mut keys,
                 )?;
             }
-            if keys != *key.present {
+            let Some(present) = key.present.as_deref() else {
+                continue; // not built yet: nothing to disagree with the rows
+            };
+            if keys != *present {
                 let names: Vec<&str> = key
                     .columns
                     .iter()
@@ -386,7 +430,7 @@ impl Table {
                 return Err(Error::internal(format!(
                     "the index of unique key ({}) holds {} keys, the rows {}",
                     names.join(", "),
-                    key.present.len(),
+                    present.len(),
                     keys.len()
                 )));
             }
@@ -398,6 +442,11 @@ impl Table {
     /// were written: only the columns of unique keys are read, to index their values).
     pub fn restore(id: u64, schema: TableSchema, groups: Vec<Arc<RowGroup>>) -> Result<Table> {
         let table = Table::new(id, schema);
+        if let Ok(mut data) = table.data.write() {
+            for key in &mut data.unique {
+                key.present = None;
+            }
+        }
         table.append_checked_groups(groups)?;
         Ok(table)
     }
@@ -433,6 +482,15 @@ pub fn row_groups_of(
     out.into_iter()
         .map(|(cols, len)| Arc::new(RowGroup::new(cols, len)))
         .collect()
+}
+
+/// Adds the keys an append brought (one set per unique key, all built).
+fn add_keys(data: &mut TableData, new: Vec<HashSet<String>>) {
+    for (key, new) in data.unique.iter_mut().zip(new) {
+        if let Some(present) = &mut key.present {
+            Arc::make_mut(present).extend(new);
+        }
+    }
 }
 
 /// Row `i` of a unique key's columns (`cols`, in key order) as the key's index holds
@@ -547,7 +605,7 @@ impl Table {
             }
             data.unique.push(UniqueKey {
                 columns: index.columns.clone(),
-                present: Arc::new(present),
+                present: Some(Arc::new(present)),
             });
         }
         data.indexes.push(index);
@@ -769,7 +827,7 @@ impl Table {
             ));
         }
         for (key, set) in data.unique.iter_mut().zip(r.present) {
-            key.present = Arc::new(set);
+            key.present = Some(Arc::new(set));
         }
         data.row_groups = r.groups;
         Ok(())
@@ -929,7 +987,7 @@ impl Table {
                                 &mut present,
                             )?;
                         }
-                        key.present = Arc::new(present);
+                        key.present = Some(Arc::new(present));
                     }
                 }
             }

@@ -225,3 +225,28 @@ fn storage_info_shows_segments_and_integrity_check_finds_damage() {
     });
     assert!(err.is_err_and(|e| e.to_string().contains(&format!("block {damaged_block}"))));
 }
+
+#[test]
+fn unique_keys_are_indexed_at_the_first_change_not_at_opening() {
+    let path = path("keys");
+    {
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect().unwrap();
+        conn.execute("CREATE TABLE k(id BIGINT PRIMARY KEY, v VARCHAR)").unwrap();
+        conn.execute("INSERT INTO k SELECT i, 'v' || i FROM range(200000) r(i)")
+            .unwrap();
+    }
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect().unwrap();
+    let pool = conn.buffer_pool().clone();
+    assert_eq!(pool.reads(), 0, "opening read column segments");
+    let err = conn.execute("INSERT INTO k VALUES (199999, 'again')").unwrap_err();
+    assert!(err.to_string().contains("Duplicate key"), "{err}");
+    assert_eq!(pool.reads(), 2, "only the key column was read");
+    conn.execute("INSERT INTO k VALUES (200000, 'new')").unwrap();
+    assert_eq!(int(one(&conn, "SELECT count(*) FROM k")), 200001);
+    assert_eq!(
+        rows(&conn, "PRAGMA integrity_check"),
+        [[ScalarValue::Varchar("ok".into())]]
+    );
+}
