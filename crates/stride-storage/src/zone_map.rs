@@ -138,53 +138,67 @@ impl ZoneMap {
 
     /// The zone map of the first `len` rows of `v`.
     pub fn of(v: &Vector, len: usize) -> ZoneMap {
-        let valid: Vec<usize> = (0..len).filter(|&i| v.is_valid(i)).collect();
-        let nulls = (len - valid.len()) as u64;
         let rows = len as u64;
-        if valid.is_empty() {
+        let flat = v.clone().flatten(len);
+        let v = &flat;
+        let all_valid = !v.validity.has_nulls();
+        let nulls = if all_valid {
+            0
+        } else {
+            (0..len).filter(|&i| !v.is_valid(i)).count() as u64
+        };
+        if nulls == rows {
             return ZoneMap {
                 rows,
                 nulls,
                 bounds: None,
             };
         }
-        fn ints<T: Copy + Into<i128>>(x: &[T], v: &Vector, valid: &[usize]) -> Option<Bounds> {
-            let mut it = valid.iter().map(|&i| x[v.index(i)].into());
-            let first = it.next()?;
-            let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
-            Some(Bounds::Int(lo, hi))
+        // The smallest and largest of `x` over the valid rows (there is one).
+        fn range<T: Copy + PartialOrd>(x: &[T], v: &Vector, all_valid: bool) -> (T, T) {
+            let mut it = x
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| all_valid || v.validity.is_valid(i))
+                .map(|(_, &x)| x);
+            let first = it.next().expect("a valid row");
+            it.fold((first, first), |(lo, hi), x| {
+                (if x < lo { x } else { lo }, if x > hi { x } else { hi })
+            })
         }
-        fn floats<T: Copy + Into<f64>>(x: &[T], v: &Vector, valid: &[usize]) -> Option<Bounds> {
-            let mut lo = f64::INFINITY;
-            let mut hi = f64::NEG_INFINITY;
-            for &i in valid {
-                let x: f64 = x[v.index(i)].into();
-                if x.is_nan() {
-                    return None;
-                }
-                lo = lo.min(x);
-                hi = hi.max(x);
+        fn ints<T: Copy + PartialOrd + Into<i128>>(x: &[T], v: &Vector, all: bool) -> Option<Bounds> {
+            let (lo, hi) = range(x, v, all);
+            Some(Bounds::Int(lo.into(), hi.into()))
+        }
+        fn floats<T: Copy + PartialOrd + Into<f64>>(x: &[T], v: &Vector, all: bool) -> Option<Bounds> {
+            let nan = x
+                .iter()
+                .enumerate()
+                .any(|(i, &x)| (all || v.validity.is_valid(i)) && x.into().is_nan());
+            if nan {
+                return None;
             }
-            Some(Bounds::Float(lo, hi))
+            let (lo, hi) = range(x, v, all);
+            Some(Bounds::Float(lo.into(), hi.into()))
         }
         let bounds = match &v.data {
             VectorData::Bool(x) => {
-                let mut it = valid.iter().map(|&i| x[v.index(i)] as i128);
-                let first = it.next().unwrap_or(0);
-                let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
-                Some(Bounds::Int(lo, hi))
+                let (lo, hi) = range(&x[..len], v, all_valid);
+                Some(Bounds::Int(lo as i128, hi as i128))
             }
-            VectorData::I8(x) => ints(x, v, &valid),
-            VectorData::I16(x) => ints(x, v, &valid),
-            VectorData::I32(x) => ints(x, v, &valid),
-            VectorData::I64(x) => ints(x, v, &valid),
-            VectorData::I128(x) => ints(x, v, &valid),
-            VectorData::F32(x) => floats(x, v, &valid),
-            VectorData::F64(x) => floats(x, v, &valid),
+            VectorData::I8(x) => ints(&x[..len], v, all_valid),
+            VectorData::I16(x) => ints(&x[..len], v, all_valid),
+            VectorData::I32(x) => ints(&x[..len], v, all_valid),
+            VectorData::I64(x) => ints(&x[..len], v, all_valid),
+            VectorData::I128(x) => ints(&x[..len], v, all_valid),
+            VectorData::F32(x) => floats(&x[..len], v, all_valid),
+            VectorData::F64(x) => floats(&x[..len], v, all_valid),
             VectorData::Str(s) => {
-                let mut it = valid.iter().map(|&i| s.get(v.index(i)).as_bytes());
-                let first = it.next().unwrap_or_default();
-                let (lo, hi) = it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x)));
+                let bytes: Vec<&[u8]> = (0..len)
+                    .filter(|&i| all_valid || v.validity.is_valid(i))
+                    .map(|i| s.bytes_of(&s.views[i]))
+                    .collect();
+                let (lo, hi) = range(&bytes, v, true);
                 let lo = lo[..lo.len().min(STRING_PREFIX)].to_vec();
                 let hi = (hi.len() <= STRING_PREFIX).then(|| hi.to_vec());
                 Some(Bounds::Str(lo, hi))

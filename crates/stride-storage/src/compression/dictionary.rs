@@ -10,13 +10,20 @@ use crate::serialize::{read_strings, write_strings, ByteReader, ByteWriter};
 use std::collections::HashMap;
 use stride_common::{Result, StringVector};
 
+/// Rows looked at before giving up on a column that is mostly distinct.
+const PROBE: usize = 2048;
+
 /// The distinct values of the first `len` rows (in first-seen order) and each row's
-/// code, when there are at most `limit` of them.
+/// code, when there are at most `limit` of them. A column whose first [`PROBE`] rows
+/// are mostly distinct is given up on early.
 pub fn analyze(s: &StringVector, len: usize, limit: usize) -> Option<(Vec<&[u8]>, Vec<i64>)> {
-    let mut index: HashMap<&[u8], i64> = HashMap::new();
+    let mut index: HashMap<&[u8], i64, foldhash::fast::RandomState> = HashMap::default();
     let mut values = Vec::new();
     let mut codes = Vec::with_capacity(len);
     for i in 0..len {
+        if i == PROBE && values.len() > PROBE / 2 {
+            return None;
+        }
         let b = s.bytes_of(&s.views[i]);
         let next = values.len() as i64;
         let code = *index.entry(b).or_insert_with(|| {

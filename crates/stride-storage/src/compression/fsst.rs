@@ -28,6 +28,9 @@ const ROUNDS: usize = 5;
 /// first two bytes (longest first), one-byte symbols by their byte.
 pub struct SymbolTable {
     symbols: Vec<Vec<u8>>,
+    /// Each symbol's bytes as a little-endian word (zero-padded), and the mask of its
+    /// bytes: a match is one masked comparison with the next 8 input bytes.
+    words: Vec<(u64, u64)>,
     /// For each first-two-bytes key, a range of `long_codes`.
     long_ranges: Vec<(u32, u16)>,
     long_codes: Vec<u8>,
@@ -55,8 +58,22 @@ impl SymbolTable {
             long_ranges[k] = (long_codes.len() as u32, codes.len() as u16);
             long_codes.extend_from_slice(codes);
         }
+        let words = symbols
+            .iter()
+            .map(|s| {
+                let mut b = [0u8; 8];
+                b[..s.len()].copy_from_slice(s);
+                let mask = if s.len() == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * s.len())) - 1
+                };
+                (u64::from_le_bytes(b), mask)
+            })
+            .collect();
         SymbolTable {
             symbols,
+            words,
             long_ranges,
             long_codes,
             single,
@@ -67,11 +84,21 @@ impl SymbolTable {
     #[inline]
     fn longest(&self, s: &[u8]) -> Option<(u8, usize)> {
         if s.len() >= 2 {
-            let (start, n) = self.long_ranges[key(s)];
-            for &c in &self.long_codes[start as usize..start as usize + n as usize] {
-                let sym = &self.symbols[c as usize];
-                if s.starts_with(sym) {
-                    return Some((c, sym.len()));
+            let n = s.len().min(8);
+            let word = match s.get(..8) {
+                Some(head) => u64::from_le_bytes(head.try_into().expect("8")),
+                None => {
+                    let mut b = [0u8; 8];
+                    b[..n].copy_from_slice(s);
+                    u64::from_le_bytes(b)
+                }
+            };
+            let (start, count) = self.long_ranges[key(s)];
+            for &c in &self.long_codes[start as usize..start as usize + count as usize] {
+                let (sym, mask) = self.words[c as usize];
+                let len = self.symbols[c as usize].len();
+                if len <= n && (word ^ sym) & mask == 0 {
+                    return Some((c, len));
                 }
             }
         }
