@@ -202,6 +202,14 @@ pub fn checkpoint(
                 installs.push((g.clone(), written));
             }
         }
+        t.take_counts_unsaved();
+        let counts = t.distinct_counts();
+        meta.len_of(counts.len());
+        for (column, rows, d) in counts {
+            meta.u32(column as u32);
+            meta.u64(rows as u64);
+            meta.u64(d.to_bits());
+        }
     }
     let views = catalog.views();
     meta.len_of(views.len());
@@ -272,7 +280,20 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> 
             }
             groups.push(Arc::new(stored_group(file, pool, &types, len, columns)));
         }
+        let mut counts = Vec::new();
+        if file.header.version >= 4 {
+            for _ in 0..r.len_of(20)? {
+                let column = r.u32()? as usize;
+                let rows = r.u64()? as usize;
+                let d = f64::from_bits(r.u64()?);
+                if column >= types.len() || !d.is_finite() {
+                    return Err(r.corrupt("a distinct count of a column the table lacks"));
+                }
+                counts.push((column, rows, d));
+            }
+        }
         let table = Table::restore(id, schema, groups)?;
+        table.restore_distinct_counts(&counts);
         for i in indexes {
             table.add_index(i)?;
         }

@@ -188,7 +188,8 @@ impl DatabaseFile {
             return Ok(());
         }
         let mut w = self.writer()?;
-        if w.state.wal.as_ref().is_some_and(|w| !w.is_empty()) {
+        let counts = self.catalog.tables().iter().any(|t| t.counts_unsaved());
+        if counts || w.state.wal.as_ref().is_some_and(|w| !w.is_empty()) {
             w.checkpoint()?;
         }
         Ok(())

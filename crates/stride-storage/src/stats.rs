@@ -9,8 +9,6 @@
 //! distinct values.
 
 use crate::table::RowGroup;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use stride_common::{Vector, VectorData};
 
@@ -75,9 +73,8 @@ fn fingerprint(v: &Vector, i: usize) -> u64 {
 }
 
 fn hash_of(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    mix(foldhash::fast::FixedState::with_seed(0x5712_1de5).hash_one(s))
 }
 
 #[cfg(test)]

@@ -101,6 +101,8 @@ pub struct Table {
     data: RwLock<TableData>,
     /// Distinct-value estimates per column, with the row count they were made at.
     distinct: Mutex<HashMap<usize, (usize, f64)>>,
+    /// A distinct count was made since the last checkpoint wrote them.
+    counts_unsaved: std::sync::atomic::AtomicBool,
 }
 
 impl Table {
@@ -122,6 +124,7 @@ impl Table {
                 indexes: Vec::new(),
             }),
             distinct: Mutex::new(HashMap::new()),
+            counts_unsaved: Default::default(),
         }
     }
 
@@ -147,7 +150,9 @@ impl Table {
                     .collect(),
                 indexes: data.indexes.clone(),
             }),
-            distinct: Mutex::new(HashMap::new()),
+            // The same rows: the same counts.
+            distinct: Mutex::new(self.distinct.lock().map(|c| c.clone()).unwrap_or_default()),
+            counts_unsaved: Default::default(),
         })
     }
 
@@ -195,7 +200,43 @@ impl Table {
         if let Ok(mut cache) = self.distinct.lock() {
             cache.insert(column, (rows, d));
         }
+        self.counts_unsaved
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         d
+    }
+
+    /// Whether distinct counts were made since a checkpoint last saved them; clears it.
+    pub fn take_counts_unsaved(&self) -> bool {
+        self.counts_unsaved
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether distinct counts were made since a checkpoint last saved them.
+    pub fn counts_unsaved(&self) -> bool {
+        self.counts_unsaved.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The distinct-value estimates counted so far: (column, rows then, estimate).
+    pub fn distinct_counts(&self) -> Vec<(usize, usize, f64)> {
+        let mut out: Vec<(usize, usize, f64)> = self
+            .distinct
+            .lock()
+            .map(|c| c.iter().map(|(&col, &(rows, d))| (col, rows, d)).collect())
+            .unwrap_or_default();
+        out.sort_by_key(|e| e.0);
+        out
+    }
+
+    /// Takes estimates counted earlier (read back from a database file, or a fork's
+    /// source), so they are not counted again.
+    pub fn restore_distinct_counts(&self, counts: &[(usize, usize, f64)]) {
+        if let Ok(mut cache) = self.distinct.lock() {
+            for &(col, rows, d) in counts {
+                if col < self.schema.columns.len() {
+                    cache.insert(col, (rows, d));
+                }
+            }
+        }
     }
 
     /// Appends chunks whose columns match the schema (types already cast). Checks NOT
@@ -1001,6 +1042,7 @@ impl Table {
                 indexes,
             }),
             distinct: Mutex::new(HashMap::new()),
+            counts_unsaved: Default::default(),
         })
     }
 }
