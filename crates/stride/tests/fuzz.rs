@@ -648,11 +648,29 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
     Ok(checked)
 }
 
-/// Loads `tables` into a fresh stride connection (and DuckDB database).
+/// Loads `tables` into a fresh stride connection (and DuckDB database). Every other
+/// load goes into a database file, checkpointed, with a buffer pool too small to keep
+/// anything: the queries then read every column back through its codec.
 fn load(tables: &[Table], duck: &mut Option<DuckDb>) -> Connection {
-    let conn = Database::open_in_memory()
-        .and_then(|d| d.connect())
-        .expect("in-memory database");
+    static LOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stored = n % 2 == 1;
+    let conn = if stored {
+        let path = std::env::temp_dir().join(format!("stride-fuzz-{}-{n}.stride", std::process::id()));
+        let path = path.to_string_lossy().into_owned();
+        let conn = Database::open(&path)
+            .and_then(|d| d.connect())
+            .expect("database file");
+        // The open files live on unnamed; nothing is left behind.
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(format!("{path}.wal"));
+        conn.execute("SET memory_limit = '1KB'").expect("memory_limit");
+        conn
+    } else {
+        Database::open_in_memory()
+            .and_then(|d| d.connect())
+            .expect("in-memory database")
+    };
     conn.execute("SET threads = 2").expect("threads");
     if let Some(d) = duck.as_mut() {
         d.send("R", "");
@@ -666,6 +684,9 @@ fn load(tables: &[Table], duck: &mut Option<DuckDb>) -> Connection {
                 assert_eq!(r, "OK", "DuckDB refused {s}");
             }
         }
+    }
+    if stored {
+        conn.execute("CHECKPOINT").expect("checkpoint");
     }
     conn
 }
