@@ -44,6 +44,9 @@ pub struct IndexEntry {
 }
 
 pub trait Catalog {
+    /// The database's name, which a qualified table name may start with
+    /// (`memory.main.t`).
+    fn database_name(&self) -> String;
     /// The table's id and schema, by case-insensitive name.
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;
     /// Every table name, for "did you mean" suggestions and SHOW TABLES.

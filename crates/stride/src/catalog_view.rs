@@ -6,9 +6,15 @@ use stride_common::{Error, Result, ScalarValue, TableSchema};
 use stride_sql::catalog::{IndexEntry, ViewEntry};
 use stride_storage::Catalog as StorageCatalog;
 
-pub struct CatalogView<'a>(pub &'a StorageCatalog);
+/// The catalog, and the database's name (`memory`, or a file's name without its
+/// extension, as DuckDB names them) that qualified names may start with.
+pub struct CatalogView<'a>(pub &'a StorageCatalog, pub &'a str);
 
 impl stride_sql::Catalog for CatalogView<'_> {
+    fn database_name(&self) -> String {
+        self.1.to_string()
+    }
+
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)> {
         self.0.table(name).map(|t| (t.id, t.schema.clone()))
     }

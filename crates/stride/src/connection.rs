@@ -252,6 +252,19 @@ impl Connection {
         self.change_settings(|s| s.set(name, &ScalarValue::Varchar(value.to_string())))
     }
 
+    /// The database's name in qualified table names: `memory`, or the file's name
+    /// without its extension (`my` for `my.stride`), as DuckDB names them.
+    pub fn database_name(&self) -> String {
+        match &self.file {
+            None => "memory".to_string(),
+            Some(f) => std::path::Path::new(&f.path)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("memory")
+                .to_string(),
+        }
+    }
+
     pub fn progress_handle(&self) -> ProgressHandle {
         self.progress.clone()
     }
@@ -375,7 +388,8 @@ impl Connection {
         };
         let settings = self.settings();
         let catalog = self.catalog();
-        let view = CatalogView(&catalog);
+        let name = self.database_name();
+        let view = CatalogView(&catalog, &name);
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
         let mut binder = Binder::new(&view, &settings).with_params(all);
@@ -476,7 +490,8 @@ impl Connection {
         };
         let settings = ctx.settings.clone();
         let catalog = self.catalog();
-        let view = CatalogView(&catalog);
+        let name = self.database_name();
+        let view = CatalogView(&catalog, &name);
         let bound = Binder::new(&view, &settings)
             .with_params(params.to_vec())
             .bind_statement(stmt)?;

@@ -7,7 +7,6 @@
 
 use super::expr::ExprCtx;
 use super::fold::fold_constant;
-use super::from::object_name;
 use super::scope::Scope;
 use super::{convert_data_type, did_you_mean, Binder, BoundStatement};
 use crate::plan::{CsvSource, Expr, Field, LogicalPlan, TableFunction};
@@ -356,7 +355,7 @@ impl Binder<'_> {
         else {
             return Err(Error::binder("COPY FROM needs a table to copy into"));
         };
-        let name = object_name(table_name)?;
+        let name = self.relation_name(table_name)?;
         let (table_id, schema) = self
             .catalog
             .table(&name)

@@ -12,7 +12,7 @@ use stride_common::{ColumnSchema, DataType, Error, Result, TableAlteration, Tabl
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
-        let name = object_name(&ct.name)?;
+        let name = self.relation_name(&ct.name)?;
         if ct.or_replace && ct.if_not_exists {
             return Err(Error::binder(
                 "CREATE OR REPLACE and IF NOT EXISTS cannot be combined",
@@ -163,7 +163,7 @@ impl Binder<'_> {
 
     /// ALTER TABLE with one of ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO.
     pub(super) fn bind_alter_table(&mut self, at: &ast::AlterTable) -> Result<BoundStatement> {
-        let name = object_name(&at.name)?;
+        let name = self.relation_name(&at.name)?;
         let Some((_, schema)) = self.catalog.table(&name) else {
             if at.if_exists {
                 return Ok(BoundStatement::AlterTable {
@@ -251,7 +251,7 @@ impl Binder<'_> {
             }
             Op::RenameTable {
                 table_name: ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n),
-            } => Some(TableAlteration::RenameTable(object_name(n)?)),
+            } => Some(TableAlteration::RenameTable(self.relation_name(n)?)),
             Op::AlterColumn { column_name, op } => {
                 let column = ident_name(column_name);
                 let Some(idx) = schema.column_index(&column) else {
@@ -329,7 +329,7 @@ impl Binder<'_> {
                 "DROP {object_type} of several objects at once"
             )));
         };
-        let name = object_name(name)?;
+        let name = self.relation_name(name)?;
         match object_type {
             ast::ObjectType::Table => {}
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
@@ -363,7 +363,7 @@ impl Binder<'_> {
 
 impl Binder<'_> {
     pub(super) fn bind_create_index(&mut self, ci: &ast::CreateIndex) -> Result<BoundStatement> {
-        let table = object_name(&ci.table_name)?;
+        let table = self.relation_name(&ci.table_name)?;
         let (_, schema) = self
             .catalog
             .table(&table)

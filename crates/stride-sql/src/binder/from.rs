@@ -175,7 +175,7 @@ impl Binder<'_> {
                 args: None,
                 ..
             } => {
-                let tname = object_name(name)?;
+                let tname = self.relation_name(name)?;
                 if let Some(schema) = schema_name(name) {
                     if crate::system::is_system_schema(&schema) {
                         let t = crate::system::find(Some(&schema), &tname).ok_or_else(|| {
@@ -540,6 +540,43 @@ pub fn schema_name(name: &ast::ObjectName) -> Option<String> {
     match name.0.get(n.checked_sub(2)?) {
         Some(ast::ObjectNamePart::Identifier(id)) => Some(ident_name(id)),
         _ => None,
+    }
+}
+
+impl Binder<'_> {
+    /// The name of a table or view, checking its qualifiers: `t`, `main.t`,
+    /// `db.t` and `db.main.t` for this database `db`, and the system schemas
+    /// `pg_catalog` and `information_schema`. Any other qualifier is an error rather
+    /// than ignored (it names a database or schema stride does not have).
+    pub(super) fn relation_name(&self, name: &ast::ObjectName) -> Result<String> {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                ast::ObjectNamePart::Identifier(id) => Ok(ident_name(id)),
+                _ => Err(Error::binder(format!("invalid name {name}"))),
+            })
+            .collect::<Result<_>>()?;
+        let database = self.catalog.database_name();
+        let is_db = |q: &str| q.eq_ignore_ascii_case(&database);
+        let is_schema = |q: &str| {
+            ["main", "pg_catalog", "information_schema"]
+                .iter()
+                .any(|s| q.eq_ignore_ascii_case(s))
+        };
+        let ok = match parts.as_slice() {
+            [_] => true,
+            [q, _] => is_schema(q) || is_db(q),
+            [d, s, _] => is_db(d) && is_schema(s),
+            _ => false,
+        };
+        if !ok {
+            let qualifier = parts[..parts.len() - 1].join(".");
+            return Err(Error::catalog(format!(
+                "Catalog or schema \"{qualifier}\" does not exist: this database is \"{database}\", with the schema main (ATTACH is not supported yet)"
+            )));
+        }
+        Ok(parts.last().cloned().unwrap_or_default())
     }
 }
 

@@ -6,7 +6,6 @@
 //! taken: bound here as an [`OnConflict`], carried out by the facade.
 
 use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
-use super::from::object_name;
 use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
@@ -16,7 +15,7 @@ use stride_common::{Error, Result, ScalarValue, TableSchema};
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
         let name = match &ins.table {
-            ast::TableObject::TableName(n) => object_name(n)?,
+            ast::TableObject::TableName(n) => self.relation_name(n)?,
             other => {
                 return Err(Error::not_supported(format!(
                     "INSERT INTO {other} is not supported"

@@ -6,7 +6,7 @@
 //! the rows ([`BoundStatement::Delete`], [`BoundStatement::Update`]).
 
 use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
-use super::from::{apply_alias, cross, object_name};
+use super::from::{apply_alias, cross};
 use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
@@ -195,7 +195,7 @@ impl Binder<'_> {
                 }
             )));
         }
-        let tname = object_name(name)?;
+        let tname = self.relation_name(name)?;
         let Some((table_id, schema)) = self.catalog.table(&tname) else {
             if self.catalog.view(&tname).is_some() {
                 return Err(Error::binder(format!(

@@ -147,7 +147,7 @@ impl Binder<'_> {
     }
 
     pub(super) fn describe_table(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {
-        let tname = object_name(name)?;
+        let tname = self.relation_name(name)?;
         let (_, schema) = self
             .catalog
             .table(&tname)

@@ -3,7 +3,6 @@
 //! query using it), wherever it appears, so it always reflects the current tables.
 
 use super::expr::ident_name;
-use super::from::object_name;
 use super::{Binder, BoundStatement};
 use crate::plan::LogicalPlan;
 use sqlparser::ast;
@@ -17,7 +16,7 @@ impl Binder<'_> {
         if cv.materialized {
             return Err(Error::not_supported("materialized views"));
         }
-        let name = object_name(&cv.name)?;
+        let name = self.relation_name(&cv.name)?;
         let columns: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
         let sql = cv.query.to_string();
         // Bind once now, so a broken view is refused when it is created.
