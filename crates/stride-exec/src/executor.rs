@@ -197,6 +197,11 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 ctx,
             )?);
             let mut p = build(left, ctx)?;
+            // Probe rows without a match are dropped: the build keys' range bounds
+            // what the probe side's scan needs to read.
+            if matches!(kind, JoinKind::Inner | JoinKind::Semi | JoinKind::Right) {
+                crate::join_filters::add(&mut p, left_keys, &build_chunks, right_keys, ctx)?;
+            }
             p.operators.push(Operator::HashProbe(probe.clone()));
             finish_join(p, *kind, &probe.build, &left.types(), ctx)?
         }
