@@ -121,6 +121,8 @@ pub struct Faults {
     pub writes_left: std::sync::Mutex<Option<u64>>,
     /// Every sync fails while set.
     pub fail_sync: std::sync::atomic::AtomicBool,
+    /// Writes that succeeded, to place a failure at each of them in turn.
+    pub writes_done: std::sync::atomic::AtomicU64,
 }
 
 /// The operating system's files, with the failures of a shared [`Faults`].
@@ -165,6 +167,9 @@ impl StorageFile for FaultyFile {
                 None => {}
             }
         }
+        self.faults
+            .writes_done
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.inner.write_at(buf, offset)
     }
 

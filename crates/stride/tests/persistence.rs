@@ -364,6 +364,88 @@ fn vacuum_returns_the_space_of_deleted_rows() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The statements of the fault-injection workload: small and bulk inserts, an
+/// update, a delete, checkpoints.
+const FAULT_WORKLOAD: &[&str] = &[
+    "CREATE TABLE t(i INTEGER PRIMARY KEY, s VARCHAR)",
+    "INSERT INTO t VALUES (-1, 'a')",
+    "INSERT INTO t VALUES (-2, 'b')",
+    "INSERT INTO t SELECT i, 'bulk ' || i FROM range(123000) r(i)",
+    "INSERT INTO t VALUES (-3, 'c')",
+    "CHECKPOINT",
+    "UPDATE t SET s = 'changed' WHERE i % 1000 = 7",
+    "DELETE FROM t WHERE i % 5000 = 11",
+    "INSERT INTO t VALUES (-4, 'd') ON CONFLICT DO NOTHING",
+    "CHECKPOINT",
+    "INSERT INTO t VALUES (-5, 'e')",
+];
+
+#[test]
+fn a_write_failing_at_any_point_loses_no_acknowledged_commit() {
+    let summary = "SELECT count(*), sum(i), count(*) FILTER (WHERE s = 'changed'), min(i) FROM t";
+    // How many writes the whole workload makes.
+    let d = dir("faultpoints");
+    let count = Arc::new(Faults::default());
+    {
+        let fs = FaultyFileSystem {
+            faults: count.clone(),
+        };
+        let db = Database::open_with(&path_in(&d), false, &fs).unwrap();
+        for sql in FAULT_WORKLOAD {
+            exec(&db, sql);
+        }
+    }
+    let total = count.writes_done.load(Ordering::SeqCst);
+    assert!(total > 10, "{total} writes");
+    // A failure at each of about 30 points spread over them, the workload stopping at
+    // its first failed statement as if the process had died there.
+    let step = (total / 30).max(1);
+    for k in (0..total).step_by(step as usize) {
+        let d = dir(&format!("faultpoint{k}"));
+        let path = path_in(&d);
+        let faults = Arc::new(Faults::default());
+        *faults.writes_left.lock().unwrap() = Some(k);
+        let acknowledged = {
+            let fs = FaultyFileSystem {
+                faults: faults.clone(),
+            };
+            let Ok(db) = Database::open_with(&path, false, &fs) else {
+                continue; // failed while creating the file: nothing was acknowledged
+            };
+            let conn = db.connect().unwrap();
+            FAULT_WORKLOAD
+                .iter()
+                .take_while(|sql| conn.execute(sql).is_ok())
+                .count()
+        };
+        // What the acknowledged statements leave, done again in memory.
+        let expected = Database::open_in_memory().unwrap();
+        for sql in &FAULT_WORKLOAD[..acknowledged] {
+            if !sql.starts_with("CHECKPOINT") {
+                exec(&expected, sql);
+            }
+        }
+        let db = Database::open(&path)
+            .unwrap_or_else(|e| panic!("failure at write {k}: the database does not open: {e}"));
+        if acknowledged == 0 {
+            continue;
+        }
+        assert_eq!(
+            query(&db, summary),
+            query(&expected, summary),
+            "failure at write {k} of {total}, after {acknowledged} acknowledged statements"
+        );
+        assert_eq!(
+            query(&db, "PRAGMA integrity_check")[0][0],
+            ScalarValue::Varchar("ok".into()),
+            "failure at write {k}"
+        );
+        drop(db);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The child's workload: commits numbered from 0, each inserting `batch` rows tagged
 /// with its number (every fifth a bulk load of a whole row group, every seventh with
 /// a checkpoint after it), printing "ack N" once each returns.
