@@ -69,6 +69,15 @@ impl QueryContext {
         cell.get_or_init(|| compute().map(Arc::new)).clone()
     }
 
+    /// This context reading `catalog` instead (a statement's snapshot of the tables),
+    /// with the same settings, cancellation, deadline and progress.
+    pub fn with_catalog(&self, catalog: Arc<Catalog>) -> QueryContext {
+        let mut c = self.child();
+        c.catalog = catalog;
+        c.progress = self.progress.clone();
+        c
+    }
+
     /// A context for running an instantiated subquery: same catalog, settings and
     /// cancellation, fresh subquery cache.
     pub fn child(&self) -> QueryContext {

@@ -210,6 +210,8 @@ enum Planned {
         plan: stride_exec::PhysicalPlan,
         /// COPY … TO STDOUT: the rows' format.
         copy_out: Option<crate::copy::CsvWriteOptions>,
+        /// Outside a transaction, the snapshot of the tables the query reads.
+        snapshot: Option<Arc<Catalog>>,
     },
 }
 
@@ -416,7 +418,13 @@ impl Connection {
                 names,
                 plan,
                 copy_out,
+                snapshot,
             } => {
+                // Subqueries planned while the query runs read its snapshot too.
+                let ctx = match snapshot {
+                    Some(s) => Arc::new(ctx.with_catalog(s)),
+                    None => ctx,
+                };
                 let readers = self
                     .bound_readers
                     .lock()
@@ -469,10 +477,19 @@ impl Connection {
         let catalog = self.catalog();
         let optimized =
             stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&catalog))?;
+        // Outside a transaction, the query still reads one snapshot of every table
+        // (taken as BEGIN takes one), so a commit of several tables is seen whole or
+        // not at all. Statistics come from the catalog itself, where counts are kept.
+        let snapshot = if self.in_transaction() {
+            None
+        } else {
+            Some(Arc::new(catalog.fork()?))
+        };
         Ok(Planned::Query {
             names,
-            plan: planner::plan(&optimized, &catalog)?,
+            plan: planner::plan(&optimized, snapshot.as_ref().unwrap_or(&catalog))?,
             copy_out,
+            snapshot,
         })
     }
 

@@ -210,3 +210,41 @@ fn transfers_keep_the_total() {
     assert_eq!(total, 90);
     assert_eq!(int(&setup, "SELECT sum(bal) FROM acct"), 10_000);
 }
+
+/// A statement outside a transaction reads one snapshot of every table: a commit
+/// changing two tables is seen whole or not at all, even by a query that scans the
+/// two tables at different moments.
+#[test]
+fn one_statement_sees_one_snapshot() {
+    let db = Database::open_in_memory().unwrap();
+    let setup = db.connect().unwrap();
+    run(&setup, "CREATE TABLE a AS SELECT i AS id, 1 AS x FROM range(300000) r(i)");
+    run(&setup, "CREATE TABLE b AS SELECT i AS id, 1 AS x FROM range(300000) r(i)");
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (db, done) = (db.clone(), done.clone());
+        std::thread::spawn(move || {
+            let c = db.connect().unwrap();
+            let mut n = 0;
+            while !done.load(Ordering::SeqCst) && n < 200 {
+                run(&c, "BEGIN");
+                run(&c, "UPDATE a SET x = x - 1 WHERE id = 0");
+                run(&c, "UPDATE b SET x = x + 1 WHERE id = 0");
+                run(&c, "COMMIT");
+                n += 1;
+            }
+        })
+    };
+    let reader = db.connect().unwrap();
+    for _ in 0..60 {
+        assert_eq!(
+            int(
+                &reader,
+                "SELECT (SELECT sum(x) FROM a) + (SELECT sum(x) FROM b) + (SELECT sum(x) FROM a) - (SELECT sum(x) FROM a)"
+            ),
+            600_000
+        );
+    }
+    done.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+}
