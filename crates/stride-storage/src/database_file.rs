@@ -174,12 +174,18 @@ impl DatabaseFile {
         Ok(Writer { db: self, state })
     }
 
-    /// Blocks in the file and those in use (for `PRAGMA database_size`-like views).
-    pub fn block_usage(&self) -> (u64, usize) {
+    /// Blocks in the file, those in use, and the WAL's bytes (`PRAGMA database_size`).
+    pub fn usage(&self) -> (u64, usize, u64) {
         self.state
             .lock()
-            .map(|s| (s.blocks.block_count(), s.blocks.used_blocks()))
-            .unwrap_or((0, 0))
+            .map(|s| {
+                (
+                    s.blocks.block_count(),
+                    s.blocks.used_blocks(),
+                    s.wal.as_ref().map_or(0, |w| w.len()),
+                )
+            })
+            .unwrap_or((0, 0, 0))
     }
 
     /// Checkpoints on close, so that the next open needs no WAL replay.

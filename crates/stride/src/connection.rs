@@ -915,6 +915,35 @@ impl Connection {
                 }
                 Ok(Planned::Done(QueryResult::done(None)))
             }
+            BoundStatement::DatabaseSize => {
+                use stride_common::settings::format_bytes;
+                let (total, used, wal) = self.file.as_ref().map_or((0, 0, 0), |f| f.usage());
+                let block = stride_storage::block_file::BLOCK_SIZE as u64;
+                let text = |s: String| ScalarValue::Varchar(s);
+                let int = |n: u64| ScalarValue::BigInt(n as i64);
+                let row = [
+                    ("database_name", text(self.database_name())),
+                    ("database_size", text(format_bytes(total * block))),
+                    ("block_size", int(block)),
+                    ("total_blocks", int(total)),
+                    ("used_blocks", int(used as u64)),
+                    ("free_blocks", int(total.saturating_sub(used as u64))),
+                    ("wal_size", text(format_bytes(wal))),
+                    ("memory_usage", text(format_bytes(self.pool.used()))),
+                    ("memory_limit", text(format_bytes(self.pool.limit()))),
+                ];
+                let mut columns = Vec::new();
+                for (_, v) in &row {
+                    let mut c = Vector::with_capacity(&v.data_type(), 1);
+                    c.push(v)?;
+                    columns.push(c);
+                }
+                Ok(Planned::Done(QueryResult::chunks(
+                    row.iter().map(|(n, _)| n.to_string()).collect(),
+                    row.iter().map(|(_, v)| v.data_type()).collect(),
+                    vec![DataChunk::new(columns, 1)],
+                )))
+            }
             BoundStatement::TpchQuery { number } => {
                 let sql = stride_tpch::query(number).ok_or_else(|| {
                     Error::invalid_input(format!(

@@ -353,6 +353,12 @@ fn vacuum_returns_the_space_of_deleted_rows() {
         "{full} bytes before, {after} after"
     );
     assert_eq!(int(&query(&db, "SELECT count(*) FROM big")[0][0]), 0);
+    // PRAGMA database_size agrees with the file; after VACUUM at most one block is
+    // free (the previous checkpoint's metadata).
+    let r = db.connect().unwrap().query("PRAGMA database_size").unwrap();
+    let row = r.rows().next().unwrap().unwrap();
+    assert_eq!(int(&row[3]) as u64 * 262_144 + 8192, after);
+    assert!(int(&row[5]) <= 1, "{row:?}");
     assert_eq!(int(&query(&db, "SELECT x FROM small")[0][0]), 1);
     assert_eq!(
         query(&db, "PRAGMA integrity_check")[0][0],

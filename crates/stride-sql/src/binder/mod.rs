@@ -150,6 +150,8 @@ pub enum BoundStatement {
     /// empty its WAL. `VACUUM` also moves the data to the front of the file, so the
     /// space of deleted rows and dropped tables goes back to the file system.
     Checkpoint { vacuum: bool },
+    /// `PRAGMA database_size`: the file's blocks, its WAL, the buffer pool's use.
+    DatabaseSize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
