@@ -424,17 +424,7 @@ impl Table {
                 continue;
             }
             let columns = data.unique[k].columns.clone();
-            let mut present = HashSet::new();
-            for g in &data.row_groups {
-                check_unique(
-                    &self.schema,
-                    &columns,
-                    &g.vectors_of(&columns)?,
-                    g.len,
-                    &HashSet::new(),
-                    &mut present,
-                )?;
-            }
+            let present = key_set(&self.schema, &columns, &data.row_groups)?;
             data.unique[k].present = Some(Arc::new(present));
         }
         Ok(())
@@ -448,17 +438,7 @@ impl Table {
             .read()
             .map_err(|_| Error::internal("table lock poisoned"))?;
         for key in &data.unique {
-            let mut keys = HashSet::new();
-            for g in &data.row_groups {
-                check_unique(
-                    &self.schema,
-                    &key.columns,
-                    &g.vectors_of(&key.columns)?,
-                    g.len,
-                    &HashSet::new(),
-                    &mut keys,
-                )?;
-            }
+            let keys = key_set(&self.schema, &key.columns, &data.row_groups)?;
             let Some(present) = key.present.as_deref() else {
                 continue; // not built yet: nothing to disagree with the rows
             };
@@ -523,6 +503,19 @@ pub fn row_groups_of(
     out.into_iter()
         .map(|(cols, len)| Arc::new(RowGroup::new(cols, len)))
         .collect()
+}
+
+/// The keys of `groups`' rows under the unique key `key` (failing on a duplicate).
+fn key_set<'a>(
+    schema: &TableSchema,
+    key: &[usize],
+    groups: impl IntoIterator<Item = &'a Arc<RowGroup>>,
+) -> Result<HashSet<String>> {
+    let mut keys = HashSet::new();
+    for g in groups {
+        check_unique(schema, key, &g.vectors_of(key)?, g.len, &HashSet::new(), &mut keys)?;
+    }
+    Ok(keys)
 }
 
 /// Adds the keys an append brought (one set per unique key, all built).
@@ -633,17 +626,7 @@ impl Table {
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
         if index.unique {
-            let mut present = HashSet::new();
-            for g in &data.row_groups {
-                check_unique(
-                    &self.schema,
-                    &index.columns,
-                    &g.vectors_of(&index.columns)?,
-                    g.len,
-                    &HashSet::new(),
-                    &mut present,
-                )?;
-            }
+            let present = key_set(&self.schema, &index.columns, &data.row_groups)?;
             data.unique.push(UniqueKey {
                 columns: index.columns.clone(),
                 present: Some(Arc::new(present)),
@@ -825,17 +808,7 @@ impl Table {
         let groups: Vec<Arc<RowGroup>> = groups.into_iter().flatten().collect();
         let mut present = Vec::with_capacity(data.unique.len());
         for key in &data.unique {
-            let mut set = HashSet::new();
-            for g in &groups {
-                check_unique(
-                    &self.schema,
-                    &key.columns,
-                    &g.vectors_of(&key.columns)?,
-                    g.len,
-                    &HashSet::new(),
-                    &mut set,
-                )?;
-            }
+            let set = key_set(&self.schema, &key.columns, &groups)?;
             present.push(set);
         }
         Ok(Replacement {
@@ -1017,17 +990,7 @@ impl Table {
                 // Keys over the column hold values of the old type.
                 for key in &mut unique {
                     if key.columns.contains(&c) {
-                        let mut present = HashSet::new();
-                        for g in &groups {
-                            check_unique(
-                                &schema,
-                                &key.columns,
-                                &g.vectors_of(&key.columns)?,
-                                g.len,
-                                &HashSet::new(),
-                                &mut present,
-                            )?;
-                        }
+                        let present = key_set(&schema, &key.columns, &groups)?;
                         key.present = Some(Arc::new(present));
                     }
                 }

@@ -8,7 +8,9 @@ use super::scope::Scope;
 use super::types::convert_data_type;
 use super::{Binder, BoundStatement};
 use sqlparser::ast;
-use stride_common::{ColumnSchema, DataType, Error, Result, TableAlteration, TableSchema};
+use stride_common::{
+    ColumnSchema, DataType, Error, Result, ScalarValue, TableAlteration, TableSchema,
+};
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
@@ -136,15 +138,7 @@ impl Binder<'_> {
                 ast::ColumnOption::Null => {}
                 ast::ColumnOption::NotNull => col.not_null = true,
                 ast::ColumnOption::Default(e) => {
-                    let scope = Scope::default();
-                    let mut ctx = ExprCtx::new(&scope, "DEFAULT");
-                    let bound = cast_expr(self.bind_expr(e, &mut ctx)?, &ty)?;
-                    let v = fold_constant(&bound)?.ok_or_else(|| {
-                        Error::not_supported(format!(
-                            "DEFAULT of column {cname} must be a constant for now"
-                        ))
-                    })?;
-                    col.default = Some(v);
+                    col.default = Some(self.bind_default(e, &ty, &cname)?);
                 }
                 ast::ColumnOption::PrimaryKey(_) => {
                     col.not_null = true;
@@ -162,6 +156,16 @@ impl Binder<'_> {
     }
 
     /// ALTER TABLE with one of ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO.
+    /// A column's DEFAULT: a constant of the column's type.
+    fn bind_default(&mut self, e: &ast::Expr, ty: &DataType, column: &str) -> Result<ScalarValue> {
+        let scope = Scope::default();
+        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
+        let bound = cast_expr(self.bind_expr(e, &mut ctx)?, ty)?;
+        fold_constant(&bound)?.ok_or_else(|| {
+            Error::not_supported(format!("DEFAULT of column {column} must be a constant for now"))
+        })
+    }
+
     pub(super) fn bind_alter_table(&mut self, at: &ast::AlterTable) -> Result<BoundStatement> {
         let name = self.relation_name(&at.name)?;
         let Some((_, schema)) = self.catalog.table(&name) else {
@@ -272,20 +276,10 @@ impl Binder<'_> {
                         column,
                         not_null: false,
                     },
-                    C::SetDefault { value } => {
-                        let scope = Scope::default();
-                        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
-                        let bound = cast_expr(self.bind_expr(value, &mut ctx)?, &ty)?;
-                        let v = fold_constant(&bound)?.ok_or_else(|| {
-                            Error::not_supported(format!(
-                                "DEFAULT of column {column} must be a constant for now"
-                            ))
-                        })?;
-                        TableAlteration::SetDefault {
-                            column,
-                            default: Some(v),
-                        }
-                    }
+                    C::SetDefault { value } => TableAlteration::SetDefault {
+                        default: Some(self.bind_default(value, &ty, &column)?),
+                        column,
+                    },
                     C::DropDefault => TableAlteration::SetDefault {
                         column,
                         default: None,

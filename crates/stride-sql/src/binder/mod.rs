@@ -378,3 +378,20 @@ pub(crate) fn transaction_modes(modes: &[ast::TransactionMode]) -> Result<Option
     }
     Ok(read_only)
 }
+
+/// VALUES of constant `rows`, each value of its column's type in `schema`.
+pub(crate) fn constant_rows(schema: Vec<Field>, rows: Vec<Vec<ScalarValue>>) -> LogicalPlan {
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .zip(&schema)
+                .map(|(value, f)| crate::plan::Expr::Literal {
+                    value,
+                    ty: f.ty.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    LogicalPlan::Values { rows, schema }
+}

@@ -10,7 +10,7 @@ use super::from::object_name;
 use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::catalog::STORAGE_INFO_COLUMNS;
-use crate::plan::{Expr, Field, LogicalPlan};
+use crate::plan::{Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
@@ -101,21 +101,7 @@ impl Binder<'_> {
             .iter()
             .map(|(n, ty)| Field::new(*n, ty.clone()))
             .collect();
-        let rows = self
-            .catalog
-            .storage_info(id)?
-            .into_iter()
-            .map(|r| {
-                r.into_iter()
-                    .zip(&schema)
-                    .map(|(value, f)| Expr::Literal {
-                        value,
-                        ty: f.ty.clone(),
-                    })
-                    .collect()
-            })
-            .collect();
-        Ok(LogicalPlan::Values { rows, schema })
+        Ok(super::constant_rows(schema, self.catalog.storage_info(id)?))
     }
 
     /// `PRAGMA integrity_check`: one row `ok`, or a row per problem found (as SQLite
@@ -125,18 +111,13 @@ impl Binder<'_> {
         if problems.is_empty() {
             problems.push("ok".into());
         }
-        LogicalPlan::Values {
-            rows: problems
+        super::constant_rows(
+            vec![Field::new("integrity_check", DataType::Varchar)],
+            problems
                 .into_iter()
-                .map(|p| {
-                    vec![Expr::Literal {
-                        value: ScalarValue::Varchar(p),
-                        ty: DataType::Varchar,
-                    }]
-                })
+                .map(|p| vec![ScalarValue::Varchar(p)])
                 .collect(),
-            schema: vec![Field::new("integrity_check", DataType::Varchar)],
-        }
+        )
     }
 
     /// The arguments of a procedure call as (parameter name, constant value) pairs.

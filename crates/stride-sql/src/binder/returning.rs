@@ -41,14 +41,7 @@ impl Binder<'_> {
                     continue;
                 }
                 ast::SelectItem::QualifiedWildcard(kind, _) => {
-                    let q = match kind {
-                        ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
-                            super::from::object_name(n)?
-                        }
-                        ast::SelectItemQualifiedWildcardKind::Expr(e) => {
-                            return Err(Error::not_supported(format!("{e}.* is not supported")))
-                        }
-                    };
+                    let q = super::select::wildcard_qualifier(kind)?;
                     if !scope.has_qualifier(&q) {
                         return Err(Error::binder(format!(
                             "Referenced table \"{q}\" not found in RETURNING"

@@ -382,14 +382,7 @@ fn bind_select_list(
             }
             ast::SelectItem::QualifiedWildcard(kind, opts) => {
                 reject_wildcard_options(opts)?;
-                let q = match kind {
-                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
-                        super::from::object_name(n)?
-                    }
-                    ast::SelectItemQualifiedWildcardKind::Expr(e) => {
-                        return Err(Error::not_supported(format!("{e}.* is not supported")))
-                    }
-                };
+                let q = wildcard_qualifier(kind)?;
                 if !scope.has_qualifier(&q) {
                     return Err(Error::binder(format!(
                         "Referenced table \"{q}\" not found in FROM clause"
@@ -660,6 +653,16 @@ fn reject_wildcard_options(o: &ast::WildcardAdditionalOptions) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The table named by `t.*`.
+pub(super) fn wildcard_qualifier(kind: &ast::SelectItemQualifiedWildcardKind) -> Result<String> {
+    match kind {
+        ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::from::object_name(n),
+        ast::SelectItemQualifiedWildcardKind::Expr(e) => {
+            Err(Error::not_supported(format!("{e}.* is not supported")))
+        }
+    }
 }
 
 fn expand_star(scope: &Scope, qualifier: Option<&str>, items: &mut Vec<SelectItem>) {

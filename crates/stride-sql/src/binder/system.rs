@@ -322,19 +322,7 @@ impl Binder<'_> {
             .iter()
             .map(|(n, ty)| Field::new(*n, ty.data_type()))
             .collect();
-        let rows = (t.rows)(&snap)
-            .into_iter()
-            .map(|r| {
-                r.into_iter()
-                    .zip(&schema)
-                    .map(|(value, f)| Expr::Literal {
-                        value,
-                        ty: f.ty.clone(),
-                    })
-                    .collect()
-            })
-            .collect();
-        Ok(LogicalPlan::Values { rows, schema })
+        Ok(super::constant_rows(schema, (t.rows)(&snap)))
     }
 
     /// `e::regclass` and the other reg types.
