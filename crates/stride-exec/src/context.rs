@@ -24,6 +24,9 @@ pub struct QueryContext {
     /// instantiated for one outer row runs in a child context with an empty cache,
     /// because the results of subqueries nested in it depend on that row.
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
+    /// Hash sets of long `IN (constants)` lists, built once per query, by the list's
+    /// address in the plan (see `expression::in_list_set`).
+    pub in_sets: Mutex<HashMap<usize, Arc<crate::in_set::InSet>>>,
     /// Work done so far, for progress bars.
     pub progress: Arc<Progress>,
     /// When the statement's `statement_timeout` runs out (set when it started).
@@ -47,6 +50,7 @@ impl QueryContext {
             deadline,
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
+            in_sets: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),
         }

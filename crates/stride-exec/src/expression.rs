@@ -454,6 +454,9 @@ fn eval_in_list(
     if list.is_empty() {
         return Vector::constant(&ScalarValue::Boolean(negated), &DataType::Boolean);
     }
+    if let Some(set) = crate::in_set::InSet::for_list(list, &x.ty, ctx) {
+        return Ok(set.test(&x, len, negated));
+    }
     if let Some(found) = in_string_constants(&x, list, len) {
         let vals = found.into_iter().map(|f| f != negated).collect();
         return Ok(bool_vector(vals, x.validity.clone()));

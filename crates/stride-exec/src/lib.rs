@@ -20,6 +20,7 @@ pub mod dense_index;
 pub mod executor;
 pub mod expression;
 pub mod hash_table;
+pub mod in_set;
 pub mod join_filters;
 pub mod key_packing;
 pub mod operators;
