@@ -62,6 +62,17 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as c:
         pass
     c.rollback()
     assert c.info.transaction_status == TransactionStatus.IDLE
+    # A read-only session (psycopg begins its transactions READ ONLY): reads work,
+    # changes fail with SQLSTATE 25006.
+    c.read_only = True
+    assert c.execute("SELECT a FROM tx").fetchall() == [(2,)]
+    try:
+        c.execute("INSERT INTO tx VALUES (4)")
+        raise AssertionError("expected an error")
+    except psycopg.errors.ReadOnlySqlTransaction as e:
+        assert e.sqlstate == "25006"
+    c.rollback()
+    c.read_only = False
     # Two sessions: the second to commit a change to the same table gets a
     # serialization failure (SQLSTATE 40001), which applications retry.
     with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as d:
