@@ -22,16 +22,21 @@ pub fn add(
     ctx: &QueryContext,
 ) -> Result<()> {
     let Source::Scan {
-        columns, filters, ..
+        columns,
+        filters,
+        row_groups,
+        ..
     } = &mut probe.source
     else {
         return Ok(());
     };
+    // Positions past the table's columns are the row id, which has no zone map.
+    let stored = row_groups.first().map_or(0, |g| g.columns.len());
     for (pk, bk) in probe_keys.iter().zip(build_keys) {
         let Some(scan_column) = trace(pk, &probe.operators) else {
             continue;
         };
-        let Some(&table_column) = columns.get(scan_column) else {
+        let Some(&table_column) = columns.get(scan_column).filter(|&&c| c < stored) else {
             continue;
         };
         let Some((lo, hi)) = bounds(bk, build, ctx)? else {
