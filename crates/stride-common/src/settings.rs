@@ -28,6 +28,10 @@ pub struct Settings {
     /// `full`, the default; `normal` and `off` skip that sync, as SQLite's WAL mode
     /// does: a crash may then lose the last commits, never the database's integrity).
     pub synchronous: bool,
+    /// WAL size that makes a commit checkpoint the database file (`checkpoint_threshold`,
+    /// also `wal_autocheckpoint`, as DuckDB names it). One value for the database,
+    /// mirrored like `memory_limit`.
+    pub checkpoint_threshold: u64,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -68,6 +72,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "statement_timeout",
     "memory_limit",
     "synchronous",
+    "checkpoint_threshold",
 ];
 
 impl Default for Settings {
@@ -81,6 +86,7 @@ impl Default for Settings {
             statement_timeout: None,
             memory_limit: default_memory_limit(),
             synchronous: true,
+            checkpoint_threshold: 16 << 20,
             client_parameters: Default::default(),
         }
     }
@@ -135,7 +141,10 @@ impl Settings {
             "statement_timeout" | "max_execution_time" => {
                 self.statement_timeout = parse_timeout(value)?;
             }
-            "memory_limit" | "max_memory" => self.memory_limit = parse_memory(value)?,
+            "memory_limit" | "max_memory" => self.memory_limit = parse_memory("memory_limit", value)?,
+            "checkpoint_threshold" | "wal_autocheckpoint" => {
+                self.checkpoint_threshold = parse_memory("checkpoint_threshold", value)?
+            }
             "synchronous" => {
                 self.synchronous = match value.to_string().trim().to_ascii_lowercase().as_str() {
                     "full" | "2" | "on" | "true" | "extra" | "3" => true,
@@ -173,6 +182,9 @@ impl Settings {
             "statement_timeout" | "max_execution_time" => self.statement_timeout = None,
             "memory_limit" | "max_memory" => self.memory_limit = d.memory_limit,
             "synchronous" => self.synchronous = d.synchronous,
+            "checkpoint_threshold" | "wal_autocheckpoint" => {
+                self.checkpoint_threshold = d.checkpoint_threshold
+            }
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -212,6 +224,9 @@ impl Settings {
             }
             "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
             "synchronous" => ScalarValue::Varchar(if self.synchronous { "full" } else { "off" }.into()),
+            "checkpoint_threshold" | "wal_autocheckpoint" => {
+                ScalarValue::Varchar(format_bytes(self.checkpoint_threshold))
+            }
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters
@@ -297,10 +312,10 @@ fn physical_memory() -> Option<u64> {
 
 /// A size as DuckDB writes and reads them: `'2GB'` (powers of 1000), `'2GiB'` (powers
 /// of 1024), `'512 MB'`, `'1.5GB'`; a number alone is bytes.
-fn parse_memory(value: &ScalarValue) -> Result<u64> {
+fn parse_memory(name: &str, value: &ScalarValue) -> Result<u64> {
     let bad = || {
         Error::invalid_input(format!(
-            "invalid value for memory_limit: {value}; expected a size such as '2GB', '512MiB' or '1.5GB'"
+            "invalid value for {name}: {value}; expected a size such as '2GB', '512MiB' or '1.5GB'"
         ))
     };
     let text = match value {

@@ -275,6 +275,9 @@ impl Connection {
         let mut s = self.settings.lock().map(|s| s.clone()).unwrap_or_default();
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
         s.memory_limit = self.pool.limit();
+        if let Some(f) = &self.file {
+            s.checkpoint_threshold = f.checkpoint_threshold.load(Ordering::Relaxed);
+        }
         s
     }
 
@@ -292,7 +295,14 @@ impl Connection {
             .map_err(|_| Error::internal("settings lock"))?;
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
         s.memory_limit = self.pool.limit();
+        if let Some(f) = &self.file {
+            s.checkpoint_threshold = f.checkpoint_threshold.load(Ordering::Relaxed);
+        }
         change(&mut s)?;
+        if let Some(f) = &self.file {
+            f.checkpoint_threshold
+                .store(s.checkpoint_threshold, Ordering::Relaxed);
+        }
         if !s.enable_external_access {
             self.external_access.store(false, Ordering::Relaxed);
         }

@@ -370,6 +370,28 @@ fn vacuum_returns_the_space_of_deleted_rows() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[test]
+fn checkpoint_threshold_sets_when_the_wal_is_folded_in() {
+    let d = dir("threshold");
+    let db = Database::open(&path_in(&d)).unwrap();
+    let conn = db.connect().unwrap();
+    let wal = |conn: &stride::Connection| {
+        let r = conn.query("PRAGMA database_size").unwrap();
+        r.rows().next().unwrap().unwrap()[6].to_string()
+    };
+    conn.execute("CREATE TABLE t(a INTEGER)").unwrap();
+    conn.execute("INSERT INTO t SELECT range FROM range(1000)").unwrap();
+    assert_ne!(wal(&conn), "24 bytes", "16 MB by default: the commits stay in the WAL");
+    conn.execute("SET checkpoint_threshold = '1KB'").unwrap();
+    conn.execute("INSERT INTO t SELECT range FROM range(1000)").unwrap();
+    assert_eq!(wal(&conn), "24 bytes", "past 1 KB the commit checkpointed");
+    // One value for the database: another connection sees it.
+    let other = db.connect().unwrap();
+    let r = other.query("SHOW checkpoint_threshold").unwrap();
+    assert_eq!(r.rows().next().unwrap().unwrap()[0].to_string(), "1000 bytes");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The statements of the fault-injection workload: small and bulk inserts, an
 /// update, a delete, checkpoints.
 const FAULT_WORKLOAD: &[&str] = &[
