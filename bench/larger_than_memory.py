@@ -28,7 +28,10 @@ def main():
     db = os.path.join(args.dir, f"tpch-sf{args.sf:g}.stride")
     if not os.path.exists(db):
         start = time.perf_counter()
-        subprocess.run([binary, "-bail", db], input=f"CALL dbgen(sf = {args.sf});\n",
+        # dbgen checkpoints after each table; under the limit the pool lets go of
+        # what it wrote, so only the table being generated is in memory.
+        setup = f"SET memory_limit = '{args.memory_limit}';\nCALL dbgen(sf = {args.sf});\n"
+        subprocess.run([binary, "-bail", db], input=setup,
                        check=True, capture_output=True, text=True)
         print(f"generated SF {args.sf:g} into {db} in {time.perf_counter() - start:.1f} s")
     size = os.path.getsize(db) / 1e9

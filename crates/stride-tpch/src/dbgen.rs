@@ -25,8 +25,16 @@ const ROWS_PER_PART: f64 = 50_000.0;
 const MONEY: DataType = DataType::Decimal(15, 2);
 
 /// Creates and fills the TPC-H tables at scale factor `sf` using up to `threads`
-/// threads. Fails without touching the catalog if any table already exists.
-pub fn dbgen(catalog: &Catalog, sf: f64, threads: usize) -> Result<()> {
+/// threads, calling `after_table` once each table is filled (a database file
+/// checkpoints there, so the tables need not all be in memory at once). Fails without
+/// touching the catalog if any table already exists; a failure later drops the tables
+/// created.
+pub fn dbgen(
+    catalog: &Catalog,
+    sf: f64,
+    threads: usize,
+    after_table: &mut dyn FnMut() -> Result<()>,
+) -> Result<()> {
     if !(sf > 0.0 && sf <= 1000.0) {
         return Err(Error::invalid_input(format!(
             "dbgen: scale factor {sf} is out of range; use a value greater than 0 and at most 1000"
@@ -44,7 +52,8 @@ pub fn dbgen(catalog: &Catalog, sf: f64, threads: usize) -> Result<()> {
             let chunks = generate(name, sf, threads.max(1))?;
             let table = catalog.create_table(schema, false)?;
             created.push(name);
-            table.append(&chunks)?;
+            table.append_parts(row_groups(chunks))?;
+            after_table()?;
         }
         Ok(())
     })();
@@ -177,6 +186,25 @@ fn generate(table: &str, sf: f64, threads: usize) -> Result<Vec<DataChunk>> {
         generate_part(table, sf, part, parts as i32)
     })?;
     Ok(done.into_iter().flatten().collect())
+}
+
+/// `chunks` gathered into parts of a row group's rows, each chunk dropped once copied,
+/// so the rows are in memory about once, not twice.
+fn row_groups(chunks: Vec<DataChunk>) -> Vec<(Vec<Vector>, usize)> {
+    let mut out: Vec<(Vec<Vector>, usize)> = Vec::new();
+    for chunk in chunks {
+        let (cols, n) = chunk.into_flat_columns();
+        match out.last_mut() {
+            Some((acc, len)) if *len + n <= stride_common::MORSEL_SIZE => {
+                for (a, c) in acc.iter_mut().zip(&cols) {
+                    a.append(c, n);
+                }
+                *len += n;
+            }
+            _ => out.push((cols, n)),
+        }
+    }
+    out
 }
 
 /// One part (1-based, of `count`) of a table, as chunks in the schema's column order.

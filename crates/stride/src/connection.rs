@@ -838,7 +838,28 @@ impl Connection {
                 }
                 let mut writer = self.writer()?;
                 let before = self.catalog.table_names();
-                stride_tpch::dbgen(&self.catalog, scale_factor, settings.threads)?;
+                // A database file checkpoints after each table: its rows then move to
+                // the buffer pool, which keeps what fits under memory_limit.
+                // (A crash in the middle leaves the tables checkpointed so far.)
+                let generated = {
+                    let mut after_table = || match writer.file.as_mut() {
+                        Some(w) => w.checkpoint(),
+                        None => Ok(()),
+                    };
+                    stride_tpch::dbgen(
+                        &self.catalog,
+                        scale_factor,
+                        settings.threads,
+                        &mut after_table,
+                    )
+                };
+                if let Err(e) = generated {
+                    // dbgen dropped the tables it made; the file forgets them too.
+                    if let Some(w) = writer.file.as_mut() {
+                        let _ = w.checkpoint();
+                    }
+                    return Err(e);
+                }
                 // The generated tables reach the file by a checkpoint, not the WAL; if
                 // that fails they must not stay (later commits would name them).
                 if let Some(w) = writer.file.as_mut() {
