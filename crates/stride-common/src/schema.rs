@@ -38,7 +38,10 @@ impl TableSchema {
 pub enum TableAlteration {
     AddColumn(ColumnSchema),
     DropColumn(String),
-    RenameColumn { old: String, new: String },
+    RenameColumn {
+        old: String,
+        new: String,
+    },
     RenameTable(String),
     /// ALTER COLUMN ... SET DEFAULT value, or DROP DEFAULT (`None`).
     SetDefault {
@@ -46,7 +49,10 @@ pub enum TableAlteration {
         default: Option<crate::ScalarValue>,
     },
     /// ALTER COLUMN ... SET NOT NULL (`true`) or DROP NOT NULL.
-    SetNotNull { column: String, not_null: bool },
+    SetNotNull {
+        column: String,
+        not_null: bool,
+    },
     /// ALTER COLUMN ... TYPE: the column's values converted to `ty`, one vector per
     /// row group in order (the binder leaves `values` empty; the facade, which can
     /// cast, fills it before the change is checked and logged).

@@ -223,7 +223,9 @@ impl Settings {
                 ScalarValue::Varchar(format_timeout(self.statement_timeout))
             }
             "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
-            "synchronous" => ScalarValue::Varchar(if self.synchronous { "full" } else { "off" }.into()),
+            "synchronous" => {
+                ScalarValue::Varchar(if self.synchronous { "full" } else { "off" }.into())
+            }
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 ScalarValue::Varchar(format_bytes(self.checkpoint_threshold))
             }

@@ -102,7 +102,9 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
                 types,
                 mut filters,
             } => {
-                filters.extend(crate::zone_filters::zone_filters(predicate, &table, &columns));
+                filters.extend(crate::zone_filters::zone_filters(
+                    predicate, &table, &columns,
+                ));
                 PhysicalPlan::Filter {
                     input: Box::new(PhysicalPlan::Scan {
                         table,

@@ -71,9 +71,7 @@ impl BlockReader {
     fn read_block_into<'b>(&self, id: u64, buf: &'b mut [u8]) -> Result<&'b [u8]> {
         self.file
             .read_at(buf, BLOCKS_START + id * BLOCK_SIZE as u64)
-            .map_err(|e| {
-                Error::io(format!("cannot read block {id} of \"{}\": {e}", self.path))
-            })?;
+            .map_err(|e| Error::io(format!("cannot read block {id} of \"{}\": {e}", self.path)))?;
         let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4"));
         let number = u32::from_le_bytes(buf[4..8].try_into().expect("4"));
         if stored != crc32fast::hash(&buf[8..]) || number != id as u32 {

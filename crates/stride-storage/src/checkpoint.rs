@@ -77,7 +77,11 @@ fn write_prepared(
                 written.push((c, segment));
                 extent
             }
-            (None, None) => return Err(stride_common::Error::internal("a column with nothing to write")),
+            (None, None) => {
+                return Err(stride_common::Error::internal(
+                    "a column with nothing to write",
+                ))
+            }
         };
         out.push((extent, zone));
     }
@@ -188,9 +192,10 @@ pub fn checkpoint(
         }
         let groups = t.snapshot();
         meta.len_of(groups.len());
-        for (g, (columns, written)) in groups
-            .iter()
-            .zip(write_groups(&mut w, pool, &groups, move_stored)?)
+        for (g, (columns, written)) in
+            groups
+                .iter()
+                .zip(write_groups(&mut w, pool, &groups, move_stored)?)
         {
             meta.u64(g.len as u64);
             for (extent, zone) in &columns {

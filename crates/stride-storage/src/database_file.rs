@@ -309,10 +309,10 @@ impl Writer<'_> {
             &self.db.pool,
             move_stored,
         )
-            .and_then(|_| match state.wal.as_mut() {
-                Some(wal) => wal.reset(state.blocks.header.iteration),
-                None => Ok(()),
-            });
+        .and_then(|_| match state.wal.as_mut() {
+            Some(wal) => wal.reset(state.blocks.header.iteration),
+            None => Ok(()),
+        });
         if let Err(e) = &result {
             // After the header switch the log must be reset before any commit is
             // appended to it (a log naming the old checkpoint is ignored at open).

@@ -30,10 +30,10 @@ mod table;
 pub mod wal;
 pub mod zone_map;
 
-pub use catalog::{Catalog, View};
-pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use buffer::BufferPool;
+pub use catalog::{Catalog, View};
 pub use column::Column;
+pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};
-pub use zone_map::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
 pub use wal::{Recovery, WalEntry};
+pub use zone_map::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};

@@ -5,8 +5,8 @@
 //! checked, then [`Table::install`]); ALTER TABLE makes a new table with the same rows
 //! ([`Table::altered`]); a transaction works on a [`Table::fork`].
 
-use std::collections::{HashMap, HashSet};
 use crate::column::Column;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
@@ -51,9 +51,9 @@ impl RowGroup {
             .iter()
             .map(|c| match c.segment() {
                 Some(s) if !s.is_cached() => s.extent.len as usize,
-                _ => c
-                    .vector()
-                    .map_or(0, |v| crate::size::columns_bytes(std::slice::from_ref(&v), seen)),
+                _ => c.vector().map_or(0, |v| {
+                    crate::size::columns_bytes(std::slice::from_ref(&v), seen)
+                }),
             })
             .sum()
     }
@@ -171,10 +171,7 @@ impl Table {
     /// Bytes the stored values take (see [`crate::size`]).
     pub fn bytes(&self) -> usize {
         let mut seen = HashSet::new();
-        self.snapshot()
-            .iter()
-            .map(|g| g.bytes(&mut seen))
-            .sum()
+        self.snapshot().iter().map(|g| g.bytes(&mut seen)).sum()
     }
 
     /// Estimated distinct non-NULL values in `column` (see [`crate::stats`]). Counted
@@ -213,7 +210,8 @@ impl Table {
 
     /// Whether distinct counts were made since a checkpoint last saved them.
     pub fn counts_unsaved(&self) -> bool {
-        self.counts_unsaved.load(std::sync::atomic::Ordering::Relaxed)
+        self.counts_unsaved
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The distinct-value estimates counted so far: (column, rows then, estimate).
@@ -513,7 +511,14 @@ fn key_set<'a>(
 ) -> Result<HashSet<String>> {
     let mut keys = HashSet::new();
     for g in groups {
-        check_unique(schema, key, &g.vectors_of(key)?, g.len, &HashSet::new(), &mut keys)?;
+        check_unique(
+            schema,
+            key,
+            &g.vectors_of(key)?,
+            g.len,
+            &HashSet::new(),
+            &mut keys,
+        )?;
     }
     Ok(keys)
 }
@@ -710,11 +715,7 @@ impl Table {
             let new = if keep.is_empty() {
                 None
             } else {
-                let columns = group
-                    .vectors()?
-                    .iter()
-                    .map(|c| c.take(&keep))
-                    .collect();
+                let columns = group.vectors()?.iter().map(|c| c.take(&keep)).collect();
                 Some(RowGroup::new(columns, keep.len()))
             };
             changes.push((g, new));
@@ -969,7 +970,10 @@ impl Table {
                 let c = position(column)?;
                 let fits = values.len() == groups.len()
                     && values.iter().all(|v| &v.ty == ty)
-                    && values.iter().zip(&groups).all(|(v, g)| v.data_len() >= g.len);
+                    && values
+                        .iter()
+                        .zip(&groups)
+                        .all(|(v, g)| v.data_len() >= g.len);
                 if !fits {
                     return Err(Error::internal(format!(
                         "ALTER COLUMN {column} TYPE {ty}: the converted values do not fit the table's row groups"

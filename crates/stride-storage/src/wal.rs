@@ -8,7 +8,6 @@
 //! crash after the header switch, before the log was reset) is recognised and dropped.
 
 use crate::block_file::Extent;
-use crate::zone_map::ZoneMap;
 use crate::catalog::View;
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
@@ -16,6 +15,7 @@ use crate::serialize::{
     read_positions, read_scalar, read_schema, read_type, read_vector, write_positions,
     write_scalar, write_schema, write_type, write_vector, ByteReader, ByteWriter,
 };
+use crate::zone_map::ZoneMap;
 use std::sync::Arc;
 use stride_common::{Error, Result, TableSchema, Vector};
 

@@ -119,9 +119,10 @@ impl ZoneMap {
         let (lo, hi) = match (&self.bounds, key) {
             (Some(Bounds::Int(a, b)), Key::Int(k)) => (Some(k.cmp(a)), Some(k.cmp(b))),
             (Some(Bounds::Float(a, b)), Key::Float(k)) => (k.partial_cmp(a), k.partial_cmp(b)),
-            (Some(Bounds::Str(a, b)), Key::Str(k)) => {
-                (Some(k.as_slice().cmp(a)), b.as_ref().map(|b| k.as_slice().cmp(b)))
-            }
+            (Some(Bounds::Str(a, b)), Key::Str(k)) => (
+                Some(k.as_slice().cmp(a)),
+                b.as_ref().map(|b| k.as_slice().cmp(b)),
+            ),
             _ => return true,
         };
         use Ordering::*;
@@ -166,11 +167,19 @@ impl ZoneMap {
                 (if x < lo { x } else { lo }, if x > hi { x } else { hi })
             })
         }
-        fn ints<T: Copy + PartialOrd + Into<i128>>(x: &[T], v: &Vector, all: bool) -> Option<Bounds> {
+        fn ints<T: Copy + PartialOrd + Into<i128>>(
+            x: &[T],
+            v: &Vector,
+            all: bool,
+        ) -> Option<Bounds> {
             let (lo, hi) = range(x, v, all);
             Some(Bounds::Int(lo.into(), hi.into()))
         }
-        fn floats<T: Copy + PartialOrd + Into<f64>>(x: &[T], v: &Vector, all: bool) -> Option<Bounds> {
+        fn floats<T: Copy + PartialOrd + Into<f64>>(
+            x: &[T],
+            v: &Vector,
+            all: bool,
+        ) -> Option<Bounds> {
             let nan = x
                 .iter()
                 .enumerate()
@@ -272,7 +281,11 @@ impl ZoneMap {
             }
             k => return Err(r.corrupt(&format!("unknown zone map kind {k}"))),
         };
-        Ok(ZoneMap { rows, nulls, bounds })
+        Ok(ZoneMap {
+            rows,
+            nulls,
+            bounds,
+        })
     }
 }
 

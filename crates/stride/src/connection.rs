@@ -885,7 +885,8 @@ impl Connection {
                 })?;
                 // ALTER COLUMN ... TYPE: the values converted here, row group by row
                 // group (a value that does not convert fails the statement).
-                if let stride_common::TableAlteration::SetType { column, ty, values } = &mut change {
+                if let stride_common::TableAlteration::SetType { column, ty, values } = &mut change
+                {
                     let c = t.schema.column_index(column).ok_or_else(|| {
                         Error::binder(format!(
                             "Table \"{table}\" does not have a column with name \"{column}\""
@@ -893,7 +894,9 @@ impl Connection {
                     })?;
                     for g in t.snapshot() {
                         let v = g.vector(c)?;
-                        values.push(stride_functions::cast_vector(&v, g.len, ty, false)?.flatten(g.len));
+                        values.push(
+                            stride_functions::cast_vector(&v, g.len, ty, false)?.flatten(g.len),
+                        );
                     }
                 }
                 let altered = t.altered(&change)?;

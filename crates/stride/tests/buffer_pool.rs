@@ -58,17 +58,29 @@ fn opening_reads_no_data_and_scans_read_only_what_they_need() {
     assert_eq!(pool.reads(), 3, "one column of three row groups");
     // `a >= 250000` can only hold in the last group: only its `c` is read.
     assert_eq!(
-        one(&conn, "SELECT CAST(max(c) * 10 AS BIGINT) FROM t WHERE a >= 250000"),
+        one(
+            &conn,
+            "SELECT CAST(max(c) * 10 AS BIGINT) FROM t WHERE a >= 250000"
+        ),
         ScalarValue::BigInt(1499995)
     );
     assert_eq!(pool.reads(), 4);
     // No group can hold a match: nothing is read.
     assert_eq!(int(one(&conn, "SELECT count(b) FROM t WHERE a < 0")), 0);
-    assert_eq!(int(one(&conn, "SELECT count(b) FROM t WHERE a IN (-5, 400000)")), 0);
+    assert_eq!(
+        int(one(&conn, "SELECT count(b) FROM t WHERE a IN (-5, 400000)")),
+        0
+    );
     assert_eq!(pool.reads(), 4);
     // A filter the zone maps cannot decide reads what it needs and stays right.
-    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE b = 'v7'")), 3000);
-    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE a <> 5")), 299999);
+    assert_eq!(
+        int(one(&conn, "SELECT count(*) FROM t WHERE b = 'v7'")),
+        3000
+    );
+    assert_eq!(
+        int(one(&conn, "SELECT count(*) FROM t WHERE a <> 5")),
+        299999
+    );
     assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE a IS NULL")), 0);
 }
 
@@ -127,7 +139,10 @@ fn blocks_an_open_transaction_may_read_are_not_reused() {
         int(one(&reader, "SELECT sum(a) FROM t")),
         (0..300000i128).sum()
     );
-    assert_eq!(int(one(&reader, "SELECT count(*) FROM t WHERE b = 'v3'")), 3000);
+    assert_eq!(
+        int(one(&reader, "SELECT count(*) FROM t WHERE b = 'v3'")),
+        3000
+    );
     reader.execute("COMMIT").unwrap();
     assert_eq!(
         int(one(&writer, "SELECT sum(a) FROM u")),
@@ -159,7 +174,10 @@ fn storage_info_shows_segments_and_integrity_check_finds_damage() {
         let db = Database::open(&path).unwrap();
         let conn = db.connect().unwrap();
         assert_eq!(
-            int(one(&conn, "SELECT count(*) FROM pragma_storage_info('t') WHERE persistent")),
+            int(one(
+                &conn,
+                "SELECT count(*) FROM pragma_storage_info('t') WHERE persistent"
+            )),
             9
         );
         assert_eq!(
@@ -219,10 +237,13 @@ fn storage_info_shows_segments_and_integrity_check_finds_damage() {
         );
     }
     // What lies outside the damaged block is still readable.
-    assert_eq!(int(one(&conn, "SELECT count(*) FROM t WHERE a < 1000")), 1000);
-    let err = conn.query("SELECT sum(c) FROM t").and_then(|r| {
-        r.rows().try_for_each(|row| row.map(|_| ()))
-    });
+    assert_eq!(
+        int(one(&conn, "SELECT count(*) FROM t WHERE a < 1000")),
+        1000
+    );
+    let err = conn
+        .query("SELECT sum(c) FROM t")
+        .and_then(|r| r.rows().try_for_each(|row| row.map(|_| ())));
     assert!(err.is_err_and(|e| e.to_string().contains(&format!("block {damaged_block}"))));
 }
 
@@ -232,7 +253,8 @@ fn unique_keys_are_indexed_at_the_first_change_not_at_opening() {
     {
         let db = Database::open(&path).unwrap();
         let conn = db.connect().unwrap();
-        conn.execute("CREATE TABLE k(id BIGINT PRIMARY KEY, v VARCHAR)").unwrap();
+        conn.execute("CREATE TABLE k(id BIGINT PRIMARY KEY, v VARCHAR)")
+            .unwrap();
         conn.execute("INSERT INTO k SELECT i, 'v' || i FROM range(200000) r(i)")
             .unwrap();
     }
@@ -240,10 +262,13 @@ fn unique_keys_are_indexed_at_the_first_change_not_at_opening() {
     let conn = db.connect().unwrap();
     let pool = conn.buffer_pool().clone();
     assert_eq!(pool.reads(), 0, "opening read column segments");
-    let err = conn.execute("INSERT INTO k VALUES (199999, 'again')").unwrap_err();
+    let err = conn
+        .execute("INSERT INTO k VALUES (199999, 'again')")
+        .unwrap_err();
     assert!(err.to_string().contains("Duplicate key"), "{err}");
     assert_eq!(pool.reads(), 2, "only the key column was read");
-    conn.execute("INSERT INTO k VALUES (200000, 'new')").unwrap();
+    conn.execute("INSERT INTO k VALUES (200000, 'new')")
+        .unwrap();
     assert_eq!(int(one(&conn, "SELECT count(*) FROM k")), 200001);
     assert_eq!(
         rows(&conn, "PRAGMA integrity_check"),
@@ -266,7 +291,11 @@ fn distinct_counts_are_kept_in_the_file() {
     };
     let db = Database::open(&path).unwrap();
     let conn = db.connect().unwrap();
-    assert_eq!(rows(&conn, plan), first, "the same estimates, the same plan");
+    assert_eq!(
+        rows(&conn, plan),
+        first,
+        "the same estimates, the same plan"
+    );
     assert_eq!(conn.buffer_pool().reads(), 0, "counts came from the file");
 }
 

@@ -656,7 +656,8 @@ fn load(tables: &[Table], duck: &mut Option<DuckDb>) -> Connection {
     let n = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stored = n % 2 == 1;
     let conn = if stored {
-        let path = std::env::temp_dir().join(format!("stride-fuzz-{}-{n}.stride", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("stride-fuzz-{}-{n}.stride", std::process::id()));
         let path = path.to_string_lossy().into_owned();
         let conn = Database::open(&path)
             .and_then(|d| d.connect())
@@ -664,7 +665,8 @@ fn load(tables: &[Table], duck: &mut Option<DuckDb>) -> Connection {
         // The open files live on unnamed; nothing is left behind.
         let _ = std::fs::remove_file(&path);
         let _ = std::fs::remove_file(format!("{path}.wal"));
-        conn.execute("SET memory_limit = '1KB'").expect("memory_limit");
+        conn.execute("SET memory_limit = '1KB'")
+            .expect("memory_limit");
         conn
     } else {
         Database::open_in_memory()

@@ -283,13 +283,19 @@ fn synchronous_off_commits_without_waiting_for_the_disk() {
     conn.execute("CREATE TABLE t(i INTEGER)").unwrap();
     conn.execute("SET synchronous = 'off'").unwrap();
     assert_eq!(
-        conn.query("SHOW synchronous").unwrap().rows().next().unwrap().unwrap()[0],
+        conn.query("SHOW synchronous")
+            .unwrap()
+            .rows()
+            .next()
+            .unwrap()
+            .unwrap()[0],
         ScalarValue::Varchar("off".into())
     );
     // With every sync failing, commits that do not sync still succeed...
     faults.fail_sync.store(true, Ordering::SeqCst);
     conn.execute("INSERT INTO t VALUES (1)").unwrap();
-    conn.execute("BEGIN; INSERT INTO t VALUES (2); COMMIT").unwrap();
+    conn.execute("BEGIN; INSERT INTO t VALUES (2); COMMIT")
+        .unwrap();
     // ...and another connection, still synchronous, waits for its sync and fails.
     let other = db.connect().unwrap();
     assert!(other.execute("INSERT INTO t VALUES (3)").is_err());
@@ -312,19 +318,33 @@ fn files_of_format_2_still_open() {
     }
     let db = Database::open(&d.join("every_type.stride").to_string_lossy()).unwrap();
     assert_eq!(db.recovery().replayed, 2, "{:?}", db.recovery());
-    let text = |sql: &str| -> Vec<String> {
-        query(&db, sql)[0].iter().map(|v| v.to_string()).collect()
-    };
+    let text =
+        |sql: &str| -> Vec<String> { query(&db, sql)[0].iter().map(|v| v.to_string()).collect() };
     assert_eq!(
         text("SELECT count(*), sum(i), count(s), count(f), sum(d), min(dt), max(ts), count(*) FILTER (WHERE ok) FROM every_type"),
         ["1000", "499501", "899", "899", "560813.625", "2000-01-01", "2020-03-01 04:38:00", "500"]
     );
     assert_eq!(
         text("SELECT * FROM every_type WHERE i = 7"),
-        ["7", "7000000049", "row number 7 of the upgrade file", "green", "7.875", "2000-01-08", "2020-02-29 12:07:00", "false", "1.0", "7 days", "[7, 8]"]
+        [
+            "7",
+            "7000000049",
+            "row number 7 of the upgrade file",
+            "green",
+            "7.875",
+            "2000-01-08",
+            "2020-02-29 12:07:00",
+            "false",
+            "1.0",
+            "7 days",
+            "[7, 8]"
+        ]
     );
     assert_eq!(text("SELECT count(*) FROM evens"), ["500"]);
-    assert_eq!(text("SELECT tag FROM every_type WHERE i = 1000"), ["after the checkpoint"]);
+    assert_eq!(
+        text("SELECT tag FROM every_type WHERE i = 1000"),
+        ["after the checkpoint"]
+    );
     assert_eq!(text("PRAGMA integrity_check"), ["ok"]);
     let dup = db
         .connect()
@@ -340,7 +360,10 @@ fn vacuum_returns_the_space_of_deleted_rows() {
     let d = dir("vacuum");
     let path = path_in(&d);
     let db = Database::open(&path).unwrap();
-    exec(&db, "CREATE TABLE big AS SELECT i, 'payload ' || i AS s FROM range(400000) r(i)");
+    exec(
+        &db,
+        "CREATE TABLE big AS SELECT i, 'payload ' || i AS s FROM range(400000) r(i)",
+    );
     exec(&db, "CREATE TABLE small AS SELECT 1 AS x");
     exec(&db, "CHECKPOINT");
     let full = std::fs::metadata(&path).unwrap().len();
@@ -380,15 +403,24 @@ fn checkpoint_threshold_sets_when_the_wal_is_folded_in() {
         r.rows().next().unwrap().unwrap()[6].to_string()
     };
     conn.execute("CREATE TABLE t(a INTEGER)").unwrap();
-    conn.execute("INSERT INTO t SELECT range FROM range(1000)").unwrap();
-    assert_ne!(wal(&conn), "24 bytes", "16 MB by default: the commits stay in the WAL");
+    conn.execute("INSERT INTO t SELECT range FROM range(1000)")
+        .unwrap();
+    assert_ne!(
+        wal(&conn),
+        "24 bytes",
+        "16 MB by default: the commits stay in the WAL"
+    );
     conn.execute("SET checkpoint_threshold = '1KB'").unwrap();
-    conn.execute("INSERT INTO t SELECT range FROM range(1000)").unwrap();
+    conn.execute("INSERT INTO t SELECT range FROM range(1000)")
+        .unwrap();
     assert_eq!(wal(&conn), "24 bytes", "past 1 KB the commit checkpointed");
     // One value for the database: another connection sees it.
     let other = db.connect().unwrap();
     let r = other.query("SHOW checkpoint_threshold").unwrap();
-    assert_eq!(r.rows().next().unwrap().unwrap()[0].to_string(), "1000 bytes");
+    assert_eq!(
+        r.rows().next().unwrap().unwrap()[0].to_string(),
+        "1000 bytes"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -218,8 +218,14 @@ fn transfers_keep_the_total() {
 fn one_statement_sees_one_snapshot() {
     let db = Database::open_in_memory().unwrap();
     let setup = db.connect().unwrap();
-    run(&setup, "CREATE TABLE a AS SELECT i AS id, 1 AS x FROM range(300000) r(i)");
-    run(&setup, "CREATE TABLE b AS SELECT i AS id, 1 AS x FROM range(300000) r(i)");
+    run(
+        &setup,
+        "CREATE TABLE a AS SELECT i AS id, 1 AS x FROM range(300000) r(i)",
+    );
+    run(
+        &setup,
+        "CREATE TABLE b AS SELECT i AS id, 1 AS x FROM range(300000) r(i)",
+    );
     let done = Arc::new(AtomicBool::new(false));
     let writer = {
         let (db, done) = (db.clone(), done.clone());

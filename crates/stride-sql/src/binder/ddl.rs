@@ -162,7 +162,9 @@ impl Binder<'_> {
         let mut ctx = ExprCtx::new(&scope, "DEFAULT");
         let bound = cast_expr(self.bind_expr(e, &mut ctx)?, ty)?;
         fold_constant(&bound)?.ok_or_else(|| {
-            Error::not_supported(format!("DEFAULT of column {column} must be a constant for now"))
+            Error::not_supported(format!(
+                "DEFAULT of column {column} must be a constant for now"
+            ))
         })
     }
 

@@ -258,7 +258,9 @@ impl Binder<'_> {
                 let mut values = Vec::new();
                 for a in &u.assignments {
                     let ast::AssignmentTarget::ColumnName(target) = &a.target else {
-                        return Err(Error::not_supported("DO UPDATE SET (a, b) = ... is not supported; assign each column"));
+                        return Err(Error::not_supported(
+                            "DO UPDATE SET (a, b) = ... is not supported; assign each column",
+                        ));
                     };
                     let cname = match target.0.last() {
                         Some(ast::ObjectNamePart::Identifier(id)) => ident_name(id),
@@ -271,7 +273,9 @@ impl Binder<'_> {
                         ))
                     })?;
                     if columns.contains(&idx) {
-                        return Err(Error::binder(format!("column \"{cname}\" is assigned more than once")));
+                        return Err(Error::binder(format!(
+                            "column \"{cname}\" is assigned more than once"
+                        )));
                     }
                     let mut ctx = ExprCtx::new(&scope, "ON CONFLICT DO UPDATE");
                     let v = self.bind_expr(&a.value, &mut ctx)?;
@@ -281,7 +285,10 @@ impl Binder<'_> {
                 let filter = match &u.selection {
                     Some(w) => {
                         let mut ctx = ExprCtx::new(&scope, "ON CONFLICT DO UPDATE WHERE");
-                        Some(bool_expr(self.bind_expr(w, &mut ctx)?, "ON CONFLICT DO UPDATE WHERE")?)
+                        Some(bool_expr(
+                            self.bind_expr(w, &mut ctx)?,
+                            "ON CONFLICT DO UPDATE WHERE",
+                        )?)
                     }
                     None => None,
                 };
@@ -290,7 +297,9 @@ impl Binder<'_> {
                     .chain(&filter)
                     .any(|e| e.any(&mut |x| matches!(x, Expr::Subquery(_))));
                 if subquery {
-                    return Err(Error::not_supported("subqueries in ON CONFLICT DO UPDATE are not supported yet"));
+                    return Err(Error::not_supported(
+                        "subqueries in ON CONFLICT DO UPDATE are not supported yet",
+                    ));
                 }
                 Some(ConflictUpdate {
                     columns,
@@ -327,4 +336,3 @@ pub struct ConflictUpdate {
     /// DO UPDATE ... WHERE, over the same columns: a row it rejects stays as it is.
     pub filter: Option<Expr>,
 }
-

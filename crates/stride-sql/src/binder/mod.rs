@@ -149,7 +149,9 @@ pub enum BoundStatement {
     /// `CHECKPOINT` / `FORCE CHECKPOINT`: write the database file's changes and
     /// empty its WAL. `VACUUM` also moves the data to the front of the file, so the
     /// space of deleted rows and dropped tables goes back to the file system.
-    Checkpoint { vacuum: bool },
+    Checkpoint {
+        vacuum: bool,
+    },
     /// `PRAGMA database_size`: the file's blocks, its WAL, the buffer pool's use.
     DatabaseSize,
 }
@@ -157,7 +159,9 @@ pub enum BoundStatement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransactionOp {
     /// BEGIN [TRANSACTION] [READ ONLY | READ WRITE] [ISOLATION LEVEL ...].
-    Begin { read_only: bool },
+    Begin {
+        read_only: bool,
+    },
     Commit,
     Rollback,
     /// SET TRANSACTION READ ONLY / READ WRITE, inside a transaction.
@@ -258,11 +262,11 @@ impl<'a> Binder<'a> {
                 ..
             } => self.bind_copy(source, *to, target, options, legacy_options),
             S::Pragma { name, value, .. } => self.bind_pragma(name, value.as_ref()),
-            S::StartTransaction { modes, .. } => Ok(BoundStatement::Transaction(
-                TransactionOp::Begin {
+            S::StartTransaction { modes, .. } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Begin {
                     read_only: transaction_modes(modes)?.unwrap_or(false),
-                },
-            )),
+                }))
+            }
             S::Commit { .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
             S::Rollback {
                 savepoint: None, ..

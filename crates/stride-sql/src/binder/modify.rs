@@ -61,10 +61,14 @@ impl Binder<'_> {
     /// transactional and can be rolled back, as in PostgreSQL).
     pub(super) fn bind_truncate(&mut self, t: &ast::Truncate) -> Result<BoundStatement> {
         let [target] = t.table_names.as_slice() else {
-            return Err(Error::not_supported("TRUNCATE of several tables at once; truncate one at a time"));
+            return Err(Error::not_supported(
+                "TRUNCATE of several tables at once; truncate one at a time",
+            ));
         };
         if t.if_exists || t.partitions.is_some() {
-            return Err(Error::not_supported("TRUNCATE IF EXISTS and TRUNCATE ... PARTITION are not supported"));
+            return Err(Error::not_supported(
+                "TRUNCATE IF EXISTS and TRUNCATE ... PARTITION are not supported",
+            ));
         }
         let delete = crate::parser::parse(&format!("DELETE FROM {}", target.name))?;
         match delete.as_slice() {

@@ -94,9 +94,10 @@ impl Binder<'_> {
 
     /// `PRAGMA storage_info('t')` / `pragma_storage_info('t')`: a row per segment.
     pub(super) fn bind_storage_info(&mut self, table: &str) -> Result<LogicalPlan> {
-        let (id, _) = self.catalog.table(table).ok_or_else(|| {
-            Error::catalog(format!("Table with name {table} does not exist!"))
-        })?;
+        let (id, _) = self
+            .catalog
+            .table(table)
+            .ok_or_else(|| Error::catalog(format!("Table with name {table} does not exist!")))?;
         let schema: Vec<Field> = STORAGE_INFO_COLUMNS
             .iter()
             .map(|(n, ty)| Field::new(*n, ty.clone()))

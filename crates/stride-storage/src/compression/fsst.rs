@@ -242,7 +242,11 @@ pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
     let encoded = bitpacking::unpack(r, len)?;
     let total = usize::try_from(r.u64()?).unwrap_or(usize::MAX);
     let bytes = r.raw(total)?;
-    if encoded.iter().try_fold(0u64, |a, &l| a.checked_add(l as u64)) != Some(total as u64) {
+    if encoded
+        .iter()
+        .try_fold(0u64, |a, &l| a.checked_add(l as u64))
+        != Some(total as u64)
+    {
         return Err(r.corrupt("FSST row lengths that do not add up to the encoded bytes"));
     }
     let mut out = StringVector::with_capacity(len);
@@ -281,7 +285,17 @@ mod tests {
 
     #[test]
     fn round_trips_and_compresses_repetitive_text() {
-        let words = ["carefully", "final", "deposits", "sleep", "quickly", "among", "the", "ironic", "packages"];
+        let words = [
+            "carefully",
+            "final",
+            "deposits",
+            "sleep",
+            "quickly",
+            "among",
+            "the",
+            "ironic",
+            "packages",
+        ];
         let rows: Vec<String> = (0..5000)
             .map(|i| {
                 (0..(i % 7 + 2))
@@ -289,7 +303,11 @@ mod tests {
                     .collect::<Vec<_>>()
                     .join(" ")
             })
-            .chain(["", "ünïcødé ✓", "\u{0}\u{ff}"].iter().map(|s| s.to_string()))
+            .chain(
+                ["", "ünïcødé ✓", "\u{0}\u{ff}"]
+                    .iter()
+                    .map(|s| s.to_string()),
+            )
             .collect();
         let strings: Vec<&[u8]> = rows.iter().map(|s| s.as_bytes()).collect();
         let table = build(&strings);
