@@ -6,8 +6,9 @@
 use crate::context::QueryContext;
 use std::collections::HashSet;
 use std::sync::Arc;
-use stride_common::{DataType, PhysicalType, ScalarValue, Validity, Vector, VectorData};
+use stride_common::{DataType, PhysicalType, Validity, Vector, VectorData};
 use stride_sql::plan::Expr;
+use stride_storage::Key;
 
 /// Constants at which a hash set pays off.
 pub const MIN_LEN: usize = 16;
@@ -64,12 +65,13 @@ impl InSet {
             if lt != ty {
                 return None;
             }
-            match (&mut values, value) {
-                (Values::Strs(s), ScalarValue::Varchar(v)) => {
-                    s.insert(v.as_bytes().to_vec());
+            // As a zone map keeps it: the column's physical value.
+            match (&mut values, Key::of(value, ty)?) {
+                (Values::Strs(s), Key::Str(v)) => {
+                    s.insert(v);
                 }
-                (Values::Ints(s), v) => {
-                    s.insert(int_of(v)?);
+                (Values::Ints(s), Key::Int(v)) => {
+                    s.insert(v);
                 }
                 _ => return None,
             }
@@ -104,20 +106,6 @@ impl InSet {
         v.validity = validity;
         v
     }
-}
-
-fn int_of(v: &ScalarValue) -> Option<i128> {
-    Some(match v {
-        ScalarValue::Boolean(b) => *b as i128,
-        ScalarValue::TinyInt(x) => *x as i128,
-        ScalarValue::SmallInt(x) => *x as i128,
-        ScalarValue::Integer(x) => *x as i128,
-        ScalarValue::BigInt(x) => *x as i128,
-        ScalarValue::Date(x) => *x as i128,
-        ScalarValue::Timestamp(x) => *x as i128,
-        ScalarValue::Decimal(x, _, _) => *x,
-        _ => return None,
-    })
 }
 
 fn int_at(d: &VectorData, j: usize) -> i128 {

@@ -8,9 +8,10 @@
 use crate::context::QueryContext;
 use crate::expression;
 use crate::pipeline::{Operator, Pipeline, Source};
-use stride_common::{DataChunk, Result, ScalarValue};
+use stride_common::{DataChunk, Result};
 use stride_sql::plan::Expr;
-use stride_storage::{CmpOp, Key, ZoneFilter, ZoneTest};
+use stride_storage::zone_map::Bounds;
+use stride_storage::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
 
 /// Adds to `probe`'s scan the bounds of `build_keys` (over `build`'s chunks) on the
 /// columns its `probe_keys` read.
@@ -33,6 +34,10 @@ pub fn add(
     // Positions past the table's columns are the row id, which has no zone map.
     let stored = row_groups.first().map_or(0, |g| g.columns.len());
     for (pk, bk) in probe_keys.iter().zip(build_keys) {
+        // Bounds are physical values: both keys must be of one type.
+        if pk.data_type() != bk.data_type() {
+            continue;
+        }
         let Some(scan_column) = trace(pk, &probe.operators) else {
             continue;
         };
@@ -42,15 +47,10 @@ pub fn add(
         let Some((lo, hi)) = bounds(bk, build, ctx)? else {
             continue;
         };
-        let ty = pk.data_type();
-        if let (Some(lo), Some(hi)) = (Key::of(&lo, &ty), Key::of(&hi, &ty)) {
+        for (op, key) in [(CmpOp::GtEq, lo), (CmpOp::LtEq, hi)] {
             filters.push(ZoneFilter {
                 column: table_column,
-                test: ZoneTest::Compare(CmpOp::GtEq, lo),
-            });
-            filters.push(ZoneFilter {
-                column: table_column,
-                test: ZoneTest::Compare(CmpOp::LtEq, hi),
+                test: ZoneTest::Compare(op, Key::Int(key)),
             });
         }
     }
@@ -78,50 +78,21 @@ fn trace(key: &Expr, operators: &[Operator]) -> Option<usize> {
     Some(at)
 }
 
-/// The smallest and largest non-NULL value of `key` over `chunks`; `None` when there
-/// is none or the values do not order simply.
-fn bounds(
-    key: &Expr,
-    chunks: &[DataChunk],
-    ctx: &QueryContext,
-) -> Result<Option<(ScalarValue, ScalarValue)>> {
-    let mut lo: Option<ScalarValue> = None;
-    let mut hi: Option<ScalarValue> = None;
+/// The smallest and largest non-NULL value of `key` over `chunks`, as the integers a
+/// zone map keeps (integers, dates, timestamps, decimals); `None` when there is none or
+/// the key is of another type.
+fn bounds(key: &Expr, chunks: &[DataChunk], ctx: &QueryContext) -> Result<Option<(i128, i128)>> {
+    let mut range: Option<(i128, i128)> = None;
     for chunk in chunks {
         let v = expression::eval(key, chunk, ctx)?;
-        let v = v.flatten(chunk.len());
-        let zone = stride_storage::ZoneMap::of(&v, chunk.len());
-        let Some(stride_storage::zone_map::Bounds::Int(a, b)) = zone.bounds else {
-            if zone.nulls < zone.rows {
-                return Ok(None); // not integers: no bounds
+        let zone = ZoneMap::of(&v, chunk.len());
+        match zone.bounds {
+            Some(Bounds::Int(a, b)) => {
+                range = Some(range.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b))));
             }
-            continue;
-        };
-        let (a, b) = (scalar_like(&v.ty, a), scalar_like(&v.ty, b));
-        let (Some(a), Some(b)) = (a, b) else {
-            return Ok(None);
-        };
-        if lo.as_ref().is_none_or(|l| a.total_cmp(l).is_lt()) {
-            lo = Some(a);
-        }
-        if hi.as_ref().is_none_or(|h| b.total_cmp(h).is_gt()) {
-            hi = Some(b);
+            _ if zone.nulls == zone.rows => {}
+            _ => return Ok(None),
         }
     }
-    Ok(lo.zip(hi))
-}
-
-/// The integer `x` as a value of type `ty` (integers, dates, timestamps, decimals).
-fn scalar_like(ty: &stride_common::DataType, x: i128) -> Option<ScalarValue> {
-    use stride_common::DataType as T;
-    Some(match ty {
-        T::TinyInt => ScalarValue::TinyInt(x as i8),
-        T::SmallInt => ScalarValue::SmallInt(x as i16),
-        T::Integer => ScalarValue::Integer(x as i32),
-        T::BigInt => ScalarValue::BigInt(x as i64),
-        T::Date => ScalarValue::Date(x as i32),
-        T::Timestamp => ScalarValue::Timestamp(x as i64),
-        T::Decimal(p, s) => ScalarValue::Decimal(x, *p, *s),
-        _ => return None,
-    })
+    Ok(range)
 }

@@ -2,8 +2,10 @@
 //! LIMIT becomes a top-N; a join with equality keys a hash join (a SEMI or ANTI one
 //! built on its preserved input when that input is estimated smaller), otherwise a
 //! nested loop; GROUP BY and DISTINCT a hash aggregate. A filter over a CSV read that
-//! needs fewer columns than the read produces becomes part of the read. A shared CTE
-//! reference becomes a `CteScan` over its planned body.
+//! needs fewer columns than the read produces becomes part of the read; a filter over
+//! a table scan stays, and its simple conditions also become the scan's zone filters
+//! (`zone_filters.rs`). A shared CTE reference becomes a `CteScan` over its planned
+//! body.
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{Error, Result, ScalarValue};

@@ -83,15 +83,6 @@ impl Column {
         }
     }
 
-    /// Whether the values are in memory (in the column, or cached by the pool).
-    pub fn is_loaded(&self) -> bool {
-        match self.data() {
-            Ok(ColumnData::Memory(_)) => true,
-            Ok(ColumnData::Stored(s)) => s.is_cached(),
-            Err(_) => false,
-        }
-    }
-
     /// Records that a checkpoint wrote the values to `segment`: they move into the
     /// buffer pool's cache.
     pub fn store(&self, segment: Arc<Segment>) {

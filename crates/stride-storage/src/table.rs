@@ -1,6 +1,8 @@
-//! One in-memory table: row groups of column vectors behind a lock. Readers take a
-//! snapshot (a list of shared row groups) and never block writers for long; a writer
-//! appending to a row group a reader still holds copies it first. DELETE and UPDATE
+//! One table: row groups of columns (in memory, or stored in the database file and
+//! read on first use, see [`crate::column`]) behind a lock, with the in-memory
+//! indexes of its unique keys. Readers take a snapshot (a list of shared row groups)
+//! and never block writers for long; a writer appending to a row group a reader still
+//! holds copies it first. DELETE and UPDATE
 //! rebuild the row groups they touch ([`Table::delete_rows`], [`Table::update_rows`],
 //! checked, then [`Table::install`]); ALTER TABLE makes a new table with the same rows
 //! ([`Table::altered`]); a transaction works on a [`Table::fork`].

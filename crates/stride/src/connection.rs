@@ -7,7 +7,8 @@
 //! A statement whose CSV read found a detected column type too narrow is planned and
 //! run again (the reader's note says so; the result carries it).
 //!
-//! Transactions: outside BEGIN ... COMMIT each statement commits by itself. BEGIN
+//! Transactions (`connection/transaction.rs`): outside BEGIN ... COMMIT each statement
+//! commits by itself, and a query reads its own fork of the catalog, one snapshot. BEGIN
 //! gives the connection a [`Transaction`]: a copy of the catalog (row groups are
 //! shared, so the copy costs a list of pointers per table) that its statements read
 //! and change, so they see one snapshot and others see nothing until COMMIT. COMMIT
@@ -19,20 +20,23 @@
 //! A database opened from a file has a [`DatabaseFile`]: each changing statement takes
 //! its writer, checks what it will do, logs it to the WAL (synced), and only then
 //! applies it to the catalog. Inserts of a row group or more write their row groups
-//! into the file's blocks and log only where they are.
+//! into the file's blocks and log only where they are. INSERT ... ON CONFLICT is in
+//! `connection/upsert.rs`.
 
+mod transaction;
 mod upsert;
+
+use transaction::Transaction;
 
 use crate::catalog_view::CatalogView;
 use crate::result::QueryResult;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, TableSchema};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
-use stride_sql::binder::{Binder, BoundStatement, Returning, TransactionOp};
+use stride_sql::binder::{Binder, BoundStatement, Returning};
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
@@ -567,53 +571,7 @@ impl Connection {
         }
         match bound {
             BoundStatement::Transaction(op) => {
-                let open = self
-                    .transaction
-                    .lock()
-                    .map_err(|_| Error::internal("transaction lock"))?
-                    .take();
-                match (op, open) {
-                    (TransactionOp::Begin { .. }, Some(t)) => {
-                        self.set_transaction(Some(t))?;
-                        return Err(Error::new(
-                            stride_common::ErrorKind::Transaction,
-                            "there is already a transaction in progress; COMMIT or ROLLBACK it first",
-                        ));
-                    }
-                    (TransactionOp::Begin { read_only }, None) => {
-                        let catalog = Arc::new(self.catalog.fork()?);
-                        // From the copy itself: a commit landing meanwhile is in both
-                        // or in neither.
-                        let base = catalog
-                            .tables()
-                            .into_iter()
-                            .map(|t| {
-                                let name = t.schema.name.to_ascii_lowercase();
-                                (name, (t.schema.clone(), t.snapshot()))
-                            })
-                            .collect();
-                        self.set_transaction(Some(Transaction {
-                            catalog,
-                            base,
-                            entries: Vec::new(),
-                            failed: None,
-                            read_only,
-                        }))?;
-                    }
-                    (TransactionOp::Commit, Some(t)) => self.commit(t)?,
-                    (TransactionOp::SetReadOnly(read_only), Some(mut t)) => {
-                        t.read_only = read_only;
-                        self.set_transaction(Some(t))?;
-                    }
-                    (TransactionOp::SetReadOnly(_), None) => {
-                        return Err(Error::new(
-                            stride_common::ErrorKind::Transaction,
-                            "SET TRANSACTION applies only inside a transaction; start one with BEGIN TRANSACTION READ ONLY, or run SET TRANSACTION after BEGIN",
-                        ));
-                    }
-                    // Outside a transaction, COMMIT and ROLLBACK have nothing to do.
-                    (TransactionOp::Commit | TransactionOp::Rollback, _) => {}
-                }
+                self.transaction_op(op)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Query(plan) => self.plan_query(plan, settings, None),
@@ -1081,71 +1039,6 @@ impl Connection {
         self.catalog.clone()
     }
 
-    /// COMMIT: checks that no table this transaction rewrote (deleted or updated rows
-    /// in, dropped or replaced) was changed by a commit since BEGIN, tries the changes
-    /// on a copy of the database (so a constraint they now break fails the commit
-    /// cleanly), logs them as one commit and applies them.
-    fn commit(&self, t: Transaction) -> Result<()> {
-        if let Some(why) = t.failed {
-            return Err(Error::new(
-                stride_common::ErrorKind::Transaction,
-                format!(
-                    "the transaction was rolled back: a statement in it failed earlier ({why})"
-                ),
-            ));
-        }
-        if t.entries.is_empty() {
-            return Ok(());
-        }
-        let mut writer = self.shared_writer()?;
-        let rewritten = rewritten_tables(&t.entries);
-        for name in named_tables(&t.entries) {
-            let Some((schema, groups)) = t.base.get(&name.to_ascii_lowercase()) else {
-                continue; // created by this transaction: the trial below checks the name
-            };
-            let now = self.catalog.table(&name);
-            let same = now.is_some_and(|now| {
-                // Rows may be appended to a table another transaction also appends to,
-                // as long as its columns are the same; rewriting needs the same rows.
-                Arc::ptr_eq(&now.schema, schema)
-                    && (!rewritten.iter().any(|r| r.eq_ignore_ascii_case(&name)) || {
-                        let a = now.snapshot();
-                        a.len() == groups.len()
-                            && a.iter().zip(groups).all(|(x, y)| Arc::ptr_eq(x, y))
-                    })
-            });
-            if !same {
-                return Err(Error::new(
-                    stride_common::ErrorKind::Transaction,
-                    format!("Transaction conflict: table \"{name}\" was changed by another transaction since this one began; the transaction was rolled back"),
-                ));
-            }
-        }
-        let trial = self.catalog.fork()?;
-        for e in t.entries.iter().cloned() {
-            stride_storage::apply_entry(&trial, e)?;
-        }
-        let sync = self.settings().synchronous;
-        if let Some(w) = writer.file.as_mut() {
-            w.log(&t.entries, sync)?;
-        }
-        let applied = self.catalog.atomically(|| {
-            for e in t.entries {
-                stride_storage::apply_entry(&self.catalog, e)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = applied {
-            // Logged but not (wholly) applied: memory and the log disagree.
-            if let Some(w) = writer.file.as_mut() {
-                w.poison(&e.message);
-            }
-            return Err(e);
-        }
-        checkpoint_if_due(&mut writer);
-        Ok(())
-    }
-
     /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
     /// values), logs the change and applies it. Returns the rows changed.
     fn modify(
@@ -1295,59 +1188,6 @@ impl Connection {
         let physical = planner::plan(&optimized, &self.catalog())?;
         stride_exec::execute_collect(&physical, ctx)
     }
-}
-
-/// The CSV readers of a logical plan.
-/// An open transaction (BEGIN ... COMMIT): its statements read and change a copy of
-/// the catalog taken at BEGIN (a snapshot: other connections' commits stay unseen),
-/// and their changes wait in `entries` until COMMIT applies them to the database.
-pub(crate) struct Transaction {
-    catalog: Arc<Catalog>,
-    /// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
-    base: HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>,
-    entries: Vec<WalEntry>,
-    /// Why a statement of the transaction failed: it can then only be rolled back.
-    failed: Option<String>,
-    /// READ ONLY: every statement that would change the database fails.
-    read_only: bool,
-}
-
-/// Tables `entries` change in any way (their rows, columns or existence).
-fn named_tables(entries: &[WalEntry]) -> Vec<String> {
-    let mut out: Vec<String> = rewritten_tables(entries);
-    for e in entries {
-        let name = match e {
-            WalEntry::Insert { table, .. }
-            | WalEntry::InsertStored { table, .. }
-            | WalEntry::CreateIndex { table, .. } => table,
-            _ => continue,
-        };
-        if !out.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-            out.push(name.clone());
-        }
-    }
-    out
-}
-
-/// Tables whose existing rows `entries` change (appends do not conflict).
-fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for e in entries {
-        let name = match e {
-            WalEntry::Delete { table, .. } | WalEntry::Update { table, .. } => table,
-            WalEntry::DropTable { name } => name,
-            WalEntry::AlterTable { table, .. } => table,
-            WalEntry::CreateTable {
-                schema,
-                replace: true,
-            } => &schema.name,
-            _ => continue,
-        };
-        if !out.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-            out.push(name.clone());
-        }
-    }
-    out
 }
 
 /// The right to change the database (see [`Connection::writer`]): the database
@@ -1510,6 +1350,7 @@ fn checkpoint_if_due(writer: &mut WriteLock<'_>) {
     }
 }
 
+/// The CSV readers of a logical plan.
 fn logical_csv_readers(plan: &stride_sql::plan::LogicalPlan) -> Vec<Arc<CsvReader>> {
     use stride_sql::plan::{LogicalPlan, TableFunction};
     let mut out = Vec::new();
