@@ -1,4 +1,4 @@
-//! Per-query execution state shared by all worker threads: the catalog to scan, the
+//! Per-query execution state shared by all worker threads: the catalogs to scan, the
 //! settings, the cancellation flag, the cache of subquery results and the rows of
 //! CTEs computed once.
 
@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, Settings};
-use stride_storage::Catalog;
+use stride_storage::Catalogs;
 
 /// The rows of a subquery's first column, computed once per distinct set of outer
 /// values.
@@ -17,7 +17,7 @@ pub struct SubqueryRows {
 }
 
 pub struct QueryContext {
-    pub catalog: Arc<Catalog>,
+    pub catalog: Arc<Catalogs>,
     pub settings: Settings,
     cancel: Arc<AtomicBool>,
     /// Keyed by the subquery's id and the outer values it was run for. A subquery plan
@@ -40,7 +40,7 @@ pub struct QueryContext {
 type CteRows = Arc<OnceLock<Result<Arc<Vec<DataChunk>>>>>;
 
 impl QueryContext {
-    pub fn new(catalog: Arc<Catalog>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
+    pub fn new(catalog: Arc<Catalogs>, settings: Settings, cancel: Arc<AtomicBool>) -> Self {
         let deadline = settings
             .statement_timeout
             .and_then(|t| std::time::Instant::now().checked_add(t));
@@ -75,7 +75,7 @@ impl QueryContext {
 
     /// This context reading `catalog` instead (a statement's snapshot of the tables),
     /// with the same settings, cancellation, deadline and progress.
-    pub fn with_catalog(&self, catalog: Arc<Catalog>) -> QueryContext {
+    pub fn with_catalog(&self, catalog: Arc<Catalogs>) -> QueryContext {
         let mut c = self.child();
         c.catalog = catalog;
         c.progress = self.progress.clone();

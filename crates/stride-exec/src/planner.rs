@@ -11,7 +11,7 @@ use crate::physical_plan::PhysicalPlan;
 use stride_common::{Error, Result, ScalarValue};
 use stride_sql::optimizer::cardinality::estimate;
 use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
-use stride_storage::Catalog;
+use stride_storage::Catalogs;
 
 /// Whether `predicate` reads fewer than all `columns` of its input.
 fn reads_fewer_columns(predicate: &Expr, columns: usize) -> bool {
@@ -22,7 +22,7 @@ fn reads_fewer_columns(predicate: &Expr, columns: usize) -> bool {
     used.len() < columns
 }
 
-pub fn plan(logical: &LogicalPlan, catalog: &Catalog) -> Result<PhysicalPlan> {
+pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
     let p = |l: &LogicalPlan| plan(l, catalog).map(Box::new);
     Ok(match logical {
         LogicalPlan::Scan {

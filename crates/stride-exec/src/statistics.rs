@@ -2,9 +2,9 @@
 //! answered from the storage catalog: distinct-value estimates of table columns.
 
 use stride_sql::optimizer::Statistics;
-use stride_storage::Catalog;
+use stride_storage::Catalogs;
 
-pub struct TableStatistics<'a>(pub &'a Catalog);
+pub struct TableStatistics<'a>(pub &'a Catalogs);
 
 impl Statistics for TableStatistics<'_> {
     fn distinct_values(&self, table_id: u64, column: usize) -> Option<f64> {

@@ -32,6 +32,15 @@ pub struct ViewEntry {
     pub columns: Vec<String>,
 }
 
+/// A database the session can read: the one it was opened with, or one ATTACHed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatabaseEntry {
+    pub name: String,
+    /// The file's path; `None` for an in-memory database.
+    pub path: Option<String>,
+    pub read_only: bool,
+}
+
 /// An index declared with CREATE INDEX.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexEntry {
@@ -47,6 +56,11 @@ pub trait Catalog {
     /// The database's name, which a qualified table name may start with
     /// (`memory.main.t`).
     fn database_name(&self) -> String;
+    /// Another database of the session (ATTACH), by case-insensitive name; its table
+    /// ids carry its own slot, so plans may mix tables of both.
+    fn database(&self, name: &str) -> Option<Arc<dyn Catalog>>;
+    /// Every database of the session, this one first.
+    fn databases(&self) -> Vec<DatabaseEntry>;
     /// The table's id and schema, by case-insensitive name.
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;
     /// Every table name, for "did you mean" suggestions and SHOW TABLES.

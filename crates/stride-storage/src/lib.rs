@@ -9,6 +9,8 @@
 //! of commits since (`wal`), all through the file-system layer `fs`;
 //! `docs/storage.md` has the bytes.
 //!
+//! [`Catalogs`] gathers the catalogs of every ATTACHed database for one statement.
+//!
 //! Where it sits: the binder learns schemas from the [`Catalog`] (through a trait the
 //! SQL layer defines); the executor's scan reads row-group snapshots; INSERT and CREATE
 //! TABLE AS append here. [`Table::distinct_estimate`] gives the optimizer column
@@ -17,6 +19,7 @@
 pub mod block_file;
 pub mod buffer;
 mod catalog;
+pub mod catalogs;
 pub mod checkpoint;
 pub mod column;
 pub mod compression;
@@ -32,6 +35,7 @@ pub mod zone_map;
 
 pub use buffer::BufferPool;
 pub use catalog::{Catalog, View};
+pub use catalogs::Catalogs;
 pub use column::Column;
 pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};

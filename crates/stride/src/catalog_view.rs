@@ -1,50 +1,104 @@
 //! The binder's view of storage: implements `stride_sql::Catalog` over the storage
-//! catalog, so the SQL layer never depends on storage.
+//! catalogs of a session's databases, so the SQL layer never depends on storage.
 
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue, TableSchema};
-use stride_sql::catalog::{IndexEntry, ViewEntry};
+use stride_sql::catalog::{DatabaseEntry, IndexEntry, ViewEntry};
+use stride_storage::catalogs::global_id;
 use stride_storage::Catalog as StorageCatalog;
 
-/// The catalog, and the database's name (`memory`, or a file's name without its
-/// extension, as DuckDB names them) that qualified names may start with.
-pub struct CatalogView<'a>(pub &'a StorageCatalog, pub &'a str);
+/// One database as a statement sees it: its name in qualified table names (`memory`,
+/// a file's stem, or an ATTACH alias), the slot its table ids carry, and the catalog
+/// to read (a transaction's own copy, or the database's).
+pub struct DatabaseView {
+    pub entry: DatabaseEntry,
+    pub slot: u64,
+    pub catalog: Arc<StorageCatalog>,
+}
 
-impl stride_sql::Catalog for CatalogView<'_> {
+/// The databases of a session, looked at from one of them (`at`): unqualified names
+/// are its tables.
+#[derive(Clone)]
+pub struct CatalogView {
+    all: Arc<Vec<DatabaseView>>,
+    at: usize,
+}
+
+impl CatalogView {
+    pub fn new(all: Vec<DatabaseView>, at: usize) -> CatalogView {
+        CatalogView {
+            all: Arc::new(all),
+            at,
+        }
+    }
+
+    fn catalog(&self) -> &StorageCatalog {
+        &self.all[self.at].catalog
+    }
+
+    fn id(&self, local: u64) -> u64 {
+        global_id(self.all[self.at].slot, local)
+    }
+
+    /// The table of an id this database handed out.
+    fn table_by_id(&self, id: u64) -> Option<Arc<stride_storage::Table>> {
+        self.catalog()
+            .table_by_id(stride_storage::catalogs::local_id(id))
+    }
+}
+
+impl stride_sql::Catalog for CatalogView {
     fn database_name(&self) -> String {
-        self.1.to_string()
+        self.all[self.at].entry.name.clone()
+    }
+
+    fn database(&self, name: &str) -> Option<Arc<dyn stride_sql::Catalog>> {
+        let at = self
+            .all
+            .iter()
+            .position(|d| d.entry.name.eq_ignore_ascii_case(name))?;
+        Some(Arc::new(CatalogView {
+            all: self.all.clone(),
+            at,
+        }))
+    }
+
+    fn databases(&self) -> Vec<DatabaseEntry> {
+        self.all.iter().map(|d| d.entry.clone()).collect()
     }
 
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)> {
-        self.0.table(name).map(|t| (t.id, t.schema.clone()))
+        self.catalog()
+            .table(name)
+            .map(|t| (self.id(t.id), t.schema.clone()))
     }
 
     fn table_names(&self) -> Vec<String> {
-        self.0.table_names()
+        self.catalog().table_names()
     }
 
     fn view(&self, name: &str) -> Option<(String, Vec<String>)> {
-        self.0.view(name).map(|v| (v.sql, v.columns))
+        self.catalog().view(name).map(|v| (v.sql, v.columns))
     }
 
     fn row_count(&self, table_id: u64) -> usize {
-        self.0.table_by_id(table_id).map_or(0, |t| t.row_count())
+        self.table_by_id(table_id).map_or(0, |t| t.row_count())
     }
 
     fn table_bytes(&self, table_id: u64) -> usize {
-        self.0.table_by_id(table_id).map_or(0, |t| t.bytes())
+        self.table_by_id(table_id).map_or(0, |t| t.bytes())
     }
 
     fn tables(&self) -> Vec<(u64, Arc<TableSchema>)> {
-        self.0
+        self.catalog()
             .tables()
             .into_iter()
-            .map(|t| (t.id, t.schema.clone()))
+            .map(|t| (self.id(t.id), t.schema.clone()))
             .collect()
     }
 
     fn views(&self) -> Vec<ViewEntry> {
-        self.0
+        self.catalog()
             .views()
             .into_iter()
             .map(|v| ViewEntry {
@@ -58,7 +112,6 @@ impl stride_sql::Catalog for CatalogView<'_> {
 
     fn storage_info(&self, table_id: u64) -> Result<Vec<Vec<ScalarValue>>> {
         let t = self
-            .0
             .table_by_id(table_id)
             .ok_or_else(|| Error::catalog("the table was dropped"))?;
         let int = |v: u64| ScalarValue::BigInt(v as i64);
@@ -85,18 +138,19 @@ impl stride_sql::Catalog for CatalogView<'_> {
     }
 
     fn integrity_check(&self) -> Vec<String> {
-        stride_storage::inspect::integrity_check(self.0)
+        stride_storage::inspect::integrity_check(self.catalog())
     }
 
     fn indexes(&self) -> Vec<IndexEntry> {
-        self.0
+        self.catalog()
             .tables()
             .into_iter()
             .flat_map(|t| {
+                let table_id = self.id(t.id);
                 t.indexes().into_iter().map(move |i| IndexEntry {
                     id: i.id,
                     name: i.name,
-                    table_id: t.id,
+                    table_id,
                     columns: i.columns,
                     unique: i.unique,
                 })

@@ -28,7 +28,8 @@ mod upsert;
 
 use transaction::Transaction;
 
-use crate::catalog_view::CatalogView;
+use crate::catalog_view::{CatalogView, DatabaseView};
+use crate::databases::{Databases, Store};
 use crate::result::QueryResult;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,10 +38,12 @@ use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, T
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Binder, BoundStatement, Returning};
+use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
-    row_groups_of, BufferPool, Catalog, DatabaseFile, Recovery, RowGroup, Table, WalEntry, Writer,
+    row_groups_of, BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, RowGroup, Table,
+    WalEntry, Writer,
 };
 
 /// Times a statement is re-run because a CSV column type was widened.
@@ -53,14 +56,10 @@ pub type DescribedStatement = (Vec<(String, DataType)>, Vec<Option<DataType>>);
 
 #[derive(Clone)]
 pub struct Database {
-    catalog: Arc<Catalog>,
-    /// The database file and its WAL; `None` in memory.
-    file: Option<Arc<DatabaseFile>>,
+    /// The database opened first, and those ATTACHed.
+    databases: Arc<Databases>,
     /// What opening found in the WAL.
     recovery: Recovery,
-    /// Held by the statement changing an in-memory database (a file's writer plays
-    /// this part for a database file).
-    writes: Arc<Mutex<()>>,
     /// Cleared for good by `SET enable_external_access = false` on any connection.
     external_access: Arc<AtomicBool>,
     /// The buffer pool (the database file's; an idle one in memory), whose limit is
@@ -71,18 +70,17 @@ pub struct Database {
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Database")
-            .field("path", &self.path().unwrap_or(":memory:"))
+            .field("path", &self.path().unwrap_or(":memory:".into()))
             .finish()
     }
 }
 
 impl Database {
     pub fn open_in_memory() -> Result<Database> {
+        let main = Store::new(0, "memory".into(), Arc::new(Catalog::new()), None);
         Ok(Database {
-            catalog: Arc::new(Catalog::new()),
-            file: None,
+            databases: Arc::new(Databases::new(main)),
             recovery: Recovery::default(),
-            writes: Arc::new(Mutex::new(())),
             external_access: Arc::new(AtomicBool::new(true)),
             pool: BufferPool::new(stride_common::settings::default_memory_limit()),
         })
@@ -106,12 +104,19 @@ impl Database {
             return Self::open_in_memory();
         }
         let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only)?;
+        // Named as DuckDB names it: the file's name without its extension.
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty())
+            .unwrap_or("memory")
+            .to_string();
+        let pool = file.pool.clone();
+        let main = Store::new(0, name, catalog, Some(file));
         Ok(Database {
-            catalog,
-            pool: file.pool.clone(),
-            file: Some(file),
+            databases: Arc::new(Databases::new(main)),
+            pool,
             recovery,
-            writes: Arc::new(Mutex::new(())),
             external_access: Arc::new(AtomicBool::new(true)),
         })
     }
@@ -123,8 +128,8 @@ impl Database {
     }
 
     /// The database file's path; `None` in memory.
-    pub fn path(&self) -> Option<&str> {
-        self.file.as_ref().map(|f| f.path.as_str())
+    pub fn path(&self) -> Option<String> {
+        self.databases.main().file.as_ref().map(|f| f.path.clone())
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -132,9 +137,8 @@ impl Database {
             bound_readers: Mutex::new(Vec::new()),
             transaction: Mutex::new(None),
             progress: ProgressHandle::default(),
-            catalog: self.catalog.clone(),
-            file: self.file.clone(),
-            writes: self.writes.clone(),
+            databases: self.databases.clone(),
+            current: Mutex::new(0),
             external_access: self.external_access.clone(),
             pool: self.pool.clone(),
             settings: Mutex::new(Settings::default()),
@@ -195,9 +199,10 @@ pub struct Connection {
     /// The open transaction (BEGIN ... COMMIT), if any.
     transaction: Mutex<Option<Transaction>>,
     progress: ProgressHandle,
-    pub(crate) catalog: Arc<Catalog>,
-    file: Option<Arc<DatabaseFile>>,
-    writes: Arc<Mutex<()>>,
+    /// Every database this connection can read (shared with the other connections).
+    databases: Arc<Databases>,
+    /// The slot of the database unqualified names refer to (`USE`).
+    current: Mutex<u64>,
     external_access: Arc<AtomicBool>,
     pool: Arc<BufferPool>,
     /// Whether COPY may use STDIN / STDOUT (a client sends and receives the data).
@@ -215,7 +220,7 @@ enum Planned {
         /// COPY … TO STDOUT: the rows' format.
         copy_out: Option<crate::copy::CsvWriteOptions>,
         /// Outside a transaction, the snapshot of the tables the query reads.
-        snapshot: Option<Arc<Catalog>>,
+        snapshot: Option<Arc<Catalogs>>,
     },
 }
 
@@ -258,17 +263,12 @@ impl Connection {
         self.change_settings(|s| s.set(name, &ScalarValue::Varchar(value.to_string())))
     }
 
-    /// The database's name in qualified table names: `memory`, or the file's name
-    /// without its extension (`my` for `my.stride`), as DuckDB names them.
+    /// The current database's name in qualified table names: `memory`, the file's
+    /// name without its extension (`my` for `my.stride`), as DuckDB names them, or
+    /// the name a database was attached as.
     pub fn database_name(&self) -> String {
-        match &self.file {
-            None => "memory".to_string(),
-            Some(f) => std::path::Path::new(&f.path)
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("memory")
-                .to_string(),
-        }
+        self.current()
+            .map_or_else(|_| "memory".to_string(), |s| s.name.clone())
     }
 
     pub fn progress_handle(&self) -> ProgressHandle {
@@ -279,7 +279,7 @@ impl Connection {
         let mut s = self.settings.lock().map(|s| s.clone()).unwrap_or_default();
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
         s.memory_limit = self.pool.limit();
-        if let Some(f) = &self.file {
+        if let Some(f) = &self.databases.main().file {
             s.checkpoint_threshold = f.checkpoint_threshold.load(Ordering::Relaxed);
         }
         s
@@ -299,18 +299,25 @@ impl Connection {
             .map_err(|_| Error::internal("settings lock"))?;
         s.enable_external_access &= self.external_access.load(Ordering::Relaxed);
         s.memory_limit = self.pool.limit();
-        if let Some(f) = &self.file {
+        if let Some(f) = &self.databases.main().file {
             s.checkpoint_threshold = f.checkpoint_threshold.load(Ordering::Relaxed);
         }
         change(&mut s)?;
-        if let Some(f) = &self.file {
-            f.checkpoint_threshold
-                .store(s.checkpoint_threshold, Ordering::Relaxed);
-        }
         if !s.enable_external_access {
             self.external_access.store(false, Ordering::Relaxed);
         }
-        if s.memory_limit != self.pool.limit() {
+        // One value for every database: each attached file has its own cache.
+        let limit_changed = s.memory_limit != self.pool.limit();
+        for store in self.databases.all() {
+            if let Some(f) = &store.file {
+                f.checkpoint_threshold
+                    .store(s.checkpoint_threshold, Ordering::Relaxed);
+                if limit_changed && !Arc::ptr_eq(&f.pool, &self.pool) {
+                    f.pool.set_limit(s.memory_limit);
+                }
+            }
+        }
+        if limit_changed {
             self.pool.set_limit(s.memory_limit);
         }
         Ok(())
@@ -403,12 +410,9 @@ impl Connection {
             return Ok((Vec::new(), Vec::new()));
         };
         let settings = self.settings();
-        let catalog = self.catalog();
-        let name = self.database_name();
-        let view = CatalogView(&catalog, &name);
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
-        let mut binder = Binder::new(&view, &settings).with_params(all);
+        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings).with_params(all);
         let bound = binder.bind_statement(stmt)?;
         let parameters = binder.parameter_types().to_vec();
         let columns = match bound {
@@ -466,7 +470,11 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let ctx = Arc::new(QueryContext::new(self.catalog(), self.settings(), cancel));
+        let ctx = Arc::new(QueryContext::new(
+            Arc::new(self.catalogs()),
+            self.settings(),
+            cancel,
+        ));
         self.progress.track(ctx.progress.clone());
         ctx
     }
@@ -488,7 +496,7 @@ impl Connection {
         copy_out: Option<crate::copy::CsvWriteOptions>,
     ) -> Result<Planned> {
         let names = plan.schema().iter().map(|f| f.name.clone()).collect();
-        let catalog = self.catalog();
+        let catalog = self.catalogs();
         let optimized =
             stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&catalog))?;
         // Outside a transaction, the query still reads one snapshot of every table
@@ -501,7 +509,7 @@ impl Connection {
         };
         Ok(Planned::Query {
             names,
-            plan: planner::plan(&optimized, snapshot.as_ref().unwrap_or(&catalog))?,
+            plan: planner::plan(&optimized, snapshot.as_deref().unwrap_or(&catalog))?,
             copy_out,
             snapshot,
         })
@@ -520,16 +528,15 @@ impl Connection {
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
         let settings = ctx.settings.clone();
-        let catalog = self.catalog();
-        let name = self.database_name();
-        let view = CatalogView(&catalog, &name);
-        let bound = Binder::new(&view, &settings)
-            .with_params(params.to_vec())
-            .bind_statement(stmt)?;
+        let mut binder =
+            Binder::new(Arc::new(self.catalog_view()?), &settings).with_params(params.to_vec());
+        let bound = binder.bind_statement(stmt)?;
+        let store = self.store_named(binder.written_database())?;
+        drop(binder);
         if let Ok(mut readers) = self.bound_readers.lock() {
             readers.extend(bound_csv_readers(&bound));
         }
-        self.run_bound(bound, &settings, ctx)
+        self.run_bound(bound, &store, &settings, ctx)
     }
 
     fn set_transaction(&self, t: Option<Transaction>) -> Result<()> {
@@ -549,10 +556,12 @@ impl Connection {
         }
     }
 
-    /// Carries out a bound statement; a query is planned and returned to be streamed.
+    /// Carries out a bound statement, changing `store` (the database it names, or the
+    /// current one); a query is planned and returned to be streamed.
     fn run_bound(
         &self,
         bound: BoundStatement,
+        store: &Arc<Store>,
         settings: &Settings,
         ctx: &Arc<QueryContext>,
     ) -> Result<Planned> {
@@ -589,7 +598,7 @@ impl Connection {
                 let optimized = stride_sql::optimizer::optimize(
                     plan,
                     settings,
-                    &TableStatistics(&self.catalog()),
+                    &TableStatistics(&self.catalogs()),
                 )?;
                 // One row per plan line, so every output mode shows the tree as is.
                 let text = stride_sql::plan::explain::explain(&optimized);
@@ -610,15 +619,16 @@ impl Connection {
                 or_replace,
                 source,
             } => {
-                if self.catalog().table(&schema.name).is_some() && if_not_exists {
+                if self.catalog_of(store).table(&schema.name).is_some() && if_not_exists {
                     return Ok(Planned::Done(QueryResult::done(Some(0))));
                 }
                 let rows = match &source {
                     Some(plan) => Some(self.materialize(plan, ctx)?),
                     None => None,
                 };
-                let mut writer = self.writer()?;
-                self.catalog().check_new_table(&schema.name, or_replace)?;
+                let mut writer = self.writer(store)?;
+                self.catalog_of(store)
+                    .check_new_table(&schema.name, or_replace)?;
                 let mut entries = vec![WalEntry::CreateTable {
                     schema: schema.clone(),
                     replace: or_replace,
@@ -633,7 +643,7 @@ impl Connection {
                 log(&mut writer, &entries)?;
                 let notes = source.as_ref().map(rejected_notes).unwrap_or_default();
                 // A transaction's snapshot sees the new table with its rows or not at all.
-                let catalog = self.catalog();
+                let catalog = self.catalog_of(store);
                 let n = catalog.atomically(|| {
                     let table = catalog.create_table(schema, or_replace)?;
                     Ok(match load {
@@ -647,8 +657,8 @@ impl Connection {
                 Ok(Planned::Done(r))
             }
             BoundStatement::DropTable { name, if_exists } => {
-                let mut writer = self.writer()?;
-                if self.catalog().table(&name).is_none() {
+                let mut writer = self.writer(store)?;
+                if self.catalog_of(store).table(&name).is_none() {
                     if if_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -657,7 +667,7 @@ impl Connection {
                     )));
                 }
                 log(&mut writer, &[WalEntry::DropTable { name: name.clone() }])?;
-                self.catalog().drop_table(&name)?;
+                self.catalog_of(store).drop_table(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -668,8 +678,8 @@ impl Connection {
                 or_replace,
                 if_not_exists,
             } => {
-                let mut writer = self.writer()?;
-                if if_not_exists && self.catalog().view(&name).is_some() {
+                let mut writer = self.writer(store)?;
+                if if_not_exists && self.catalog_of(store).view(&name).is_some() {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 }
                 let view = stride_storage::View {
@@ -678,7 +688,8 @@ impl Connection {
                     sql,
                     columns,
                 };
-                self.catalog().check_new_view(&view.name, or_replace)?;
+                self.catalog_of(store)
+                    .check_new_view(&view.name, or_replace)?;
                 log(
                     &mut writer,
                     &[WalEntry::CreateView {
@@ -686,13 +697,13 @@ impl Connection {
                         replace: or_replace,
                     }],
                 )?;
-                self.catalog().create_view(view, or_replace)?;
+                self.catalog_of(store).create_view(view, or_replace)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropView { name, if_exists } => {
-                let mut writer = self.writer()?;
-                if self.catalog().view(&name).is_none() {
+                let mut writer = self.writer(store)?;
+                if self.catalog_of(store).view(&name).is_none() {
                     if if_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -701,7 +712,7 @@ impl Connection {
                     )));
                 }
                 log(&mut writer, &[WalEntry::DropView { name: name.clone() }])?;
-                self.catalog().drop_view(&name)?;
+                self.catalog_of(store).drop_view(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -712,8 +723,8 @@ impl Connection {
                 unique,
                 if_not_exists,
             } => {
-                let mut writer = self.writer()?;
-                if self.catalog().index_table(&name).is_some() {
+                let mut writer = self.writer(store)?;
+                if self.catalog_of(store).index_table(&name).is_some() {
                     if if_not_exists {
                         return Ok(Planned::Done(QueryResult::done(None)));
                     }
@@ -721,13 +732,13 @@ impl Connection {
                         "Index with name \"{name}\" already exists!"
                     )));
                 }
-                let t = self.catalog().table(&table).ok_or_else(|| {
+                let t = self.catalog_of(store).table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
                 // Added first (a UNIQUE index checks the rows), taken back if the log
                 // write fails.
                 t.add_index(stride_storage::IndexInfo {
-                    id: self.catalog().new_object_id(),
+                    id: self.catalog_of(store).new_object_id(),
                     name: name.clone(),
                     columns: columns.clone(),
                     unique,
@@ -746,8 +757,8 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::DropIndex { name, if_exists } => {
-                let mut writer = self.writer()?;
-                match self.catalog().index_table(&name) {
+                let mut writer = self.writer(store)?;
+                match self.catalog_of(store).index_table(&name) {
                     Some(t) => {
                         log(&mut writer, &[WalEntry::DropIndex { name: name.clone() }])?;
                         t.drop_index(&name)?;
@@ -770,14 +781,17 @@ impl Connection {
                 on_conflict,
             } => {
                 let parts = self.materialize(&source, ctx)?;
-                let t = self.catalog().table_by_id(table_id).ok_or_else(|| {
-                    Error::catalog(format!("Table with name {table} does not exist!"))
-                })?;
+                let t = self
+                    .catalog_of(store)
+                    .table_by_id(local_id(table_id))
+                    .ok_or_else(|| {
+                        Error::catalog(format!("Table with name {table} does not exist!"))
+                    })?;
                 let (n, images) = match &on_conflict {
-                    Some(on) => self.upsert(&t, parts, on, returning.is_some(), ctx)?,
+                    Some(on) => self.upsert(store, &t, parts, on, returning.is_some(), ctx)?,
                     None => {
                         let images = returning.as_ref().map(|_| parts.clone());
-                        (self.insert(&t, parts)?, images)
+                        (self.insert(store, &t, parts)?, images)
                     }
                 };
                 let mut r = match (returning, images) {
@@ -794,8 +808,8 @@ impl Connection {
                         "CALL dbgen inside a transaction is not supported; COMMIT or ROLLBACK first",
                     ));
                 }
-                let mut writer = self.writer()?;
-                let before = self.catalog.table_names();
+                let mut writer = self.writer(store)?;
+                let before = store.catalog.table_names();
                 // A database file checkpoints after each table: its rows then move to
                 // the buffer pool, which keeps what fits under memory_limit.
                 // (A crash in the middle leaves the tables checkpointed so far.)
@@ -805,7 +819,7 @@ impl Connection {
                         None => Ok(()),
                     };
                     stride_tpch::dbgen(
-                        &self.catalog,
+                        &store.catalog,
                         scale_factor,
                         settings.threads,
                         &mut after_table,
@@ -822,9 +836,9 @@ impl Connection {
                 // that fails they must not stay (later commits would name them).
                 if let Some(w) = writer.file.as_mut() {
                     if let Err(e) = w.checkpoint() {
-                        for t in self.catalog.table_names() {
+                        for t in store.catalog.table_names() {
                             if !before.contains(&t) {
-                                let _ = self.catalog.drop_table(&t);
+                                let _ = store.catalog.drop_table(&t);
                             }
                         }
                         return Err(e);
@@ -836,8 +850,8 @@ impl Connection {
                 let Some(mut change) = change else {
                     return Ok(Planned::Done(QueryResult::done(None)));
                 };
-                let mut writer = self.writer()?;
-                let catalog = self.catalog();
+                let mut writer = self.writer(store)?;
+                let catalog = self.catalog_of(store);
                 let t = catalog.table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
@@ -878,7 +892,8 @@ impl Connection {
                 plan,
                 returning,
             } => {
-                let r = self.modify(table_id, &table, &[], &plan, returning.as_ref(), ctx)?;
+                let r =
+                    self.modify(store, table_id, &table, &[], &plan, returning.as_ref(), ctx)?;
                 Ok(Planned::Done(r))
             }
             BoundStatement::Update {
@@ -888,7 +903,15 @@ impl Connection {
                 plan,
                 returning,
             } => {
-                let r = self.modify(table_id, &table, &columns, &plan, returning.as_ref(), ctx)?;
+                let r = self.modify(
+                    store,
+                    table_id,
+                    &table,
+                    &columns,
+                    &plan,
+                    returning.as_ref(),
+                    ctx,
+                )?;
                 Ok(Planned::Done(r))
             }
             BoundStatement::Checkpoint { vacuum } => {
@@ -898,7 +921,7 @@ impl Connection {
                         "cannot CHECKPOINT or VACUUM inside a transaction; COMMIT or ROLLBACK first",
                     ));
                 }
-                if let Some(w) = self.writer()?.file.as_mut() {
+                if let Some(w) = self.writer(store)?.file.as_mut() {
                     if vacuum {
                         w.vacuum()?;
                     } else {
@@ -909,12 +932,12 @@ impl Connection {
             }
             BoundStatement::DatabaseSize => {
                 use stride_common::settings::format_bytes;
-                let (total, used, wal) = self.file.as_ref().map_or((0, 0, 0), |f| f.usage());
+                let (total, used, wal) = store.file.as_ref().map_or((0, 0, 0), |f| f.usage());
                 let block = stride_storage::block_file::BLOCK_SIZE as u64;
                 let text = |s: String| ScalarValue::Varchar(s);
                 let int = |n: u64| ScalarValue::BigInt(n as i64);
                 let row = [
-                    ("database_name", text(self.database_name())),
+                    ("database_name", text(store.name.clone())),
                     ("database_size", text(format_bytes(total * block))),
                     ("block_size", int(block)),
                     ("total_blocks", int(total)),
@@ -945,6 +968,43 @@ impl Connection {
                 })?;
                 self.plan_statement(sql.trim().trim_end_matches(';'), &[], ctx)
             }
+            BoundStatement::Attach {
+                path,
+                name,
+                read_only,
+                if_not_exists,
+            } => {
+                self.outside_transaction("ATTACH")?;
+                self.databases.attach(
+                    &OsFileSystem,
+                    &path,
+                    &name,
+                    read_only,
+                    if_not_exists,
+                    &self.pool,
+                )?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Detach { name, if_exists } => {
+                self.outside_transaction("DETACH")?;
+                if self.current()?.name.eq_ignore_ascii_case(&name) {
+                    return Err(Error::binder(format!(
+                        "Cannot detach database \"{name}\": it is the current database; USE another first"
+                    )));
+                }
+                self.databases.detach(&name, if_exists)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Use { database } => {
+                let store = self.databases.named(&database).ok_or_else(|| {
+                    Error::catalog(format!("Catalog \"{database}\" does not exist"))
+                })?;
+                *self
+                    .current
+                    .lock()
+                    .map_err(|_| Error::internal("current database lock"))? = store.slot;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
             BoundStatement::Set { name, value } => {
                 self.change_settings(|s| s.set(&name, &value))?;
                 Ok(Planned::Done(QueryResult::done(None)))
@@ -972,39 +1032,42 @@ impl Connection {
         }
     }
 
-    /// The right to change the database, held from a changing statement's checks
-    /// until it is logged and applied; for a database file, with its writer.
-    fn writer(&self) -> Result<WriteLock<'_>> {
-        let read_only = self
+    /// The right to change `store`, held from a changing statement's checks until it
+    /// is logged and applied; for a database file, with its writer. Inside a
+    /// transaction, the changes wait in it, and it may change one database only.
+    fn writer<'a>(&'a self, store: &'a Store) -> Result<WriteLock<'a>> {
+        if let Some(f) = &store.file {
+            if f.read_only {
+                f.writer()?; // the read-only error
+            }
+        }
+        let mut guard = self
             .transaction
             .lock()
-            .is_ok_and(|t| t.as_ref().is_some_and(|t| t.read_only));
-        if read_only {
+            .map_err(|_| Error::internal("transaction lock"))?;
+        let Some(t) = guard.as_mut() else {
+            drop(guard);
+            return self.shared_writer(store);
+        };
+        if t.read_only {
             return Err(Error::new(
                 stride_common::ErrorKind::Transaction,
                 "cannot change the database in a read-only transaction; COMMIT it and change it outside, or BEGIN TRANSACTION READ WRITE",
             ));
         }
-        if self.in_transaction() {
-            if let Some(f) = &self.file {
-                if f.read_only {
-                    f.writer()?; // the read-only error
-                }
-            }
-            return Ok(WriteLock {
-                file: None,
-                _memory: None,
-                transaction: Some(&self.transaction),
-                sync: true,
-            });
-        }
-        self.shared_writer()
+        t.write_to(store)?;
+        Ok(WriteLock {
+            file: None,
+            _memory: None,
+            transaction: Some(&self.transaction),
+            sync: true,
+        })
     }
 
-    /// The right to change the shared database (the file's writer, or the in-memory
-    /// write lock).
-    fn shared_writer(&self) -> Result<WriteLock<'_>> {
-        Ok(match &self.file {
+    /// The right to change `store` itself (the file's writer, or the in-memory write
+    /// lock).
+    fn shared_writer<'a>(&'a self, store: &'a Store) -> Result<WriteLock<'a>> {
+        Ok(match &store.file {
             Some(f) => WriteLock {
                 file: Some(f.writer()?),
                 _memory: None,
@@ -1014,7 +1077,8 @@ impl Connection {
             None => WriteLock {
                 file: None,
                 _memory: Some(
-                    self.writes
+                    store
+                        .writes
                         .lock()
                         .map_err(|_| Error::internal("write lock poisoned"))?,
                 ),
@@ -1028,21 +1092,109 @@ impl Connection {
         self.transaction.lock().is_ok_and(|t| t.is_some())
     }
 
-    /// The catalog statements read and change: the open transaction's own, else the
-    /// database's.
-    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+    /// Refuses `what` (ATTACH, DETACH) inside a transaction.
+    fn outside_transaction(&self, what: &str) -> Result<()> {
+        if self.in_transaction() {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!("{what} cannot run inside a transaction; COMMIT or ROLLBACK first"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The connection's current database (`USE`), which unqualified names refer to.
+    fn current(&self) -> Result<Arc<Store>> {
+        let slot = *self
+            .current
+            .lock()
+            .map_err(|_| Error::internal("current database lock"))?;
+        self.databases.in_slot(slot).ok_or_else(|| {
+            Error::catalog(format!(
+                "the current database was detached; USE another (USE {})",
+                self.databases.main().name
+            ))
+        })
+    }
+
+    /// The database a statement changes: the one its target was qualified by, else
+    /// the current one.
+    fn store_named(&self, name: Option<&str>) -> Result<Arc<Store>> {
+        match name {
+            None => self.current(),
+            Some(n) => self.databases.named(n).ok_or_else(|| {
+                Error::catalog(format!(
+                    "Catalog \"{n}\" was detached while the statement was bound"
+                ))
+            }),
+        }
+    }
+
+    /// The database whose tables have ids like `table_id`.
+    pub(crate) fn store_of(&self, table_id: u64) -> Result<Arc<Store>> {
+        let slot = stride_storage::catalogs::slot_of(table_id);
+        self.databases.in_slot(slot).ok_or_else(|| {
+            Error::catalog("the table's database was detached while the statement ran")
+        })
+    }
+
+    /// The catalog statements read and change in `store`: the open transaction's copy,
+    /// else the database's.
+    pub(crate) fn catalog_of(&self, store: &Store) -> Arc<Catalog> {
         if let Ok(t) = self.transaction.lock() {
-            if let Some(t) = t.as_ref() {
-                return t.catalog.clone();
+            if let Some(c) = t.as_ref().and_then(|t| t.catalogs.catalog(store.slot)) {
+                return c.clone();
             }
         }
-        self.catalog.clone()
+        store.catalog.clone()
+    }
+
+    /// The current database's catalog as statements see it.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        match self.current() {
+            Ok(store) => self.catalog_of(&store),
+            Err(_) => Arc::new(Catalog::new()),
+        }
+    }
+
+    /// Every database's catalog as statements read them (plans find tables of any
+    /// database through it).
+    fn catalogs(&self) -> Catalogs {
+        Catalogs::new(
+            self.databases
+                .all()
+                .iter()
+                .map(|s| (s.slot, self.catalog_of(s)))
+                .collect(),
+        )
+    }
+
+    /// The binder's view: every database, looked at from the current one.
+    fn catalog_view(&self) -> Result<CatalogView> {
+        let current = self.current()?;
+        let all = self.databases.all();
+        let at = all.iter().position(|s| s.slot == current.slot).unwrap_or(0);
+        let views = all
+            .iter()
+            .map(|s| DatabaseView {
+                entry: stride_sql::catalog::DatabaseEntry {
+                    name: s.name.clone(),
+                    path: s.file.as_ref().map(|f| f.path.clone()),
+                    read_only: s.read_only(),
+                },
+                slot: s.slot,
+                catalog: self.catalog_of(s),
+            })
+            .collect();
+        Ok(CatalogView::new(views, at))
     }
 
     /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
     /// values), logs the change and applies it. Returns the rows changed.
+    #[allow(clippy::too_many_arguments)]
     fn modify(
         &self,
+        store: &Store,
         table_id: u64,
         name: &str,
         columns: &[usize],
@@ -1050,10 +1202,10 @@ impl Connection {
         returning: Option<&Returning>,
         ctx: &Arc<QueryContext>,
     ) -> Result<QueryResult> {
-        let mut writer = self.writer()?;
+        let mut writer = self.writer(store)?;
         let t = self
-            .catalog()
-            .table_by_id(table_id)
+            .catalog_of(store)
+            .table_by_id(local_id(table_id))
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         if !bound_schema(plan, table_id).is_some_and(|b| Arc::ptr_eq(&b, &t.schema)) {
             return Err(changed_meanwhile(name));
@@ -1135,12 +1287,13 @@ impl Connection {
     /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
     pub(crate) fn insert(
         &self,
+        store: &Store,
         table: &Arc<Table>,
         parts: Vec<(Vec<Vector>, usize)>,
     ) -> Result<usize> {
-        let mut writer = self.writer()?;
+        let mut writer = self.writer(store)?;
         // The table may have been altered or replaced while the rows were computed.
-        let current = self.catalog().table_by_id(table.id);
+        let current = self.catalog_of(store).table_by_id(table.id);
         if !current.is_some_and(|c| Arc::ptr_eq(&c, table)) {
             return Err(changed_meanwhile(&table.schema.name));
         }
@@ -1166,12 +1319,13 @@ impl Connection {
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
     ) -> Result<Vec<(Vec<stride_common::Vector>, usize)>> {
+        let catalogs = self.catalogs();
         let optimized = stride_sql::optimizer::optimize(
             plan.clone(),
             &ctx.settings,
-            &TableStatistics(&self.catalog()),
+            &TableStatistics(&catalogs),
         )?;
-        let physical = planner::plan(&optimized, &self.catalog())?;
+        let physical = planner::plan(&optimized, &catalogs)?;
         stride_exec::execute_materialize(&physical, ctx)
     }
 
@@ -1180,12 +1334,13 @@ impl Connection {
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
     ) -> Result<Vec<DataChunk>> {
+        let catalogs = self.catalogs();
         let optimized = stride_sql::optimizer::optimize(
             plan.clone(),
             &ctx.settings,
-            &TableStatistics(&self.catalog()),
+            &TableStatistics(&catalogs),
         )?;
-        let physical = planner::plan(&optimized, &self.catalog())?;
+        let physical = planner::plan(&optimized, &catalogs)?;
         stride_exec::execute_collect(&physical, ctx)
     }
 }

@@ -43,13 +43,17 @@ impl Connection {
         let ctx = self.new_context();
         let plan = copy.plan(data)?;
         let parts = self.materialize(&plan, &ctx)?;
-        let table = self.catalog().table_by_id(copy.table_id).ok_or_else(|| {
-            Error::catalog(format!(
-                "Table with name {} does not exist (it was dropped)",
-                copy.table.name
-            ))
-        })?;
-        let n = self.insert(&table, parts)?;
+        let store = self.store_of(copy.table_id)?;
+        let table = self
+            .catalog_of(&store)
+            .table_by_id(stride_storage::catalogs::local_id(copy.table_id))
+            .ok_or_else(|| {
+                Error::catalog(format!(
+                    "Table with name {} does not exist (it was dropped)",
+                    copy.table.name
+                ))
+            })?;
+        let n = self.insert(&store, &table, parts)?;
         Ok(n as u64)
     }
 }

@@ -355,9 +355,8 @@ impl Binder<'_> {
         else {
             return Err(Error::binder("COPY FROM needs a table to copy into"));
         };
-        let name = self.relation_name(table_name)?;
-        let (table_id, schema) = self
-            .catalog
+        let (catalog, name) = self.target(table_name)?;
+        let (table_id, schema) = catalog
             .table(&name)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         // The data's columns: the listed ones, or all of the table's, in order.

@@ -14,7 +14,7 @@ use stride_common::{
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
-        let name = self.relation_name(&ct.name)?;
+        let name = self.target(&ct.name)?.1;
         if ct.or_replace && ct.if_not_exists {
             return Err(Error::binder(
                 "CREATE OR REPLACE and IF NOT EXISTS cannot be combined",
@@ -169,8 +169,8 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_alter_table(&mut self, at: &ast::AlterTable) -> Result<BoundStatement> {
-        let name = self.relation_name(&at.name)?;
-        let Some((_, schema)) = self.catalog.table(&name) else {
+        let (catalog, name) = self.target(&at.name)?;
+        let Some((_, schema)) = catalog.table(&name) else {
             if at.if_exists {
                 return Ok(BoundStatement::AlterTable {
                     table: name,
@@ -325,12 +325,12 @@ impl Binder<'_> {
                 "DROP {object_type} of several objects at once"
             )));
         };
-        let name = self.relation_name(name)?;
+        let (catalog, name) = self.target(name)?;
         match object_type {
             ast::ObjectType::Table => {}
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
             ast::ObjectType::View => {
-                if !if_exists && self.catalog.view(&name).is_none() {
+                if !if_exists && catalog.view(&name).is_none() {
                     return Err(Error::catalog(format!(
                         "View with name {name} does not exist!"
                     )));
@@ -343,8 +343,8 @@ impl Binder<'_> {
                 )))
             }
         }
-        if !if_exists && self.catalog.table(&name).is_none() {
-            let hint = if self.catalog.view(&name).is_some() {
+        if !if_exists && catalog.table(&name).is_none() {
+            let hint = if catalog.view(&name).is_some() {
                 format!("; {name} is a view: use DROP VIEW")
             } else {
                 String::new()
@@ -359,9 +359,8 @@ impl Binder<'_> {
 
 impl Binder<'_> {
     pub(super) fn bind_create_index(&mut self, ci: &ast::CreateIndex) -> Result<BoundStatement> {
-        let table = self.relation_name(&ci.table_name)?;
-        let (_, schema) = self
-            .catalog
+        let (catalog, table) = self.target(&ci.table_name)?;
+        let (_, schema) = catalog
             .table(&table)
             .ok_or_else(|| Error::catalog(format!("Table with name {table} does not exist!")))?;
         let name = match &ci.name {

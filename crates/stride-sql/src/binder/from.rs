@@ -7,13 +7,15 @@ use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx}
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope};
 use super::{did_you_mean, Binder};
+use crate::catalog::Catalog;
 use crate::plan::expr::next_subquery_id;
 use crate::plan::visit::{max_outer_depth, references_outer};
 use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use sqlparser::ast;
+use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
-impl Binder<'_> {
+impl<'a> Binder<'a> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
@@ -175,7 +177,7 @@ impl Binder<'_> {
                 args: None,
                 ..
             } => {
-                let tname = self.relation_name(name)?;
+                let (catalog, tname) = self.relation(name)?;
                 if let Some(schema) = schema_name(name) {
                     if crate::system::is_system_schema(&schema) {
                         let t = crate::system::find(Some(&schema), &tname).ok_or_else(|| {
@@ -200,8 +202,12 @@ impl Binder<'_> {
                         .map_or(tname.clone(), |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
-                if let Some((sql, columns)) = self.catalog.view(&tname) {
-                    let plan = self.bind_view(&tname, &sql)?;
+                if let Some((sql, columns)) = catalog.view(&tname) {
+                    // A view's own names are looked up in its database.
+                    let outer = std::mem::replace(&mut self.catalog, catalog.clone());
+                    let plan = self.bind_view(&tname, &sql);
+                    self.catalog = outer;
+                    let plan = plan?;
                     let mut fields = super::unqualified(plan.schema());
                     for (f, c) in fields.iter_mut().zip(&columns) {
                         f.name = c.clone();
@@ -213,7 +219,7 @@ impl Binder<'_> {
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
                 if let Some(path) = file_path(name) {
-                    if self.catalog.table(&tname).is_none() {
+                    if catalog.table(&tname).is_none() {
                         let plan = self.bind_file_shorthand(&path)?;
                         let stem = std::path::Path::new(&path)
                             .file_stem()
@@ -227,7 +233,7 @@ impl Binder<'_> {
                         return apply_alias(plan, &qual, alias.as_ref());
                     }
                 }
-                let Some((id, schema)) = self.catalog.table(&tname) else {
+                let Some((id, schema)) = catalog.table(&tname) else {
                     // pg_catalog's tables need no schema, unless the user has a table
                     // of that name.
                     if let Some(t) = crate::system::find(None, &tname) {
@@ -235,7 +241,7 @@ impl Binder<'_> {
                         let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
                         return apply_alias(plan, &qual, alias.as_ref());
                     }
-                    let names = self.catalog.table_names();
+                    let names = catalog.table_names();
                     let mut msg = format!("Table with name {tname} does not exist!");
                     if let Some(s) = did_you_mean(&tname, names.iter().map(|s| s.as_str())) {
                         msg.push_str(&format!(" Did you mean \"{s}\"?"));
@@ -255,7 +261,7 @@ impl Binder<'_> {
                     table: schema,
                     table_id: id,
                     schema: fields,
-                    rows: self.catalog.row_count(id),
+                    rows: catalog.row_count(id),
                 };
                 apply_alias(plan, &qual, alias.as_ref())
             }
@@ -316,6 +322,7 @@ impl Binder<'_> {
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
+            "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "pragma_storage_info" => {
                 let table = match args {
                     [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
@@ -442,6 +449,8 @@ impl Binder<'_> {
                     "read_csv",
                     "read_csv_auto",
                     "sniff_csv",
+                    "pragma_storage_info",
+                    "duckdb_databases",
                 ];
                 let mut msg = format!("Table Function with name {other} does not exist!");
                 if let Some(s) = did_you_mean(other, known) {
@@ -543,12 +552,26 @@ pub fn schema_name(name: &ast::ObjectName) -> Option<String> {
     }
 }
 
-impl Binder<'_> {
+impl<'a> Binder<'a> {
     /// The name of a table or view, checking its qualifiers: `t`, `main.t`,
     /// `db.t` and `db.main.t` for this database `db`, and the system schemas
     /// `pg_catalog` and `information_schema`. Any other qualifier is an error rather
     /// than ignored (it names a database or schema stride does not have).
+    /// A table or view name's bare name, checking its qualifiers: this database's
+    /// name and the schemas main, pg_catalog and information_schema (see
+    /// [`Binder::relation`] for names in other databases).
     pub(super) fn relation_name(&self, name: &ast::ObjectName) -> Result<String> {
+        Ok(self.relation(name)?.1)
+    }
+
+    /// The catalog a table or view name refers to, and its bare name: `t`,
+    /// `schema.t`, `db.t` or `db.schema.t`, where `db` is this database's name (`memory`
+    /// or the file's stem) or one ATTACHed, and the schema is main (or pg_catalog and
+    /// information_schema, for the system tables).
+    pub(super) fn relation(
+        &self,
+        name: &ast::ObjectName,
+    ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
         let parts: Vec<String> = name
             .0
             .iter()
@@ -557,26 +580,58 @@ impl Binder<'_> {
                 _ => Err(Error::binder(format!("invalid name {name}"))),
             })
             .collect::<Result<_>>()?;
-        let database = self.catalog.database_name();
-        let is_db = |q: &str| q.eq_ignore_ascii_case(&database);
         let is_schema = |q: &str| {
             ["main", "pg_catalog", "information_schema"]
                 .iter()
                 .any(|s| q.eq_ignore_ascii_case(s))
         };
-        let ok = match parts.as_slice() {
-            [_] => true,
-            [q, _] => is_schema(q) || is_db(q),
-            [d, s, _] => is_db(d) && is_schema(s),
-            _ => false,
+        let database = |d: &str| -> Option<Arc<dyn Catalog + 'a>> {
+            if d.eq_ignore_ascii_case(&self.catalog.database_name()) {
+                Some(self.catalog.clone())
+            } else {
+                self.catalog.database(d).map(|c| c as Arc<dyn Catalog + 'a>)
+            }
         };
-        if !ok {
+        let found = match parts.as_slice() {
+            [_] => Some(self.catalog.clone()),
+            [q, _] if is_schema(q) => Some(self.catalog.clone()),
+            [q, _] => database(q),
+            [d, s, _] if is_schema(s) => database(d),
+            _ => None,
+        };
+        let Some(catalog) = found else {
             let qualifier = parts[..parts.len() - 1].join(".");
+            let names: Vec<String> = self
+                .catalog
+                .databases()
+                .into_iter()
+                .map(|d| format!("\"{}\"", d.name))
+                .collect();
             return Err(Error::catalog(format!(
-                "Catalog or schema \"{qualifier}\" does not exist: this database is \"{database}\", with the schema main (ATTACH is not supported yet)"
+                "Catalog or schema \"{qualifier}\" does not exist: the databases are {}, each with the schema main; ATTACH another database file to read it",
+                names.join(", ")
             )));
+        };
+        Ok((catalog, parts.last().cloned().unwrap_or_default()))
+    }
+
+    /// Like [`Binder::relation`], for the table or view a statement changes: the
+    /// database it names becomes the one the statement writes to (one per statement).
+    pub(super) fn target(
+        &mut self,
+        name: &ast::ObjectName,
+    ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
+        let (catalog, bare) = self.relation(name)?;
+        let database = catalog.database_name();
+        match &self.written {
+            Some(w) if !w.eq_ignore_ascii_case(&database) => {
+                return Err(Error::not_supported(format!(
+                    "a statement may change one database only; it changes \"{w}\" and \"{database}\""
+                )))
+            }
+            _ => self.written = Some(database),
         }
-        Ok(parts.last().cloned().unwrap_or_default())
+        Ok((catalog, bare))
     }
 }
 

@@ -14,16 +14,15 @@ use stride_common::{Error, Result, ScalarValue, TableSchema};
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
-        let name = match &ins.table {
-            ast::TableObject::TableName(n) => self.relation_name(n)?,
+        let (catalog, name) = match &ins.table {
+            ast::TableObject::TableName(n) => self.target(n)?,
             other => {
                 return Err(Error::not_supported(format!(
                     "INSERT INTO {other} is not supported"
                 )))
             }
         };
-        let (table_id, schema) = self
-            .catalog
+        let (table_id, schema) = catalog
             .table(&name)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         let targets: Vec<usize> = if ins.columns.is_empty() {
@@ -126,7 +125,7 @@ impl Binder<'_> {
             }
             None => None,
         };
-        let on_conflict = self.bind_on_conflict(ins, table_id, &schema)?;
+        let on_conflict = self.bind_on_conflict(ins, &*catalog, table_id, &schema)?;
         Ok(BoundStatement::Insert {
             table_id,
             table: schema.name.clone(),
@@ -139,11 +138,12 @@ impl Binder<'_> {
     fn bind_on_conflict(
         &mut self,
         ins: &ast::Insert,
+        catalog: &dyn crate::catalog::Catalog,
         table_id: u64,
         schema: &TableSchema,
     ) -> Result<Option<OnConflict>> {
         let mut keys: Vec<Vec<usize>> = schema.unique_keys.clone();
-        for i in self.catalog.indexes() {
+        for i in catalog.indexes() {
             if i.table_id == table_id && i.unique && !keys.contains(&i.columns) {
                 keys.push(i.columns);
             }

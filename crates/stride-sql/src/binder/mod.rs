@@ -7,6 +7,7 @@
 //! the node that evaluates them; references to an enclosing query become
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
+mod attach;
 mod csv;
 mod ddl;
 mod expr;
@@ -154,6 +155,23 @@ pub enum BoundStatement {
     },
     /// `PRAGMA database_size`: the file's blocks, its WAL, the buffer pool's use.
     DatabaseSize,
+    /// `ATTACH 'path' [AS name] [(READ_ONLY)]`: open another database file (or an
+    /// in-memory database, for `:memory:`) beside this one, for the whole database.
+    Attach {
+        path: String,
+        name: String,
+        read_only: bool,
+        if_not_exists: bool,
+    },
+    /// `DETACH name`.
+    Detach {
+        name: String,
+        if_exists: bool,
+    },
+    /// `USE name`: the database unqualified names refer to, for this connection.
+    Use {
+        database: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +187,12 @@ pub enum TransactionOp {
 }
 
 pub struct Binder<'a> {
-    catalog: &'a dyn Catalog,
+    /// The catalog of the database unqualified names are looked up in (the session's
+    /// current one, or an attached one while one of its views is bound).
+    catalog: Arc<dyn Catalog + 'a>,
+    /// The database the statement changes, when a name it changes is qualified by one
+    /// (`INSERT INTO other.t`); the facade runs the change there.
+    written: Option<String>,
     settings: &'a Settings,
     /// Scopes of the enclosing queries, innermost last, while binding a subquery.
     outer_scopes: Vec<Scope>,
@@ -204,9 +227,10 @@ pub const MAX_PARAMETERS: usize = u16::MAX as usize;
 pub const MAX_EXPRESSION_DEPTH: usize = 10_000;
 
 impl<'a> Binder<'a> {
-    pub fn new(catalog: &'a dyn Catalog, settings: &'a Settings) -> Self {
+    pub fn new(catalog: Arc<dyn Catalog + 'a>, settings: &'a Settings) -> Self {
         Binder {
             catalog,
+            written: None,
             settings,
             outer_scopes: Vec::new(),
             ctes: Vec::new(),
@@ -219,6 +243,12 @@ impl<'a> Binder<'a> {
             set_functions: Vec::new(),
             param_types: Vec::new(),
         }
+    }
+
+    /// The database the bound statement changes, when its target was qualified by a
+    /// database name; `None`: the current one.
+    pub fn written_database(&self) -> Option<&str> {
+        self.written.as_deref()
     }
 
     /// Values for the statement's `$n` parameters.
@@ -252,6 +282,42 @@ impl<'a> Binder<'a> {
             S::Reset(r) => self.bind_reset(r),
             S::ShowVariable { variable } => self.bind_show(variable),
             S::ShowTables { .. } => self.show_tables(),
+            S::ShowDatabases { .. } => Ok(BoundStatement::Query(self.show_databases())),
+            S::AttachDuckDBDatabase {
+                if_not_exists,
+                database_path,
+                database_alias,
+                attach_options,
+                ..
+            } => self.bind_attach(
+                &database_path.value,
+                database_alias.as_ref(),
+                attach_options,
+                *if_not_exists,
+            ),
+            S::AttachDatabase {
+                schema_name,
+                database_file_name: ast::Expr::Value(v),
+                ..
+            } => match &v.value {
+                ast::Value::SingleQuotedString(path) => {
+                    self.bind_attach(path, Some(schema_name), &[], false)
+                }
+                other => Err(Error::binder(format!(
+                    "ATTACH takes the file's path as a string, not {other}"
+                ))),
+            },
+            S::DetachDuckDBDatabase {
+                if_exists,
+                database_alias,
+                ..
+            } => Ok(BoundStatement::Detach {
+                name: expr::ident_name(database_alias),
+                if_exists: *if_exists,
+            }),
+            S::Use(ast::Use::Object(name) | ast::Use::Database(name) | ast::Use::Catalog(name)) => {
+                self.bind_use(name)
+            }
             S::Call(f) => self.bind_call(f),
             S::Copy {
                 source,

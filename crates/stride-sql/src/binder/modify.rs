@@ -28,7 +28,8 @@ impl Binder<'_> {
                 "DELETE FROM takes one table; name the others in USING",
             ));
         };
-        let (table_id, name, plan, n) = self.bind_target(target, "DELETE FROM")?;
+        let (table_id, schema, plan, n) = self.bind_target(target, "DELETE FROM")?;
+        let name = schema.name.clone();
         let target: Vec<Field> = plan.schema()[..n].to_vec();
         let (plan, _scope) =
             self.join_and_filter(plan, d.using.as_deref(), d.selection.as_ref())?;
@@ -83,12 +84,9 @@ impl Binder<'_> {
                 "UPDATE with OR, ORDER BY or LIMIT is not supported yet",
             ));
         }
-        let (table_id, name, plan, n) = self.bind_target(&u.table, "UPDATE")?;
+        let (table_id, schema, plan, n) = self.bind_target(&u.table, "UPDATE")?;
+        let name = schema.name.clone();
         let target: Vec<Field> = plan.schema()[..n].to_vec();
-        let (_, schema) = self
-            .catalog
-            .table(&name)
-            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         let from = match &u.from {
             Some(
                 ast::UpdateTableFromKind::BeforeSet(f) | ast::UpdateTableFromKind::AfterSet(f),
@@ -171,12 +169,17 @@ impl Binder<'_> {
     }
 
     /// The scan of the table a DELETE or UPDATE changes, with its row id as a last
-    /// column `rowid`: (table id, name, plan, position of the row id).
+    /// column `rowid`: (table id, schema, plan, position of the row id).
     fn bind_target(
         &mut self,
         target: &ast::TableWithJoins,
         statement: &str,
-    ) -> Result<(u64, String, LogicalPlan, usize)> {
+    ) -> Result<(
+        u64,
+        std::sync::Arc<stride_common::TableSchema>,
+        LogicalPlan,
+        usize,
+    )> {
         let ast::TableFactor::Table {
             name,
             alias,
@@ -199,9 +202,9 @@ impl Binder<'_> {
                 }
             )));
         }
-        let tname = self.relation_name(name)?;
-        let Some((table_id, schema)) = self.catalog.table(&tname) else {
-            if self.catalog.view(&tname).is_some() {
+        let (catalog, tname) = self.target(name)?;
+        let Some((table_id, schema)) = catalog.table(&tname) else {
+            if catalog.view(&tname).is_some() {
                 return Err(Error::binder(format!(
                     "\"{tname}\" is a view; {statement} changes tables only"
                 )));
@@ -227,13 +230,13 @@ impl Binder<'_> {
             table: schema.clone(),
             table_id,
             schema: fields,
-            rows: self.catalog.row_count(table_id),
+            rows: catalog.row_count(table_id),
         };
         let qual = alias
             .as_ref()
             .map_or(schema.name.clone(), |a| ident_name(&a.name));
         let (plan, _) = apply_alias(plan, &qual, alias.as_ref())?;
-        Ok((table_id, schema.name.clone(), plan, n))
+        Ok((table_id, schema, plan, n))
     }
 
     /// The target joined with the tables of USING / FROM, filtered by WHERE.

@@ -83,11 +83,14 @@ impl Binder<'_> {
                 Ok(BoundStatement::Query(self.bind_storage_info(&table)?))
             }
             "database_size" if value.is_none() => Ok(BoundStatement::DatabaseSize),
+            "database_list" if value.is_none() => {
+                Ok(BoundStatement::Query(self.database_list()))
+            }
             "integrity_check" if value.is_none() => {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, database_size, storage_info and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, database_size, database_list, storage_info and integrity_check"
             ))),
         }
     }

@@ -147,9 +147,8 @@ impl Binder<'_> {
     }
 
     pub(super) fn describe_table(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {
-        let tname = self.relation_name(name)?;
-        let (_, schema) = self
-            .catalog
+        let (catalog, tname) = self.relation(name)?;
+        let (_, schema) = catalog
             .table(&tname)
             .ok_or_else(|| Error::catalog(format!("Table with name {tname} does not exist!")))?;
         let rows = schema

@@ -16,11 +16,15 @@ impl Binder<'_> {
         if cv.materialized {
             return Err(Error::not_supported("materialized views"));
         }
-        let name = self.relation_name(&cv.name)?;
+        let (catalog, name) = self.target(&cv.name)?;
         let columns: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
         let sql = cv.query.to_string();
-        // Bind once now, so a broken view is refused when it is created.
-        let plan = self.bind_view_query(&name, &cv.query)?;
+        // Bound once now, in the view's database (where its names will be looked up),
+        // so a broken view is refused when it is created.
+        let outer = std::mem::replace(&mut self.catalog, catalog);
+        let plan = self.bind_view_query(&name, &cv.query);
+        self.catalog = outer;
+        let plan = plan?;
         if columns.len() > plan.schema().len() {
             return Err(Error::binder(format!(
                 "view \"{name}\" names {} columns but its query returns {}",

@@ -262,9 +262,15 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[INT8, INT8, INT8], INT8));
     }
     rows.push(f("unnest", &[ANYARRAY], ANYELEMENT));
-    for name in ["read_csv", "read_csv_auto", "sniff_csv"] {
+    for name in [
+        "read_csv",
+        "read_csv_auto",
+        "sniff_csv",
+        "pragma_storage_info",
+    ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
+    rows.push(f("duckdb_databases", &[], RECORD));
     rows
 }
 

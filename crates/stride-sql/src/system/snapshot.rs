@@ -36,11 +36,12 @@ pub const CONSTRAINT_OID_BASE: i64 = 1 << 30;
 pub const ATTRDEF_OID_BASE: i64 = 3 << 29;
 
 pub fn constraint_oid(table_oid: i64, key: usize) -> i64 {
-    CONSTRAINT_OID_BASE + (table_oid - USER_OID_BASE) * 1000 + key as i64
+    // Wrapping: tables of an attached database have ids with its slot in the top bits.
+    CONSTRAINT_OID_BASE.wrapping_add((table_oid - USER_OID_BASE).wrapping_mul(1000)) + key as i64
 }
 
 pub fn attrdef_oid(table_oid: i64, attnum: i16) -> i64 {
-    ATTRDEF_OID_BASE + (table_oid - USER_OID_BASE) * 1000 + attnum as i64
+    ATTRDEF_OID_BASE.wrapping_add((table_oid - USER_OID_BASE).wrapping_mul(1000)) + attnum as i64
 }
 
 #[derive(Debug, Clone)]

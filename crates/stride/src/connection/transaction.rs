@@ -1,6 +1,7 @@
-//! Transactions: BEGIN gives the connection a [`Transaction`], a fork of the catalog
-//! (row groups are shared, so it costs a list of pointers per table) that its
-//! statements read and change, with the log entries they would write. COMMIT checks
+//! Transactions: BEGIN gives the connection a [`Transaction`], a fork of every
+//! database's catalog (row groups are shared, so it costs a list of pointers per
+//! table) that its statements read and change, with the log entries they would write.
+//! A transaction changes one database only (as in DuckDB). COMMIT checks
 //! for conflicts (a table whose rows it deleted or updated, or that it dropped or
 //! replaced, was changed by a commit since BEGIN: first committer wins; appends do not
 //! conflict), tries the entries on a fresh fork, logs them as one WAL record and
@@ -8,19 +9,26 @@
 //! transaction refuses every change (`Connection::writer`).
 
 use super::{checkpoint_if_due, Connection};
+use crate::databases::Store;
 use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{Error, Result, TableSchema};
 use stride_sql::binder::TransactionOp;
-use stride_storage::{Catalog, RowGroup, WalEntry};
+use stride_storage::{Catalogs, RowGroup, WalEntry};
+
+/// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
+type Base = HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>;
 
 /// An open transaction (BEGIN ... COMMIT): its statements read and change a copy of
 /// the catalog taken at BEGIN (a snapshot: other connections' commits stay unseen),
 /// and their changes wait in `entries` until COMMIT applies them to the database.
 pub(crate) struct Transaction {
-    pub(super) catalog: Arc<Catalog>,
-    /// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
-    pub(super) base: HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>,
+    /// Every database's catalog as of BEGIN, with this transaction's changes.
+    pub(super) catalogs: Catalogs,
+    /// The tables of each database (by slot) at BEGIN.
+    base: HashMap<u64, Base>,
+    /// The slot of the database the transaction changes, once it changes one.
+    written: Option<u64>,
     pub(super) entries: Vec<WalEntry>,
     /// Why a statement of the transaction failed: it can then only be rolled back.
     pub(super) failed: Option<String>,
@@ -66,6 +74,28 @@ fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
     out
 }
 
+impl Transaction {
+    /// Records that the transaction changes `store`: it may change one database only.
+    pub(super) fn write_to(&mut self, store: &Store) -> Result<()> {
+        if self.catalogs.catalog(store.slot).is_none() {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!("database \"{}\" was attached after this transaction began; change it in a new transaction", store.name),
+            ));
+        }
+        match self.written {
+            Some(slot) if slot != store.slot => Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!("a transaction may change one database only: this one has changed another than \"{}\"; COMMIT it first", store.name),
+            )),
+            _ => {
+                self.written = Some(store.slot);
+                Ok(())
+            }
+        }
+    }
+}
+
 impl Connection {
     /// BEGIN, COMMIT, ROLLBACK and SET TRANSACTION.
     pub(super) fn transaction_op(&self, op: TransactionOp) -> Result<()> {
@@ -83,20 +113,27 @@ impl Connection {
                 ));
             }
             (TransactionOp::Begin { read_only }, None) => {
-                let catalog = Arc::new(self.catalog.fork()?);
-                // From the copy itself: a commit landing meanwhile is in both
+                let catalogs = self.catalogs().fork()?;
+                // From the copies themselves: a commit landing meanwhile is in both
                 // or in neither.
-                let base = catalog
-                    .tables()
-                    .into_iter()
-                    .map(|t| {
-                        let name = t.schema.name.to_ascii_lowercase();
-                        (name, (t.schema.clone(), t.snapshot()))
+                let base = catalogs
+                    .iter()
+                    .map(|(slot, catalog)| {
+                        let tables = catalog
+                            .tables()
+                            .into_iter()
+                            .map(|t| {
+                                let name = t.schema.name.to_ascii_lowercase();
+                                (name, (t.schema.clone(), t.snapshot()))
+                            })
+                            .collect();
+                        (*slot, tables)
                     })
                     .collect();
                 self.set_transaction(Some(Transaction {
-                    catalog,
+                    catalogs,
                     base,
+                    written: None,
                     entries: Vec::new(),
                     failed: None,
                     read_only,
@@ -132,16 +169,25 @@ impl Connection {
                 ),
             ));
         }
-        if t.entries.is_empty() {
+        let Some(slot) = t.written.filter(|_| !t.entries.is_empty()) else {
             return Ok(());
-        }
-        let mut writer = self.shared_writer()?;
+        };
+        let store = self.databases.in_slot(slot).ok_or_else(|| {
+            Error::new(
+                stride_common::ErrorKind::Transaction,
+                "the database this transaction changed was detached; the transaction was rolled back",
+            )
+        })?;
+        let catalog = &store.catalog;
+        let mut writer = self.shared_writer(&store)?;
         let rewritten = rewritten_tables(&t.entries);
+        let base = t.base.get(&slot);
         for name in named_tables(&t.entries) {
-            let Some((schema, groups)) = t.base.get(&name.to_ascii_lowercase()) else {
+            let Some((schema, groups)) = base.and_then(|b| b.get(&name.to_ascii_lowercase()))
+            else {
                 continue; // created by this transaction: the trial below checks the name
             };
-            let now = self.catalog.table(&name);
+            let now = catalog.table(&name);
             let same = now.is_some_and(|now| {
                 // Rows may be appended to a table another transaction also appends to,
                 // as long as its columns are the same; rewriting needs the same rows.
@@ -159,7 +205,7 @@ impl Connection {
                 ));
             }
         }
-        let trial = self.catalog.fork()?;
+        let trial = catalog.fork()?;
         for e in t.entries.iter().cloned() {
             stride_storage::apply_entry(&trial, e)?;
         }
@@ -167,9 +213,9 @@ impl Connection {
         if let Some(w) = writer.file.as_mut() {
             w.log(&t.entries, sync)?;
         }
-        let applied = self.catalog.atomically(|| {
+        let applied = catalog.atomically(|| {
             for e in t.entries {
-                stride_storage::apply_entry(&self.catalog, e)?;
+                stride_storage::apply_entry(catalog, e)?;
             }
             Ok(())
         });

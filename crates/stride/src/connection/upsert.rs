@@ -7,6 +7,7 @@
 //! fork of the table before anything is logged.
 
 use super::{changed_meanwhile, checkpoint_if_due, log, Connection, Load};
+use crate::databases::Store;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use stride_common::{DataChunk, Error, Result, Vector, VECTOR_SIZE};
@@ -29,14 +30,15 @@ impl Connection {
     /// and their images (the table's columns) when `images` is asked for.
     pub(crate) fn upsert(
         &self,
+        store: &Store,
         table: &Arc<Table>,
         parts: Parts,
         on: &OnConflict,
         images: bool,
         ctx: &QueryContext,
     ) -> Result<(usize, Option<Parts>)> {
-        let mut writer = self.writer()?;
-        let current = self.catalog().table_by_id(table.id);
+        let mut writer = self.writer(store)?;
+        let current = self.catalog_of(store).table_by_id(table.id);
         if !current.is_some_and(|c| Arc::ptr_eq(&c, table)) {
             return Err(changed_meanwhile(&table.schema.name));
         }

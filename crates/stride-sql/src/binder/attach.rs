@@ -1,0 +1,178 @@
+//! Several databases in one session: `ATTACH 'file.stride' [AS name] [(READ_ONLY)]`,
+//! `DETACH name`, `USE name`, and the lists of databases (`SHOW DATABASES`,
+//! `duckdb_databases()`, `PRAGMA database_list`). The facade opens and closes the
+//! files; names qualified by a database are resolved in `from.rs` (`Binder::relation`).
+
+use super::{constant_rows, Binder, BoundStatement};
+use crate::plan::{Field, LogicalPlan};
+use sqlparser::ast;
+use stride_common::{DataType, Error, Result, ScalarValue};
+
+/// Names a database cannot be attached as: the schemas a qualified name may hold.
+const RESERVED: &[&str] = &["main", "pg_catalog", "information_schema", "temp", "system"];
+
+impl Binder<'_> {
+    pub(super) fn bind_attach(
+        &mut self,
+        path: &str,
+        alias: Option<&ast::Ident>,
+        options: &[ast::AttachDuckDBDatabaseOption],
+        if_not_exists: bool,
+    ) -> Result<BoundStatement> {
+        self.settings.check_external_access("ATTACH")?;
+        let mut read_only = false;
+        for o in options {
+            match o {
+                ast::AttachDuckDBDatabaseOption::ReadOnly(v) => read_only = v.unwrap_or(true),
+                ast::AttachDuckDBDatabaseOption::Type(t) => {
+                    if !t.value.eq_ignore_ascii_case("stride") {
+                        return Err(Error::not_supported(format!(
+                            "ATTACH of TYPE {} is not supported; stride attaches its own database files",
+                            t.value
+                        )));
+                    }
+                }
+            }
+        }
+        let name = match alias {
+            Some(a) => super::expr::ident_name(a),
+            None if path.is_empty() || path == ":memory:" => {
+                return Err(Error::binder(
+                    "an in-memory database needs a name: ATTACH ':memory:' AS name",
+                ))
+            }
+            // The file's name without its extension, as the first database is named.
+            None => std::path::Path::new(path)
+                .file_stem()
+                .and_then(|f| f.to_str())
+                .unwrap_or_default()
+                .to_string(),
+        };
+        if name.is_empty() || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&name)) {
+            return Err(Error::binder(format!(
+                "\"{name}\" cannot name an attached database; give it another with ATTACH '{path}' AS name"
+            )));
+        }
+        Ok(BoundStatement::Attach {
+            path: path.to_string(),
+            name,
+            read_only,
+            if_not_exists,
+        })
+    }
+
+    pub(super) fn bind_use(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                ast::ObjectNamePart::Identifier(id) => Ok(super::expr::ident_name(id)),
+                _ => Err(Error::binder(format!("invalid name {name}"))),
+            })
+            .collect::<Result<_>>()?;
+        let database = match parts.as_slice() {
+            [d] | [d, _] => d.clone(),
+            _ => {
+                return Err(Error::binder(format!(
+                    "USE takes a database name, not {name}"
+                )))
+            }
+        };
+        if let [_, s] = parts.as_slice() {
+            if !s.eq_ignore_ascii_case("main") {
+                return Err(Error::catalog(format!(
+                    "Schema \"{s}\" does not exist; every database has the schema main"
+                )));
+            }
+        }
+        let known = self.catalog.databases();
+        match known
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(&database))
+        {
+            Some(d) => Ok(BoundStatement::Use {
+                database: d.name.clone(),
+            }),
+            // `USE main` names the schema of the current database.
+            None if database.eq_ignore_ascii_case("main") => Ok(BoundStatement::Use {
+                database: self.catalog.database_name(),
+            }),
+            None => Err(Error::catalog(format!(
+                "Catalog \"{database}\" does not exist; the databases are {}",
+                database_list(&known)
+            ))),
+        }
+    }
+
+    /// The session's databases, as DuckDB's `duckdb_databases()` lists them.
+    pub(super) fn bind_databases(&self) -> LogicalPlan {
+        let schema = vec![
+            Field::new("database_name", DataType::Varchar),
+            Field::new("database_oid", DataType::BigInt),
+            Field::new("path", DataType::Varchar),
+            Field::new("internal", DataType::Boolean),
+            Field::new("type", DataType::Varchar),
+            Field::new("readonly", DataType::Boolean),
+        ];
+        let rows = self
+            .catalog
+            .databases()
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                vec![
+                    ScalarValue::Varchar(d.name),
+                    ScalarValue::BigInt(i as i64),
+                    d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
+                    ScalarValue::Boolean(false),
+                    ScalarValue::Varchar("stride".into()),
+                    ScalarValue::Boolean(d.read_only),
+                ]
+            })
+            .collect();
+        constant_rows(schema, rows)
+    }
+
+    /// `SHOW DATABASES`: the names, as DuckDB shows them.
+    pub(super) fn show_databases(&self) -> LogicalPlan {
+        let rows = self
+            .catalog
+            .databases()
+            .into_iter()
+            .map(|d| vec![ScalarValue::Varchar(d.name)])
+            .collect();
+        constant_rows(vec![Field::new("database_name", DataType::Varchar)], rows)
+    }
+
+    /// `PRAGMA database_list`: sequence number, name and file, as SQLite and DuckDB
+    /// list them.
+    pub(super) fn database_list(&self) -> LogicalPlan {
+        let schema = vec![
+            Field::new("seq", DataType::BigInt),
+            Field::new("name", DataType::Varchar),
+            Field::new("file", DataType::Varchar),
+        ];
+        let rows = self
+            .catalog
+            .databases()
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                vec![
+                    ScalarValue::BigInt(i as i64),
+                    ScalarValue::Varchar(d.name),
+                    d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
+                ]
+            })
+            .collect();
+        constant_rows(schema, rows)
+    }
+}
+
+fn database_list(known: &[crate::catalog::DatabaseEntry]) -> String {
+    known
+        .iter()
+        .map(|d| format!("\"{}\"", d.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,155 @@
+//! The databases of one [`crate::Database`]: the one it was opened with, and those
+//! ATTACHed beside it (`ATTACH 'other.stride' AS o`), shared by all its connections as
+//! in DuckDB. Each is a [`Store`]: a catalog, and for a file its [`DatabaseFile`] with
+//! the WAL and writer. Each has a slot that the ids of its tables carry
+//! (`stride_storage::catalogs`), so one query may read tables of several databases.
+//!
+//! A statement changes one database: the one its target table names, or the
+//! connection's current one (`USE`); a transaction too (as in DuckDB). A database is
+//! closed when it is detached and the last statement using it ends.
+
+use std::sync::{Arc, Mutex, RwLock};
+use stride_common::{Error, Result};
+use stride_storage::fs::FileSystem;
+use stride_storage::{BufferPool, Catalog, DatabaseFile};
+
+/// One database.
+pub(crate) struct Store {
+    /// Its tables' ids carry this in their top bits; 0 for the database opened first.
+    pub slot: u64,
+    /// The name qualified table names use: the ATTACH alias, else `memory` or the
+    /// file's stem.
+    pub name: String,
+    pub catalog: Arc<Catalog>,
+    /// The database file and its WAL; `None` in memory.
+    pub file: Option<Arc<DatabaseFile>>,
+    /// Held by the statement changing an in-memory database (a file's writer plays
+    /// this part for a database file).
+    pub writes: Mutex<()>,
+}
+
+impl Store {
+    pub fn new(
+        slot: u64,
+        name: String,
+        catalog: Arc<Catalog>,
+        file: Option<Arc<DatabaseFile>>,
+    ) -> Store {
+        Store {
+            slot,
+            name,
+            catalog,
+            file,
+            writes: Mutex::new(()),
+        }
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.file.as_ref().is_some_and(|f| f.read_only)
+    }
+}
+
+/// Every database of a [`crate::Database`], the one opened first at the front.
+pub(crate) struct Databases {
+    list: RwLock<Vec<Arc<Store>>>,
+    /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
+    /// database attached after it was bound).
+    next_slot: Mutex<u64>,
+}
+
+impl Databases {
+    pub fn new(main: Store) -> Databases {
+        Databases {
+            list: RwLock::new(vec![Arc::new(main)]),
+            next_slot: Mutex::new(1),
+        }
+    }
+
+    pub fn all(&self) -> Vec<Arc<Store>> {
+        self.list.read().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// The database opened first.
+    pub fn main(&self) -> Arc<Store> {
+        self.all().swap_remove(0)
+    }
+
+    pub fn named(&self, name: &str) -> Option<Arc<Store>> {
+        self.all()
+            .into_iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn in_slot(&self, slot: u64) -> Option<Arc<Store>> {
+        self.all().into_iter().find(|s| s.slot == slot)
+    }
+
+    /// ATTACH: opens the database file at `path` (an in-memory database for
+    /// `:memory:`) as `name`. Returns false when `if_not_exists` found the name taken.
+    pub fn attach(
+        &self,
+        fs: &dyn FileSystem,
+        path: &str,
+        name: &str,
+        read_only: bool,
+        if_not_exists: bool,
+        pool: &BufferPool,
+    ) -> Result<bool> {
+        if let Some(s) = self.named(name) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(Error::binder(format!(
+                "Database \"{}\" is already attached; DETACH it first, or attach the file under another name (ATTACH '{path}' AS other)",
+                s.name
+            )));
+        }
+        let (catalog, file) = if path.is_empty() || path == ":memory:" {
+            (Arc::new(Catalog::new()), None)
+        } else {
+            let (file, catalog, _recovery) = DatabaseFile::open(fs, path, read_only)?;
+            // One memory limit for every database (each file keeps its own cache).
+            file.pool.set_limit(pool.limit());
+            (catalog, Some(file))
+        };
+        let mut next = self
+            .next_slot
+            .lock()
+            .map_err(|_| Error::internal("databases lock"))?;
+        let mut list = self
+            .list
+            .write()
+            .map_err(|_| Error::internal("databases lock"))?;
+        if list.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
+            return Err(Error::binder(format!(
+                "Database \"{name}\" was attached meanwhile by another connection"
+            )));
+        }
+        list.push(Arc::new(Store::new(*next, name.to_string(), catalog, file)));
+        *next += 1;
+        Ok(true)
+    }
+
+    /// DETACH: forgets the database `name`; its file closes when no statement uses
+    /// it any more. Returns false when `if_exists` found no such database.
+    pub fn detach(&self, name: &str, if_exists: bool) -> Result<bool> {
+        let mut list = self
+            .list
+            .write()
+            .map_err(|_| Error::internal("databases lock"))?;
+        match list.iter().position(|s| s.name.eq_ignore_ascii_case(name)) {
+            Some(0) => Err(Error::binder(format!(
+                "Cannot detach database \"{}\": it is the database stride was opened with",
+                list[0].name
+            ))),
+            Some(i) => {
+                list.remove(i);
+                Ok(true)
+            }
+            None if if_exists => Ok(false),
+            None => Err(Error::binder(format!(
+                "Failed to detach database with name \"{name}\": database not found"
+            ))),
+        }
+    }
+}
