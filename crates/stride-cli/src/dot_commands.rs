@@ -1,6 +1,6 @@
 //! Dot commands: lines starting with `.` typed where no statement is pending. They
 //! change the shell's settings (`.mode`, `.timer`, `.bail`), describe the database
-//! (`.tables`, `.schema`), run a script (`.read`), or end the session (`.quit`). An
+//! (`.tables`, `.schema`, `.databases`), run a script (`.read`), or end the session (`.quit`). An
 //! unknown command is an error, counted as a failure like a failed statement.
 
 use crate::render::{display_width, Mode};
@@ -14,6 +14,7 @@ const TABLES_WIDTH: usize = 80;
 
 const HELP: &str = "\
 .bail on|off             Stop after hitting an error (default off)
+.databases               List the databases: the one opened and those attached
 .exit                    Exit this program
 .help                    Show this message
 .mode MODE               Set the output mode: box, csv, json, line, list, markdown
@@ -94,6 +95,7 @@ pub fn run(shell: &mut Shell, line: &str) -> Flow {
             shell.print(&text);
             Flow::Continue
         }
+        ("databases", 0) => databases(shell),
         ("read", 1) => read(shell, &rest[0]),
         _ => unknown(shell, name),
     }
@@ -103,6 +105,32 @@ fn unknown(shell: &mut Shell, name: &str) -> Flow {
     shell.fail(&format!(
         "unknown command or invalid arguments: \"{name}\". Enter \".help\" for help"
     ))
+}
+
+/// `.databases`: one line per database, `name: path`, marked when read-only.
+fn databases(shell: &mut Shell) -> Flow {
+    let sql = "SELECT database_name, coalesce(path, ':memory:'), readonly FROM duckdb_databases()";
+    let rows = match shell.conn.query(sql) {
+        Ok(r) => r.rows().collect::<stride::Result<Vec<_>>>(),
+        Err(e) => Err(e),
+    };
+    match rows {
+        Ok(rows) => {
+            let mut text = String::new();
+            for r in rows {
+                let read_only = matches!(r[2], stride::ScalarValue::Boolean(true));
+                text.push_str(&format!(
+                    "{}: {}{}\n",
+                    r[0],
+                    r[1],
+                    if read_only { " (read only)" } else { "" }
+                ));
+            }
+            shell.print(&text);
+            Flow::Continue
+        }
+        Err(e) => shell.fail(&e.to_string()),
+    }
 }
 
 /// `.read FILE`: runs the statements and commands of a file.

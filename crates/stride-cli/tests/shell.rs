@@ -234,6 +234,13 @@ fn dot_commands_in_scripts() {
 }
 
 #[test]
+fn databases_lists_attached_ones() {
+    let o = run(&[], "ATTACH ':memory:' AS scratch;\n.databases\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "memory: :memory:\nscratch: :memory:\n");
+}
+
+#[test]
 fn unknown_dot_command_fails() {
     let o = run(&["-csv"], ".frobnicate\nSELECT 1 AS a;\n");
     assert_eq!(o.status.code(), Some(1));

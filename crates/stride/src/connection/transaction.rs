@@ -27,8 +27,8 @@ pub(crate) struct Transaction {
     pub(super) catalogs: Catalogs,
     /// The tables of each database (by slot) at BEGIN.
     base: HashMap<u64, Base>,
-    /// The slot of the database the transaction changes, once it changes one.
-    written: Option<u64>,
+    /// The database the transaction changes (slot and name), once it changes one.
+    written: Option<(u64, String)>,
     pub(super) entries: Vec<WalEntry>,
     /// Why a statement of the transaction failed: it can then only be rolled back.
     pub(super) failed: Option<String>,
@@ -83,13 +83,13 @@ impl Transaction {
                 format!("database \"{}\" was attached after this transaction began; change it in a new transaction", store.name),
             ));
         }
-        match self.written {
-            Some(slot) if slot != store.slot => Err(Error::new(
+        match &self.written {
+            Some((slot, name)) if *slot != store.slot => Err(Error::new(
                 stride_common::ErrorKind::Transaction,
-                format!("a transaction may change one database only: this one has changed another than \"{}\"; COMMIT it first", store.name),
+                format!("Attempting to write to database \"{}\" in a transaction that has already modified database \"{name}\": a transaction changes one database only; COMMIT it first", store.name),
             )),
             _ => {
-                self.written = Some(store.slot);
+                self.written = Some((store.slot, store.name.clone()));
                 Ok(())
             }
         }
@@ -169,7 +169,7 @@ impl Connection {
                 ),
             ));
         }
-        let Some(slot) = t.written.filter(|_| !t.entries.is_empty()) else {
+        let Some(slot) = t.written.as_ref().map(|w| w.0).filter(|_| !t.entries.is_empty()) else {
             return Ok(());
         };
         let store = self.databases.in_slot(slot).ok_or_else(|| {
