@@ -175,14 +175,22 @@ fn attached_files_keep_their_changes() {
         }
         assert_eq!(count(&db, "SELECT count(*) FROM other.big"), 200_000);
         assert_eq!(
-            count(&db, "SELECT count(*) FROM other.big b JOIN m ON b.i = m.i WHERE s = 'u'"),
+            count(
+                &db,
+                "SELECT count(*) FROM other.big b JOIN m ON b.i = m.i WHERE s = 'u'"
+            ),
             10
         );
         let e = conn
             .execute("INSERT INTO other.small VALUES (2)")
             .unwrap_err();
-        assert!(e.message.contains("PRIMARY KEY") || e.message.contains("unique"), "{e}");
-        let e = conn.execute(&format!("ATTACH '{other}' AS again")).unwrap_err();
+        assert!(
+            e.message.contains("PRIMARY KEY") || e.message.contains("unique"),
+            "{e}"
+        );
+        let e = conn
+            .execute(&format!("ATTACH '{other}' AS again"))
+            .unwrap_err();
         assert!(e.message.contains("already open"), "{e}");
 
         // DETACH closes the file: it opens by itself, then attaches read-only.
@@ -191,7 +199,10 @@ fn attached_files_keep_their_changes() {
         conn.execute(&format!("ATTACH '{other}' AS o (READ_ONLY)"))
             .unwrap();
         assert_eq!(count(&db, "SELECT count(*) FROM o.small"), 2);
-        let ro = query(&db, "SELECT readonly FROM duckdb_databases() WHERE database_name = 'o'");
+        let ro = query(
+            &db,
+            "SELECT readonly FROM duckdb_databases() WHERE database_name = 'o'",
+        );
         assert_eq!(ro, vec![vec![ScalarValue::Boolean(true)]]);
         let e = conn.execute("INSERT INTO o.small VALUES (3)").unwrap_err();
         assert!(e.message.contains("read-only"), "{e}");
@@ -209,6 +220,42 @@ fn attached_files_keep_their_changes() {
     drop(db);
     let db = Database::open(&main).unwrap();
     assert_eq!(db.connect().unwrap().table_names(), vec!["m".to_string()]);
+    drop(db);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// ATTACH opens files, so it obeys the limits on file access (the server's
+/// `--allow-dir`, `enable_external_access`).
+#[test]
+fn attach_obeys_file_access_limits() {
+    let d = dir("attach-limits");
+    let inside = d.join("inside");
+    std::fs::create_dir_all(&inside).unwrap();
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    conn.restrict_file_access(vec![std::fs::canonicalize(&inside).unwrap()])
+        .unwrap();
+    let outside = d.join("outside.stride");
+    let e = conn
+        .execute(&format!("ATTACH '{}' AS o", outside.display()))
+        .unwrap_err();
+    assert!(e.message.contains("not allowed"), "{e}");
+    assert!(!outside.exists());
+    conn.execute(&format!(
+        "ATTACH '{}' AS i",
+        inside.join("i.stride").display()
+    ))
+    .unwrap();
+    conn.execute("ATTACH ':memory:' AS m").unwrap();
+    conn.execute("SET enable_external_access = false").unwrap();
+    let e = conn
+        .execute(&format!(
+            "ATTACH '{}' AS j",
+            inside.join("j.stride").display()
+        ))
+        .unwrap_err();
+    assert!(e.message.contains("ATTACH"), "{e}");
+    drop(conn);
     drop(db);
     let _ = std::fs::remove_dir_all(&d);
 }

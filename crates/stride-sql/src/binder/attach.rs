@@ -53,6 +53,9 @@ impl Binder<'_> {
                 "\"{name}\" cannot name an attached database; give it another with ATTACH '{path}' AS name"
             )));
         }
+        if !(path.is_empty() || path == ":memory:") {
+            self.settings.check_path(path, !read_only)?;
+        }
         Ok(BoundStatement::Attach {
             path: path.to_string(),
             name,

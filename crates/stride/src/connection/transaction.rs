@@ -169,7 +169,12 @@ impl Connection {
                 ),
             ));
         }
-        let Some(slot) = t.written.as_ref().map(|w| w.0).filter(|_| !t.entries.is_empty()) else {
+        let Some(slot) = t
+            .written
+            .as_ref()
+            .map(|w| w.0)
+            .filter(|_| !t.entries.is_empty())
+        else {
             return Ok(());
         };
         let store = self.databases.in_slot(slot).ok_or_else(|| {
