@@ -26,6 +26,8 @@ pub mod compression;
 pub mod database_file;
 pub mod fs;
 pub mod inspect;
+pub mod rebase;
+pub mod row_ids;
 pub mod serialize;
 pub mod size;
 mod stats;

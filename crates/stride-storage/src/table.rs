@@ -5,10 +5,13 @@
 //! holds copies it first. DELETE and UPDATE
 //! rebuild the row groups they touch ([`Table::delete_rows`], [`Table::update_rows`],
 //! checked, then [`Table::install`]); ALTER TABLE makes a new table with the same rows
-//! ([`Table::altered`]); a transaction works on a [`Table::fork`].
+//! ([`Table::altered`]); a transaction works on a [`Table::fork`]. Every row has an id
+//! that outlives its position (`row_ids.rs`), and the table keeps the ids its recent
+//! deletes and updates changed ([`Table::changed_since`]).
 
 use crate::column::Column;
-use std::collections::{HashMap, HashSet};
+use crate::row_ids::{RowIds, FORK_IDS};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
@@ -90,11 +93,33 @@ pub struct IndexInfo {
     pub unique: bool,
 }
 
+/// Ids of rows changed that a table remembers at most: older changes are forgotten
+/// (a transaction that began before them then conflicts with any change to the table).
+const HISTORY_IDS: usize = 1 << 20;
+
 #[derive(Default)]
 struct TableData {
     row_groups: Vec<Arc<RowGroup>>,
+    /// Each row group's row ids, in step with `row_groups`.
+    ids: Vec<RowIds>,
+    /// The id the next row appended takes.
+    next_id: u64,
+    /// Counts the deletes and updates installed.
+    version: u64,
+    /// The ids of the rows each recent delete or update changed, by version, oldest
+    /// first (at most [`HISTORY_IDS`] ids in all).
+    history: VecDeque<(u64, Arc<Vec<u64>>)>,
     unique: Vec<UniqueKey>,
     indexes: Vec<IndexInfo>,
+}
+
+impl TableData {
+    /// Appends a row group of fresh rows.
+    fn push(&mut self, group: Arc<RowGroup>) {
+        self.ids.push(RowIds::span(self.next_id, group.len));
+        self.next_id += group.len as u64;
+        self.row_groups.push(group);
+    }
 }
 
 pub struct Table {
@@ -121,9 +146,8 @@ impl Table {
             id,
             schema: Arc::new(schema),
             data: RwLock::new(TableData {
-                row_groups: Vec::new(),
                 unique,
-                indexes: Vec::new(),
+                ..TableData::default()
             }),
             distinct: Mutex::new(HashMap::new()),
             counts_unsaved: Default::default(),
@@ -142,6 +166,11 @@ impl Table {
             schema: self.schema.clone(),
             data: RwLock::new(TableData {
                 row_groups: data.row_groups.clone(),
+                ids: data.ids.clone(),
+                // Rows the copy appends are numbered apart from everyone else's.
+                next_id: data.next_id.max(FORK_IDS),
+                version: data.version,
+                history: VecDeque::new(),
                 unique: data
                     .unique
                     .iter()
@@ -263,13 +292,16 @@ impl Table {
         let mut total = 0;
         for (cols, len) in flat {
             if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
-                data.row_groups.push(Arc::new(RowGroup::new(cols, len)));
+                data.push(Arc::new(RowGroup::new(cols, len)));
                 total += len;
                 continue;
             }
             let mut offset = 0;
             while offset < len {
-                let need_new = data.row_groups.last().is_none_or(|g| g.len >= MORSEL_SIZE);
+                // The last group takes more rows if it has room and its ids run on.
+                let next_id = data.next_id;
+                let need_new = data.row_groups.last().is_none_or(|g| g.len >= MORSEL_SIZE)
+                    || data.ids.last().is_none_or(|ids| ids.end() != next_id);
                 if need_new {
                     let columns = self
                         .schema
@@ -277,10 +309,13 @@ impl Table {
                         .iter()
                         .map(|c| Vector::with_capacity(&c.ty, 0))
                         .collect();
-                    data.row_groups.push(Arc::new(RowGroup::new(columns, 0)));
+                    data.push(Arc::new(RowGroup::new(columns, 0)));
                 }
+                let n =
+                    (MORSEL_SIZE - data.row_groups.last().map_or(0, |g| g.len)).min(len - offset);
+                data.ids.last_mut().expect("just ensured").grow(n);
+                data.next_id += n as u64;
                 let group = Arc::make_mut(data.row_groups.last_mut().expect("just ensured"));
-                let n = (MORSEL_SIZE - group.len).min(len - offset);
                 for (dst, src) in group.columns.iter_mut().zip(&cols) {
                     let dst = dst.vector_mut()?;
                     if offset == 0 && n == len {
@@ -383,7 +418,9 @@ impl Table {
         let new_keys = self.check(&data, loaded.iter().map(|(c, n)| (c.as_slice(), *n)))?;
         add_keys(&mut data, new_keys);
         let n = groups.iter().map(|g| g.len).sum();
-        data.row_groups.extend(groups);
+        for g in groups {
+            data.push(g);
+        }
         Ok(n)
     }
 
@@ -413,7 +450,9 @@ impl Table {
             }
             Arc::make_mut(present).extend(new);
         }
-        data.row_groups.extend(groups);
+        for g in groups {
+            data.push(g);
+        }
         Ok(())
     }
 
@@ -720,9 +759,9 @@ impl Table {
                 let columns = group.vectors()?.iter().map(|c| c.take(&keep)).collect();
                 Some(RowGroup::new(columns, keep.len()))
             };
-            changes.push((g, new));
+            changes.push((g, rows, new));
         }
-        self.replace_groups(base, changes, false)
+        self.replace_groups(base, changes, true)
     }
 
     /// Prepares setting `columns` of the rows with the given row ids (sorted and
@@ -753,26 +792,27 @@ impl Table {
                 new.columns[c] = Column::memory(both.take(&index));
             }
             at += rows.len();
-            changes.push((g, Some(new)));
+            changes.push((g, rows, Some(new)));
         }
-        self.replace_groups(base, changes, true)
+        self.replace_groups(base, changes, false)
     }
 
-    /// The table's row groups with `changes` (group position in `base`, new contents
-    /// or `None` to remove it) in place, with the table's constraints checked over the
-    /// result. The groups changed must still be those of `base`; rows appended since
-    /// stay.
+    /// The table's row groups with `changes` (group position in `base`, the positions
+    /// of the rows changed in it, its new contents or `None` to remove it) in place,
+    /// with the table's constraints checked over the result. The groups changed must
+    /// still be those of `base`; rows appended since stay. `deleting`: the rows are
+    /// gone, else updated (NOT NULL is checked).
     fn replace_groups(
         &self,
         base: &[Arc<RowGroup>],
-        changes: Vec<(usize, Option<RowGroup>)>,
-        check_not_null: bool,
+        changes: Vec<(usize, Vec<usize>, Option<RowGroup>)>,
+        deleting: bool,
     ) -> Result<Replacement> {
         let data = self
             .data
             .read()
             .map_err(|_| Error::internal("table lock poisoned"))?;
-        for (g, _) in &changes {
+        for (g, _, _) in &changes {
             if !data
                 .row_groups
                 .get(*g)
@@ -787,11 +827,23 @@ impl Table {
                 ));
             }
         }
-        let mut groups: Vec<Option<Arc<RowGroup>>> =
-            data.row_groups.iter().cloned().map(Some).collect();
-        for (g, new) in changes {
+        let mut groups: Vec<Option<(Arc<RowGroup>, RowIds)>> = data
+            .row_groups
+            .iter()
+            .cloned()
+            .zip(data.ids.iter().cloned())
+            .map(Some)
+            .collect();
+        let mut touched = Vec::new();
+        for (g, rows, new) in changes {
+            touched.extend(data.ids[g].ids_at(&rows));
+            let ids = if deleting {
+                data.ids[g].without(&rows)
+            } else {
+                data.ids[g].clone()
+            };
             if let Some(new) = &new {
-                if check_not_null {
+                if !deleting {
                     for (ci, col) in self.schema.columns.iter().enumerate() {
                         if !col.not_null {
                             continue;
@@ -806,9 +858,9 @@ impl Table {
                     }
                 }
             }
-            groups[g] = new.map(Arc::new);
+            groups[g] = new.map(|n| (Arc::new(n), ids));
         }
-        let groups: Vec<Arc<RowGroup>> = groups.into_iter().flatten().collect();
+        let (groups, ids): (Vec<Arc<RowGroup>>, Vec<RowIds>) = groups.into_iter().flatten().unzip();
         let mut present = Vec::with_capacity(data.unique.len());
         for key in &data.unique {
             let set = key_set(&self.schema, &key.columns, &groups)?;
@@ -817,6 +869,8 @@ impl Table {
         Ok(Replacement {
             before: data.row_groups.clone(),
             groups,
+            ids,
+            touched,
             present,
         })
     }
@@ -847,7 +901,95 @@ impl Table {
             key.present = Some(Arc::new(set));
         }
         data.row_groups = r.groups;
+        data.ids = r.ids;
+        data.version += 1;
+        let version = data.version;
+        data.history.push_back((version, Arc::new(r.touched)));
+        let mut kept: usize = data.history.iter().map(|(_, t)| t.len()).sum();
+        while kept > HISTORY_IDS && data.history.len() > 1 {
+            kept -= data.history.pop_front().map_or(0, |(_, t)| t.len());
+        }
         Ok(())
+    }
+}
+
+impl Table {
+    /// Counts the deletes and updates installed (see [`Table::changed_since`]).
+    pub fn version(&self) -> u64 {
+        self.data.read().map_or(0, |d| d.version)
+    }
+
+    /// The id the next appended row takes.
+    pub fn next_row_id(&self) -> u64 {
+        self.data.read().map_or(0, |d| d.next_id)
+    }
+
+    /// The ids of the rows the deletes and updates installed after `version` changed;
+    /// `None` when the table no longer remembers all of them.
+    pub fn changed_since(&self, version: u64) -> Option<HashSet<u64>> {
+        let data = self.data.read().ok()?;
+        if data.version == version {
+            return Some(HashSet::new());
+        }
+        let first = data.history.front()?.0;
+        if first > version + 1 {
+            return None;
+        }
+        Some(
+            data.history
+                .iter()
+                .filter(|(v, _)| *v > version)
+                .flat_map(|(_, ids)| ids.iter().copied())
+                .collect(),
+        )
+    }
+
+    /// The ids of the rows at positions `rowids` (ascending) as the table is now.
+    pub fn ids_at(&self, rowids: &[u64]) -> Result<Vec<u64>> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let mut out = Vec::with_capacity(rowids.len());
+        for (g, rows) in rows_by_group(&data.row_groups, rowids)? {
+            out.extend(data.ids[g].ids_at(&rows));
+        }
+        Ok(out)
+    }
+
+    /// The positions of the rows with ids `ids` (ascending) as the table is now, or
+    /// `None` for a row no longer there.
+    pub fn positions_of(&self, ids: &[u64]) -> Result<Vec<Option<u64>>> {
+        let data = self
+            .data
+            .read()
+            .map_err(|_| Error::internal("table lock poisoned"))?;
+        let mut out = Vec::with_capacity(ids.len());
+        let (mut g, mut start, mut i) = (0usize, 0u64, 0usize);
+        while i < ids.len() {
+            // Ids ascend along the table: skip the groups before this one's.
+            while g < data.ids.len() && !data.ids[g].covers(ids[i]) && data.ids[g].end() <= ids[i] {
+                start += data.row_groups[g].len as u64;
+                g += 1;
+            }
+            if g == data.ids.len() || !data.ids[g].covers(ids[i]) {
+                out.push(None);
+                i += 1;
+                continue;
+            }
+            let n = ids[i..]
+                .iter()
+                .take_while(|&&id| data.ids[g].covers(id))
+                .count();
+            out.extend(
+                data.ids[g]
+                    .positions_of(&ids[i..i + n])
+                    .into_iter()
+                    .map(|p| p.map(|p| start + p as u64)),
+            );
+            i += n;
+        }
+        Ok(out)
     }
 }
 
@@ -856,6 +998,9 @@ pub struct Replacement {
     /// The table's row groups it was prepared over.
     before: Vec<Arc<RowGroup>>,
     groups: Vec<Arc<RowGroup>>,
+    ids: Vec<RowIds>,
+    /// The ids of the rows deleted or updated.
+    touched: Vec<u64>,
     /// Each unique key's values over `groups`.
     present: Vec<HashSet<String>>,
 }
@@ -1007,6 +1152,10 @@ impl Table {
             schema: Arc::new(schema),
             data: RwLock::new(TableData {
                 row_groups: groups,
+                ids: data.ids.clone(),
+                next_id: data.next_id,
+                version: data.version,
+                history: VecDeque::new(),
                 unique,
                 indexes,
             }),

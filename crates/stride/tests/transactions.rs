@@ -119,6 +119,104 @@ fn isolation(open: &dyn Fn() -> Database) {
     assert_eq!(int(&a, "SELECT count(*) FROM other"), 1);
 }
 
+/// Conflicts are per row: transactions changing different rows of one table both
+/// commit, even when rows before theirs were deleted meanwhile (positions moved).
+fn row_conflicts(open: &dyn Fn() -> Database) {
+    let db = open();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    run(&a, "CREATE TABLE t(id INTEGER, v INTEGER)");
+    run(&a, "INSERT INTO t SELECT i, 0 FROM range(300000) r(i)");
+    let sum = |c: &Connection| int(c, "SELECT sum(v) FROM t");
+
+    // Different rows, in the same and in different row groups.
+    run(&a, "BEGIN");
+    run(&b, "BEGIN");
+    run(&a, "UPDATE t SET v = 1 WHERE id IN (5, 200000)");
+    run(&b, "UPDATE t SET v = 2 WHERE id IN (6, 200001)");
+    run(&a, "COMMIT");
+    run(&b, "COMMIT");
+    assert_eq!(sum(&a), 6);
+    assert_eq!(int(&a, "SELECT v FROM t WHERE id = 200001"), 2);
+
+    // Rows before b's were deleted by a (b's rows moved); b still changes its own.
+    run(&b, "BEGIN");
+    run(&b, "UPDATE t SET v = 10 WHERE id IN (100, 250000)");
+    run(&b, "DELETE FROM t WHERE id IN (101, 250001)");
+    run(
+        &a,
+        "DELETE FROM t WHERE id < 50 OR id BETWEEN 200002 AND 200100",
+    );
+    run(&b, "COMMIT");
+    assert_eq!(int(&a, "SELECT v FROM t WHERE id = 100"), 10);
+    assert_eq!(int(&a, "SELECT v FROM t WHERE id = 250000"), 10);
+    assert_eq!(
+        int(&a, "SELECT count(*) FROM t WHERE id IN (101, 250001)"),
+        0
+    );
+    assert_eq!(int(&a, "SELECT count(*) FROM t"), 300_000 - 50 - 99 - 2);
+
+    // Rows appended meanwhile by another; b changes rows it appended itself.
+    run(&b, "BEGIN");
+    run(&b, "INSERT INTO t VALUES (-1, 0), (-2, 0)");
+    run(&a, "INSERT INTO t VALUES (-3, 0), (-4, 0)");
+    run(&b, "UPDATE t SET v = 7 WHERE id = -2");
+    run(&b, "DELETE FROM t WHERE id = -1");
+    run(&b, "UPDATE t SET v = 8 WHERE id = 300");
+    run(&b, "COMMIT");
+    let rows = |c: &Connection| {
+        c.query("SELECT id, v FROM t WHERE id < 0 OR id = 300 ORDER BY id")
+            .unwrap()
+            .rows()
+            .map(|r| {
+                let r = r.unwrap();
+                format!("{} {}", r[0], r[1])
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&a), vec!["-4 0", "-3 0", "-2 7", "300 8"]);
+
+    // The same row: the second to commit fails, whether the first updated or deleted it.
+    for first in [
+        "UPDATE t SET v = 3 WHERE id = 1000",
+        "DELETE FROM t WHERE id = 1000",
+    ] {
+        run(&a, "BEGIN");
+        run(&b, "BEGIN");
+        run(&a, first);
+        run(&b, "UPDATE t SET v = 4 WHERE id IN (999, 1000)");
+        run(&a, "COMMIT");
+        let e = b.execute("COMMIT").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Transaction, "{e}");
+        assert!(e.message.contains("conflict"), "{e}");
+        assert_eq!(int(&a, "SELECT v FROM t WHERE id = 999"), 0);
+    }
+    assert_eq!(rows(&b), vec!["-4 0", "-3 0", "-2 7", "300 8"]);
+}
+
+#[test]
+fn row_conflicts_in_memory() {
+    row_conflicts(&|| Database::open_in_memory().unwrap());
+}
+
+#[test]
+fn row_conflicts_on_a_file_and_after_reopening() {
+    let dir = std::env::temp_dir().join(format!("stride-rows-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rows.stride").to_string_lossy().into_owned();
+    let p = path.clone();
+    row_conflicts(&move || Database::open(&p).unwrap());
+    let db = Database::open(&path).unwrap();
+    let c = db.connect().unwrap();
+    assert_eq!(int(&c, "SELECT v FROM t WHERE id = 250000"), 10);
+    assert_eq!(int(&c, "SELECT count(*) FROM t WHERE id = 1000"), 0);
+    // 5 and 6 were deleted; 200000 and 200001 hold 1 and 2.
+    assert_eq!(int(&c, "SELECT sum(v) FROM t"), 3 + 20 + 7 + 8);
+    drop(c);
+    drop(db);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn isolation_in_memory() {
     isolation(&|| Database::open_in_memory().unwrap());

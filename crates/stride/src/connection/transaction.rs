@@ -1,7 +1,11 @@
 //! Transactions: BEGIN gives the connection a [`Transaction`], a fork of every
 //! database's catalog (row groups are shared, so it costs a list of pointers per
 //! table) that its statements read and change, with the log entries they would write.
-//! A transaction changes one database only (as in DuckDB). COMMIT checks
+//! A transaction changes one database only (as in DuckDB). COMMIT checks for
+//! conflicts: a table it dropped, replaced or altered must be as it was at BEGIN, and
+//! a row it deleted or updated must not have been deleted or updated by a commit since
+//! (first committer wins; `stride_storage::rebase` moves its changes onto the rows'
+//! positions now). Appends never conflict. COMMIT checks
 //! for conflicts (a table whose rows it deleted or updated, or that it dropped or
 //! replaced, was changed by a commit since BEGIN: first committer wins; appends do not
 //! conflict), tries the entries on a fresh fork, logs them as one WAL record and
@@ -12,12 +16,9 @@ use super::{checkpoint_if_due, Connection};
 use crate::databases::Store;
 use std::collections::HashMap;
 use std::sync::Arc;
-use stride_common::{Error, Result, TableSchema};
+use stride_common::{Error, Result};
 use stride_sql::binder::TransactionOp;
-use stride_storage::{Catalogs, RowGroup, WalEntry};
-
-/// Every table's row groups at BEGIN (by lower-case name), to find conflicts.
-type Base = HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>;
+use stride_storage::{Catalogs, WalEntry};
 
 /// An open transaction (BEGIN ... COMMIT): its statements read and change a copy of
 /// the catalog taken at BEGIN (a snapshot: other connections' commits stay unseen),
@@ -25,8 +26,9 @@ type Base = HashMap<String, (Arc<TableSchema>, Vec<Arc<RowGroup>>)>;
 pub(crate) struct Transaction {
     /// Every database's catalog as of BEGIN, with this transaction's changes.
     pub(super) catalogs: Catalogs,
-    /// The tables of each database (by slot) at BEGIN.
-    base: HashMap<u64, Base>,
+    /// Every database's catalog as of BEGIN, unchanged (to find conflicts, and to
+    /// rebase the changes at COMMIT).
+    base: Catalogs,
     /// The database the transaction changes (slot and name), once it changes one.
     written: Option<(u64, String)>,
     pub(super) entries: Vec<WalEntry>,
@@ -59,6 +61,21 @@ fn rewritten_tables(entries: &[WalEntry]) -> Vec<String> {
     for e in entries {
         let name = match e {
             WalEntry::Delete { table, .. } | WalEntry::Update { table, .. } => table,
+            _ => continue,
+        };
+        if !out.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            out.push(name.clone());
+        }
+    }
+    out.extend(replaced_tables(entries));
+    out
+}
+
+/// Tables `entries` drop, replace or alter: these must be as they were at BEGIN.
+fn replaced_tables(entries: &[WalEntry]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in entries {
+        let name = match e {
             WalEntry::DropTable { name } => name,
             WalEntry::AlterTable { table, .. } => table,
             WalEntry::CreateTable {
@@ -113,23 +130,10 @@ impl Connection {
                 ));
             }
             (TransactionOp::Begin { read_only }, None) => {
-                let catalogs = self.catalogs().fork()?;
-                // From the copies themselves: a commit landing meanwhile is in both
-                // or in neither.
-                let base = catalogs
-                    .iter()
-                    .map(|(slot, catalog)| {
-                        let tables = catalog
-                            .tables()
-                            .into_iter()
-                            .map(|t| {
-                                let name = t.schema.name.to_ascii_lowercase();
-                                (name, (t.schema.clone(), t.snapshot()))
-                            })
-                            .collect();
-                        (*slot, tables)
-                    })
-                    .collect();
+                let base = self.catalogs().fork()?;
+                // A copy of the copy: a commit landing meanwhile is in both or in
+                // neither.
+                let catalogs = base.fork()?;
                 self.set_transaction(Some(Transaction {
                     catalogs,
                     base,
@@ -156,10 +160,10 @@ impl Connection {
         Ok(())
     }
 
-    /// COMMIT: checks that no table this transaction rewrote (deleted or updated rows
-    /// in, dropped or replaced) was changed by a commit since BEGIN, tries the changes
-    /// on a copy of the database (so a constraint they now break fails the commit
-    /// cleanly), logs them as one commit and applies them.
+    /// COMMIT: checks for conflicts with the commits made since BEGIN, tries the
+    /// changes on a copy of the database (rebased onto those commits; a constraint
+    /// they now break fails the commit cleanly), logs them as one commit and applies
+    /// them.
     fn commit(&self, t: Transaction) -> Result<()> {
         if let Some(why) = t.failed {
             return Err(Error::new(
@@ -185,41 +189,66 @@ impl Connection {
         })?;
         let catalog = &store.catalog;
         let mut writer = self.shared_writer(&store)?;
+        let base = t
+            .base
+            .catalog(slot)
+            .ok_or_else(|| Error::internal("a transaction without its database's base"))?;
         let rewritten = rewritten_tables(&t.entries);
-        let base = t.base.get(&slot);
+        let replaced = replaced_tables(&t.entries);
+        let is_in = |list: &[String], name: &str| list.iter().any(|r| r.eq_ignore_ascii_case(name));
+        let conflict = |name: &str| {
+            Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!("Transaction conflict: table \"{name}\" was changed by another transaction since this one began; the transaction was rolled back"),
+            )
+        };
+        // Tables whose rows others changed meanwhile, with the ids of those rows.
+        let mut moved = HashMap::new();
         for name in named_tables(&t.entries) {
-            let Some((schema, groups)) = base.and_then(|b| b.get(&name.to_ascii_lowercase()))
-            else {
+            let Some(then) = base.table(&name) else {
                 continue; // created by this transaction: the trial below checks the name
             };
-            let now = catalog.table(&name);
-            let same = now.is_some_and(|now| {
-                // Rows may be appended to a table another transaction also appends to,
-                // as long as its columns are the same; rewriting needs the same rows.
-                Arc::ptr_eq(&now.schema, schema)
-                    && (!rewritten.iter().any(|r| r.eq_ignore_ascii_case(&name)) || {
-                        let a = now.snapshot();
-                        a.len() == groups.len()
-                            && a.iter().zip(groups).all(|(x, y)| Arc::ptr_eq(x, y))
-                    })
-            });
-            if !same {
-                return Err(Error::new(
-                    stride_common::ErrorKind::Transaction,
-                    format!("Transaction conflict: table \"{name}\" was changed by another transaction since this one began; the transaction was rolled back"),
-                ));
+            let Some(now) = catalog.table(&name) else {
+                return Err(conflict(&name));
+            };
+            // Rows may be appended to a table another transaction also appends to,
+            // as long as its columns are the same.
+            if !Arc::ptr_eq(&now.schema, &then.schema) {
+                return Err(conflict(&name));
+            }
+            // The same row groups (the base holds them, so none grew in place): the
+            // same rows at the same positions.
+            let (a, b) = (now.snapshot(), then.snapshot());
+            let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| Arc::ptr_eq(x, y));
+            if !is_in(&rewritten, &name) || same {
+                continue;
+            }
+            if is_in(&replaced, &name) {
+                return Err(conflict(&name));
+            }
+            match now.changed_since(then.version()) {
+                Some(ids) => {
+                    moved.insert(name.to_ascii_lowercase(), ids);
+                }
+                None => return Err(conflict(&name)),
             }
         }
         let trial = catalog.fork()?;
-        for e in t.entries.iter().cloned() {
-            stride_storage::apply_entry(&trial, e)?;
-        }
+        let entries = if moved.is_empty() {
+            for e in t.entries.iter().cloned() {
+                stride_storage::apply_entry(&trial, e)?;
+            }
+            t.entries
+        } else {
+            let mine = base.fork()?;
+            stride_storage::rebase::rebase(&mine, &trial, t.entries, &moved)?
+        };
         let sync = self.settings().synchronous;
         if let Some(w) = writer.file.as_mut() {
-            w.log(&t.entries, sync)?;
+            w.log(&entries, sync)?;
         }
         let applied = catalog.atomically(|| {
-            for e in t.entries {
+            for e in entries {
                 stride_storage::apply_entry(catalog, e)?;
             }
             Ok(())
