@@ -5,7 +5,7 @@
 //! key's index against the rows).
 
 use crate::catalog::Catalog;
-use crate::compression::{BITPACKED, DICTIONARY, FSST, PLAIN};
+use crate::compression::{ALP, BITPACKED, DICTIONARY, FSST, PLAIN, RLE};
 use crate::table::Table;
 use crate::zone_map::{Bounds, ZoneMap};
 use std::collections::HashSet;
@@ -36,6 +36,8 @@ fn codec_name(codec: u8) -> &'static str {
         BITPACKED => "BitPacking",
         DICTIONARY => "Dictionary",
         FSST => "FSST",
+        RLE => "RLE",
+        ALP => "ALP",
         _ => "Unknown",
     }
 }

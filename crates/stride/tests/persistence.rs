@@ -424,6 +424,44 @@ fn synchronous_off_commits_without_waiting_for_the_disk() {
 }
 
 #[test]
+fn files_of_format_5_still_open() {
+    let d = dir("format5");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/format5");
+    for f in ["every_type.stride", "every_type.stride.wal"] {
+        std::fs::copy(data.join(f), d.join(f)).unwrap();
+    }
+    let db = Database::open(&d.join("every_type.stride").to_string_lossy()).unwrap();
+    assert_eq!(db.recovery().replayed, 2, "{:?}", db.recovery());
+    let text =
+        |sql: &str| -> Vec<String> { query(&db, sql)[0].iter().map(|v| v.to_string()).collect() };
+    assert_eq!(
+        text("SELECT count(*), sum(i), count(s), sum(k), count(price), sum(price), sum(r), min(dt), count(*) FILTER (WHERE ok) FROM every_type"),
+        ["1000", "499501", "899", "999124251", "900", "42230.37", "124625.25", "2000-01-01", "500"]
+    );
+    assert_eq!(
+        text("SELECT i, s, tag, d, f, l, k, price, r FROM every_type WHERE i = 7"),
+        [
+            "7",
+            "row number 7 of the upgrade file",
+            "green",
+            "7.875",
+            "1.0",
+            "[7, 8]",
+            "1000001",
+            "2.59",
+            "1.75"
+        ]
+    );
+    assert_eq!(
+        text("SELECT tag, price FROM every_type WHERE i = 1000"),
+        ["after the checkpoint", "0.0"]
+    );
+    assert_eq!(text("SELECT count(*) FROM evens"), ["500"]);
+    assert_eq!(text("PRAGMA integrity_check"), ["ok"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn files_of_format_2_still_open() {
     let d = dir("format2");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/format2");

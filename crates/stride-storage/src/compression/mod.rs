@@ -10,14 +10,22 @@
 //!   bit-packed codes, when a column repeats a few values;
 //! - 5, FSST ([`fsst`]): a validity, then a table of up to 255 short symbols and each
 //!   row's bytes as one-byte symbol codes, for strings that rarely repeat whole but
-//!   share pieces (words, prefixes), when that is at least a tenth smaller.
+//!   share pieces (words, prefixes), when that is at least a tenth smaller;
+//! - 6, run-length ([`rle`]): a validity, then integers as runs of one value, when
+//!   that is smaller than bit-packing them (sorted and clustered columns);
+//! - 7, decimal floats ([`alp`]): a validity, then REAL and DOUBLE values as integers
+//!   over a power of ten, bit-packed, with the values that do not fit kept whole, when
+//!   that is at least a tenth smaller.
 //!
-//! Floating-point numbers, intervals and lists stay plain, as do integers that need
-//! their full width and strings FSST cannot shrink. `docs/storage.md` has the bytes.
+//! Intervals and lists stay plain, as do integers that need their full width, strings
+//! FSST cannot shrink and floats that are not decimals. A column of one value is
+//! bit-packed in 0 bits a row. `docs/storage.md` has the bytes.
 
+pub mod alp;
 pub mod bitpacking;
 pub mod dictionary;
 pub mod fsst;
+pub mod rle;
 
 use crate::serialize::{
     read_validity, read_vector, write_validity, write_vector, ByteReader, ByteWriter,
@@ -28,6 +36,8 @@ pub const PLAIN: u8 = 0;
 pub const BITPACKED: u8 = 3;
 pub const DICTIONARY: u8 = 4;
 pub const FSST: u8 = 5;
+pub const RLE: u8 = 6;
+pub const ALP: u8 = 7;
 
 /// The first `len` rows of `v` as a segment, in the codec that stores them smallest
 /// of those that apply.
@@ -41,10 +51,30 @@ pub fn encode(v: &Vector, len: usize) -> Vec<u8> {
     };
     let mut w = ByteWriter::new();
     if let Some((values, min, width, bits)) = integers(v, len) {
+        let runs = rle::runs(&values);
+        if rle::size(&runs, width) < 9 + (len * width as usize).div_ceil(8) {
+            w.u8(RLE);
+            write_validity(&mut w, v, len);
+            rle::encode(&mut w, &runs, min, width);
+            return w.bytes;
+        }
         if width < bits {
             w.u8(BITPACKED);
             write_validity(&mut w, v, len);
             bitpacking::pack(&mut w, &values, min, width);
+            return w.bytes;
+        }
+    }
+    let floats = match &v.data {
+        VectorData::F64(d) => Some((alp::analyze(&d[..len], |i| v.validity.is_valid(i)), 8)),
+        VectorData::F32(d) => Some((alp::analyze(&d[..len], |i| v.validity.is_valid(i)), 4)),
+        _ => None,
+    };
+    if let Some((enc, width)) = floats {
+        if enc.size() * 10 < len * width * 9 {
+            w.u8(ALP);
+            write_validity(&mut w, v, len);
+            alp::encode(&mut w, &enc);
             return w.bytes;
         }
     }
@@ -81,9 +111,19 @@ pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
     let mut r = ByteReader::new(bytes, "a column segment");
     let v = match r.u8()? {
         PLAIN => read_vector(&mut r, ty, len)?,
-        BITPACKED => {
+        codec @ (BITPACKED | RLE) => {
             let validity = read_validity(&mut r, len)?;
-            let data = unpack_integers(&mut r, ty, len)?;
+            let data = unpack_integers(&mut r, ty, len, codec == RLE)?;
+            Vector::new(ty.clone(), data, validity)
+        }
+        ALP if ty.physical() == PhysicalType::F64 => {
+            let validity = read_validity(&mut r, len)?;
+            let data = VectorData::F64(alp::decode::<f64>(&mut r, len)?.into());
+            Vector::new(ty.clone(), data, validity)
+        }
+        ALP if ty.physical() == PhysicalType::F32 => {
+            let validity = read_validity(&mut r, len)?;
+            let data = VectorData::F32(alp::decode::<f32>(&mut r, len)?.into());
             Vector::new(ty.clone(), data, validity)
         }
         DICTIONARY if ty.physical() == PhysicalType::Str => {
@@ -158,17 +198,34 @@ fn integers(v: &Vector, len: usize) -> Option<(Vec<i64>, i64, u8, u8)> {
     Some((values, min, width, bits))
 }
 
-/// Bit-packed integers unpacked straight into the physical layout of `ty`.
-fn unpack_integers(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<VectorData> {
-    use bitpacking::unpack_as;
+/// Bit-packed (or run-length encoded, `runs`) integers decoded straight into the
+/// physical layout of `ty`.
+fn unpack_integers(
+    r: &mut ByteReader,
+    ty: &DataType,
+    len: usize,
+    runs: bool,
+) -> Result<VectorData> {
+    fn read<T: Copy>(
+        r: &mut ByteReader,
+        len: usize,
+        runs: bool,
+        to: impl Fn(i64) -> T,
+    ) -> Result<Vec<T>> {
+        if runs {
+            rle::decode_as(r, len, to)
+        } else {
+            bitpacking::unpack_as(r, len, to)
+        }
+    }
     Ok(match ty.physical() {
-        PhysicalType::Bool => VectorData::Bool(unpack_as(r, len, |x| x != 0)?.into()),
-        PhysicalType::I8 => VectorData::I8(unpack_as(r, len, |x| x as i8)?.into()),
-        PhysicalType::I16 => VectorData::I16(unpack_as(r, len, |x| x as i16)?.into()),
-        PhysicalType::I32 => VectorData::I32(unpack_as(r, len, |x| x as i32)?.into()),
-        PhysicalType::I64 => VectorData::I64(unpack_as(r, len, |x| x)?.into()),
-        PhysicalType::I128 => VectorData::I128(unpack_as(r, len, |x| x as i128)?.into()),
-        _ => return Err(r.corrupt(&format!("a bit-packed segment of type {ty}"))),
+        PhysicalType::Bool => VectorData::Bool(read(r, len, runs, |x| x != 0)?.into()),
+        PhysicalType::I8 => VectorData::I8(read(r, len, runs, |x| x as i8)?.into()),
+        PhysicalType::I16 => VectorData::I16(read(r, len, runs, |x| x as i16)?.into()),
+        PhysicalType::I32 => VectorData::I32(read(r, len, runs, |x| x as i32)?.into()),
+        PhysicalType::I64 => VectorData::I64(read(r, len, runs, |x| x)?.into()),
+        PhysicalType::I128 => VectorData::I128(read(r, len, runs, |x| x as i128)?.into()),
+        _ => return Err(r.corrupt(&format!("an integer segment of type {ty}"))),
     })
 }
 
@@ -285,5 +342,30 @@ mod tests {
             PLAIN,
         );
         round_trip(DataType::Double, &many(&|i| Double(i as f64 / 3.0)), PLAIN);
+        round_trip(
+            DataType::Double,
+            &many(&|i| {
+                if i % 13 == 0 {
+                    Null
+                } else {
+                    Double((i * 7 % 1000) as f64 / 100.0)
+                }
+            }),
+            ALP,
+        );
+        round_trip(DataType::Real, &many(&|i| Real(i as f32 * 0.5)), ALP);
+        // Sorted keys repeated a few times each: runs.
+        round_trip(DataType::BigInt, &many(&|i| BigInt(1_000_000 + i / 4)), RLE);
+        round_trip(
+            DataType::Integer,
+            &many(&|i| {
+                if i < 600 {
+                    Null
+                } else {
+                    Integer((i / 100) as i32)
+                }
+            }),
+            RLE,
+        );
     }
 }
