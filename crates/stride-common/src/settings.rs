@@ -21,6 +21,13 @@ pub struct Settings {
     /// How long one statement may run before it is cancelled (`statement_timeout`,
     /// also DuckDB's `max_execution_time`); None: no limit.
     pub statement_timeout: Option<std::time::Duration>,
+    /// How long a statement waits for the write lock another statement holds
+    /// (`lock_timeout`, as PostgreSQL names it); `None`: as long as it takes.
+    pub lock_timeout: Option<std::time::Duration>,
+    /// How long a transaction may stay open with no statement running
+    /// (`idle_in_transaction_session_timeout`): past it the transaction is rolled
+    /// back (and `stride serve` ends the session, as PostgreSQL does).
+    pub idle_in_transaction_session_timeout: Option<std::time::Duration>,
     /// Bytes the buffer pool may hold (`memory_limit`, also `max_memory`). One value
     /// for the whole database: the facade keeps every connection's copy in step.
     pub memory_limit: u64,
@@ -48,8 +55,6 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("search_path", "main"),
     ("standard_conforming_strings", "on"),
     ("timezone", "UTC"),
-    ("lock_timeout", "0"),
-    ("idle_in_transaction_session_timeout", "0"),
     ("server_version", "16.0"),
     ("server_encoding", "UTF8"),
     ("integer_datetimes", "on"),
@@ -70,6 +75,8 @@ pub const SETTING_NAMES: &[&str] = &[
     "default_null_order",
     "enable_external_access",
     "statement_timeout",
+    "lock_timeout",
+    "idle_in_transaction_session_timeout",
     "memory_limit",
     "synchronous",
     "checkpoint_threshold",
@@ -84,6 +91,8 @@ impl Default for Settings {
             enable_external_access: true,
             allowed_directories: None,
             statement_timeout: None,
+            lock_timeout: None,
+            idle_in_transaction_session_timeout: None,
             memory_limit: default_memory_limit(),
             synchronous: true,
             checkpoint_threshold: 16 << 20,
@@ -141,6 +150,10 @@ impl Settings {
             "statement_timeout" | "max_execution_time" => {
                 self.statement_timeout = parse_timeout(value)?;
             }
+            "lock_timeout" => self.lock_timeout = parse_timeout(value)?,
+            "idle_in_transaction_session_timeout" => {
+                self.idle_in_transaction_session_timeout = parse_timeout(value)?
+            }
             "memory_limit" | "max_memory" => self.memory_limit = parse_memory("memory_limit", value)?,
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 self.checkpoint_threshold = parse_memory("checkpoint_threshold", value)?
@@ -180,6 +193,10 @@ impl Settings {
             "disabled_optimizers" => self.disabled_optimizers = d.disabled_optimizers,
             "default_null_order" => self.default_null_order = d.default_null_order,
             "statement_timeout" | "max_execution_time" => self.statement_timeout = None,
+            "lock_timeout" => self.lock_timeout = None,
+            "idle_in_transaction_session_timeout" => {
+                self.idle_in_transaction_session_timeout = None
+            }
             "memory_limit" | "max_memory" => self.memory_limit = d.memory_limit,
             "synchronous" => self.synchronous = d.synchronous,
             "checkpoint_threshold" | "wal_autocheckpoint" => {
@@ -221,6 +238,10 @@ impl Settings {
             "enable_external_access" => ScalarValue::Boolean(self.enable_external_access),
             "statement_timeout" | "max_execution_time" => {
                 ScalarValue::Varchar(format_timeout(self.statement_timeout))
+            }
+            "lock_timeout" => ScalarValue::Varchar(format_timeout(self.lock_timeout)),
+            "idle_in_transaction_session_timeout" => {
+                ScalarValue::Varchar(format_timeout(self.idle_in_transaction_session_timeout))
             }
             "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
             "synchronous" => {

@@ -4,10 +4,13 @@
 //! go to pgwire's `process_message` and on to `auth.rs` (startup) and `handler.rs`
 //! (queries, COPY, cancel).
 //!
-//! Two clocks run beside the loop: a client must finish authenticating within the
-//! authentication timeout of connecting, or it is dropped; and once authenticated, a
+//! Three clocks run beside the loop: a client must finish authenticating within the
+//! authentication timeout of connecting, or it is dropped; once authenticated, a
 //! session left idle (no bytes either way, nothing running) longer than the idle
-//! timeout is ended with SQLSTATE 57P05, as PostgreSQL's `idle_session_timeout` does.
+//! timeout is ended with SQLSTATE 57P05, as PostgreSQL's `idle_session_timeout` does;
+//! and a session whose transaction stays open with nothing running longer than its
+//! `idle_in_transaction_session_timeout` is ended with 25P03 (the transaction rolls
+//! back).
 //! A failure the client can still be told about (an oversized or malformed message, a
 //! timeout) is sent as a FATAL ErrorResponse before the connection closes.
 
@@ -82,24 +85,48 @@ pub async fn serve(tcp: TcpStream, handlers: Arc<Handlers>, limits: Limits) {
                 }
                 m = socket.next() => m,
             }
-        } else if let Some(idle) = limits.idle_timeout {
-            match next_before_idle(&mut socket, idle, &activity).await {
-                Some(m) => m,
-                None => {
-                    goodbye(
-                        &mut socket,
-                        "57P05",
-                        format!(
-                            "terminating connection due to idle-session timeout ({} seconds without activity; stride serve --idle-timeout)",
-                            idle.as_secs()
-                        ),
-                    )
-                    .await;
+        } else {
+            // A transaction left open may stay idle only so long.
+            let in_transaction = handler.idle_in_transaction_left();
+            let waited = {
+                let next = async {
+                    match limits.idle_timeout {
+                        Some(idle) => next_before_idle(&mut socket, idle, &activity).await,
+                        None => Some(socket.next().await),
+                    }
+                };
+                let transaction_ends = async {
+                    match in_transaction {
+                        Some(left) => tokio::time::sleep(left).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    m = next => m.ok_or("idle"),
+                    _ = transaction_ends => Err("transaction"),
+                }
+            };
+            match waited {
+                Ok(m) => m,
+                Err(why) => {
+                    let (code, message) = if why == "idle" {
+                        (
+                            "57P05",
+                            format!(
+                                "terminating connection due to idle-session timeout ({} seconds without activity; stride serve --idle-timeout)",
+                                limits.idle_timeout.unwrap_or_default().as_secs()
+                            ),
+                        )
+                    } else {
+                        (
+                            "25P03",
+                            "terminating connection due to idle-in-transaction timeout (idle_in_transaction_session_timeout); the transaction was rolled back".to_string(),
+                        )
+                    };
+                    goodbye(&mut socket, code, message).await;
                     return;
                 }
             }
-        } else {
-            socket.next().await
         };
         let message = match next {
             None => return,

@@ -26,6 +26,7 @@ pub fn sqlstate(e: &Error) -> &'static str {
         ErrorKind::Transaction => "25000",
         ErrorKind::NotSupported => "0A000",
         ErrorKind::Permission => "42501",
+        ErrorKind::Timeout if e.message.contains("lock timeout") => "55P03",
         ErrorKind::Interrupted | ErrorKind::Timeout => "57014",
         ErrorKind::Internal => "XX000",
     }

@@ -181,6 +181,12 @@ fn startup_settings(metadata: &HashMap<String, String>) -> Vec<(String, String)>
 }
 
 impl Handler {
+    /// How long this session's open transaction may still stay idle
+    /// (`idle_in_transaction_session_timeout`), if a limit applies.
+    pub fn idle_in_transaction_left(&self) -> Option<std::time::Duration> {
+        self.conn.idle_in_transaction_left()
+    }
+
     /// Makes this session cancellable by its process id and secret key, and applies
     /// the settings the client sent at startup, before its first statement.
     fn register<C: ClientInfo>(&self, client: &C) -> PgWireResult<()> {

@@ -172,6 +172,41 @@ async fn idle_sessions_end_but_busy_ones_do_not() {
     assert!(c.is_closed(), "{e:?}");
 }
 
+/// `idle_in_transaction_session_timeout` ends a session whose transaction stays open
+/// with nothing running (SQLSTATE 25P03), and its changes are rolled back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_idle_in_a_transaction_end() {
+    let addr = start_with(options());
+    let c = connect(addr, "stride", None).await.unwrap();
+    c.batch_execute(
+        "CREATE TABLE idle_t(x INTEGER); SET idle_in_transaction_session_timeout = '300ms'",
+    )
+    .await
+    .unwrap();
+    // Outside a transaction, idleness is fine.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    c.batch_execute("BEGIN; INSERT INTO idle_t VALUES (1)")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.batch_execute("INSERT INTO idle_t VALUES (2)")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let e = c.batch_execute("COMMIT").await.unwrap_err();
+    assert!(
+        c.is_closed() || code(&e).as_deref() == Some("25P03"),
+        "{e:?}"
+    );
+    let other = connect(addr, "stride", None).await.unwrap();
+    let n: i64 = other
+        .query_one("SELECT count(*) FROM idle_t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_messages_are_refused_from_their_header() {
     let addr = start_with(ServerOptions {

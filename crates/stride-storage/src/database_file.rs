@@ -155,16 +155,37 @@ impl DatabaseFile {
     /// The writer, once every statement before it has committed. Fails for a read-only
     /// database and after a failed sync.
     pub fn writer(&self) -> Result<Writer<'_>> {
+        self.check_writable()?;
+        let state = self
+            .state
+            .lock()
+            .map_err(|_| Error::internal("database file lock poisoned"))?;
+        self.writer_with(state)
+    }
+
+    /// The writer if no one else holds it; `None` when another statement does.
+    pub fn try_writer(&self) -> Result<Option<Writer<'_>>> {
+        self.check_writable()?;
+        match self.state.try_lock() {
+            Ok(state) => self.writer_with(state).map(Some),
+            Err(std::sync::TryLockError::WouldBlock) => Ok(None),
+            Err(std::sync::TryLockError::Poisoned(_)) => {
+                Err(Error::internal("database file lock poisoned"))
+            }
+        }
+    }
+
+    fn check_writable(&self) -> Result<()> {
         if self.read_only {
             return Err(Error::invalid_input(format!(
                 "cannot change \"{}\": the database is open read-only",
                 self.path
             )));
         }
-        let state = self
-            .state
-            .lock()
-            .map_err(|_| Error::internal("database file lock poisoned"))?;
+        Ok(())
+    }
+
+    fn writer_with<'a>(&'a self, state: std::sync::MutexGuard<'a, State>) -> Result<Writer<'a>> {
         if let Some(why) = &state.failed {
             return Err(Error::io(format!(
                 "\"{}\" takes no more writes after an earlier failure ({why}); reopen the database",

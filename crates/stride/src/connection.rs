@@ -183,6 +183,14 @@ impl InterruptHandle {
         }
     }
 
+    /// Whether the running statement was interrupted.
+    fn is_set(&self) -> bool {
+        self.current.lock().is_ok_and(|c| {
+            c.as_ref()
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        })
+    }
+
     fn arm(&self) -> Arc<AtomicBool> {
         let flag = Arc::new(AtomicBool::new(false));
         if let Ok(mut c) = self.current.lock() {
@@ -363,6 +371,13 @@ impl Connection {
     /// Runs one statement whose `$1`, `$2`, ... take `params` (as values: they are
     /// never spliced into the text).
     pub fn execute_with_params(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
+        self.end_idle_transaction()?;
+        let result = self.execute_rerunning(sql, params);
+        self.mark_transaction_idle();
+        result
+    }
+
+    fn execute_rerunning(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
         let mut notes = Vec::new();
         loop {
             if let Ok(mut readers) = self.bound_readers.lock() {
@@ -1065,27 +1080,60 @@ impl Connection {
     }
 
     /// The right to change `store` itself (the file's writer, or the in-memory write
-    /// lock).
+    /// lock), waited for while another statement holds it: at most `lock_timeout`,
+    /// and no longer than `statement_timeout` or until the statement is cancelled.
     fn shared_writer<'a>(&'a self, store: &'a Store) -> Result<WriteLock<'a>> {
-        Ok(match &store.file {
-            Some(f) => WriteLock {
-                file: Some(f.writer()?),
-                _memory: None,
-                transaction: None,
-                sync: self.settings().synchronous,
-            },
-            None => WriteLock {
-                file: None,
-                _memory: Some(
-                    store
-                        .writes
-                        .lock()
-                        .map_err(|_| Error::internal("write lock poisoned"))?,
-                ),
-                transaction: None,
-                sync: true,
-            },
-        })
+        let settings = self.settings();
+        let sync = settings.synchronous;
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_micros(20);
+        loop {
+            let lock = match &store.file {
+                Some(f) => f.try_writer()?.map(|w| WriteLock {
+                    file: Some(w),
+                    _memory: None,
+                    transaction: None,
+                    sync,
+                }),
+                None => match store.writes.try_lock() {
+                    Ok(g) => Some(WriteLock {
+                        file: None,
+                        _memory: Some(g),
+                        transaction: None,
+                        sync: true,
+                    }),
+                    Err(std::sync::TryLockError::WouldBlock) => None,
+                    Err(std::sync::TryLockError::Poisoned(_)) => {
+                        return Err(Error::internal("write lock poisoned"))
+                    }
+                },
+            };
+            if let Some(lock) = lock {
+                return Ok(lock);
+            }
+            let waited = start.elapsed();
+            if let Some(limit) = settings.lock_timeout.filter(|l| waited >= *l) {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Timeout,
+                    format!(
+                        "canceling statement due to lock timeout: another statement held the write lock of database \"{}\" for {} ms (lock_timeout); try again, or SET lock_timeout higher",
+                        store.name,
+                        limit.as_millis()
+                    ),
+                ));
+            }
+            if settings.statement_timeout.is_some_and(|l| waited >= l) {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Timeout,
+                    "canceling statement due to statement timeout (waiting for the write lock)",
+                ));
+            }
+            if self.interrupt.is_set() {
+                return Err(Error::interrupted());
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(5));
+        }
     }
 
     fn in_transaction(&self) -> bool {

@@ -352,3 +352,48 @@ fn one_statement_sees_one_snapshot() {
     done.store(true, Ordering::SeqCst);
     writer.join().unwrap();
 }
+
+/// `lock_timeout` bounds the wait for the write lock another statement holds, and
+/// `idle_in_transaction_session_timeout` rolls back a transaction left idle.
+#[test]
+fn lock_and_idle_timeouts_take_effect() {
+    let db = Database::open_in_memory().unwrap();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    run(&a, "CREATE TABLE t(v BIGINT)");
+    run(&a, "INSERT INTO t VALUES (1)");
+    // a's DELETE holds the write lock while its slow query runs.
+    let stop = a.interrupt_handle();
+    let slow = std::thread::spawn(move || {
+        a.execute(
+            "DELETE FROM t WHERE v IN (SELECT count(*) FROM range(1000000000) r(i) WHERE i % 3 = 1)",
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    run(&b, "SET lock_timeout = '50ms'");
+    let started = std::time::Instant::now();
+    let e = b.execute("INSERT INTO t VALUES (2)").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Timeout, "{e}");
+    assert!(e.message.contains("lock timeout"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    stop.interrupt();
+    assert!(slow.join().unwrap().is_err());
+    // With the lock free, the same statement goes through.
+    run(&b, "INSERT INTO t VALUES (2)");
+    assert_eq!(int(&b, "SELECT count(*) FROM t"), 2);
+
+    run(&b, "SET idle_in_transaction_session_timeout = '100ms'");
+    run(&b, "BEGIN");
+    run(&b, "INSERT INTO t VALUES (3)");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let e = b.execute("COMMIT").unwrap_err();
+    assert!(
+        e.message.contains("idle_in_transaction_session_timeout"),
+        "{e}"
+    );
+    assert_eq!(int(&b, "SELECT count(*) FROM t"), 2);
+    // Busy transactions are not idle.
+    run(&b, "BEGIN");
+    run(&b, "INSERT INTO t VALUES (3)");
+    run(&b, "COMMIT");
+    assert_eq!(int(&b, "SELECT count(*) FROM t"), 3);
+}

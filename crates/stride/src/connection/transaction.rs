@@ -36,6 +36,9 @@ pub(crate) struct Transaction {
     pub(super) failed: Option<String>,
     /// READ ONLY: every statement that would change the database fails.
     pub(super) read_only: bool,
+    /// Since when no statement of the transaction has been running (None while one
+    /// is), for `idle_in_transaction_session_timeout`.
+    idle_since: Option<std::time::Instant>,
 }
 
 /// Tables `entries` change in any way (their rows, columns or existence).
@@ -114,6 +117,48 @@ impl Transaction {
 }
 
 impl Connection {
+    /// How long the open transaction may still stay idle before
+    /// `idle_in_transaction_session_timeout` ends it; `None` when no limit applies
+    /// (no transaction, no limit, or a statement running). `stride serve` ends the
+    /// session when it runs out, as PostgreSQL does.
+    pub fn idle_in_transaction_left(&self) -> Option<std::time::Duration> {
+        let limit = self.settings().idle_in_transaction_session_timeout?;
+        let t = self.transaction.lock().ok()?;
+        let since = t.as_ref()?.idle_since?;
+        Some(limit.saturating_sub(since.elapsed()))
+    }
+
+    /// Rolls back a transaction left idle past `idle_in_transaction_session_timeout`,
+    /// failing the statement that comes too late; then marks the transaction busy.
+    pub(super) fn end_idle_transaction(&self) -> Result<()> {
+        if self.idle_in_transaction_left() == Some(std::time::Duration::ZERO) {
+            let limit = self.settings().idle_in_transaction_session_timeout;
+            self.set_transaction(None)?;
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!(
+                    "the transaction was rolled back: it stayed idle longer than idle_in_transaction_session_timeout ({} ms)",
+                    limit.unwrap_or_default().as_millis()
+                ),
+            ));
+        }
+        if let Ok(mut t) = self.transaction.lock() {
+            if let Some(t) = t.as_mut() {
+                t.idle_since = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// A statement ended: an open transaction is idle from now.
+    pub(super) fn mark_transaction_idle(&self) {
+        if let Ok(mut t) = self.transaction.lock() {
+            if let Some(t) = t.as_mut() {
+                t.idle_since = Some(std::time::Instant::now());
+            }
+        }
+    }
+
     /// BEGIN, COMMIT, ROLLBACK and SET TRANSACTION.
     pub(super) fn transaction_op(&self, op: TransactionOp) -> Result<()> {
         let open = self
@@ -141,6 +186,7 @@ impl Connection {
                     entries: Vec::new(),
                     failed: None,
                     read_only,
+                    idle_since: None,
                 }))?;
             }
             (TransactionOp::Commit, Some(t)) => self.commit(t)?,
