@@ -29,6 +29,8 @@ pub struct QueryContext {
     pub in_sets: Mutex<HashMap<usize, Arc<crate::in_set::InSet>>>,
     /// Work done so far, for progress bars.
     pub progress: Arc<Progress>,
+    /// EXPLAIN ANALYZE: every plan node's counters (`profile.rs`); `None` otherwise.
+    pub profile: Option<Arc<crate::profile::Profile>>,
     /// When the statement's `statement_timeout` runs out (set when it started).
     deadline: Option<std::time::Instant>,
     /// Rows of the CTEs computed once per query, by CTE id. Shared with child
@@ -53,6 +55,7 @@ impl QueryContext {
             in_sets: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),
+            profile: None,
         }
     }
 

@@ -22,6 +22,7 @@ use crate::operators::sort::SortSink;
 use crate::operators::top_n::TopNSink;
 use crate::physical_plan::PhysicalPlan;
 use crate::pipeline::{self, CollectSink, Operator, Pipeline, Sink, Source};
+use crate::profile::{NodeStats, Profile};
 use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
@@ -31,6 +32,9 @@ use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
 /// Builds the pipeline that produces `plan`'s output, running every breaker below it.
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
     ctx.check()?;
+    // EXPLAIN ANALYZE: this node's counters.
+    let stats = ctx.profile.as_ref().map(|p| p.node(plan));
+    let counted = |source: Source| Pipeline::counted(source, stats.clone());
     Ok(match plan {
         PhysicalPlan::Scan {
             table,
@@ -47,7 +51,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                     Some(start)
                 })
                 .collect();
-            Pipeline::new(Source::Scan {
+            counted(Source::Scan {
                 row_groups,
                 starts,
                 columns: columns.clone(),
@@ -59,7 +63,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             columns,
             filter,
             ..
-        } => Pipeline::new(Source::Csv {
+        } => counted(Source::Csv {
             morsels: reader.plan(ctx.threads())?,
             reader: reader.clone(),
             columns: columns.clone(),
@@ -88,7 +92,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             } else {
                 (a - b + -s - 1) / -s
             };
-            Pipeline::new(Source::Range {
+            counted(Source::Range {
                 start: *start,
                 step: *step,
                 count: count.max(0) as u64,
@@ -96,7 +100,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         }
         PhysicalPlan::CteScan { id, input } => {
             let rows = ctx.cte_rows(*id, || collect(input, ctx))?;
-            Pipeline::new(Source::Chunks(rows))
+            counted(Source::Chunks(rows))
         }
         PhysicalPlan::Values { rows, types } => {
             let empty = DataChunk::new(vec![], 1);
@@ -111,7 +115,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 }
             }
             let chunk = DataChunk::new(cols, rows.len());
-            Pipeline::new(Source::Chunks(Arc::new(if rows.is_empty() {
+            counted(Source::Chunks(Arc::new(if rows.is_empty() {
                 vec![]
             } else {
                 vec![chunk]
@@ -119,7 +123,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         }
         PhysicalPlan::Filter { input, predicate } => {
             let mut p = build(input, ctx)?;
-            p.operators.push(Operator::Filter(predicate.clone()));
+            p.add(Operator::Filter(predicate.clone()), stats);
             p
         }
         PhysicalPlan::Unnest {
@@ -129,8 +133,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             ..
         } => {
             let mut p = build(input, ctx)?;
-            p.operators
-                .push(Operator::Unnest(passed.clone(), functions.clone()));
+            p.add(Operator::Unnest(passed.clone(), functions.clone()), stats);
             p
         }
         PhysicalPlan::Project { input, exprs, .. } => {
@@ -146,9 +149,15 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 // Renaming only: nothing to do at run time.
                 Some(c)
                     if c.len() == input.types().len()
-                        && c.iter().enumerate().all(|(i, &x)| i == x) => {}
-                Some(c) => p.operators.push(Operator::columns(&c)),
-                None => p.operators.push(Operator::Project(exprs.clone())),
+                        && c.iter().enumerate().all(|(i, &x)| i == x) =>
+                {
+                    // No work of its own: EXPLAIN ANALYZE shows its input's rows.
+                    if let Some(profile) = &ctx.profile {
+                        profile.forget(plan);
+                    }
+                }
+                Some(c) => p.add(Operator::columns(&c), stats),
+                None => p.add(Operator::Project(exprs.clone()), stats),
             }
             p
         }
@@ -163,19 +172,22 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             ..
         } => {
             let build_chunks = collect(left, ctx)?;
-            let probe = Arc::new(JoinProbe::marking(
-                &build_chunks,
-                left.types(),
-                left_keys,
-                right_keys.clone(),
-                filter.clone(),
-                ctx,
-            )?);
+            let probe = Arc::new(timed(&stats, || {
+                JoinProbe::marking(
+                    &build_chunks,
+                    left.types(),
+                    left_keys,
+                    right_keys.clone(),
+                    filter.clone(),
+                    ctx,
+                )
+            })?);
             let mut p = build(right, ctx)?;
-            p.operators.push(Operator::HashProbe(probe.clone()));
+            p.add(Operator::HashProbe(probe.clone()), stats.clone());
             run_collect(&p, ctx)?;
             let chunks = probe.build.marked(*kind == JoinKind::Semi);
-            Pipeline::new(Source::Chunks(Arc::new(chunks)))
+            // The probe emitted nothing: the rows come out here.
+            counted(Source::Chunks(Arc::new(chunks)))
         }
         PhysicalPlan::HashJoin {
             left,
@@ -187,23 +199,25 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             ..
         } => {
             let build_chunks = collect(right, ctx)?;
-            let probe = Arc::new(JoinProbe::new(
-                *kind,
-                &build_chunks,
-                right.types(),
-                right_keys,
-                left_keys.clone(),
-                filter.clone(),
-                ctx,
-            )?);
+            let probe = Arc::new(timed(&stats, || {
+                JoinProbe::new(
+                    *kind,
+                    &build_chunks,
+                    right.types(),
+                    right_keys,
+                    left_keys.clone(),
+                    filter.clone(),
+                    ctx,
+                )
+            })?);
             let mut p = build(left, ctx)?;
             // Probe rows without a match are dropped: the build keys' range bounds
             // what the probe side's scan needs to read.
             if matches!(kind, JoinKind::Inner | JoinKind::Semi | JoinKind::Right) {
                 crate::join_filters::add(&mut p, left_keys, &build_chunks, right_keys, ctx)?;
             }
-            p.operators.push(Operator::HashProbe(probe.clone()));
-            finish_join(p, *kind, &probe.build, &left.types(), ctx)?
+            p.add(Operator::HashProbe(probe.clone()), stats.clone());
+            finish_join(p, *kind, &probe.build, &left.types(), &stats, ctx)?
         }
         PhysicalPlan::NestedLoopJoin {
             left,
@@ -213,16 +227,12 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             ..
         } => {
             let build_chunks = collect(right, ctx)?;
-            let probe = Arc::new(NestedLoopProbe::new(
-                *kind,
-                &build_chunks,
-                right.types(),
-                filter.clone(),
-                ctx,
-            )?);
+            let probe = Arc::new(timed(&stats, || {
+                NestedLoopProbe::new(*kind, &build_chunks, right.types(), filter.clone(), ctx)
+            })?);
             let mut p = build(left, ctx)?;
-            p.operators.push(Operator::NestedLoop(probe.clone()));
-            finish_join(p, *kind, &probe.build, &left.types(), ctx)?
+            p.add(Operator::NestedLoop(probe.clone()), stats.clone());
+            finish_join(p, *kind, &probe.build, &left.types(), &stats, ctx)?
         }
         PhysicalPlan::HashAggregate {
             input,
@@ -232,14 +242,16 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let p = build(input, ctx)?;
             let sink = HashAggregate::new(groups, aggregates, ctx);
-            pipeline::run(&p, &sink, ctx)?;
-            materialized(sink.finish()?)
+            pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
+            counted(Source::Chunks(Arc::new(timed(&stats, || sink.finish())?)))
         }
         PhysicalPlan::Sort { input, keys } => {
             let p = build(input, ctx)?;
             let sink = SortSink::new(keys, ctx);
-            pipeline::run(&p, &sink, ctx)?;
-            materialized(sink.finish(&input.types())?)
+            pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
+            counted(Source::Chunks(Arc::new(timed(&stats, || {
+                sink.finish(&input.types())
+            })?)))
         }
         PhysicalPlan::TopN {
             input,
@@ -249,8 +261,10 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let p = build(input, ctx)?;
             let sink = TopNSink::new(keys, *limit, *offset, ctx);
-            pipeline::run(&p, &sink, ctx)?;
-            materialized(sink.finish(&input.types(), *offset)?)
+            pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
+            counted(Source::Chunks(Arc::new(timed(&stats, || {
+                sink.finish(&input.types(), *offset)
+            })?)))
         }
         PhysicalPlan::Limit {
             input,
@@ -259,8 +273,8 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let p = build(input, ctx)?;
             let sink = LimitSink::new(*limit, *offset);
-            pipeline::run(&p, &sink, ctx)?;
-            materialized(sink.finish(*limit, *offset)?)
+            pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
+            counted(Source::Chunks(Arc::new(sink.finish(*limit, *offset)?)))
         }
         PhysicalPlan::SetOp {
             left,
@@ -270,13 +284,18 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let l = collect(left, ctx)?;
             let r = collect(right, ctx)?;
-            materialized(set_op::run(*kind, *all, l, r, &left.types())?)
+            let rows = timed(&stats, || set_op::run(*kind, *all, l, r, &left.types()))?;
+            counted(Source::Chunks(Arc::new(rows)))
         }
     })
 }
 
-fn materialized(chunks: Vec<DataChunk>) -> Pipeline {
-    Pipeline::new(Source::Chunks(Arc::new(chunks)))
+/// Runs `f`, counting its time in `stats` when the query is profiled.
+fn timed<T>(stats: &Option<Arc<NodeStats>>, f: impl FnOnce() -> T) -> T {
+    match stats {
+        Some(s) => s.time(f),
+        None => f(),
+    }
 }
 
 /// A join's pipeline once its probe operator is in place. RIGHT and FULL joins run it
@@ -286,13 +305,18 @@ fn finish_join(
     kind: JoinKind,
     build: &BuildSide,
     left_types: &[DataType],
+    stats: &Option<Arc<NodeStats>>,
     ctx: &QueryContext,
 ) -> Result<Pipeline> {
     if !matches!(kind, JoinKind::Right | JoinKind::Full) {
         return Ok(p);
     }
     let mut chunks = run_collect(&p, ctx)?;
-    chunks.extend(build.unmatched(left_types));
+    let unmatched = timed(stats, || build.unmatched(left_types));
+    if let Some(s) = stats {
+        s.add_rows(unmatched.iter().map(|c| c.len()).sum());
+    }
+    chunks.extend(unmatched);
     Ok(Pipeline::new(Source::Chunks(Arc::new(chunks))))
 }
 
@@ -300,6 +324,27 @@ fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
     let sink = CollectSink::new();
     pipeline::run(p, &sink, ctx)?;
     Ok(sink.finish())
+}
+
+/// Runs `plan` to the end with every node counted (EXPLAIN ANALYZE), and renders
+/// the plan with its counters: as text, or as JSON when `json`.
+pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<String> {
+    let profile = Arc::new(Profile::default());
+    let mut counted = ctx.child();
+    counted.profile = Some(profile.clone());
+    counted.progress = ctx.progress.clone();
+    let start = std::time::Instant::now();
+    let chunks = collect(plan, &counted)?;
+    let totals = crate::explain::Totals {
+        wall: start.elapsed(),
+        rows: chunks.iter().map(|c| c.len() as u64).sum(),
+        threads: ctx.threads(),
+    };
+    Ok(if json {
+        crate::explain::json(plan, Some(&profile), Some(&totals))
+    } else {
+        crate::explain::text(plan, Some(&profile), Some(&totals))
+    })
 }
 
 /// Runs a physical plan to completion and returns its output chunks (flat).

@@ -11,13 +11,16 @@
 //! - [`operators`]: one file per operator;
 //! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
-//!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys.
+//!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys;
+//! - [`profile`], [`explain`]: EXPLAIN ANALYZE's counters per plan node, and the plan
+//!   rendered with them.
 
 pub mod bloom;
 pub mod coalesce;
 pub mod context;
 pub mod dense_index;
 pub mod executor;
+pub mod explain;
 pub mod expression;
 pub mod hash_table;
 pub mod in_set;
@@ -28,6 +31,7 @@ pub mod parallel;
 pub mod physical_plan;
 pub mod pipeline;
 pub mod planner;
+pub mod profile;
 pub mod progress;
 pub mod row_key;
 pub mod sort_key;

@@ -5,12 +5,15 @@
 //! the end each thread combines its local state into the sink's global state. No lock
 //! is taken per chunk. A join's small output chunks wait in the worker's coalescer
 //! for that operator (`coalesce.rs`) until they fill a chunk or the morsel ends.
+//! Under EXPLAIN ANALYZE the source and each operator carry their plan node's
+//! counters (`profile.rs`), which the loop fills.
 
 use crate::coalesce::Coalescer;
 use crate::context::QueryContext;
 use crate::expression;
 use crate::operators::hash_join::JoinProbe;
 use crate::operators::nested_loop_join::NestedLoopProbe;
+use crate::profile::NodeStats;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stride_common::{
@@ -103,10 +106,13 @@ impl Source {
         }
     }
 
+    /// Produces morsel `morsel`'s chunks; `stats` counts a scan's row groups read and
+    /// skipped.
     pub fn produce(
         &self,
         morsel: usize,
         ctx: &QueryContext,
+        stats: Option<&NodeStats>,
         emit: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         match self {
@@ -123,8 +129,14 @@ impl Source {
                         continue;
                     };
                     if !col.zone(g.len)?.may_match(&f.test) {
+                        if let Some(s) = stats {
+                            s.groups_skipped.fetch_add(1, Ordering::Relaxed);
+                        }
                         return Ok(());
                     }
+                }
+                if let Some(s) = stats {
+                    s.groups_read.fetch_add(1, Ordering::Relaxed);
                 }
                 let vectors = columns
                     .iter()
@@ -283,6 +295,10 @@ impl Operator {
 pub struct Pipeline {
     pub source: Source,
     pub operators: Vec<Operator>,
+    /// EXPLAIN ANALYZE: the counters of the node the source reads for.
+    pub source_stats: Option<Arc<NodeStats>>,
+    /// EXPLAIN ANALYZE: each operator's node's counters.
+    pub operator_stats: Vec<Option<Arc<NodeStats>>>,
 }
 
 impl Pipeline {
@@ -290,7 +306,23 @@ impl Pipeline {
         Pipeline {
             source,
             operators: Vec::new(),
+            source_stats: None,
+            operator_stats: Vec::new(),
         }
+    }
+
+    /// A pipeline reading `source` for the node `stats` counts.
+    pub fn counted(source: Source, stats: Option<Arc<NodeStats>>) -> Self {
+        Pipeline {
+            source_stats: stats,
+            ..Pipeline::new(source)
+        }
+    }
+
+    /// Appends an operator, counted in `stats`.
+    pub fn add(&mut self, op: Operator, stats: Option<Arc<NodeStats>>) {
+        self.operators.push(op);
+        self.operator_stats.push(stats);
     }
 }
 
@@ -311,9 +343,11 @@ pub trait Sink: Sync {
 }
 
 /// Pushes `chunk` through `ops` into `sink`; `waiting` holds each operator's small
-/// output chunks (used only by operators that coalesce).
+/// output chunks (used only by operators that coalesce); `stats`, each operator's
+/// counters when profiled.
 fn push(
     ops: &[Operator],
+    stats: &[Option<Arc<NodeStats>>],
     waiting: &mut [Coalescer],
     chunk: DataChunk,
     ctx: &QueryContext,
@@ -326,28 +360,57 @@ fn push(
     else {
         return sink(chunk);
     };
-    if !op.coalesces() {
-        return op.apply(chunk, ctx, &mut |c| push(rest, later, c, ctx, sink));
-    }
-    op.apply(chunk, ctx, &mut |c| {
-        for ready in mine.add(c) {
-            push(rest, later, ready, ctx, sink)?;
+    let (counters, rest_stats) = match stats.split_first() {
+        Some((c, r)) => (c.as_deref(), r),
+        None => (None, stats),
+    };
+    let Some(counters) = counters else {
+        if !op.coalesces() {
+            return op.apply(chunk, ctx, &mut |c| {
+                push(rest, rest_stats, later, c, ctx, sink)
+            });
         }
-        Ok(())
-    })
+        return op.apply(chunk, ctx, &mut |c| {
+            for ready in mine.add(c) {
+                push(rest, rest_stats, later, ready, ctx, sink)?;
+            }
+            Ok(())
+        });
+    };
+    // Profiled: the operator's own time is its call less the time spent downstream.
+    let start = std::time::Instant::now();
+    let mut downstream = std::time::Duration::ZERO;
+    let coalesces = op.coalesces();
+    let r = op.apply(chunk, ctx, &mut |c| {
+        counters.add_rows(c.len());
+        let t = std::time::Instant::now();
+        let r = if coalesces {
+            mine.add(c)
+                .into_iter()
+                .try_for_each(|ready| push(rest, rest_stats, later, ready, ctx, sink))
+        } else {
+            push(rest, rest_stats, later, c, ctx, sink)
+        };
+        downstream += t.elapsed();
+        r
+    });
+    counters.add_time(start.elapsed().saturating_sub(downstream));
+    r
 }
 
 /// Sends on every chunk still waiting in `waiting`, first to last operator (what an
 /// earlier one sends may wait again in a later one until its own turn).
 fn flush(
     ops: &[Operator],
+    stats: &[Option<Arc<NodeStats>>],
     waiting: &mut [Coalescer],
     ctx: &QueryContext,
     sink: &mut dyn FnMut(DataChunk) -> Result<()>,
 ) -> Result<()> {
     for k in 0..waiting.len() {
         if let Some(c) = waiting[k].take() {
-            push(&ops[k + 1..], &mut waiting[k + 1..], c, ctx, sink)?;
+            let later = stats.get(k + 1..).unwrap_or_default();
+            push(&ops[k + 1..], later, &mut waiting[k + 1..], c, ctx, sink)?;
         }
     }
     Ok(())
@@ -355,6 +418,17 @@ fn flush(
 
 /// Runs the pipeline to completion on `ctx.threads()` workers.
 pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
+    run_counted(p, sink, None, ctx)
+}
+
+/// [`run`], counting the time the sink takes in `sink_stats` (the node the sink
+/// builds: an aggregate, a sort, a join's build side).
+pub fn run_counted<S: Sink>(
+    p: &Pipeline,
+    sink: &S,
+    sink_stats: Option<&NodeStats>,
+    ctx: &QueryContext,
+) -> Result<()> {
     let n = p.source.morsels();
     ctx.progress.add_total(p.source.total_work());
     let threads = ctx.threads().min(n).max(1);
@@ -370,16 +444,40 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
                 break;
             }
             ctx.check()?;
-            let mut consume = |c| sink.consume(&mut local, m, c);
-            p.source.produce(m, ctx, &mut |chunk| {
-                ctx.check()?;
-                push(&p.operators, &mut waiting, chunk, ctx, &mut consume)
-            })?;
-            flush(&p.operators, &mut waiting, ctx, &mut consume)?;
+            let mut consume = |c: DataChunk| match sink_stats {
+                Some(s) => s.time(|| sink.consume(&mut local, m, c)),
+                None => sink.consume(&mut local, m, c),
+            };
+            let ops = (&p.operators, &p.operator_stats);
+            match p.source_stats.as_deref() {
+                None => p.source.produce(m, ctx, None, &mut |chunk| {
+                    ctx.check()?;
+                    push(ops.0, ops.1, &mut waiting, chunk, ctx, &mut consume)
+                })?,
+                Some(stats) => {
+                    // The source's own time: the morsel's less what its chunks took
+                    // downstream.
+                    let start = std::time::Instant::now();
+                    let mut downstream = std::time::Duration::ZERO;
+                    p.source.produce(m, ctx, Some(stats), &mut |chunk| {
+                        ctx.check()?;
+                        stats.add_rows(chunk.len());
+                        let t = std::time::Instant::now();
+                        let r = push(ops.0, ops.1, &mut waiting, chunk, ctx, &mut consume);
+                        downstream += t.elapsed();
+                        r
+                    })?;
+                    stats.add_time(start.elapsed().saturating_sub(downstream));
+                }
+            }
+            flush(ops.0, ops.1, &mut waiting, ctx, &mut consume)?;
             sink.morsel_done(&mut local, m)?;
             ctx.progress.add_done(p.source.work(m));
         }
-        sink.combine(local)
+        match sink_stats {
+            Some(s) => s.time(|| sink.combine(local)),
+            None => sink.combine(local),
+        }
     };
     let results = workers::parallel(threads - 1, &|| {
         let r = work();

@@ -609,14 +609,32 @@ impl Connection {
                 r.copy_in = Some(Box::new(copy));
                 Ok(Planned::Done(r))
             }
-            BoundStatement::Explain { plan, .. } => {
-                let optimized = stride_sql::optimizer::optimize(
-                    plan,
-                    settings,
-                    &TableStatistics(&self.catalogs()),
-                )?;
+            BoundStatement::Explain {
+                plan,
+                analyze,
+                json,
+            } => {
+                let catalogs = self.catalogs();
+                let optimized =
+                    stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&catalogs))?;
+                let text = if analyze || json {
+                    // The physical plan; run (on a snapshot, as a query) for ANALYZE.
+                    let catalogs = if self.in_transaction() {
+                        catalogs
+                    } else {
+                        catalogs.fork()?
+                    };
+                    let physical = planner::plan(&optimized, &catalogs)?;
+                    if analyze {
+                        let ctx = ctx.with_catalog(Arc::new(catalogs));
+                        stride_exec::executor::analyze(&physical, &ctx, json)?
+                    } else {
+                        stride_exec::explain::json(&physical, None, None)
+                    }
+                } else {
+                    stride_sql::plan::explain::explain(&optimized)
+                };
                 // One row per plan line, so every output mode shows the tree as is.
-                let text = stride_sql::plan::explain::explain(&optimized);
                 let mut v = stride_common::Vector::empty(&stride_common::DataType::Varchar);
                 for line in text.lines() {
                     v.push(&stride_common::ScalarValue::Varchar(line.to_string()))?;

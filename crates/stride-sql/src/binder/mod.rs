@@ -119,9 +119,12 @@ pub enum BoundStatement {
     Reset {
         name: String,
     },
+    /// EXPLAIN [ANALYZE] / EXPLAIN (ANALYZE, FORMAT json): `analyze` runs the query
+    /// and shows what each operator did; `json` asks for JSON instead of text.
     Explain {
         plan: LogicalPlan,
         analyze: bool,
+        json: bool,
     },
     /// `CALL dbgen(sf = N)`: create and fill the TPC-H tables.
     Dbgen {
@@ -342,12 +345,16 @@ impl<'a> Binder<'a> {
                 statement,
                 analyze,
                 describe_alias,
+                format,
+                options,
                 ..
             } => match describe_alias {
                 ast::DescribeAlias::Describe | ast::DescribeAlias::Desc => {
                     self.describe_statement(statement)
                 }
-                ast::DescribeAlias::Explain => self.bind_explain(statement, *analyze),
+                ast::DescribeAlias::Explain => {
+                    self.bind_explain(statement, *analyze, format.as_ref(), options.as_deref())
+                }
             },
             other => Err(Error::not_supported(format!(
                 "statement not supported yet: {}",

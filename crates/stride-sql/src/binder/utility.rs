@@ -197,10 +197,45 @@ impl Binder<'_> {
     pub(super) fn bind_explain(
         &mut self,
         stmt: &ast::Statement,
-        analyze: bool,
+        mut analyze: bool,
+        format: Option<&ast::AnalyzeFormatKind>,
+        options: Option<&[ast::UtilityOption]>,
     ) -> Result<BoundStatement> {
+        let format_of = |f: &ast::AnalyzeFormat| match f {
+            ast::AnalyzeFormat::TEXT => Ok(false),
+            ast::AnalyzeFormat::JSON => Ok(true),
+            other => Err(Error::not_supported(format!(
+                "EXPLAIN FORMAT {other}; the formats are TEXT and JSON"
+            ))),
+        };
+        let mut json = match format {
+            Some(ast::AnalyzeFormatKind::Keyword(f) | ast::AnalyzeFormatKind::Assignment(f)) => {
+                format_of(f)?
+            }
+            None => false,
+        };
+        // PostgreSQL's form: EXPLAIN (ANALYZE [true|false], FORMAT json|text).
+        for o in options.unwrap_or_default() {
+            let arg = o.arg.as_ref().map(|a| a.to_string().to_ascii_lowercase());
+            match (o.name.value.to_ascii_lowercase().as_str(), arg.as_deref()) {
+                ("analyze", None | Some("true" | "on" | "1")) => analyze = true,
+                ("analyze", Some("false" | "off" | "0")) => analyze = false,
+                ("format", Some("json")) => json = true,
+                ("format", Some("text")) => json = false,
+                (name, _) => {
+                    return Err(Error::not_supported(format!(
+                        "EXPLAIN option {} is not supported; the options are ANALYZE and FORMAT (text or json)",
+                        name.to_ascii_uppercase()
+                    )))
+                }
+            }
+        }
         match self.bind_statement(stmt)? {
-            BoundStatement::Query(plan) => Ok(BoundStatement::Explain { plan, analyze }),
+            BoundStatement::Query(plan) => Ok(BoundStatement::Explain {
+                plan,
+                analyze,
+                json,
+            }),
             _ => Err(Error::not_supported(
                 "EXPLAIN of statements other than queries",
             )),

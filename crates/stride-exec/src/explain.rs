@@ -1,0 +1,294 @@
+//! EXPLAIN ANALYZE and `EXPLAIN (FORMAT json)`: the physical plan, one node per
+//! operator, with what each did when the query ran ([`crate::profile`]): rows
+//! produced, its own time and share of the total, and for table scans the row groups
+//! read and skipped by zone maps. As text (a tree, one line per node) or as JSON.
+
+use crate::physical_plan::PhysicalPlan;
+use crate::profile::Profile;
+use std::fmt::Write;
+use std::time::Duration;
+use stride_sql::plan::{JoinKind, SetOpKind, SortExpr};
+
+/// How the query as a whole ran.
+pub struct Totals {
+    pub wall: Duration,
+    pub rows: u64,
+    pub threads: usize,
+}
+
+fn list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn keys(keys: &[SortExpr]) -> String {
+    list(
+        keys.iter()
+            .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })),
+    )
+}
+
+fn join_kind(k: JoinKind) -> &'static str {
+    match k {
+        JoinKind::Inner => "INNER",
+        JoinKind::Left => "LEFT",
+        JoinKind::Right => "RIGHT",
+        JoinKind::Full => "FULL",
+        JoinKind::Semi => "SEMI",
+        JoinKind::Anti => "ANTI",
+    }
+}
+
+/// What a node does, after its name.
+fn detail(plan: &PhysicalPlan) -> String {
+    match plan {
+        PhysicalPlan::Scan {
+            table,
+            columns,
+            filters,
+            ..
+        } => {
+            let names = list(columns.iter().map(|&c| {
+                table
+                    .schema
+                    .columns
+                    .get(c)
+                    .map_or("rowid", |c| c.name.as_str())
+            }));
+            let mut s = format!("{} [{names}]", table.schema.name);
+            if !filters.is_empty() {
+                let _ = write!(s, " zone filters on {} column(s)", filters.len());
+            }
+            s
+        }
+        PhysicalPlan::CsvScan { reader, filter, .. } => {
+            let mut s = list(reader.files.iter().map(|f| f.path.as_str()));
+            if let Some(f) = filter {
+                let _ = write!(s, " filter={f}");
+            }
+            s
+        }
+        PhysicalPlan::Range {
+            start, stop, step, ..
+        } => format!("{start} to {stop} step {step}"),
+        PhysicalPlan::Values { rows, .. } => format!("{} rows", rows.len()),
+        PhysicalPlan::CteScan { .. } => "computed once".into(),
+        PhysicalPlan::Filter { predicate, .. } => predicate.to_string(),
+        PhysicalPlan::Project { exprs, .. } => list(exprs),
+        PhysicalPlan::Unnest { functions, .. } => list(functions),
+        PhysicalPlan::HashAggregate {
+            groups, aggregates, ..
+        } => format!(
+            "groups=[{}] aggregates=[{}]",
+            list(groups),
+            list(aggregates.iter().map(|a| format!(
+                "{}({}{})",
+                a.func.name(),
+                if a.distinct { "DISTINCT " } else { "" },
+                list(&a.args)
+            )))
+        ),
+        PhysicalPlan::Sort { keys: k, .. } => keys(k),
+        PhysicalPlan::TopN {
+            keys: k,
+            limit,
+            offset,
+            ..
+        } => format!("{} LIMIT {limit} OFFSET {offset}", keys(k)),
+        PhysicalPlan::Limit { limit, offset, .. } => format!(
+            "{} OFFSET {offset}",
+            limit.map_or("ALL".to_string(), |l| l.to_string())
+        ),
+        PhysicalPlan::HashJoin {
+            kind,
+            left_keys,
+            right_keys,
+            filter,
+            build_left,
+            ..
+        } => {
+            let mut s = format!(
+                "{} on=[{}] build={}",
+                join_kind(*kind),
+                list(
+                    left_keys
+                        .iter()
+                        .zip(right_keys)
+                        .map(|(a, b)| format!("{a} = {b}"))
+                ),
+                if *build_left { "left" } else { "right" }
+            );
+            if let Some(f) = filter {
+                let _ = write!(s, " filter={f}");
+            }
+            s
+        }
+        PhysicalPlan::NestedLoopJoin { kind, filter, .. } => match filter {
+            Some(f) => format!("{} filter={f}", join_kind(*kind)),
+            None => join_kind(*kind).to_string(),
+        },
+        PhysicalPlan::SetOp { kind, all, .. } => format!(
+            "{}{}",
+            match kind {
+                SetOpKind::Union => "UNION",
+                SetOpKind::Intersect => "INTERSECT",
+                SetOpKind::Except => "EXCEPT",
+            },
+            if *all { " ALL" } else { "" }
+        ),
+    }
+}
+
+/// The plan as an indented tree, with each node's counters when it ran.
+pub fn text(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Totals>) -> String {
+    let mut out = String::new();
+    let total_secs = totals.map_or(0.0, |t| t.wall.as_secs_f64());
+    if let Some(t) = totals {
+        let cpu: f64 = profile.map_or(0.0, |p| {
+            let mut sum = 0.0;
+            plan.visit(&mut |n| sum += p.get(n).map_or(0.0, |s| s.seconds()));
+            sum
+        });
+        let _ = writeln!(
+            out,
+            "Total Time: {:.4}s (operators' time on all threads: {cpu:.4}s; threads: {}; rows returned: {})",
+            total_secs, t.threads, t.rows
+        );
+    }
+    render_text(plan, profile, total_secs, 0, &mut out);
+    out
+}
+
+fn render_text(
+    plan: &PhysicalPlan,
+    profile: Option<&Profile>,
+    total: f64,
+    depth: usize,
+    out: &mut String,
+) {
+    let _ = write!(
+        out,
+        "{}{} {}",
+        "  ".repeat(depth),
+        plan.name(),
+        detail(plan)
+    );
+    if let Some(s) = profile.and_then(|p| p.get(plan)) {
+        let secs = s.seconds();
+        let share = if total > 0.0 {
+            100.0 * secs / total
+        } else {
+            0.0
+        };
+        let _ = write!(out, "  (rows={} time={secs:.4}s {share:.1}%", s.rows());
+        let (read, skipped) = (
+            s.groups_read.load(std::sync::atomic::Ordering::Relaxed),
+            s.groups_skipped.load(std::sync::atomic::Ordering::Relaxed),
+        );
+        if matches!(plan, PhysicalPlan::Scan { .. }) {
+            let _ = write!(out, " row_groups: {read} read, {skipped} skipped");
+        }
+        out.push(')');
+    } else if let Some(rows) = profile.and_then(|p| passed_on(plan, p)) {
+        let _ = write!(out, "  (rows={rows}, only renames columns)");
+    } else if profile.is_some() {
+        out.push_str("  (not run)");
+    }
+    out.push('\n');
+    for c in plan.children() {
+        render_text(c, profile, total, depth + 1, out);
+    }
+}
+
+/// The rows of a node that ran as part of its input (a projection that only renames
+/// columns): its input's.
+fn passed_on(plan: &PhysicalPlan, profile: &Profile) -> Option<u64> {
+    match plan {
+        PhysicalPlan::Project { input, .. } => profile
+            .get(input)
+            .map(|s| s.rows())
+            .or_else(|| passed_on(input, profile)),
+        _ => None,
+    }
+}
+
+/// The plan as JSON: `{"name", "detail", "children": [...]}` per node, with `rows`,
+/// `seconds` (and for scans `row_groups_read` / `row_groups_skipped`) when it ran,
+/// under totals when the query ran.
+pub fn json(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Totals>) -> String {
+    let mut out = String::new();
+    match totals {
+        Some(t) => {
+            let _ = write!(
+                out,
+                "{{\"total_seconds\": {}, \"rows_returned\": {}, \"threads\": {}, \"plan\": ",
+                t.wall.as_secs_f64(),
+                t.rows,
+                t.threads
+            );
+            render_json(plan, profile, &mut out);
+            out.push('}');
+        }
+        None => render_json(plan, profile, &mut out),
+    }
+    out
+}
+
+fn render_json(plan: &PhysicalPlan, profile: Option<&Profile>, out: &mut String) {
+    let _ = write!(
+        out,
+        "{{\"name\": {}, \"detail\": {}",
+        quote(plan.name()),
+        quote(&detail(plan))
+    );
+    if let Some(s) = profile.and_then(|p| p.get(plan)) {
+        let _ = write!(
+            out,
+            ", \"rows\": {}, \"seconds\": {}",
+            s.rows(),
+            s.seconds()
+        );
+        if matches!(plan, PhysicalPlan::Scan { .. }) {
+            let _ = write!(
+                out,
+                ", \"row_groups_read\": {}, \"row_groups_skipped\": {}",
+                s.groups_read.load(std::sync::atomic::Ordering::Relaxed),
+                s.groups_skipped.load(std::sync::atomic::Ordering::Relaxed)
+            );
+        }
+    } else if let Some(rows) = profile.and_then(|p| passed_on(plan, p)) {
+        let _ = write!(out, ", \"rows\": {rows}, \"seconds\": 0");
+    }
+    out.push_str(", \"children\": [");
+    for (i, c) in plan.children().into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        render_json(c, profile, out);
+    }
+    out.push_str("]}");
+}
+
+/// `s` as a JSON string.
+fn quote(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\r' => q.push_str("\\r"),
+            '\t' => q.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(q, "\\u{:04x}", c as u32);
+            }
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}
