@@ -4,9 +4,11 @@
 use super::GroupedState;
 use stride_common::{DataType, Result, ScalarValue, Vector};
 
+/// Per group: the strings joined so far, and the separator of the first of them (which
+/// joins this group's part to an earlier one when partial states are merged).
 #[derive(Default)]
 pub struct StringAgg {
-    vals: Vec<Option<String>>,
+    vals: Vec<Option<(String, String)>>,
 }
 
 impl GroupedState for StringAgg {
@@ -27,34 +29,62 @@ impl GroupedState for StringAgg {
                 Some(_) => "",
                 None => ",",
             };
-            match &mut self.vals[g as usize] {
-                Some(acc) => {
-                    acc.push_str(sep);
-                    acc.push_str(s.get(j));
-                }
-                slot => *slot = Some(s.get(j).to_string()),
-            }
+            join(&mut self.vals[g as usize], s.get(j), sep);
         }
         Ok(())
     }
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
-        self.finalize().map(|v| vec![v])
+        let mut joined = Vector::with_capacity(&DataType::Varchar, self.vals.len());
+        let mut first_sep = Vector::with_capacity(&DataType::Varchar, self.vals.len());
+        for v in std::mem::take(&mut self.vals) {
+            match v {
+                Some((s, sep)) => {
+                    joined.push(&ScalarValue::Varchar(s))?;
+                    first_sep.push(&ScalarValue::Varchar(sep))?;
+                }
+                None => {
+                    joined.push_null();
+                    first_sep.push_null();
+                }
+            }
+        }
+        Ok(vec![joined, first_sep])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        // Partials are already joined; a merge concatenates with the default separator.
-        self.update(groups, &[&partial[0]], rows)
+        let (joined, seps) = (&partial[0], &partial[1]);
+        let (js, ss) = (joined.strings(), seps.strings());
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let j = joined.index(i);
+            if !joined.validity.is_valid(j) {
+                continue;
+            }
+            let k = seps.index(i);
+            join(&mut self.vals[g as usize], js.get(j), ss.get(k));
+        }
+        Ok(())
     }
 
     fn finalize(&mut self) -> Result<Vector> {
         let mut out = Vector::with_capacity(&DataType::Varchar, self.vals.len());
         for v in std::mem::take(&mut self.vals) {
             match v {
-                Some(s) => out.push(&ScalarValue::Varchar(s))?,
+                Some((s, _)) => out.push(&ScalarValue::Varchar(s))?,
                 None => out.push_null(),
             }
         }
         Ok(out)
+    }
+}
+
+/// Appends `s` (whose separator is `sep`) to a group's value.
+fn join(slot: &mut Option<(String, String)>, s: &str, sep: &str) {
+    match slot {
+        Some((acc, _)) => {
+            acc.push_str(sep);
+            acc.push_str(s);
+        }
+        None => *slot = Some((s.to_string(), sep.to_string())),
     }
 }
