@@ -276,6 +276,15 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
             counted(Source::Chunks(Arc::new(sink.finish(*limit, *offset)?)))
         }
+        PhysicalPlan::Window {
+            input, functions, ..
+        } => {
+            let rows = collect(input, ctx)?;
+            let out = timed(&stats, || {
+                crate::operators::window::compute(rows, functions, ctx)
+            })?;
+            counted(Source::Chunks(Arc::new(out)))
+        }
         PhysicalPlan::SetOp {
             left,
             right,

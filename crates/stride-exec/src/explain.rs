@@ -130,6 +130,9 @@ fn detail(plan: &PhysicalPlan) -> String {
             Some(f) => format!("{} filter={f}", join_kind(*kind)),
             None => join_kind(*kind).to_string(),
         },
+        PhysicalPlan::Window { functions, .. } => {
+            list(functions.iter().map(stride_sql::plan::WindowExpr::describe))
+        }
         PhysicalPlan::SetOp { kind, all, .. } => format!(
             "{}{}",
             match kind {

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::csv::CsvReader;
-use stride_sql::plan::{AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr};
+use stride_sql::plan::{
+    AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr, WindowExpr,
+};
 use stride_storage::{Table, ZoneFilter};
 
 #[derive(Clone)]
@@ -103,6 +105,13 @@ pub enum PhysicalPlan {
         kind: SetOpKind,
         all: bool,
     },
+    /// Window functions over the whole input (`operators/window.rs`): the input's
+    /// columns, then one per function.
+    Window {
+        input: Box<PhysicalPlan>,
+        functions: Vec<WindowExpr>,
+        types: Vec<DataType>,
+    },
 }
 
 impl PhysicalPlan {
@@ -115,7 +124,8 @@ impl PhysicalPlan {
             | PhysicalPlan::Unnest { types, .. }
             | PhysicalPlan::HashAggregate { types, .. }
             | PhysicalPlan::HashJoin { types, .. }
-            | PhysicalPlan::NestedLoopJoin { types, .. } => types.clone(),
+            | PhysicalPlan::NestedLoopJoin { types, .. }
+            | PhysicalPlan::Window { types, .. } => types.clone(),
             PhysicalPlan::Range { .. } => vec![DataType::BigInt],
             PhysicalPlan::Filter { input, .. }
             | PhysicalPlan::CteScan { input, .. }
@@ -139,7 +149,8 @@ impl PhysicalPlan {
             | PhysicalPlan::HashAggregate { input, .. }
             | PhysicalPlan::Sort { input, .. }
             | PhysicalPlan::TopN { input, .. }
-            | PhysicalPlan::Limit { input, .. } => vec![input],
+            | PhysicalPlan::Limit { input, .. }
+            | PhysicalPlan::Window { input, .. } => vec![input],
             PhysicalPlan::HashJoin { left, right, .. }
             | PhysicalPlan::NestedLoopJoin { left, right, .. }
             | PhysicalPlan::SetOp { left, right, .. } => vec![left, right],
@@ -171,6 +182,7 @@ impl PhysicalPlan {
             PhysicalPlan::HashJoin { .. } => "HASH_JOIN",
             PhysicalPlan::NestedLoopJoin { .. } => "NESTED_LOOP_JOIN",
             PhysicalPlan::SetOp { .. } => "SET_OPERATION",
+            PhysicalPlan::Window { .. } => "WINDOW",
         }
     }
 }

@@ -142,6 +142,15 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             functions: lists.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },
+        LogicalPlan::Window {
+            input,
+            functions,
+            schema,
+        } => PhysicalPlan::Window {
+            input: p(input)?,
+            functions: functions.clone(),
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
         LogicalPlan::Aggregate {
             input,
             group_by,

@@ -190,6 +190,11 @@ impl Dialect for StrideDialect {
         true
     }
 
+    /// DuckDB's `first_value(x IGNORE NULLS) OVER (...)`.
+    fn supports_window_function_null_treatment_arg(&self) -> bool {
+        true
+    }
+
     as_duckdb! {
         supports_trailing_commas() -> bool;
         is_identifier_start(ch: char) -> bool;

@@ -1,6 +1,7 @@
 //! Physical operators, one per file. Streaming operators (filter, projection, join
 //! probes) run inside pipelines; sinks (aggregate, sort, top-N, limit, join build)
-//! end a pipeline and produce the chunks the next pipeline reads.
+//! end a pipeline and produce the chunks the next pipeline reads; a window collects
+//! its whole input.
 
 pub mod hash_aggregate;
 pub mod hash_join;
@@ -11,3 +12,4 @@ pub mod set_op;
 pub mod sort;
 pub mod top_n;
 pub mod unnest;
+pub mod window;

@@ -15,6 +15,8 @@ pub struct ExprCtx<'s> {
     pub scope: &'s Scope,
     /// Aggregates found so far, when the clause allows them (SELECT, HAVING, ORDER BY).
     pub aggregates: Option<&'s mut Vec<AggregateExpr>>,
+    /// Window functions found so far, when the clause allows them (SELECT, ORDER BY).
+    pub windows: Option<&'s mut Vec<crate::plan::WindowExpr>>,
     /// The clause, for error messages ("WHERE", "GROUP BY", ...).
     pub clause: &'static str,
 }
@@ -24,6 +26,7 @@ impl<'s> ExprCtx<'s> {
         ExprCtx {
             scope,
             aggregates: None,
+            windows: None,
             clause,
         }
     }

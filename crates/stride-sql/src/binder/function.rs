@@ -29,8 +29,11 @@ impl Binder<'_> {
             return self.set_function_column(f, &name);
         }
         if f.over.is_some() {
-            return Err(Error::not_supported(format!(
-                "window function {name}(...) OVER is not supported yet"
+            return self.bind_window(&name, f, ctx);
+        }
+        if super::window::is_window_only(&name) {
+            return Err(Error::binder(format!(
+                "{name}() is a window function: it needs an OVER clause, as in {name}() OVER (ORDER BY ...)"
             )));
         }
         let list = match &f.args {

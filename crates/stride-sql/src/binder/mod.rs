@@ -26,6 +26,7 @@ mod system;
 mod types;
 mod utility;
 mod view;
+mod window;
 
 use crate::catalog::Catalog;
 use crate::plan::{Field, LogicalPlan};
@@ -219,6 +220,8 @@ pub struct Binder<'a> {
     set_functions: Vec<Vec<(ast::Function, crate::plan::Expr)>>,
     /// Types of `$n` parameters inferred from their context (`parameters.rs`).
     param_types: Vec<Option<DataType>>,
+    /// Per SELECT being bound, innermost last: its WINDOW clause (`window.rs`).
+    window_defs: Vec<Vec<ast::NamedWindowDefinition>>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -245,6 +248,7 @@ impl<'a> Binder<'a> {
             building_system: false,
             set_functions: Vec::new(),
             param_types: Vec::new(),
+            window_defs: Vec::new(),
         }
     }
 

@@ -10,7 +10,7 @@ use super::fold::fold_constant;
 use super::scope::{Lookup, Scope};
 use super::Binder;
 use crate::plan::visit::for_each_outer_ref;
-use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr};
+use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr, WindowExpr};
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -258,7 +258,7 @@ fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
 }
 
 /// The default NULL placement for a sort direction.
-fn nulls_first(b: &Binder, asc: bool, explicit: Option<bool>) -> bool {
+pub(super) fn nulls_first(b: &Binder, asc: bool, explicit: Option<bool>) -> bool {
     explicit.unwrap_or(match b.settings.default_null_order {
         NullOrder::NullsLargest => !asc,
         NullOrder::NullsFirst => true,
@@ -325,7 +325,9 @@ struct SelectItem {
 
 fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
     b.set_functions.push(Vec::new());
+    b.window_defs.push(s.named_window.clone());
     let r = bind_select_list(b, s, order);
+    b.window_defs.pop();
     b.set_functions.pop();
     r
 }
@@ -335,14 +337,9 @@ fn bind_select_list(
     s: &ast::Select,
     order: &[ast::OrderByExpr],
 ) -> Result<LogicalPlan> {
-    if s.top.is_some()
-        || s.into.is_some()
-        || !s.lateral_views.is_empty()
-        || s.qualify.is_some()
-        || !s.named_window.is_empty()
-    {
+    if s.top.is_some() || s.into.is_some() || !s.lateral_views.is_empty() || s.qualify.is_some() {
         return Err(Error::not_supported(
-            "TOP, INTO, LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet",
+            "TOP, INTO, LATERAL VIEW and QUALIFY clauses are not supported yet",
         ));
     }
     let (mut plan, scope) = b.bind_from(&s.from)?;
@@ -364,6 +361,7 @@ fn bind_select_list(
     }
 
     let mut aggregates: Vec<AggregateExpr> = Vec::new();
+    let mut windows: Vec<WindowExpr> = Vec::new();
     let mut items: Vec<SelectItem> = Vec::new();
     for item in &s.projection {
         match item {
@@ -394,6 +392,7 @@ fn bind_select_list(
                 let mut ctx = ExprCtx {
                     scope: &scope,
                     aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
                     clause: "SELECT",
                 };
                 let expr = b.bind_expr(e, &mut ctx)?;
@@ -414,6 +413,7 @@ fn bind_select_list(
                 let mut ctx = ExprCtx {
                     scope: &scope,
                     aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
                     clause: "SELECT",
                 };
                 let expr = b.bind_expr(e, &mut ctx)?;
@@ -473,6 +473,7 @@ fn bind_select_list(
             let mut ctx = ExprCtx {
                 scope: &scope,
                 aggregates: Some(&mut aggregates),
+                windows: None,
                 clause: "HAVING",
             };
             Some(bool_expr(b.bind_expr(h, &mut ctx)?, "HAVING clause")?)
@@ -495,6 +496,7 @@ fn bind_select_list(
             let mut ctx = ExprCtx {
                 scope: &scope,
                 aggregates: Some(&mut aggregates),
+                windows: Some(&mut windows),
                 clause: "ORDER BY",
             };
             let e = b.bind_expr(&item.expr, &mut ctx)?;
@@ -535,10 +537,17 @@ fn bind_select_list(
                 .enumerate()
                 .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
         );
+        let window_exprs = windows.iter_mut().flat_map(|w| {
+            w.args
+                .iter_mut()
+                .chain(w.partition_by.iter_mut())
+                .chain(w.order_by.iter_mut().map(|k| &mut k.expr))
+        });
         for e in select_exprs
             .iter_mut()
             .chain(extras.iter_mut())
             .chain(having.iter_mut())
+            .chain(window_exprs)
         {
             *e = rewrite_for_aggregate(
                 std::mem::replace(e, Expr::literal(ScalarValue::Null)),
@@ -557,6 +566,24 @@ fn bind_select_list(
                 input: Box::new(plan),
                 predicate: h,
             };
+        }
+    }
+
+    // Window functions: computed over the rows as grouped (and filtered by HAVING),
+    // each appended as a column the select list and ORDER BY read.
+    if !windows.is_empty() {
+        let base = plan.schema().len();
+        let mut schema = plan.schema().to_vec();
+        for (i, w) in windows.iter().enumerate() {
+            schema.push(Field::new(format!("window{i}"), w.ty.clone()));
+        }
+        plan = LogicalPlan::Window {
+            input: Box::new(plan),
+            functions: std::mem::take(&mut windows),
+            schema,
+        };
+        for e in select_exprs.iter_mut().chain(extras.iter_mut()) {
+            *e = window_columns(std::mem::replace(e, Expr::literal(ScalarValue::Null)), base);
         }
     }
 
@@ -639,6 +666,20 @@ fn bind_select_list(
         };
     }
     Ok(plan)
+}
+
+/// `e` with each window call's placeholder replaced by its column (`base + index`).
+fn window_columns(e: Expr, base: usize) -> Expr {
+    match e {
+        Expr::WindowRef { index, ty } => Expr::column(base + index, ty, format!("window{index}")),
+        mut other => {
+            for c in other.children_mut() {
+                let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
+                *c = window_columns(inner, base);
+            }
+            other
+        }
+    }
 }
 
 fn reject_wildcard_options(o: &ast::WildcardAdditionalOptions) -> Result<()> {

@@ -76,6 +76,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
         LogicalPlan::SetOp { left, right, .. } => estimate(left) + estimate(right),
         // List lengths are unknown before running: a small guess, as for unnest in FROM.
         LogicalPlan::Unnest { input, .. } => estimate(input) * 10.0,
+        LogicalPlan::Window { input, .. } => estimate(input),
     }
 }
 

@@ -48,6 +48,7 @@ fn simplify(plan: LogicalPlan) -> LogicalPlan {
         LogicalPlan::Project { ref input, .. }
         | LogicalPlan::Sort { ref input, .. }
         | LogicalPlan::Unnest { ref input, .. }
+        | LogicalPlan::Window { ref input, .. }
             if is_empty(input) =>
         {
             empty(plan.schema())

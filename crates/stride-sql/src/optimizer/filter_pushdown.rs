@@ -202,6 +202,30 @@ impl Pushdown {
                 };
                 LogicalPlan::filtered(plan, stay)
             }
+            LogicalPlan::Window {
+                input,
+                functions,
+                schema,
+            } => {
+                // A condition on columns every function partitions by keeps or drops
+                // whole partitions: it may run first. Others see the window's results.
+                let n = input.schema().len();
+                let partitioned = |c: usize| {
+                    functions.iter().all(|w| {
+                        w.partition_by
+                            .iter()
+                            .any(|p| matches!(p, Expr::Column { index, .. } if *index == c))
+                    })
+                };
+                let (down, stay) =
+                    split(terms, |t| reads(t).iter().all(|&c| c < n && partitioned(c)));
+                let plan = LogicalPlan::Window {
+                    input: Box::new(self.push(*input, down)),
+                    functions,
+                    schema,
+                };
+                LogicalPlan::filtered(plan, stay)
+            }
             LogicalPlan::Limit {
                 input,
                 limit,

@@ -5,7 +5,7 @@
 //! A correlated subquery's references to the evaluating node's input count as uses
 //! of those columns and move with them (`Expr::collect_columns`, `remap_columns`).
 
-use crate::plan::{Expr, LogicalPlan, TableFunction};
+use crate::plan::{Expr, Field, LogicalPlan, TableFunction};
 use stride_common::Result;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -303,6 +303,55 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                     input: Box::new(input),
                     passed: new_passed,
                     lists,
+                    schema: new_schema,
+                },
+                out_m,
+            )
+        }
+        LogicalPlan::Window {
+            input,
+            mut functions,
+            schema,
+        } => {
+            // The input keeps the columns something above reads and those the
+            // functions read; every function stays.
+            let n = input.schema().len();
+            let mut need: Vec<bool> = required[..n].to_vec();
+            for w in &functions {
+                for e in w
+                    .args
+                    .iter()
+                    .chain(&w.partition_by)
+                    .chain(w.order_by.iter().map(|s| &s.expr))
+                {
+                    mark(e, &mut need);
+                }
+            }
+            let (input, m) = prune(*input, &need);
+            for w in functions.iter_mut() {
+                for e in w
+                    .args
+                    .iter_mut()
+                    .chain(w.partition_by.iter_mut())
+                    .chain(w.order_by.iter_mut().map(|s| &mut s.expr))
+                {
+                    remap(e, &m);
+                }
+            }
+            let kept = input.schema().len();
+            let mut out_m = vec![None; schema.len()];
+            let mut new_schema: Vec<Field> = input.schema().to_vec();
+            for (k, slot) in m.iter().enumerate().take(n) {
+                out_m[k] = *slot;
+            }
+            for (j, f) in schema[n..].iter().enumerate() {
+                out_m[n + j] = Some(kept + j);
+                new_schema.push(f.clone());
+            }
+            (
+                LogicalPlan::Window {
+                    input: Box::new(input),
+                    functions,
                     schema: new_schema,
                 },
                 out_m,

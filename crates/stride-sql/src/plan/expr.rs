@@ -79,6 +79,12 @@ pub enum Expr {
         index: usize,
         ty: DataType,
     },
+    /// Binder-internal placeholder for the `index`-th window function of the SELECT
+    /// being bound; replaced by a column of the window node's output.
+    WindowRef {
+        index: usize,
+        ty: DataType,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,7 +129,8 @@ impl Expr {
             Expr::Column { ty, .. }
             | Expr::OuterColumn { ty, .. }
             | Expr::Literal { ty, .. }
-            | Expr::AggregateRef { ty, .. } => ty.clone(),
+            | Expr::AggregateRef { ty, .. }
+            | Expr::WindowRef { ty, .. } => ty.clone(),
             Expr::Cast { to, .. } => to.clone(),
             Expr::Function { func, .. } => func.return_type.clone(),
             Expr::And(..)
@@ -161,7 +168,8 @@ impl Expr {
             Expr::Column { .. }
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
-            | Expr::AggregateRef { .. } => vec![],
+            | Expr::AggregateRef { .. }
+            | Expr::WindowRef { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
@@ -193,7 +201,8 @@ impl Expr {
             Expr::Column { .. }
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
-            | Expr::AggregateRef { .. } => vec![],
+            | Expr::AggregateRef { .. }
+            | Expr::WindowRef { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
@@ -303,6 +312,7 @@ impl fmt::Display for Expr {
             }
             Expr::OuterColumn { name, .. } => write!(f, "outer.{name}"),
             Expr::AggregateRef { index, .. } => write!(f, "aggregate#{index}"),
+            Expr::WindowRef { index, .. } => write!(f, "window#{index}"),
             Expr::Literal { value, ty } => match value {
                 ScalarValue::Varchar(s) => write!(f, "'{}'", s.replace('\'', "''")),
                 ScalarValue::Null => write!(f, "NULL"),

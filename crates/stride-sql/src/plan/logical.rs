@@ -202,6 +202,135 @@ pub enum LogicalPlan {
         lists: Vec<SetFunction>,
         schema: Vec<Field>,
     },
+    /// Window functions: every input row with one more column per function, computed
+    /// over the row's partition and frame. Output: the input's columns, then one per
+    /// function.
+    Window {
+        input: Box<LogicalPlan>,
+        functions: Vec<WindowExpr>,
+        schema: Vec<Field>,
+    },
+}
+
+/// A window function call: `func(args) OVER (PARTITION BY ... ORDER BY ... frame)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowExpr {
+    pub func: WindowFunction,
+    pub args: Vec<Expr>,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<SortExpr>,
+    pub frame: WindowFrame,
+    /// IGNORE NULLS (lag, lead, first_value, last_value, nth_value).
+    pub ignore_nulls: bool,
+    pub ty: DataType,
+}
+
+impl WindowExpr {
+    /// `name(args) OVER (PARTITION BY ... ORDER BY ...)`, for EXPLAIN.
+    pub fn describe(&self) -> String {
+        let list = |v: Vec<String>| v.join(", ");
+        let mut over = Vec::new();
+        if !self.partition_by.is_empty() {
+            over.push(format!(
+                "PARTITION BY {}",
+                list(self.partition_by.iter().map(|e| e.to_string()).collect())
+            ));
+        }
+        if !self.order_by.is_empty() {
+            over.push(format!(
+                "ORDER BY {}",
+                list(
+                    self.order_by
+                        .iter()
+                        .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" }))
+                        .collect()
+                )
+            ));
+        }
+        format!(
+            "{}({}) OVER ({})",
+            self.func.name(),
+            list(self.args.iter().map(|e| e.to_string()).collect()),
+            over.join(" ")
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WindowFunction {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// An aggregate over the frame.
+    Aggregate(AggregateFunction),
+}
+
+impl WindowFunction {
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowFunction::RowNumber => "row_number",
+            WindowFunction::Rank => "rank",
+            WindowFunction::DenseRank => "dense_rank",
+            WindowFunction::PercentRank => "percent_rank",
+            WindowFunction::CumeDist => "cume_dist",
+            WindowFunction::Ntile => "ntile",
+            WindowFunction::Lag => "lag",
+            WindowFunction::Lead => "lead",
+            WindowFunction::FirstValue => "first_value",
+            WindowFunction::LastValue => "last_value",
+            WindowFunction::NthValue => "nth_value",
+            WindowFunction::Aggregate(a) => a.name(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    Rows,
+    Range,
+    Groups,
+}
+
+/// One end of a window frame; offsets are non-negative constants (for RANGE, of the
+/// ORDER BY key's type or an INTERVAL).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(stride_common::ScalarValue),
+    CurrentRow,
+    Following(stride_common::ScalarValue),
+    UnboundedFollowing,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFrame {
+    pub units: FrameUnits,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+impl WindowFrame {
+    /// The frame when none is given: with ORDER BY, from the partition's start to the
+    /// current row's last peer; without, the whole partition.
+    pub fn default_for(ordered: bool) -> WindowFrame {
+        WindowFrame {
+            units: FrameUnits::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: if ordered {
+                FrameBound::CurrentRow
+            } else {
+                FrameBound::UnboundedFollowing
+            },
+        }
+    }
 }
 
 /// One set-returning function of a select list, over a list-valued expression.
@@ -273,7 +402,8 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { schema, .. }
             | LogicalPlan::Join { schema, .. }
             | LogicalPlan::SetOp { schema, .. }
-            | LogicalPlan::Unnest { schema, .. } => schema,
+            | LogicalPlan::Unnest { schema, .. }
+            | LogicalPlan::Window { schema, .. } => schema,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
@@ -301,7 +431,8 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
-            | LogicalPlan::Unnest { input, .. } => vec![input],
+            | LogicalPlan::Unnest { input, .. }
+            | LogicalPlan::Window { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
                 vec![left, right]
             }

@@ -21,6 +21,15 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter_mut().map(|l| l.list_mut()).collect(),
+        LogicalPlan::Window { functions, .. } => {
+            let mut v: Vec<&mut Expr> = Vec::new();
+            for w in functions.iter_mut() {
+                v.extend(w.args.iter_mut());
+                v.extend(w.partition_by.iter_mut());
+                v.extend(w.order_by.iter_mut().map(|s| &mut s.expr));
+            }
+            v
+        }
         LogicalPlan::Aggregate {
             group_by,
             aggregates,
@@ -58,7 +67,8 @@ pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
         | LogicalPlan::Aggregate { input, .. }
         | LogicalPlan::Sort { input, .. }
         | LogicalPlan::Limit { input, .. }
-        | LogicalPlan::Unnest { input, .. } => vec![input],
+        | LogicalPlan::Unnest { input, .. }
+        | LogicalPlan::Window { input, .. } => vec![input],
         LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
             vec![left, right]
         }
@@ -142,6 +152,15 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter().map(|l| l.list()).collect(),
+        LogicalPlan::Window { functions, .. } => {
+            let mut v: Vec<&Expr> = Vec::new();
+            for w in functions {
+                v.extend(w.args.iter());
+                v.extend(w.partition_by.iter());
+                v.extend(w.order_by.iter().map(|s| &s.expr));
+            }
+            v
+        }
         LogicalPlan::Aggregate {
             group_by,
             aggregates,

@@ -1,0 +1,536 @@
+//! Window functions (`LogicalPlan::Window`): a pipeline breaker. Its input is
+//! collected whole; for each distinct (PARTITION BY, ORDER BY) the rows are sorted
+//! once by normalized keys (`sort_key.rs`), which gives the partitions and the peer
+//! groups (rows equal in ORDER BY); each function is then computed along the sorted
+//! rows and its values put back in input order, one column appended per function.
+//!
+//! Ranking and offset functions take one pass. Aggregates over a frame use a segment
+//! tree built from the aggregate's own states (`GroupedState`): level 0 holds one row
+//! each, every level above merges pairs, and each row's frame is the merge of at most
+//! two nodes per level, taken left to right (so order-sensitive aggregates such as
+//! string_agg see the frame in order). That costs O(n log n) for any frame.
+
+use crate::context::QueryContext;
+use crate::expression::eval;
+use crate::operators::sort::{chunk_keys, Key};
+use std::cmp::Ordering;
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
+use stride_functions::aggregate::{new_state, BoundAggregate};
+use stride_sql::plan::{FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFunction};
+
+/// The input's rows sorted for one (PARTITION BY, ORDER BY): positions in the sorted
+/// order, and where partitions and peer groups start.
+struct Sorted {
+    /// Input row (in input order) at each sorted position.
+    order: Vec<u32>,
+    /// Per sorted position: the start and end of its partition and of its peer group.
+    partition: Vec<(u32, u32)>,
+    peers: Vec<(u32, u32)>,
+}
+
+/// Appends one column per function to `chunks` (the window's whole input, flat).
+pub fn compute(
+    chunks: Vec<DataChunk>,
+    functions: &[WindowExpr],
+    ctx: &QueryContext,
+) -> Result<Vec<DataChunk>> {
+    let n: usize = chunks.iter().map(|c| c.len()).sum();
+    if n >= u32::MAX as usize {
+        return Err(Error::not_supported(
+            "window functions over more than 4 billion rows",
+        ));
+    }
+    let mut columns: Vec<Option<Vector>> = vec![None; functions.len()];
+    for (i, f) in functions.iter().enumerate() {
+        if columns[i].is_some() {
+            continue;
+        }
+        ctx.check()?;
+        let sorted = sort_rows(&chunks, &f.partition_by, &f.order_by, ctx)?;
+        // Every function with the same window shares the sort.
+        for (j, g) in functions.iter().enumerate().skip(i) {
+            if g.partition_by == f.partition_by && g.order_by == f.order_by {
+                let values = evaluate(g, &sorted, &chunks, n, ctx)?;
+                // Back in input order.
+                let mut inverse = vec![0u32; n];
+                for (p, &row) in sorted.order.iter().enumerate() {
+                    inverse[row as usize] = p as u32;
+                }
+                columns[j] = Some(values.take(&inverse));
+            }
+        }
+    }
+    let columns: Vec<Vector> = columns
+        .into_iter()
+        .map(|c| c.expect("every function computed"))
+        .collect();
+    let mut out = Vec::with_capacity(chunks.len());
+    let mut at = 0;
+    for chunk in chunks {
+        let len = chunk.len();
+        let (mut cols, _) = chunk.into_flat_columns();
+        cols.extend(columns.iter().map(|c| c.slice(at, len)));
+        at += len;
+        out.push(DataChunk::new(cols, len));
+    }
+    Ok(out)
+}
+
+/// `e` evaluated over every input row, as one vector in input order.
+fn column(
+    e: &stride_sql::plan::Expr,
+    chunks: &[DataChunk],
+    n: usize,
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    let mut out = Vector::with_capacity(&e.data_type(), n);
+    for c in chunks {
+        let v = eval(e, c, ctx)?.flatten(c.len());
+        out.append(&v, c.len());
+    }
+    Ok(out)
+}
+
+fn sort_rows(
+    chunks: &[DataChunk],
+    partition_by: &[stride_sql::plan::Expr],
+    order_by: &[SortExpr],
+    ctx: &QueryContext,
+) -> Result<Sorted> {
+    let part_keys: Vec<SortExpr> = partition_by
+        .iter()
+        .map(|e| SortExpr {
+            expr: e.clone(),
+            asc: true,
+            nulls_first: true,
+        })
+        .collect();
+    let all_keys: Vec<SortExpr> = part_keys.iter().chain(order_by).cloned().collect();
+    // (partition key, full key, input row) per row.
+    let mut rows: Vec<(Key, Key, u32)> = Vec::new();
+    let mut at = 0u32;
+    for c in chunks {
+        let pk = if part_keys.is_empty() {
+            None
+        } else {
+            Some(chunk_keys(&part_keys, c, ctx)?)
+        };
+        let fk = if all_keys.is_empty() {
+            None
+        } else {
+            Some(chunk_keys(&all_keys, c, ctx)?)
+        };
+        for i in 0..c.len() {
+            let p = pk.as_ref().map_or(Key::Packed(0), |k| k.key(i));
+            let f = fk.as_ref().map_or(Key::Packed(0), |k| k.key(i));
+            rows.push((p, f, at + i as u32));
+        }
+        at += c.len() as u32;
+    }
+    // Stable: peers keep input order.
+    rows.sort_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2)));
+    let n = rows.len();
+    let mut partition = vec![(0u32, 0u32); n];
+    let mut peers = vec![(0u32, 0u32); n];
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && rows[end].0 == rows[start].0 {
+            end += 1;
+        }
+        partition[start..end].fill((start as u32, end as u32));
+        let mut g = start;
+        while g < end {
+            let mut h = g + 1;
+            while h < end && rows[h].1 == rows[g].1 {
+                h += 1;
+            }
+            peers[g..h].fill((g as u32, h as u32));
+            g = h;
+        }
+        start = end;
+    }
+    Ok(Sorted {
+        order: rows.into_iter().map(|r| r.2).collect(),
+        partition,
+        peers,
+    })
+}
+
+/// The function's values at each sorted position.
+fn evaluate(
+    w: &WindowExpr,
+    s: &Sorted,
+    chunks: &[DataChunk],
+    n: usize,
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    use WindowFunction as F;
+    // The arguments, in sorted order.
+    let args: Vec<Vector> = w
+        .args
+        .iter()
+        .map(|a| Ok(column(a, chunks, n, ctx)?.take(&s.order)))
+        .collect::<Result<_>>()?;
+    let ints =
+        |f: &dyn Fn(usize) -> i64| Vector::from_values(DataType::BigInt, (0..n).map(f).collect());
+    let size = |p: usize| (s.partition[p].1 - s.partition[p].0) as usize;
+    Ok(match w.func {
+        F::RowNumber => ints(&|p| (p - s.partition[p].0 as usize + 1) as i64),
+        F::Rank => ints(&|p| (s.peers[p].0 - s.partition[p].0 + 1) as i64),
+        F::DenseRank => {
+            let mut out = Vec::with_capacity(n);
+            let mut rank = 0i64;
+            for p in 0..n {
+                if p == s.partition[p].0 as usize {
+                    rank = 0;
+                }
+                if p == s.peers[p].0 as usize {
+                    rank += 1;
+                }
+                out.push(rank);
+            }
+            Vector::from_values(DataType::BigInt, out)
+        }
+        F::PercentRank => Vector::from_values(
+            DataType::Double,
+            (0..n)
+                .map(|p| match size(p) {
+                    1 => 0.0,
+                    m => (s.peers[p].0 - s.partition[p].0) as f64 / (m - 1) as f64,
+                })
+                .collect(),
+        ),
+        F::CumeDist => Vector::from_values(
+            DataType::Double,
+            (0..n)
+                .map(|p| (s.peers[p].1 - s.partition[p].0) as f64 / size(p) as f64)
+                .collect(),
+        ),
+        F::Ntile => {
+            let mut out = Vector::with_capacity(&DataType::BigInt, n);
+            for p in 0..n {
+                let buckets = args[0].get(s.partition[p].0 as usize);
+                match buckets.as_i64() {
+                    None => out.push(&ScalarValue::Null)?,
+                    Some(b) if b <= 0 => {
+                        return Err(Error::invalid_input(format!(
+                            "ntile: the number of buckets must be positive, got {b}"
+                        )))
+                    }
+                    Some(b) => {
+                        let (m, i) = (size(p) as i64, p as i64 - s.partition[p].0 as i64);
+                        // The first m % b buckets take one row more.
+                        let (small, big) = (m / b, m % b);
+                        let bucket = if i < big * (small + 1) {
+                            i / (small + 1)
+                        } else {
+                            big + (i - big * (small + 1)) / small.max(1)
+                        };
+                        out.push(&ScalarValue::BigInt(bucket + 1))?;
+                    }
+                }
+            }
+            out
+        }
+        F::Lag | F::Lead => {
+            let forward = w.func == F::Lead;
+            let mut out = Vector::with_capacity(&w.ty, n);
+            for p in 0..n {
+                let Some(k) = args[1].get(p).as_i64() else {
+                    out.push(&ScalarValue::Null)?;
+                    continue;
+                };
+                let (ps, pe) = (s.partition[p].0 as i64, s.partition[p].1 as i64);
+                let step = if forward == (k >= 0) { 1 } else { -1 };
+                let mut left = k.unsigned_abs();
+                let mut q = p as i64;
+                let target = loop {
+                    if left == 0 {
+                        break Some(q);
+                    }
+                    q += step;
+                    if q < ps || q >= pe {
+                        break None;
+                    }
+                    if !w.ignore_nulls || args[0].is_valid(q as usize) {
+                        left -= 1;
+                    }
+                };
+                match target {
+                    Some(q) => out.append(&args[0].slice(q as usize, 1), 1),
+                    None if args.len() > 2 => out.append(&args[2].slice(p, 1), 1),
+                    None => out.push(&ScalarValue::Null)?,
+                }
+            }
+            out
+        }
+        F::FirstValue | F::LastValue | F::NthValue => {
+            let mut out = Vector::with_capacity(&w.ty, n);
+            let key = args_key(w, chunks, n, ctx, s)?;
+            for p in 0..n {
+                let (fs, fe) = frame(w, s, &key, p)?;
+                let valid = |q: usize| !w.ignore_nulls || args[0].is_valid(q);
+                let pick = match w.func {
+                    F::FirstValue => (fs..fe).find(|&q| valid(q)),
+                    F::LastValue => (fs..fe).rev().find(|&q| valid(q)),
+                    _ => match args[1].get(p).as_i64() {
+                        Some(k) if k >= 1 => (fs..fe).filter(|&q| valid(q)).nth(k as usize - 1),
+                        Some(k) => {
+                            return Err(Error::invalid_input(format!(
+                                "nth_value: the position must be at least 1, got {k}"
+                            )))
+                        }
+                        None => None,
+                    },
+                };
+                match pick {
+                    Some(q) => out.append(&args[0].slice(q, 1), 1),
+                    None => out.push(&ScalarValue::Null)?,
+                }
+            }
+            out
+        }
+        F::Aggregate(func) => {
+            let key = args_key(w, chunks, n, ctx, s)?;
+            let frames = (0..n)
+                .map(|p| frame(w, s, &key, p))
+                .collect::<Result<Vec<_>>>()?;
+            let agg = BoundAggregate {
+                func,
+                arg_types: w.args.iter().map(|a| a.data_type()).collect(),
+                return_type: w.ty.clone(),
+            };
+            segment_tree(&agg, &args, &frames, ctx)?
+        }
+    })
+}
+
+/// The single ORDER BY key as numbers, in sorted order, for RANGE frames with an
+/// offset (DATE in days, TIMESTAMP in microseconds); `None` when not needed.
+fn args_key(
+    w: &WindowExpr,
+    chunks: &[DataChunk],
+    n: usize,
+    ctx: &QueryContext,
+    s: &Sorted,
+) -> Result<Option<Vec<Option<f64>>>> {
+    let offset = |b: &FrameBound| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_));
+    if w.frame.units != FrameUnits::Range || !(offset(&w.frame.start) || offset(&w.frame.end)) {
+        return Ok(None);
+    }
+    let key = &w.order_by[0].expr;
+    let v = column(key, chunks, n, ctx)?.take(&s.order);
+    let numbers = (0..n)
+        .map(|p| match v.get(p) {
+            ScalarValue::Null => None,
+            ScalarValue::Date(d) => Some(d as f64),
+            ScalarValue::Timestamp(t) => Some(t as f64),
+            other => other.as_f64(),
+        })
+        .collect();
+    Ok(Some(numbers))
+}
+
+/// A RANGE offset in the key's units.
+fn range_offset(v: &ScalarValue, key_ty: &DataType) -> Result<f64> {
+    match v {
+        ScalarValue::Interval(i) => {
+            if i.months != 0 {
+                return Err(Error::not_supported(
+                    "RANGE offsets of months or years are not supported yet; use days",
+                ));
+            }
+            let micros = i.days as f64 * 86_400e6 + i.micros as f64;
+            Ok(match key_ty {
+                DataType::Date => micros / 86_400e6,
+                _ => micros,
+            })
+        }
+        other => other
+            .as_f64()
+            .ok_or_else(|| Error::internal(format!("a RANGE offset of {other}"))),
+    }
+}
+
+/// The frame of sorted position `p`: positions `start..end`.
+fn frame(
+    w: &WindowExpr,
+    s: &Sorted,
+    key: &Option<Vec<Option<f64>>>,
+    p: usize,
+) -> Result<(usize, usize)> {
+    let (ps, pe) = (s.partition[p].0 as usize, s.partition[p].1 as usize);
+    let (gs, ge) = (s.peers[p].0 as usize, s.peers[p].1 as usize);
+    let rows = |k: &ScalarValue| k.as_i64().unwrap_or(0).max(0) as usize;
+    let bound = |b: &FrameBound, is_start: bool| -> Result<usize> {
+        Ok(match (b, w.frame.units) {
+            (FrameBound::UnboundedPreceding, _) => ps,
+            (FrameBound::UnboundedFollowing, _) => pe,
+            (FrameBound::CurrentRow, FrameUnits::Rows) => p + !is_start as usize,
+            (FrameBound::CurrentRow, _) => {
+                if is_start {
+                    gs
+                } else {
+                    ge
+                }
+            }
+            (FrameBound::Preceding(k), FrameUnits::Rows) => {
+                (p + !is_start as usize).saturating_sub(rows(k)).max(ps)
+            }
+            (FrameBound::Following(k), FrameUnits::Rows) => {
+                (p + !is_start as usize + rows(k)).min(pe)
+            }
+            (FrameBound::Preceding(k) | FrameBound::Following(k), FrameUnits::Groups) => {
+                let forward = matches!(b, FrameBound::Following(_));
+                let mut left = rows(k);
+                let (mut a, mut z) = (gs, ge);
+                while left > 0 {
+                    if forward {
+                        if z >= pe {
+                            break;
+                        }
+                        let next = s.peers[z];
+                        (a, z) = (next.0 as usize, next.1 as usize);
+                    } else {
+                        if a <= ps {
+                            break;
+                        }
+                        let prev = s.peers[a - 1];
+                        (a, z) = (prev.0 as usize, prev.1 as usize);
+                    }
+                    left -= 1;
+                }
+                if left > 0 {
+                    // Past the partition's edge.
+                    return Ok(if forward { pe } else { ps });
+                }
+                if is_start {
+                    a
+                } else {
+                    z
+                }
+            }
+            (FrameBound::Preceding(k) | FrameBound::Following(k), FrameUnits::Range) => {
+                let keys = key
+                    .as_ref()
+                    .ok_or_else(|| Error::internal("RANGE frame without its key"))?;
+                let Some(v) = keys[p] else {
+                    // NULL keys: the frame is the NULL peers.
+                    return Ok(if is_start { gs } else { ge });
+                };
+                let sort = &w.order_by[0];
+                let off = range_offset(k, &sort.expr.data_type())?;
+                let following = matches!(b, FrameBound::Following(_));
+                // The bound's key value, in sort direction.
+                let target = if following == sort.asc {
+                    v + off
+                } else {
+                    v - off
+                };
+                // Rows with a key before the target (in sort order) come first.
+                let before = |q: usize| match keys[q] {
+                    None => sort.nulls_first,
+                    Some(x) => match x.partial_cmp(&target).unwrap_or(Ordering::Equal) {
+                        Ordering::Less => sort.asc,
+                        Ordering::Greater => !sort.asc,
+                        Ordering::Equal => false,
+                    },
+                };
+                let not_after = |q: usize| match keys[q] {
+                    None => sort.nulls_first,
+                    Some(x) => match x.partial_cmp(&target).unwrap_or(Ordering::Equal) {
+                        Ordering::Less => sort.asc,
+                        Ordering::Greater => !sort.asc,
+                        Ordering::Equal => true,
+                    },
+                };
+                // start: the first row not before the target; end: past the last
+                // row not after it.
+                let slice: Vec<usize> = (ps..pe).collect();
+                if is_start {
+                    ps + slice.partition_point(|&q| before(q))
+                } else {
+                    ps + slice.partition_point(|&q| not_after(q))
+                }
+            }
+        })
+    };
+    let start = bound(&w.frame.start, true)?;
+    let end = bound(&w.frame.end, false)?;
+    Ok((start, end.max(start)))
+}
+
+/// Each position's aggregate over its frame, through a segment tree of states.
+fn segment_tree(
+    agg: &BoundAggregate,
+    args: &[Vector],
+    frames: &[(usize, usize)],
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    let n = frames.len();
+    let arg_refs: Vec<&Vector> = args.iter().collect();
+    // Level 0: one state per row; each level above merges pairs.
+    let mut leaves = new_state(agg);
+    leaves.resize(n);
+    let ids: Vec<u32> = (0..n as u32).collect();
+    leaves.update(&ids, &arg_refs, n)?;
+    let mut levels: Vec<Vec<Vector>> = vec![leaves.partial()?];
+    let mut width = n;
+    while width > 1 {
+        ctx.check()?;
+        let up = width.div_ceil(2);
+        let mut state = new_state(agg);
+        state.resize(up);
+        let parents: Vec<u32> = (0..width as u32).map(|i| i / 2).collect();
+        state.merge(&parents, levels.last().expect("a level"), width)?;
+        levels.push(state.partial()?);
+        width = up;
+    }
+    // Each frame's nodes, left to right: (level, node).
+    let mut nodes: Vec<Vec<(usize, usize)>> = Vec::with_capacity(n);
+    for &(s, e) in frames {
+        let (mut lo, mut hi, mut level) = (s, e, 0usize);
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        while lo < hi {
+            if lo % 2 == 1 {
+                left.push((level, lo));
+                lo += 1;
+            }
+            if hi % 2 == 1 {
+                hi -= 1;
+                right.push((level, hi));
+            }
+            lo /= 2;
+            hi /= 2;
+            level += 1;
+        }
+        right.reverse();
+        left.extend(right);
+        nodes.push(left);
+    }
+    let mut result = new_state(agg);
+    result.resize(n);
+    let steps = nodes.iter().map(Vec::len).max().unwrap_or(0);
+    for step in 0..steps {
+        ctx.check()?;
+        for (level, partial) in levels.iter().enumerate() {
+            let mut groups = Vec::new();
+            let mut take = Vec::new();
+            for (p, list) in nodes.iter().enumerate() {
+                if let Some(&(l, node)) = list.get(step) {
+                    if l == level {
+                        groups.push(p as u32);
+                        take.push(node as u32);
+                    }
+                }
+            }
+            if groups.is_empty() {
+                continue;
+            }
+            let rows: Vec<Vector> = partial.iter().map(|v| v.take(&take)).collect();
+            result.merge(&groups, &rows, groups.len())?;
+        }
+    }
+    result.finalize()
+}
