@@ -12,7 +12,7 @@
 
 use crate::context::QueryContext;
 use crate::expression::eval;
-use crate::operators::sort::{chunk_keys, Key};
+use crate::operators::sort::{chunk_keys, ChunkKeys};
 use std::cmp::Ordering;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 use stride_functions::aggregate::{new_state, BoundAggregate};
@@ -106,43 +106,80 @@ fn sort_rows(
         })
         .collect();
     let all_keys: Vec<SortExpr> = part_keys.iter().chain(order_by).cloned().collect();
-    // (partition key, full key, input row) per row.
-    let mut rows: Vec<(Key, Key, u32)> = Vec::new();
-    let mut at = 0u32;
-    for c in chunks {
-        let pk = if part_keys.is_empty() {
-            None
-        } else {
-            Some(chunk_keys(&part_keys, c, ctx)?)
-        };
-        let fk = if all_keys.is_empty() {
-            None
-        } else {
-            Some(chunk_keys(&all_keys, c, ctx)?)
-        };
-        for i in 0..c.len() {
-            let p = pk.as_ref().map_or(Key::Packed(0), |k| k.key(i));
-            let f = fk.as_ref().map_or(Key::Packed(0), |k| k.key(i));
-            rows.push((p, f, at + i as u32));
+    // Each chunk's keys (PARTITION BY, and PARTITION BY then ORDER BY), compared in
+    // place: no key is copied per row.
+    let keys_of = |keys: &[SortExpr]| -> Result<Vec<ChunkKeys>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
         }
-        at += c.len() as u32;
+        chunks.iter().map(|c| chunk_keys(keys, c, ctx)).collect()
+    };
+    let part = keys_of(&part_keys)?;
+    let full = keys_of(&all_keys)?;
+    // (chunk, row in chunk) of every input row, in input order.
+    let mut rows: Vec<(u32, u32)> = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        rows.extend((0..c.len() as u32).map(|r| (i as u32, r)));
     }
-    // Stable: peers keep input order.
-    rows.sort_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2)));
+    let cmp = |keys: &[ChunkKeys], a: (u32, u32), b: (u32, u32)| -> Ordering {
+        if keys.is_empty() {
+            return Ordering::Equal;
+        }
+        match (&keys[a.0 as usize], &keys[b.0 as usize]) {
+            (ChunkKeys::Packed(x), ChunkKeys::Packed(y)) => x[a.1 as usize].cmp(&y[b.1 as usize]),
+            (ChunkKeys::Bytes(x), ChunkKeys::Bytes(y)) => {
+                x.key(a.1 as usize).cmp(y.key(b.1 as usize))
+            }
+            (x, y) => x.key(a.1 as usize).cmp(&y.key(b.1 as usize)),
+        }
+    };
+    // Peers keep input order ((chunk, row) ascends with it).
+    if full.iter().all(|k| matches!(k, ChunkKeys::Packed(_))) && !full.is_empty() {
+        let mut keyed: Vec<(u128, u32)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, r))| match &full[c as usize] {
+                ChunkKeys::Packed(p) => (p[r as usize], i as u32),
+                ChunkKeys::Bytes(_) => unreachable!("checked above"),
+            })
+            .collect();
+        keyed.sort_unstable();
+        rows = keyed.into_iter().map(|(_, i)| rows[i as usize]).collect();
+    } else if full.iter().all(|k| matches!(k, ChunkKeys::Bytes(_))) && !full.is_empty() {
+        // The first 16 bytes as an integer decide most comparisons without memcmp.
+        let mut keyed: Vec<(u128, &[u8], u32)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, r))| match &full[c as usize] {
+                ChunkKeys::Bytes(b) => {
+                    let k = b.key(r as usize);
+                    (crate::sort_key::pack(&k[..k.len().min(16)]), k, i as u32)
+                }
+                ChunkKeys::Packed(_) => unreachable!("checked above"),
+            })
+            .collect();
+        keyed.sort_unstable();
+        rows = keyed
+            .into_iter()
+            .map(|(_, _, i)| rows[i as usize])
+            .collect();
+    } else if !full.is_empty() {
+        rows.sort_by(|&a, &b| cmp(&full, a, b));
+    }
     let n = rows.len();
     let mut partition = vec![(0u32, 0u32); n];
     let mut peers = vec![(0u32, 0u32); n];
     let mut start = 0;
     while start < n {
         let mut end = start + 1;
-        while end < n && rows[end].0 == rows[start].0 {
+        while end < n && cmp(&part, rows[end], rows[start]) == Ordering::Equal {
             end += 1;
         }
         partition[start..end].fill((start as u32, end as u32));
         let mut g = start;
         while g < end {
             let mut h = g + 1;
-            while h < end && rows[h].1 == rows[g].1 {
+            while h < end && cmp(&full, rows[h], rows[g]) == Ordering::Equal {
                 h += 1;
             }
             peers[g..h].fill((g as u32, h as u32));
@@ -150,8 +187,19 @@ fn sort_rows(
         }
         start = end;
     }
+    let firsts: Vec<u32> = chunks
+        .iter()
+        .scan(0u32, |at, c| {
+            let f = *at;
+            *at += c.len() as u32;
+            Some(f)
+        })
+        .collect();
     Ok(Sorted {
-        order: rows.into_iter().map(|r| r.2).collect(),
+        order: rows
+            .into_iter()
+            .map(|(c, r)| firsts[c as usize] + r)
+            .collect(),
         partition,
         peers,
     })
@@ -487,49 +535,81 @@ fn segment_tree(
         levels.push(state.partial()?);
         width = up;
     }
-    // Each frame's nodes, left to right: (level, node).
-    let mut nodes: Vec<Vec<(usize, usize)>> = Vec::with_capacity(n);
-    for &(s, e) in frames {
-        let (mut lo, mut hi, mut level) = (s, e, 0usize);
-        let (mut left, mut right) = (Vec::new(), Vec::new());
-        while lo < hi {
-            if lo % 2 == 1 {
-                left.push((level, lo));
-                lo += 1;
-            }
-            if hi % 2 == 1 {
-                hi -= 1;
-                right.push((level, hi));
-            }
-            lo /= 2;
-            hi /= 2;
-            level += 1;
-        }
-        right.reverse();
-        left.extend(right);
-        nodes.push(left);
-    }
+    // Each frame is the merge of at most two nodes per level: walking up from the
+    // leaves, `lo` takes a left node when odd, `hi` a right node when odd. Left nodes
+    // come in left-to-right order going up, right nodes going down.
     let mut result = new_state(agg);
     result.resize(n);
-    let steps = nodes.iter().map(Vec::len).max().unwrap_or(0);
-    for step in 0..steps {
+    let mut lo: Vec<u32> = frames.iter().map(|f| f.0 as u32).collect();
+    let mut hi: Vec<u32> = frames.iter().map(|f| f.1 as u32).collect();
+    let ordered = agg.func.is_order_sensitive();
+    let merge = |result: &mut Box<dyn stride_functions::aggregate::GroupedState>,
+                 level: usize,
+                 picks: Vec<(u32, u32)>|
+     -> Result<()> {
+        if picks.is_empty() {
+            return Ok(());
+        }
+        let groups: Vec<u32> = picks.iter().map(|p| p.0).collect();
+        let take: Vec<u32> = picks.iter().map(|p| p.1).collect();
+        let rows: Vec<Vector> = levels[level].iter().map(|v| v.take(&take)).collect();
+        result.merge(&groups, &rows, groups.len())
+    };
+    for level in 0..levels.len() {
         ctx.check()?;
-        for (level, partial) in levels.iter().enumerate() {
-            let mut groups = Vec::new();
-            let mut take = Vec::new();
-            for (p, list) in nodes.iter().enumerate() {
-                if let Some(&(l, node)) = list.get(step) {
-                    if l == level {
-                        groups.push(p as u32);
-                        take.push(node as u32);
-                    }
-                }
-            }
-            if groups.is_empty() {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for p in 0..n {
+            let (l, h) = (lo[p], hi[p]);
+            if l >= h {
                 continue;
             }
-            let rows: Vec<Vector> = partial.iter().map(|v| v.take(&take)).collect();
-            result.merge(&groups, &rows, groups.len())?;
+            let (mut l2, mut h2) = (l, h);
+            if l % 2 == 1 {
+                left.push((p as u32, l));
+                l2 += 1;
+            }
+            if h % 2 == 1 && l2 < h {
+                h2 -= 1;
+                right.push((p as u32, h2));
+            }
+            lo[p] = l2.div_ceil(2);
+            hi[p] = h2 / 2;
+            if lo[p] > hi[p] {
+                lo[p] = hi[p];
+            }
+        }
+        merge(&mut result, level, left)?;
+        if !ordered {
+            // Order does not matter: the right nodes go in now.
+            merge(&mut result, level, right)?;
+        }
+    }
+    if ordered {
+        // Right nodes, from the top level down: found again per level.
+        for level in (0..levels.len()).rev() {
+            ctx.check()?;
+            let mut right = Vec::new();
+            for (p, &(s, e)) in frames.iter().enumerate() {
+                let (mut l, mut h) = (s as u32, e as u32);
+                for at in 0..=level {
+                    if l >= h {
+                        break;
+                    }
+                    let mut l2 = l;
+                    if l % 2 == 1 {
+                        l2 += 1;
+                    }
+                    if h % 2 == 1 && l2 < h {
+                        if at == level {
+                            right.push((p as u32, h - 1));
+                        }
+                        h -= 1;
+                    }
+                    l = l2.div_ceil(2);
+                    h /= 2;
+                }
+            }
+            merge(&mut result, level, right)?;
         }
     }
     result.finalize()
