@@ -42,14 +42,33 @@ pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     result
 }
 
+/// ORDER BY ALL (a lone `*` key from `order_items`): every output column, left to
+/// right, with its options.
+fn expand_order_all(order: &[ast::OrderByExpr], columns: usize) -> Vec<ast::OrderByExpr> {
+    match order {
+        [o] if matches!(o.expr, ast::Expr::Wildcard(_)) => (1..=columns)
+            .map(|i| ast::OrderByExpr {
+                expr: ast::Expr::value(ast::Value::Number(i.to_string(), false)),
+                options: o.options.clone(),
+                with_fill: None,
+            })
+            .collect(),
+        _ => order.to_vec(),
+    }
+}
+
 fn order_items(q: &ast::Query) -> Result<Vec<ast::OrderByExpr>> {
     match &q.order_by {
         None => Ok(vec![]),
         Some(ob) => match &ob.kind {
             ast::OrderByKind::Expressions(items) => Ok(items.clone()),
-            ast::OrderByKind::All(_) => {
-                Err(Error::not_supported("ORDER BY ALL is not supported yet"))
-            }
+            // ORDER BY ALL: a `*` key with the options, expanded once the output's
+            // columns are known (`expand_order_all`).
+            ast::OrderByKind::All(options) => Ok(vec![ast::OrderByExpr {
+                expr: ast::Expr::Wildcard(ast::helpers::attached_token::AttachedToken::empty()),
+                options: options.clone(),
+                with_fill: None,
+            }]),
         },
     }
 }
@@ -277,7 +296,8 @@ fn order_by_output(
     }
     let scope = Scope::new(plan.schema().to_vec());
     let mut keys = Vec::new();
-    for item in order {
+    let order = expand_order_all(order, scope.fields.len());
+    for item in &order {
         let expr = match ordinal(&item.expr, scope.fields.len())? {
             Some(i) => scope.column(i),
             None => {
@@ -337,9 +357,9 @@ fn bind_select_list(
     s: &ast::Select,
     order: &[ast::OrderByExpr],
 ) -> Result<LogicalPlan> {
-    if s.top.is_some() || s.into.is_some() || !s.lateral_views.is_empty() || s.qualify.is_some() {
+    if s.top.is_some() || s.into.is_some() || !s.lateral_views.is_empty() {
         return Err(Error::not_supported(
-            "TOP, INTO, LATERAL VIEW and QUALIFY clauses are not supported yet",
+            "TOP, INTO and LATERAL VIEW clauses are not supported yet",
         ));
     }
     let (mut plan, scope) = b.bind_from(&s.from)?;
@@ -487,7 +507,8 @@ fn bind_select_list(
         Extra(Expr),
     }
     let mut order_targets = Vec::new();
-    for item in order {
+    let order = expand_order_all(order, items.len());
+    for item in &order {
         let target = if let Some(i) = ordinal(&item.expr, items.len())? {
             OrderTarget::Output(i)
         } else if let Some(i) = output_name_ref(&item.expr, &items) {
@@ -508,6 +529,22 @@ fn bind_select_list(
         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
         order_targets.push((target, asc, nulls_first(b, asc, item.options.nulls_first)));
     }
+
+    // QUALIFY: a filter on the rows once window functions are computed; it may call
+    // them (and name the select list's aliases).
+    let mut qualify = match &s.qualify {
+        Some(q) => {
+            let q = with_aliases(q, &s.projection, &scope);
+            let mut ctx = ExprCtx {
+                scope: &scope,
+                aggregates: Some(&mut aggregates),
+                windows: Some(&mut windows),
+                clause: "QUALIFY",
+            };
+            Some(bool_expr(b.bind_expr(&q, &mut ctx)?, "QUALIFY clause")?)
+        }
+        None => None,
+    };
 
     let aggregated = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
     if aggregated && !set_calls.is_empty() {
@@ -547,6 +584,7 @@ fn bind_select_list(
             .iter_mut()
             .chain(extras.iter_mut())
             .chain(having.iter_mut())
+            .chain(qualify.iter_mut())
             .chain(window_exprs)
         {
             *e = rewrite_for_aggregate(
@@ -582,9 +620,19 @@ fn bind_select_list(
             functions: std::mem::take(&mut windows),
             schema,
         };
-        for e in select_exprs.iter_mut().chain(extras.iter_mut()) {
+        for e in select_exprs
+            .iter_mut()
+            .chain(extras.iter_mut())
+            .chain(qualify.iter_mut())
+        {
             *e = window_columns(std::mem::replace(e, Expr::literal(ScalarValue::Null)), base);
         }
+    }
+    if let Some(predicate) = qualify {
+        plan = LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        };
     }
 
     let distinct = match &s.distinct {
@@ -666,6 +714,65 @@ fn bind_select_list(
         };
     }
     Ok(plan)
+}
+
+/// `e` with the select list's aliases that name no column of FROM replaced by their
+/// expressions (QUALIFY may name them, as in DuckDB).
+fn with_aliases(e: &ast::Expr, projection: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
+    use ast::Expr as A;
+    let go = |x: &ast::Expr| Box::new(with_aliases(x, projection, scope));
+    match e {
+        A::Identifier(id) if matches!(scope.lookup(None, &id.value), Lookup::NotFound) => {
+            let aliased = projection.iter().find_map(|item| match item {
+                ast::SelectItem::ExprWithAlias { expr, alias }
+                    if alias.value.eq_ignore_ascii_case(&id.value) =>
+                {
+                    Some(expr.clone())
+                }
+                _ => None,
+            });
+            match aliased {
+                Some(x) => A::Nested(Box::new(x)),
+                None => e.clone(),
+            }
+        }
+        A::BinaryOp { left, op, right } => A::BinaryOp {
+            left: go(left),
+            op: op.clone(),
+            right: go(right),
+        },
+        A::UnaryOp { op, expr } => A::UnaryOp {
+            op: *op,
+            expr: go(expr),
+        },
+        A::Nested(x) => A::Nested(go(x)),
+        A::IsNull(x) => A::IsNull(go(x)),
+        A::IsNotNull(x) => A::IsNotNull(go(x)),
+        A::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => A::Between {
+            expr: go(expr),
+            negated: *negated,
+            low: go(low),
+            high: go(high),
+        },
+        A::InList {
+            expr,
+            list,
+            negated,
+        } => A::InList {
+            expr: go(expr),
+            list: list
+                .iter()
+                .map(|x| with_aliases(x, projection, scope))
+                .collect(),
+            negated: *negated,
+        },
+        other => other.clone(),
+    }
 }
 
 /// `e` with each window call's placeholder replaced by its column (`base + index`).
