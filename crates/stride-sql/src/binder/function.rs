@@ -58,6 +58,17 @@ impl Binder<'_> {
             }
             ast::FunctionArguments::List(l) => l,
         };
+        if matches!(name.as_str(), "grouping" | "grouping_id") {
+            let args: Vec<ast::Expr> = list
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                })
+                .collect();
+            return self.bind_grouping(&name, &args, ctx);
+        }
         if is_aggregate_name(&name) {
             return self.bind_aggregate(&name, f, list, ctx);
         }

@@ -14,6 +14,7 @@ mod expr;
 mod fold;
 mod from;
 mod function;
+mod grouping_sets;
 mod insert;
 mod modify;
 mod parameters;

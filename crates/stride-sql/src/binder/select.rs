@@ -451,15 +451,22 @@ fn bind_select_list(
     }
 
     // GROUP BY: expressions over FROM, select aliases, or ordinals.
+    // With ROLLUP, CUBE or GROUPING SETS, several grouping sets (`grouping_sets.rs`);
+    // `group_by` is then every expression any of them groups by.
     let mut group_by: Vec<Expr> = Vec::new();
+    let mut sets: Vec<Vec<Expr>> = Vec::new();
     match &s.group_by {
         ast::GroupByExpr::Expressions(exprs, modifiers) => {
-            if !modifiers.is_empty() {
-                return Err(Error::not_supported(
-                    "ROLLUP, CUBE and GROUPING SETS are not supported yet",
-                ));
+            let mut with_rollup = false;
+            for m in modifiers {
+                match m {
+                    ast::GroupByWithModifier::Rollup => with_rollup = true,
+                    other => return Err(Error::not_supported(format!(
+                        "GROUP BY ... {other} is not supported; use GROUPING SETS, ROLLUP or CUBE"
+                    ))),
+                }
             }
-            for e in exprs {
+            let mut bind_group = |b: &mut Binder, e: &ast::Expr| -> Result<Expr> {
                 let g = if let Some(i) = ordinal(e, items.len())? {
                     items[i].expr.clone()
                 } else if let Some(i) = alias_ref(e, &items, &scope) {
@@ -473,8 +480,14 @@ fn bind_select_list(
                         "aggregate functions are not allowed in GROUP BY",
                     ));
                 }
-                if !group_by.contains(&g) {
-                    group_by.push(g);
+                Ok(g)
+            };
+            sets = b.grouping_sets(exprs, with_rollup, &mut bind_group)?;
+            for set in &sets {
+                for g in set {
+                    if !group_by.contains(g) {
+                        group_by.push(g.clone());
+                    }
                 }
             }
         }
@@ -487,6 +500,9 @@ fn bind_select_list(
                 }
             }
         }
+    }
+    if sets.len() <= 1 {
+        sets = vec![group_by.clone()];
     }
     let having = match &s.having {
         Some(h) => {
@@ -547,6 +563,17 @@ fn bind_select_list(
     };
 
     let aggregated = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+    if !aggregated
+        && items
+            .iter()
+            .map(|i| &i.expr)
+            .chain(qualify.iter())
+            .any(|e| e.any(&mut |x| matches!(x, Expr::Grouping { .. })))
+    {
+        return Err(Error::binder(
+            "GROUPING() needs a GROUP BY clause: it tells which grouping expressions a row was grouped by",
+        ));
+    }
     if aggregated && !set_calls.is_empty() {
         return Err(Error::not_supported(
             "set-returning functions (unnest, generate_subscripts) in a select list with GROUP BY or aggregates are not supported yet; unnest in a subquery in FROM instead",
@@ -593,11 +620,44 @@ fn bind_select_list(
                 ngroups,
             )?;
         }
-        plan = LogicalPlan::Aggregate {
-            input: Box::new(plan),
-            group_by,
-            aggregates,
-            schema,
+        // GROUPING(): constants with one grouping set, else columns of the union.
+        let naggs = aggregates.len();
+        let mut calls: Vec<Vec<Expr>> = Vec::new();
+        let window_exprs = windows.iter_mut().flat_map(|w| {
+            w.args
+                .iter_mut()
+                .chain(w.partition_by.iter_mut())
+                .chain(w.order_by.iter_mut().map(|k| &mut k.expr))
+        });
+        for e in select_exprs
+            .iter_mut()
+            .chain(extras.iter_mut())
+            .chain(having.iter_mut())
+            .chain(qualify.iter_mut())
+            .chain(window_exprs)
+        {
+            let inner = std::mem::replace(e, Expr::literal(ScalarValue::Null));
+            *e = if sets.len() > 1 {
+                super::grouping_sets::take_groupings(inner, &group_by, &mut calls, &|k| {
+                    Expr::column(
+                        ngroups + naggs + k,
+                        DataType::BigInt,
+                        format!("grouping{k}"),
+                    )
+                })?
+            } else {
+                super::grouping_sets::single_set_groupings(inner, &group_by)?
+            };
+        }
+        plan = if sets.len() > 1 {
+            super::grouping_sets::grouped_union(plan, &sets, &group_by, &aggregates, &calls)
+        } else {
+            LogicalPlan::Aggregate {
+                input: Box::new(plan),
+                group_by,
+                aggregates,
+                schema,
+            }
         };
         if let Some(h) = having {
             plan = LogicalPlan::Filter {

@@ -85,6 +85,12 @@ pub enum Expr {
         index: usize,
         ty: DataType,
     },
+    /// Binder-internal: `GROUPING(args)`, replaced by a constant or a column of the
+    /// grouping's output once the grouping sets are known. Its arguments are not
+    /// children: they name grouping expressions, they are not evaluated.
+    Grouping {
+        args: Vec<Expr>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +137,7 @@ impl Expr {
             | Expr::Literal { ty, .. }
             | Expr::AggregateRef { ty, .. }
             | Expr::WindowRef { ty, .. } => ty.clone(),
+            Expr::Grouping { .. } => DataType::BigInt,
             Expr::Cast { to, .. } => to.clone(),
             Expr::Function { func, .. } => func.return_type.clone(),
             Expr::And(..)
@@ -169,7 +176,8 @@ impl Expr {
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
             | Expr::AggregateRef { .. }
-            | Expr::WindowRef { .. } => vec![],
+            | Expr::WindowRef { .. }
+            | Expr::Grouping { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
@@ -202,7 +210,8 @@ impl Expr {
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
             | Expr::AggregateRef { .. }
-            | Expr::WindowRef { .. } => vec![],
+            | Expr::WindowRef { .. }
+            | Expr::Grouping { .. } => vec![],
             Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
@@ -313,6 +322,10 @@ impl fmt::Display for Expr {
             Expr::OuterColumn { name, .. } => write!(f, "outer.{name}"),
             Expr::AggregateRef { index, .. } => write!(f, "aggregate#{index}"),
             Expr::WindowRef { index, .. } => write!(f, "window#{index}"),
+            Expr::Grouping { args } => {
+                let list: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                write!(f, "grouping({})", list.join(", "))
+            }
             Expr::Literal { value, ty } => match value {
                 ScalarValue::Varchar(s) => write!(f, "'{}'", s.replace('\'', "''")),
                 ScalarValue::Null => write!(f, "NULL"),

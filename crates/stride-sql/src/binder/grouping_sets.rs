@@ -1,0 +1,309 @@
+//! GROUPING SETS, ROLLUP and CUBE, and GROUPING() / GROUPING_ID().
+//!
+//! Where it sits: binding a SELECT (`select.rs`). GROUP BY's items expand into a list
+//! of grouping sets (the cross product of the items' alternatives: `a, ROLLUP(b, c)`
+//! is `(a, b, c), (a, b), (a)`). With one set the query groups as usual. With several,
+//! [`grouped_union`] builds one aggregate per set over the shared FROM rows and a
+//! UNION ALL of them, each laid out as the aggregate of all the sets' expressions
+//! would be (NULL in the columns a set does not group by), with one more column per
+//! GROUPING() call holding that set's constant bits; HAVING and the select list then
+//! read it like any aggregate's output.
+
+use super::expr::ExprCtx;
+use super::Binder;
+use crate::plan::expr::next_subquery_id;
+use crate::plan::visit::references_outer;
+use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind};
+use sqlparser::ast;
+use std::sync::Arc;
+use stride_common::{DataType, Error, Result, ScalarValue};
+
+/// Most grouping sets one GROUP BY may expand to (CUBE of 12 columns is 4096).
+const MAX_SETS: usize = 4096;
+
+impl Binder<'_> {
+    /// The grouping sets of GROUP BY `items`: each a list of expressions bound by
+    /// `bind` (ordinals, aliases, or expressions over FROM).
+    pub(super) fn grouping_sets(
+        &mut self,
+        items: &[ast::Expr],
+        with_rollup: bool,
+        bind: &mut dyn FnMut(&mut Self, &ast::Expr) -> Result<Expr>,
+    ) -> Result<Vec<Vec<Expr>>> {
+        let mut sets: Vec<Vec<Expr>> = vec![vec![]];
+        let mut plain: Vec<Expr> = Vec::new();
+        for item in items {
+            let alternatives = self.alternatives(item, bind)?;
+            if with_rollup && alternatives.len() == 1 {
+                plain.extend(alternatives[0].iter().cloned());
+            }
+            let mut next = Vec::new();
+            for s in &sets {
+                for a in &alternatives {
+                    let mut combined = s.clone();
+                    for e in a {
+                        if !combined.contains(e) {
+                            combined.push(e.clone());
+                        }
+                    }
+                    next.push(combined);
+                }
+            }
+            if next.len() > MAX_SETS {
+                return Err(Error::invalid_input(format!(
+                    "GROUP BY expands to more than {MAX_SETS} grouping sets"
+                )));
+            }
+            sets = next;
+        }
+        if with_rollup {
+            // MySQL's `GROUP BY a, b WITH ROLLUP`: ROLLUP (a, b).
+            sets = (0..=plain.len())
+                .rev()
+                .map(|k| plain[..k].to_vec())
+                .collect();
+        }
+        Ok(sets)
+    }
+
+    /// The grouping sets one GROUP BY item stands for.
+    fn alternatives(
+        &mut self,
+        item: &ast::Expr,
+        bind: &mut dyn FnMut(&mut Self, &ast::Expr) -> Result<Expr>,
+    ) -> Result<Vec<Vec<Expr>>> {
+        let mut bind_all = |me: &mut Self, list: &[ast::Expr]| -> Result<Vec<Expr>> {
+            list.iter().map(|e| bind(me, e)).collect()
+        };
+        Ok(match item {
+            ast::Expr::Rollup(groups) => {
+                let groups = groups
+                    .iter()
+                    .map(|g| bind_all(self, g))
+                    .collect::<Result<Vec<_>>>()?;
+                (0..=groups.len())
+                    .rev()
+                    .map(|k| groups[..k].concat())
+                    .collect()
+            }
+            ast::Expr::Cube(groups) => {
+                let groups = groups
+                    .iter()
+                    .map(|g| bind_all(self, g))
+                    .collect::<Result<Vec<_>>>()?;
+                if groups.len() > 12 {
+                    return Err(Error::invalid_input(
+                        "CUBE takes at most 12 elements (4096 grouping sets)",
+                    ));
+                }
+                // Every subset, the largest first (as DuckDB and PostgreSQL list them).
+                let n = groups.len();
+                let mut masks: Vec<u32> = (0..1u32 << n).collect();
+                masks.sort_by_key(|m| std::cmp::Reverse(m.count_ones()));
+                masks
+                    .into_iter()
+                    .map(|m| {
+                        (0..n)
+                            .filter(|i| m & (1 << (n - 1 - i)) != 0)
+                            .flat_map(|i| groups[i].clone())
+                            .collect()
+                    })
+                    .collect()
+            }
+            ast::Expr::GroupingSets(sets) => {
+                let mut out = Vec::new();
+                for set in sets {
+                    // A set is a list of expressions, each maybe ROLLUP or CUBE itself.
+                    let mut partial: Vec<Vec<Expr>> = vec![vec![]];
+                    for e in set {
+                        let alts = self.alternatives(e, bind)?;
+                        partial = partial
+                            .iter()
+                            .flat_map(|p| {
+                                alts.iter().map(move |a| {
+                                    let mut c = p.clone();
+                                    c.extend(a.iter().cloned());
+                                    c
+                                })
+                            })
+                            .collect();
+                    }
+                    out.extend(partial);
+                }
+                out
+            }
+            // `()`: the empty set.
+            ast::Expr::Tuple(list) if list.is_empty() => vec![vec![]],
+            ast::Expr::Tuple(list) => vec![bind_all(self, list)?],
+            other => vec![vec![bind(self, other)?]],
+        })
+    }
+
+    /// `GROUPING(args)` / `GROUPING_ID(args)`: a placeholder the grouping resolves.
+    pub(super) fn bind_grouping(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
+        if ctx.aggregates.is_none() {
+            return Err(Error::binder(format!(
+                "{name}() is not allowed in {}",
+                ctx.clause
+            )));
+        }
+        if args.is_empty() {
+            return Err(Error::binder(format!(
+                "{name}() needs at least one argument"
+            )));
+        }
+        let args = args
+            .iter()
+            .map(|a| self.bind_expr(a, ctx))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Expr::Grouping { args })
+    }
+}
+
+/// The value of `GROUPING(args)` for grouping set `set`: bit i (counted from the
+/// last argument) is 1 when argument i is not grouped by.
+fn grouping_bits(args: &[Expr], set: &[Expr]) -> i64 {
+    args.iter()
+        .fold(0i64, |acc, a| (acc << 1) | !set.contains(a) as i64)
+}
+
+/// `e` with each GROUPING() call replaced by `column(k)` for the k-th distinct call
+/// (collected in `calls`), after checking that its arguments are grouping
+/// expressions of `all`.
+pub(super) fn take_groupings(
+    e: Expr,
+    all: &[Expr],
+    calls: &mut Vec<Vec<Expr>>,
+    column: &dyn Fn(usize) -> Expr,
+) -> Result<Expr> {
+    match e {
+        Expr::Grouping { args } => {
+            if let Some(a) = args.iter().find(|a| !all.contains(a)) {
+                return Err(Error::binder(format!(
+                    "GROUPING() takes expressions of the GROUP BY clause, and {a} is not one"
+                )));
+            }
+            let k = match calls.iter().position(|c| *c == args) {
+                Some(k) => k,
+                None => {
+                    calls.push(args);
+                    calls.len() - 1
+                }
+            };
+            Ok(column(k))
+        }
+        mut other => {
+            for c in other.children_mut() {
+                let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
+                *c = take_groupings(inner, all, calls, column)?;
+            }
+            Ok(other)
+        }
+    }
+}
+
+/// GROUPING() when there is one grouping set: every argument is grouped by, so 0.
+pub(super) fn single_set_groupings(e: Expr, set: &[Expr]) -> Result<Expr> {
+    let mut calls = Vec::new();
+    take_groupings(e, set, &mut calls, &|_| {
+        Expr::literal(ScalarValue::BigInt(0))
+    })
+}
+
+/// One aggregate per grouping set over `input`, as a UNION ALL laid out as the
+/// aggregate of `all` would be: `all`'s columns (NULL where a set does not group),
+/// the aggregates, then one BIGINT column per GROUPING() call in `calls`.
+pub(super) fn grouped_union(
+    input: LogicalPlan,
+    sets: &[Vec<Expr>],
+    all: &[Expr],
+    aggregates: &[AggregateExpr],
+    calls: &[Vec<Expr>],
+) -> LogicalPlan {
+    // The FROM rows are computed once and read by every set.
+    let input = if references_outer(&input, 1) {
+        input
+    } else {
+        let schema = input.schema().to_vec();
+        LogicalPlan::CteRef {
+            id: next_subquery_id(),
+            body: Arc::new(input),
+            schema,
+            shared: false,
+        }
+    };
+    let mut schema: Vec<Field> = all
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
+        .collect();
+    schema.extend(
+        aggregates
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
+    );
+    schema.extend((0..calls.len()).map(|k| Field::new(format!("grouping{k}"), DataType::BigInt)));
+    let branches: Vec<LogicalPlan> = sets
+        .iter()
+        .map(|set| {
+            let mut agg_schema: Vec<Field> = set
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
+                .collect();
+            agg_schema.extend(
+                aggregates
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
+            );
+            let aggregate = LogicalPlan::Aggregate {
+                input: Box::new(input.clone()),
+                group_by: set.clone(),
+                aggregates: aggregates.to_vec(),
+                schema: agg_schema,
+            };
+            let mut exprs: Vec<Expr> = all
+                .iter()
+                .map(|g| match set.iter().position(|s| s == g) {
+                    Some(i) => Expr::column(i, g.data_type(), format!("group{i}")),
+                    None => Expr::Literal {
+                        value: ScalarValue::Null,
+                        ty: g.data_type(),
+                    },
+                })
+                .collect();
+            exprs.extend(
+                aggregates
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| Expr::column(set.len() + j, a.ty.clone(), format!("agg{j}"))),
+            );
+            exprs.extend(
+                calls
+                    .iter()
+                    .map(|c| Expr::literal(ScalarValue::BigInt(grouping_bits(c, set)))),
+            );
+            LogicalPlan::Project {
+                input: Box::new(aggregate),
+                exprs,
+                schema: schema.clone(),
+            }
+        })
+        .collect();
+    let mut it = branches.into_iter();
+    let first = it.next().expect("at least two grouping sets");
+    it.fold(first, |left, right| LogicalPlan::SetOp {
+        left: Box::new(left),
+        right: Box::new(right),
+        kind: SetOpKind::Union,
+        all: true,
+        schema: schema.clone(),
+    })
+}
