@@ -36,6 +36,8 @@ pub struct QueryContext {
     /// Rows of the CTEs computed once per query, by CTE id. Shared with child
     /// contexts: a shared CTE body refers to no outer row.
     ctes: Arc<Mutex<HashMap<u64, CteRows>>>,
+    /// The rows the last round of each running recursive CTE added, by id.
+    rounds: Arc<Mutex<HashMap<u64, Arc<Vec<DataChunk>>>>>,
 }
 
 /// The rows of one shared CTE, computed by whichever reference runs first.
@@ -55,6 +57,7 @@ impl QueryContext {
             in_sets: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),
+            rounds: Arc::default(),
             profile: None,
         }
     }
@@ -76,6 +79,25 @@ impl QueryContext {
         cell.get_or_init(|| compute().map(Arc::new)).clone()
     }
 
+    /// Sets the rows the last round of recursive CTE `id` added.
+    pub fn set_round(&self, id: u64, rows: Arc<Vec<DataChunk>>) -> Result<()> {
+        self.rounds
+            .lock()
+            .map_err(|_| Error::internal("recursive CTE lock"))?
+            .insert(id, rows);
+        Ok(())
+    }
+
+    /// The rows the last round of recursive CTE `id` added.
+    pub fn round(&self, id: u64) -> Result<Arc<Vec<DataChunk>>> {
+        self.rounds
+            .lock()
+            .map_err(|_| Error::internal("recursive CTE lock"))?
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| Error::internal("a recursive CTE read outside its recursion"))
+    }
+
     /// This context reading `catalog` instead (a statement's snapshot of the tables),
     /// with the same settings, cancellation, deadline and progress.
     pub fn with_catalog(&self, catalog: Arc<Catalogs>) -> QueryContext {
@@ -94,6 +116,7 @@ impl QueryContext {
             self.cancel.clone(),
         );
         child.ctes = self.ctes.clone();
+        child.rounds = self.rounds.clone();
         child.deadline = self.deadline;
         child
     }

@@ -276,6 +276,16 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
             counted(Source::Chunks(Arc::new(sink.finish(*limit, *offset)?)))
         }
+        PhysicalPlan::RecursiveCte {
+            id,
+            base,
+            step,
+            all,
+        } => {
+            let rows = crate::operators::recursive_cte::run(*id, base, step, *all, ctx, &collect)?;
+            counted(Source::Chunks(Arc::new(rows)))
+        }
+        PhysicalPlan::RecursiveScan { id, .. } => counted(Source::Chunks(ctx.round(*id)?)),
         PhysicalPlan::Window {
             input, functions, ..
         } => {

@@ -130,6 +130,10 @@ fn detail(plan: &PhysicalPlan) -> String {
             Some(f) => format!("{} filter={f}", join_kind(*kind)),
             None => join_kind(*kind).to_string(),
         },
+        PhysicalPlan::RecursiveCte { all, .. } => {
+            format!("UNION{}", if *all { " ALL" } else { "" })
+        }
+        PhysicalPlan::RecursiveScan { .. } => "the last round's rows".into(),
         PhysicalPlan::Window { functions, .. } => {
             list(functions.iter().map(stride_sql::plan::WindowExpr::describe))
         }

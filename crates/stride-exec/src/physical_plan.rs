@@ -41,7 +41,10 @@ pub enum PhysicalPlan {
     },
     /// The rows of a CTE referenced more than once: `input` runs once per query (the
     /// first reference to run computes it) and every reference reads its rows.
-    CteScan { id: u64, input: Box<PhysicalPlan> },
+    CteScan {
+        id: u64,
+        input: Box<PhysicalPlan>,
+    },
     Filter {
         input: Box<PhysicalPlan>,
         predicate: Expr,
@@ -112,6 +115,18 @@ pub enum PhysicalPlan {
         functions: Vec<WindowExpr>,
         types: Vec<DataType>,
     },
+    /// WITH RECURSIVE (`operators/recursive_cte.rs`): `base`, then `step` round after
+    /// round over the last round's rows (`RecursiveScan`), until a round adds none.
+    RecursiveCte {
+        id: u64,
+        base: Box<PhysicalPlan>,
+        step: Box<PhysicalPlan>,
+        all: bool,
+    },
+    RecursiveScan {
+        id: u64,
+        types: Vec<DataType>,
+    },
 }
 
 impl PhysicalPlan {
@@ -125,7 +140,9 @@ impl PhysicalPlan {
             | PhysicalPlan::HashAggregate { types, .. }
             | PhysicalPlan::HashJoin { types, .. }
             | PhysicalPlan::NestedLoopJoin { types, .. }
-            | PhysicalPlan::Window { types, .. } => types.clone(),
+            | PhysicalPlan::Window { types, .. }
+            | PhysicalPlan::RecursiveScan { types, .. } => types.clone(),
+            PhysicalPlan::RecursiveCte { base, .. } => base.types(),
             PhysicalPlan::Range { .. } => vec![DataType::BigInt],
             PhysicalPlan::Filter { input, .. }
             | PhysicalPlan::CteScan { input, .. }
@@ -151,6 +168,8 @@ impl PhysicalPlan {
             | PhysicalPlan::TopN { input, .. }
             | PhysicalPlan::Limit { input, .. }
             | PhysicalPlan::Window { input, .. } => vec![input],
+            PhysicalPlan::RecursiveCte { base, step, .. } => vec![base, step],
+            PhysicalPlan::RecursiveScan { .. } => vec![],
             PhysicalPlan::HashJoin { left, right, .. }
             | PhysicalPlan::NestedLoopJoin { left, right, .. }
             | PhysicalPlan::SetOp { left, right, .. } => vec![left, right],
@@ -183,6 +202,8 @@ impl PhysicalPlan {
             PhysicalPlan::NestedLoopJoin { .. } => "NESTED_LOOP_JOIN",
             PhysicalPlan::SetOp { .. } => "SET_OPERATION",
             PhysicalPlan::Window { .. } => "WINDOW",
+            PhysicalPlan::RecursiveCte { .. } => "RECURSIVE_CTE",
+            PhysicalPlan::RecursiveScan { .. } => "RECURSIVE_CTE_SCAN",
         }
     }
 }

@@ -142,6 +142,22 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             functions: lists.clone(),
             types: schema.iter().map(|f| f.ty.clone()).collect(),
         },
+        LogicalPlan::RecursiveCte {
+            id,
+            base,
+            step,
+            all,
+            ..
+        } => PhysicalPlan::RecursiveCte {
+            id: *id,
+            base: p(base)?,
+            step: p(step)?,
+            all: *all,
+        },
+        LogicalPlan::RecursiveRef { id, schema } => PhysicalPlan::RecursiveScan {
+            id: *id,
+            types: schema.iter().map(|f| f.ty.clone()).collect(),
+        },
         LogicalPlan::Window {
             input,
             functions,

@@ -8,6 +8,7 @@ pub mod hash_join;
 pub mod limit;
 pub mod materialize;
 pub mod nested_loop_join;
+pub mod recursive_cte;
 pub mod set_op;
 pub mod sort;
 pub mod top_n;

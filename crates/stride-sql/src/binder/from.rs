@@ -190,6 +190,18 @@ impl<'a> Binder<'a> {
                         return apply_alias(plan, &qual, alias.as_ref());
                     }
                 }
+                // The recursive part of a recursive CTE reads the last round's rows.
+                if let Some((_, id, schema)) = self
+                    .recursive_refs
+                    .iter()
+                    .rev()
+                    .find(|(n, _, _)| name.0.len() == 1 && n.eq_ignore_ascii_case(&tname))
+                    .cloned()
+                {
+                    let plan = LogicalPlan::RecursiveRef { id, schema };
+                    let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
+                    return apply_alias(plan, &qual, alias.as_ref());
+                }
                 if let Some(cte) = self.find_cte(&tname) {
                     let plan = self.bind_cte(&cte)?;
                     let mut fields = super::unqualified(plan.schema());
@@ -469,7 +481,15 @@ impl<'a> Binder<'a> {
         let (id, body) = match self.cte_bodies.get(&key) {
             Some(shared) => shared.clone(),
             None => {
-                let body = self.bind_query(&cte.query)?;
+                let recursive = if self.recursive_ctes.contains(&key) {
+                    super::select::bind_recursive_cte(self, cte)?
+                } else {
+                    None
+                };
+                let body = match recursive {
+                    Some(plan) => plan,
+                    None => self.bind_query(&cte.query)?,
+                };
                 let depth = max_outer_depth(&body);
                 if (1..=depth).any(|level| references_outer(&body, level)) {
                     return Ok(body);

@@ -223,6 +223,10 @@ pub struct Binder<'a> {
     param_types: Vec<Option<DataType>>,
     /// Per SELECT being bound, innermost last: its WINDOW clause (`window.rs`).
     window_defs: Vec<Vec<ast::NamedWindowDefinition>>,
+    /// CTEs defined under WITH RECURSIVE (by address).
+    recursive_ctes: std::collections::HashSet<usize>,
+    /// Recursive CTEs whose recursive part is being bound: name, id, columns.
+    recursive_refs: Vec<(String, u64, Vec<Field>)>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -250,6 +254,8 @@ impl<'a> Binder<'a> {
             set_functions: Vec::new(),
             param_types: Vec::new(),
             window_defs: Vec::new(),
+            recursive_ctes: Default::default(),
+            recursive_refs: Vec::new(),
         }
     }
 

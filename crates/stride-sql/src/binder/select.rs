@@ -20,16 +20,14 @@ use stride_common::{DataType, Error, Result, ScalarValue};
 pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     let pushed = match &q.with {
         Some(with) => {
-            if with.recursive {
-                return Err(Error::not_supported("WITH RECURSIVE is not supported yet"));
-            }
             b.ctes.push(HashMap::new());
             for cte in &with.cte_tables {
                 let name = ident_name(&cte.alias.name);
-                b.ctes
-                    .last_mut()
-                    .expect("just pushed")
-                    .insert(name, Arc::new(cte.clone()));
+                let cte = Arc::new(cte.clone());
+                if with.recursive {
+                    b.recursive_ctes.insert(Arc::as_ptr(&cte) as usize);
+                }
+                b.ctes.last_mut().expect("just pushed").insert(name, cte);
             }
             true
         }
@@ -141,6 +139,82 @@ fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Opti
         )));
     }
     Ok(Some(n as u64))
+}
+
+/// A CTE of WITH RECURSIVE whose body is `base UNION [ALL] step` with `step`
+/// reading the CTE itself: a `RecursiveCte`. `None` when it is not recursive after
+/// all (the caller binds it as any CTE).
+pub(super) fn bind_recursive_cte(b: &mut Binder, cte: &ast::Cte) -> Result<Option<LogicalPlan>> {
+    let ast::SetExpr::SetOperation {
+        op: ast::SetOperator::Union,
+        set_quantifier,
+        left,
+        right,
+    } = &*cte.query.body
+    else {
+        return Ok(None);
+    };
+    let all = match set_quantifier {
+        ast::SetQuantifier::All => true,
+        ast::SetQuantifier::Distinct | ast::SetQuantifier::None => false,
+        other => {
+            return Err(Error::not_supported(format!(
+                "UNION {other} in a recursive CTE is not supported"
+            )))
+        }
+    };
+    let base = bind_set_expr(b, left)?;
+    // The step names the CTE's columns as the CTE names them.
+    let mut schema = super::unqualified(base.schema());
+    for (f, c) in schema.iter_mut().zip(&cte.alias.columns) {
+        f.name = ident_name(&c.name);
+    }
+    let id = crate::plan::expr::next_subquery_id();
+    let name = ident_name(&cte.alias.name);
+    b.recursive_refs.push((name, id, schema.clone()));
+    let step = bind_set_expr(b, right);
+    b.recursive_refs.pop();
+    let step = step?;
+    fn reads(p: &LogicalPlan, id: u64) -> bool {
+        matches!(p, LogicalPlan::RecursiveRef { id: i, .. } if *i == id)
+            || p.children().into_iter().any(|c| reads(c, id))
+    }
+    if !reads(&step, id) {
+        return Ok(None);
+    }
+    if cte.query.order_by.is_some() || cte.query.limit_clause.is_some() {
+        return Err(Error::not_supported(
+            "ORDER BY or LIMIT on a recursive CTE's UNION is not supported",
+        ));
+    }
+    let fields = step.schema().to_vec();
+    if fields.len() != schema.len() {
+        return Err(Error::binder(format!(
+            "the recursive part of \"{}\" returns {} columns, the base part {}",
+            ident_name(&cte.alias.name),
+            fields.len(),
+            schema.len()
+        )));
+    }
+    // Each round's rows take the base's column types.
+    let exprs = fields
+        .iter()
+        .enumerate()
+        .zip(&schema)
+        .map(|((i, f), want)| cast_expr(Expr::column(i, f.ty.clone(), f.name.clone()), &want.ty))
+        .collect::<Result<Vec<_>>>()?;
+    let step = LogicalPlan::Project {
+        input: Box::new(step),
+        exprs,
+        schema: schema.clone(),
+    };
+    Ok(Some(LogicalPlan::RecursiveCte {
+        id,
+        base: Box::new(base),
+        step: Box::new(step),
+        all,
+        schema,
+    }))
 }
 
 fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
@@ -461,9 +535,11 @@ fn bind_select_list(
             for m in modifiers {
                 match m {
                     ast::GroupByWithModifier::Rollup => with_rollup = true,
-                    other => return Err(Error::not_supported(format!(
+                    other => {
+                        return Err(Error::not_supported(format!(
                         "GROUP BY ... {other} is not supported; use GROUPING SETS, ROLLUP or CUBE"
-                    ))),
+                    )))
+                    }
                 }
             }
             let mut bind_group = |b: &mut Binder, e: &ast::Expr| -> Result<Expr> {

@@ -202,6 +202,25 @@ impl Pushdown {
                 };
                 LogicalPlan::filtered(plan, stay)
             }
+            // A filter does not enter a recursion (it would change what each round
+            // reads); each side is optimized on its own.
+            LogicalPlan::RecursiveCte {
+                id,
+                base,
+                step,
+                all,
+                schema,
+            } => LogicalPlan::filtered(
+                LogicalPlan::RecursiveCte {
+                    id,
+                    base: Box::new(self.push(*base, Vec::new())),
+                    step: Box::new(self.push(*step, Vec::new())),
+                    all,
+                    schema,
+                },
+                terms,
+            ),
+            leaf @ LogicalPlan::RecursiveRef { .. } => LogicalPlan::filtered(leaf, terms),
             LogicalPlan::Window {
                 input,
                 functions,

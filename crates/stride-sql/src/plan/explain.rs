@@ -89,6 +89,10 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
         LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),
         LogicalPlan::Unnest { lists, .. } => format!("UNNEST {}", join_list(lists)),
+        LogicalPlan::RecursiveCte { all, .. } => {
+            format!("RECURSIVE_CTE (UNION{})", if *all { " ALL" } else { "" })
+        }
+        LogicalPlan::RecursiveRef { .. } => "RECURSIVE_CTE_SCAN (the last round's rows)".into(),
         LogicalPlan::Window { functions, .. } => format!(
             "WINDOW {}",
             join_list(functions.iter().map(super::logical::WindowExpr::describe))

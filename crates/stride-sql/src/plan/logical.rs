@@ -210,6 +210,18 @@ pub enum LogicalPlan {
         functions: Vec<WindowExpr>,
         schema: Vec<Field>,
     },
+    /// WITH RECURSIVE: the rows of `base`, then of `step` run again and again over
+    /// the rows the last round added (which `step` reads as `RecursiveRef { id }`),
+    /// until a round adds none. Without ALL, rows already produced are dropped.
+    RecursiveCte {
+        id: u64,
+        base: Box<LogicalPlan>,
+        step: Box<LogicalPlan>,
+        all: bool,
+        schema: Vec<Field>,
+    },
+    /// The rows the last round of recursive CTE `id` added.
+    RecursiveRef { id: u64, schema: Vec<Field> },
 }
 
 /// A window function call: `func(args) OVER (PARTITION BY ... ORDER BY ... frame)`.
@@ -403,7 +415,9 @@ impl LogicalPlan {
             | LogicalPlan::Join { schema, .. }
             | LogicalPlan::SetOp { schema, .. }
             | LogicalPlan::Unnest { schema, .. }
-            | LogicalPlan::Window { schema, .. } => schema,
+            | LogicalPlan::Window { schema, .. }
+            | LogicalPlan::RecursiveCte { schema, .. }
+            | LogicalPlan::RecursiveRef { schema, .. } => schema,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => input.schema(),
@@ -433,6 +447,8 @@ impl LogicalPlan {
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Unnest { input, .. }
             | LogicalPlan::Window { input, .. } => vec![input],
+            LogicalPlan::RecursiveCte { base, step, .. } => vec![base, step],
+            LogicalPlan::RecursiveRef { .. } => vec![],
             LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
                 vec![left, right]
             }

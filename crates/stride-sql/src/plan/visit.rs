@@ -16,7 +16,9 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         | LogicalPlan::CteRef { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }
-        | LogicalPlan::SetOp { .. } => vec![],
+        | LogicalPlan::SetOp { .. }
+        | LogicalPlan::RecursiveCte { .. }
+        | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
@@ -61,7 +63,9 @@ pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
         LogicalPlan::Scan { .. }
         | LogicalPlan::CteRef { .. }
         | LogicalPlan::Values { .. }
-        | LogicalPlan::TableFunction { .. } => vec![],
+        | LogicalPlan::TableFunction { .. }
+        | LogicalPlan::RecursiveRef { .. } => vec![],
+        LogicalPlan::RecursiveCte { base, step, .. } => vec![base, step],
         LogicalPlan::Filter { input, .. }
         | LogicalPlan::Project { input, .. }
         | LogicalPlan::Aggregate { input, .. }
@@ -147,7 +151,9 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         | LogicalPlan::CteRef { .. }
         | LogicalPlan::TableFunction { .. }
         | LogicalPlan::Limit { .. }
-        | LogicalPlan::SetOp { .. } => vec![],
+        | LogicalPlan::SetOp { .. }
+        | LogicalPlan::RecursiveCte { .. }
+        | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
