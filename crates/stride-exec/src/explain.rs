@@ -7,39 +7,16 @@ use crate::physical_plan::PhysicalPlan;
 use crate::profile::Profile;
 use std::fmt::Write;
 use std::time::Duration;
-use stride_sql::plan::{JoinKind, SetOpKind, SortExpr};
+use stride_sql::plan::explain::{
+    aggregates_text, join_kind_name as join_kind, join_list as list, set_op_text,
+    sort_keys_text as keys,
+};
 
 /// How the query as a whole ran.
 pub struct Totals {
     pub wall: Duration,
     pub rows: u64,
     pub threads: usize,
-}
-
-fn list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
-    items
-        .into_iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn keys(keys: &[SortExpr]) -> String {
-    list(
-        keys.iter()
-            .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })),
-    )
-}
-
-fn join_kind(k: JoinKind) -> &'static str {
-    match k {
-        JoinKind::Inner => "INNER",
-        JoinKind::Left => "LEFT",
-        JoinKind::Right => "RIGHT",
-        JoinKind::Full => "FULL",
-        JoinKind::Semi => "SEMI",
-        JoinKind::Anti => "ANTI",
-    }
 }
 
 /// What a node does, after its name.
@@ -84,12 +61,7 @@ fn detail(plan: &PhysicalPlan) -> String {
         } => format!(
             "groups=[{}] aggregates=[{}]",
             list(groups),
-            list(aggregates.iter().map(|a| format!(
-                "{}({}{})",
-                a.func.name(),
-                if a.distinct { "DISTINCT " } else { "" },
-                list(&a.args)
-            )))
+            aggregates_text(aggregates)
         ),
         PhysicalPlan::Sort { keys: k, .. } => keys(k),
         PhysicalPlan::TopN {
@@ -137,15 +109,7 @@ fn detail(plan: &PhysicalPlan) -> String {
         PhysicalPlan::Window { functions, .. } => {
             list(functions.iter().map(stride_sql::plan::WindowExpr::describe))
         }
-        PhysicalPlan::SetOp { kind, all, .. } => format!(
-            "{}{}",
-            match kind {
-                SetOpKind::Union => "UNION",
-                SetOpKind::Intersect => "INTERSECT",
-                SetOpKind::Except => "EXCEPT",
-            },
-            if *all { " ALL" } else { "" }
-        ),
+        PhysicalPlan::SetOp { kind, all, .. } => set_op_text(*kind, *all),
     }
 }
 

@@ -215,6 +215,22 @@ pub(super) fn single_set_groupings(e: Expr, set: &[Expr]) -> Result<Expr> {
     })
 }
 
+/// The output of an aggregate grouping by `groups`: `group0..`, then `agg0..`.
+pub(super) fn aggregate_schema(groups: &[Expr], aggregates: &[AggregateExpr]) -> Vec<Field> {
+    let mut schema: Vec<Field> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
+        .collect();
+    schema.extend(
+        aggregates
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
+    );
+    schema
+}
+
 /// One aggregate per grouping set over `input`, as a UNION ALL laid out as the
 /// aggregate of `all` would be: `all`'s columns (NULL where a set does not group),
 /// the aggregates, then one BIGINT column per GROUPING() call in `calls`.
@@ -237,37 +253,16 @@ pub(super) fn grouped_union(
             shared: false,
         }
     };
-    let mut schema: Vec<Field> = all
-        .iter()
-        .enumerate()
-        .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
-        .collect();
-    schema.extend(
-        aggregates
-            .iter()
-            .enumerate()
-            .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
-    );
+    let mut schema = aggregate_schema(all, aggregates);
     schema.extend((0..calls.len()).map(|k| Field::new(format!("grouping{k}"), DataType::BigInt)));
     let branches: Vec<LogicalPlan> = sets
         .iter()
         .map(|set| {
-            let mut agg_schema: Vec<Field> = set
-                .iter()
-                .enumerate()
-                .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
-                .collect();
-            agg_schema.extend(
-                aggregates
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
-            );
             let aggregate = LogicalPlan::Aggregate {
                 input: Box::new(input.clone()),
                 group_by: set.clone(),
                 aggregates: aggregates.to_vec(),
-                schema: agg_schema,
+                schema: aggregate_schema(set, aggregates),
             };
             let mut exprs: Vec<Expr> = all
                 .iter()

@@ -665,39 +665,10 @@ fn bind_select_list(
     let mut select_exprs: Vec<Expr> = items.iter().map(|i| i.expr.clone()).collect();
     let mut having = having;
     if aggregated {
-        let ngroups = group_by.len();
-        let mut schema: Vec<Field> = group_by
-            .iter()
-            .enumerate()
-            .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
-            .collect();
-        schema.extend(
-            aggregates
-                .iter()
-                .enumerate()
-                .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
-        );
-        let window_exprs = windows.iter_mut().flat_map(|w| {
-            w.args
-                .iter_mut()
-                .chain(w.partition_by.iter_mut())
-                .chain(w.order_by.iter_mut().map(|k| &mut k.expr))
-        });
-        for e in select_exprs
-            .iter_mut()
-            .chain(extras.iter_mut())
-            .chain(having.iter_mut())
-            .chain(qualify.iter_mut())
-            .chain(window_exprs)
-        {
-            *e = rewrite_for_aggregate(
-                std::mem::replace(e, Expr::literal(ScalarValue::Null)),
-                &group_by,
-                ngroups,
-            )?;
-        }
-        // GROUPING(): constants with one grouping set, else columns of the union.
-        let naggs = aggregates.len();
+        let (ngroups, naggs) = (group_by.len(), aggregates.len());
+        let schema = super::grouping_sets::aggregate_schema(&group_by, &aggregates);
+        // Expressions above the grouping read its output; GROUPING() becomes a
+        // constant with one grouping set, else a column of the union.
         let mut calls: Vec<Vec<Expr>> = Vec::new();
         let window_exprs = windows.iter_mut().flat_map(|w| {
             w.args
@@ -712,7 +683,11 @@ fn bind_select_list(
             .chain(qualify.iter_mut())
             .chain(window_exprs)
         {
-            let inner = std::mem::replace(e, Expr::literal(ScalarValue::Null));
+            let inner = rewrite_for_aggregate(
+                std::mem::replace(e, Expr::literal(ScalarValue::Null)),
+                &group_by,
+                ngroups,
+            )?;
             *e = if sets.len() > 1 {
                 super::grouping_sets::take_groupings(inner, &group_by, &mut calls, &|k| {
                     Expr::column(

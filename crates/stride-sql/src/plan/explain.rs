@@ -1,6 +1,10 @@
-//! EXPLAIN output for logical plans: one line per node, children indented below.
+//! EXPLAIN output for logical plans: one line per node, children indented below. The
+//! pieces of a node's description are shared with the physical plan's EXPLAIN
+//! ANALYZE (`stride-exec/src/explain.rs`).
 
-use super::logical::{DeferredFunction, JoinKind, LogicalPlan, SetOpKind, TableFunction};
+use super::logical::{
+    AggregateExpr, DeferredFunction, JoinKind, LogicalPlan, SetOpKind, SortExpr, TableFunction,
+};
 use std::fmt::Write;
 
 pub fn explain(plan: &LogicalPlan) -> String {
@@ -9,12 +13,53 @@ pub fn explain(plan: &LogicalPlan) -> String {
     out
 }
 
-fn join_list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+pub fn join_list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     items
         .into_iter()
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `sum(x), count(DISTINCT y)`.
+pub fn aggregates_text(aggregates: &[AggregateExpr]) -> String {
+    join_list(aggregates.iter().map(|a| {
+        format!(
+            "{}({}{})",
+            a.func.name(),
+            if a.distinct { "DISTINCT " } else { "" },
+            join_list(&a.args)
+        )
+    }))
+}
+
+/// `x ASC, y DESC`.
+pub fn sort_keys_text(keys: &[SortExpr]) -> String {
+    join_list(
+        keys.iter()
+            .map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })),
+    )
+}
+
+pub fn join_kind_name(kind: JoinKind) -> &'static str {
+    match kind {
+        JoinKind::Inner => "INNER",
+        JoinKind::Left => "LEFT",
+        JoinKind::Right => "RIGHT",
+        JoinKind::Full => "FULL",
+        JoinKind::Semi => "SEMI",
+        JoinKind::Anti => "ANTI",
+    }
+}
+
+/// `UNION ALL`, `EXCEPT`, ...
+pub fn set_op_text(kind: SetOpKind, all: bool) -> String {
+    let k = match kind {
+        SetOpKind::Union => "UNION",
+        SetOpKind::Intersect => "INTERSECT",
+        SetOpKind::Except => "EXCEPT",
+    };
+    format!("{k}{}", if all { " ALL" } else { "" })
 }
 
 fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
@@ -104,21 +149,9 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         } => format!(
             "AGGREGATE groups=[{}] aggregates=[{}]",
             join_list(group_by),
-            join_list(aggregates.iter().map(|a| format!(
-                "{}({}{})",
-                a.func.name(),
-                if a.distinct { "DISTINCT " } else { "" },
-                join_list(&a.args)
-            )))
+            aggregates_text(aggregates)
         ),
-        LogicalPlan::Sort { keys, .. } => format!(
-            "ORDER_BY {}",
-            join_list(keys.iter().map(|k| format!(
-                "{} {}",
-                k.expr,
-                if k.asc { "ASC" } else { "DESC" }
-            )))
-        ),
+        LogicalPlan::Sort { keys, .. } => format!("ORDER_BY {}", sort_keys_text(keys)),
         LogicalPlan::Limit { limit, offset, .. } => {
             format!(
                 "LIMIT {} OFFSET {offset}",
@@ -128,14 +161,7 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         LogicalPlan::Join {
             kind, on, filter, ..
         } => {
-            let k = match kind {
-                JoinKind::Inner => "INNER",
-                JoinKind::Left => "LEFT",
-                JoinKind::Right => "RIGHT",
-                JoinKind::Full => "FULL",
-                JoinKind::Semi => "SEMI",
-                JoinKind::Anti => "ANTI",
-            };
+            let k = join_kind_name(*kind);
             let mut s = format!(
                 "{}_JOIN",
                 if on.is_empty() { "NESTED_LOOP" } else { "HASH" }
@@ -154,14 +180,7 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
             }
             s
         }
-        LogicalPlan::SetOp { kind, all, .. } => {
-            let k = match kind {
-                SetOpKind::Union => "UNION",
-                SetOpKind::Intersect => "INTERSECT",
-                SetOpKind::Except => "EXCEPT",
-            };
-            format!("{k}{}", if *all { " ALL" } else { "" })
-        }
+        LogicalPlan::SetOp { kind, all, .. } => set_op_text(*kind, *all),
     };
     let _ = writeln!(out, "{pad}{line}");
     for c in plan.children() {
