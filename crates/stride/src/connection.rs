@@ -1,21 +1,23 @@
-//! Databases and connections. A [`Database`] owns the catalog and the switch that
+//! Databases and connections. A [`Database`] owns its databases (the one it was
+//! opened with and those ATTACHed, `databases.rs`), the buffer pool and the switch that
 //! turns file access off for good (`enable_external_access`); each [`Connection`]
-//! has its own settings and runs one statement at a time, with `$n` parameters bound
-//! as values. Planning runs on a thread with a large stack so deeply nested SQL is
-//! bounded by explicit limits, not by the caller's stack.
+//! has its own settings and current database (`USE`) and runs one statement at a
+//! time, with `$n` parameters bound as values. Planning runs on a thread with a large
+//! stack so deeply nested SQL is bounded by explicit limits, not by the caller's stack.
 //!
 //! A statement whose CSV read found a detected column type too narrow is planned and
 //! run again (the reader's note says so; the result carries it).
 //!
-//! Transactions (`connection/transaction.rs`): outside BEGIN ... COMMIT each statement
-//! commits by itself, and a query reads its own fork of the catalog, one snapshot. BEGIN
-//! gives the connection a [`Transaction`]: a copy of the catalog (row groups are
-//! shared, so the copy costs a list of pointers per table) that its statements read
-//! and change, so they see one snapshot and others see nothing until COMMIT. COMMIT
-//! checks for conflicts (a table whose rows it deleted or updated was changed by a
-//! commit since BEGIN: the later transaction fails, first committer wins), then logs
-//! its changes as one WAL record and applies them to the database. ROLLBACK drops the
-//! copy. After a failed statement the transaction can only be rolled back.
+//! Which database a statement reads and changes, and the write lock it takes, are in
+//! `connection/access.rs`. Transactions (`connection/transaction.rs`): outside BEGIN
+//! ... COMMIT each statement commits by itself, and a query reads its own fork of every
+//! database's catalog, one snapshot. BEGIN gives the connection a [`Transaction`]:
+//! copies of the catalogs (row groups are shared, so a copy costs a list of pointers
+//! per table) that its statements read and change, so they see one snapshot and others
+//! see nothing until COMMIT. COMMIT fails on a row (or a dropped or altered table)
+//! another commit changed since BEGIN, first committer wins, then logs its changes
+//! as one WAL record and applies them. ROLLBACK drops the copies. After a failed
+//! statement the transaction can only be rolled back.
 //!
 //! A database opened from a file has a [`DatabaseFile`]: each changing statement takes
 //! its writer, checks what it will do, logs it to the WAL (synced), and only then
@@ -23,12 +25,14 @@
 //! into the file's blocks and log only where they are. INSERT ... ON CONFLICT is in
 //! `connection/upsert.rs`.
 
+mod access;
 mod transaction;
 mod upsert;
 
+use access::{checkpoint_if_due, log, WriteLock};
+
 use transaction::Transaction;
 
-use crate::catalog_view::{CatalogView, DatabaseView};
 use crate::databases::{Databases, Store};
 use crate::result::QueryResult;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,8 +46,7 @@ use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{
-    row_groups_of, BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, RowGroup, Table,
-    WalEntry, Writer,
+    row_groups_of, BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, RowGroup, Table, WalEntry,
 };
 
 /// Times a statement is re-run because a CSV column type was widened.
@@ -1065,196 +1068,6 @@ impl Connection {
         }
     }
 
-    /// The right to change `store`, held from a changing statement's checks until it
-    /// is logged and applied; for a database file, with its writer. Inside a
-    /// transaction, the changes wait in it, and it may change one database only.
-    fn writer<'a>(&'a self, store: &'a Store) -> Result<WriteLock<'a>> {
-        if let Some(f) = &store.file {
-            if f.read_only {
-                f.writer()?; // the read-only error
-            }
-        }
-        let mut guard = self
-            .transaction
-            .lock()
-            .map_err(|_| Error::internal("transaction lock"))?;
-        let Some(t) = guard.as_mut() else {
-            drop(guard);
-            return self.shared_writer(store);
-        };
-        if t.read_only {
-            return Err(Error::new(
-                stride_common::ErrorKind::Transaction,
-                "cannot change the database in a read-only transaction; COMMIT it and change it outside, or BEGIN TRANSACTION READ WRITE",
-            ));
-        }
-        t.write_to(store)?;
-        Ok(WriteLock {
-            file: None,
-            _memory: None,
-            transaction: Some(&self.transaction),
-            sync: true,
-        })
-    }
-
-    /// The right to change `store` itself (the file's writer, or the in-memory write
-    /// lock), waited for while another statement holds it: at most `lock_timeout`,
-    /// and no longer than `statement_timeout` or until the statement is cancelled.
-    fn shared_writer<'a>(&'a self, store: &'a Store) -> Result<WriteLock<'a>> {
-        let settings = self.settings();
-        let sync = settings.synchronous;
-        let start = std::time::Instant::now();
-        let mut pause = std::time::Duration::from_micros(20);
-        loop {
-            let lock = match &store.file {
-                Some(f) => f.try_writer()?.map(|w| WriteLock {
-                    file: Some(w),
-                    _memory: None,
-                    transaction: None,
-                    sync,
-                }),
-                None => match store.writes.try_lock() {
-                    Ok(g) => Some(WriteLock {
-                        file: None,
-                        _memory: Some(g),
-                        transaction: None,
-                        sync: true,
-                    }),
-                    Err(std::sync::TryLockError::WouldBlock) => None,
-                    Err(std::sync::TryLockError::Poisoned(_)) => {
-                        return Err(Error::internal("write lock poisoned"))
-                    }
-                },
-            };
-            if let Some(lock) = lock {
-                return Ok(lock);
-            }
-            let waited = start.elapsed();
-            if let Some(limit) = settings.lock_timeout.filter(|l| waited >= *l) {
-                return Err(Error::new(
-                    stride_common::ErrorKind::Timeout,
-                    format!(
-                        "canceling statement due to lock timeout: another statement held the write lock of database \"{}\" for {} ms (lock_timeout); try again, or SET lock_timeout higher",
-                        store.name,
-                        limit.as_millis()
-                    ),
-                ));
-            }
-            if settings.statement_timeout.is_some_and(|l| waited >= l) {
-                return Err(Error::new(
-                    stride_common::ErrorKind::Timeout,
-                    "canceling statement due to statement timeout (waiting for the write lock)",
-                ));
-            }
-            if self.interrupt.is_set() {
-                return Err(Error::interrupted());
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(5));
-        }
-    }
-
-    fn in_transaction(&self) -> bool {
-        self.transaction.lock().is_ok_and(|t| t.is_some())
-    }
-
-    /// Refuses `what` (ATTACH, DETACH) inside a transaction.
-    fn outside_transaction(&self, what: &str) -> Result<()> {
-        if self.in_transaction() {
-            return Err(Error::new(
-                stride_common::ErrorKind::Transaction,
-                format!("{what} cannot run inside a transaction; COMMIT or ROLLBACK first"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The connection's current database (`USE`), which unqualified names refer to.
-    fn current(&self) -> Result<Arc<Store>> {
-        let slot = *self
-            .current
-            .lock()
-            .map_err(|_| Error::internal("current database lock"))?;
-        self.databases.in_slot(slot).ok_or_else(|| {
-            Error::catalog(format!(
-                "the current database was detached; USE another (USE {})",
-                self.databases.main().name
-            ))
-        })
-    }
-
-    /// The database a statement changes: the one its target was qualified by, else
-    /// the current one.
-    fn store_named(&self, name: Option<&str>) -> Result<Arc<Store>> {
-        match name {
-            None => self.current(),
-            Some(n) => self.databases.named(n).ok_or_else(|| {
-                Error::catalog(format!(
-                    "Catalog \"{n}\" was detached while the statement was bound"
-                ))
-            }),
-        }
-    }
-
-    /// The database whose tables have ids like `table_id`.
-    pub(crate) fn store_of(&self, table_id: u64) -> Result<Arc<Store>> {
-        let slot = stride_storage::catalogs::slot_of(table_id);
-        self.databases.in_slot(slot).ok_or_else(|| {
-            Error::catalog("the table's database was detached while the statement ran")
-        })
-    }
-
-    /// The catalog statements read and change in `store`: the open transaction's copy,
-    /// else the database's.
-    pub(crate) fn catalog_of(&self, store: &Store) -> Arc<Catalog> {
-        if let Ok(t) = self.transaction.lock() {
-            if let Some(c) = t.as_ref().and_then(|t| t.catalogs.catalog(store.slot)) {
-                return c.clone();
-            }
-        }
-        store.catalog.clone()
-    }
-
-    /// The current database's catalog as statements see it.
-    pub(crate) fn catalog(&self) -> Arc<Catalog> {
-        match self.current() {
-            Ok(store) => self.catalog_of(&store),
-            Err(_) => Arc::new(Catalog::new()),
-        }
-    }
-
-    /// Every database's catalog as statements read them (plans find tables of any
-    /// database through it).
-    fn catalogs(&self) -> Catalogs {
-        Catalogs::new(
-            self.databases
-                .all()
-                .iter()
-                .map(|s| (s.slot, self.catalog_of(s)))
-                .collect(),
-        )
-    }
-
-    /// The binder's view: every database, looked at from the current one.
-    fn catalog_view(&self) -> Result<CatalogView> {
-        let current = self.current()?;
-        let all = self.databases.all();
-        let at = all.iter().position(|s| s.slot == current.slot).unwrap_or(0);
-        let views = all
-            .iter()
-            .map(|s| DatabaseView {
-                entry: stride_sql::catalog::DatabaseEntry {
-                    name: s.name.clone(),
-                    path: s.file.as_ref().map(|f| f.path.clone()),
-                    read_only: s.read_only(),
-                },
-                slot: s.slot,
-                catalog: self.catalog_of(s),
-            })
-            .collect();
-        Ok(CatalogView::new(views, at))
-    }
-
     /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
     /// values), logs the change and applies it. Returns the rows changed.
     #[allow(clippy::too_many_arguments)]
@@ -1411,18 +1224,6 @@ impl Connection {
     }
 }
 
-/// The right to change the database (see [`Connection::writer`]): the database
-/// file's writer (`None` in memory or inside a transaction).
-struct WriteLock<'a> {
-    file: Option<Writer<'a>>,
-    _memory: Option<std::sync::MutexGuard<'a, ()>>,
-    /// Inside BEGIN ... COMMIT: changes go to the transaction's own catalog and their
-    /// log entries wait in the transaction.
-    transaction: Option<&'a Mutex<Option<Transaction>>>,
-    /// Whether a commit waits for its WAL record to reach the disk (`synchronous`).
-    sync: bool,
-}
-
 /// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
 /// row group or more into a database file, as row groups already written to its blocks.
 enum Load {
@@ -1516,22 +1317,6 @@ fn bound_schema(plan: &stride_sql::plan::LogicalPlan, table_id: u64) -> Option<A
         .find_map(|c| bound_schema(c, table_id))
 }
 
-/// Logs a change: into the open transaction (which logs it at COMMIT), else as a
-/// commit of its own to the database file's WAL (nothing in memory).
-fn log(writer: &mut WriteLock<'_>, entries: &[WalEntry]) -> Result<()> {
-    if let Some(t) = writer.transaction {
-        let mut t = t.lock().map_err(|_| Error::internal("transaction lock"))?;
-        if let Some(t) = t.as_mut() {
-            t.entries.extend(entries.iter().cloned());
-        }
-        return Ok(());
-    }
-    match &mut writer.file {
-        Some(w) => w.log(entries, writer.sync),
-        None => Ok(()),
-    }
-}
-
 /// The rows of RETURNING `ret` evaluated over the changed rows' images (the table's
 /// columns, in parts of flat vectors and row counts).
 fn returning_result(
@@ -1559,16 +1344,6 @@ fn returning_result(
         ret.schema.iter().map(|f| f.ty.clone()).collect(),
         chunks,
     ))
-}
-
-/// Checkpoints when the WAL has grown past its threshold. The statement has committed
-/// either way (its WAL record is on disk), so a failure here is reported as a warning.
-fn checkpoint_if_due(writer: &mut WriteLock<'_>) {
-    if let Some(w) = &mut writer.file {
-        if let Err(e) = w.checkpoint_if_due() {
-            eprintln!("warning: automatic checkpoint failed: {e}; the WAL keeps every commit");
-        }
-    }
 }
 
 /// The CSV readers of a logical plan.
