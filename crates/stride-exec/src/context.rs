@@ -1,6 +1,7 @@
 //! Per-query execution state shared by all worker threads: the catalogs to scan, the
-//! settings, the cancellation flag, the cache of subquery results and the rows of
-//! CTEs computed once.
+//! settings, the cancellation flag, the cache of subquery results, the rows of CTEs
+//! computed once, the last round's rows of each running recursive CTE, and under
+//! EXPLAIN ANALYZE the operators' counters.
 
 use crate::progress::Progress;
 use std::collections::HashMap;

@@ -423,15 +423,24 @@ fn synchronous_off_commits_without_waiting_for_the_disk() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-#[test]
-fn files_of_format_5_still_open() {
-    let d = dir("format5");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/format5");
+/// A copy of the committed upgrade file of `format` (with its WAL of two commits),
+/// opened: the directory it is in, and the database.
+fn open_upgrade_file(format: &str) -> (PathBuf, Database) {
+    let d = dir(format);
+    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(format);
     for f in ["every_type.stride", "every_type.stride.wal"] {
         std::fs::copy(data.join(f), d.join(f)).unwrap();
     }
     let db = Database::open(&d.join("every_type.stride").to_string_lossy()).unwrap();
     assert_eq!(db.recovery().replayed, 2, "{:?}", db.recovery());
+    (d, db)
+}
+
+#[test]
+fn files_of_format_5_still_open() {
+    let (d, db) = open_upgrade_file("format5");
     let text =
         |sql: &str| -> Vec<String> { query(&db, sql)[0].iter().map(|v| v.to_string()).collect() };
     assert_eq!(
@@ -463,13 +472,7 @@ fn files_of_format_5_still_open() {
 
 #[test]
 fn files_of_format_2_still_open() {
-    let d = dir("format2");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/format2");
-    for f in ["every_type.stride", "every_type.stride.wal"] {
-        std::fs::copy(data.join(f), d.join(f)).unwrap();
-    }
-    let db = Database::open(&d.join("every_type.stride").to_string_lossy()).unwrap();
-    assert_eq!(db.recovery().replayed, 2, "{:?}", db.recovery());
+    let (d, db) = open_upgrade_file("format2");
     let text =
         |sql: &str| -> Vec<String> { query(&db, sql)[0].iter().map(|v| v.to_string()).collect() };
     assert_eq!(

@@ -47,15 +47,15 @@ pub fn compute(
         }
         ctx.check()?;
         let sorted = sort_rows(&chunks, &f.partition_by, &f.order_by, ctx)?;
+        // Each sorted position's input row, inverted: values go back in input order.
+        let mut inverse = vec![0u32; n];
+        for (p, &row) in sorted.order.iter().enumerate() {
+            inverse[row as usize] = p as u32;
+        }
         // Every function with the same window shares the sort.
         for (j, g) in functions.iter().enumerate().skip(i) {
             if g.partition_by == f.partition_by && g.order_by == f.order_by {
                 let values = evaluate(g, &sorted, &chunks, n, ctx)?;
-                // Back in input order.
-                let mut inverse = vec![0u32; n];
-                for (p, &row) in sorted.order.iter().enumerate() {
-                    inverse[row as usize] = p as u32;
-                }
                 columns[j] = Some(values.take(&inverse));
             }
         }

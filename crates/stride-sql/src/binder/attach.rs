@@ -4,6 +4,7 @@
 //! files; names qualified by a database are resolved in `from.rs` (`Binder::relation`).
 
 use super::{constant_rows, Binder, BoundStatement};
+use crate::catalog::DatabaseEntry;
 use crate::plan::{Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -107,72 +108,76 @@ impl Binder<'_> {
         }
     }
 
-    /// The session's databases, as DuckDB's `duckdb_databases()` lists them.
-    pub(super) fn bind_databases(&self) -> LogicalPlan {
-        let schema = vec![
-            Field::new("database_name", DataType::Varchar),
-            Field::new("database_oid", DataType::BigInt),
-            Field::new("path", DataType::Varchar),
-            Field::new("internal", DataType::Boolean),
-            Field::new("type", DataType::Varchar),
-            Field::new("readonly", DataType::Boolean),
-        ];
+    /// One row per database of the session, with `columns` made by `row` (its
+    /// position and entry).
+    fn databases_as(
+        &self,
+        columns: &[(&str, DataType)],
+        row: impl Fn(i64, DatabaseEntry) -> Vec<ScalarValue>,
+    ) -> LogicalPlan {
+        let schema = columns
+            .iter()
+            .map(|(n, ty)| Field::new(*n, ty.clone()))
+            .collect();
         let rows = self
             .catalog
             .databases()
             .into_iter()
             .enumerate()
-            .map(|(i, d)| {
-                vec![
-                    ScalarValue::Varchar(d.name),
-                    ScalarValue::BigInt(i as i64),
-                    d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
-                    ScalarValue::Boolean(false),
-                    ScalarValue::Varchar("stride".into()),
-                    ScalarValue::Boolean(d.read_only),
-                ]
-            })
+            .map(|(i, d)| row(i as i64, d))
             .collect();
         constant_rows(schema, rows)
     }
 
+    /// The session's databases, as DuckDB's `duckdb_databases()` lists them.
+    pub(super) fn bind_databases(&self) -> LogicalPlan {
+        use DataType::{BigInt, Boolean, Varchar};
+        let columns = [
+            ("database_name", Varchar),
+            ("database_oid", BigInt),
+            ("path", Varchar),
+            ("internal", Boolean),
+            ("type", Varchar),
+            ("readonly", Boolean),
+        ];
+        self.databases_as(&columns, |i, d| {
+            vec![
+                ScalarValue::Varchar(d.name),
+                ScalarValue::BigInt(i),
+                d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
+                ScalarValue::Boolean(false),
+                ScalarValue::Varchar("stride".into()),
+                ScalarValue::Boolean(d.read_only),
+            ]
+        })
+    }
+
     /// `SHOW DATABASES`: the names, as DuckDB shows them.
     pub(super) fn show_databases(&self) -> LogicalPlan {
-        let rows = self
-            .catalog
-            .databases()
-            .into_iter()
-            .map(|d| vec![ScalarValue::Varchar(d.name)])
-            .collect();
-        constant_rows(vec![Field::new("database_name", DataType::Varchar)], rows)
+        self.databases_as(&[("database_name", DataType::Varchar)], |_, d| {
+            vec![ScalarValue::Varchar(d.name)]
+        })
     }
 
     /// `PRAGMA database_list`: sequence number, name and file, as SQLite and DuckDB
     /// list them.
     pub(super) fn database_list(&self) -> LogicalPlan {
-        let schema = vec![
-            Field::new("seq", DataType::BigInt),
-            Field::new("name", DataType::Varchar),
-            Field::new("file", DataType::Varchar),
+        let columns = [
+            ("seq", DataType::BigInt),
+            ("name", DataType::Varchar),
+            ("file", DataType::Varchar),
         ];
-        let rows = self
-            .catalog
-            .databases()
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| {
-                vec![
-                    ScalarValue::BigInt(i as i64),
-                    ScalarValue::Varchar(d.name),
-                    d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
-                ]
-            })
-            .collect();
-        constant_rows(schema, rows)
+        self.databases_as(&columns, |i, d| {
+            vec![
+                ScalarValue::BigInt(i),
+                ScalarValue::Varchar(d.name),
+                d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
+            ]
+        })
     }
 }
 
-fn database_list(known: &[crate::catalog::DatabaseEntry]) -> String {
+fn database_list(known: &[DatabaseEntry]) -> String {
     known
         .iter()
         .map(|d| format!("\"{}\"", d.name))

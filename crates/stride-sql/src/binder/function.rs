@@ -164,15 +164,8 @@ impl Binder<'_> {
         let result = self.bind_aggregate_inner(name, f, list, ctx);
         ctx.aggregates = Some(aggs);
         let agg = result?;
-        let aggs = ctx.aggregates.as_mut().expect("restored above");
         let ty = agg.ty.clone();
-        let index = match aggs.iter().position(|a| *a == agg) {
-            Some(i) => i,
-            None => {
-                aggs.push(agg);
-                aggs.len() - 1
-            }
-        };
+        let index = super::index_in(ctx.aggregates.as_mut().expect("restored above"), agg);
         Ok(Expr::AggregateRef { index, ty })
     }
 

@@ -188,14 +188,7 @@ pub(super) fn take_groupings(
                     "GROUPING() takes expressions of the GROUP BY clause, and {a} is not one"
                 )));
             }
-            let k = match calls.iter().position(|c| *c == args) {
-                Some(k) => k,
-                None => {
-                    calls.push(args);
-                    calls.len() - 1
-                }
-            };
-            Ok(column(k))
+            Ok(column(super::index_in(calls, args)))
         }
         mut other => {
             for c in other.children_mut() {

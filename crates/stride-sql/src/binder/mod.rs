@@ -414,6 +414,18 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Output fields named for the user, without qualifiers.
+/// The position of `item` in `list`, added at the end if it is not there yet (the
+/// aggregates, window functions and GROUPING() calls of a SELECT, each bound once).
+pub(super) fn index_in<T: PartialEq>(list: &mut Vec<T>, item: T) -> usize {
+    match list.iter().position(|x| *x == item) {
+        Some(i) => i,
+        None => {
+            list.push(item);
+            list.len() - 1
+        }
+    }
+}
+
 pub(crate) fn unqualified(fields: &[Field]) -> Vec<Field> {
     fields
         .iter()

@@ -2,8 +2,11 @@
 //! list, DISTINCT), set operations, VALUES, ORDER BY and LIMIT/OFFSET.
 //!
 //! A SELECT block becomes, bottom-up: FROM plan → Filter (WHERE) → Aggregate (GROUP
-//! BY and aggregates) → Filter (HAVING) → Project (select list plus hidden ORDER BY
-//! columns) → Aggregate (DISTINCT) → Sort → Project (drop hidden columns) → Limit.
+//! BY and aggregates; a UNION ALL of aggregates for grouping sets,
+//! `grouping_sets.rs`) → Filter (HAVING) → Window (`window.rs`) → Filter (QUALIFY) →
+//! Project (select list plus hidden ORDER BY columns) → Aggregate (DISTINCT) → Sort →
+//! Project (drop hidden columns) → Limit. WITH RECURSIVE CTEs are bound here too
+//! (`bind_recursive_cte`).
 
 use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;

@@ -61,14 +61,7 @@ impl Binder<'_> {
         ctx.windows = Some(windows);
         let w = result?;
         let ty = w.ty.clone();
-        let list = ctx.windows.as_mut().expect("restored above");
-        let index = match list.iter().position(|x| *x == w) {
-            Some(i) => i,
-            None => {
-                list.push(w);
-                list.len() - 1
-            }
-        };
+        let index = super::index_in(ctx.windows.as_mut().expect("restored above"), w);
         Ok(Expr::WindowRef { index, ty })
     }
 
