@@ -142,6 +142,8 @@ impl DataType {
                 Some(wider.clone())
             }
             (Varchar, t) | (t, Varchar) if !matches!(t, List(_)) => Some(t.clone()),
+            // DuckDB's rule: a BOOLEAN meets a number as 0 or 1 (so `2 = true` is false)
+            (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
             _ => None,

@@ -15,9 +15,12 @@ mod arg_min_max;
 mod avg;
 mod bool_agg;
 mod count;
+pub mod covariance;
 mod first;
 mod list;
 mod min_max;
+mod mode;
+pub mod moments;
 mod string_agg;
 mod sum;
 mod variance;
@@ -44,6 +47,10 @@ pub enum AggregateFunction {
     VarPop,
     StddevSamp,
     StddevPop,
+    Covariance(covariance::Output),
+    Moments(moments::Output),
+    Mode,
+    Entropy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +91,26 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ("stddev_samp", AggregateFunction::StddevSamp),
     ("stddev", AggregateFunction::StddevSamp),
     ("stddev_pop", AggregateFunction::StddevPop),
+    ("covar_pop", AggregateFunction::Covariance(Cov::CovarPop)),
+    ("covar_samp", AggregateFunction::Covariance(Cov::CovarSamp)),
+    ("corr", AggregateFunction::Covariance(Cov::Corr)),
+    ("regr_count", AggregateFunction::Covariance(Cov::RegrCount)),
+    ("regr_avgx", AggregateFunction::Covariance(Cov::RegrAvgX)),
+    ("regr_avgy", AggregateFunction::Covariance(Cov::RegrAvgY)),
+    ("regr_sxx", AggregateFunction::Covariance(Cov::RegrSxx)),
+    ("regr_syy", AggregateFunction::Covariance(Cov::RegrSyy)),
+    ("regr_sxy", AggregateFunction::Covariance(Cov::RegrSxy)),
+    ("regr_slope", AggregateFunction::Covariance(Cov::RegrSlope)),
+    ("regr_intercept", AggregateFunction::Covariance(Cov::RegrIntercept)),
+    ("regr_r2", AggregateFunction::Covariance(Cov::RegrR2)),
+    ("skewness", AggregateFunction::Moments(moments::Output::Skewness)),
+    ("kurtosis", AggregateFunction::Moments(moments::Output::Kurtosis)),
+    ("kurtosis_pop", AggregateFunction::Moments(moments::Output::KurtosisPop)),
+    ("mode", AggregateFunction::Mode),
+    ("entropy", AggregateFunction::Entropy),
 ];
+
+use covariance::Output as Cov;
 
 impl AggregateFunction {
     pub fn name(self) -> &'static str {
@@ -143,7 +169,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     };
     let arity_ok = match func {
         F::Count => args.len() <= 1,
-        F::ArgMin | F::ArgMax => args.len() == 2,
+        F::ArgMin | F::ArgMax | F::Covariance(_) => args.len() == 2,
         F::StringAgg => args.len() == 1 || args.len() == 2,
         _ => args.len() == 1,
     };
@@ -226,12 +252,39 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             };
             bound(F::List, vec![t.clone()], DataType::List(Box::new(t)))
         }
-        F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop => {
+        F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop | F::Moments(_) => {
             if t.is_numeric() || t == DataType::Null {
                 bound(func, vec![DataType::Double], DataType::Double)
             } else {
                 Err(mismatch(name, args))
             }
+        }
+        F::Covariance(out) => {
+            if !args.iter().all(|t| t.is_numeric() || *t == DataType::Null) {
+                return Err(mismatch(name, args));
+            }
+            let ret = if out == Cov::RegrCount {
+                DataType::BigInt
+            } else {
+                DataType::Double
+            };
+            bound(func, vec![DataType::Double, DataType::Double], ret)
+        }
+        F::Mode => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            bound(func, vec![t.clone()], t)
+        }
+        F::Entropy => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            bound(func, vec![t], DataType::Double)
         }
         F::CountStar => unreachable!("count_star is not a name"),
     }
@@ -274,6 +327,10 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::VarPop => Box::new(variance::Variance::new(variance::Output::VarPop)),
         F::StddevSamp => Box::new(variance::Variance::new(variance::Output::StddevSamp)),
         F::StddevPop => Box::new(variance::Variance::new(variance::Output::StddevPop)),
+        F::Covariance(out) => Box::new(covariance::Covariance::new(out)),
+        F::Moments(out) => Box::new(moments::Moments::new(out)),
+        F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
+        F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
     }
 }
 

@@ -191,6 +191,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("current_schema", meta::resolve_current_schema),
     // regular expressions and quoting
     ("regexp_matches", regex::resolve_regexp_matches),
+    ("regexp_full_match", regex::resolve_regexp_full_match),
     ("~", regex::resolve_regexp_matches),
     ("~*", regex::resolve_imatch),
     ("quote_ident", string::quote::resolve_quote_ident),

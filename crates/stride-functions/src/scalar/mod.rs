@@ -160,6 +160,8 @@ pub enum ScalarFunction {
     // regular expressions
     /// `regexp_matches(s, pattern [, flags])`, `~`
     RegexpMatches,
+    /// `regexp_full_match(s, pattern [, flags])`, `SIMILAR TO`
+    RegexpFullMatch,
     /// `~*`
     RegexpIMatches,
     /// `quote_ident(s)`
@@ -305,7 +307,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
-        F::RegexpMatches | F::RegexpIMatches => regex::evaluate(f, args, len),
+        F::RegexpMatches | F::RegexpIMatches | F::RegexpFullMatch => regex::evaluate(f, args, len),
         F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),
         F::ListValue
         | F::ArrayToString

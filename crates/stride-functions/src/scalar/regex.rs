@@ -1,7 +1,10 @@
 //! Regular expression matching: `regexp_matches(s, pattern [, flags])` and
 //! PostgreSQL's operators `~` (matches) and `~*` (matches ignoring case); the binder
 //! writes `!~` and `!~*` as their negation. Like PostgreSQL's, a match may lie anywhere
-//! in the string unless the pattern anchors it. Patterns use the `regex` crate's
+//! in the string unless the pattern anchors it. `regexp_full_match(s, pattern [,
+//! flags])`, which the binder also writes for `s SIMILAR TO pattern` as DuckDB does,
+//! must match the whole string, and its `.` stops at newlines unless flag `s` is given
+//! (DuckDB's rule; the others follow PostgreSQL, whose `.` matches newlines). Patterns use the `regex` crate's
 //! syntax, which covers PostgreSQL's everyday regular expressions (classes,
 //! quantifiers, alternation, anchors) but not back-references or look-around; such a
 //! pattern is refused with an error naming the problem. A constant pattern is compiled
@@ -36,6 +39,13 @@ pub(crate) fn resolve_regexp_matches(args: &[DataType]) -> Option<BoundFunction>
     }
 }
 
+pub(crate) fn resolve_regexp_full_match(args: &[DataType]) -> Option<BoundFunction> {
+    resolve_regexp_matches(args).map(|b| BoundFunction {
+        func: ScalarFunction::RegexpFullMatch,
+        ..b
+    })
+}
+
 pub(crate) fn resolve_imatch(args: &[DataType]) -> Option<BoundFunction> {
     let v = DataType::Varchar;
     fixed(
@@ -46,8 +56,14 @@ pub(crate) fn resolve_imatch(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
-fn compile(pattern: &str, flags: &str) -> Result<Regex> {
-    let mut b = RegexBuilder::new(pattern);
+fn compile(pattern: &str, flags: &str, full: bool) -> Result<Regex> {
+    let anchored;
+    let mut b = RegexBuilder::new(if full {
+        anchored = format!(r"\A(?:{pattern})\z");
+        &anchored
+    } else {
+        pattern
+    });
     for f in flags.chars() {
         match f {
             'i' => b.case_insensitive(true),
@@ -65,7 +81,7 @@ fn compile(pattern: &str, flags: &str) -> Result<Regex> {
         };
     }
     // PostgreSQL's `.` matches newlines unless the n flag is given.
-    if !flags.contains(['n', 'm']) {
+    if !full && !flags.contains(['n', 'm']) {
         b.dot_matches_new_line(true);
     }
     b.size_limit(1 << 24)
@@ -79,6 +95,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     let p = StrSlot::new(&args[1]);
     let flags = args.get(2).map(StrSlot::new);
     let insensitive = f.func == ScalarFunction::RegexpIMatches;
+    let full = f.func == ScalarFunction::RegexpFullMatch;
     let flags_of = |i: usize| -> String {
         let mut fl = flags.map(|f| f.get(i).to_string()).unwrap_or_default();
         if insensitive {
@@ -88,7 +105,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     };
     let pattern_constant = args[1].constant && args.get(2).is_none_or(|a| a.constant);
     if pattern_constant && args[1].is_valid(0) && args.get(2).is_none_or(|a| a.is_valid(0)) {
-        let re = compile(p.get(0), &flags_of(0))?;
+        let re = compile(p.get(0), &flags_of(0), full)?;
         return map_rows(&refs, len, DataType::Boolean, |i| Ok(re.is_match(s.get(i))));
     }
     let mut cache: HashMap<(String, String), Regex> = HashMap::new();
@@ -98,7 +115,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             if cache.len() >= MAX_CACHED_PATTERNS {
                 cache.clear();
             }
-            let re = compile(&key.0, &key.1)?;
+            let re = compile(&key.0, &key.1, full)?;
             cache.insert(key.clone(), re);
         }
         Ok(cache[&key].is_match(s.get(i)))
@@ -133,5 +150,18 @@ mod tests {
         let e = eval("~", &[s("x"), s("(")]).unwrap_err();
         assert!(e.message.contains("invalid regular expression"), "{e}");
         assert!(eval("regexp_matches", &[s("x"), s("x"), s("q")]).is_err());
+    }
+
+    #[test]
+    fn full_match_covers_the_whole_string() {
+        let full = |x: &str, p: &str| eval("regexp_full_match", &[s(x), s(p)]).unwrap();
+        assert_eq!(full("abc", "a.*"), Boolean(true));
+        assert_eq!(full("abc", "b"), Boolean(false));
+        assert_eq!(full("ab", "a|ab"), Boolean(true));
+        assert_eq!(full("abc\nd", "abc.d"), Boolean(false));
+        assert_eq!(
+            eval("regexp_full_match", &[s("ABC"), s("abc"), s("i")]).unwrap(),
+            Boolean(true)
+        );
     }
 }

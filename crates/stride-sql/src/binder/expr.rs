@@ -461,6 +461,27 @@ impl Binder<'_> {
                     like
                 })
             }
+            A::SimilarTo {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                // DuckDB's reading: the pattern is a regular expression that must match
+                // the whole string.
+                if escape_char.is_some() {
+                    return Err(Error::not_supported(
+                        "ESCAPE is not supported with SIMILAR TO: its pattern is a regular expression, so escape with a backslash",
+                    ));
+                }
+                let args = vec![self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?];
+                let similar = call("regexp_full_match", args)?;
+                Ok(if *negated {
+                    Expr::Not(Box::new(similar))
+                } else {
+                    similar
+                })
+            }
             A::Case {
                 operand,
                 conditions,

@@ -5,7 +5,7 @@
 
 use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
-use super::scope::{Lookup, Scope};
+use super::scope::{Lookup, Scope, Visibility};
 use super::{did_you_mean, Binder};
 use crate::catalog::Catalog;
 use crate::plan::expr::next_subquery_id;
@@ -72,8 +72,8 @@ impl<'a> Binder<'a> {
         let mut fields = lscope.fields.clone();
         fields.extend(rscope.fields.iter().cloned());
         let mut scope = Scope::new(fields.clone());
-        scope.hidden[..nleft].copy_from_slice(&lscope.hidden);
-        scope.hidden[nleft..].copy_from_slice(&rscope.hidden);
+        scope.visibility[..nleft].copy_from_slice(&lscope.visibility);
+        scope.visibility[nleft..].copy_from_slice(&rscope.visibility);
         let mut filter = None;
         let using: Vec<String> = match constraint {
             ast::JoinConstraint::On(e) => {
@@ -90,7 +90,8 @@ impl<'a> Binder<'a> {
                 .iter()
                 .enumerate()
                 .filter(|(i, f)| {
-                    !lscope.hidden[*i] && matches!(rscope.lookup(None, &f.name), Lookup::Found(_))
+                    lscope.is_visible(*i)
+                        && matches!(rscope.lookup(None, &f.name), Lookup::Found(r) if rscope.is_visible(r))
                 })
                 .map(|(_, f)| f.name.clone())
                 .collect(),
@@ -122,7 +123,7 @@ impl<'a> Binder<'a> {
                 }
             };
             terms.push(compare("=", scope.column(li), scope.column(nleft + ri))?);
-            scope.hidden[nleft + ri] = true;
+            scope.visibility[nleft + ri] = Visibility::Qualified;
             merged.push((li, nleft + ri));
         }
         if !terms.is_empty() {
@@ -157,8 +158,8 @@ impl<'a> Binder<'a> {
                 let field = Field::new(fields[l].name.clone(), ty);
                 fields.push(field.clone());
                 scope.fields.push(field);
-                scope.hidden.push(false);
-                scope.hidden[l] = true;
+                scope.visibility.push(Visibility::Visible);
+                scope.visibility[l] = Visibility::Qualified;
             }
             plan = LogicalPlan::Project {
                 input: Box::new(plan),
@@ -275,7 +276,12 @@ impl<'a> Binder<'a> {
                     schema: fields,
                     rows: catalog.row_count(id),
                 };
-                apply_alias(plan, &qual, alias.as_ref())
+                let scan = apply_alias(plan, &qual, alias.as_ref())?;
+                Ok(if self.rowid_column {
+                    with_rowid(scan)
+                } else {
+                    scan
+                })
             }
             ast::TableFactor::Table {
                 name,
@@ -335,7 +341,7 @@ impl<'a> Binder<'a> {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
-            "pragma_storage_info" => {
+            "pragma_storage_info" | "pragma_table_info" => {
                 let table = match args {
                     [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
                         match &v.value {
@@ -346,9 +352,13 @@ impl<'a> Binder<'a> {
                     _ => None,
                 }
                 .ok_or_else(|| {
-                    Error::binder("pragma_storage_info takes a table name, as in pragma_storage_info('t')")
+                    Error::binder(format!("{name} takes a table name, as in {name}('t')"))
                 })?;
-                return self.bind_storage_info(&table);
+                return if name == "pragma_table_info" {
+                    self.bind_table_info(&table)
+                } else {
+                    self.bind_storage_info(&table)
+                };
             }
             _ => {}
         }
@@ -462,6 +472,7 @@ impl<'a> Binder<'a> {
                     "read_csv_auto",
                     "sniff_csv",
                     "pragma_storage_info",
+                    "pragma_table_info",
                     "duckdb_databases",
                 ];
                 let mut msg = format!("Table Function with name {other} does not exist!");
@@ -686,11 +697,11 @@ pub(super) fn cross(
     let mut fields = left.1.fields.clone();
     fields.extend(right.1.fields.iter().cloned());
     let mut scope = Scope::new(fields.clone());
-    scope.hidden = left
+    scope.visibility = left
         .1
-        .hidden
+        .visibility
         .iter()
-        .chain(right.1.hidden.iter())
+        .chain(right.1.visibility.iter())
         .copied()
         .collect();
     let plan = LogicalPlan::Join {
@@ -708,6 +719,51 @@ pub(super) fn cross(
 /// its own to rename).
 fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
     LogicalPlan::project_leading(plan, fields)
+}
+
+/// Adds the `rowid` pseudo-column to a table scan: the row's position in the table
+/// (the row id DELETE and UPDATE use), which the scan produces as the column one past
+/// the table's. A table with a column of that name keeps it instead.
+fn with_rowid((plan, mut scope): (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
+    let LogicalPlan::Scan {
+        table,
+        table_id,
+        mut columns,
+        mut schema,
+        rows,
+    } = plan
+    else {
+        return (plan, scope);
+    };
+    if table.column_index("rowid").is_none() {
+        let field = Field {
+            name: "rowid".into(),
+            ty: DataType::BigInt,
+            qualifier: schema.first().and_then(|f| f.qualifier.clone()),
+        };
+        columns.push(table.columns.len());
+        schema.push(field.clone());
+        scope.fields.push(field);
+        scope.visibility.push(Visibility::Pseudo);
+    }
+    let plan = LogicalPlan::Scan {
+        table,
+        table_id,
+        columns,
+        schema,
+        rows,
+    };
+    (plan, scope)
+}
+
+/// Whether a statement names `rowid` anywhere: only then do table scans carry the
+/// pseudo-column, so other plans are unchanged.
+pub(super) fn mentions_rowid(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    lower.match_indices("rowid").any(|(i, _)| {
+        !word(lower[..i].chars().next_back()) && !word(lower[i + 5..].chars().next())
+    })
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.

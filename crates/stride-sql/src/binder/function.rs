@@ -91,7 +91,25 @@ impl Binder<'_> {
         if super::system::is_catalog_function(&name) {
             return self.catalog_function(&name, args);
         }
+        if name == "current_setting" {
+            return self.current_setting(args);
+        }
         bind_scalar_call(&name, args)
+    }
+
+    /// `current_setting('name')`: a setting's value in this session, as SHOW gives it.
+    /// The name must be a constant: settings are read when the statement is bound.
+    fn current_setting(&self, args: Vec<Expr>) -> Result<Expr> {
+        let name = match args.as_slice() {
+            [a] => super::fold::fold_constant(a)?,
+            _ => None,
+        };
+        match name {
+            Some(ScalarValue::Varchar(n)) => Ok(Expr::literal(self.settings.get(n.trim())?)),
+            _ => Err(Error::binder(
+                "current_setting takes one constant string, the setting's name, as in current_setting('threads')",
+            )),
+        }
     }
 
     /// `ARRAY(subquery)`: the subquery's one column as a list, in the subquery's row

@@ -10,7 +10,7 @@ use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
-use stride_common::{Error, Result, ScalarValue, TableSchema};
+use stride_common::{DataType, Error, Result, ScalarValue, TableSchema};
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
@@ -64,7 +64,19 @@ impl Binder<'_> {
                 }
             }
         }
-        let plan = self.bind_query(source)?;
+        let plan = match source.body.as_ref() {
+            ast::SetExpr::Values(v)
+                if source.with.is_none()
+                    && source.order_by.is_none()
+                    && source.limit_clause.is_none()
+                    && source.fetch.is_none() =>
+            {
+                let types: Vec<DataType> =
+                    targets.iter().map(|&t| schema.columns[t].ty.clone()).collect();
+                super::select::bind_values(self, v, Some(&types))?
+            }
+            _ => self.bind_query(source)?,
+        };
         let got = plan.schema().len();
         if got != targets.len() {
             return Err(Error::binder(format!(
@@ -251,8 +263,8 @@ impl Binder<'_> {
                     }
                 }
                 let mut scope = Scope::new(fields);
-                for h in &mut scope.hidden[n..] {
-                    *h = true;
+                for v in &mut scope.visibility[n..] {
+                    *v = super::scope::Visibility::Qualified;
                 }
                 let mut columns = Vec::new();
                 let mut values = Vec::new();

@@ -227,6 +227,8 @@ pub struct Binder<'a> {
     recursive_ctes: std::collections::HashSet<usize>,
     /// Recursive CTEs whose recursive part is being bound: name, id, columns.
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
+    /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
+    rowid_column: bool,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -256,6 +258,7 @@ impl<'a> Binder<'a> {
             window_defs: Vec::new(),
             recursive_ctes: Default::default(),
             recursive_refs: Vec::new(),
+            rowid_column: false,
         }
     }
 
@@ -273,6 +276,12 @@ impl<'a> Binder<'a> {
 
     pub fn bind_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {
         use ast::Statement as S;
+        // (Not for INSERT ... VALUES, whose rows can be many and scan no table.)
+        let values = matches!(stmt, S::Insert(i)
+            if i.source.as_ref().is_some_and(|q| matches!(*q.body, ast::SetExpr::Values(_))));
+        if !values {
+            self.rowid_column |= from::mentions_rowid(&stmt.to_string());
+        }
         match stmt {
             S::Query(q) => Ok(BoundStatement::Query(self.bind_query(q)?)),
             S::CreateTable(ct) => self.bind_create_table(ct),

@@ -69,19 +69,24 @@ impl Binder<'_> {
                 Ok(BoundStatement::TpchQuery { number })
             }
             "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint { vacuum: false }),
-            "storage_info" => {
+            "storage_info" | "table_info" => {
                 let table = match value.map(|v| &v.value) {
                     Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
                         s.clone()
                     }
                     _ => {
-                        return Err(Error::binder(
-                            "PRAGMA storage_info takes a table name, as in PRAGMA storage_info('t')",
-                        ))
+                        return Err(Error::binder(format!(
+                            "PRAGMA {name} takes a table name, as in PRAGMA {name}('t')"
+                        )))
                     }
                 };
-                Ok(BoundStatement::Query(self.bind_storage_info(&table)?))
+                Ok(BoundStatement::Query(if name == "table_info" {
+                    self.bind_table_info(&table)?
+                } else {
+                    self.bind_storage_info(&table)?
+                }))
             }
+            "show_tables" if value.is_none() => Ok(BoundStatement::Query(self.show_tables_plan())),
             "database_size" if value.is_none() => Ok(BoundStatement::DatabaseSize),
             "database_list" if value.is_none() => {
                 Ok(BoundStatement::Query(self.database_list()))
@@ -90,9 +95,55 @@ impl Binder<'_> {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, database_size, database_list, storage_info and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, database_size, database_list, storage_info, table_info, show_tables and integrity_check"
             ))),
         }
+    }
+
+    /// `PRAGMA table_info('t')` / `pragma_table_info('t')`: a row per column, as
+    /// SQLite and DuckDB give it. The catalog keeps a primary key as a unique key over
+    /// NOT NULL columns, so such a key is what `pk` marks.
+    pub(super) fn bind_table_info(&mut self, table: &str) -> Result<LogicalPlan> {
+        let name = ast::ObjectName(
+            table
+                .split('.')
+                .map(|p| ast::ObjectNamePart::Identifier(ast::Ident::new(p)))
+                .collect(),
+        );
+        let (catalog, tname) = self.relation(&name)?;
+        let (_, schema) = catalog
+            .table(&tname)
+            .ok_or_else(|| Error::catalog(format!("Table with name {tname} does not exist!")))?;
+        let fields = vec![
+            Field::new("cid", DataType::Integer),
+            Field::new("name", DataType::Varchar),
+            Field::new("type", DataType::Varchar),
+            Field::new("notnull", DataType::Boolean),
+            Field::new("dflt_value", DataType::Varchar),
+            Field::new("pk", DataType::Boolean),
+        ];
+        let rows = schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let pk = schema
+                    .unique_keys
+                    .iter()
+                    .any(|k| k.contains(&i) && k.iter().all(|&j| schema.columns[j].not_null));
+                vec![
+                    ScalarValue::Integer(i as i32),
+                    ScalarValue::Varchar(c.name.clone()),
+                    ScalarValue::Varchar(c.ty.to_string()),
+                    ScalarValue::Boolean(c.not_null),
+                    c.default
+                        .as_ref()
+                        .map_or(ScalarValue::Null, |d| ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))),
+                    ScalarValue::Boolean(pk),
+                ]
+            })
+            .collect();
+        Ok(super::constant_rows(fields, rows))
     }
 
     /// `PRAGMA storage_info('t')` / `pragma_storage_info('t')`: a row per segment.

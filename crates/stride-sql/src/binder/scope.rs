@@ -8,9 +8,20 @@ use stride_common::Error;
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
     pub fields: Vec<Field>,
-    /// Fields reachable only with a qualifier and left out of `*` (the right-hand
-    /// copies of USING / NATURAL join columns).
-    pub hidden: Vec<bool>,
+    /// How each field may be named.
+    pub visibility: Vec<Visibility>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visibility {
+    /// Named with or without a qualifier, and part of `*`.
+    Visible,
+    /// Reachable only with a qualifier and left out of `*` (the right-hand copies of
+    /// USING / NATURAL join columns).
+    Qualified,
+    /// A pseudo-column (a table's `rowid`): reachable by name when no visible column
+    /// has that name, and never part of `*`.
+    Pseudo,
 }
 
 pub enum Lookup {
@@ -21,16 +32,32 @@ pub enum Lookup {
 
 impl Scope {
     pub fn new(fields: Vec<Field>) -> Self {
-        let hidden = vec![false; fields.len()];
-        Scope { fields, hidden }
+        let visibility = vec![Visibility::Visible; fields.len()];
+        Scope { fields, visibility }
+    }
+
+    /// Whether field `i` is named by an unqualified reference.
+    pub fn is_visible(&self, i: usize) -> bool {
+        self.visibility[i] == Visibility::Visible
     }
 
     pub fn lookup(&self, qualifier: Option<&str>, name: &str) -> Lookup {
+        match self.lookup_among(qualifier, name, false) {
+            Lookup::NotFound => self.lookup_among(qualifier, name, true),
+            found => found,
+        }
+    }
+
+    /// Finds `name` among the pseudo-columns (`pseudo`) or the other fields.
+    fn lookup_among(&self, qualifier: Option<&str>, name: &str, pseudo: bool) -> Lookup {
         let mut found = None;
         for (i, f) in self.fields.iter().enumerate() {
+            if (self.visibility[i] == Visibility::Pseudo) != pseudo {
+                continue;
+            }
             let name_ok = f.name.eq_ignore_ascii_case(name);
             let qual_ok = match qualifier {
-                None => !self.hidden[i],
+                None => self.visibility[i] != Visibility::Qualified,
                 Some(q) => f
                     .qualifier
                     .as_deref()
@@ -42,6 +69,9 @@ impl Scope {
                 }
                 found = Some(i);
             }
+        }
+        if pseudo {
+            return found.map_or(Lookup::NotFound, Lookup::Found);
         }
         if found.is_none() && qualifier.is_none() {
             // As in PostgreSQL, the alias of a one-column FROM item (`generate_series(1,

@@ -10,7 +10,7 @@
 
 use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
-use super::scope::{Lookup, Scope};
+use super::scope::{Lookup, Scope, Visibility};
 use super::Binder;
 use crate::plan::visit::for_each_outer_ref;
 use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr, WindowExpr};
@@ -224,7 +224,7 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
     match body {
         ast::SetExpr::Select(s) => bind_select(b, s, &[]),
         ast::SetExpr::Query(q) => b.bind_query(q),
-        ast::SetExpr::Values(v) => bind_values(b, v),
+        ast::SetExpr::Values(v) => bind_values(b, v, None),
         ast::SetExpr::SetOperation {
             left,
             op,
@@ -309,7 +309,14 @@ pub fn cast_columns(plan: LogicalPlan, types: &[DataType]) -> Result<LogicalPlan
     })
 }
 
-fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
+/// A VALUES list. Each column takes the type its values unify to, or, for the rows
+/// of an INSERT, the type of the column it fills (`targets`): so `INSERT INTO t(s)
+/// VALUES (''), (0)` casts each value to VARCHAR rather than unifying them first.
+pub(super) fn bind_values(
+    b: &mut Binder,
+    v: &ast::Values,
+    targets: Option<&[DataType]>,
+) -> Result<LogicalPlan> {
     let scope = Scope::default();
     let mut rows: Vec<Vec<Expr>> = Vec::new();
     for row in &v.rows {
@@ -327,7 +334,10 @@ fn bind_values(b: &mut Binder, v: &ast::Values) -> Result<LogicalPlan> {
     }
     let ncols = rows.first().map_or(0, |r| r.len());
     let mut types = Vec::new();
-    for c in 0..ncols {
+    if let Some(t) = targets.filter(|t| t.len() == ncols) {
+        types = t.to_vec();
+    }
+    for c in types.len()..ncols {
         let col: Vec<Expr> = rows.iter().map(|r| r[c].clone()).collect();
         let (_, t) = unify_all(col, "VALUES")?;
         types.push(if t == DataType::Null {
@@ -930,11 +940,13 @@ pub(super) fn wildcard_qualifier(kind: &ast::SelectItemQualifiedWildcardKind) ->
 fn expand_star(scope: &Scope, qualifier: Option<&str>, items: &mut Vec<SelectItem>) {
     for (i, f) in scope.fields.iter().enumerate() {
         let ok = match qualifier {
-            None => !scope.hidden[i],
-            Some(q) => f
-                .qualifier
-                .as_deref()
-                .is_some_and(|fq| fq.eq_ignore_ascii_case(q)),
+            None => scope.is_visible(i),
+            Some(q) => {
+                scope.visibility[i] != Visibility::Pseudo
+                    && f.qualifier
+                        .as_deref()
+                        .is_some_and(|fq| fq.eq_ignore_ascii_case(q))
+            }
         };
         if ok {
             items.push(SelectItem {

@@ -137,13 +137,18 @@ impl Binder<'_> {
     }
 
     pub(super) fn show_tables(&mut self) -> Result<BoundStatement> {
+        Ok(BoundStatement::Query(self.show_tables_plan()))
+    }
+
+    /// SHOW TABLES, `PRAGMA show_tables`: the tables and views of the current schema.
+    pub(super) fn show_tables_plan(&self) -> LogicalPlan {
         let rows = self
             .catalog
             .table_names()
             .into_iter()
             .map(|n| vec![text(n)])
             .collect();
-        Ok(BoundStatement::Query(varchar_values(&["name"], rows)))
+        varchar_values(&["name"], rows)
     }
 
     pub(super) fn describe_table(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {

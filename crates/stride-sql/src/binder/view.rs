@@ -44,6 +44,7 @@ impl Binder<'_> {
     /// The plan of view `name` (SQL text `sql`), for use in FROM.
     pub(super) fn bind_view(&mut self, name: &str, sql: &str) -> Result<LogicalPlan> {
         let statements = crate::parser::parse(sql)?;
+        self.rowid_column |= super::from::mentions_rowid(sql);
         let [ast::Statement::Query(q)] = statements.as_slice() else {
             return Err(Error::internal(format!(
                 "view \"{name}\" does not hold a single query"

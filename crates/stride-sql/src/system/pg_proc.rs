@@ -267,6 +267,7 @@ fn table_functions() -> Vec<Proc> {
         "read_csv_auto",
         "sniff_csv",
         "pragma_storage_info",
+        "pragma_table_info",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }

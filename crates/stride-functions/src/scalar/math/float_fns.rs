@@ -1,9 +1,11 @@
 //! DOUBLE functions: roots, powers, exponentials, logarithms, trigonometry and the
-//! NaN/infinity tests. Arguments of any numeric type are cast to DOUBLE. Inputs
-//! outside a function's domain (sqrt(-1), ln(0), asin(2), 0 ^ -1) and finite inputs
-//! whose result overflows are Out of Range errors, with PostgreSQL's messages.
+//! NaN/infinity tests. Arguments of any numeric type are cast to DOUBLE. As in
+//! DuckDB, results are what IEEE 754 arithmetic gives, never errors: inputs outside
+//! a function's domain give NaN (`sqrt(-1)`, `asin(2)`), poles give an infinity
+//! (`ln(0)` is -inf, `0 ^ -1` is inf) and results too large for a DOUBLE are inf.
+//! The arithmetic operators stay strict (division by zero and overflow are errors).
 
-use crate::kernels::{try_binary, try_unary, unary};
+use crate::kernels::{binary, unary};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
@@ -82,50 +84,6 @@ pub(crate) fn resolve_isfinite(args: &[DataType]) -> Option<BoundFunction> {
     test_fn(ScalarFunction::IsFinite, args)
 }
 
-fn overflow() -> Error {
-    Error::out_of_range("value out of range: overflow")
-}
-
-fn log_domain(x: f64) -> Error {
-    if x == 0.0 {
-        Error::out_of_range("cannot take logarithm of zero")
-    } else {
-        Error::out_of_range("cannot take logarithm of a negative number")
-    }
-}
-
-/// A logarithm defined for x > 0 (NaN passes through).
-fn checked_log(x: f64, f: fn(f64) -> f64) -> Option<f64> {
-    (x > 0.0 || x.is_nan()).then(|| f(x))
-}
-
-fn power(x: f64, y: f64) -> Option<f64> {
-    if x == 0.0 && y < 0.0 {
-        return None;
-    }
-    if x < 0.0 && y.is_finite() && y.fract() != 0.0 {
-        return None;
-    }
-    let r = x.powf(y);
-    (r.is_finite() || !x.is_finite() || !y.is_finite()).then_some(r)
-}
-
-fn power_error(x: f64, y: f64) -> Error {
-    if x == 0.0 && y < 0.0 {
-        Error::out_of_range("zero raised to a negative power is undefined")
-    } else if x < 0.0 && y.fract() != 0.0 {
-        Error::out_of_range(
-            "a negative number raised to a non-integer power yields a complex result",
-        )
-    } else {
-        overflow()
-    }
-}
-
-fn unit_domain(x: f64, f: fn(f64) -> f64) -> Option<f64> {
-    (x.is_nan() || (-1.0..=1.0).contains(&x)).then(|| f(x))
-}
-
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     use ScalarFunction as F;
     let ty = DataType::Double;
@@ -134,68 +92,23 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         return Vector::constant(&ScalarValue::Double(std::f64::consts::PI), &ty);
     };
     match func {
-        F::Sqrt => try_unary(
-            v,
-            len,
-            ty,
-            |x: f64| (x >= 0.0 || x.is_nan()).then(|| x.sqrt()),
-            |_| Error::out_of_range("cannot take square root of a negative number"),
-        ),
+        F::Sqrt => Ok(unary(v, len, ty, f64::sqrt)),
         F::Cbrt => Ok(unary(v, len, ty, f64::cbrt)),
-        F::Exp => try_unary(
-            v,
-            len,
-            ty,
-            |x: f64| {
-                let r = x.exp();
-                (r.is_finite() || !x.is_finite()).then_some(r)
-            },
-            |_| overflow(),
-        ),
-        F::Ln => try_unary(v, len, ty, |x: f64| checked_log(x, f64::ln), log_domain),
-        F::Log10 => try_unary(v, len, ty, |x: f64| checked_log(x, f64::log10), log_domain),
-        F::Log2 => try_unary(v, len, ty, |x: f64| checked_log(x, f64::log2), log_domain),
-        F::Log => try_binary(
-            v,
-            &args[1],
-            len,
-            ty,
-            |b: f64, x: f64| {
-                let r = checked_log(x, f64::ln)? / checked_log(b, f64::ln)?;
-                r.is_finite().then_some(r)
-            },
-            |b, x| {
-                if b <= 0.0 {
-                    log_domain(b)
-                } else if x <= 0.0 {
-                    log_domain(x)
-                } else {
-                    Error::division_by_zero()
-                }
-            },
-        ),
-        F::Power => try_binary(v, &args[1], len, ty, power, power_error),
-        F::Atan2 => Ok(crate::kernels::binary(v, &args[1], len, ty, f64::atan2)),
+        F::Exp => Ok(unary(v, len, ty, f64::exp)),
+        F::Ln => Ok(unary(v, len, ty, f64::ln)),
+        F::Log10 => Ok(unary(v, len, ty, f64::log10)),
+        F::Log2 => Ok(unary(v, len, ty, f64::log2)),
+        F::Log => Ok(binary(v, &args[1], len, ty, |b: f64, x: f64| x.ln() / b.ln())),
+        F::Power => Ok(binary(v, &args[1], len, ty, f64::powf)),
+        F::Atan2 => Ok(binary(v, &args[1], len, ty, f64::atan2)),
         F::Degrees => Ok(unary(v, len, ty, f64::to_degrees)),
         F::Radians => Ok(unary(v, len, ty, f64::to_radians)),
         F::Sin => Ok(unary(v, len, ty, f64::sin)),
         F::Cos => Ok(unary(v, len, ty, f64::cos)),
         F::Tan => Ok(unary(v, len, ty, f64::tan)),
         F::Atan => Ok(unary(v, len, ty, f64::atan)),
-        F::Asin | F::Acos => {
-            let f = if func == F::Asin {
-                f64::asin
-            } else {
-                f64::acos
-            };
-            try_unary(
-                v,
-                len,
-                ty,
-                |x: f64| unit_domain(x, f),
-                |_| Error::out_of_range("input is out of range"),
-            )
-        }
+        F::Asin => Ok(unary(v, len, ty, f64::asin)),
+        F::Acos => Ok(unary(v, len, ty, f64::acos)),
         F::IsNan => Ok(unary(v, len, DataType::Boolean, f64::is_nan)),
         F::IsInf => Ok(unary(v, len, DataType::Boolean, f64::is_infinite)),
         F::IsFinite => Ok(unary(v, len, DataType::Boolean, f64::is_finite)),
@@ -208,7 +121,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::{call, eval};
-    use stride_common::{ErrorKind, ScalarValue::*};
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn values() {
@@ -244,34 +157,21 @@ mod tests {
     }
 
     #[test]
-    fn domain_errors() {
-        let kind =
-            |name: &str, args: &[stride_common::ScalarValue]| eval(name, args).unwrap_err().kind;
-        assert_eq!(kind("sqrt", &[Integer(-1)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("ln", &[Integer(0)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("ln", &[Double(-1.0)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("log10", &[Integer(-5)]), ErrorKind::OutOfRange);
-        assert_eq!(
-            kind("power", &[Integer(0), Integer(-1)]),
-            ErrorKind::OutOfRange
-        );
-        assert_eq!(
-            kind("power", &[Integer(-8), Double(0.5)]),
-            ErrorKind::OutOfRange
-        );
-        assert_eq!(
-            kind("power", &[Double(10.0), Double(400.0)]),
-            ErrorKind::OutOfRange
-        );
-        assert_eq!(kind("exp", &[Integer(1000)]), ErrorKind::OutOfRange);
-        assert_eq!(kind("asin", &[Integer(2)]), ErrorKind::OutOfRange);
-        assert_eq!(
-            kind("log", &[Integer(1), Integer(8)]),
-            ErrorKind::OutOfRange
-        );
-        assert_eq!(
-            eval("sqrt", &[Integer(-1)]).unwrap_err().message,
-            "cannot take square root of a negative number"
-        );
+    fn outside_the_domain_ieee_values() {
+        let d = |name: &str, args: &[stride_common::ScalarValue]| match eval(name, args).unwrap() {
+            Double(x) => x,
+            other => panic!("{other:?}"),
+        };
+        assert!(d("sqrt", &[Integer(-1)]).is_nan());
+        assert_eq!(d("ln", &[Integer(0)]), f64::NEG_INFINITY);
+        assert!(d("ln", &[Double(-1.0)]).is_nan());
+        assert_eq!(d("log10", &[Integer(0)]), f64::NEG_INFINITY);
+        assert_eq!(d("log", &[Integer(2), Integer(0)]), f64::NEG_INFINITY);
+        assert_eq!(d("log", &[Integer(1), Integer(8)]), f64::INFINITY);
+        assert_eq!(d("power", &[Integer(0), Integer(-1)]), f64::INFINITY);
+        assert!(d("power", &[Integer(-8), Double(0.5)]).is_nan());
+        assert_eq!(d("power", &[Double(10.0), Double(400.0)]), f64::INFINITY);
+        assert_eq!(d("exp", &[Integer(1000)]), f64::INFINITY);
+        assert!(d("asin", &[Integer(2)]).is_nan());
     }
 }

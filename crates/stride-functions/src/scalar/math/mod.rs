@@ -1,7 +1,7 @@
 //! Numeric functions: `abs` and `sign`, the rounding family (`round`, `floor`,
 //! `ceil`, `trunc`) which keeps integers and decimals exact, and DOUBLE functions
-//! (`sqrt`, `power`, `exp`, `ln`, logarithms, trigonometry) that raise Out of Range
-//! errors outside their domain, as PostgreSQL does.
+//! (`sqrt`, `power`, `exp`, `ln`, logarithms, trigonometry) that give IEEE 754's
+//! NaN or infinities outside their domain, as DuckDB does.
 
 pub(crate) mod abs_sign;
 pub(crate) mod float_fns;
