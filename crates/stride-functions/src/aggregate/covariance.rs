@@ -5,8 +5,8 @@
 //! the pair count, both means and the sums of squared and cross deviations, kept with
 //! Welford's update and merged with Chan's parallel formula.
 
-use super::GroupedState;
-use stride_common::{DataType, Result, Validity, Vector, VectorData};
+use super::{nullable_doubles, GroupedState};
+use stride_common::{DataType, Result, Vector};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Output {
@@ -169,16 +169,11 @@ impl GroupedState for Covariance {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        let n = self.groups.len();
         if self.out == Output::RegrCount {
             let counts = self.groups.iter().map(|m| m.n).collect::<Vec<_>>();
             return Ok(Vector::from_values(DataType::BigInt, counts));
         }
         let vals: Vec<Option<f64>> = self.groups.iter().map(|m| m.value(self.out)).collect();
-        Ok(Vector::new(
-            DataType::Double,
-            VectorData::F64(vals.iter().map(|v| v.unwrap_or(0.0)).collect::<Vec<_>>().into()),
-            Validity::from_fn(n, |g| vals[g].is_some()),
-        ))
+        Ok(nullable_doubles(&vals))
     }
 }

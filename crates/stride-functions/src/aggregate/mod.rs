@@ -25,6 +25,8 @@ mod string_agg;
 mod sum;
 mod variance;
 
+use covariance::Output as Cov;
+use stride_common::vector::NativeType;
 use stride_common::{DataType, Error, Result, Vector};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -101,16 +103,26 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ("regr_syy", AggregateFunction::Covariance(Cov::RegrSyy)),
     ("regr_sxy", AggregateFunction::Covariance(Cov::RegrSxy)),
     ("regr_slope", AggregateFunction::Covariance(Cov::RegrSlope)),
-    ("regr_intercept", AggregateFunction::Covariance(Cov::RegrIntercept)),
+    (
+        "regr_intercept",
+        AggregateFunction::Covariance(Cov::RegrIntercept),
+    ),
     ("regr_r2", AggregateFunction::Covariance(Cov::RegrR2)),
-    ("skewness", AggregateFunction::Moments(moments::Output::Skewness)),
-    ("kurtosis", AggregateFunction::Moments(moments::Output::Kurtosis)),
-    ("kurtosis_pop", AggregateFunction::Moments(moments::Output::KurtosisPop)),
+    (
+        "skewness",
+        AggregateFunction::Moments(moments::Output::Skewness),
+    ),
+    (
+        "kurtosis",
+        AggregateFunction::Moments(moments::Output::Kurtosis),
+    ),
+    (
+        "kurtosis_pop",
+        AggregateFunction::Moments(moments::Output::KurtosisPop),
+    ),
     ("mode", AggregateFunction::Mode),
     ("entropy", AggregateFunction::Entropy),
 ];
-
-use covariance::Output as Cov;
 
 impl AggregateFunction {
     pub fn name(self) -> &'static str {
@@ -411,6 +423,13 @@ pub(crate) fn for_each_f64(v: &Vector, rows: usize, mut f: impl FnMut(usize, f64
             .filter(|&i| v.validity.is_valid(i))
             .for_each(|i| f(i, vals[i]));
     }
+}
+
+/// A DOUBLE vector of per-group results, NULL where a result is `None`.
+pub(crate) fn nullable_doubles(vals: &[Option<f64>]) -> Vector {
+    let values: Vec<f64> = vals.iter().map(|v| v.unwrap_or(0.0)).collect();
+    let validity = stride_common::Validity::from_fn(vals.len(), |g| vals[g].is_some());
+    Vector::new(DataType::Double, f64::wrap(values), validity)
 }
 
 /// A vector of `values` with NULL where `seen` is false.

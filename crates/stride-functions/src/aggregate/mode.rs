@@ -21,7 +21,13 @@ enum Key {
 fn key(v: &Vector, i: usize) -> Key {
     let j = v.index(i);
     let float = |x: f64| {
-        let x = if x == 0.0 { 0.0 } else if x.is_nan() { f64::NAN } else { x };
+        let x = if x == 0.0 {
+            0.0
+        } else if x.is_nan() {
+            f64::NAN
+        } else {
+            x
+        };
         Key::Float(x.to_bits())
     };
     match &v.data {
@@ -147,10 +153,7 @@ impl GroupedState for ValueCounts {
                 let mut out = Vector::with_capacity(&self.ty, n);
                 for map in &self.groups {
                     // the highest count; among equals, the first seen
-                    let best = Self::ordered(map)
-                        .into_iter()
-                        .rev()
-                        .max_by_key(|s| s.count);
+                    let best = Self::ordered(map).into_iter().rev().max_by_key(|s| s.count);
                     match best {
                         Some(s) => out.push(&s.value)?,
                         None => out.push_null(),
@@ -170,7 +173,10 @@ impl GroupedState for ValueCounts {
                         .sum::<f64>()
                         + 0.0
                 });
-                Ok(Vector::from_values(DataType::Double, vals.collect::<Vec<_>>()))
+                Ok(Vector::from_values(
+                    DataType::Double,
+                    vals.collect::<Vec<_>>(),
+                ))
             }
         }
     }

@@ -3,8 +3,8 @@
 //! each group; partial states merge by adding. NULL where the statistic is undefined:
 //! too few rows (skewness needs 3, kurtosis 4) or no spread at all.
 
-use super::{for_each_f64, GroupedState};
-use stride_common::{DataType, Result, Validity, Vector, VectorData};
+use super::{for_each_f64, nullable_doubles, GroupedState};
+use stride_common::{DataType, Result, Vector};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Output {
@@ -82,7 +82,12 @@ impl GroupedState for Moments {
     fn partial(&mut self) -> Result<Vec<Vector>> {
         let sums = std::mem::take(&mut self.sums);
         Ok((0..5)
-            .map(|k| Vector::from_values(DataType::Double, sums.iter().map(|s| s[k]).collect::<Vec<_>>()))
+            .map(|k| {
+                Vector::from_values(
+                    DataType::Double,
+                    sums.iter().map(|s| s[k]).collect::<Vec<_>>(),
+                )
+            })
             .collect())
     }
 
@@ -97,10 +102,6 @@ impl GroupedState for Moments {
 
     fn finalize(&mut self) -> Result<Vector> {
         let vals: Vec<Option<f64>> = self.sums.iter().map(|s| value(self.out, s)).collect();
-        Ok(Vector::new(
-            DataType::Double,
-            VectorData::F64(vals.iter().map(|v| v.unwrap_or(0.0)).collect::<Vec<_>>().into()),
-            Validity::from_fn(vals.len(), |g| vals[g].is_some()),
-        ))
+        Ok(nullable_doubles(&vals))
     }
 }

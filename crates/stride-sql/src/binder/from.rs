@@ -342,18 +342,19 @@ impl<'a> Binder<'a> {
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "pragma_storage_info" | "pragma_table_info" => {
-                let table = match args {
-                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
-                        match &v.value {
+                let table =
+                    match args {
+                        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                            ast::Expr::Value(v),
+                        ))] => match &v.value {
                             ast::Value::SingleQuotedString(s) => Some(s.clone()),
                             _ => None,
-                        }
+                        },
+                        _ => None,
                     }
-                    _ => None,
-                }
-                .ok_or_else(|| {
-                    Error::binder(format!("{name} takes a table name, as in {name}('t')"))
-                })?;
+                    .ok_or_else(|| {
+                        Error::binder(format!("{name} takes a table name, as in {name}('t')"))
+                    })?;
                 return if name == "pragma_table_info" {
                     self.bind_table_info(&table)
                 } else {
@@ -761,9 +762,9 @@ fn with_rowid((plan, mut scope): (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
 pub(super) fn mentions_rowid(sql: &str) -> bool {
     let lower = sql.to_ascii_lowercase();
     let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-    lower.match_indices("rowid").any(|(i, _)| {
-        !word(lower[..i].chars().next_back()) && !word(lower[i + 5..].chars().next())
-    })
+    lower
+        .match_indices("rowid")
+        .any(|(i, _)| !word(lower[..i].chars().next_back()) && !word(lower[i + 5..].chars().next()))
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.

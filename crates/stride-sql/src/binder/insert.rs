@@ -71,8 +71,10 @@ impl Binder<'_> {
                     && source.limit_clause.is_none()
                     && source.fetch.is_none() =>
             {
-                let types: Vec<DataType> =
-                    targets.iter().map(|&t| schema.columns[t].ty.clone()).collect();
+                let types: Vec<DataType> = targets
+                    .iter()
+                    .map(|&t| schema.columns[t].ty.clone())
+                    .collect();
                 super::select::bind_values(self, v, Some(&types))?
             }
             _ => self.bind_query(source)?,

@@ -136,9 +136,9 @@ impl Binder<'_> {
                     ScalarValue::Varchar(c.name.clone()),
                     ScalarValue::Varchar(c.ty.to_string()),
                     ScalarValue::Boolean(c.not_null),
-                    c.default
-                        .as_ref()
-                        .map_or(ScalarValue::Null, |d| ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))),
+                    c.default.as_ref().map_or(ScalarValue::Null, |d| {
+                        ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))
+                    }),
                     ScalarValue::Boolean(pk),
                 ]
             })
