@@ -8,7 +8,7 @@
 //! body.
 
 use crate::physical_plan::PhysicalPlan;
-use stride_common::{Error, Result, ScalarValue};
+use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_sql::optimizer::cardinality::estimate;
 use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use stride_storage::Catalogs;
@@ -20,6 +20,11 @@ fn reads_fewer_columns(predicate: &Expr, columns: usize) -> bool {
     used.sort_unstable();
     used.dedup();
     used.len() < columns
+}
+
+/// The column types of a logical node's output, as physical nodes carry them.
+fn types(schema: &[Field]) -> Vec<DataType> {
+    schema.iter().map(|f| f.ty.clone()).collect()
 }
 
 pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
@@ -41,7 +46,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             PhysicalPlan::Scan {
                 table: t,
                 columns: columns.clone(),
-                types: schema.iter().map(|f| f.ty.clone()).collect(),
+                types: types(schema),
                 filters: Vec::new(),
             }
         }
@@ -51,7 +56,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
         },
         LogicalPlan::Values { rows, schema } => PhysicalPlan::Values {
             rows: rows.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::TableFunction {
             func:
@@ -74,7 +79,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
         } => PhysicalPlan::CsvScan {
             reader: source.0.clone(),
             columns: columns.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
             filter: None,
         },
         LogicalPlan::TableFunction {
@@ -129,7 +134,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
         } => PhysicalPlan::Project {
             input: p(input)?,
             exprs: exprs.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::Unnest {
             input,
@@ -140,7 +145,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             input: p(input)?,
             passed: passed.clone(),
             functions: lists.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::RecursiveCte {
             id,
@@ -156,7 +161,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
         },
         LogicalPlan::RecursiveRef { id, schema } => PhysicalPlan::RecursiveScan {
             id: *id,
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::Window {
             input,
@@ -165,7 +170,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
         } => PhysicalPlan::Window {
             input: p(input)?,
             functions: functions.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::Aggregate {
             input,
@@ -176,7 +181,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             input: p(input)?,
             groups: group_by.clone(),
             aggregates: aggregates.clone(),
-            types: schema.iter().map(|f| f.ty.clone()).collect(),
+            types: types(schema),
         },
         LogicalPlan::Sort { input, keys } => PhysicalPlan::Sort {
             input: p(input)?,
@@ -213,7 +218,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             filter,
             schema,
         } => {
-            let types = schema.iter().map(|f| f.ty.clone()).collect();
+            let types = types(schema);
             if on.is_empty() {
                 PhysicalPlan::NestedLoopJoin {
                     left: p(left)?,
@@ -273,7 +278,7 @@ fn deferred(func: DeferredFunction, args: &[Expr], schema: &[Field]) -> Result<P
             )
         })?);
     }
-    let types: Vec<_> = schema.iter().map(|f| f.ty.clone()).collect();
+    let types: Vec<_> = types(schema);
     match func {
         DeferredFunction::Unnest => {
             let items = match values.first() {

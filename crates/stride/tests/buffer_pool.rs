@@ -3,14 +3,12 @@
 //! what stays cached without changing answers, and blocks that an open transaction may
 //! still read are not reused.
 
-use std::path::PathBuf;
+mod common;
+
 use stride::{Connection, Database, ScalarValue};
 
 fn path(name: &str) -> String {
-    let d = std::env::temp_dir().join(format!("stride-pool-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    PathBuf::from(d)
+    common::fresh_dir(&format!("pool-{name}"))
         .join("db.stride")
         .to_string_lossy()
         .into_owned()

@@ -6,6 +6,8 @@
 //! `STRIDE_PERSISTENCE_CHILD` set) that writes and prints each acknowledged commit;
 //! the parent kills it and checks the database it left.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,10 +20,7 @@ use stride::{Database, ScalarValue};
 const CHILD: &str = "STRIDE_PERSISTENCE_CHILD";
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("stride-persistence-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir(&format!("persistence-{name}"))
 }
 
 fn path_in(d: &Path) -> String {

@@ -1,7 +1,10 @@
 //! Transactions between connections: each sees one snapshot from BEGIN to COMMIT,
-//! nothing uncommitted leaks, and of two transactions rewriting the same table the
-//! second to commit fails (first committer wins). Write skew is allowed, as snapshot
-//! isolation allows it. Runs in memory and on a database file.
+//! nothing uncommitted leaks, and of two transactions changing the same row the second
+//! to commit fails (first committer wins), while changes to different rows of one
+//! table both commit. Write skew is allowed, as snapshot isolation allows it. Runs in
+//! memory and on a database file.
+
+mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -200,9 +203,7 @@ fn row_conflicts_in_memory() {
 
 #[test]
 fn row_conflicts_on_a_file_and_after_reopening() {
-    let dir = std::env::temp_dir().join(format!("stride-rows-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("rows");
     let path = dir.join("rows.stride").to_string_lossy().into_owned();
     let p = path.clone();
     row_conflicts(&move || Database::open(&p).unwrap());
@@ -224,9 +225,7 @@ fn isolation_in_memory() {
 
 #[test]
 fn isolation_on_a_file_and_after_reopening() {
-    let dir = std::env::temp_dir().join(format!("stride-tx-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("tx");
     let path = dir.join("tx.stride").to_string_lossy().into_owned();
     let p = path.clone();
     isolation(&move || Database::open(&p).unwrap());

@@ -476,37 +476,39 @@ fn frame(
                 } else {
                     v - off
                 };
-                // Rows with a key before the target (in sort order) come first.
-                let before = |q: usize| match keys[q] {
+                // Whether row q comes before the target in sort order (`ties`: whether
+                // a key equal to the target counts as before it).
+                let before = |q: usize, ties: bool| match keys[q] {
                     None => sort.nulls_first,
                     Some(x) => match x.partial_cmp(&target).unwrap_or(Ordering::Equal) {
                         Ordering::Less => sort.asc,
                         Ordering::Greater => !sort.asc,
-                        Ordering::Equal => false,
-                    },
-                };
-                let not_after = |q: usize| match keys[q] {
-                    None => sort.nulls_first,
-                    Some(x) => match x.partial_cmp(&target).unwrap_or(Ordering::Equal) {
-                        Ordering::Less => sort.asc,
-                        Ordering::Greater => !sort.asc,
-                        Ordering::Equal => true,
+                        Ordering::Equal => ties,
                     },
                 };
                 // start: the first row not before the target; end: past the last
                 // row not after it.
-                let slice: Vec<usize> = (ps..pe).collect();
-                if is_start {
-                    ps + slice.partition_point(|&q| before(q))
-                } else {
-                    ps + slice.partition_point(|&q| not_after(q))
-                }
+                first_not(ps, pe, |q| before(q, !is_start))
             }
         })
     };
     let start = bound(&w.frame.start, true)?;
     let end = bound(&w.frame.end, false)?;
     Ok((start, end.max(start)))
+}
+
+/// The first position in `lo..hi` where `pred` is false, for a `pred` that holds on
+/// a prefix of the range (a binary search, as `slice::partition_point`).
+fn first_not(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Each position's aggregate over its frame, through a segment tree of states.

@@ -39,10 +39,7 @@ fn key(v: &Vector, i: usize) -> Key {
         VectorData::I128(b) => Key::Int(b[j]),
         VectorData::F32(b) => float(b[j] as f64),
         VectorData::F64(b) => float(b[j]),
-        VectorData::Str(_) => match v.get(i) {
-            ScalarValue::Varchar(s) => Key::Bytes(s.into_bytes().into()),
-            other => Key::Text(other.to_string()),
-        },
+        VectorData::Str(sv) => Key::Bytes(sv.bytes_of(&sv.views[j]).into()),
         VectorData::Interval(_) | VectorData::List(_) => Key::Text(v.get(i).to_string()),
     }
 }

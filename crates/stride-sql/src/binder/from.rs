@@ -1,7 +1,8 @@
 //! Binding FROM: tables, CTE references, derived tables, table functions (`range`,
 //! `generate_series`) and joins. Produces the plan of the FROM clause and the scope
-//! its columns are visible in. Comma-separated items become cross joins; the optimizer
-//! turns WHERE conditions over them into join conditions.
+//! its columns are visible in, with a table's `rowid` pseudo-column when the statement
+//! names it. Comma-separated items become cross joins; the optimizer turns WHERE
+//! conditions over them into join conditions.
 
 use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;

@@ -1,6 +1,7 @@
 //! Binding function calls: special forms (COALESCE, NULLIF, GREATEST, IF, ...),
-//! aggregates (with DISTINCT, FILTER and ORDER BY inside the call), and scalar
-//! functions resolved by name and argument types.
+//! aggregates (with DISTINCT, FILTER and ORDER BY inside the call), `current_setting`
+//! (read from the session's settings while binding), and scalar functions resolved by
+//! name and argument types.
 
 use super::expr::{bool_expr, call, cast_expr, ident_name, unify_all, ExprCtx};
 use super::Binder;

@@ -1,6 +1,7 @@
 //! INSERT INTO t [(columns)] VALUES ... | SELECT ...: the source query is bound, its
 //! columns matched to the named target columns, omitted columns filled with their
-//! DEFAULT (or NULL), and every value cast to its column's type. `ON CONFLICT [(key)]
+//! DEFAULT (or NULL), and every value cast to its column's type (a plain VALUES list
+//! casts each value straight to its column's type, without unifying the list first). `ON CONFLICT [(key)]
 //! DO NOTHING | DO UPDATE SET ... [WHERE ...]` (and DuckDB's and SQLite's `INSERT OR
 //! IGNORE` / `INSERT OR REPLACE`) says what happens to a row whose unique key is
 //! taken: bound here as an [`OnConflict`], carried out by the facade.

@@ -144,6 +144,18 @@ fn limit_value(b: &mut Binder, e: &ast::Expr, what: &'static str) -> Result<Opti
     Ok(Some(n as u64))
 }
 
+/// Whether a set operation keeps duplicates (ALL) or removes them (DISTINCT, the
+/// default); BY NAME and the other quantifiers are refused.
+fn keeps_duplicates(op: &ast::SetOperator, q: &ast::SetQuantifier) -> Result<bool> {
+    match q {
+        ast::SetQuantifier::All => Ok(true),
+        ast::SetQuantifier::Distinct | ast::SetQuantifier::None => Ok(false),
+        other => Err(Error::not_supported(format!(
+            "{op} {other} is not supported yet"
+        ))),
+    }
+}
+
 /// A CTE of WITH RECURSIVE whose body is `base UNION [ALL] step` with `step`
 /// reading the CTE itself: a `RecursiveCte`. `None` when it is not recursive after
 /// all (the caller binds it as any CTE).
@@ -157,15 +169,7 @@ pub(super) fn bind_recursive_cte(b: &mut Binder, cte: &ast::Cte) -> Result<Optio
     else {
         return Ok(None);
     };
-    let all = match set_quantifier {
-        ast::SetQuantifier::All => true,
-        ast::SetQuantifier::Distinct | ast::SetQuantifier::None => false,
-        other => {
-            return Err(Error::not_supported(format!(
-                "UNION {other} in a recursive CTE is not supported"
-            )))
-        }
-    };
+    let all = keeps_duplicates(&ast::SetOperator::Union, set_quantifier)?;
     let base = bind_set_expr(b, left)?;
     // The step names the CTE's columns as the CTE names them.
     let mut schema = super::unqualified(base.schema());
@@ -238,15 +242,7 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
                 ast::SetOperator::Intersect => SetOpKind::Intersect,
                 ast::SetOperator::Except | ast::SetOperator::Minus => SetOpKind::Except,
             };
-            let all = match set_quantifier {
-                ast::SetQuantifier::All => true,
-                ast::SetQuantifier::Distinct | ast::SetQuantifier::None => false,
-                other => {
-                    return Err(Error::not_supported(format!(
-                        "{op} {other} is not supported yet"
-                    )))
-                }
-            };
+            let all = keeps_duplicates(op, set_quantifier)?;
             let (ls, rs) = (l.schema().to_vec(), r.schema().to_vec());
             if ls.len() != rs.len() {
                 return Err(Error::binder(format!(

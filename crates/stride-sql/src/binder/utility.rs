@@ -1,4 +1,5 @@
-//! SET / RESET / SHOW settings, SHOW TABLES, DESCRIBE and EXPLAIN. Informational
+//! SET / RESET / SHOW settings, SHOW TABLES (and `PRAGMA show_tables`), DESCRIBE and
+//! EXPLAIN. Informational
 //! statements are bound to plain VALUES plans so they flow through execution and
 //! every output mode like any query.
 

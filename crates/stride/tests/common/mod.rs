@@ -1,4 +1,15 @@
-//! Shared by the facade's integration tests.
+//! Shared by the facade's integration tests (each test binary uses part of it).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// An empty directory `stride-{name}-{pid}` under the system's temporary directory.
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stride-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
 
 /// A small deterministic generator (xorshift), so failures are reproducible.
 pub struct Rng(pub u64);
