@@ -9,6 +9,7 @@
 
 pub mod buffer;
 pub mod chunk;
+pub mod collation;
 pub mod error;
 pub mod interval;
 pub mod scalar;
@@ -24,6 +25,7 @@ pub mod workers;
 
 pub use buffer::Buffer;
 pub use chunk::DataChunk;
+pub use collation::Collation;
 pub use error::{Error, ErrorKind, Result};
 pub use interval::Interval;
 pub use scalar::ScalarValue;

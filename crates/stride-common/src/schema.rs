@@ -1,6 +1,7 @@
 //! Table schemas: what the catalog knows about a table's columns and constraints. The
 //! binder reads them to resolve names and check inserts; storage keeps one per table.
 
+use crate::collation::Collation;
 use crate::scalar::ScalarValue;
 use crate::types::DataType;
 
@@ -11,6 +12,26 @@ pub struct ColumnSchema {
     pub not_null: bool,
     /// Value used when an INSERT omits the column; NULL when none was declared.
     pub default: Option<ScalarValue>,
+    /// How the column's strings compare (`COLLATE NOCASE`); byte order by default.
+    pub collation: Collation,
+}
+
+impl ColumnSchema {
+    /// A nullable column with no default, comparing in byte order.
+    pub fn new(name: impl Into<String>, ty: DataType) -> Self {
+        ColumnSchema {
+            name: name.into(),
+            ty,
+            not_null: false,
+            default: None,
+            collation: Collation::BINARY,
+        }
+    }
+
+    pub fn with_collation(mut self, collation: Collation) -> Self {
+        self.collation = collation;
+        self
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -30,6 +30,7 @@ pub fn eval_ref<'a>(e: &Expr, chunk: &'a DataChunk, ctx: &QueryContext) -> Resul
         Expr::Column { index, .. } if chunk.selection.is_none() => {
             Ok(Cow::Borrowed(&chunk.columns[*index]))
         }
+        Expr::Collate { expr, .. } => eval_ref(expr, chunk, ctx),
         _ => eval(e, chunk, ctx).map(Cow::Owned),
     }
 }
@@ -39,6 +40,8 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
     match e {
         Expr::Column { index, .. } => Ok(chunk.column(*index)),
         Expr::Literal { value, ty } => Vector::constant(value, ty),
+        // The binder has already compared collated strings by their keys.
+        Expr::Collate { expr, .. } => eval(expr, chunk, ctx),
         Expr::Cast { expr, to, try_cast } => {
             let v = eval(expr, chunk, ctx)?;
             cast_vector(&v, len, to, *try_cast)

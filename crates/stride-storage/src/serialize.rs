@@ -201,7 +201,10 @@ pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
     for c in &s.columns {
         w.str(&c.name);
         write_type(w, &c.ty);
-        w.u8(c.not_null as u8);
+        let flags = u8::from(c.not_null)
+            | u8::from(c.collation.nocase) << 1
+            | u8::from(c.collation.noaccent) << 2;
+        w.u8(flags);
         match &c.default {
             None => w.u8(0),
             Some(v) => {
@@ -223,7 +226,15 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
     for _ in 0..n {
         let name = r.str()?;
         let ty = read_type(r)?;
-        let not_null = r.bool()?;
+        let flags = r.u8()?;
+        if flags > 0b111 {
+            return Err(r.corrupt(&format!("column flags {flags:#x} are not valid")));
+        }
+        let not_null = flags & 1 != 0;
+        let collation = stride_common::Collation {
+            nocase: flags & 2 != 0,
+            noaccent: flags & 4 != 0,
+        };
         let default = match r.bool()? {
             false => None,
             true => Some(read_scalar(r, &ty)?),
@@ -233,6 +244,7 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
             ty,
             not_null,
             default,
+            collation,
         });
     }
     let k = r.len_of(4)?;
@@ -528,12 +540,17 @@ mod tests {
                     ty: DataType::Decimal(10, 2),
                     not_null: true,
                     default: Some(ScalarValue::Decimal(150, 10, 2)),
+                    collation: stride_common::Collation::BINARY,
                 },
                 ColumnSchema {
                     name: "b".into(),
                     ty: DataType::List(Box::new(DataType::Varchar)),
                     not_null: false,
                     default: None,
+                    collation: stride_common::Collation {
+                        nocase: true,
+                        noaccent: true,
+                    },
                 },
             ],
             unique_keys: vec![vec![0], vec![0, 1]],

@@ -152,10 +152,8 @@ fn schema(table: &str) -> TableSchema {
         columns: cols
             .iter()
             .map(|(name, ty)| ColumnSchema {
-                name: name.to_string(),
-                ty: ty.clone(),
                 not_null: true,
-                default: None,
+                ..ColumnSchema::new(*name, ty.clone())
             })
             .collect(),
         unique_keys: Vec::new(),

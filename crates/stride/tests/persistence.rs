@@ -66,6 +66,8 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
         );
         exec(&db, "CREATE TABLE gone AS SELECT 1 AS x");
         exec(&db, "DROP TABLE gone");
+        exec(&db, "CREATE TABLE c(s VARCHAR COLLATE NOCASE, b VARCHAR)");
+        exec(&db, "INSERT INTO c VALUES ('Crème', 'Crème')");
     }
     let db = Database::open(&path).unwrap();
     assert_eq!(
@@ -113,6 +115,10 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
     exec(&db, "ALTER TABLE t DROP COLUMN l");
     exec(&db, "ALTER TABLE big RENAME TO big2");
     exec(&db, "ALTER TABLE big2 RENAME COLUMN g TO grp");
+    exec(
+        &db,
+        "ALTER TABLE c ADD COLUMN a VARCHAR COLLATE NOACCENT DEFAULT 'Crème'",
+    );
     drop(conn);
     drop(db);
     let db = Database::open(&path).unwrap();
@@ -121,6 +127,11 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
     assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 4);
     assert_eq!(int(&query(&db, "SELECT sum(z) FROM t")[0][0]), 20);
     assert_eq!(query(&db, "SELECT * FROM t WHERE id = 4")[0].len(), 4);
+    // Column collations, from the checkpoint and from the log.
+    assert_eq!(
+        query(&db, "SELECT s = 'CRÈME', b = 'CRÈME', a = 'Creme' FROM c")[0],
+        [true, false, true].map(ScalarValue::Boolean)
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

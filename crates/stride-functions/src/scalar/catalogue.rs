@@ -52,6 +52,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("upper", string::case::resolve_upper),
     ("ucase", string::case::resolve_upper),
     ("initcap", string::case::resolve_initcap),
+    ("strip_accents", string::accents::resolve),
     ("substring", string::substring::resolve),
     ("substr", string::substring::resolve),
     ("trim", string::trim::resolve_trim),

@@ -98,6 +98,7 @@ pub enum ScalarFunction {
     Ascii,
     Chr,
     Initcap,
+    StripAccents,
     // math
     Abs,
     Sign,

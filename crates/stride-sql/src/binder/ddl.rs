@@ -9,7 +9,7 @@ use super::types::convert_data_type;
 use super::{Binder, BoundStatement};
 use sqlparser::ast;
 use stride_common::{
-    ColumnSchema, DataType, Error, Result, ScalarValue, TableAlteration, TableSchema,
+    Collation, ColumnSchema, DataType, Error, Result, ScalarValue, TableAlteration, TableSchema,
 };
 
 impl Binder<'_> {
@@ -93,12 +93,12 @@ impl Binder<'_> {
                     } else {
                         f.ty.clone()
                     };
-                    columns.push(ColumnSchema {
-                        name: f.name.clone(),
-                        ty,
-                        not_null: false,
-                        default: None,
-                    });
+                    let collation = if ty == DataType::Varchar {
+                        f.collation
+                    } else {
+                        Collation::BINARY
+                    };
+                    columns.push(ColumnSchema::new(f.name.clone(), ty).with_collation(collation));
                 }
                 let types: Vec<DataType> = columns.iter().map(|c| c.ty.clone()).collect();
                 Some(super::select::cast_columns(plan, &types)?)
@@ -126,12 +126,7 @@ impl Binder<'_> {
     fn bind_column_def(&mut self, c: &ast::ColumnDef) -> Result<(ColumnSchema, bool)> {
         let cname = ident_name(&c.name);
         let ty = convert_data_type(&c.data_type)?;
-        let mut col = ColumnSchema {
-            name: cname.clone(),
-            ty: ty.clone(),
-            not_null: false,
-            default: None,
-        };
+        let mut col = ColumnSchema::new(cname.clone(), ty.clone());
         let mut key = false;
         for opt in &c.options {
             match &opt.option {
@@ -145,6 +140,14 @@ impl Binder<'_> {
                     key = true;
                 }
                 ast::ColumnOption::Unique(_) => key = true,
+                ast::ColumnOption::Collation(name) => {
+                    if ty != DataType::Varchar {
+                        return Err(Error::binder(format!(
+                            "column \"{cname}\" is of type {ty}: only VARCHAR columns can have a collation"
+                        )));
+                    }
+                    col.collation = super::collation::parse_name(name)?;
+                }
                 other => {
                     return Err(Error::not_supported(format!(
                         "column option {other} is not supported yet"

@@ -107,8 +107,11 @@ pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     Ok(Expr::Function { func, args })
 }
 
+/// `l op r` for a comparison operator, with both sides of one type (and strings
+/// compared by their collation keys when either side is collated).
 pub fn compare(op: &str, l: Expr, r: Expr) -> Result<Expr> {
     let (l, r) = unify_pair(l, r, "compare")?;
+    let (l, r) = super::collation::keys_of_pair(l, r)?;
     call(op, vec![l, r])
 }
 
@@ -267,6 +270,7 @@ impl Binder<'_> {
             A::IsDistinctFrom(l, r) | A::IsNotDistinctFrom(l, r) => {
                 let (l, r) = (self.bind_expr(l, ctx)?, self.bind_expr(r, ctx)?);
                 let (l, r) = unify_pair(l, r, "compare")?;
+                let (l, r) = super::collation::keys_of_pair(l, r)?;
                 Ok(Expr::IsDistinctFrom {
                     left: Box::new(l),
                     right: Box::new(r),
@@ -308,6 +312,7 @@ impl Binder<'_> {
                 }
                 let (mut items, _) = unify_all(items, "IN list")?;
                 let x = items.remove(0);
+                let (x, items) = super::collation::keys_of_list(x, items)?;
                 Ok(Expr::InList {
                     expr: Box::new(x),
                     list: items,
@@ -330,6 +335,7 @@ impl Binder<'_> {
                 })?;
                 let plan = cast_plan_column(plan, &t)?;
                 let x = cast_expr(x, &t)?;
+                let (x, plan) = super::collation::keys_of_subquery(x, plan)?;
                 Ok(Expr::Subquery(Box::new(Subquery {
                     id: crate::plan::expr::next_subquery_id(),
                     plan,
@@ -414,6 +420,7 @@ impl Binder<'_> {
                 })?;
                 let plan = cast_plan_column(plan, &t)?;
                 let x = cast_expr(x, &t)?;
+                let (x, plan) = super::collation::keys_of_subquery(x, plan)?;
                 let cmp = resolve_scalar(op, &[t.clone(), t])?;
                 Ok(Expr::Subquery(Box::new(Subquery {
                     id: crate::plan::expr::next_subquery_id(),
@@ -450,7 +457,12 @@ impl Binder<'_> {
                 } else {
                     "~~"
                 };
-                let mut args = vec![self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?];
+                let (x, p) = (self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?);
+                let (x, p) = match (x.data_type(), p.data_type()) {
+                    (DataType::Varchar, DataType::Varchar) => super::collation::keys_of_pair(x, p)?,
+                    _ => (x, p),
+                };
+                let mut args = vec![x, p];
                 if let Some(esc) = escape_char {
                     args.push(self.bind_expr(esc, ctx)?);
                 }
@@ -588,19 +600,7 @@ impl Binder<'_> {
                 call("floor", vec![x])
             }
             A::Collate { expr, collation } => {
-                // Strings compare by their UTF-8 bytes: the C collation, which is also
-                // the default one.
-                let name = collation
-                    .0
-                    .last()
-                    .map(|p| p.to_string().trim_matches('"').to_ascii_lowercase())
-                    .unwrap_or_default();
-                if !matches!(name.as_str(), "default" | "c" | "posix" | "ucs_basic") {
-                    return Err(Error::not_supported(format!(
-                        "collation {collation} is not supported; strings compare by their bytes (COLLATE \"C\")"
-                    )));
-                }
-                self.bind_expr(expr, ctx)
+                super::collation::explicit(self.bind_expr(expr, ctx)?, collation)
             }
             A::CompoundFieldAccess { root, access_chain } => {
                 let mut x = self.bind_expr(root, ctx)?;
@@ -658,12 +658,13 @@ impl Binder<'_> {
             match scope.lookup(qualifier, name) {
                 Lookup::Found(i) => {
                     let f = &scope.fields[i];
-                    return Ok(Expr::OuterColumn {
+                    let column = Expr::OuterColumn {
                         depth: depth + 1,
                         index: i,
                         ty: f.ty.clone(),
                         name: f.name.clone(),
-                    });
+                    };
+                    return Ok(super::collation::mark(column, f.collation));
                 }
                 Lookup::Ambiguous => {
                     return Err(Error::binder(format!(

@@ -265,11 +265,7 @@ impl<'a> Binder<'a> {
                 let qual = alias
                     .as_ref()
                     .map_or(schema.name.clone(), |a| ident_name(&a.name));
-                let fields: Vec<Field> = schema
-                    .columns
-                    .iter()
-                    .map(|c| Field::new(c.name.clone(), c.ty.clone()))
-                    .collect();
+                let fields: Vec<Field> = schema.columns.iter().map(Field::of_column).collect();
                 let plan = LogicalPlan::Scan {
                     columns: (0..fields.len()).collect(),
                     table: schema,
@@ -738,11 +734,8 @@ fn with_rowid((plan, mut scope): (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
         return (plan, scope);
     };
     if table.column_index("rowid").is_none() {
-        let field = Field {
-            name: "rowid".into(),
-            ty: DataType::BigInt,
-            qualifier: schema.first().and_then(|f| f.qualifier.clone()),
-        };
+        let field = Field::new("rowid", DataType::BigInt)
+            .with_qualifier(schema.first().and_then(|f| f.qualifier.clone()));
         columns.push(table.columns.len());
         schema.push(field.clone());
         scope.fields.push(field);

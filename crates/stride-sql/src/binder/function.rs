@@ -182,10 +182,14 @@ impl Binder<'_> {
         // Arguments are bound in the same scope, but may not contain aggregates.
         let result = self.bind_aggregate_inner(name, f, list, ctx);
         ctx.aggregates = Some(aggs);
-        let agg = result?;
+        let mut agg = result?;
+        let collated = super::collation::aggregate(&mut agg)?;
         let ty = agg.ty.clone();
         let index = super::index_in(ctx.aggregates.as_mut().expect("restored above"), agg);
-        Ok(Expr::AggregateRef { index, ty })
+        Ok(super::collation::marked_as(
+            Expr::AggregateRef { index, ty },
+            collated,
+        ))
     }
 
     fn bind_aggregate_inner(
@@ -348,7 +352,7 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
             let (mut v, ty) = unify_all(args, name)?;
             let b = v.pop().expect("two args");
             let a = v.pop().expect("two args");
-            let cond = call("=", vec![a.clone(), b])?;
+            let cond = super::expr::compare("=", a.clone(), b)?;
             Ok(Expr::Case {
                 branches: vec![(
                     cond,
@@ -434,7 +438,9 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
                 args[0].data_type().to_string(),
             )))
         }
-        _ => call(name, args).and_then(decimal_rounding_scale),
+        _ => call(name, args)
+            .and_then(decimal_rounding_scale)
+            .and_then(super::collation::string_matching),
     }
 }
 

@@ -130,11 +130,7 @@ impl Binder<'_> {
                 let columns = schema
                     .columns
                     .iter()
-                    .map(|c| Field {
-                        name: c.name.clone(),
-                        ty: c.ty.clone(),
-                        qualifier: Some(qual.clone()),
-                    })
+                    .map(|c| Field::of_column(c).with_qualifier(Some(qual.clone())))
                     .collect();
                 Some(self.bind_returning(items, columns)?)
             }
@@ -258,11 +254,7 @@ impl Binder<'_> {
                 let mut fields: Vec<Field> = Vec::with_capacity(2 * n);
                 for q in [qual.as_str(), "excluded"] {
                     for c in &schema.columns {
-                        fields.push(Field {
-                            name: c.name.clone(),
-                            ty: c.ty.clone(),
-                            qualifier: Some(q.to_string()),
-                        });
+                        fields.push(Field::of_column(c).with_qualifier(Some(q.to_string())));
                     }
                 }
                 let mut scope = Scope::new(fields);

@@ -8,6 +8,7 @@
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
 mod attach;
+mod collation;
 mod csv;
 mod ddl;
 mod expr;
@@ -438,11 +439,7 @@ pub(super) fn index_in<T: PartialEq>(list: &mut Vec<T>, item: T) -> usize {
 pub(crate) fn unqualified(fields: &[Field]) -> Vec<Field> {
     fields
         .iter()
-        .map(|f| Field {
-            name: f.name.clone(),
-            ty: f.ty.clone(),
-            qualifier: None,
-        })
+        .map(|f| f.clone().with_qualifier(None))
         .collect()
 }
 

@@ -96,8 +96,10 @@ impl Scope {
         })
     }
 
+    /// A reference to field `i`, marked with its collation if it has one.
     pub fn column(&self, i: usize) -> Expr {
-        Expr::column(i, self.fields[i].ty.clone(), self.fields[i].name.clone())
+        let f = &self.fields[i];
+        super::collation::mark(Expr::column(i, f.ty.clone(), f.name.clone()), f.collation)
     }
 }
 

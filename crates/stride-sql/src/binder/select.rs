@@ -8,6 +8,7 @@
 //! Project (drop hidden columns) → Limit. WITH RECURSIVE CTEs are bound here too
 //! (`bind_recursive_cte`).
 
+use super::collation;
 use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope, Visibility};
@@ -267,18 +268,24 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
             }
             let l = cast_columns(l, &types)?;
             let r = cast_columns(r, &types)?;
-            let schema = ls
-                .iter()
-                .zip(&types)
-                .map(|(f, t)| Field::new(f.name.clone(), t.clone()))
-                .collect();
-            Ok(LogicalPlan::SetOp {
-                left: Box::new(l),
-                right: Box::new(r),
-                kind,
-                all,
-                schema,
-            })
+            let mut schema = Vec::with_capacity(types.len());
+            for ((a, c), t) in ls.iter().zip(&rs).zip(&types) {
+                let collation = match t {
+                    DataType::Varchar => collation::of_columns(a, c)?,
+                    _ => stride_common::Collation::BINARY,
+                };
+                schema.push(Field::new(a.name.clone(), t.clone()).with_collation(collation));
+            }
+            if (kind == SetOpKind::Union && all) || !collation::any_collated(&schema) {
+                return Ok(LogicalPlan::SetOp {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    kind,
+                    all,
+                    schema,
+                });
+            }
+            collation::set_operation(l, r, kind, all, schema)
         }
         other => Err(Error::not_supported(format!(
             "query form not supported yet: {other}"
@@ -390,7 +397,7 @@ fn order_by_output(
         };
         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
         keys.push(SortExpr {
-            expr,
+            expr: collation::sort_key(expr)?,
             asc,
             nulls_first: nulls_first(b, asc, item.options.nulls_first),
         });
@@ -500,7 +507,9 @@ fn bind_select_list(
                 };
                 let expr = b.bind_expr(e, &mut ctx)?;
                 let name = match e {
-                    ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match &expr {
+                    ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match expr
+                        .without_collation()
+                    {
                         Expr::Column { name, .. } | Expr::OuterColumn { name, .. } => name.clone(),
                         _ => e.to_string(),
                     },
@@ -591,6 +600,8 @@ fn bind_select_list(
     }
     let having = match &s.having {
         Some(h) => {
+            // HAVING may name the select list's aliases, as in DuckDB.
+            let h = &with_aliases(h, &s.projection, &scope);
             let mut ctx = ExprCtx {
                 scope: &scope,
                 aggregates: Some(&mut aggregates),
@@ -674,8 +685,32 @@ fn bind_select_list(
     let mut select_exprs: Vec<Expr> = items.iter().map(|i| i.expr.clone()).collect();
     let mut having = having;
     if aggregated {
-        let (ngroups, naggs) = (group_by.len(), aggregates.len());
-        let schema = super::grouping_sets::aggregate_schema(&group_by, &aggregates);
+        // What each grouping expression reads above the grouping: its group column,
+        // or, grouped by a collation key, the first of the group's strings.
+        let ngroups = group_by.len();
+        let mut keys = Vec::with_capacity(ngroups);
+        let mut outputs = Vec::with_capacity(ngroups);
+        for (k, g) in group_by.iter().enumerate() {
+            match collation::derived(g)?.filter(|d| !d.collation.is_binary()) {
+                Some(_) if sets.len() > 1 => {
+                    return Err(Error::not_supported(
+                        "GROUPING SETS, ROLLUP and CUBE over strings with a collation are not supported yet; group by the collation key instead, as in lower(s)",
+                    ))
+                }
+                Some(d) => {
+                    keys.push(collation::sort_key(g.clone())?);
+                    let first = Expr::column(ngroups + aggregates.len(), DataType::Varchar, g.to_string());
+                    outputs.push(collation::marked_as(first, Some(d)));
+                    aggregates.push(collation::first_of(g.clone())?);
+                }
+                None => {
+                    keys.push(g.clone());
+                    outputs.push(Expr::column(k, g.data_type(), g.to_string()));
+                }
+            }
+        }
+        let naggs = aggregates.len();
+        let schema = super::grouping_sets::aggregate_schema(&keys, &aggregates);
         // Expressions above the grouping read its output; GROUPING() becomes a
         // constant with one grouping set, else a column of the union.
         let mut calls: Vec<Vec<Expr>> = Vec::new();
@@ -695,6 +730,7 @@ fn bind_select_list(
             let inner = rewrite_for_aggregate(
                 std::mem::replace(e, Expr::literal(ScalarValue::Null)),
                 &group_by,
+                &outputs,
                 ngroups,
             )?;
             *e = if sets.len() > 1 {
@@ -714,7 +750,7 @@ fn bind_select_list(
         } else {
             LogicalPlan::Aggregate {
                 input: Box::new(plan),
-                group_by,
+                group_by: keys,
                 aggregates,
                 schema,
             }
@@ -768,17 +804,17 @@ fn bind_select_list(
         ));
     }
     let nvisible = select_exprs.len();
+    let field = |name: String, e: &Expr| -> Result<Field> {
+        Ok(Field::new(name, e.data_type()).with_collation(collation::output(e)?))
+    };
     let mut fields: Vec<Field> = items
         .iter()
         .zip(&select_exprs)
-        .map(|(it, e)| Field::new(it.name.clone(), e.data_type()))
-        .collect();
-    fields.extend(
-        extras
-            .iter()
-            .enumerate()
-            .map(|(i, e)| Field::new(format!("__order{i}"), e.data_type())),
-    );
+        .map(|(it, e)| field(it.name.clone(), e))
+        .collect::<Result<_>>()?;
+    for (i, e) in extras.iter().enumerate() {
+        fields.push(field(format!("__order{i}"), e)?);
+    }
     let mut exprs = select_exprs;
     exprs.append(&mut extras);
     plan = LogicalPlan::Project {
@@ -786,7 +822,9 @@ fn bind_select_list(
         exprs,
         schema: fields.clone(),
     };
-    if distinct {
+    if distinct && collation::any_collated(&fields) {
+        plan = collation::distinct_rows(plan, None)?;
+    } else if distinct {
         let group_by = fields
             .iter()
             .enumerate()
@@ -811,13 +849,15 @@ fn bind_select_list(
                         extra_i - 1
                     }
                 };
-                SortExpr {
-                    expr: Expr::column(idx, fields[idx].ty.clone(), fields[idx].name.clone()),
+                let f = &fields[idx];
+                let column = Expr::column(idx, f.ty.clone(), f.name.clone());
+                Ok(SortExpr {
+                    expr: collation::sort_key(collation::mark(column, f.collation))?,
                     asc,
                     nulls_first: nf,
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         plan = LogicalPlan::Sort {
             input: Box::new(plan),
             keys,
@@ -991,9 +1031,14 @@ fn output_name_ref(e: &ast::Expr, items: &[SelectItem]) -> Option<usize> {
 /// Rewrites an expression bound over FROM into one over the aggregate's output:
 /// group expressions become group columns, aggregate placeholders become aggregate
 /// columns, and any other FROM column is an error.
-fn rewrite_for_aggregate(e: Expr, groups: &[Expr], ngroups: usize) -> Result<Expr> {
+fn rewrite_for_aggregate(
+    e: Expr,
+    groups: &[Expr],
+    outputs: &[Expr],
+    ngroups: usize,
+) -> Result<Expr> {
     if let Some(i) = groups.iter().position(|g| *g == e) {
-        return Ok(Expr::column(i, e.data_type(), e.to_string()));
+        return Ok(outputs[i].clone());
     }
     match e {
         Expr::AggregateRef { index, ty } => Ok(Expr::column(ngroups + index, ty, format!("agg{index}"))),
@@ -1006,8 +1051,12 @@ fn rewrite_for_aggregate(e: Expr, groups: &[Expr], ngroups: usize) -> Result<Exp
             let mut remap = |x: &mut Expr| {
                 if let Expr::OuterColumn { index, ty, name, .. } = x {
                     let col = Expr::column(*index, ty.clone(), name.clone());
-                    match groups.iter().position(|g| *g == col) {
-                        Some(i) => *index = i,
+                    match groups.iter().position(|g| *g.without_collation() == col) {
+                        Some(i) => {
+                            if let Expr::Column { index: out, .. } = outputs[i].without_collation() {
+                                *index = *out;
+                            }
+                        }
                         None => {
                             err = Some(Error::binder(format!(
                                 "subquery uses ungrouped column \"{name}\" from outer query: add it to the GROUP BY clause"
@@ -1023,7 +1072,7 @@ fn rewrite_for_aggregate(e: Expr, groups: &[Expr], ngroups: usize) -> Result<Exp
             match &mut s.kind {
                 crate::plan::SubqueryKind::In { expr, .. } | crate::plan::SubqueryKind::Quantified { expr, .. } => {
                     let inner = std::mem::replace(&mut **expr, Expr::literal(ScalarValue::Null));
-                    **expr = rewrite_for_aggregate(inner, groups, ngroups)?;
+                    **expr = rewrite_for_aggregate(inner, groups, outputs, ngroups)?;
                 }
                 _ => {}
             }
@@ -1032,7 +1081,7 @@ fn rewrite_for_aggregate(e: Expr, groups: &[Expr], ngroups: usize) -> Result<Exp
         mut other => {
             for c in other.children_mut() {
                 let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
-                *c = rewrite_for_aggregate(inner, groups, ngroups)?;
+                *c = rewrite_for_aggregate(inner, groups, outputs, ngroups)?;
             }
             Ok(other)
         }

@@ -8,11 +8,12 @@
 //! above the aggregate (and HAVING), which appends one column per call, and the refs
 //! become those columns. Elsewhere (WHERE, GROUP BY, HAVING) a call is refused.
 
+use super::collation::{self, Derived};
 use super::expr::{cast_expr, ident_name, ExprCtx};
 use super::fold::fold_constant;
 use super::Binder;
 use crate::plan::{
-    Expr, FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFrame, WindowFunction,
+    AggregateExpr, Expr, FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFrame, WindowFunction,
 };
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -59,18 +60,23 @@ impl Binder<'_> {
         let result = self.bind_window_call(name, f, ctx);
         ctx.clause = clause;
         ctx.windows = Some(windows);
-        let w = result?;
+        let (w, collated) = result?;
         let ty = w.ty.clone();
         let index = super::index_in(ctx.windows.as_mut().expect("restored above"), w);
-        Ok(Expr::WindowRef { index, ty })
+        Ok(super::collation::marked_as(
+            Expr::WindowRef { index, ty },
+            collated,
+        ))
     }
 
+    /// The window call and the collation its result keeps (lag, first_value, min ...
+    /// of a collated string).
     fn bind_window_call(
         &mut self,
         name: &str,
         f: &ast::Function,
         ctx: &mut ExprCtx,
-    ) -> Result<WindowExpr> {
+    ) -> Result<(WindowExpr, Option<Derived>)> {
         let spec = match &f.over {
             Some(ast::WindowType::WindowSpec(s)) => self.resolve_window(s)?,
             Some(ast::WindowType::NamedWindow(n)) => self.named_window(&ident_name(n))?,
@@ -117,11 +123,11 @@ impl Binder<'_> {
         }
         let mut partition_by = Vec::new();
         for e in &spec.partition_by {
-            partition_by.push(self.bind_expr(e, ctx)?);
+            partition_by.push(collation::sort_key(self.bind_expr(e, ctx)?)?);
         }
         let mut order_by = Vec::new();
         for item in &spec.order_by {
-            let expr = self.bind_expr(&item.expr, ctx)?;
+            let expr = collation::sort_key(self.bind_expr(&item.expr, ctx)?)?;
             let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
             let nulls_first = super::select::nulls_first(self, asc, item.options.nulls_first);
             order_by.push(SortExpr {
@@ -141,6 +147,7 @@ impl Binder<'_> {
                 )));
             }
         }
+        let mut collated = None;
         let n = args.len();
         let arity = |ok: bool, expected: &str| {
             if ok {
@@ -229,12 +236,21 @@ impl Binder<'_> {
                     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
                     let bound = resolve_aggregate(name, &types)?
                         .ok_or_else(|| Error::internal(format!("{name} is not an aggregate")))?;
-                    args = args
-                        .into_iter()
-                        .zip(&bound.arg_types)
-                        .map(|(a, t)| cast_expr(a, t))
-                        .collect::<Result<Vec<_>>>()?;
-                    (WindowFunction::Aggregate(bound.func), bound.return_type)
+                    let mut agg = AggregateExpr {
+                        func: bound.func,
+                        args: args
+                            .into_iter()
+                            .zip(&bound.arg_types)
+                            .map(|(a, t)| cast_expr(a, t))
+                            .collect::<Result<Vec<_>>>()?,
+                        distinct: false,
+                        filter: None,
+                        order_by: vec![],
+                        ty: bound.return_type,
+                    };
+                    collated = collation::aggregate(&mut agg)?;
+                    args = agg.args;
+                    (WindowFunction::Aggregate(agg.func), agg.ty)
                 }
             }
             _ => {
@@ -243,22 +259,16 @@ impl Binder<'_> {
                 )))
             }
         };
-        if ignore_nulls
-            && !matches!(
-                func,
-                WindowFunction::Lag
-                    | WindowFunction::Lead
-                    | WindowFunction::FirstValue
-                    | WindowFunction::LastValue
-                    | WindowFunction::NthValue
-            )
-        {
+        if ignore_nulls && !func.is_value() {
             return Err(Error::binder(format!(
                 "IGNORE NULLS applies to lag, lead, first_value, last_value and nth_value, not {name}"
             )));
         }
+        if func.is_value() {
+            collated = collation::derived(&args[0])?;
+        }
         let frame = self.bind_frame(spec.window_frame.as_ref(), &order_by, ctx)?;
-        Ok(WindowExpr {
+        let w = WindowExpr {
             func,
             args,
             partition_by,
@@ -266,7 +276,8 @@ impl Binder<'_> {
             frame,
             ignore_nulls,
             ty,
-        })
+        };
+        Ok((w, collated))
     }
 
     /// A window specification with the named window it starts from (`OVER (w ORDER

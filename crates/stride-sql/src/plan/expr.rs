@@ -6,7 +6,7 @@
 use super::logical::LogicalPlan;
 use super::visit::{for_each_outer_ref, outer_refs};
 use std::fmt;
-use stride_common::{DataType, ScalarValue};
+use stride_common::{Collation, DataType, ScalarValue};
 use stride_functions::{BoundFunction, ScalarFunction};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +73,15 @@ pub enum Expr {
         negated: bool,
     },
     Subquery(Box<Subquery>),
+    /// The value of `expr`, marked with the collation its comparisons use: written
+    /// `expr COLLATE NOCASE` (`explicit`), or a reference to a column declared with a
+    /// collation. The binder compares collated strings by their collation keys
+    /// (`binder/collation.rs`); the marker itself leaves values as they are.
+    Collate {
+        expr: Box<Expr>,
+        collation: Collation,
+        explicit: bool,
+    },
     /// Binder-internal placeholder for the `index`-th aggregate of the SELECT being
     /// bound; replaced by a column of the aggregate's output before binding ends.
     AggregateRef {
@@ -139,6 +148,7 @@ impl Expr {
             | Expr::WindowRef { ty, .. } => ty.clone(),
             Expr::Grouping { .. } => DataType::BigInt,
             Expr::Cast { to, .. } => to.clone(),
+            Expr::Collate { expr, .. } => expr.data_type(),
             Expr::Function { func, .. } => func.return_type.clone(),
             Expr::And(..)
             | Expr::Or(..)
@@ -178,7 +188,10 @@ impl Expr {
             | Expr::AggregateRef { .. }
             | Expr::WindowRef { .. }
             | Expr::Grouping { .. } => vec![],
-            Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
+            Expr::Cast { expr, .. }
+            | Expr::Collate { expr, .. }
+            | Expr::Not(expr)
+            | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
             | Expr::Greatest { args, .. } => args.iter().collect(),
@@ -212,7 +225,10 @@ impl Expr {
             | Expr::AggregateRef { .. }
             | Expr::WindowRef { .. }
             | Expr::Grouping { .. } => vec![],
-            Expr::Cast { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } => vec![expr],
+            Expr::Cast { expr, .. }
+            | Expr::Collate { expr, .. }
+            | Expr::Not(expr)
+            | Expr::IsNull { expr, .. } => vec![expr],
             Expr::Function { args, .. }
             | Expr::Coalesce { args, .. }
             | Expr::Greatest { args, .. } => args.iter_mut().collect(),
@@ -272,6 +288,14 @@ impl Expr {
         }
         for c in self.children_mut() {
             c.remap_columns(f);
+        }
+    }
+
+    /// The expression under its collation markers (see [`Expr::Collate`]).
+    pub fn without_collation(&self) -> &Expr {
+        match self {
+            Expr::Collate { expr, .. } => expr.without_collation(),
+            e => e,
         }
     }
 
@@ -338,6 +362,17 @@ impl fmt::Display for Expr {
                 }
                 v => write!(f, "{v}"),
             },
+            Expr::Collate {
+                expr,
+                collation,
+                explicit,
+            } => {
+                if *explicit {
+                    write!(f, "({expr} COLLATE {collation})")
+                } else {
+                    write!(f, "{expr}")
+                }
+            }
             Expr::Cast { expr, to, try_cast } => write!(
                 f,
                 "{}({expr} AS {to})",
@@ -438,6 +473,7 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::ConcatOperator => "||".into(),
         F::Like => "~~".into(),
         F::ILike => "~~*".into(),
+        F::StripAccents => "strip_accents".into(),
         other => format!("{other:?}").to_lowercase(),
     }
 }

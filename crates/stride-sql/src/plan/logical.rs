@@ -4,7 +4,7 @@
 
 use super::expr::Expr;
 use std::sync::Arc;
-use stride_common::{DataType, TableSchema};
+use stride_common::{Collation, ColumnSchema, DataType, TableSchema};
 use stride_functions::aggregate::AggregateFunction;
 use stride_io::csv::CsvReader;
 
@@ -14,6 +14,9 @@ pub struct Field {
     pub ty: DataType,
     /// The table (or alias) the column came from, for `t.col` references.
     pub qualifier: Option<String>,
+    /// How the column's strings compare where the query compares them (declared on
+    /// a table column, or asked for with `COLLATE`); byte order by default.
+    pub collation: Collation,
 }
 
 impl Field {
@@ -22,7 +25,23 @@ impl Field {
             name: name.into(),
             ty,
             qualifier: None,
+            collation: Collation::BINARY,
         }
+    }
+
+    /// The field of a table column, with the column's collation.
+    pub fn of_column(c: &ColumnSchema) -> Self {
+        Field::new(c.name.clone(), c.ty.clone()).with_collation(c.collation)
+    }
+
+    pub fn with_collation(mut self, collation: Collation) -> Self {
+        self.collation = collation;
+        self
+    }
+
+    pub fn with_qualifier(mut self, qualifier: Option<String>) -> Self {
+        self.qualifier = qualifier;
+        self
     }
 }
 
@@ -283,6 +302,21 @@ pub enum WindowFunction {
     NthValue,
     /// An aggregate over the frame.
     Aggregate(AggregateFunction),
+}
+
+impl WindowFunction {
+    /// lag, lead, first_value, last_value and nth_value: the result is one of the
+    /// argument's values (of another row of the partition).
+    pub fn is_value(&self) -> bool {
+        matches!(
+            self,
+            WindowFunction::Lag
+                | WindowFunction::Lead
+                | WindowFunction::FirstValue
+                | WindowFunction::LastValue
+                | WindowFunction::NthValue
+        )
+    }
 }
 
 impl WindowFunction {

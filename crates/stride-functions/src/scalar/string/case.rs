@@ -2,7 +2,6 @@
 //! others go through Unicode case mapping (which may change the byte length, e.g.
 //! 'ß' upper-cases to 'SS').
 
-use crate::kernels::{map_rows_to_strings, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Result, Vector};
@@ -72,14 +71,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         ScalarFunction::Upper => upper_into,
         _ => initcap_into,
     };
-    let input = StrSlot::new(&args[0]);
-    let mut buf = String::new();
-    map_rows_to_strings(&[&args[0]], len, |i, out| {
-        buf.clear();
-        map(input.get(i), &mut buf);
-        out.push(&buf);
-        Ok(())
-    })
+    super::map_strings(&args[0], len, map)
 }
 
 #[cfg(test)]

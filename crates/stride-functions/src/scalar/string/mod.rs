@@ -3,6 +3,7 @@
 //! (inputs that are slices of an argument are copied, so no output depends on an
 //! input's buffers). One file per function or small family.
 
+pub(crate) mod accents;
 pub(crate) mod ascii;
 pub(crate) mod case;
 pub(crate) mod concat;
@@ -31,6 +32,18 @@ pub(crate) fn too_long() -> Error {
     Error::out_of_range(format!(
         "Requested string length exceeds the maximum of {MAX_STRING_BYTES} bytes"
     ))
+}
+
+/// Each string of `arg` mapped through `f`, which appends the result to its buffer.
+pub(crate) fn map_strings(arg: &Vector, len: usize, f: fn(&str, &mut String)) -> Result<Vector> {
+    let input = crate::kernels::StrSlot::new(arg);
+    let mut buf = String::new();
+    crate::kernels::map_rows_to_strings(&[arg], len, |i, out| {
+        buf.clear();
+        f(input.get(i), &mut buf);
+        out.push(&buf);
+        Ok(())
+    })
 }
 
 /// Byte offset of the `k`-th character of `s` (0-based), or `s.len()` past the end.
@@ -63,6 +76,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Like | F::NotLike | F::ILike | F::NotILike => like::evaluate(f.func, args, len),
         F::Length | F::OctetLength => length::evaluate(f.func, args, len),
         F::Lower | F::Upper | F::Initcap => case::evaluate(f.func, args, len),
+        F::StripAccents => accents::evaluate(args, len),
         F::Substring => substring::evaluate(args, len),
         F::Trim | F::LTrim | F::RTrim => trim::evaluate(f.func, args, len),
         F::Replace => replace::evaluate(args, len),
