@@ -41,7 +41,7 @@ impl Collation {
                 "c" | "posix" | "binary" | "default" | "ucs_basic" => {}
                 _ => {
                     return Err(Error::catalog(format!(
-                        "Collation with name {part} does not exist: stride knows NOCASE, NOACCENT (combined as NOCASE.NOACCENT) and C (byte order, the default)"
+                        "Collation with name {name} does not exist: stride knows NOCASE, NOACCENT (combined as NOCASE.NOACCENT) and C (byte order, the default)"
                     )))
                 }
             }

@@ -13,9 +13,7 @@ use crate::column::Column;
 use crate::row_ids::{RowIds, FORK_IDS};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
-use stride_common::{
-    DataChunk, DataType, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE,
-};
+use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
 
 /// Parts at least this long become row groups of their own when appended.
 pub const MIN_OWN_GROUP: usize = MORSEL_SIZE / 4;
@@ -1134,10 +1132,8 @@ impl Table {
                     *g = Arc::new(new);
                 }
                 schema.columns[c].ty = ty.clone();
-                if *ty != DataType::Varchar {
-                    // Only strings have a collation.
-                    schema.columns[c].collation = stride_common::Collation::BINARY;
-                }
+                // A new type comes without a collation, as in DuckDB and PostgreSQL.
+                schema.columns[c].collation = stride_common::Collation::BINARY;
                 if let Some(d) = &schema.columns[c].default {
                     if d.data_type() != *ty {
                         // The old default no longer has the column's type.

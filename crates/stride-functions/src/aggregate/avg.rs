@@ -42,7 +42,7 @@ impl GroupedState for AvgExact {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let counts = &mut self.counts;
-        if add_to_sums(args[0], rows, groups, &mut self.sums, |g| counts[g] += 1) {
+        if add_to_sums(args[0], rows, groups, &mut self.sums, |g, n| counts[g] += n) {
             Ok(())
         } else {
             Err(Error::out_of_range("Overflow in avg"))

@@ -1,6 +1,6 @@
 //! count(*) and count(x): the number of rows, or of non-NULL values, per group.
 
-use super::GroupedState;
+use super::{GroupedState, FEW_GROUPS};
 use stride_common::{DataType, Result, Vector};
 
 pub struct Count {
@@ -28,6 +28,17 @@ impl GroupedState for Count {
             Some(v) if !self.star && (v.validity.has_nulls()) => {
                 for (i, &g) in groups[..rows].iter().enumerate() {
                     counts[g as usize] += v.is_valid(i) as i64;
+                }
+            }
+            _ if counts.len() == 1 => counts[0] += rows as i64,
+            // Few groups: lanes of counters, as `add_to_sums` does for sums.
+            _ if counts.len() <= FEW_GROUPS => {
+                let mut n = [[0i64; FEW_GROUPS]; 4];
+                for (i, &g) in groups[..rows].iter().enumerate() {
+                    n[i % 4][g as usize] += 1;
+                }
+                for (g, c) in counts.iter_mut().enumerate() {
+                    *c += n.iter().map(|lane| lane[g]).sum::<i64>();
                 }
             }
             _ => groups[..rows].iter().for_each(|&g| counts[g as usize] += 1),

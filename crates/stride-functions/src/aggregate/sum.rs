@@ -34,7 +34,7 @@ impl GroupedState for SumExact {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         let seen = &mut self.seen;
-        if add_to_sums(args[0], rows, groups, &mut self.sums, |g| seen[g] = true) {
+        if add_to_sums(args[0], rows, groups, &mut self.sums, |g, _| seen[g] = true) {
             Ok(())
         } else {
             Err(overflow())

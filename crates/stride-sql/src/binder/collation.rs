@@ -61,8 +61,9 @@ pub(super) fn explicit(e: Expr, name: &ast::ObjectName) -> Result<Expr> {
             )))
         }
     };
+    // A column's own marker stays inside: GROUP BY s still finds `s` in `s COLLATE C`.
     Ok(Expr::Collate {
-        expr: Box::new(without(e)),
+        expr: Box::new(e),
         collation,
         explicit: true,
     })
@@ -90,14 +91,6 @@ pub(super) fn marked_as(e: Expr, d: Option<Derived>) -> Expr {
             explicit: d.explicit,
         },
         _ => e,
-    }
-}
-
-/// `e` without the collation markers at its top.
-fn without(e: Expr) -> Expr {
-    match e {
-        Expr::Collate { expr, .. } => without(*expr),
-        e => e,
     }
 }
 
@@ -160,9 +153,19 @@ fn combine(a: Option<Derived>, b: Option<Derived>) -> Result<Option<Derived>> {
     })
 }
 
-/// The collation `e`'s output column keeps.
-pub(super) fn output(e: &Expr) -> Result<Collation> {
-    Ok(derived(e)?.map_or(Collation::BINARY, |d| d.collation))
+/// The collation `e`'s output column keeps. Parts of different collations (`CASE
+/// WHEN c THEN nocase_col ELSE noaccent_col END`) leave it without one, as nothing
+/// compares them yet; comparing them is the error.
+pub(super) fn output(e: &Expr) -> Collation {
+    output_of_all(std::iter::once(e))
+}
+
+/// The collation a column of several values keeps (see [`output`]).
+pub(super) fn output_of_all<'e>(exprs: impl Iterator<Item = &'e Expr>) -> Collation {
+    combine_all(exprs)
+        .ok()
+        .flatten()
+        .map_or(Collation::BINARY, |d| d.collation)
 }
 
 /// What collated strings are compared by: `e` without accents and lower-cased, as the
@@ -203,6 +206,37 @@ pub(super) fn keys_of_pair(l: Expr, r: Expr) -> Result<(Expr, Expr)> {
         Some(d) if !d.collation.is_binary() => Ok((key(d.collation, l)?, key(d.collation, r)?)),
         _ => Ok((l, r)),
     }
+}
+
+/// `x LIKE pattern [ESCAPE esc]`: their collation keys when either is collated. An
+/// escape character that the key would change (a letter under NOCASE) is refused: the
+/// pattern's own copies of it would change too.
+pub(super) fn keys_of_pattern(
+    x: Expr,
+    pattern: Expr,
+    escape: Option<&Expr>,
+) -> Result<(Expr, Expr)> {
+    let d = match combine(derived(&x)?, derived(&pattern)?)? {
+        Some(d) if !d.collation.is_binary() => d,
+        _ => return Ok((x, pattern)),
+    };
+    if let Some(esc) = escape {
+        let keyed = key(d.collation, esc.clone())?;
+        let same = match (
+            super::fold::fold_constant(esc)?,
+            super::fold::fold_constant(&keyed)?,
+        ) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            return Err(Error::not_supported(format!(
+                "LIKE with collation {} needs an ESCAPE character the collation leaves alone (not a letter with case or accent), such as '\\' or '!'",
+                d.collation
+            )));
+        }
+    }
+    Ok((key(d.collation, x)?, key(d.collation, pattern)?))
 }
 
 /// `x [NOT] IN list` with the list unified to x's type.

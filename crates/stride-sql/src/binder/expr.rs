@@ -115,6 +115,20 @@ pub fn compare(op: &str, l: Expr, r: Expr) -> Result<Expr> {
     call(op, vec![l, r])
 }
 
+/// `x LIKE pattern [ESCAPE esc]` (`op` "~~", or "~~*" for ILIKE): collated strings
+/// match by their collation keys.
+fn like(op: &str, x: Expr, pattern: Expr, escape: Option<Expr>) -> Result<Expr> {
+    let (x, pattern) = match (x.data_type(), pattern.data_type()) {
+        (DataType::Varchar, DataType::Varchar) => {
+            super::collation::keys_of_pattern(x, pattern, escape.as_ref())?
+        }
+        _ => (x, pattern),
+    };
+    let mut args = vec![x, pattern];
+    args.extend(escape);
+    call(op, args)
+}
+
 fn comparison_name(op: &ast::BinaryOperator) -> Option<&'static str> {
     use ast::BinaryOperator as B;
     Some(match op {
@@ -385,6 +399,12 @@ impl Binder<'_> {
                     list => {
                         // `x op ANY(list)`: over the elements of a list (array).
                         let x = self.bind_expr(left, ctx)?;
+                        if super::collation::derived(&x)?.is_some_and(|d| !d.collation.is_binary())
+                        {
+                            return Err(Error::not_supported(
+                                "x op ANY/ALL (list) with a collated string is not supported yet; use x IN (...) or unnest the list in a subquery",
+                            ));
+                        }
                         let mut l = self.bind_expr(list, ctx)?;
                         if let DataType::List(elem) = l.data_type() {
                             self.hint_parameter(left, &elem);
@@ -458,15 +478,11 @@ impl Binder<'_> {
                     "~~"
                 };
                 let (x, p) = (self.bind_expr(expr, ctx)?, self.bind_expr(pattern, ctx)?);
-                let (x, p) = match (x.data_type(), p.data_type()) {
-                    (DataType::Varchar, DataType::Varchar) => super::collation::keys_of_pair(x, p)?,
-                    _ => (x, p),
+                let esc = match escape_char {
+                    Some(esc) => Some(self.bind_expr(esc, ctx)?),
+                    None => None,
                 };
-                let mut args = vec![x, p];
-                if let Some(esc) = escape_char {
-                    args.push(self.bind_expr(esc, ctx)?);
-                }
-                let like = call(op, args)?;
+                let like = like(op, x, p, esc)?;
                 Ok(if *negated {
                     Expr::Not(Box::new(like))
                 } else {
@@ -787,10 +803,10 @@ impl Binder<'_> {
             B::DuckIntegerDivide | B::MyIntegerDivide => "//",
             B::Modulo => "%",
             B::StringConcat => "||",
-            B::PGLikeMatch => "~~",
-            B::PGILikeMatch => "~~*",
-            B::PGNotLikeMatch => return Ok(Expr::Not(Box::new(call("~~", vec![left, right])?))),
-            B::PGNotILikeMatch => return Ok(Expr::Not(Box::new(call("~~*", vec![left, right])?))),
+            B::PGLikeMatch => return like("~~", left, right, None),
+            B::PGILikeMatch => return like("~~*", left, right, None),
+            B::PGNotLikeMatch => return Ok(Expr::Not(Box::new(like("~~", left, right, None)?))),
+            B::PGNotILikeMatch => return Ok(Expr::Not(Box::new(like("~~*", left, right, None)?))),
             B::PGStartsWith => "starts_with",
             B::PGRegexMatch => "~",
             B::PGRegexIMatch => "~*",

@@ -152,11 +152,13 @@ impl<'a> Binder<'a> {
             let mut exprs: Vec<Expr> = (0..fields.len()).map(|i| scope.column(i)).collect();
             for &(l, r) in &merged {
                 let (args, ty) = unify_all(vec![scope.column(l), scope.column(r)], "USING")?;
-                exprs.push(Expr::Coalesce {
+                let merged = Expr::Coalesce {
                     args,
                     ty: ty.clone(),
-                });
-                let field = Field::new(fields[l].name.clone(), ty);
+                };
+                let field = Field::new(fields[l].name.clone(), ty)
+                    .with_collation(super::collation::output(&merged));
+                exprs.push(merged);
                 fields.push(field.clone());
                 scope.fields.push(field);
                 scope.visibility.push(Visibility::Visible);

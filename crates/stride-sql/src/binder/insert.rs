@@ -111,11 +111,7 @@ impl Binder<'_> {
             };
             exprs.push(e);
         }
-        let fields = schema
-            .columns
-            .iter()
-            .map(|c| Field::new(c.name.clone(), c.ty.clone()))
-            .collect();
+        let fields = schema.columns.iter().map(Field::of_column).collect();
         let source = LogicalPlan::Project {
             input: Box::new(plan),
             exprs,

@@ -219,11 +219,7 @@ impl Binder<'_> {
                 "{statement} on a table with a column named rowid is not supported yet"
             )));
         }
-        let mut fields: Vec<Field> = schema
-            .columns
-            .iter()
-            .map(|c| Field::new(c.name.clone(), c.ty.clone()))
-            .collect();
+        let mut fields: Vec<Field> = schema.columns.iter().map(Field::of_column).collect();
         fields.push(Field::new("rowid", DataType::BigInt));
         let plan = LogicalPlan::Scan {
             columns: (0..=n).collect(),

@@ -271,6 +271,11 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
             let mut schema = Vec::with_capacity(types.len());
             for ((a, c), t) in ls.iter().zip(&rs).zip(&types) {
                 let collation = match t {
+                    // Rows that are only appended are never compared: differing
+                    // collations leave the column without one.
+                    DataType::Varchar if kind == SetOpKind::Union && all => {
+                        collation::of_columns(a, c).unwrap_or_default()
+                    }
                     DataType::Varchar => collation::of_columns(a, c)?,
                     _ => stride_common::Collation::BINARY,
                 };
@@ -358,10 +363,15 @@ pub(super) fn bind_values(
                 .collect::<Result<Vec<_>>>()
         })
         .collect::<Result<Vec<_>>>()?;
+    // A column keeps a collation its values agree on (`VALUES ('a' COLLATE NOCASE)`).
     let schema = types
         .iter()
         .enumerate()
-        .map(|(i, t)| Field::new(format!("col{i}"), t.clone()))
+        .map(|(i, t)| {
+            let values = rows.iter().map(|r| &r[i]);
+            Field::new(format!("col{i}"), t.clone())
+                .with_collation(collation::output_of_all(values))
+        })
         .collect();
     Ok(LogicalPlan::Values { rows, schema })
 }
@@ -805,7 +815,7 @@ fn bind_select_list(
     }
     let nvisible = select_exprs.len();
     let field = |name: String, e: &Expr| -> Result<Field> {
-        Ok(Field::new(name, e.data_type()).with_collation(collation::output(e)?))
+        Ok(Field::new(name, e.data_type()).with_collation(collation::output(e)))
     };
     let mut fields: Vec<Field> = items
         .iter()
