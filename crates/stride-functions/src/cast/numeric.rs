@@ -4,7 +4,9 @@
 //! the nearest integer (ties to even, like PostgreSQL's rint) when going to integers,
 //! and half away from zero on their decimal representation when going to DECIMAL.
 
-use super::decimal::{decimal_to_f64, decimal_to_string, f64_to_decimal, fits_precision, rescale};
+use super::decimal::{
+    decimal_to_f64, decimal_to_string, f64_to_decimal, fits_precision, pow10, rescale,
+};
 use super::out_of_range;
 use crate::kernels::{try_unary_or_null, unary, with_integer, SqlFloat, SqlInt};
 use stride_common::{DataType, Error, PhysicalType, Result, Vector};
@@ -120,6 +122,23 @@ fn int_to_int<I: SqlInt, O: SqlInt>(
             to.clone(),
             try_cast,
             |x: I| O::from_i128(x.to_i128()),
+            err,
+        );
+    }
+    // Widening (no fewer integer or fractional digits, as DECIMAL(15,2) to
+    // DECIMAL(19,2) for arithmetic): every value fits, so no checked multiply.
+    let widening = match (from.decimal_properties(), to.decimal_properties()) {
+        (Some((fp, _)), Some((tp, _))) => ts >= fs && tp - ts >= fp - fs,
+        _ => false,
+    };
+    if widening {
+        let k = pow10(ts - fs);
+        return try_unary_or_null(
+            v,
+            len,
+            to.clone(),
+            try_cast,
+            |x: I| O::from_i128(x.to_i128() * k),
             err,
         );
     }
