@@ -13,7 +13,7 @@ use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope, Visibility};
 use super::Binder;
-use crate::plan::visit::for_each_outer_ref;
+use crate::plan::visit::rewrite_exprs_by_level;
 use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr, WindowExpr};
 use sqlparser::ast;
 use std::collections::HashMap;
@@ -516,15 +516,7 @@ fn bind_select_list(
                     clause: "SELECT",
                 };
                 let expr = b.bind_expr(e, &mut ctx)?;
-                let name = match e {
-                    ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match expr
-                        .without_collation()
-                    {
-                        Expr::Column { name, .. } | Expr::OuterColumn { name, .. } => name.clone(),
-                        _ => e.to_string(),
-                    },
-                    _ => e.to_string(),
-                };
+                let name = unaliased_name(e, &expr);
                 items.push(SelectItem {
                     expr,
                     name,
@@ -1038,6 +1030,65 @@ fn output_name_ref(e: &ast::Expr, items: &[SelectItem]) -> Option<usize> {
     }
 }
 
+/// The name of a select item without an alias, `e` bound as `expr`: a column's own
+/// name, else the expression as written without enclosing parentheses and with a
+/// function's name in lower case (`SUM(x)` is named `sum(x)`, as in DuckDB).
+fn unaliased_name(e: &ast::Expr, expr: &Expr) -> String {
+    let mut e = e;
+    while let ast::Expr::Nested(inner) = e {
+        e = inner;
+    }
+    match (e, expr.without_collation()) {
+        (
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_),
+            Expr::Column { name, .. } | Expr::OuterColumn { name, .. },
+        ) => name.clone(),
+        (ast::Expr::Function(f), _) => {
+            let mut f = f.clone();
+            for part in &mut f.name.0 {
+                if let ast::ObjectNamePart::Identifier(id) = part {
+                    if id.quote_style.is_none() {
+                        id.value = id.value.to_lowercase();
+                    }
+                }
+            }
+            f.to_string()
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// `e`, bound over a query's FROM, as a subquery `level` levels below that query
+/// sees it: its columns become outer references.
+fn as_outer(e: &Expr, level: usize) -> Expr {
+    match e {
+        Expr::Column { index, ty, name } => Expr::OuterColumn {
+            depth: level,
+            index: *index,
+            ty: ty.clone(),
+            name: name.clone(),
+        },
+        Expr::OuterColumn {
+            depth,
+            index,
+            ty,
+            name,
+        } => Expr::OuterColumn {
+            depth: depth + level,
+            index: *index,
+            ty: ty.clone(),
+            name: name.clone(),
+        },
+        e => {
+            let mut e = e.clone();
+            for c in e.children_mut() {
+                *c = as_outer(c, level);
+            }
+            e
+        }
+    }
+}
+
 /// Rewrites an expression bound over FROM into one over the aggregate's output:
 /// group expressions become group columns, aggregate placeholders become aggregate
 /// columns, and any other FROM column is an error.
@@ -1057,25 +1108,42 @@ fn rewrite_for_aggregate(
              Either add it to the GROUP BY list, or use \"ANY_VALUE({name})\" if the exact value of \"{name}\" is not important."
         ))),
         Expr::Subquery(mut s) => {
+            // The subquery reads the grouped rows: a grouping expression it names
+            // whole (`s1.i % 2` under GROUP BY i % 2) or a grouped column reads the
+            // group's output column; any other column of the outer query is an error.
+            let output_index = |k: usize| match outputs[k].without_collation() {
+                Expr::Column { index, .. } => *index,
+                _ => k,
+            };
             let mut err = None;
-            let mut remap = |x: &mut Expr| {
-                if let Expr::OuterColumn { index, ty, name, .. } = x {
-                    let col = Expr::column(*index, ty.clone(), name.clone());
-                    match groups.iter().position(|g| *g.without_collation() == col) {
-                        Some(i) => {
-                            if let Expr::Column { index: out, .. } = outputs[i].without_collation() {
-                                *index = *out;
-                            }
-                        }
-                        None => {
-                            err = Some(Error::binder(format!(
-                                "subquery uses ungrouped column \"{name}\" from outer query: add it to the GROUP BY clause"
-                            )))
-                        }
+            rewrite_exprs_by_level(&mut s.plan, 1, &mut |x, level| {
+                for (k, g) in groups.iter().enumerate() {
+                    if !matches!(g.without_collation(), Expr::Column { .. }) && *x == as_outer(g, level) {
+                        *x = Expr::OuterColumn {
+                            depth: level,
+                            index: output_index(k),
+                            ty: g.data_type(),
+                            name: g.to_string(),
+                        };
+                        return true;
                     }
                 }
-            };
-            for_each_outer_ref(&mut s.plan, 1, &mut remap);
+                match x {
+                    Expr::OuterColumn { depth, index, ty, name } if *depth == level => {
+                        let col = Expr::column(*index, ty.clone(), name.clone());
+                        match groups.iter().position(|g| *g.without_collation() == col) {
+                            Some(k) => *index = output_index(k),
+                            None => {
+                                err = Some(Error::binder(format!(
+                                    "subquery uses ungrouped column \"{name}\" from outer query: add it to the GROUP BY clause"
+                                )))
+                            }
+                        }
+                        true
+                    }
+                    _ => false,
+                }
+            });
             if let Some(e) = err {
                 return Err(e);
             }

@@ -112,6 +112,45 @@ pub fn expr_outer_refs(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr))
     }
 }
 
+/// Offers `f` each expression of `plan` and of the subqueries inside it, outermost
+/// first, with its level: 1 for `plan`'s own expressions, one more per subquery
+/// nesting. Where `f` returns true it has replaced the expression, whose parts are
+/// then not offered.
+pub fn rewrite_exprs_by_level(
+    plan: &mut LogicalPlan,
+    level: usize,
+    f: &mut dyn FnMut(&mut Expr, usize) -> bool,
+) {
+    for e in node_expressions_mut(plan) {
+        rewrite_expr_by_level(e, level, f);
+    }
+    for c in children_mut(plan) {
+        rewrite_exprs_by_level(c, level, f);
+    }
+}
+
+fn rewrite_expr_by_level(e: &mut Expr, level: usize, f: &mut dyn FnMut(&mut Expr, usize) -> bool) {
+    if f(e, level) {
+        return;
+    }
+    match e {
+        Expr::Subquery(s) => {
+            match &mut s.kind {
+                SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => {
+                    rewrite_expr_by_level(expr, level, f)
+                }
+                _ => {}
+            }
+            rewrite_exprs_by_level(&mut s.plan, level + 1, f);
+        }
+        _ => {
+            for c in e.children_mut() {
+                rewrite_expr_by_level(c, level, f);
+            }
+        }
+    }
+}
+
 /// Calls `f` with the column index of every `OuterColumn` that refers `level`
 /// subquery levels above `plan` (the read-only form of [`for_each_outer_ref`]).
 pub fn outer_refs(plan: &LogicalPlan, level: usize, f: &mut dyn FnMut(usize)) {
