@@ -7,6 +7,9 @@
 //!   (`(SELECT min(c) FROM t WHERE t.k = outer.k)`) becomes a LEFT JOIN with that
 //!   aggregate grouped by the correlated columns. Where the aggregate over no rows is
 //!   not NULL (`count`), a CASE restores that value for outer rows without a group.
+//! - A correlated `[NOT] EXISTS` elsewhere (`EXISTS (…) OR EXISTS (…)`, in a select
+//!   list) becomes a LEFT JOIN with the subquery's distinct correlation keys and a
+//!   marker column, and the EXISTS a test of that marker.
 //!
 //! Correlated conditions are pulled up out of the subquery plan through filters,
 //! projections, inner joins, the preserved side of outer, semi and anti joins, sorts
@@ -162,13 +165,16 @@ fn semi_join(current: &LogicalPlan, s: &Subquery) -> Option<LogicalPlan> {
 /// by a column of a LEFT JOIN added on top of `current`.
 fn unnest_scalars(mut e: Expr, current: &mut LogicalPlan) -> Expr {
     if let Expr::Subquery(s) = &e {
-        if let SubqueryKind::Scalar(_) = s.kind {
-            if let Some((join, value)) = scalar_join(current, s) {
-                *current = join;
-                return value;
-            }
+        let unnested = match s.kind {
+            SubqueryKind::Scalar(_) => scalar_join(current, s),
+            SubqueryKind::Exists { negated } => exists_join(current, s, negated),
+            _ => None,
+        };
+        if let Some((join, value)) = unnested {
+            *current = join;
+            return value;
         }
-        // Other subquery kinds keep their subquery; their IN operand may hold one.
+        // Other subqueries stay; an IN operand may hold one.
     }
     for c in e.children_mut() {
         let child = take_expr(c);
@@ -317,6 +323,72 @@ fn scalar_join(current: &LogicalPlan, s: &Subquery) -> Option<(LogicalPlan, Expr
             try_cast: false,
         },
         _ => value,
+    };
+    Some((join, value))
+}
+
+/// A correlated `[NOT] EXISTS` that is not a conjunct (`EXISTS (…) OR EXISTS (…)`, in
+/// a select list or CASE) as `current LEFT JOIN (the distinct correlated keys of
+/// the subquery's rows, with a marker)`, and the test of that marker. Each outer row
+/// meets at most one key row, so the join keeps the outer rows as they are; a NULL
+/// outer key meets none, as `NULL = x` holds for no row of the subquery.
+fn exists_join(current: &LogicalPlan, s: &Subquery, negated: bool) -> Option<(LogicalPlan, Expr)> {
+    if !references_outer(&s.plan, 1) {
+        return None;
+    }
+    let (input, preds) = pull_up(s.plan.clone())?;
+    let keys = grouping_keys(preds)?;
+    if keys.is_empty() {
+        return None;
+    }
+    let key_fields: Vec<Field> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, (inner, _))| Field::new(format!("__key{i}"), inner.data_type()))
+        .collect();
+    let distinct = LogicalPlan::Aggregate {
+        input: Box::new(input),
+        group_by: keys.iter().map(|(inner, _)| inner.clone()).collect(),
+        aggregates: Vec::new(),
+        schema: key_fields.clone(),
+    };
+    // Right side: the marker, then the keys.
+    let mut exprs = vec![Expr::literal(ScalarValue::Boolean(true))];
+    let mut fields = vec![Field::new("__exists", stride_common::DataType::Boolean)];
+    for (i, f) in key_fields.iter().enumerate() {
+        exprs.push(Expr::column(i, f.ty.clone(), f.name.clone()));
+        fields.push(f.clone());
+    }
+    let right = finish_subquery_plan(LogicalPlan::Project {
+        input: Box::new(distinct),
+        exprs,
+        schema: fields,
+    })?;
+    let n = current.schema().len();
+    let on = keys
+        .into_iter()
+        .enumerate()
+        .map(|(i, (inner, outer))| {
+            (
+                outer_to_column(outer),
+                Expr::column(1 + i, inner.data_type(), format!("__key{i}")),
+            )
+        })
+        .collect();
+    let mut schema = current.schema().to_vec();
+    schema.extend(right.schema().iter().cloned());
+    let join = LogicalPlan::Join {
+        left: Box::new(current.clone()),
+        right: Box::new(right),
+        kind: JoinKind::Left,
+        on,
+        filter: None,
+        schema,
+    };
+    let marker = Expr::column(n, stride_common::DataType::Boolean, "__exists");
+    let value = Expr::IsNull {
+        expr: Box::new(marker),
+        negated: !negated,
     };
     Some((join, value))
 }
