@@ -3,6 +3,7 @@
 //! generate independently (the generator can start at any part); parts are appended
 //! in order, so the tables hold exactly the reference generator's rows in its order.
 
+use crate::fill::{fill_tables, row_groups};
 use std::fmt::{Display, Write};
 use stride_common::{
     workers, ColumnSchema, DataChunk, DataType, Error, Result, StringVector, TableSchema, Validity,
@@ -40,29 +41,15 @@ pub fn dbgen(
             "dbgen: scale factor {sf} is out of range; use a value greater than 0 and at most 1000"
         )));
     }
-    if let Some(t) = TABLES.iter().find(|t| catalog.table(t).is_some()) {
-        return Err(Error::catalog(format!(
-            "dbgen: table \"{t}\" already exists; drop the TPC-H tables first"
-        )));
-    }
-    let mut created = Vec::new();
-    let result = (|| {
-        for name in TABLES {
-            let schema = schema(name);
-            let chunks = generate(name, sf, threads.max(1))?;
-            let table = catalog.create_table(schema, false)?;
-            created.push(name);
-            table.append_parts(row_groups(chunks))?;
-            after_table()?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        for name in created {
-            let _ = catalog.drop_table(name);
-        }
-    }
-    result
+    fill_tables(
+        "dbgen",
+        "TPC-H",
+        catalog,
+        &TABLES,
+        &schema,
+        &|name| Ok(row_groups(generate(name, sf, threads.max(1))?)),
+        after_table,
+    )
 }
 
 fn schema(table: &str) -> TableSchema {
@@ -184,25 +171,6 @@ fn generate(table: &str, sf: f64, threads: usize) -> Result<Vec<DataChunk>> {
         generate_part(table, sf, part, parts as i32)
     })?;
     Ok(done.into_iter().flatten().collect())
-}
-
-/// `chunks` gathered into parts of a row group's rows, each chunk dropped once copied,
-/// so the rows are in memory about once, not twice.
-fn row_groups(chunks: Vec<DataChunk>) -> Vec<(Vec<Vector>, usize)> {
-    let mut out: Vec<(Vec<Vector>, usize)> = Vec::new();
-    for chunk in chunks {
-        let (cols, n) = chunk.into_flat_columns();
-        match out.last_mut() {
-            Some((acc, len)) if *len + n <= stride_common::MORSEL_SIZE => {
-                for (a, c) in acc.iter_mut().zip(&cols) {
-                    a.append(c, n);
-                }
-                *len += n;
-            }
-            _ => out.push((cols, n)),
-        }
-    }
-    out
 }
 
 /// One part (1-based, of `count`) of a table, as chunks in the schema's column order.

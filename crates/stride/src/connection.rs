@@ -41,7 +41,7 @@ use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, TableSchema};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
-use stride_sql::binder::{Binder, BoundStatement, Returning};
+use stride_sql::binder::{Benchmark, Binder, BoundStatement, Returning};
 use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
@@ -838,10 +838,13 @@ impl Connection {
                 r.notes = rejected_notes(&source);
                 Ok(Planned::Done(r))
             }
-            BoundStatement::Dbgen { scale_factor } => {
+            BoundStatement::Generate {
+                benchmark,
+                scale_factor,
+            } => {
                 if self.in_transaction() {
                     return Err(Error::not_supported(
-                        "CALL dbgen inside a transaction is not supported; COMMIT or ROLLBACK first",
+                        "CALL dbgen and dsdgen inside a transaction are not supported; COMMIT or ROLLBACK first",
                     ));
                 }
                 let mut writer = self.writer(store)?;
@@ -854,7 +857,11 @@ impl Connection {
                         Some(w) => w.checkpoint(),
                         None => Ok(()),
                     };
-                    stride_tpch::dbgen(
+                    let generate = match benchmark {
+                        Benchmark::Tpch => stride_tpch::dbgen,
+                        Benchmark::Tpcds => stride_tpch::dsdgen,
+                    };
+                    generate(
                         &store.catalog,
                         scale_factor,
                         settings.threads,
@@ -995,11 +1002,22 @@ impl Connection {
                     vec![DataChunk::new(columns, 1)],
                 )))
             }
-            BoundStatement::TpchQuery { number } => {
-                let sql = stride_tpch::query(number).ok_or_else(|| {
+            BoundStatement::BenchmarkQuery { benchmark, number } => {
+                let (sql, name, count) = match benchmark {
+                    Benchmark::Tpch => (
+                        stride_tpch::query(number),
+                        "TPC-H",
+                        stride_tpch::QUERY_COUNT,
+                    ),
+                    Benchmark::Tpcds => (
+                        stride_tpch::tpcds_query(number),
+                        "TPC-DS",
+                        stride_tpch::TPCDS_QUERY_COUNT,
+                    ),
+                };
+                let sql = sql.ok_or_else(|| {
                     Error::invalid_input(format!(
-                        "there is no TPC-H query {number}; the queries are numbered 1 to {}",
-                        stride_tpch::QUERY_COUNT
+                        "there is no {name} query {number}; the queries are numbered 1 to {count}"
                     ))
                 })?;
                 self.plan_statement(sql.trim().trim_end_matches(';'), &[], ctx)

@@ -4,99 +4,25 @@
 //! TPC-H tolerances: strings, dates and integers exactly, money to the cent, averages
 //! within 1%.
 
-use stride::Connection;
+mod common;
+
+use common::answers::{check_queries, Reference};
 use stride_common::ScalarValue;
 
 fn answers_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tpch")
 }
 
-/// Why the cell `actual` in column `column` does not match the expected text, if not.
-fn mismatch(column: &str, actual: &ScalarValue, expected: &str) -> Option<String> {
-    let differs = || Some(format!("{column}: got {actual}, expected {expected}"));
-    let number = |v: &ScalarValue| v.as_f64();
-    match actual {
-        ScalarValue::TinyInt(_)
-        | ScalarValue::SmallInt(_)
-        | ScalarValue::Integer(_)
-        | ScalarValue::BigInt(_) => match expected.parse::<i64>() {
-            Ok(e) if actual.as_i64() == Some(e) => None,
-            _ => differs(),
-        },
-        ScalarValue::Decimal(..) | ScalarValue::Double(_) | ScalarValue::Real(_) => {
-            let (Some(a), Ok(e)) = (number(actual), expected.parse::<f64>()) else {
-                return differs();
-            };
-            let cents = (a - e).abs() <= 0.01 + 1e-9 * e.abs();
-            let average = column.starts_with("avg") && (a - e).abs() <= 0.01 * e.abs();
-            if cents || average {
-                None
-            } else {
-                differs()
-            }
-        }
-        ScalarValue::Null if expected.is_empty() => None,
-        other if other.to_string() == expected => None,
-        _ => differs(),
-    }
-}
-
-/// How a set of reference answers is compared.
-struct Reference {
-    dir: &'static str,
-    /// Whether column names must match too.
-    names: bool,
-    /// Columns whose values are not compared.
-    skip_columns: &'static [&'static str],
-    /// Queries not compared at all.
-    skip_queries: &'static [usize],
-}
-
 /// Answers from DuckDB over tpchgen data, the same rows `CALL dbgen` makes
-/// (tests/tpch/make_answers.py).
-const DUCKDB: Reference = Reference {
-    dir: "",
-    names: true,
-    skip_columns: &[],
-    skip_queries: &[],
-};
-
-/// Differences between query `n`'s result and its reference answer (empty if none).
-fn check_query(conn: &Connection, n: usize, reference: &Reference) -> Vec<String> {
-    let path = answers_dir()
-        .join(reference.dir)
-        .join(format!("q{n:02}.csv"));
-    let text = std::fs::read_to_string(&path).expect("reference answer");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split('|').collect();
-    let expected: Vec<Vec<&str>> = lines.map(|l| l.split('|').collect()).collect();
-    let result = match conn.query(&format!("PRAGMA tpch({n})")) {
-        Ok(r) => r,
-        Err(e) => return vec![format!("error: {e}")],
-    };
-    let names = result.names.clone();
-    let rows = match result.collect_rows() {
-        Ok(r) => r,
-        Err(e) => return vec![format!("error: {e}")],
-    };
-    let mut problems = Vec::new();
-    if names.len() != header.len() || (reference.names && names != header) {
-        problems.push(format!("columns {names:?}, expected {header:?}"));
+/// (tests/tpch/make_answers.py), in `dir`.
+fn duckdb(dir: &str) -> Reference {
+    Reference {
+        dir: answers_dir().join(dir),
+        names: true,
+        skip_columns: &[],
+        skip_queries: &[],
+        any_order_of_ties: false,
     }
-    if rows.len() != expected.len() {
-        problems.push(format!("{} rows, expected {}", rows.len(), expected.len()));
-    }
-    for (i, (row, exp)) in rows.iter().zip(&expected).enumerate() {
-        for ((value, e), column) in row.iter().zip(exp).zip(&header) {
-            if reference.skip_columns.contains(column) {
-                continue;
-            }
-            if let Some(m) = mismatch(column, value, e) {
-                problems.push(format!("row {}: {m}", i + 1));
-            }
-        }
-    }
-    problems
 }
 
 /// Generates scale factor `sf` and checks every query against `reference`.
@@ -106,44 +32,18 @@ fn check_all(sf: &str, reference: &Reference) {
         .connect()
         .unwrap();
     conn.execute(&format!("CALL dbgen(sf = {sf})")).unwrap();
-    let mut failures = Vec::new();
-    for n in 1..=stride_tpch::QUERY_COUNT {
-        if reference.skip_queries.contains(&n) {
-            continue;
-        }
-        let problems = check_query(&conn, n, reference);
-        if !problems.is_empty() {
-            let shown: Vec<_> = problems.iter().take(5).cloned().collect();
-            failures.push(format!(
-                "Q{n}: {} problem(s):\n    {}",
-                problems.len(),
-                shown.join("\n    ")
-            ));
-        }
-    }
+    let failures = check_queries(&conn, "tpch", stride_tpch::QUERY_COUNT, reference);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn all_22_queries_match_duckdb_at_sf_0_01() {
-    check_all(
-        "0.01",
-        &Reference {
-            dir: "duckdb-sf0.01",
-            ..DUCKDB
-        },
-    );
+    check_all("0.01", &duckdb("duckdb-sf0.01"));
 }
 
 #[test]
 fn all_22_queries_match_duckdb_at_sf_0_1() {
-    check_all(
-        "0.1",
-        &Reference {
-            dir: "duckdb-sf0.1",
-            ..DUCKDB
-        },
-    );
+    check_all("0.1", &duckdb("duckdb-sf0.1"));
 }
 
 /// The answers in ../shared/tpch were made from a generator whose free-text columns
@@ -155,10 +55,11 @@ fn all_22_queries_match_the_shared_answers_at_sf_0_01() {
     check_all(
         "0.01",
         &Reference {
-            dir: "sf0.01",
+            dir: answers_dir().join("sf0.01"),
             names: false,
             skip_columns: &["s_address", "s_comment", "c_address", "c_comment"],
             skip_queries: &[13],
+            any_order_of_ties: false,
         },
     );
 }

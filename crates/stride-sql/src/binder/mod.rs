@@ -129,8 +129,10 @@ pub enum BoundStatement {
         analyze: bool,
         json: bool,
     },
-    /// `CALL dbgen(sf = N)`: create and fill the TPC-H tables.
-    Dbgen {
+    /// `CALL dbgen(sf = N)` / `CALL dsdgen(sf = N)`: create and fill the TPC-H or
+    /// TPC-DS tables.
+    Generate {
+        benchmark: Benchmark,
         scale_factor: f64,
     },
     /// `COPY table | (query) TO 'file'`.
@@ -149,8 +151,9 @@ pub enum BoundStatement {
     CopyFromStdin(CopyFromStdin),
     /// BEGIN / COMMIT / ROLLBACK (see the facade: every statement applies at once).
     Transaction(TransactionOp),
-    /// `PRAGMA tpch(N)`: run TPC-H query N.
-    TpchQuery {
+    /// `PRAGMA tpch(N)` / `PRAGMA tpcds(N)`: run the benchmark's query N.
+    BenchmarkQuery {
+        benchmark: Benchmark,
         number: i64,
     },
     /// `CHECKPOINT` / `FORCE CHECKPOINT`: write the database file's changes and
@@ -178,6 +181,13 @@ pub enum BoundStatement {
     Use {
         database: String,
     },
+}
+
+/// The benchmarks whose data and queries stride carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Benchmark {
+    Tpch,
+    Tpcds,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

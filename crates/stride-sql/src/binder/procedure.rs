@@ -1,5 +1,5 @@
-//! CALL and PRAGMA: built-in procedures. `CALL dbgen(sf = N)` generates the TPC-H
-//! tables, `PRAGMA tpch(N)` runs TPC-H query N, and `CHECKPOINT` (which the parser
+//! CALL and PRAGMA: built-in procedures. `CALL dbgen(sf = N)` / `CALL dsdgen(sf = N)`
+//! generate the TPC-H / TPC-DS tables, `PRAGMA tpch(N)` / `PRAGMA tpcds(N)` run query N, and `CHECKPOINT` (which the parser
 //! turns into `PRAGMA checkpoint`) checkpoints the database file; the binder checks names
 //! and arguments, the facade carries them out. `PRAGMA storage_info('t')` and
 //! `PRAGMA integrity_check` are queries over rows storage reports while binding.
@@ -8,7 +8,7 @@ use super::expr::ExprCtx;
 use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
-use super::{Binder, BoundStatement};
+use super::{Benchmark, Binder, BoundStatement};
 use crate::catalog::STORAGE_INFO_COLUMNS;
 use crate::plan::{Field, LogicalPlan};
 use sqlparser::ast;
@@ -18,35 +18,38 @@ impl Binder<'_> {
     pub(super) fn bind_call(&mut self, f: &ast::Function) -> Result<BoundStatement> {
         let name = object_name(&f.name)?;
         match name.as_str() {
-            "dbgen" => {
+            "dbgen" | "dsdgen" => {
                 let mut scale_factor = None;
                 for (param, value) in self.procedure_args(&name, &f.args)? {
                     match param.as_deref() {
                         Some("sf") => {
                             scale_factor = Some(value.as_f64().ok_or_else(|| {
-                                Error::binder(format!(
-                                    "dbgen: sf must be a number, not {value}"
-                                ))
+                                Error::binder(format!("{name}: sf must be a number, not {value}"))
                             })?)
                         }
                         Some(other) => {
                             return Err(Error::binder(format!(
-                                "dbgen has no parameter \"{other}\"; it takes sf, as in CALL dbgen(sf = 1)"
+                                "{name} has no parameter \"{other}\"; it takes sf, as in CALL {name}(sf = 1)"
                             )))
                         }
                         None => {
-                            return Err(Error::binder(
-                                "dbgen takes named arguments, as in CALL dbgen(sf = 1)",
-                            ))
+                            return Err(Error::binder(format!(
+                                "{name} takes named arguments, as in CALL {name}(sf = 1)"
+                            )))
                         }
                     }
                 }
-                Ok(BoundStatement::Dbgen {
+                Ok(BoundStatement::Generate {
+                    benchmark: if name == "dbgen" {
+                        Benchmark::Tpch
+                    } else {
+                        Benchmark::Tpcds
+                    },
                     scale_factor: scale_factor.unwrap_or(1.0),
                 })
             }
             other => Err(Error::catalog(format!(
-                "procedure \"{other}\" does not exist; the built-in procedure is dbgen"
+                "procedure \"{other}\" does not exist; the built-in procedures are dbgen and dsdgen"
             ))),
         }
     }
@@ -58,15 +61,24 @@ impl Binder<'_> {
     ) -> Result<BoundStatement> {
         let name = object_name(name)?;
         match name.as_str() {
-            "tpch" => {
+            "tpch" | "tpcds" => {
                 let number = match value.map(|v| &v.value) {
                     Some(ast::Value::Number(n, _)) => n.parse::<i64>().ok(),
                     _ => None,
                 }
                 .ok_or_else(|| {
-                    Error::binder("PRAGMA tpch takes a query number, as in PRAGMA tpch(7)")
+                    Error::binder(format!(
+                        "PRAGMA {name} takes a query number, as in PRAGMA {name}(7)"
+                    ))
                 })?;
-                Ok(BoundStatement::TpchQuery { number })
+                Ok(BoundStatement::BenchmarkQuery {
+                    benchmark: if name == "tpch" {
+                        Benchmark::Tpch
+                    } else {
+                        Benchmark::Tpcds
+                    },
+                    number,
+                })
             }
             "checkpoint" | "force_checkpoint" if value.is_none() => Ok(BoundStatement::Checkpoint { vacuum: false }),
             "storage_info" | "table_info" => {
@@ -95,7 +107,7 @@ impl Binder<'_> {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, checkpoint, database_size, database_list, storage_info, table_info, show_tables and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show_tables and integrity_check"
             ))),
         }
     }

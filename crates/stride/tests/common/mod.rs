@@ -1,6 +1,8 @@
 //! Shared by the facade's integration tests (each test binary uses part of it).
 #![allow(dead_code)]
 
+pub mod answers;
+
 use std::path::PathBuf;
 
 /// An empty directory `stride-{name}-{pid}` under the system's temporary directory.
