@@ -1,5 +1,5 @@
 //! Per-query execution state shared by all worker threads: the catalogs to scan, the
-//! settings, the cancellation flag, the cache of subquery results, the rows of CTEs
+//! settings, the cancellation flag, the caches of subquery results, the rows of CTEs
 //! computed once, the last round's rows of each running recursive CTE, and under
 //! EXPLAIN ANALYZE the operators' counters.
 
@@ -17,6 +17,14 @@ pub struct SubqueryRows {
     pub values: Vec<ScalarValue>,
 }
 
+/// The rows of a LATERAL subquery for one set of outer values: flat columns and
+/// their length.
+#[derive(Debug, Clone)]
+pub struct LateralRows {
+    pub columns: Vec<stride_common::Vector>,
+    pub len: usize,
+}
+
 pub struct QueryContext {
     pub catalog: Arc<Catalogs>,
     pub settings: Settings,
@@ -25,6 +33,8 @@ pub struct QueryContext {
     /// instantiated for one outer row runs in a child context with an empty cache,
     /// because the results of subqueries nested in it depend on that row.
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
+    /// The rows of a LATERAL subquery, keyed as `subquery_cache`.
+    pub lateral_cache: Mutex<HashMap<(u64, String), Arc<LateralRows>>>,
     /// Hash sets of long `IN (constants)` lists, built once per query, by the list's
     /// address in the plan (see `expression::in_list_set`).
     pub in_sets: Mutex<HashMap<usize, Arc<crate::in_set::InSet>>>,
@@ -55,6 +65,7 @@ impl QueryContext {
             deadline,
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
+            lateral_cache: Mutex::new(HashMap::new()),
             in_sets: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),

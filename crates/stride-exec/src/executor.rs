@@ -136,6 +136,22 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             p.add(Operator::Unnest(passed.clone(), functions.clone()), stats);
             p
         }
+        PhysicalPlan::LateralJoin {
+            input,
+            subquery,
+            kind,
+            types,
+        } => {
+            let mut p = build(input, ctx)?;
+            let right_types = types[input.types().len()..].to_vec();
+            let op = crate::operators::lateral_join::LateralJoin::new(
+                subquery.clone(),
+                *kind,
+                right_types,
+            );
+            p.add(Operator::Lateral(Arc::new(op)), stats);
+            p
+        }
         PhysicalPlan::Project { input, exprs, .. } => {
             let mut p = build(input, ctx)?;
             let columns: Option<Vec<usize>> = exprs

@@ -56,6 +56,9 @@ fn detail(plan: &PhysicalPlan) -> String {
         PhysicalPlan::Filter { predicate, .. } => predicate.to_string(),
         PhysicalPlan::Project { exprs, .. } => list(exprs),
         PhysicalPlan::Unnest { functions, .. } => list(functions),
+        PhysicalPlan::LateralJoin { kind, .. } => {
+            format!("{} (per distinct left row)", join_kind(*kind))
+        }
         PhysicalPlan::HashAggregate {
             groups, aggregates, ..
         } => format!(

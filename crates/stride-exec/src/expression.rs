@@ -530,7 +530,7 @@ fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool
 }
 
 /// Outer column positions (level 1) a subquery plan reads.
-fn outer_refs(s: &Subquery) -> Vec<usize> {
+pub(crate) fn outer_refs(s: &Subquery) -> Vec<usize> {
     let mut plan = s.plan.clone();
     let mut refs = Vec::new();
     for_each_outer_ref(&mut plan, 1, &mut |e| {
@@ -559,18 +559,7 @@ fn subquery_rows(
     {
         return Ok(r.clone());
     }
-    let mut plan = s.plan.clone();
-    if !refs.is_empty() {
-        for_each_outer_ref(&mut plan, 1, &mut |e| {
-            if let Expr::OuterColumn { index, ty, .. } = e {
-                let pos = refs.binary_search(index).expect("collected above");
-                *e = Expr::Literal {
-                    value: outer[pos].clone(),
-                    ty: ty.clone(),
-                };
-            }
-        });
-    }
+    let plan = instantiate(s, refs, outer);
     let limit = match s.kind {
         SubqueryKind::Exists { .. } => Some(1),
         SubqueryKind::Scalar(_) => Some(2),
@@ -612,7 +601,34 @@ fn subquery_rows(
     Ok(rows)
 }
 
+/// The plan of subquery `s` for one outer row: its outer references (columns `refs`
+/// of the evaluating node's input) replaced by that row's values `outer`.
+pub(crate) fn instantiate(
+    s: &Subquery,
+    refs: &[usize],
+    outer: &[ScalarValue],
+) -> stride_sql::plan::LogicalPlan {
+    let mut plan = s.plan.clone();
+    if !refs.is_empty() {
+        for_each_outer_ref(&mut plan, 1, &mut |e| {
+            if let Expr::OuterColumn { index, ty, .. } = e {
+                let pos = refs.binary_search(index).expect("collected above");
+                *e = Expr::Literal {
+                    value: outer[pos].clone(),
+                    ty: ty.clone(),
+                };
+            }
+        });
+    }
+    plan
+}
+
 fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
+    if s.kind == SubqueryKind::Table {
+        return Err(Error::internal(
+            "a LATERAL subquery is a join's right side, not a value",
+        ));
+    }
     let len = chunk.len();
     let refs = outer_refs(s);
     let ref_vectors: Vec<Vector> = refs.iter().map(|&r| chunk.column(r)).collect();
@@ -671,6 +687,7 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
                 let x = probe.as_ref().expect("quantified has a probe").get(i);
                 quantified(&x, &rows.values, cmp, *all)?
             }
+            SubqueryKind::Table => unreachable!("refused above"),
         };
         out.push(&value)?;
     }

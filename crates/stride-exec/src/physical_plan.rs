@@ -6,7 +6,7 @@ use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::csv::CsvReader;
 use stride_sql::plan::{
-    AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr, WindowExpr,
+    AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr, Subquery, WindowExpr,
 };
 use stride_storage::{Table, ZoneFilter};
 
@@ -59,6 +59,14 @@ pub enum PhysicalPlan {
         input: Box<PhysicalPlan>,
         passed: Vec<usize>,
         functions: Vec<SetFunction>,
+        types: Vec<DataType>,
+    },
+    /// The LATERAL joins left per row (`operators/lateral_join.rs`): the input's
+    /// columns, then the subquery's.
+    LateralJoin {
+        input: Box<PhysicalPlan>,
+        subquery: Subquery,
+        kind: JoinKind,
         types: Vec<DataType>,
     },
     HashAggregate {
@@ -137,6 +145,7 @@ impl PhysicalPlan {
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
             | PhysicalPlan::Unnest { types, .. }
+            | PhysicalPlan::LateralJoin { types, .. }
             | PhysicalPlan::HashAggregate { types, .. }
             | PhysicalPlan::HashJoin { types, .. }
             | PhysicalPlan::NestedLoopJoin { types, .. }
@@ -163,6 +172,7 @@ impl PhysicalPlan {
             | PhysicalPlan::CteScan { input, .. }
             | PhysicalPlan::Project { input, .. }
             | PhysicalPlan::Unnest { input, .. }
+            | PhysicalPlan::LateralJoin { input, .. }
             | PhysicalPlan::HashAggregate { input, .. }
             | PhysicalPlan::Sort { input, .. }
             | PhysicalPlan::TopN { input, .. }
@@ -194,6 +204,7 @@ impl PhysicalPlan {
             PhysicalPlan::Filter { .. } => "FILTER",
             PhysicalPlan::Project { .. } => "PROJECTION",
             PhysicalPlan::Unnest { .. } => "UNNEST",
+            PhysicalPlan::LateralJoin { .. } => "LATERAL_JOIN",
             PhysicalPlan::HashAggregate { .. } => "HASH_GROUP_BY",
             PhysicalPlan::Sort { .. } => "ORDER_BY",
             PhysicalPlan::TopN { .. } => "TOP_N",

@@ -217,6 +217,8 @@ pub enum Operator {
     /// Set-returning functions of a select list: rows repeat per list element.
     /// Input columns passed through, and the set-returning functions.
     Unnest(Vec<usize>, Vec<stride_sql::plan::SetFunction>),
+    /// A LATERAL join run per left row.
+    Lateral(Arc<crate::operators::lateral_join::LateralJoin>),
 }
 
 impl Operator {
@@ -233,7 +235,10 @@ impl Operator {
     /// Whether small output chunks are gathered into full ones before the next
     /// operator (see `coalesce.rs`): joins, whose output can be a few rows per chunk.
     fn coalesces(&self) -> bool {
-        matches!(self, Operator::HashProbe(_) | Operator::NestedLoop(_))
+        matches!(
+            self,
+            Operator::HashProbe(_) | Operator::NestedLoop(_) | Operator::Lateral(_)
+        )
     }
 
     fn apply(
@@ -288,6 +293,7 @@ impl Operator {
             Operator::Unnest(passed, functions) => {
                 crate::operators::unnest::apply(passed, functions, chunk, ctx, out)
             }
+            Operator::Lateral(l) => l.apply(chunk, ctx, out),
         }
     }
 }

@@ -147,6 +147,22 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             functions: lists.clone(),
             types: types(schema),
         },
+        LogicalPlan::LateralJoin {
+            left,
+            right,
+            kind,
+            schema,
+        } => {
+            let Expr::Subquery(subquery) = right else {
+                return Err(Error::internal("a lateral join's right side is a subquery"));
+            };
+            PhysicalPlan::LateralJoin {
+                input: p(left)?,
+                subquery: (**subquery).clone(),
+                kind: *kind,
+                types: types(schema),
+            }
+        }
         LogicalPlan::RecursiveCte {
             id,
             base,

@@ -5,6 +5,7 @@
 
 pub mod hash_aggregate;
 pub mod hash_join;
+pub mod lateral_join;
 pub mod limit;
 pub mod materialize;
 pub mod nested_loop_join;

@@ -2,7 +2,8 @@
 //! `generate_series`) and joins. Produces the plan of the FROM clause and the scope
 //! its columns are visible in, with a table's `rowid` pseudo-column when the statement
 //! names it. Comma-separated items become cross joins; the optimizer turns WHERE
-//! conditions over them into join conditions.
+//! conditions over them into join conditions. LATERAL subqueries are bound in
+//! `lateral.rs`.
 
 use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
@@ -20,10 +21,18 @@ impl<'a> Binder<'a> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
-            let item = self.bind_table_with_joins(twj)?;
             acc = Some(match acc {
-                None => item,
-                Some(left) => cross(left, item),
+                // `a, LATERAL (…) s JOIN c …`: the subquery sees the items before it.
+                Some(left) if super::lateral::is_lateral(&twj.relation) => {
+                    let joined = self.bind_lateral(
+                        left,
+                        &twj.relation,
+                        &ast::JoinOperator::CrossJoin(ast::JoinConstraint::None),
+                    )?;
+                    self.bind_joins(joined, &twj.joins)?
+                }
+                None => self.bind_table_with_joins(twj)?,
+                Some(left) => cross(left, self.bind_table_with_joins(twj)?),
             });
         }
         Ok(acc.unwrap_or_else(|| {
@@ -38,15 +47,28 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_table_with_joins(&mut self, twj: &ast::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
-        let mut left = self.bind_table_factor(&twj.relation)?;
-        for j in &twj.joins {
-            let right = self.bind_table_factor(&j.relation)?;
-            left = self.bind_join(left, right, &j.join_operator)?;
+        let left = self.bind_table_factor(&twj.relation)?;
+        self.bind_joins(left, &twj.joins)
+    }
+
+    /// `left` joined with each of `joins` in turn.
+    fn bind_joins(
+        &mut self,
+        mut left: (LogicalPlan, Scope),
+        joins: &[ast::Join],
+    ) -> Result<(LogicalPlan, Scope)> {
+        for j in joins {
+            left = if super::lateral::is_lateral(&j.relation) {
+                self.bind_lateral(left, &j.relation, &j.join_operator)?
+            } else {
+                let right = self.bind_table_factor(&j.relation)?;
+                self.bind_join(left, right, &j.join_operator)?
+            };
         }
         Ok(left)
     }
 
-    fn bind_join(
+    pub(super) fn bind_join(
         &mut self,
         left: (LogicalPlan, Scope),
         right: (LogicalPlan, Scope),
@@ -173,7 +195,10 @@ impl<'a> Binder<'a> {
         Ok((plan, scope))
     }
 
-    fn bind_table_factor(&mut self, tf: &ast::TableFactor) -> Result<(LogicalPlan, Scope)> {
+    pub(super) fn bind_table_factor(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> Result<(LogicalPlan, Scope)> {
         match tf {
             ast::TableFactor::Table {
                 name,
@@ -293,17 +318,23 @@ impl<'a> Binder<'a> {
                 let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
-            ast::TableFactor::Derived {
-                lateral,
-                subquery,
+            // `LATERAL unnest(…)`: the keyword changes nothing for a table function.
+            ast::TableFactor::Function {
+                name,
+                args,
                 alias,
+                with_ordinality: false,
                 ..
             } => {
-                if *lateral {
-                    return Err(Error::not_supported(
-                        "LATERAL subqueries are not supported yet",
-                    ));
-                }
+                let fname = object_name(name)?;
+                let plan = self.bind_table_function(&fname, args)?;
+                let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
+                apply_alias(plan, &qual, alias.as_ref())
+            }
+            // LATERAL with nothing before it to read is a plain derived table.
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
                 let plan = self.bind_query(subquery)?;
                 let fields = super::unqualified(plan.schema());
                 let plan = rename(plan, fields);
@@ -717,7 +748,7 @@ pub(super) fn cross(
 
 /// Replaces a plan's output field names (a projection when the plan has no schema of
 /// its own to rename).
-fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
+pub(super) fn rename(plan: LogicalPlan, fields: Vec<Field>) -> LogicalPlan {
     LogicalPlan::project_leading(plan, fields)
 }
 

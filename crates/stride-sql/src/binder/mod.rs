@@ -17,6 +17,7 @@ mod from;
 mod function;
 mod grouping_sets;
 mod insert;
+mod lateral;
 mod modify;
 mod parameters;
 mod procedure;

@@ -77,6 +77,8 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
         // List lengths are unknown before running: a small guess, as for unnest in FROM.
         LogicalPlan::Unnest { input, .. } => estimate(input) * 10.0,
         LogicalPlan::Window { input, .. } => estimate(input),
+        // A guess: a few subquery rows per left row.
+        LogicalPlan::LateralJoin { left, .. } => estimate(left) * 2.0,
         // A guess: a few rounds of the step's size.
         LogicalPlan::RecursiveCte { base, .. } => (estimate(base) * 10.0).max(100.0),
         LogicalPlan::RecursiveRef { .. } => 100.0,

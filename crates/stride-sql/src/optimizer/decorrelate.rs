@@ -7,6 +7,8 @@
 //!   (`(SELECT min(c) FROM t WHERE t.k = outer.k)`) becomes a LEFT JOIN with that
 //!   aggregate grouped by the correlated columns. Where the aggregate over no rows is
 //!   not NULL (`count`), a CASE restores that value for outer rows without a group.
+//! - A LATERAL join whose subquery's correlated conditions can be pulled up becomes a
+//!   plain join on those conditions.
 //! - A correlated `[NOT] EXISTS` elsewhere (`EXISTS (…) OR EXISTS (…)`, in a select
 //!   list) becomes a LEFT JOIN with the subquery's distinct correlation keys and a
 //!   marker column, and the EXISTS a test of that marker.
@@ -58,7 +60,118 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
                 schema,
             }
         }
+        LogicalPlan::LateralJoin {
+            left,
+            right,
+            kind,
+            schema,
+        } => match lateral_unnest(&left, &right, kind, &schema)
+            .or_else(|| lateral_to_join(&left, &right, kind))
+        {
+            Some(join) => restore_schema(join, schema),
+            None => LogicalPlan::LateralJoin {
+                left,
+                right,
+                kind,
+                schema,
+            },
+        },
         other => other,
+    })
+}
+
+/// `FROM t, unnest(t.list)` as the set-returning function over `t` it is (each row
+/// repeated per element; rows with an empty or NULL list drop out, as the inner
+/// join drops them).
+fn lateral_unnest(
+    left: &LogicalPlan,
+    right: &Expr,
+    kind: JoinKind,
+    schema: &[Field],
+) -> Option<LogicalPlan> {
+    let Expr::Subquery(s) = right else {
+        return None;
+    };
+    let LogicalPlan::TableFunction {
+        func:
+            crate::plan::TableFunction::Deferred {
+                func: crate::plan::DeferredFunction::Unnest,
+                args,
+            },
+        ..
+    } = &s.plan
+    else {
+        return None;
+    };
+    if kind != JoinKind::Inner || args.len() != 1 || args[0].has_subquery() {
+        return None;
+    }
+    let n = left.schema().len();
+    Some(LogicalPlan::Unnest {
+        input: Box::new(left.clone()),
+        passed: (0..n).collect(),
+        lists: vec![crate::plan::SetFunction::Elements(outer_to_column(
+            args[0].clone(),
+        ))],
+        schema: schema.to_vec(),
+    })
+}
+
+/// A lateral join as a plain join, if its subquery's correlated conditions can be
+/// pulled up into the join condition. The output has the left columns, the
+/// subquery's, then whatever the pulled conditions needed exposed.
+fn lateral_to_join(left: &LogicalPlan, right: &Expr, kind: JoinKind) -> Option<LogicalPlan> {
+    let Expr::Subquery(s) = right else {
+        return None;
+    };
+    join_with(left, &s.plan, kind)
+}
+
+fn join_with(left: &LogicalPlan, sub: &LogicalPlan, kind: JoinKind) -> Option<LogicalPlan> {
+    let n = left.schema().len();
+    // `LATERAL (SELECT t.k * 10 AS x …)`: an inner join may compute the subquery's
+    // projections above the join, where the left row is at hand. (A LEFT join may
+    // not: its rows without a match must read NULL, not t.k * 10.)
+    if let LogicalPlan::Project {
+        input,
+        exprs,
+        schema,
+    } = sub
+    {
+        if kind == JoinKind::Inner && !exprs.iter().any(Expr::has_subquery) {
+            let join = join_with(left, input, kind)?;
+            let mut out: Vec<Expr> = left
+                .schema()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+                .collect();
+            let mut fields = left.schema().to_vec();
+            for (e, f) in exprs.iter().zip(schema) {
+                let mut e = e.clone();
+                e.remap_columns(&|i| i + n);
+                out.push(outer_to_column(e));
+                fields.push(f.clone());
+            }
+            return Some(LogicalPlan::Project {
+                input: Box::new(join),
+                exprs: out,
+                schema: fields,
+            });
+        }
+    }
+    let (plan, preds) = pull_up(sub.clone())?;
+    let right = finish_subquery_plan(plan)?;
+    let (on, filter) = join_conditions(preds, n);
+    let mut schema = left.schema().to_vec();
+    schema.extend(right.schema().iter().cloned());
+    Some(LogicalPlan::Join {
+        left: Box::new(left.clone()),
+        right: Box::new(right),
+        kind,
+        on,
+        filter,
+        schema,
     })
 }
 

@@ -49,10 +49,9 @@ fn simplify(plan: LogicalPlan) -> LogicalPlan {
         | LogicalPlan::Sort { ref input, .. }
         | LogicalPlan::Unnest { ref input, .. }
         | LogicalPlan::Window { ref input, .. }
-            if is_empty(input) =>
-        {
-            empty(plan.schema())
-        }
+        | LogicalPlan::LateralJoin {
+            left: ref input, ..
+        } if is_empty(input) => empty(plan.schema()),
         LogicalPlan::Limit {
             ref input, limit, ..
         } if is_empty(input) || limit == Some(0) => empty(plan.schema()),

@@ -202,6 +202,23 @@ impl Pushdown {
                 };
                 LogicalPlan::filtered(plan, stay)
             }
+            // Conditions on the left row alone hold for all its output rows or none.
+            LogicalPlan::LateralJoin {
+                left,
+                right,
+                kind,
+                schema,
+            } => {
+                let n = left.schema().len();
+                let (down, stay) = split(terms, |t| reads(t).iter().all(|&c| c < n));
+                let plan = LogicalPlan::LateralJoin {
+                    left: Box::new(self.push(*left, down)),
+                    right,
+                    kind,
+                    schema,
+                };
+                LogicalPlan::filtered(plan, stay)
+            }
             // A filter does not enter a recursion (it would change what each round
             // reads); each side is optimized on its own.
             LogicalPlan::RecursiveCte {

@@ -308,6 +308,34 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 out_m,
             )
         }
+        LogicalPlan::LateralJoin {
+            left,
+            mut right,
+            kind,
+            schema,
+        } => {
+            // The left side keeps what something above reads and what the subquery
+            // reads of it; the subquery's columns all stay.
+            let n = left.schema().len();
+            let mut need = required[..n].to_vec();
+            mark(&right, &mut need);
+            let (left, m) = prune(*left, &need);
+            remap(&mut right, &m);
+            let kept = left.schema().len();
+            let mut new_schema = left.schema().to_vec();
+            new_schema.extend(schema[n..].iter().cloned());
+            let mut out_m = m;
+            out_m.extend((0..schema.len() - n).map(|j| Some(kept + j)));
+            (
+                LogicalPlan::LateralJoin {
+                    left: Box::new(left),
+                    right,
+                    kind,
+                    schema: new_schema,
+                },
+                out_m,
+            )
+        }
         LogicalPlan::Window {
             input,
             mut functions,

@@ -134,6 +134,9 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         LogicalPlan::Filter { predicate, .. } => format!("FILTER {predicate}"),
         LogicalPlan::Project { exprs, .. } => format!("PROJECTION {}", join_list(exprs)),
         LogicalPlan::Unnest { lists, .. } => format!("UNNEST {}", join_list(lists)),
+        LogicalPlan::LateralJoin { kind, .. } => {
+            format!("LATERAL_JOIN {}", join_kind_name(*kind))
+        }
         LogicalPlan::RecursiveCte { all, .. } => {
             format!("RECURSIVE_CTE (UNION{})", if *all { " ALL" } else { "" })
         }
@@ -185,5 +188,13 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
     let _ = writeln!(out, "{pad}{line}");
     for c in plan.children() {
         render(c, depth + 1, out);
+    }
+    // A lateral join's subquery shows below its left input.
+    if let LogicalPlan::LateralJoin {
+        right: super::expr::Expr::Subquery(s),
+        ..
+    } = plan
+    {
+        render(&s.plan, depth + 1, out);
     }
 }

@@ -130,6 +130,11 @@ pub enum SubqueryKind {
         cmp: BoundFunction,
         all: bool,
     },
+    /// Every row and column: the right side of a [`LogicalPlan::LateralJoin`], never
+    /// a value.
+    ///
+    /// [`LogicalPlan::LateralJoin`]: crate::plan::LogicalPlan::LateralJoin
+    Table,
 }
 
 /// A fresh subquery id.
@@ -432,7 +437,7 @@ impl fmt::Display for Expr {
                 list(l)
             ),
             Expr::Subquery(s) => match &s.kind {
-                SubqueryKind::Scalar(_) => write!(f, "(SUBQUERY)"),
+                SubqueryKind::Scalar(_) | SubqueryKind::Table => write!(f, "(SUBQUERY)"),
                 SubqueryKind::Exists { negated } => {
                     write!(f, "{}EXISTS(SUBQUERY)", if *negated { "NOT " } else { "" })
                 }

@@ -221,6 +221,19 @@ pub enum LogicalPlan {
         lists: Vec<SetFunction>,
         schema: Vec<Field>,
     },
+    /// `left, LATERAL (subquery)` and `left [LEFT] JOIN LATERAL (subquery) ON …`: the
+    /// subquery (`right`, an [`Expr::Subquery`] of kind [`SubqueryKind::Table`](super::expr::SubqueryKind::Table)) reads
+    /// the left row's columns as outer references of level 1. Each left row is output
+    /// beside each row the subquery gives for it; a LEFT join outputs it beside NULLs
+    /// when there are none (an ON condition is then part of the subquery). `kind` is
+    /// Inner or Left. The `decorrelate` pass turns most into plain joins; the rest run
+    /// the subquery once per distinct set of left values.
+    LateralJoin {
+        left: Box<LogicalPlan>,
+        right: Expr,
+        kind: JoinKind,
+        schema: Vec<Field>,
+    },
     /// Window functions: every input row with one more column per function, computed
     /// over the row's partition and frame. Output: the input's columns, then one per
     /// function.
@@ -449,6 +462,7 @@ impl LogicalPlan {
             | LogicalPlan::Join { schema, .. }
             | LogicalPlan::SetOp { schema, .. }
             | LogicalPlan::Unnest { schema, .. }
+            | LogicalPlan::LateralJoin { schema, .. }
             | LogicalPlan::Window { schema, .. }
             | LogicalPlan::RecursiveCte { schema, .. }
             | LogicalPlan::RecursiveRef { schema, .. } => schema,
@@ -481,6 +495,9 @@ impl LogicalPlan {
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Unnest { input, .. }
             | LogicalPlan::Window { input, .. } => vec![input],
+            // The subquery is an expression of the node, not a child: it runs at the
+            // next level, per left row.
+            LogicalPlan::LateralJoin { left, .. } => vec![left],
             LogicalPlan::RecursiveCte { base, step, .. } => vec![base, step],
             LogicalPlan::RecursiveRef { .. } => vec![],
             LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {

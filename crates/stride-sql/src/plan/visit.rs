@@ -21,6 +21,7 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
+        LogicalPlan::LateralJoin { right, .. } => vec![right],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter_mut().map(|l| l.list_mut()).collect(),
         LogicalPlan::Window { functions, .. } => {
@@ -73,6 +74,7 @@ pub fn children_mut(plan: &mut LogicalPlan) -> Vec<&mut LogicalPlan> {
         | LogicalPlan::Limit { input, .. }
         | LogicalPlan::Unnest { input, .. }
         | LogicalPlan::Window { input, .. } => vec![input],
+        LogicalPlan::LateralJoin { left, .. } => vec![left],
         LogicalPlan::Join { left, right, .. } | LogicalPlan::SetOp { left, right, .. } => {
             vec![left, right]
         }
@@ -195,6 +197,7 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
+        LogicalPlan::LateralJoin { right, .. } => vec![right],
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter().map(|l| l.list()).collect(),
         LogicalPlan::Window { functions, .. } => {
