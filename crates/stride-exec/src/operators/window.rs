@@ -8,7 +8,11 @@
 //! tree built from the aggregate's own states (`GroupedState`): level 0 holds one row
 //! each, every level above merges pairs, and each row's frame is the merge of at most
 //! two nodes per level, taken left to right (so order-sensitive aggregates such as
-//! string_agg see the frame in order). That costs O(n log n) for any frame.
+//! string_agg see the frame in order). That costs O(n log n) for any frame. FILTER
+//! leaves the states of the rows it drops empty; DISTINCT keeps only the first row
+//! of each value from the frame's start where overlapping frames share their start
+//! (whole partitions, running frames), and otherwise gathers each frame's distinct
+//! rows one frame at a time.
 
 use crate::context::QueryContext;
 use crate::expression::eval;
@@ -349,7 +353,27 @@ fn evaluate(
                 arg_types: w.args.iter().map(|a| a.data_type()).collect(),
                 return_type: w.ty.clone(),
             };
-            segment_tree(&agg, &args, &frames, ctx)?
+            let mut keep = match &w.filter {
+                Some(f) => Some(filter_rows(f, s, chunks, ctx)?),
+                None => None,
+            };
+            if w.distinct {
+                let keys = distinct_keys(&args, n);
+                match first_occurrences(&keys, &frames, keep.as_deref()) {
+                    Some(first) => keep = Some(first),
+                    None => {
+                        return distinct_per_frame(
+                            &agg,
+                            &args,
+                            &frames,
+                            &keys,
+                            keep.as_deref(),
+                            ctx,
+                        )
+                    }
+                }
+            }
+            segment_tree(&agg, &args, &frames, keep.as_deref(), ctx)?
         }
     })
 }
@@ -511,20 +535,132 @@ fn first_not(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usiz
     lo
 }
 
-/// Each position's aggregate over its frame, through a segment tree of states.
+/// Whether each sorted position passes a `FILTER (WHERE f)`.
+fn filter_rows(
+    f: &stride_sql::plan::Expr,
+    s: &Sorted,
+    chunks: &[DataChunk],
+    ctx: &QueryContext,
+) -> Result<Vec<bool>> {
+    let mut passes = Vec::with_capacity(s.order.len());
+    for c in chunks {
+        let start = passes.len();
+        passes.resize(start + c.len(), false);
+        for i in crate::expression::select(f, c, ctx)?.indices.iter() {
+            passes[start + *i as usize] = true;
+        }
+    }
+    Ok(s.order.iter().map(|&row| passes[row as usize]).collect())
+}
+
+/// Each sorted position's argument values, as a key that is equal for equal values.
+fn distinct_keys(args: &[Vector], n: usize) -> Vec<String> {
+    (0..n)
+        .map(|p| format!("{:?}", args.iter().map(|a| a.get(p)).collect::<Vec<_>>()))
+        .collect()
+}
+
+/// For DISTINCT where frames that overlap all start at the same row (whole
+/// partitions, running frames): whether each position holds the first occurrence
+/// of its value from its frame's start, among the rows `keep` keeps. The aggregate
+/// over those rows of any such frame is the aggregate over its distinct values.
+/// `None` where frames starting at different rows overlap (sliding frames).
+fn first_occurrences(
+    keys: &[String],
+    frames: &[(usize, usize)],
+    keep: Option<&[bool]>,
+) -> Option<Vec<bool>> {
+    // The farthest end of the frames starting at each row.
+    let mut ends: std::collections::BTreeMap<usize, usize> = Default::default();
+    for &(lo, hi) in frames.iter().filter(|f| f.0 < f.1) {
+        let e = ends.entry(lo).or_insert(hi);
+        *e = (*e).max(hi);
+    }
+    let mut first = vec![false; keys.len()];
+    let mut covered = 0;
+    for (&lo, &hi) in &ends {
+        if lo < covered {
+            return None;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for q in lo..hi {
+            if keep.is_none_or(|k| k[q]) && seen.insert(&keys[q]) {
+                first[q] = true;
+            }
+        }
+        covered = hi;
+    }
+    Some(first)
+}
+
+/// DISTINCT aggregates over frames that overlap with different starts: each frame's
+/// distinct rows gathered one frame at a time (O(frame) per row).
+fn distinct_per_frame(
+    agg: &BoundAggregate,
+    args: &[Vector],
+    frames: &[(usize, usize)],
+    keys: &[String],
+    keep: Option<&[bool]>,
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    let mut state = new_state(agg);
+    state.resize(frames.len());
+    let (mut groups, mut rows) = (Vec::new(), Vec::new());
+    let flush = |state: &mut Box<dyn stride_functions::aggregate::GroupedState>,
+                 groups: &mut Vec<u32>,
+                 rows: &mut Vec<u32>|
+     -> Result<()> {
+        let taken: Vec<Vector> = args.iter().map(|a| a.take(rows)).collect();
+        let refs: Vec<&Vector> = taken.iter().collect();
+        state.update(groups, &refs, groups.len())?;
+        groups.clear();
+        rows.clear();
+        Ok(())
+    };
+    for (p, &(lo, hi)) in frames.iter().enumerate() {
+        ctx.check()?;
+        let mut seen = std::collections::HashSet::new();
+        for q in lo..hi {
+            if keep.is_none_or(|k| k[q]) && seen.insert(&keys[q]) {
+                groups.push(p as u32);
+                rows.push(q as u32);
+            }
+        }
+        if groups.len() >= 1 << 16 {
+            flush(&mut state, &mut groups, &mut rows)?;
+        }
+    }
+    flush(&mut state, &mut groups, &mut rows)?;
+    state.finalize()
+}
+
+/// Each position's aggregate over its frame, through a segment tree of states; with
+/// `keep`, only the rows it keeps count.
 fn segment_tree(
     agg: &BoundAggregate,
     args: &[Vector],
     frames: &[(usize, usize)],
+    keep: Option<&[bool]>,
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let n = frames.len();
-    let arg_refs: Vec<&Vector> = args.iter().collect();
-    // Level 0: one state per row; each level above merges pairs.
+    // Level 0: one state per row (left empty for rows not kept); each level above
+    // merges pairs.
     let mut leaves = new_state(agg);
     leaves.resize(n);
-    let ids: Vec<u32> = (0..n as u32).collect();
-    leaves.update(&ids, &arg_refs, n)?;
+    match keep {
+        None => {
+            let ids: Vec<u32> = (0..n as u32).collect();
+            let arg_refs: Vec<&Vector> = args.iter().collect();
+            leaves.update(&ids, &arg_refs, n)?;
+        }
+        Some(keep) => {
+            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
+            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
+            let arg_refs: Vec<&Vector> = taken.iter().collect();
+            leaves.update(&ids, &arg_refs, ids.len())?;
+        }
+    }
     let mut levels: Vec<Vec<Vector>> = vec![leaves.partial()?];
     let mut width = n;
     while width > 1 {

@@ -716,12 +716,7 @@ fn bind_select_list(
         // Expressions above the grouping read its output; GROUPING() becomes a
         // constant with one grouping set, else a column of the union.
         let mut calls: Vec<Vec<Expr>> = Vec::new();
-        let window_exprs = windows.iter_mut().flat_map(|w| {
-            w.args
-                .iter_mut()
-                .chain(w.partition_by.iter_mut())
-                .chain(w.order_by.iter_mut().map(|k| &mut k.expr))
-        });
+        let window_exprs = windows.iter_mut().flat_map(|w| w.exprs_mut());
         for e in select_exprs
             .iter_mut()
             .chain(extras.iter_mut())

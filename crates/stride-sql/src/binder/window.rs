@@ -9,7 +9,7 @@
 //! become those columns. Elsewhere (WHERE, GROUP BY, HAVING) a call is refused.
 
 use super::collation::{self, Derived};
-use super::expr::{cast_expr, ident_name, ExprCtx};
+use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
 use super::fold::fold_constant;
 use super::Binder;
 use crate::plan::{
@@ -85,12 +85,12 @@ impl Binder<'_> {
         let mut ignore_nulls = matches!(f.null_treatment, Some(ast::NullTreatment::IgnoreNulls));
         let mut args = Vec::new();
         let mut star = false;
+        let mut distinct = false;
         if let ast::FunctionArguments::List(list) = &f.args {
-            if list.duplicate_treatment.is_some() || f.filter.is_some() {
-                return Err(Error::not_supported(format!(
-                    "DISTINCT and FILTER in window function {name}() are not supported yet"
-                )));
-            }
+            distinct = matches!(
+                list.duplicate_treatment,
+                Some(ast::DuplicateTreatment::Distinct)
+            );
             for c in &list.clauses {
                 match c {
                     ast::FunctionArgumentClause::IgnoreOrRespectNulls(t) => {
@@ -136,8 +136,13 @@ impl Binder<'_> {
                 nulls_first,
             });
         }
+        let filter = match &f.filter {
+            Some(e) => Some(bool_expr(self.bind_expr(e, ctx)?, "FILTER")?),
+            None => None,
+        };
         for e in args
             .iter()
+            .chain(&filter)
             .chain(&partition_by)
             .chain(order_by.iter().map(|s| &s.expr))
         {
@@ -243,13 +248,14 @@ impl Binder<'_> {
                             .zip(&bound.arg_types)
                             .map(|(a, t)| cast_expr(a, t))
                             .collect::<Result<Vec<_>>>()?,
-                        distinct: false,
+                        distinct,
                         filter: None,
                         order_by: vec![],
                         ty: bound.return_type,
                     };
                     collated = collation::aggregate(&mut agg)?;
                     args = agg.args;
+                    distinct = agg.distinct;
                     (WindowFunction::Aggregate(agg.func), agg.ty)
                 }
             }
@@ -267,6 +273,11 @@ impl Binder<'_> {
         if func.is_value() {
             collated = collation::derived(&args[0])?;
         }
+        if !matches!(func, WindowFunction::Aggregate(_)) && (distinct || filter.is_some()) {
+            return Err(Error::binder(format!(
+                "DISTINCT and FILTER apply to aggregates over a window, not to {name}()"
+            )));
+        }
         let frame = self.bind_frame(spec.window_frame.as_ref(), &order_by, ctx)?;
         let w = WindowExpr {
             func,
@@ -275,6 +286,8 @@ impl Binder<'_> {
             order_by,
             frame,
             ignore_nulls,
+            filter,
+            distinct,
             ty,
         };
         Ok((w, collated))

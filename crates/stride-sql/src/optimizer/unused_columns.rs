@@ -345,26 +345,12 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             // functions read; every function stays.
             let n = input.schema().len();
             let mut need: Vec<bool> = required[..n].to_vec();
-            for w in &functions {
-                for e in w
-                    .args
-                    .iter()
-                    .chain(&w.partition_by)
-                    .chain(w.order_by.iter().map(|s| &s.expr))
-                {
-                    mark(e, &mut need);
-                }
+            for e in functions.iter().flat_map(|w| w.exprs()) {
+                mark(e, &mut need);
             }
             let (input, m) = prune(*input, &need);
-            for w in functions.iter_mut() {
-                for e in w
-                    .args
-                    .iter_mut()
-                    .chain(w.partition_by.iter_mut())
-                    .chain(w.order_by.iter_mut().map(|s| &mut s.expr))
-                {
-                    remap(e, &m);
-                }
+            for e in functions.iter_mut().flat_map(|w| w.exprs_mut()) {
+                remap(e, &m);
             }
             let kept = input.schema().len();
             let mut out_m = vec![None; schema.len()];

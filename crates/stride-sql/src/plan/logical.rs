@@ -266,10 +266,31 @@ pub struct WindowExpr {
     pub frame: WindowFrame,
     /// IGNORE NULLS (lag, lead, first_value, last_value, nth_value).
     pub ignore_nulls: bool,
+    /// An aggregate's `FILTER (WHERE …)`: only rows where it is true count.
+    pub filter: Option<Expr>,
+    /// An aggregate over the distinct argument values of its frame.
+    pub distinct: bool,
     pub ty: DataType,
 }
 
 impl WindowExpr {
+    /// Every expression of the call: arguments, filter, partition and order keys.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.args
+            .iter()
+            .chain(&self.filter)
+            .chain(&self.partition_by)
+            .chain(self.order_by.iter().map(|s| &s.expr))
+    }
+
+    pub fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.args
+            .iter_mut()
+            .chain(&mut self.filter)
+            .chain(&mut self.partition_by)
+            .chain(self.order_by.iter_mut().map(|s| &mut s.expr))
+    }
+
     /// `name(args) OVER (PARTITION BY ... ORDER BY ...)`, for EXPLAIN.
     pub fn describe(&self) -> String {
         let list = |v: Vec<String>| v.join(", ");
@@ -292,9 +313,13 @@ impl WindowExpr {
             ));
         }
         format!(
-            "{}({}) OVER ({})",
+            "{}({}{}){} OVER ({})",
             self.func.name(),
+            if self.distinct { "DISTINCT " } else { "" },
             list(self.args.iter().map(|e| e.to_string()).collect()),
+            self.filter
+                .as_ref()
+                .map_or(String::new(), |f| format!(" FILTER (WHERE {f})")),
             over.join(" ")
         )
     }

@@ -3,7 +3,7 @@
 //! instantiated for an outer row, and by optimizer passes.
 
 use super::expr::{Expr, SubqueryKind};
-use super::logical::{LogicalPlan, TableFunction};
+use super::logical::{LogicalPlan, TableFunction, WindowExpr};
 
 /// Mutable references to every expression evaluated by this node (not its children).
 pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
@@ -24,15 +24,10 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         LogicalPlan::LateralJoin { right, .. } => vec![right],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter_mut().map(|l| l.list_mut()).collect(),
-        LogicalPlan::Window { functions, .. } => {
-            let mut v: Vec<&mut Expr> = Vec::new();
-            for w in functions.iter_mut() {
-                v.extend(w.args.iter_mut());
-                v.extend(w.partition_by.iter_mut());
-                v.extend(w.order_by.iter_mut().map(|s| &mut s.expr));
-            }
-            v
-        }
+        LogicalPlan::Window { functions, .. } => functions
+            .iter_mut()
+            .flat_map(WindowExpr::exprs_mut)
+            .collect(),
         LogicalPlan::Aggregate {
             group_by,
             aggregates,
@@ -201,13 +196,7 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter().map(|l| l.list()).collect(),
         LogicalPlan::Window { functions, .. } => {
-            let mut v: Vec<&Expr> = Vec::new();
-            for w in functions {
-                v.extend(w.args.iter());
-                v.extend(w.partition_by.iter());
-                v.extend(w.order_by.iter().map(|s| &s.expr));
-            }
-            v
+            functions.iter().flat_map(WindowExpr::exprs).collect()
         }
         LogicalPlan::Aggregate {
             group_by,
