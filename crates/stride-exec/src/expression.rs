@@ -146,9 +146,10 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
         Expr::OuterColumn { name, .. } => Err(Error::internal(format!(
             "unresolved outer reference {name}"
         ))),
-        Expr::AggregateRef { .. } | Expr::WindowRef { .. } | Expr::Grouping { .. } => {
-            Err(Error::internal("aggregate placeholder reached execution"))
-        }
+        Expr::AggregateRef { .. }
+        | Expr::OuterAggregateRef { .. }
+        | Expr::WindowRef { .. }
+        | Expr::Grouping { .. } => Err(Error::internal("aggregate placeholder reached execution")),
     }
 }
 

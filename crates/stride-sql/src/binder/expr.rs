@@ -339,7 +339,7 @@ impl Binder<'_> {
                 negated,
             } => {
                 let x = self.bind_expr(expr, ctx)?;
-                let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
+                let (plan, correlated) = self.bind_subquery(subquery, ctx)?;
                 let sub_ty = single_column_type(&plan, "IN")?;
                 let t = DataType::common_supertype(&x.data_type(), &sub_ty).ok_or_else(|| {
                     Error::binder(format!(
@@ -361,7 +361,7 @@ impl Binder<'_> {
                 })))
             }
             A::Exists { subquery, negated } => {
-                let (plan, correlated) = self.bind_subquery(subquery, ctx.scope)?;
+                let (plan, correlated) = self.bind_subquery(subquery, ctx)?;
                 Ok(Expr::Subquery(Box::new(Subquery {
                     id: crate::plan::expr::next_subquery_id(),
                     plan,
@@ -370,7 +370,7 @@ impl Binder<'_> {
                 })))
             }
             A::Subquery(q) => {
-                let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+                let (plan, correlated) = self.bind_subquery(q, ctx)?;
                 let t = single_column_type(&plan, "scalar subquery")?;
                 Ok(Expr::Subquery(Box::new(Subquery {
                     id: crate::plan::expr::next_subquery_id(),
@@ -430,7 +430,7 @@ impl Binder<'_> {
                     }
                 };
                 let x = self.bind_expr(left, ctx)?;
-                let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+                let (plan, correlated) = self.bind_subquery(q, ctx)?;
                 let sub_ty = single_column_type(&plan, "ANY/ALL")?;
                 let t = DataType::common_supertype(&x.data_type(), &sub_ty).ok_or_else(|| {
                     Error::binder(format!(
@@ -895,19 +895,57 @@ impl Binder<'_> {
         Ok(Expr::literal(v.clone()))
     }
 
-    /// Binds a subquery with the current scope visible as the innermost outer scope.
+    /// Binds a subquery of an expression with `ctx`'s scope as its innermost outer
+    /// scope. An aggregate inside it whose arguments read only this query's columns
+    /// (`(SELECT sum(s1.i) FROM s2)`) belongs to this query, as in the SQL standard
+    /// and PostgreSQL: it joins `ctx`'s aggregates (an error where the clause takes
+    /// none) and the subquery reads its value as an outer reference.
     pub fn bind_subquery(
         &mut self,
         q: &ast::Query,
-        scope: &Scope,
+        ctx: &mut ExprCtx,
     ) -> Result<(crate::plan::LogicalPlan, bool)> {
+        let (mut plan, correlated, mine) = self.bind_subquery_in(q, ctx.scope)?;
+        if mine.is_empty() {
+            return Ok((plan, correlated));
+        }
+        let Some(aggregates) = ctx.aggregates.as_deref_mut() else {
+            return Err(Error::binder(format!(
+                "aggregate function {} is not allowed in {}",
+                mine[0].func.name(),
+                ctx.clause
+            )));
+        };
+        let at: Vec<usize> = mine
+            .into_iter()
+            .map(|a| super::index_in(aggregates, a))
+            .collect();
+        crate::plan::visit::rewrite_exprs_by_level(&mut plan, 1, &mut |x, level| match x {
+            Expr::OuterAggregateRef { depth, index, .. } if *depth == level => {
+                *index = at[*index];
+                true
+            }
+            _ => false,
+        });
+        Ok((plan, true))
+    }
+
+    /// Binds a subquery with `scope` as its innermost outer scope; also returns the
+    /// aggregates inside it that belong to the query of `scope`.
+    pub fn bind_subquery_in(
+        &mut self,
+        q: &ast::Query,
+        scope: &Scope,
+    ) -> Result<(crate::plan::LogicalPlan, bool, Vec<AggregateExpr>)> {
         self.outer_scopes.push(scope.clone());
+        self.outer_aggregates.push(Vec::new());
         let result = self.bind_query(q);
+        let mine = self.outer_aggregates.pop().unwrap_or_default();
         self.outer_scopes.pop();
         let plan = result?;
         let correlated =
             crate::plan::visit::references_outer(&plan, 1) || self.references_any_outer(&plan);
-        Ok((plan, correlated))
+        Ok((plan, correlated, mine))
     }
 
     fn references_any_outer(&self, plan: &crate::plan::LogicalPlan) -> bool {

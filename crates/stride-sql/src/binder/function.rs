@@ -116,7 +116,7 @@ impl Binder<'_> {
     /// `ARRAY(subquery)`: the subquery's one column as a list, in the subquery's row
     /// order (an empty list when it returns no rows).
     fn bind_array_subquery(&mut self, q: &ast::Query, ctx: &mut ExprCtx) -> Result<Expr> {
-        let (plan, correlated) = self.bind_subquery(q, ctx.scope)?;
+        let (plan, correlated) = self.bind_subquery(q, ctx)?;
         let fields = plan.schema();
         if fields.len() != 1 {
             return Err(Error::binder(format!(
@@ -173,19 +173,30 @@ impl Binder<'_> {
         list: &ast::FunctionArgumentList,
         ctx: &mut ExprCtx,
     ) -> Result<Expr> {
-        let Some(aggs) = ctx.aggregates.take() else {
+        // Arguments are bound in the same scope, but may not contain aggregates.
+        let aggs = ctx.aggregates.take();
+        let result = self.bind_aggregate_inner(name, f, list, ctx);
+        ctx.aggregates = aggs;
+        let mut agg = result?;
+        let collated = super::collation::aggregate(&mut agg)?;
+        let ty = agg.ty.clone();
+        if let Some(depth) = outer_level(&agg) {
+            // Reads only the columns of the query `depth` levels out: its aggregate.
+            if let Some(at) = self.outer_aggregates.len().checked_sub(depth) {
+                let index = super::index_in(&mut self.outer_aggregates[at], lift(agg, depth));
+                return Ok(super::collation::marked_as(
+                    Expr::OuterAggregateRef { depth, index, ty },
+                    collated,
+                ));
+            }
+        }
+        let Some(aggs) = ctx.aggregates.as_deref_mut() else {
             return Err(Error::binder(format!(
                 "aggregate function {name} is not allowed in {}",
                 ctx.clause
             )));
         };
-        // Arguments are bound in the same scope, but may not contain aggregates.
-        let result = self.bind_aggregate_inner(name, f, list, ctx);
-        ctx.aggregates = Some(aggs);
-        let mut agg = result?;
-        let collated = super::collation::aggregate(&mut agg)?;
-        let ty = agg.ty.clone();
-        let index = super::index_in(ctx.aggregates.as_mut().expect("restored above"), agg);
+        let index = super::index_in(aggs, agg);
         Ok(super::collation::marked_as(
             Expr::AggregateRef { index, ty },
             collated,
@@ -460,4 +471,71 @@ fn decimal_rounding_scale(e: Expr) -> Result<Expr> {
         }
     }
     Ok(Expr::Function { func, args })
+}
+
+/// The level of the enclosing query an aggregate belongs to, when its arguments,
+/// FILTER and ORDER BY read columns of enclosing queries only (the nearest of them,
+/// as in PostgreSQL), and no subquery; `None` for an aggregate of this query.
+fn outer_level(agg: &AggregateExpr) -> Option<usize> {
+    let mut local = false;
+    let mut nearest: Option<usize> = None;
+    let mut subquery = false;
+    for e in agg
+        .args
+        .iter()
+        .chain(&agg.filter)
+        .chain(agg.order_by.iter().map(|o| &o.expr))
+    {
+        e.any(&mut |x| {
+            match x {
+                Expr::Column { .. } | Expr::AggregateRef { .. } => local = true,
+                Expr::OuterColumn { depth, .. } => {
+                    nearest = Some(nearest.map_or(*depth, |n| n.min(*depth)))
+                }
+                Expr::Subquery(_) => subquery = true,
+                _ => {}
+            }
+            false
+        });
+    }
+    if local || subquery {
+        return None;
+    }
+    nearest
+}
+
+/// An aggregate bound inside a subquery, as the query `depth` levels out sees it:
+/// references to that query's columns become its columns, references further out
+/// come `depth` levels closer.
+fn lift(mut agg: AggregateExpr, depth: usize) -> AggregateExpr {
+    fn lift_expr(e: &mut Expr, depth: usize) {
+        match e {
+            Expr::OuterColumn {
+                depth: d,
+                index,
+                ty,
+                name,
+            } => {
+                if *d == depth {
+                    *e = Expr::column(*index, ty.clone(), name.clone());
+                } else {
+                    *d -= depth;
+                }
+            }
+            _ => {
+                for c in e.children_mut() {
+                    lift_expr(c, depth);
+                }
+            }
+        }
+    }
+    for e in agg
+        .args
+        .iter_mut()
+        .chain(&mut agg.filter)
+        .chain(agg.order_by.iter_mut().map(|o| &mut o.expr))
+    {
+        lift_expr(e, depth);
+    }
+    agg
 }

@@ -51,7 +51,13 @@ impl Binder<'_> {
             ast::TableFactor::Derived {
                 subquery, alias, ..
             } => {
-                let (plan, _) = self.bind_subquery(subquery, &left.1)?;
+                let (plan, _, aggregates) = self.bind_subquery_in(subquery, &left.1)?;
+                if let Some(a) = aggregates.first() {
+                    return Err(Error::binder(format!(
+                        "aggregate function {} is not allowed in FROM",
+                        a.func.name()
+                    )));
+                }
                 let fields = super::unqualified(plan.schema());
                 let qual = alias
                     .as_ref()
@@ -60,7 +66,9 @@ impl Binder<'_> {
             }
             _ => {
                 self.outer_scopes.push(left.1.clone());
+                self.outer_aggregates.push(Vec::new());
                 let bound = self.bind_table_factor(tf);
+                self.outer_aggregates.pop();
                 self.outer_scopes.pop();
                 bound?
             }

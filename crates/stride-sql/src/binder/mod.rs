@@ -32,7 +32,7 @@ mod view;
 mod window;
 
 use crate::catalog::Catalog;
-use crate::plan::{Field, LogicalPlan};
+use crate::plan::{AggregateExpr, Field, LogicalPlan};
 pub use insert::{ConflictUpdate, OnConflict};
 pub use returning::Returning;
 use scope::Scope;
@@ -213,6 +213,9 @@ pub struct Binder<'a> {
     settings: &'a Settings,
     /// Scopes of the enclosing queries, innermost last, while binding a subquery.
     outer_scopes: Vec<Scope>,
+    /// Beside each outer scope: the aggregates found inside its subquery that belong
+    /// to it (their arguments read only its columns), bound over its FROM.
+    outer_aggregates: Vec<Vec<AggregateExpr>>,
     /// CTE definitions visible at this point, innermost last.
     ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
     /// Bodies of uncorrelated CTEs already bound, by definition (its address): every
@@ -258,6 +261,7 @@ impl<'a> Binder<'a> {
             written: None,
             settings,
             outer_scopes: Vec::new(),
+            outer_aggregates: Vec::new(),
             ctes: Vec::new(),
             cte_bodies: HashMap::new(),
             depth: 0,

@@ -1124,6 +1124,15 @@ fn rewrite_for_aggregate(
                     }
                 }
                 match x {
+                    Expr::OuterAggregateRef { depth, index, ty } if *depth == level => {
+                        *x = Expr::OuterColumn {
+                            depth: level,
+                            index: ngroups + *index,
+                            ty: ty.clone(),
+                            name: format!("agg{index}"),
+                        };
+                        true
+                    }
                     Expr::OuterColumn { depth, index, ty, name } if *depth == level => {
                         let col = Expr::column(*index, ty.clone(), name.clone());
                         match groups.iter().position(|g| *g.without_collation() == col) {

@@ -68,11 +68,13 @@ impl Binder<'_> {
         }
         let ctes = std::mem::take(&mut self.ctes);
         let outer = std::mem::take(&mut self.outer_scopes);
+        let outer_aggregates = std::mem::take(&mut self.outer_aggregates);
         self.views.push(lname);
         let plan = self.bind_query(q);
         self.views.pop();
         self.ctes = ctes;
         self.outer_scopes = outer;
+        self.outer_aggregates = outer_aggregates;
         plan
     }
 }

@@ -88,6 +88,15 @@ pub enum Expr {
         index: usize,
         ty: DataType,
     },
+    /// Binder-internal placeholder, inside a subquery, for the `index`-th aggregate of
+    /// the query `depth` levels out: an aggregate whose arguments read only that
+    /// query's columns belongs to it (`(SELECT sum(s1.i) FROM s2)` sums over s1's
+    /// rows). That query's aggregation turns it into an outer column.
+    OuterAggregateRef {
+        depth: usize,
+        index: usize,
+        ty: DataType,
+    },
     /// Binder-internal placeholder for the `index`-th window function of the SELECT
     /// being bound; replaced by a column of the window node's output.
     WindowRef {
@@ -150,6 +159,7 @@ impl Expr {
             | Expr::OuterColumn { ty, .. }
             | Expr::Literal { ty, .. }
             | Expr::AggregateRef { ty, .. }
+            | Expr::OuterAggregateRef { ty, .. }
             | Expr::WindowRef { ty, .. } => ty.clone(),
             Expr::Grouping { .. } => DataType::BigInt,
             Expr::Cast { to, .. } => to.clone(),
@@ -191,6 +201,7 @@ impl Expr {
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
             | Expr::AggregateRef { .. }
+            | Expr::OuterAggregateRef { .. }
             | Expr::WindowRef { .. }
             | Expr::Grouping { .. } => vec![],
             Expr::Cast { expr, .. }
@@ -228,6 +239,7 @@ impl Expr {
             | Expr::OuterColumn { .. }
             | Expr::Literal { .. }
             | Expr::AggregateRef { .. }
+            | Expr::OuterAggregateRef { .. }
             | Expr::WindowRef { .. }
             | Expr::Grouping { .. } => vec![],
             Expr::Cast { expr, .. }
@@ -350,6 +362,9 @@ impl fmt::Display for Expr {
             }
             Expr::OuterColumn { name, .. } => write!(f, "outer.{name}"),
             Expr::AggregateRef { index, .. } => write!(f, "aggregate#{index}"),
+            Expr::OuterAggregateRef { depth, index, .. } => {
+                write!(f, "outer{depth}.aggregate#{index}")
+            }
             Expr::WindowRef { index, .. } => write!(f, "window#{index}"),
             Expr::Grouping { args } => {
                 let list: Vec<String> = args.iter().map(|a| a.to_string()).collect();
