@@ -650,6 +650,8 @@ fn pull_up(plan: LogicalPlan) -> Option<(LogicalPlan, Vec<Expr>)> {
             let (input, mut preds) = pull_up(*input)?;
             let mut terms = Vec::new();
             predicate.split_conjunction(&mut terms);
+            // A correlation in every branch of an OR is a conjunct of its own.
+            let terms: Vec<Expr> = terms.into_iter().flat_map(Expr::factor_or).collect();
             let mut keep = Vec::new();
             split_correlated(terms, &mut preds, &mut keep)?;
             Some((LogicalPlan::filtered(input, keep), preds))

@@ -710,52 +710,6 @@ fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
     }
 }
 
-/// `(a AND b) OR (a AND c)` as `a` and `b OR c`: conjuncts common to every branch of
-/// a disjunction become terms of their own (often join keys, as in TPC-H Q19).
-fn factor_or(term: Expr) -> Vec<Expr> {
-    if !matches!(term, Expr::Or(..)) {
-        return vec![term];
-    }
-    let mut branches: Vec<Vec<Expr>> = disjuncts(term)
-        .into_iter()
-        .map(|d| {
-            let mut c = Vec::new();
-            d.split_conjunction(&mut c);
-            c
-        })
-        .collect();
-    let common: Vec<Expr> = branches[0]
-        .iter()
-        .filter(|c| branches[1..].iter().all(|b| b.contains(c)))
-        .cloned()
-        .collect();
-    for b in &mut branches {
-        b.retain(|c| !common.contains(c));
-    }
-    let mut out = common;
-    // A branch left with no conjunct is TRUE, and so is the whole disjunction.
-    if branches.iter().all(|b| !b.is_empty()) {
-        let rebuilt = branches
-            .into_iter()
-            .filter_map(Expr::conjunction)
-            .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
-            .expect("a disjunction has branches");
-        out.push(rebuilt);
-    }
-    out
-}
-
-fn disjuncts(e: Expr) -> Vec<Expr> {
-    match e {
-        Expr::Or(a, b) => {
-            let mut v = disjuncts(*a);
-            v.extend(disjuncts(*b));
-            v
-        }
-        other => vec![other],
-    }
-}
-
 /// For a disjunction over several inputs, a condition on one input that it implies:
 /// the OR of each branch's conjuncts that `only_here` accepts, when every branch has
 /// some. Filtering that input early keeps the join small; the full condition still
@@ -764,7 +718,8 @@ fn implied_filter(term: &Expr, only_here: &dyn Fn(&Expr) -> bool) -> Option<Expr
     if !matches!(term, Expr::Or(..)) {
         return None;
     }
-    disjuncts(term.clone())
+    term.clone()
+        .disjuncts()
         .into_iter()
         .map(|d| {
             let mut c = Vec::new();
@@ -831,7 +786,7 @@ fn reorder(
     if let Some(p) = predicate {
         p.split_conjunction(&mut terms);
     }
-    let terms: Vec<Expr> = terms.into_iter().flat_map(factor_or).collect();
+    let terms: Vec<Expr> = terms.into_iter().flat_map(Expr::factor_or).collect();
     // Global column ranges of each leaf.
     let mut starts = Vec::new();
     let mut acc = 0;

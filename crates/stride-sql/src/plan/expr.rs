@@ -337,6 +337,55 @@ impl Expr {
         }
     }
 
+    /// `(a AND b) OR (a AND c)` as `a` and `b OR c`: conjuncts common to every branch
+    /// of a disjunction become terms of their own (often join keys, as in TPC-H Q19,
+    /// or correlations, as in TPC-DS Q41).
+    pub fn factor_or(self) -> Vec<Expr> {
+        if !matches!(self, Expr::Or(..)) {
+            return vec![self];
+        }
+        let mut branches: Vec<Vec<Expr>> = self
+            .disjuncts()
+            .into_iter()
+            .map(|d| {
+                let mut c = Vec::new();
+                d.split_conjunction(&mut c);
+                c
+            })
+            .collect();
+        let common: Vec<Expr> = branches[0]
+            .iter()
+            .filter(|c| branches[1..].iter().all(|b| b.contains(c)))
+            .cloned()
+            .collect();
+        for b in &mut branches {
+            b.retain(|c| !common.contains(c));
+        }
+        let mut out = common;
+        // A branch left with no conjunct is TRUE, and so is the whole disjunction.
+        if branches.iter().all(|b| !b.is_empty()) {
+            let rebuilt = branches
+                .into_iter()
+                .filter_map(Expr::conjunction)
+                .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+                .expect("a disjunction has branches");
+            out.push(rebuilt);
+        }
+        out
+    }
+
+    /// The branches of a disjunction (`self` alone when it is none).
+    pub fn disjuncts(self) -> Vec<Expr> {
+        match self {
+            Expr::Or(a, b) => {
+                let mut v = a.disjuncts();
+                v.extend(b.disjuncts());
+                v
+            }
+            other => vec![other],
+        }
+    }
+
     pub fn conjunction(terms: Vec<Expr>) -> Option<Expr> {
         terms
             .into_iter()
