@@ -24,8 +24,10 @@
 //! - an unnest: when it reads only the columns the unnest passes through.
 //!
 //! A LIMIT is a barrier (filtering before it would change which rows it keeps), and
-//! so is everything else; conditions holding subqueries stay where they are (their
-//! references address their node's columns, which a substitution cannot rewrite).
+//! so is everything else; conditions holding correlated subqueries stay where they
+//! are (their references address their node's columns, which a substitution cannot
+//! rewrite), while an uncorrelated subquery is a constant and moves with its condition
+//! (TPC-DS Q6's `d_month_seq = (SELECT …)` reaches the date_dim scan).
 
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
@@ -333,11 +335,11 @@ fn reads(t: &Expr) -> Vec<usize> {
 }
 
 /// Splits `terms` into those that may move down (`movable` holds and they hold no
-/// subquery) and those that stay.
+/// correlated subquery) and those that stay.
 fn split(terms: Vec<Expr>, movable: impl Fn(&Expr) -> bool) -> (Vec<Expr>, Vec<Expr>) {
     terms
         .into_iter()
-        .partition(|t| !t.has_subquery() && movable(t))
+        .partition(|t| !t.has_correlated_subquery() && movable(t))
 }
 
 /// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).

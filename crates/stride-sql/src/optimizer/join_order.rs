@@ -10,7 +10,8 @@
 //! whose unmatched rows are dropped filter that side below the join.
 //!
 //! Semi and anti joins on top of the tree (decorrelated IN / EXISTS) move down onto
-//! the one input their left side refers to.
+//! the one input their left side refers to. A LEFT JOIN inside the tree whose right
+//! side no other condition reads goes on top of it, so the inner joins run first.
 //!
 //! Conditions containing subqueries stay where they were (above the joins), because
 //! correlated references inside them point at the original column positions; a
@@ -50,6 +51,13 @@ pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<Logical
         let child = std::mem::replace(c, super::placeholder());
         *c = optimize(child, stats)?;
     }
+    Ok(finish_join(plan))
+}
+
+/// A join whose inputs are ordered: equalities of its condition become hash keys,
+/// conditions on its nullable side filter that side, and the hash table goes on the
+/// smaller input.
+fn finish_join(plan: LogicalPlan) -> LogicalPlan {
     let plan = match plan {
         LogicalPlan::Join {
             left,
@@ -74,7 +82,7 @@ pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<Logical
         }
         other => other,
     };
-    Ok(build_smaller_side(push_into_nullable_side(plan)))
+    build_smaller_side(push_into_nullable_side(plan))
 }
 
 /// Moves the conditions of an outer, semi or anti join's filter that read only the
@@ -775,17 +783,24 @@ fn reorder(
     semis: Vec<SemiJoin>,
     stats: &dyn Statistics,
 ) -> Result<LogicalPlan> {
-    let schema = plan.schema().to_vec();
+    let full_schema = plan.schema().to_vec();
     let mut leaves = Vec::new();
     let mut terms = Vec::new();
     flatten(plan, &mut leaves, &mut terms, 0);
+    if let Some(p) = predicate {
+        p.split_conjunction(&mut terms);
+    }
+    let mut origin: Vec<usize> = (0..full_schema.len()).collect();
+    let hoisted = if semis.is_empty() {
+        hoist_left_joins(&mut leaves, &mut terms, &mut origin)
+    } else {
+        Vec::new()
+    };
+    let schema: Vec<crate::plan::Field> = leaves.iter().flat_map(|l| l.schema().to_vec()).collect();
     let leaves = leaves
         .into_iter()
         .map(|l| optimize(l, stats))
         .collect::<Result<Vec<_>>>()?;
-    if let Some(p) = predicate {
-        p.split_conjunction(&mut terms);
-    }
     let terms: Vec<Expr> = terms.into_iter().flat_map(Expr::factor_or).collect();
     // Global column ranges of each leaf.
     let mut starts = Vec::new();
@@ -1002,7 +1017,149 @@ fn reorder(
     for semi in top_semis {
         plan = apply_semi(plan, semi, 0, acc);
     }
+    if !hoisted.is_empty() {
+        plan = rejoin_hoisted(plan, hoisted, origin, &full_schema, stats)?;
+    }
     Ok(plan)
+}
+
+/// A LEFT JOIN taken out of a tree of inner joins (see [`hoist_left_joins`]): its
+/// right input and conditions, and the tree's original output positions of its left
+/// and right inputs' columns.
+struct Hoisted {
+    right: LogicalPlan,
+    on: Vec<(Expr, Expr)>,
+    filter: Option<Expr>,
+    left_cols: Vec<usize>,
+    right_cols: Vec<usize>,
+}
+
+/// `(A LEFT JOIN B) JOIN C ON a = c` is `(A JOIN C ON a = c) LEFT JOIN B`: a LEFT
+/// JOIN leaf of an inner join tree whose right side no other condition of the tree
+/// reads is taken out, so the tree's joins (often selective: TPC-DS Q80's date range)
+/// run before it instead of above all its rows. Its left input takes the leaf's
+/// place, split into the leaves of its own inner joins; `terms` move to the new
+/// column positions. `origin` maps each remaining column to the tree's original
+/// output position.
+fn hoist_left_joins(
+    leaves: &mut Vec<LogicalPlan>,
+    terms: &mut Vec<Expr>,
+    origin: &mut Vec<usize>,
+) -> Vec<Hoisted> {
+    let mut hoisted = Vec::new();
+    let mut k = 0;
+    while k < leaves.len() {
+        let start: usize = leaves[..k].iter().map(|l| l.schema().len()).sum();
+        let hoistable = match &leaves[k] {
+            LogicalPlan::Join {
+                kind: JoinKind::Left,
+                left,
+                right,
+                ..
+            } => {
+                let (lo, hi) = (
+                    start + left.schema().len(),
+                    start + left.schema().len() + right.schema().len(),
+                );
+                !terms.iter().any(|t| {
+                    let mut cols = Vec::new();
+                    t.collect_columns(&mut cols);
+                    t.has_subquery() || cols.iter().any(|c| (lo..hi).contains(c))
+                })
+            }
+            _ => false,
+        };
+        if !hoistable {
+            k += 1;
+            continue;
+        }
+        let LogicalPlan::Join {
+            left,
+            right,
+            on,
+            filter,
+            ..
+        } = leaves.remove(k)
+        else {
+            unreachable!("matched above")
+        };
+        let (nl, nr) = (left.schema().len(), right.schema().len());
+        let hi = start + nl + nr;
+        for t in terms.iter_mut() {
+            t.remap_columns(&|c| if c >= hi { c - nr } else { c });
+        }
+        let right_cols: Vec<usize> = origin.drain(start + nl..hi).collect();
+        hoisted.push(Hoisted {
+            right: *right,
+            on,
+            filter,
+            left_cols: origin[start..start + nl].to_vec(),
+            right_cols,
+        });
+        let mut sub = Vec::new();
+        flatten(*left, &mut sub, terms, start);
+        for (i, l) in sub.into_iter().enumerate() {
+            leaves.insert(k + i, l);
+        }
+        // The new leaves at k are looked at again: one may be a LEFT JOIN too.
+    }
+    hoisted
+}
+
+/// `plan` (the tree without its hoisted LEFT JOINs, columns in `origin` order) with
+/// each hoisted join applied on top, then its columns put back in the tree's
+/// original order `schema`.
+fn rejoin_hoisted(
+    mut plan: LogicalPlan,
+    hoisted: Vec<Hoisted>,
+    origin: Vec<usize>,
+    schema: &[crate::plan::Field],
+    stats: &dyn Statistics,
+) -> Result<LogicalPlan> {
+    let mut at = origin;
+    // Innermost first: a join taken out of another's left input goes back first.
+    for h in hoisted.into_iter().rev() {
+        let position = |o: usize| at.iter().position(|&x| x == o).expect("left column placed");
+        let left_pos: Vec<usize> = h.left_cols.iter().map(|&o| position(o)).collect();
+        let width = at.len();
+        let nl = h.left_cols.len();
+        let on =
+            h.on.into_iter()
+                .map(|(mut l, r)| {
+                    l.remap_columns(&|i| left_pos[i]);
+                    (l, r)
+                })
+                .collect();
+        let filter = h.filter.map(|mut f| {
+            f.remap_columns(&|i| if i < nl { left_pos[i] } else { width + i - nl });
+            f
+        });
+        let mut fields = plan.schema().to_vec();
+        fields.extend(h.right.schema().iter().cloned());
+        plan = finish_join(LogicalPlan::Join {
+            left: Box::new(plan),
+            right: Box::new(optimize(h.right, stats)?),
+            kind: JoinKind::Left,
+            on,
+            filter,
+            schema: fields,
+        });
+        at.extend(h.right_cols);
+    }
+    let exprs = (0..schema.len())
+        .map(|o| {
+            let p = at
+                .iter()
+                .position(|&x| x == o)
+                .expect("every column placed");
+            Expr::column(p, schema[o].ty.clone(), schema[o].name.clone())
+        })
+        .collect();
+    Ok(LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: schema.to_vec(),
+    })
 }
 
 /// Joins two inputs on the pending conditions that only they need (which leave

@@ -5,7 +5,7 @@
 //! A correlated subquery's references to the evaluating node's input count as uses
 //! of those columns and move with them (`Expr::collect_columns`, `remap_columns`).
 
-use crate::plan::{Expr, Field, LogicalPlan, TableFunction};
+use crate::plan::{Expr, Field, LogicalPlan, SetOpKind, TableFunction};
 use stride_common::Result;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -371,8 +371,75 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
                 out_m,
             )
         }
+        LogicalPlan::SetOp {
+            left,
+            right,
+            kind,
+            all,
+            schema,
+        } => {
+            // UNION ALL passes on only the columns something above reads (at least
+            // one: the row count still matters); the other set operations compare
+            // whole rows, so both sides keep every column. Either way each side
+            // prunes below itself.
+            let keep: Vec<usize> = if all && kind == SetOpKind::Union {
+                let k: Vec<usize> = (0..schema.len()).filter(|&i| required[i]).collect();
+                if k.is_empty() && !schema.is_empty() {
+                    vec![0]
+                } else {
+                    k
+                }
+            } else {
+                (0..schema.len()).collect()
+            };
+            let side = |plan: LogicalPlan| {
+                let mut need = vec![false; schema.len()];
+                for &k in &keep {
+                    need[k] = true;
+                }
+                let (plan, m) = prune(plan, &need);
+                let fields = plan.schema().to_vec();
+                if fields.len() == keep.len()
+                    && keep.iter().enumerate().all(|(i, &k)| m[k] == Some(i))
+                {
+                    return plan;
+                }
+                let exprs = keep
+                    .iter()
+                    .map(|&k| {
+                        let at = m[k].expect("required column kept");
+                        Expr::column(at, fields[at].ty.clone(), fields[at].name.clone())
+                    })
+                    .collect();
+                let out = keep
+                    .iter()
+                    .map(|&k| fields[m[k].expect("kept")].clone())
+                    .collect();
+                LogicalPlan::Project {
+                    input: Box::new(plan),
+                    exprs,
+                    schema: out,
+                }
+            };
+            let (left, right) = (side(*left), side(*right));
+            let mut out_m = vec![None; schema.len()];
+            for (new, &k) in keep.iter().enumerate() {
+                out_m[k] = Some(new);
+            }
+            let schema = keep.iter().map(|&k| schema[k].clone()).collect();
+            (
+                LogicalPlan::SetOp {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    kind,
+                    all,
+                    schema,
+                },
+                out_m,
+            )
+        }
         other => {
-            // Set operations, VALUES and table functions produce all their columns.
+            // VALUES, table functions and recursive CTEs produce all their columns.
             let n = other.schema().len();
             (other, identity(n))
         }

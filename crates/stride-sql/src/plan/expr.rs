@@ -320,6 +320,14 @@ impl Expr {
         self.any(&mut |e| matches!(e, Expr::Subquery(_)))
     }
 
+    /// Whether a subquery inside reads the row the expression is evaluated on (an
+    /// uncorrelated one is a constant wherever the expression goes).
+    pub fn has_correlated_subquery(&self) -> bool {
+        self.any(&mut |e| {
+            matches!(e, Expr::Subquery(s) if crate::plan::visit::references_outer(&s.plan, 1))
+        })
+    }
+
     /// Rewrites an expression over a join's row (`nleft` left columns, then `nright`
     /// right ones) to read the same columns when the two inputs trade places.
     pub fn swap_join_sides(&mut self, nleft: usize, nright: usize) {
