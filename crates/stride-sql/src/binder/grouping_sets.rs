@@ -234,6 +234,75 @@ pub(super) fn grouped_union(
     aggregates: &[AggregateExpr],
     calls: &[Vec<Expr>],
 ) -> LogicalPlan {
+    // Only the columns the sets and aggregates read are kept (the FROM rows are
+    // computed once, whole, for every set to read).
+    let mut used = Vec::new();
+    for e in sets.iter().flatten().chain(all) {
+        e.collect_columns(&mut used);
+    }
+    for a in aggregates {
+        for e in a
+            .args
+            .iter()
+            .chain(&a.filter)
+            .chain(a.order_by.iter().map(|o| &o.expr))
+        {
+            e.collect_columns(&mut used);
+        }
+    }
+    used.sort_unstable();
+    used.dedup();
+    let fields = input.schema();
+    let kept: Vec<Field> = used.iter().map(|&c| fields[c].clone()).collect();
+    let input = LogicalPlan::Project {
+        exprs: used
+            .iter()
+            .map(|&c| Expr::column(c, fields[c].ty.clone(), fields[c].name.clone()))
+            .collect(),
+        input: Box::new(input),
+        schema: kept,
+    };
+    let at = |c: usize| used.binary_search(&c).expect("a used column");
+    let moved = |e: &Expr| {
+        let mut e = e.clone();
+        e.remap_columns(&at);
+        e
+    };
+    let sets: Vec<Vec<Expr>> = sets.iter().map(|s| s.iter().map(moved).collect()).collect();
+    let all: Vec<Expr> = all.iter().map(moved).collect();
+    let aggregates: Vec<AggregateExpr> = aggregates
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            for e in a
+                .args
+                .iter_mut()
+                .chain(&mut a.filter)
+                .chain(a.order_by.iter_mut().map(|o| &mut o.expr))
+            {
+                e.remap_columns(&at);
+            }
+            a
+        })
+        .collect();
+    // GROUPING() arguments are matched against the sets, so they move too.
+    let calls: Vec<Vec<Expr>> = calls
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|e| {
+                    let mut cols = Vec::new();
+                    e.collect_columns(&mut cols);
+                    if cols.iter().all(|c| used.binary_search(c).is_ok()) {
+                        moved(e)
+                    } else {
+                        e.clone()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let (sets, all, aggregates, calls) = (&sets[..], &all[..], &aggregates[..], &calls[..]);
     // The FROM rows are computed once and read by every set.
     let input = if references_outer(&input, 1) {
         input
