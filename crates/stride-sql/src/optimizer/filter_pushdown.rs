@@ -133,7 +133,7 @@ impl Pushdown {
             } => {
                 let nl = left.schema().len();
                 let kind = match self.outer_to_inner {
-                    true => super::outer_to_inner::simplify(kind, &terms, nl, schema.len()),
+                    true => super::outer_to_inner::simplify(kind, &terms, 0, nl, schema.len()),
                     false => kind,
                 };
                 let into_left = matches!(
@@ -143,8 +143,43 @@ impl Pushdown {
                 let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
                 // A filter right below a side that takes conditions joins the terms (it
                 // goes back down with them), so what it implies reaches the other side.
-                let (left, left_terms) = unwrap_filter(*left, into_left);
-                let (right, mut right_terms) = unwrap_filter(*right, into_right);
+                let (mut left, left_terms) = unwrap_filter(*left, into_left);
+                let (mut right, mut right_terms) = unwrap_filter(*right, into_right);
+                if self.outer_to_inner && kind == JoinKind::Inner {
+                    // This join's conditions reject NULL-extended rows of outer
+                    // joins right below it, as conditions above them would.
+                    let mut facts: Vec<Expr> = terms.iter().chain(&left_terms).cloned().collect();
+                    facts.extend(right_terms.iter().map(|t| {
+                        let mut t = t.clone();
+                        t.remap_columns(&|i| i + nl);
+                        t
+                    }));
+                    if let Some(c) = &condition {
+                        c.clone().split_conjunction(&mut facts);
+                    }
+                    for (l, r) in &on {
+                        let mut r = r.clone();
+                        r.remap_columns(&|i| i + nl);
+                        facts.push(crate::binder::equality(l.clone(), r));
+                    }
+                    for (child, start) in [(&mut left, 0), (&mut right, nl)] {
+                        if let LogicalPlan::Join {
+                            kind: k,
+                            left: cl,
+                            schema: cs,
+                            ..
+                        } = child
+                        {
+                            *k = super::outer_to_inner::simplify(
+                                *k,
+                                &facts,
+                                start,
+                                cl.schema().len(),
+                                cs.len(),
+                            );
+                        }
+                    }
+                }
                 for t in &mut right_terms {
                     t.remap_columns(&|i| i + nl);
                 }

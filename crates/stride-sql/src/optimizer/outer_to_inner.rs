@@ -5,6 +5,10 @@
 //! condition (and what it implies) filters both inputs. `SET disabled_optimizers =
 //! 'outer_to_inner'` switches it off.
 //!
+//! The conditions of an inner join count too for the outer joins right below it: in
+//! `(a LEFT JOIN b ON …) JOIN c ON b.x = c.x` no NULL-extended row finds a partner
+//! in `c` (TPC-DS Q93).
+//!
 //! A condition rejects the NULLs of a side when it is a comparison (`=`, `<>`, `<`,
 //! `<=`, `>`, `>=`, LIKE and its variants), an IN list or `IS NOT NULL` with an
 //! argument that is NULL whenever a column of that side is (the column itself, a cast
@@ -15,14 +19,17 @@ use crate::plan::{Expr, JoinKind};
 use std::ops::Range;
 use stride_functions::ScalarFunction;
 
-/// The join kind a join of kind `kind` becomes under the conjuncts `terms` over its
-/// output, whose first `nl` columns come from the left input (of `n` in all).
-pub fn simplify(kind: JoinKind, terms: &[Expr], nl: usize, n: usize) -> JoinKind {
+/// The join kind a join of kind `kind` becomes under the conjuncts `terms`, whose
+/// columns `start..start + n` are the join's output and the first `nl` of them come
+/// from its left input (`start` is not 0 when the terms are an enclosing inner
+/// join's conditions and the join its right input).
+pub fn simplify(kind: JoinKind, terms: &[Expr], start: usize, nl: usize, n: usize) -> JoinKind {
     let rejects = |side: Range<usize>| terms.iter().any(|t| rejects_nulls(t, &side));
+    let (left, right) = (start..start + nl, start + nl..start + n);
     match kind {
-        JoinKind::Left if rejects(nl..n) => JoinKind::Inner,
-        JoinKind::Right if rejects(0..nl) => JoinKind::Inner,
-        JoinKind::Full => match (rejects(0..nl), rejects(nl..n)) {
+        JoinKind::Left if rejects(right.clone()) => JoinKind::Inner,
+        JoinKind::Right if rejects(left.clone()) => JoinKind::Inner,
+        JoinKind::Full => match (rejects(left), rejects(right)) {
             (true, true) => JoinKind::Inner,
             (true, false) => JoinKind::Left,
             (false, true) => JoinKind::Right,
