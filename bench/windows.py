@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""stride vs DuckDB on window functions, ROLLUP and a recursive CTE (issue 15, b and c):
+over a table of --rows rows (10,000,000 by default) with 1,000 partitions, each query
+reduced to one row so that result transfer does not count. See bench/README.md."""
+
+import argparse
+import statistics
+
+from harness import duckdb_median, ensure, stride_medians
+
+
+def setup(rows):
+    return [
+        f"CREATE OR REPLACE TABLE w AS SELECT i AS id, i % 1000 AS k, (i * 7919) % 100003 AS v, "
+        f"i % 10 AS a, i % 7 AS b, i % 5 AS c FROM range({rows}) t(i)",
+        # A graph of 1,000,000 edges: a chain through 1,000,000 nodes, walked from node 0
+        # for 10,000 steps.
+        "CREATE OR REPLACE TABLE edges AS SELECT i AS src, i + 1 AS dst FROM range(1000000) t(i)",
+    ]
+
+
+QUERIES = [
+    ("row_number by k", "SELECT sum(r) FROM (SELECT row_number() OVER (PARTITION BY k ORDER BY v) AS r FROM w)"),
+    ("running sum", "SELECT sum(s) FROM (SELECT sum(v) OVER (ORDER BY id) AS s FROM w)"),
+    ("moving avg 100", "SELECT sum(m) FROM (SELECT avg(v) OVER (ORDER BY id ROWS BETWEEN 99 PRECEDING AND CURRENT ROW) AS m FROM w)"),
+    ("rank whole table", "SELECT sum(r) FROM (SELECT rank() OVER (ORDER BY v) AS r FROM w)"),
+    ("lag and lead", "SELECT sum(l1), sum(l2) FROM (SELECT lag(v) OVER (PARTITION BY k ORDER BY id) AS l1, lead(v, 2) OVER (PARTITION BY k ORDER BY id) AS l2 FROM w)"),
+    ("rollup 3 columns", "SELECT count(*), sum(s) FROM (SELECT a, b, c, sum(v) AS s FROM w GROUP BY ROLLUP (a, b, c))"),
+    ("recursive walk", "WITH RECURSIVE r(n, d) AS (SELECT 0, 0 UNION ALL SELECT dst, d + 1 FROM r JOIN edges ON src = n WHERE d < 10000) SELECT count(*), max(n) FROM r"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    duckdb = ensure("duckdb", "duckdb")
+    con = duckdb.connect()
+    con.execute(f"SET threads = {args.threads}")
+    for s in setup(args.rows):
+        con.execute(s)
+    duck = {n: duckdb_median(con, q, args.runs) for n, q in QUERIES}
+    stmts = [f"SET threads = {args.threads};"] + [s + ";" for s in setup(args.rows)]
+    mine = dict(zip((n for n, _ in QUERIES), stride_medians(stmts, [q for _, q in QUERIES], args.runs)))
+    print(f"{args.rows:,} rows, {args.threads} threads, median of {args.runs} hot runs; DuckDB {duckdb.__version__}")
+    print(f"{'query':<20}{'stride (s)':>12}{'duckdb (s)':>12}{'ratio':>8}")
+    ratios = []
+    for name, _ in QUERIES:
+        r = mine[name] / duck[name]
+        ratios.append(r)
+        print(f"{name:<20}{mine[name]:>12.4f}{duck[name]:>12.4f}{r:>8.2f}")
+    print(f"{'geometric mean':<44}{statistics.geometric_mean(ratios):>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
