@@ -104,30 +104,42 @@ mod tests {
             ty: DataType::Integer,
         };
         assert_eq!(
-            simplify(JoinKind::Left, &[not_null(col(1))], 1, 2),
+            simplify(JoinKind::Left, &[not_null(col(1))], 0, 1, 2),
             JoinKind::Inner
         );
         assert_eq!(
-            simplify(JoinKind::Left, &[not_null(col(0))], 1, 2),
-            JoinKind::Left
-        );
-        assert_eq!(simplify(JoinKind::Left, &[is_null], 1, 2), JoinKind::Left);
-        assert_eq!(
-            simplify(JoinKind::Left, &[not_null(coalesce)], 1, 2),
+            simplify(JoinKind::Left, &[not_null(col(0))], 0, 1, 2),
             JoinKind::Left
         );
         assert_eq!(
-            simplify(JoinKind::Full, &[not_null(col(0))], 1, 2),
+            simplify(JoinKind::Left, &[is_null], 0, 1, 2),
             JoinKind::Left
         );
         assert_eq!(
-            simplify(JoinKind::Full, &[not_null(col(1))], 1, 2),
+            simplify(JoinKind::Left, &[not_null(coalesce)], 0, 1, 2),
+            JoinKind::Left
+        );
+        assert_eq!(
+            simplify(JoinKind::Full, &[not_null(col(0))], 0, 1, 2),
+            JoinKind::Left
+        );
+        assert_eq!(
+            simplify(JoinKind::Full, &[not_null(col(1))], 0, 1, 2),
             JoinKind::Right
         );
-        let either = Expr::Or(Box::new(not_null(col(0))), Box::new(not_null(col(1))));
-        assert_eq!(simplify(JoinKind::Full, &[either], 1, 2), JoinKind::Full);
+        // The join as the right input of an enclosing join: its columns start at 3.
         assert_eq!(
-            simplify(JoinKind::Semi, &[not_null(col(1))], 1, 2),
+            simplify(JoinKind::Left, &[not_null(col(4))], 3, 1, 2),
+            JoinKind::Inner
+        );
+        assert_eq!(
+            simplify(JoinKind::Left, &[not_null(col(1))], 3, 1, 2),
+            JoinKind::Left
+        );
+        let either = Expr::Or(Box::new(not_null(col(0))), Box::new(not_null(col(1))));
+        assert_eq!(simplify(JoinKind::Full, &[either], 0, 1, 2), JoinKind::Full);
+        assert_eq!(
+            simplify(JoinKind::Semi, &[not_null(col(1))], 0, 1, 2),
             JoinKind::Semi
         );
     }
