@@ -153,7 +153,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             kind,
             schema,
         } => {
-            let Expr::Subquery(subquery) = right else {
+            let Expr::Subquery(subquery) = &**right else {
                 return Err(Error::internal("a lateral join's right side is a subquery"));
             };
             PhysicalPlan::LateralJoin {

@@ -177,7 +177,13 @@ impl Binder<'_> {
             )));
         }
         self.depth += 1;
-        let r = self.bind_expr_inner(e, ctx);
+        // Binary operators go straight to their binder: long flat chains (`1 + 1 +
+        // …`, thousands of ANDs) recurse through it without the large stack frame
+        // of `bind_expr_inner`, which unoptimized builds give tens of kilobytes.
+        let r = match e {
+            ast::Expr::BinaryOp { left, op, right } => self.bind_binary(left, op, right, ctx),
+            _ => self.bind_expr_inner(e, ctx),
+        };
         self.depth -= 1;
         r
     }

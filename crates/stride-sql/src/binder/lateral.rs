@@ -117,12 +117,12 @@ impl Binder<'_> {
         };
         let joined = LogicalPlan::LateralJoin {
             left: Box::new(lplan),
-            right: Expr::Subquery(Box::new(Subquery {
+            right: Box::new(Expr::Subquery(Box::new(Subquery {
                 id: next_subquery_id(),
                 plan,
                 kind: SubqueryKind::Table,
                 correlated: true,
-            })),
+            }))),
             kind,
             schema: fields,
         };

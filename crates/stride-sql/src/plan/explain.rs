@@ -190,11 +190,9 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
         render(c, depth + 1, out);
     }
     // A lateral join's subquery shows below its left input.
-    if let LogicalPlan::LateralJoin {
-        right: super::expr::Expr::Subquery(s),
-        ..
-    } = plan
-    {
-        render(&s.plan, depth + 1, out);
+    if let LogicalPlan::LateralJoin { right, .. } = plan {
+        if let super::expr::Expr::Subquery(s) = &**right {
+            render(&s.plan, depth + 1, out);
+        }
     }
 }

@@ -230,7 +230,7 @@ pub enum LogicalPlan {
     /// the subquery once per distinct set of left values.
     LateralJoin {
         left: Box<LogicalPlan>,
-        right: Expr,
+        right: Box<Expr>,
         kind: JoinKind,
         schema: Vec<Field>,
     },

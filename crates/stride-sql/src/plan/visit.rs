@@ -21,7 +21,7 @@ pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
         | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
-        LogicalPlan::LateralJoin { right, .. } => vec![right],
+        LogicalPlan::LateralJoin { right, .. } => vec![&mut **right],
         LogicalPlan::Project { exprs, .. } => exprs.iter_mut().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter_mut().map(|l| l.list_mut()).collect(),
         LogicalPlan::Window { functions, .. } => functions
@@ -192,7 +192,7 @@ pub fn node_expressions(plan: &LogicalPlan) -> Vec<&Expr> {
         | LogicalPlan::RecursiveRef { .. } => vec![],
         LogicalPlan::Values { rows, .. } => rows.iter().flatten().collect(),
         LogicalPlan::Filter { predicate, .. } => vec![predicate],
-        LogicalPlan::LateralJoin { right, .. } => vec![right],
+        LogicalPlan::LateralJoin { right, .. } => vec![&**right],
         LogicalPlan::Project { exprs, .. } => exprs.iter().collect(),
         LogicalPlan::Unnest { lists, .. } => lists.iter().map(|l| l.list()).collect(),
         LogicalPlan::Window { functions, .. } => {
