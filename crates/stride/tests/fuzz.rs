@@ -2,8 +2,8 @@
 //! random schema (two or three tables of INTEGER, BIGINT, DOUBLE, DECIMAL, VARCHAR and
 //! VARCHAR COLLATE NOCASE columns; strings may also be compared with COLLATE NOCASE), rows with NULLs, duplicates and awkward values (-0.0, NaN, strings of 0,
 //! 7, 8, 12, 13 and 40 bytes), and a random predicate over a FROM clause of one table
-//! or two joined ones (inner, LEFT, RIGHT, FULL, cross), with correlated EXISTS and IN
-//! subqueries, and checks the answers against oracles that need no second engine:
+//! or two joined ones (inner, LEFT, RIGHT, FULL, cross), with correlated EXISTS, IN
+//! and scalar aggregate subqueries, and checks the answers against oracles that need no second engine:
 //!
 //! - ternary logic partitioning (TLP): the rows of `Q` are, as a multiset, those of
 //!   `Q WHERE p`, `Q WHERE NOT p` and `Q WHERE (p) IS NULL` together; the same with
@@ -287,7 +287,7 @@ fn gen_pred(rng: &mut Rng, cols: &[Col], tables: &[Table], depth: usize) -> Pred
     let mut ty = Ty::Int;
     let x = value_expr(rng, cols, &mut ty);
     let ops = ["=", "<>", "<", "<=", ">", ">="];
-    Pred::Leaf(match rng.below(9) {
+    Pred::Leaf(match rng.below(10) {
         0 => format!("({x} IS {}NULL)", if rng.chance(50) { "NOT " } else { "" }),
         1 => {
             let list: Vec<String> = (0..1 + rng.below(3)).map(|_| literal(rng, ty)).collect();
@@ -337,6 +337,59 @@ fn gen_pred(rng: &mut Rng, cols: &[Col], tables: &[Table], depth: usize) -> Pred
                 let not = if rng.chance(40) { "NOT " } else { "" };
                 format!("({p} {not}IN (SELECT sq.c0 FROM {} sq{corr}))", t.name)
             }
+        }
+        9 => {
+            // A scalar aggregate subquery over another table, maybe correlated, the
+            // correlation sometimes repeated in both branches of an OR.
+            let t = rng.pick(tables);
+            let inner: Vec<Col> = t
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| Col {
+                    name: format!("sq.c{i}"),
+                    ty,
+                })
+                .collect();
+            let ic = rng.pick(&inner).clone();
+            let (agg, aty) = match rng.below(3) {
+                0 => ("count(*)".to_string(), Ty::BigInt),
+                1 => (format!("max({})", ic.name), ic.ty),
+                _ => (format!("min({})", ic.name), ic.ty),
+            };
+            let outer: Vec<Col> = cols
+                .iter()
+                .filter(|c| comparable(c.ty, ic.ty))
+                .cloned()
+                .collect();
+            let corr = match outer.first() {
+                Some(_) if rng.chance(75) => {
+                    let eq = format!("{} = {}", ic.name, rng.pick(&outer).name);
+                    if rng.chance(30) {
+                        let other = &rng.pick(&inner).name;
+                        format!(
+                            " WHERE ({eq} AND {other} IS NULL) OR ({eq} AND {other} IS NOT NULL)"
+                        )
+                    } else {
+                        format!(" WHERE {eq}")
+                    }
+                }
+                _ => String::new(),
+            };
+            let lhs: Vec<Col> = cols
+                .iter()
+                .filter(|c| comparable(c.ty, aty))
+                .cloned()
+                .collect();
+            let y = match lhs.first() {
+                Some(_) if rng.chance(60) => rng.pick(&lhs).name.clone(),
+                _ => literal(rng, aty),
+            };
+            format!(
+                "({y} {} (SELECT {agg} FROM {} sq{corr}))",
+                rng.pick(&ops),
+                t.name
+            )
         }
         _ => {
             let others: Vec<Col> = cols
