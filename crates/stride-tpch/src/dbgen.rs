@@ -6,7 +6,7 @@
 use crate::fill::{fill_tables, row_groups};
 use std::fmt::{Display, Write};
 use stride_common::{
-    workers, ColumnSchema, DataChunk, DataType, Error, Result, StringVector, TableSchema, Validity,
+    workers, ColumnSchema, DataChunk, DataType, Result, StringVector, TableSchema, Validity,
     Vector, VectorData, VECTOR_SIZE,
 };
 use stride_storage::Catalog;
@@ -36,14 +36,10 @@ pub fn dbgen(
     threads: usize,
     after_table: &mut dyn FnMut() -> Result<()>,
 ) -> Result<()> {
-    if !(sf > 0.0 && sf <= 1000.0) {
-        return Err(Error::invalid_input(format!(
-            "dbgen: scale factor {sf} is out of range; use a value greater than 0 and at most 1000"
-        )));
-    }
     fill_tables(
         "dbgen",
         "TPC-H",
+        sf,
         catalog,
         &TABLES,
         &schema,

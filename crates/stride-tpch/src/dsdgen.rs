@@ -36,15 +36,11 @@ pub fn dsdgen(
     threads: usize,
     after_table: &mut dyn FnMut() -> Result<()>,
 ) -> Result<()> {
-    if !(sf > 0.0 && sf <= 1000.0) {
-        return Err(Error::invalid_input(format!(
-            "dsdgen: scale factor {sf} is out of range; use a value greater than 0 and at most 1000"
-        )));
-    }
     let names = tables();
     fill_tables(
         "dsdgen",
         "TPC-DS",
+        sf,
         catalog,
         &names,
         &schema,

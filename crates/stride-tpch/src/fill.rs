@@ -8,19 +8,25 @@ use stride_storage::Catalog;
 pub type Parts = Vec<(Vec<Vector>, usize)>;
 
 /// Creates the tables `names` (schemas from `schema`) and fills each with
-/// `generate`'s rows, calling `after_table` once each is filled (a database file
+/// `generate`'s rows at scale factor `sf` (greater than 0, at most 1000), calling `after_table` once each is filled (a database file
 /// checkpoints there, so the tables need not all be in memory at once). Fails
 /// without touching the catalog if any table already exists; a failure later drops
 /// the tables created. `procedure` and `benchmark` name the caller in errors.
 pub fn fill_tables(
     procedure: &str,
     benchmark: &str,
+    sf: f64,
     catalog: &Catalog,
     names: &[&str],
     schema: &dyn Fn(&str) -> TableSchema,
     generate: &dyn Fn(&str) -> Result<Parts>,
     after_table: &mut dyn FnMut() -> Result<()>,
 ) -> Result<()> {
+    if !(sf > 0.0 && sf <= 1000.0) {
+        return Err(Error::invalid_input(format!(
+            "{procedure}: scale factor {sf} is out of range; use a value greater than 0 and at most 1000"
+        )));
+    }
     if let Some(t) = names.iter().find(|t| catalog.table(t).is_some()) {
         return Err(Error::catalog(format!(
             "{procedure}: table \"{t}\" already exists; drop the {benchmark} tables first"

@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::answers::{check_queries, Reference};
+use common::answers::{assert_row_counts, check_queries, Reference};
 use stride::Connection;
-use stride_common::ScalarValue;
 
 fn generated(sf: &str) -> Connection {
     let conn = stride::Database::open_in_memory()
@@ -65,14 +64,7 @@ fn all_99_queries_match_duckdb_at_sf_0_01() {
         ("web_returns", 1152),
         ("web_sales", 11876),
     ];
-    for (table, rows) in counts {
-        let r = conn
-            .query(&format!("SELECT count(*) FROM {table}"))
-            .unwrap()
-            .collect_rows()
-            .unwrap();
-        assert_eq!(r[0][0], ScalarValue::BigInt(rows), "{table}");
-    }
+    assert_row_counts(&conn, &counts);
     assert_eq!(stride_tpch::tpcds_tables().len(), 24);
     for (sql, expected) in [
         ("CALL dsdgen(sf = 0.01)", "already exists"),

@@ -6,8 +6,7 @@
 
 mod common;
 
-use common::answers::{check_queries, Reference};
-use stride_common::ScalarValue;
+use common::answers::{assert_row_counts, check_queries, Reference};
 
 fn answers_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tpch")
@@ -81,14 +80,7 @@ fn dbgen_creates_the_eight_tables_with_their_row_counts() {
         ("orders", 15000),
         ("lineitem", 60175),
     ];
-    for (table, rows) in counts {
-        let r = conn
-            .query(&format!("SELECT count(*) FROM {table}"))
-            .unwrap()
-            .collect_rows()
-            .unwrap();
-        assert_eq!(r[0][0], ScalarValue::BigInt(rows), "{table}");
-    }
+    assert_row_counts(&conn, &counts);
     // A second run must not add rows to the existing tables.
     let err = conn.execute("CALL dbgen(sf = 0.01)").unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");

@@ -373,39 +373,8 @@ fn scalar_join(current: &LogicalPlan, s: &Subquery) -> Option<(LogicalPlan, Expr
         }
     };
     let value_ty = value.data_type();
-    // Right side: the value, then the keys.
-    let mut exprs = vec![value];
-    let mut fields = vec![Field::new("__value", value_ty.clone())];
-    for (i, (inner, _)) in keys.iter().enumerate() {
-        exprs.push(Expr::column(i, inner.data_type(), format!("__key{i}")));
-        fields.push(Field::new(format!("__key{i}"), inner.data_type()));
-    }
-    let right = finish_subquery_plan(LogicalPlan::Project {
-        input: Box::new(grouped),
-        exprs,
-        schema: fields,
-    })?;
     let n = current.schema().len();
-    let on = keys
-        .into_iter()
-        .enumerate()
-        .map(|(i, (inner, outer))| {
-            (
-                outer_to_column(outer),
-                Expr::column(1 + i, inner.data_type(), format!("__key{i}")),
-            )
-        })
-        .collect();
-    let mut schema = current.schema().to_vec();
-    schema.extend(right.schema().iter().cloned());
-    let join = LogicalPlan::Join {
-        left: Box::new(current.clone()),
-        right: Box::new(right),
-        kind: JoinKind::Left,
-        on,
-        filter: None,
-        schema,
-    };
+    let join = left_join_on_keys(current, grouped, value, "__value", keys)?;
     let column = Expr::column(n, value_ty.clone(), "__value");
     // When the value over no rows folds to NULL the LEFT JOIN's NULL is already right.
     let empty_is_null = matches!(
@@ -463,21 +432,40 @@ fn exists_join(current: &LogicalPlan, s: &Subquery, negated: bool) -> Option<(Lo
         input: Box::new(input),
         group_by: keys.iter().map(|(inner, _)| inner.clone()).collect(),
         aggregates: Vec::new(),
-        schema: key_fields.clone(),
+        schema: key_fields,
     };
-    // Right side: the marker, then the keys.
-    let mut exprs = vec![Expr::literal(ScalarValue::Boolean(true))];
-    let mut fields = vec![Field::new("__exists", stride_common::DataType::Boolean)];
-    for (i, f) in key_fields.iter().enumerate() {
-        exprs.push(Expr::column(i, f.ty.clone(), f.name.clone()));
-        fields.push(f.clone());
+    let n = current.schema().len();
+    let marker = Expr::literal(ScalarValue::Boolean(true));
+    let join = left_join_on_keys(current, distinct, marker, "__exists", keys)?;
+    let marker = Expr::column(n, stride_common::DataType::Boolean, "__exists");
+    let value = Expr::IsNull {
+        expr: Box::new(marker),
+        negated: !negated,
+    };
+    Some((join, value))
+}
+
+/// `current LEFT JOIN right ON outer = key` for a subquery decorrelated into
+/// `grouped` (its first columns the correlation `keys`' inner sides): the right side
+/// is `value` (named `name`), then the keys.
+fn left_join_on_keys(
+    current: &LogicalPlan,
+    grouped: LogicalPlan,
+    value: Expr,
+    name: &str,
+    keys: Vec<(Expr, Expr)>,
+) -> Option<LogicalPlan> {
+    let mut fields = vec![Field::new(name, value.data_type())];
+    let mut exprs = vec![value];
+    for (i, (inner, _)) in keys.iter().enumerate() {
+        exprs.push(Expr::column(i, inner.data_type(), format!("__key{i}")));
+        fields.push(Field::new(format!("__key{i}"), inner.data_type()));
     }
     let right = finish_subquery_plan(LogicalPlan::Project {
-        input: Box::new(distinct),
+        input: Box::new(grouped),
         exprs,
         schema: fields,
     })?;
-    let n = current.schema().len();
     let on = keys
         .into_iter()
         .enumerate()
@@ -490,20 +478,14 @@ fn exists_join(current: &LogicalPlan, s: &Subquery, negated: bool) -> Option<(Lo
         .collect();
     let mut schema = current.schema().to_vec();
     schema.extend(right.schema().iter().cloned());
-    let join = LogicalPlan::Join {
+    Some(LogicalPlan::Join {
         left: Box::new(current.clone()),
         right: Box::new(right),
         kind: JoinKind::Left,
         on,
         filter: None,
         schema,
-    };
-    let marker = Expr::column(n, stride_common::DataType::Boolean, "__exists");
-    let value = Expr::IsNull {
-        expr: Box::new(marker),
-        negated: !negated,
-    };
-    Some((join, value))
+    })
 }
 
 /// The value of aggregate-output expression `e` when the aggregates ran over no rows.

@@ -103,6 +103,18 @@ pub fn check(conn: &Connection, sql: &str, file: &str, reference: &Reference) ->
     problems
 }
 
+/// Asserts each table's row count.
+pub fn assert_row_counts(conn: &Connection, counts: &[(&str, i64)]) {
+    for &(table, rows) in counts {
+        let r = conn
+            .query(&format!("SELECT count(*) FROM {table}"))
+            .unwrap()
+            .collect_rows()
+            .unwrap();
+        assert_eq!(r[0][0], ScalarValue::BigInt(rows), "{table}");
+    }
+}
+
 /// Runs `PRAGMA {pragma}(N)` for N in 1..=count and compares each result with
 /// `qNN.csv` of `reference`; returns a description of each query that differs.
 pub fn check_queries(
