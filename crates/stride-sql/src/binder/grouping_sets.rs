@@ -7,7 +7,9 @@
 //! UNION ALL of them, each laid out as the aggregate of all the sets' expressions
 //! would be (NULL in the columns a set does not group by), with one more column per
 //! GROUPING() call holding that set's constant bits; HAVING and the select list then
-//! read it like any aggregate's output.
+//! read it like any aggregate's output. When one set contains every other (ROLLUP,
+//! CUBE) and the aggregates combine from their own partial results (count, sum, min,
+//! max), only that finest set reads the FROM rows; the others aggregate its result.
 
 use super::expr::ExprCtx;
 use super::Binder;
@@ -317,14 +319,18 @@ pub(super) fn grouped_union(
     };
     let mut schema = aggregate_schema(all, aggregates);
     schema.extend((0..calls.len()).map(|k| Field::new(format!("grouping{k}"), DataType::BigInt)));
+    let rollup = finest_rollup(input.clone(), sets, aggregates);
     let branches: Vec<LogicalPlan> = sets
         .iter()
         .map(|set| {
-            let aggregate = LogicalPlan::Aggregate {
-                input: Box::new(input.clone()),
-                group_by: set.clone(),
-                aggregates: aggregates.to_vec(),
-                schema: aggregate_schema(set, aggregates),
+            let aggregate = match &rollup {
+                Some(r) => r.aggregate(set),
+                None => LogicalPlan::Aggregate {
+                    input: Box::new(input.clone()),
+                    group_by: set.clone(),
+                    aggregates: aggregates.to_vec(),
+                    schema: aggregate_schema(set, aggregates),
+                },
             };
             let mut exprs: Vec<Expr> = all
                 .iter()
@@ -336,12 +342,24 @@ pub(super) fn grouped_union(
                     },
                 })
                 .collect();
-            exprs.extend(
-                aggregates
-                    .iter()
-                    .enumerate()
-                    .map(|(j, a)| Expr::column(set.len() + j, a.ty.clone(), format!("agg{j}"))),
-            );
+            // A re-aggregated column may come wider (a sum of counts): cast back.
+            let out = aggregate.schema().to_vec();
+            exprs.extend(aggregates.iter().enumerate().map(|(j, a)| {
+                let c = Expr::column(
+                    set.len() + j,
+                    out[set.len() + j].ty.clone(),
+                    format!("agg{j}"),
+                );
+                if out[set.len() + j].ty == a.ty {
+                    c
+                } else {
+                    Expr::Cast {
+                        expr: Box::new(c),
+                        to: a.ty.clone(),
+                        try_cast: false,
+                    }
+                }
+            }));
             exprs.extend(
                 calls
                     .iter()
@@ -363,4 +381,102 @@ pub(super) fn grouped_union(
         all: true,
         schema: schema.clone(),
     })
+}
+
+/// The finest grouping set aggregated once, shared, for the other sets to aggregate
+/// again: ROLLUP (a, b, c) reads the FROM rows once for (a, b, c) and computes (a, b),
+/// (a) and () from that result. Only where a set contains every other and every
+/// aggregate can be computed from its own partial results (count, sum, min and max
+/// of numbers, without DISTINCT, FILTER or ORDER BY).
+struct FinestRollup {
+    finest: Vec<Expr>,
+    /// The finest set's aggregate, computed once.
+    rows: LogicalPlan,
+    /// The aggregates that combine the finest set's results, over its output.
+    combine: Vec<AggregateExpr>,
+}
+
+fn finest_rollup(
+    input: LogicalPlan,
+    sets: &[Vec<Expr>],
+    aggregates: &[AggregateExpr],
+) -> Option<FinestRollup> {
+    use stride_functions::aggregate::{resolve_aggregate, AggregateFunction as F};
+    let finest = sets
+        .iter()
+        .find(|s| sets.iter().all(|t| t.iter().all(|e| s.contains(e))))?
+        .clone();
+    let g = finest.len();
+    let mut combine = Vec::new();
+    for (j, a) in aggregates.iter().enumerate() {
+        if a.distinct || a.filter.is_some() || !a.order_by.is_empty() {
+            return None;
+        }
+        let name = match a.func {
+            F::CountStar | F::Count => "sum",
+            F::Sum if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "sum",
+            F::Min if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "min",
+            F::Max if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "max",
+            _ => return None,
+        };
+        let bound = resolve_aggregate(name, std::slice::from_ref(&a.ty)).ok()??;
+        let column = Expr::column(g + j, a.ty.clone(), format!("agg{j}"));
+        let arg = if bound.arg_types[0] == a.ty {
+            column
+        } else {
+            Expr::Cast {
+                expr: Box::new(column),
+                to: bound.arg_types[0].clone(),
+                try_cast: false,
+            }
+        };
+        combine.push(AggregateExpr {
+            func: bound.func,
+            args: vec![arg],
+            distinct: false,
+            filter: None,
+            order_by: vec![],
+            ty: bound.return_type,
+        });
+    }
+    let aggregate = LogicalPlan::Aggregate {
+        input: Box::new(input),
+        group_by: finest.clone(),
+        aggregates: aggregates.to_vec(),
+        schema: aggregate_schema(&finest, aggregates),
+    };
+    let schema = aggregate.schema().to_vec();
+    let rows = LogicalPlan::CteRef {
+        id: next_subquery_id(),
+        body: Arc::new(aggregate),
+        schema,
+        shared: false,
+    };
+    Some(FinestRollup {
+        finest,
+        rows,
+        combine,
+    })
+}
+
+impl FinestRollup {
+    /// The aggregate of grouping set `set` (a subset of the finest), from the finest
+    /// set's results: its columns, then the aggregates.
+    fn aggregate(&self, set: &[Expr]) -> LogicalPlan {
+        let out = self.rows.schema();
+        let group_by: Vec<Expr> = set
+            .iter()
+            .map(|e| {
+                let at = self.finest.iter().position(|f| f == e).expect("a subset");
+                Expr::column(at, out[at].ty.clone(), out[at].name.clone())
+            })
+            .collect();
+        let schema = aggregate_schema(&group_by, &self.combine);
+        LogicalPlan::Aggregate {
+            input: Box::new(self.rows.clone()),
+            group_by,
+            aggregates: self.combine.clone(),
+            schema,
+        }
+    }
 }
