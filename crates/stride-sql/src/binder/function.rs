@@ -504,38 +504,16 @@ fn outer_level(agg: &AggregateExpr) -> Option<usize> {
     nearest
 }
 
-/// An aggregate bound inside a subquery, as the query `depth` levels out sees it:
-/// references to that query's columns become its columns, references further out
-/// come `depth` levels closer.
+/// An aggregate bound inside a subquery, as the query `depth` levels out sees it.
 fn lift(mut agg: AggregateExpr, depth: usize) -> AggregateExpr {
-    fn lift_expr(e: &mut Expr, depth: usize) {
-        match e {
-            Expr::OuterColumn {
-                depth: d,
-                index,
-                ty,
-                name,
-            } => {
-                if *d == depth {
-                    *e = Expr::column(*index, ty.clone(), name.clone());
-                } else {
-                    *d -= depth;
-                }
-            }
-            _ => {
-                for c in e.children_mut() {
-                    lift_expr(c, depth);
-                }
-            }
-        }
-    }
     for e in agg
         .args
         .iter_mut()
         .chain(&mut agg.filter)
         .chain(agg.order_by.iter_mut().map(|o| &mut o.expr))
     {
-        lift_expr(e, depth);
+        let moved = std::mem::replace(e, Expr::literal(stride_common::ScalarValue::Null));
+        *e = crate::plan::visit::outer_to_columns(moved, depth);
     }
     agg
 }

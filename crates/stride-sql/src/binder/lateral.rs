@@ -12,7 +12,9 @@ use super::from::{apply_alias, rename};
 use super::scope::Scope;
 use super::Binder;
 use crate::plan::expr::next_subquery_id;
-use crate::plan::visit::{for_each_outer_ref, max_outer_depth, references_outer};
+use crate::plan::visit::{
+    for_each_outer_ref, max_outer_depth, outer_refs_one_level_closer, references_outer,
+};
 use crate::plan::{Expr, JoinKind, LogicalPlan, Subquery, SubqueryKind};
 use sqlparser::ast;
 use stride_common::{Error, Result, ScalarValue};
@@ -75,7 +77,7 @@ impl Binder<'_> {
         };
         if !references_outer(&plan, 1) {
             // Reads nothing to its left: references further out move one level closer.
-            shift_outer(&mut plan, -1);
+            outer_refs_one_level_closer(&mut plan);
             return self.bind_join(left, (plan, right_scope), op);
         }
         let (lplan, lscope) = left;
@@ -130,17 +132,6 @@ impl Binder<'_> {
             LogicalPlan::filtered(joined, above.into_iter().collect()),
             scope,
         ))
-    }
-}
-
-/// Moves every outer reference of `plan` (of any level) by `by` levels.
-fn shift_outer(plan: &mut LogicalPlan, by: isize) {
-    for level in 1..=max_outer_depth(plan) {
-        for_each_outer_ref(plan, level, &mut |e| {
-            if let Expr::OuterColumn { depth, .. } = e {
-                *depth = depth.saturating_add_signed(by);
-            }
-        });
     }
 }
 

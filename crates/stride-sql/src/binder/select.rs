@@ -1111,9 +1111,20 @@ fn rewrite_for_aggregate(
                 _ => k,
             };
             let mut err = None;
+            // The grouping expressions as seen at each level, made once per level.
+            let mut seen_from: HashMap<usize, Vec<Option<Expr>>> = HashMap::new();
             rewrite_exprs_by_level(&mut s.plan, 1, &mut |x, level| {
+                let lifted = seen_from.entry(level).or_insert_with(|| {
+                    groups
+                        .iter()
+                        .map(|g| {
+                            (!matches!(g.without_collation(), Expr::Column { .. }))
+                                .then(|| as_outer(g, level))
+                        })
+                        .collect()
+                });
                 for (k, g) in groups.iter().enumerate() {
-                    if !matches!(g.without_collation(), Expr::Column { .. }) && *x == as_outer(g, level) {
+                    if lifted[k].as_ref() == Some(&*x) {
                         *x = Expr::OuterColumn {
                             depth: level,
                             index: output_index(k),

@@ -24,8 +24,8 @@
 //! at a time; references that reach further out move one level closer each time.
 
 use crate::plan::visit::{
-    children_mut, expr_max_outer_depth, expr_outer_refs, expr_references_outer, for_each_outer_ref,
-    max_outer_depth, node_expressions, references_outer,
+    children_mut, expr_references_outer, node_expressions, outer_refs_one_level_closer,
+    outer_to_columns, references_outer,
 };
 use crate::plan::{AggregateExpr, Expr, Field, JoinKind, LogicalPlan, Subquery, SubqueryKind};
 use stride_common::{Result, ScalarValue};
@@ -517,13 +517,7 @@ fn finish_subquery_plan(mut plan: LogicalPlan) -> Option<LogicalPlan> {
     if references_outer(&plan, 1) {
         return None;
     }
-    for level in 2..=max_outer_depth(&plan) {
-        for_each_outer_ref(&mut plan, level, &mut |e| {
-            if let Expr::OuterColumn { depth, .. } = e {
-                *depth -= 1;
-            }
-        });
-    }
+    outer_refs_one_level_closer(&mut plan);
     Some(plan)
 }
 
@@ -580,25 +574,9 @@ fn correlated_equality(p: &Expr) -> Option<(&Expr, &Expr)> {
 }
 
 /// Rewrites a condition pulled out of a subquery for the enclosing query, where it
-/// now sits: references to that query (one level up) become plain columns, and
-/// references that reached further out come one level closer.
-fn outer_to_column(mut e: Expr) -> Expr {
-    expr_outer_refs(&mut e, 1, &mut |x| {
-        if let Expr::OuterColumn {
-            index, ty, name, ..
-        } = x
-        {
-            *x = Expr::column(*index, ty.clone(), name.clone());
-        }
-    });
-    for level in 2..=expr_max_outer_depth(&e) {
-        expr_outer_refs(&mut e, level, &mut |x| {
-            if let Expr::OuterColumn { depth, .. } = x {
-                *depth -= 1;
-            }
-        });
-    }
-    e
+/// now sits.
+fn outer_to_column(e: Expr) -> Expr {
+    outer_to_columns(e, 1)
 }
 
 /// The `(inner, outer)` sides of pulled-up conditions that must all be equalities.

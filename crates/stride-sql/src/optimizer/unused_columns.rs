@@ -1,5 +1,6 @@
-//! Pass `unused_columns`: scans read, and projections and joins pass on, only the
-//! columns something above them uses. Works top-down with the set of columns each node
+//! Pass `unused_columns`: scans read, and projections, joins, lateral joins, windows,
+//! unnests and UNION ALL pass on, only the columns something above them uses (other
+//! set operations compare whole rows, but prune below themselves). Works top-down with the set of columns each node
 //! must produce, and rewrites column positions bottom-up as nodes shrink.
 //!
 //! A correlated subquery's references to the evaluating node's input count as uses

@@ -282,3 +282,38 @@ pub fn expr_max_outer_depth(e: &Expr) -> usize {
         .map(expr_max_outer_depth)
         .fold(own, usize::max)
 }
+
+/// `e` moved `levels` query levels out, to the query its references of level
+/// `levels` address: those become plain columns, and references further out come
+/// `levels` levels closer (a condition pulled out of a subquery, an aggregate of an
+/// enclosing query found inside one).
+pub fn outer_to_columns(mut e: Expr, levels: usize) -> Expr {
+    expr_outer_refs(&mut e, levels, &mut |x| {
+        if let Expr::OuterColumn {
+            index, ty, name, ..
+        } = x
+        {
+            *x = Expr::column(*index, ty.clone(), name.clone());
+        }
+    });
+    for level in levels + 1..=expr_max_outer_depth(&e) {
+        expr_outer_refs(&mut e, level, &mut |x| {
+            if let Expr::OuterColumn { depth, .. } = x {
+                *depth -= levels;
+            }
+        });
+    }
+    e
+}
+
+/// Brings the outer references of `plan`, which reads nothing of level 1, one level
+/// closer: the plan of a subquery that no longer needs its enclosing query's row.
+pub fn outer_refs_one_level_closer(plan: &mut LogicalPlan) {
+    for level in 2..=max_outer_depth(plan) {
+        for_each_outer_ref(plan, level, &mut |e| {
+            if let Expr::OuterColumn { depth, .. } = e {
+                *depth -= 1;
+            }
+        });
+    }
+}
