@@ -3,7 +3,7 @@
 //! (`.tables`, `.schema`, `.databases`), run a script (`.read`), or end the session (`.quit`). An
 //! unknown command is an error, counted as a failure like a failed statement.
 
-use crate::render::{display_width, Mode};
+use stride::render::{display_width, Mode};
 use crate::shell::{Flow, Shell};
 
 /// `.read` files may nest this deep (a file that reads itself stops here).

@@ -7,12 +7,12 @@
 mod dot_commands;
 mod interrupt;
 mod progress;
-mod render;
+
 mod serve;
 mod shell;
 mod timer;
 
-use render::Mode;
+use stride::render::Mode;
 use rustyline::error::ReadlineError;
 use shell::{Flow, Input, Shell};
 use std::io::{self, BufRead, IsTerminal, Write};

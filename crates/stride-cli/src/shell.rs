@@ -6,7 +6,7 @@
 
 use crate::interrupt;
 use crate::progress::ProgressBar;
-use crate::render::Mode;
+use stride::render::Mode;
 use crate::timer::Stopwatch;
 use std::io::{self, BufWriter, Stdout, Write};
 use stride::{split_statements, Connection, Error, ErrorKind};

@@ -6,5 +6,6 @@
 //! Nothing here knows about plans or operators: a reader is told which columns to
 //! produce and hands back [`stride_common::DataChunk`]s.
 
+pub mod arrow;
 pub mod csv;
 pub mod file;

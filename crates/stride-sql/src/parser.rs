@@ -6,7 +6,8 @@
 //! Two pieces of PostgreSQL syntax that clients such as psql send are accepted on top
 //! of DuckDB's: escape strings (`E'a\nb'`) and operators spelled with their schema
 //! (`a OPERATOR(pg_catalog.~) b`, which is `a ~ b`). Both are resolved on the token
-//! stream before parsing. One construct the parser gets wrong is parsed here:
+//! stream before parsing, as are `?` parameters (DB-API's qmark style, which DuckDB
+//! accepts): each statement's `?`s become `$1`, `$2`, ... from left to right. One construct the parser gets wrong is parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
 //! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
 
@@ -52,9 +53,21 @@ fn resolve_pg_tokens(
 ) -> std::result::Result<Vec<TokenWithSpan>, ParserError> {
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     let mut i = 0;
+    let mut question_marks = 0;
     while i < tokens.len() {
         let t = &tokens[i];
         match &t.token {
+            Token::Placeholder(p) if p == "?" => {
+                question_marks += 1;
+                let numbered = Token::Placeholder(format!("${question_marks}"));
+                out.push(TokenWithSpan::new(numbered, t.span));
+                i += 1;
+            }
+            Token::SemiColon => {
+                question_marks = 0;
+                out.push(t.clone());
+                i += 1;
+            }
             Token::EscapedStringLiteral(s) => {
                 out.push(TokenWithSpan::new(
                     Token::SingleQuotedString(s.clone()),
@@ -277,6 +290,13 @@ mod tests {
             .join()
             .unwrap();
         assert!(deep.message.contains("nested too deeply"));
+    }
+
+    #[test]
+    fn question_marks_are_numbered_per_statement() {
+        let s = parse("SELECT ?, '?', ? + 1; SELECT ?").unwrap();
+        assert_eq!(s[0].to_string(), "SELECT $1, '?', $2 + 1");
+        assert_eq!(s[1].to_string(), "SELECT $1");
     }
 
     #[test]

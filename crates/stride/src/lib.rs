@@ -22,6 +22,7 @@
 mod catalog_view;
 mod connection;
 pub mod copy;
+pub mod render;
 mod databases;
 mod result;
 mod split;

@@ -78,7 +78,8 @@ impl QueryResult {
         }
     }
 
-    pub(crate) fn chunks(names: Vec<String>, types: Vec<DataType>, chunks: Vec<DataChunk>) -> Self {
+    /// A result over rows already computed (a statement's rows kept for reading again).
+    pub fn chunks(names: Vec<String>, types: Vec<DataType>, chunks: Vec<DataChunk>) -> Self {
         QueryResult {
             names,
             types,

@@ -104,7 +104,8 @@ impl Connection {
         }
     }
 
-    pub(super) fn in_transaction(&self) -> bool {
+    /// Whether a transaction opened by BEGIN is open (not yet committed or rolled back).
+    pub fn in_transaction(&self) -> bool {
         self.transaction.lock().is_ok_and(|t| t.is_some())
     }
 

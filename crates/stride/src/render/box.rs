@@ -9,7 +9,7 @@
 use super::{display_width, escape_controls, type_label, Renderer};
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use stride::{DataType, ScalarValue};
+use stride_common::{DataType, ScalarValue};
 
 /// Results with at most this many rows are shown whole.
 const MAX_ROWS: usize = 40;
@@ -247,7 +247,7 @@ fn pad(text: &str, width: usize, align: Align) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{display_width, render_to_string, Mode};
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     fn render(names: &[&str], types: &[DataType], rows: &[Vec<ScalarValue>]) -> String {
         render_to_string(Mode::Box, names, types, rows)

@@ -4,7 +4,7 @@
 
 use super::{display_width, Renderer};
 use std::io::{self, Write};
-use stride::ScalarValue;
+use stride_common::ScalarValue;
 
 pub struct LineRenderer {
     /// The column names, already padded on the left to a common width.
@@ -51,7 +51,7 @@ impl Renderer for LineRenderer {
 #[cfg(test)]
 mod tests {
     use super::super::{render_to_string, Mode};
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     #[test]
     fn names_right_aligned_rows_apart() {

@@ -6,7 +6,7 @@
 
 use super::Renderer;
 use std::io::{self, Write};
-use stride::ScalarValue;
+use stride_common::ScalarValue;
 
 pub struct JsonRenderer {
     /// The column names as JSON strings followed by `:`, ready to write.
@@ -103,7 +103,7 @@ pub fn push_string(s: &mut String, text: &str) {
 mod tests {
     use super::super::{render_to_string, Mode};
     use super::push_string;
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     fn escaped(text: &str) -> String {
         let mut s = String::new();

@@ -1,4 +1,4 @@
-//! Turning query results into text. Each output mode (`.mode box|csv|json|markdown|
+//! Turning query results into text, for the shell and for `show()` in the Python package. Each output mode (`.mode box|csv|json|markdown|
 //! line|list`) lives in its own file and implements [`Renderer`]: the shell hands it
 //! the column names and types once, then every row as it arrives, then asks it to
 //! finish. Streaming modes write each row at once; box and markdown keep what they need
@@ -14,7 +14,7 @@ mod markdown;
 
 use std::fmt;
 use std::io::{self, Write};
-use stride::{DataType, ScalarValue};
+use stride_common::{DataType, ScalarValue};
 
 /// An output mode, as named by `.mode` and the command-line flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

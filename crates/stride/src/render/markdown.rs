@@ -5,7 +5,7 @@
 
 use super::{display_width, escape_controls, Renderer};
 use std::io::{self, Write};
-use stride::{DataType, ScalarValue};
+use stride_common::{DataType, ScalarValue};
 
 pub struct MarkdownRenderer {
     names: Vec<String>,
@@ -89,7 +89,7 @@ fn cell_text(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{render_to_string, Mode};
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     #[test]
     fn aligned_table() {

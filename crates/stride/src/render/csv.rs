@@ -5,7 +5,7 @@
 
 use super::Renderer;
 use std::io::{self, Write};
-use stride::ScalarValue;
+use stride_common::ScalarValue;
 
 pub struct CsvRenderer {
     names: Vec<String>,
@@ -56,7 +56,7 @@ pub fn quote(field: &str) -> String {
 mod tests {
     use super::super::{render_to_string, Mode};
     use super::quote;
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     #[test]
     fn quoting() {

@@ -3,7 +3,7 @@
 
 use super::Renderer;
 use std::io::{self, Write};
-use stride::ScalarValue;
+use stride_common::ScalarValue;
 
 pub struct ListRenderer {
     names: Vec<String>,
@@ -33,7 +33,7 @@ impl Renderer for ListRenderer {
 #[cfg(test)]
 mod tests {
     use super::super::{render_to_string, Mode};
-    use stride::{DataType, ScalarValue};
+    use stride_common::{DataType, ScalarValue};
 
     #[test]
     fn pipes_between_values() {

@@ -1,0 +1,446 @@
+//! Arrow interchange: query results as Arrow record batches, for the Python package's
+//! `__arrow_c_stream__` (and, later, the Parquet writer).
+//!
+//! Where it sits: after execution. A consumer collects result chunks (flat columns,
+//! see [`stride_common::DataChunk::into_flat_columns`]) and hands them here, one
+//! batch's worth at a time.
+//!
+//! Copying: stride's vectors already have Arrow's layouts for most types, so a batch
+//! made of one chunk shares its buffers with the chunk instead of copying them:
+//! fixed-width values (integers, floats, DATE as `Date32`, TIMESTAMP as microseconds,
+//! DECIMAL wider than 18 digits) and strings, whose 16-byte views are Arrow's
+//! `Utf8View` layout byte for byte. A batch of several chunks copies each value
+//! once, into the batch's own buffer, and still shares string bytes. What always
+//! converts: BOOLEAN (bytes to bits), DECIMAL of at most 18 digits (`i64` to Arrow's
+//! `i128`), INTERVAL (microseconds to nanoseconds), list offsets (`u32` to `i32`) and
+//! validity masks (one bit per row, cheap).
+
+use arrow_array::types::{
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, IntervalMonthDayNanoType, TimestampMicrosecondType,
+};
+use arrow_array::{
+    ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, NullArray,
+    PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StringViewArray,
+};
+use arrow_buffer::{
+    ArrowNativeType, BooleanBuffer, Buffer as ArrowBuffer, IntervalMonthDayNano, NullBuffer,
+    OffsetBuffer, ScalarBuffer,
+};
+use arrow_schema::{DataType as ArrowType, Field, IntervalUnit, Schema, SchemaRef, TimeUnit};
+use std::ptr::NonNull;
+use std::sync::Arc;
+use stride_common::vector::NativeType;
+use stride_common::{
+    Buffer, DataType, Error, Result, StringVector, StringView, Vector, VectorData,
+};
+
+/// How strings leave: as views (no copy, Arrow's `Utf8View`, the default) or as
+/// offsets and bytes (`Utf8`, for consumers that do not read views yet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StringLayout {
+    #[default]
+    View,
+    Offsets,
+}
+
+/// The Arrow type a stride type leaves as.
+pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
+    match ty {
+        DataType::Null => ArrowType::Null,
+        DataType::Boolean => ArrowType::Boolean,
+        DataType::TinyInt => ArrowType::Int8,
+        DataType::SmallInt => ArrowType::Int16,
+        DataType::Integer => ArrowType::Int32,
+        DataType::BigInt => ArrowType::Int64,
+        DataType::Real => ArrowType::Float32,
+        DataType::Double => ArrowType::Float64,
+        DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
+        DataType::Varchar => match strings {
+            StringLayout::View => ArrowType::Utf8View,
+            StringLayout::Offsets => ArrowType::Utf8,
+        },
+        DataType::Date => ArrowType::Date32,
+        DataType::Timestamp => ArrowType::Timestamp(TimeUnit::Microsecond, None),
+        DataType::Interval => ArrowType::Interval(IntervalUnit::MonthDayNano),
+        DataType::List(t) => {
+            ArrowType::List(Arc::new(Field::new_list_field(arrow_type(t, strings), true)))
+        }
+    }
+}
+
+/// The Arrow schema of a result with these columns; every field is nullable.
+pub fn arrow_schema(names: &[String], types: &[DataType], strings: StringLayout) -> SchemaRef {
+    Arc::new(Schema::new(
+        names
+            .iter()
+            .zip(types)
+            .map(|(n, t)| Field::new(n, arrow_type(t, strings), true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// One record batch of `schema` from consecutive result chunks, each given as its
+/// flat columns and row count.
+pub fn record_batch(
+    schema: &SchemaRef,
+    types: &[DataType],
+    chunks: &[(Vec<Vector>, usize)],
+) -> Result<RecordBatch> {
+    let rows: usize = chunks.iter().map(|(_, n)| n).sum();
+    let mut columns = Vec::with_capacity(types.len());
+    for (c, ty) in types.iter().enumerate() {
+        let parts: Vec<(&Vector, usize)> = chunks.iter().map(|(cols, n)| (&cols[c], *n)).collect();
+        let expected = schema.field(c).data_type();
+        columns.push(column(ty, expected, &parts)?);
+    }
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| Error::internal(format!("building an Arrow record batch: {e}")))
+}
+
+/// One Arrow array holding `parts` (flat vectors of `ty`, with their row counts) one
+/// after the other, typed as `target` (the schema's type for this column).
+fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Result<ArrayRef> {
+    let nulls = nulls(parts);
+    Ok(match ty {
+        DataType::Null => Arc::new(NullArray::new(parts.iter().map(|(_, n)| n).sum())),
+        DataType::Boolean => {
+            let bits = concat_bits(parts, |v, i| v.values::<bool>()[i]);
+            Arc::new(BooleanArray::new(bits, nulls))
+        }
+        DataType::TinyInt => primitive::<Int8Type>(parts, nulls, target),
+        DataType::SmallInt => primitive::<Int16Type>(parts, nulls, target),
+        DataType::Integer => primitive::<Int32Type>(parts, nulls, target),
+        DataType::BigInt => primitive::<Int64Type>(parts, nulls, target),
+        DataType::Real => primitive::<Float32Type>(parts, nulls, target),
+        DataType::Double => primitive::<Float64Type>(parts, nulls, target),
+        DataType::Date => primitive::<Date32Type>(parts, nulls, target),
+        DataType::Timestamp => primitive::<TimestampMicrosecondType>(parts, nulls, target),
+        DataType::Decimal(..) if matches!(parts.first(), Some((v, _)) if matches!(v.data, VectorData::I64(_))) =>
+        {
+            let values: Vec<i128> = parts
+                .iter()
+                .flat_map(|(v, n)| v.values::<i64>()[..*n].iter().map(|&x| x as i128))
+                .collect();
+            Arc::new(
+                PrimitiveArray::<Decimal128Type>::new(values.into(), nulls)
+                    .with_data_type(target.clone()),
+            )
+        }
+        DataType::Decimal(..) => primitive::<Decimal128Type>(parts, nulls, target),
+        DataType::Interval => {
+            let mut values = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
+            for (v, n) in parts {
+                let VectorData::Interval(b) = &v.data else {
+                    return Err(Error::internal("an INTERVAL column without intervals"));
+                };
+                for (i, iv) in b[..*n].iter().enumerate() {
+                    let nanos = match iv.micros.checked_mul(1000) {
+                        Some(x) => x,
+                        // A NULL row's value is never read.
+                        None if !v.is_valid(i) => 0,
+                        None => {
+                            return Err(Error::out_of_range(format!(
+                                "INTERVAL {iv} has more microseconds than Arrow's nanosecond \
+                                 intervals hold (about 292 years)"
+                            )))
+                        }
+                    };
+                    values.push(IntervalMonthDayNano::new(iv.months, iv.days, nanos));
+                }
+            }
+            Arc::new(PrimitiveArray::<IntervalMonthDayNanoType>::new(
+                values.into(),
+                nulls,
+            ))
+        }
+        DataType::Varchar => match target {
+            ArrowType::Utf8View => Arc::new(string_views(parts, nulls)),
+            _ => string_offsets(parts, nulls)?,
+        },
+        DataType::List(child_ty) => {
+            let ArrowType::List(field) = target else {
+                return Err(Error::internal(format!("a list column exported as {target}")));
+            };
+            let mut offsets = Vec::with_capacity(parts.iter().map(|(_, n)| n + 1).sum());
+            offsets.push(0i32);
+            let mut children = Vec::with_capacity(parts.len());
+            for (v, n) in parts {
+                let list = v.list();
+                let (start, end) = (list.offsets[0], list.offsets[*n]);
+                let base = *offsets.last().expect("starts with 0");
+                for &o in &list.offsets[1..=*n] {
+                    let o = i32::try_from(o - start)
+                        .ok()
+                        .and_then(|o| base.checked_add(o))
+                        .ok_or_else(|| {
+                            Error::out_of_range("a list column holds more than 2^31 elements")
+                        })?;
+                    offsets.push(o);
+                }
+                let len = (end - start) as usize;
+                let child = (*list.child)
+                    .clone()
+                    .flatten(list.child.data_len().max(end as usize))
+                    .slice(start as usize, len);
+                children.push((child, len));
+            }
+            let child_parts: Vec<(&Vector, usize)> = children.iter().map(|(v, n)| (v, *n)).collect();
+            let values = column(child_ty, field.data_type(), &child_parts)?;
+            Arc::new(ListArray::new(
+                field.clone(),
+                OffsetBuffer::new(offsets.into()),
+                values,
+                nulls,
+            ))
+        }
+    })
+}
+
+/// The validity of `parts` one after the other; `None` when no row is NULL.
+fn nulls(parts: &[(&Vector, usize)]) -> Option<NullBuffer> {
+    if parts.iter().all(|(v, _)| !v.validity.has_nulls()) {
+        return None;
+    }
+    let bits = concat_bits(parts, |v, i| v.is_valid(i));
+    Some(NullBuffer::new(bits))
+}
+
+fn concat_bits(parts: &[(&Vector, usize)], f: impl Fn(&Vector, usize) -> bool) -> BooleanBuffer {
+    let total = parts.iter().map(|(_, n)| n).sum();
+    let mut part = 0;
+    let mut start = 0;
+    BooleanBuffer::collect_bool(total, |i| {
+        while i >= start + parts[part].1 {
+            start += parts[part].1;
+            part += 1;
+        }
+        f(parts[part].0, i - start)
+    })
+}
+
+/// A fixed-width column: shared with the chunk when there is one, else copied once.
+fn primitive<A>(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>, target: &ArrowType) -> ArrayRef
+where
+    A: ArrowPrimitiveType,
+    A::Native: NativeType + std::panic::RefUnwindSafe,
+{
+    let values: ScalarBuffer<A::Native> = match parts {
+        [(v, n)] => share(<A::Native as NativeType>::buffer(&v.data), *n),
+        _ => {
+            let mut all = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
+            for (v, n) in parts {
+                all.extend_from_slice(&v.values::<A::Native>()[..*n]);
+            }
+            all.into()
+        }
+    };
+    Arc::new(PrimitiveArray::<A>::new(values, nulls).with_data_type(target.clone()))
+}
+
+/// The first `n` values of `b` as an Arrow buffer over the same memory; the Arrow
+/// buffer keeps a clone of `b` (a reference count) alive until it is released.
+fn share<T: ArrowNativeType + Send + Sync + std::panic::RefUnwindSafe>(
+    b: &Buffer<T>,
+    n: usize,
+) -> ScalarBuffer<T> {
+    let values: &[T] = &b[..n];
+    let ptr = NonNull::new(values.as_ptr() as *mut u8).expect("slices are never null");
+    // SAFETY: `ptr` points to `n` initialized values owned by the buffer's shared
+    // storage, which the clone moved into the Arrow buffer keeps alive and which no
+    // one writes while shared (stride's buffers are copy-on-write).
+    let buffer = unsafe {
+        ArrowBuffer::from_custom_allocation(ptr, std::mem::size_of_val(values), Arc::new(b.clone()))
+    };
+    ScalarBuffer::new(buffer, 0, n)
+}
+
+/// Strings as Arrow views: stride's 16-byte views are Arrow's layout (length, then
+/// the bytes inline up to 12, or a 4-byte prefix, buffer index and offset), so one
+/// chunk's views and heap buffers are shared as they are; several chunks' views are
+/// copied with their buffer indexes moved past the buffers of the chunks before.
+fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> StringViewArray {
+    let mut buffers: Vec<ArrowBuffer> = Vec::new();
+    let views: ScalarBuffer<u128> = match parts {
+        [(v, n)] if (v.strings().views.as_ptr() as usize) % std::mem::align_of::<u128>() == 0 => {
+            let s = v.strings();
+            buffers.extend(s.buffers.iter().map(share_bytes));
+            let views: &[StringView] = &s.views[..*n];
+            let ptr = NonNull::new(views.as_ptr() as *mut u8).expect("slices are never null");
+            // SAFETY: as in `share`; a StringView is 16 bytes with Arrow's view
+            // layout, and the pointer was checked to be aligned for u128.
+            let buffer = unsafe {
+                ArrowBuffer::from_custom_allocation(
+                    ptr,
+                    std::mem::size_of_val(views),
+                    Arc::new(s.views.clone()),
+                )
+            };
+            ScalarBuffer::new(buffer, 0, *n)
+        }
+        _ => {
+            let mut all = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
+            for (v, n) in parts {
+                let s = v.strings();
+                let base = buffers.len() as u128;
+                buffers.extend(s.buffers.iter().map(share_bytes));
+                for (i, view) in s.views[..*n].iter().enumerate() {
+                    let raw = view_bits(view);
+                    all.push(if !v.is_valid(i) {
+                        0
+                    } else if view.is_inline() {
+                        raw
+                    } else {
+                        raw + (base << 64)
+                    });
+                }
+            }
+            all.into()
+        }
+    };
+    // SAFETY: every view holds valid UTF-8 (a StringVector invariant) and points into
+    // the buffers passed with it, which keep the chunks' order and indexes.
+    unsafe { StringViewArray::new_unchecked(views, buffers.into(), nulls) }
+}
+
+fn view_bits(v: &StringView) -> u128 {
+    // SAFETY: StringView is 16 plain bytes (`repr(C)`: a u32 and 12 bytes).
+    unsafe { std::mem::transmute::<StringView, u128>(*v) }
+}
+
+fn share_bytes(b: &Arc<Vec<u8>>) -> ArrowBuffer {
+    let ptr = NonNull::new(b.as_ptr() as *mut u8).expect("vectors are never null");
+    // SAFETY: the bytes are owned by the `Arc`, kept alive by the clone, and never
+    // written once shared.
+    unsafe { ArrowBuffer::from_custom_allocation(ptr, b.len(), Arc::new(b.clone())) }
+}
+
+/// Strings as offsets and bytes (a copy); `LargeUtf8` when a batch holds 2 GiB or more.
+fn string_offsets(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    let total: usize = parts.iter().map(|(_, n)| n).sum();
+    let bytes: usize = parts
+        .iter()
+        .map(|(v, n)| strings_len(v.strings(), *n))
+        .sum();
+    let mut data = Vec::with_capacity(bytes);
+    let mut offsets = Vec::with_capacity(total + 1);
+    offsets.push(0usize);
+    for (v, n) in parts {
+        let s = v.strings();
+        for i in 0..*n {
+            if v.is_valid(i) {
+                data.extend_from_slice(s.get(i).as_bytes());
+            }
+            offsets.push(data.len());
+        }
+    }
+    let data = ArrowBuffer::from_vec(data);
+    Ok(if bytes <= i32::MAX as usize {
+        let offsets: Vec<i32> = offsets.into_iter().map(|o| o as i32).collect();
+        // SAFETY: offsets rise monotonically within `data`, at string boundaries of
+        // valid UTF-8.
+        Arc::new(unsafe {
+            StringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets.into()), data, nulls)
+        })
+    } else {
+        let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+        // SAFETY: as above.
+        Arc::new(unsafe {
+            LargeStringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets.into()), data, nulls)
+        })
+    })
+}
+
+fn strings_len(s: &StringVector, n: usize) -> usize {
+    s.views[..n].iter().map(|v| v.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    use stride_common::{DataChunk, ScalarValue};
+
+    fn vector(ty: DataType, values: &[ScalarValue]) -> Vector {
+        let mut v = Vector::with_capacity(&ty, values.len());
+        for x in values {
+            v.push(x).unwrap();
+        }
+        v
+    }
+
+    #[test]
+    fn one_chunk_shares_fixed_width_values_and_strings() {
+        let ints = Vector::from_values(DataType::BigInt, vec![1i64, 2, 3]);
+        let long = "a string longer than twelve bytes";
+        let strs = vector(
+            DataType::Varchar,
+            &[
+                ScalarValue::Varchar("short".into()),
+                ScalarValue::Null,
+                ScalarValue::Varchar(long.into()),
+            ],
+        );
+        let types = [DataType::BigInt, DataType::Varchar];
+        let schema = arrow_schema(&["i".into(), "s".into()], &types, StringLayout::View);
+        let (cols, n) = DataChunk::new(vec![ints.clone(), strs.clone()], 3).into_flat_columns();
+        let batch = record_batch(&schema, &types, &[(cols, n)]).unwrap();
+        let i = batch.column(0).as_primitive::<Int64Type>();
+        assert_eq!(i.values().as_ptr(), ints.values::<i64>().as_ptr());
+        let s = batch.column(1).as_string_view();
+        assert_eq!(s.value(0), "short");
+        assert!(s.is_null(1));
+        assert_eq!(s.value(2), long);
+        assert_eq!(s.data_buffers()[0].as_ptr(), strs.strings().buffers[0].as_ptr());
+    }
+
+    #[test]
+    fn several_chunks_concatenate() {
+        let long = |k: usize| format!("string number {k} is long enough");
+        let chunk = |k: usize| {
+            let strs = vector(
+                DataType::Varchar,
+                &[ScalarValue::Varchar(long(k)), ScalarValue::Varchar("x".into())],
+            );
+            let dec = vector(
+                DataType::Decimal(10, 2),
+                &[ScalarValue::Decimal(k as i128 * 100 + 5, 10, 2), ScalarValue::Null],
+            );
+            let list = vector(
+                DataType::List(Box::new(DataType::Integer)),
+                &[
+                    ScalarValue::List(DataType::Integer, vec![ScalarValue::Integer(k as i32)]),
+                    ScalarValue::List(DataType::Integer, vec![]),
+                ],
+            );
+            DataChunk::new(vec![strs, dec, list], 2).into_flat_columns()
+        };
+        let types = [
+            DataType::Varchar,
+            DataType::Decimal(10, 2),
+            DataType::List(Box::new(DataType::Integer)),
+        ];
+        for layout in [StringLayout::View, StringLayout::Offsets] {
+            let schema = arrow_schema(&["s".into(), "d".into(), "l".into()], &types, layout);
+            let batch = record_batch(&schema, &types, &[chunk(0), chunk(1)]).unwrap();
+            assert_eq!(batch.num_rows(), 4);
+            let s: Vec<String> = (0..4)
+                .map(|i| match layout {
+                    StringLayout::View => batch.column(0).as_string_view().value(i).to_string(),
+                    StringLayout::Offsets => batch.column(0).as_string::<i32>().value(i).to_string(),
+                })
+                .collect();
+            assert_eq!(s, [long(0), "x".into(), long(1), "x".into()]);
+            let d = batch.column(1).as_primitive::<Decimal128Type>();
+            assert_eq!((d.value(2), d.is_null(3)), (105, true));
+            let l = batch.column(2).as_list::<i32>();
+            assert_eq!(l.value_offsets(), &[0, 1, 1, 2, 2]);
+            assert_eq!(l.values().as_primitive::<Int32Type>().values(), &[0, 1]);
+        }
+    }
+}

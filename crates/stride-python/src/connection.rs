@@ -1,0 +1,436 @@
+//! `stride.connect()` and the connection it returns: DB-API 2.0 (the connection is
+//! its own cursor, as in DuckDB's package), DuckDB's fetch methods (`fetchdf`,
+//! `fetch_arrow_table`, `pl`, ...) and `sql()` for lazy relations.
+//!
+//! Concurrency: a connection is used by one Python thread at a time (DB-API
+//! threadsafety 1; `cursor()` gives another thread its own connection to the same
+//! database). Its locks are held only for moments and never while waiting for the
+//! engine, so a second thread misusing it sees an error, not a deadlock.
+
+use crate::cursor::{blocking, run, Pending};
+use crate::errors::{to_py, ConnectionException, InterfaceError, ProgrammingError};
+use crate::relation::Relation;
+use crate::stream::{self, BATCH_ROWS};
+use crate::values::{self, ToPython};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::sync::{Arc, Mutex};
+use stride::{Connection, Database, QueryResult};
+use stride_common::{DataChunk, DataType, ScalarValue, Vector};
+
+#[pyclass(module = "stride", name = "StrideConnection")]
+pub struct PyConnection {
+    db: Arc<Database>,
+    conn: Mutex<Option<Arc<Connection>>>,
+    /// The result of the last `execute`, being fetched.
+    pending: Mutex<Option<Pending>>,
+    /// `description` of the last `execute`: names and types, `None` for statements
+    /// without rows.
+    columns: Mutex<Option<Vec<(String, DataType)>>>,
+    rowcount: Mutex<i64>,
+    /// Rows `fetchmany()` returns when not told (PEP 249).
+    #[pyo3(get, set)]
+    arraysize: usize,
+}
+
+impl PyConnection {
+    pub fn open(database: &str, read_only: bool) -> PyResult<Self> {
+        let db = if database.is_empty() || database == ":memory:" {
+            if read_only {
+                return Err(ProgrammingError::new_err(
+                    "an in-memory database cannot be opened read-only",
+                ));
+            }
+            Database::open_in_memory()
+        } else if read_only {
+            Database::open_read_only(database)
+        } else {
+            Database::open(database)
+        }
+        .map_err(to_py)?;
+        Self::on(Arc::new(db))
+    }
+
+    fn on(db: Arc<Database>) -> PyResult<Self> {
+        let conn = db.connect().map_err(to_py)?;
+        Ok(PyConnection {
+            db,
+            conn: Mutex::new(Some(Arc::new(conn))),
+            pending: Mutex::new(None),
+            columns: Mutex::new(None),
+            rowcount: Mutex::new(-1),
+            arraysize: 1,
+        })
+    }
+
+    /// The engine connection, or an error once closed.
+    pub fn live(&self) -> PyResult<Arc<Connection>> {
+        self.conn
+            .lock()
+            .ok()
+            .and_then(|c| c.clone())
+            .ok_or_else(|| ConnectionException::new_err("Connection already closed"))
+    }
+
+    /// Runs `sql` (several statements, or one with parameters) and returns the last
+    /// statement's result; statements without rows but with a count of changed rows
+    /// give one row with that count, as in DuckDB.
+    pub fn run(&self, py: Python<'_>, sql: &str, params: Vec<ScalarValue>) -> PyResult<QueryResult> {
+        let conn = self.live()?;
+        let interrupt = conn.interrupt_handle();
+        let sql = sql.to_string();
+        run(py, &interrupt, move || {
+            if params.is_empty() {
+                conn.execute(&sql)
+            } else {
+                let statements = stride::split_statements(&sql);
+                match statements.as_slice() {
+                    [one] => conn.execute_with_params(one, &params),
+                    _ => Err(stride_common::Error::invalid_input(format!(
+                        "parameters can only be bound to one statement, and the text holds {}",
+                        statements.len()
+                    ))),
+                }
+            }
+        })
+    }
+
+    fn take_pending(&self) -> PyResult<Pending> {
+        self.pending
+            .lock()
+            .ok()
+            .and_then(|mut p| p.take())
+            .ok_or_else(|| InterfaceError::new_err("no open result set: call execute() first"))
+    }
+
+    fn put_pending(&self, p: Pending) {
+        if let Ok(mut slot) = self.pending.lock() {
+            *slot = Some(p);
+        }
+    }
+
+    fn fetch(&self, py: Python<'_>, n: Option<usize>) -> PyResult<Vec<Vec<ScalarValue>>> {
+        let mut pending = self.take_pending()?;
+        let interrupt = self.live()?.interrupt_handle();
+        let (pending, rows) = blocking(py, &interrupt, move || {
+            let rows = pending.rows(n);
+            (pending, rows)
+        })?;
+        self.put_pending(pending);
+        rows.map_err(to_py)
+    }
+}
+
+/// A statement's result as something to fetch from: query rows as they are, a count
+/// of changed rows as one `Count` row.
+fn fetchable(result: QueryResult) -> (Pending, Option<Vec<(String, DataType)>>, i64) {
+    if result.is_query() {
+        let columns = result.names.iter().cloned().zip(result.types.iter().cloned()).collect();
+        return (Pending::new(result), Some(columns), -1);
+    }
+    match result.changes {
+        Some(n) => {
+            let count = Vector::from_values(DataType::BigInt, vec![n as i64]);
+            let chunk = DataChunk::new(vec![count], 1);
+            let names = vec!["Count".to_string()];
+            let rows = QueryResult::chunks(names.clone(), vec![DataType::BigInt], vec![chunk]);
+            (
+                Pending::new(rows),
+                Some(vec![(names[0].clone(), DataType::BigInt)]),
+                n as i64,
+            )
+        }
+        None => (Pending::new(result), None, -1),
+    }
+}
+
+#[pymethods]
+impl PyConnection {
+    /// Runs a statement (or several, without parameters) and keeps its result for
+    /// the fetch methods. Returns the connection, so calls chain as in DuckDB.
+    #[pyo3(signature = (query, parameters=None))]
+    fn execute<'py>(
+        slf: Bound<'py, Self>,
+        query: &str,
+        parameters: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let this = slf.borrow();
+        let params = values::parameters(parameters.as_ref())?;
+        // A new statement ends the previous result.
+        drop(this.pending.lock().ok().and_then(|mut p| p.take()));
+        let result = this.run(slf.py(), query, params)?;
+        let (pending, columns, rowcount) = fetchable(result);
+        this.put_pending(pending);
+        *this.columns.lock().expect("columns lock") = columns;
+        *this.rowcount.lock().expect("rowcount lock") = rowcount;
+        drop(this);
+        Ok(slf)
+    }
+
+    /// Runs one statement once per parameter set; `rowcount` is the total changed.
+    fn executemany<'py>(
+        slf: Bound<'py, Self>,
+        query: &str,
+        parameters: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let mut total = 0i64;
+        let mut counted = false;
+        for set in parameters.try_iter()? {
+            let set = set?;
+            let s = Self::execute(slf.clone(), query, Some(set))?;
+            let n = *s.borrow().rowcount.lock().expect("rowcount lock");
+            if n >= 0 {
+                total += n;
+                counted = true;
+            }
+        }
+        *slf.borrow().rowcount.lock().expect("rowcount lock") = if counted { total } else { -1 };
+        Ok(slf)
+    }
+
+    fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let rows = self.fetch(py, Some(1))?;
+        let to = ToPython::new(py)?;
+        rows.first().map(|r| to.row(r)).transpose()
+    }
+
+    #[pyo3(signature = (size=None))]
+    fn fetchmany<'py>(&self, py: Python<'py>, size: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.fetch(py, Some(size.unwrap_or(self.arraysize)))?;
+        rows_to_list(py, &rows)
+    }
+
+    fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.fetch(py, None)?;
+        rows_to_list(py, &rows)
+    }
+
+    /// The rest of the result as a pyarrow Table.
+    #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
+    fn fetch_arrow_table<'py>(&self, py: Python<'py>, rows_per_batch: usize) -> PyResult<Bound<'py, PyAny>> {
+        let pending = self.take_pending()?;
+        stream::arrow_table(py, &self.live()?.interrupt_handle(), pending, rows_per_batch)
+    }
+
+    #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
+    fn arrow<'py>(&self, py: Python<'py>, rows_per_batch: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.fetch_arrow_table(py, rows_per_batch)
+    }
+
+    /// The rest of the result as a pyarrow RecordBatchReader, computed as it is read.
+    #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
+    fn fetch_record_batch<'py>(&self, py: Python<'py>, rows_per_batch: usize) -> PyResult<Bound<'py, PyAny>> {
+        stream::batch_reader(py, self.take_pending()?, rows_per_batch)
+    }
+
+    /// The rest of the result as a pandas DataFrame.
+    fn fetchdf<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.fetch_arrow_table(py, BATCH_ROWS)?.call_method0("to_pandas")
+    }
+
+    fn df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.fetchdf(py)
+    }
+
+    /// The rest of the result as a polars DataFrame.
+    fn pl<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let pending = self.take_pending()?;
+        stream::polars_frame(py, &self.live()?.interrupt_handle(), pending)
+    }
+
+    /// PEP 249: a 7-item sequence per result column (name, type, then five unknowns),
+    /// or None after a statement without rows.
+    #[getter]
+    fn description<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let columns = self.columns.lock().expect("columns lock").clone();
+        columns
+            .map(|cols| {
+                let items = cols
+                    .iter()
+                    .map(|(name, ty)| {
+                        let none = py.None();
+                        PyTuple::new(
+                            py,
+                            [
+                                name.into_pyobject(py)?.into_any().unbind(),
+                                ty.to_string().into_pyobject(py)?.into_any().unbind(),
+                                none.clone_ref(py),
+                                none.clone_ref(py),
+                                none.clone_ref(py),
+                                none.clone_ref(py),
+                                none,
+                            ],
+                        )
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)
+            })
+            .transpose()
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE; -1 otherwise (PEP 249).
+    #[getter]
+    fn rowcount(&self) -> i64 {
+        *self.rowcount.lock().expect("rowcount lock")
+    }
+
+    /// A lazy relation for a query: it runs when its rows are asked for. Other
+    /// statements (DDL, INSERT, ...) run at once; those returning rows give a
+    /// relation over the rows they returned, the others None.
+    #[pyo3(signature = (query, params=None))]
+    fn sql<'py>(
+        slf: Bound<'py, Self>,
+        query: &str,
+        params: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Relation>> {
+        let params = values::parameters(params.as_ref())?;
+        let statements = stride::split_statements(query);
+        let Some((last, before)) = statements.split_last() else {
+            return Err(ProgrammingError::new_err("no statement to run"));
+        };
+        if !before.is_empty() && !params.is_empty() {
+            return Err(ProgrammingError::new_err(
+                "parameters can only be bound to one statement",
+            ));
+        }
+        let this = slf.borrow();
+        for s in before {
+            this.run(slf.py(), s, Vec::new())?;
+        }
+        if crate::relation::is_query(last) {
+            return Ok(Some(Relation::query(slf.clone().unbind(), last.clone(), params)));
+        }
+        let result = this.run(slf.py(), last, params)?;
+        if !result.is_query() {
+            return Ok(None);
+        }
+        let interrupt = this.live()?.interrupt_handle();
+        let (names, types) = (result.names.clone(), result.types.clone());
+        let mut pending = Pending::new(result);
+        let chunks = run(slf.py(), &interrupt, move || {
+            let mut all = Vec::new();
+            while let Some(c) = pending.next_chunk() {
+                all.push(c?);
+            }
+            Ok(all)
+        })?;
+        Ok(Some(Relation::rows(slf.clone().unbind(), names, types, chunks)))
+    }
+
+    #[pyo3(signature = (query, params=None))]
+    fn query<'py>(
+        slf: Bound<'py, Self>,
+        query: &str,
+        params: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Relation>> {
+        Self::sql(slf, query, params)
+    }
+
+    /// A relation reading a whole table or view.
+    fn table(slf: Bound<'_, Self>, name: &str) -> PyResult<Relation> {
+        let sql = format!("SELECT * FROM {}", quote_name(name));
+        Ok(Relation::query(slf.unbind(), sql, Vec::new()))
+    }
+
+    fn begin<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        slf.borrow().run(slf.py(), "BEGIN TRANSACTION", Vec::new())?;
+        Ok(slf)
+    }
+
+    /// Commits the open transaction; without one there is nothing to do (each
+    /// statement outside BEGIN commits by itself).
+    fn commit<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        if slf.borrow().live()?.in_transaction() {
+            slf.borrow().run(slf.py(), "COMMIT", Vec::new())?;
+        }
+        Ok(slf)
+    }
+
+    fn rollback<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        if slf.borrow().live()?.in_transaction() {
+            slf.borrow().run(slf.py(), "ROLLBACK", Vec::new())?;
+        }
+        Ok(slf)
+    }
+
+    /// A new connection to the same database, for use by another thread.
+    fn cursor(&self) -> PyResult<PyConnection> {
+        self.live()?;
+        Self::on(self.db.clone())
+    }
+
+    /// Cancels the statement running on this connection, from another thread.
+    fn interrupt(&self) -> PyResult<()> {
+        self.live()?.interrupt_handle().interrupt();
+        Ok(())
+    }
+
+    /// Closes the connection; an open transaction is rolled back.
+    fn close(&self) {
+        drop(self.pending.lock().ok().and_then(|mut p| p.take()));
+        let conn = self.conn.lock().ok().and_then(|mut c| c.take());
+        if let Some(c) = conn {
+            if c.in_transaction() {
+                let _ = c.execute("ROLLBACK");
+            }
+        }
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (exc_type=None, exc_value=None, traceback=None))]
+    fn __exit__(
+        &self,
+        exc_type: Option<Bound<'_, PyAny>>,
+        exc_value: Option<Bound<'_, PyAny>>,
+        traceback: Option<Bound<'_, PyAny>>,
+    ) -> bool {
+        let _ = (exc_type, exc_value, traceback);
+        self.close();
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        match self.db.path() {
+            Some(p) => format!("<stride.StrideConnection {p:?}>"),
+            None => "<stride.StrideConnection :memory:>".to_string(),
+        }
+    }
+}
+
+fn rows_to_list<'py>(py: Python<'py>, rows: &[Vec<ScalarValue>]) -> PyResult<Bound<'py, PyList>> {
+    let to = ToPython::new(py)?;
+    let items = rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// `name` as a SQL identifier: dotted parts (`schema.table`) each double-quoted.
+pub fn quote_name(name: &str) -> String {
+    name.split('.')
+        .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// `stride.connect(database=":memory:", read_only=False, config={})`: each config
+/// entry is set as with `SET name = value`.
+#[pyfunction]
+#[pyo3(signature = (database=":memory:", read_only=false, config=None))]
+pub fn connect(
+    database: &str,
+    read_only: bool,
+    config: Option<Bound<'_, PyDict>>,
+) -> PyResult<PyConnection> {
+    let c = PyConnection::open(database, read_only)?;
+    if let Some(config) = config {
+        let conn = c.live()?;
+        for (k, v) in config.iter() {
+            let name: String = k.extract()?;
+            let value: String = v.str()?.extract()?;
+            conn.set_option(&name, &value).map_err(to_py)?;
+        }
+    }
+    Ok(c)
+}

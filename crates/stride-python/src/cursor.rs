@@ -1,0 +1,125 @@
+//! A statement's result being read from Python, and the one way Python waits for
+//! the engine: with the GIL released (other Python threads run) and Ctrl-C watched
+//! (it interrupts the statement and raises KeyboardInterrupt).
+
+use crate::errors::to_py;
+use crate::stream::Batches;
+use pyo3::prelude::*;
+use std::sync::mpsc;
+use std::time::Duration;
+use stride::{InterruptHandle, QueryResult};
+use stride_common::{DataChunk, Result, ScalarValue};
+
+/// How often a waiting call looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+/// Stack of the thread a statement runs on (deeply nested SQL recurses in the binder).
+const STACK: usize = 256 << 20;
+
+/// Runs `f` on a helper thread while this thread waits without the GIL. Ctrl-C while
+/// waiting interrupts the statement, waits for it to stop, and raises the
+/// KeyboardInterrupt.
+pub fn blocking<T: Send>(
+    py: Python<'_>,
+    interrupt: &InterruptHandle,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        // Borrowed by the GIL-free waits below, which need a shareable receiver.
+        let rx = std::sync::Mutex::new(rx);
+        let recv = |timeout: Option<Duration>| {
+            let rx = rx.lock().expect("only this thread receives");
+            match timeout {
+                Some(t) => rx.recv_timeout(t),
+                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            }
+        };
+        std::thread::Builder::new()
+            .name("stride-python".into())
+            .stack_size(STACK)
+            .spawn_scoped(s, move || {
+                let _ = tx.send(f());
+            })
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+        loop {
+            match py.detach(|| recv(Some(SIGNAL_POLL))) {
+                Ok(v) => return Ok(v),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        interrupt.interrupt();
+                        let _ = py.detach(|| recv(None));
+                        return Err(e);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(crate::errors::InternalException::new_err(
+                        "the statement's thread stopped without a result (a bug in stride)",
+                    ))
+                }
+            }
+        }
+    })
+}
+
+/// Like [`blocking`] for work that returns a stride result.
+pub fn run<T: Send>(
+    py: Python<'_>,
+    interrupt: &InterruptHandle,
+    f: impl FnOnce() -> Result<T> + Send,
+) -> PyResult<T> {
+    blocking(py, interrupt, f)?.map_err(to_py)
+}
+
+/// A result and how far it has been read.
+pub struct Pending {
+    pub result: QueryResult,
+    chunk: Option<DataChunk>,
+    pos: usize,
+}
+
+impl Pending {
+    pub fn new(result: QueryResult) -> Self {
+        Pending {
+            result,
+            chunk: None,
+            pos: 0,
+        }
+    }
+
+    /// The rest of the current chunk, or the result's next chunk.
+    pub fn next_chunk(&mut self) -> Option<Result<DataChunk>> {
+        if let Some(c) = self.chunk.take() {
+            if self.pos < c.len() {
+                let rest = c.slice(self.pos, c.len() - self.pos);
+                return Some(Ok(rest));
+            }
+        }
+        self.result.next_chunk()
+    }
+
+    /// Up to `n` more rows (all when `None`).
+    pub fn rows(&mut self, n: Option<usize>) -> Result<Vec<Vec<ScalarValue>>> {
+        let mut out = Vec::new();
+        while n.is_none_or(|n| out.len() < n) {
+            let chunk = match &self.chunk {
+                Some(c) if self.pos < c.len() => c,
+                _ => match self.result.next_chunk() {
+                    None => break,
+                    Some(c) => {
+                        self.chunk = Some(c?.flatten());
+                        self.pos = 0;
+                        continue;
+                    }
+                },
+            };
+            let end = n.map_or(chunk.len(), |n| chunk.len().min(self.pos + n - out.len()));
+            out.extend((self.pos..end).map(|i| chunk.row(i)));
+            self.pos = end;
+        }
+        Ok(out)
+    }
+
+    pub fn batches(self, batch_rows: usize) -> Batches {
+        Batches::new(self, batch_rows)
+    }
+}

@@ -1,0 +1,397 @@
+//! Relations, as `con.sql(...)` returns them: a query that runs when its rows are
+//! asked for (`.arrow()`, `.df()`, `.pl()`, `.fetchall()`, `.show()`, or any Arrow
+//! consumer through `__arrow_c_stream__`), and that builds bigger queries
+//! (`.filter()`, `.project()`, `.aggregate()`, `.order()`, `.limit()`) by wrapping
+//! its SQL, so the optimizer sees the whole query. A statement that is not a query
+//! (`INSERT ... RETURNING`) ran once when the relation was made; its relation holds
+//! the rows it returned.
+
+use crate::connection::{quote_name, PyConnection};
+use crate::cursor::{run, Pending};
+use crate::errors::{to_py, NotImplementedException};
+use crate::stream::{self, BATCH_ROWS};
+use crate::values::ToPython;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyList, PyTuple};
+use std::sync::{Arc, Mutex};
+use stride::render::Mode;
+use stride::QueryResult;
+use stride_common::{DataChunk, DataType, ScalarValue};
+
+enum Source {
+    Query { sql: String, params: Vec<ScalarValue> },
+    Rows { names: Vec<String>, types: Vec<DataType>, chunks: Arc<Vec<DataChunk>> },
+}
+
+#[pyclass(module = "stride", name = "StrideRelation")]
+pub struct Relation {
+    conn: Py<PyConnection>,
+    source: Source,
+    /// The execution `fetchone` / `fetchmany` are reading, so successive calls go on
+    /// where the last stopped.
+    pending: Mutex<Option<Pending>>,
+}
+
+/// Whether a statement only reads (and can therefore run again each time its rows
+/// are asked for): its first keyword starts a query.
+pub fn is_query(statement: &str) -> bool {
+    let mut s = statement.trim_start();
+    loop {
+        if let Some(rest) = s.strip_prefix("--") {
+            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix('(') {
+            s = rest.trim_start();
+        } else {
+            break;
+        }
+    }
+    let word: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(word.as_str(), "select" | "with" | "values" | "from" | "table")
+}
+
+impl Relation {
+    pub fn query(conn: Py<PyConnection>, sql: String, params: Vec<ScalarValue>) -> Self {
+        Relation {
+            conn,
+            source: Source::Query { sql, params },
+            pending: Mutex::new(None),
+        }
+    }
+
+    pub fn rows(
+        conn: Py<PyConnection>,
+        names: Vec<String>,
+        types: Vec<DataType>,
+        chunks: Vec<DataChunk>,
+    ) -> Self {
+        Relation {
+            conn,
+            source: Source::Rows {
+                names,
+                types,
+                chunks: Arc::new(chunks),
+            },
+            pending: Mutex::new(None),
+        }
+    }
+
+    fn interrupt(&self, py: Python<'_>) -> PyResult<stride::InterruptHandle> {
+        Ok(self.conn.borrow(py).live()?.interrupt_handle())
+    }
+
+    /// Runs the relation afresh.
+    fn execute(&self, py: Python<'_>) -> PyResult<Pending> {
+        match &self.source {
+            Source::Query { sql, params } => {
+                let result = self.conn.borrow(py).run(py, sql, params.clone())?;
+                Ok(Pending::new(result))
+            }
+            Source::Rows { names, types, chunks } => Ok(Pending::new(QueryResult::chunks(
+                names.clone(),
+                types.clone(),
+                chunks.as_ref().clone(),
+            ))),
+        }
+    }
+
+    /// The execution being read by fetchone/fetchmany, else a fresh one; the caller
+    /// reads it to the end.
+    fn take_or_execute(&self, py: Python<'_>) -> PyResult<Pending> {
+        match self.pending.lock().ok().and_then(|mut p| p.take()) {
+            Some(p) => Ok(p),
+            None => self.execute(py),
+        }
+    }
+
+    fn fetch(&self, py: Python<'_>, n: Option<usize>) -> PyResult<Vec<Vec<ScalarValue>>> {
+        let mut pending = self.take_or_execute(py)?;
+        let interrupt = self.interrupt(py)?;
+        let (pending, rows) = crate::cursor::blocking(py, &interrupt, move || {
+            let rows = pending.rows(n);
+            (pending, rows)
+        })?;
+        if n.is_some() {
+            if let Ok(mut slot) = self.pending.lock() {
+                *slot = Some(pending);
+            }
+        }
+        rows.map_err(to_py)
+    }
+
+    /// The SQL this relation stands for, to build on.
+    fn sql_text(&self) -> PyResult<(&str, &[ScalarValue])> {
+        match &self.source {
+            Source::Query { sql, params } => Ok((sql, params)),
+            Source::Rows { .. } => Err(NotImplementedException::new_err(
+                "this relation holds the rows a statement returned and cannot be built on; \
+                 store them with .create('name') and query the table",
+            )),
+        }
+    }
+
+    /// A relation over `SELECT <select> FROM (<this>) <rest>`.
+    fn wrap(&self, py: Python<'_>, select: &str, rest: &str) -> PyResult<Relation> {
+        let (sql, params) = self.sql_text()?;
+        let sql = format!("SELECT {select} FROM ({sql}) AS unnamed_relation {rest}");
+        Ok(Relation::query(self.conn.clone_ref(py), sql, params.to_vec()))
+    }
+
+    fn names_and_types(&self, py: Python<'_>) -> PyResult<(Vec<String>, Vec<DataType>)> {
+        match &self.source {
+            Source::Rows { names, types, .. } => Ok((names.clone(), types.clone())),
+            Source::Query { sql, params } => {
+                let conn = self.conn.borrow(py).live()?;
+                let interrupt = conn.interrupt_handle();
+                let (sql, params) = (sql.clone(), params.clone());
+                let cols = run(py, &interrupt, move || conn.describe(&sql, &params))?;
+                Ok(cols.into_iter().unzip())
+            }
+        }
+    }
+
+    /// The box rendering the shell shows (the first and last rows of a long result).
+    fn render(&self, py: Python<'_>) -> PyResult<String> {
+        let (names, types) = self.names_and_types(py)?;
+        let mut pending = self.execute(py)?;
+        let interrupt = self.interrupt(py)?;
+        let text = run(py, &interrupt, move || {
+            let mut renderer = Mode::Box.renderer(&names, &types);
+            let mut out = Vec::new();
+            let io = |e: std::io::Error| stride_common::Error::internal(e.to_string());
+            renderer.begin(&mut out).map_err(io)?;
+            loop {
+                let rows = pending.rows(Some(2048))?;
+                if rows.is_empty() {
+                    break;
+                }
+                for r in &rows {
+                    renderer.row(&mut out, r).map_err(io)?;
+                }
+            }
+            renderer.finish(&mut out).map_err(io)?;
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        })?;
+        Ok(text)
+    }
+}
+
+#[pymethods]
+impl Relation {
+    /// The column names.
+    #[getter]
+    fn columns(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        Ok(self.names_and_types(py)?.0)
+    }
+
+    /// The column types, as SQL names (`INTEGER`, `DECIMAL(15,2)`).
+    #[getter]
+    fn types(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        Ok(self.names_and_types(py)?.1.iter().map(|t| t.to_string()).collect())
+    }
+
+    #[getter]
+    fn dtypes(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.types(py)
+    }
+
+    /// The rows as a pyarrow Table.
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn arrow<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+        let pending = self.take_or_execute(py)?;
+        stream::arrow_table(py, &self.interrupt(py)?, pending, batch_size)
+    }
+
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn fetch_arrow_table<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.arrow(py, batch_size)
+    }
+
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn to_arrow_table<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.arrow(py, batch_size)
+    }
+
+    /// A pyarrow RecordBatchReader that runs the query as batches are read.
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn fetch_arrow_reader<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+        let pending = self.take_or_execute(py)?;
+        stream::batch_reader(py, pending, batch_size)
+    }
+
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn record_batch<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.fetch_arrow_reader(py, batch_size)
+    }
+
+    /// The rows as a pandas DataFrame.
+    fn df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.arrow(py, BATCH_ROWS)?.call_method0("to_pandas")
+    }
+
+    fn to_df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.df(py)
+    }
+
+    fn fetchdf<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.df(py)
+    }
+
+    /// The rows as a polars DataFrame.
+    fn pl<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let pending = self.take_or_execute(py)?;
+        stream::polars_frame(py, &self.interrupt(py)?, pending)
+    }
+
+    fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.fetch(py, None)?;
+        let to = ToPython::new(py)?;
+        PyList::new(py, rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?)
+    }
+
+    fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let rows = self.fetch(py, Some(1))?;
+        let to = ToPython::new(py)?;
+        rows.first().map(|r| to.row(r)).transpose()
+    }
+
+    #[pyo3(signature = (size=1))]
+    fn fetchmany<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.fetch(py, Some(size))?;
+        let to = ToPython::new(py)?;
+        PyList::new(py, rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// Prints the rows as the shell's box table.
+    fn show(&self, py: Python<'_>) -> PyResult<()> {
+        let text = self.render(py)?;
+        py.import("builtins")?.call_method1("print", (text.trim_end(),))?;
+        Ok(())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        self.render(py)
+    }
+
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        self.render(py)
+    }
+
+    /// Any Arrow consumer (pyarrow, polars, ...) reads the relation through this.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let pending = self.take_or_execute(py)?;
+        stream::capsule(py, Box::new(pending.batches(BATCH_ROWS)))
+    }
+
+    /// The SQL text of a lazy relation.
+    fn sql_query(&self) -> PyResult<String> {
+        Ok(self.sql_text()?.0.to_string())
+    }
+
+    /// Rows where `condition` (a SQL expression) holds.
+    fn filter(&self, py: Python<'_>, condition: &str) -> PyResult<Relation> {
+        self.wrap(py, "*", &format!("WHERE {condition}"))
+    }
+
+    /// The SQL expressions given (each a string, or one string with commas).
+    #[pyo3(signature = (*expressions))]
+    fn project(&self, py: Python<'_>, expressions: Vec<String>) -> PyResult<Relation> {
+        self.wrap(py, &expressions.join(", "), "")
+    }
+
+    #[pyo3(signature = (*expressions))]
+    fn select(&self, py: Python<'_>, expressions: Vec<String>) -> PyResult<Relation> {
+        self.project(py, expressions)
+    }
+
+    /// Aggregates, grouped by `group_expr` when given.
+    #[pyo3(signature = (aggr_expr, group_expr=""))]
+    fn aggregate(&self, py: Python<'_>, aggr_expr: &str, group_expr: &str) -> PyResult<Relation> {
+        if group_expr.trim().is_empty() {
+            self.wrap(py, aggr_expr, "")
+        } else {
+            self.wrap(py, aggr_expr, &format!("GROUP BY {group_expr}"))
+        }
+    }
+
+    fn order(&self, py: Python<'_>, order_expr: &str) -> PyResult<Relation> {
+        self.wrap(py, "*", &format!("ORDER BY {order_expr}"))
+    }
+
+    fn sort(&self, py: Python<'_>, order_expr: &str) -> PyResult<Relation> {
+        self.order(py, order_expr)
+    }
+
+    #[pyo3(signature = (n, offset=0))]
+    fn limit(&self, py: Python<'_>, n: u64, offset: u64) -> PyResult<Relation> {
+        self.wrap(py, "*", &format!("LIMIT {n} OFFSET {offset}"))
+    }
+
+    fn distinct(&self, py: Python<'_>) -> PyResult<Relation> {
+        self.wrap(py, "DISTINCT *", "")
+    }
+
+    /// Stores the rows as a new table.
+    fn create(&self, py: Python<'_>, table_name: &str) -> PyResult<()> {
+        let (sql, params) = self.sql_text()?;
+        let sql = format!("CREATE TABLE {} AS {sql}", quote_name(table_name));
+        self.conn.borrow(py).run(py, &sql, params.to_vec())?;
+        Ok(())
+    }
+
+    /// Appends the rows to an existing table.
+    fn insert_into(&self, py: Python<'_>, table_name: &str) -> PyResult<()> {
+        let (sql, params) = self.sql_text()?;
+        let sql = format!("INSERT INTO {} {sql}", quote_name(table_name));
+        self.conn.borrow(py).run(py, &sql, params.to_vec())?;
+        Ok(())
+    }
+
+    /// Makes the relation a view.
+    #[pyo3(signature = (view_name, replace=true))]
+    fn create_view(&self, py: Python<'_>, view_name: &str, replace: bool) -> PyResult<()> {
+        let (sql, params) = self.sql_text()?;
+        if !params.is_empty() {
+            return Err(NotImplementedException::new_err(
+                "a view cannot be made from a query with parameters",
+            ));
+        }
+        let verb = if replace { "CREATE OR REPLACE VIEW" } else { "CREATE VIEW" };
+        let sql = format!("{verb} {} AS {sql}", quote_name(view_name));
+        self.conn.borrow(py).run(py, &sql, Vec::new())?;
+        Ok(())
+    }
+
+    /// The number of rows.
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        match &self.source {
+            Source::Rows { chunks, .. } => Ok(chunks.iter().map(|c| c.len()).sum()),
+            Source::Query { .. } => {
+                let rel = self.wrap(py, "count(*)", "")?;
+                let rows = rel.fetch(py, None)?;
+                Ok(rows
+                    .first()
+                    .and_then(|r| r.first())
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(0) as usize)
+            }
+        }
+    }
+
+    /// (rows, columns).
+    #[getter]
+    fn shape(&self, py: Python<'_>) -> PyResult<(usize, usize)> {
+        Ok((self.__len__(py)?, self.names_and_types(py)?.0.len()))
+    }
+}

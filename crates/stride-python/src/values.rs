@@ -1,0 +1,281 @@
+//! Python values in and out: query parameters become [`ScalarValue`]s, result values
+//! become the Python objects DuckDB's package returns (int, float, Decimal, str, bool,
+//! None, date, datetime, timedelta, list).
+//!
+//! The row-by-row path (`fetchall` and friends) goes through here; bulk results
+//! leave through Arrow instead (see `stream.rs`).
+
+use crate::errors::{NotImplementedException, ProgrammingError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+use stride_common::scalar::format_decimal;
+use stride_common::temporal::{civil_from_days, days_from_civil};
+use stride_common::types::DECIMAL_MAX_PRECISION;
+use stride_common::{DataType, Interval, ScalarValue};
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// The Python classes results are built from, looked up once per fetch.
+pub struct ToPython<'py> {
+    date: Bound<'py, PyAny>,
+    datetime: Bound<'py, PyAny>,
+    timedelta: Bound<'py, PyAny>,
+    decimal: Bound<'py, PyAny>,
+}
+
+impl<'py> ToPython<'py> {
+    pub fn new(py: Python<'py>) -> PyResult<Self> {
+        let dt = py.import("datetime")?;
+        Ok(ToPython {
+            date: dt.getattr("date")?,
+            datetime: dt.getattr("datetime")?,
+            timedelta: dt.getattr("timedelta")?,
+            decimal: py.import("decimal")?.getattr("Decimal")?,
+        })
+    }
+
+    pub fn value(&self, v: &ScalarValue) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.date.py();
+        Ok(match v {
+            ScalarValue::Null => py.None().into_bound(py),
+            ScalarValue::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+            ScalarValue::TinyInt(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::SmallInt(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::Integer(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::BigInt(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::Real(x) => PyFloat::new(py, *x as f64).into_any(),
+            ScalarValue::Double(x) => PyFloat::new(py, *x).into_any(),
+            ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
+            ScalarValue::Varchar(s) => PyString::new(py, s).into_any(),
+            ScalarValue::Date(d) => {
+                let (y, m, d) = civil_from_days(*d as i64);
+                self.date.call1((y, m, d))?
+            }
+            ScalarValue::Timestamp(t) => {
+                let days = t.div_euclid(MICROS_PER_DAY);
+                let micros = t.rem_euclid(MICROS_PER_DAY);
+                let (y, mo, d) = civil_from_days(days);
+                let secs = micros / 1_000_000;
+                self.datetime.call1((
+                    y,
+                    mo,
+                    d,
+                    secs / 3600,
+                    secs / 60 % 60,
+                    secs % 60,
+                    micros % 1_000_000,
+                ))?
+            }
+            // As DuckDB's package does: a month counts as 30 days.
+            ScalarValue::Interval(iv) => self.timedelta.call1((
+                iv.months as i64 * 30 + iv.days as i64,
+                0,
+                iv.micros,
+            ))?,
+            ScalarValue::List(_, items) => {
+                let items = items.iter().map(|x| self.value(x)).collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+        })
+    }
+
+    pub fn row(&self, row: &[ScalarValue]) -> PyResult<Bound<'py, PyTuple>> {
+        let items = row.iter().map(|x| self.value(x)).collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(self.date.py(), items)
+    }
+}
+
+/// Statement parameters from a Python sequence (`?` and `$n` are positional).
+pub fn parameters(params: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<ScalarValue>> {
+    let Some(params) = params.filter(|p| !p.is_none()) else {
+        return Ok(Vec::new());
+    };
+    if params.is_instance_of::<pyo3::types::PyDict>() {
+        return Err(NotImplementedException::new_err(
+            "named parameters are not supported yet: use ? or $1, $2, ... and pass a list",
+        ));
+    }
+    if params.is_instance_of::<PyString>() {
+        return Err(ProgrammingError::new_err(
+            "parameters must be a list or tuple of values, not a string",
+        ));
+    }
+    params
+        .try_iter()
+        .map_err(|_| ProgrammingError::new_err("parameters must be a list or tuple of values"))?
+        .enumerate()
+        .map(|(i, v)| value(&v?).map_err(|e| with_position(e, i)))
+        .collect()
+}
+
+fn with_position(e: PyErr, i: usize) -> PyErr {
+    Python::attach(|py| {
+        let message = e.value(py).to_string();
+        let ty = e.get_type(py);
+        PyErr::from_type(ty, format!("parameter ${}: {message}", i + 1))
+    })
+}
+
+/// One Python value as a SQL value.
+pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
+    let py = v.py();
+    if v.is_none() {
+        return Ok(ScalarValue::Null);
+    }
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(ScalarValue::Boolean(b.is_true()));
+    }
+    if v.is_instance_of::<PyInt>() {
+        if let Ok(x) = v.extract::<i64>() {
+            return Ok(ScalarValue::BigInt(x));
+        }
+        return match v.extract::<i128>() {
+            Ok(x) if digits(x) <= DECIMAL_MAX_PRECISION as usize => {
+                Ok(ScalarValue::Decimal(x, DECIMAL_MAX_PRECISION, 0))
+            }
+            _ => Err(stride_err(stride_common::Error::out_of_range(format!(
+                "the integer {v} has more than {DECIMAL_MAX_PRECISION} digits"
+            )))),
+        };
+    }
+    if let Ok(f) = v.cast::<PyFloat>() {
+        return Ok(ScalarValue::Double(f.value()));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(ScalarValue::Varchar(s.extract::<String>()?));
+    }
+    let dt = py.import("datetime")?;
+    // datetime before date: a datetime is a date too.
+    if v.is_instance(&dt.getattr("datetime")?)? {
+        return timestamp(v);
+    }
+    if v.is_instance(&dt.getattr("date")?)? {
+        let (y, m, d): (i64, u32, u32) = (
+            v.getattr("year")?.extract()?,
+            v.getattr("month")?.extract()?,
+            v.getattr("day")?.extract()?,
+        );
+        return Ok(ScalarValue::Date(days_from_civil(y, m, d) as i32));
+    }
+    if v.is_instance(&dt.getattr("timedelta")?)? {
+        let days: i64 = v.getattr("days")?.extract()?;
+        let secs: i64 = v.getattr("seconds")?.extract()?;
+        let micros: i64 = v.getattr("microseconds")?.extract()?;
+        let days = i32::try_from(days).map_err(|_| ProgrammingError::new_err("timedelta too large"))?;
+        return Ok(ScalarValue::Interval(Interval {
+            months: 0,
+            days,
+            micros: secs * 1_000_000 + micros,
+        }));
+    }
+    if v.is_instance(&py.import("decimal")?.getattr("Decimal")?)? {
+        return decimal(v);
+    }
+    if v.is_instance(&py.import("uuid")?.getattr("UUID")?)? {
+        return Ok(ScalarValue::Varchar(v.str()?.extract::<String>()?));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        return list(v);
+    }
+    let type_name = v.get_type().name()?.to_string();
+    if type_name == "bytes" || type_name == "bytearray" || type_name == "memoryview" {
+        return Err(NotImplementedException::new_err(
+            "BLOB values are not supported yet: pass text instead",
+        ));
+    }
+    Err(NotImplementedException::new_err(format!(
+        "a Python value of type {type_name} cannot be a SQL parameter"
+    )))
+}
+
+fn stride_err(e: stride_common::Error) -> PyErr {
+    crate::errors::to_py(e)
+}
+
+fn digits(x: i128) -> usize {
+    x.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// A datetime as a TIMESTAMP; one with a time zone is moved to UTC first (stride has
+/// no TIMESTAMP WITH TIME ZONE yet, so the instant is kept, not the zone).
+fn timestamp(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
+    let mut v = v.clone();
+    if !v.getattr("tzinfo")?.is_none() {
+        let utc = v.py().import("datetime")?.getattr("timezone")?.getattr("utc")?;
+        v = v
+            .call_method1("astimezone", (utc,))?
+            .call_method1("replace", ())?;
+        let kwargs = pyo3::types::PyDict::new(v.py());
+        kwargs.set_item("tzinfo", v.py().None())?;
+        v = v.call_method("replace", (), Some(&kwargs))?;
+    }
+    let get = |name: &str| -> PyResult<i64> { v.getattr(name)?.extract() };
+    let days = days_from_civil(get("year")?, get("month")? as u32, get("day")? as u32);
+    let micros = ((get("hour")? * 60 + get("minute")?) * 60 + get("second")?) * 1_000_000
+        + get("microsecond")?;
+    Ok(ScalarValue::Timestamp(days * MICROS_PER_DAY + micros))
+}
+
+/// A `decimal.Decimal` as a DECIMAL with its own digits and scale.
+fn decimal(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
+    let (sign, digit_tuple, exponent): (i64, Vec<u8>, Bound<'_, PyAny>) =
+        v.call_method0("as_tuple")?.extract()?;
+    let Ok(exponent) = exponent.extract::<i64>() else {
+        return Err(stride_err(stride_common::Error::conversion(format!(
+            "the Decimal {v} (infinite or NaN) has no SQL DECIMAL value"
+        ))));
+    };
+    let mut digit_list = digit_tuple;
+    if exponent > 0 {
+        digit_list.extend(std::iter::repeat_n(0, exponent as usize));
+    }
+    let scale = (-exponent).max(0) as usize;
+    let precision = digit_list.len().max(scale).max(1);
+    if precision > DECIMAL_MAX_PRECISION as usize {
+        return Err(stride_err(stride_common::Error::out_of_range(format!(
+            "the Decimal {v} has more than {DECIMAL_MAX_PRECISION} digits"
+        ))));
+    }
+    let mut x: i128 = 0;
+    for d in digit_list {
+        x = x * 10 + d as i128;
+    }
+    if sign == 1 {
+        x = -x;
+    }
+    Ok(ScalarValue::Decimal(x, precision as u8, scale as u8))
+}
+
+/// A list or tuple as a LIST whose element type is that of its first non-NULL
+/// element; integers and floats mixed become DOUBLE.
+fn list(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
+    let items = v
+        .try_iter()?
+        .map(|x| value(&x?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let types: Vec<DataType> = items
+        .iter()
+        .filter(|x| !x.is_null())
+        .map(|x| x.data_type())
+        .collect();
+    let Some(first) = types.first().cloned() else {
+        return Ok(ScalarValue::List(DataType::Integer, items));
+    };
+    let ty = if types.iter().all(|t| *t == first) {
+        first
+    } else if types.iter().all(|t| t.is_numeric()) {
+        DataType::Double
+    } else {
+        return Err(ProgrammingError::new_err(
+            "a list parameter mixes values of different types",
+        ));
+    };
+    let items = items
+        .into_iter()
+        .map(|x| match x.as_f64() {
+            Some(f) if x.data_type() != ty => ScalarValue::Double(f),
+            _ => x,
+        })
+        .collect();
+    Ok(ScalarValue::List(ty, items))
+}
