@@ -20,8 +20,9 @@ use stride_common::{DataChunk, DataType, ScalarValue, Vector};
 
 #[pyclass(module = "stride", name = "StrideConnection")]
 pub struct PyConnection {
-    db: Arc<Database>,
-    conn: Mutex<Option<Arc<Connection>>>,
+    /// The database and this connection to it; `None` once closed, which lets the
+    /// database close when no other connection (cursor) holds it.
+    conn: Mutex<Option<(Arc<Database>, Arc<Connection>)>>,
     /// The result of the last `execute`, being fetched.
     pending: Mutex<Option<Pending>>,
     /// `description` of the last `execute`: names and types, `None` for statements
@@ -54,8 +55,7 @@ impl PyConnection {
     fn on(db: Arc<Database>) -> PyResult<Self> {
         let conn = db.connect().map_err(to_py)?;
         Ok(PyConnection {
-            db,
-            conn: Mutex::new(Some(Arc::new(conn))),
+            conn: Mutex::new(Some((db, Arc::new(conn)))),
             pending: Mutex::new(None),
             columns: Mutex::new(None),
             rowcount: Mutex::new(-1),
@@ -65,6 +65,10 @@ impl PyConnection {
 
     /// The engine connection, or an error once closed.
     pub fn live(&self) -> PyResult<Arc<Connection>> {
+        Ok(self.open_database()?.1)
+    }
+
+    fn open_database(&self) -> PyResult<(Arc<Database>, Arc<Connection>)> {
         self.conn
             .lock()
             .ok()
@@ -159,7 +163,13 @@ impl PyConnection {
         // A new statement ends the previous result.
         drop(this.pending.lock().ok().and_then(|mut p| p.take()));
         let result = this.run(slf.py(), query, params)?;
-        let (pending, columns, rowcount) = fetchable(result);
+        let (mut pending, columns, rowcount) = fetchable(result);
+        let interrupt = this.live()?.interrupt_handle();
+        let (pending, first) = blocking(slf.py(), &interrupt, move || {
+            let first = pending.prefetch();
+            (pending, first)
+        })?;
+        first.map_err(to_py)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;
@@ -355,8 +365,7 @@ impl PyConnection {
 
     /// A new connection to the same database, for use by another thread.
     fn cursor(&self) -> PyResult<PyConnection> {
-        self.live()?;
-        Self::on(self.db.clone())
+        Self::on(self.open_database()?.0)
     }
 
     /// Cancels the statement running on this connection, from another thread.
@@ -369,7 +378,7 @@ impl PyConnection {
     fn close(&self) {
         drop(self.pending.lock().ok().and_then(|mut p| p.take()));
         let conn = self.conn.lock().ok().and_then(|mut c| c.take());
-        if let Some(c) = conn {
+        if let Some((_, c)) = conn {
             if c.in_transaction() {
                 let _ = c.execute("ROLLBACK");
             }
@@ -393,9 +402,12 @@ impl PyConnection {
     }
 
     fn __repr__(&self) -> String {
-        match self.db.path() {
-            Some(p) => format!("<stride.StrideConnection {p:?}>"),
-            None => "<stride.StrideConnection :memory:>".to_string(),
+        match self.open_database() {
+            Ok((db, _)) => match db.path() {
+                Some(p) => format!("<stride.StrideConnection {p:?}>"),
+                None => "<stride.StrideConnection :memory:>".to_string(),
+            },
+            Err(_) => "<stride.StrideConnection (closed)>".to_string(),
         }
     }
 }

@@ -86,6 +86,18 @@ impl Pending {
         }
     }
 
+    /// Waits for the first chunk, so that a query's errors (and the work before its
+    /// first row: a sort, an aggregate) happen now rather than at the first fetch.
+    pub fn prefetch(&mut self) -> Result<()> {
+        if self.chunk.is_none() {
+            if let Some(c) = self.result.next_chunk() {
+                self.chunk = Some(c?.flatten());
+                self.pos = 0;
+            }
+        }
+        Ok(())
+    }
+
     /// The rest of the current chunk, or the result's next chunk.
     pub fn next_chunk(&mut self) -> Option<Result<DataChunk>> {
         if let Some(c) = self.chunk.take() {

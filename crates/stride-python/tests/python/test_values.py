@@ -1,0 +1,83 @@
+"""Python values as parameters and SQL values as Python objects."""
+
+import datetime
+import decimal
+import uuid
+
+import pytest
+
+import stride
+
+
+def roundtrip(con, value, cast=None):
+    sql = "SELECT ?" if cast is None else f"SELECT ?::{cast}"
+    return con.execute(sql, [value]).fetchone()[0]
+
+
+def test_scalars_round_trip(con):
+    for v in [None, True, False, 0, -7, 2**62, 1.5, -0.0, "", "héllo ✓", "x" * 100]:
+        got = roundtrip(con, v)
+        assert got == v and type(got) is type(v), (v, got)
+
+
+def test_big_integers_become_decimals(con):
+    assert roundtrip(con, 2**64) == 2**64
+    with pytest.raises(stride.OutOfRangeException):
+        roundtrip(con, 10**40)
+
+
+def test_decimal(con):
+    for text in ["1.50", "-0.001", "12345678901234567890.123", "100"]:
+        d = decimal.Decimal(text)
+        got = roundtrip(con, d)
+        assert got == d and isinstance(got, decimal.Decimal)
+    assert con.execute("SELECT 1.25::DECIMAL(10,2)").fetchone()[0] == decimal.Decimal("1.25")
+    with pytest.raises(stride.ConversionException):
+        roundtrip(con, decimal.Decimal("NaN"))
+
+
+def test_dates_and_times(con):
+    d = datetime.date(2024, 2, 29)
+    assert roundtrip(con, d) == d
+    assert roundtrip(con, datetime.date(1, 1, 1)) == datetime.date(1, 1, 1)
+    ts = datetime.datetime(2024, 1, 2, 3, 4, 5, 678901)
+    assert roundtrip(con, ts) == ts
+    assert roundtrip(con, datetime.datetime(1969, 12, 31, 23, 59, 59)) == datetime.datetime(
+        1969, 12, 31, 23, 59, 59
+    )
+    # An aware datetime keeps its instant, in UTC (stride has no TIMESTAMPTZ yet).
+    aware = datetime.datetime(2024, 1, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    assert roundtrip(con, aware) == datetime.datetime(2024, 1, 1, 10, 0)
+    td = datetime.timedelta(days=3, seconds=5, microseconds=7)
+    assert roundtrip(con, td) == td
+    assert con.execute("SELECT INTERVAL 1 MONTH").fetchone()[0] == datetime.timedelta(days=30)
+    with pytest.raises(stride.NotSupportedError):
+        roundtrip(con, datetime.time(1, 2))
+
+
+def test_lists(con):
+    assert roundtrip(con, [1, 2, None]) == [1, 2, None]
+    assert roundtrip(con, ("a", "b")) == ["a", "b"]
+    assert roundtrip(con, [1, 2.5]) == [1.0, 2.5]
+    assert roundtrip(con, []) == []
+    assert con.execute("SELECT [[1, 2], [3]]").fetchone()[0] == [[1, 2], [3]]
+    with pytest.raises(stride.ProgrammingError, match="mixes"):
+        roundtrip(con, [1, "a"])
+
+
+def test_uuid_and_unsupported(con):
+    u = uuid.uuid4()
+    assert roundtrip(con, u) == str(u)
+    with pytest.raises(stride.NotSupportedError, match="BLOB"):
+        roundtrip(con, b"\x00")
+    with pytest.raises(stride.NotSupportedError, match="object"):
+        roundtrip(con, object())
+
+
+def test_parameters_in_predicates(con):
+    con.execute("CREATE TABLE t AS SELECT range AS i, DATE '2024-01-01' + range::INTEGER AS d FROM range(10)")
+    rows = con.execute(
+        "SELECT i FROM t WHERE d >= ? AND i < ? ORDER BY i", [datetime.date(2024, 1, 8), 9]
+    ).fetchall()
+    assert rows == [(7,), (8,)]
+    assert con.execute("SELECT count(*) FROM t WHERE i IN (?, ?)", [1, 3]).fetchone() == (2,)
