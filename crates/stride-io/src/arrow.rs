@@ -6,11 +6,12 @@
 //! batch's worth at a time.
 //!
 //! Copying: stride's vectors already have Arrow's layouts for most types, so a batch
-//! made of one chunk shares its buffers with the chunk instead of copying them:
-//! fixed-width values (integers, floats, DATE as `Date32`, TIMESTAMP as microseconds,
-//! DECIMAL wider than 18 digits) and strings, whose 16-byte views are Arrow's
-//! `Utf8View` layout byte for byte. A batch of several chunks copies each value
-//! once, into the batch's own buffer, and still shares string bytes. What always
+//! shares its chunks' buffers instead of copying them when the chunks lie one after
+//! the other in memory (one chunk, or consecutive windows of a stored table's row
+//! group, as a scan hands them out): fixed-width values (integers, floats, DATE as
+//! `Date32`, TIMESTAMP as microseconds, DECIMAL wider than 18 digits) and strings,
+//! whose 16-byte views are Arrow's `Utf8View` layout byte for byte. Otherwise a batch
+//! copies each value once, into its own buffer, and still shares string bytes. What always
 //! converts: BOOLEAN (bytes to bits), DECIMAL of at most 18 digits (`i64` to Arrow's
 //! `i128`), INTERVAL (microseconds to nanoseconds), list offsets (`u32` to `i32`) and
 //! validity masks (one bit per row, cheap).
@@ -229,9 +230,13 @@ where
     A: ArrowPrimitiveType,
     A::Native: NativeType + std::panic::RefUnwindSafe,
 {
-    let values: ScalarBuffer<A::Native> = match parts {
-        [(v, n)] => share(<A::Native as NativeType>::buffer(&v.data), *n),
-        _ => {
+    let buffers: Vec<(&Buffer<A::Native>, usize)> = parts
+        .iter()
+        .map(|(v, n)| (<A::Native as NativeType>::buffer(&v.data), *n))
+        .collect();
+    let values: ScalarBuffer<A::Native> = match share(&buffers) {
+        Some(shared) => shared,
+        None => {
             let mut all = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
             for (v, n) in parts {
                 all.extend_from_slice(&v.values::<A::Native>()[..*n]);
@@ -242,21 +247,44 @@ where
     Arc::new(PrimitiveArray::<A>::new(values, nulls).with_data_type(target.clone()))
 }
 
-/// The first `n` values of `b` as an Arrow buffer over the same memory; the Arrow
-/// buffer keeps a clone of `b` (a reference count) alive until it is released.
-fn share<T: ArrowNativeType + Send + Sync + std::panic::RefUnwindSafe>(
-    b: &Buffer<T>,
-    n: usize,
-) -> ScalarBuffer<T> {
-    let values: &[T] = &b[..n];
-    let ptr = NonNull::new(values.as_ptr() as *mut u8).expect("slices are never null");
-    // SAFETY: `ptr` points to `n` initialized values owned by the buffer's shared
-    // storage, which the clone moved into the Arrow buffer keeps alive and which no
-    // one writes while shared (stride's buffers are copy-on-write).
+/// The first `n` values of each buffer, one after the other, as an Arrow buffer over
+/// the same memory, when each part ends where the next begins; `None` otherwise. The
+/// Arrow buffer keeps clones of the parts (reference counts) alive until released,
+/// which keeps the whole range alive even where the parts are separate allocations
+/// that happen to touch.
+fn share<T>(parts: &[(&Buffer<T>, usize)]) -> Option<ScalarBuffer<T>>
+where
+    T: ArrowNativeType + Send + Sync + std::panic::RefUnwindSafe,
+{
+    let (buffer, len) = share_raw(parts)?;
+    Some(ScalarBuffer::new(buffer, 0, len))
+}
+
+/// [`share`] for any value type: the Arrow buffer and the number of values.
+fn share_raw<T>(parts: &[(&Buffer<T>, usize)]) -> Option<(ArrowBuffer, usize)>
+where
+    T: Clone + Send + Sync + std::panic::RefUnwindSafe + 'static,
+{
+    let (first, _) = parts.first()?;
+    let start = first.as_ptr();
+    let mut end = start;
+    for (b, n) in parts {
+        if b.as_ptr() != end {
+            return None;
+        }
+        // In bounds: `n` values of `b` start at `end`.
+        end = b[..*n].as_ptr_range().end;
+    }
+    let len: usize = parts.iter().map(|(_, n)| n).sum();
+    let owners: Vec<Buffer<T>> = parts.iter().map(|(b, _)| (*b).clone()).collect();
+    let ptr = NonNull::new(start as *mut u8).expect("slices are never null");
+    // SAFETY: the parts cover `start..end` without gaps, each range owned by a
+    // buffer's shared storage, which the clones moved into the Arrow buffer keep
+    // alive and which no one writes while shared (stride's buffers are copy-on-write).
     let buffer = unsafe {
-        ArrowBuffer::from_custom_allocation(ptr, std::mem::size_of_val(values), Arc::new(b.clone()))
+        ArrowBuffer::from_custom_allocation(ptr, len * std::mem::size_of::<T>(), Arc::new(owners))
     };
-    ScalarBuffer::new(buffer, 0, n)
+    Some((buffer, len))
 }
 
 /// Strings as Arrow views: stride's 16-byte views are Arrow's layout (length, then
@@ -265,22 +293,23 @@ fn share<T: ArrowNativeType + Send + Sync + std::panic::RefUnwindSafe>(
 /// copied with their buffer indexes moved past the buffers of the chunks before.
 fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> StringViewArray {
     let mut buffers: Vec<ArrowBuffer> = Vec::new();
-    let views: ScalarBuffer<u128> = match parts {
-        [(v, n)] if (v.strings().views.as_ptr() as usize) % std::mem::align_of::<u128>() == 0 => {
-            let s = v.strings();
-            buffers.extend(s.buffers.iter().map(share_bytes));
-            let views: &[StringView] = &s.views[..*n];
-            let ptr = NonNull::new(views.as_ptr() as *mut u8).expect("slices are never null");
-            // SAFETY: as in `share`; a StringView is 16 bytes with Arrow's view
-            // layout, and the pointer was checked to be aligned for u128.
-            let buffer = unsafe {
-                ArrowBuffer::from_custom_allocation(
-                    ptr,
-                    std::mem::size_of_val(views),
-                    Arc::new(s.views.clone()),
-                )
-            };
-            ScalarBuffer::new(buffer, 0, *n)
+    // Views can be shared when they lie one after the other and every chunk's views
+    // index the same heap buffers (windows of one stored string column do).
+    let first = parts.first().map(|(v, _)| &v.strings().buffers);
+    let same_heaps = parts.iter().all(|(v, _)| {
+        let b = &v.strings().buffers;
+        first.is_some_and(|f| f.len() == b.len() && f.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y)))
+    });
+    let view_parts: Vec<(&Buffer<StringView>, usize)> =
+        parts.iter().map(|(v, n)| (&v.strings().views, *n)).collect();
+    let aligned = view_parts
+        .first()
+        .is_some_and(|(b, _)| (b.as_ptr() as usize) % std::mem::align_of::<u128>() == 0);
+    let shared = if same_heaps && aligned { share_views(&view_parts) } else { None };
+    let views: ScalarBuffer<u128> = match shared {
+        Some(views) => {
+            buffers.extend(first.into_iter().flatten().map(share_bytes));
+            views
         }
         _ => {
             let mut all = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
@@ -305,6 +334,12 @@ fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> String
     // SAFETY: every view holds valid UTF-8 (a StringVector invariant) and points into
     // the buffers passed with it, which keep the chunks' order and indexes.
     unsafe { StringViewArray::new_unchecked(views, buffers.into(), nulls) }
+}
+
+/// Contiguous views as Arrow's u128 views (same bytes; checked aligned by the caller).
+fn share_views(parts: &[(&Buffer<StringView>, usize)]) -> Option<ScalarBuffer<u128>> {
+    let (buffer, len) = share_raw(parts)?;
+    Some(ScalarBuffer::new(buffer, 0, len))
 }
 
 fn view_bits(v: &StringView) -> u128 {
@@ -397,6 +432,31 @@ mod tests {
         assert!(s.is_null(1));
         assert_eq!(s.value(2), long);
         assert_eq!(s.data_buffers()[0].as_ptr(), strs.strings().buffers[0].as_ptr());
+    }
+
+    #[test]
+    fn consecutive_windows_of_one_vector_are_shared() {
+        let ints = Vector::from_values(DataType::Integer, (0..100).collect::<Vec<i32>>());
+        let values: Vec<ScalarValue> = (0..100)
+            .map(|i| ScalarValue::Varchar(format!("string {i} is longer than twelve")))
+            .collect();
+        let strs = vector(DataType::Varchar, &values);
+        let types = [DataType::Integer, DataType::Varchar];
+        let schema = arrow_schema(&["i".into(), "s".into()], &types, StringLayout::View);
+        let window = |o: usize, n: usize| (vec![ints.slice(o, n), strs.slice(o, n)], n);
+        let batch = record_batch(&schema, &types, &[window(0, 40), window(40, 60)]).unwrap();
+        let i = batch.column(0).as_primitive::<Int32Type>();
+        assert_eq!(i.values().as_ptr(), ints.values::<i32>().as_ptr());
+        assert_eq!(i.values().len(), 100);
+        let s = batch.column(1).as_string_view();
+        assert_eq!(s.views().as_ptr() as usize, strs.strings().views.as_ptr() as usize);
+        assert_eq!(s.value(99), "string 99 is longer than twelve");
+        // Windows out of order are copied.
+        let batch = record_batch(&schema, &types, &[window(40, 60), window(0, 40)]).unwrap();
+        let i = batch.column(0).as_primitive::<Int32Type>();
+        assert_ne!(i.values().as_ptr(), ints.values::<i32>().as_ptr());
+        assert_eq!((i.value(0), i.value(60)), (40, 0));
+        assert_eq!(batch.column(1).as_string_view().value(60), "string 0 is longer than twelve");
     }
 
     #[test]

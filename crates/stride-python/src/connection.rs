@@ -82,21 +82,7 @@ impl PyConnection {
     pub fn run(&self, py: Python<'_>, sql: &str, params: Vec<ScalarValue>) -> PyResult<QueryResult> {
         let conn = self.live()?;
         let interrupt = conn.interrupt_handle();
-        let sql = sql.to_string();
-        run(py, &interrupt, move || {
-            if params.is_empty() {
-                conn.execute(&sql)
-            } else {
-                let statements = stride::split_statements(&sql);
-                match statements.as_slice() {
-                    [one] => conn.execute_with_params(one, &params),
-                    _ => Err(stride_common::Error::invalid_input(format!(
-                        "parameters can only be bound to one statement, and the text holds {}",
-                        statements.len()
-                    ))),
-                }
-            }
-        })
+        run(py, &interrupt, move || execute_text(&conn, sql, &params))
     }
 
     fn take_pending(&self) -> PyResult<Pending> {
@@ -122,6 +108,21 @@ impl PyConnection {
         })?;
         self.put_pending(pending);
         rows.map_err(to_py)
+    }
+}
+
+/// Runs the statements of `sql`, binding `params` when there is exactly one.
+fn execute_text(conn: &Connection, sql: &str, params: &[ScalarValue]) -> stride_common::Result<QueryResult> {
+    if params.is_empty() {
+        return conn.execute(sql);
+    }
+    let statements = stride::split_statements(sql);
+    match statements.as_slice() {
+        [one] => conn.execute_with_params(one, params),
+        _ => Err(stride_common::Error::invalid_input(format!(
+            "parameters can only be bound to one statement, and the text holds {}",
+            statements.len()
+        ))),
     }
 }
 
@@ -162,14 +163,14 @@ impl PyConnection {
         let params = values::parameters(parameters.as_ref())?;
         // A new statement ends the previous result.
         drop(this.pending.lock().ok().and_then(|mut p| p.take()));
-        let result = this.run(slf.py(), query, params)?;
-        let (mut pending, columns, rowcount) = fetchable(result);
-        let interrupt = this.live()?.interrupt_handle();
-        let (pending, first) = blocking(slf.py(), &interrupt, move || {
-            let first = pending.prefetch();
-            (pending, first)
+        let conn = this.live()?;
+        let interrupt = conn.interrupt_handle();
+        // One wait for the statement and its first chunk.
+        let (pending, columns, rowcount) = run(slf.py(), &interrupt, move || {
+            let (mut pending, columns, rowcount) = fetchable(execute_text(&conn, query, &params)?);
+            pending.prefetch()?;
+            Ok((pending, columns, rowcount))
         })?;
-        first.map_err(to_py)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;

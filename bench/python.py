@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""stride's Python package vs DuckDB's (issue 16, benchmarks a and e), both in this
+process on in-memory databases with the same number of threads:
+
+a) a 10M-row result (BIGINT, DOUBLE, VARCHAR, DATE) fetched into pyarrow, pandas and
+   polars; the RSS growth while holding the Arrow table, against the table's size,
+   shows whether values were copied more than once;
+e) the round trip of `SELECT 1` (execute + fetchall).
+
+Needs the package installed: `pip install ./crates/stride-python`. See bench/README.md."""
+
+import argparse
+import gc
+import statistics
+import time
+
+from harness import ensure
+
+
+def median_seconds(f, runs):
+    f()  # warm-up
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        f()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    duckdb = ensure("duckdb", "duckdb")
+    ensure("pyarrow", "pyarrow")
+    ensure("pandas", "pandas")
+    ensure("polars", "polars")
+    import stride
+
+    table_sql = (
+        "CREATE TABLE r AS SELECT range AS i, range / 3 AS d, 'value ' || (range % 100000) AS s, "
+        f"DATE '2000-01-01' + (range % 10000)::INTEGER AS dt FROM range({args.rows})"
+    )
+    mine = stride.connect(config={"threads": args.threads})
+    duck = duckdb.connect(config={"threads": args.threads})
+    for c in (mine, duck):
+        c.execute(table_sql)
+    q = "SELECT * FROM r"
+    cases = [
+        ("pyarrow", lambda: mine.sql(q).arrow(), lambda: duck.sql(q).fetch_arrow_table()),
+        ("pandas", lambda: mine.sql(q).df(), lambda: duck.sql(q).df()),
+        ("polars", lambda: mine.sql(q).pl(), lambda: duck.sql(q).pl()),
+        (
+            "SELECT 1 (ms)",
+            lambda: [mine.execute("SELECT 1").fetchall() for _ in range(1000)],
+            lambda: [duck.execute("SELECT 1").fetchall() for _ in range(1000)],
+        ),
+    ]
+    print(f"{args.rows:,} rows, {args.threads} threads, median of {args.runs} hot runs; "
+          f"DuckDB {duckdb.__version__}")
+    print(f"{'fetch into':<16}{'stride (s)':>12}{'duckdb (s)':>12}{'ratio':>8}")
+    for name, s, d in cases:
+        ts, td = median_seconds(s, args.runs), median_seconds(d, args.runs)
+        if name.startswith("SELECT 1"):
+            ts, td = ts, td  # 1000 round trips: seconds per 1000 = ms per one
+        print(f"{name:<16}{ts:>12.4f}{td:>12.4f}{ts / td:>8.2f}")
+    for engine, fetch in (("stride", lambda: mine.sql(q).arrow()),
+                          ("duckdb", lambda: duck.sql(q).fetch_arrow_table())):
+        gc.collect()
+        before = rss_bytes()
+        t = fetch()
+        grown = rss_bytes() - before
+        print(f"{engine}: Arrow table {t.nbytes / 1e6:.0f} MB, RSS grew {grown / 1e6:.0f} MB "
+              f"({grown / t.nbytes:.2f}x)")
+        del t
+
+
+if __name__ == "__main__":
+    main()
