@@ -202,6 +202,42 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
     })
 }
 
+/// Whether the chunk `next` starts in memory where `prev` (of `prev_rows` rows)
+/// ends, column by column, so a batch of both can share their buffers (see
+/// [`record_batch`]); a consumer cuts batches where this fails to keep them shared.
+pub fn follows(prev: &[Vector], prev_rows: usize, next: &[Vector]) -> bool {
+    prev.iter().zip(next).all(|(p, n)| match (&p.data, &n.data) {
+        (VectorData::Str(a), VectorData::Str(b)) => {
+            a.views[..prev_rows].as_ptr_range().end == b.views.as_ptr()
+                && a.buffers.len() == b.buffers.len()
+                && a.buffers.iter().zip(&b.buffers).all(|(x, y)| Arc::ptr_eq(x, y))
+        }
+        (VectorData::List(_), _) | (VectorData::Bool(_), _) | (VectorData::Interval(_), _) => true,
+        (a, b) => match (value_range(a, prev_rows), value_range(b, 0)) {
+            (Some((_, end)), Some((start, _))) => end == start,
+            _ => false,
+        },
+    })
+}
+
+/// The addresses of the first `n` values of a fixed-width vector.
+fn value_range(d: &VectorData, n: usize) -> Option<(usize, usize)> {
+    fn range<T>(v: &[T], n: usize) -> Option<(usize, usize)> {
+        let r = v.get(..n)?.as_ptr_range();
+        Some((r.start as usize, r.end as usize))
+    }
+    match d {
+        VectorData::I8(b) => range(b, n),
+        VectorData::I16(b) => range(b, n),
+        VectorData::I32(b) => range(b, n),
+        VectorData::I64(b) => range(b, n),
+        VectorData::I128(b) => range(b, n),
+        VectorData::F32(b) => range(b, n),
+        VectorData::F64(b) => range(b, n),
+        _ => None,
+    }
+}
+
 /// The validity of `parts` one after the other; `None` when no row is NULL.
 fn nulls(parts: &[(&Vector, usize)]) -> Option<NullBuffer> {
     if parts.iter().all(|(v, _)| !v.validity.has_nulls()) {

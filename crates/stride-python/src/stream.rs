@@ -11,15 +11,21 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use std::sync::Mutex;
 use stride_common::DataType;
-use stride_io::arrow::{arrow_schema, record_batch, StringLayout};
+use stride_io::arrow::{arrow_schema, follows, record_batch, StringLayout};
 
 /// Rows per record batch unless the caller asks for another size (DuckDB's default).
 pub const BATCH_ROWS: usize = 1_000_000;
+/// A batch whose chunks lie one after the other in memory (windows of a stored row
+/// group) ends where the next chunk does not follow on, once it has this many rows:
+/// it then shares the chunks' buffers instead of copying them into a bigger batch.
+const MIN_SHARED_ROWS: usize = 32 * 1024;
 
 /// A result read as record batches of about `batch_rows` rows each (whole chunks, so
 /// a batch may hold up to one chunk more).
 pub struct Batches {
     pending: Pending,
+    /// A chunk read but left for the next batch.
+    next: Option<(Vec<stride_common::Vector>, usize)>,
     schema: SchemaRef,
     types: Vec<DataType>,
     batch_rows: usize,
@@ -31,6 +37,7 @@ impl Batches {
         let types = pending.result.types.clone();
         Batches {
             pending,
+            next: None,
             schema,
             types,
             batch_rows: batch_rows.max(1),
@@ -42,20 +49,33 @@ impl Iterator for Batches {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut chunks = Vec::new();
+        let mut chunks: Vec<(Vec<stride_common::Vector>, usize)> = Vec::new();
         let mut rows = 0;
+        // Whether every chunk so far follows on from the one before in memory.
+        let mut contiguous = true;
         while rows < self.batch_rows {
-            match self.pending.next_chunk() {
-                None => break,
-                Some(Ok(c)) => {
-                    let (columns, n) = c.into_flat_columns();
-                    if n > 0 {
-                        rows += n;
-                        chunks.push((columns, n));
-                    }
-                }
-                Some(Err(e)) => return Some(Err(ArrowError::ExternalError(Box::new(e)))),
+            let (columns, n) = match self.next.take() {
+                Some(c) => c,
+                None => match self.pending.next_chunk() {
+                    None => break,
+                    Some(Ok(c)) => c.into_flat_columns(),
+                    Some(Err(e)) => return Some(Err(ArrowError::ExternalError(Box::new(e)))),
+                },
+            };
+            if n == 0 {
+                continue;
             }
+            if let Some((last, last_rows)) = chunks.last() {
+                if contiguous && !follows(last, *last_rows, &columns) {
+                    if rows >= MIN_SHARED_ROWS {
+                        self.next = Some((columns, n));
+                        break;
+                    }
+                    contiguous = false;
+                }
+            }
+            rows += n;
+            chunks.push((columns, n));
         }
         if chunks.is_empty() {
             return None;
