@@ -60,7 +60,7 @@ def main():
         c.execute(table_sql)
     q = "SELECT * FROM r"
     cases = [
-        ("pyarrow", lambda: mine.sql(q).arrow(), lambda: duck.sql(q).fetch_arrow_table()),
+        ("pyarrow", lambda: mine.sql(q).arrow(), lambda: duck.sql(q).to_arrow_table()),
         ("pandas", lambda: mine.sql(q).df(), lambda: duck.sql(q).df()),
         ("polars", lambda: mine.sql(q).pl(), lambda: duck.sql(q).pl()),
         (
@@ -76,7 +76,7 @@ def main():
         ts, td = median_seconds(s, args.runs), median_seconds(d, args.runs)
         print(f"{name:<16}{ts:>12.4f}{td:>12.4f}{ts / td:>8.2f}")
     for engine, fetch in (("stride", lambda: mine.sql(q).arrow()),
-                          ("duckdb", lambda: duck.sql(q).fetch_arrow_table())):
+                          ("duckdb", lambda: duck.sql(q).to_arrow_table())):
         gc.collect()
         before = rss_bytes()
         t = fetch()
