@@ -236,7 +236,7 @@ impl PyConnection {
 
     /// The rest of the result as a pandas DataFrame.
     fn fetchdf<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.fetch_arrow_table(py, BATCH_ROWS)?.call_method0("to_pandas")
+        stream::pandas_frame(&self.fetch_arrow_table(py, BATCH_ROWS)?)
     }
 
     fn df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -231,7 +231,7 @@ impl Relation {
 
     /// The rows as a pandas DataFrame.
     fn df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.arrow(py, BATCH_ROWS)?.call_method0("to_pandas")
+        stream::pandas_frame(&self.arrow(py, BATCH_ROWS)?)
     }
 
     fn to_df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -151,6 +151,14 @@ pub fn arrow_table<'py>(
     pyarrow.call_method1("table", (ArrowStream::new(reader),))
 }
 
+/// A pyarrow Table as a pandas DataFrame, with DATE columns as `datetime64` (as
+/// DuckDB's `df()` gives them) rather than Python date objects.
+pub fn pandas_frame<'py>(table: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let kwargs = pyo3::types::PyDict::new(table.py());
+    kwargs.set_item("date_as_object", false)?;
+    table.call_method("to_pandas", (), Some(&kwargs))
+}
+
 /// The rest of a result as a polars DataFrame (read through the capsule protocol,
 /// so pyarrow is not needed).
 pub fn polars_frame<'py>(

@@ -91,6 +91,9 @@ def test_pandas(con):
     assert list(df.columns) == ["i", "half", "s"]
     assert df["i"].tolist() == [0, 1, 2, 3]
     assert df["s"].tolist() == ["x0", "x1", "x2", "x3"]
+    dates = con.sql("SELECT DATE '2024-01-02' AS d").df()
+    assert str(dates["d"].dtype).startswith("datetime64")
+    assert dates["d"][0] == pd.Timestamp("2024-01-02")
     df2 = con.execute("SELECT 1 AS a").fetchdf()
     assert df2["a"].tolist() == [1]
 

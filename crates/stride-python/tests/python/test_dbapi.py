@@ -222,3 +222,31 @@ print(con.execute("SELECT 42").fetchone()[0])
     assert lines[0] == "interrupted", out.stdout
     assert int(lines[1]) < 10
     assert lines[2] == "42"
+
+
+def test_bad_input_gets_clear_errors(con, tmp_path):
+    with pytest.raises(stride.ProgrammingError, match="list or tuple"):
+        con.execute("SELECT ?", 5)
+    with pytest.raises(stride.ProgrammingError, match="not a string"):
+        con.execute("SELECT ?", "abc")
+    with pytest.raises(stride.ProgrammingError, match="no statement"):
+        con.sql("   ")
+    with pytest.raises(stride.ProgrammingError, match="read-only"):
+        stride.connect(":memory:", read_only=True)
+    with pytest.raises(stride.IOException):
+        stride.connect(str(tmp_path / "missing" / "x.stride"))
+    # executemany takes any iterable of parameter sets, generators included.
+    con.execute("CREATE TABLE g (i INTEGER)")
+    con.executemany("INSERT INTO g VALUES (?)", ([i] for i in range(5)))
+    assert con.execute("SELECT sum(i) FROM g").fetchone() == (10,)
+
+
+def test_relations_of_a_closed_connection():
+    c = stride.connect()
+    rel = c.sql("SELECT 1")
+    c.close()
+    with pytest.raises(stride.ConnectionException):
+        rel.fetchall()
+    with pytest.raises(stride.ConnectionException):
+        c.cursor()
+    assert "closed" in repr(c)

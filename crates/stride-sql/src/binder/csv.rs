@@ -282,6 +282,9 @@ impl Binder<'_> {
             self.settings.check_external_access("COPY")?;
         }
         let o = copy_options(options, legacy, path.is_none())?;
+        if let Some(path) = &path {
+            refuse_other_file_formats(path, to, options)?;
+        }
         let mut write = CsvWriteOptions {
             delimiter: o.delimiter,
             null: o.null.clone(),
@@ -450,6 +453,29 @@ impl CopyFromStdin {
         };
         Ok(copy_source(scan, &self.table, &self.listed))
     }
+}
+
+/// A COPY whose file's extension names a format stride cannot read or write yet
+/// (Parquet, Arrow IPC, JSON) fails instead of treating the file as CSV, unless a
+/// FORMAT option says which format is meant. DuckDB picks the format from the
+/// extension, so `COPY t TO 'x.parquet'` must not quietly write CSV.
+fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) -> Result<()> {
+    if options.iter().any(|o| matches!(o, ast::CopyOption::Format(_))) {
+        return Ok(());
+    }
+    let lower = path.to_ascii_lowercase();
+    let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
+    let format = match lower.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("parquet") => "Parquet",
+        Some("arrow" | "feather" | "ipc") => "Arrow IPC",
+        Some("json" | "ndjson" | "jsonl") => "JSON",
+        _ => return Ok(()),
+    };
+    Err(Error::not_supported(format!(
+        "COPY {} \"{path}\": {format} files are not supported yet; add (FORMAT csv) to {} it as CSV",
+        if to { "TO" } else { "FROM" },
+        if to { "write" } else { "read" },
+    )))
 }
 
 /// COPY's options, with the defaults of its format: CSV for files (`,`, NULL as ''),
