@@ -74,6 +74,16 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 (pred.clone(), reads)
             }),
         }),
+        PhysicalPlan::ParquetScan {
+            reader,
+            columns,
+            filters,
+            ..
+        } => counted(Source::Parquet {
+            reader: reader.clone(),
+            columns: columns.clone(),
+            filters: filters.clone(),
+        }),
         PhysicalPlan::Range {
             start,
             stop,

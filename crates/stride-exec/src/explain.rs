@@ -48,6 +48,15 @@ fn detail(plan: &PhysicalPlan) -> String {
             }
             s
         }
+        PhysicalPlan::ParquetScan {
+            reader, filters, ..
+        } => {
+            let mut s = list(reader.files.iter().map(|f| f.path.as_str()));
+            if !filters.is_empty() {
+                let _ = write!(s, " row group filters on {} column(s)", filters.len());
+            }
+            s
+        }
         PhysicalPlan::Range {
             start, stop, step, ..
         } => format!("{start} to {stop} step {step}"),

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::csv::CsvReader;
+use stride_io::parquet::ParquetReader;
 use stride_sql::plan::{
     AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr, Subquery, WindowExpr,
 };
@@ -28,6 +29,15 @@ pub enum PhysicalPlan {
         columns: Vec<usize>,
         types: Vec<DataType>,
         filter: Option<Expr>,
+    },
+    /// Reads `columns` (positions in the reader's schema) of Parquet files, one row
+    /// group per morsel, skipping row groups whose statistics show that no row meets
+    /// `filters` (conditions of a filter above the scan, which still runs).
+    ParquetScan {
+        reader: Arc<ParquetReader>,
+        columns: Vec<usize>,
+        types: Vec<DataType>,
+        filters: Vec<ZoneFilter>,
     },
     Range {
         start: i64,
@@ -142,6 +152,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { types, .. }
             | PhysicalPlan::CsvScan { types, .. }
+            | PhysicalPlan::ParquetScan { types, .. }
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
             | PhysicalPlan::Unnest { types, .. }
@@ -166,6 +177,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { .. }
             | PhysicalPlan::CsvScan { .. }
+            | PhysicalPlan::ParquetScan { .. }
             | PhysicalPlan::Range { .. }
             | PhysicalPlan::Values { .. } => vec![],
             PhysicalPlan::Filter { input, .. }
@@ -198,6 +210,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { .. } => "SEQ_SCAN",
             PhysicalPlan::CsvScan { .. } => "READ_CSV",
+            PhysicalPlan::ParquetScan { .. } => "READ_PARQUET",
             PhysicalPlan::Range { .. } => "RANGE",
             PhysicalPlan::Values { .. } => "VALUES",
             PhysicalPlan::CteScan { .. } => "CTE_SCAN",

@@ -21,7 +21,8 @@ use stride_common::{
 };
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
 use stride_sql::plan::Expr;
-use stride_storage::{RowGroup, ZoneFilter};
+use stride_io::parquet::ParquetReader;
+use stride_storage::{Bounds, Key, RowGroup, ZoneFilter, ZoneMap};
 
 /// Chunks per morsel of a materialized source (≈ one row group).
 const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
@@ -46,6 +47,13 @@ pub enum Source {
         columns: Vec<usize>,
         filter: Option<(Expr, Vec<bool>)>,
     },
+    /// Parquet files; one morsel per row group. A row group whose statistics show
+    /// that no row meets `filters` yields nothing and is not read.
+    Parquet {
+        reader: Arc<ParquetReader>,
+        columns: Vec<usize>,
+        filters: Vec<ZoneFilter>,
+    },
     /// `start + k * step` for k in 0..count.
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
@@ -57,6 +65,7 @@ impl Source {
         match self {
             Source::Scan { row_groups, .. } => row_groups.len(),
             Source::Csv { morsels, .. } => morsels.len(),
+            Source::Parquet { reader, .. } => reader.morsels(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
         }
@@ -76,6 +85,7 @@ impl Source {
         match self {
             Source::Scan { row_groups, .. } => row_groups[m].len as u64,
             Source::Csv { morsels, .. } => (morsels[m].end - morsels[m].start) as u64,
+            Source::Parquet { reader, .. } => reader.rows(m) as u64,
             Source::Range { count, .. } => {
                 let first = m as u64 * MORSEL_SIZE as u64;
                 (*count - first).min(MORSEL_SIZE as u64)
@@ -100,6 +110,9 @@ impl Source {
             } => {
                 let bytes = morsels.iter().map(|m| m.end - m.start).max().unwrap_or(0);
                 reader.rows_in_bytes(bytes)
+            }
+            Source::Parquet { reader, .. } => {
+                (0..reader.morsels()).map(|m| reader.rows(m)).max().unwrap_or(0)
             }
             Source::Range { .. } => MORSEL_SIZE,
             Source::Chunks(_) => MORSEL_SIZE,
@@ -177,6 +190,38 @@ impl Source {
                     reader.produce(&morsels[morsel], columns, Some(&filter), emit)?
                 }
             },
+            Source::Parquet {
+                reader,
+                columns,
+                filters,
+            } => {
+                for f in filters {
+                    let Some((min, max, nulls, rows)) = reader.statistics(morsel, f.column) else {
+                        continue;
+                    };
+                    let ty = &reader.types[f.column];
+                    let bounds = match (Key::of(&min, ty), Key::of(&max, ty)) {
+                        (Some(Key::Int(a)), Some(Key::Int(b))) => Some(Bounds::Int(a, b)),
+                        (Some(Key::Float(a)), Some(Key::Float(b))) => Some(Bounds::Float(a, b)),
+                        _ => None,
+                    };
+                    let zone = ZoneMap {
+                        rows,
+                        nulls,
+                        bounds,
+                    };
+                    if !zone.may_match(&f.test) {
+                        if let Some(s) = stats {
+                            s.groups_skipped.fetch_add(1, Ordering::Relaxed);
+                        }
+                        return Ok(());
+                    }
+                }
+                if let Some(s) = stats {
+                    s.groups_read.fetch_add(1, Ordering::Relaxed);
+                }
+                reader.produce(morsel, columns, emit)?;
+            }
             Source::Range { start, step, count } => {
                 let first = morsel as u64 * MORSEL_SIZE as u64;
                 let end = (first + MORSEL_SIZE as u64).min(*count);

@@ -83,6 +83,15 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             filter: None,
         },
         LogicalPlan::TableFunction {
+            func: TableFunction::ReadParquet { source, columns },
+            schema,
+        } => PhysicalPlan::ParquetScan {
+            reader: source.0.clone(),
+            columns: columns.clone(),
+            types: types(schema),
+            filters: Vec::new(),
+        },
+        LogicalPlan::TableFunction {
             func: TableFunction::Deferred { func, args },
             schema,
         } => deferred(*func, args, schema)?,
@@ -109,12 +118,39 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
                 types,
                 mut filters,
             } => {
+                let column_types: Vec<DataType> =
+                    table.schema.columns.iter().map(|c| c.ty.clone()).collect();
                 filters.extend(crate::zone_filters::zone_filters(
-                    predicate, &table, &columns,
+                    predicate,
+                    &column_types,
+                    &columns,
                 ));
                 PhysicalPlan::Filter {
                     input: Box::new(PhysicalPlan::Scan {
                         table,
+                        columns,
+                        types,
+                        filters,
+                    }),
+                    predicate: predicate.clone(),
+                }
+            }
+            // Over Parquet files: the same conditions skip row groups by their
+            // statistics.
+            PhysicalPlan::ParquetScan {
+                reader,
+                columns,
+                types,
+                mut filters,
+            } => {
+                filters.extend(crate::zone_filters::zone_filters(
+                    predicate,
+                    &reader.types,
+                    &columns,
+                ));
+                PhysicalPlan::Filter {
+                    input: Box::new(PhysicalPlan::ParquetScan {
+                        reader,
                         columns,
                         types,
                         filters,

@@ -1,4 +1,5 @@
-//! Which conditions of a filter directly over a table scan can skip whole row groups:
+//! Which conditions of a filter directly over a table or Parquet scan can skip whole
+//! row groups:
 //! a column compared with a constant, a column IN a list of constants, a column IS
 //! [NOT] NULL, joined by AND. The physical planner hands them to the scan, which checks
 //! them against each row group's zone maps ([`stride_storage::zone_map`]) before
@@ -6,11 +7,13 @@
 
 use stride_functions::scalar::ScalarFunction as F;
 use stride_sql::plan::Expr;
-use stride_storage::{CmpOp, Key, Table, ZoneFilter, ZoneTest};
+use stride_common::DataType;
+use stride_storage::{CmpOp, Key, ZoneFilter, ZoneTest};
 
-/// The zone filters implied by `predicate` over a scan of `table` reading `columns`
-/// (the scan's output column `i` is table column `columns[i]`).
-pub fn zone_filters(predicate: &Expr, table: &Table, columns: &[usize]) -> Vec<ZoneFilter> {
+/// The zone filters implied by `predicate` over a scan reading `columns` of a table
+/// (or files) whose columns have the types `table` (the scan's output column `i` is
+/// column `columns[i]`).
+pub fn zone_filters(predicate: &Expr, table: &[DataType], columns: &[usize]) -> Vec<ZoneFilter> {
     let mut conjuncts = Vec::new();
     predicate.clone().split_conjunction(&mut conjuncts);
     conjuncts
@@ -19,18 +22,18 @@ pub fn zone_filters(predicate: &Expr, table: &Table, columns: &[usize]) -> Vec<Z
         .collect()
 }
 
-fn zone_filter(e: &Expr, table: &Table, columns: &[usize]) -> Option<ZoneFilter> {
+fn zone_filter(e: &Expr, table: &[DataType], columns: &[usize]) -> Option<ZoneFilter> {
     // The table column an expression reads, when it is a plain column (not the row
     // id, one past the last column).
     let column = |e: &Expr| match e {
         Expr::Column { index, .. } => columns
             .get(*index)
             .copied()
-            .filter(|&c| c < table.schema.columns.len()),
+            .filter(|&c| c < table.len()),
         _ => None,
     };
     let key = |c: usize, e: &Expr| match e {
-        Expr::Literal { value, .. } => Key::of(value, &table.schema.columns.get(c)?.ty),
+        Expr::Literal { value, .. } => Key::of(value, table.get(c)?),
         _ => None,
     };
     let (column, test) = match e {

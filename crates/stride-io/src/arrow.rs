@@ -33,7 +33,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use stride_common::vector::NativeType;
 use stride_common::{
-    Buffer, DataType, Error, Result, StringVector, StringView, Vector, VectorData,
+    Buffer, DataType, Error, Result, StringVector, StringView, Validity, Vector, VectorData,
 };
 
 /// How strings leave: as views (no copy, Arrow's `Utf8View`, the default) or as
@@ -428,6 +428,189 @@ fn string_offsets(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> Resu
 
 fn strings_len(s: &StringVector, n: usize) -> usize {
     s.views[..n].iter().map(|v| v.len()).sum()
+}
+
+/// The stride type an Arrow column is read as, or an error naming the column for
+/// types stride does not have yet.
+pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
+    Ok(match ty {
+        ArrowType::Null => DataType::Null,
+        ArrowType::Boolean => DataType::Boolean,
+        ArrowType::Int8 => DataType::TinyInt,
+        ArrowType::Int16 | ArrowType::UInt8 => DataType::SmallInt,
+        ArrowType::Int32 | ArrowType::UInt16 => DataType::Integer,
+        ArrowType::Int64 | ArrowType::UInt32 => DataType::BigInt,
+        // Unsigned 64-bit values do not all fit a BIGINT.
+        ArrowType::UInt64 => DataType::Decimal(20, 0),
+        ArrowType::Float16 | ArrowType::Float32 => DataType::Real,
+        ArrowType::Float64 => DataType::Double,
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => DataType::Varchar,
+        ArrowType::Date32 | ArrowType::Date64 => DataType::Date,
+        // An instant with a time zone is kept as UTC (stride has no TIMESTAMPTZ yet).
+        ArrowType::Timestamp(_, _) => DataType::Timestamp,
+        ArrowType::Decimal32(p, s) | ArrowType::Decimal64(p, s) | ArrowType::Decimal128(p, s)
+            if *s >= 0 && *s as u8 <= *p =>
+        {
+            DataType::Decimal(*p, *s as u8)
+        }
+        ArrowType::Interval(IntervalUnit::MonthDayNano) => DataType::Interval,
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::ListView(f) => {
+            DataType::List(Box::new(stride_type(name, f.data_type())?))
+        }
+        ArrowType::Dictionary(_, value) => stride_type(name, value)?,
+        other => {
+            return Err(Error::not_supported(format!(
+                "column \"{name}\" has the Arrow type {other}, which stride cannot read yet"
+            )))
+        }
+    })
+}
+
+/// An Arrow array as a stride vector of `ty` (from [`stride_type`]). Values are
+/// copied: a stride buffer owns its values.
+pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types as t;
+    let len = array.len();
+    let validity = match array.logical_nulls() {
+        Some(n) if n.null_count() > 0 => Validity::from_fn(len, |i| n.is_valid(i)),
+        _ => Validity::all_valid(),
+    };
+    let unsupported = || {
+        Error::internal(format!("reading Arrow {} as {ty}", array.data_type()))
+    };
+    if let ArrowType::Dictionary(_, _) = array.data_type() {
+        return dictionary_to_vector(array, ty, validity);
+    }
+    let data = match (array.data_type(), ty) {
+        (ArrowType::Null, DataType::Null) => {
+            return Ok(Vector::new(
+                DataType::Null,
+                VectorData::Bool(vec![false; len].into()),
+                Validity::all_invalid(len),
+            ))
+        }
+        (ArrowType::Boolean, _) => {
+            let b = array.as_boolean();
+            VectorData::Bool((0..len).map(|i| b.value(i)).collect::<Vec<_>>().into())
+        }
+        (ArrowType::Int8, _) => VectorData::I8(array.as_primitive::<t::Int8Type>().values().to_vec().into()),
+        (ArrowType::Int16, _) => VectorData::I16(array.as_primitive::<t::Int16Type>().values().to_vec().into()),
+        (ArrowType::UInt8, _) => VectorData::I16(array.as_primitive::<t::UInt8Type>().values().iter().map(|&x| x as i16).collect::<Vec<_>>().into()),
+        (ArrowType::Int32, _) => VectorData::I32(array.as_primitive::<t::Int32Type>().values().to_vec().into()),
+        (ArrowType::UInt16, _) => VectorData::I32(array.as_primitive::<t::UInt16Type>().values().iter().map(|&x| x as i32).collect::<Vec<_>>().into()),
+        (ArrowType::Int64, _) => VectorData::I64(array.as_primitive::<t::Int64Type>().values().to_vec().into()),
+        (ArrowType::UInt32, _) => VectorData::I64(array.as_primitive::<t::UInt32Type>().values().iter().map(|&x| x as i64).collect::<Vec<_>>().into()),
+        (ArrowType::UInt64, _) => VectorData::I128(array.as_primitive::<t::UInt64Type>().values().iter().map(|&x| x as i128).collect::<Vec<_>>().into()),
+        (ArrowType::Float16, _) => VectorData::F32(array.as_primitive::<t::Float16Type>().values().iter().map(|x| x.to_f32()).collect::<Vec<_>>().into()),
+        (ArrowType::Float32, _) => VectorData::F32(array.as_primitive::<t::Float32Type>().values().to_vec().into()),
+        (ArrowType::Float64, _) => VectorData::F64(array.as_primitive::<t::Float64Type>().values().to_vec().into()),
+        (ArrowType::Date32, _) => VectorData::I32(array.as_primitive::<t::Date32Type>().values().to_vec().into()),
+        (ArrowType::Date64, _) => VectorData::I32(
+            array.as_primitive::<t::Date64Type>().values().iter()
+                .map(|&ms| ms.div_euclid(86_400_000) as i32).collect::<Vec<_>>().into(),
+        ),
+        (ArrowType::Timestamp(unit, _), _) => {
+            let (values, mul, div): (&[i64], i64, i64) = match unit {
+                TimeUnit::Second => (array.as_primitive::<t::TimestampSecondType>().values(), 1_000_000, 1),
+                TimeUnit::Millisecond => (array.as_primitive::<t::TimestampMillisecondType>().values(), 1_000, 1),
+                TimeUnit::Microsecond => (array.as_primitive::<t::TimestampMicrosecondType>().values(), 1, 1),
+                TimeUnit::Nanosecond => (array.as_primitive::<t::TimestampNanosecondType>().values(), 1, 1_000),
+            };
+            let mut out = Vec::with_capacity(len);
+            for (i, &v) in values.iter().enumerate() {
+                match v.checked_mul(mul) {
+                    Some(x) => out.push(x.div_euclid(div)),
+                    None if !validity.is_valid(i) => out.push(0),
+                    None => {
+                        return Err(Error::out_of_range(format!(
+                            "the timestamp {v} ({unit:?}) is outside TIMESTAMP's range"
+                        )))
+                    }
+                }
+            }
+            VectorData::I64(out.into())
+        }
+        (ArrowType::Decimal32(..) | ArrowType::Decimal64(..) | ArrowType::Decimal128(..), DataType::Decimal(p, _)) => {
+            let wide: Vec<i128> = match array.data_type() {
+                ArrowType::Decimal32(..) => array.as_primitive::<t::Decimal32Type>().values().iter().map(|&x| x as i128).collect(),
+                ArrowType::Decimal64(..) => array.as_primitive::<t::Decimal64Type>().values().iter().map(|&x| x as i128).collect(),
+                _ => array.as_primitive::<t::Decimal128Type>().values().to_vec(),
+            };
+            if *p <= stride_common::types::DECIMAL_I64_MAX_PRECISION {
+                VectorData::I64(wide.into_iter().map(|x| x as i64).collect::<Vec<_>>().into())
+            } else {
+                VectorData::I128(wide.into())
+            }
+        }
+        (ArrowType::Interval(IntervalUnit::MonthDayNano), _) => VectorData::Interval(
+            array.as_primitive::<t::IntervalMonthDayNanoType>().values().iter()
+                .map(|v| stride_common::Interval { months: v.months, days: v.days, micros: v.nanoseconds.div_euclid(1000) })
+                .collect::<Vec<_>>().into(),
+        ),
+        (ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View, _) => {
+            let mut sv = StringVector::with_capacity(len);
+            for i in 0..len {
+                let s = if !validity.is_valid(i) {
+                    ""
+                } else {
+                    match array.data_type() {
+                        ArrowType::Utf8 => array.as_string::<i32>().value(i),
+                        ArrowType::LargeUtf8 => array.as_string::<i64>().value(i),
+                        _ => array.as_string_view().value(i),
+                    }
+                };
+                sv.push(s);
+            }
+            VectorData::Str(sv)
+        }
+        (ArrowType::List(_) | ArrowType::LargeList(_), DataType::List(child_ty)) => {
+            let (offsets, values): (Vec<i64>, &arrow_array::ArrayRef) = match array.data_type() {
+                ArrowType::List(_) => { let l = array.as_list::<i32>(); (l.value_offsets().iter().map(|&o| o as i64).collect(), l.values()) }
+                _ => { let l = array.as_list::<i64>(); (l.value_offsets().to_vec(), l.values()) }
+            };
+            let (start, end) = (offsets[0] as usize, offsets[len] as usize);
+            let child = to_vector(values.slice(start, end - start).as_ref(), child_ty)?;
+            let offsets = offsets.iter().map(|&o| u32::try_from(o - start as i64))
+                .collect::<std::result::Result<Vec<u32>, _>>()
+                .map_err(|_| Error::out_of_range("a list column holds more than 2^32 elements"))?;
+            VectorData::List(stride_common::vector::ListData { offsets, child: Box::new(child) })
+        }
+        _ => return Err(unsupported()),
+    };
+    Ok(Vector::new(ty.clone(), data, validity))
+}
+
+/// A dictionary-encoded array: its values converted once, then taken by key.
+fn dictionary_to_vector(
+    array: &dyn arrow_array::Array,
+    ty: &DataType,
+    validity: Validity,
+) -> Result<Vector> {
+    use arrow_array::types::*;
+    use arrow_array::DictionaryArray;
+    let len = array.len();
+    macro_rules! by_key {
+        ($($k:ty),*) => {$(
+            if let Some(d) = array.as_any().downcast_ref::<DictionaryArray<$k>>() {
+                let values = to_vector(d.values().as_ref(), ty)?;
+                if values.data_len() == 0 {
+                    return Ok(Vector::null_constant(ty).flatten(len));
+                }
+                let keys: Vec<u32> = (0..len)
+                    .map(|i| if validity.is_valid(i) { d.keys().value(i) as u32 } else { 0 })
+                    .collect();
+                let mut v = values.take(&keys);
+                v.validity = validity;
+                return Ok(v);
+            }
+        )*};
+    }
+    by_key!(Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type);
+    Err(Error::not_supported(format!(
+        "Arrow {} cannot be read yet",
+        array.data_type()
+    )))
 }
 
 #[cfg(test)]

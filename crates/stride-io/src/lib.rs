@@ -9,3 +9,4 @@
 pub mod arrow;
 pub mod csv;
 pub mod file;
+pub mod parquet;

@@ -7,7 +7,10 @@
 //! of DuckDB's: escape strings (`E'a\nb'`) and operators spelled with their schema
 //! (`a OPERATOR(pg_catalog.~) b`, which is `a ~ b`). Both are resolved on the token
 //! stream before parsing, as are `?` parameters (DB-API's qmark style, which DuckDB
-//! accepts): each statement's `?`s become `$1`, `$2`, ... from left to right. One construct the parser gets wrong is parsed here:
+//! accepts): each statement's `?`s become `$1`, `$2`, ... from left to right. So are
+//! COPY's DuckDB options the parser has no syntax for (`COMPRESSION zstd`,
+//! `ROW_GROUP_SIZE 100000`): each becomes a FORMAT option naming it
+//! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`). One construct the parser gets wrong is parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
 //! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
 
@@ -54,8 +57,36 @@ fn resolve_pg_tokens(
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     let mut question_marks = 0;
+    // Whether the statement being read is a COPY.
+    let mut in_copy = false;
     while i < tokens.len() {
         let t = &tokens[i];
+        if let Token::Word(w) = &t.token {
+            let first = out
+                .iter()
+                .rev()
+                .find(|t| !matches!(t.token, Token::Whitespace(_)))
+                .is_none_or(|t| t.token == Token::SemiColon);
+            if first {
+                in_copy = w.quote_style.is_none() && w.value.eq_ignore_ascii_case("copy");
+            }
+        }
+        if in_copy {
+            if let Some((option, next)) = duckdb_copy_option(&tokens, i, &out) {
+                out.push(TokenWithSpan::new(Token::make_keyword("FORMAT"), t.span));
+                out.push(TokenWithSpan::new(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space), t.span));
+                out.push(TokenWithSpan::new(
+                    Token::Word(Word {
+                        value: option,
+                        quote_style: Some('"'),
+                        keyword: Keyword::NoKeyword,
+                    }),
+                    t.span,
+                ));
+                i = next;
+                continue;
+            }
+        }
         match &t.token {
             Token::Placeholder(p) if p == "?" => {
                 question_marks += 1;
@@ -96,6 +127,40 @@ fn resolve_pg_tokens(
         }
     }
     Ok(out)
+}
+
+/// COPY options of DuckDB's that the parser does not know.
+pub const DUCKDB_COPY_OPTIONS: [&str; 2] = ["compression", "row_group_size"];
+
+/// At `tokens[i]`, inside a COPY's option list (after `(` or `,`): one of
+/// [`DUCKDB_COPY_OPTIONS`] and its value, as `name=value`, and the position after it.
+fn duckdb_copy_option(
+    tokens: &[TokenWithSpan],
+    i: usize,
+    out: &[TokenWithSpan],
+) -> Option<(String, usize)> {
+    let Token::Word(w) = &tokens[i].token else {
+        return None;
+    };
+    let name = w.value.to_ascii_lowercase();
+    if w.quote_style.is_some() || !DUCKDB_COPY_OPTIONS.contains(&name.as_str()) {
+        return None;
+    }
+    let before = out.iter().rev().find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+    if !matches!(before.token, Token::LParen | Token::Comma) {
+        return None;
+    }
+    let mut j = i + 1;
+    while matches!(tokens.get(j)?.token, Token::Whitespace(_)) {
+        j += 1;
+    }
+    let value = match &tokens[j].token {
+        Token::Word(v) => v.value.clone(),
+        Token::Number(n, _) => n.clone(),
+        Token::SingleQuotedString(s) => s.clone(),
+        _ => return None,
+    };
+    Some((format!("{name}={value}"), j + 1))
 }
 
 /// After `OPERATOR`: `( [pg_catalog .] op )`. Returns the operator token and the
@@ -297,6 +362,18 @@ mod tests {
         let s = parse("SELECT ?, '?', ? + 1; SELECT ?").unwrap();
         assert_eq!(s[0].to_string(), "SELECT $1, '?', $2 + 1");
         assert_eq!(s[1].to_string(), "SELECT $1");
+    }
+
+    #[test]
+    fn duckdb_copy_options_become_format_options() {
+        let s = parse("COPY t TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000)")
+            .unwrap();
+        let text = s[0].to_string();
+        assert!(text.contains("FORMAT \"compression=zstd\""), "{text}");
+        assert!(text.contains("FORMAT \"row_group_size=1000\""), "{text}");
+        // Elsewhere the words are plain names.
+        let s = parse("SELECT compression, row_group_size FROM t").unwrap();
+        assert_eq!(s[0].to_string(), "SELECT compression, row_group_size FROM t");
     }
 
     #[test]

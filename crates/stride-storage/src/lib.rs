@@ -42,4 +42,4 @@ pub use column::Column;
 pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};
 pub use wal::{Recovery, WalEntry};
-pub use zone_map::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
+pub use zone_map::{Bounds, CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};

@@ -1071,9 +1071,15 @@ impl Connection {
                 plan,
                 path,
                 options,
+                parquet,
             } => {
                 let names: Vec<String> = plan.schema().iter().map(|f| f.name.clone()).collect();
                 let chunks = self.collect(&plan, ctx)?;
+                if let Some(parquet) = parquet {
+                    let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
+                    let n = stride_io::parquet::write_file(&path, &names, &types, &chunks, &parquet)?;
+                    return Ok(Planned::Done(QueryResult::done(Some(n))));
+                }
                 let n = stride_io::csv::writer::write_file(
                     &path,
                     &names,

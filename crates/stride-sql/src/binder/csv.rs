@@ -15,6 +15,7 @@ use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_io::csv::options::{show_byte, unknown_option, OPTION_NAMES};
 use stride_io::csv::{CsvOptions, CsvReader, CsvWriteOptions};
+use stride_io::parquet::{ParquetCompression, ParquetWriteOptions};
 
 impl Binder<'_> {
     /// `read_csv(path | [paths], option = value, ...)`.
@@ -25,7 +26,7 @@ impl Binder<'_> {
         for a in args {
             match a {
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) if paths.is_none() => {
-                    paths = Some(self.csv_paths(e)?);
+                    paths = Some(self.file_paths(e, "read_csv")?);
                 }
                 ast::FunctionArg::Named {
                     name,
@@ -49,8 +50,12 @@ impl Binder<'_> {
         self.csv_scan(&paths, opts)
     }
 
-    /// `FROM 'file.csv'`: read_csv with every option detected.
+    /// `FROM 'file.csv'`: read_csv with every option detected (`FROM 'x.parquet'`:
+    /// read_parquet).
     pub(super) fn bind_file_shorthand(&mut self, path: &str) -> Result<LogicalPlan> {
+        if super::parquet::is_parquet_path(path) {
+            return self.parquet_scan(&[path.to_string()], false);
+        }
         self.settings.check_external_access("reading files")?;
         self.csv_scan(&[path.to_string()], CsvOptions::default())
     }
@@ -148,23 +153,24 @@ impl Binder<'_> {
         })
     }
 
-    fn csv_paths(&mut self, e: &ast::Expr) -> Result<Vec<String>> {
+    /// The path or list of paths a file-reading function (`what`) was given.
+    pub(super) fn file_paths(&mut self, e: &ast::Expr, what: &str) -> Result<Vec<String>> {
         let items: Vec<&ast::Expr> = match e {
             ast::Expr::Array(a) => a.elem.iter().collect(),
             other => vec![other],
         };
         items
             .into_iter()
-            .map(|i| match self.constant(i, "read_csv")? {
+            .map(|i| match self.constant(i, what)? {
                 ScalarValue::Varchar(s) => Ok(s),
                 other => Err(Error::binder(format!(
-                    "read_csv paths must be strings, got {other}"
+                    "{what} paths must be strings, got {other}"
                 ))),
             })
             .collect()
     }
 
-    fn constant(&mut self, e: &ast::Expr, what: &str) -> Result<ScalarValue> {
+    pub(super) fn constant(&mut self, e: &ast::Expr, what: &str) -> Result<ScalarValue> {
         let scope = Scope::default();
         let mut ctx = ExprCtx::new(&scope, "table function arguments");
         let bound = self.bind_expr(e, &mut ctx)?;
@@ -281,7 +287,7 @@ impl Binder<'_> {
         if path.is_some() {
             self.settings.check_external_access("COPY")?;
         }
-        let o = copy_options(options, legacy, path.is_none())?;
+        let o = copy_options(options, legacy, path.is_none(), path.as_deref())?;
         if let Some(path) = &path {
             refuse_other_file_formats(path, to, options)?;
         }
@@ -349,6 +355,7 @@ impl Binder<'_> {
                 plan,
                 path,
                 options: write,
+                parquet: o.parquet,
             });
         }
         let ast::CopySource::Table {
@@ -389,6 +396,26 @@ impl Binder<'_> {
                 .map(|&i| (schema.columns[i].name.clone(), schema.columns[i].ty.clone()))
                 .collect(),
         );
+        if let (Some(path), Some(_)) = (&path, &o.parquet) {
+            // The file's columns fill the listed ones by position.
+            let scan = self.parquet_scan(std::slice::from_ref(path), false)?;
+            let found = scan.schema().len();
+            if found != listed.len() {
+                return Err(Error::binder(format!(
+                    "COPY FROM \"{path}\": the file has {found} columns and {} are being filled",
+                    listed.len()
+                )));
+            }
+            let types: Vec<DataType> = listed.iter().map(|&i| schema.columns[i].ty.clone()).collect();
+            let scan = super::select::cast_columns(scan, &types)?;
+            return Ok(BoundStatement::Insert {
+                table_id,
+                table: schema.name.clone(),
+                source: copy_source(scan, &schema, &listed),
+                returning: None,
+                on_conflict: None,
+            });
+        }
         let Some(path) = path else {
             return Ok(BoundStatement::CopyFromStdin(CopyFromStdin {
                 table_id,
@@ -456,9 +483,10 @@ impl CopyFromStdin {
 }
 
 /// A COPY whose file's extension names a format stride cannot read or write yet
-/// (Parquet, Arrow IPC, JSON) fails instead of treating the file as CSV, unless a
-/// FORMAT option says which format is meant. DuckDB picks the format from the
-/// extension, so `COPY t TO 'x.parquet'` must not quietly write CSV.
+/// (Arrow IPC, JSON) fails instead of treating the file as CSV, unless a FORMAT
+/// option says which format is meant. DuckDB picks the format from the extension,
+/// so `COPY t TO 'x.json'` must not quietly write CSV (a `.parquet` file is
+/// written as Parquet, see `copy_options`).
 fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) -> Result<()> {
     if options.iter().any(|o| matches!(o, ast::CopyOption::Format(_))) {
         return Ok(());
@@ -466,7 +494,6 @@ fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) 
     let lower = path.to_ascii_lowercase();
     let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
     let format = match lower.rsplit_once('.').map(|(_, ext)| ext) {
-        Some("parquet") => "Parquet",
         Some("arrow" | "feather" | "ipc") => "Arrow IPC",
         Some("json" | "ndjson" | "jsonl") => "JSON",
         _ => return Ok(()),
@@ -481,6 +508,8 @@ fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) 
 /// COPY's options, with the defaults of its format: CSV for files (`,`, NULL as ''),
 /// PostgreSQL's text format for the client's stream (tab, NULL as `\N`).
 struct CopyOptions {
+    /// FORMAT parquet (or a `.parquet` file without FORMAT): how to write it.
+    parquet: Option<ParquetWriteOptions>,
     text: bool,
     delimiter: u8,
     null: String,
@@ -493,22 +522,39 @@ fn copy_options(
     options: &[ast::CopyOption],
     legacy: &[ast::CopyLegacyOption],
     stream: bool,
+    path: Option<&str>,
 ) -> Result<CopyOptions> {
     let mut format: Option<bool> = None;
+    let mut parquet = path
+        .is_some_and(super::parquet::is_parquet_path)
+        .then(ParquetWriteOptions::default);
+    // DuckDB's options without syntax in the parser (see `parser.rs`).
+    let mut duckdb: Vec<(String, String)> = Vec::new();
     let (mut delimiter, mut null, mut header, mut quote, mut escape) =
         (None, None, false, None, None);
     for o in options {
         match o {
+            ast::CopyOption::Format(f) if f.value.contains('=') => {
+                let (name, value) = f.value.split_once('=').expect("contains =");
+                duckdb.push((name.to_string(), value.to_string()));
+            }
             ast::CopyOption::Format(f) => {
                 format = Some(match f.value.to_ascii_lowercase().as_str() {
                     "csv" => false,
                     "text" => true,
+                    "parquet" => {
+                        parquet.get_or_insert_with(ParquetWriteOptions::default);
+                        false
+                    }
                     _ => {
                         return Err(Error::not_supported(format!(
-                            "COPY format {f} is not supported; use csv or text"
+                            "COPY format {f} is not supported; use csv, text or parquet"
                         )))
                     }
-                })
+                });
+                if !f.value.eq_ignore_ascii_case("parquet") {
+                    parquet = None;
+                }
             }
             ast::CopyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
             ast::CopyOption::Null(s) => null = Some(s.clone()),
@@ -552,6 +598,34 @@ fn copy_options(
             }
         }
     }
+    for (name, value) in &duckdb {
+        let Some(p) = parquet.as_mut() else {
+            return Err(Error::not_supported(format!(
+                "COPY option {} applies to FORMAT parquet only",
+                name.to_ascii_uppercase()
+            )));
+        };
+        match name.as_str() {
+            "compression" => p.compression = ParquetCompression::parse(value)?,
+            _ => {
+                p.row_group_size = value.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                    Error::binder(format!("ROW_GROUP_SIZE takes a number of rows, got {value}"))
+                })?
+            }
+        }
+    }
+    if parquet.is_some() {
+        if delimiter.is_some() || null.is_some() || header || quote.is_some() || escape.is_some() || !legacy.is_empty() {
+            return Err(Error::binder(
+                "COPY options DELIMITER, NULL, HEADER, QUOTE and ESCAPE apply to CSV, not to FORMAT parquet",
+            ));
+        }
+        if stream {
+            return Err(Error::not_supported(
+                "COPY with FORMAT parquet needs a file; STDIN and STDOUT carry CSV or text",
+            ));
+        }
+    }
     let text = format.unwrap_or(stream);
     if text && (quote.is_some() || escape.is_some()) {
         return Err(Error::binder(
@@ -559,6 +633,7 @@ fn copy_options(
         ));
     }
     Ok(CopyOptions {
+        parquet,
         text,
         delimiter: delimiter.unwrap_or(if text { b'\t' } else { b',' }),
         null: null.unwrap_or_else(|| if text { "\\N".into() } else { String::new() }),

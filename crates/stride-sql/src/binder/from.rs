@@ -369,6 +369,7 @@ impl<'a> Binder<'a> {
     ) -> Result<LogicalPlan> {
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
+            "read_parquet" | "parquet_scan" => return self.bind_read_parquet(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "pragma_storage_info" | "pragma_table_info" => {
@@ -501,6 +502,8 @@ impl<'a> Binder<'a> {
                     "unnest",
                     "read_csv",
                     "read_csv_auto",
+                    "read_parquet",
+                    "parquet_scan",
                     "sniff_csv",
                     "pragma_storage_info",
                     "pragma_table_info",
@@ -710,7 +713,7 @@ fn file_path(name: &ast::ObjectName) -> Option<String> {
         return None;
     };
     let looks_like_file = [
-        ".csv", ".tsv", ".tbl", ".txt", ".csv.gz", ".tsv.gz", ".tbl.gz",
+        ".csv", ".tsv", ".tbl", ".txt", ".csv.gz", ".tsv.gz", ".tbl.gz", ".parquet",
     ]
     .iter()
     .any(|e| id.value.to_ascii_lowercase().ends_with(e));

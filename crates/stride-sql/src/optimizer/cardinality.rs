@@ -32,6 +32,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
                 span.max(0.0)
             }
             TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
+            TableFunction::ReadParquet { source, .. } => source.0.estimated_rows() as f64,
             // Known only once the outer row is: a small guess.
             TableFunction::Deferred { .. } => 10.0,
         },

@@ -92,6 +92,21 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                 join_list(columns.iter().map(|&c| &names[c].0))
             )
         }
+        LogicalPlan::TableFunction {
+            func: TableFunction::ReadParquet { source, columns },
+            ..
+        } => {
+            let r = &source.0;
+            format!(
+                "READ_PARQUET {} [{}]",
+                r.files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                join_list(columns.iter().map(|&c| &r.names[c]))
+            )
+        }
         LogicalPlan::CteRef { body, .. } => {
             // The body is shown under each reference; it runs once.
             let _ = writeln!(out, "{pad}CTE_SCAN (computed once)");

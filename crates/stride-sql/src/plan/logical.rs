@@ -7,6 +7,7 @@ use std::sync::Arc;
 use stride_common::{Collation, ColumnSchema, DataType, TableSchema};
 use stride_functions::aggregate::AggregateFunction;
 use stride_io::csv::CsvReader;
+use stride_io::parquet::ParquetReader;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -96,6 +97,11 @@ pub enum TableFunction {
         source: CsvSource,
         columns: Vec<usize>,
     },
+    /// `read_parquet(...)`: `columns` are positions in the reader's schema.
+    ReadParquet {
+        source: ParquetSource,
+        columns: Vec<usize>,
+    },
     /// A table function whose arguments are expressions over an enclosing query's
     /// columns (`unnest(t.list)`, `generate_series(1, t.n)` inside a correlated
     /// subquery): the executor substitutes the outer values when it instantiates the
@@ -129,6 +135,26 @@ impl std::fmt::Debug for CsvSource {
         write!(
             f,
             "CsvSource({:?})",
+            self.0.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+        )
+    }
+}
+
+/// Bound Parquet files; plans compare readers by identity.
+#[derive(Clone)]
+pub struct ParquetSource(pub Arc<ParquetReader>);
+
+impl PartialEq for ParquetSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for ParquetSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ParquetSource({:?})",
             self.0.files.iter().map(|f| &f.path).collect::<Vec<_>>()
         )
     }

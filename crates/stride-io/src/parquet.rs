@@ -1,0 +1,386 @@
+//! Parquet files, through the `parquet` crate of arrow-rs: reading
+//! (`read_parquet`, `FROM 'x.parquet'`) and writing (`COPY ... TO 'x.parquet'`).
+//!
+//! Where it sits: binding reads each file's footer ([`ParquetReader::bind`]: the
+//! schema, the row groups and their statistics), so opening costs no data. The
+//! executor then asks for one morsel at a time, a row group of one file, and gets
+//! the columns it needs as [`DataChunk`]s of up to `VECTOR_SIZE` rows
+//! (the columns it does not need are never decoded). Row groups are read in parallel
+//! like any morsels. The writer takes a result's chunks as Arrow record batches
+//! ([`crate::arrow`]) and writes them with the Arrow writer.
+//!
+//! Errors name the file: a file that is not Parquet, a truncated footer, a corrupt
+//! page, a type stride does not have.
+
+use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector, StringLayout};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use parquet::file::statistics::Statistics;
+use std::fs::File;
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector, VECTOR_SIZE};
+
+/// One Parquet file, its footer read.
+pub struct ParquetFile {
+    pub path: String,
+    metadata: ArrowReaderMetadata,
+}
+
+/// Parquet files bound for reading; they must all have the first file's columns.
+pub struct ParquetReader {
+    pub files: Vec<ParquetFile>,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// `filename = true`: a last column holding each row's file path.
+    pub filename: bool,
+    /// (file, row group) of each morsel.
+    morsels: Vec<(usize, usize)>,
+}
+
+fn file_error(path: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(
+        stride_common::ErrorKind::Io,
+        format!("Parquet file \"{path}\" could not be read: {e}"),
+    )
+}
+
+impl ParquetReader {
+    /// Reads the footers of `paths` (already expanded from globs).
+    pub fn bind(paths: &[String], filename: bool) -> Result<ParquetReader> {
+        if paths.is_empty() {
+            return Err(Error::io("no Parquet files found"));
+        }
+        let mut files = Vec::with_capacity(paths.len());
+        for path in paths {
+            let f = File::open(path).map_err(|e| file_error(path, e))?;
+            let metadata = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new())
+                .map_err(|e| file_error(path, e))?;
+            files.push(ParquetFile {
+                path: path.clone(),
+                metadata,
+            });
+        }
+        let schema = files[0].metadata.schema().clone();
+        let mut names = Vec::with_capacity(schema.fields().len());
+        let mut types = Vec::with_capacity(schema.fields().len());
+        for field in schema.fields() {
+            names.push(field.name().clone());
+            types.push(stride_type(field.name(), field.data_type()).map_err(|e| {
+                Error::new(e.kind, format!("{} (in \"{}\")", e.message, files[0].path))
+            })?);
+        }
+        for f in &files[1..] {
+            let other = f.metadata.schema();
+            let same = other.fields().len() == schema.fields().len()
+                && other
+                    .fields()
+                    .iter()
+                    .zip(schema.fields())
+                    .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
+            if !same {
+                return Err(Error::invalid_input(format!(
+                    "Parquet file \"{}\" has other columns than \"{}\": read them separately",
+                    f.path, files[0].path
+                )));
+            }
+        }
+        if filename {
+            names.push("filename".into());
+            types.push(DataType::Varchar);
+        }
+        let morsels = files
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| (0..f.metadata.metadata().num_row_groups()).map(move |g| (i, g)))
+            .collect();
+        Ok(ParquetReader {
+            files,
+            names,
+            types,
+            filename,
+            morsels,
+        })
+    }
+
+    pub fn schema(&self) -> Vec<(String, DataType)> {
+        self.names.iter().cloned().zip(self.types.iter().cloned()).collect()
+    }
+
+    /// Rows in every file, from the footers.
+    pub fn estimated_rows(&self) -> usize {
+        self.files
+            .iter()
+            .map(|f| f.metadata.metadata().file_metadata().num_rows().max(0) as usize)
+            .sum()
+    }
+
+    pub fn morsels(&self) -> usize {
+        self.morsels.len()
+    }
+
+    /// Rows of morsel `m` (a row group).
+    pub fn rows(&self, m: usize) -> usize {
+        let (f, g) = self.morsels[m];
+        self.files[f].metadata.metadata().row_group(g).num_rows().max(0) as usize
+    }
+
+    /// What the footer says of column `c` in morsel `m`: (smallest value, largest
+    /// value, NULLs, rows), as values of the column's type, when the row group has
+    /// statistics stride can use (integers, dates, microsecond timestamps, floats,
+    /// with a null count). Lets a scan skip row groups no row of which can pass.
+    pub fn statistics(&self, m: usize, c: usize) -> Option<(ScalarValue, ScalarValue, u64, u64)> {
+        use arrow_schema::{DataType as A, TimeUnit};
+        let (f, g) = self.morsels[m];
+        let schema = self.files[f].metadata.schema();
+        let field = schema.fields().get(c)?;
+        let rg = self.files[f].metadata.metadata().row_group(g);
+        // Statistics are by leaf column; only flat schemas map roots to leaves 1:1.
+        if rg.num_columns() != schema.fields().len() {
+            return None;
+        }
+        let stats = rg.column(c).statistics()?;
+        let nulls = stats.null_count_opt()?;
+        let rows = rg.num_rows().max(0) as u64;
+        let (min, max) = match (stats, field.data_type()) {
+            (Statistics::Int32(s), A::Int8) => (
+                ScalarValue::TinyInt(*s.min_opt()? as i8),
+                ScalarValue::TinyInt(*s.max_opt()? as i8),
+            ),
+            (Statistics::Int32(s), A::Int16) => (
+                ScalarValue::SmallInt(*s.min_opt()? as i16),
+                ScalarValue::SmallInt(*s.max_opt()? as i16),
+            ),
+            (Statistics::Int32(s), A::Int32) => {
+                (ScalarValue::Integer(*s.min_opt()?), ScalarValue::Integer(*s.max_opt()?))
+            }
+            (Statistics::Int32(s), A::Date32) => {
+                (ScalarValue::Date(*s.min_opt()?), ScalarValue::Date(*s.max_opt()?))
+            }
+            (Statistics::Int64(s), A::Int64) => {
+                (ScalarValue::BigInt(*s.min_opt()?), ScalarValue::BigInt(*s.max_opt()?))
+            }
+            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, _)) => {
+                (ScalarValue::Timestamp(*s.min_opt()?), ScalarValue::Timestamp(*s.max_opt()?))
+            }
+            (Statistics::Float(s), A::Float32) => {
+                (ScalarValue::Real(*s.min_opt()?), ScalarValue::Real(*s.max_opt()?))
+            }
+            (Statistics::Double(s), A::Float64) => {
+                (ScalarValue::Double(*s.min_opt()?), ScalarValue::Double(*s.max_opt()?))
+            }
+            _ => return None,
+        };
+        Some((min, max, nulls, rows))
+    }
+
+    /// Reads morsel `m` (a row group), producing `columns` (positions in
+    /// [`ParquetReader::schema`]).
+    pub fn produce(
+        &self,
+        m: usize,
+        columns: &[usize],
+        emit: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        let (f, g) = self.morsels[m];
+        let file = &self.files[f];
+        let data_columns = file.metadata.schema().fields().len();
+        let path = &file.path;
+        let handle = File::open(path).map_err(|e| file_error(path, e))?;
+        let mut wanted: Vec<usize> = columns.iter().copied().filter(|&c| c < data_columns).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mask = ProjectionMask::roots(file.metadata.parquet_schema(), wanted.iter().copied());
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, file.metadata.clone())
+            .with_row_groups(vec![g])
+            .with_projection(mask)
+            .with_batch_size(VECTOR_SIZE)
+            .build()
+            .map_err(|e| file_error(path, e))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| file_error(path, e))?;
+            let n = batch.num_rows();
+            let mut out = Vec::with_capacity(columns.len());
+            for &c in columns {
+                if c >= data_columns {
+                    let name = ScalarValue::Varchar(path.clone());
+                    out.push(Vector::constant(&name, &DataType::Varchar)?);
+                    continue;
+                }
+                let at = wanted.binary_search(&c).expect("projected");
+                out.push(to_vector(batch.column(at).as_ref(), &self.types[c])?);
+            }
+            emit(DataChunk::new(out, n))?;
+        }
+        Ok(())
+    }
+}
+
+/// How `COPY ... TO 'x.parquet'` writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParquetWriteOptions {
+    pub compression: ParquetCompression,
+    /// Rows per row group (DuckDB's default, 122,880).
+    pub row_group_size: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParquetCompression {
+    Uncompressed,
+    Snappy,
+    Zstd,
+    Gzip,
+    Lz4,
+}
+
+impl ParquetCompression {
+    pub fn parse(name: &str) -> Result<ParquetCompression> {
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "uncompressed" | "none" => ParquetCompression::Uncompressed,
+            "snappy" => ParquetCompression::Snappy,
+            "zstd" => ParquetCompression::Zstd,
+            "gzip" => ParquetCompression::Gzip,
+            "lz4" | "lz4_raw" => ParquetCompression::Lz4,
+            other => {
+                return Err(Error::invalid_input(format!(
+                    "Parquet compression {other} is not supported; use uncompressed, snappy, zstd, gzip or lz4"
+                )))
+            }
+        })
+    }
+}
+
+impl Default for ParquetWriteOptions {
+    fn default() -> Self {
+        ParquetWriteOptions {
+            compression: ParquetCompression::Snappy,
+            row_group_size: 122_880,
+        }
+    }
+}
+
+/// Writes `chunks` (a result with these columns) to a new Parquet file at `path`;
+/// returns the rows written.
+pub fn write_file(
+    path: &str,
+    names: &[String],
+    types: &[DataType],
+    chunks: &[DataChunk],
+    options: &ParquetWriteOptions,
+) -> Result<u64> {
+    let schema = arrow_schema(names, types, StringLayout::Offsets);
+    let compression = match options.compression {
+        ParquetCompression::Uncompressed => Compression::UNCOMPRESSED,
+        ParquetCompression::Snappy => Compression::SNAPPY,
+        ParquetCompression::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        ParquetCompression::Gzip => Compression::GZIP(Default::default()),
+        ParquetCompression::Lz4 => Compression::LZ4_RAW,
+    };
+    let props = WriterProperties::builder()
+        .set_compression(compression)
+        .set_max_row_group_row_count(Some(options.row_group_size.max(1)))
+        .build();
+    let write_error = |e: &dyn std::fmt::Display| {
+        Error::new(
+            stride_common::ErrorKind::Io,
+            format!("could not write Parquet file \"{path}\": {e}"),
+        )
+    };
+    let file = File::create(path).map_err(|e| write_error(&e))?;
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_error(&e))?;
+    let mut rows = 0u64;
+    // Batches of whole chunks, about a row group each, so the writer's buffers stay small.
+    let mut pending: Vec<(Vec<Vector>, usize)> = Vec::new();
+    let mut pending_rows = 0;
+    let flush = |pending: &mut Vec<(Vec<Vector>, usize)>, writer: &mut ArrowWriter<File>| -> Result<()> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let batch = record_batch(&schema, types, pending)?;
+        writer.write(&batch).map_err(|e| write_error(&e))?;
+        pending.clear();
+        Ok(())
+    };
+    for c in chunks {
+        let (cols, n) = c.clone().into_flat_columns();
+        if n == 0 {
+            continue;
+        }
+        rows += n as u64;
+        pending_rows += n;
+        pending.push((cols, n));
+        if pending_rows >= options.row_group_size {
+            flush(&mut pending, &mut writer)?;
+            pending_rows = 0;
+        }
+    }
+    flush(&mut pending, &mut writer)?;
+    writer.close().map_err(|e| write_error(&e))?;
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_and_reads_back() {
+        let dir = std::env::temp_dir().join(format!("stride-parquet-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet").to_string_lossy().into_owned();
+        let ints = Vector::from_values(DataType::BigInt, (0..5000i64).collect());
+        let mut strs = Vector::with_capacity(&DataType::Varchar, 5000);
+        for i in 0..5000 {
+            if i % 7 == 0 {
+                strs.push_null();
+            } else {
+                strs.push(&ScalarValue::Varchar(format!("value {i}"))).unwrap();
+            }
+        }
+        let chunk = DataChunk::new(vec![ints, strs], 5000);
+        let names = vec!["i".to_string(), "s".to_string()];
+        let types = vec![DataType::BigInt, DataType::Varchar];
+        let options = ParquetWriteOptions {
+            compression: ParquetCompression::Zstd,
+            row_group_size: 2000,
+        };
+        assert_eq!(write_file(&path, &names, &types, &[chunk], &options).unwrap(), 5000);
+        let reader = ParquetReader::bind(&[path.clone()], true).unwrap();
+        assert_eq!(reader.types, vec![DataType::BigInt, DataType::Varchar, DataType::Varchar]);
+        assert_eq!(reader.morsels(), 3);
+        assert_eq!(reader.estimated_rows(), 5000);
+        assert_eq!(
+            reader.statistics(1, 0),
+            Some((ScalarValue::BigInt(2000), ScalarValue::BigInt(3999), 0, 2000))
+        );
+        let mut rows = Vec::new();
+        for m in 0..reader.morsels() {
+            reader
+                .produce(m, &[1, 0, 2], &mut |c| {
+                    for i in 0..c.len() {
+                        rows.push(c.row(i));
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        }
+        assert_eq!(rows.len(), 5000);
+        assert_eq!(rows[1][0], ScalarValue::Varchar("value 1".into()));
+        assert_eq!(rows[7][0], ScalarValue::Null);
+        assert_eq!(rows[4999][1], ScalarValue::BigInt(4999));
+        assert_eq!(rows[0][2], ScalarValue::Varchar(path.clone()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_that_is_not_parquet_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("stride-parquet-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.parquet").to_string_lossy().into_owned();
+        std::fs::write(&path, b"a,b\n1,2\n").unwrap();
+        let e = ParquetReader::bind(&[path.clone()], false).err().unwrap();
+        assert!(e.message.contains(&path), "{e}");
+        assert!(e.message.starts_with("Parquet file"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

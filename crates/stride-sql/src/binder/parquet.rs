@@ -1,0 +1,103 @@
+//! `read_parquet(path | [paths], filename = true)` and `FROM 'x.parquet'`: binding
+//! reads the files' footers (`stride_io::parquet`) for their columns, so a query
+//! over Parquet files is typed like one over a table. Globs (`'dir/*.parquet'`)
+//! expand here; `enable_external_access` and the allowed directories apply as for
+//! CSV files.
+
+use super::Binder;
+use crate::plan::{Field, LogicalPlan, ParquetSource, TableFunction};
+use sqlparser::ast;
+use std::sync::Arc;
+use stride_common::{Error, Result, ScalarValue};
+use stride_io::parquet::ParquetReader;
+
+const OPTIONS: [&str; 2] = ["filename", "hive_partitioning"];
+
+impl Binder<'_> {
+    /// `read_parquet(path | [paths], option = value, ...)`.
+    pub(super) fn bind_read_parquet(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+        self.settings.check_external_access("read_parquet")?;
+        let mut paths = None;
+        let mut filename = false;
+        for a in args {
+            let (name, e) = match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) if paths.is_none() => {
+                    paths = Some(self.file_paths(e, "read_parquet")?);
+                    continue;
+                }
+                ast::FunctionArg::Named {
+                    name,
+                    arg: ast::FunctionArgExpr::Expr(e),
+                    ..
+                } => (name.value.to_ascii_lowercase(), e),
+                ast::FunctionArg::ExprNamed {
+                    name: ast::Expr::Identifier(name),
+                    arg: ast::FunctionArgExpr::Expr(e),
+                    ..
+                } => (name.value.to_ascii_lowercase(), e),
+                other => {
+                    return Err(Error::binder(format!(
+                        "read_parquet takes one path (or a list of paths) and name = value options, got {other}"
+                    )))
+                }
+            };
+            let value = self.constant(e, "read_parquet")?;
+            let on = match value {
+                ScalarValue::Boolean(b) => b,
+                other => {
+                    return Err(Error::binder(format!(
+                        "read_parquet option {name} takes true or false, got {other}"
+                    )))
+                }
+            };
+            match name.as_str() {
+                "filename" => filename = on,
+                "hive_partitioning" if on => {
+                    return Err(Error::not_supported(
+                        "read_parquet: hive_partitioning is not supported yet",
+                    ))
+                }
+                "hive_partitioning" => {}
+                other => {
+                    return Err(Error::binder(format!(
+                        "read_parquet has no option {other}; its options are {}",
+                        OPTIONS.join(", ")
+                    )))
+                }
+            }
+        }
+        let paths = paths
+            .ok_or_else(|| Error::binder("read_parquet needs a file path as its first argument"))?;
+        self.parquet_scan(&paths, filename)
+    }
+
+    /// A scan of Parquet files (`FROM 'x.parquet'` too).
+    pub(super) fn parquet_scan(&mut self, paths: &[String], filename: bool) -> Result<LogicalPlan> {
+        self.settings.check_external_access("reading files")?;
+        let mut files = Vec::new();
+        for p in paths {
+            for f in stride_io::file::expand(p)? {
+                self.settings.check_path(&f, false)?;
+                files.push(f);
+            }
+        }
+        let reader = ParquetReader::bind(&files, filename)?;
+        let schema: Vec<Field> = reader
+            .schema()
+            .into_iter()
+            .map(|(n, t)| Field::new(n, t))
+            .collect();
+        Ok(LogicalPlan::TableFunction {
+            func: TableFunction::ReadParquet {
+                source: ParquetSource(Arc::new(reader)),
+                columns: (0..schema.len()).collect(),
+            },
+            schema,
+        })
+    }
+}
+
+/// Whether a path names Parquet files (by extension, globs included).
+pub(super) fn is_parquet_path(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".parquet")
+}
