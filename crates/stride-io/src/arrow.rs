@@ -466,9 +466,33 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
     })
 }
 
+/// The heap buffers of string views already copied from Arrow, by the Arrow
+/// buffer's address and length: the batches of one Parquet row group share their
+/// pages' buffers, which are then copied once, not once per batch.
+#[derive(Default)]
+pub struct CopiedBuffers(std::collections::HashMap<(usize, usize), Arc<Vec<u8>>>);
+
+impl CopiedBuffers {
+    fn get(&mut self, b: &ArrowBuffer) -> Arc<Vec<u8>> {
+        self.0
+            .entry((b.as_ptr() as usize, b.len()))
+            .or_insert_with(|| Arc::new(b.as_slice().to_vec()))
+            .clone()
+    }
+}
+
 /// An Arrow array as a stride vector of `ty` (from [`stride_type`]). Values are
 /// copied: a stride buffer owns its values.
 pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector> {
+    to_vector_with(array, ty, &mut CopiedBuffers::default())
+}
+
+/// [`to_vector`], reusing string buffers copied for earlier arrays.
+pub fn to_vector_with(
+    array: &dyn arrow_array::Array,
+    ty: &DataType,
+    copied: &mut CopiedBuffers,
+) -> Result<Vector> {
     use arrow_array::cast::AsArray;
     use arrow_array::types as t;
     let len = array.len();
@@ -480,7 +504,7 @@ pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector
         Error::internal(format!("reading Arrow {} as {ty}", array.data_type()))
     };
     if let ArrowType::Dictionary(_, _) = array.data_type() {
-        return dictionary_to_vector(array, ty, validity);
+        return dictionary_to_vector(array, ty, validity, copied);
     }
     let data = match (array.data_type(), ty) {
         (ArrowType::Null, DataType::Null) => {
@@ -548,7 +572,10 @@ pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector
                 .map(|v| stride_common::Interval { months: v.months, days: v.days, micros: v.nanoseconds.div_euclid(1000) })
                 .collect::<Vec<_>>().into(),
         ),
-        (ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View, _) => {
+        (ArrowType::Utf8View, _) => {
+            VectorData::Str(views_to_strings(array.as_string_view(), &validity, copied))
+        }
+        (ArrowType::Utf8 | ArrowType::LargeUtf8, _) => {
             let mut sv = StringVector::with_capacity(len);
             for i in 0..len {
                 let s = if !validity.is_valid(i) {
@@ -570,7 +597,7 @@ pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector
                 _ => { let l = array.as_list::<i64>(); (l.value_offsets().to_vec(), l.values()) }
             };
             let (start, end) = (offsets[0] as usize, offsets[len] as usize);
-            let child = to_vector(values.slice(start, end - start).as_ref(), child_ty)?;
+            let child = to_vector_with(values.slice(start, end - start).as_ref(), child_ty, copied)?;
             let offsets = offsets.iter().map(|&o| u32::try_from(o - start as i64))
                 .collect::<std::result::Result<Vec<u32>, _>>()
                 .map_err(|_| Error::out_of_range("a list column holds more than 2^32 elements"))?;
@@ -581,11 +608,36 @@ pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector
     Ok(Vector::new(ty.clone(), data, validity))
 }
 
+/// Arrow string views as stride's (the same 16-byte layout): the views are copied
+/// with NULL rows' views cleared, and the data buffers become the vector's heap
+/// buffers in the same order (each copied once, see [`CopiedBuffers`]), so the
+/// views' buffer indexes hold.
+fn views_to_strings(
+    a: &StringViewArray,
+    validity: &Validity,
+    copied: &mut CopiedBuffers,
+) -> StringVector {
+    let raw = a.views();
+    let mut views = Vec::with_capacity(raw.len());
+    for (i, &v) in raw.iter().enumerate() {
+        let v = if validity.is_valid(i) { v } else { 0 };
+        // SAFETY: StringView is 16 plain bytes with Arrow's view layout (length,
+        // then inline bytes or prefix, buffer index and offset); every value is a
+        // valid view of valid UTF-8 (a StringViewArray invariant) or the empty view.
+        views.push(unsafe { std::mem::transmute::<u128, StringView>(v) });
+    }
+    StringVector {
+        views: views.into(),
+        buffers: a.data_buffers().iter().map(|b| copied.get(b)).collect(),
+    }
+}
+
 /// A dictionary-encoded array: its values converted once, then taken by key.
 fn dictionary_to_vector(
     array: &dyn arrow_array::Array,
     ty: &DataType,
     validity: Validity,
+    copied: &mut CopiedBuffers,
 ) -> Result<Vector> {
     use arrow_array::types::*;
     use arrow_array::DictionaryArray;
@@ -593,7 +645,7 @@ fn dictionary_to_vector(
     macro_rules! by_key {
         ($($k:ty),*) => {$(
             if let Some(d) = array.as_any().downcast_ref::<DictionaryArray<$k>>() {
-                let values = to_vector(d.values().as_ref(), ty)?;
+                let values = to_vector_with(d.values().as_ref(), ty, copied)?;
                 if values.data_len() == 0 {
                     return Ok(Vector::null_constant(ty).flatten(len));
                 }

@@ -565,12 +565,16 @@ fn joined_estimate(
 }
 
 /// Distinct values of output column `col` of `plan`, when it is a stored table's
-/// column passed through unchanged.
+/// (or a Parquet file's) column passed through unchanged.
 fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Option<f64> {
     match plan {
         LogicalPlan::Scan {
             table_id, columns, ..
         } => stats.distinct_values(*table_id, *columns.get(col)?),
+        LogicalPlan::TableFunction {
+            func: crate::plan::TableFunction::ReadParquet { source, columns },
+            ..
+        } => source.0.distinct_estimate(*columns.get(col)?),
         LogicalPlan::Filter { input, .. }
         | LogicalPlan::Sort { input, .. }
         | LogicalPlan::Limit { input, .. } => column_distinct(input, col, stats),
