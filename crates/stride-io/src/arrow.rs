@@ -555,6 +555,11 @@ pub fn to_vector_with(
             }
             VectorData::I64(out.into())
         }
+        (ArrowType::Decimal64(..), DataType::Decimal(p, _))
+            if *p <= stride_common::types::DECIMAL_I64_MAX_PRECISION =>
+        {
+            VectorData::I64(array.as_primitive::<t::Decimal64Type>().values().to_vec().into())
+        }
         (ArrowType::Decimal32(..) | ArrowType::Decimal64(..) | ArrowType::Decimal128(..), DataType::Decimal(p, _)) => {
             let wide: Vec<i128> = match array.data_type() {
                 ArrowType::Decimal32(..) => array.as_primitive::<t::Decimal32Type>().values().iter().map(|&x| x as i128).collect(),

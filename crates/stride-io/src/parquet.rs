@@ -58,7 +58,7 @@ impl ParquetReader {
             let plain = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new())
                 .map_err(|e| file_error(path, e))?;
             // Strings are decoded as views (pointing into the pages' dictionaries
-            // and buffers), which is stride's own layout.
+            // and buffers), which is stride's own layout; short decimals as i64.
             let views = Arc::new(arrow_schema::Schema::new_with_metadata(
                 plain
                     .schema()
@@ -73,6 +73,11 @@ impl ParquetReader {
                         {
                             Arc::new(f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8View))
                         }
+                        // Decimals of up to 18 digits as 64-bit values, stride's own
+                        // width for them, instead of widening and narrowing again.
+                        arrow_schema::DataType::Decimal128(p, s) if *p <= 18 => Arc::new(
+                            f.as_ref().clone().with_data_type(arrow_schema::DataType::Decimal64(*p, *s)),
+                        ),
                         _ => f.clone(),
                     })
                     .collect::<Vec<_>>(),
