@@ -74,6 +74,19 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 (pred.clone(), reads)
             }),
         }),
+        PhysicalPlan::Registered { data, columns, .. } => {
+            // The columns read, as chunks sharing the registered vectors.
+            let chunks = data
+                .chunks
+                .iter()
+                .map(|c| {
+                    let c = c.clone().flatten();
+                    let len = c.len();
+                    DataChunk::new(columns.iter().map(|&i| c.columns[i].clone()).collect(), len)
+                })
+                .collect();
+            counted(Source::Chunks(Arc::new(chunks)))
+        }
         PhysicalPlan::ParquetScan {
             reader,
             columns,

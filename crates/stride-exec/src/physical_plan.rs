@@ -7,7 +7,7 @@ use stride_common::DataType;
 use stride_io::csv::CsvReader;
 use stride_io::parquet::ParquetReader;
 use stride_sql::plan::{
-    AggregateExpr, Expr, JoinKind, SetFunction, SetOpKind, SortExpr, Subquery, WindowExpr,
+    AggregateExpr, Expr, JoinKind, RegisteredRelation, SetFunction, SetOpKind, SortExpr, Subquery, WindowExpr,
 };
 use stride_storage::{Table, ZoneFilter};
 
@@ -38,6 +38,12 @@ pub enum PhysicalPlan {
         columns: Vec<usize>,
         types: Vec<DataType>,
         filters: Vec<ZoneFilter>,
+    },
+    /// Reads `columns` of a relation registered on the connection.
+    Registered {
+        data: Arc<RegisteredRelation>,
+        columns: Vec<usize>,
+        types: Vec<DataType>,
     },
     Range {
         start: i64,
@@ -153,6 +159,7 @@ impl PhysicalPlan {
             PhysicalPlan::Scan { types, .. }
             | PhysicalPlan::CsvScan { types, .. }
             | PhysicalPlan::ParquetScan { types, .. }
+            | PhysicalPlan::Registered { types, .. }
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
             | PhysicalPlan::Unnest { types, .. }
@@ -178,6 +185,7 @@ impl PhysicalPlan {
             PhysicalPlan::Scan { .. }
             | PhysicalPlan::CsvScan { .. }
             | PhysicalPlan::ParquetScan { .. }
+            | PhysicalPlan::Registered { .. }
             | PhysicalPlan::Range { .. }
             | PhysicalPlan::Values { .. } => vec![],
             PhysicalPlan::Filter { input, .. }
@@ -211,6 +219,7 @@ impl PhysicalPlan {
             PhysicalPlan::Scan { .. } => "SEQ_SCAN",
             PhysicalPlan::CsvScan { .. } => "READ_CSV",
             PhysicalPlan::ParquetScan { .. } => "READ_PARQUET",
+            PhysicalPlan::Registered { .. } => "REGISTERED_SCAN",
             PhysicalPlan::Range { .. } => "RANGE",
             PhysicalPlan::Values { .. } => "VALUES",
             PhysicalPlan::CteScan { .. } => "CTE_SCAN",

@@ -83,6 +83,14 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             filter: None,
         },
         LogicalPlan::TableFunction {
+            func: TableFunction::Registered { data, columns },
+            schema,
+        } => PhysicalPlan::Registered {
+            data: data.0.clone(),
+            columns: columns.clone(),
+            types: types(schema),
+        },
+        LogicalPlan::TableFunction {
             func: TableFunction::ReadParquet { source, columns },
             schema,
         } => PhysicalPlan::ParquetScan {

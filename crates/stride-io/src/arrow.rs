@@ -466,6 +466,33 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
     })
 }
 
+/// A record batch as stride chunks of at most `VECTOR_SIZE` rows (windows of
+/// one conversion per column), with its columns' stride types.
+pub fn batch_to_chunks(
+    batch: &RecordBatch,
+    types: &[DataType],
+    copied: &mut CopiedBuffers,
+) -> Result<Vec<stride_common::DataChunk>> {
+    let vectors = batch
+        .columns()
+        .iter()
+        .zip(types)
+        .map(|(a, t)| to_vector_with(a.as_ref(), t, copied))
+        .collect::<Result<Vec<_>>>()?;
+    let n = batch.num_rows();
+    let mut out = Vec::with_capacity(n.div_ceil(stride_common::VECTOR_SIZE));
+    let mut offset = 0;
+    while offset < n {
+        let len = stride_common::VECTOR_SIZE.min(n - offset);
+        out.push(stride_common::DataChunk::new(
+            vectors.iter().map(|v| v.slice(offset, len)).collect(),
+            len,
+        ));
+        offset += len;
+    }
+    Ok(out)
+}
+
 /// The heap buffers of string views already copied from Arrow, by the Arrow
 /// buffer's address and length: the batches of one Parquet row group share their
 /// pages' buffers, which are then copied once, not once per batch.

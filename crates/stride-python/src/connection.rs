@@ -8,7 +8,8 @@
 //! engine, so a second thread misusing it sees an error, not a deadlock.
 
 use crate::cursor::{blocking, run, Pending};
-use crate::errors::{to_py, ConnectionException, InterfaceError, ProgrammingError};
+use crate::errors::{to_py, CatalogException, ConnectionException, InterfaceError, ProgrammingError};
+use crate::register::with_replacement_scans;
 use crate::relation::Relation;
 use crate::stream::{self, BATCH_ROWS};
 use crate::values::{self, ToPython};
@@ -79,10 +80,22 @@ impl PyConnection {
     /// Runs `sql` (several statements, or one with parameters) and returns the last
     /// statement's result; statements without rows but with a count of changed rows
     /// give one row with that count, as in DuckDB.
+    ///
+    /// A single statement naming a table that does not exist reads a Python
+    /// variable of that name holding a DataFrame or Arrow data, if there is one
+    /// (see `register.rs`).
     pub fn run(&self, py: Python<'_>, sql: &str, params: Vec<ScalarValue>) -> PyResult<QueryResult> {
         let conn = self.live()?;
         let interrupt = conn.interrupt_handle();
-        run(py, &interrupt, move || execute_text(&conn, sql, &params))
+        let once = || {
+            let (conn, params) = (conn.clone(), params.clone());
+            run(py, &interrupt, move || execute_text(&conn, sql, &params))
+        };
+        if stride::split_statements(sql).len() == 1 {
+            with_replacement_scans(py, &conn, once)
+        } else {
+            once()
+        }
     }
 
     fn take_pending(&self) -> PyResult<Pending> {
@@ -166,11 +179,20 @@ impl PyConnection {
         let conn = this.live()?;
         let interrupt = conn.interrupt_handle();
         // One wait for the statement and its first chunk.
-        let (pending, columns, rowcount) = run(slf.py(), &interrupt, move || {
-            let (mut pending, columns, rowcount) = fetchable(execute_text(&conn, query, &params)?);
-            pending.prefetch()?;
-            Ok((pending, columns, rowcount))
-        })?;
+        let once = || {
+            let (conn, params) = (conn.clone(), params.clone());
+            run(slf.py(), &interrupt, move || {
+                let (mut pending, columns, rowcount) =
+                    fetchable(execute_text(&conn, query, &params)?);
+                pending.prefetch()?;
+                Ok((pending, columns, rowcount))
+            })
+        };
+        let (pending, columns, rowcount) = if stride::split_statements(query).len() == 1 {
+            with_replacement_scans(slf.py(), &conn, once)?
+        } else {
+            once()?
+        };
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;
@@ -309,7 +331,10 @@ impl PyConnection {
             this.run(slf.py(), s, Vec::new())?;
         }
         if crate::relation::is_query(last) {
-            return Ok(Some(Relation::query(slf.clone().unbind(), last.clone(), params)));
+            let relation = Relation::query(slf.clone().unbind(), last.clone(), params);
+            // Bound now, so that a mistake is reported here, as DuckDB does.
+            relation.names_and_types(slf.py())?;
+            return Ok(Some(relation));
         }
         let result = this.run(slf.py(), last, params)?;
         if !result.is_query() {
@@ -341,6 +366,30 @@ impl PyConnection {
     fn table(slf: Bound<'_, Self>, name: &str) -> PyResult<Relation> {
         let sql = format!("SELECT * FROM {}", quote_name(name));
         Ok(Relation::query(slf.unbind(), sql, Vec::new()))
+    }
+
+    /// Makes a DataFrame (pandas, polars), a pyarrow Table or anything with
+    /// `__arrow_c_stream__` queryable as `view_name` on this connection. Its rows are
+    /// copied now: later changes to the object are not seen until it is registered
+    /// again.
+    fn register<'py>(
+        slf: Bound<'py, Self>,
+        view_name: &str,
+        python_object: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let conn = slf.borrow().live()?;
+        crate::register::register(&conn, view_name, &python_object)?;
+        Ok(slf)
+    }
+
+    /// Removes a name `register` made.
+    fn unregister<'py>(slf: Bound<'py, Self>, view_name: &str) -> PyResult<Bound<'py, Self>> {
+        if !slf.borrow().live()?.unregister(view_name) {
+            return Err(CatalogException::new_err(format!(
+                "Catalog Error: no relation is registered as {view_name}"
+            )));
+        }
+        Ok(slf)
     }
 
     fn begin<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {

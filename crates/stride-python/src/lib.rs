@@ -7,12 +7,14 @@
 //! - `relation.rs`: lazy relations and their fetch and building methods.
 //! - `cursor.rs`: reading a result, and waiting for the engine (GIL released, Ctrl-C).
 //! - `stream.rs`: results as Arrow through the PyCapsule stream protocol.
+//! - `register.rs`: DataFrames and Arrow data as tables (`register`, replacement scans).
 //! - `values.rs`: Python values as parameters, SQL values as Python objects.
 //! - `errors.rs`: the exception hierarchy.
 
 mod connection;
 mod cursor;
 mod errors;
+mod register;
 mod relation;
 mod stream;
 mod values;

@@ -142,14 +142,16 @@ impl Relation {
         Ok(Relation::query(self.conn.clone_ref(py), sql, params.to_vec()))
     }
 
-    fn names_and_types(&self, py: Python<'_>) -> PyResult<(Vec<String>, Vec<DataType>)> {
+    pub fn names_and_types(&self, py: Python<'_>) -> PyResult<(Vec<String>, Vec<DataType>)> {
         match &self.source {
             Source::Rows { names, types, .. } => Ok((names.clone(), types.clone())),
             Source::Query { sql, params } => {
                 let conn = self.conn.borrow(py).live()?;
                 let interrupt = conn.interrupt_handle();
-                let (sql, params) = (sql.clone(), params.clone());
-                let cols = run(py, &interrupt, move || conn.describe(&sql, &params))?;
+                let cols = crate::register::with_replacement_scans(py, &conn, || {
+                    let (conn, sql, params) = (conn.clone(), sql.clone(), params.clone());
+                    run(py, &interrupt, move || conn.describe(&sql, &params))
+                })?;
                 Ok(cols.into_iter().unzip())
             }
         }

@@ -42,6 +42,8 @@ use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, T
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Benchmark, Binder, BoundStatement, Returning};
+use stride_sql::plan::RegisteredRelation;
+use std::collections::HashMap;
 use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
@@ -147,6 +149,7 @@ impl Database {
             settings: Mutex::new(Settings::default()),
             interrupt: InterruptHandle::default(),
             client_streams: AtomicBool::new(false),
+            registered: Mutex::new(Arc::default()),
         })
     }
 }
@@ -220,6 +223,10 @@ pub struct Connection {
     pub(crate) client_streams: AtomicBool,
     settings: Mutex<Settings>,
     interrupt: InterruptHandle,
+    /// Relations registered by name on this connection (`register`), found before
+    /// tables and views; replaced whole on each change, so a statement binds
+    /// against one snapshot.
+    registered: Mutex<Arc<HashMap<String, Arc<RegisteredRelation>>>>,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -253,6 +260,39 @@ impl Connection {
     /// Alias of [`Connection::execute`], reading better for SELECT.
     pub fn query(&self, sql: &str) -> Result<QueryResult> {
         self.execute(sql)
+    }
+
+    /// Makes `relation` queryable under `name` on this connection (DuckDB's
+    /// `register`, as the Python package uses it for DataFrames), until unregistered
+    /// or replaced. It hides a table or view of the same name.
+    pub fn register(&self, name: &str, relation: RegisteredRelation) -> Result<()> {
+        if relation.names.len() != relation.types.len()
+            || relation.chunks.iter().any(|c| c.columns.len() != relation.types.len())
+        {
+            return Err(Error::invalid_input(format!(
+                "cannot register \"{name}\": its chunks do not match its columns"
+            )));
+        }
+        let mut r = self.registered.lock().map_err(|_| Error::internal("lock poisoned"))?;
+        let mut next = HashMap::clone(&r);
+        next.insert(name.to_lowercase(), Arc::new(relation));
+        *r = Arc::new(next);
+        Ok(())
+    }
+
+    /// Removes the relation registered under `name`; whether there was one.
+    pub fn unregister(&self, name: &str) -> bool {
+        let Ok(mut r) = self.registered.lock() else {
+            return false;
+        };
+        let mut next = HashMap::clone(&r);
+        let found = next.remove(&name.to_lowercase()).is_some();
+        *r = Arc::new(next);
+        found
+    }
+
+    fn registered(&self) -> Arc<HashMap<String, Arc<RegisteredRelation>>> {
+        self.registered.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
@@ -430,7 +470,9 @@ impl Connection {
         let settings = self.settings();
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
-        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings).with_params(all);
+        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
+            .with_params(all)
+            .with_registered(self.registered());
         let bound = binder.bind_statement(stmt)?;
         let parameters = binder.parameter_types().to_vec();
         let columns = match bound {
@@ -547,7 +589,9 @@ impl Connection {
         };
         let settings = ctx.settings.clone();
         let mut binder =
-            Binder::new(Arc::new(self.catalog_view()?), &settings).with_params(params.to_vec());
+            Binder::new(Arc::new(self.catalog_view()?), &settings)
+                .with_params(params.to_vec())
+                .with_registered(self.registered());
         let bound = binder.bind_statement(stmt)?;
         let store = self.store_named(binder.written_database())?;
         drop(binder);

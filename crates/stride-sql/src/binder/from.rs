@@ -243,6 +243,25 @@ impl<'a> Binder<'a> {
                         .map_or(tname.clone(), |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
+                if name.0.len() == 1 {
+                    if let Some(r) = self.registered.get(&tname.to_lowercase()).cloned() {
+                        let schema: Vec<Field> = r
+                            .names
+                            .iter()
+                            .zip(&r.types)
+                            .map(|(n, t)| Field::new(n.clone(), t.clone()))
+                            .collect();
+                        let plan = LogicalPlan::TableFunction {
+                            func: TableFunction::Registered {
+                                data: crate::plan::RegisteredData(r),
+                                columns: (0..schema.len()).collect(),
+                            },
+                            schema,
+                        };
+                        let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
+                        return apply_alias(plan, &qual, alias.as_ref());
+                    }
+                }
                 if let Some((sql, columns)) = catalog.view(&tname) {
                     // A view's own names are looked up in its database.
                     let outer = std::mem::replace(&mut self.catalog, catalog.clone());

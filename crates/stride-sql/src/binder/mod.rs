@@ -210,6 +210,9 @@ pub struct Binder<'a> {
     /// The catalog of the database unqualified names are looked up in (the session's
     /// current one, or an attached one while one of its views is bound).
     catalog: Arc<dyn Catalog + 'a>,
+    /// Relations registered on the connection (DataFrames), found by name before
+    /// the catalog's tables and views.
+    registered: Arc<HashMap<String, Arc<crate::plan::RegisteredRelation>>>,
     /// The database the statement changes, when a name it changes is qualified by one
     /// (`INSERT INTO other.t`); the facade runs the change there.
     written: Option<String>,
@@ -261,6 +264,7 @@ impl<'a> Binder<'a> {
     pub fn new(catalog: Arc<dyn Catalog + 'a>, settings: &'a Settings) -> Self {
         Binder {
             catalog,
+            registered: Arc::default(),
             written: None,
             settings,
             outer_scopes: Vec::new(),
@@ -290,6 +294,15 @@ impl<'a> Binder<'a> {
     /// Values for the statement's `$n` parameters.
     pub fn with_params(mut self, params: Vec<ScalarValue>) -> Self {
         self.params = params;
+        self
+    }
+
+    /// The relations registered on the connection (lower-case names).
+    pub fn with_registered(
+        mut self,
+        registered: Arc<HashMap<String, Arc<crate::plan::RegisteredRelation>>>,
+    ) -> Self {
+        self.registered = registered;
         self
     }
 

@@ -33,6 +33,9 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
             }
             TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
             TableFunction::ReadParquet { source, .. } => source.0.estimated_rows() as f64,
+            TableFunction::Registered { data, .. } => {
+                data.0.chunks.iter().map(|c| c.len()).sum::<usize>() as f64
+            }
             // Known only once the outer row is: a small guess.
             TableFunction::Deferred { .. } => 10.0,
         },

@@ -82,6 +82,20 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             (plan, m)
         }
         LogicalPlan::TableFunction {
+            func: TableFunction::Registered { data, columns },
+            schema,
+        } => {
+            let (keep, m) = kept_columns(columns.len(), required);
+            let plan = LogicalPlan::TableFunction {
+                func: TableFunction::Registered {
+                    data,
+                    columns: keep.iter().map(|&i| columns[i]).collect(),
+                },
+                schema: keep.iter().map(|&i| schema[i].clone()).collect(),
+            };
+            (plan, m)
+        }
+        LogicalPlan::TableFunction {
             func: TableFunction::ReadParquet { source, columns },
             schema,
         } => {

@@ -93,6 +93,13 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
             )
         }
         LogicalPlan::TableFunction {
+            func: TableFunction::Registered { data, columns },
+            ..
+        } => format!(
+            "REGISTERED [{}]",
+            join_list(columns.iter().map(|&c| &data.0.names[c]))
+        ),
+        LogicalPlan::TableFunction {
             func: TableFunction::ReadParquet { source, columns },
             ..
         } => {

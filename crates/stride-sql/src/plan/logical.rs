@@ -102,6 +102,12 @@ pub enum TableFunction {
         source: ParquetSource,
         columns: Vec<usize>,
     },
+    /// A relation registered on the connection (a DataFrame from Python): its rows,
+    /// computed already. `columns` are positions in its schema.
+    Registered {
+        data: RegisteredData,
+        columns: Vec<usize>,
+    },
     /// A table function whose arguments are expressions over an enclosing query's
     /// columns (`unnest(t.list)`, `generate_series(1, t.n)` inside a correlated
     /// subquery): the executor substitutes the outer values when it instantiates the
@@ -137,6 +143,30 @@ impl std::fmt::Debug for CsvSource {
             "CsvSource({:?})",
             self.0.files.iter().map(|f| &f.path).collect::<Vec<_>>()
         )
+    }
+}
+
+/// Rows registered under a name on a connection (`Connection::register`): data
+/// from outside, such as a DataFrame, queried like a table.
+pub struct RegisteredRelation {
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    pub chunks: Vec<stride_common::DataChunk>,
+}
+
+/// A registered relation in a plan; plans compare them by identity.
+#[derive(Clone)]
+pub struct RegisteredData(pub Arc<RegisteredRelation>);
+
+impl PartialEq for RegisteredData {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for RegisteredData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RegisteredData({:?})", self.0.names)
     }
 }
 

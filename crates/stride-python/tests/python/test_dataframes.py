@@ -1,0 +1,80 @@
+"""DataFrames and Arrow data as tables: register() and replacement scans."""
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import stride
+
+
+def test_register_each_kind(con):
+    frames = {
+        "pandas_df": pd.DataFrame({"k": [1, 2, 1], "v": [1.5, 2.5, 3.0], "s": ["a", None, "c"]}),
+        "polars_df": pl.DataFrame({"k": [1, 2, 1], "v": [1.5, 2.5, 3.0], "s": ["a", None, "c"]}),
+        "arrow_table": pa.table({"k": [1, 2, 1], "v": [1.5, 2.5, 3.0], "s": ["a", None, "c"]}),
+    }
+    for name, frame in frames.items():
+        con.register(name, frame)
+        rows = con.execute(f"SELECT k, sum(v), count(s) FROM {name} GROUP BY k ORDER BY k").fetchall()
+        assert rows == [(1, 4.5, 2), (2, 2.5, 0)], name
+    con.unregister("pandas_df")
+    with pytest.raises(stride.CatalogException):
+        con.execute("SELECT * FROM pandas_df")
+    with pytest.raises(stride.CatalogException, match="no relation is registered"):
+        con.unregister("pandas_df")
+
+
+def test_replacement_scan_finds_local_variables(con):
+    orders = pd.DataFrame({"id": range(1000), "amount": [i * 0.5 for i in range(1000)]})
+    assert con.execute("SELECT count(*), sum(amount) FROM orders WHERE id >= 500").fetchone() == (
+        500,
+        sum(i * 0.5 for i in range(500, 1000)),
+    )
+    # Each statement reads the variable as it is then.
+    orders = pd.DataFrame({"id": [1], "amount": [7.0]})
+    assert con.execute("SELECT sum(amount) FROM orders").fetchone() == (7.0,)
+    # Nothing stays registered.
+    del orders
+    with pytest.raises(stride.CatalogException, match="orders"):
+        con.execute("SELECT * FROM orders")
+
+
+def test_replacement_scans_in_joins_and_relations(con):
+    people = pl.DataFrame({"id": [1, 2, 3], "name": ["ann", "bob", "cy"]})
+    visits = pa.table({"person": [1, 1, 3], "day": [1, 2, 3]})
+    rel = con.sql("SELECT name, count(*) AS n FROM people JOIN visits ON people.id = visits.person GROUP BY name")
+    assert sorted(rel.fetchall()) == [("ann", 2), ("cy", 1)]
+    assert stride.sql("SELECT count(*) FROM people").fetchone() == (3,)
+    # Tables come first: a table of that name hides the variable.
+    con.execute("CREATE TABLE people AS SELECT 42 AS id")
+    assert con.execute("SELECT id FROM people").fetchall() == [(42,)]
+
+
+def test_large_frames_and_types(con):
+    n = 100_000
+    df = pd.DataFrame(
+        {
+            "i": range(n),
+            "f": [float(i) / 3 for i in range(n)],
+            "s": [f"s{i % 1000}" for i in range(n)],
+            "ts": pd.date_range("2024-01-01", periods=n, freq="s"),
+            "cat": pd.Categorical([["x", "y", "z"][i % 3] for i in range(n)]),
+        }
+    )
+    rows = con.execute(
+        "SELECT count(*), sum(i), count(DISTINCT s), max(ts), count(*) FILTER (WHERE cat = 'y') FROM df"
+    ).fetchone()
+    assert rows[:3] == (n, n * (n - 1) // 2, 1000)
+    assert str(rows[3]) == "2024-01-02 03:46:39"
+    assert rows[4] == n // 3
+
+
+def test_things_that_are_not_tables(con):
+    not_a_frame = [1, 2, 3]  # noqa: F841
+    with pytest.raises(stride.CatalogException, match="not_a_frame"):
+        con.execute("SELECT * FROM not_a_frame")
+    with pytest.raises(stride.InvalidInputException, match="cannot be read as a table"):
+        con.register("x", {"a": [1]})
+    with pytest.raises(stride.NotSupportedError, match="column \"b\""):
+        con.register("bad", pa.table({"b": pa.array([b"\x00"], pa.binary())}))
