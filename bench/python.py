@@ -5,6 +5,8 @@ process on in-memory databases with the same number of threads:
 a) a 10M-row result (BIGINT, DOUBLE, VARCHAR, DATE) fetched into pyarrow, pandas and
    polars; the RSS growth while holding the Arrow table, against the table's size,
    shows whether values were copied more than once;
+b) `SELECT k, sum(v) FROM df GROUP BY k` over a 10M-row pandas and polars DataFrame
+   named in SQL (a replacement scan; stride converts the frame's columns first);
 e) the round trip of `SELECT 1` (execute + fetchall).
 
 Needs the package installed: `pip install ./crates/stride-python`. See bench/README.md."""
@@ -75,6 +77,18 @@ def main():
     for name, s, d in cases:
         ts, td = median_seconds(s, args.runs), median_seconds(d, args.runs)
         print(f"{name:<16}{ts:>12.4f}{td:>12.4f}{ts / td:>8.2f}")
+    import numpy as np
+    import pandas as pd
+    import polars as pl
+
+    k = np.arange(args.rows, dtype=np.int64) % 1000
+    v = np.arange(args.rows, dtype=np.float64) / 7
+    frames = {"pandas": pd.DataFrame({"k": k, "v": v}), "polars": pl.DataFrame({"k": k, "v": v})}
+    group = "SELECT k, sum(v) FROM df GROUP BY k"
+    for name, df in frames.items():
+        ts = median_seconds(lambda: mine.execute(group).fetchall(), args.runs)
+        td = median_seconds(lambda: duck.execute(group).fetchall(), args.runs)
+        print(f"{'group ' + name:<16}{ts:>12.4f}{td:>12.4f}{ts / td:>8.2f}")
     for engine, fetch in (("stride", lambda: mine.sql(q).arrow()),
                           ("duckdb", lambda: duck.sql(q).to_arrow_table())):
         gc.collect()
