@@ -60,7 +60,9 @@ impl Binder<'_> {
         self.csv_scan(&[path.to_string()], CsvOptions::default())
     }
 
-    fn csv_scan(&mut self, paths: &[String], opts: CsvOptions) -> Result<LogicalPlan> {
+    /// The files `paths` name (globs expanded), each checked against the allowed
+    /// directories.
+    pub(super) fn expand_paths(&mut self, paths: &[String]) -> Result<Vec<String>> {
         let mut files = Vec::new();
         for p in paths {
             for f in stride_io::file::expand(p)? {
@@ -68,6 +70,11 @@ impl Binder<'_> {
                 files.push(f);
             }
         }
+        Ok(files)
+    }
+
+    fn csv_scan(&mut self, paths: &[String], opts: CsvOptions) -> Result<LogicalPlan> {
+        let files = self.expand_paths(paths)?;
         let reader = CsvReader::bind(&files, opts)?;
         let schema: Vec<Field> = reader
             .schema()

@@ -74,13 +74,7 @@ impl Binder<'_> {
     /// A scan of Parquet files (`FROM 'x.parquet'` too).
     pub(super) fn parquet_scan(&mut self, paths: &[String], filename: bool) -> Result<LogicalPlan> {
         self.settings.check_external_access("reading files")?;
-        let mut files = Vec::new();
-        for p in paths {
-            for f in stride_io::file::expand(p)? {
-                self.settings.check_path(&f, false)?;
-                files.push(f);
-            }
-        }
+        let files = self.expand_paths(paths)?;
         let reader = ParquetReader::bind(&files, filename)?;
         let schema: Vec<Field> = reader
             .schema()
