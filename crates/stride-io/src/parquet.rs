@@ -327,7 +327,7 @@ pub fn write_file(
     let compression = match options.compression {
         ParquetCompression::Uncompressed => Compression::UNCOMPRESSED,
         ParquetCompression::Snappy => Compression::SNAPPY,
-        ParquetCompression::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        ParquetCompression::Zstd => Compression::ZSTD(ZstdLevel::try_new(3).expect("3 is a zstd level")),
         ParquetCompression::Gzip => Compression::GZIP(Default::default()),
         ParquetCompression::Lz4 => Compression::LZ4_RAW,
     };
