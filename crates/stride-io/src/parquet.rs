@@ -28,27 +28,9 @@ pub struct ParquetFile {
     metadata: ArrowReaderMetadata,
 }
 
-/// Parquet files bound for reading; they must all have the first file's columns.
-pub struct ParquetReader {
-    pub files: Vec<ParquetFile>,
-    pub names: Vec<String>,
-    pub types: Vec<DataType>,
-    /// `filename = true`: a last column holding each row's file path.
-    pub filename: bool,
-    /// (file, row group) of each morsel.
-    morsels: Vec<(usize, usize)>,
-}
-
-fn file_error(path: &str, e: impl std::fmt::Display) -> Error {
-    Error::new(
-        stride_common::ErrorKind::Io,
-        format!("Parquet file \"{path}\" could not be read: {e}"),
-    )
-}
-
-impl ParquetReader {
-    /// Reads the footers of `paths` (already expanded from globs).
-    pub fn bind(paths: &[String], filename: bool) -> Result<ParquetReader> {
+impl ParquetFile {
+    /// Reads the footers of `paths`.
+    pub fn open_all(paths: &[String]) -> Result<Vec<ParquetFile>> {
         if paths.is_empty() {
             return Err(Error::io("no Parquet files found"));
         }
@@ -93,6 +75,32 @@ impl ParquetReader {
                 metadata,
             });
         }
+        Ok(files)
+    }
+}
+
+/// Parquet files bound for reading; they must all have the first file's columns.
+pub struct ParquetReader {
+    pub files: Vec<ParquetFile>,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// `filename = true`: a last column holding each row's file path.
+    pub filename: bool,
+    /// (file, row group) of each morsel.
+    morsels: Vec<(usize, usize)>,
+}
+
+fn file_error(path: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(
+        stride_common::ErrorKind::Io,
+        format!("Parquet file \"{path}\" could not be read: {e}"),
+    )
+}
+
+impl ParquetReader {
+    /// Reads the footers of `paths` (already expanded from globs).
+    pub fn bind(paths: &[String], filename: bool) -> Result<ParquetReader> {
+        let files = ParquetFile::open_all(paths)?;
         let schema = files[0].metadata.schema().clone();
         let mut names = Vec::with_capacity(schema.fields().len());
         let mut types = Vec::with_capacity(schema.fields().len());
@@ -268,6 +276,165 @@ impl ParquetReader {
             emit(DataChunk::new(out, n))?;
         }
         Ok(())
+    }
+}
+
+/// The columns of `parquet_schema()`, as DuckDB names them.
+pub const SCHEMA_COLUMNS: [(&str, DataType); 11] = [
+    ("file_name", DataType::Varchar),
+    ("name", DataType::Varchar),
+    ("type", DataType::Varchar),
+    ("type_length", DataType::Varchar),
+    ("repetition_type", DataType::Varchar),
+    ("num_children", DataType::BigInt),
+    ("converted_type", DataType::Varchar),
+    ("scale", DataType::BigInt),
+    ("precision", DataType::BigInt),
+    ("field_id", DataType::BigInt),
+    ("logical_type", DataType::Varchar),
+];
+
+/// The columns of `parquet_metadata()`, as DuckDB names them (a subset of its).
+pub const METADATA_COLUMNS: [(&str, DataType); 17] = [
+    ("file_name", DataType::Varchar),
+    ("row_group_id", DataType::BigInt),
+    ("row_group_num_rows", DataType::BigInt),
+    ("row_group_num_columns", DataType::BigInt),
+    ("row_group_bytes", DataType::BigInt),
+    ("column_id", DataType::BigInt),
+    ("file_offset", DataType::BigInt),
+    ("num_values", DataType::BigInt),
+    ("path_in_schema", DataType::Varchar),
+    ("type", DataType::Varchar),
+    ("stats_min", DataType::Varchar),
+    ("stats_max", DataType::Varchar),
+    ("stats_null_count", DataType::BigInt),
+    ("stats_distinct_count", DataType::BigInt),
+    ("compression", DataType::Varchar),
+    ("total_compressed_size", DataType::BigInt),
+    ("total_uncompressed_size", DataType::BigInt),
+];
+
+fn text(s: impl Into<String>) -> ScalarValue {
+    ScalarValue::Varchar(s.into())
+}
+
+fn opt_int(v: Option<i64>) -> ScalarValue {
+    v.map_or(ScalarValue::Null, ScalarValue::BigInt)
+}
+
+impl ParquetFile {
+    /// One row per schema element of every file (`parquet_schema()`): the root, then
+    /// its fields depth first.
+    pub fn schema_rows(files: &[ParquetFile]) -> Vec<Vec<ScalarValue>> {
+        use parquet::schema::types::Type;
+        fn walk(file: &str, t: &Type, out: &mut Vec<Vec<ScalarValue>>) {
+            let info = t.get_basic_info();
+            let group = t.is_group();
+            let (ty, length, scale, precision) = if group {
+                (ScalarValue::Null, ScalarValue::Null, ScalarValue::Null, ScalarValue::Null)
+            } else {
+                (
+                    text(t.get_physical_type().to_string()),
+                    match t {
+                        Type::PrimitiveType { type_length, .. } if *type_length > 0 => {
+                            text(type_length.to_string())
+                        }
+                        _ => ScalarValue::Null,
+                    },
+                    opt_int(Some(t.get_scale() as i64).filter(|&s| s >= 0 && t.get_precision() > 0)),
+                    opt_int(Some(t.get_precision() as i64).filter(|&p| p > 0)),
+                )
+            };
+            out.push(vec![
+                text(file),
+                text(t.name()),
+                ty,
+                length,
+                if info.has_repetition() { text(info.repetition().to_string()) } else { ScalarValue::Null },
+                if group { ScalarValue::BigInt(t.get_fields().len() as i64) } else { ScalarValue::Null },
+                match info.converted_type() {
+                    parquet::basic::ConvertedType::NONE => ScalarValue::Null,
+                    c => text(c.to_string()),
+                },
+                scale,
+                precision,
+                if info.has_id() { ScalarValue::BigInt(info.id() as i64) } else { ScalarValue::Null },
+                info.logical_type_ref().map_or(ScalarValue::Null, |l| text(format!("{l:?}"))),
+            ]);
+            if group {
+                for f in t.get_fields() {
+                    walk(file, f, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for f in files {
+            walk(&f.path, f.metadata.parquet_schema().root_schema(), &mut out);
+        }
+        out
+    }
+
+    /// One row per column chunk of every row group of every file
+    /// (`parquet_metadata()`).
+    pub fn metadata_rows(files: &[ParquetFile]) -> Vec<Vec<ScalarValue>> {
+        let mut out = Vec::new();
+        for f in files {
+            let meta = f.metadata.metadata();
+            for (g, rg) in meta.row_groups().iter().enumerate() {
+                for (c, col) in rg.columns().iter().enumerate() {
+                    let stats = col.statistics();
+                    let shown = |b: Option<&[u8]>, s: &Statistics| -> ScalarValue {
+                        let Some(b) = b else { return ScalarValue::Null };
+                        text(match s {
+                            Statistics::Boolean(_) => (b.first() == Some(&1)).to_string(),
+                            Statistics::Int32(_) if b.len() == 4 => {
+                                i32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string()
+                            }
+                            Statistics::Int64(_) if b.len() == 8 => {
+                                i64::from_le_bytes(b.try_into().expect("8 bytes")).to_string()
+                            }
+                            Statistics::Float(_) if b.len() == 4 => {
+                                f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string()
+                            }
+                            Statistics::Double(_) if b.len() == 8 => {
+                                f64::from_le_bytes(b.try_into().expect("8 bytes")).to_string()
+                            }
+                            _ => String::from_utf8_lossy(b).into_owned(),
+                        })
+                    };
+                    let (min, max, nulls, distinct) = match stats {
+                        Some(s) => (
+                            shown(s.min_bytes_opt(), s),
+                            shown(s.max_bytes_opt(), s),
+                            opt_int(s.null_count_opt().map(|n| n as i64)),
+                            opt_int(s.distinct_count_opt().map(|n| n as i64)),
+                        ),
+                        None => (ScalarValue::Null, ScalarValue::Null, ScalarValue::Null, ScalarValue::Null),
+                    };
+                    out.push(vec![
+                        text(f.path.clone()),
+                        ScalarValue::BigInt(g as i64),
+                        ScalarValue::BigInt(rg.num_rows()),
+                        ScalarValue::BigInt(rg.num_columns() as i64),
+                        ScalarValue::BigInt(rg.total_byte_size()),
+                        ScalarValue::BigInt(c as i64),
+                        ScalarValue::BigInt(col.file_offset()),
+                        ScalarValue::BigInt(col.num_values()),
+                        text(col.column_path().string()),
+                        text(col.column_type().to_string()),
+                        min,
+                        max,
+                        nulls,
+                        distinct,
+                        text(col.compression().to_string()),
+                        ScalarValue::BigInt(col.compressed_size()),
+                        ScalarValue::BigInt(col.uncompressed_size()),
+                    ]);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -389,6 +389,8 @@ impl<'a> Binder<'a> {
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "read_parquet" | "parquet_scan" => return self.bind_read_parquet(args),
+            "parquet_schema" => return self.bind_parquet_footer(args, false),
+            "parquet_metadata" => return self.bind_parquet_footer(args, true),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "pragma_storage_info" | "pragma_table_info" => {
@@ -523,6 +525,8 @@ impl<'a> Binder<'a> {
                     "read_csv_auto",
                     "read_parquet",
                     "parquet_scan",
+                    "parquet_schema",
+                    "parquet_metadata",
                     "sniff_csv",
                     "pragma_storage_info",
                     "pragma_table_info",

@@ -1,15 +1,16 @@
-//! `read_parquet(path | [paths], filename = true)` and `FROM 'x.parquet'`: binding
+//! `read_parquet(path | [paths], filename = true)` and `FROM 'x.parquet'`, and the
+//! footers as rows (`parquet_schema`, `parquet_metadata`): binding
 //! reads the files' footers (`stride_io::parquet`) for their columns, so a query
 //! over Parquet files is typed like one over a table. Globs (`'dir/*.parquet'`)
 //! expand here; `enable_external_access` and the allowed directories apply as for
 //! CSV files.
 
 use super::Binder;
-use crate::plan::{Field, LogicalPlan, ParquetSource, TableFunction};
+use crate::plan::{Expr, Field, LogicalPlan, ParquetSource, TableFunction};
 use sqlparser::ast;
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue};
-use stride_io::parquet::ParquetReader;
+use stride_io::parquet::{self, ParquetFile, ParquetReader};
 
 const OPTIONS: [&str; 2] = ["filename", "hive_partitioning"];
 
@@ -87,6 +88,46 @@ impl Binder<'_> {
                 columns: (0..schema.len()).collect(),
             },
             schema,
+        })
+    }
+}
+
+impl Binder<'_> {
+    /// `parquet_schema(path)` (`metadata` false) and `parquet_metadata(path)`: what
+    /// the files' footers say, a row per schema element or per column chunk.
+    pub(super) fn bind_parquet_footer(
+        &mut self,
+        args: &[ast::FunctionArg],
+        metadata: bool,
+    ) -> Result<LogicalPlan> {
+        let what = if metadata { "parquet_metadata" } else { "parquet_schema" };
+        self.settings.check_external_access(what)?;
+        let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] = args else {
+            return Err(Error::binder(format!(
+                "{what} takes one path (or a list of paths)"
+            )));
+        };
+        let paths = self.file_paths(e, what)?;
+        let files = ParquetFile::open_all(&self.expand_paths(&paths)?)?;
+        let (columns, rows) = if metadata {
+            (&parquet::METADATA_COLUMNS[..], ParquetFile::metadata_rows(&files))
+        } else {
+            (&parquet::SCHEMA_COLUMNS[..], ParquetFile::schema_rows(&files))
+        };
+        Ok(LogicalPlan::Values {
+            schema: columns.iter().map(|(n, t)| Field::new(*n, t.clone())).collect(),
+            rows: rows
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .zip(columns)
+                        .map(|(value, (_, ty))| Expr::Literal {
+                            value,
+                            ty: ty.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
         })
     }
 }
