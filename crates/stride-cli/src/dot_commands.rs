@@ -3,8 +3,8 @@
 //! (`.tables`, `.schema`, `.databases`), run a script (`.read`), or end the session (`.quit`). An
 //! unknown command is an error, counted as a failure like a failed statement.
 
-use stride::render::{display_width, Mode};
 use crate::shell::{Flow, Shell};
+use stride::render::{display_width, Mode};
 
 /// `.read` files may nest this deep (a file that reads itself stops here).
 const MAX_READ_DEPTH: usize = 16;

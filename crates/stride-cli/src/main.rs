@@ -12,12 +12,12 @@ mod serve;
 mod shell;
 mod timer;
 
-use stride::render::Mode;
 use rustyline::error::ReadlineError;
 use shell::{Flow, Input, Shell};
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
+use stride::render::Mode;
 
 /// mimalloc keeps freed memory for reuse instead of handing large blocks back to the
 /// kernel at once: queries that build big hash tables one after another then do not

@@ -6,9 +6,9 @@
 
 use crate::interrupt;
 use crate::progress::ProgressBar;
-use stride::render::Mode;
 use crate::timer::Stopwatch;
 use std::io::{self, BufWriter, Stdout, Write};
+use stride::render::Mode;
 use stride::{split_statements, Connection, Error, ErrorKind};
 
 /// What the caller should do after a piece of input ran.

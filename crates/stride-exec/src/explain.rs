@@ -49,7 +49,10 @@ fn detail(plan: &PhysicalPlan) -> String {
             s
         }
         PhysicalPlan::Registered { data, .. } => {
-            format!("{} rows", data.chunks.iter().map(|c| c.len()).sum::<usize>())
+            format!(
+                "{} rows",
+                data.chunks.iter().map(|c| c.len()).sum::<usize>()
+            )
         }
         PhysicalPlan::ParquetScan {
             reader, filters, ..

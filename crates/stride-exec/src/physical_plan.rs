@@ -7,7 +7,8 @@ use stride_common::DataType;
 use stride_io::csv::CsvReader;
 use stride_io::parquet::ParquetReader;
 use stride_sql::plan::{
-    AggregateExpr, Expr, JoinKind, RegisteredRelation, SetFunction, SetOpKind, SortExpr, Subquery, WindowExpr,
+    AggregateExpr, Expr, JoinKind, RegisteredRelation, SetFunction, SetOpKind, SortExpr, Subquery,
+    WindowExpr,
 };
 use stride_storage::{Table, ZoneFilter};
 

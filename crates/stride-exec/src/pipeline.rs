@@ -20,8 +20,8 @@ use stride_common::{
     workers, DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE,
 };
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
-use stride_sql::plan::Expr;
 use stride_io::parquet::ParquetReader;
+use stride_sql::plan::Expr;
 use stride_storage::{Bounds, Key, RowGroup, ZoneFilter, ZoneMap};
 
 /// Chunks per morsel of a materialized source (≈ one row group).
@@ -111,9 +111,10 @@ impl Source {
                 let bytes = morsels.iter().map(|m| m.end - m.start).max().unwrap_or(0);
                 reader.rows_in_bytes(bytes)
             }
-            Source::Parquet { reader, .. } => {
-                (0..reader.morsels()).map(|m| reader.rows(m)).max().unwrap_or(0)
-            }
+            Source::Parquet { reader, .. } => (0..reader.morsels())
+                .map(|m| reader.rows(m))
+                .max()
+                .unwrap_or(0),
             Source::Range { .. } => MORSEL_SIZE,
             Source::Chunks(_) => MORSEL_SIZE,
         }

@@ -5,9 +5,9 @@
 //! them against each row group's zone maps ([`stride_storage::zone_map`]) before
 //! reading it. The filter itself still runs on the rows of the groups that are read.
 
+use stride_common::DataType;
 use stride_functions::scalar::ScalarFunction as F;
 use stride_sql::plan::Expr;
-use stride_common::DataType;
 use stride_storage::{CmpOp, Key, ZoneFilter, ZoneTest};
 
 /// The zone filters implied by `predicate` over a scan reading `columns` of a table
@@ -26,10 +26,7 @@ fn zone_filter(e: &Expr, table: &[DataType], columns: &[usize]) -> Option<ZoneFi
     // The table column an expression reads, when it is a plain column (not the row
     // id, one past the last column).
     let column = |e: &Expr| match e {
-        Expr::Column { index, .. } => columns
-            .get(*index)
-            .copied()
-            .filter(|&c| c < table.len()),
+        Expr::Column { index, .. } => columns.get(*index).copied().filter(|&c| c < table.len()),
         _ => None,
     };
     let key = |c: usize, e: &Expr| match e {

@@ -64,9 +64,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Date => ArrowType::Date32,
         DataType::Timestamp => ArrowType::Timestamp(TimeUnit::Microsecond, None),
         DataType::Interval => ArrowType::Interval(IntervalUnit::MonthDayNano),
-        DataType::List(t) => {
-            ArrowType::List(Arc::new(Field::new_list_field(arrow_type(t, strings), true)))
-        }
+        DataType::List(t) => ArrowType::List(Arc::new(Field::new_list_field(
+            arrow_type(t, strings),
+            true,
+        ))),
     }
 }
 
@@ -165,7 +166,9 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
         },
         DataType::List(child_ty) => {
             let ArrowType::List(field) = target else {
-                return Err(Error::internal(format!("a list column exported as {target}")));
+                return Err(Error::internal(format!(
+                    "a list column exported as {target}"
+                )));
             };
             let mut offsets = Vec::with_capacity(parts.iter().map(|(_, n)| n + 1).sum());
             offsets.push(0i32);
@@ -190,7 +193,8 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                     .slice(start as usize, len);
                 children.push((child, len));
             }
-            let child_parts: Vec<(&Vector, usize)> = children.iter().map(|(v, n)| (v, *n)).collect();
+            let child_parts: Vec<(&Vector, usize)> =
+                children.iter().map(|(v, n)| (v, *n)).collect();
             let values = column(child_ty, field.data_type(), &child_parts)?;
             Arc::new(ListArray::new(
                 field.clone(),
@@ -206,18 +210,25 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
 /// ends, column by column, so a batch of both can share their buffers (see
 /// [`record_batch`]); a consumer cuts batches where this fails to keep them shared.
 pub fn follows(prev: &[Vector], prev_rows: usize, next: &[Vector]) -> bool {
-    prev.iter().zip(next).all(|(p, n)| match (&p.data, &n.data) {
-        (VectorData::Str(a), VectorData::Str(b)) => {
-            a.views[..prev_rows].as_ptr_range().end == b.views.as_ptr()
-                && a.buffers.len() == b.buffers.len()
-                && a.buffers.iter().zip(&b.buffers).all(|(x, y)| Arc::ptr_eq(x, y))
-        }
-        (VectorData::List(_), _) | (VectorData::Bool(_), _) | (VectorData::Interval(_), _) => true,
-        (a, b) => match (value_range(a, prev_rows), value_range(b, 0)) {
-            (Some((_, end)), Some((start, _))) => end == start,
-            _ => false,
-        },
-    })
+    prev.iter()
+        .zip(next)
+        .all(|(p, n)| match (&p.data, &n.data) {
+            (VectorData::Str(a), VectorData::Str(b)) => {
+                a.views[..prev_rows].as_ptr_range().end == b.views.as_ptr()
+                    && a.buffers.len() == b.buffers.len()
+                    && a.buffers
+                        .iter()
+                        .zip(&b.buffers)
+                        .all(|(x, y)| Arc::ptr_eq(x, y))
+            }
+            (VectorData::List(_), _) | (VectorData::Bool(_), _) | (VectorData::Interval(_), _) => {
+                true
+            }
+            (a, b) => match (value_range(a, prev_rows), value_range(b, 0)) {
+                (Some((_, end)), Some((start, _))) => end == start,
+                _ => false,
+            },
+        })
 }
 
 /// The addresses of the first `n` values of a fixed-width vector.
@@ -261,7 +272,11 @@ fn concat_bits(parts: &[(&Vector, usize)], f: impl Fn(&Vector, usize) -> bool) -
 }
 
 /// A fixed-width column: shared with the chunk when there is one, else copied once.
-fn primitive<A>(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>, target: &ArrowType) -> ArrayRef
+fn primitive<A>(
+    parts: &[(&Vector, usize)],
+    nulls: Option<NullBuffer>,
+    target: &ArrowType,
+) -> ArrayRef
 where
     A: ArrowPrimitiveType,
     A::Native: NativeType + std::panic::RefUnwindSafe,
@@ -336,12 +351,18 @@ fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> String
         let b = &v.strings().buffers;
         first.is_some_and(|f| f.len() == b.len() && f.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y)))
     });
-    let view_parts: Vec<(&Buffer<StringView>, usize)> =
-        parts.iter().map(|(v, n)| (&v.strings().views, *n)).collect();
+    let view_parts: Vec<(&Buffer<StringView>, usize)> = parts
+        .iter()
+        .map(|(v, n)| (&v.strings().views, *n))
+        .collect();
     let aligned = view_parts
         .first()
         .is_some_and(|(b, _)| (b.as_ptr() as usize) % std::mem::align_of::<u128>() == 0);
-    let shared = if same_heaps && aligned { share_views(&view_parts) } else { None };
+    let shared = if same_heaps && aligned {
+        share_views(&view_parts)
+    } else {
+        None
+    };
     let views: ScalarBuffer<u128> = match shared {
         Some(views) => {
             buffers.extend(first.into_iter().flatten().map(share_bytes));
@@ -421,7 +442,11 @@ fn string_offsets(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> Resu
         let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
         // SAFETY: as above.
         Arc::new(unsafe {
-            LargeStringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets.into()), data, nulls)
+            LargeStringArray::new_unchecked(
+                OffsetBuffer::new_unchecked(offsets.into()),
+                data,
+                nulls,
+            )
         })
     })
 }
@@ -527,9 +552,7 @@ pub fn to_vector_with(
         Some(n) if n.null_count() > 0 => Validity::from_fn(len, |i| n.is_valid(i)),
         _ => Validity::all_valid(),
     };
-    let unsupported = || {
-        Error::internal(format!("reading Arrow {} as {ty}", array.data_type()))
-    };
+    let unsupported = || Error::internal(format!("reading Arrow {} as {ty}", array.data_type()));
     if let ArrowType::Dictionary(_, _) = array.data_type() {
         return dictionary_to_vector(array, ty, validity, copied);
     }
@@ -545,28 +568,127 @@ pub fn to_vector_with(
             let b = array.as_boolean();
             VectorData::Bool((0..len).map(|i| b.value(i)).collect::<Vec<_>>().into())
         }
-        (ArrowType::Int8, _) => VectorData::I8(array.as_primitive::<t::Int8Type>().values().to_vec().into()),
-        (ArrowType::Int16, _) => VectorData::I16(array.as_primitive::<t::Int16Type>().values().to_vec().into()),
-        (ArrowType::UInt8, _) => VectorData::I16(array.as_primitive::<t::UInt8Type>().values().iter().map(|&x| x as i16).collect::<Vec<_>>().into()),
-        (ArrowType::Int32, _) => VectorData::I32(array.as_primitive::<t::Int32Type>().values().to_vec().into()),
-        (ArrowType::UInt16, _) => VectorData::I32(array.as_primitive::<t::UInt16Type>().values().iter().map(|&x| x as i32).collect::<Vec<_>>().into()),
-        (ArrowType::Int64, _) => VectorData::I64(array.as_primitive::<t::Int64Type>().values().to_vec().into()),
-        (ArrowType::UInt32, _) => VectorData::I64(array.as_primitive::<t::UInt32Type>().values().iter().map(|&x| x as i64).collect::<Vec<_>>().into()),
-        (ArrowType::UInt64, _) => VectorData::I128(array.as_primitive::<t::UInt64Type>().values().iter().map(|&x| x as i128).collect::<Vec<_>>().into()),
-        (ArrowType::Float16, _) => VectorData::F32(array.as_primitive::<t::Float16Type>().values().iter().map(|x| x.to_f32()).collect::<Vec<_>>().into()),
-        (ArrowType::Float32, _) => VectorData::F32(array.as_primitive::<t::Float32Type>().values().to_vec().into()),
-        (ArrowType::Float64, _) => VectorData::F64(array.as_primitive::<t::Float64Type>().values().to_vec().into()),
-        (ArrowType::Date32, _) => VectorData::I32(array.as_primitive::<t::Date32Type>().values().to_vec().into()),
+        (ArrowType::Int8, _) => {
+            VectorData::I8(array.as_primitive::<t::Int8Type>().values().to_vec().into())
+        }
+        (ArrowType::Int16, _) => VectorData::I16(
+            array
+                .as_primitive::<t::Int16Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
+        (ArrowType::UInt8, _) => VectorData::I16(
+            array
+                .as_primitive::<t::UInt8Type>()
+                .values()
+                .iter()
+                .map(|&x| x as i16)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (ArrowType::Int32, _) => VectorData::I32(
+            array
+                .as_primitive::<t::Int32Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
+        (ArrowType::UInt16, _) => VectorData::I32(
+            array
+                .as_primitive::<t::UInt16Type>()
+                .values()
+                .iter()
+                .map(|&x| x as i32)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (ArrowType::Int64, _) => VectorData::I64(
+            array
+                .as_primitive::<t::Int64Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
+        (ArrowType::UInt32, _) => VectorData::I64(
+            array
+                .as_primitive::<t::UInt32Type>()
+                .values()
+                .iter()
+                .map(|&x| x as i64)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (ArrowType::UInt64, _) => VectorData::I128(
+            array
+                .as_primitive::<t::UInt64Type>()
+                .values()
+                .iter()
+                .map(|&x| x as i128)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (ArrowType::Float16, _) => VectorData::F32(
+            array
+                .as_primitive::<t::Float16Type>()
+                .values()
+                .iter()
+                .map(|x| x.to_f32())
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (ArrowType::Float32, _) => VectorData::F32(
+            array
+                .as_primitive::<t::Float32Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
+        (ArrowType::Float64, _) => VectorData::F64(
+            array
+                .as_primitive::<t::Float64Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
+        (ArrowType::Date32, _) => VectorData::I32(
+            array
+                .as_primitive::<t::Date32Type>()
+                .values()
+                .to_vec()
+                .into(),
+        ),
         (ArrowType::Date64, _) => VectorData::I32(
-            array.as_primitive::<t::Date64Type>().values().iter()
-                .map(|&ms| ms.div_euclid(86_400_000) as i32).collect::<Vec<_>>().into(),
+            array
+                .as_primitive::<t::Date64Type>()
+                .values()
+                .iter()
+                .map(|&ms| ms.div_euclid(86_400_000) as i32)
+                .collect::<Vec<_>>()
+                .into(),
         ),
         (ArrowType::Timestamp(unit, _), _) => {
             let (values, mul, div): (&[i64], i64, i64) = match unit {
-                TimeUnit::Second => (array.as_primitive::<t::TimestampSecondType>().values(), 1_000_000, 1),
-                TimeUnit::Millisecond => (array.as_primitive::<t::TimestampMillisecondType>().values(), 1_000, 1),
-                TimeUnit::Microsecond => (array.as_primitive::<t::TimestampMicrosecondType>().values(), 1, 1),
-                TimeUnit::Nanosecond => (array.as_primitive::<t::TimestampNanosecondType>().values(), 1, 1_000),
+                TimeUnit::Second => (
+                    array.as_primitive::<t::TimestampSecondType>().values(),
+                    1_000_000,
+                    1,
+                ),
+                TimeUnit::Millisecond => (
+                    array.as_primitive::<t::TimestampMillisecondType>().values(),
+                    1_000,
+                    1,
+                ),
+                TimeUnit::Microsecond => (
+                    array.as_primitive::<t::TimestampMicrosecondType>().values(),
+                    1,
+                    1,
+                ),
+                TimeUnit::Nanosecond => (
+                    array.as_primitive::<t::TimestampNanosecondType>().values(),
+                    1,
+                    1_000,
+                ),
             };
             let mut out = Vec::with_capacity(len);
             for (i, &v) in values.iter().enumerate() {
@@ -585,24 +707,56 @@ pub fn to_vector_with(
         (ArrowType::Decimal64(..), DataType::Decimal(p, _))
             if *p <= stride_common::types::DECIMAL_I64_MAX_PRECISION =>
         {
-            VectorData::I64(array.as_primitive::<t::Decimal64Type>().values().to_vec().into())
+            VectorData::I64(
+                array
+                    .as_primitive::<t::Decimal64Type>()
+                    .values()
+                    .to_vec()
+                    .into(),
+            )
         }
-        (ArrowType::Decimal32(..) | ArrowType::Decimal64(..) | ArrowType::Decimal128(..), DataType::Decimal(p, _)) => {
+        (
+            ArrowType::Decimal32(..) | ArrowType::Decimal64(..) | ArrowType::Decimal128(..),
+            DataType::Decimal(p, _),
+        ) => {
             let wide: Vec<i128> = match array.data_type() {
-                ArrowType::Decimal32(..) => array.as_primitive::<t::Decimal32Type>().values().iter().map(|&x| x as i128).collect(),
-                ArrowType::Decimal64(..) => array.as_primitive::<t::Decimal64Type>().values().iter().map(|&x| x as i128).collect(),
+                ArrowType::Decimal32(..) => array
+                    .as_primitive::<t::Decimal32Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i128)
+                    .collect(),
+                ArrowType::Decimal64(..) => array
+                    .as_primitive::<t::Decimal64Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i128)
+                    .collect(),
                 _ => array.as_primitive::<t::Decimal128Type>().values().to_vec(),
             };
             if *p <= stride_common::types::DECIMAL_I64_MAX_PRECISION {
-                VectorData::I64(wide.into_iter().map(|x| x as i64).collect::<Vec<_>>().into())
+                VectorData::I64(
+                    wide.into_iter()
+                        .map(|x| x as i64)
+                        .collect::<Vec<_>>()
+                        .into(),
+                )
             } else {
                 VectorData::I128(wide.into())
             }
         }
         (ArrowType::Interval(IntervalUnit::MonthDayNano), _) => VectorData::Interval(
-            array.as_primitive::<t::IntervalMonthDayNanoType>().values().iter()
-                .map(|v| stride_common::Interval { months: v.months, days: v.days, micros: v.nanoseconds.div_euclid(1000) })
-                .collect::<Vec<_>>().into(),
+            array
+                .as_primitive::<t::IntervalMonthDayNanoType>()
+                .values()
+                .iter()
+                .map(|v| stride_common::Interval {
+                    months: v.months,
+                    days: v.days,
+                    micros: v.nanoseconds.div_euclid(1000),
+                })
+                .collect::<Vec<_>>()
+                .into(),
         ),
         (ArrowType::Utf8View, _) => {
             VectorData::Str(views_to_strings(array.as_string_view(), &validity, copied))
@@ -625,15 +779,30 @@ pub fn to_vector_with(
         }
         (ArrowType::List(_) | ArrowType::LargeList(_), DataType::List(child_ty)) => {
             let (offsets, values): (Vec<i64>, &arrow_array::ArrayRef) = match array.data_type() {
-                ArrowType::List(_) => { let l = array.as_list::<i32>(); (l.value_offsets().iter().map(|&o| o as i64).collect(), l.values()) }
-                _ => { let l = array.as_list::<i64>(); (l.value_offsets().to_vec(), l.values()) }
+                ArrowType::List(_) => {
+                    let l = array.as_list::<i32>();
+                    (
+                        l.value_offsets().iter().map(|&o| o as i64).collect(),
+                        l.values(),
+                    )
+                }
+                _ => {
+                    let l = array.as_list::<i64>();
+                    (l.value_offsets().to_vec(), l.values())
+                }
             };
             let (start, end) = (offsets[0] as usize, offsets[len] as usize);
-            let child = to_vector_with(values.slice(start, end - start).as_ref(), child_ty, copied)?;
-            let offsets = offsets.iter().map(|&o| u32::try_from(o - start as i64))
+            let child =
+                to_vector_with(values.slice(start, end - start).as_ref(), child_ty, copied)?;
+            let offsets = offsets
+                .iter()
+                .map(|&o| u32::try_from(o - start as i64))
                 .collect::<std::result::Result<Vec<u32>, _>>()
                 .map_err(|_| Error::out_of_range("a list column holds more than 2^32 elements"))?;
-            VectorData::List(stride_common::vector::ListData { offsets, child: Box::new(child) })
+            VectorData::List(stride_common::vector::ListData {
+                offsets,
+                child: Box::new(child),
+            })
         }
         _ => return Err(unsupported()),
     };
@@ -690,7 +859,9 @@ fn dictionary_to_vector(
             }
         )*};
     }
-    by_key!(Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type);
+    by_key!(
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type
+    );
     Err(Error::not_supported(format!(
         "Arrow {} cannot be read yet",
         array.data_type()
@@ -734,7 +905,10 @@ mod tests {
         assert_eq!(s.value(0), "short");
         assert!(s.is_null(1));
         assert_eq!(s.value(2), long);
-        assert_eq!(s.data_buffers()[0].as_ptr(), strs.strings().buffers[0].as_ptr());
+        assert_eq!(
+            s.data_buffers()[0].as_ptr(),
+            strs.strings().buffers[0].as_ptr()
+        );
     }
 
     #[test]
@@ -752,14 +926,20 @@ mod tests {
         assert_eq!(i.values().as_ptr(), ints.values::<i32>().as_ptr());
         assert_eq!(i.values().len(), 100);
         let s = batch.column(1).as_string_view();
-        assert_eq!(s.views().as_ptr() as usize, strs.strings().views.as_ptr() as usize);
+        assert_eq!(
+            s.views().as_ptr() as usize,
+            strs.strings().views.as_ptr() as usize
+        );
         assert_eq!(s.value(99), "string 99 is longer than twelve");
         // Windows out of order are copied.
         let batch = record_batch(&schema, &types, &[window(40, 60), window(0, 40)]).unwrap();
         let i = batch.column(0).as_primitive::<Int32Type>();
         assert_ne!(i.values().as_ptr(), ints.values::<i32>().as_ptr());
         assert_eq!((i.value(0), i.value(60)), (40, 0));
-        assert_eq!(batch.column(1).as_string_view().value(60), "string 0 is longer than twelve");
+        assert_eq!(
+            batch.column(1).as_string_view().value(60),
+            "string 0 is longer than twelve"
+        );
     }
 
     #[test]
@@ -768,11 +948,17 @@ mod tests {
         let chunk = |k: usize| {
             let strs = vector(
                 DataType::Varchar,
-                &[ScalarValue::Varchar(long(k)), ScalarValue::Varchar("x".into())],
+                &[
+                    ScalarValue::Varchar(long(k)),
+                    ScalarValue::Varchar("x".into()),
+                ],
             );
             let dec = vector(
                 DataType::Decimal(10, 2),
-                &[ScalarValue::Decimal(k as i128 * 100 + 5, 10, 2), ScalarValue::Null],
+                &[
+                    ScalarValue::Decimal(k as i128 * 100 + 5, 10, 2),
+                    ScalarValue::Null,
+                ],
             );
             let list = vector(
                 DataType::List(Box::new(DataType::Integer)),
@@ -795,7 +981,9 @@ mod tests {
             let s: Vec<String> = (0..4)
                 .map(|i| match layout {
                     StringLayout::View => batch.column(0).as_string_view().value(i).to_string(),
-                    StringLayout::Offsets => batch.column(0).as_string::<i32>().value(i).to_string(),
+                    StringLayout::Offsets => {
+                        batch.column(0).as_string::<i32>().value(i).to_string()
+                    }
                 })
                 .collect();
             assert_eq!(s, [long(0), "x".into(), long(1), "x".into()]);

@@ -13,7 +13,9 @@
 //! page, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector_with, StringLayout};
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -48,17 +50,30 @@ impl ParquetFile {
                     .iter()
                     .map(|f| match f.data_type() {
                         arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8 => {
-                            Arc::new(f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8View))
+                            Arc::new(
+                                f.as_ref()
+                                    .clone()
+                                    .with_data_type(arrow_schema::DataType::Utf8View),
+                            )
                         }
                         arrow_schema::DataType::Dictionary(_, v)
-                            if matches!(**v, arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8) =>
+                            if matches!(
+                                **v,
+                                arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8
+                            ) =>
                         {
-                            Arc::new(f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8View))
+                            Arc::new(
+                                f.as_ref()
+                                    .clone()
+                                    .with_data_type(arrow_schema::DataType::Utf8View),
+                            )
                         }
                         // Decimals of up to 18 digits as 64-bit values, stride's own
                         // width for them, instead of widening and narrowing again.
                         arrow_schema::DataType::Decimal128(p, s) if *p <= 18 => Arc::new(
-                            f.as_ref().clone().with_data_type(arrow_schema::DataType::Decimal64(*p, *s)),
+                            f.as_ref()
+                                .clone()
+                                .with_data_type(arrow_schema::DataType::Decimal64(*p, *s)),
                         ),
                         _ => f.clone(),
                     })
@@ -144,7 +159,11 @@ impl ParquetReader {
     }
 
     pub fn schema(&self) -> Vec<(String, DataType)> {
-        self.names.iter().cloned().zip(self.types.iter().cloned()).collect()
+        self.names
+            .iter()
+            .cloned()
+            .zip(self.types.iter().cloned())
+            .collect()
     }
 
     /// Rows in every file, from the footers.
@@ -162,7 +181,12 @@ impl ParquetReader {
     /// Rows of morsel `m` (a row group).
     pub fn rows(&self, m: usize) -> usize {
         let (f, g) = self.morsels[m];
-        self.files[f].metadata.metadata().row_group(g).num_rows().max(0) as usize
+        self.files[f]
+            .metadata
+            .metadata()
+            .row_group(g)
+            .num_rows()
+            .max(0) as usize
     }
 
     /// What the footer says of column `c` in morsel `m`: (smallest value, largest
@@ -191,24 +215,30 @@ impl ParquetReader {
                 ScalarValue::SmallInt(*s.min_opt()? as i16),
                 ScalarValue::SmallInt(*s.max_opt()? as i16),
             ),
-            (Statistics::Int32(s), A::Int32) => {
-                (ScalarValue::Integer(*s.min_opt()?), ScalarValue::Integer(*s.max_opt()?))
-            }
-            (Statistics::Int32(s), A::Date32) => {
-                (ScalarValue::Date(*s.min_opt()?), ScalarValue::Date(*s.max_opt()?))
-            }
-            (Statistics::Int64(s), A::Int64) => {
-                (ScalarValue::BigInt(*s.min_opt()?), ScalarValue::BigInt(*s.max_opt()?))
-            }
-            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, _)) => {
-                (ScalarValue::Timestamp(*s.min_opt()?), ScalarValue::Timestamp(*s.max_opt()?))
-            }
-            (Statistics::Float(s), A::Float32) => {
-                (ScalarValue::Real(*s.min_opt()?), ScalarValue::Real(*s.max_opt()?))
-            }
-            (Statistics::Double(s), A::Float64) => {
-                (ScalarValue::Double(*s.min_opt()?), ScalarValue::Double(*s.max_opt()?))
-            }
+            (Statistics::Int32(s), A::Int32) => (
+                ScalarValue::Integer(*s.min_opt()?),
+                ScalarValue::Integer(*s.max_opt()?),
+            ),
+            (Statistics::Int32(s), A::Date32) => (
+                ScalarValue::Date(*s.min_opt()?),
+                ScalarValue::Date(*s.max_opt()?),
+            ),
+            (Statistics::Int64(s), A::Int64) => (
+                ScalarValue::BigInt(*s.min_opt()?),
+                ScalarValue::BigInt(*s.max_opt()?),
+            ),
+            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, _)) => (
+                ScalarValue::Timestamp(*s.min_opt()?),
+                ScalarValue::Timestamp(*s.max_opt()?),
+            ),
+            (Statistics::Float(s), A::Float32) => (
+                ScalarValue::Real(*s.min_opt()?),
+                ScalarValue::Real(*s.max_opt()?),
+            ),
+            (Statistics::Double(s), A::Float64) => (
+                ScalarValue::Double(*s.min_opt()?),
+                ScalarValue::Double(*s.max_opt()?),
+            ),
             _ => return None,
         };
         Some((min, max, nulls, rows))
@@ -249,16 +279,21 @@ impl ParquetReader {
         let data_columns = file.metadata.schema().fields().len();
         let path = &file.path;
         let handle = File::open(path).map_err(|e| file_error(path, e))?;
-        let mut wanted: Vec<usize> = columns.iter().copied().filter(|&c| c < data_columns).collect();
+        let mut wanted: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&c| c < data_columns)
+            .collect();
         wanted.sort_unstable();
         wanted.dedup();
         let mask = ProjectionMask::roots(file.metadata.parquet_schema(), wanted.iter().copied());
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, file.metadata.clone())
-            .with_row_groups(vec![g])
-            .with_projection(mask)
-            .with_batch_size(VECTOR_SIZE)
-            .build()
-            .map_err(|e| file_error(path, e))?;
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(handle, file.metadata.clone())
+                .with_row_groups(vec![g])
+                .with_projection(mask)
+                .with_batch_size(VECTOR_SIZE)
+                .build()
+                .map_err(|e| file_error(path, e))?;
         let mut copied = crate::arrow::CopiedBuffers::default();
         for batch in reader {
             let batch = batch.map_err(|e| file_error(path, e))?;
@@ -271,7 +306,11 @@ impl ParquetReader {
                     continue;
                 }
                 let at = wanted.binary_search(&c).expect("projected");
-                out.push(to_vector_with(batch.column(at).as_ref(), &self.types[c], &mut copied)?);
+                out.push(to_vector_with(
+                    batch.column(at).as_ref(),
+                    &self.types[c],
+                    &mut copied,
+                )?);
             }
             emit(DataChunk::new(out, n))?;
         }
@@ -332,7 +371,12 @@ impl ParquetFile {
             let info = t.get_basic_info();
             let group = t.is_group();
             let (ty, length, scale, precision) = if group {
-                (ScalarValue::Null, ScalarValue::Null, ScalarValue::Null, ScalarValue::Null)
+                (
+                    ScalarValue::Null,
+                    ScalarValue::Null,
+                    ScalarValue::Null,
+                    ScalarValue::Null,
+                )
             } else {
                 (
                     text(t.get_physical_type().to_string()),
@@ -342,7 +386,9 @@ impl ParquetFile {
                         }
                         _ => ScalarValue::Null,
                     },
-                    opt_int(Some(t.get_scale() as i64).filter(|&s| s >= 0 && t.get_precision() > 0)),
+                    opt_int(
+                        Some(t.get_scale() as i64).filter(|&s| s >= 0 && t.get_precision() > 0),
+                    ),
                     opt_int(Some(t.get_precision() as i64).filter(|&p| p > 0)),
                 )
             };
@@ -351,16 +397,29 @@ impl ParquetFile {
                 text(t.name()),
                 ty,
                 length,
-                if info.has_repetition() { text(info.repetition().to_string()) } else { ScalarValue::Null },
-                if group { ScalarValue::BigInt(t.get_fields().len() as i64) } else { ScalarValue::Null },
+                if info.has_repetition() {
+                    text(info.repetition().to_string())
+                } else {
+                    ScalarValue::Null
+                },
+                if group {
+                    ScalarValue::BigInt(t.get_fields().len() as i64)
+                } else {
+                    ScalarValue::Null
+                },
                 match info.converted_type() {
                     parquet::basic::ConvertedType::NONE => ScalarValue::Null,
                     c => text(c.to_string()),
                 },
                 scale,
                 precision,
-                if info.has_id() { ScalarValue::BigInt(info.id() as i64) } else { ScalarValue::Null },
-                info.logical_type_ref().map_or(ScalarValue::Null, |l| text(format!("{l:?}"))),
+                if info.has_id() {
+                    ScalarValue::BigInt(info.id() as i64)
+                } else {
+                    ScalarValue::Null
+                },
+                info.logical_type_ref()
+                    .map_or(ScalarValue::Null, |l| text(format!("{l:?}"))),
             ]);
             if group {
                 for f in t.get_fields() {
@@ -410,7 +469,12 @@ impl ParquetFile {
                             opt_int(s.null_count_opt().map(|n| n as i64)),
                             opt_int(s.distinct_count_opt().map(|n| n as i64)),
                         ),
-                        None => (ScalarValue::Null, ScalarValue::Null, ScalarValue::Null, ScalarValue::Null),
+                        None => (
+                            ScalarValue::Null,
+                            ScalarValue::Null,
+                            ScalarValue::Null,
+                            ScalarValue::Null,
+                        ),
                     };
                     out.push(vec![
                         text(f.path.clone()),
@@ -494,7 +558,9 @@ pub fn write_file(
     let compression = match options.compression {
         ParquetCompression::Uncompressed => Compression::UNCOMPRESSED,
         ParquetCompression::Snappy => Compression::SNAPPY,
-        ParquetCompression::Zstd => Compression::ZSTD(ZstdLevel::try_new(3).expect("3 is a zstd level")),
+        ParquetCompression::Zstd => {
+            Compression::ZSTD(ZstdLevel::try_new(3).expect("3 is a zstd level"))
+        }
         ParquetCompression::Gzip => Compression::GZIP(Default::default()),
         ParquetCompression::Lz4 => Compression::LZ4_RAW,
     };
@@ -509,20 +575,22 @@ pub fn write_file(
         )
     };
     let file = File::create(path).map_err(|e| write_error(&e))?;
-    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_error(&e))?;
+    let mut writer =
+        ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_error(&e))?;
     let mut rows = 0u64;
     // Batches of whole chunks, about a row group each, so the writer's buffers stay small.
     let mut pending: Vec<(Vec<Vector>, usize)> = Vec::new();
     let mut pending_rows = 0;
-    let flush = |pending: &mut Vec<(Vec<Vector>, usize)>, writer: &mut ArrowWriter<File>| -> Result<()> {
-        if pending.is_empty() {
-            return Ok(());
-        }
-        let batch = record_batch(&schema, types, pending)?;
-        writer.write(&batch).map_err(|e| write_error(&e))?;
-        pending.clear();
-        Ok(())
-    };
+    let flush =
+        |pending: &mut Vec<(Vec<Vector>, usize)>, writer: &mut ArrowWriter<File>| -> Result<()> {
+            if pending.is_empty() {
+                return Ok(());
+            }
+            let batch = record_batch(&schema, types, pending)?;
+            writer.write(&batch).map_err(|e| write_error(&e))?;
+            pending.clear();
+            Ok(())
+        };
     for c in chunks {
         let (cols, n) = c.clone().into_flat_columns();
         if n == 0 {
@@ -556,7 +624,8 @@ mod tests {
             if i % 7 == 0 {
                 strs.push_null();
             } else {
-                strs.push(&ScalarValue::Varchar(format!("value {i}"))).unwrap();
+                strs.push(&ScalarValue::Varchar(format!("value {i}")))
+                    .unwrap();
             }
         }
         let chunk = DataChunk::new(vec![ints, strs], 5000);
@@ -566,16 +635,27 @@ mod tests {
             compression: ParquetCompression::Zstd,
             row_group_size: 2000,
         };
-        assert_eq!(write_file(&path, &names, &types, &[chunk], &options).unwrap(), 5000);
+        assert_eq!(
+            write_file(&path, &names, &types, &[chunk], &options).unwrap(),
+            5000
+        );
         let reader = ParquetReader::bind(&[path.clone()], true).unwrap();
-        assert_eq!(reader.types, vec![DataType::BigInt, DataType::Varchar, DataType::Varchar]);
+        assert_eq!(
+            reader.types,
+            vec![DataType::BigInt, DataType::Varchar, DataType::Varchar]
+        );
         assert_eq!(reader.morsels(), 3);
         assert_eq!(reader.distinct_estimate(0), Some(5000.0));
         assert_eq!(reader.distinct_estimate(1), None);
         assert_eq!(reader.estimated_rows(), 5000);
         assert_eq!(
             reader.statistics(1, 0),
-            Some((ScalarValue::BigInt(2000), ScalarValue::BigInt(3999), 0, 2000))
+            Some((
+                ScalarValue::BigInt(2000),
+                ScalarValue::BigInt(3999),
+                0,
+                2000
+            ))
         );
         let mut rows = Vec::new();
         for m in 0..reader.morsels() {

@@ -8,7 +8,9 @@
 //! engine, so a second thread misusing it sees an error, not a deadlock.
 
 use crate::cursor::{blocking, run, Pending};
-use crate::errors::{to_py, CatalogException, ConnectionException, InterfaceError, ProgrammingError};
+use crate::errors::{
+    to_py, CatalogException, ConnectionException, InterfaceError, ProgrammingError,
+};
 use crate::register::with_replacement_scans;
 use crate::relation::Relation;
 use crate::stream::{self, BATCH_ROWS};
@@ -84,7 +86,12 @@ impl PyConnection {
     /// A single statement naming a table that does not exist reads a Python
     /// variable of that name holding a DataFrame or Arrow data, if there is one
     /// (see `register.rs`).
-    pub fn run(&self, py: Python<'_>, sql: &str, params: Vec<ScalarValue>) -> PyResult<QueryResult> {
+    pub fn run(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        params: Vec<ScalarValue>,
+    ) -> PyResult<QueryResult> {
         let conn = self.live()?;
         let interrupt = conn.interrupt_handle();
         let once = || {
@@ -125,7 +132,11 @@ impl PyConnection {
 }
 
 /// Runs the statements of `sql`, binding `params` when there is exactly one.
-fn execute_text(conn: &Connection, sql: &str, params: &[ScalarValue]) -> stride_common::Result<QueryResult> {
+fn execute_text(
+    conn: &Connection,
+    sql: &str,
+    params: &[ScalarValue],
+) -> stride_common::Result<QueryResult> {
     if params.is_empty() {
         return conn.execute(sql);
     }
@@ -143,7 +154,12 @@ fn execute_text(conn: &Connection, sql: &str, params: &[ScalarValue]) -> stride_
 /// of changed rows as one `Count` row.
 fn fetchable(result: QueryResult) -> (Pending, Option<Vec<(String, DataType)>>, i64) {
     if result.is_query() {
-        let columns = result.names.iter().cloned().zip(result.types.iter().cloned()).collect();
+        let columns = result
+            .names
+            .iter()
+            .cloned()
+            .zip(result.types.iter().cloned())
+            .collect();
         return (Pending::new(result), Some(columns), -1);
     }
     match result.changes {
@@ -240,9 +256,18 @@ impl PyConnection {
 
     /// The rest of the result as a pyarrow Table.
     #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
-    fn fetch_arrow_table<'py>(&self, py: Python<'py>, rows_per_batch: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn fetch_arrow_table<'py>(
+        &self,
+        py: Python<'py>,
+        rows_per_batch: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let pending = self.take_pending()?;
-        stream::arrow_table(py, &self.live()?.interrupt_handle(), pending, rows_per_batch)
+        stream::arrow_table(
+            py,
+            &self.live()?.interrupt_handle(),
+            pending,
+            rows_per_batch,
+        )
     }
 
     #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
@@ -252,7 +277,11 @@ impl PyConnection {
 
     /// The rest of the result as a pyarrow RecordBatchReader, computed as it is read.
     #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
-    fn fetch_record_batch<'py>(&self, py: Python<'py>, rows_per_batch: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn fetch_record_batch<'py>(
+        &self,
+        py: Python<'py>,
+        rows_per_batch: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         stream::batch_reader(py, self.take_pending()?, rows_per_batch)
     }
 
@@ -350,7 +379,12 @@ impl PyConnection {
             }
             Ok(all)
         })?;
-        Ok(Some(Relation::rows(slf.clone().unbind(), names, types, chunks)))
+        Ok(Some(Relation::rows(
+            slf.clone().unbind(),
+            names,
+            types,
+            chunks,
+        )))
     }
 
     #[pyo3(signature = (query, params=None))]
@@ -393,7 +427,8 @@ impl PyConnection {
     }
 
     fn begin<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        slf.borrow().run(slf.py(), "BEGIN TRANSACTION", Vec::new())?;
+        slf.borrow()
+            .run(slf.py(), "BEGIN TRANSACTION", Vec::new())?;
         Ok(slf)
     }
 
@@ -464,7 +499,10 @@ impl PyConnection {
 
 fn rows_to_list<'py>(py: Python<'py>, rows: &[Vec<ScalarValue>]) -> PyResult<Bound<'py, PyList>> {
     let to = ToPython::new(py)?;
-    let items = rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?;
+    let items = rows
+        .iter()
+        .map(|r| to.row(r))
+        .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
 }
 

@@ -2,37 +2,152 @@
 //! specific errors so code written for `duckdb` catches the same classes, and the
 //! mapping from stride's error categories onto them.
 
+use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyWarning};
 use pyo3::prelude::*;
-use pyo3::create_exception;
 use stride_common::{Error as StrideError, ErrorKind};
 
 create_exception!(stride, Warning, PyWarning, "Important warnings (PEP 249).");
-create_exception!(stride, Error, PyException, "The base class of every stride error (PEP 249).");
-create_exception!(stride, InterfaceError, Error, "The Python interface was misused: a closed connection, a cursor without a result.");
-create_exception!(stride, DatabaseError, Error, "An error reported by the database.");
-create_exception!(stride, DataError, DatabaseError, "A value could not be converted or is out of range.");
-create_exception!(stride, OperationalError, DatabaseError, "An error in the database's operation: I/O, transactions, timeouts.");
-create_exception!(stride, IntegrityError, DatabaseError, "A constraint was violated.");
+create_exception!(
+    stride,
+    Error,
+    PyException,
+    "The base class of every stride error (PEP 249)."
+);
+create_exception!(
+    stride,
+    InterfaceError,
+    Error,
+    "The Python interface was misused: a closed connection, a cursor without a result."
+);
+create_exception!(
+    stride,
+    DatabaseError,
+    Error,
+    "An error reported by the database."
+);
+create_exception!(
+    stride,
+    DataError,
+    DatabaseError,
+    "A value could not be converted or is out of range."
+);
+create_exception!(
+    stride,
+    OperationalError,
+    DatabaseError,
+    "An error in the database's operation: I/O, transactions, timeouts."
+);
+create_exception!(
+    stride,
+    IntegrityError,
+    DatabaseError,
+    "A constraint was violated."
+);
 create_exception!(stride, InternalError, DatabaseError, "A bug in stride.");
-create_exception!(stride, ProgrammingError, DatabaseError, "The SQL is wrong: syntax, names, types, parameters.");
-create_exception!(stride, NotSupportedError, DatabaseError, "stride does not support this (yet).");
+create_exception!(
+    stride,
+    ProgrammingError,
+    DatabaseError,
+    "The SQL is wrong: syntax, names, types, parameters."
+);
+create_exception!(
+    stride,
+    NotSupportedError,
+    DatabaseError,
+    "stride does not support this (yet)."
+);
 
-create_exception!(stride, ParserException, ProgrammingError, "The SQL text does not parse.");
-create_exception!(stride, BinderException, ProgrammingError, "A name or type in the SQL does not resolve.");
-create_exception!(stride, CatalogException, ProgrammingError, "A table, view, schema or function is missing or already exists.");
-create_exception!(stride, InvalidInputException, ProgrammingError, "An argument or input is invalid.");
-create_exception!(stride, ConversionException, DataError, "A value cannot be converted to the type asked for.");
-create_exception!(stride, OutOfRangeException, DataError, "A value is out of the range of its type.");
-create_exception!(stride, ConstraintException, IntegrityError, "A constraint (NOT NULL, PRIMARY KEY, UNIQUE, CHECK) was violated.");
-create_exception!(stride, IOException, OperationalError, "A file could not be read or written.");
-create_exception!(stride, TransactionException, OperationalError, "A transaction conflicted or was used wrongly.");
-create_exception!(stride, ConnectionException, OperationalError, "The connection is closed or cannot be opened.");
-create_exception!(stride, TimeoutException, OperationalError, "The statement ran longer than statement_timeout.");
-create_exception!(stride, PermissionException, Error, "A setting (enable_external_access) refused the operation.");
-create_exception!(stride, InterruptException, Error, "The statement was interrupted.");
-create_exception!(stride, NotImplementedException, NotSupportedError, "stride does not implement this yet.");
-create_exception!(stride, InternalException, InternalError, "A bug in stride: please report it.");
+create_exception!(
+    stride,
+    ParserException,
+    ProgrammingError,
+    "The SQL text does not parse."
+);
+create_exception!(
+    stride,
+    BinderException,
+    ProgrammingError,
+    "A name or type in the SQL does not resolve."
+);
+create_exception!(
+    stride,
+    CatalogException,
+    ProgrammingError,
+    "A table, view, schema or function is missing or already exists."
+);
+create_exception!(
+    stride,
+    InvalidInputException,
+    ProgrammingError,
+    "An argument or input is invalid."
+);
+create_exception!(
+    stride,
+    ConversionException,
+    DataError,
+    "A value cannot be converted to the type asked for."
+);
+create_exception!(
+    stride,
+    OutOfRangeException,
+    DataError,
+    "A value is out of the range of its type."
+);
+create_exception!(
+    stride,
+    ConstraintException,
+    IntegrityError,
+    "A constraint (NOT NULL, PRIMARY KEY, UNIQUE, CHECK) was violated."
+);
+create_exception!(
+    stride,
+    IOException,
+    OperationalError,
+    "A file could not be read or written."
+);
+create_exception!(
+    stride,
+    TransactionException,
+    OperationalError,
+    "A transaction conflicted or was used wrongly."
+);
+create_exception!(
+    stride,
+    ConnectionException,
+    OperationalError,
+    "The connection is closed or cannot be opened."
+);
+create_exception!(
+    stride,
+    TimeoutException,
+    OperationalError,
+    "The statement ran longer than statement_timeout."
+);
+create_exception!(
+    stride,
+    PermissionException,
+    Error,
+    "A setting (enable_external_access) refused the operation."
+);
+create_exception!(
+    stride,
+    InterruptException,
+    Error,
+    "The statement was interrupted."
+);
+create_exception!(
+    stride,
+    NotImplementedException,
+    NotSupportedError,
+    "stride does not implement this yet."
+);
+create_exception!(
+    stride,
+    InternalException,
+    InternalError,
+    "A bug in stride: please report it."
+);
 
 /// The Python exception for a stride error, with stride's message (which already
 /// starts with its category, as in the shell).
@@ -63,11 +178,30 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ($($name:ident),*) => { $( m.add(stringify!($name), py.get_type::<$name>())?; )* };
     }
     add!(
-        Warning, Error, InterfaceError, DatabaseError, DataError, OperationalError,
-        IntegrityError, InternalError, ProgrammingError, NotSupportedError, ParserException,
-        BinderException, CatalogException, InvalidInputException, ConversionException,
-        OutOfRangeException, ConstraintException, IOException, TransactionException,
-        ConnectionException, TimeoutException, PermissionException, InterruptException, NotImplementedException,
+        Warning,
+        Error,
+        InterfaceError,
+        DatabaseError,
+        DataError,
+        OperationalError,
+        IntegrityError,
+        InternalError,
+        ProgrammingError,
+        NotSupportedError,
+        ParserException,
+        BinderException,
+        CatalogException,
+        InvalidInputException,
+        ConversionException,
+        OutOfRangeException,
+        ConstraintException,
+        IOException,
+        TransactionException,
+        ConnectionException,
+        TimeoutException,
+        PermissionException,
+        InterruptException,
+        NotImplementedException,
         InternalException
     );
     Ok(())

@@ -45,9 +45,15 @@ fn sql(py: Python<'_>, query: &str, params: Option<Bound<'_, PyAny>>) -> PyResul
 /// `stride.execute(query, parameters)` on the default connection.
 #[pyfunction]
 #[pyo3(signature = (query, parameters=None))]
-fn execute(py: Python<'_>, query: &str, parameters: Option<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+fn execute(
+    py: Python<'_>,
+    query: &str,
+    parameters: Option<Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let c = default_connection(py)?;
-    Ok(c.bind(py).call_method1("execute", (query, parameters))?.unbind())
+    Ok(c.bind(py)
+        .call_method1("execute", (query, parameters))?
+        .unbind())
 }
 
 #[pymodule]

@@ -9,7 +9,7 @@
 //! statement reads the variable as it is then.
 
 use crate::errors::{to_py, CatalogException, InvalidInputException};
-use arrow_array::ffi_stream::{RecordBatchStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::RecordBatchReader;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -22,7 +22,10 @@ const MAX_REPLACEMENTS: usize = 64;
 /// Whether `obj` can be read as Arrow data (an instance, not a class).
 fn is_arrow_data(obj: &Bound<'_, PyAny>) -> bool {
     !obj.is_instance_of::<pyo3::types::PyType>()
-        && obj.get_type().hasattr("__arrow_c_stream__").unwrap_or(false)
+        && obj
+            .get_type()
+            .hasattr("__arrow_c_stream__")
+            .unwrap_or(false)
 }
 
 /// The rows of a Python object with `__arrow_c_stream__`, as a relation.
@@ -40,8 +43,11 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
     // SAFETY: the capsule holds an ArrowArrayStream (its name says so, per the
     // PyCapsule protocol); `from_raw` moves the stream out and marks the capsule's
     // copy released, so the capsule's destructor does not release it again.
-    let reader = unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr() as *mut FFI_ArrowArrayStream) }
-        .map_err(|e| InvalidInputException::new_err(format!("reading the Arrow stream: {e}")))?;
+    let reader =
+        unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr() as *mut FFI_ArrowArrayStream) }
+            .map_err(|e| {
+                InvalidInputException::new_err(format!("reading the Arrow stream: {e}"))
+            })?;
     let schema = reader.schema();
     let mut names = Vec::with_capacity(schema.fields().len());
     let mut types = Vec::with_capacity(schema.fields().len());
@@ -52,8 +58,9 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
     let mut chunks = Vec::new();
     let mut copied = CopiedBuffers::default();
     for batch in reader {
-        let batch =
-            batch.map_err(|e| InvalidInputException::new_err(format!("reading the Arrow stream: {e}")))?;
+        let batch = batch.map_err(|e| {
+            InvalidInputException::new_err(format!("reading the Arrow stream: {e}"))
+        })?;
         chunks.extend(batch_to_chunks(&batch, &types, &mut copied).map_err(to_py)?);
     }
     Ok(RegisteredRelation {
@@ -93,7 +100,11 @@ fn find_variable<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py,
                     let Ok(k) = k.extract::<String>() else {
                         continue;
                     };
-                    let matches = if exact { k == name } else { k.eq_ignore_ascii_case(name) };
+                    let matches = if exact {
+                        k == name
+                    } else {
+                        k.eq_ignore_ascii_case(name)
+                    };
                     if matches && is_arrow_data(&v) {
                         return Ok(Some(v));
                     }

@@ -19,8 +19,15 @@ use stride::QueryResult;
 use stride_common::{DataChunk, DataType, ScalarValue};
 
 enum Source {
-    Query { sql: String, params: Vec<ScalarValue> },
-    Rows { names: Vec<String>, types: Vec<DataType>, chunks: Arc<Vec<DataChunk>> },
+    Query {
+        sql: String,
+        params: Vec<ScalarValue>,
+    },
+    Rows {
+        names: Vec<String>,
+        types: Vec<DataType>,
+        chunks: Arc<Vec<DataChunk>>,
+    },
 }
 
 #[pyclass(module = "stride", name = "StrideRelation")]
@@ -52,7 +59,10 @@ pub fn is_query(statement: &str) -> bool {
         .take_while(|c| c.is_ascii_alphabetic())
         .collect::<String>()
         .to_ascii_lowercase();
-    matches!(word.as_str(), "select" | "with" | "values" | "from" | "table")
+    matches!(
+        word.as_str(),
+        "select" | "with" | "values" | "from" | "table"
+    )
 }
 
 impl Relation {
@@ -92,7 +102,11 @@ impl Relation {
                 let result = self.conn.borrow(py).run(py, sql, params.clone())?;
                 Ok(Pending::new(result))
             }
-            Source::Rows { names, types, chunks } => Ok(Pending::new(QueryResult::chunks(
+            Source::Rows {
+                names,
+                types,
+                chunks,
+            } => Ok(Pending::new(QueryResult::chunks(
                 names.clone(),
                 types.clone(),
                 chunks.as_ref().clone(),
@@ -139,7 +153,11 @@ impl Relation {
     fn wrap(&self, py: Python<'_>, select: &str, rest: &str) -> PyResult<Relation> {
         let (sql, params) = self.sql_text()?;
         let sql = format!("SELECT {select} FROM ({sql}) AS unnamed_relation {rest}");
-        Ok(Relation::query(self.conn.clone_ref(py), sql, params.to_vec()))
+        Ok(Relation::query(
+            self.conn.clone_ref(py),
+            sql,
+            params.to_vec(),
+        ))
     }
 
     pub fn names_and_types(&self, py: Python<'_>) -> PyResult<(Vec<String>, Vec<DataType>)> {
@@ -194,7 +212,12 @@ impl Relation {
     /// The column types, as SQL names (`INTEGER`, `DECIMAL(15,2)`).
     #[getter]
     fn types(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        Ok(self.names_and_types(py)?.1.iter().map(|t| t.to_string()).collect())
+        Ok(self
+            .names_and_types(py)?
+            .1
+            .iter()
+            .map(|t| t.to_string())
+            .collect())
     }
 
     #[getter]
@@ -210,18 +233,30 @@ impl Relation {
     }
 
     #[pyo3(signature = (batch_size=BATCH_ROWS))]
-    fn fetch_arrow_table<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn fetch_arrow_table<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         self.arrow(py, batch_size)
     }
 
     #[pyo3(signature = (batch_size=BATCH_ROWS))]
-    fn to_arrow_table<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn to_arrow_table<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         self.arrow(py, batch_size)
     }
 
     /// A pyarrow RecordBatchReader that runs the query as batches are read.
     #[pyo3(signature = (batch_size=BATCH_ROWS))]
-    fn fetch_arrow_reader<'py>(&self, py: Python<'py>, batch_size: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn fetch_arrow_reader<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let pending = self.take_or_execute(py)?;
         stream::batch_reader(py, pending, batch_size)
     }
@@ -253,7 +288,12 @@ impl Relation {
     fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, None)?;
         let to = ToPython::new(py)?;
-        PyList::new(py, rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?)
+        PyList::new(
+            py,
+            rows.iter()
+                .map(|r| to.row(r))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
     }
 
     fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
@@ -266,13 +306,19 @@ impl Relation {
     fn fetchmany<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, Some(size))?;
         let to = ToPython::new(py)?;
-        PyList::new(py, rows.iter().map(|r| to.row(r)).collect::<PyResult<Vec<_>>>()?)
+        PyList::new(
+            py,
+            rows.iter()
+                .map(|r| to.row(r))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
     }
 
     /// Prints the rows as the shell's box table.
     fn show(&self, py: Python<'_>) -> PyResult<()> {
         let text = self.render(py)?;
-        py.import("builtins")?.call_method1("print", (text.trim_end(),))?;
+        py.import("builtins")?
+            .call_method1("print", (text.trim_end(),))?;
         Ok(())
     }
 
@@ -369,7 +415,11 @@ impl Relation {
                 "a view cannot be made from a query with parameters",
             ));
         }
-        let verb = if replace { "CREATE OR REPLACE VIEW" } else { "CREATE VIEW" };
+        let verb = if replace {
+            "CREATE OR REPLACE VIEW"
+        } else {
+            "CREATE VIEW"
+        };
         let sql = format!("{verb} {} AS {sql}", quote_name(view_name));
         self.conn.borrow(py).run(py, &sql, Vec::new())?;
         Ok(())

@@ -33,7 +33,11 @@ pub struct Batches {
 
 impl Batches {
     pub fn new(pending: Pending, batch_rows: usize) -> Self {
-        let schema = arrow_schema(&pending.result.names, &pending.result.types, StringLayout::View);
+        let schema = arrow_schema(
+            &pending.result.names,
+            &pending.result.types,
+            StringLayout::View,
+        );
         let types = pending.result.types.clone();
         Batches {
             pending,
@@ -192,14 +196,16 @@ fn materialized(
 ) -> PyResult<Box<dyn RecordBatchReader + Send>> {
     let batches = pending.batches(batch_rows);
     let schema = batches.schema.clone();
-    let all = crate::cursor::blocking(py, interrupt, move || batches.collect::<Result<Vec<_>, _>>())?
-        .map_err(|e| match e {
-            ArrowError::ExternalError(inner) => match inner.downcast::<stride_common::Error>() {
-                Ok(e) => crate::errors::to_py(*e),
-                Err(other) => crate::errors::InternalException::new_err(other.to_string()),
-            },
-            other => crate::errors::InternalException::new_err(other.to_string()),
-        })?;
+    let all = crate::cursor::blocking(py, interrupt, move || {
+        batches.collect::<Result<Vec<_>, _>>()
+    })?
+    .map_err(|e| match e {
+        ArrowError::ExternalError(inner) => match inner.downcast::<stride_common::Error>() {
+            Ok(e) => crate::errors::to_py(*e),
+            Err(other) => crate::errors::InternalException::new_err(other.to_string()),
+        },
+        other => crate::errors::InternalException::new_err(other.to_string()),
+    })?;
     Ok(Box::new(arrow_array::RecordBatchIterator::new(
         all.into_iter().map(Ok),
         schema,

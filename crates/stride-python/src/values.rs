@@ -67,20 +67,25 @@ impl<'py> ToPython<'py> {
                 ))?
             }
             // As DuckDB's package does: a month counts as 30 days.
-            ScalarValue::Interval(iv) => self.timedelta.call1((
-                iv.months as i64 * 30 + iv.days as i64,
-                0,
-                iv.micros,
-            ))?,
+            ScalarValue::Interval(iv) => {
+                self.timedelta
+                    .call1((iv.months as i64 * 30 + iv.days as i64, 0, iv.micros))?
+            }
             ScalarValue::List(_, items) => {
-                let items = items.iter().map(|x| self.value(x)).collect::<PyResult<Vec<_>>>()?;
+                let items = items
+                    .iter()
+                    .map(|x| self.value(x))
+                    .collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, items)?.into_any()
             }
         })
     }
 
     pub fn row(&self, row: &[ScalarValue]) -> PyResult<Bound<'py, PyTuple>> {
-        let items = row.iter().map(|x| self.value(x)).collect::<PyResult<Vec<_>>>()?;
+        let items = row
+            .iter()
+            .map(|x| self.value(x))
+            .collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(self.date.py(), items)
     }
 }
@@ -161,7 +166,8 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         let days: i64 = v.getattr("days")?.extract()?;
         let secs: i64 = v.getattr("seconds")?.extract()?;
         let micros: i64 = v.getattr("microseconds")?.extract()?;
-        let days = i32::try_from(days).map_err(|_| ProgrammingError::new_err("timedelta too large"))?;
+        let days =
+            i32::try_from(days).map_err(|_| ProgrammingError::new_err("timedelta too large"))?;
         return Ok(ScalarValue::Interval(Interval {
             months: 0,
             days,
@@ -193,7 +199,9 @@ fn stride_err(e: stride_common::Error) -> PyErr {
 }
 
 fn digits(x: i128) -> usize {
-    x.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1)
+    x.unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1)
 }
 
 /// A datetime as a TIMESTAMP; one with a time zone is moved to UTC first (stride has
@@ -201,7 +209,11 @@ fn digits(x: i128) -> usize {
 fn timestamp(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
     let mut v = v.clone();
     if !v.getattr("tzinfo")?.is_none() {
-        let utc = v.py().import("datetime")?.getattr("timezone")?.getattr("utc")?;
+        let utc = v
+            .py()
+            .import("datetime")?
+            .getattr("timezone")?
+            .getattr("utc")?;
         v = v
             .call_method1("astimezone", (utc,))?
             .call_method1("replace", ())?;

@@ -26,7 +26,9 @@ fn extension_module() -> PathBuf {
     } else {
         "lib_stride.so"
     };
-    exe.parent().expect("target/<profile>/deps/<test>").join(name)
+    exe.parent()
+        .expect("target/<profile>/deps/<test>")
+        .join(name)
 }
 
 /// Whether every Python package the suite needs imports, installing the missing ones.
@@ -75,7 +77,11 @@ fn pytest_suite() {
     let root = std::env::temp_dir().join(format!("stride-python-{}", std::process::id()));
     let package = root.join("stride");
     std::fs::create_dir_all(&package).unwrap();
-    std::fs::copy(crate_dir.join("python/stride/__init__.py"), package.join("__init__.py")).unwrap();
+    std::fs::copy(
+        crate_dir.join("python/stride/__init__.py"),
+        package.join("__init__.py"),
+    )
+    .unwrap();
     std::fs::copy(&module, package.join("_stride.abi3.so")).unwrap();
     let out = Command::new(PYTHON)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

@@ -74,7 +74,10 @@ fn resolve_pg_tokens(
         if in_copy {
             if let Some((option, next)) = duckdb_copy_option(&tokens, i, &out) {
                 out.push(TokenWithSpan::new(Token::make_keyword("FORMAT"), t.span));
-                out.push(TokenWithSpan::new(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space), t.span));
+                out.push(TokenWithSpan::new(
+                    Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                    t.span,
+                ));
                 out.push(TokenWithSpan::new(
                     Token::Word(Word {
                         value: option,
@@ -146,7 +149,10 @@ fn duckdb_copy_option(
     if w.quote_style.is_some() || !DUCKDB_COPY_OPTIONS.contains(&name.as_str()) {
         return None;
     }
-    let before = out.iter().rev().find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+    let before = out
+        .iter()
+        .rev()
+        .find(|t| !matches!(t.token, Token::Whitespace(_)))?;
     if !matches!(before.token, Token::LParen | Token::Comma) {
         return None;
     }
@@ -366,14 +372,18 @@ mod tests {
 
     #[test]
     fn duckdb_copy_options_become_format_options() {
-        let s = parse("COPY t TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000)")
-            .unwrap();
+        let s =
+            parse("COPY t TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000)")
+                .unwrap();
         let text = s[0].to_string();
         assert!(text.contains("FORMAT \"compression=zstd\""), "{text}");
         assert!(text.contains("FORMAT \"row_group_size=1000\""), "{text}");
         // Elsewhere the words are plain names.
         let s = parse("SELECT compression, row_group_size FROM t").unwrap();
-        assert_eq!(s[0].to_string(), "SELECT compression, row_group_size FROM t");
+        assert_eq!(
+            s[0].to_string(),
+            "SELECT compression, row_group_size FROM t"
+        );
     }
 
     #[test]

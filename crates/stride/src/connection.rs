@@ -35,6 +35,7 @@ use transaction::Transaction;
 
 use crate::databases::{Databases, Store};
 use crate::result::QueryResult;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::Vector;
@@ -43,7 +44,6 @@ use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Benchmark, Binder, BoundStatement, Returning};
 use stride_sql::plan::RegisteredRelation;
-use std::collections::HashMap;
 use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
@@ -267,13 +267,19 @@ impl Connection {
     /// or replaced. It hides a table or view of the same name.
     pub fn register(&self, name: &str, relation: RegisteredRelation) -> Result<()> {
         if relation.names.len() != relation.types.len()
-            || relation.chunks.iter().any(|c| c.columns.len() != relation.types.len())
+            || relation
+                .chunks
+                .iter()
+                .any(|c| c.columns.len() != relation.types.len())
         {
             return Err(Error::invalid_input(format!(
                 "cannot register \"{name}\": its chunks do not match its columns"
             )));
         }
-        let mut r = self.registered.lock().map_err(|_| Error::internal("lock poisoned"))?;
+        let mut r = self
+            .registered
+            .lock()
+            .map_err(|_| Error::internal("lock poisoned"))?;
         let mut next = HashMap::clone(&r);
         next.insert(name.to_lowercase(), Arc::new(relation));
         *r = Arc::new(next);
@@ -292,7 +298,10 @@ impl Connection {
     }
 
     fn registered(&self) -> Arc<HashMap<String, Arc<RegisteredRelation>>> {
-        self.registered.lock().map(|r| r.clone()).unwrap_or_default()
+        self.registered
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
     }
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
@@ -588,10 +597,9 @@ impl Connection {
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
         let settings = ctx.settings.clone();
-        let mut binder =
-            Binder::new(Arc::new(self.catalog_view()?), &settings)
-                .with_params(params.to_vec())
-                .with_registered(self.registered());
+        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
+            .with_params(params.to_vec())
+            .with_registered(self.registered());
         let bound = binder.bind_statement(stmt)?;
         let store = self.store_named(binder.written_database())?;
         drop(binder);
@@ -1121,7 +1129,8 @@ impl Connection {
                 let chunks = self.collect(&plan, ctx)?;
                 if let Some(parquet) = parquet {
                     let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
-                    let n = stride_io::parquet::write_file(&path, &names, &types, &chunks, &parquet)?;
+                    let n =
+                        stride_io::parquet::write_file(&path, &names, &types, &chunks, &parquet)?;
                     return Ok(Planned::Done(QueryResult::done(Some(n))));
                 }
                 let n = stride_io::csv::writer::write_file(

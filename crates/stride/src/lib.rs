@@ -22,18 +22,18 @@
 mod catalog_view;
 mod connection;
 pub mod copy;
-pub mod render;
 mod databases;
+pub mod render;
 mod result;
 mod split;
 
 pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
-pub use stride_sql::plan::RegisteredRelation;
 pub use split::{is_complete, split_statements};
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
 pub use stride_functions::pg_types;
+pub use stride_sql::plan::RegisteredRelation;
 /// The file-system layer database files are read and written through.
 pub use stride_storage::fs;
 pub use stride_storage::Recovery;

@@ -413,7 +413,10 @@ impl Binder<'_> {
                     listed.len()
                 )));
             }
-            let types: Vec<DataType> = listed.iter().map(|&i| schema.columns[i].ty.clone()).collect();
+            let types: Vec<DataType> = listed
+                .iter()
+                .map(|&i| schema.columns[i].ty.clone())
+                .collect();
             let scan = super::select::cast_columns(scan, &types)?;
             return Ok(BoundStatement::Insert {
                 table_id,
@@ -495,7 +498,10 @@ impl CopyFromStdin {
 /// so `COPY t TO 'x.json'` must not quietly write CSV (a `.parquet` file is
 /// written as Parquet, see `copy_options`).
 fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) -> Result<()> {
-    if options.iter().any(|o| matches!(o, ast::CopyOption::Format(_))) {
+    if options
+        .iter()
+        .any(|o| matches!(o, ast::CopyOption::Format(_)))
+    {
         return Ok(());
     }
     let lower = path.to_ascii_lowercase();
@@ -615,14 +621,27 @@ fn copy_options(
         match name.as_str() {
             "compression" => p.compression = ParquetCompression::parse(value)?,
             _ => {
-                p.row_group_size = value.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
-                    Error::binder(format!("ROW_GROUP_SIZE takes a number of rows, got {value}"))
-                })?
+                p.row_group_size =
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| {
+                            Error::binder(format!(
+                                "ROW_GROUP_SIZE takes a number of rows, got {value}"
+                            ))
+                        })?
             }
         }
     }
     if parquet.is_some() {
-        if delimiter.is_some() || null.is_some() || header || quote.is_some() || escape.is_some() || !legacy.is_empty() {
+        if delimiter.is_some()
+            || null.is_some()
+            || header
+            || quote.is_some()
+            || escape.is_some()
+            || !legacy.is_empty()
+        {
             return Err(Error::binder(
                 "COPY options DELIMITER, NULL, HEADER, QUOTE and ESCAPE apply to CSV, not to FORMAT parquet",
             ));

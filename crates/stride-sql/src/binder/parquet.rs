@@ -100,7 +100,11 @@ impl Binder<'_> {
         args: &[ast::FunctionArg],
         metadata: bool,
     ) -> Result<LogicalPlan> {
-        let what = if metadata { "parquet_metadata" } else { "parquet_schema" };
+        let what = if metadata {
+            "parquet_metadata"
+        } else {
+            "parquet_schema"
+        };
         self.settings.check_external_access(what)?;
         let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] = args else {
             return Err(Error::binder(format!(
@@ -110,12 +114,21 @@ impl Binder<'_> {
         let paths = self.file_paths(e, what)?;
         let files = ParquetFile::open_all(&self.expand_paths(&paths)?)?;
         let (columns, rows) = if metadata {
-            (&parquet::METADATA_COLUMNS[..], ParquetFile::metadata_rows(&files))
+            (
+                &parquet::METADATA_COLUMNS[..],
+                ParquetFile::metadata_rows(&files),
+            )
         } else {
-            (&parquet::SCHEMA_COLUMNS[..], ParquetFile::schema_rows(&files))
+            (
+                &parquet::SCHEMA_COLUMNS[..],
+                ParquetFile::schema_rows(&files),
+            )
         };
         Ok(LogicalPlan::Values {
-            schema: columns.iter().map(|(n, t)| Field::new(*n, t.clone())).collect(),
+            schema: columns
+                .iter()
+                .map(|(n, t)| Field::new(*n, t.clone()))
+                .collect(),
             rows: rows
                 .into_iter()
                 .map(|row| {

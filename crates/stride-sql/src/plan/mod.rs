@@ -7,7 +7,7 @@ pub mod visit;
 
 pub use expr::{Expr, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, CsvSource, DeferredFunction, ParquetSource, RegisteredData, RegisteredRelation, Field, FrameBound, FrameUnits, JoinKind,
-    LogicalPlan, SetFunction, SetOpKind, SortExpr, TableFunction, WindowExpr, WindowFrame,
-    WindowFunction,
+    AggregateExpr, CsvSource, DeferredFunction, Field, FrameBound, FrameUnits, JoinKind,
+    LogicalPlan, ParquetSource, RegisteredData, RegisteredRelation, SetFunction, SetOpKind,
+    SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
 };
