@@ -98,11 +98,7 @@ impl PyConnection {
             let (conn, params) = (conn.clone(), params.clone());
             run(py, &interrupt, move || execute_text(&conn, sql, &params))
         };
-        if stride::split_statements(sql).len() == 1 {
-            with_replacement_scans(py, &conn, once)
-        } else {
-            once()
-        }
+        with_replacement_scans(py, &conn, sql, once)
     }
 
     fn take_pending(&self) -> PyResult<Pending> {
@@ -204,11 +200,7 @@ impl PyConnection {
                 Ok((pending, columns, rowcount))
             })
         };
-        let (pending, columns, rowcount) = if stride::split_statements(query).len() == 1 {
-            with_replacement_scans(slf.py(), &conn, once)?
-        } else {
-            once()?
-        };
+        let (pending, columns, rowcount) = with_replacement_scans(slf.py(), &conn, query, once)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;
@@ -497,7 +489,10 @@ impl PyConnection {
     }
 }
 
-fn rows_to_list<'py>(py: Python<'py>, rows: &[Vec<ScalarValue>]) -> PyResult<Bound<'py, PyList>> {
+pub fn rows_to_list<'py>(
+    py: Python<'py>,
+    rows: &[Vec<ScalarValue>],
+) -> PyResult<Bound<'py, PyList>> {
     let to = ToPython::new(py)?;
     let items = rows
         .iter()

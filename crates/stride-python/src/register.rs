@@ -116,12 +116,15 @@ fn find_variable<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py,
     Ok(None)
 }
 
-/// Runs `f`; while it fails because a table is missing and a Python variable of
-/// that name holds Arrow data, registers the variable and runs `f` again. The
-/// variables registered are unregistered when `f` is done (its plan holds their rows).
+/// Runs `f`, which binds `sql`; while it fails because a table is missing and a
+/// Python variable of that name holds Arrow data, registers the variable and runs
+/// `f` again. Only a single statement is run again (re-running a script would
+/// repeat its earlier statements). The variables registered are unregistered when
+/// `f` is done (its plan holds their rows).
 pub fn with_replacement_scans<T>(
     py: Python<'_>,
     conn: &Connection,
+    sql: &str,
     mut f: impl FnMut() -> PyResult<T>,
 ) -> PyResult<T> {
     let mut added: Vec<String> = Vec::new();
@@ -131,6 +134,9 @@ pub fn with_replacement_scans<T>(
                 let Some(name) = missing_table(py, &e) else {
                     break Err(e);
                 };
+                if stride::split_statements(sql).len() != 1 {
+                    break Err(e);
+                }
                 if added.contains(&name) {
                     break Err(e);
                 }

@@ -6,7 +6,7 @@
 //! (`INSERT ... RETURNING`) ran once when the relation was made; its relation holds
 //! the rows it returned.
 
-use crate::connection::{quote_name, PyConnection};
+use crate::connection::{quote_name, rows_to_list, PyConnection};
 use crate::cursor::{run, Pending};
 use crate::errors::{to_py, NotImplementedException};
 use crate::stream::{self, BATCH_ROWS};
@@ -166,7 +166,7 @@ impl Relation {
             Source::Query { sql, params } => {
                 let conn = self.conn.borrow(py).live()?;
                 let interrupt = conn.interrupt_handle();
-                let cols = crate::register::with_replacement_scans(py, &conn, || {
+                let cols = crate::register::with_replacement_scans(py, &conn, sql, || {
                     let (conn, sql, params) = (conn.clone(), sql.clone(), params.clone());
                     run(py, &interrupt, move || conn.describe(&sql, &params))
                 })?;
@@ -287,13 +287,7 @@ impl Relation {
 
     fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, None)?;
-        let to = ToPython::new(py)?;
-        PyList::new(
-            py,
-            rows.iter()
-                .map(|r| to.row(r))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        rows_to_list(py, &rows)
     }
 
     fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
@@ -305,13 +299,7 @@ impl Relation {
     #[pyo3(signature = (size=1))]
     fn fetchmany<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, Some(size))?;
-        let to = ToPython::new(py)?;
-        PyList::new(
-            py,
-            rows.iter()
-                .map(|r| to.row(r))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        rows_to_list(py, &rows)
     }
 
     /// Prints the rows as the shell's box table.

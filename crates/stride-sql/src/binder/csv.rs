@@ -21,33 +21,49 @@ impl Binder<'_> {
     /// `read_csv(path | [paths], option = value, ...)`.
     pub(super) fn bind_read_csv(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
         self.settings.check_external_access("read_csv")?;
-        let mut paths = None;
+        let (paths, options) = self.file_function_args(args, "read_csv")?;
         let mut opts = CsvOptions::default();
+        for (name, e) in options {
+            self.csv_option(&mut opts, &name, e)?;
+        }
+        self.csv_scan(&paths, opts)
+    }
+
+    /// The arguments of a file-reading table function (`what`): its path or list of
+    /// paths first, then `name = value` options (names as written).
+    pub(super) fn file_function_args<'e>(
+        &mut self,
+        args: &'e [ast::FunctionArg],
+        what: &str,
+    ) -> Result<(Vec<String>, Vec<(String, &'e ast::Expr)>)> {
+        let mut paths = None;
+        let mut options = Vec::new();
         for a in args {
             match a {
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) if paths.is_none() => {
-                    paths = Some(self.file_paths(e, "read_csv")?);
+                    paths = Some(self.file_paths(e, what)?);
                 }
                 ast::FunctionArg::Named {
                     name,
                     arg: ast::FunctionArgExpr::Expr(e),
                     ..
-                } => self.csv_option(&mut opts, &name.value, e)?,
-                ast::FunctionArg::ExprNamed {
+                }
+                | ast::FunctionArg::ExprNamed {
                     name: ast::Expr::Identifier(name),
                     arg: ast::FunctionArgExpr::Expr(e),
                     ..
-                } => self.csv_option(&mut opts, &name.value, e)?,
+                } => options.push((name.value.clone(), e)),
                 other => {
                     return Err(Error::binder(format!(
-                        "read_csv takes one path (or a list of paths) and name = value options, got {other}"
+                        "{what} takes one path (or a list of paths) and name = value options, got {other}"
                     )))
                 }
             }
         }
-        let paths = paths
-            .ok_or_else(|| Error::binder("read_csv needs a file path as its first argument"))?;
-        self.csv_scan(&paths, opts)
+        let paths = paths.ok_or_else(|| {
+            Error::binder(format!("{what} needs a file path as its first argument"))
+        })?;
+        Ok((paths, options))
     }
 
     /// `FROM 'file.csv'`: read_csv with every option detected (`FROM 'x.parquet'`:

@@ -18,30 +18,10 @@ impl Binder<'_> {
     /// `read_parquet(path | [paths], option = value, ...)`.
     pub(super) fn bind_read_parquet(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
         self.settings.check_external_access("read_parquet")?;
-        let mut paths = None;
+        let (paths, options) = self.file_function_args(args, "read_parquet")?;
         let mut filename = false;
-        for a in args {
-            let (name, e) = match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) if paths.is_none() => {
-                    paths = Some(self.file_paths(e, "read_parquet")?);
-                    continue;
-                }
-                ast::FunctionArg::Named {
-                    name,
-                    arg: ast::FunctionArgExpr::Expr(e),
-                    ..
-                } => (name.value.to_ascii_lowercase(), e),
-                ast::FunctionArg::ExprNamed {
-                    name: ast::Expr::Identifier(name),
-                    arg: ast::FunctionArgExpr::Expr(e),
-                    ..
-                } => (name.value.to_ascii_lowercase(), e),
-                other => {
-                    return Err(Error::binder(format!(
-                        "read_parquet takes one path (or a list of paths) and name = value options, got {other}"
-                    )))
-                }
-            };
+        for (name, e) in options {
+            let name = name.to_ascii_lowercase();
             let value = self.constant(e, "read_parquet")?;
             let on = match value {
                 ScalarValue::Boolean(b) => b,
@@ -67,8 +47,6 @@ impl Binder<'_> {
                 }
             }
         }
-        let paths = paths
-            .ok_or_else(|| Error::binder("read_parquet needs a file path as its first argument"))?;
         self.parquet_scan(&paths, filename)
     }
 
