@@ -827,9 +827,20 @@ fn spawn_child(path: &str) -> std::process::Child {
         ])
         .env(CHILD, path)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap()
+}
+
+/// What a child that stopped early wrote to stderr, for the failure message.
+fn child_stderr(child: &mut std::process::Child) -> String {
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    err
 }
 
 #[test]
@@ -849,11 +860,16 @@ fn commits_survive_sigkill_and_torn_logs_are_cut_back() {
                 }
             }
         });
-        while !rx
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap()
-            .contains("STRIDE-READY")
-        {}
+        loop {
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) if line.contains("STRIDE-READY") => break,
+                Ok(_) => {}
+                Err(e) => panic!(
+                    "round {round}: the writer stopped before it was ready ({e:?}); its stderr:\n{}",
+                    child_stderr(&mut child)
+                ),
+            }
+        }
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
