@@ -8,7 +8,6 @@
 //! their strings are.
 
 use crate::Buffer;
-use std::sync::Arc;
 
 pub const INLINE_LEN: usize = 12;
 /// Heap buffers start small and double up to this size, so small vectors stay small.
@@ -63,6 +62,28 @@ impl StringView {
         u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
     }
 
+    /// The view of `bytes`, inlined when at most 12 bytes long, else pointing at
+    /// `offset` in heap buffer `buffer` (where the caller has put or found them).
+    ///
+    /// # Safety
+    /// `bytes` must be valid UTF-8 and, when longer than 12 bytes, be the bytes at
+    /// `offset` of the heap buffer `buffer` of the vector the view goes into.
+    #[inline]
+    pub unsafe fn of_heap(bytes: &[u8], buffer: u32, offset: u32) -> StringView {
+        let mut data = [0u8; 12];
+        if bytes.len() <= INLINE_LEN {
+            data[..bytes.len()].copy_from_slice(bytes);
+        } else {
+            data[..4].copy_from_slice(&bytes[..4]);
+            data[4..8].copy_from_slice(&buffer.to_le_bytes());
+            data[8..12].copy_from_slice(&offset.to_le_bytes());
+        }
+        StringView {
+            len: bytes.len() as u32,
+            data,
+        }
+    }
+
     /// The first 8 bytes (length and prefix) as one word, for fast inequality checks.
     #[inline]
     pub fn head(&self) -> u64 {
@@ -85,7 +106,9 @@ impl StringView {
 #[derive(Clone, Debug, Default)]
 pub struct StringVector {
     pub views: Buffer<StringView>,
-    pub buffers: Vec<Arc<Vec<u8>>>,
+    /// The heap: owned, or read in place from foreign memory (an Arrow array's
+    /// data buffers).
+    pub buffers: Vec<Buffer<u8>>,
 }
 
 impl StringVector {
@@ -128,22 +151,21 @@ impl StringVector {
         if bytes.len() <= INLINE_LEN {
             data[..bytes.len()].copy_from_slice(bytes);
         } else {
-            let need_new = match self.buffers.last_mut() {
-                Some(last) => match Arc::get_mut(last) {
-                    Some(buf) => buf.len() + bytes.len() > buf.capacity(),
-                    None => true,
+            let (need_new, last_cap) = match self.buffers.last_mut() {
+                Some(last) => match last.get_mut() {
+                    Some(buf) => (buf.len() + bytes.len() > buf.capacity(), buf.capacity()),
+                    None => (true, last.len()),
                 },
-                None => true,
+                None => (true, 0),
             };
             if need_new {
-                let last_cap = self.buffers.last().map_or(0, |b| b.capacity());
                 let cap = (last_cap * 2)
                     .clamp(BUFFER_MIN, BUFFER_MAX)
                     .max(bytes.len());
-                self.buffers.push(Arc::new(Vec::with_capacity(cap)));
+                self.buffers.push(Vec::with_capacity(cap).into());
             }
             let bi = self.buffers.len() - 1;
-            let buf = Arc::get_mut(&mut self.buffers[bi]).expect("fresh buffer is unique");
+            let buf = self.buffers[bi].get_mut().expect("fresh buffer is unique");
             let off = buf.len();
             buf.extend_from_slice(bytes);
             data[..4].copy_from_slice(&bytes[..4]);
@@ -167,10 +189,10 @@ impl StringVector {
         let room = self
             .buffers
             .last_mut()
-            .and_then(Arc::get_mut)
+            .and_then(Buffer::get_mut)
             .is_some_and(|b| b.capacity() - b.len() >= bytes);
         if !room && bytes > 0 {
-            self.buffers.push(Arc::new(Vec::with_capacity(bytes)));
+            self.buffers.push(Vec::with_capacity(bytes).into());
         }
     }
 
@@ -188,7 +210,7 @@ impl StringVector {
             let fits = self
                 .buffers
                 .last_mut()
-                .and_then(Arc::get_mut)
+                .and_then(Buffer::get_mut)
                 .is_some_and(|b| b.capacity() - b.len() >= bytes.len());
             if !fits {
                 // SAFETY: the caller guarantees UTF-8.
@@ -196,7 +218,7 @@ impl StringVector {
                 self.views.make_mut().push(v);
                 return;
             }
-            let buf = Arc::get_mut(&mut self.buffers[bi]).expect("checked unique");
+            let buf = self.buffers[bi].get_mut().expect("checked unique");
             let off = buf.len();
             buf.extend_from_slice(bytes);
             data[..4].copy_from_slice(&bytes[..4]);
@@ -277,7 +299,7 @@ impl StringVector {
             .map(|v| v.len())
             .sum();
         let mut out = StringVector::with_capacity(self.len());
-        out.buffers.push(Arc::new(Vec::with_capacity(long.max(1))));
+        out.buffers.push(Vec::with_capacity(long.max(1)).into());
         for i in 0..self.len() {
             out.push_from(self, i);
         }
@@ -304,9 +326,7 @@ impl StringVector {
             .buffers
             .iter()
             .map(|b| {
-                let known = self.buffers[recent..]
-                    .iter()
-                    .position(|x| Arc::ptr_eq(x, b));
+                let known = self.buffers[recent..].iter().position(|x| x.ptr_eq(b));
                 match known {
                     Some(k) => (recent + k) as u32,
                     None => {
@@ -467,7 +487,7 @@ mod tests {
         assert_eq!(all.get(99), "a long string number 0099");
         let t = all.take(&[99, 0]);
         assert!(
-            Arc::ptr_eq(&t.buffers[0], &source.buffers[0]),
+            t.buffers[0].ptr_eq(&source.buffers[0]),
             "shared, not copied"
         );
         assert_eq!(
@@ -496,7 +516,7 @@ mod tests {
         // Rows whose strings lie in neighbouring buffers share just those.
         let near = all.take(&[6, 5, 6]);
         assert_eq!(near.buffers.len(), 2);
-        assert!(Arc::ptr_eq(&near.buffers[0], &all.buffers[5]));
+        assert!(near.buffers[0].ptr_eq(&all.buffers[5]));
         let got: Vec<&str> = (0..3).map(|i| near.get(i)).collect();
         assert_eq!(
             got,

@@ -87,12 +87,12 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 .collect();
             counted(Source::Chunks(Arc::new(chunks)))
         }
-        PhysicalPlan::ParquetScan {
+        PhysicalPlan::ColumnarScan {
             reader,
             columns,
             filters,
             ..
-        } => counted(Source::Parquet {
+        } => counted(Source::Columnar {
             reader: reader.clone(),
             columns: columns.clone(),
             filters: filters.clone(),

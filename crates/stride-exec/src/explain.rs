@@ -54,10 +54,10 @@ fn detail(plan: &PhysicalPlan) -> String {
                 data.chunks.iter().map(|c| c.len()).sum::<usize>()
             )
         }
-        PhysicalPlan::ParquetScan {
+        PhysicalPlan::ColumnarScan {
             reader, filters, ..
         } => {
-            let mut s = list(reader.files.iter().map(|f| f.path.as_str()));
+            let mut s = list(reader.paths());
             if !filters.is_empty() {
                 let _ = write!(s, " row group filters on {} column(s)", filters.len());
             }

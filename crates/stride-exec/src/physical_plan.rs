@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 use stride_common::DataType;
+use stride_io::columnar::ColumnarReader;
 use stride_io::csv::CsvReader;
-use stride_io::parquet::ParquetReader;
 use stride_sql::plan::{
     AggregateExpr, Expr, JoinKind, RegisteredRelation, SetFunction, SetOpKind, SortExpr, Subquery,
     WindowExpr,
@@ -31,11 +31,12 @@ pub enum PhysicalPlan {
         types: Vec<DataType>,
         filter: Option<Expr>,
     },
-    /// Reads `columns` (positions in the reader's schema) of Parquet files, one row
-    /// group per morsel, skipping row groups whose statistics show that no row meets
-    /// `filters` (conditions of a filter above the scan, which still runs).
-    ParquetScan {
-        reader: Arc<ParquetReader>,
+    /// Reads `columns` (positions in the reader's schema) of Parquet or Arrow files,
+    /// one row group or record batch per morsel, skipping morsels whose statistics
+    /// show that no row meets `filters` (conditions of a filter above the scan, which
+    /// still runs).
+    ColumnarScan {
+        reader: Arc<dyn ColumnarReader>,
         columns: Vec<usize>,
         types: Vec<DataType>,
         filters: Vec<ZoneFilter>,
@@ -159,7 +160,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { types, .. }
             | PhysicalPlan::CsvScan { types, .. }
-            | PhysicalPlan::ParquetScan { types, .. }
+            | PhysicalPlan::ColumnarScan { types, .. }
             | PhysicalPlan::Registered { types, .. }
             | PhysicalPlan::Values { types, .. }
             | PhysicalPlan::Project { types, .. }
@@ -185,7 +186,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { .. }
             | PhysicalPlan::CsvScan { .. }
-            | PhysicalPlan::ParquetScan { .. }
+            | PhysicalPlan::ColumnarScan { .. }
             | PhysicalPlan::Registered { .. }
             | PhysicalPlan::Range { .. }
             | PhysicalPlan::Values { .. } => vec![],
@@ -219,7 +220,7 @@ impl PhysicalPlan {
         match self {
             PhysicalPlan::Scan { .. } => "SEQ_SCAN",
             PhysicalPlan::CsvScan { .. } => "READ_CSV",
-            PhysicalPlan::ParquetScan { .. } => "READ_PARQUET",
+            PhysicalPlan::ColumnarScan { reader, .. } => reader.function_name(),
             PhysicalPlan::Registered { .. } => "REGISTERED_SCAN",
             PhysicalPlan::Range { .. } => "RANGE",
             PhysicalPlan::Values { .. } => "VALUES",

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use stride_common::{
     workers, DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE,
 };
+use stride_io::columnar::ColumnarReader;
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
-use stride_io::parquet::ParquetReader;
 use stride_sql::plan::Expr;
 use stride_storage::{Bounds, Key, RowGroup, ZoneFilter, ZoneMap};
 
@@ -47,10 +47,11 @@ pub enum Source {
         columns: Vec<usize>,
         filter: Option<(Expr, Vec<bool>)>,
     },
-    /// Parquet files; one morsel per row group. A row group whose statistics show
-    /// that no row meets `filters` yields nothing and is not read.
-    Parquet {
-        reader: Arc<ParquetReader>,
+    /// Parquet or Arrow files; one morsel per row group or record batch. A morsel
+    /// whose statistics show that no row meets `filters` yields nothing and is not
+    /// read.
+    Columnar {
+        reader: Arc<dyn ColumnarReader>,
         columns: Vec<usize>,
         filters: Vec<ZoneFilter>,
     },
@@ -65,7 +66,7 @@ impl Source {
         match self {
             Source::Scan { row_groups, .. } => row_groups.len(),
             Source::Csv { morsels, .. } => morsels.len(),
-            Source::Parquet { reader, .. } => reader.morsels(),
+            Source::Columnar { reader, .. } => reader.morsels(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
         }
@@ -85,7 +86,7 @@ impl Source {
         match self {
             Source::Scan { row_groups, .. } => row_groups[m].len as u64,
             Source::Csv { morsels, .. } => (morsels[m].end - morsels[m].start) as u64,
-            Source::Parquet { reader, .. } => reader.rows(m) as u64,
+            Source::Columnar { reader, .. } => reader.rows(m) as u64,
             Source::Range { count, .. } => {
                 let first = m as u64 * MORSEL_SIZE as u64;
                 (*count - first).min(MORSEL_SIZE as u64)
@@ -111,7 +112,7 @@ impl Source {
                 let bytes = morsels.iter().map(|m| m.end - m.start).max().unwrap_or(0);
                 reader.rows_in_bytes(bytes)
             }
-            Source::Parquet { reader, .. } => (0..reader.morsels())
+            Source::Columnar { reader, .. } => (0..reader.morsels())
                 .map(|m| reader.rows(m))
                 .max()
                 .unwrap_or(0),
@@ -191,7 +192,7 @@ impl Source {
                     reader.produce(&morsels[morsel], columns, Some(&filter), emit)?
                 }
             },
-            Source::Parquet {
+            Source::Columnar {
                 reader,
                 columns,
                 filters,
@@ -200,7 +201,7 @@ impl Source {
                     let Some((min, max, nulls, rows)) = reader.statistics(morsel, f.column) else {
                         continue;
                     };
-                    let ty = &reader.types[f.column];
+                    let ty = &reader.types()[f.column];
                     let bounds = match (Key::of(&min, ty), Key::of(&max, ty)) {
                         (Some(Key::Int(a)), Some(Key::Int(b))) => Some(Bounds::Int(a, b)),
                         (Some(Key::Float(a)), Some(Key::Float(b))) => Some(Bounds::Float(a, b)),

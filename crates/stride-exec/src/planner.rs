@@ -91,9 +91,9 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             types: types(schema),
         },
         LogicalPlan::TableFunction {
-            func: TableFunction::ReadParquet { source, columns },
+            func: TableFunction::ReadColumnar { source, columns },
             schema,
-        } => PhysicalPlan::ParquetScan {
+        } => PhysicalPlan::ColumnarScan {
             reader: source.0.clone(),
             columns: columns.clone(),
             types: types(schema),
@@ -145,7 +145,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             }
             // Over Parquet files: the same conditions skip row groups by their
             // statistics.
-            PhysicalPlan::ParquetScan {
+            PhysicalPlan::ColumnarScan {
                 reader,
                 columns,
                 types,
@@ -153,11 +153,11 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             } => {
                 filters.extend(crate::zone_filters::zone_filters(
                     predicate,
-                    &reader.types,
+                    reader.types(),
                     &columns,
                 ));
                 PhysicalPlan::Filter {
-                    input: Box::new(PhysicalPlan::ParquetScan {
+                    input: Box::new(PhysicalPlan::ColumnarScan {
                         reader,
                         columns,
                         types,

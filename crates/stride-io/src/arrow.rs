@@ -216,10 +216,7 @@ pub fn follows(prev: &[Vector], prev_rows: usize, next: &[Vector]) -> bool {
             (VectorData::Str(a), VectorData::Str(b)) => {
                 a.views[..prev_rows].as_ptr_range().end == b.views.as_ptr()
                     && a.buffers.len() == b.buffers.len()
-                    && a.buffers
-                        .iter()
-                        .zip(&b.buffers)
-                        .all(|(x, y)| Arc::ptr_eq(x, y))
+                    && a.buffers.iter().zip(&b.buffers).all(|(x, y)| x.ptr_eq(y))
             }
             (VectorData::List(_), _) | (VectorData::Bool(_), _) | (VectorData::Interval(_), _) => {
                 true
@@ -349,7 +346,7 @@ fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> String
     let first = parts.first().map(|(v, _)| &v.strings().buffers);
     let same_heaps = parts.iter().all(|(v, _)| {
         let b = &v.strings().buffers;
-        first.is_some_and(|f| f.len() == b.len() && f.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y)))
+        first.is_some_and(|f| f.len() == b.len() && f.iter().zip(b).all(|(x, y)| x.ptr_eq(y)))
     });
     let view_parts: Vec<(&Buffer<StringView>, usize)> = parts
         .iter()
@@ -404,7 +401,7 @@ fn view_bits(v: &StringView) -> u128 {
     unsafe { std::mem::transmute::<StringView, u128>(*v) }
 }
 
-fn share_bytes(b: &Arc<Vec<u8>>) -> ArrowBuffer {
+fn share_bytes(b: &Buffer<u8>) -> ArrowBuffer {
     let ptr = NonNull::new(b.as_ptr() as *mut u8).expect("vectors are never null");
     // SAFETY: the bytes are owned by the `Arc`, kept alive by the clone, and never
     // written once shared.
@@ -496,7 +493,7 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
 pub fn batch_to_chunks(
     batch: &RecordBatch,
     types: &[DataType],
-    copied: &mut CopiedBuffers,
+    copied: &mut SharedHeaps,
 ) -> Result<Vec<stride_common::DataChunk>> {
     let vectors = batch
         .columns()
@@ -518,32 +515,55 @@ pub fn batch_to_chunks(
     Ok(out)
 }
 
-/// The heap buffers of string views already copied from Arrow, by the Arrow
-/// buffer's address and length: the batches of one Parquet row group share their
-/// pages' buffers, which are then copied once, not once per batch.
+/// The string heaps already taken from Arrow, by the Arrow buffer's address and
+/// length: the batches of one Parquet row group or Arrow stream share their data
+/// buffers, and reusing one stride buffer per Arrow buffer keeps a column's heap
+/// list short when its chunks are appended together (see `StringVector::append`).
 #[derive(Default)]
-pub struct CopiedBuffers(std::collections::HashMap<(usize, usize), Arc<Vec<u8>>>);
+pub struct SharedHeaps(std::collections::HashMap<(usize, usize), Buffer<u8>>);
 
-impl CopiedBuffers {
-    fn get(&mut self, b: &ArrowBuffer) -> Arc<Vec<u8>> {
+impl SharedHeaps {
+    fn get(&mut self, b: &ArrowBuffer) -> Buffer<u8> {
         self.0
             .entry((b.as_ptr() as usize, b.len()))
-            .or_insert_with(|| Arc::new(b.as_slice().to_vec()))
+            .or_insert_with(|| foreign(b.as_slice(), b))
             .clone()
     }
 }
 
-/// An Arrow array as a stride vector of `ty` (from [`stride_type`]). Values are
-/// copied: a stride buffer owns its values.
-pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector> {
-    to_vector_with(array, ty, &mut CopiedBuffers::default())
+/// Values in an Arrow buffer as a stride buffer over the same memory; the stride
+/// buffer keeps (a reference-counted handle on) the Arrow buffer alive.
+fn foreign<T: Clone>(values: &[T], owner: &ArrowBuffer) -> Buffer<T> {
+    // SAFETY: `values` lies inside `owner`'s memory, which is immutable (Arrow
+    // buffers are shared read-only) and lives as long as the handle moved into the
+    // stride buffer; a slice is always aligned.
+    unsafe { Buffer::from_foreign(values.as_ptr(), values.len(), Arc::new(owner.clone())) }
 }
 
-/// [`to_vector`], reusing string buffers copied for earlier arrays.
+/// The values of a primitive Arrow array, read in place.
+fn shared<T: ArrowPrimitiveType>(array: &dyn arrow_array::Array) -> Buffer<T::Native>
+where
+    T::Native: Clone,
+{
+    use arrow_array::cast::AsArray;
+    let values = array.as_primitive::<T>().values();
+    foreign(values, values.inner())
+}
+
+/// An Arrow array as a stride vector of `ty` (from [`stride_type`]). Where the
+/// layouts agree the vector reads the Arrow memory in place (the Arrow buffers stay
+/// alive while it does): integers, floats, DATE (`Date32`), TIMESTAMP in
+/// microseconds, DECIMAL in stride's width, string views and the bytes of `Utf8`
+/// strings. Other values are converted into buffers of stride's own.
+pub fn to_vector(array: &dyn arrow_array::Array, ty: &DataType) -> Result<Vector> {
+    to_vector_with(array, ty, &mut SharedHeaps::default())
+}
+
+/// [`to_vector`], reusing the string heaps taken for earlier arrays.
 pub fn to_vector_with(
     array: &dyn arrow_array::Array,
     ty: &DataType,
-    copied: &mut CopiedBuffers,
+    copied: &mut SharedHeaps,
 ) -> Result<Vector> {
     use arrow_array::cast::AsArray;
     use arrow_array::types as t;
@@ -568,16 +588,8 @@ pub fn to_vector_with(
             let b = array.as_boolean();
             VectorData::Bool((0..len).map(|i| b.value(i)).collect::<Vec<_>>().into())
         }
-        (ArrowType::Int8, _) => {
-            VectorData::I8(array.as_primitive::<t::Int8Type>().values().to_vec().into())
-        }
-        (ArrowType::Int16, _) => VectorData::I16(
-            array
-                .as_primitive::<t::Int16Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
+        (ArrowType::Int8, _) => VectorData::I8(shared::<t::Int8Type>(array)),
+        (ArrowType::Int16, _) => VectorData::I16(shared::<t::Int16Type>(array)),
         (ArrowType::UInt8, _) => VectorData::I16(
             array
                 .as_primitive::<t::UInt8Type>()
@@ -587,13 +599,7 @@ pub fn to_vector_with(
                 .collect::<Vec<_>>()
                 .into(),
         ),
-        (ArrowType::Int32, _) => VectorData::I32(
-            array
-                .as_primitive::<t::Int32Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
+        (ArrowType::Int32, _) => VectorData::I32(shared::<t::Int32Type>(array)),
         (ArrowType::UInt16, _) => VectorData::I32(
             array
                 .as_primitive::<t::UInt16Type>()
@@ -603,13 +609,7 @@ pub fn to_vector_with(
                 .collect::<Vec<_>>()
                 .into(),
         ),
-        (ArrowType::Int64, _) => VectorData::I64(
-            array
-                .as_primitive::<t::Int64Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
+        (ArrowType::Int64, _) => VectorData::I64(shared::<t::Int64Type>(array)),
         (ArrowType::UInt32, _) => VectorData::I64(
             array
                 .as_primitive::<t::UInt32Type>()
@@ -637,27 +637,12 @@ pub fn to_vector_with(
                 .collect::<Vec<_>>()
                 .into(),
         ),
-        (ArrowType::Float32, _) => VectorData::F32(
-            array
-                .as_primitive::<t::Float32Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
-        (ArrowType::Float64, _) => VectorData::F64(
-            array
-                .as_primitive::<t::Float64Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
-        (ArrowType::Date32, _) => VectorData::I32(
-            array
-                .as_primitive::<t::Date32Type>()
-                .values()
-                .to_vec()
-                .into(),
-        ),
+        (ArrowType::Float32, _) => VectorData::F32(shared::<t::Float32Type>(array)),
+        (ArrowType::Float64, _) => VectorData::F64(shared::<t::Float64Type>(array)),
+        (ArrowType::Date32, _) => VectorData::I32(shared::<t::Date32Type>(array)),
+        (ArrowType::Timestamp(TimeUnit::Microsecond, _), _) => {
+            VectorData::I64(shared::<t::TimestampMicrosecondType>(array))
+        }
         (ArrowType::Date64, _) => VectorData::I32(
             array
                 .as_primitive::<t::Date64Type>()
@@ -707,13 +692,12 @@ pub fn to_vector_with(
         (ArrowType::Decimal64(..), DataType::Decimal(p, _))
             if *p <= stride_common::types::DECIMAL_I64_MAX_PRECISION =>
         {
-            VectorData::I64(
-                array
-                    .as_primitive::<t::Decimal64Type>()
-                    .values()
-                    .to_vec()
-                    .into(),
-            )
+            VectorData::I64(shared::<t::Decimal64Type>(array))
+        }
+        (ArrowType::Decimal128(..), DataType::Decimal(p, _))
+            if *p > stride_common::types::DECIMAL_I64_MAX_PRECISION =>
+        {
+            VectorData::I128(shared::<t::Decimal128Type>(array))
         }
         (
             ArrowType::Decimal32(..) | ArrowType::Decimal64(..) | ArrowType::Decimal128(..),
@@ -761,21 +745,23 @@ pub fn to_vector_with(
         (ArrowType::Utf8View, _) => {
             VectorData::Str(views_to_strings(array.as_string_view(), &validity, copied))
         }
-        (ArrowType::Utf8 | ArrowType::LargeUtf8, _) => {
-            let mut sv = StringVector::with_capacity(len);
-            for i in 0..len {
-                let s = if !validity.is_valid(i) {
-                    ""
-                } else {
-                    match array.data_type() {
-                        ArrowType::Utf8 => array.as_string::<i32>().value(i),
-                        ArrowType::LargeUtf8 => array.as_string::<i64>().value(i),
-                        _ => array.as_string_view().value(i),
-                    }
-                };
-                sv.push(s);
-            }
-            VectorData::Str(sv)
+        (ArrowType::Utf8, _) => {
+            let a = array.as_string::<i32>();
+            VectorData::Str(offsets_to_strings(
+                a.offsets(),
+                a.values(),
+                &validity,
+                copied,
+            ))
+        }
+        (ArrowType::LargeUtf8, _) => {
+            let a = array.as_string::<i64>();
+            VectorData::Str(offsets_to_strings(
+                a.offsets(),
+                a.values(),
+                &validity,
+                copied,
+            ))
         }
         (ArrowType::List(_) | ArrowType::LargeList(_), DataType::List(child_ty)) => {
             let (offsets, values): (Vec<i64>, &arrow_array::ArrayRef) = match array.data_type() {
@@ -809,28 +795,84 @@ pub fn to_vector_with(
     Ok(Vector::new(ty.clone(), data, validity))
 }
 
-/// Arrow string views as stride's (the same 16-byte layout): the views are copied
-/// with NULL rows' views cleared, and the data buffers become the vector's heap
-/// buffers in the same order (each copied once, see [`CopiedBuffers`]), so the
-/// views' buffer indexes hold.
+/// Arrow string views as stride's (the same 16-byte layout), read in place: the
+/// data buffers become the vector's heap buffers in the same order, so the views'
+/// buffer indexes hold. Views are shared too when no row is NULL; otherwise they
+/// are copied with NULL rows' views cleared (Arrow leaves those undefined).
 fn views_to_strings(
     a: &StringViewArray,
     validity: &Validity,
-    copied: &mut CopiedBuffers,
+    heaps: &mut SharedHeaps,
 ) -> StringVector {
     let raw = a.views();
-    let mut views = Vec::with_capacity(raw.len());
-    for (i, &v) in raw.iter().enumerate() {
-        let v = if validity.is_valid(i) { v } else { 0 };
+    let views: Buffer<StringView> = if !validity.has_nulls() {
         // SAFETY: StringView is 16 plain bytes with Arrow's view layout (length,
-        // then inline bytes or prefix, buffer index and offset); every value is a
-        // valid view of valid UTF-8 (a StringViewArray invariant) or the empty view.
-        views.push(unsafe { std::mem::transmute::<u128, StringView>(v) });
-    }
+        // then inline bytes or prefix, buffer index and offset), and its alignment
+        // (8) divides u128's; every view is valid UTF-8 (a StringViewArray
+        // invariant) whose unused inline bytes are zero (Arrow's rule too). The
+        // views live in the Arrow buffer, kept alive by the handle moved in.
+        unsafe {
+            Buffer::from_foreign(
+                raw.as_ptr() as *const StringView,
+                raw.len(),
+                Arc::new(raw.inner().clone()),
+            )
+        }
+    } else {
+        raw.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let v = if validity.is_valid(i) { v } else { 0 };
+                // SAFETY: as above; 0 is the empty view.
+                unsafe { std::mem::transmute::<u128, StringView>(v) }
+            })
+            .collect::<Vec<_>>()
+            .into()
+    };
     StringVector {
-        views: views.into(),
-        buffers: a.data_buffers().iter().map(|b| copied.get(b)).collect(),
+        views,
+        buffers: a.data_buffers().iter().map(|b| heaps.get(b)).collect(),
     }
+}
+
+/// Arrow strings as offsets and bytes, as views into those bytes: the value buffer
+/// becomes the vector's one heap buffer, read in place, and only the 16-byte views
+/// are built. Strings of at most 12 bytes are inlined in their views.
+fn offsets_to_strings<O: arrow_array::OffsetSizeTrait>(
+    offsets: &OffsetBuffer<O>,
+    values: &ArrowBuffer,
+    validity: &Validity,
+    heaps: &mut SharedHeaps,
+) -> StringVector {
+    let mut out = StringVector::with_capacity(offsets.len() - 1);
+    let bytes = values.as_slice();
+    // Views address the heap with 32-bit offsets: a larger value buffer is copied
+    // string by string instead (only `LargeUtf8` can exceed 4 GiB).
+    if bytes.len() > u32::MAX as usize {
+        for (i, w) in offsets.windows(2).enumerate() {
+            let s = if validity.is_valid(i) {
+                &bytes[w[0].as_usize()..w[1].as_usize()]
+            } else {
+                &[]
+            };
+            // SAFETY: Arrow string arrays hold UTF-8 between offsets.
+            unsafe { out.push_bytes_unchecked(s) };
+        }
+        return out;
+    }
+    out.buffers.push(heaps.get(values));
+    let views = out.views.make_mut();
+    for (i, w) in offsets.windows(2).enumerate() {
+        let (start, end) = (w[0].as_usize(), w[1].as_usize());
+        views.push(if validity.is_valid(i) {
+            // SAFETY: `bytes[start..end]` is UTF-8 (an Arrow string array invariant)
+            // in heap buffer 0, whose offsets fit in 32 bits (checked above).
+            unsafe { StringView::of_heap(&bytes[start..end], 0, start as u32) }
+        } else {
+            StringView::default()
+        });
+    }
+    out
 }
 
 /// A dictionary-encoded array: its values converted once, then taken by key.
@@ -838,7 +880,7 @@ fn dictionary_to_vector(
     array: &dyn arrow_array::Array,
     ty: &DataType,
     validity: Validity,
-    copied: &mut CopiedBuffers,
+    copied: &mut SharedHeaps,
 ) -> Result<Vector> {
     use arrow_array::types::*;
     use arrow_array::DictionaryArray;
@@ -993,5 +1035,41 @@ mod tests {
             assert_eq!(l.value_offsets(), &[0, 1, 1, 2, 2]);
             assert_eq!(l.values().as_primitive::<Int32Type>().values(), &[0, 1]);
         }
+    }
+
+    #[test]
+    fn arrow_arrays_are_read_in_place() {
+        let ints = arrow_array::Int64Array::from(vec![1, 2, 3]);
+        let v = to_vector(&ints, &DataType::BigInt).unwrap();
+        assert_eq!(v.values::<i64>().as_ptr(), ints.values().as_ptr());
+        let long = "a string longer than twelve bytes";
+        let offsets = StringArray::from(vec![Some("short"), None, Some(long)]);
+        let views = StringViewArray::from(vec![Some("short"), Some(long)]);
+        let with_null = StringViewArray::from(vec![Some(long), None]);
+        for (array, expect) in [
+            (
+                &offsets as &dyn arrow_array::Array,
+                vec![Some("short"), None, Some(long)],
+            ),
+            (&views, vec![Some("short"), Some(long)]),
+            (&with_null, vec![Some(long), None]),
+        ] {
+            let v = to_vector(array, &DataType::Varchar).unwrap();
+            let got: Vec<Option<&str>> = (0..v.data_len())
+                .map(|i| v.is_valid(i).then(|| v.strings().get(i)))
+                .collect();
+            assert_eq!(got, expect);
+            let heap = &v.strings().buffers[0];
+            assert!(heap.is_foreign(), "string bytes are not copied");
+        }
+        let v = to_vector(&views, &DataType::Varchar).unwrap();
+        assert!(v.strings().views.is_foreign(), "NULL-free views are shared");
+        // A stride vector outlives the Arrow array it reads.
+        let v = to_vector(
+            &arrow_array::Int32Array::from(vec![7, 8]),
+            &DataType::Integer,
+        )
+        .unwrap();
+        assert_eq!(v.values::<i32>(), &[7, 8]);
     }
 }

@@ -9,6 +9,7 @@
 //! produce and hands back [`stride_common::DataChunk`]s.
 
 pub mod arrow;
+pub mod columnar;
 pub mod csv;
 pub mod file;
 pub mod parquet;

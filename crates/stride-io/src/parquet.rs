@@ -13,6 +13,7 @@
 //! page, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector_with, StringLayout};
+use crate::columnar::ColumnarReader;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -157,29 +158,38 @@ impl ParquetReader {
             morsels,
         })
     }
+}
 
-    pub fn schema(&self) -> Vec<(String, DataType)> {
-        self.names
-            .iter()
-            .cloned()
-            .zip(self.types.iter().cloned())
-            .collect()
+impl ColumnarReader for ParquetReader {
+    fn function_name(&self) -> &'static str {
+        "READ_PARQUET"
     }
 
-    /// Rows in every file, from the footers.
-    pub fn estimated_rows(&self) -> usize {
+    fn paths(&self) -> Vec<&str> {
+        self.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn types(&self) -> &[DataType] {
+        &self.types
+    }
+
+    fn estimated_rows(&self) -> usize {
         self.files
             .iter()
             .map(|f| f.metadata.metadata().file_metadata().num_rows().max(0) as usize)
             .sum()
     }
 
-    pub fn morsels(&self) -> usize {
+    fn morsels(&self) -> usize {
         self.morsels.len()
     }
 
     /// Rows of morsel `m` (a row group).
-    pub fn rows(&self, m: usize) -> usize {
+    fn rows(&self, m: usize) -> usize {
         let (f, g) = self.morsels[m];
         self.files[f]
             .metadata
@@ -193,7 +203,7 @@ impl ParquetReader {
     /// value, NULLs, rows), as values of the column's type, when the row group has
     /// statistics stride can use (integers, dates, microsecond timestamps, floats,
     /// with a null count). Lets a scan skip row groups no row of which can pass.
-    pub fn statistics(&self, m: usize, c: usize) -> Option<(ScalarValue, ScalarValue, u64, u64)> {
+    fn statistics(&self, m: usize, c: usize) -> Option<(ScalarValue, ScalarValue, u64, u64)> {
         use arrow_schema::{DataType as A, TimeUnit};
         let (f, g) = self.morsels[m];
         let schema = self.files[f].metadata.schema();
@@ -248,7 +258,7 @@ impl ParquetReader {
     /// files' statistics: the span between its smallest and largest value, at most
     /// the rows. Join ordering needs it to tell a small key domain (a nation key,
     /// 25 values) from a unique key. `None` without statistics.
-    pub fn distinct_estimate(&self, c: usize) -> Option<f64> {
+    fn distinct_estimate(&self, c: usize) -> Option<f64> {
         let (mut lo, mut hi) = (i128::MAX, i128::MIN);
         for m in 0..self.morsels() {
             let (min, max, _, _) = self.statistics(m, c)?;
@@ -267,8 +277,8 @@ impl ParquetReader {
     }
 
     /// Reads morsel `m` (a row group), producing `columns` (positions in
-    /// [`ParquetReader::schema`]).
-    pub fn produce(
+    /// [`ColumnarReader::names`]).
+    fn produce(
         &self,
         m: usize,
         columns: &[usize],
@@ -294,7 +304,7 @@ impl ParquetReader {
                 .with_batch_size(VECTOR_SIZE)
                 .build()
                 .map_err(|e| file_error(path, e))?;
-        let mut copied = crate::arrow::CopiedBuffers::default();
+        let mut copied = crate::arrow::SharedHeaps::default();
         for batch in reader {
             let batch = batch.map_err(|e| file_error(path, e))?;
             let n = batch.num_rows();

@@ -14,7 +14,7 @@ use arrow_array::RecordBatchReader;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use stride::{Connection, RegisteredRelation};
-use stride_io::arrow::{batch_to_chunks, stride_type, CopiedBuffers};
+use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 
 /// Most Python objects one statement may find by name.
 const MAX_REPLACEMENTS: usize = 64;
@@ -56,7 +56,7 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
         types.push(stride_type(f.name(), f.data_type()).map_err(to_py)?);
     }
     let mut chunks = Vec::new();
-    let mut copied = CopiedBuffers::default();
+    let mut copied = SharedHeaps::default();
     for batch in reader {
         let batch = batch.map_err(|e| {
             InvalidInputException::new_err(format!("reading the Arrow stream: {e}"))

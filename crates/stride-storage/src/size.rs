@@ -9,11 +9,11 @@ use stride_common::vector::VectorData;
 use stride_common::Vector;
 
 /// Bytes of `columns`; `seen` holds heap buffers already counted.
-pub fn columns_bytes(columns: &[Vector], seen: &mut HashSet<*const Vec<u8>>) -> usize {
+pub fn columns_bytes(columns: &[Vector], seen: &mut HashSet<*const u8>) -> usize {
     columns.iter().map(|c| vector_bytes(c, seen)).sum()
 }
 
-fn vector_bytes(v: &Vector, seen: &mut HashSet<*const Vec<u8>>) -> usize {
+fn vector_bytes(v: &Vector, seen: &mut HashSet<*const u8>) -> usize {
     let n = v.data_len();
     let validity = if v.validity.has_nulls() {
         n.div_ceil(8)
@@ -34,7 +34,7 @@ fn vector_bytes(v: &Vector, seen: &mut HashSet<*const Vec<u8>>) -> usize {
             let heap: usize = s
                 .buffers
                 .iter()
-                .filter(|b| seen.insert(std::sync::Arc::as_ptr(b)))
+                .filter(|b| seen.insert(b.as_ptr()))
                 .map(|b| b.len())
                 .sum();
             std::mem::size_of_val(&s.views[..]) + heap

@@ -51,7 +51,7 @@ impl RowGroup {
 
     /// Bytes the values take: in memory as [`crate::size`] counts them, or as stored
     /// for a column not read yet.
-    pub fn bytes(&self, seen: &mut HashSet<*const Vec<u8>>) -> usize {
+    pub fn bytes(&self, seen: &mut HashSet<*const u8>) -> usize {
         self.columns
             .iter()
             .map(|c| match c.segment() {

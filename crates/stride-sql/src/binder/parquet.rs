@@ -6,10 +6,11 @@
 //! CSV files.
 
 use super::Binder;
-use crate::plan::{Expr, Field, LogicalPlan, ParquetSource, TableFunction};
+use crate::plan::{ColumnarSource, Expr, Field, LogicalPlan, TableFunction};
 use sqlparser::ast;
 use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue};
+use stride_io::columnar::ColumnarReader;
 use stride_io::parquet::{self, ParquetFile, ParquetReader};
 
 const OPTIONS: [&str; 2] = ["filename", "hive_partitioning"];
@@ -61,8 +62,8 @@ impl Binder<'_> {
             .map(|(n, t)| Field::new(n, t))
             .collect();
         Ok(LogicalPlan::TableFunction {
-            func: TableFunction::ReadParquet {
-                source: ParquetSource(Arc::new(reader)),
+            func: TableFunction::ReadColumnar {
+                source: ColumnarSource(Arc::new(reader)),
                 columns: (0..schema.len()).collect(),
             },
             schema,

@@ -32,7 +32,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
                 span.max(0.0)
             }
             TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
-            TableFunction::ReadParquet { source, .. } => source.0.estimated_rows() as f64,
+            TableFunction::ReadColumnar { source, .. } => source.0.estimated_rows() as f64,
             TableFunction::Registered { data, .. } => {
                 data.0.chunks.iter().map(|c| c.len()).sum::<usize>() as f64
             }

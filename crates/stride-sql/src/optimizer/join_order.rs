@@ -572,7 +572,7 @@ fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Op
             table_id, columns, ..
         } => stats.distinct_values(*table_id, *columns.get(col)?),
         LogicalPlan::TableFunction {
-            func: crate::plan::TableFunction::ReadParquet { source, columns },
+            func: crate::plan::TableFunction::ReadColumnar { source, columns },
             ..
         } => source.0.distinct_estimate(*columns.get(col)?),
         LogicalPlan::Filter { input, .. }

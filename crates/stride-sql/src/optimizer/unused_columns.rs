@@ -96,12 +96,12 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             (plan, m)
         }
         LogicalPlan::TableFunction {
-            func: TableFunction::ReadParquet { source, columns },
+            func: TableFunction::ReadColumnar { source, columns },
             schema,
         } => {
             let (keep, m) = kept_columns(columns.len(), required);
             let plan = LogicalPlan::TableFunction {
-                func: TableFunction::ReadParquet {
+                func: TableFunction::ReadColumnar {
                     source,
                     columns: keep.iter().map(|&i| columns[i]).collect(),
                 },

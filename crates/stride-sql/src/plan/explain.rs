@@ -100,18 +100,15 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
             join_list(columns.iter().map(|&c| &data.0.names[c]))
         ),
         LogicalPlan::TableFunction {
-            func: TableFunction::ReadParquet { source, columns },
+            func: TableFunction::ReadColumnar { source, columns },
             ..
         } => {
             let r = &source.0;
             format!(
-                "READ_PARQUET {} [{}]",
-                r.files
-                    .iter()
-                    .map(|f| f.path.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                join_list(columns.iter().map(|&c| &r.names[c]))
+                "{} {} [{}]",
+                r.function_name(),
+                r.paths().join(", "),
+                join_list(columns.iter().map(|&c| &r.names()[c]))
             )
         }
         LogicalPlan::CteRef { body, .. } => {

@@ -6,8 +6,8 @@ use super::expr::Expr;
 use std::sync::Arc;
 use stride_common::{Collation, ColumnSchema, DataType, TableSchema};
 use stride_functions::aggregate::AggregateFunction;
+use stride_io::columnar::ColumnarReader;
 use stride_io::csv::CsvReader;
-use stride_io::parquet::ParquetReader;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -97,9 +97,10 @@ pub enum TableFunction {
         source: CsvSource,
         columns: Vec<usize>,
     },
-    /// `read_parquet(...)`: `columns` are positions in the reader's schema.
-    ReadParquet {
-        source: ParquetSource,
+    /// `read_parquet(...)`, `read_arrow(...)`: `columns` are positions in the
+    /// reader's schema.
+    ReadColumnar {
+        source: ColumnarSource,
         columns: Vec<usize>,
     },
     /// A relation registered on the connection (a DataFrame from Python): its rows,
@@ -170,23 +171,19 @@ impl std::fmt::Debug for RegisteredData {
     }
 }
 
-/// Bound Parquet files; plans compare readers by identity.
+/// Bound Parquet or Arrow files; plans compare readers by identity.
 #[derive(Clone)]
-pub struct ParquetSource(pub Arc<ParquetReader>);
+pub struct ColumnarSource(pub Arc<dyn ColumnarReader>);
 
-impl PartialEq for ParquetSource {
+impl PartialEq for ColumnarSource {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
-impl std::fmt::Debug for ParquetSource {
+impl std::fmt::Debug for ColumnarSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "ParquetSource({:?})",
-            self.0.files.iter().map(|f| &f.path).collect::<Vec<_>>()
-        )
+        write!(f, "ColumnarSource({:?})", self.0.paths())
     }
 }
 

@@ -7,7 +7,7 @@ pub mod visit;
 
 pub use expr::{Expr, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, CsvSource, DeferredFunction, Field, FrameBound, FrameUnits, JoinKind,
-    LogicalPlan, ParquetSource, RegisteredData, RegisteredRelation, SetFunction, SetOpKind,
-    SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
+    AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameUnits,
+    JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, SetFunction, SetOpKind, SortExpr,
+    TableFunction, WindowExpr, WindowFrame, WindowFunction,
 };
