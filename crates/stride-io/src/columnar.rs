@@ -6,6 +6,7 @@
 //! executor runs one morsel (a Parquet row group, an Arrow record batch) per task,
 //! skipping morsels whose statistics rule out a filter's rows.
 
+use crate::arrow::stride_type;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};
 
 pub trait ColumnarReader: Send + Sync {
@@ -46,5 +47,109 @@ pub trait ColumnarReader: Send + Sync {
             .cloned()
             .zip(self.types().iter().cloned())
             .collect()
+    }
+}
+
+/// Whether files with these Arrow schemas can be read as one table: the same column
+/// names, read as the same stride types (a dictionary-encoded string column and a
+/// plain one can, an INTEGER and a BIGINT cannot).
+pub fn same_columns(a: &arrow_schema::Schema, b: &arrow_schema::Schema) -> bool {
+    a.fields().len() == b.fields().len()
+        && a.fields().iter().zip(b.fields()).all(|(x, y)| {
+            x.name() == y.name()
+                && stride_type(x.name(), x.data_type()).ok() == stride_type(y.name(), y.data_type()).ok()
+        })
+}
+
+/// The columnar file formats stride reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnarFormat {
+    Parquet,
+    /// Arrow IPC files (Feather v2).
+    Arrow,
+}
+
+impl ColumnarFormat {
+    /// The format a path's extension names (globs included), if columnar.
+    pub fn of_path(path: &str) -> Option<ColumnarFormat> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".parquet") {
+            Some(ColumnarFormat::Parquet)
+        } else if [".arrow", ".feather", ".ipc"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+        {
+            Some(ColumnarFormat::Arrow)
+        } else {
+            None
+        }
+    }
+
+    /// The format a COPY `FORMAT` option names.
+    pub fn named(name: &str) -> Option<ColumnarFormat> {
+        match name.to_ascii_lowercase().as_str() {
+            "parquet" => Some(ColumnarFormat::Parquet),
+            "arrow" | "feather" | "ipc" => Some(ColumnarFormat::Arrow),
+            _ => None,
+        }
+    }
+
+    /// Its name in SQL, as FORMAT and the read function say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColumnarFormat::Parquet => "parquet",
+            ColumnarFormat::Arrow => "arrow",
+        }
+    }
+
+    /// Binds `paths` (globs already expanded) for reading.
+    pub fn bind(self, paths: &[String], filename: bool) -> Result<std::sync::Arc<dyn ColumnarReader>> {
+        Ok(match self {
+            ColumnarFormat::Parquet => {
+                std::sync::Arc::new(crate::parquet::ParquetReader::bind(paths, filename)?)
+            }
+            ColumnarFormat::Arrow => {
+                std::sync::Arc::new(crate::arrow_file::ArrowReader::bind(paths, filename)?)
+            }
+        })
+    }
+}
+
+/// How `COPY ... TO` writes a columnar file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnarWrite {
+    Parquet(crate::parquet::ParquetWriteOptions),
+    Arrow,
+}
+
+impl ColumnarWrite {
+    pub fn format(&self) -> ColumnarFormat {
+        match self {
+            ColumnarWrite::Parquet(_) => ColumnarFormat::Parquet,
+            ColumnarWrite::Arrow => ColumnarFormat::Arrow,
+        }
+    }
+
+    /// With the format's default options.
+    pub fn of(format: ColumnarFormat) -> ColumnarWrite {
+        match format {
+            ColumnarFormat::Parquet => ColumnarWrite::Parquet(Default::default()),
+            ColumnarFormat::Arrow => ColumnarWrite::Arrow,
+        }
+    }
+
+    /// Writes `chunks` (a result with these columns) to a new file at `path`;
+    /// returns the rows written.
+    pub fn write_file(
+        &self,
+        path: &str,
+        names: &[String],
+        types: &[DataType],
+        chunks: &[DataChunk],
+    ) -> Result<u64> {
+        match self {
+            ColumnarWrite::Parquet(o) => crate::parquet::write_file(path, names, types, chunks, o),
+            ColumnarWrite::Arrow => crate::arrow_file::write_file(path, names, types, chunks),
+        }
     }
 }

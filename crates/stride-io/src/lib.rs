@@ -9,6 +9,7 @@
 //! produce and hands back [`stride_common::DataChunk`]s.
 
 pub mod arrow;
+pub mod arrow_file;
 pub mod columnar;
 pub mod csv;
 pub mod file;

@@ -13,7 +13,7 @@
 //! page, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector_with, StringLayout};
-use crate::columnar::ColumnarReader;
+use crate::columnar::{same_columns, ColumnarReader};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -127,14 +127,7 @@ impl ParquetReader {
             })?);
         }
         for f in &files[1..] {
-            let other = f.metadata.schema();
-            let same = other.fields().len() == schema.fields().len()
-                && other
-                    .fields()
-                    .iter()
-                    .zip(schema.fields())
-                    .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
-            if !same {
+            if !same_columns(f.metadata.schema(), &schema) {
                 return Err(Error::invalid_input(format!(
                     "Parquet file \"{}\" has other columns than \"{}\": read them separately",
                     f.path, files[0].path

@@ -1123,14 +1123,13 @@ impl Connection {
                 plan,
                 path,
                 options,
-                parquet,
+                columnar,
             } => {
                 let names: Vec<String> = plan.schema().iter().map(|f| f.name.clone()).collect();
                 let chunks = self.collect(&plan, ctx)?;
-                if let Some(parquet) = parquet {
+                if let Some(columnar) = columnar {
                     let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
-                    let n =
-                        stride_io::parquet::write_file(&path, &names, &types, &chunks, &parquet)?;
+                    let n = columnar.write_file(&path, &names, &types, &chunks)?;
                     return Ok(Planned::Done(QueryResult::done(Some(n))));
                 }
                 let n = stride_io::csv::writer::write_file(

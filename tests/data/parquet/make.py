@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the Parquet files the tests read, with pyarrow (another engine's writer):
+"""Writes the Parquet and Arrow files the tests read, with pyarrow (another engine's writer):
 `types.parquet` (one column per type stride reads, NULLs included, dictionary-encoded
 strings, nanosecond timestamps with a time zone, two row groups) and `other.parquet`
-(same columns, for reading several files). Run from this folder."""
+(same columns, for reading several files); the same table as Arrow IPC files in
+../arrow. Run from this folder."""
 import datetime
 import decimal
 
@@ -30,3 +31,11 @@ table = pa.table(
 assert table.num_rows == rows
 pq.write_table(table, "types.parquet", row_group_size=3, compression="snappy")
 pq.write_table(table.slice(0, 2), "other.parquet", compression="gzip")
+
+# The same table as Arrow IPC files (read_arrow): uncompressed in two record batches,
+# and lz4-compressed with strings as views.
+import pyarrow.feather as feather
+
+feather.write_feather(table, "../arrow/types.arrow", compression="uncompressed", chunksize=4)
+views = table.set_column(9, "s", table.column("s").cast(pa.string()).cast(pa.string_view()))
+feather.write_feather(views, "../arrow/views_lz4.arrow", compression="lz4")

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_io::csv::options::{show_byte, unknown_option, OPTION_NAMES};
 use stride_io::csv::{CsvOptions, CsvReader, CsvWriteOptions};
-use stride_io::parquet::{ParquetCompression, ParquetWriteOptions};
+use stride_io::columnar::{ColumnarFormat, ColumnarWrite};
+use stride_io::parquet::ParquetCompression;
 
 impl Binder<'_> {
     /// `read_csv(path | [paths], option = value, ...)`.
@@ -67,10 +68,10 @@ impl Binder<'_> {
     }
 
     /// `FROM 'file.csv'`: read_csv with every option detected (`FROM 'x.parquet'`:
-    /// read_parquet).
+    /// read_parquet, `FROM 'x.arrow'`: read_arrow).
     pub(super) fn bind_file_shorthand(&mut self, path: &str) -> Result<LogicalPlan> {
-        if super::parquet::is_parquet_path(path) {
-            return self.parquet_scan(&[path.to_string()], false);
+        if let Some(format) = ColumnarFormat::of_path(path) {
+            return self.columnar_scan(format, &[path.to_string()], false);
         }
         self.settings.check_external_access("reading files")?;
         self.csv_scan(&[path.to_string()], CsvOptions::default())
@@ -378,7 +379,7 @@ impl Binder<'_> {
                 plan,
                 path,
                 options: write,
-                parquet: o.parquet,
+                columnar: o.columnar,
             });
         }
         let ast::CopySource::Table {
@@ -419,9 +420,9 @@ impl Binder<'_> {
                 .map(|&i| (schema.columns[i].name.clone(), schema.columns[i].ty.clone()))
                 .collect(),
         );
-        if let (Some(path), Some(_)) = (&path, &o.parquet) {
+        if let (Some(path), Some(columnar)) = (&path, &o.columnar) {
             // The file's columns fill the listed ones by position.
-            let scan = self.parquet_scan(std::slice::from_ref(path), false)?;
+            let scan = self.columnar_scan(columnar.format(), std::slice::from_ref(path), false)?;
             let found = scan.schema().len();
             if found != listed.len() {
                 return Err(Error::binder(format!(
@@ -509,10 +510,10 @@ impl CopyFromStdin {
 }
 
 /// A COPY whose file's extension names a format stride cannot read or write yet
-/// (Arrow IPC, JSON) fails instead of treating the file as CSV, unless a FORMAT
-/// option says which format is meant. DuckDB picks the format from the extension,
-/// so `COPY t TO 'x.json'` must not quietly write CSV (a `.parquet` file is
-/// written as Parquet, see `copy_options`).
+/// (JSON) fails instead of treating the file as CSV, unless a FORMAT option says
+/// which format is meant. DuckDB picks the format from the extension, so
+/// `COPY t TO 'x.json'` must not quietly write CSV (a `.parquet` or `.arrow` file
+/// is written as such, see `copy_options`).
 fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) -> Result<()> {
     if options
         .iter()
@@ -523,7 +524,6 @@ fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) 
     let lower = path.to_ascii_lowercase();
     let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
     let format = match lower.rsplit_once('.').map(|(_, ext)| ext) {
-        Some("arrow" | "feather" | "ipc") => "Arrow IPC",
         Some("json" | "ndjson" | "jsonl") => "JSON",
         _ => return Ok(()),
     };
@@ -537,8 +537,9 @@ fn refuse_other_file_formats(path: &str, to: bool, options: &[ast::CopyOption]) 
 /// COPY's options, with the defaults of its format: CSV for files (`,`, NULL as ''),
 /// PostgreSQL's text format for the client's stream (tab, NULL as `\N`).
 struct CopyOptions {
-    /// FORMAT parquet (or a `.parquet` file without FORMAT): how to write it.
-    parquet: Option<ParquetWriteOptions>,
+    /// FORMAT parquet or arrow (or such a file's extension without FORMAT): how
+    /// to write it.
+    columnar: Option<ColumnarWrite>,
     text: bool,
     delimiter: u8,
     null: String,
@@ -554,9 +555,9 @@ fn copy_options(
     path: Option<&str>,
 ) -> Result<CopyOptions> {
     let mut format: Option<bool> = None;
-    let mut parquet = path
-        .is_some_and(super::parquet::is_parquet_path)
-        .then(ParquetWriteOptions::default);
+    let mut columnar = path
+        .and_then(ColumnarFormat::of_path)
+        .map(ColumnarWrite::of);
     // DuckDB's options without syntax in the parser (see `parser.rs`).
     let mut duckdb: Vec<(String, String)> = Vec::new();
     let (mut delimiter, mut null, mut header, mut quote, mut escape) =
@@ -568,22 +569,21 @@ fn copy_options(
                 duckdb.push((name.to_string(), value.to_string()));
             }
             ast::CopyOption::Format(f) => {
+                let named = ColumnarFormat::named(&f.value);
                 format = Some(match f.value.to_ascii_lowercase().as_str() {
                     "csv" => false,
                     "text" => true,
-                    "parquet" => {
-                        parquet.get_or_insert_with(ParquetWriteOptions::default);
-                        false
-                    }
+                    _ if named.is_some() => false,
                     _ => {
                         return Err(Error::not_supported(format!(
-                            "COPY format {f} is not supported; use csv, text or parquet"
+                            "COPY format {f} is not supported; use csv, text, parquet or arrow"
                         )))
                     }
                 });
-                if !f.value.eq_ignore_ascii_case("parquet") {
-                    parquet = None;
-                }
+                columnar = match (named, columnar.take()) {
+                    (Some(n), Some(c)) if c.format() == n => Some(c),
+                    (n, _) => n.map(ColumnarWrite::of),
+                };
             }
             ast::CopyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
             ast::CopyOption::Null(s) => null = Some(s.clone()),
@@ -628,7 +628,7 @@ fn copy_options(
         }
     }
     for (name, value) in &duckdb {
-        let Some(p) = parquet.as_mut() else {
+        let Some(ColumnarWrite::Parquet(p)) = columnar.as_mut() else {
             return Err(Error::not_supported(format!(
                 "COPY option {} applies to FORMAT parquet only",
                 name.to_ascii_uppercase()
@@ -650,7 +650,8 @@ fn copy_options(
             }
         }
     }
-    if parquet.is_some() {
+    if let Some(c) = &columnar {
+        let name = c.format().name();
         if delimiter.is_some()
             || null.is_some()
             || header
@@ -658,14 +659,14 @@ fn copy_options(
             || escape.is_some()
             || !legacy.is_empty()
         {
-            return Err(Error::binder(
-                "COPY options DELIMITER, NULL, HEADER, QUOTE and ESCAPE apply to CSV, not to FORMAT parquet",
-            ));
+            return Err(Error::binder(format!(
+                "COPY options DELIMITER, NULL, HEADER, QUOTE and ESCAPE apply to CSV, not to FORMAT {name}"
+            )));
         }
         if stream {
-            return Err(Error::not_supported(
-                "COPY with FORMAT parquet needs a file; STDIN and STDOUT carry CSV or text",
-            ));
+            return Err(Error::not_supported(format!(
+                "COPY with FORMAT {name} needs a file; STDIN and STDOUT carry CSV or text"
+            )));
         }
     }
     let text = format.unwrap_or(stream);
@@ -675,7 +676,7 @@ fn copy_options(
         ));
     }
     Ok(CopyOptions {
-        parquet,
+        columnar,
         text,
         delimiter: delimiter.unwrap_or(if text { b'\t' } else { b',' }),
         null: null.unwrap_or_else(|| if text { "\\N".into() } else { String::new() }),

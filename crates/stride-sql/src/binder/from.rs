@@ -14,6 +14,7 @@ use crate::plan::expr::next_subquery_id;
 use crate::plan::visit::{max_outer_depth, references_outer};
 use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use sqlparser::ast;
+use stride_io::columnar::ColumnarFormat;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
@@ -388,7 +389,10 @@ impl<'a> Binder<'a> {
     ) -> Result<LogicalPlan> {
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
-            "read_parquet" | "parquet_scan" => return self.bind_read_parquet(args),
+            "read_parquet" | "parquet_scan" => {
+                return self.bind_read_columnar(args, ColumnarFormat::Parquet)
+            }
+            "read_arrow" => return self.bind_read_columnar(args, ColumnarFormat::Arrow),
             "parquet_schema" => return self.bind_parquet_footer(args, false),
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
             "sniff_csv" => return self.bind_sniff_csv(args),
@@ -525,6 +529,7 @@ impl<'a> Binder<'a> {
                     "read_csv_auto",
                     "read_parquet",
                     "parquet_scan",
+                    "read_arrow",
                     "parquet_schema",
                     "parquet_metadata",
                     "sniff_csv",

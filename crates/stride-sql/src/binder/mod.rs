@@ -20,7 +20,7 @@ mod insert;
 mod lateral;
 mod modify;
 mod parameters;
-mod parquet;
+mod columnar;
 mod procedure;
 mod returning;
 mod scope;
@@ -137,13 +137,13 @@ pub enum BoundStatement {
         benchmark: Benchmark,
         scale_factor: f64,
     },
-    /// `COPY table | (query) TO 'file'`: CSV written with `options`, or Parquet
-    /// when `parquet` says how.
+    /// `COPY table | (query) TO 'file'`: CSV written with `options`, or Parquet or
+    /// Arrow when `columnar` says how.
     CopyTo {
         plan: LogicalPlan,
         path: String,
         options: CsvWriteOptions,
-        parquet: Option<stride_io::parquet::ParquetWriteOptions>,
+        columnar: Option<stride_io::columnar::ColumnarWrite>,
     },
     /// `COPY table | (query) TO STDOUT`: the rows go to the client, formatted as
     /// `options` say.

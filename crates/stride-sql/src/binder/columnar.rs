@@ -1,61 +1,70 @@
-//! `read_parquet(path | [paths], filename = true)` and `FROM 'x.parquet'`, and the
-//! footers as rows (`parquet_schema`, `parquet_metadata`): binding
-//! reads the files' footers (`stride_io::parquet`) for their columns, so a query
-//! over Parquet files is typed like one over a table. Globs (`'dir/*.parquet'`)
-//! expand here; `enable_external_access` and the allowed directories apply as for
-//! CSV files.
+//! Columnar files: `read_parquet(path | [paths], filename = true)`, `read_arrow(...)`
+//! and `FROM 'x.parquet'` / `FROM 'x.arrow'`, and Parquet footers as rows
+//! (`parquet_schema`, `parquet_metadata`): binding reads the files' footers
+//! (`stride_io::parquet`, `stride_io::arrow_file`) for their columns, so a query
+//! over files is typed like one over a table. Globs (`'dir/*.parquet'`) expand here;
+//! `enable_external_access` and the allowed directories apply as for CSV files.
 
 use super::Binder;
 use crate::plan::{ColumnarSource, Expr, Field, LogicalPlan, TableFunction};
 use sqlparser::ast;
-use std::sync::Arc;
 use stride_common::{Error, Result, ScalarValue};
-use stride_io::columnar::ColumnarReader;
-use stride_io::parquet::{self, ParquetFile, ParquetReader};
+use stride_io::columnar::ColumnarFormat;
+use stride_io::parquet::{self, ParquetFile};
 
 const OPTIONS: [&str; 2] = ["filename", "hive_partitioning"];
 
 impl Binder<'_> {
-    /// `read_parquet(path | [paths], option = value, ...)`.
-    pub(super) fn bind_read_parquet(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
-        self.settings.check_external_access("read_parquet")?;
-        let (paths, options) = self.file_function_args(args, "read_parquet")?;
+    /// `read_parquet(path | [paths], option = value, ...)` and `read_arrow(...)`.
+    pub(super) fn bind_read_columnar(
+        &mut self,
+        args: &[ast::FunctionArg],
+        format: ColumnarFormat,
+    ) -> Result<LogicalPlan> {
+        let function = format!("read_{}", format.name());
+        self.settings.check_external_access(&function)?;
+        let (paths, options) = self.file_function_args(args, &function)?;
         let mut filename = false;
         for (name, e) in options {
             let name = name.to_ascii_lowercase();
-            let value = self.constant(e, "read_parquet")?;
+            let value = self.constant(e, &function)?;
             let on = match value {
                 ScalarValue::Boolean(b) => b,
                 other => {
                     return Err(Error::binder(format!(
-                        "read_parquet option {name} takes true or false, got {other}"
+                        "{function} option {name} takes true or false, got {other}"
                     )))
                 }
             };
             match name.as_str() {
                 "filename" => filename = on,
                 "hive_partitioning" if on => {
-                    return Err(Error::not_supported(
-                        "read_parquet: hive_partitioning is not supported yet",
-                    ))
+                    return Err(Error::not_supported(format!(
+                        "{function}: hive_partitioning is not supported yet"
+                    )))
                 }
                 "hive_partitioning" => {}
                 other => {
                     return Err(Error::binder(format!(
-                        "read_parquet has no option {other}; its options are {}",
+                        "{function} has no option {other}; its options are {}",
                         OPTIONS.join(", ")
                     )))
                 }
             }
         }
-        self.parquet_scan(&paths, filename)
+        self.columnar_scan(format, &paths, filename)
     }
 
-    /// A scan of Parquet files (`FROM 'x.parquet'` too).
-    pub(super) fn parquet_scan(&mut self, paths: &[String], filename: bool) -> Result<LogicalPlan> {
+    /// A scan of Parquet or Arrow files (`FROM 'x.parquet'` too).
+    pub(super) fn columnar_scan(
+        &mut self,
+        format: ColumnarFormat,
+        paths: &[String],
+        filename: bool,
+    ) -> Result<LogicalPlan> {
         self.settings.check_external_access("reading files")?;
         let files = self.expand_paths(paths)?;
-        let reader = ParquetReader::bind(&files, filename)?;
+        let reader = format.bind(&files, filename)?;
         let schema: Vec<Field> = reader
             .schema()
             .into_iter()
@@ -63,7 +72,7 @@ impl Binder<'_> {
             .collect();
         Ok(LogicalPlan::TableFunction {
             func: TableFunction::ReadColumnar {
-                source: ColumnarSource(Arc::new(reader)),
+                source: ColumnarSource(reader),
                 columns: (0..schema.len()).collect(),
             },
             schema,
@@ -124,7 +133,3 @@ impl Binder<'_> {
     }
 }
 
-/// Whether a path names Parquet files (by extension, globs included).
-pub(super) fn is_parquet_path(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".parquet")
-}
