@@ -46,7 +46,10 @@ fn a_file_in_shared_memory_is_read_without_copying() {
 
     let db = stride::Database::open_in_memory().unwrap();
     let conn = db.connect().unwrap();
-    let (anon_before, shared_before) = (status_kb("RssAnon"), status_kb("RssShmem") + status_kb("RssFile"));
+    let (anon_before, shared_before) = (
+        status_kb("RssAnon"),
+        status_kb("RssShmem") + status_kb("RssFile"),
+    );
     let mut result = conn.query(&format!("SELECT * FROM '{path}'")).unwrap();
     let mut chunks = Vec::new();
     while let Some(chunk) = result.next_chunk() {
@@ -58,7 +61,9 @@ fn a_file_in_shared_memory_is_read_without_copying() {
         let (cols, len) = c.clone().into_flat_columns();
         n += len as u64;
         sum_b += cols[1].values::<i64>()[..len].iter().sum::<i64>();
-        long += (0..len).map(|i| cols[3].strings().get(i).len()).sum::<usize>();
+        long += (0..len)
+            .map(|i| cols[3].strings().get(i).len())
+            .sum::<usize>();
     }
     let anon = status_kb("RssAnon") - anon_before;
     let shared = (status_kb("RssShmem") + status_kb("RssFile")).saturating_sub(shared_before);

@@ -15,7 +15,8 @@
 //! the file, a column that does not check, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector, StringLayout};
-use crate::columnar::{same_columns, ColumnarReader};
+use crate::columnar::{file_column_statistics, same_columns, ColumnarReader};
+use crate::hive::FileColumns;
 use arrow_array::ArrayRef;
 use arrow_buffer::Buffer as ArrowBuffer;
 use arrow_ipc::reader::FileDecoder;
@@ -101,11 +102,15 @@ impl ArrowFile {
         if !fb_schema.endianness().equals_to_target_endianness() {
             return Err("it was written on a machine of the other byte order".into());
         }
-        let schema = Arc::new(arrow_ipc::convert::try_fb_to_schema(fb_schema).map_err(|e| e.to_string())?);
+        let schema =
+            Arc::new(arrow_ipc::convert::try_fb_to_schema(fb_schema).map_err(|e| e.to_string())?);
         let body_end = len - 10 - footer_len;
         let check = |b: &Block| -> std::result::Result<Block, String> {
             let end = (b.offset() as i128) + b.metaDataLength() as i128 + b.bodyLength() as i128;
-            if b.offset() < 0 || b.metaDataLength() < 8 || b.bodyLength() < 0 || end > body_end as i128
+            if b.offset() < 0
+                || b.metaDataLength() < 8
+                || b.bodyLength() < 0
+                || end > body_end as i128
             {
                 return Err("a block in its footer lies outside the file".into());
             }
@@ -127,21 +132,23 @@ impl ArrowFile {
             .all(|f| f.data_type() == &arrow_schema::DataType::Null);
         let mut rows = Vec::with_capacity(batches.len());
         for b in &batches {
-            let meta = &data[b.offset() as usize..(b.offset() + b.metaDataLength() as i64) as usize];
+            let meta =
+                &data[b.offset() as usize..(b.offset() + b.metaDataLength() as i64) as usize];
             // A message starts with the continuation marker and its length (or, in
             // files older than Arrow 0.15, with the length alone).
             let flat = match meta[..4] == [0xff; 4] {
                 true => &meta[8..],
                 false => &meta[4..],
             };
-            let message =
-                arrow_ipc::root_as_message(flat).map_err(|e| format!("a record batch is corrupt ({e})"))?;
+            let message = arrow_ipc::root_as_message(flat)
+                .map_err(|e| format!("a record batch is corrupt ({e})"))?;
             let batch = message
                 .header_as_record_batch()
                 .ok_or("a block in its footer is not a record batch")?;
             // Every column but a NULL-typed one holds at least a bit per row, so a
             // length beyond that is corrupt (and must not size anything).
-            let n = usize::try_from(batch.length()).map_err(|_| "a record batch has a negative length")?;
+            let n = usize::try_from(batch.length())
+                .map_err(|_| "a record batch has a negative length")?;
             let limit = match only_nulls {
                 true => u32::MAX as usize,
                 false => b.bodyLength() as usize * 8 + 64,
@@ -172,8 +179,8 @@ impl ArrowFile {
     fn column(&self, b: usize, c: usize) -> Result<ArrayRef> {
         let slot = self.decoded[b][c].get_or_init(|| {
             guarded(&self.path, || {
-                let mut decoder = FileDecoder::new(self.schema.clone(), self.version)
-                    .with_projection(vec![c]);
+                let mut decoder =
+                    FileDecoder::new(self.schema.clone(), self.version).with_projection(vec![c]);
                 for d in &self.dictionaries {
                     decoder
                         .read_dictionary(d, &self.block(d))
@@ -204,15 +211,16 @@ impl ArrowFile {
 pub struct ArrowReader {
     pub files: Vec<ArrowFile>,
     names: Vec<String>,
-    /// With `filename = true`, a last column holds each row's file path.
     types: Vec<DataType>,
+    /// Columns after the files' own: one value per file.
+    extra: FileColumns,
     /// (file, record batch, first row, rows) of each morsel.
     morsels: Vec<(usize, usize, usize, usize)>,
 }
 
 impl ArrowReader {
     /// Maps `paths` (already expanded from globs) and reads their footers.
-    pub fn bind(paths: &[String], filename: bool) -> Result<ArrowReader> {
+    pub fn bind(paths: &[String], extra: FileColumns) -> Result<ArrowReader> {
         if paths.is_empty() {
             return Err(Error::io("no Arrow files found"));
         }
@@ -237,10 +245,8 @@ impl ArrowReader {
                 )));
             }
         }
-        if filename {
-            names.push("filename".into());
-            types.push(DataType::Varchar);
-        }
+        names.extend(extra.names.iter().cloned());
+        types.extend(extra.types.iter().cloned());
         let mut morsels = Vec::new();
         for (fi, f) in files.iter().enumerate() {
             for (bi, &rows) in f.rows.iter().enumerate() {
@@ -256,6 +262,7 @@ impl ArrowReader {
             files,
             names,
             types,
+            extra,
             morsels,
         })
     }
@@ -290,6 +297,12 @@ impl ColumnarReader for ArrowReader {
         self.morsels[m].3
     }
 
+    fn statistics(&self, m: usize, c: usize) -> Option<(ScalarValue, ScalarValue, u64, u64)> {
+        let (f, _, _, rows) = self.morsels[m];
+        let v = c.checked_sub(self.files[f].schema.fields().len())?;
+        file_column_statistics(&self.extra.values[f][v], rows)
+    }
+
     fn produce(
         &self,
         m: usize,
@@ -299,8 +312,7 @@ impl ColumnarReader for ArrowReader {
         let (f, b, start, rows) = self.morsels[m];
         let file = &self.files[f];
         let data_columns = file.schema.fields().len();
-        let name = ScalarValue::Varchar(file.path.clone());
-        // `None`: the filename column, a constant.
+        // `None`: a column of one value per file, a constant.
         let mut vectors = Vec::with_capacity(columns.len());
         for &c in columns {
             vectors.push(match c < data_columns {
@@ -316,9 +328,13 @@ impl ColumnarReader for ArrowReader {
             let len = VECTOR_SIZE.min(rows - offset);
             let chunk = vectors
                 .iter()
-                .map(|v| match v {
+                .zip(columns)
+                .map(|(v, &c)| match v {
                     Some(v) => Ok(v.slice(offset, len)),
-                    None => Vector::constant(&name, &DataType::Varchar),
+                    None => {
+                        let value = &self.extra.values[f][c - data_columns];
+                        Vector::constant(value, &self.types[c])
+                    }
                 })
                 .collect::<Result<Vec<_>>>()?;
             emit(DataChunk::new(chunk, len))?;
@@ -391,8 +407,13 @@ mod tests {
         let path = temp("t.arrow");
         let names = ["i".to_string(), "s".to_string()];
         let types = [DataType::BigInt, DataType::Varchar];
-        assert_eq!(write_file(&path, &names, &types, &[chunk]).unwrap(), n as u64);
-        let reader = ArrowReader::bind(std::slice::from_ref(&path), true).unwrap();
+        assert_eq!(
+            write_file(&path, &names, &types, &[chunk]).unwrap(),
+            n as u64
+        );
+        let paths = std::slice::from_ref(&path);
+        let reader =
+            ArrowReader::bind(paths, FileColumns::new(paths, true, None).unwrap()).unwrap();
         assert_eq!(reader.names(), ["i", "s", "filename"]);
         assert_eq!(reader.estimated_rows(), n);
         assert_eq!(reader.morsels(), 2, "a large batch is cut into morsels");
@@ -417,25 +438,34 @@ mod tests {
     fn files_that_are_not_arrow_are_errors_naming_them() {
         let path = temp("bad.arrow");
         std::fs::write(&path, b"ARROW1 but then nothing that makes sense ARROW1").unwrap();
-        let e = ArrowReader::bind(std::slice::from_ref(&path), false).err().unwrap();
+        let e = ArrowReader::bind(std::slice::from_ref(&path), FileColumns::default())
+            .err()
+            .unwrap();
         assert!(e.message.contains(&path), "{}", e.message);
         std::fs::write(&path, b"a,b\n1,2\n3,4\n5,6\n").unwrap();
-        let e = ArrowReader::bind(std::slice::from_ref(&path), false).err().unwrap();
+        let e = ArrowReader::bind(std::slice::from_ref(&path), FileColumns::default())
+            .err()
+            .unwrap();
         assert!(e.message.contains("not an Arrow IPC file"), "{}", e.message);
         // A real file cut short, and one with a byte flipped in every position of
         // its footer: errors, never a panic.
         let good = temp("good.arrow");
         let v = Vector::from_values(DataType::Integer, vec![1i32, 2, 3]);
-        write_file(&good, &["x".into()], &[DataType::Integer], &[DataChunk::new(vec![v], 3)])
-            .unwrap();
+        write_file(
+            &good,
+            &["x".into()],
+            &[DataType::Integer],
+            &[DataChunk::new(vec![v], 3)],
+        )
+        .unwrap();
         let bytes = std::fs::read(&good).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-        assert!(ArrowReader::bind(std::slice::from_ref(&path), false).is_err());
+        assert!(ArrowReader::bind(std::slice::from_ref(&path), FileColumns::default()).is_err());
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x5a;
             std::fs::write(&path, &b).unwrap();
-            if let Ok(r) = ArrowReader::bind(std::slice::from_ref(&path), false) {
+            if let Ok(r) = ArrowReader::bind(std::slice::from_ref(&path), FileColumns::default()) {
                 for m in 0..r.morsels() {
                     let _ = r.produce(m, &[0], &mut |_| Ok(()));
                 }

@@ -7,6 +7,7 @@
 //! skipping morsels whose statistics rule out a filter's rows.
 
 use crate::arrow::stride_type;
+use crate::hive::FileColumns;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};
 
 pub trait ColumnarReader: Send + Sync {
@@ -14,7 +15,8 @@ pub trait ColumnarReader: Send + Sync {
     fn function_name(&self) -> &'static str;
     /// The files, in the order their morsels are numbered.
     fn paths(&self) -> Vec<&str>;
-    /// Column names and types (a `filename` column last when asked for).
+    /// Column names and types: the files' own, then the [`FileColumns`] (hive
+    /// partition keys, the file name).
     fn names(&self) -> &[String];
     fn types(&self) -> &[DataType];
     /// Rows in every file, from the footers.
@@ -50,6 +52,16 @@ pub trait ColumnarReader: Send + Sync {
     }
 }
 
+/// What the footers cannot say of a column that holds one value per file: that
+/// value as the column's smallest and largest, for every row of morsel `m`.
+pub fn file_column_statistics(
+    value: &ScalarValue,
+    rows: usize,
+) -> Option<(ScalarValue, ScalarValue, u64, u64)> {
+    let nulls = if value.is_null() { rows as u64 } else { 0 };
+    Some((value.clone(), value.clone(), nulls, rows as u64))
+}
+
 /// Whether files with these Arrow schemas can be read as one table: the same column
 /// names, read as the same stride types (a dictionary-encoded string column and a
 /// plain one can, an INTEGER and a BIGINT cannot).
@@ -57,7 +69,8 @@ pub fn same_columns(a: &arrow_schema::Schema, b: &arrow_schema::Schema) -> bool 
     a.fields().len() == b.fields().len()
         && a.fields().iter().zip(b.fields()).all(|(x, y)| {
             x.name() == y.name()
-                && stride_type(x.name(), x.data_type()).ok() == stride_type(y.name(), y.data_type()).ok()
+                && stride_type(x.name(), x.data_type()).ok()
+                    == stride_type(y.name(), y.data_type()).ok()
         })
 }
 
@@ -103,13 +116,17 @@ impl ColumnarFormat {
     }
 
     /// Binds `paths` (globs already expanded) for reading.
-    pub fn bind(self, paths: &[String], filename: bool) -> Result<std::sync::Arc<dyn ColumnarReader>> {
+    pub fn bind(
+        self,
+        paths: &[String],
+        extra: FileColumns,
+    ) -> Result<std::sync::Arc<dyn ColumnarReader>> {
         Ok(match self {
             ColumnarFormat::Parquet => {
-                std::sync::Arc::new(crate::parquet::ParquetReader::bind(paths, filename)?)
+                std::sync::Arc::new(crate::parquet::ParquetReader::bind(paths, extra)?)
             }
             ColumnarFormat::Arrow => {
-                std::sync::Arc::new(crate::arrow_file::ArrowReader::bind(paths, filename)?)
+                std::sync::Arc::new(crate::arrow_file::ArrowReader::bind(paths, extra)?)
             }
         })
     }
@@ -138,17 +155,20 @@ impl ColumnarWrite {
         }
     }
 
-    /// Writes `chunks` (a result with these columns) to a new file at `path`;
-    /// returns the rows written.
+    /// Writes `chunks` (a result with these columns) to a new file at `path`, on up
+    /// to `threads` threads; returns the rows written.
     pub fn write_file(
         &self,
         path: &str,
         names: &[String],
         types: &[DataType],
         chunks: &[DataChunk],
+        threads: usize,
     ) -> Result<u64> {
         match self {
-            ColumnarWrite::Parquet(o) => crate::parquet::write_file(path, names, types, chunks, o),
+            ColumnarWrite::Parquet(o) => {
+                crate::parquet::write_file(path, names, types, chunks, o, threads)
+            }
             ColumnarWrite::Arrow => crate::arrow_file::write_file(path, names, types, chunks),
         }
     }

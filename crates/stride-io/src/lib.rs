@@ -13,4 +13,5 @@ pub mod arrow_file;
 pub mod columnar;
 pub mod csv;
 pub mod file;
+pub mod hive;
 pub mod parquet;

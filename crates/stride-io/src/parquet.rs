@@ -13,10 +13,12 @@
 //! page, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector_with, StringLayout};
-use crate::columnar::{same_columns, ColumnarReader};
+use crate::columnar::{file_column_statistics, same_columns, ColumnarReader};
+use crate::hive::FileColumns;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
+use parquet::arrow::arrow_writer::compute_leaves;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -100,8 +102,8 @@ pub struct ParquetReader {
     pub files: Vec<ParquetFile>,
     pub names: Vec<String>,
     pub types: Vec<DataType>,
-    /// `filename = true`: a last column holding each row's file path.
-    pub filename: bool,
+    /// Columns after the files' own: one value per file.
+    pub extra: FileColumns,
     /// (file, row group) of each morsel.
     morsels: Vec<(usize, usize)>,
 }
@@ -115,7 +117,7 @@ fn file_error(path: &str, e: impl std::fmt::Display) -> Error {
 
 impl ParquetReader {
     /// Reads the footers of `paths` (already expanded from globs).
-    pub fn bind(paths: &[String], filename: bool) -> Result<ParquetReader> {
+    pub fn bind(paths: &[String], extra: FileColumns) -> Result<ParquetReader> {
         let files = ParquetFile::open_all(paths)?;
         let schema = files[0].metadata.schema().clone();
         let mut names = Vec::with_capacity(schema.fields().len());
@@ -134,10 +136,8 @@ impl ParquetReader {
                 )));
             }
         }
-        if filename {
-            names.push("filename".into());
-            types.push(DataType::Varchar);
-        }
+        names.extend(extra.names.iter().cloned());
+        types.extend(extra.types.iter().cloned());
         let morsels = files
             .iter()
             .enumerate()
@@ -147,7 +147,7 @@ impl ParquetReader {
             files,
             names,
             types,
-            filename,
+            extra,
             morsels,
         })
     }
@@ -200,6 +200,9 @@ impl ColumnarReader for ParquetReader {
         use arrow_schema::{DataType as A, TimeUnit};
         let (f, g) = self.morsels[m];
         let schema = self.files[f].metadata.schema();
+        if let Some(v) = c.checked_sub(schema.fields().len()) {
+            return file_column_statistics(&self.extra.values[f][v], self.rows(m));
+        }
         let field = schema.fields().get(c)?;
         let rg = self.files[f].metadata.metadata().row_group(g);
         // Statistics are by leaf column; only flat schemas map roots to leaves 1:1.
@@ -303,9 +306,8 @@ impl ColumnarReader for ParquetReader {
             let n = batch.num_rows();
             let mut out = Vec::with_capacity(columns.len());
             for &c in columns {
-                if c >= data_columns {
-                    let name = ScalarValue::Varchar(path.clone());
-                    out.push(Vector::constant(&name, &DataType::Varchar)?);
+                if let Some(v) = c.checked_sub(data_columns) {
+                    out.push(Vector::constant(&self.extra.values[f][v], &self.types[c])?);
                     continue;
                 }
                 let at = wanted.binary_search(&c).expect("projected");
@@ -549,13 +551,15 @@ impl Default for ParquetWriteOptions {
 }
 
 /// Writes `chunks` (a result with these columns) to a new Parquet file at `path`;
-/// returns the rows written.
+/// returns the rows written. Row groups are encoded and compressed on up to `threads`
+/// threads at once (the costly part), then appended to the file in order.
 pub fn write_file(
     path: &str,
     names: &[String],
     types: &[DataType],
     chunks: &[DataChunk],
     options: &ParquetWriteOptions,
+    threads: usize,
 ) -> Result<u64> {
     let schema = arrow_schema(names, types, StringLayout::Offsets);
     let compression = match options.compression {
@@ -578,36 +582,67 @@ pub fn write_file(
         )
     };
     let file = File::create(path).map_err(|e| write_error(&e))?;
-    let mut writer =
-        ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_error(&e))?;
-    let mut rows = 0u64;
-    // Batches of whole chunks, about a row group each, so the writer's buffers stay small.
-    let mut pending: Vec<(Vec<Vector>, usize)> = Vec::new();
-    let mut pending_rows = 0;
-    let flush =
-        |pending: &mut Vec<(Vec<Vector>, usize)>, writer: &mut ArrowWriter<File>| -> Result<()> {
-            if pending.is_empty() {
-                return Ok(());
-            }
-            let batch = record_batch(&schema, types, pending)?;
-            writer.write(&batch).map_err(|e| write_error(&e))?;
-            pending.clear();
-            Ok(())
-        };
+    let (mut writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(|e| write_error(&e))?;
+    // Row groups of `row_group_size` rows, cut from the chunks (windows, not copies).
+    let size = options.row_group_size.max(1);
+    let mut groups: Vec<Vec<(Vec<Vector>, usize)>> = Vec::new();
+    let (mut group, mut group_rows, mut rows) = (Vec::new(), 0, 0u64);
     for c in chunks {
         let (cols, n) = c.clone().into_flat_columns();
-        if n == 0 {
-            continue;
-        }
         rows += n as u64;
-        pending_rows += n;
-        pending.push((cols, n));
-        if pending_rows >= options.row_group_size {
-            flush(&mut pending, &mut writer)?;
-            pending_rows = 0;
+        let mut at = 0;
+        while at < n {
+            let take = (n - at).min(size - group_rows);
+            let part = match (at, take) {
+                (0, t) if t == n => cols.clone(),
+                _ => cols.iter().map(|v| v.slice(at, take)).collect(),
+            };
+            group.push((part, take));
+            (at, group_rows) = (at + take, group_rows + take);
+            if group_rows == size {
+                groups.push(std::mem::take(&mut group));
+                group_rows = 0;
+            }
         }
     }
-    flush(&mut pending, &mut writer)?;
+    if !group.is_empty() {
+        groups.push(group);
+    }
+    let threads = threads.max(1);
+    let indexed: Vec<(usize, &[(Vec<Vector>, usize)])> =
+        groups.iter().map(Vec::as_slice).enumerate().collect();
+    // A few row groups per thread at a time, so encoded ones do not pile up.
+    for batch in indexed.chunks(threads * 2) {
+        let encoded = stride_common::workers::map(batch, threads, |(index, parts)| {
+            let batch = record_batch(&schema, types, parts)?;
+            let mut writers = factory
+                .create_column_writers(*index)
+                .map_err(|e| write_error(&e))?
+                .into_iter();
+            let mut done = Vec::new();
+            for (field, array) in schema.fields().iter().zip(batch.columns()) {
+                for leaf in compute_leaves(field, array).map_err(|e| write_error(&e))? {
+                    let mut w = writers
+                        .next()
+                        .ok_or_else(|| Error::internal("a Parquet leaf column without a writer"))?;
+                    w.write(&leaf).map_err(|e| write_error(&e))?;
+                    done.push(w.close().map_err(|e| write_error(&e))?);
+                }
+            }
+            Ok::<_, Error>(done)
+        })?;
+        for chunks in encoded {
+            let mut group = writer.next_row_group().map_err(|e| write_error(&e))?;
+            for chunk in chunks? {
+                chunk
+                    .append_to_row_group(&mut group)
+                    .map_err(|e| write_error(&e))?;
+            }
+            group.close().map_err(|e| write_error(&e))?;
+        }
+    }
     writer.close().map_err(|e| write_error(&e))?;
     Ok(rows)
 }
@@ -639,10 +674,12 @@ mod tests {
             row_group_size: 2000,
         };
         assert_eq!(
-            write_file(&path, &names, &types, &[chunk], &options).unwrap(),
+            write_file(&path, &names, &types, &[chunk], &options, 2).unwrap(),
             5000
         );
-        let reader = ParquetReader::bind(&[path.clone()], true).unwrap();
+        let paths = [path.clone()];
+        let reader =
+            ParquetReader::bind(&paths, FileColumns::new(&paths, true, None).unwrap()).unwrap();
         assert_eq!(
             reader.types,
             vec![DataType::BigInt, DataType::Varchar, DataType::Varchar]
@@ -685,7 +722,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bad.parquet").to_string_lossy().into_owned();
         std::fs::write(&path, b"a,b\n1,2\n").unwrap();
-        let e = ParquetReader::bind(&[path.clone()], false).err().unwrap();
+        let e = ParquetReader::bind(&[path.clone()], FileColumns::default())
+            .err()
+            .unwrap();
         assert!(e.message.contains(&path), "{e}");
         assert!(e.message.starts_with("Parquet file"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);

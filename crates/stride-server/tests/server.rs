@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::start;
+use common::{start, start_with};
 use std::net::SocketAddr;
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
@@ -280,6 +280,54 @@ async fn cancel_client_settings_and_file_access() {
         .await
         .unwrap_err();
     assert!(e.code().is_some(), "{e}");
+    for sql in [
+        "SELECT * FROM read_parquet('/etc/x.parquet')",
+        "SELECT * FROM '/etc/x.arrow'",
+        "COPY (SELECT 1) TO '/tmp/stride-server-test.parquet'",
+        "COPY (SELECT 1) TO '/tmp/stride-server-test.arrow' (FORMAT arrow)",
+    ] {
+        let e = c.simple_query(sql).await.unwrap_err();
+        assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{sql}: {e}");
+    }
+}
+
+/// With a directory allowed (`stride serve --allow-dir`), clients write and read
+/// Parquet and Arrow files inside it, and nowhere else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn columnar_files_in_an_allowed_directory() {
+    let dir = std::env::temp_dir().join(format!("stride-server-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let addr = start_with(stride_server::ServerOptions {
+        listen: "127.0.0.1:0".into(),
+        allowed_directories: vec![dir.clone()],
+        ..Default::default()
+    });
+    let c = connect(addr).await;
+    let d = dir.to_str().unwrap();
+    for ext in ["parquet", "arrow"] {
+        c.simple_query(&format!(
+            "COPY (SELECT range AS i, 'v' || range AS s FROM range(1000)) TO '{d}/t.{ext}'"
+        ))
+        .await
+        .unwrap();
+        let r = rows(
+            &c.simple_query(&format!(
+                "SELECT sum(i), max(s) FROM read_{ext}('{d}/t.{ext}')"
+            ))
+            .await
+            .unwrap(),
+        );
+        assert_eq!(r, vec![vec![Some("499500".into()), Some("v999".into())]]);
+        let outside = format!("{d}-outside.{ext}");
+        std::fs::copy(format!("{d}/t.{ext}"), &outside).unwrap();
+        let e = c
+            .simple_query(&format!("SELECT * FROM read_{ext}('{outside}')"))
+            .await
+            .unwrap_err();
+        let _ = std::fs::remove_file(&outside);
+        assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// COPY over the protocol, through tokio-postgres's extended-protocol COPY: rows in

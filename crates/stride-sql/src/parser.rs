@@ -9,7 +9,8 @@
 //! stream before parsing, as are `?` parameters (DB-API's qmark style, which DuckDB
 //! accepts): each statement's `?`s become `$1`, `$2`, ... from left to right. So are
 //! COPY's DuckDB options the parser has no syntax for (`COMPRESSION zstd`,
-//! `ROW_GROUP_SIZE 100000`): each becomes a FORMAT option naming it
+//! `ROW_GROUP_SIZE 100000`, `PARTITION_BY (a, b)`, `OVERWRITE_OR_IGNORE`): each
+//! becomes a FORMAT option naming it
 //! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`). One construct the parser gets wrong is parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
 //! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
@@ -133,7 +134,16 @@ fn resolve_pg_tokens(
 }
 
 /// COPY options of DuckDB's that the parser does not know.
-pub const DUCKDB_COPY_OPTIONS: [&str; 2] = ["compression", "row_group_size"];
+pub const DUCKDB_COPY_OPTIONS: [&str; 5] = [
+    "compression",
+    "row_group_size",
+    "partition_by",
+    "overwrite_or_ignore",
+    "overwrite",
+];
+
+/// Those of [`DUCKDB_COPY_OPTIONS`] that may stand alone, meaning true.
+const DUCKDB_COPY_FLAGS: [&str; 2] = ["overwrite_or_ignore", "overwrite"];
 
 /// At `tokens[i]`, inside a COPY's option list (after `(` or `,`): one of
 /// [`DUCKDB_COPY_OPTIONS`] and its value, as `name=value`, and the position after it.
@@ -161,6 +171,23 @@ fn duckdb_copy_option(
         j += 1;
     }
     let value = match &tokens[j].token {
+        Token::Comma | Token::RParen if DUCKDB_COPY_FLAGS.contains(&name.as_str()) => {
+            return Some((format!("{name}=true"), j));
+        }
+        // A list of column names: `PARTITION_BY (a, b)`, kept as `a,b`.
+        Token::LParen => {
+            let mut names = Vec::new();
+            loop {
+                j += 1;
+                match &tokens.get(j)?.token {
+                    Token::Whitespace(_) | Token::Comma => {}
+                    Token::Word(v) => names.push(v.value.clone()),
+                    Token::RParen => break,
+                    _ => return None,
+                }
+            }
+            names.join(",")
+        }
         Token::Word(v) => v.value.clone(),
         Token::Number(n, _) => n.clone(),
         Token::SingleQuotedString(s) => s.clone(),
@@ -378,6 +405,21 @@ mod tests {
         let text = s[0].to_string();
         assert!(text.contains("FORMAT \"compression=zstd\""), "{text}");
         assert!(text.contains("FORMAT \"row_group_size=1000\""), "{text}");
+        let s =
+            parse("COPY t TO 'd' (FORMAT parquet, PARTITION_BY (a, \"B\"), OVERWRITE_OR_IGNORE)")
+                .unwrap();
+        let text = s[0].to_string();
+        assert!(text.contains("FORMAT \"partition_by=a,B\""), "{text}");
+        assert!(
+            text.contains("FORMAT \"overwrite_or_ignore=true\""),
+            "{text}"
+        );
+        let s = parse("COPY t TO 'd' (PARTITION_BY k, OVERWRITE false)").unwrap();
+        let text = s[0].to_string();
+        assert!(
+            text.contains("FORMAT \"partition_by=k\", FORMAT \"overwrite=false\""),
+            "{text}"
+        );
         // Elsewhere the words are plain names.
         let s = parse("SELECT compression, row_group_size FROM t").unwrap();
         assert_eq!(

@@ -1124,21 +1124,33 @@ impl Connection {
                 path,
                 options,
                 columnar,
+                partition,
             } => {
                 let names: Vec<String> = plan.schema().iter().map(|f| f.name.clone()).collect();
+                let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
                 let chunks = self.collect(&plan, ctx)?;
-                if let Some(columnar) = columnar {
-                    let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
-                    let n = columnar.write_file(&path, &names, &types, &chunks)?;
-                    return Ok(Planned::Done(QueryResult::done(Some(n))));
-                }
-                let n = stride_io::csv::writer::write_file(
-                    &path,
-                    &names,
-                    &chunks,
-                    &options,
-                    settings.threads,
-                )?;
+                let threads = settings.threads;
+                let write = |path: &str, names: &[String], types: &[DataType], chunks: &[_]| {
+                    match &columnar {
+                        Some(c) => c.write_file(path, names, types, chunks, threads),
+                        None => stride_io::csv::writer::write_file(
+                            path, names, chunks, &options, threads,
+                        ),
+                    }
+                };
+                let n = match partition {
+                    None => write(&path, &names, &types, &chunks)?,
+                    Some(p) => stride_io::hive::write_partitioned(
+                        &path,
+                        &names,
+                        &types,
+                        &chunks,
+                        &p.keys,
+                        p.overwrite,
+                        columnar.as_ref().map_or("csv", |c| c.format().name()),
+                        &write,
+                    )?,
+                };
                 Ok(Planned::Done(QueryResult::done(Some(n))))
             }
         }

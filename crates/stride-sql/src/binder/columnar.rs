@@ -10,6 +10,7 @@ use crate::plan::{ColumnarSource, Expr, Field, LogicalPlan, TableFunction};
 use sqlparser::ast;
 use stride_common::{Error, Result, ScalarValue};
 use stride_io::columnar::ColumnarFormat;
+use stride_io::hive::FileColumns;
 use stride_io::parquet::{self, ParquetFile};
 
 const OPTIONS: [&str; 2] = ["filename", "hive_partitioning"];
@@ -24,7 +25,7 @@ impl Binder<'_> {
         let function = format!("read_{}", format.name());
         self.settings.check_external_access(&function)?;
         let (paths, options) = self.file_function_args(args, &function)?;
-        let mut filename = false;
+        let (mut filename, mut hive) = (false, None);
         for (name, e) in options {
             let name = name.to_ascii_lowercase();
             let value = self.constant(e, &function)?;
@@ -38,12 +39,7 @@ impl Binder<'_> {
             };
             match name.as_str() {
                 "filename" => filename = on,
-                "hive_partitioning" if on => {
-                    return Err(Error::not_supported(format!(
-                        "{function}: hive_partitioning is not supported yet"
-                    )))
-                }
-                "hive_partitioning" => {}
+                "hive_partitioning" => hive = Some(on),
                 other => {
                     return Err(Error::binder(format!(
                         "{function} has no option {other}; its options are {}",
@@ -52,19 +48,23 @@ impl Binder<'_> {
                 }
             }
         }
-        self.columnar_scan(format, &paths, filename)
+        self.columnar_scan(format, &paths, filename, hive)
     }
 
-    /// A scan of Parquet or Arrow files (`FROM 'x.parquet'` too).
+    /// A scan of Parquet or Arrow files (`FROM 'x.parquet'` too), with a
+    /// `filename` column when asked and hive partition columns when asked or, with
+    /// `hive` not given, when every file lies in `key=value` folders.
     pub(super) fn columnar_scan(
         &mut self,
         format: ColumnarFormat,
         paths: &[String],
         filename: bool,
+        hive: Option<bool>,
     ) -> Result<LogicalPlan> {
         self.settings.check_external_access("reading files")?;
         let files = self.expand_paths(paths)?;
-        let reader = format.bind(&files, filename)?;
+        let extra = FileColumns::new(&files, filename, hive)?;
+        let reader = format.bind(&files, extra)?;
         let schema: Vec<Field> = reader
             .schema()
             .into_iter()
@@ -132,4 +132,3 @@ impl Binder<'_> {
         })
     }
 }
-

@@ -13,9 +13,10 @@ use crate::plan::{CsvSource, Expr, Field, LogicalPlan, TableFunction};
 use sqlparser::ast;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_io::columnar::{ColumnarFormat, ColumnarWrite};
 use stride_io::csv::options::{show_byte, unknown_option, OPTION_NAMES};
 use stride_io::csv::{CsvOptions, CsvReader, CsvWriteOptions};
-use stride_io::columnar::{ColumnarFormat, ColumnarWrite};
+use stride_io::hive::{Overwrite, PartitionBy};
 use stride_io::parquet::ParquetCompression;
 
 impl Binder<'_> {
@@ -71,7 +72,7 @@ impl Binder<'_> {
     /// read_parquet, `FROM 'x.arrow'`: read_arrow).
     pub(super) fn bind_file_shorthand(&mut self, path: &str) -> Result<LogicalPlan> {
         if let Some(format) = ColumnarFormat::of_path(path) {
-            return self.columnar_scan(format, &[path.to_string()], false);
+            return self.columnar_scan(format, &[path.to_string()], false, None);
         }
         self.settings.check_external_access("reading files")?;
         self.csv_scan(&[path.to_string()], CsvOptions::default())
@@ -375,11 +376,16 @@ impl Binder<'_> {
                 });
             };
             self.settings.check_path(&path, true)?;
+            let partition = match &o.partition_by {
+                None => None,
+                Some(names) => Some(partition_by(&plan, names, o.overwrite)?),
+            };
             return Ok(BoundStatement::CopyTo {
                 plan,
                 path,
                 options: write,
                 columnar: o.columnar,
+                partition,
             });
         }
         let ast::CopySource::Table {
@@ -422,7 +428,12 @@ impl Binder<'_> {
         );
         if let (Some(path), Some(columnar)) = (&path, &o.columnar) {
             // The file's columns fill the listed ones by position.
-            let scan = self.columnar_scan(columnar.format(), std::slice::from_ref(path), false)?;
+            let scan = self.columnar_scan(
+                columnar.format(),
+                std::slice::from_ref(path),
+                false,
+                Some(false),
+            )?;
             let found = scan.schema().len();
             if found != listed.len() {
                 return Err(Error::binder(format!(
@@ -540,6 +551,9 @@ struct CopyOptions {
     /// FORMAT parquet or arrow (or such a file's extension without FORMAT): how
     /// to write it.
     columnar: Option<ColumnarWrite>,
+    /// PARTITION_BY's columns, by name, and what to do with a folder in the way.
+    partition_by: Option<Vec<String>>,
+    overwrite: Overwrite,
     text: bool,
     delimiter: u8,
     null: String,
@@ -627,7 +641,34 @@ fn copy_options(
             }
         }
     }
+    let (mut partition_by, mut overwrite) = (None, Overwrite::No);
     for (name, value) in &duckdb {
+        match name.as_str() {
+            "partition_by" => {
+                partition_by = Some(value.split(',').map(str::to_string).collect());
+                continue;
+            }
+            "overwrite" | "overwrite_or_ignore" => {
+                let on = match value.to_ascii_lowercase().as_str() {
+                    "true" | "1" | "on" => true,
+                    "false" | "0" | "off" => false,
+                    _ => {
+                        return Err(Error::binder(format!(
+                            "COPY option {} takes true or false, got {value}",
+                            name.to_ascii_uppercase()
+                        )))
+                    }
+                };
+                if on {
+                    overwrite = match name.as_str() {
+                        "overwrite" => Overwrite::All,
+                        _ => Overwrite::OrIgnore,
+                    };
+                }
+                continue;
+            }
+            _ => {}
+        }
         let Some(ColumnarWrite::Parquet(p)) = columnar.as_mut() else {
             return Err(Error::not_supported(format!(
                 "COPY option {} applies to FORMAT parquet only",
@@ -675,7 +716,14 @@ fn copy_options(
             "COPY QUOTE and ESCAPE are available only with FORMAT csv",
         ));
     }
+    if stream && partition_by.is_some() {
+        return Err(Error::not_supported(
+            "COPY with PARTITION_BY needs a folder to write to, not STDOUT",
+        ));
+    }
     Ok(CopyOptions {
+        partition_by,
+        overwrite,
         columnar,
         text,
         delimiter: delimiter.unwrap_or(if text { b'\t' } else { b',' }),
@@ -684,6 +732,35 @@ fn copy_options(
         quote,
         escape,
     })
+}
+
+/// PARTITION_BY's column names as positions in the rows COPY writes.
+fn partition_by(plan: &LogicalPlan, names: &[String], overwrite: Overwrite) -> Result<PartitionBy> {
+    let schema = plan.schema();
+    let keys = names
+        .iter()
+        .map(|n| {
+            schema
+                .iter()
+                .position(|f| f.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| {
+                    Error::binder(format!(
+                        "PARTITION_BY column \"{n}\" is not among the columns COPY writes ({})",
+                        schema
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    if (0..schema.len()).all(|c| keys.contains(&c)) {
+        return Err(Error::binder(
+            "COPY with PARTITION_BY needs a column that is not a partition key: every column would be in the folder names and none in the files",
+        ));
+    }
+    Ok(PartitionBy { keys, overwrite })
 }
 
 /// Rows of a COPY FROM scan in the table's column order; unlisted columns are NULL.

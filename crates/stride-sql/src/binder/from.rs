@@ -14,9 +14,9 @@ use crate::plan::expr::next_subquery_id;
 use crate::plan::visit::{max_outer_depth, references_outer};
 use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use sqlparser::ast;
-use stride_io::columnar::ColumnarFormat;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_io::columnar::ColumnarFormat;
 
 impl<'a> Binder<'a> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {

@@ -9,6 +9,7 @@
 
 mod attach;
 mod collation;
+mod columnar;
 mod csv;
 mod ddl;
 mod expr;
@@ -20,7 +21,6 @@ mod insert;
 mod lateral;
 mod modify;
 mod parameters;
-mod columnar;
 mod procedure;
 mod returning;
 mod scope;
@@ -144,6 +144,8 @@ pub enum BoundStatement {
         path: String,
         options: CsvWriteOptions,
         columnar: Option<stride_io::columnar::ColumnarWrite>,
+        /// PARTITION_BY: a folder of hive partitions instead of one file.
+        partition: Option<stride_io::hive::PartitionBy>,
     },
     /// `COPY table | (query) TO STDOUT`: the rows go to the client, formatted as
     /// `options` say.
