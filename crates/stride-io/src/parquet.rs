@@ -507,6 +507,36 @@ impl ParquetFile {
     }
 }
 
+/// Whether a column's values repeat enough for a dictionary to pay: at most one
+/// distinct value in five rows of the sample (the first row group). NULLs are not
+/// values.
+fn repeats<'a>(column: impl Iterator<Item = (&'a Vector, usize)>) -> bool {
+    use std::hash::BuildHasher;
+    use stride_common::VectorData as D;
+    let state = std::collections::hash_map::RandomState::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut rows = 0usize;
+    for (v, n) in column {
+        for i in (0..n).filter(|&i| v.is_valid(i)) {
+            rows += 1;
+            seen.insert(match &v.data {
+                D::Bool(b) => b[i] as u64,
+                D::I8(b) => b[i] as u64,
+                D::I16(b) => b[i] as u64,
+                D::I32(b) => b[i] as u64,
+                D::I64(b) => b[i] as u64,
+                D::I128(b) => state.hash_one(b[i]),
+                D::F32(b) => b[i].to_bits() as u64,
+                D::F64(b) => b[i].to_bits(),
+                D::Interval(b) => state.hash_one((b[i].months, b[i].days, b[i].micros)),
+                D::Str(s) => state.hash_one(s.get(i)),
+                D::List(_) => return true,
+            });
+        }
+    }
+    seen.len() * 5 <= rows
+}
+
 /// How `COPY ... TO 'x.parquet'` writes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParquetWriteOptions {
@@ -571,20 +601,6 @@ pub fn write_file(
         ParquetCompression::Gzip => Compression::GZIP(Default::default()),
         ParquetCompression::Lz4 => Compression::LZ4_RAW,
     };
-    let props = WriterProperties::builder()
-        .set_compression(compression)
-        .set_max_row_group_row_count(Some(options.row_group_size.max(1)))
-        .build();
-    let write_error = |e: &dyn std::fmt::Display| {
-        Error::new(
-            stride_common::ErrorKind::Io,
-            format!("could not write Parquet file \"{path}\": {e}"),
-        )
-    };
-    let file = File::create(path).map_err(|e| write_error(&e))?;
-    let (mut writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))
-        .and_then(ArrowWriter::into_serialized_writer)
-        .map_err(|e| write_error(&e))?;
     // Row groups of `row_group_size` rows, cut from the chunks (windows, not copies).
     let size = options.row_group_size.max(1);
     let mut groups: Vec<Vec<(Vec<Vector>, usize)>> = Vec::new();
@@ -610,6 +626,36 @@ pub fn write_file(
     if !group.is_empty() {
         groups.push(group);
     }
+    let mut props = WriterProperties::builder()
+        .set_compression(compression)
+        .set_max_row_group_row_count(Some(options.row_group_size.max(1)));
+    // Dictionary encoding only where values repeat: for near-unique columns (keys,
+    // prices, comments) the dictionary's indexes compress worse than the plain values
+    // (lineitem's l_orderkey: 9.7 MB against 1.9 MB with zstd), and cost time.
+    if let Some(first) = groups.first() {
+        for (c, name) in names.iter().enumerate() {
+            let ty = &types[c];
+            if matches!(ty, DataType::List(_)) {
+                continue;
+            }
+            let column = first.iter().map(|(cols, n)| (&cols[c], *n));
+            props = props.set_column_dictionary_enabled(
+                parquet::schema::types::ColumnPath::from(name.as_str()),
+                repeats(column),
+            );
+        }
+    }
+    let props = props.build();
+    let write_error = |e: &dyn std::fmt::Display| {
+        Error::new(
+            stride_common::ErrorKind::Io,
+            format!("could not write Parquet file \"{path}\": {e}"),
+        )
+    };
+    let file = File::create(path).map_err(|e| write_error(&e))?;
+    let (mut writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(|e| write_error(&e))?;
     let threads = threads.max(1);
     let indexed: Vec<(usize, &[(Vec<Vector>, usize)])> =
         groups.iter().map(Vec::as_slice).enumerate().collect();
