@@ -6,7 +6,7 @@ a) a 10M-row result (BIGINT, DOUBLE, VARCHAR, DATE) fetched into pyarrow, pandas
    polars; the RSS growth while holding the Arrow table, against the table's size,
    shows whether values were copied more than once;
 b) `SELECT k, sum(v) FROM df GROUP BY k` over a 10M-row pandas and polars DataFrame
-   named in SQL (a replacement scan; stride converts the frame's columns first);
+   named in SQL (a replacement scan; both engines read the frame in place);
 e) the round trip of `SELECT 1` (execute + fetchall).
 
 Needs the package installed: `pip install ./crates/stride-python`. See bench/README.md."""

@@ -11,7 +11,7 @@ use crate::cursor::{blocking, run, Pending};
 use crate::errors::{
     to_py, CatalogException, ConnectionException, InterfaceError, ProgrammingError,
 };
-use crate::register::with_replacement_scans;
+use crate::register::{with_replacement_scans, Found};
 use crate::relation::Relation;
 use crate::stream::{self, BATCH_ROWS};
 use crate::values::{self, ToPython};
@@ -92,13 +92,24 @@ impl PyConnection {
         sql: &str,
         params: Vec<ScalarValue>,
     ) -> PyResult<QueryResult> {
+        self.run_with(py, sql, params, &mut Vec::new())
+    }
+
+    /// [`PyConnection::run`] with the Python objects a relation found before.
+    pub fn run_with(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        params: Vec<ScalarValue>,
+        found: &mut Found,
+    ) -> PyResult<QueryResult> {
         let conn = self.live()?;
         let interrupt = conn.interrupt_handle();
         let once = || {
             let (conn, params) = (conn.clone(), params.clone());
             run(py, &interrupt, move || execute_text(&conn, sql, &params))
         };
-        with_replacement_scans(py, &conn, sql, once)
+        with_replacement_scans(py, &conn, sql, found, once)
     }
 
     fn take_pending(&self) -> PyResult<Pending> {
@@ -200,7 +211,8 @@ impl PyConnection {
                 Ok((pending, columns, rowcount))
             })
         };
-        let (pending, columns, rowcount) = with_replacement_scans(slf.py(), &conn, query, once)?;
+        let (pending, columns, rowcount) =
+            with_replacement_scans(slf.py(), &conn, query, &mut Vec::new(), once)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;
@@ -395,9 +407,9 @@ impl PyConnection {
     }
 
     /// Makes a DataFrame (pandas, polars), a pyarrow Table or anything with
-    /// `__arrow_c_stream__` queryable as `view_name` on this connection. Its rows are
-    /// copied now: later changes to the object are not seen until it is registered
-    /// again.
+    /// `__arrow_c_stream__` queryable as `view_name` on this connection. Its memory
+    /// is read in place: changes made inside its arrays show, columns added or
+    /// replaced later do not until it is registered again.
     fn register<'py>(
         slf: Bound<'py, Self>,
         view_name: &str,

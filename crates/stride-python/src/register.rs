@@ -2,9 +2,12 @@
 //! scans (`SELECT sum(x) FROM df` finds the variable `df` in the caller's scope).
 //!
 //! Anything with the Arrow PyCapsule stream protocol (`__arrow_c_stream__`: pyarrow
-//! Tables and RecordBatchReaders, polars and pandas DataFrames) is read through the
-//! Arrow C stream interface and converted to stride vectors (`stride_io::arrow`):
-//! a copy, taken when the name is registered. A replacement scan registers the
+//! Tables and RecordBatchReaders, polars and pandas DataFrames; polars LazyFrames
+//! are collected and pyarrow Datasets scanned first) is read through the
+//! Arrow C stream interface and turned into stride vectors that point into the
+//! Arrow memory (`stride_io::arrow`): numbers, dates and string bytes are not
+//! copied, and the Arrow arrays stay alive while any vector reads them (changes made
+//! to the object in place show, as in DuckDB). A replacement scan registers the
 //! variable for the statement that named it and unregisters it afterwards, so every
 //! statement reads the variable as it is then.
 
@@ -19,25 +22,59 @@ use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 /// Most Python objects one statement may find by name.
 const MAX_REPLACEMENTS: usize = 64;
 
-/// Whether `obj` can be read as Arrow data (an instance, not a class).
-fn is_arrow_data(obj: &Bound<'_, PyAny>) -> bool {
-    !obj.is_instance_of::<pyo3::types::PyType>()
-        && obj
-            .get_type()
-            .hasattr("__arrow_c_stream__")
-            .unwrap_or(false)
+/// How a Python object becomes an Arrow stream, if it can.
+enum Kind {
+    /// It has `__arrow_c_stream__` itself.
+    Stream,
+    /// A polars LazyFrame: collected first (as DuckDB does).
+    LazyFrame,
+    /// A pyarrow Dataset or Scanner: scanned as a RecordBatchReader.
+    Dataset,
 }
 
-/// The rows of a Python object with `__arrow_c_stream__`, as a relation.
-pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
-    if !is_arrow_data(obj) {
-        return Err(InvalidInputException::new_err(format!(
-            "a {} cannot be read as a table: pass a pandas or polars DataFrame, a pyarrow \
-             Table or anything with __arrow_c_stream__",
-            obj.get_type().name()?
-        )));
+/// What kind of Arrow data `obj` is (an instance, not a class), if any.
+fn arrow_kind(obj: &Bound<'_, PyAny>) -> Option<Kind> {
+    if obj.is_instance_of::<pyo3::types::PyType>() {
+        return None;
     }
-    let capsule = obj.call_method0("__arrow_c_stream__")?;
+    let ty = obj.get_type();
+    if ty.hasattr("__arrow_c_stream__").unwrap_or(false) {
+        return Some(Kind::Stream);
+    }
+    let module: String = ty.module().ok()?.extract().ok()?;
+    let name = ty.name().ok()?.to_string();
+    match (module.split('.').next()?, name.as_str()) {
+        ("polars", "LazyFrame") => Some(Kind::LazyFrame),
+        ("pyarrow", "FileSystemDataset" | "UnionDataset" | "InMemoryDataset" | "Dataset") => {
+            Some(Kind::Dataset)
+        }
+        ("pyarrow", "Scanner") => Some(Kind::Dataset),
+        _ => None,
+    }
+}
+
+fn is_arrow_data(obj: &Bound<'_, PyAny>) -> bool {
+    arrow_kind(obj).is_some()
+}
+
+/// The rows of a Python object with `__arrow_c_stream__` (or a polars LazyFrame, a
+/// pyarrow Dataset), as a relation.
+pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
+    let stream = match arrow_kind(obj) {
+        Some(Kind::Stream) => obj.clone(),
+        Some(Kind::LazyFrame) => obj.call_method0("collect")?,
+        Some(Kind::Dataset) if obj.hasattr("to_reader")? => obj.call_method0("to_reader")?,
+        Some(Kind::Dataset) => obj.call_method0("scanner")?.call_method0("to_reader")?,
+        None => {
+            return Err(InvalidInputException::new_err(format!(
+                "a {} cannot be read as a table: pass a pandas or polars DataFrame or \
+                 LazyFrame, a pyarrow Table, Dataset or RecordBatchReader, or anything with \
+                 __arrow_c_stream__",
+                obj.get_type().name()?
+            )))
+        }
+    };
+    let capsule = stream.call_method0("__arrow_c_stream__")?;
     let capsule = capsule.cast::<PyCapsule>()?;
     let ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
     // SAFETY: the capsule holds an ArrowArrayStream (its name says so, per the
@@ -116,18 +153,32 @@ fn find_variable<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py,
     Ok(None)
 }
 
-/// Runs `f`, which binds `sql`; while it fails because a table is missing and a
-/// Python variable of that name holds Arrow data, registers the variable and runs
-/// `f` again. Only a single statement is run again (re-running a script would
-/// repeat its earlier statements). The variables registered are unregistered when
-/// `f` is done (its plan holds their rows).
+/// Python objects statements found by name, as read then. A relation keeps those
+/// its query found, so every run of it reads the same rows (a RecordBatchReader
+/// can be read only once) and sees the variables as they were when it was made, as
+/// in DuckDB.
+pub type Found = Vec<(String, RegisteredRelation)>;
+
+/// Runs `f`, which binds `sql`, with the objects in `found` registered; while it
+/// fails because a table is missing and a Python variable of that name holds Arrow
+/// data, registers the variable (adding it to `found`) and runs `f` again. Only a
+/// single statement is run again (re-running a script would repeat its earlier
+/// statements). What was registered is unregistered when `f` is done (its plan
+/// holds the rows).
 pub fn with_replacement_scans<T>(
     py: Python<'_>,
     conn: &Connection,
     sql: &str,
+    found: &mut Found,
     mut f: impl FnMut() -> PyResult<T>,
 ) -> PyResult<T> {
     let mut added: Vec<String> = Vec::new();
+    for (name, relation) in found.iter() {
+        // A name registered on the connection meanwhile comes first.
+        if !conn.is_registered(name) && conn.register(name, relation.clone()).is_ok() {
+            added.push(name.clone());
+        }
+    }
     let result = loop {
         match f() {
             Err(e) if added.len() < MAX_REPLACEMENTS => {
@@ -142,9 +193,14 @@ pub fn with_replacement_scans<T>(
                 }
                 match find_variable(py, &name) {
                     Ok(Some(obj)) => {
-                        if let Err(reg) = register(conn, &name, &obj) {
-                            break Err(reg);
+                        let relation = match relation_of(&obj) {
+                            Ok(r) => r,
+                            Err(e) => break Err(e),
+                        };
+                        if let Err(e) = conn.register(&name, relation.clone()) {
+                            break Err(to_py(e));
                         }
+                        found.push((name.clone(), relation));
                         added.push(name);
                     }
                     Ok(None) => break Err(e),

@@ -9,6 +9,7 @@
 use crate::connection::{quote_name, rows_to_list, PyConnection};
 use crate::cursor::{run, Pending};
 use crate::errors::{to_py, NotImplementedException};
+use crate::register::{with_replacement_scans, Found};
 use crate::stream::{self, BATCH_ROWS};
 use crate::values::ToPython;
 use pyo3::prelude::*;
@@ -37,6 +38,9 @@ pub struct Relation {
     /// The execution `fetchone` / `fetchmany` are reading, so successive calls go on
     /// where the last stopped.
     pending: Mutex<Option<Pending>>,
+    /// The Python objects the query named (DataFrames, Arrow data), read when it was
+    /// bound and read again by every run (see `register::Found`).
+    found: Mutex<Found>,
 }
 
 /// Whether a statement only reads (and can therefore run again each time its rows
@@ -71,6 +75,7 @@ impl Relation {
             conn,
             source: Source::Query { sql, params },
             pending: Mutex::new(None),
+            found: Mutex::new(Vec::new()),
         }
     }
 
@@ -88,6 +93,7 @@ impl Relation {
                 chunks: Arc::new(chunks),
             },
             pending: Mutex::new(None),
+            found: Mutex::new(Vec::new()),
         }
     }
 
@@ -99,7 +105,12 @@ impl Relation {
     fn execute(&self, py: Python<'_>) -> PyResult<Pending> {
         match &self.source {
             Source::Query { sql, params } => {
-                let result = self.conn.borrow(py).run(py, sql, params.clone())?;
+                let mut found = self.found();
+                let result = self
+                    .conn
+                    .borrow(py)
+                    .run_with(py, sql, params.clone(), &mut found)?;
+                self.set_found(found);
                 Ok(Pending::new(result))
             }
             Source::Rows {
@@ -116,6 +127,16 @@ impl Relation {
 
     /// The execution being read by fetchone/fetchmany, else a fresh one; the caller
     /// reads it to the end.
+    fn found(&self) -> Found {
+        self.found.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    fn set_found(&self, found: Found) {
+        if let Ok(mut f) = self.found.lock() {
+            *f = found;
+        }
+    }
+
     fn take_or_execute(&self, py: Python<'_>) -> PyResult<Pending> {
         match self.pending.lock().ok().and_then(|mut p| p.take()) {
             Some(p) => Ok(p),
@@ -153,11 +174,9 @@ impl Relation {
     fn wrap(&self, py: Python<'_>, select: &str, rest: &str) -> PyResult<Relation> {
         let (sql, params) = self.sql_text()?;
         let sql = format!("SELECT {select} FROM ({sql}) AS unnamed_relation {rest}");
-        Ok(Relation::query(
-            self.conn.clone_ref(py),
-            sql,
-            params.to_vec(),
-        ))
+        let relation = Relation::query(self.conn.clone_ref(py), sql, params.to_vec());
+        relation.set_found(self.found());
+        Ok(relation)
     }
 
     pub fn names_and_types(&self, py: Python<'_>) -> PyResult<(Vec<String>, Vec<DataType>)> {
@@ -166,10 +185,12 @@ impl Relation {
             Source::Query { sql, params } => {
                 let conn = self.conn.borrow(py).live()?;
                 let interrupt = conn.interrupt_handle();
-                let cols = crate::register::with_replacement_scans(py, &conn, sql, || {
+                let mut found = self.found();
+                let cols = with_replacement_scans(py, &conn, sql, &mut found, || {
                     let (conn, sql, params) = (conn.clone(), sql.clone(), params.clone());
                     run(py, &interrupt, move || conn.describe(&sql, &params))
                 })?;
+                self.set_found(found);
                 Ok(cols.into_iter().unzip())
             }
         }
@@ -382,7 +403,10 @@ impl Relation {
     fn create(&self, py: Python<'_>, table_name: &str) -> PyResult<()> {
         let (sql, params) = self.sql_text()?;
         let sql = format!("CREATE TABLE {} AS {sql}", quote_name(table_name));
-        self.conn.borrow(py).run(py, &sql, params.to_vec())?;
+        let mut found = self.found();
+        self.conn
+            .borrow(py)
+            .run_with(py, &sql, params.to_vec(), &mut found)?;
         Ok(())
     }
 
@@ -390,7 +414,10 @@ impl Relation {
     fn insert_into(&self, py: Python<'_>, table_name: &str) -> PyResult<()> {
         let (sql, params) = self.sql_text()?;
         let sql = format!("INSERT INTO {} {sql}", quote_name(table_name));
-        self.conn.borrow(py).run(py, &sql, params.to_vec())?;
+        let mut found = self.found();
+        self.conn
+            .borrow(py)
+            .run_with(py, &sql, params.to_vec(), &mut found)?;
         Ok(())
     }
 

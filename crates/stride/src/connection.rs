@@ -286,6 +286,11 @@ impl Connection {
         Ok(())
     }
 
+    /// Whether a relation is registered under `name`.
+    pub fn is_registered(&self, name: &str) -> bool {
+        self.registered().contains_key(&name.to_lowercase())
+    }
+
     /// Removes the relation registered under `name`; whether there was one.
     pub fn unregister(&self, name: &str) -> bool {
         let Ok(mut r) = self.registered.lock() else {

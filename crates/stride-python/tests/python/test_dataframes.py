@@ -78,3 +78,49 @@ def test_things_that_are_not_tables(con):
         con.register("x", {"a": [1]})
     with pytest.raises(stride.NotSupportedError, match="column \"b\""):
         con.register("bad", pa.table({"b": pa.array([b"\x00"], pa.binary())}))
+
+
+def test_frames_are_read_in_place(con):
+    import numpy as np
+
+    values = np.arange(1_000_000, dtype=np.int64)
+    table = pa.table({"x": pa.array(values), "s": pa.array([f"value {i}" for i in range(1_000_000)])})
+    con.register("t", table)
+    assert con.execute("SELECT sum(x) FROM t").fetchone() == (499999500000,)
+    # The registered relation reads the numpy array's memory itself: a change made
+    # in place shows (as in DuckDB), which a copy would not.
+    values[0] = 1_000_000_000
+    assert con.execute("SELECT sum(x) FROM t").fetchone() == (499999500000 + 1_000_000_000,)
+    # A result abandoned half read, the frame dropped, the connection closed: the
+    # Arrow memory is released without deadlocking on the GIL.
+    df = pd.DataFrame({"x": values})
+    rel = con.sql("SELECT x, x + 1 FROM df")
+    assert rel.fetchone() is not None
+    cur = con.execute("SELECT * FROM t")
+    assert cur.fetchmany(10)
+    del rel, df, table
+    con.unregister("t")
+    con.close()
+
+
+def test_lazy_frames_datasets_and_readers(con):
+    import pyarrow.dataset as ds
+
+    table = pa.table({"a": [1, 2, 3], "b": ["x", "y", "x"]})
+    lazy = pl.DataFrame({"a": [1, 2, 3]}).lazy().filter(pl.col("a") > 1)
+    assert con.execute("SELECT sum(a) FROM lazy").fetchone()[0] == 5
+    dataset = ds.dataset(table)
+    assert con.execute("SELECT count(*) FROM dataset WHERE b = 'x'").fetchone() == (2,)
+    # A reader can be read once: a relation reads it when it is made, and every run
+    # of the relation (and the relations built on it) sees those rows.
+    reader = table.to_reader()
+    rel = con.sql("SELECT sum(a) AS s FROM reader")
+    assert rel.fetchall()[0][0] == 6
+    assert rel.fetchall()[0][0] == 6
+    assert rel.filter("s > 5").fetchall()[0][0] == 6
+    # The variable as it was when the relation was made, as in DuckDB.
+    frame = pd.DataFrame({"a": [10]})
+    rel = con.sql("SELECT a FROM frame")
+    frame = pd.DataFrame({"a": [20]})
+    assert rel.fetchall() == [(10,)]
+    assert con.sql("SELECT a FROM frame").fetchall() == [(20,)]

@@ -148,7 +148,9 @@ impl std::fmt::Debug for CsvSource {
 }
 
 /// Rows registered under a name on a connection (`Connection::register`): data
-/// from outside, such as a DataFrame, queried like a table.
+/// from outside, such as a DataFrame, queried like a table. Cloning shares the
+/// chunks' buffers.
+#[derive(Clone)]
 pub struct RegisteredRelation {
     pub names: Vec<String>,
     pub types: Vec<DataType>,
