@@ -15,6 +15,9 @@ use stride_storage::Catalogs;
 #[derive(Debug, Clone)]
 pub struct SubqueryRows {
     pub values: Vec<ScalarValue>,
+    /// The values as a hash set, for `x IN (subquery)` with an uncorrelated
+    /// subquery: built on first use; `None` inside when the values' type has none.
+    pub set: OnceLock<Option<crate::in_set::InSet>>,
 }
 
 /// The rows of a LATERAL subquery for one set of outer values: flat columns and

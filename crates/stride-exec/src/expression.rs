@@ -594,7 +594,10 @@ fn subquery_rows(
     ) {
         values.sort_by(|a, b| a.total_cmp(b));
     }
-    let rows = Arc::new(SubqueryRows { values });
+    let rows = Arc::new(SubqueryRows {
+        values,
+        set: Default::default(),
+    });
     ctx.subquery_cache
         .lock()
         .map_err(|_| Error::internal("cache lock"))?
@@ -654,6 +657,21 @@ fn eval_subquery(s: &Subquery, chunk: &DataChunk, ctx: &QueryContext) -> Result<
         true => Some(subquery_rows(s, &refs, &[], ctx)?),
         false => None,
     };
+    // `x IN (uncorrelated subquery)`: one hash lookup per row, as for a long IN list.
+    let same_type = s.plan.schema().first().map(|f| &f.ty) == probe.as_ref().map(|x| &x.ty);
+    if let (Some(rows), Some(x), SubqueryKind::In { negated, .. }, true) =
+        (&shared, &probe, &s.kind, same_type)
+    {
+        if rows.values.is_empty() {
+            return Vector::constant(&ScalarValue::Boolean(*negated), &DataType::Boolean);
+        }
+        let set = rows
+            .set
+            .get_or_init(|| crate::in_set::InSet::of_values(&rows.values, &x.ty));
+        if let Some(set) = set {
+            return Ok(set.test(x, len, *negated));
+        }
+    }
     let mut out = Vector::with_capacity(&out_ty, rows_needed);
     for i in 0..rows_needed {
         ctx.check()?;

@@ -6,7 +6,7 @@
 use crate::context::QueryContext;
 use std::collections::HashSet;
 use std::sync::Arc;
-use stride_common::{DataType, PhysicalType, Validity, Vector, VectorData};
+use stride_common::{DataType, PhysicalType, ScalarValue, Validity, Vector, VectorData};
 use stride_sql::plan::Expr;
 use stride_storage::Key;
 
@@ -14,12 +14,14 @@ use stride_storage::Key;
 pub const MIN_LEN: usize = 16;
 
 /// The constants of one IN list, by physical value.
+#[derive(Debug, Clone)]
 pub struct InSet {
     values: Values,
     /// A NULL among the constants: rows that match nothing are NULL, not false.
     has_null: bool,
 }
 
+#[derive(Debug, Clone)]
 enum Values {
     /// Integers of every width, DATE, TIMESTAMP, DECIMAL (unscaled), BOOLEAN.
     Ints(HashSet<i128, foldhash::fast::RandomState>),
@@ -43,6 +45,21 @@ impl InSet {
     }
 
     fn build(list: &[Expr], ty: &DataType) -> Option<InSet> {
+        let mut values = Vec::with_capacity(list.len());
+        for item in list {
+            match item {
+                Expr::Literal { value, ty: lt } if value.is_null() || lt == ty => {
+                    values.push(value.clone())
+                }
+                _ => return None,
+            }
+        }
+        Self::of_values(&values, ty)
+    }
+
+    /// The set of `values` (of type `ty`, NULLs among them), for `x IN (values)`
+    /// with `x` of type `ty`; `None` for types without a set (floats, lists).
+    pub fn of_values(list: &[ScalarValue], ty: &DataType) -> Option<InSet> {
         let mut has_null = false;
         let mut values = match ty.physical() {
             PhysicalType::Str => Values::Strs(HashSet::default()),
@@ -54,16 +71,10 @@ impl InSet {
             | PhysicalType::I128 => Values::Ints(HashSet::default()),
             _ => return None,
         };
-        for item in list {
-            let Expr::Literal { value, ty: lt } = item else {
-                return None;
-            };
+        for value in list {
             if value.is_null() {
                 has_null = true;
                 continue;
-            }
-            if lt != ty {
-                return None;
             }
             // As a zone map keeps it: the column's physical value.
             match (&mut values, Key::of(value, ty)?) {

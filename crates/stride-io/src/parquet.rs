@@ -20,7 +20,7 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::arrow::arrow_writer::compute_leaves;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
 use std::fs::File;
@@ -541,9 +541,15 @@ fn repeats<'a>(column: impl Iterator<Item = (&'a Vector, usize)>) -> bool {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParquetWriteOptions {
     pub compression: ParquetCompression,
+    /// `COMPRESSION_LEVEL`, for zstd (1 to 22) and gzip (0 to 9); `None`: the
+    /// default ([`ZSTD_LEVEL`], gzip's 6).
+    pub compression_level: Option<i32>,
     /// Rows per row group (DuckDB's default, 122,880).
     pub row_group_size: usize,
 }
+
+/// The zstd level written when none is given.
+pub const ZSTD_LEVEL: i32 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParquetCompression {
@@ -575,6 +581,7 @@ impl Default for ParquetWriteOptions {
     fn default() -> Self {
         ParquetWriteOptions {
             compression: ParquetCompression::Snappy,
+            compression_level: None,
             row_group_size: 122_880,
         }
     }
@@ -592,14 +599,24 @@ pub fn write_file(
     threads: usize,
 ) -> Result<u64> {
     let schema = arrow_schema(names, types, StringLayout::Offsets);
-    let compression = match options.compression {
-        ParquetCompression::Uncompressed => Compression::UNCOMPRESSED,
-        ParquetCompression::Snappy => Compression::SNAPPY,
-        ParquetCompression::Zstd => {
-            Compression::ZSTD(ZstdLevel::try_new(3).expect("3 is a zstd level"))
+    let level_error =
+        |e: parquet::errors::ParquetError| Error::invalid_input(format!("COMPRESSION_LEVEL: {e}"));
+    let compression = match (options.compression, options.compression_level) {
+        (ParquetCompression::Zstd, level) => {
+            Compression::ZSTD(ZstdLevel::try_new(level.unwrap_or(ZSTD_LEVEL)).map_err(level_error)?)
         }
-        ParquetCompression::Gzip => Compression::GZIP(Default::default()),
-        ParquetCompression::Lz4 => Compression::LZ4_RAW,
+        (ParquetCompression::Gzip, None) => Compression::GZIP(Default::default()),
+        (ParquetCompression::Gzip, Some(l)) => Compression::GZIP(
+            GzipLevel::try_new(u32::try_from(l).unwrap_or(u32::MAX)).map_err(level_error)?,
+        ),
+        (other, Some(_)) => {
+            return Err(Error::invalid_input(format!(
+                "COMPRESSION_LEVEL applies to zstd and gzip, not to {other:?}"
+            )))
+        }
+        (ParquetCompression::Uncompressed, None) => Compression::UNCOMPRESSED,
+        (ParquetCompression::Snappy, None) => Compression::SNAPPY,
+        (ParquetCompression::Lz4, None) => Compression::LZ4_RAW,
     };
     // Row groups of `row_group_size` rows, cut from the chunks (windows, not copies).
     let size = options.row_group_size.max(1);
@@ -659,8 +676,9 @@ pub fn write_file(
     let threads = threads.max(1);
     let indexed: Vec<(usize, &[(Vec<Vector>, usize)])> =
         groups.iter().map(Vec::as_slice).enumerate().collect();
-    // A few row groups per thread at a time, so encoded ones do not pile up.
-    for batch in indexed.chunks(threads * 2) {
+    // Several row groups per thread at a time (so threads rarely wait for the
+    // slowest of a batch), not all at once (so encoded ones do not pile up).
+    for batch in indexed.chunks(threads * 8) {
         let encoded = stride_common::workers::map(batch, threads, |(index, parts)| {
             let batch = record_batch(&schema, types, parts)?;
             let mut writers = factory
@@ -717,6 +735,7 @@ mod tests {
         let types = vec![DataType::BigInt, DataType::Varchar];
         let options = ParquetWriteOptions {
             compression: ParquetCompression::Zstd,
+            compression_level: Some(5),
             row_group_size: 2000,
         };
         assert_eq!(

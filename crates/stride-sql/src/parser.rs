@@ -134,8 +134,9 @@ fn resolve_pg_tokens(
 }
 
 /// COPY options of DuckDB's that the parser does not know.
-pub const DUCKDB_COPY_OPTIONS: [&str; 5] = [
+pub const DUCKDB_COPY_OPTIONS: [&str; 6] = [
     "compression",
+    "compression_level",
     "row_group_size",
     "partition_by",
     "overwrite_or_ignore",

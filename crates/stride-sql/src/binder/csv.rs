@@ -677,6 +677,11 @@ fn copy_options(
         };
         match name.as_str() {
             "compression" => p.compression = ParquetCompression::parse(value)?,
+            "compression_level" => {
+                p.compression_level = Some(value.parse().map_err(|_| {
+                    Error::binder(format!("COMPRESSION_LEVEL takes a number, got {value}"))
+                })?)
+            }
             _ => {
                 p.row_group_size =
                     value

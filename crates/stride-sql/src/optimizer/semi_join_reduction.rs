@@ -16,7 +16,7 @@
 
 use super::cardinality::estimate;
 use crate::plan::visit::children_mut;
-use crate::plan::{Expr, JoinKind, LogicalPlan};
+use crate::plan::{Expr, JoinKind, LogicalPlan, TableFunction};
 use stride_common::Result;
 
 /// The reduction pays when the keys' input is estimated no larger than the rows
@@ -138,7 +138,7 @@ fn filter_groups(plan: &LogicalPlan, cols: &[usize], keys: LogicalPlan) -> Optio
             schema,
         } => {
             // Keys from an unfiltered table are all its keys: nothing is reduced
-            // (Q18's orders hold every l_orderkey).
+            // (Q18's orders hold every l_orderkey, also when read from files).
             if estimate(&keys) > AT_MOST * estimate(input) || whole_table(&keys) {
                 return None;
             }
@@ -230,10 +230,18 @@ fn key_source(plan: &LogicalPlan, cols: &[usize]) -> Option<(LogicalPlan, Vec<us
     }
 }
 
-/// Whether `plan` is a stored table read whole (its columns, perhaps projected).
+/// Whether `plan` is a table read whole (its columns, perhaps projected): a stored
+/// table, or files (Parquet, Arrow, CSV) or registered data read by a table
+/// function.
 fn whole_table(plan: &LogicalPlan) -> bool {
     match plan {
         LogicalPlan::Scan { .. } => true,
+        LogicalPlan::TableFunction { func, .. } => matches!(
+            func,
+            TableFunction::ReadCsv { .. }
+                | TableFunction::ReadColumnar { .. }
+                | TableFunction::Registered { .. }
+        ),
         LogicalPlan::Project { input, .. } => whole_table(input),
         _ => false,
     }
