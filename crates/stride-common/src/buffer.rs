@@ -119,6 +119,17 @@ impl<T> Buffer<T> {
         matches!(self.data, Storage::Foreign(_))
     }
 
+    /// Copies foreign values into storage of this buffer's own (for data that must
+    /// outlive or not follow the foreign memory: a stored table's rows).
+    pub fn make_owned(&mut self)
+    where
+        T: Clone,
+    {
+        if self.is_foreign() {
+            *self = self.to_vec().into();
+        }
+    }
+
     /// Whether both buffers are the same window onto the same storage.
     pub fn ptr_eq(&self, other: &Self) -> bool {
         self.data.addr() == other.data.addr() && self.window == other.window

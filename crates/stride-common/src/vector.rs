@@ -155,6 +155,29 @@ macro_rules! with_native {
 }
 
 impl VectorData {
+    /// Copies any values read in place from foreign memory (an Arrow array, a
+    /// memory-mapped file) into buffers of the vector's own; a no-op otherwise.
+    /// Stored tables call it: their rows must not change or vanish with the file or
+    /// the Python object they came from.
+    pub fn make_owned(&mut self) {
+        match self {
+            VectorData::Bool(b) => b.make_owned(),
+            VectorData::I8(b) => b.make_owned(),
+            VectorData::I16(b) => b.make_owned(),
+            VectorData::I32(b) => b.make_owned(),
+            VectorData::I64(b) => b.make_owned(),
+            VectorData::I128(b) => b.make_owned(),
+            VectorData::F32(b) => b.make_owned(),
+            VectorData::F64(b) => b.make_owned(),
+            VectorData::Interval(b) => b.make_owned(),
+            VectorData::Str(s) => {
+                s.views.make_owned();
+                s.buffers.iter_mut().for_each(Buffer::make_owned);
+            }
+            VectorData::List(l) => l.child.data.make_owned(),
+        }
+    }
+
     pub fn physical(&self) -> PhysicalType {
         match self {
             VectorData::Bool(_) => PhysicalType::Bool,

@@ -66,14 +66,18 @@ impl ArrowFile {
     /// Maps `path` and reads its footer.
     pub fn open(path: &str) -> Result<ArrowFile> {
         let file = File::open(path).map_err(|e| file_error(path, e))?;
-        let len = file.metadata().map_err(|e| file_error(path, e))?.len() as usize;
         let magic = b"ARROW1";
-        if len < 2 * magic.len() + 4 {
+        if file.metadata().map_err(|e| file_error(path, e))?.len() < 2 * magic.len() as u64 + 4 {
             return Err(file_error(path, "it is too short to be an Arrow IPC file"));
         }
         // SAFETY: the map is read-only; a file truncated by another process while
-        // mapped is outside what any reader can defend against (as in every mmap reader).
+        // mapped is outside what any reader can defend against (as in every mmap reader;
+        // stride's own writers replace files by renaming, never truncate them).
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| file_error(path, e))?;
+        let len = map.len();
+        if len < 2 * magic.len() + 4 {
+            return Err(file_error(path, "it is too short to be an Arrow IPC file"));
+        }
         let bytes: &[u8] = &map;
         if &bytes[..magic.len()] != magic || &bytes[len - magic.len()..] != magic {
             return Err(file_error(
@@ -131,6 +135,7 @@ impl ArrowFile {
             .iter()
             .all(|f| f.data_type() == &arrow_schema::DataType::Null);
         let mut rows = Vec::with_capacity(batches.len());
+        let mut total = 0usize;
         for b in &batches {
             let meta =
                 &data[b.offset() as usize..(b.offset() + b.metaDataLength() as i64) as usize];
@@ -153,7 +158,8 @@ impl ArrowFile {
                 true => u32::MAX as usize,
                 false => b.bodyLength() as usize * 8 + 64,
             };
-            if n > limit {
+            total += n;
+            if n > limit || (only_nulls && total > u32::MAX as usize) {
                 return Err("a record batch claims more rows than it holds".into());
             }
             rows.push(n);
@@ -360,7 +366,7 @@ pub fn write_file(
             format!("could not write Arrow file \"{path}\": {e}"),
         )
     };
-    let file = File::create(path).map_err(|e| write_error(&e))?;
+    let (new, file) = crate::file::NewFile::create(path).map_err(|e| write_error(&e))?;
     let mut writer = arrow_ipc::writer::FileWriter::try_new(std::io::BufWriter::new(file), &schema)
         .map_err(|e| write_error(&e))?;
     let mut rows = 0u64;
@@ -381,6 +387,10 @@ pub fn write_file(
         }
     }
     writer.finish().map_err(|e| write_error(&e))?;
+    let mut out = writer.into_inner().map_err(|e| write_error(&e))?;
+    std::io::Write::flush(&mut out).map_err(|e| write_error(&e))?;
+    drop(out);
+    new.commit().map_err(|e| write_error(&e))?;
     Ok(rows)
 }
 

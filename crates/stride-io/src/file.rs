@@ -155,6 +155,69 @@ fn wildcard_match(pattern: &[u8], name: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'*')
 }
 
+/// A file written beside its final path and renamed over it once complete: a query
+/// still reading the old file (an Arrow file stays memory-mapped while its rows are
+/// in use, also by the COPY that replaces it) keeps the old pages, and a write that
+/// fails leaves the old file, or none, instead of half a file.
+/// A path that exists and is not a regular file (a device such as /dev/stdout, a
+/// pipe) is written directly.
+pub struct NewFile {
+    /// The temporary file, until renamed; `None` when writing `path` directly.
+    temp: Option<PathBuf>,
+    path: PathBuf,
+}
+
+impl NewFile {
+    /// Creates the file to write for `path`: a temporary one in the same folder.
+    pub fn create(path: &str) -> std::io::Result<(NewFile, std::fs::File)> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let target = PathBuf::from(path);
+        let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file());
+        let name = match target.file_name() {
+            Some(n) if !special => n.to_string_lossy().into_owned(),
+            _ => {
+                let file = std::fs::File::create(&target)?;
+                return Ok((
+                    NewFile {
+                        temp: None,
+                        path: target,
+                    },
+                    file,
+                ));
+            }
+        };
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = target.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        let file = std::fs::File::create(&temp)?;
+        Ok((
+            NewFile {
+                temp: Some(temp),
+                path: target,
+            },
+            file,
+        ))
+    }
+
+    /// Puts the written file in place of `path`.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        if let Some(temp) = self.temp.take() {
+            if let Err(e) = std::fs::rename(&temp, &self.path) {
+                let _ = std::fs::remove_file(&temp);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NewFile {
+    fn drop(&mut self) {
+        if let Some(temp) = &self.temp {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -245,6 +245,9 @@ pub fn write_partitioned(
     write: &dyn Fn(&str, &[String], &[DataType], &[DataChunk]) -> Result<u64>,
 ) -> Result<u64> {
     let io = |what: &str, e: std::io::Error| Error::io(format!("COPY {what} \"{dir}\": {e}"));
+    if dir.trim().is_empty() {
+        return Err(Error::io("COPY with PARTITION_BY needs a folder name"));
+    }
     let root = std::path::Path::new(dir);
     if root.is_file() {
         return Err(Error::io(format!(
@@ -262,8 +265,15 @@ pub fn write_partitioned(
                 "Directory \"{dir}\" is not empty: add OVERWRITE to replace its contents or OVERWRITE_OR_IGNORE to write into it"
             )))
         }
+        // Never the root, the working folder or a folder above it.
         (true, Overwrite::All) => {
-            std::fs::remove_dir_all(root).map_err(|e| io("cannot empty", e))?
+            let full = std::fs::canonicalize(root).map_err(|e| io("cannot read", e))?;
+            let here = std::env::current_dir().ok().and_then(|d| std::fs::canonicalize(d).ok());
+            if full.parent().is_none() || here.is_some_and(|h| h.starts_with(&full)) {
+                return Err(Error::io(format!(
+                    "COPY ... OVERWRITE would delete \"{dir}\", which holds the working folder or is the root; write to a folder of its own"
+                )));
+            }
         }
         _ => {}
     }
@@ -306,6 +316,10 @@ pub fn write_partitioned(
                 .collect();
             partitions[p].1.push(DataChunk::new(columns, rows[p].len()));
         }
+    }
+    // The old contents go only once the rows are split (a failed cast keeps them).
+    if occupied && overwrite == Overwrite::All {
+        std::fs::remove_dir_all(root).map_err(|e| io("cannot empty", e))?;
     }
     let key_names: Vec<String> = keys.iter().map(|&k| names[k].clone()).collect();
     let kept_names: Vec<String> = kept.iter().map(|&c| names[c].clone()).collect();

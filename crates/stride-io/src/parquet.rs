@@ -669,7 +669,7 @@ pub fn write_file(
             format!("could not write Parquet file \"{path}\": {e}"),
         )
     };
-    let file = File::create(path).map_err(|e| write_error(&e))?;
+    let (new, file) = crate::file::NewFile::create(path).map_err(|e| write_error(&e))?;
     let (mut writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))
         .and_then(ArrowWriter::into_serialized_writer)
         .map_err(|e| write_error(&e))?;
@@ -708,6 +708,7 @@ pub fn write_file(
         }
     }
     writer.close().map_err(|e| write_error(&e))?;
+    new.commit().map_err(|e| write_error(&e))?;
     Ok(rows)
 }
 

@@ -281,7 +281,11 @@ impl Table {
     /// Appends parts (flat columns and a row count each), with the checks of
     /// [`Table::append`]. A part of at least [`MIN_OWN_GROUP`] rows becomes a row
     /// group as it is, without copying.
-    pub fn append_parts(&self, flat: Vec<(Vec<Vector>, usize)>) -> Result<usize> {
+    pub fn append_parts(&self, mut flat: Vec<(Vec<Vector>, usize)>) -> Result<usize> {
+        // Rows read in place from a mapped file or a DataFrame become the table's own.
+        for (cols, _) in &mut flat {
+            cols.iter_mut().for_each(|c| c.data.make_owned());
+        }
         let mut data = self
             .data
             .write()
@@ -519,7 +523,8 @@ pub fn row_groups_of(
     parts: Vec<(Vec<Vector>, usize)>,
 ) -> Vec<Arc<RowGroup>> {
     let mut out: Vec<(Vec<Vector>, usize)> = Vec::new();
-    for (cols, len) in parts {
+    for (mut cols, len) in parts {
+        cols.iter_mut().for_each(|c| c.data.make_owned());
         if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(&len) {
             out.push((cols, len));
             continue;
@@ -774,13 +779,22 @@ impl Table {
         columns: &[usize],
         values: &[Vector],
     ) -> Result<Replacement> {
+        // New values read in place from a file or a DataFrame become the table's own.
+        let values: Vec<Vector> = values
+            .iter()
+            .map(|v| {
+                let mut v = v.clone();
+                v.data.make_owned();
+                v
+            })
+            .collect();
         let mut changes = Vec::new();
         let mut at = 0usize;
         for (g, rows) in rows_by_group(base, rowids)? {
             let group = &base[g];
             let mut new = RowGroup::clone(group);
             let picked: Vec<u32> = (at as u32..(at + rows.len()) as u32).collect();
-            for (&c, v) in columns.iter().zip(values) {
+            for (&c, v) in columns.iter().zip(&values) {
                 // The group's column followed by this group's new values; a row taken
                 // from the second part where it changes.
                 let mut both = group.vector(c)?;

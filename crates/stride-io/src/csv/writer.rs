@@ -77,7 +77,7 @@ pub fn write_file(
     threads: usize,
 ) -> Result<u64> {
     let io_err = |e: std::io::Error| Error::io(format!("cannot write \"{path}\": {e}"));
-    let file = std::fs::File::create(path).map_err(io_err)?;
+    let (new, file) = crate::file::NewFile::create(path).map_err(io_err)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     if opts.header {
         let mut line = Vec::new();
@@ -103,6 +103,8 @@ pub fn write_file(
         rows += batch.iter().map(|c| c.len() as u64).sum::<u64>();
     }
     out.flush().map_err(io_err)?;
+    drop(out);
+    new.commit().map_err(io_err)?;
     Ok(rows)
 }
 

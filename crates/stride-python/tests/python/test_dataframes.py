@@ -89,8 +89,14 @@ def test_frames_are_read_in_place(con):
     assert con.execute("SELECT sum(x) FROM t").fetchone() == (499999500000,)
     # The registered relation reads the numpy array's memory itself: a change made
     # in place shows (as in DuckDB), which a copy would not.
+    con.execute("CREATE TABLE stored AS SELECT * FROM t")
     values[0] = 1_000_000_000
     assert con.execute("SELECT sum(x) FROM t").fetchone() == (499999500000 + 1_000_000_000,)
+    # A table made from the frame holds rows of its own.
+    assert con.execute("SELECT sum(x) FROM stored").fetchone() == (499999500000,)
+    con.execute("UPDATE stored SET x = t.x FROM t WHERE stored.x = 1 AND t.x = 1")
+    values[1] = 5
+    assert con.execute("SELECT sum(x) FROM stored").fetchone() == (499999500000,)
     # A result abandoned half read, the frame dropped, the connection closed: the
     # Arrow memory is released without deadlocking on the GIL.
     df = pd.DataFrame({"x": values})
