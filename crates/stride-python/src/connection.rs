@@ -38,6 +38,19 @@ pub struct PyConnection {
 }
 
 impl PyConnection {
+    /// A relation reading `SELECT * FROM <function>`, bound now so that a missing
+    /// file is reported here.
+    fn file_relation(slf: Bound<'_, Self>, function: String) -> PyResult<Relation> {
+        let py = slf.py();
+        let relation = Relation::query(
+            slf.unbind(),
+            format!("SELECT * FROM {function}"),
+            Vec::new(),
+        );
+        relation.names_and_types(py)?;
+        Ok(relation)
+    }
+
     pub fn open(database: &str, read_only: bool) -> PyResult<Self> {
         let db = if database.is_empty() || database == ":memory:" {
             if read_only {
@@ -298,6 +311,15 @@ impl PyConnection {
         self.fetchdf(py)
     }
 
+    fn fetch_df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.fetchdf(py)
+    }
+
+    /// The rest of the result as a dict of NumPy arrays by column.
+    fn fetchnumpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        stream::numpy_dict(&self.fetch_arrow_table(py, BATCH_ROWS)?)
+    }
+
     /// The rest of the result as a polars DataFrame.
     fn pl<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let pending = self.take_pending()?;
@@ -404,6 +426,50 @@ impl PyConnection {
     fn table(slf: Bound<'_, Self>, name: &str) -> PyResult<Relation> {
         let sql = format!("SELECT * FROM {}", quote_name(name));
         Ok(Relation::query(slf.unbind(), sql, Vec::new()))
+    }
+
+    fn view(slf: Bound<'_, Self>, view_name: &str) -> PyResult<Relation> {
+        Self::table(slf, view_name)
+    }
+
+    /// A relation over Parquet files (a path, a glob or a list of them).
+    fn read_parquet(slf: Bound<'_, Self>, file_glob: Bound<'_, PyAny>) -> PyResult<Relation> {
+        let paths = path_list(&file_glob)?;
+        Self::file_relation(slf, format!("read_parquet({paths})"))
+    }
+
+    fn from_parquet(slf: Bound<'_, Self>, file_glob: Bound<'_, PyAny>) -> PyResult<Relation> {
+        Self::read_parquet(slf, file_glob)
+    }
+
+    /// A relation over CSV files, their dialect and types detected.
+    fn read_csv(slf: Bound<'_, Self>, path_or_buffer: Bound<'_, PyAny>) -> PyResult<Relation> {
+        let paths = path_list(&path_or_buffer)?;
+        Self::file_relation(slf, format!("read_csv({paths})"))
+    }
+
+    fn from_csv_auto(slf: Bound<'_, Self>, path_or_buffer: Bound<'_, PyAny>) -> PyResult<Relation> {
+        Self::read_csv(slf, path_or_buffer)
+    }
+
+    /// A relation over a DataFrame, a pyarrow Table or anything with
+    /// `__arrow_c_stream__`, read now (in place) and kept by the relation.
+    fn from_arrow(slf: Bound<'_, Self>, arrow_object: Bound<'_, PyAny>) -> PyResult<Relation> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("__stride_python_object_{n}");
+        let data = crate::register::relation_of(&arrow_object)?;
+        let relation = Relation::query(
+            slf.unbind(),
+            format!("SELECT * FROM {}", quote_name(&name)),
+            Vec::new(),
+        );
+        relation.keep(vec![(name, data)]);
+        Ok(relation)
+    }
+
+    fn from_df(slf: Bound<'_, Self>, df: Bound<'_, PyAny>) -> PyResult<Relation> {
+        Self::from_arrow(slf, df)
     }
 
     /// Makes a DataFrame (pandas, polars), a pyarrow Table or anything with
@@ -514,6 +580,27 @@ pub fn rows_to_list<'py>(
 }
 
 /// `name` as a SQL identifier: dotted parts (`schema.table`) each double-quoted.
+/// A Python path or list of paths as a SQL string literal or list of them.
+fn path_list(paths: &Bound<'_, PyAny>) -> PyResult<String> {
+    let quote = |p: String| format!("'{}'", p.replace('\'', "''"));
+    if let Ok(p) = paths.extract::<String>() {
+        return Ok(quote(p));
+    }
+    if let Ok(list) = paths.extract::<Vec<String>>() {
+        return Ok(format!(
+            "[{}]",
+            list.into_iter().map(quote).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    // pathlib paths and other os.PathLike objects.
+    let p: String = paths
+        .py()
+        .import("os")?
+        .call_method1("fspath", (paths,))?
+        .extract()?;
+    Ok(quote(p))
+}
+
 pub fn quote_name(name: &str) -> String {
     name.split('.')
         .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))

@@ -127,6 +127,22 @@ impl Relation {
 
     /// The execution being read by fetchone/fetchmany, else a fresh one; the caller
     /// reads it to the end.
+    /// `COPY (<this relation>) TO 'file' (<options>)`.
+    fn copy_to(&self, py: Python<'_>, file: &str, options: &str) -> PyResult<()> {
+        let (sql, params) = self.sql_text()?;
+        let sql = format!("COPY ({sql}) TO '{}' ({options})", file.replace('\'', "''"));
+        let mut found = self.found();
+        self.conn
+            .borrow(py)
+            .run_with(py, &sql, params.to_vec(), &mut found)?;
+        Ok(())
+    }
+
+    /// Makes the relation read these Python objects under these names.
+    pub fn keep(&self, found: Found) {
+        self.set_found(found);
+    }
+
     fn found(&self) -> Found {
         self.found.lock().map(|f| f.clone()).unwrap_or_default()
     }
@@ -298,6 +314,100 @@ impl Relation {
 
     fn fetchdf<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.df(py)
+    }
+
+    fn fetch_df<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.df(py)
+    }
+
+    /// The rows as a dict of NumPy arrays by column.
+    fn fetchnumpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::stream::numpy_dict(&self.arrow(py, BATCH_ROWS)?)
+    }
+
+    #[pyo3(signature = (batch_size=BATCH_ROWS))]
+    fn to_arrow_reader<'py>(
+        &self,
+        py: Python<'py>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.fetch_arrow_reader(py, batch_size)
+    }
+
+    #[pyo3(signature = (rows_per_batch=BATCH_ROWS))]
+    fn fetch_record_batch<'py>(
+        &self,
+        py: Python<'py>,
+        rows_per_batch: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.fetch_arrow_reader(py, rows_per_batch)
+    }
+
+    /// Writes the rows to a Parquet file (`COPY ... TO`), compressed with
+    /// `compression` (snappy when not given).
+    #[pyo3(signature = (file_name, compression=None))]
+    fn write_parquet(
+        &self,
+        py: Python<'_>,
+        file_name: &str,
+        compression: Option<&str>,
+    ) -> PyResult<()> {
+        let mut options = String::from("FORMAT parquet");
+        if let Some(c) = compression {
+            if !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown Parquet compression {c:?}"
+                )));
+            }
+            options.push_str(&format!(", COMPRESSION {c}"));
+        }
+        self.copy_to(py, file_name, &options)
+    }
+
+    #[pyo3(signature = (file_name, compression=None))]
+    fn to_parquet(
+        &self,
+        py: Python<'_>,
+        file_name: &str,
+        compression: Option<&str>,
+    ) -> PyResult<()> {
+        self.write_parquet(py, file_name, compression)
+    }
+
+    /// Writes the rows to a CSV file with a header line (as DuckDB's does).
+    #[pyo3(signature = (file_name, sep=None, header=true))]
+    fn write_csv(
+        &self,
+        py: Python<'_>,
+        file_name: &str,
+        sep: Option<&str>,
+        header: bool,
+    ) -> PyResult<()> {
+        let mut options = format!("FORMAT csv, HEADER {header}");
+        if let Some(s) = sep {
+            options.push_str(&format!(", DELIMITER '{}'", s.replace('\'', "''")));
+        }
+        self.copy_to(py, file_name, &options)
+    }
+
+    #[pyo3(signature = (file_name, sep=None, header=true))]
+    fn to_csv(
+        &self,
+        py: Python<'_>,
+        file_name: &str,
+        sep: Option<&str>,
+        header: bool,
+    ) -> PyResult<()> {
+        self.write_csv(py, file_name, sep, header)
+    }
+
+    fn to_table(&self, py: Python<'_>, table_name: &str) -> PyResult<()> {
+        self.create(py, table_name)
+    }
+
+    #[pyo3(signature = (view_name, replace=true))]
+    fn to_view(&self, py: Python<'_>, view_name: &str, replace: bool) -> PyResult<()> {
+        self.create_view(py, view_name, replace)
     }
 
     /// The rows as a polars DataFrame.

@@ -163,6 +163,34 @@ pub fn pandas_frame<'py>(table: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny
     table.call_method("to_pandas", (), Some(&kwargs))
 }
 
+/// A pyarrow Table as DuckDB's `fetchnumpy()` gives it: a dict of NumPy arrays by
+/// column name (masked arrays where a column has NULLs).
+pub fn numpy_dict<'py>(table: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = table.py();
+    let out = pyo3::types::PyDict::new(py);
+    let names: Vec<String> = table.getattr("column_names")?.extract()?;
+    let ma = py.import("numpy.ma")?;
+    for (i, name) in names.iter().enumerate() {
+        let column = table.call_method1("column", (i,))?;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("zero_copy_only", false)?;
+        let values = column.call_method("to_numpy", (), Some(&kwargs))?;
+        let nulls: usize = column.getattr("null_count")?.extract()?;
+        let value = match nulls {
+            0 => values,
+            _ => {
+                let mask =
+                    column
+                        .call_method0("is_null")?
+                        .call_method("to_numpy", (), Some(&kwargs))?;
+                ma.call_method1("masked_array", (values, mask))?
+            }
+        };
+        out.set_item(name, value)?;
+    }
+    Ok(out.into_any())
+}
+
 /// The rest of a result as a polars DataFrame (read through the capsule protocol,
 /// so pyarrow is not needed).
 pub fn polars_frame<'py>(

@@ -1,5 +1,6 @@
 """Relations: lazy queries that build bigger queries and fetch in every format."""
 
+import pyarrow as pa
 import pytest
 
 import stride
@@ -97,3 +98,30 @@ def test_errors_surface_when_fetched(con):
     rel = con.sql("SELECT 1 // (range - 5) FROM range(10)")
     with pytest.raises(stride.OutOfRangeException):
         rel.fetchall()
+
+
+def test_files_numpy_and_writers(con, tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rel = con.sql("SELECT range AS i, 'v' || range AS s, CASE WHEN range % 2 = 0 THEN range END AS m FROM range(5)")
+    parquet = str(tmp_path / "r.parquet")
+    rel.write_parquet(parquet, compression="zstd")
+    csv = str(tmp_path / "r.csv")
+    rel.to_csv(csv)
+    assert open(csv).readline().strip() == "i,s,m"
+    assert con.read_parquet(parquet).fetchall() == rel.fetchall()
+    assert con.from_parquet([parquet, parquet]).aggregate("count(*)", "").fetchone() == (10,)
+    assert con.read_csv(csv).order("i").fetchall() == rel.fetchall()
+    arrays = rel.fetchnumpy()
+    assert list(arrays) == ["i", "s", "m"]
+    assert isinstance(arrays["i"], np.ndarray) and arrays["i"].tolist() == [0, 1, 2, 3, 4]
+    assert np.ma.is_masked(arrays["m"]) and arrays["m"].count() == 3
+    df = pd.DataFrame({"k": [1, 2, 3]})
+    r = con.from_df(df)
+    assert r.aggregate("sum(k)", "").fetchone()[0] == 6
+    assert con.from_arrow(pa.table({"k": [4]})).fetchall() == [(4,)]
+    rel.to_table("kept")
+    assert con.table("kept").aggregate("count(*)", "").fetchone() == (5,)
+    with pytest.raises(stride.IOException):
+        con.read_parquet(str(tmp_path / "missing.parquet"))
