@@ -14,8 +14,8 @@
 //! Errors name the file: not an Arrow file, a footer or batch that points outside
 //! the file, a column that does not check, a type stride does not have.
 
-use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector, StringLayout};
-use crate::columnar::{file_column_statistics, same_columns, ColumnarReader};
+use crate::arrow::{arrow_schema, record_batch, to_vector, StringLayout};
+use crate::columnar::{file_column_statistics, table_columns, ColumnarReader};
 use crate::hive::FileColumns;
 use arrow_array::ArrayRef;
 use arrow_buffer::Buffer as ArrowBuffer;
@@ -234,25 +234,11 @@ impl ArrowReader {
             .iter()
             .map(|p| ArrowFile::open(p))
             .collect::<Result<Vec<_>>>()?;
-        let schema = files[0].schema.clone();
-        let mut names = Vec::with_capacity(schema.fields().len() + 1);
-        let mut types = Vec::with_capacity(schema.fields().len() + 1);
-        for field in schema.fields() {
-            names.push(field.name().clone());
-            types.push(stride_type(field.name(), field.data_type()).map_err(|e| {
-                Error::new(e.kind, format!("{} (in \"{}\")", e.message, files[0].path))
-            })?);
-        }
-        for f in &files[1..] {
-            if !same_columns(&f.schema, &schema) {
-                return Err(Error::invalid_input(format!(
-                    "Arrow file \"{}\" has other columns than \"{}\": read them separately",
-                    f.path, files[0].path
-                )));
-            }
-        }
-        names.extend(extra.names.iter().cloned());
-        types.extend(extra.types.iter().cloned());
+        let schemas: Vec<(&str, &arrow_schema::Schema)> = files
+            .iter()
+            .map(|f| (f.path.as_str(), f.schema.as_ref()))
+            .collect();
+        let (names, types) = table_columns("Arrow", &schemas, &extra)?;
         let mut morsels = Vec::new();
         for (fi, f) in files.iter().enumerate() {
             for (bi, &rows) in f.rows.iter().enumerate() {

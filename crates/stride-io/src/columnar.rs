@@ -62,10 +62,42 @@ pub fn file_column_statistics(
     Some((value.clone(), value.clone(), nulls, rows as u64))
 }
 
+/// The columns of files read as one table: the first file's, as stride types, then
+/// the per-file columns of `extra`. Every file must have the first one's columns
+/// (see [`same_columns`]); `files` pairs each path with its Arrow schema, and
+/// `format` names the format in errors ("Parquet").
+pub fn table_columns(
+    format: &str,
+    files: &[(&str, &arrow_schema::Schema)],
+    extra: &FileColumns,
+) -> Result<(Vec<String>, Vec<DataType>)> {
+    let Some(&(first, schema)) = files.first() else {
+        return Err(stride_common::Error::io(format!("no {format} files found")));
+    };
+    let mut names = Vec::with_capacity(schema.fields().len() + extra.len());
+    let mut types = Vec::with_capacity(schema.fields().len() + extra.len());
+    for field in schema.fields() {
+        names.push(field.name().clone());
+        types.push(stride_type(field.name(), field.data_type()).map_err(|e| {
+            stride_common::Error::new(e.kind, format!("{} (in \"{first}\")", e.message))
+        })?);
+    }
+    for &(path, other) in &files[1..] {
+        if !same_columns(other, schema) {
+            return Err(stride_common::Error::invalid_input(format!(
+                "{format} file \"{path}\" has other columns than \"{first}\": read them separately"
+            )));
+        }
+    }
+    names.extend(extra.names.iter().cloned());
+    types.extend(extra.types.iter().cloned());
+    Ok((names, types))
+}
+
 /// Whether files with these Arrow schemas can be read as one table: the same column
 /// names, read as the same stride types (a dictionary-encoded string column and a
 /// plain one can, an INTEGER and a BIGINT cannot).
-pub fn same_columns(a: &arrow_schema::Schema, b: &arrow_schema::Schema) -> bool {
+fn same_columns(a: &arrow_schema::Schema, b: &arrow_schema::Schema) -> bool {
     a.fields().len() == b.fields().len()
         && a.fields().iter().zip(b.fields()).all(|(x, y)| {
             x.name() == y.name()

@@ -12,8 +12,8 @@
 //! Errors name the file: a file that is not Parquet, a truncated footer, a corrupt
 //! page, a type stride does not have.
 
-use crate::arrow::{arrow_schema, record_batch, stride_type, to_vector_with, StringLayout};
-use crate::columnar::{file_column_statistics, same_columns, ColumnarReader};
+use crate::arrow::{arrow_schema, record_batch, to_vector_with, StringLayout};
+use crate::columnar::{file_column_statistics, table_columns, ColumnarReader};
 use crate::hive::FileColumns;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -143,25 +143,11 @@ impl ParquetReader {
     /// Reads the footers of `paths` (already expanded from globs).
     pub fn bind(paths: &[String], extra: FileColumns) -> Result<ParquetReader> {
         let files = ParquetFile::open_all(paths)?;
-        let schema = files[0].metadata.schema().clone();
-        let mut names = Vec::with_capacity(schema.fields().len());
-        let mut types = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields() {
-            names.push(field.name().clone());
-            types.push(stride_type(field.name(), field.data_type()).map_err(|e| {
-                Error::new(e.kind, format!("{} (in \"{}\")", e.message, files[0].path))
-            })?);
-        }
-        for f in &files[1..] {
-            if !same_columns(f.metadata.schema(), &schema) {
-                return Err(Error::invalid_input(format!(
-                    "Parquet file \"{}\" has other columns than \"{}\": read them separately",
-                    f.path, files[0].path
-                )));
-            }
-        }
-        names.extend(extra.names.iter().cloned());
-        types.extend(extra.types.iter().cloned());
+        let schemas: Vec<(&str, &arrow_schema::Schema)> = files
+            .iter()
+            .map(|f| (f.path.as_str(), f.metadata.schema().as_ref()))
+            .collect();
+        let (names, types) = table_columns("Parquet", &schemas, &extra)?;
         let morsels = files
             .iter()
             .enumerate()
