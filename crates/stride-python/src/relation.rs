@@ -546,7 +546,16 @@ impl Relation {
             "CREATE VIEW"
         };
         let sql = format!("{verb} {} AS {sql}", quote_name(view_name));
-        self.conn.borrow(py).run(py, &sql, Vec::new())?;
+        // The Python objects the query found stay registered on the connection under
+        // their names, so the view reads them as the relation does.
+        let conn = self.conn.borrow(py);
+        let live = conn.live()?;
+        for (name, data) in self.found() {
+            if !live.is_registered(&name) {
+                live.register(&name, data).map_err(to_py)?;
+            }
+        }
+        conn.run(py, &sql, Vec::new())?;
         Ok(())
     }
 

@@ -130,3 +130,7 @@ def test_lazy_frames_datasets_and_readers(con):
     frame = pd.DataFrame({"a": [20]})
     assert rel.fetchall() == [(10,)]
     assert con.sql("SELECT a FROM frame").fetchall() == [(20,)]
+    # A view made from a relation keeps reading the objects the relation found.
+    con.sql("SELECT a * 2 AS b FROM frame").create_view("doubled")
+    del frame
+    assert con.execute("SELECT b FROM doubled").fetchall() == [(40,)]
