@@ -1,5 +1,5 @@
 //! Two processes sharing one Arrow file in memory (the SWING use case, with a standard
-//! format): the `stride` binary writes a ~130 MB Arrow IPC file to /dev/shm, and this
+//! format): the `stride` binary writes a ~150 MB Arrow IPC file to /dev/shm, and this
 //! test process reads all of it as a query result, holding every row, while its
 //! private memory (RssAnon) grows by a small fraction of the file: the result's
 //! vectors point into the shared mapping (RssShmem grows instead) rather than into

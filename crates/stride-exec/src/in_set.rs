@@ -2,6 +2,8 @@
 //! set once per query, and each row is one lookup, instead of one comparison with
 //! every constant (200,000 constants over a million rows took over a minute that way).
 //! Lists shorter than [`MIN_LEN`] keep the comparisons, which are faster for few.
+//! `x IN (uncorrelated subquery)` uses the same set, built from the subquery's rows
+//! ([`InSet::of_values`]) once per query.
 
 use crate::context::QueryContext;
 use std::collections::HashSet;

@@ -1,5 +1,5 @@
-//! Which conditions of a filter directly over a table or Parquet scan can skip whole
-//! row groups:
+//! Which conditions of a filter directly over a table scan or a scan of Parquet or
+//! Arrow files can skip whole row groups (or files, by their Hive partition values):
 //! a column compared with a constant, a column IN a list of constants, a column IS
 //! [NOT] NULL, joined by AND. The physical planner hands them to the scan, which checks
 //! them against each row group's zone maps ([`stride_storage::zone_map`]) before

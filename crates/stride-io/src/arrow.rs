@@ -1,11 +1,14 @@
-//! Arrow interchange: query results as Arrow record batches, for the Python package's
-//! `__arrow_c_stream__` (and, later, the Parquet writer).
+//! Arrow interchange, both ways: query results as Arrow record batches (for the
+//! Python package's `__arrow_c_stream__` and the Parquet and Arrow file writers), and
+//! Arrow arrays as stride vectors (DataFrames from Python, Parquet pages, Arrow files).
 //!
-//! Where it sits: after execution. A consumer collects result chunks (flat columns,
+//! Where it sits: after execution, a consumer collects result chunks (flat columns,
 //! see [`stride_common::DataChunk::into_flat_columns`]) and hands them here, one
-//! batch's worth at a time.
+//! batch's worth at a time ([`record_batch`]). During a scan, the readers turn each
+//! decoded array into a vector ([`to_vector`]) that reads the Arrow memory in place
+//! where the layouts agree (see there).
 //!
-//! Copying: stride's vectors already have Arrow's layouts for most types, so a batch
+//! Copying results: stride's vectors already have Arrow's layouts for most types, so a batch
 //! shares its chunks' buffers instead of copying them when the chunks lie one after
 //! the other in memory (one chunk, or consecutive windows of a stored table's row
 //! group, as a scan hands them out): fixed-width values (integers, floats, DATE as
@@ -501,17 +504,11 @@ pub fn batch_to_chunks(
         .zip(types)
         .map(|(a, t)| to_vector_with(a.as_ref(), t, copied))
         .collect::<Result<Vec<_>>>()?;
-    let n = batch.num_rows();
-    let mut out = Vec::with_capacity(n.div_ceil(stride_common::VECTOR_SIZE));
-    let mut offset = 0;
-    while offset < n {
-        let len = stride_common::VECTOR_SIZE.min(n - offset);
-        out.push(stride_common::DataChunk::new(
-            vectors.iter().map(|v| v.slice(offset, len)).collect(),
-            len,
-        ));
-        offset += len;
-    }
+    let mut out = Vec::new();
+    crate::columnar::emit_windows(&vectors, batch.num_rows(), &mut |c| {
+        out.push(c);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -548,6 +545,17 @@ where
     use arrow_array::cast::AsArray;
     let values = array.as_primitive::<T>().values();
     foreign(values, values.inner())
+}
+
+/// The values of a primitive Arrow array converted one by one (`f`) into a buffer of
+/// stride's own, where the layouts differ.
+fn converted<A: ArrowPrimitiveType, T>(
+    array: &dyn arrow_array::Array,
+    f: impl Fn(A::Native) -> T,
+) -> Buffer<T> {
+    use arrow_array::cast::AsArray;
+    let values = array.as_primitive::<A>().values();
+    values.iter().map(|&x| f(x)).collect::<Vec<_>>().into()
 }
 
 /// An Arrow array as a stride vector of `ty` (from [`stride_type`]). Where the
@@ -590,68 +598,30 @@ pub fn to_vector_with(
         }
         (ArrowType::Int8, _) => VectorData::I8(shared::<t::Int8Type>(array)),
         (ArrowType::Int16, _) => VectorData::I16(shared::<t::Int16Type>(array)),
-        (ArrowType::UInt8, _) => VectorData::I16(
-            array
-                .as_primitive::<t::UInt8Type>()
-                .values()
-                .iter()
-                .map(|&x| x as i16)
-                .collect::<Vec<_>>()
-                .into(),
-        ),
+        (ArrowType::UInt8, _) => VectorData::I16(converted::<t::UInt8Type, _>(array, |x| x as i16)),
         (ArrowType::Int32, _) => VectorData::I32(shared::<t::Int32Type>(array)),
-        (ArrowType::UInt16, _) => VectorData::I32(
-            array
-                .as_primitive::<t::UInt16Type>()
-                .values()
-                .iter()
-                .map(|&x| x as i32)
-                .collect::<Vec<_>>()
-                .into(),
-        ),
+        (ArrowType::UInt16, _) => {
+            VectorData::I32(converted::<t::UInt16Type, _>(array, |x| x as i32))
+        }
         (ArrowType::Int64, _) => VectorData::I64(shared::<t::Int64Type>(array)),
-        (ArrowType::UInt32, _) => VectorData::I64(
-            array
-                .as_primitive::<t::UInt32Type>()
-                .values()
-                .iter()
-                .map(|&x| x as i64)
-                .collect::<Vec<_>>()
-                .into(),
-        ),
-        (ArrowType::UInt64, _) => VectorData::I128(
-            array
-                .as_primitive::<t::UInt64Type>()
-                .values()
-                .iter()
-                .map(|&x| x as i128)
-                .collect::<Vec<_>>()
-                .into(),
-        ),
-        (ArrowType::Float16, _) => VectorData::F32(
-            array
-                .as_primitive::<t::Float16Type>()
-                .values()
-                .iter()
-                .map(|x| x.to_f32())
-                .collect::<Vec<_>>()
-                .into(),
-        ),
+        (ArrowType::UInt32, _) => {
+            VectorData::I64(converted::<t::UInt32Type, _>(array, |x| x as i64))
+        }
+        (ArrowType::UInt64, _) => {
+            VectorData::I128(converted::<t::UInt64Type, _>(array, |x| x as i128))
+        }
+        (ArrowType::Float16, _) => {
+            VectorData::F32(converted::<t::Float16Type, _>(array, |x| x.to_f32()))
+        }
         (ArrowType::Float32, _) => VectorData::F32(shared::<t::Float32Type>(array)),
         (ArrowType::Float64, _) => VectorData::F64(shared::<t::Float64Type>(array)),
         (ArrowType::Date32, _) => VectorData::I32(shared::<t::Date32Type>(array)),
         (ArrowType::Timestamp(TimeUnit::Microsecond, _), _) => {
             VectorData::I64(shared::<t::TimestampMicrosecondType>(array))
         }
-        (ArrowType::Date64, _) => VectorData::I32(
-            array
-                .as_primitive::<t::Date64Type>()
-                .values()
-                .iter()
-                .map(|&ms| ms.div_euclid(86_400_000) as i32)
-                .collect::<Vec<_>>()
-                .into(),
-        ),
+        (ArrowType::Date64, _) => VectorData::I32(converted::<t::Date64Type, _>(array, |ms| {
+            ms.div_euclid(86_400_000) as i32
+        })),
         (ArrowType::Timestamp(unit, _), _) => {
             let (values, mul, div): (&[i64], i64, i64) = match unit {
                 TimeUnit::Second => (
@@ -729,19 +699,15 @@ pub fn to_vector_with(
                 VectorData::I128(wide.into())
             }
         }
-        (ArrowType::Interval(IntervalUnit::MonthDayNano), _) => VectorData::Interval(
-            array
-                .as_primitive::<t::IntervalMonthDayNanoType>()
-                .values()
-                .iter()
-                .map(|v| stride_common::Interval {
+        (ArrowType::Interval(IntervalUnit::MonthDayNano), _) => {
+            VectorData::Interval(converted::<t::IntervalMonthDayNanoType, _>(array, |v| {
+                stride_common::Interval {
                     months: v.months,
                     days: v.days,
                     micros: v.nanoseconds.div_euclid(1000),
-                })
-                .collect::<Vec<_>>()
-                .into(),
-        ),
+                }
+            }))
+        }
         (ArrowType::Utf8View, _) => {
             VectorData::Str(views_to_strings(array.as_string_view(), &validity, copied))
         }

@@ -15,7 +15,7 @@
 //! the file, a column that does not check, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, to_vector, StringLayout};
-use crate::columnar::{file_column_statistics, table_columns, ColumnarReader};
+use crate::columnar::{emit_windows, file_column_statistics, table_columns, ColumnarReader};
 use crate::hive::FileColumns;
 use arrow_array::ArrayRef;
 use arrow_buffer::Buffer as ArrowBuffer;
@@ -25,7 +25,7 @@ use arrow_schema::SchemaRef;
 use std::fs::File;
 use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock};
-use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector, VECTOR_SIZE};
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 
 /// Rows per morsel: large record batches are cut so threads share them.
 pub const MORSEL_ROWS: usize = 122_880;
@@ -304,35 +304,18 @@ impl ColumnarReader for ArrowReader {
         let (f, b, start, rows) = self.morsels[m];
         let file = &self.files[f];
         let data_columns = file.schema.fields().len();
-        // `None`: a column of one value per file, a constant.
         let mut vectors = Vec::with_capacity(columns.len());
         for &c in columns {
-            vectors.push(match c < data_columns {
-                true => Some(to_vector(
+            vectors.push(match c.checked_sub(data_columns) {
+                None => to_vector(
                     file.column(b, c)?.slice(start, rows).as_ref(),
                     &self.types[c],
-                )?),
-                false => None,
+                )?,
+                // A column of one value per file (a Hive key, the file name).
+                Some(k) => Vector::constant(&self.extra.values[f][k], &self.types[c])?,
             });
         }
-        let mut offset = 0;
-        while offset < rows {
-            let len = VECTOR_SIZE.min(rows - offset);
-            let chunk = vectors
-                .iter()
-                .zip(columns)
-                .map(|(v, &c)| match v {
-                    Some(v) => Ok(v.slice(offset, len)),
-                    None => {
-                        let value = &self.extra.values[f][c - data_columns];
-                        Vector::constant(value, &self.types[c])
-                    }
-                })
-                .collect::<Result<Vec<_>>>()?;
-            emit(DataChunk::new(chunk, len))?;
-            offset += len;
-        }
-        Ok(())
+        emit_windows(&vectors, rows, emit)
     }
 }
 

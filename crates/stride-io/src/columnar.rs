@@ -4,7 +4,10 @@
 //! Where it sits: the binder opens the files (footers only) and puts the reader in
 //! the logical plan; join ordering asks it for row and distinct-value estimates; the
 //! executor runs one morsel (a Parquet row group, an Arrow record batch) per task,
-//! skipping morsels whose statistics rule out a filter's rows.
+//! skipping morsels whose statistics rule out a filter's rows. Also here: what the
+//! formats share (which format a path or a COPY option names, the columns of files
+//! read as one table, cutting decoded batches into vectors) and how COPY writes them
+//! ([`ColumnarWrite`]).
 
 use crate::arrow::stride_type;
 use crate::hive::FileColumns;
@@ -50,6 +53,25 @@ pub trait ColumnarReader: Send + Sync {
             .zip(self.types().iter().cloned())
             .collect()
     }
+}
+
+/// Hands out `rows` rows of `columns` (flat or constant vectors) as chunks of up to
+/// `VECTOR_SIZE` rows: windows of the vectors, not copies.
+pub fn emit_windows(
+    columns: &[stride_common::Vector],
+    rows: usize,
+    emit: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
+    let mut offset = 0;
+    while offset < rows {
+        let len = stride_common::VECTOR_SIZE.min(rows - offset);
+        emit(DataChunk::new(
+            columns.iter().map(|v| v.slice(offset, len)).collect(),
+            len,
+        ))?;
+        offset += len;
+    }
+    Ok(())
 }
 
 /// What the footers cannot say of a column that holds one value per file: that

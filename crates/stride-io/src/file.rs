@@ -1,5 +1,6 @@
 //! Opening input files: glob patterns expanded, plain files memory-mapped, `.gz` files
-//! decompressed into memory. Every error names the path and says what to do.
+//! decompressed into memory. Every error names the path and says what to do. And
+//! writing output files safely ([`NewFile`]: beside the path, renamed into place).
 
 use memmap2::Mmap;
 use std::io::Read;

@@ -297,10 +297,14 @@ pub fn write_partitioned(
                 .iter()
                 .map(|t| t.is_valid(r).then(|| t.strings().get(r).to_string()))
                 .collect();
-            let p = *index.entry(key.clone()).or_insert_with(|| {
-                partitions.push((key, Vec::new()));
-                partitions.len() - 1
-            });
+            let p = match index.get(&key) {
+                Some(&p) => p,
+                None => {
+                    index.insert(key.clone(), partitions.len());
+                    partitions.push((key, Vec::new()));
+                    partitions.len() - 1
+                }
+            };
             if rows.len() <= p {
                 rows.resize(p + 1, Vec::new());
             }

@@ -6,14 +6,17 @@
 //! executor then asks for one morsel at a time, a row group of one file, and gets
 //! the columns it needs as [`DataChunk`]s of up to `VECTOR_SIZE` rows
 //! (the columns it does not need are never decoded). Row groups are read in parallel
-//! like any morsels. The writer takes a result's chunks as Arrow record batches
-//! ([`crate::arrow`]) and writes them with the Arrow writer.
+//! like any morsels; arrow-rs decodes batches of a few vectors' rows, cut into
+//! windows. The writer cuts a result's chunks into row groups, turns each into an
+//! Arrow record batch ([`crate::arrow`]) and encodes the row groups on several
+//! threads with arrow-rs's column writers, dictionary encoding only the columns whose
+//! values repeat; the file is written beside its path and renamed into place.
 //!
 //! Errors name the file: a file that is not Parquet, a truncated footer, a corrupt
 //! page, a type stride does not have.
 
 use crate::arrow::{arrow_schema, record_batch, to_vector_with, StringLayout};
-use crate::columnar::{file_column_statistics, table_columns, ColumnarReader};
+use crate::columnar::{emit_windows, file_column_statistics, table_columns, ColumnarReader};
 use crate::hive::FileColumns;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -327,16 +330,7 @@ impl ColumnarReader for ParquetReader {
                     &mut copied,
                 )?);
             }
-            // Cut into vectors of VECTOR_SIZE rows: windows, not copies.
-            let mut offset = 0;
-            while offset < n {
-                let len = VECTOR_SIZE.min(n - offset);
-                emit(DataChunk::new(
-                    out.iter().map(|v| v.slice(offset, len)).collect(),
-                    len,
-                ))?;
-                offset += len;
-            }
+            emit_windows(&out, n, emit)?;
         }
         Ok(())
     }

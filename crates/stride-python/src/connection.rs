@@ -1,6 +1,7 @@
 //! `stride.connect()` and the connection it returns: DB-API 2.0 (the connection is
 //! its own cursor, as in DuckDB's package), DuckDB's fetch methods (`fetchdf`,
-//! `fetch_arrow_table`, `pl`, ...) and `sql()` for lazy relations.
+//! `fetch_arrow_table`, `pl`, ...), `sql()` for lazy relations and the relations
+//! over files and Python objects (`read_parquet`, `read_csv`, `from_arrow`, ...).
 //!
 //! Concurrency: a connection is used by one Python thread at a time (DB-API
 //! threadsafety 1; `cursor()` gives another thread its own connection to the same
@@ -582,7 +583,7 @@ pub fn rows_to_list<'py>(
 /// `name` as a SQL identifier: dotted parts (`schema.table`) each double-quoted.
 /// A Python path or list of paths as a SQL string literal or list of them.
 fn path_list(paths: &Bound<'_, PyAny>) -> PyResult<String> {
-    let quote = |p: String| format!("'{}'", p.replace('\'', "''"));
+    let quote = |p: String| quote_literal(&p);
     if let Ok(p) = paths.extract::<String>() {
         return Ok(quote(p));
     }
@@ -601,6 +602,12 @@ fn path_list(paths: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(quote(p))
 }
 
+/// `text` as a SQL string literal.
+pub fn quote_literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A (dotted) name as quoted identifiers.
 pub fn quote_name(name: &str) -> String {
     name.split('.')
         .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))

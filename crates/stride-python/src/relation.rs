@@ -4,9 +4,11 @@
 //! (`.filter()`, `.project()`, `.aggregate()`, `.order()`, `.limit()`) by wrapping
 //! its SQL, so the optimizer sees the whole query. A statement that is not a query
 //! (`INSERT ... RETURNING`) ran once when the relation was made; its relation holds
-//! the rows it returned.
+//! the rows it returned. A relation keeps the Python objects its query named (see
+//! `register::Found`), and writes itself to files (`write_parquet`, `write_csv`)
+//! through COPY.
 
-use crate::connection::{quote_name, rows_to_list, PyConnection};
+use crate::connection::{quote_literal, quote_name, rows_to_list, PyConnection};
 use crate::cursor::{run, Pending};
 use crate::errors::{to_py, NotImplementedException};
 use crate::register::{with_replacement_scans, Found};
@@ -130,7 +132,7 @@ impl Relation {
     /// `COPY (<this relation>) TO 'file' (<options>)`.
     fn copy_to(&self, py: Python<'_>, file: &str, options: &str) -> PyResult<()> {
         let (sql, params) = self.sql_text()?;
-        let sql = format!("COPY ({sql}) TO '{}' ({options})", file.replace('\'', "''"));
+        let sql = format!("COPY ({sql}) TO {} ({options})", quote_literal(file));
         let mut found = self.found();
         self.conn
             .borrow(py)
@@ -385,7 +387,7 @@ impl Relation {
     ) -> PyResult<()> {
         let mut options = format!("FORMAT csv, HEADER {header}");
         if let Some(s) = sep {
-            options.push_str(&format!(", DELIMITER '{}'", s.replace('\'', "''")));
+            options.push_str(&format!(", DELIMITER {}", quote_literal(s)));
         }
         self.copy_to(py, file_name, &options)
     }

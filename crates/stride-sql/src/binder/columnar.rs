@@ -65,18 +65,12 @@ impl Binder<'_> {
         let files = self.expand_paths(paths)?;
         let extra = FileColumns::new(&files, filename, hive)?;
         let reader = format.bind(&files, extra)?;
-        let schema: Vec<Field> = reader
-            .schema()
-            .into_iter()
-            .map(|(n, t)| Field::new(n, t))
-            .collect();
-        Ok(LogicalPlan::TableFunction {
-            func: TableFunction::ReadColumnar {
+        Ok(super::source_scan(reader.schema(), |columns| {
+            TableFunction::ReadColumnar {
                 source: ColumnarSource(reader),
-                columns: (0..schema.len()).collect(),
-            },
-            schema,
-        })
+                columns,
+            }
+        }))
     }
 }
 

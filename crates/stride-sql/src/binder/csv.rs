@@ -94,18 +94,12 @@ impl Binder<'_> {
     fn csv_scan(&mut self, paths: &[String], opts: CsvOptions) -> Result<LogicalPlan> {
         let files = self.expand_paths(paths)?;
         let reader = CsvReader::bind(&files, opts)?;
-        let schema: Vec<Field> = reader
-            .schema()
-            .into_iter()
-            .map(|(n, t)| Field::new(n, t))
-            .collect();
-        Ok(LogicalPlan::TableFunction {
-            func: TableFunction::ReadCsv {
+        Ok(super::source_scan(reader.schema(), |columns| {
+            TableFunction::ReadCsv {
                 source: CsvSource(Arc::new(reader)),
-                columns: (0..schema.len()).collect(),
-            },
-            schema,
-        })
+                columns,
+            }
+        }))
     }
 
     /// `sniff_csv('file', ...)`: one row saying what the sniffer detected.

@@ -246,19 +246,13 @@ impl<'a> Binder<'a> {
                 }
                 if name.0.len() == 1 {
                     if let Some(r) = self.registered.get(&tname.to_lowercase()).cloned() {
-                        let schema: Vec<Field> = r
-                            .names
-                            .iter()
-                            .zip(&r.types)
-                            .map(|(n, t)| Field::new(n.clone(), t.clone()))
-                            .collect();
-                        let plan = LogicalPlan::TableFunction {
-                            func: TableFunction::Registered {
+                        let schema = r.names.iter().cloned().zip(r.types.iter().cloned());
+                        let plan = super::source_scan(schema.collect(), |columns| {
+                            TableFunction::Registered {
                                 data: crate::plan::RegisteredData(r),
-                                columns: (0..schema.len()).collect(),
-                            },
-                            schema,
-                        };
+                                columns,
+                            }
+                        });
                         let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
                         return apply_alias(plan, &qual, alias.as_ref());
                     }

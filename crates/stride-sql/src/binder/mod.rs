@@ -534,3 +534,15 @@ pub(crate) fn constant_rows(schema: Vec<Field>, rows: Vec<Vec<ScalarValue>>) -> 
         .collect();
     LogicalPlan::Values { rows, schema }
 }
+
+/// A table function reading every column of a source with this schema (files,
+/// registered data), made by `read`, which is given the columns' positions.
+fn source_scan(
+    schema: Vec<(String, stride_common::DataType)>,
+    read: impl FnOnce(Vec<usize>) -> crate::plan::TableFunction,
+) -> LogicalPlan {
+    LogicalPlan::TableFunction {
+        func: read((0..schema.len()).collect()),
+        schema: schema.into_iter().map(|(n, t)| Field::new(n, t)).collect(),
+    }
+}

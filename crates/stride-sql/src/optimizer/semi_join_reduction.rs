@@ -16,7 +16,7 @@
 
 use super::cardinality::estimate;
 use crate::plan::visit::children_mut;
-use crate::plan::{Expr, JoinKind, LogicalPlan, TableFunction};
+use crate::plan::{Expr, JoinKind, LogicalPlan};
 use stride_common::Result;
 
 /// The reduction pays when the keys' input is estimated no larger than the rows
@@ -236,12 +236,7 @@ fn key_source(plan: &LogicalPlan, cols: &[usize]) -> Option<(LogicalPlan, Vec<us
 fn whole_table(plan: &LogicalPlan) -> bool {
     match plan {
         LogicalPlan::Scan { .. } => true,
-        LogicalPlan::TableFunction { func, .. } => matches!(
-            func,
-            TableFunction::ReadCsv { .. }
-                | TableFunction::ReadColumnar { .. }
-                | TableFunction::Registered { .. }
-        ),
+        LogicalPlan::TableFunction { func, .. } => func.reads_source(),
         LogicalPlan::Project { input, .. } => whole_table(input),
         _ => false,
     }

@@ -6,7 +6,7 @@
 //! A correlated subquery's references to the evaluating node's input count as uses
 //! of those columns and move with them (`Expr::collect_columns`, `remap_columns`).
 
-use crate::plan::{Expr, Field, LogicalPlan, SetOpKind, TableFunction};
+use crate::plan::{Expr, Field, LogicalPlan, SetOpKind};
 use stride_common::Result;
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -67,44 +67,13 @@ fn prune(plan: LogicalPlan, required: &[bool]) -> (LogicalPlan, Mapping) {
             };
             (plan, m)
         }
-        LogicalPlan::TableFunction {
-            func: TableFunction::ReadCsv { source, columns },
-            schema,
-        } => {
+        // Files and registered data read only the columns kept.
+        LogicalPlan::TableFunction { mut func, schema } if func.reads_source() => {
+            let columns = func.source_columns_mut().expect("reads a source");
             let (keep, m) = kept_columns(columns.len(), required);
+            *columns = keep.iter().map(|&i| columns[i]).collect();
             let plan = LogicalPlan::TableFunction {
-                func: TableFunction::ReadCsv {
-                    source,
-                    columns: keep.iter().map(|&i| columns[i]).collect(),
-                },
-                schema: keep.iter().map(|&i| schema[i].clone()).collect(),
-            };
-            (plan, m)
-        }
-        LogicalPlan::TableFunction {
-            func: TableFunction::Registered { data, columns },
-            schema,
-        } => {
-            let (keep, m) = kept_columns(columns.len(), required);
-            let plan = LogicalPlan::TableFunction {
-                func: TableFunction::Registered {
-                    data,
-                    columns: keep.iter().map(|&i| columns[i]).collect(),
-                },
-                schema: keep.iter().map(|&i| schema[i].clone()).collect(),
-            };
-            (plan, m)
-        }
-        LogicalPlan::TableFunction {
-            func: TableFunction::ReadColumnar { source, columns },
-            schema,
-        } => {
-            let (keep, m) = kept_columns(columns.len(), required);
-            let plan = LogicalPlan::TableFunction {
-                func: TableFunction::ReadColumnar {
-                    source,
-                    columns: keep.iter().map(|&i| columns[i]).collect(),
-                },
+                func,
                 schema: keep.iter().map(|&i| schema[i].clone()).collect(),
             };
             (plan, m)

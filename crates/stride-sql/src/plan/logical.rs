@@ -119,6 +119,30 @@ pub enum TableFunction {
     },
 }
 
+impl TableFunction {
+    /// The columns read (positions in the source's schema), for the functions that
+    /// read a source's columns by position (files, registered data), which can read
+    /// fewer; `None` for the others.
+    pub fn source_columns_mut(&mut self) -> Option<&mut Vec<usize>> {
+        match self {
+            TableFunction::ReadCsv { columns, .. }
+            | TableFunction::ReadColumnar { columns, .. }
+            | TableFunction::Registered { columns, .. } => Some(columns),
+            TableFunction::Range { .. } | TableFunction::Deferred { .. } => None,
+        }
+    }
+
+    /// Whether the function reads a source's columns (see `source_columns_mut`).
+    pub fn reads_source(&self) -> bool {
+        matches!(
+            self,
+            TableFunction::ReadCsv { .. }
+                | TableFunction::ReadColumnar { .. }
+                | TableFunction::Registered { .. }
+        )
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeferredFunction {
     /// `unnest(list)`: one row per element.
