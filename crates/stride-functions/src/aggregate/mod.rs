@@ -471,28 +471,34 @@ fn add_to_few_sums(
 }
 
 /// The sum of the first `rows` values of a vector of 64-bit or narrower integers
-/// without NULLs, in LANES register accumulators; None for other storage.
+/// without NULLs; None for other storage. The additions are 64-bit, which vector
+/// instructions do several at a time: narrow values add up directly, 64-bit ones as
+/// their high and low 32-bit halves, each in blocks too short to overflow, and the
+/// blocks' sums meet in an i128.
 fn sum_dense(v: &Vector, rows: usize) -> Option<i128> {
-    fn run<T: stride_common::vector::NativeType + Into<i128>>(vals: &[T]) -> i128 {
-        let mut acc = [0i128; LANES];
-        let mut chunks = vals.chunks_exact(LANES);
-        for c in &mut chunks {
-            for (a, x) in acc.iter_mut().zip(c) {
-                *a = a.wrapping_add((*x).into());
-            }
-        }
-        let rest = chunks
-            .remainder()
-            .iter()
-            .fold(0i128, |t, x| t.wrapping_add((*x).into()));
-        acc.iter().fold(rest, |t, a| t.wrapping_add(*a))
+    /// Values per block: 2^31 of them, each below 2^32 in magnitude, fit an i64.
+    const BLOCK: usize = 1 << 31;
+    fn narrow<T: stride_common::vector::NativeType + Into<i64>>(vals: &[T]) -> i128 {
+        vals.chunks(BLOCK)
+            .map(|b| b.iter().fold(0i64, |t, &x| t + x.into()) as i128)
+            .sum()
+    }
+    fn wide(vals: &[i64]) -> i128 {
+        vals.chunks(BLOCK)
+            .map(|b| {
+                let (lo, hi) = b.iter().fold((0u64, 0i64), |(lo, hi), &x| {
+                    (lo + (x as u32) as u64, hi + (x >> 32))
+                });
+                ((hi as i128) << 32) + lo as i128
+            })
+            .sum()
     }
     use stride_common::PhysicalType as P;
     Some(match v.data.physical() {
-        P::I8 => run(&v.values::<i8>()[..rows]),
-        P::I16 => run(&v.values::<i16>()[..rows]),
-        P::I32 => run(&v.values::<i32>()[..rows]),
-        P::I64 => run(&v.values::<i64>()[..rows]),
+        P::I8 => narrow(&v.values::<i8>()[..rows]),
+        P::I16 => narrow(&v.values::<i16>()[..rows]),
+        P::I32 => narrow(&v.values::<i32>()[..rows]),
+        P::I64 => wide(&v.values::<i64>()[..rows]),
         _ => return None,
     })
 }

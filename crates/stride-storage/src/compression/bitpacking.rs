@@ -55,62 +55,121 @@ pub fn unpack(r: &mut ByteReader, len: usize) -> Result<Vec<i64>> {
 /// Unpacks `len` values written by [`pack`], each converted by `to` (into the column's
 /// own width, without an intermediate `Vec<i64>`).
 pub fn unpack_as<T>(r: &mut ByteReader, len: usize, to: impl Fn(i64) -> T) -> Result<Vec<T>> {
-    let min = r.u64()? as i64;
-    let width = r.u8()?;
-    if width > 64 {
-        return Err(r.corrupt(&format!("a bit width of {width}")));
-    }
-    let bits = len
-        .checked_mul(width as usize)
-        .ok_or_else(|| r.corrupt(&format!("{len} values of {width} bits")))?;
-    let bytes = r.raw(bits.div_ceil(8))?;
+    let packed = BitPacked::read(r, len)?;
     let mut out = Vec::with_capacity(len);
-    if width == 0 {
-        out.extend((0..len).map(|_| to(min)));
-        return Ok(out);
-    }
-    let m = mask(width);
-    if width <= 56 {
-        // Value i's bits start in byte i·width/8 and span at most 8 bytes from there:
-        // one unaligned load each (the last ones from a copy padded with zeros).
-        let at = |bytes: &[u8], i: usize| {
-            let bit = i * width as usize;
-            let word = u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8"));
-            min.wrapping_add(((word >> (bit % 8)) & m) as i64)
-        };
-        let safe = if bytes.len() >= 8 {
-            ((bytes.len() - 8) * 8 / width as usize).min(len)
-        } else {
-            0
-        };
-        out.extend((0..safe).map(|i| to(at(bytes, i))));
-        let first = safe * width as usize / 8;
-        let mut tail = bytes[first..].to_vec();
-        tail.resize(tail.len() + 8, 0);
-        let shift = first * 8;
-        out.extend((safe..len).map(|i| {
-            let bit = i * width as usize - shift;
-            let word = u64::from_le_bytes(tail[bit / 8..bit / 8 + 8].try_into().expect("8"));
-            to(min.wrapping_add(((word >> (bit % 8)) & m) as i64))
-        }));
-        return Ok(out);
-    }
-    let mut words = bytes.chunks(8).map(|c| {
-        let mut b = [0u8; 8];
-        b[..c.len()].copy_from_slice(c);
-        u64::from_le_bytes(b)
-    });
-    let (mut acc, mut n) = (0u128, 0u32);
-    for _ in 0..len {
-        if n < width as u32 {
-            acc |= (words.next().unwrap_or(0) as u128) << n;
-            n += 64;
-        }
-        out.push(to(min.wrapping_add((acc as u64 & m) as i64)));
-        acc >>= width;
-        n -= width as u32;
-    }
+    packed.unpack_into(0, len, to, &mut out);
     Ok(out)
+}
+
+/// Bytes of zeros after the packed bits, so that any value's bits can be read with
+/// one unaligned load of 8 (or, past 56 bits a value, 16) bytes, and any group of
+/// eight values with one 64-byte slice ([`unpack_groups`]).
+const PADDING: usize = 64;
+
+/// Values unpacked per batch by [`BitPacked::unpack_into`] before they are converted.
+const BATCH: usize = 256;
+
+/// Values written by [`pack`], as read from a segment.
+struct BitPacked {
+    min: i64,
+    width: u8,
+    /// The packed bits, then [`PADDING`] zero bytes.
+    bytes: Vec<u8>,
+}
+
+impl BitPacked {
+    /// Reads the packing of `len` values written by [`pack`].
+    fn read(r: &mut ByteReader, len: usize) -> Result<BitPacked> {
+        let min = r.u64()? as i64;
+        let width = r.u8()?;
+        if width > 64 {
+            return Err(r.corrupt(&format!("a bit width of {width}")));
+        }
+        let bits = len
+            .checked_mul(width as usize)
+            .ok_or_else(|| r.corrupt(&format!("{len} values of {width} bits")))?;
+        let packed = r.raw(bits.div_ceil(8))?;
+        let mut bytes = Vec::with_capacity(packed.len() + PADDING);
+        bytes.extend_from_slice(packed);
+        bytes.resize(packed.len() + PADDING, 0);
+        Ok(BitPacked { min, width, bytes })
+    }
+
+    /// Appends values `offset..offset + n` (which the packing holds), each converted by
+    /// `to`, to `out`.
+    fn unpack_into<T>(&self, offset: usize, n: usize, to: impl Fn(i64) -> T, out: &mut Vec<T>) {
+        let (min, width) = (self.min, self.width as usize);
+        debug_assert!(((offset + n) * width).div_ceil(8) + PADDING <= self.bytes.len());
+        out.reserve(n);
+        if width == 0 {
+            out.extend((0..n).map(|_| to(min)));
+            return;
+        }
+        // Whole groups of eight values (they start on a byte) go through the unpacker
+        // specialized for the width, the values before and after them one by one.
+        let end = offset + n;
+        let first_group = offset.div_ceil(8);
+        let last_group = end / 8;
+        if width > 56 || first_group >= last_group {
+            out.extend((offset..end).map(|i| to(min.wrapping_add(self.one(i) as i64))));
+            return;
+        }
+        out.extend((offset..first_group * 8).map(|i| to(min.wrapping_add(self.one(i) as i64))));
+        let mut batch = [0u64; BATCH];
+        let mut g = first_group;
+        while g < last_group {
+            let groups = (last_group - g).min(BATCH / 8);
+            unpack_groups(&self.bytes, width, g, &mut batch[..groups * 8]);
+            out.extend(
+                batch[..groups * 8]
+                    .iter()
+                    .map(|&d| to(min.wrapping_add(d as i64))),
+            );
+            g += groups;
+        }
+        out.extend((last_group * 8..end).map(|i| to(min.wrapping_add(self.one(i) as i64))));
+    }
+
+    /// Value `i`'s difference from the minimum.
+    fn one(&self, i: usize) -> u64 {
+        let width = self.width as usize;
+        let bit = i * width;
+        let at = bit / 8;
+        let word = u128::from_le_bytes(self.bytes[at..at + 16].try_into().expect("16"));
+        (word >> (bit % 8)) as u64 & mask(self.width)
+    }
+}
+
+/// Unpacks `out.len() / 8` groups of eight values of `width` bits (1 to 56), starting
+/// at group `first` of `bytes`, into `out`.
+fn unpack_groups(bytes: &[u8], width: usize, first: usize, out: &mut [u64]) {
+    macro_rules! widths {
+        ($($w:literal)*) => {
+            match width {
+                $($w => unpack_groups_of::<$w>(bytes, first, out),)*
+                _ => unreachable!("{width} bits a value"),
+            }
+        };
+    }
+    widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28
+        29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56)
+}
+
+/// [`unpack_groups`] for one width, a constant: eight values take `W` bytes, and each
+/// value's byte and shift within its group are constants, so the loop is loads, shifts
+/// and masks without checks.
+#[inline(never)]
+fn unpack_groups_of<const W: usize>(bytes: &[u8], first: usize, out: &mut [u64]) {
+    let m = mask(W as u8);
+    for (g, values) in out.chunks_exact_mut(8).enumerate() {
+        let at = (first + g) * W;
+        let group: &[u8; 64] = bytes[at..at + 64].try_into().expect("padded");
+        for (j, v) in values.iter_mut().enumerate() {
+            let bit = j * W;
+            let word = u64::from_le_bytes(group[bit / 8..bit / 8 + 8].try_into().expect("8"));
+            *v = (word >> (bit % 8)) & m;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +198,20 @@ mod tests {
                     "width {width} len {len}"
                 );
                 assert!(r.is_at_end());
+                // Windows at every alignment, as scans of a cached segment read them.
+                let packed = BitPacked::read(&mut ByteReader::new(&w.bytes, "test"), len).unwrap();
+                for (offset, n) in [(0, len), (3, 70), (8, 64), (13, 200), (len / 2, len / 3)] {
+                    if offset + n > len {
+                        continue;
+                    }
+                    let mut out = vec![7i64];
+                    packed.unpack_into(offset, n, |x| x, &mut out);
+                    assert_eq!(
+                        out[1..],
+                        values[offset..offset + n],
+                        "width {width} {offset}+{n}"
+                    );
+                }
             }
         }
     }
