@@ -155,7 +155,7 @@ impl Source {
                 }
                 let vectors = columns
                     .iter()
-                    .map(|&c| g.columns.get(c).map(|col| col.vector()).transpose())
+                    .map(|&c| g.columns.get(c).map(|col| col.values()).transpose())
                     .collect::<Result<Vec<_>>>()?;
                 let mut offset = 0;
                 while offset < g.len {
@@ -163,7 +163,7 @@ impl Source {
                     let cols = vectors
                         .iter()
                         .map(|v| match v {
-                            Some(col) => col.slice(offset, n),
+                            Some(col) => col.window(offset, n),
                             None => {
                                 let first = (starts[morsel] + offset as u64) as i64;
                                 Vector::from_values(

@@ -20,6 +20,8 @@
 //! releasing it).
 
 use crate::block_file::{BlockReader, Extent};
+use crate::column::Values;
+use crate::compression::{self, packed::Packed};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -92,7 +94,7 @@ impl BufferPool {
             len,
             reader,
             pool: Arc::downgrade(self),
-            cached: Mutex::new(None),
+            cached: Mutex::new(Cached::None),
             codec: OnceLock::new(),
         });
         if state.live.len() > 64 && state.live.len().is_power_of_two() {
@@ -172,7 +174,36 @@ impl BufferPool {
         };
         for v in victims {
             if let Ok(mut c) = v.cached.lock() {
-                *c = None;
+                *c = Cached::None;
+            }
+        }
+    }
+}
+
+/// Scans of a segment that read it compressed; the next one decodes it and the pool
+/// keeps it decoded from then on. So a query over data not in memory yet writes no
+/// decoded copy of it (no fresh pages to fault in and zero), and data queried again
+/// and again is read at memory speed, without decoding.
+pub const DECODE_AFTER_SCANS: u32 = 2;
+
+/// What the pool holds of a segment.
+#[derive(Clone)]
+enum Cached {
+    None,
+    /// Compressed, and the scans that read it so.
+    Packed(Arc<Packed>, u32),
+    /// Decoded.
+    Vector(Vector),
+}
+
+impl Cached {
+    /// Bytes held.
+    fn size(&self) -> usize {
+        match self {
+            Cached::None => 0,
+            Cached::Packed(p, _) => p.size(),
+            Cached::Vector(v) => {
+                crate::size::columns_bytes(std::slice::from_ref(v), &mut Default::default())
             }
         }
     }
@@ -186,47 +217,132 @@ pub struct Segment {
     pub len: usize,
     reader: Arc<BlockReader>,
     pool: Weak<BufferPool>,
-    cached: Mutex<Option<Vector>>,
+    cached: Mutex<Cached>,
     /// The codec byte the segment starts with, once known.
     codec: OnceLock<u8>,
 }
 
 impl Segment {
-    /// The segment's values: from the cache, or read, checked and decoded.
+    /// The segment's values, decoded whole: from the cache, or read, checked and
+    /// decoded (and then cached decoded).
     pub fn load(self: &Arc<Self>) -> Result<Vector> {
-        let mut cached = self
-            .cached
-            .lock()
-            .map_err(|_| Error::internal("segment lock poisoned"))?;
-        if let Some(v) = cached.as_ref() {
-            let v = v.clone();
-            drop(cached);
-            if let Some(pool) = self.pool.upgrade() {
-                pool.touch(self.id);
+        let mut cached = self.lock()?;
+        let v = match &*cached {
+            Cached::Vector(v) => {
+                let v = v.clone();
+                drop(cached);
+                self.touch();
+                return Ok(v);
             }
-            return Ok(v);
-        }
-        let bytes = self.reader.read_extent(&self.extent)?;
-        let _ = self.codec.set(bytes.first().copied().unwrap_or(0));
-        let v = crate::compression::decode(&bytes, &self.ty, self.len).map_err(|e| {
-            Error::io(format!(
-                "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
-                self.reader.path, self.extent.blocks, e.message
-            ))
-        })?;
-        *cached = Some(v.clone());
+            Cached::Packed(p, _) => p.window(0, self.len),
+            Cached::None => self.decode(&self.read()?)?,
+        };
+        *cached = Cached::Vector(v.clone());
+        let bytes = cached.size();
         drop(cached);
-        self.admit(&v, true);
+        self.admit(bytes, true);
         Ok(v)
+    }
+
+    /// The segment's values as a scan reads them: kept compressed ([`Packed`]) when
+    /// the codec allows, until the segment has been scanned [`DECODE_AFTER_SCANS`]
+    /// times; from then on decoded.
+    pub fn values(self: &Arc<Self>) -> Result<Values> {
+        let mut cached = self.lock()?;
+        let values = match &mut *cached {
+            Cached::Vector(v) => Some(Values::Vector(v.clone())),
+            Cached::Packed(p, scans) if *scans < DECODE_AFTER_SCANS => {
+                *scans += 1;
+                Some(Values::Packed(p.clone()))
+            }
+            _ => None,
+        };
+        if let Some(values) = values {
+            drop(cached);
+            self.touch();
+            return Ok(values);
+        }
+        let (values, read) = match &*cached {
+            Cached::Packed(p, _) => (Values::Vector(p.window(0, self.len)), false),
+            _ => {
+                let bytes = self.read()?;
+                let packed =
+                    Packed::read(&bytes, &self.ty, self.len).map_err(|e| self.damaged(e))?;
+                match packed {
+                    Some(p) => (Values::Packed(Arc::new(p)), true),
+                    None => (Values::Vector(self.decode(&bytes)?), true),
+                }
+            }
+        };
+        *cached = match &values {
+            Values::Packed(p) => Cached::Packed(p.clone(), 1),
+            Values::Vector(v) => Cached::Vector(v.clone()),
+        };
+        let bytes = cached.size();
+        drop(cached);
+        self.admit(bytes, read);
+        Ok(values)
     }
 
     /// Puts values known to equal the stored ones into the cache (a checkpoint or bulk
     /// load that just wrote them), sparing the first read.
     pub fn fill(self: &Arc<Self>, v: Vector) {
-        if let Ok(mut c) = self.cached.lock() {
-            *c = Some(v.clone());
+        let bytes = match self.cached.lock() {
+            Ok(mut c) => {
+                *c = Cached::Vector(v);
+                c.size()
+            }
+            Err(_) => return,
+        };
+        self.admit(bytes, false);
+    }
+
+    /// Takes over what `old`, the same values stored elsewhere in the file (VACUUM
+    /// moved them), has cached.
+    pub fn fill_from(self: &Arc<Self>, old: &Segment) {
+        let Ok(from) = old.cached.lock().map(|c| c.clone()) else {
+            return;
+        };
+        let bytes = match self.cached.lock() {
+            Ok(mut c) => {
+                *c = from;
+                c.size()
+            }
+            Err(_) => return,
+        };
+        if bytes > 0 {
+            self.admit(bytes, false);
         }
-        self.admit(&v, false);
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Cached>> {
+        self.cached
+            .lock()
+            .map_err(|_| Error::internal("segment lock poisoned"))
+    }
+
+    /// The segment's bytes, read and checked, noting the codec they start with.
+    fn read(&self) -> Result<Vec<u8>> {
+        let bytes = self.reader.read_extent(&self.extent)?;
+        let _ = self.codec.set(bytes.first().copied().unwrap_or(0));
+        Ok(bytes)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Vector> {
+        compression::decode(bytes, &self.ty, self.len).map_err(|e| self.damaged(e))
+    }
+
+    fn damaged(&self, e: Error) -> Error {
+        Error::io(format!(
+            "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
+            self.reader.path, self.extent.blocks, e.message
+        ))
+    }
+
+    fn touch(&self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.touch(self.id);
+        }
     }
 
     /// The segment's bytes as stored (to copy them elsewhere in the file).
@@ -234,15 +350,10 @@ impl Segment {
         self.reader.read_extent(&self.extent)
     }
 
-    /// The cached values, if the segment is in memory.
-    pub fn cached(&self) -> Option<Vector> {
-        self.cached.lock().ok()?.clone()
-    }
-
     /// Reads and decodes the segment without caching it (an integrity check).
     pub fn read_uncached(&self) -> Result<Vector> {
         let bytes = self.reader.read_extent(&self.extent)?;
-        crate::compression::decode(&bytes, &self.ty, self.len)
+        compression::decode(&bytes, &self.ty, self.len)
     }
 
     /// The codec the segment is stored with (its first byte; read from the file when
@@ -264,14 +375,14 @@ impl Segment {
 
     /// Whether the values are in memory now.
     pub fn is_cached(&self) -> bool {
-        self.cached.lock().is_ok_and(|c| c.is_some())
+        self.cached
+            .lock()
+            .is_ok_and(|c| !matches!(*c, Cached::None))
     }
 
-    fn admit(self: &Arc<Self>, v: &Vector, read: bool) {
+    fn admit(self: &Arc<Self>, bytes: usize, read: bool) {
         if let Some(pool) = self.pool.upgrade() {
-            let mut seen = Default::default();
-            let bytes = crate::size::columns_bytes(std::slice::from_ref(v), &mut seen) as u64;
-            pool.admit(self, bytes, read);
+            pool.admit(self, bytes as u64, read);
         }
     }
 }

@@ -9,6 +9,7 @@
 //! into memory; the next checkpoint writes it again.
 
 use crate::buffer::Segment;
+use crate::compression::packed::Packed;
 use crate::zone_map::ZoneMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use stride_common::{Error, Result, Vector};
@@ -59,6 +60,15 @@ impl Column {
         }
     }
 
+    /// The values as a scan reads them, a window of rows at a time: compressed while
+    /// the buffer pool keeps them so ([`crate::buffer::DECODE_AFTER_SCANS`]).
+    pub fn values(&self) -> Result<Values> {
+        match self.data()? {
+            ColumnData::Memory(v) => Ok(Values::Vector(v)),
+            ColumnData::Stored(s) => s.values(),
+        }
+    }
+
     /// The values to change in place; the column is in memory from then on.
     pub fn vector_mut(&mut self) -> Result<&mut Vector> {
         self.zone = OnceLock::new();
@@ -90,11 +100,7 @@ impl Column {
             match &*data {
                 ColumnData::Memory(v) => segment.fill(v.clone()),
                 // Moved within the file (VACUUM): the cache moves along.
-                ColumnData::Stored(old) => {
-                    if let Some(v) = old.cached() {
-                        segment.fill(v);
-                    }
-                }
+                ColumnData::Stored(old) => segment.fill_from(old),
             }
             *data = ColumnData::Stored(segment);
         }
@@ -108,6 +114,24 @@ impl Column {
         }
         let z = ZoneMap::of(&self.vector()?, len);
         Ok(self.zone.get_or_init(|| z))
+    }
+}
+
+/// A column's values as a scan reads them.
+pub enum Values {
+    /// Decoded: windows are shared slices.
+    Vector(Vector),
+    /// Compressed: windows are decoded.
+    Packed(Arc<Packed>),
+}
+
+impl Values {
+    /// Rows `offset..offset + n`.
+    pub fn window(&self, offset: usize, n: usize) -> Vector {
+        match self {
+            Values::Vector(v) => v.slice(offset, n),
+            Values::Packed(p) => p.window(offset, n),
+        }
     }
 }
 

@@ -8,40 +8,98 @@
 //! but cannot tell clustered duplicates (each `l_orderkey` four times in a row) from
 //! distinct values.
 
+use crate::column::Values;
 use crate::table::RowGroup;
 use std::sync::Arc;
-use stride_common::{Vector, VectorData};
+use stride_common::{Vector, VectorData, VECTOR_SIZE};
 
 const BITS: u32 = 12;
 const REGISTERS: usize = 1 << BITS;
 
 /// Estimated distinct non-NULL values of `column` in these row groups.
 pub fn distinct_estimate(groups: &[Arc<RowGroup>], column: usize) -> f64 {
-    let mut registers = vec![0u8; REGISTERS];
+    let mut sketch = Sketch {
+        registers: vec![0u8; REGISTERS],
+    };
     for g in groups {
         // A column that cannot be read counts as empty here; the scan reports the error.
-        let Ok(col) = g.vector(column) else {
+        let Some(Ok(values)) = g.columns.get(column).map(|c| c.values()) else {
             continue;
         };
-        let col = &col;
-        for i in 0..g.len {
-            if col.is_valid(i) {
-                let h = fingerprint(col, i);
-                let slot = (h >> (64 - BITS)) as usize;
-                let rank = ((h << BITS) | (1 << (BITS - 1))).leading_zeros() as u8 + 1;
-                registers[slot] = registers[slot].max(rank);
-            }
+        match values {
+            Values::Vector(v) => sketch.add(&v, g.len),
+            // A sketch only keeps the largest rank a register saw, so a value added
+            // once or many times leaves it the same: a dictionary's or the runs' values
+            // stand for every row.
+            Values::Packed(p) => match p.distinct_candidates() {
+                Some(v) => sketch.add(&v, v.data_len()),
+                None => {
+                    for offset in (0..g.len).step_by(VECTOR_SIZE) {
+                        let n = VECTOR_SIZE.min(g.len - offset);
+                        sketch.add(&p.window(offset, n), n);
+                    }
+                }
+            },
         }
     }
-    let m = REGISTERS as f64;
-    let sum: f64 = registers.iter().map(|&r| 2f64.powi(-(r as i32))).sum();
-    let raw = 0.7213 / (1.0 + 1.079 / m) * m * m / sum;
-    let zeros = registers.iter().filter(|&&r| r == 0).count();
-    if raw <= 2.5 * m && zeros > 0 {
-        // Few values: linear counting is the better estimate.
-        m * (m / zeros as f64).ln()
-    } else {
-        raw
+    sketch.estimate()
+}
+
+/// A HyperLogLog sketch.
+struct Sketch {
+    registers: Vec<u8>,
+}
+
+impl Sketch {
+    fn insert(&mut self, h: u64) {
+        let slot = (h >> (64 - BITS)) as usize;
+        let rank = ((h << BITS) | (1 << (BITS - 1))).leading_zeros() as u8 + 1;
+        self.registers[slot] = self.registers[slot].max(rank);
+    }
+
+    /// Adds the non-NULL values of the first `len` rows of `v`.
+    fn add(&mut self, v: &Vector, len: usize) {
+        let len = if v.constant { len.min(1) } else { len };
+        match &v.data {
+            VectorData::Bool(x) => self.each(v, len, |i| mix(x[i] as u64)),
+            VectorData::I8(x) => self.each(v, len, |i| mix(x[i] as u64)),
+            VectorData::I16(x) => self.each(v, len, |i| mix(x[i] as u64)),
+            VectorData::I32(x) => self.each(v, len, |i| mix(x[i] as u64)),
+            VectorData::I64(x) => self.each(v, len, |i| mix(x[i] as u64)),
+            VectorData::I128(x) => {
+                self.each(v, len, |i| mix(x[i] as u64 ^ mix((x[i] >> 64) as u64)))
+            }
+            VectorData::F32(x) => self.each(v, len, |i| mix(x[i].to_bits() as u64)),
+            VectorData::F64(x) => self.each(v, len, |i| mix(x[i].to_bits())),
+            VectorData::Interval(x) => self.each(v, len, |i| {
+                mix(x[i].micros as u64 ^ mix((x[i].months as u64) << 32 | x[i].days as u32 as u64))
+            }),
+            VectorData::Str(s) => self.each(v, len, |i| hash_of(s.get(i))),
+            VectorData::List(_) => self.each(v, len, |i| hash_of(&v.get(i).to_string())),
+        }
+    }
+
+    fn each(&mut self, v: &Vector, len: usize, hash: impl Fn(usize) -> u64) {
+        if v.validity.has_nulls() {
+            (0..len)
+                .filter(|&i| v.validity.is_valid(i))
+                .for_each(|i| self.insert(hash(i)));
+        } else {
+            (0..len).for_each(|i| self.insert(hash(i)));
+        }
+    }
+
+    fn estimate(&self) -> f64 {
+        let m = REGISTERS as f64;
+        let sum: f64 = self.registers.iter().map(|&r| 2f64.powi(-(r as i32))).sum();
+        let raw = 0.7213 / (1.0 + 1.079 / m) * m * m / sum;
+        let zeros = self.registers.iter().filter(|&&r| r == 0).count();
+        if raw <= 2.5 * m && zeros > 0 {
+            // Few values: linear counting is the better estimate.
+            m * (m / zeros as f64).ln()
+        } else {
+            raw
+        }
     }
 }
 
@@ -50,26 +108,6 @@ fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
-}
-
-/// A hash of row `i`'s value (equal values, equal hashes).
-fn fingerprint(v: &Vector, i: usize) -> u64 {
-    let i = v.index(i);
-    match &v.data {
-        VectorData::Bool(x) => mix(x[i] as u64),
-        VectorData::I8(x) => mix(x[i] as u64),
-        VectorData::I16(x) => mix(x[i] as u64),
-        VectorData::I32(x) => mix(x[i] as u64),
-        VectorData::I64(x) => mix(x[i] as u64),
-        VectorData::I128(x) => mix(x[i] as u64 ^ mix((x[i] >> 64) as u64)),
-        VectorData::F32(x) => mix(x[i].to_bits() as u64),
-        VectorData::F64(x) => mix(x[i].to_bits()),
-        VectorData::Interval(x) => {
-            mix(x[i].micros as u64 ^ mix((x[i].months as u64) << 32 | x[i].days as u32 as u64))
-        }
-        VectorData::Str(s) => hash_of(s.get(i)),
-        VectorData::List(_) => hash_of(&v.get(i).to_string()),
-    }
 }
 
 fn hash_of(s: &str) -> u64 {

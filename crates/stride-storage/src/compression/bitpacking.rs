@@ -69,8 +69,9 @@ const PADDING: usize = 64;
 /// Values unpacked per batch by [`BitPacked::unpack_into`] before they are converted.
 const BATCH: usize = 256;
 
-/// Values written by [`pack`], as read from a segment.
-struct BitPacked {
+/// Values written by [`pack`], kept packed: the buffer pool may hold a segment this
+/// way, and scans unpack a window of rows at a time ([`super::packed`]).
+pub struct BitPacked {
     min: i64,
     width: u8,
     /// The packed bits, then [`PADDING`] zero bytes.
@@ -78,8 +79,13 @@ struct BitPacked {
 }
 
 impl BitPacked {
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Reads the packing of `len` values written by [`pack`].
-    fn read(r: &mut ByteReader, len: usize) -> Result<BitPacked> {
+    pub fn read(r: &mut ByteReader, len: usize) -> Result<BitPacked> {
         let min = r.u64()? as i64;
         let width = r.u8()?;
         if width > 64 {
@@ -97,7 +103,7 @@ impl BitPacked {
 
     /// Appends values `offset..offset + n` (which the packing holds), each converted by
     /// `to`, to `out`.
-    fn unpack_into<T>(&self, offset: usize, n: usize, to: impl Fn(i64) -> T, out: &mut Vec<T>) {
+    pub fn unpack_into<T>(&self, offset: usize, n: usize, to: impl Fn(i64) -> T, out: &mut Vec<T>) {
         let (min, width) = (self.min, self.width as usize);
         debug_assert!(((offset + n) * width).div_ceil(8) + PADDING <= self.bytes.len());
         out.reserve(n);

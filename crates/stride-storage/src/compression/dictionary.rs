@@ -5,10 +5,10 @@
 //! Layout: the number of distinct values (u32), their lengths (u32 each), their total
 //! byte count (u64) and bytes, then the codes bit-packed (see `bitpacking`, minimum 0).
 
-use super::bitpacking;
+use super::bitpacking::{self, BitPacked};
 use crate::serialize::{read_strings, write_strings, ByteReader, ByteWriter};
 use std::collections::HashMap;
-use stride_common::{Result, StringVector};
+use stride_common::{Result, StringVector, VECTOR_SIZE};
 
 /// Rows looked at before giving up on a column that is mostly distinct.
 const PROBE: usize = 2048;
@@ -45,17 +45,50 @@ pub fn encode(w: &mut ByteWriter, values: &[&[u8]], codes: &[i64]) {
     bitpacking::pack(w, codes, 0, width);
 }
 
-pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
-    let n = r.len_of(4)?;
-    let values = read_strings(r, n)?;
-    let codes = bitpacking::unpack_as(r, len, |c| u32::try_from(c).unwrap_or(u32::MAX))?;
-    if codes.iter().any(|&c| c as usize >= n) {
-        return Err(r.corrupt("a dictionary code past its end"));
+/// A dictionary segment kept encoded: the buffer pool may hold a segment this way, and
+/// scans decode a window of rows at a time ([`super::packed`]), each row's view a copy
+/// of its value's (long values stay in the dictionary's one buffer).
+pub struct Dictionary {
+    values: StringVector,
+    codes: BitPacked,
+}
+
+impl Dictionary {
+    /// Reads the dictionary and the codes of `len` rows, checking every code.
+    pub fn read(r: &mut ByteReader, len: usize) -> Result<Dictionary> {
+        let n = r.len_of(4)?;
+        let strings = read_strings(r, n)?;
+        let codes = BitPacked::read(r, len)?;
+        let mut chunk = Vec::with_capacity(VECTOR_SIZE);
+        for at in (0..len).step_by(VECTOR_SIZE) {
+            chunk.clear();
+            codes.unpack_into(at, VECTOR_SIZE.min(len - at), |c| c as u64, &mut chunk);
+            if chunk.iter().any(|&c| c >= n as u64) {
+                return Err(r.corrupt("a dictionary code past its end"));
+            }
+        }
+        let mut values = StringVector::with_capacity(n);
+        for v in strings {
+            values.push(v);
+        }
+        Ok(Dictionary { values, codes })
     }
-    let mut dictionary = StringVector::with_capacity(n);
-    for v in values {
-        dictionary.push(v);
+
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        let heap: usize = self.values.buffers.iter().map(|b| b.len()).sum();
+        self.values.len() * 16 + heap + self.codes.size()
     }
-    // Each row's view is a copy of its value's; long values stay in one shared buffer.
-    Ok(dictionary.take(&codes))
+
+    /// The distinct strings.
+    pub fn values(&self) -> &StringVector {
+        &self.values
+    }
+
+    /// The strings of rows `offset..offset + n`.
+    pub fn window(&self, offset: usize, n: usize) -> StringVector {
+        let mut codes = Vec::with_capacity(n);
+        self.codes.unpack_into(offset, n, |c| c as u32, &mut codes);
+        self.values.take(&codes)
+    }
 }

@@ -25,6 +25,7 @@ pub mod alp;
 pub mod bitpacking;
 pub mod dictionary;
 pub mod fsst;
+pub mod packed;
 pub mod rle;
 
 use crate::serialize::{
@@ -108,14 +109,12 @@ pub fn encode(v: &Vector, len: usize) -> Vec<u8> {
 
 /// Reads a segment of `len` rows of type `ty` written by [`encode`].
 pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
+    if let Some(packed) = packed::Packed::read(bytes, ty, len)? {
+        return Ok(packed.window(0, len));
+    }
     let mut r = ByteReader::new(bytes, "a column segment");
     let v = match r.u8()? {
         PLAIN => read_vector(&mut r, ty, len)?,
-        codec @ (BITPACKED | RLE) => {
-            let validity = read_validity(&mut r, len)?;
-            let data = unpack_integers(&mut r, ty, len, codec == RLE)?;
-            Vector::new(ty.clone(), data, validity)
-        }
         ALP if ty.physical() == PhysicalType::F64 => {
             let validity = read_validity(&mut r, len)?;
             let data = VectorData::F64(alp::decode::<f64>(&mut r, len)?.into());
@@ -125,14 +124,6 @@ pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
             let validity = read_validity(&mut r, len)?;
             let data = VectorData::F32(alp::decode::<f32>(&mut r, len)?.into());
             Vector::new(ty.clone(), data, validity)
-        }
-        DICTIONARY if ty.physical() == PhysicalType::Str => {
-            let validity = read_validity(&mut r, len)?;
-            Vector::new(
-                ty.clone(),
-                VectorData::Str(dictionary::decode(&mut r, len)?),
-                validity,
-            )
         }
         FSST if ty.physical() == PhysicalType::Str => {
             let validity = read_validity(&mut r, len)?;
@@ -196,37 +187,6 @@ fn integers(v: &Vector, len: usize) -> Option<(Vec<i64>, i64, u8, u8)> {
     };
     let width = bitpacking::width_of(max.wrapping_sub(min) as u64);
     Some((values, min, width, bits))
-}
-
-/// Bit-packed (or run-length encoded, `runs`) integers decoded straight into the
-/// physical layout of `ty`.
-fn unpack_integers(
-    r: &mut ByteReader,
-    ty: &DataType,
-    len: usize,
-    runs: bool,
-) -> Result<VectorData> {
-    fn read<T: Copy>(
-        r: &mut ByteReader,
-        len: usize,
-        runs: bool,
-        to: impl Fn(i64) -> T,
-    ) -> Result<Vec<T>> {
-        if runs {
-            rle::decode_as(r, len, to)
-        } else {
-            bitpacking::unpack_as(r, len, to)
-        }
-    }
-    Ok(match ty.physical() {
-        PhysicalType::Bool => VectorData::Bool(read(r, len, runs, |x| x != 0)?.into()),
-        PhysicalType::I8 => VectorData::I8(read(r, len, runs, |x| x as i8)?.into()),
-        PhysicalType::I16 => VectorData::I16(read(r, len, runs, |x| x as i16)?.into()),
-        PhysicalType::I32 => VectorData::I32(read(r, len, runs, |x| x as i32)?.into()),
-        PhysicalType::I64 => VectorData::I64(read(r, len, runs, |x| x)?.into()),
-        PhysicalType::I128 => VectorData::I128(read(r, len, runs, |x| x as i128)?.into()),
-        _ => return Err(r.corrupt(&format!("an integer segment of type {ty}"))),
-    })
 }
 
 #[cfg(test)]

@@ -42,24 +42,64 @@ pub fn encode(w: &mut ByteWriter, runs: &(Vec<i64>, Vec<i64>), min: i64, width: 
     bitpacking::pack(w, lens, 1, bitpacking::width_of((longest - 1) as u64));
 }
 
-/// Reads `len` values written by [`encode`], each converted by `to`.
-pub fn decode_as<T: Copy>(r: &mut ByteReader, len: usize, to: impl Fn(i64) -> T) -> Result<Vec<T>> {
-    let n = r.u32()? as usize;
-    if n > len {
-        return Err(r.corrupt(&format!("{n} runs in {len} rows")));
-    }
-    let vals = bitpacking::unpack(r, n)?;
-    let lens = bitpacking::unpack(r, n)?;
-    let mut out = Vec::with_capacity(len);
-    for (&v, &l) in vals.iter().zip(&lens) {
-        if l < 1 || l as usize > len - out.len() {
-            return Err(r.corrupt(&format!("a run of {l} rows")));
+/// Runs written by [`encode`], kept as runs: the buffer pool may hold a segment this
+/// way, and scans expand a window of rows at a time ([`super::packed`]).
+pub struct Runs {
+    values: Vec<i64>,
+    /// The row after each run's last: increasing, the last one is the row count.
+    ends: Vec<u32>,
+}
+
+impl Runs {
+    /// Reads and checks the runs of `len` rows.
+    pub fn read(r: &mut ByteReader, len: usize) -> Result<Runs> {
+        let n = r.u32()? as usize;
+        if n > len {
+            return Err(r.corrupt(&format!("{n} runs in {len} rows")));
         }
-        let x = to(v);
-        out.extend(std::iter::repeat_n(x, l as usize));
+        let values = bitpacking::unpack(r, n)?;
+        let lens = bitpacking::unpack(r, n)?;
+        let mut ends = Vec::with_capacity(n);
+        let mut end = 0usize;
+        for &l in &lens {
+            if l < 1 || l as usize > len - end {
+                return Err(r.corrupt(&format!("a run of {l} rows")));
+            }
+            end += l as usize;
+            ends.push(end as u32);
+        }
+        if end != len {
+            return Err(r.corrupt(&format!("runs of {end} rows in {len}")));
+        }
+        Ok(Runs { values, ends })
     }
-    if out.len() != len {
-        return Err(r.corrupt(&format!("runs of {} rows in {len}", out.len())));
+
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        self.values.len() * 12
     }
-    Ok(out)
+
+    /// Each run's value.
+    pub fn values(&self) -> &[i64] {
+        &self.values
+    }
+
+    /// Appends rows `offset..offset + n`, each converted by `to`, to `out`.
+    pub fn unpack_into<T: Copy>(
+        &self,
+        offset: usize,
+        n: usize,
+        to: impl Fn(i64) -> T,
+        out: &mut Vec<T>,
+    ) {
+        let end = offset + n;
+        let mut row = offset;
+        let mut k = self.ends.partition_point(|&e| e as usize <= offset);
+        while row < end {
+            let stop = (self.ends[k] as usize).min(end);
+            out.extend(std::iter::repeat_n(to(self.values[k]), stop - row));
+            row = stop;
+            k += 1;
+        }
+    }
 }
