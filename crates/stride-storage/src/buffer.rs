@@ -345,6 +345,13 @@ impl Segment {
         }
     }
 
+    /// The segment of rows `keep` (increasing) of this one, cut from its bytes
+    /// ([`compression::take`]).
+    pub fn take(&self, keep: &[u32]) -> Result<Vec<u8>> {
+        let bytes = self.raw_bytes()?;
+        compression::take::take(&bytes, &self.ty, self.len, keep).map_err(|e| self.damaged(e))
+    }
+
     /// The segment's bytes as stored (to copy them elsewhere in the file).
     pub fn raw_bytes(&self) -> Result<Vec<u8>> {
         self.reader.read_extent(&self.extent)

@@ -48,7 +48,10 @@ fn prepare(group: &RowGroup, move_stored: bool) -> Result<Prepared> {
         bytes.push(match col.segment() {
             Some(s) if move_stored => Some(s.raw_bytes()?),
             Some(_) => None,
-            None => Some(crate::compression::encode(&col.vector()?, group.len)),
+            None => match col.encoded_bytes() {
+                Some(bytes) => Some(bytes),
+                None => Some(crate::compression::encode(&col.vector()?, group.len)),
+            },
         });
     }
     Ok(Prepared { zones, bytes })
@@ -71,7 +74,7 @@ fn write_prepared(
             (None, Some(s)) => s.extent.clone(),
             (Some(bytes), _) => {
                 let extent = w.write(&bytes)?;
-                let ty = group_type(col)?;
+                let ty = col.data_type()?;
                 let segment = pool.segment(w.file().reader(), extent.clone(), ty, group.len);
                 segment.set_codec(bytes.first().copied().unwrap_or(0));
                 written.push((c, segment));
@@ -86,13 +89,6 @@ fn write_prepared(
         out.push((extent, zone));
     }
     Ok((out, written))
-}
-
-fn group_type(col: &Column) -> Result<DataType> {
-    Ok(match col.segment() {
-        Some(s) => s.ty.clone(),
-        None => col.vector()?.ty,
-    })
 }
 
 /// Writes `groups` (see [`write_prepared`]), encoding each batch on all cores first.

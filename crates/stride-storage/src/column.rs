@@ -12,7 +12,7 @@ use crate::buffer::Segment;
 use crate::compression::packed::Packed;
 use crate::zone_map::ZoneMap;
 use std::sync::{Arc, OnceLock, RwLock};
-use stride_common::{Error, Result, Vector};
+use stride_common::{DataType, Error, Result, Vector};
 
 pub struct Column {
     data: RwLock<ColumnData>,
@@ -23,12 +23,36 @@ pub struct Column {
 enum ColumnData {
     Memory(Vector),
     Stored(Arc<Segment>),
+    Encoded(Arc<Encoded>),
+}
+
+/// Values encoded as a segment but not in the file yet: the rows a DELETE kept of a
+/// stored column, cut from its segment ([`crate::compression::take`]). Decoded when
+/// first read; the next checkpoint writes the bytes as they are.
+pub struct Encoded {
+    bytes: Vec<u8>,
+    ty: DataType,
+    len: usize,
+    decoded: OnceLock<Vector>,
 }
 
 impl Column {
     pub fn memory(v: Vector) -> Column {
         Column {
             data: RwLock::new(ColumnData::Memory(v)),
+            zone: OnceLock::new(),
+        }
+    }
+
+    /// A column of `len` rows of type `ty` encoded as segment `bytes`.
+    pub fn encoded(bytes: Vec<u8>, ty: DataType, len: usize) -> Column {
+        Column {
+            data: RwLock::new(ColumnData::Encoded(Arc::new(Encoded {
+                bytes,
+                ty,
+                len,
+                decoded: OnceLock::new(),
+            }))),
             zone: OnceLock::new(),
         }
     }
@@ -57,6 +81,24 @@ impl Column {
         match self.data()? {
             ColumnData::Memory(v) => Ok(v),
             ColumnData::Stored(s) => s.load(),
+            ColumnData::Encoded(e) => e.vector(),
+        }
+    }
+
+    /// The values' type.
+    pub fn data_type(&self) -> Result<DataType> {
+        Ok(match self.data()? {
+            ColumnData::Memory(v) => v.ty,
+            ColumnData::Stored(s) => s.ty.clone(),
+            ColumnData::Encoded(e) => e.ty.clone(),
+        })
+    }
+
+    /// The segment bytes of a column encoded but not written yet.
+    pub fn encoded_bytes(&self) -> Option<Vec<u8>> {
+        match self.data().ok()? {
+            ColumnData::Encoded(e) => Some(e.bytes.clone()),
+            _ => None,
         }
     }
 
@@ -66,6 +108,7 @@ impl Column {
         match self.data()? {
             ColumnData::Memory(v) => Ok(Values::Vector(v)),
             ColumnData::Stored(s) => s.values(),
+            ColumnData::Encoded(e) => Ok(Values::Vector(e.vector()?)),
         }
     }
 
@@ -76,12 +119,14 @@ impl Column {
             .data
             .get_mut()
             .map_err(|_| Error::internal("column lock poisoned"))?;
-        if let ColumnData::Stored(s) = data {
-            *data = ColumnData::Memory(s.load()?);
+        match data {
+            ColumnData::Stored(s) => *data = ColumnData::Memory(s.load()?),
+            ColumnData::Encoded(e) => *data = ColumnData::Memory(e.vector()?),
+            ColumnData::Memory(_) => {}
         }
         match data {
             ColumnData::Memory(v) => Ok(v),
-            ColumnData::Stored(_) => unreachable!("just loaded"),
+            _ => unreachable!("just loaded"),
         }
     }
 
@@ -89,7 +134,7 @@ impl Column {
     pub fn segment(&self) -> Option<Arc<Segment>> {
         match self.data().ok()? {
             ColumnData::Stored(s) => Some(s),
-            ColumnData::Memory(_) => None,
+            _ => None,
         }
     }
 
@@ -101,6 +146,11 @@ impl Column {
                 ColumnData::Memory(v) => segment.fill(v.clone()),
                 // Moved within the file (VACUUM): the cache moves along.
                 ColumnData::Stored(old) => segment.fill_from(old),
+                ColumnData::Encoded(e) => {
+                    if let Some(v) = e.decoded.get() {
+                        segment.fill(v.clone())
+                    }
+                }
             }
             *data = ColumnData::Stored(segment);
         }
@@ -114,6 +164,16 @@ impl Column {
         }
         let z = ZoneMap::of(&self.vector()?, len);
         Ok(self.zone.get_or_init(|| z))
+    }
+}
+
+impl Encoded {
+    fn vector(&self) -> Result<Vector> {
+        if let Some(v) = self.decoded.get() {
+            return Ok(v.clone());
+        }
+        let v = crate::compression::decode(&self.bytes, &self.ty, self.len)?;
+        Ok(self.decoded.get_or_init(|| v).clone())
     }
 }
 
@@ -154,6 +214,7 @@ impl std::fmt::Debug for Column {
         match self.data() {
             Ok(ColumnData::Memory(v)) => write!(f, "Memory({:?})", v.ty),
             Ok(ColumnData::Stored(s)) => write!(f, "Stored({s:?})"),
+            Ok(ColumnData::Encoded(e)) => write!(f, "Encoded({}, {} bytes)", e.ty, e.bytes.len()),
             Err(_) => write!(f, "Poisoned"),
         }
     }

@@ -74,6 +74,11 @@ impl<'a> ByteReader<'a> {
         self.pos == self.bytes.len()
     }
 
+    /// Bytes read so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// An error saying the structure is damaged at the current position.
     pub fn corrupt(&self, detail: &str) -> Error {
         Error::io(format!(
@@ -321,11 +326,20 @@ pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize) -> Result<Vec<&'a str>
 /// Which of the first `len` rows of `v` are not NULL: a flag byte (0: all of them; 1:
 /// a bitmap of `ceil(len / 8)` bytes follows, bit i set when row i is valid; 2: none).
 pub fn write_validity(w: &mut ByteWriter, v: &Vector, len: usize) {
-    if !v.validity.has_nulls() {
+    match (v.constant, v.is_valid(0)) {
+        (true, true) => write_validity_of(w, &Validity::all_valid(), len),
+        (true, false) => write_validity_of(w, &Validity::all_invalid(len), len),
+        (false, _) => write_validity_of(w, &v.validity, len),
+    }
+}
+
+/// [`write_validity`] of a mask of `len` rows.
+pub fn write_validity_of(w: &mut ByteWriter, validity: &Validity, len: usize) {
+    if !validity.has_nulls() {
         w.u8(0);
         return;
     }
-    if (0..len).all(|i| !v.is_valid(i)) {
+    if (0..len).all(|i| !validity.is_valid(i)) {
         w.u8(2);
         return;
     }
@@ -334,7 +348,7 @@ pub fn write_validity(w: &mut ByteWriter, v: &Vector, len: usize) {
     for (i, byte) in bits.iter_mut().enumerate() {
         for b in 0..8 {
             let row = i * 8 + b;
-            if row < len && v.is_valid(row) {
+            if row < len && validity.is_valid(row) {
                 *byte |= 1 << b;
             }
         }

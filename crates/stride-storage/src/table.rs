@@ -761,8 +761,19 @@ impl Table {
             let new = if keep.is_empty() {
                 None
             } else {
-                let columns = group.vectors()?.iter().map(|c| c.take(&keep)).collect();
-                Some(RowGroup::new(columns, keep.len()))
+                // A stored column is cut from its segment's bytes, not decoded.
+                let columns = group
+                    .columns
+                    .iter()
+                    .map(|c| match c.segment() {
+                        Some(s) => Ok(Column::encoded(s.take(&keep)?, s.ty.clone(), keep.len())),
+                        None => Ok(Column::memory(c.vector()?.take(&keep))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Some(RowGroup {
+                    columns,
+                    len: keep.len(),
+                })
             };
             changes.push((g, rows, new));
         }

@@ -27,6 +27,7 @@ pub mod dictionary;
 pub mod fsst;
 pub mod packed;
 pub mod rle;
+pub mod take;
 
 use crate::serialize::{
     read_validity, read_vector, write_validity, write_vector, ByteReader, ByteWriter,
