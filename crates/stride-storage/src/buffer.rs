@@ -22,6 +22,7 @@
 use crate::block_file::{BlockReader, Extent};
 use crate::column::Values;
 use crate::compression::{self, packed::Packed};
+use crate::zone_map::ZoneMap;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -345,11 +346,11 @@ impl Segment {
         }
     }
 
-    /// The segment of rows `keep` (increasing) of this one, cut from its bytes
-    /// ([`compression::take`]).
-    pub fn take(&self, keep: &[u32]) -> Result<Vec<u8>> {
+    /// The segment of rows `keep` (increasing) of this one, whose zone map is `zone`,
+    /// cut from its bytes, and its zone map ([`compression::take`]).
+    pub fn take(&self, keep: &[u32], zone: &ZoneMap) -> Result<(Vec<u8>, ZoneMap)> {
         let bytes = self.raw_bytes()?;
-        compression::take::take(&bytes, &self.ty, self.len, keep).map_err(|e| self.damaged(e))
+        compression::take::take(&bytes, &self.ty, self.len, keep, zone).map_err(|e| self.damaged(e))
     }
 
     /// The segment's bytes as stored (to copy them elsewhere in the file).

@@ -44,8 +44,9 @@ impl Column {
         }
     }
 
-    /// A column of `len` rows of type `ty` encoded as segment `bytes`.
-    pub fn encoded(bytes: Vec<u8>, ty: DataType, len: usize) -> Column {
+    /// A column of `len` rows of type `ty` encoded as segment `bytes`, with its zone
+    /// map.
+    pub fn encoded(bytes: Vec<u8>, ty: DataType, len: usize, zone: ZoneMap) -> Column {
         Column {
             data: RwLock::new(ColumnData::Encoded(Arc::new(Encoded {
                 bytes,
@@ -53,7 +54,7 @@ impl Column {
                 len,
                 decoded: OnceLock::new(),
             }))),
-            zone: OnceLock::new(),
+            zone: OnceLock::from(zone),
         }
     }
 

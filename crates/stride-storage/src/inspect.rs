@@ -135,7 +135,7 @@ pub fn integrity_check(catalog: &Catalog) -> Vec<String> {
                     }
                 };
                 match col.zone(group.len) {
-                    Ok(stored) if *stored != ZoneMap::of(&values, group.len) => problems.push(
+                    Ok(stored) if !stored.holds(&values, group.len) => problems.push(
                         format!(
                             "table \"{name}\", row group {g}, column \"{column}\": the zone map does not match the values (stored {stored:?})"
                         ),

@@ -719,6 +719,36 @@ impl Table {
 
 /// The groups of `base` holding the row ids `rowids` (sorted, distinct): for each such
 /// group, its position and the positions of those rows in it.
+/// What is left of `group` without the rows at offsets `rows`: `None` when nothing.
+/// A stored column is cut from its segment's bytes ([`crate::compression::take`]).
+fn remaining_rows(group: &RowGroup, rows: &[usize]) -> Result<Option<RowGroup>> {
+    let mut gone = vec![false; group.len];
+    for &r in rows {
+        gone[r] = true;
+    }
+    let keep: Vec<u32> = (0..group.len as u32)
+        .filter(|&i| !gone[i as usize])
+        .collect();
+    if keep.is_empty() {
+        return Ok(None);
+    }
+    let columns = group
+        .columns
+        .iter()
+        .map(|c| match c.segment() {
+            Some(s) => {
+                let (bytes, zone) = s.take(&keep, c.zone(group.len)?)?;
+                Ok(Column::encoded(bytes, s.ty.clone(), keep.len(), zone))
+            }
+            None => Ok(Column::memory(c.vector()?.take(&keep))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(RowGroup {
+        columns,
+        len: keep.len(),
+    }))
+}
+
 fn rows_by_group(base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Vec<(usize, Vec<usize>)>> {
     let mut out: Vec<(usize, Vec<usize>)> = Vec::new();
     let (mut g, mut start) = (0usize, 0u64);
@@ -748,34 +778,16 @@ impl Table {
     /// snapshot the ids were found in; sorted and distinct); [`Table::install`] makes
     /// it take effect.
     pub fn delete_rows(&self, base: &[Arc<RowGroup>], rowids: &[u64]) -> Result<Replacement> {
-        let mut changes = Vec::new();
-        for (g, rows) in rows_by_group(base, rowids)? {
-            let group = &base[g];
-            let mut gone = vec![false; group.len];
-            for &r in &rows {
-                gone[r] = true;
-            }
-            let keep: Vec<u32> = (0..group.len as u32)
-                .filter(|&i| !gone[i as usize])
-                .collect();
-            let new = if keep.is_empty() {
-                None
-            } else {
-                // A stored column is cut from its segment's bytes, not decoded.
-                let columns = group
-                    .columns
-                    .iter()
-                    .map(|c| match c.segment() {
-                        Some(s) => Ok(Column::encoded(s.take(&keep)?, s.ty.clone(), keep.len())),
-                        None => Ok(Column::memory(c.vector()?.take(&keep))),
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Some(RowGroup {
-                    columns,
-                    len: keep.len(),
-                })
-            };
-            changes.push((g, rows, new));
+        // Each group's remaining rows are made on all cores: cutting stored columns
+        // reads and re-packs every column of the group.
+        let groups = rows_by_group(base, rowids)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let remaining = stride_common::workers::map(&groups, threads, |(g, rows)| {
+            remaining_rows(&base[*g], rows)
+        })?;
+        let mut changes = Vec::with_capacity(groups.len());
+        for ((g, rows), new) in groups.into_iter().zip(remaining) {
+            changes.push((g, rows, new?));
         }
         self.replace_groups(base, changes, true)
     }

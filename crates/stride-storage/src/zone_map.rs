@@ -103,6 +103,35 @@ pub enum ZoneTest {
 }
 
 impl ZoneMap {
+    /// Whether this map is right for the first `len` rows of `v`: the same rows and
+    /// NULLs, and bounds that hold every value, though they need not be reached (a
+    /// column a DELETE cut from a stored one keeps the stored bounds; pruning stays
+    /// correct with any bounds that hold every value).
+    pub fn holds(&self, v: &Vector, len: usize) -> bool {
+        let exact = ZoneMap::of(v, len);
+        if self.rows != exact.rows || self.nulls != exact.nulls {
+            return false;
+        }
+        match (&self.bounds, &exact.bounds) {
+            (None, _) => true,
+            _ if exact.nulls == exact.rows => true,
+            (Some(Bounds::Int(a, b)), Some(Bounds::Int(c, d))) => a <= c && d <= b,
+            (Some(Bounds::Float(a, b)), Some(Bounds::Float(c, d))) => a <= c && d <= b,
+            // A string bound is a prefix or absent in an exact map: compare each value.
+            (Some(Bounds::Str(lo, hi)), _) => {
+                let flat = v.clone().flatten(len);
+                let VectorData::Str(s) = &flat.data else {
+                    return false;
+                };
+                (0..len).filter(|&i| flat.is_valid(i)).all(|i| {
+                    let b = s.bytes_of(&s.views[i]);
+                    lo.as_slice() <= b && hi.as_ref().is_none_or(|h| b <= h.as_slice())
+                })
+            }
+            _ => false,
+        }
+    }
+
     /// Whether some row of the zone may meet `test`.
     pub fn may_match(&self, test: &ZoneTest) -> bool {
         match test {

@@ -10,11 +10,20 @@
 use super::{bitpacking, decode, encode, BITPACKED, DICTIONARY, FSST};
 use crate::serialize::{read_strings, read_validity, write_strings, write_validity_of};
 use crate::serialize::{ByteReader, ByteWriter};
+use crate::zone_map::ZoneMap;
 use stride_common::{DataType, Error, PhysicalType, Result};
 
 /// The segment of rows `keep` (increasing, each below `len`) of the segment `bytes`,
-/// which holds `len` rows of type `ty`.
-pub fn take(bytes: &[u8], ty: &DataType, len: usize, keep: &[u32]) -> Result<Vec<u8>> {
+/// which holds `len` rows of type `ty` and has the zone map `zone`; with its zone map:
+/// exact where the values were decoded, else the exact rows and NULLs and the bounds of
+/// `zone`, which hold every kept value ([`ZoneMap::holds`]).
+pub fn take(
+    bytes: &[u8],
+    ty: &DataType,
+    len: usize,
+    keep: &[u32],
+    zone: &ZoneMap,
+) -> Result<(Vec<u8>, ZoneMap)> {
     use PhysicalType::*;
     if keep.last().is_some_and(|&k| k as usize >= len) {
         return Err(Error::internal("rows to keep past the segment's end"));
@@ -28,12 +37,23 @@ pub fn take(bytes: &[u8], ty: &DataType, len: usize, keep: &[u32]) -> Result<Vec
         _ => false,
     };
     if !cut {
-        return Ok(encode(&decode(bytes, ty, len)?.take(keep), keep.len()));
+        let values = decode(bytes, ty, len)?.take(keep);
+        return Ok((
+            encode(&values, keep.len()),
+            ZoneMap::of(&values, keep.len()),
+        ));
     }
-    let validity = read_validity(&mut r, len)?;
+    let validity = read_validity(&mut r, len)?.take(keep);
+    let rows = keep.len() as u64;
+    let nulls = rows - validity.count_valid(keep.len()) as u64;
+    let zone = ZoneMap {
+        rows,
+        nulls,
+        bounds: zone.bounds.clone().filter(|_| nulls < rows),
+    };
     let mut w = ByteWriter::new();
     w.u8(codec);
-    write_validity_of(&mut w, &validity.take(keep), keep.len());
+    write_validity_of(&mut w, &validity, keep.len());
     let pick = |values: &[i64]| -> Vec<i64> { keep.iter().map(|&k| values[k as usize]).collect() };
     match codec {
         BITPACKED => {
@@ -102,7 +122,7 @@ pub fn take(bytes: &[u8], ty: &DataType, len: usize, keep: &[u32]) -> Result<Vec
     if !r.is_at_end() {
         return Err(r.corrupt("bytes follow the segment's values"));
     }
-    Ok(w.bytes)
+    Ok((w.bytes, zone))
 }
 
 #[cfg(test)]
@@ -182,9 +202,11 @@ mod tests {
             (0..len).for_each(|i| v.push(&value(i as i64)).unwrap());
             let bytes = encode(&v, len);
             assert_eq!(bytes[0], codec, "{ty}");
+            let zone = ZoneMap::of(&v, len);
             for keep in &keeps {
-                let cut = take(&bytes, &ty, len, keep).unwrap();
+                let (cut, cut_zone) = take(&bytes, &ty, len, keep, &zone).unwrap();
                 let back = decode(&cut, &ty, keep.len()).unwrap();
+                assert!(cut_zone.holds(&back, keep.len()), "{ty}: {cut_zone:?}");
                 for (j, &k) in keep.iter().enumerate() {
                     assert_eq!(back.get(j), v.get(k as usize), "{ty} codec {codec} row {k}");
                 }
@@ -202,9 +224,10 @@ mod tests {
         (0..100).for_each(|i| v.push(&Varchar(comment(i))).unwrap());
         let bytes = encode(&v, 100);
         let keep: Vec<u32> = (0..100).step_by(3).collect();
+        let zone = ZoneMap::of(&v, 100);
         for cut in 0..bytes.len() {
-            assert!(take(&bytes[..cut], &DataType::Varchar, 100, &keep).is_err());
+            assert!(take(&bytes[..cut], &DataType::Varchar, 100, &keep, &zone).is_err());
         }
-        assert!(take(&bytes, &DataType::Varchar, 100, &[100]).is_err());
+        assert!(take(&bytes, &DataType::Varchar, 100, &[100], &zone).is_err());
     }
 }
