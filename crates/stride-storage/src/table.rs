@@ -789,7 +789,7 @@ impl Table {
         for ((g, rows), new) in groups.into_iter().zip(remaining) {
             changes.push((g, rows, new?));
         }
-        self.replace_groups(base, changes, true)
+        self.replace_groups(base, changes, None)
     }
 
     /// Prepares setting `columns` of the rows with the given row ids (sorted and
@@ -811,12 +811,20 @@ impl Table {
                 v
             })
             .collect();
-        let mut changes = Vec::new();
+        // Each group's new columns are made on all cores; `at` is where its rows'
+        // new values start.
+        let mut groups = Vec::new();
         let mut at = 0usize;
         for (g, rows) in rows_by_group(base, rowids)? {
-            let group = &base[g];
+            let n = rows.len();
+            groups.push((g, rows, at));
+            at += n;
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let updated = stride_common::workers::map(&groups, threads, |(g, rows, at)| {
+            let group = &base[*g];
             let mut new = RowGroup::clone(group);
-            let picked: Vec<u32> = (at as u32..(at + rows.len()) as u32).collect();
+            let picked: Vec<u32> = (*at as u32..(at + rows.len()) as u32).collect();
             for (&c, v) in columns.iter().zip(&values) {
                 // The group's column followed by this group's new values; a row taken
                 // from the second part where it changes.
@@ -828,23 +836,28 @@ impl Table {
                 }
                 new.columns[c] = Column::memory(both.take(&index));
             }
-            at += rows.len();
-            changes.push((g, rows, Some(new)));
+            Ok::<_, Error>(new)
+        })?;
+        let mut changes = Vec::with_capacity(groups.len());
+        for ((g, rows, _), new) in groups.into_iter().zip(updated) {
+            changes.push((g, rows, Some(new?)));
         }
-        self.replace_groups(base, changes, false)
+        self.replace_groups(base, changes, Some(columns))
     }
 
     /// The table's row groups with `changes` (group position in `base`, the positions
     /// of the rows changed in it, its new contents or `None` to remove it) in place,
     /// with the table's constraints checked over the result. The groups changed must
-    /// still be those of `base`; rows appended since stay. `deleting`: the rows are
-    /// gone, else updated (NOT NULL is checked).
+    /// still be those of `base`; rows appended since stay. `updated`: the columns an
+    /// UPDATE gave new values (NOT NULL is checked on them); `None` for a DELETE, whose
+    /// rows are gone.
     fn replace_groups(
         &self,
         base: &[Arc<RowGroup>],
         changes: Vec<(usize, Vec<usize>, Option<RowGroup>)>,
-        deleting: bool,
+        updated: Option<&[usize]>,
     ) -> Result<Replacement> {
+        let deleting = updated.is_none();
         let data = self
             .data
             .read()
@@ -879,19 +892,19 @@ impl Table {
             } else {
                 data.ids[g].clone()
             };
-            if let Some(new) = &new {
-                if !deleting {
-                    for (ci, col) in self.schema.columns.iter().enumerate() {
-                        if !col.not_null {
-                            continue;
-                        }
-                        let v = new.vector(ci)?;
-                        if (0..new.len).any(|i| !v.is_valid(i)) {
-                            return Err(Error::constraint(format!(
-                                "NOT NULL constraint failed: {}.{}",
-                                self.schema.name, col.name
-                            )));
-                        }
+            if let (Some(new), Some(updated)) = (&new, updated) {
+                // Only the columns given new values can have gained a NULL.
+                for &ci in updated {
+                    let col = &self.schema.columns[ci];
+                    if !col.not_null {
+                        continue;
+                    }
+                    let v = new.vector(ci)?;
+                    if (0..new.len).any(|i| !v.is_valid(i)) {
+                        return Err(Error::constraint(format!(
+                            "NOT NULL constraint failed: {}.{}",
+                            self.schema.name, col.name
+                        )));
                     }
                 }
             }
