@@ -190,6 +190,87 @@ fn integers(v: &Vector, len: usize) -> Option<(Vec<i64>, i64, u8, u8)> {
     Some((values, min, width, bits))
 }
 
+/// Columns of `len` rows that the encoder stores in each codec (NULLs in some), for
+/// the codecs' tests: (values, the codec they get).
+#[cfg(test)]
+pub(crate) fn samples(len: usize) -> Vec<(Vector, u8)> {
+    use stride_common::ScalarValue::*;
+    use stride_common::{DataType, ScalarValue};
+    let comment = |i: i64| format!("carefully final deposits {} sleep", i * 7919 % 100_000);
+    let cases: Vec<(DataType, Box<dyn Fn(i64) -> ScalarValue>, u8)> = vec![
+        (
+            DataType::Decimal(15, 2),
+            Box::new(|i| Decimal((i % 50 + 1) as i128 * 100, 15, 2)),
+            BITPACKED,
+        ),
+        (
+            DataType::Integer,
+            Box::new(|i| {
+                if i % 7 == 0 {
+                    Null
+                } else {
+                    Integer(i as i32 * 3)
+                }
+            }),
+            BITPACKED,
+        ),
+        (
+            DataType::Boolean,
+            Box::new(|i| {
+                if i % 9 == 0 {
+                    Null
+                } else {
+                    Boolean(i % 3 == 0)
+                }
+            }),
+            BITPACKED,
+        ),
+        (
+            DataType::BigInt,
+            Box::new(|i| BigInt(1_000_000 + i / 5)),
+            RLE,
+        ),
+        (
+            DataType::Varchar,
+            Box::new(|i| match i % 5 {
+                0 => Null,
+                1 => Varchar("a value longer than twelve bytes".into()),
+                k => Varchar(format!("v{k}")),
+            }),
+            DICTIONARY,
+        ),
+        (
+            DataType::Varchar,
+            Box::new(move |i| {
+                if i % 13 == 0 {
+                    Null
+                } else {
+                    Varchar(comment(i))
+                }
+            }),
+            FSST,
+        ),
+        (
+            DataType::Double,
+            Box::new(|i| Double((i * 7 % 1000) as f64 / 100.0)),
+            ALP,
+        ),
+        (
+            DataType::Double,
+            Box::new(|i| Double(i as f64 / 3.0)),
+            PLAIN,
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(ty, value, codec)| {
+            let mut v = Vector::empty(&ty);
+            (0..len).for_each(|i| v.push(&value(i as i64)).unwrap());
+            (v, codec)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,78 +128,20 @@ pub fn take(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compression::{ALP, PLAIN, RLE};
-    use stride_common::{ScalarValue, Vector};
 
     /// Every codec: the cut segment decodes to the kept rows, and is what the codec
     /// would write for them where it keeps its choices.
     #[test]
     fn cut_segments_hold_the_kept_rows() {
-        use ScalarValue::*;
         let len = 3000;
-        let comment = |i: i64| format!("carefully final deposits {} sleep", i * 7919 % 1000);
-        let cases: Vec<(DataType, Box<dyn Fn(i64) -> ScalarValue>, u8)> = vec![
-            (
-                DataType::Decimal(15, 2),
-                Box::new(|i| Decimal((i % 50 + 1) as i128 * 100, 15, 2)),
-                BITPACKED,
-            ),
-            (
-                DataType::Integer,
-                Box::new(|i| {
-                    if i % 7 == 0 {
-                        Null
-                    } else {
-                        Integer(i as i32 * 3)
-                    }
-                }),
-                BITPACKED,
-            ),
-            (
-                DataType::BigInt,
-                Box::new(|i| BigInt(1_000_000 + i / 5)),
-                RLE,
-            ),
-            (
-                DataType::Varchar,
-                Box::new(|i| match i % 5 {
-                    0 => Null,
-                    1 => Varchar("a value longer than twelve bytes".into()),
-                    k => Varchar(format!("v{k}")),
-                }),
-                DICTIONARY,
-            ),
-            (
-                DataType::Varchar,
-                Box::new(move |i| {
-                    if i % 13 == 0 {
-                        Null
-                    } else {
-                        Varchar(comment(i))
-                    }
-                }),
-                FSST,
-            ),
-            (
-                DataType::Double,
-                Box::new(|i| Double((i * 7 % 1000) as f64 / 100.0)),
-                ALP,
-            ),
-            (
-                DataType::Double,
-                Box::new(|i| Double(i as f64 / 3.0)),
-                PLAIN,
-            ),
-        ];
         let keeps: Vec<Vec<u32>> = vec![
             (0..len as u32).filter(|i| i % 10 != 7).collect(),
             (0..len as u32).filter(|i| i % 5 == 1).collect(),
             vec![len as u32 - 1],
             vec![],
         ];
-        for (ty, value, codec) in cases {
-            let mut v = Vector::empty(&ty);
-            (0..len).for_each(|i| v.push(&value(i as i64)).unwrap());
+        for (v, codec) in crate::compression::samples(len) {
+            let ty = v.ty.clone();
             let bytes = encode(&v, len);
             assert_eq!(bytes[0], codec, "{ty}");
             let zone = ZoneMap::of(&v, len);
@@ -220,8 +162,8 @@ mod tests {
             }
         }
         // A damaged segment is an error, never a panic.
-        let mut v = Vector::empty(&DataType::Varchar);
-        (0..100).for_each(|i| v.push(&Varchar(comment(i))).unwrap());
+        let (v, codec) = crate::compression::samples(100).swap_remove(5);
+        assert_eq!(codec, FSST);
         let bytes = encode(&v, 100);
         let keep: Vec<u32> = (0..100).step_by(3).collect();
         let zone = ZoneMap::of(&v, 100);
