@@ -28,23 +28,64 @@ pub fn pack(w: &mut ByteWriter, values: &[i64], min: i64, width: u8) {
     w.u64(min as u64);
     w.u8(width);
     let total = (values.len() * width as usize).div_ceil(8);
-    let mut out = Vec::with_capacity(total + 8);
-    if width > 0 {
-        let m = mask(width) as u128;
-        let (mut acc, mut n) = (0u128, 0u32);
-        for &v in values {
-            acc |= ((v.wrapping_sub(min) as u64) as u128 & m) << n;
-            n += width as u32;
-            if n >= 64 {
-                out.extend_from_slice(&(acc as u64).to_le_bytes());
-                acc >>= 64;
-                n -= 64;
+    if width == 0 {
+        return;
+    }
+    let mut out = vec![0u8; total + PADDING];
+    // Whole groups of eight values through the packer specialized for the width (a
+    // group fills `width` bytes), the rest one by one.
+    let grouped = match width {
+        1..=56 => values.len() / 8 * 8,
+        _ => 0,
+    };
+    pack_groups(&values[..grouped], min, width as usize, &mut out);
+    let m = mask(width) as u128;
+    for (i, &v) in values.iter().enumerate().skip(grouped) {
+        let bit = i * width as usize;
+        let at = bit / 8;
+        let mut word = u128::from_le_bytes(out[at..at + 16].try_into().expect("16"));
+        word |= ((v.wrapping_sub(min) as u64) as u128 & m) << (bit % 8);
+        out[at..at + 16].copy_from_slice(&word.to_le_bytes());
+    }
+    w.raw(&out[..total]);
+}
+
+/// Packs `values` (whole groups of eight) of `width` bits (1 to 56) above `min` into
+/// the first `values.len() / 8 * width` bytes of `out`.
+fn pack_groups(values: &[i64], min: i64, width: usize, out: &mut [u8]) {
+    macro_rules! widths {
+        ($($w:literal)*) => {
+            match width {
+                $($w => pack_groups_of::<$w>(values, min, out),)*
+                _ => debug_assert!(values.is_empty(), "{width} bits a value"),
+            }
+        };
+    }
+    widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28
+        29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56)
+}
+
+/// [`pack_groups`] for one width, a constant: each value's word and shift within its
+/// group's (at most seven) words are constants, so a group is built in registers.
+#[inline(never)]
+fn pack_groups_of<const W: usize>(values: &[i64], min: i64, out: &mut [u8]) {
+    let m = mask(W as u8);
+    for (group, bytes) in values.chunks_exact(8).zip(out.chunks_exact_mut(W)) {
+        let mut words = [0u64; 8];
+        for (j, &v) in group.iter().enumerate() {
+            let d = v.wrapping_sub(min) as u64 & m;
+            let (k, s) = (j * W / 64, j * W % 64);
+            words[k] |= d << s;
+            if s + W > 64 {
+                words[k + 1] |= d >> (64 - s);
             }
         }
-        out.extend_from_slice(&(acc as u64).to_le_bytes()[..n.div_ceil(8) as usize]);
+        let mut packed = [0u8; 64];
+        for (k, word) in words.iter().enumerate() {
+            packed[k * 8..k * 8 + 8].copy_from_slice(&word.to_le_bytes());
+        }
+        bytes.copy_from_slice(&packed[..W]);
     }
-    debug_assert_eq!(out.len(), total);
-    w.raw(&out);
 }
 
 /// Unpacks `len` values written by [`pack`].
