@@ -30,9 +30,10 @@ pub struct SymbolTable {
     symbols: Vec<Vec<u8>>,
     /// Each symbol's bytes as a little-endian word (zero-padded), and the mask of its
     /// bytes: a match is one masked comparison with the next 8 input bytes.
-    words: Vec<(u64, u64)>,
-    /// For each first-two-bytes key, a range of `long_codes`.
-    long_ranges: Vec<(u32, u16)>,
+    words: Vec<(u64, u64, usize)>,
+    /// For each first-two-bytes key, a range of `long_codes`: start and count (a
+    /// table of 255 codes at most), two bytes an entry so the table stays in cache.
+    long_ranges: Vec<(u8, u8)>,
     long_codes: Vec<u8>,
     single: [Option<u8>; 256],
 }
@@ -48,14 +49,14 @@ impl SymbolTable {
                 by_key[key(s)].push(code as u8);
             }
         }
-        let mut long_ranges = vec![(0u32, 0u16); 1 << 16];
+        let mut long_ranges = vec![(0u8, 0u8); 1 << 16];
         let mut long_codes = Vec::new();
         for (k, codes) in by_key.iter_mut().enumerate() {
             if codes.is_empty() {
                 continue;
             }
             codes.sort_by_key(|&c| std::cmp::Reverse(symbols[c as usize].len()));
-            long_ranges[k] = (long_codes.len() as u32, codes.len() as u16);
+            long_ranges[k] = (long_codes.len() as u8, codes.len() as u8);
             long_codes.extend_from_slice(codes);
         }
         let words = symbols
@@ -68,7 +69,7 @@ impl SymbolTable {
                 } else {
                     (1u64 << (8 * s.len())) - 1
                 };
-                (u64::from_le_bytes(b), mask)
+                (u64::from_le_bytes(b), mask, s.len())
             })
             .collect();
         SymbolTable {
@@ -95,8 +96,7 @@ impl SymbolTable {
             };
             let (start, count) = self.long_ranges[key(s)];
             for &c in &self.long_codes[start as usize..start as usize + count as usize] {
-                let (sym, mask) = self.words[c as usize];
-                let len = self.symbols[c as usize].len();
+                let (sym, mask, len) = self.words[c as usize];
                 if len <= n && (word ^ sym) & mask == 0 {
                     return Some((c, len));
                 }
