@@ -381,11 +381,12 @@ impl Segment {
         let _ = self.codec.set(codec);
     }
 
-    /// Whether the values are in memory now.
-    pub fn is_cached(&self) -> bool {
-        self.cached
-            .lock()
-            .is_ok_and(|c| !matches!(*c, Cached::None))
+    /// The values, when the pool holds them decoded.
+    pub fn cached_vector(&self) -> Option<Vector> {
+        match &*self.cached.lock().ok()? {
+            Cached::Vector(v) => Some(v.clone()),
+            _ => None,
+        }
     }
 
     fn admit(self: &Arc<Self>, bytes: usize, read: bool) {

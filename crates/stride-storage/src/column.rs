@@ -95,6 +95,26 @@ impl Column {
         })
     }
 
+    /// Bytes the values take ([`crate::size`]): decoded as counted there, or as
+    /// encoded when they are not decoded in memory (reading nothing).
+    pub fn bytes(&self, seen: &mut std::collections::HashSet<*const u8>) -> usize {
+        let decoded = match self.data() {
+            Ok(ColumnData::Memory(v)) => Some(v),
+            Ok(ColumnData::Stored(s)) => match s.cached_vector() {
+                None => return s.extent.len as usize,
+                v => v,
+            },
+            Ok(ColumnData::Encoded(e)) => match e.decoded.get() {
+                None => return e.bytes.len(),
+                v => v.cloned(),
+            },
+            Err(_) => None,
+        };
+        decoded.map_or(0, |v| {
+            crate::size::columns_bytes(std::slice::from_ref(&v), seen)
+        })
+    }
+
     /// The segment bytes of a column encoded but not written yet.
     pub fn encoded_bytes(&self) -> Option<Vec<u8>> {
         match self.data().ok()? {

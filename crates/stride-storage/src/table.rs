@@ -52,15 +52,7 @@ impl RowGroup {
     /// Bytes the values take: in memory as [`crate::size`] counts them, or as stored
     /// for a column not read yet.
     pub fn bytes(&self, seen: &mut HashSet<*const u8>) -> usize {
-        self.columns
-            .iter()
-            .map(|c| match c.segment() {
-                Some(s) if !s.is_cached() => s.extent.len as usize,
-                _ => c.vector().map_or(0, |v| {
-                    crate::size::columns_bytes(std::slice::from_ref(&v), seen)
-                }),
-            })
-            .sum()
+        self.columns.iter().map(|c| c.bytes(seen)).sum()
     }
 }
 

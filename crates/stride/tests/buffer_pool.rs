@@ -333,6 +333,9 @@ fn scans_keep_segments_compressed_until_they_are_scanned_again_and_again() {
     // 300,000 BIGINTs and 300,000 short strings take 7.2 MB decoded; bit-packed
     // integers and dictionary codes, about 1 MB.
     assert!(compressed < 1_500_000, "{compressed} bytes cached");
+    // Asking for the table's size decodes nothing.
+    one(&conn, "SELECT pg_table_size('t')");
+    assert_eq!(pool.used(), compressed);
     let reads = pool.reads();
     for _ in 0..3 {
         assert_eq!(rows(&conn, q), first);
