@@ -43,6 +43,23 @@ def stride_run(binary, db, sql):
     return elapsed
 
 
+def table_types(binary):
+    """Each TPC-H table's columns as a read_csv `columns` struct literal, with the types
+    stride's dbgen gives them."""
+    script = "CALL dbgen(sf = 0.001);\n" + "".join(f"DESCRIBE {t};\n" for t in TABLES)
+    out = subprocess.run([binary, "-bail", "-list"], input=script, check=True,
+                         capture_output=True, text=True).stdout
+    columns, current = {}, None
+    for line in out.splitlines():
+        if line.startswith("column_name|"):
+            current = TABLES[len(columns)]
+            columns[current] = []
+        elif current and "|" in line:
+            name, ty = line.split("|")[:2]
+            columns[current].append(f"'{name}': '{ty}'")
+    return {t: "{" + ", ".join(c) + "}" for t, c in columns.items()}
+
+
 def remove(path):
     for p in (path, path + ".wal"):
         if os.path.exists(p):
@@ -72,7 +89,14 @@ def main():
     sdb, ddb = os.path.join(args.dir, "tpch.stride"), os.path.join(args.dir, "tpch.duckdb")
     remove(sdb)
     remove(ddb)
-    load = "".join(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{csv[t]}');\n" for t in TABLES)
+    # Both engines load the columns with TPC-H's types, as stride's dbgen makes them
+    # (DECIMAL(15,2) prices, not the DOUBLE DuckDB's sniffer would pick), so that the
+    # queries below compare the same arithmetic.
+    types = table_types(binary)
+    load = "".join(
+        f"CREATE TABLE {t} AS SELECT * FROM read_csv('{csv[t]}', header = true, columns = {types[t]});\n"
+        for t in TABLES
+    )
     results["load (s)"] = (
         stride_run(binary, sdb, f"SET threads = {args.threads};\n" + load),
         timed_duckdb(duckdb, ddb, args.threads, load),

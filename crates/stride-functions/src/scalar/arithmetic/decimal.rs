@@ -129,6 +129,12 @@ fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
                 None
             }
         },
-        |x: A, y: B| overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty),
+        |x: A, y: B| {
+            let mut e = overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty);
+            if p < 38 {
+                e.message += "; cast an operand to a wider DECIMAL, such as DECIMAL(38, its scale)";
+            }
+            e
+        },
     )
 }

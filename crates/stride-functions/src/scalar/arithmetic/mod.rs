@@ -5,7 +5,9 @@
 //! Rules: two integers give the wider integer, `/` truncates toward zero and `%` takes
 //! the dividend's sign (PostgreSQL); any float gives DOUBLE (REAL with REAL stays
 //! REAL); DECIMAL + and - give DECIMAL(max integer digits + max scale + 1, max scale),
-//! multiplication gives DECIMAL(p1 + p2, s1 + s2) and division DOUBLE; an integer
+//! multiplication gives DECIMAL(p1 + p2, s1 + s2), at most 18 digits when both
+//! operands and the scale fit 18 (DuckDB's rule: 64-bit operands, a 64-bit product),
+//! and division DOUBLE; an integer
 //! meeting a DECIMAL counts as DECIMAL(its digits, 0). Overflow and division by zero
 //! are errors.
 
@@ -18,7 +20,7 @@ mod temporal;
 use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
 use crate::kernels::with_integer;
-use stride_common::types::DECIMAL_MAX_PRECISION;
+use stride_common::types::{DECIMAL_I64_MAX_PRECISION, DECIMAL_MAX_PRECISION};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve_add(args: &[DataType]) -> Option<BoundFunction> {
@@ -105,7 +107,14 @@ fn resolve_numeric(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<Bou
         // |a % b| < |b|, so the wider operand's digits suffice
         ScalarFunction::Modulo => same(int_digits + scale),
         ScalarFunction::Multiply if s1 + s2 <= DECIMAL_MAX_PRECISION => {
-            let ret = Decimal((p1 + p2).min(DECIMAL_MAX_PRECISION), s1 + s2);
+            // As in DuckDB: operands stored in 64 bits give a product stored in 64
+            // bits (an overflow is an error), not a 128-bit one.
+            let narrow = p1.max(p2).max(s1 + s2) <= DECIMAL_I64_MAX_PRECISION;
+            let limit = match narrow {
+                true => DECIMAL_I64_MAX_PRECISION,
+                false => DECIMAL_MAX_PRECISION,
+            };
+            let ret = Decimal((p1 + p2).min(limit), s1 + s2);
             bind(op, vec![Decimal(p1, s1), Decimal(p2, s2)], ret)
         }
         // exact division would need unbounded scale: PostgreSQL-like numeric division
@@ -172,6 +181,14 @@ mod tests {
             ret("*", BigInt, Decimal(5, 1)),
             (vec![Decimal(19, 0), Decimal(5, 1)], Decimal(24, 1))
         );
+        // 64-bit operands keep a 64-bit product, as in DuckDB.
+        assert_eq!(ret("*", Decimal(15, 2), Decimal(16, 2)).1, Decimal(18, 4));
+        assert_eq!(ret("*", Integer, Decimal(15, 2)).1, Decimal(18, 2));
+        assert_eq!(
+            ret("*", Decimal(18, 10), Decimal(18, 10)).1,
+            Decimal(36, 20)
+        );
+        assert_eq!(ret("*", Decimal(19, 2), Decimal(15, 2)).1, Decimal(34, 4));
         assert_eq!(ret("/", Decimal(10, 2), Integer).1, Double);
         assert_eq!(ret("%", Decimal(10, 2), Decimal(4, 3)).1, Decimal(11, 3));
         assert_eq!(ret("+", Null, Integer).1, Integer);
@@ -318,19 +335,19 @@ mod tests {
         );
         let e = eval("*", &[d(big, 38, 0), d(10, 38, 0)]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfRange);
-        // wide decimal results from narrow storage
-        let r = eval(
-            "*",
-            &[
-                d(999_999_999_999_999_999, 18, 2),
-                d(999_999_999_999_999_999, 18, 2),
-            ],
-        )
-        .unwrap();
-        assert_eq!(
-            r,
-            d(999_999_999_999_999_999i128 * 999_999_999_999_999_999, 36, 4)
+        // 64-bit operands: a product past 18 digits is an error, as in DuckDB; an
+        // operand cast wider gives the wide product.
+        let nines = 999_999_999_999_999_999i128;
+        let e = eval("*", &[d(nines, 18, 2), d(nines, 18, 2)]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfRange);
+        assert!(
+            e.message
+                .starts_with("Overflow in multiplication of DECIMAL(18,4)"),
+            "{}",
+            e.message
         );
+        let r = eval("*", &[d(nines, 19, 2), d(nines, 18, 2)]).unwrap();
+        assert_eq!(r, d(nines * nines, 37, 4));
         assert_eq!(eval("+", &[d(1, 18, 0), d(2, 38, 0)]).unwrap(), d(3, 38, 0));
     }
 
