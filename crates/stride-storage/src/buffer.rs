@@ -4,12 +4,17 @@
 //! database opens without reading its data, a scan reads only the columns and row
 //! groups it needs, and a database larger than memory can be scanned.
 //!
-//! The cache holds decoded vectors rather than raw blocks, so a scan of data in the
-//! cache costs what a scan of an in-memory table costs. A vector a scan is using stays
-//! alive while the scan holds it (vectors share their buffers), even if the pool drops
-//! its own reference: "pinned" is simply "referenced". The pool counts the bytes of the
-//! vectors it holds; it does not yet count operators' memory (the bounded-memory issue
-//! adds that to the same accountant).
+//! The cache holds a segment compressed or decoded, never as raw blocks. A segment whose
+//! codec decodes by windows (bit-packed, run-length, dictionary:
+//! [`crate::compression::packed`]) is kept compressed for its first
+//! [`DECODE_AFTER_SCANS`] scans, which decode a vector's rows at a time, so a query over
+//! data not in memory yet writes no decoded copy of it; from the next scan on, and at
+//! once for the other codecs and for [`Segment::load`] (changes, indexes), the pool keeps
+//! the decoded vector, and a scan of it costs what a scan of an in-memory table costs.
+//! What a scan is using stays alive while the scan holds it (vectors and packed
+//! segments are shared), even if the pool drops its own reference: "pinned" is simply
+//! "referenced". The pool counts the bytes it holds; it does not yet count operators'
+//! memory (the bounded-memory issue adds that to the same accountant).
 //!
 //! The pool also knows every segment still alive, cached or not: a checkpoint keeps the
 //! blocks of segments that a running query or an open transaction may still read, even

@@ -98,7 +98,7 @@ pub fn write_groups(
     groups: &[Arc<RowGroup>],
     move_stored: bool,
 ) -> Result<Vec<(Vec<StoredColumn>, Vec<(usize, Arc<Segment>)>)>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     let mut out = Vec::with_capacity(groups.len());
     for batch in groups.chunks(BATCH) {
         let prepared = stride_common::workers::map(batch, threads, |g| prepare(g, move_stored))?;

@@ -1,6 +1,8 @@
-//! One column of one row group: its values in memory, or a segment of the database
-//! file read on first use through the buffer manager ([`crate::buffer`]); with its
-//! zone map ([`crate::zone_map`]).
+//! One column of one row group: its values in memory, a segment of the database file
+//! read on first use through the buffer manager ([`crate::buffer`]), or a segment's
+//! bytes not written yet (a DELETE's cut of a stored column, [`Column::encoded`]); with
+//! its zone map ([`crate::zone_map`]). Scans read it through [`Column::values`], a
+//! window of rows at a time.
 //!
 //! A column written by a checkpoint becomes stored in place ([`Column::store`]): the
 //! row group keeps its identity (transactions detect conflicts by it), and its values

@@ -16,6 +16,11 @@
 //! TABLE AS append here. [`Table::distinct_estimate`] gives the optimizer column
 //! statistics.
 
+/// The cores checkpoints, bulk loads, DELETEs and UPDATEs spread row groups over.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub mod block_file;
 pub mod buffer;
 mod catalog;

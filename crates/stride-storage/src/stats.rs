@@ -6,7 +6,8 @@
 //! Counted with a HyperLogLog sketch over every value of the column (4096 registers,
 //! about 2% error): one pass, no memory beyond the sketch. Samples would be cheaper
 //! but cannot tell clustered duplicates (each `l_orderkey` four times in a row) from
-//! distinct values.
+//! distinct values. A segment the buffer pool holds compressed as a dictionary or as
+//! runs adds only those values, which leaves the sketch as every row would.
 
 use crate::column::Values;
 use crate::table::RowGroup;

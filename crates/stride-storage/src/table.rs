@@ -773,7 +773,7 @@ impl Table {
         // Each group's remaining rows are made on all cores: cutting stored columns
         // reads and re-packs every column of the group.
         let groups = rows_by_group(base, rowids)?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::cores();
         let remaining = stride_common::workers::map(&groups, threads, |(g, rows)| {
             remaining_rows(&base[*g], rows)
         })?;
@@ -812,7 +812,7 @@ impl Table {
             groups.push((g, rows, at));
             at += n;
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::cores();
         let updated = stride_common::workers::map(&groups, threads, |(g, rows, at)| {
             let group = &base[*g];
             let mut new = RowGroup::clone(group);

@@ -20,6 +20,11 @@
 //! Intervals and lists stay plain, as do integers that need their full width, strings
 //! FSST cannot shrink and floats that are not decimals. A column of one value is
 //! bit-packed in 0 bits a row. `docs/storage.md` has the bytes.
+//!
+//! Besides encoding and decoding whole segments: [`packed`] keeps the segments of the
+//! codecs that decode by windows (bit-packed, run-length, dictionary) compressed in
+//! memory for scans, and [`take`] cuts the rows a DELETE keeps out of a stored
+//! segment's bytes.
 
 pub mod alp;
 pub mod bitpacking;

@@ -91,7 +91,11 @@ impl Packed {
                 _ => unreachable!("integer codecs are read only for integer types"),
             },
         };
-        Vector::new(self.ty.clone(), data, self.validity.slice(offset, n))
+        let validity = match (offset, n) {
+            (0, n) if n == self.len => self.validity.clone(),
+            _ => self.validity.slice(offset, n),
+        };
+        Vector::new(self.ty.clone(), data, validity)
     }
 
     /// When no row is NULL: every distinct value of the segment, each at least once
