@@ -302,6 +302,11 @@ impl Dialect for StrideDialect {
         true
     }
 
+    /// DuckDB's `* RENAME (column AS name)`.
+    fn supports_select_wildcard_rename(&self) -> bool {
+        true
+    }
+
     /// DuckDB's `first_value(x IGNORE NULLS) OVER (...)`.
     fn supports_window_function_null_treatment_arg(&self) -> bool {
         true
@@ -327,10 +332,10 @@ impl Dialect for StrideDialect {
         supports_from_first_select() -> bool;
         supports_order_by_all() -> bool;
         supports_select_wildcard_exclude() -> bool;
+        supports_select_wildcard_replace() -> bool;
         supports_notnull_operator() -> bool;
         supports_install() -> bool;
         supports_detach() -> bool;
-        supports_select_wildcard_replace() -> bool;
         supports_comma_separated_trim() -> bool;
         supports_numeric_literal_underscores() -> bool;
     }

@@ -625,17 +625,49 @@ impl Binder<'_> {
                 super::collation::explicit(self.bind_expr(expr, ctx)?, collation)
             }
             A::CompoundFieldAccess { root, access_chain } => {
+                if let Some(rewritten) = method_calls(root, access_chain) {
+                    return self.bind_expr(&rewritten, ctx);
+                }
                 let mut x = self.bind_expr(root, ctx)?;
                 for access in access_chain {
                     match access {
                         ast::AccessExpr::Subscript(ast::Subscript::Index { index }) => {
                             let i = self.bind_expr(index, ctx)?;
-                            x = call("list_extract", vec![x, i])?;
+                            let name = if x.data_type() == DataType::Varchar {
+                                "array_extract"
+                            } else {
+                                "list_extract"
+                            };
+                            x = call(name, vec![x, i])?;
+                        }
+                        ast::AccessExpr::Subscript(ast::Subscript::Slice {
+                            lower_bound,
+                            upper_bound,
+                            stride,
+                        }) => {
+                            // An omitted bound is the first or the last element.
+                            let bound =
+                                |b: &Option<ast::Expr>,
+                                 default: i64,
+                                 me: &mut Self,
+                                 ctx: &mut ExprCtx| match b {
+                                    Some(e) => me.bind_expr(e, ctx),
+                                    None => Ok(Expr::literal(ScalarValue::BigInt(default))),
+                                };
+                            let mut args = vec![
+                                x,
+                                bound(lower_bound, 1, self, ctx)?,
+                                bound(upper_bound, -1, self, ctx)?,
+                            ];
+                            if let Some(step) = stride {
+                                args.push(self.bind_expr(step, ctx)?);
+                            }
+                            x = call("array_slice", args)?;
                         }
                         other => {
                             return Err(Error::not_supported(format!(
-                            "{other} is not supported yet; use a single subscript such as list[1]"
-                        )))
+                                "{other} is not supported yet: there are no STRUCT values"
+                            )))
                         }
                     }
                 }
@@ -1058,5 +1090,45 @@ fn cast_plan_column(
         input: Box::new(plan),
         exprs: vec![e],
         schema: vec![field],
+    })
+}
+
+/// `x.f(args)` (DuckDB's dot-call chaining) rewritten as `f(x, args)`, each call of a
+/// chain wrapping the ones before it; `None` when the chain calls no function.
+fn method_calls(root: &ast::Expr, chain: &[ast::AccessExpr]) -> Option<ast::Expr> {
+    let at = chain
+        .iter()
+        .position(|a| matches!(a, ast::AccessExpr::Dot(ast::Expr::Function(_))))?;
+    let receiver = if at == 0 {
+        root.clone()
+    } else {
+        ast::Expr::CompoundFieldAccess {
+            root: Box::new(root.clone()),
+            access_chain: chain[..at].to_vec(),
+        }
+    };
+    let ast::AccessExpr::Dot(ast::Expr::Function(f)) = &chain[at] else {
+        return None;
+    };
+    let mut f = f.clone();
+    let first = ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(receiver));
+    match &mut f.args {
+        ast::FunctionArguments::List(list) => list.args.insert(0, first),
+        args => {
+            *args = ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args: vec![first],
+                clauses: vec![],
+            })
+        }
+    }
+    let call = ast::Expr::Function(f);
+    Some(if at + 1 == chain.len() {
+        call
+    } else {
+        ast::Expr::CompoundFieldAccess {
+            root: Box::new(call),
+            access_chain: chain[at + 1..].to_vec(),
+        }
     })
 }

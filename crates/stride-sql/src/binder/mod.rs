@@ -26,6 +26,7 @@ mod returning;
 mod scope;
 mod select;
 mod set_function;
+mod star;
 mod system;
 mod types;
 mod utility;

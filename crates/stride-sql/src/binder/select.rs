@@ -11,7 +11,7 @@
 use super::collation;
 use super::expr::{bool_expr, cast_expr, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;
-use super::scope::{Lookup, Scope, Visibility};
+use super::scope::{Lookup, Scope};
 use super::Binder;
 use crate::plan::visit::rewrite_exprs_by_level;
 use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind, SortExpr, WindowExpr};
@@ -486,27 +486,48 @@ fn bind_select_list(
     for item in &s.projection {
         match item {
             ast::SelectItem::Wildcard(opts) => {
-                reject_wildcard_options(opts)?;
-                let before = items.len();
-                expand_star(&scope, None, &mut items);
-                if items.len() == before && !s.from.is_empty() {
-                    return Err(Error::binder("SELECT * with no columns"));
-                }
                 if s.from.is_empty() {
                     return Err(Error::binder(
                         "SELECT * is not allowed without a FROM clause",
                     ));
                 }
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
+                    clause: "SELECT",
+                };
+                let star = super::star::expand(b, &mut ctx, None, opts)?;
+                if star.is_empty() {
+                    return Err(Error::binder(
+                        "SELECT list is empty after resolving * expressions!",
+                    ));
+                }
+                items.extend(star.into_iter().map(|(expr, name)| SelectItem {
+                    expr,
+                    name,
+                    alias: None,
+                }));
             }
             ast::SelectItem::QualifiedWildcard(kind, opts) => {
-                reject_wildcard_options(opts)?;
                 let q = wildcard_qualifier(kind)?;
                 if !scope.has_qualifier(&q) {
                     return Err(Error::binder(format!(
                         "Referenced table \"{q}\" not found in FROM clause"
                     )));
                 }
-                expand_star(&scope, Some(&q), &mut items);
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
+                    clause: "SELECT",
+                };
+                let star = super::star::expand(b, &mut ctx, Some(&q), opts)?;
+                items.extend(star.into_iter().map(|(expr, name)| SelectItem {
+                    expr,
+                    name,
+                    alias: None,
+                }));
             }
             ast::SelectItem::UnnamedExpr(e) => {
                 let mut ctx = ExprCtx {
@@ -643,6 +664,31 @@ fn bind_select_list(
         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
         order_targets.push((target, asc, nulls_first(b, asc, item.options.nulls_first)));
     }
+    // DISTINCT ON (...): its expressions name output columns or FROM expressions, as
+    // ORDER BY's do.
+    let mut on_targets = Vec::new();
+    if let Some(ast::Distinct::On(on)) = &s.distinct {
+        for e in on {
+            let target = if let Some(i) = ordinal(e, items.len())? {
+                OrderTarget::Output(i)
+            } else if let Some(i) = output_name_ref(e, &items) {
+                OrderTarget::Output(i)
+            } else {
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
+                    clause: "DISTINCT ON",
+                };
+                let e = b.bind_expr(e, &mut ctx)?;
+                match items.iter().position(|it| it.expr == e) {
+                    Some(i) => OrderTarget::Output(i),
+                    None => OrderTarget::Extra(e),
+                }
+            };
+            on_targets.push(target);
+        }
+    }
 
     // QUALIFY: a filter on the rows once window functions are computed; it may call
     // them (and name the select list's aliases).
@@ -679,7 +725,9 @@ fn bind_select_list(
     }
     let mut extras: Vec<Expr> = order_targets
         .iter()
-        .filter_map(|(t, _, _)| match t {
+        .map(|(t, _, _)| t)
+        .chain(&on_targets)
+        .filter_map(|t| match t {
             OrderTarget::Extra(e) => Some(e.clone()),
             _ => None,
         })
@@ -788,13 +836,7 @@ fn bind_select_list(
         };
     }
 
-    let distinct = match &s.distinct {
-        None | Some(ast::Distinct::All) => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(ast::Distinct::On(_)) => {
-            return Err(Error::not_supported("DISTINCT ON is not supported yet"))
-        }
-    };
+    let distinct = matches!(s.distinct, Some(ast::Distinct::Distinct));
     if distinct && !extras.is_empty() {
         return Err(Error::binder(
             "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
@@ -819,6 +861,24 @@ fn bind_select_list(
         exprs,
         schema: fields.clone(),
     };
+    // The position of each ORDER BY key among the projected columns (extras follow
+    // the visible ones, ORDER BY's first, then DISTINCT ON's).
+    let mut extra_i = nvisible;
+    let mut position = |t: &OrderTarget| match t {
+        OrderTarget::Output(i) => *i,
+        OrderTarget::Extra(_) => {
+            extra_i += 1;
+            extra_i - 1
+        }
+    };
+    let order_columns: Vec<(usize, bool, bool)> = order_targets
+        .iter()
+        .map(|(t, asc, nf)| (position(t), *asc, *nf))
+        .collect();
+    let on_columns: Vec<usize> = on_targets.iter().map(&mut position).collect();
+    if !on_columns.is_empty() {
+        plan = distinct_on(plan, &fields, &on_columns, &order_columns)?;
+    }
     if distinct && collation::any_collated(&fields) {
         plan = collation::distinct_rows(plan, None)?;
     } else if distinct {
@@ -834,18 +894,10 @@ fn bind_select_list(
             schema: fields.clone(),
         };
     }
-    if !order_targets.is_empty() {
-        let mut extra_i = nvisible;
-        let keys = order_targets
+    if !order_columns.is_empty() {
+        let keys = order_columns
             .into_iter()
-            .map(|(t, asc, nf)| {
-                let idx = match t {
-                    OrderTarget::Output(i) => i,
-                    OrderTarget::Extra(_) => {
-                        extra_i += 1;
-                        extra_i - 1
-                    }
-                };
+            .map(|(idx, asc, nf)| {
                 let f = &fields[idx];
                 let column = Expr::column(idx, f.ty.clone(), f.name.clone());
                 Ok(SortExpr {
@@ -871,6 +923,67 @@ fn bind_select_list(
         };
     }
     Ok(plan)
+}
+
+/// `SELECT DISTINCT ON (keys) ... ORDER BY order` over the projected rows `plan`
+/// (columns `fields`): the first row of each distinct `on` key in `order`, as
+/// `row_number() OVER (PARTITION BY on ORDER BY order) = 1`. Which row of a key comes
+/// first is arbitrary where ORDER BY does not decide it, as in PostgreSQL and DuckDB.
+fn distinct_on(
+    plan: LogicalPlan,
+    fields: &[Field],
+    on: &[usize],
+    order: &[(usize, bool, bool)],
+) -> Result<LogicalPlan> {
+    let column = |i: usize| Expr::column(i, fields[i].ty.clone(), fields[i].name.clone());
+    let order_by: Vec<SortExpr> = order
+        .iter()
+        .map(|&(i, asc, nulls_first)| {
+            Ok(SortExpr {
+                expr: collation::sort_key(collation::mark(column(i), fields[i].collation))?,
+                asc,
+                nulls_first,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let partition_by = on
+        .iter()
+        .map(|&i| collation::sort_key(collation::mark(column(i), fields[i].collation)))
+        .collect::<Result<_>>()?;
+    let rank = WindowExpr {
+        func: crate::plan::WindowFunction::RowNumber,
+        args: vec![],
+        partition_by,
+        frame: crate::plan::WindowFrame::default_for(!order_by.is_empty()),
+        order_by,
+        ignore_nulls: false,
+        filter: None,
+        distinct: false,
+        ty: DataType::BigInt,
+    };
+    let mut schema = fields.to_vec();
+    schema.push(Field::new("__distinct_on", DataType::BigInt));
+    let n = fields.len();
+    let windowed = LogicalPlan::Window {
+        input: Box::new(plan),
+        functions: vec![rank],
+        schema,
+    };
+    let first = LogicalPlan::Filter {
+        input: Box::new(windowed),
+        predicate: super::function::bind_scalar_call(
+            "=",
+            vec![
+                Expr::column(n, DataType::BigInt, "__distinct_on"),
+                Expr::literal(ScalarValue::BigInt(1)),
+            ],
+        )?,
+    };
+    Ok(LogicalPlan::Project {
+        input: Box::new(first),
+        exprs: (0..n).map(column).collect(),
+        schema: fields.to_vec(),
+    })
 }
 
 /// `e` with the select list's aliases that name no column of FROM replaced by their
@@ -946,47 +1059,12 @@ fn window_columns(e: Expr, base: usize) -> Expr {
     }
 }
 
-fn reject_wildcard_options(o: &ast::WildcardAdditionalOptions) -> Result<()> {
-    if o.opt_ilike.is_some()
-        || o.opt_exclude.is_some()
-        || o.opt_except.is_some()
-        || o.opt_replace.is_some()
-        || o.opt_rename.is_some()
-    {
-        return Err(Error::not_supported(
-            "* EXCLUDE / REPLACE / RENAME are not supported yet",
-        ));
-    }
-    Ok(())
-}
-
 /// The table named by `t.*`.
 pub(super) fn wildcard_qualifier(kind: &ast::SelectItemQualifiedWildcardKind) -> Result<String> {
     match kind {
         ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::from::object_name(n),
         ast::SelectItemQualifiedWildcardKind::Expr(e) => {
             Err(Error::not_supported(format!("{e}.* is not supported")))
-        }
-    }
-}
-
-fn expand_star(scope: &Scope, qualifier: Option<&str>, items: &mut Vec<SelectItem>) {
-    for (i, f) in scope.fields.iter().enumerate() {
-        let ok = match qualifier {
-            None => scope.is_visible(i),
-            Some(q) => {
-                scope.visibility[i] != Visibility::Pseudo
-                    && f.qualifier
-                        .as_deref()
-                        .is_some_and(|fq| fq.eq_ignore_ascii_case(q))
-            }
-        };
-        if ok {
-            items.push(SelectItem {
-                expr: scope.column(i),
-                name: f.name.clone(),
-                alias: None,
-            });
         }
     }
 }
