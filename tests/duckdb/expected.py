@@ -12,6 +12,7 @@ after a line `# duckdb: skip` are left as they are (a dialect difference, or a c
 where DuckDB is the one that is wrong: say which in the comment). Installs the
 `duckdb` package with pip when it is missing.
 """
+import datetime
 import decimal
 import subprocess
 import sys
@@ -34,6 +35,8 @@ def fmt(v):
         return repr(v) if v != int(v) or abs(v) >= 1e16 else "%.1f" % v
     if isinstance(v, decimal.Decimal):
         return str(v)
+    if isinstance(v, datetime.datetime) and v.microsecond:
+        return str(v).rstrip("0")
     s = str(v)
     return s if s else "(empty)"
 

@@ -16,6 +16,7 @@ pub mod scalar;
 pub mod schema;
 pub mod selection;
 pub mod settings;
+pub mod sketch;
 pub mod string_view;
 pub mod temporal;
 pub mod types;

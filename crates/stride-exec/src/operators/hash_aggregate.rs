@@ -60,6 +60,7 @@ impl<'a> HashAggregate<'a> {
                 func: a.func,
                 arg_types: a.args.iter().map(|e| e.data_type()).collect(),
                 return_type: a.ty.clone(),
+                constants: a.args.iter().map(Expr::literal_value).collect(),
             })
             .collect();
         let group_types = groups.iter().map(|g| g.data_type()).collect();

@@ -20,7 +20,7 @@ use crate::operators::sort::{chunk_keys, ChunkKeys};
 use std::cmp::Ordering;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 use stride_functions::aggregate::{new_state, BoundAggregate};
-use stride_sql::plan::{FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFunction};
+use stride_sql::plan::{Expr, FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFunction};
 
 /// The input's rows sorted for one (PARTITION BY, ORDER BY): positions in the sorted
 /// order, and where partitions and peer groups start.
@@ -352,6 +352,7 @@ fn evaluate(
                 func,
                 arg_types: w.args.iter().map(|a| a.data_type()).collect(),
                 return_type: w.ty.clone(),
+                constants: w.args.iter().map(Expr::literal_value).collect(),
             };
             let mut keep = match &w.filter {
                 Some(f) => Some(filter_rows(f, s, chunks, ctx)?),

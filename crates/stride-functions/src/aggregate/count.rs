@@ -68,3 +68,57 @@ impl GroupedState for Count {
         ))
     }
 }
+
+/// count_if(b): the number of rows where `b` is true; NULL for a group where `b` was
+/// never true or false (no rows, or only NULLs), as DuckDB's.
+#[derive(Default)]
+pub struct CountIf {
+    counts: Vec<i64>,
+    seen: Vec<bool>,
+}
+
+impl GroupedState for CountIf {
+    fn resize(&mut self, groups: usize) {
+        self.counts.resize(groups, 0);
+        self.seen.resize(groups, false);
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
+        let v = args[0];
+        let vals = v.values::<bool>();
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let j = v.index(i);
+            if v.validity.is_valid(j) {
+                self.counts[g as usize] += vals[j] as i64;
+                self.seen[g as usize] = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.finalize().map(|v| vec![v])
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        let v = &partial[0];
+        let vals = v.values::<i64>();
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            let j = v.index(i);
+            if v.validity.is_valid(j) {
+                self.counts[g as usize] += vals[j];
+                self.seen[g as usize] = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        let counts = std::mem::take(&mut self.counts);
+        Ok(super::vector_with_seen(
+            DataType::BigInt,
+            counts,
+            &self.seen,
+        ))
+    }
+}

@@ -11,16 +11,21 @@
 //! already cast to the bound argument types, with group ids below the last `resize`.
 //! NULL arguments are skipped (except by count(*) and first).
 
+mod approx_distinct;
 mod arg_min_max;
 mod avg;
+pub mod bit_agg;
 mod bool_agg;
 mod count;
 pub mod covariance;
 mod first;
+mod kahan;
 mod list;
 mod min_max;
 mod mode;
 pub mod moments;
+pub mod product;
+pub mod quantile;
 mod string_agg;
 mod sum;
 mod variance;
@@ -53,6 +58,15 @@ pub enum AggregateFunction {
     Moments(moments::Output),
     Mode,
     Entropy,
+    CountIf,
+    BitAgg(bit_agg::Op),
+    Product(product::Output),
+    /// fsum, sumkahan, kahan_sum
+    KahanSum,
+    /// favg
+    KahanAvg,
+    ApproxCountDistinct,
+    Quantile(quantile::Kind),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +75,9 @@ pub struct BoundAggregate {
     /// Types the caller casts each argument to.
     pub arg_types: Vec<DataType>,
     pub return_type: DataType,
+    /// The value of each argument that is a constant (a quantile's fraction), for the
+    /// states that take one as a parameter; empty or `None` where not known.
+    pub constants: Vec<Option<stride_common::ScalarValue>>,
 }
 
 const NAMES: &[(&str, AggregateFunction)] = &[
@@ -122,6 +139,56 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ),
     ("mode", AggregateFunction::Mode),
     ("entropy", AggregateFunction::Entropy),
+    ("count_if", AggregateFunction::CountIf),
+    ("countif", AggregateFunction::CountIf),
+    ("bit_and", AggregateFunction::BitAgg(bit_agg::Op::And)),
+    ("bit_or", AggregateFunction::BitAgg(bit_agg::Op::Or)),
+    ("bit_xor", AggregateFunction::BitAgg(bit_agg::Op::Xor)),
+    (
+        "product",
+        AggregateFunction::Product(product::Output::Product),
+    ),
+    (
+        "geomean",
+        AggregateFunction::Product(product::Output::GeoMean),
+    ),
+    (
+        "geometric_mean",
+        AggregateFunction::Product(product::Output::GeoMean),
+    ),
+    ("fsum", AggregateFunction::KahanSum),
+    ("sumkahan", AggregateFunction::KahanSum),
+    ("kahan_sum", AggregateFunction::KahanSum),
+    ("favg", AggregateFunction::KahanAvg),
+    (
+        "approx_count_distinct",
+        AggregateFunction::ApproxCountDistinct,
+    ),
+    (
+        "median",
+        AggregateFunction::Quantile(quantile::Kind::Median),
+    ),
+    (
+        "quantile_cont",
+        AggregateFunction::Quantile(quantile::Kind::Cont),
+    ),
+    (
+        "quantile_disc",
+        AggregateFunction::Quantile(quantile::Kind::Disc),
+    ),
+    (
+        "quantile",
+        AggregateFunction::Quantile(quantile::Kind::Disc),
+    ),
+    (
+        "approx_quantile",
+        AggregateFunction::Quantile(quantile::Kind::Disc),
+    ),
+    (
+        "reservoir_quantile",
+        AggregateFunction::Quantile(quantile::Kind::Disc),
+    ),
+    ("mad", AggregateFunction::Quantile(quantile::Kind::Mad)),
 ];
 
 impl AggregateFunction {
@@ -177,11 +244,14 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             func,
             arg_types,
             return_type,
+            constants: Vec::new(),
         }))
     };
+    use quantile::Kind as Q;
     let arity_ok = match func {
         F::Count => args.len() <= 1,
         F::ArgMin | F::ArgMax | F::Covariance(_) => args.len() == 2,
+        F::Quantile(Q::Cont | Q::Disc) => args.len() == 2,
         F::StringAgg => args.len() == 1 || args.len() == 2,
         _ => args.len() == 1,
     };
@@ -298,6 +368,54 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             };
             bound(func, vec![t], DataType::Double)
         }
+        F::CountIf => match &t {
+            DataType::Boolean | DataType::Null => {
+                bound(func, vec![DataType::Boolean], DataType::BigInt)
+            }
+            _ => Err(mismatch(name, args)),
+        },
+        F::BitAgg(_) => match &t {
+            DataType::Null => bound(func, vec![DataType::Integer], DataType::Integer),
+            t if t.is_integer() => bound(func, vec![t.clone()], t.clone()),
+            _ => Err(mismatch(name, args)),
+        },
+        F::Product(_) | F::KahanSum | F::KahanAvg => {
+            if t.is_numeric() || t == DataType::Null {
+                bound(func, vec![DataType::Double], DataType::Double)
+            } else {
+                Err(mismatch(name, args))
+            }
+        }
+        F::ApproxCountDistinct => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            bound(func, vec![t], DataType::BigInt)
+        }
+        F::Quantile(kind) => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            let Some(ret) = quantile::result_type(kind, &t) else {
+                return Err(mismatch(name, args));
+            };
+            match args.get(1) {
+                None => bound(func, vec![t], ret),
+                Some(DataType::List(_)) => bound(
+                    func,
+                    vec![t, DataType::List(Box::new(DataType::Double))],
+                    DataType::List(Box::new(ret)),
+                ),
+                Some(q) if q.is_numeric() || *q == DataType::Null => {
+                    bound(func, vec![t, DataType::Double], ret)
+                }
+                Some(_) => Err(mismatch(name, args)),
+            }
+        }
         F::CountStar => unreachable!("count_star is not a name"),
     }
 }
@@ -343,6 +461,15 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Moments(out) => Box::new(moments::Moments::new(out)),
         F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
         F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
+        F::CountIf => Box::<count::CountIf>::default(),
+        F::BitAgg(op) => Box::new(bit_agg::BitAgg::new(op, &arg)),
+        F::Product(out) => Box::new(product::Product::new(out)),
+        F::KahanSum => Box::new(kahan::KahanSum::new(false)),
+        F::KahanAvg => Box::new(kahan::KahanSum::new(true)),
+        F::ApproxCountDistinct => Box::<approx_distinct::ApproxDistinct>::default(),
+        F::Quantile(kind) => {
+            quantile::new(kind, &arg, agg.constants.get(1).and_then(Option::as_ref))
+        }
     }
 }
 

@@ -78,14 +78,13 @@ impl Binder<'_> {
         }
         let mut args = Vec::with_capacity(list.args.len());
         for a in &list.args {
-            match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                    args.push(self.bind_expr(e, ctx)?)
-                }
-                other => {
+            match positional(a) {
+                Some(e) => args.push(self.bind_expr(&e, ctx)?),
+                None => {
+                    let other = a;
                     return Err(Error::binder(format!(
                         "unsupported argument {other} in call to {name}"
-                    )))
+                    )));
                 }
             }
         }
@@ -213,14 +212,14 @@ impl Binder<'_> {
         let mut args = Vec::new();
         let mut star = false;
         for a in &list.args {
-            match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                    args.push(self.bind_expr(e, ctx)?)
-                }
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) if name == "count" => {
+            match (a, positional(a)) {
+                (_, Some(e)) => args.push(self.bind_expr(&e, ctx)?),
+                (ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard), _)
+                    if name == "count" =>
+                {
                     star = true
                 }
-                other => {
+                (other, None) => {
                     return Err(Error::binder(format!(
                         "unsupported argument {other} in call to {name}"
                     )))
@@ -242,6 +241,7 @@ impl Binder<'_> {
             .zip(&bound.arg_types)
             .map(|(a, t)| cast_expr(a, t))
             .collect::<Result<Vec<_>>>()?;
+        let args = constant_parameters(name, bound.func, args)?;
         let filter = match &f.filter {
             Some(x) => Some(bool_expr(self.bind_expr(x, ctx)?, "FILTER clause")?),
             None => None,
@@ -288,6 +288,52 @@ impl Binder<'_> {
             ty: bound.return_type,
         })
     }
+}
+
+/// A function argument that is an expression. `f(a = 1)` parses as a named argument
+/// (DuckDB's table functions take `header = true`), but in a scalar or aggregate call
+/// it is the comparison `a = 1`, as in DuckDB.
+pub(super) fn positional(a: &ast::FunctionArg) -> Option<std::borrow::Cow<'_, ast::Expr>> {
+    use std::borrow::Cow;
+    match a {
+        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Some(Cow::Borrowed(e)),
+        ast::FunctionArg::Named {
+            name,
+            arg: ast::FunctionArgExpr::Expr(e),
+            operator: ast::FunctionArgOperator::Equals,
+        } => Some(Cow::Owned(ast::Expr::BinaryOp {
+            left: Box::new(ast::Expr::Identifier(name.clone())),
+            op: ast::BinaryOperator::Eq,
+            right: Box::new(e.clone()),
+        })),
+        _ => None,
+    }
+}
+
+/// The arguments of an aggregate that takes constant parameters (a quantile's
+/// fractions), each folded to a literal and checked; other aggregates' arguments as
+/// they are.
+fn constant_parameters(
+    name: &str,
+    func: stride_functions::aggregate::AggregateFunction,
+    mut args: Vec<Expr>,
+) -> Result<Vec<Expr>> {
+    use stride_functions::aggregate::{quantile, AggregateFunction as F};
+    if !matches!(func, F::Quantile(_)) || args.len() < 2 {
+        return Ok(args);
+    }
+    let q = &args[1];
+    let Some(value) = super::fold::fold_constant(q)? else {
+        return Err(Error::binder(format!(
+            "The \"quantile\" argument in function \"{name}\" must be a constant expression"
+        )));
+    };
+    quantile::fractions(name, &value)?;
+    args[1] = Expr::Literal {
+        value,
+        ty: q.data_type(),
+    };
+    Ok(args)
 }
 
 /// Functions bound by [`bind_scalar_call`] itself rather than by the function

@@ -104,16 +104,14 @@ impl Binder<'_> {
                 }
             }
             for a in &list.args {
-                match a {
-                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                        args.push(self.bind_expr(e, ctx)?)
-                    }
-                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
+                match (a, super::function::positional(a)) {
+                    (_, Some(e)) => args.push(self.bind_expr(&e, ctx)?),
+                    (ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard), _)
                         if name == "count" =>
                     {
                         star = true
                     }
-                    other => {
+                    (other, None) => {
                         return Err(Error::binder(format!(
                             "unsupported argument {other} in call to {name}"
                         )))

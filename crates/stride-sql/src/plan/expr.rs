@@ -186,6 +186,14 @@ impl Expr {
         Expr::Literal { value, ty }
     }
 
+    /// The value of a literal; `None` for any other expression.
+    pub fn literal_value(&self) -> Option<ScalarValue> {
+        match self {
+            Expr::Literal { value, .. } => Some(value.clone()),
+            _ => None,
+        }
+    }
+
     pub fn column(index: usize, ty: DataType, name: impl Into<String>) -> Expr {
         Expr::Column {
             index,
