@@ -10,6 +10,7 @@
 mod attach;
 mod collation;
 mod columnar;
+mod columns;
 mod csv;
 mod ddl;
 mod expr;

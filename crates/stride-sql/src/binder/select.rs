@@ -464,8 +464,9 @@ fn bind_select_list(
     }
     let (mut plan, scope) = b.bind_from(&s.from)?;
     if let Some(w) = &s.selection {
+        let w = super::columns::conjunction(b, w, &scope)?;
         let mut ctx = ExprCtx::new(&scope, "WHERE");
-        let predicate = bool_expr(b.bind_expr(w, &mut ctx)?, "WHERE clause")?;
+        let predicate = bool_expr(b.bind_expr(&w, &mut ctx)?, "WHERE clause")?;
         plan = LogicalPlan::Filter {
             input: Box::new(plan),
             predicate,
@@ -528,6 +529,28 @@ fn bind_select_list(
                     name,
                     alias: None,
                 }));
+            }
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }
+                if super::columns::contains(e) =>
+            {
+                let alias = match item {
+                    ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias),
+                    _ => None,
+                };
+                for (e, name) in super::columns::expand(b, e, alias, &scope)? {
+                    let mut ctx = ExprCtx {
+                        scope: &scope,
+                        aggregates: Some(&mut aggregates),
+                        windows: Some(&mut windows),
+                        clause: "SELECT",
+                    };
+                    let expr = b.bind_expr(&e, &mut ctx)?;
+                    items.push(SelectItem {
+                        expr,
+                        name,
+                        alias: None,
+                    });
+                }
             }
             ast::SelectItem::UnnamedExpr(e) => {
                 let mut ctx = ExprCtx {
