@@ -37,8 +37,25 @@ def fmt(v):
         return str(v)
     if isinstance(v, datetime.datetime) and v.microsecond:
         return str(v).rstrip("0")
+    if isinstance(v, list):
+        return "[" + ", ".join(element(x) for x in v) + "]"
     s = str(v)
     return s if s else "(empty)"
+
+
+def element(v):
+    """A value inside a list, as stride prints it (strings unquoted, floats in full)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return fmt(v)
+    if isinstance(v, list):
+        return fmt(v)
+    if isinstance(v, datetime.datetime) and v.microsecond:
+        return str(v).rstrip("0")
+    return str(v)
 
 
 def records(lines):

@@ -28,6 +28,7 @@ pub mod product;
 pub mod quantile;
 mod string_agg;
 mod sum;
+pub mod top_n;
 mod variance;
 
 use covariance::Output as Cov;
@@ -67,6 +68,9 @@ pub enum AggregateFunction {
     KahanAvg,
     ApproxCountDistinct,
     Quantile(quantile::Kind),
+    /// `max(x, n)`, `min(x, n)`, `arg_max(a, v, n)`, `arg_min(a, v, n)`: a list of
+    /// the n best; `true` for the largest.
+    TopN(bool),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -195,6 +199,8 @@ impl AggregateFunction {
     pub fn name(self) -> &'static str {
         match self {
             AggregateFunction::CountStar => "count_star",
+            AggregateFunction::TopN(true) => "max",
+            AggregateFunction::TopN(false) => "min",
             other => NAMES
                 .iter()
                 .find(|(_, f)| *f == other)
@@ -250,7 +256,9 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     use quantile::Kind as Q;
     let arity_ok = match func {
         F::Count => args.len() <= 1,
-        F::ArgMin | F::ArgMax | F::Covariance(_) => args.len() == 2,
+        F::Min | F::Max => args.len() == 1 || args.len() == 2,
+        F::ArgMin | F::ArgMax => args.len() == 2 || args.len() == 3,
+        F::Covariance(_) => args.len() == 2,
         F::Quantile(Q::Cont | Q::Disc) => args.len() == 2,
         F::StringAgg => args.len() == 1 || args.len() == 2,
         _ => args.len() == 1,
@@ -285,6 +293,29 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             }
             _ => Err(mismatch(name, args)),
         },
+        F::Min | F::Max | F::ArgMin | F::ArgMax if args.len() == 1 + arity_of_values(func) => {
+            let n = &args[args.len() - 1];
+            if !n.is_integer() && *n != DataType::Null {
+                return Err(mismatch(name, args));
+            }
+            let mut types: Vec<DataType> = args[..args.len() - 1]
+                .iter()
+                .map(|t| {
+                    if *t == DataType::Null {
+                        DataType::Integer
+                    } else {
+                        t.clone()
+                    }
+                })
+                .collect();
+            let elem = types[0].clone();
+            types.push(DataType::BigInt);
+            bound(
+                F::TopN(matches!(func, F::Max | F::ArgMax)),
+                types,
+                DataType::List(Box::new(elem)),
+            )
+        }
         F::Min | F::Max | F::First | F::AnyValue => {
             let t = if t == DataType::Null {
                 DataType::Integer
@@ -416,7 +447,15 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
                 Some(_) => Err(mismatch(name, args)),
             }
         }
-        F::CountStar => unreachable!("count_star is not a name"),
+        F::TopN(_) | F::CountStar => unreachable!("{func:?} is not a name"),
+    }
+}
+
+/// How many value arguments an aggregate with an `n` form takes before `n`.
+fn arity_of_values(func: AggregateFunction) -> usize {
+    match func {
+        AggregateFunction::ArgMin | AggregateFunction::ArgMax => 2,
+        _ => 1,
     }
 }
 
@@ -470,6 +509,11 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Quantile(kind) => {
             quantile::new(kind, &arg, agg.constants.get(1).and_then(Option::as_ref))
         }
+        F::TopN(largest) => Box::new(top_n::TopN::new(
+            largest,
+            &agg.arg_types,
+            agg.constants.last().and_then(Option::as_ref),
+        )),
     }
 }
 

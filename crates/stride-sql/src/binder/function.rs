@@ -318,18 +318,24 @@ fn constant_parameters(
     func: stride_functions::aggregate::AggregateFunction,
     mut args: Vec<Expr>,
 ) -> Result<Vec<Expr>> {
-    use stride_functions::aggregate::{quantile, AggregateFunction as F};
-    if !matches!(func, F::Quantile(_)) || args.len() < 2 {
-        return Ok(args);
-    }
-    let q = &args[1];
+    use stride_functions::aggregate::{quantile, top_n, AggregateFunction as F};
+    let (at, what) = match func {
+        F::Quantile(_) if args.len() == 2 => (1, "quantile"),
+        F::TopN(_) => (args.len() - 1, "n"),
+        _ => return Ok(args),
+    };
+    let q = &args[at];
     let Some(value) = super::fold::fold_constant(q)? else {
         return Err(Error::binder(format!(
-            "The \"quantile\" argument in function \"{name}\" must be a constant expression"
+            "The \"{what}\" argument in function \"{name}\" must be a constant expression"
         )));
     };
-    quantile::fractions(name, &value)?;
-    args[1] = Expr::Literal {
+    if what == "n" {
+        top_n::count(&value)?;
+    } else {
+        quantile::fractions(name, &value)?;
+    }
+    args[at] = Expr::Literal {
         value,
         ty: q.data_type(),
     };
