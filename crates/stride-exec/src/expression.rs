@@ -108,6 +108,25 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             ty,
         } => eval_case(branches, else_expr, ty, chunk, ctx),
         Expr::Coalesce { args, ty } => eval_coalesce(args, ty, chunk, ctx),
+        Expr::Lambda {
+            func,
+            list,
+            captures,
+            body,
+            params,
+            ty,
+        } => crate::lambda::eval_lambda(
+            &crate::lambda::Lambda {
+                func: *func,
+                list,
+                captures,
+                body,
+                params: *params,
+                ty,
+            },
+            chunk,
+            ctx,
+        ),
         Expr::Greatest { args, least, ty } => {
             let vs = args
                 .iter()

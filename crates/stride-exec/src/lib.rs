@@ -26,6 +26,7 @@ pub mod hash_table;
 pub mod in_set;
 pub mod join_filters;
 pub mod key_packing;
+pub mod lambda;
 pub mod operators;
 pub mod parallel;
 pub mod physical_plan;

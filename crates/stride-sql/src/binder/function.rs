@@ -59,6 +59,9 @@ impl Binder<'_> {
             }
             ast::FunctionArguments::List(l) => l,
         };
+        if let Some(kind) = super::lambda::kind(&name) {
+            return self.bind_lambda_call(&name, kind, &list.args, ctx);
+        }
         if matches!(name.as_str(), "grouping" | "grouping_id") {
             let args: Vec<ast::Expr> = list
                 .args

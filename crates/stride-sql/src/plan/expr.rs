@@ -109,6 +109,32 @@ pub enum Expr {
     Grouping {
         args: Vec<Expr>,
     },
+    /// `list_transform(list, x -> body)`, `list_filter` and `list_reduce`: `body`
+    /// evaluated for the elements of each row's list. The body is bound over its own
+    /// input, not the row's: column 0 the element (for reduce, the accumulated value,
+    /// then the element), then the element's 1-based position when the lambda takes
+    /// one more parameter, then the `captures`, values of the row the body reads
+    /// (evaluated over the row's input, so they are children; the body is not).
+    Lambda {
+        func: LambdaKind,
+        list: Box<Expr>,
+        captures: Vec<Expr>,
+        body: Box<Expr>,
+        /// The body's parameters (1 or 2; reduce 2 or 3).
+        params: usize,
+        ty: DataType,
+    },
+}
+
+/// What a [`Expr::Lambda`] does with its body's results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LambdaKind {
+    /// Each element replaced by the body's value.
+    Transform,
+    /// The elements for which the body is true.
+    Filter,
+    /// The body folded over the elements, left to right.
+    Reduce,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -171,6 +197,7 @@ impl Expr {
             | Expr::IsNull { .. }
             | Expr::IsDistinctFrom { .. }
             | Expr::InList { .. } => DataType::Boolean,
+            Expr::Lambda { ty, .. } => ty.clone(),
             Expr::Case { ty, .. } | Expr::Coalesce { ty, .. } | Expr::Greatest { ty, .. } => {
                 ty.clone()
             }
@@ -233,6 +260,9 @@ impl Expr {
             Expr::InList { expr, list, .. } => {
                 std::iter::once(&**expr).chain(list.iter()).collect()
             }
+            Expr::Lambda { list, captures, .. } => {
+                std::iter::once(&**list).chain(captures.iter()).collect()
+            }
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => vec![expr],
                 _ => vec![],
@@ -270,6 +300,9 @@ impl Expr {
             }
             Expr::InList { expr, list, .. } => std::iter::once(&mut **expr)
                 .chain(list.iter_mut())
+                .collect(),
+            Expr::Lambda { list, captures, .. } => std::iter::once(&mut **list)
+                .chain(captures.iter_mut())
                 .collect(),
             Expr::Subquery(s) => match &mut s.kind {
                 SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => vec![expr],
@@ -434,6 +467,16 @@ impl fmt::Display for Expr {
             Expr::Grouping { args } => {
                 let list: Vec<String> = args.iter().map(|a| a.to_string()).collect();
                 write!(f, "grouping({})", list.join(", "))
+            }
+            Expr::Lambda {
+                func, list, body, ..
+            } => {
+                let name = match func {
+                    LambdaKind::Transform => "list_transform",
+                    LambdaKind::Filter => "list_filter",
+                    LambdaKind::Reduce => "list_reduce",
+                };
+                write!(f, "{name}({list}, lambda: {body})")
             }
             Expr::Literal { value, ty } => match value {
                 ScalarValue::Varchar(s) => write!(f, "'{}'", s.replace('\'', "''")),

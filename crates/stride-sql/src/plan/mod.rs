@@ -5,7 +5,7 @@ pub mod expr;
 pub mod logical;
 pub mod visit;
 
-pub use expr::{Expr, Subquery, SubqueryKind};
+pub use expr::{Expr, LambdaKind, Subquery, SubqueryKind};
 pub use logical::{
     AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameUnits,
     JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, SetFunction, SetOpKind, SortExpr,
