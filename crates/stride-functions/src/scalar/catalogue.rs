@@ -195,6 +195,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("regexp_full_match", regex::resolve_regexp_full_match),
     ("~", regex::resolve_regexp_matches),
     ("~*", regex::resolve_imatch),
+    ("regexp_extract", regex::extract::resolve_extract),
+    ("regexp_extract_all", regex::extract::resolve_extract_all),
+    ("regexp_replace", regex::replace::resolve),
+    ("regexp_split_to_array", regex::split::resolve),
+    ("string_split_regex", regex::split::resolve),
+    ("str_split_regex", regex::split::resolve),
+    ("regexp_escape", regex::escape::resolve),
     ("quote_ident", string::quote::resolve_quote_ident),
     ("quote_literal", string::quote::resolve_quote_literal),
     // lists

@@ -165,6 +165,15 @@ pub enum ScalarFunction {
     RegexpFullMatch,
     /// `~*`
     RegexpIMatches,
+    /// `regexp_extract(s, pattern [, group] [, options])`
+    RegexpExtract,
+    /// `regexp_extract_all(s, pattern [, group [, options]])`
+    RegexpExtractAll,
+    /// `regexp_replace(s, pattern, replacement [, options])`
+    RegexpReplace,
+    /// `regexp_split_to_array`, `string_split_regex`, `str_split_regex`
+    RegexpSplitToArray,
+    RegexpEscape,
     /// `quote_ident(s)`
     QuoteIdent,
     /// `quote_literal(s)`
@@ -308,7 +317,14 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
-        F::RegexpMatches | F::RegexpIMatches | F::RegexpFullMatch => regex::evaluate(f, args, len),
+        F::RegexpMatches
+        | F::RegexpIMatches
+        | F::RegexpFullMatch
+        | F::RegexpExtract
+        | F::RegexpExtractAll
+        | F::RegexpReplace
+        | F::RegexpSplitToArray
+        | F::RegexpEscape => regex::evaluate(f, args, len),
         F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),
         F::ListValue
         | F::ArrayToString
