@@ -40,11 +40,23 @@ pub fn map_rows<O: NativeType>(
 pub fn map_rows_to_strings(
     args: &[&Vector],
     len: usize,
+    f: impl FnMut(usize, &mut StringVector) -> Result<()>,
+) -> Result<Vector> {
+    map_rows_to_strings_with(args, args, len, f)
+}
+
+/// [`map_rows_to_strings`] where only the arguments in `strict` make a row NULL (the
+/// others, optional arguments with a default, are read by `f` even when NULL); the
+/// output is constant when every argument of `all` is.
+pub fn map_rows_to_strings_with(
+    strict: &[&Vector],
+    all: &[&Vector],
+    len: usize,
     mut f: impl FnMut(usize, &mut StringVector) -> Result<()>,
 ) -> Result<Vector> {
-    let constant = all_constant(args);
+    let constant = all_constant(all);
     let rows = if constant { 1 } else { len };
-    let validity = strict_validity(args, rows);
+    let validity = strict_validity(strict, rows);
     let mut out = StringVector::with_capacity(rows);
     for i in 0..rows {
         if validity.is_valid(i) {

@@ -78,6 +78,62 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("split_part", string::split_part::resolve),
     ("ascii", string::ascii::resolve_ascii),
     ("chr", string::ascii::resolve_chr),
+    ("unicode", string::ascii::resolve_unicode),
+    ("ord", string::ascii::resolve_unicode),
+    ("like_escape", |a| {
+        string::like::resolve_escape(ScalarFunction::Like, a)
+    }),
+    ("not_like_escape", |a| {
+        string::like::resolve_escape(ScalarFunction::NotLike, a)
+    }),
+    ("ilike_escape", |a| {
+        string::like::resolve_escape(ScalarFunction::ILike, a)
+    }),
+    ("not_ilike_escape", |a| {
+        string::like::resolve_escape(ScalarFunction::NotILike, a)
+    }),
+    ("bit_length", string::length::resolve_bit_length),
+    ("length_grapheme", string::length::resolve_length_grapheme),
+    ("string_split", string::split::resolve),
+    ("str_split", string::split::resolve),
+    ("string_to_array", string::split::resolve),
+    ("split", string::split::resolve),
+    ("levenshtein", string::edit_distance::resolve_levenshtein),
+    ("editdist3", string::edit_distance::resolve_levenshtein),
+    (
+        "damerau_levenshtein",
+        string::edit_distance::resolve_damerau_levenshtein,
+    ),
+    ("hamming", string::edit_distance::resolve_hamming),
+    ("mismatches", string::edit_distance::resolve_hamming),
+    ("jaccard", string::similarity::resolve_jaccard),
+    ("jaro_similarity", string::similarity::resolve_jaro),
+    (
+        "jaro_winkler_similarity",
+        string::similarity::resolve_jaro_winkler,
+    ),
+    ("md5", string::hash::resolve_md5),
+    ("sha1", string::hash::resolve_sha1),
+    ("sha256", string::hash::resolve_sha256),
+    ("translate", string::translate::resolve),
+    ("nfc_normalize", string::normalize::resolve),
+    ("url_encode", string::url::resolve_encode),
+    ("url_decode", string::url::resolve_decode),
+    ("format_bytes", string::format_bytes::resolve_binary),
+    ("formatreadablesize", string::format_bytes::resolve_binary),
+    (
+        "formatreadabledecimalsize",
+        string::format_bytes::resolve_decimal,
+    ),
+    ("parse_dirname", string::path::resolve_dirname),
+    ("parse_dirpath", string::path::resolve_dirpath),
+    ("parse_filename", string::path::resolve_filename),
+    ("parse_path", string::path::resolve_path),
+    ("to_hex", string::hex::resolve_hex),
+    ("hex", string::hex::resolve_hex),
+    ("to_binary", string::hex::resolve_bin),
+    ("bin", string::hex::resolve_bin),
+    ("bar", string::bar::resolve),
     // math
     ("abs", math::abs_sign::resolve_abs),
     ("sign", math::abs_sign::resolve_sign),

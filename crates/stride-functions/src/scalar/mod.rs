@@ -99,6 +99,40 @@ pub enum ScalarFunction {
     Chr,
     Initcap,
     StripAccents,
+    /// `string_split`, `str_split`, `string_to_array`, `split`
+    StringSplit,
+    /// `levenshtein`, `editdist3`
+    Levenshtein,
+    DamerauLevenshtein,
+    /// `hamming`, `mismatches`
+    Hamming,
+    Jaccard,
+    JaroSimilarity,
+    JaroWinklerSimilarity,
+    Md5,
+    Sha1,
+    Sha256,
+    Translate,
+    BitLength,
+    LengthGrapheme,
+    /// `unicode`, `ord`
+    Unicode,
+    NfcNormalize,
+    UrlEncode,
+    UrlDecode,
+    /// `format_bytes`, `formatReadableSize`
+    FormatBytes,
+    /// `formatReadableDecimalSize`
+    FormatDecimalBytes,
+    ParseDirname,
+    ParseDirpath,
+    ParseFilename,
+    ParsePath,
+    /// `to_hex`, `hex`
+    ToHex,
+    /// `to_binary`, `bin`
+    ToBinary,
+    Bar,
     // math
     Abs,
     Sign,
