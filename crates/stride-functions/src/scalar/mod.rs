@@ -165,6 +165,27 @@ pub enum ScalarFunction {
     IsNan,
     IsInf,
     IsFinite,
+    Cot,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Even,
+    SignBit,
+    NextAfter,
+    /// `gcd`, `greatest_common_divisor`
+    Gcd,
+    /// `lcm`, `least_common_multiple`
+    Lcm,
+    Factorial,
+    BitCount,
+    Xor,
+    /// `round_even`, `roundbankers`
+    RoundEven,
     // dates and times
     /// `date_part(part, x)`, `datepart`, and EXTRACT(part FROM x)
     DatePart,
@@ -335,7 +356,25 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Atan2
         | F::IsNan
         | F::IsInf
-        | F::IsFinite => math::evaluate(f, args, len),
+        | F::IsFinite
+        | F::Cot
+        | F::Sinh
+        | F::Cosh
+        | F::Tanh
+        | F::Asinh
+        | F::Acosh
+        | F::Atanh
+        | F::Gamma
+        | F::Lgamma
+        | F::Even
+        | F::SignBit
+        | F::NextAfter
+        | F::Gcd
+        | F::Lcm
+        | F::Factorial
+        | F::BitCount
+        | F::Xor
+        | F::RoundEven => math::evaluate(f, args, len),
         F::DatePart
         | F::Extract(_)
         | F::DateTrunc
