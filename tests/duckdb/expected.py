@@ -34,6 +34,10 @@ def fmt(v):
         return repr(v) if v != int(v) or abs(v) >= 1e16 else "%.1f" % v
     if isinstance(v, decimal.Decimal):
         return str(v)
+    if isinstance(v, list):
+        # as stride prints a LIST: elements unquoted, NULL for a NULL element
+        inner = ("NULL" if x is None else "" if x == "" else fmt(x) for x in v)
+        return "[" + ", ".join(inner) + "]"
     s = str(v)
     return s if s else "(empty)"
 

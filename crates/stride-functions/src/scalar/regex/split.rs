@@ -2,7 +2,8 @@
 //! `str_split_regex`): the pieces of `s` between matches of `pattern`, as a
 //! VARCHAR[]. DuckDB's splitting rule: each search starts where the last piece
 //! ended, and an empty match at that point splits off one character instead (so
-//! an empty pattern splits into characters). A NULL pattern leaves `s` whole.
+//! an empty pattern splits into characters). A NULL pattern leaves `s` whole; ''
+//! gives [''], or [] when the pattern matches the empty string.
 
 use super::options::{Options, Patterns};
 use crate::kernels::{map_rows_to_string_lists, StrListRow, StrSlot};
@@ -26,6 +27,13 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
 
 /// Appends the pieces of `s` split at matches of `re`.
 fn split_into(mut s: &str, re: &Regex, out: &mut StrListRow) {
+    if s.is_empty() {
+        // DuckDB: no pieces when the pattern matches the empty string, else ''
+        if !re.is_match(s) {
+            out.push(s);
+        }
+        return;
+    }
     while !s.is_empty() {
         let Some(m) = re.find(s) else { break };
         let (mut pos, size) = (m.start(), m.len());
@@ -80,6 +88,7 @@ mod tests {
         assert_eq!(x(&[s("héllo"), s("")]), list(&["h", "é", "l", "l", "o"]));
         assert_eq!(x(&[s("abc"), s("b*")]), list(&["a", "", "c"]));
         assert_eq!(x(&[s(""), s(",")]), list(&[""]));
+        assert_eq!(x(&[s(""), s("a*")]), list(&[]));
         assert_eq!(x(&[s("a,b,"), s(",")]), list(&["a", "b", ""]));
         assert_eq!(x(&[s("aXbxc"), s("x"), s("i")]), list(&["a", "b", "c"]));
         assert_eq!(x(&[s("a"), Null]), list(&["a"]));
