@@ -134,6 +134,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("to_binary", string::hex::resolve_bin),
     ("bin", string::hex::resolve_bin),
     ("bar", string::bar::resolve),
+    ("format", string::format::resolve),
+    ("printf", string::printf::resolve),
     // math
     ("abs", math::abs_sign::resolve_abs),
     ("sign", math::abs_sign::resolve_sign),

@@ -133,6 +133,10 @@ pub enum ScalarFunction {
     /// `to_binary`, `bin`
     ToBinary,
     Bar,
+    /// `format(fmt, ...)`: the fmt library's syntax
+    Format,
+    /// `printf(fmt, ...)`: C's syntax
+    Printf,
     // math
     Abs,
     Sign,

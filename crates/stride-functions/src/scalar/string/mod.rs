@@ -9,6 +9,7 @@ pub(crate) mod bar;
 pub(crate) mod case;
 pub(crate) mod concat;
 pub(crate) mod edit_distance;
+pub(crate) mod format;
 pub(crate) mod format_bytes;
 pub(crate) mod hash;
 pub(crate) mod hex;
@@ -19,6 +20,7 @@ pub mod like_matcher;
 pub(crate) mod normalize;
 pub(crate) mod pad;
 pub(crate) mod path;
+pub(crate) mod printf;
 pub(crate) mod quote;
 pub(crate) mod repeat;
 pub(crate) mod replace;
@@ -119,6 +121,8 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         }
         F::ToHex | F::ToBinary => hex::evaluate(f, args, len),
         F::Bar => bar::evaluate(args, len),
+        F::Format => format::evaluate(f, args, len),
+        F::Printf => printf::evaluate(f, args, len),
         other => Err(Error::internal(format!(
             "{other:?} is not a string function"
         ))),
