@@ -46,6 +46,9 @@ pub(crate) fn resolve_extract_all(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
+/// A byte range of a string.
+type Span = (usize, usize);
+
 /// The span of group `g` of the match at or after byte `at`: `None` when nothing
 /// matches, `Some(None)` when the group took no part, with the whole match's span.
 #[inline]
@@ -55,7 +58,7 @@ fn group_at(
     s: &str,
     at: usize,
     g: usize,
-) -> Option<((usize, usize), Option<(usize, usize)>)> {
+) -> Option<(Span, Option<Span>)> {
     let m = re.captures_read_at(locs, s, at)?;
     Some(((m.start(), m.end()), locs.get(g)))
 }

@@ -50,7 +50,7 @@ fn bar(x: f64, min: f64, max: f64, max_width: f64, out: &mut String) -> Result<(
     for _ in 0..used {
         out.push('█');
     }
-    if eighths % 8 != 0 {
+    if eighths & 7 != 0 {
         used += 1;
         out.push_str(PARTIAL[eighths % 8]);
     }

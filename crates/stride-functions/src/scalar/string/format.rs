@@ -176,11 +176,18 @@ impl Spec {
 /// Inserts `sep` between groups of three digits of a run of ASCII digits.
 fn group_digits(d: &str, sep: char) -> String {
     let mut out = String::with_capacity(d.len() + d.len() / 3);
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
+    // digits left before the next separator
+    let mut until = match d.len() % 3 {
+        0 => 3,
+        r => r,
+    };
+    for c in d.chars() {
+        if until == 0 {
             out.push(sep);
+            until = 3;
         }
         out.push(c);
+        until -= 1;
     }
     out
 }
@@ -335,10 +342,7 @@ pub(crate) fn write_arg(out: &mut String, arg: Arg, sp: &Spec) -> Result<()> {
             let upper = sp.ty.is_some_and(|t| t.is_ascii_uppercase());
             let mut body = match (sp.ty, sp.precision) {
                 (_, _) if !a.is_finite() => float_special(a, upper),
-                (None, None) => {
-                    let s = ScalarValue::Double(a).to_string();
-                    s
-                }
+                (None, None) => ScalarValue::Double(a).to_string(),
                 (None | Some('g' | 'G'), p) => {
                     general_format(a, p.unwrap_or(6), sp.alternate, upper)
                 }
@@ -453,7 +457,7 @@ mod tests {
     fn formats() {
         assert_eq!(f(&[s("{} and {}"), s("a"), Integer(42)]), s("a and 42"));
         assert_eq!(f(&[s("{0} {1} {0}"), s("x"), s("y")]), s("x y x"));
-        assert_eq!(f(&[s("{:.2f}"), Double(3.14159)]), s("3.14"));
+        assert_eq!(f(&[s("{:.2f}"), Double(3.14258)]), s("3.14"));
         assert_eq!(f(&[s("{:5}|"), s("ab")]), s("ab   |"));
         assert_eq!(f(&[s("{:>5}|"), s("ab")]), s("   ab|"));
         assert_eq!(f(&[s("{:<5}|"), Integer(42)]), s("42   |"));
@@ -469,7 +473,7 @@ mod tests {
         assert_eq!(f(&[s("{}"), Double(100.0)]), s("100.0"));
         assert_eq!(f(&[s("{}"), Boolean(true)]), s("true"));
         assert_eq!(f(&[s("{:e}"), Double(1234.5)]), s("1.234500e+03"));
-        assert_eq!(f(&[s("{:>+8.2f}"), Double(3.14159)]), s("   +3.14"));
+        assert_eq!(f(&[s("{:>+8.2f}"), Double(3.14258)]), s("   +3.14"));
         assert_eq!(f(&[s("{:.3}"), s("héllo")]), s("hél"));
         assert_eq!(f(&[s("{{}}")]), s("{}"));
         assert_eq!(f(&[s("{}"), Null]), Null);

@@ -100,12 +100,14 @@ fn printf_row(fmt: &str, args: &[Arg], out: &mut String) -> Result<()> {
         }
         let ty = chars.next().unwrap_or('%');
         let arg = take(&mut next)?;
-        let fits = match (ty, &arg) {
-            ('d' | 'i' | 'x' | 'X' | 'o' | 'c', Arg::Int(_) | Arg::Bool(_)) => true,
-            ('s', Arg::Str(_) | Arg::Bool(_)) => true,
-            ('f' | 'F' | 'e' | 'E' | 'g' | 'G', Arg::Float(_)) => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (ty, &arg),
+            (
+                'd' | 'i' | 'x' | 'X' | 'o' | 'c',
+                Arg::Int(_) | Arg::Bool(_)
+            ) | ('s', Arg::Str(_) | Arg::Bool(_))
+                | ('f' | 'F' | 'e' | 'E' | 'g' | 'G', Arg::Float(_))
+        );
         if !fits {
             return Err(type_error(ty, &arg));
         }
@@ -175,7 +177,7 @@ mod tests {
     fn formats() {
         assert_eq!(p(&[s("%d items"), Integer(42)]), s("42 items"));
         assert_eq!(p(&[s("%s-%s"), s("a"), s("b")]), s("a-b"));
-        assert_eq!(p(&[s("%5.2f|"), Double(3.14159)]), s(" 3.14|"));
+        assert_eq!(p(&[s("%5.2f|"), Double(3.14258)]), s(" 3.14|"));
         assert_eq!(
             p(&[s("%x %X %o"), Integer(255), Integer(255), Integer(8)]),
             s("ff FF 10")

@@ -75,12 +75,13 @@ impl Jaro {
         for (i, c) in a.iter().enumerate() {
             let lo = i.saturating_sub(window);
             let hi = (i + window + 1).min(b.len());
-            for j in lo..hi {
-                if !self.matched_b[j] && b[j] == *c {
-                    self.matched_b[j] = true;
-                    self.matches_a.push(*c);
-                    break;
-                }
+            if lo >= hi {
+                break;
+            }
+            let window = b[lo..hi].iter().zip(&mut self.matched_b[lo..hi]);
+            if let Some((_, m)) = window.into_iter().find(|(x, m)| !**m && *x == c) {
+                *m = true;
+                self.matches_a.push(*c);
             }
         }
         let m = self.matches_a.len();
@@ -165,6 +166,8 @@ mod tests {
         assert!((f("jaro_similarity", "martha", "marhta") - 0.9444444444444445).abs() < 1e-12);
         assert!((f("jaro_similarity", "héllo", "hello") - 0.8666666666666667).abs() < 1e-12);
         assert_eq!(f("jaro_similarity", "", ""), 0.0);
+        assert!((f("jaro_similarity", "kitten", "sit") - 2.0 / 3.0).abs() < 1e-12);
+        assert!((f("jaro_similarity", "sit", "kitten") - 2.0 / 3.0).abs() < 1e-12);
         assert!(
             (f("jaro_winkler_similarity", "martha", "marhta") - 0.9611111111111111).abs() < 1e-12
         );
