@@ -697,6 +697,53 @@ mod tests {
                 ],
             ),
             ("lower", vec![text.clone()], vec![strs.clone()]),
+            (
+                "regexp_replace",
+                vec![text.clone(), text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone(), strs.clone()],
+            ),
+            (
+                "regexp_extract_all",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "string_split",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "levenshtein",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "translate",
+                vec![text.clone(), text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone(), strs.clone()],
+            ),
+            (
+                "parse_filename",
+                vec![text.clone(), text.clone()],
+                vec![
+                    strs.clone(),
+                    vec![s("backslash"), Null, s("x"), s("system"), s("both_slash")],
+                ],
+            ),
+            (
+                "format",
+                vec![text.clone(), int.clone(), text.clone()],
+                vec![
+                    vec![s("{}-{}"), s("{1}{0}"), Null, s("{:>5}|{}"), s("x")],
+                    ints.clone(),
+                    strs.clone(),
+                ],
+            ),
+            (
+                "gcd",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
             ("length", vec![text.clone()], vec![strs.clone()]),
             (
                 "round",
