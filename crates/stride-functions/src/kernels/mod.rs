@@ -14,7 +14,10 @@ mod unary;
 
 pub use binary::{binary, try_binary};
 pub use native::{SqlFloat, SqlInt, SqlOrd};
-pub use rows::{map_rows, map_rows_to_strings, map_values};
+pub use rows::{
+    map_rows, map_rows_to_string_lists, map_rows_to_strings, map_rows_to_strings_with, map_values,
+    StrListRow,
+};
 pub use unary::{try_unary, try_unary_or_null, unary};
 
 use stride_common::vector::{ListData, NativeType};

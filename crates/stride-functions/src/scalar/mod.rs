@@ -99,6 +99,44 @@ pub enum ScalarFunction {
     Chr,
     Initcap,
     StripAccents,
+    /// `string_split`, `str_split`, `string_to_array`, `split`
+    StringSplit,
+    /// `levenshtein`, `editdist3`
+    Levenshtein,
+    DamerauLevenshtein,
+    /// `hamming`, `mismatches`
+    Hamming,
+    Jaccard,
+    JaroSimilarity,
+    JaroWinklerSimilarity,
+    Md5,
+    Sha1,
+    Sha256,
+    Translate,
+    BitLength,
+    LengthGrapheme,
+    /// `unicode`, `ord`
+    Unicode,
+    NfcNormalize,
+    UrlEncode,
+    UrlDecode,
+    /// `format_bytes`, `formatReadableSize`
+    FormatBytes,
+    /// `formatReadableDecimalSize`
+    FormatDecimalBytes,
+    ParseDirname,
+    ParseDirpath,
+    ParseFilename,
+    ParsePath,
+    /// `to_hex`, `hex`
+    ToHex,
+    /// `to_binary`, `bin`
+    ToBinary,
+    Bar,
+    /// `format(fmt, ...)`: the fmt library's syntax
+    Format,
+    /// `printf(fmt, ...)`: C's syntax
+    Printf,
     // math
     Abs,
     Sign,
@@ -131,6 +169,27 @@ pub enum ScalarFunction {
     IsNan,
     IsInf,
     IsFinite,
+    Cot,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Even,
+    SignBit,
+    NextAfter,
+    /// `gcd`, `greatest_common_divisor`
+    Gcd,
+    /// `lcm`, `least_common_multiple`
+    Lcm,
+    Factorial,
+    BitCount,
+    Xor,
+    /// `round_even`, `roundbankers`
+    RoundEven,
     // dates and times
     /// `date_part(part, x)`, `datepart`, and EXTRACT(part FROM x)
     DatePart,
@@ -165,6 +224,15 @@ pub enum ScalarFunction {
     RegexpFullMatch,
     /// `~*`
     RegexpIMatches,
+    /// `regexp_extract(s, pattern [, group] [, options])`
+    RegexpExtract,
+    /// `regexp_extract_all(s, pattern [, group [, options]])`
+    RegexpExtractAll,
+    /// `regexp_replace(s, pattern, replacement [, options])`
+    RegexpReplace,
+    /// `regexp_split_to_array`, `string_split_regex`, `str_split_regex`
+    RegexpSplitToArray,
+    RegexpEscape,
     /// `quote_ident(s)`
     QuoteIdent,
     /// `quote_literal(s)`
@@ -292,7 +360,25 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Atan2
         | F::IsNan
         | F::IsInf
-        | F::IsFinite => math::evaluate(f, args, len),
+        | F::IsFinite
+        | F::Cot
+        | F::Sinh
+        | F::Cosh
+        | F::Tanh
+        | F::Asinh
+        | F::Acosh
+        | F::Atanh
+        | F::Gamma
+        | F::Lgamma
+        | F::Even
+        | F::SignBit
+        | F::NextAfter
+        | F::Gcd
+        | F::Lcm
+        | F::Factorial
+        | F::BitCount
+        | F::Xor
+        | F::RoundEven => math::evaluate(f, args, len),
         F::DatePart
         | F::Extract(_)
         | F::DateTrunc
@@ -308,7 +394,14 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::CurrentDate
         | F::CurrentTimestamp => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
-        F::RegexpMatches | F::RegexpIMatches | F::RegexpFullMatch => regex::evaluate(f, args, len),
+        F::RegexpMatches
+        | F::RegexpIMatches
+        | F::RegexpFullMatch
+        | F::RegexpExtract
+        | F::RegexpExtractAll
+        | F::RegexpReplace
+        | F::RegexpSplitToArray
+        | F::RegexpEscape => regex::evaluate(f, args, len),
         F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),
         F::ListValue
         | F::ArrayToString
@@ -604,6 +697,53 @@ mod tests {
                 ],
             ),
             ("lower", vec![text.clone()], vec![strs.clone()]),
+            (
+                "regexp_replace",
+                vec![text.clone(), text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone(), strs.clone()],
+            ),
+            (
+                "regexp_extract_all",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "string_split",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "levenshtein",
+                vec![text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone()],
+            ),
+            (
+                "translate",
+                vec![text.clone(), text.clone(), text.clone()],
+                vec![strs.clone(), pats.clone(), strs.clone()],
+            ),
+            (
+                "parse_filename",
+                vec![text.clone(), text.clone()],
+                vec![
+                    strs.clone(),
+                    vec![s("backslash"), Null, s("x"), s("system"), s("both_slash")],
+                ],
+            ),
+            (
+                "format",
+                vec![text.clone(), int.clone(), text.clone()],
+                vec![
+                    vec![s("{}-{}"), s("{1}{0}"), Null, s("{:>5}|{}"), s("x")],
+                    ints.clone(),
+                    strs.clone(),
+                ],
+            ),
+            (
+                "gcd",
+                vec![int.clone(), int.clone()],
+                vec![ints.clone(), nonzero.clone()],
+            ),
             ("length", vec![text.clone()], vec![strs.clone()]),
             (
                 "round",

@@ -518,7 +518,11 @@ fn decimal_rounding_scale(e: Expr) -> Result<Expr> {
     let Expr::Function { mut func, args } = e else {
         return Ok(e);
     };
-    if matches!(func.func, ScalarFunction::Round | ScalarFunction::Trunc) && args.len() == 2 {
+    if matches!(
+        func.func,
+        ScalarFunction::Round | ScalarFunction::Trunc | ScalarFunction::RoundEven
+    ) && args.len() == 2
+    {
         if let DataType::Decimal(p, s) = args[0].data_type() {
             if let Some(k) = super::fold::fold_constant(&args[1])?.and_then(|v| v.as_i64()) {
                 func.return_type = DataType::Decimal(p, k.clamp(0, s as i64) as u8);

@@ -1,5 +1,6 @@
-//! DOUBLE functions: roots, powers, exponentials, logarithms, trigonometry and the
-//! NaN/infinity tests. Arguments of any numeric type are cast to DOUBLE. As in
+//! DOUBLE functions: roots, powers, exponentials, logarithms, trigonometry
+//! (`cot` and the hyperbolic functions too), `gamma`, `lgamma`, `even` (rounded
+//! away from zero to the next even integer) and the NaN/infinity tests. Arguments of any numeric type are cast to DOUBLE. As in
 //! DuckDB, results are what IEEE 754 arithmetic gives, never errors: inputs outside
 //! a function's domain give NaN (`sqrt(-1)`, `asin(2)`), poles give an infinity
 //! (`ln(0)` is -inf, `0 ^ -1` is inf) and results too large for a DOUBLE are inf.
@@ -46,7 +47,26 @@ unary_resolvers!(
     resolve_asin => Asin,
     resolve_acos => Acos,
     resolve_atan => Atan,
+    resolve_cot => Cot,
+    resolve_sinh => Sinh,
+    resolve_cosh => Cosh,
+    resolve_tanh => Tanh,
+    resolve_asinh => Asinh,
+    resolve_acosh => Acosh,
+    resolve_atanh => Atanh,
+    resolve_gamma => Gamma,
+    resolve_lgamma => Lgamma,
+    resolve_even => Even,
 );
+
+/// `even(x)`: `x` rounded away from zero to an even integer (DuckDB).
+fn even(x: f64) -> f64 {
+    let mut v = if x >= 0.0 { x.ceil() } else { -(-x).ceil() };
+    if (v / 2.0).floor() * 2.0 != v {
+        v += if x >= 0.0 { 1.0 } else { -1.0 };
+    }
+    v
+}
 
 pub(crate) fn resolve_power(args: &[DataType]) -> Option<BoundFunction> {
     binary_double(ScalarFunction::Power, args)
@@ -111,6 +131,16 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         F::Atan => Ok(unary(v, len, ty, f64::atan)),
         F::Asin => Ok(unary(v, len, ty, f64::asin)),
         F::Acos => Ok(unary(v, len, ty, f64::acos)),
+        F::Cot => Ok(unary(v, len, ty, |x: f64| 1.0 / x.tan())),
+        F::Sinh => Ok(unary(v, len, ty, f64::sinh)),
+        F::Cosh => Ok(unary(v, len, ty, f64::cosh)),
+        F::Tanh => Ok(unary(v, len, ty, f64::tanh)),
+        F::Asinh => Ok(unary(v, len, ty, f64::asinh)),
+        F::Acosh => Ok(unary(v, len, ty, f64::acosh)),
+        F::Atanh => Ok(unary(v, len, ty, f64::atanh)),
+        F::Gamma => Ok(unary(v, len, ty, libm::tgamma)),
+        F::Lgamma => Ok(unary(v, len, ty, libm::lgamma)),
+        F::Even => Ok(unary(v, len, ty, even)),
         F::IsNan => Ok(unary(v, len, DataType::Boolean, f64::is_nan)),
         F::IsInf => Ok(unary(v, len, DataType::Boolean, f64::is_infinite)),
         F::IsFinite => Ok(unary(v, len, DataType::Boolean, f64::is_finite)),
@@ -176,5 +206,26 @@ mod tests {
         assert_eq!(d("power", &[Double(10.0), Double(400.0)]), f64::INFINITY);
         assert_eq!(d("exp", &[Integer(1000)]), f64::INFINITY);
         assert!(d("asin", &[Integer(2)]).is_nan());
+        assert_eq!(d("gamma", &[Integer(0)]), f64::INFINITY);
+        assert!(d("gamma", &[Integer(-1)]).is_nan());
+        assert_eq!(d("lgamma", &[Integer(-1)]), f64::INFINITY);
+        assert_eq!(d("cot", &[Integer(0)]), f64::INFINITY);
+        assert!(d("acosh", &[Double(0.5)]).is_nan());
+        assert_eq!(d("atanh", &[Integer(1)]), f64::INFINITY);
+    }
+
+    #[test]
+    fn more_values() {
+        assert_eq!(eval("gamma", &[Integer(5)]).unwrap(), Double(24.0));
+        assert_eq!(eval("sinh", &[Integer(0)]).unwrap(), Double(0.0));
+        assert_eq!(eval("cosh", &[Integer(0)]).unwrap(), Double(1.0));
+        assert_eq!(eval("tanh", &[Integer(0)]).unwrap(), Double(0.0));
+        let even = |x: f64| eval("even", &[Double(x)]).unwrap();
+        assert_eq!(even(1.5), Double(2.0));
+        assert_eq!(even(2.5), Double(4.0));
+        assert_eq!(even(-1.5), Double(-2.0));
+        assert_eq!(even(3.0), Double(4.0));
+        assert_eq!(even(-0.5), Double(-2.0));
+        assert_eq!(even(0.0), Double(0.0));
     }
 }

@@ -1,10 +1,14 @@
 //! Numeric functions: `abs` and `sign`, the rounding family (`round`, `floor`,
-//! `ceil`, `trunc`) which keeps integers and decimals exact, and DOUBLE functions
+//! `ceil`, `trunc`, `round_even`) which keeps integers and decimals exact, integer
+//! functions (`gcd`, `lcm`, `factorial`, `bit_count`, `xor`), float representation
+//! functions (`signbit`, `nextafter`), and DOUBLE functions
 //! (`sqrt`, `power`, `exp`, `ln`, logarithms, trigonometry) that give IEEE 754's
 //! NaN or infinities outside their domain, as DuckDB does.
 
 pub(crate) mod abs_sign;
+pub(crate) mod float_bits;
 pub(crate) mod float_fns;
+pub(crate) mod integer_fns;
 pub(crate) mod rounding;
 
 use super::{BoundFunction, ScalarFunction};
@@ -25,7 +29,11 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     use ScalarFunction as F;
     match f.func {
         F::Abs | F::Sign => abs_sign::evaluate(f, args, len),
-        F::Round | F::Floor | F::Ceil | F::Trunc => rounding::evaluate(f, args, len),
+        F::Round | F::Floor | F::Ceil | F::Trunc | F::RoundEven => rounding::evaluate(f, args, len),
+        F::Gcd | F::Lcm | F::Factorial | F::BitCount | F::Xor => {
+            integer_fns::evaluate(f, args, len)
+        }
+        F::SignBit | F::NextAfter => float_bits::evaluate(f, args, len),
         _ => float_fns::evaluate(f.func, args, len),
     }
 }

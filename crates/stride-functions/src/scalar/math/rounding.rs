@@ -7,7 +7,8 @@
 //! two-argument forms DECIMAL(p, s) with the dropped digits zeroed, or DECIMAL(p, k)
 //! when the binder knows the constant k (`round(d, 1)`: see the binder's
 //! `decimal_rounding_scale`), the same value at the smaller scale. Floats keep
-//! their type; `round` rounds half away from zero (DuckDB).
+//! their type; `round` rounds half away from zero (DuckDB). `round_even(x, n)`
+//! (`roundbankers`) rounds half to even, in every type.
 
 use super::numeric_arg;
 use crate::cast::decimal::{div_round, pow10};
@@ -22,6 +23,8 @@ enum Mode {
     Floor,
     Ceil,
     Trunc,
+    /// half to even (banker's rounding)
+    RoundEven,
 }
 
 fn mode(func: ScalarFunction) -> Mode {
@@ -29,6 +32,7 @@ fn mode(func: ScalarFunction) -> Mode {
         ScalarFunction::Floor => Mode::Floor,
         ScalarFunction::Ceil => Mode::Ceil,
         ScalarFunction::Trunc => Mode::Trunc,
+        ScalarFunction::RoundEven => Mode::RoundEven,
         _ => Mode::Round,
     }
 }
@@ -62,6 +66,14 @@ pub(crate) fn resolve_ceil(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::Ceil, args, false)
 }
 
+/// `round_even(x, n)`: the precision is required (DuckDB).
+pub(crate) fn resolve_round_even(args: &[DataType]) -> Option<BoundFunction> {
+    if args.len() != 2 {
+        return None;
+    }
+    resolve(ScalarFunction::RoundEven, args, true)
+}
+
 pub(crate) fn resolve_trunc(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::Trunc, args, true)
 }
@@ -74,6 +86,14 @@ fn div_mode(v: i128, f: i128, mode: Mode) -> i128 {
         Mode::Floor => v.div_euclid(f),
         Mode::Ceil => -(-v).div_euclid(f),
         Mode::Trunc => v / f,
+        Mode::RoundEven => {
+            let (q, r) = (v.div_euclid(f), v.rem_euclid(f));
+            match (2 * r).cmp(&f) {
+                std::cmp::Ordering::Less => q,
+                std::cmp::Ordering::Greater => q + 1,
+                std::cmp::Ordering::Equal => q + (q & 1),
+            }
+        }
     }
 }
 
@@ -135,15 +155,22 @@ fn float_whole<F: SqlFloat>(v: &Vector, len: usize, ty: DataType, m: Mode) -> Ve
         Mode::Floor => f64::floor,
         Mode::Ceil => f64::ceil,
         Mode::Trunc => f64::trunc,
+        Mode::RoundEven => f64::round_ties_even,
     };
     unary(v, len, ty, move |x: F| F::from_f64(op(x.to_f64())))
 }
 
 fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
-    let op = if m == Mode::Trunc {
-        f64::trunc
-    } else {
-        f64::round
+    if m == Mode::RoundEven {
+        return binary(v, n, len, ty, |x: F, n: i32| {
+            let x = x.to_f64();
+            let r = round_even_digits(x, n);
+            F::from_f64(if r.is_finite() { r } else { x })
+        });
+    }
+    let op = match m {
+        Mode::Trunc => f64::trunc,
+        _ => f64::round,
     };
     binary(v, n, len, ty, move |x: F, n: i32| {
         let x = x.to_f64();
@@ -152,6 +179,39 @@ fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m
         // huge n overflows the scaled value: the input is already that precise
         F::from_f64(if r.is_finite() { r } else { x })
     })
+}
+
+/// `x` rounded half to even at `n` decimal digits. A scaled value that lands on a
+/// tie only through the product's rounding (2.675 * 100 is 267.5 in doubles, though
+/// 2.675 is stored a little below it) is rounded by the exact product's side, as
+/// DuckDB does: round_even(2.675, 2) is 2.67.
+fn round_even_digits(x: f64, n: i32) -> f64 {
+    let up = n >= 0;
+    let scale = 10f64.powi(n.abs());
+    let r = if up { x * scale } else { x / scale };
+    let floor = r.floor();
+    if r - floor != 0.5 {
+        let k = r.round_ties_even();
+        return if up { k / scale } else { k * scale };
+    }
+    // the sign of the exact value minus the tie
+    let err = if up {
+        x.mul_add(scale, -r)
+    } else {
+        (-r).mul_add(scale, x)
+    };
+    let k = if err > 0.0 {
+        floor + 1.0
+    } else if err < 0.0 {
+        floor
+    } else {
+        r.round_ties_even()
+    };
+    if up {
+        k / scale
+    } else {
+        k * scale
+    }
 }
 
 #[cfg(test)]
@@ -249,5 +309,25 @@ mod tests {
             Double(1.7)
         );
         assert_eq!(eval("round", &[Null]).unwrap(), Null);
+        let even = |x, n| eval("round_even", &[x, Integer(n)]).unwrap();
+        assert_eq!(even(Double(2.5), 0), Double(2.0));
+        assert_eq!(even(Double(-2.5), 0), Double(-2.0));
+        assert_eq!(even(Double(3.5), 0), Double(4.0));
+        assert_eq!(even(Double(2.675), 2), Double(2.67));
+        assert_eq!(even(Double(0.125), 2), Double(0.12));
+        assert_eq!(even(Double(0.375), 2), Double(0.38));
+        assert_eq!(even(Double(1.005), 2), Double(1.0));
+        assert_eq!(even(Double(25.0), -1), Double(20.0));
+        assert_eq!(even(Double(15.0), -1), Double(20.0));
+        assert_eq!(even(BigInt(25), -1), BigInt(20));
+        assert_eq!(even(TinyInt(15), -1), TinyInt(20));
+        assert_eq!(even(Decimal(25, 2, 1), 0), Decimal(20, 2, 1));
+        assert_eq!(even(Decimal(-25, 2, 1), 0), Decimal(-20, 2, 1));
+        assert_eq!(even(Decimal(245, 3, 2), 1), Decimal(240, 3, 2));
+        assert_eq!(
+            eval("roundbankers", &[Real(1.5), Integer(0)]).unwrap(),
+            Real(2.0)
+        );
+        assert!(eval("round_even", &[Double(1.5)]).is_err());
     }
 }

@@ -1,4 +1,5 @@
-//! `ascii(s)`: the code point of the first character (0 for ''), and `chr(n)`: the
+//! `ascii(s)`: the code point of the first character (0 for ''), `unicode(s)`
+//! (`ord`): the same but -1 for '' (DuckDB), and `chr(n)`: the
 //! character with code point `n` (an error for 0 and non-characters, as in
 //! PostgreSQL).
 
@@ -16,6 +17,15 @@ pub(crate) fn resolve_ascii(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
+pub(crate) fn resolve_unicode(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::Unicode,
+        args,
+        &[DataType::Varchar],
+        DataType::Integer,
+    )
+}
+
 pub(crate) fn resolve_chr(args: &[DataType]) -> Option<BoundFunction> {
     fixed(
         ScalarFunction::Chr,
@@ -26,10 +36,11 @@ pub(crate) fn resolve_chr(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
-    if func == ScalarFunction::Ascii {
+    if func != ScalarFunction::Chr {
         let s = StrSlot::new(&args[0]);
+        let empty = if func == ScalarFunction::Ascii { 0 } else { -1 };
         return map_rows(&[&args[0]], len, DataType::Integer, |i| {
-            Ok(s.get(i).chars().next().map_or(0, |c| c as i32))
+            Ok(s.get(i).chars().next().map_or(empty, |c| c as i32))
         });
     }
     let n = Slot::<i32>::new(&args[0]);
@@ -62,6 +73,8 @@ mod tests {
             Varchar("日".into())
         );
         assert!(eval("chr", &[Integer(0)]).is_err());
+        assert_eq!(eval("unicode", &[Varchar("".into())]).unwrap(), Integer(-1));
+        assert_eq!(eval("ord", &[Varchar("€".into())]).unwrap(), Integer(8364));
         assert!(eval("chr", &[Integer(0xD800)]).is_err());
     }
 }

@@ -33,6 +33,15 @@ pub(crate) fn resolve_not_ilike(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::NotILike, args)
 }
 
+/// `like_escape(s, pattern, escape)` and its siblings: the three-argument forms
+/// only (DuckDB's names for LIKE ... ESCAPE).
+pub(crate) fn resolve_escape(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
+    if args.len() != 3 {
+        return None;
+    }
+    resolve(func, args)
+}
+
 fn escape_char(s: &str) -> Result<Option<char>> {
     let mut chars = s.chars();
     match (chars.next(), chars.next()) {

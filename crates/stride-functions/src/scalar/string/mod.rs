@@ -5,21 +5,34 @@
 
 pub(crate) mod accents;
 pub(crate) mod ascii;
+pub(crate) mod bar;
 pub(crate) mod case;
 pub(crate) mod concat;
+pub(crate) mod edit_distance;
+pub(crate) mod format;
+pub(crate) mod format_bytes;
+pub(crate) mod hash;
+pub(crate) mod hex;
 pub(crate) mod left_right;
 pub(crate) mod length;
 pub(crate) mod like;
 pub mod like_matcher;
+pub(crate) mod normalize;
 pub(crate) mod pad;
+pub(crate) mod path;
+pub(crate) mod printf;
 pub(crate) mod quote;
 pub(crate) mod repeat;
 pub(crate) mod replace;
 pub(crate) mod reverse;
 pub(crate) mod search;
+pub(crate) mod similarity;
+pub(crate) mod split;
 pub(crate) mod split_part;
 pub(crate) mod substring;
+pub(crate) mod translate;
 pub(crate) mod trim;
+pub(crate) mod url;
 
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{Error, Result, Vector};
@@ -74,7 +87,9 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     match f.func {
         F::Concat | F::ConcatOperator | F::ConcatWs => concat::evaluate(f.func, args, len),
         F::Like | F::NotLike | F::ILike | F::NotILike => like::evaluate(f.func, args, len),
-        F::Length | F::OctetLength => length::evaluate(f.func, args, len),
+        F::Length | F::OctetLength | F::BitLength | F::LengthGrapheme => {
+            length::evaluate(f.func, args, len)
+        }
         F::Lower | F::Upper | F::Initcap => case::evaluate(f.func, args, len),
         F::StripAccents => accents::evaluate(args, len),
         F::Substring => substring::evaluate(args, len),
@@ -88,7 +103,26 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Repeat => repeat::evaluate(args, len),
         F::Reverse => reverse::evaluate(args, len),
         F::SplitPart => split_part::evaluate(args, len),
-        F::Ascii | F::Chr => ascii::evaluate(f.func, args, len),
+        F::Ascii | F::Chr | F::Unicode => ascii::evaluate(f.func, args, len),
+        F::StringSplit => split::evaluate(args, len),
+        F::Levenshtein | F::DamerauLevenshtein | F::Hamming => {
+            edit_distance::evaluate(f.func, args, len)
+        }
+        F::Jaccard | F::JaroSimilarity | F::JaroWinklerSimilarity => {
+            similarity::evaluate(f.func, args, len)
+        }
+        F::Md5 | F::Sha1 | F::Sha256 => hash::evaluate(f.func, args, len),
+        F::Translate => translate::evaluate(args, len),
+        F::NfcNormalize => normalize::evaluate(args, len),
+        F::UrlEncode | F::UrlDecode => url::evaluate(f.func, args, len),
+        F::FormatBytes | F::FormatDecimalBytes => format_bytes::evaluate(f.func, args, len),
+        F::ParseDirname | F::ParseDirpath | F::ParseFilename | F::ParsePath => {
+            path::evaluate(f, args, len)
+        }
+        F::ToHex | F::ToBinary => hex::evaluate(f, args, len),
+        F::Bar => bar::evaluate(args, len),
+        F::Format => format::evaluate(f, args, len),
+        F::Printf => printf::evaluate(f, args, len),
         other => Err(Error::internal(format!(
             "{other:?} is not a string function"
         ))),

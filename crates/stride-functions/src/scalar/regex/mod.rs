@@ -9,6 +9,16 @@
 //! quantifiers, alternation, anchors) but not back-references or look-around; such a
 //! pattern is refused with an error naming the problem. A constant pattern is compiled
 //! once per chunk.
+//!
+//! DuckDB's extraction, replacement, splitting and escaping functions live in the
+//! submodules, with DuckDB's options (`options`): there `.` stops at newlines unless
+//! option `s` is given, as in DuckDB.
+
+pub(crate) mod escape;
+pub(crate) mod extract;
+pub(crate) mod options;
+pub(crate) mod replace;
+pub(crate) mod split;
 
 use super::signature::fixed;
 use super::{BoundFunction, ScalarFunction};
@@ -90,6 +100,15 @@ fn compile(pattern: &str, flags: &str, full: bool) -> Result<Regex> {
 }
 
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    match f.func {
+        ScalarFunction::RegexpExtract | ScalarFunction::RegexpExtractAll => {
+            return extract::evaluate(f, args, len)
+        }
+        ScalarFunction::RegexpReplace => return replace::evaluate(args, len),
+        ScalarFunction::RegexpSplitToArray => return split::evaluate(args, len),
+        ScalarFunction::RegexpEscape => return escape::evaluate(args, len),
+        _ => {}
+    }
     let refs: Vec<&Vector> = args.iter().collect();
     let s = StrSlot::new(&args[0]);
     let p = StrSlot::new(&args[1]);
