@@ -3,7 +3,7 @@
 //! names with one resolver. Unknown names get a did-you-mean suggestion by edit
 //! distance, as DuckDB does.
 
-use super::date::DateField;
+use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
@@ -163,6 +163,58 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         date::part::resolve_field(a, DateField::Millennium)
     }),
     ("epoch", |a| date::part::resolve_field(a, DateField::Epoch)),
+    ("yearweek", |a| {
+        date::part::resolve_field(a, DateField::YearWeek)
+    }),
+    ("epoch_ms", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Millis)
+    }),
+    ("epoch_us", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Micros)
+    }),
+    ("epoch_ns", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Nanos)
+    }),
+    ("to_timestamp", date::epoch::resolve_to_timestamp),
+    ("to_millennia", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Millennia)
+    }),
+    ("to_centuries", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Centuries)
+    }),
+    ("to_decades", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Decades)
+    }),
+    ("to_years", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Years)
+    }),
+    ("to_months", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Months)
+    }),
+    ("to_weeks", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Weeks)
+    }),
+    ("to_days", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Days)
+    }),
+    ("to_hours", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Hours)
+    }),
+    ("to_minutes", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Minutes)
+    }),
+    ("to_seconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Seconds)
+    }),
+    ("to_milliseconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Milliseconds)
+    }),
+    ("to_microseconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Microseconds)
+    }),
+    ("age", date::age::resolve_age),
+    ("date_add", date::age::resolve_date_add),
+    ("time_bucket", date::bucket::resolve),
     ("nanosecond", |a| {
         date::part::resolve_field(a, DateField::Nanosecond)
     }),
@@ -174,7 +226,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("date_diff", date::diff::resolve),
     ("datediff", date::diff::resolve),
     ("make_date", date::make::resolve_make_date),
-    ("make_timestamp", date::make::resolve_make_timestamp),
+    ("make_timestamp", |a| {
+        date::make::resolve_make_timestamp(a)
+            .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
+    }),
     ("strftime", date::strftime::resolve),
     ("strptime", date::strptime::resolve_strptime),
     ("try_strptime", date::strptime::resolve_try_strptime),
@@ -185,6 +240,18 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("today", date::now::resolve_current_date),
     ("current_timestamp", date::now::resolve_current_timestamp),
     ("now", date::now::resolve_current_timestamp),
+    (
+        "get_current_timestamp",
+        date::now::resolve_current_timestamp,
+    ),
+    (
+        "transaction_timestamp",
+        date::now::resolve_current_timestamp,
+    ),
+    (
+        "current_localtimestamp",
+        date::now::resolve_current_timestamp,
+    ),
     // other
     ("typeof", meta::resolve_typeof),
     ("version", meta::resolve_version),

@@ -151,6 +151,22 @@ pub enum ScalarFunction {
     CurrentDate,
     /// `current_timestamp`, `now`
     CurrentTimestamp,
+    /// `epoch_ms(x)`, `epoch_us(x)`, `epoch_ns(x)`: a count since the epoch
+    EpochUnit(date::EpochUnit),
+    /// `epoch_ms(BIGINT)`: milliseconds since the epoch as a TIMESTAMP
+    TimestampFromEpochMs,
+    /// `to_timestamp(DOUBLE seconds)`
+    ToTimestamp,
+    /// `make_timestamp(BIGINT micros)`
+    MakeTimestampMicros,
+    /// `to_years(n)`, `to_days(n)`, `to_seconds(x)`, ...
+    ToInterval(date::IntervalUnit),
+    /// `age(a [, b])`
+    Age,
+    /// `date_add(x, interval)`
+    DateAdd,
+    /// `time_bucket(width, x [, offset | origin])`
+    TimeBucket,
     // other
     /// `typeof(x)`: the name of x's type
     TypeOf,
@@ -306,7 +322,15 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DayName
         | F::MonthName
         | F::CurrentDate
-        | F::CurrentTimestamp => date::evaluate(f, args, len),
+        | F::CurrentTimestamp
+        | F::EpochUnit(_)
+        | F::TimestampFromEpochMs
+        | F::ToTimestamp
+        | F::MakeTimestampMicros
+        | F::ToInterval(_)
+        | F::Age
+        | F::DateAdd
+        | F::TimeBucket => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
         F::RegexpMatches | F::RegexpIMatches | F::RegexpFullMatch => regex::evaluate(f, args, len),
         F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),
