@@ -4,6 +4,7 @@
 //! distance, as DuckDB does.
 
 use super::date::{DateField, EpochUnit, IntervalUnit};
+use super::list::distance::Distance;
 use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
@@ -41,8 +42,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("ilike", string::like::resolve_ilike),
     ("!~~*", string::like::resolve_not_ilike),
     ("not_ilike", string::like::resolve_not_ilike),
-    ("length", string::length::resolve_length),
-    ("len", string::length::resolve_length),
+    ("length", |a| {
+        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+    }),
+    ("len", |a| {
+        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+    }),
     ("char_length", string::length::resolve_length),
     ("character_length", string::length::resolve_length),
     ("octet_length", string::length::resolve_octet_length),
@@ -268,7 +273,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_value", list::resolve_list_value),
     ("array_to_string", list::resolve_array_to_string),
     ("array_length", |a| {
-        list::resolve_dimension(ScalarFunction::ArrayLength, a)
+        list::build::resolve_len(a)
+            .or_else(|| list::resolve_dimension(ScalarFunction::ArrayLength, a))
     }),
     ("array_upper", |a| {
         list::resolve_dimension(ScalarFunction::ArrayUpper, a)
@@ -281,6 +287,201 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_element", list::resolve_extract),
     ("list_concat", list::resolve_list_concat),
     ("array_cat", list::resolve_list_concat),
+    ("array_extract", list::resolve_extract),
+    ("list_aggregate", list::aggregate::resolve_list_aggregate),
+    ("list_aggr", list::aggregate::resolve_list_aggregate),
+    ("array_aggregate", list::aggregate::resolve_list_aggregate),
+    ("array_aggr", list::aggregate::resolve_list_aggregate),
+    ("list_last", list::aggregate::resolve_last),
+    ("list_product", list::aggregate::resolve_product),
+    ("list_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListSort, a)
+    }),
+    ("array_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListSort, a)
+    }),
+    ("list_reverse_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListReverseSort, a)
+    }),
+    ("array_reverse_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListReverseSort, a)
+    }),
+    ("list_grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("array_grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("list_reverse", |a| {
+        list::order::resolve_unary(ScalarFunction::ListReverse, a)
+    }),
+    ("array_reverse", |a| {
+        list::order::resolve_unary(ScalarFunction::ListReverse, a)
+    }),
+    ("list_distinct", |a| {
+        list::order::resolve_unary(ScalarFunction::ListDistinct, a)
+    }),
+    ("array_distinct", |a| {
+        list::order::resolve_unary(ScalarFunction::ListDistinct, a)
+    }),
+    ("list_unique", |a| {
+        list::order::resolve_unary(ScalarFunction::ListUnique, a)
+    }),
+    ("array_unique", |a| {
+        list::order::resolve_unary(ScalarFunction::ListUnique, a)
+    }),
+    ("list_contains", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("list_has", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("array_contains", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("array_has", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("list_position", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("list_indexof", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("array_position", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("array_indexof", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("list_has_any", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("array_has_any", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("&&", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("list_has_all", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("array_has_all", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("@>", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("<@", |a| {
+        list::search::resolve_pair(ScalarFunction::ListContainedBy, a)
+    }),
+    ("list_intersect", |a| {
+        list::search::resolve_pair(ScalarFunction::ListIntersect, a)
+    }),
+    ("array_intersect", |a| {
+        list::search::resolve_pair(ScalarFunction::ListIntersect, a)
+    }),
+    ("list_slice", list::slice::resolve),
+    ("array_slice", list::slice::resolve),
+    ("list_append", list::build::resolve_append),
+    ("array_append", list::build::resolve_append),
+    ("array_push_back", list::build::resolve_append),
+    ("list_prepend", list::build::resolve_prepend),
+    ("array_prepend", list::build::resolve_prepend),
+    ("array_push_front", list::build::resolve_prepend),
+    ("list_resize", list::build::resolve_resize),
+    ("array_resize", list::build::resolve_resize),
+    ("list_select", |a| {
+        list::build::resolve_pick(ScalarFunction::ListSelect, a)
+    }),
+    ("array_select", |a| {
+        list::build::resolve_pick(ScalarFunction::ListSelect, a)
+    }),
+    ("list_where", |a| {
+        list::build::resolve_pick(ScalarFunction::ListWhere, a)
+    }),
+    ("array_where", |a| {
+        list::build::resolve_pick(ScalarFunction::ListWhere, a)
+    }),
+    ("flatten", list::build::resolve_flatten),
+    ("range", |a| list::build::resolve_range(a, false)),
+    ("generate_series", |a| list::build::resolve_range(a, true)),
+    ("list_distance", |a| {
+        list::distance::resolve(a, Distance::Euclidean)
+    }),
+    ("list_inner_product", |a| {
+        list::distance::resolve(a, Distance::InnerProduct)
+    }),
+    ("list_dot_product", |a| {
+        list::distance::resolve(a, Distance::InnerProduct)
+    }),
+    ("list_negative_inner_product", |a| {
+        list::distance::resolve(a, Distance::NegativeInnerProduct)
+    }),
+    ("list_negative_dot_product", |a| {
+        list::distance::resolve(a, Distance::NegativeInnerProduct)
+    }),
+    ("list_cosine_similarity", |a| {
+        list::distance::resolve(a, Distance::CosineSimilarity)
+    }),
+    ("list_cosine_distance", |a| {
+        list::distance::resolve(a, Distance::CosineDistance)
+    }),
+    ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
+    ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
+    ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),
+    ("list_avg", |a| list::aggregate::resolve_shorthand(a, "avg")),
+    ("list_mean", |a| {
+        list::aggregate::resolve_shorthand(a, "avg")
+    }),
+    ("list_count", |a| {
+        list::aggregate::resolve_shorthand(a, "count")
+    }),
+    ("list_first", |a| {
+        list::aggregate::resolve_shorthand(a, "first")
+    }),
+    ("list_any_value", |a| {
+        list::aggregate::resolve_shorthand(a, "any_value")
+    }),
+    ("list_bool_and", |a| {
+        list::aggregate::resolve_shorthand(a, "bool_and")
+    }),
+    ("list_bool_or", |a| {
+        list::aggregate::resolve_shorthand(a, "bool_or")
+    }),
+    ("list_string_agg", |a| {
+        list::aggregate::resolve_shorthand(a, "string_agg")
+    }),
+    ("list_var_samp", |a| {
+        list::aggregate::resolve_shorthand(a, "var_samp")
+    }),
+    ("list_var_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "var_pop")
+    }),
+    ("list_stddev_samp", |a| {
+        list::aggregate::resolve_shorthand(a, "stddev_samp")
+    }),
+    ("list_stddev_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "stddev_pop")
+    }),
+    ("list_mode", |a| {
+        list::aggregate::resolve_shorthand(a, "mode")
+    }),
+    ("list_entropy", |a| {
+        list::aggregate::resolve_shorthand(a, "entropy")
+    }),
+    ("list_skewness", |a| {
+        list::aggregate::resolve_shorthand(a, "skewness")
+    }),
+    ("list_kurtosis", |a| {
+        list::aggregate::resolve_shorthand(a, "kurtosis")
+    }),
+    ("list_kurtosis_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "kurtosis_pop")
+    }),
     // PostgreSQL client functions
     ("format_type", pg::resolve_format_type),
     ("to_regtype", pg::resolve_to_regtype),
