@@ -391,7 +391,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("array_push_back", list::build::resolve_append),
     ("list_prepend", list::build::resolve_prepend),
     ("array_prepend", list::build::resolve_prepend),
-    ("array_push_front", list::build::resolve_prepend),
+    ("array_push_front", list::build::resolve_push_front),
     ("list_resize", list::build::resolve_resize),
     ("array_resize", list::build::resolve_resize),
     ("list_select", |a| {

@@ -242,6 +242,8 @@ pub enum ScalarFunction {
     ListSlice,
     /// `array_extract(s, i)` / `list_extract(s, i)` of a string: one character
     StringExtract,
+    /// `array_push_front(list, x)`
+    ListPushFront,
     /// `list_resize`, `array_resize`
     ListResize,
     /// `list_select`, `array_select`
@@ -440,6 +442,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListIntersect
         | F::ListSlice
         | F::StringExtract
+        | F::ListPushFront
         | F::ListResize
         | F::ListSelect
         | F::ListWhere

@@ -27,7 +27,6 @@ pub(crate) const SHORTHANDS: &[(&str, &str)] = &[
     ("list_min", "min"),
     ("list_max", "max"),
     ("list_avg", "avg"),
-    ("list_mean", "avg"),
     ("list_count", "count"),
     ("list_first", "first"),
     ("list_any_value", "any_value"),

@@ -49,6 +49,13 @@ pub(crate) fn resolve_prepend(args: &[DataType]) -> Option<BoundFunction> {
     Some(f)
 }
 
+/// `array_push_front(l, x)`: `list_prepend` with the list first.
+pub(crate) fn resolve_push_front(args: &[DataType]) -> Option<BoundFunction> {
+    let mut f = resolve_append(args)?;
+    f.func = ScalarFunction::ListPushFront;
+    Some(f)
+}
+
 /// `len(l)`, `length(l)`, one-argument `array_length(l)`: the number of elements.
 pub(crate) fn resolve_len(args: &[DataType]) -> Option<BoundFunction> {
     let [l @ DataType::List(_)] = args else {
@@ -212,6 +219,11 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     let elem = element(ty).cloned().unwrap_or(DataType::Null);
     let list = |v: Vec<ScalarValue>| Ok(ScalarValue::List(elem.clone(), v));
     match f.func {
+        ScalarFunction::ListPushFront => map_values(&refs, len, ty, false, |row| {
+            let mut v = vec![row[1].clone()];
+            v.extend_from_slice(items(&row[0]));
+            list(v)
+        }),
         ScalarFunction::ListLength => map_values(&refs, len, ty, true, |row| {
             Ok(ScalarValue::BigInt(items(&row[0]).len() as i64))
         }),
@@ -314,7 +326,7 @@ mod tests {
             ints(&[Some(1), Some(2), Some(3)])
         );
         assert_eq!(
-            eval("array_push_front", &[Integer(0), l.clone()]).unwrap(),
+            eval("array_push_front", &[l.clone(), Integer(0)]).unwrap(),
             ints(&[Some(0), Some(1), Some(2)])
         );
         assert_eq!(

@@ -243,6 +243,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::ListSlice => return slice::evaluate(f, args, len),
         F::StringExtract => return slice::evaluate_string_extract(args, len),
         F::ListLength
+        | F::ListPushFront
         | F::ListResize
         | F::ListSelect
         | F::ListWhere
