@@ -230,6 +230,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("datetrunc", date::trunc::resolve),
     ("date_diff", date::diff::resolve),
     ("datediff", date::diff::resolve),
+    ("date_sub", date::sub::resolve),
+    ("datesub", date::sub::resolve),
     ("make_date", date::make::resolve_make_date),
     ("make_timestamp", |a| {
         date::make::resolve_make_timestamp(a)

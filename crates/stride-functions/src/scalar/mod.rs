@@ -167,6 +167,8 @@ pub enum ScalarFunction {
     DateAdd,
     /// `time_bucket(width, x [, offset | origin])`
     TimeBucket,
+    /// `date_sub(part, start, end)`, `datesub`: complete periods between
+    DateSub,
     // other
     /// `typeof(x)`: the name of x's type
     TypeOf,
@@ -406,7 +408,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ToInterval(_)
         | F::Age
         | F::DateAdd
-        | F::TimeBucket => date::evaluate(f, args, len),
+        | F::TimeBucket
+        | F::DateSub => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
         F::RegexpMatches | F::RegexpIMatches | F::RegexpFullMatch => regex::evaluate(f, args, len),
         F::QuoteIdent | F::QuoteLiteral => string::quote::evaluate(f.func, args, len),

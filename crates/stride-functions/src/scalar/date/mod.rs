@@ -1,7 +1,8 @@
 //! Date and time functions: field extraction (`date_part`, EXTRACT, `year(x)`, ...),
 //! truncation, differences, construction, `strftime`/`strptime` formatting and
 //! parsing, month/day names, epoch conversions (`epoch_ms`, `to_timestamp`, ...),
-//! interval constructors (`to_days`, ...), `age`, `date_add` and `time_bucket`. Arithmetic with dates lives with the operators in
+//! interval constructors (`to_days`, ...), `age`, `date_add`, `date_sub` and
+//! `time_bucket`. Arithmetic with dates lives with the operators in
 //! `arithmetic::temporal`. All calendar math is stride-common's proleptic Gregorian
 //! calendar without time zones.
 
@@ -18,6 +19,7 @@ pub(crate) mod now;
 pub(crate) mod part;
 pub(crate) mod strftime;
 pub(crate) mod strptime;
+pub(crate) mod sub;
 pub(crate) mod to_interval;
 pub(crate) mod trunc;
 
@@ -56,6 +58,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::ToInterval(unit) => to_interval::evaluate(unit, args, len),
         F::Age | F::DateAdd => age::evaluate(f.func, args, len),
         F::TimeBucket => bucket::evaluate(f, args, len),
+        F::DateSub => sub::evaluate(args, len),
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
 }
