@@ -12,6 +12,7 @@ use crate::kernels::map_values;
 use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use std::cmp::Ordering;
+use stride_common::vector::NativeType;
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
 
 /// `list_contains(l, x)`, `list_position(l, x)`.
@@ -50,10 +51,65 @@ fn has(l: &[ScalarValue], x: &ScalarValue) -> bool {
     l.iter().any(|e| eq(e, x))
 }
 
+/// `list_contains` over the child vector: every element is compared with its row's
+/// value by the `=` kernel in one pass, then each list ORs its elements' results.
+fn contains(args: &[Vector], len: usize) -> Result<Vector> {
+    let (list, x) = (&args[0], &args[1]);
+    let constant = list.constant && x.constant;
+    let rows = if constant { 1 } else { len };
+    let list = if list.constant && !constant {
+        list.clone().flatten(len)
+    } else {
+        list.clone()
+    };
+    let data = list.list();
+    let mut rows_of = Vec::new();
+    let mut idx = Vec::new();
+    for r in 0..rows {
+        if list.validity.is_valid(r) && x.is_valid(r) {
+            for j in data.offsets[r]..data.offsets[r + 1] {
+                rows_of.push(r as u32);
+                idx.push(j);
+            }
+        }
+    }
+    let mut found = vec![false; rows];
+    if !idx.is_empty() {
+        let child = data.child.take(&idx);
+        let needles = if x.constant {
+            x.clone()
+        } else {
+            x.take(&rows_of)
+        };
+        let eq = crate::scalar::resolve_scalar("=", &[child.ty.clone(), needles.ty.clone()])?;
+        let hits = crate::evaluate_scalar(&eq, &[child, needles], idx.len())?;
+        let values = hits.values::<bool>();
+        for (k, &r) in rows_of.iter().enumerate() {
+            let k = hits.index(k);
+            found[r as usize] |= hits.validity.is_valid(k) && values[k];
+        }
+    }
+    // (a constant's mask has one row: it is not and-ed with a column's)
+    let validity = if !x.constant {
+        list.validity.and(&x.validity)
+    } else if x.is_valid(0) {
+        list.validity.clone()
+    } else {
+        stride_common::Validity::all_invalid(rows)
+    };
+    let mut out = Vector::new(DataType::Boolean, bool::wrap(found), validity);
+    out.constant = constant;
+    Ok(out)
+}
+
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
     let ty = &f.return_type;
     match f.func {
+        // comparable element types go through the vectorized `=`; others row by row
+        ScalarFunction::ListContains if !matches!(args[1].ty, DataType::List(_)) => {
+            contains(args, len)
+        }
         ScalarFunction::ListContains => map_values(&refs, len, ty, true, |row| {
             Ok(ScalarValue::Boolean(has(items(&row[0]), &row[1])))
         }),
@@ -145,6 +201,43 @@ mod tests {
         assert_eq!(
             eval("list_contains", &[l, BigInt(1)]).unwrap(),
             Boolean(true)
+        );
+    }
+
+    #[test]
+    fn contains_over_columns() {
+        use crate::scalar::resolve_scalar;
+        use crate::scalar::test_util::flat;
+        let lt = DataType::List(Box::new(DataType::Integer));
+        let lists = [
+            ints(&[Some(1), Some(2), None]),
+            ints(&[]),
+            Null,
+            ints(&[Some(5), Some(5)]),
+            ints(&[None]),
+        ];
+        let needles = [Integer(2), Integer(1), Integer(1), Null, Integer(5)];
+        let f = resolve_scalar("list_contains", &[lt.clone(), DataType::Integer]).unwrap();
+        let l = flat(&lt, &lists);
+        let x = flat(&DataType::Integer, &needles);
+        let r = crate::evaluate_scalar(&f, &[l.clone(), x], 5).unwrap();
+        let got: Vec<_> = (0..5).map(|i| r.get(i)).collect();
+        assert_eq!(
+            got,
+            vec![Boolean(true), Boolean(false), Null, Null, Boolean(false)]
+        );
+        let five = stride_common::Vector::constant(&Integer(5), &DataType::Integer).unwrap();
+        let r = crate::evaluate_scalar(&f, &[l, five], 5).unwrap();
+        let got: Vec<_> = (0..5).map(|i| r.get(i)).collect();
+        assert_eq!(
+            got,
+            vec![
+                Boolean(false),
+                Boolean(false),
+                Null,
+                Boolean(true),
+                Boolean(false)
+            ]
         );
     }
 
