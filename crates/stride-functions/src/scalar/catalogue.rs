@@ -427,10 +427,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         list::distance::resolve(a, Distance::NegativeInnerProduct)
     }),
     ("list_cosine_similarity", |a| {
-        list::distance::resolve(a, Distance::CosineSimilarity)
+        list::distance::resolve(a, Distance::Cosine)
     }),
     ("list_cosine_distance", |a| {
-        list::distance::resolve(a, Distance::CosineDistance)
+        list::distance::resolve(a, Distance::OneMinusCosine)
     }),
     ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
     ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),

@@ -31,7 +31,7 @@ impl EpochUnit {
     }
 
     /// `micros` in this unit (milliseconds truncate toward zero, as DuckDB does).
-    fn from_micros(self, micros: i64) -> Option<i64> {
+    fn of_micros(self, micros: i64) -> Option<i64> {
         match self {
             EpochUnit::Millis => Some(micros / 1_000),
             EpochUnit::Micros => Some(micros),
@@ -103,17 +103,15 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                     v,
                     len,
                     ty,
-                    |d: i32| unit.from_micros(d as i64 * MICROS_PER_DAY),
+                    |d: i32| unit.of_micros(d as i64 * MICROS_PER_DAY),
                     |_| err(),
                 ),
-                DataType::Timestamp => {
-                    try_unary(v, len, ty, |t: i64| unit.from_micros(t), |_| err())
-                }
+                DataType::Timestamp => try_unary(v, len, ty, |t: i64| unit.of_micros(t), |_| err()),
                 _ => try_unary(
                     v,
                     len,
                     ty,
-                    |iv: Interval| interval_micros(iv).and_then(|m| unit.from_micros(m)),
+                    |iv: Interval| interval_micros(iv).and_then(|m| unit.of_micros(m)),
                     |_| Error::conversion("Interval out of range for an epoch count"),
                 ),
             }

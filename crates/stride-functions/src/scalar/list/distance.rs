@@ -17,8 +17,10 @@ pub enum Distance {
     Euclidean,
     InnerProduct,
     NegativeInnerProduct,
-    CosineSimilarity,
-    CosineDistance,
+    /// cosine similarity
+    Cosine,
+    /// cosine distance: 1 - similarity
+    OneMinusCosine,
 }
 
 impl Distance {
@@ -27,8 +29,8 @@ impl Distance {
             Distance::Euclidean => "list_distance",
             Distance::InnerProduct => "list_inner_product",
             Distance::NegativeInnerProduct => "list_negative_inner_product",
-            Distance::CosineSimilarity => "list_cosine_similarity",
-            Distance::CosineDistance => "list_cosine_distance",
+            Distance::Cosine => "list_cosine_similarity",
+            Distance::OneMinusCosine => "list_cosine_distance",
         }
     }
 
@@ -44,8 +46,8 @@ impl Distance {
                 .sqrt(),
             Distance::InnerProduct => dot,
             Distance::NegativeInnerProduct => -dot,
-            Distance::CosineSimilarity => dot / (norm(a) * norm(b)),
-            Distance::CosineDistance => 1.0 - dot / (norm(a) * norm(b)),
+            Distance::Cosine => dot / (norm(a) * norm(b)),
+            Distance::OneMinusCosine => 1.0 - dot / (norm(a) * norm(b)),
         }
     }
 }
@@ -95,7 +97,7 @@ pub(super) fn evaluate(d: Distance, args: &[Vector], len: usize) -> Result<Vecto
                 b.len()
             )));
         }
-        if a.is_empty() && matches!(d, Distance::CosineSimilarity | Distance::CosineDistance) {
+        if a.is_empty() && matches!(d, Distance::Cosine | Distance::OneMinusCosine) {
             return Ok(ScalarValue::Null);
         }
         Ok(ScalarValue::Double(d.of(&a, &b)))
