@@ -285,6 +285,21 @@ impl Dialect for StrideDialect {
         expr: &Expr,
         _precedence: u8,
     ) -> Option<std::result::Result<Expr, ParserError>> {
+        // DuckDB's `a && b` on lists (list_has_any): the parser reads `&&` only for
+        // PostgreSQL's dialect
+        if parser.peek_token_ref().token == Token::Overlap {
+            parser.next_token();
+            let precedence = self.prec_value(sqlparser::dialect::Precedence::Pipe);
+            return Some(
+                parser
+                    .parse_subexpr(precedence)
+                    .map(|right| Expr::BinaryOp {
+                        left: Box::new(expr.clone()),
+                        op: sqlparser::ast::BinaryOperator::PGOverlap,
+                        right: Box::new(right),
+                    }),
+            );
+        }
         let keyword = |n: usize, k: Keyword| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(Word { keyword, .. }) if *keyword == k);
         let paren = |n: usize| parser.peek_nth_token_ref(n).token == Token::LParen;
         // Only `[NOT] IN ((`: every other form parses as DuckDB's parser has it.

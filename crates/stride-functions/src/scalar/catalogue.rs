@@ -3,7 +3,8 @@
 //! names with one resolver. Unknown names get a did-you-mean suggestion by edit
 //! distance, as DuckDB does.
 
-use super::date::DateField;
+use super::date::{DateField, EpochUnit, IntervalUnit};
+use super::list::distance::Distance;
 use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
@@ -41,8 +42,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("ilike", string::like::resolve_ilike),
     ("!~~*", string::like::resolve_not_ilike),
     ("not_ilike", string::like::resolve_not_ilike),
-    ("length", string::length::resolve_length),
-    ("len", string::length::resolve_length),
+    ("length", |a| {
+        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+    }),
+    ("len", |a| {
+        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+    }),
     ("char_length", string::length::resolve_length),
     ("character_length", string::length::resolve_length),
     ("octet_length", string::length::resolve_octet_length),
@@ -242,6 +247,58 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         date::part::resolve_field(a, DateField::Millennium)
     }),
     ("epoch", |a| date::part::resolve_field(a, DateField::Epoch)),
+    ("yearweek", |a| {
+        date::part::resolve_field(a, DateField::YearWeek)
+    }),
+    ("epoch_ms", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Millis)
+    }),
+    ("epoch_us", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Micros)
+    }),
+    ("epoch_ns", |a| {
+        date::epoch::resolve_epoch_unit(a, EpochUnit::Nanos)
+    }),
+    ("to_timestamp", date::epoch::resolve_to_timestamp),
+    ("to_millennia", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Millennia)
+    }),
+    ("to_centuries", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Centuries)
+    }),
+    ("to_decades", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Decades)
+    }),
+    ("to_years", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Years)
+    }),
+    ("to_months", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Months)
+    }),
+    ("to_weeks", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Weeks)
+    }),
+    ("to_days", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Days)
+    }),
+    ("to_hours", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Hours)
+    }),
+    ("to_minutes", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Minutes)
+    }),
+    ("to_seconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Seconds)
+    }),
+    ("to_milliseconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Milliseconds)
+    }),
+    ("to_microseconds", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Microseconds)
+    }),
+    ("age", date::age::resolve_age),
+    ("date_add", date::age::resolve_date_add),
+    ("time_bucket", date::bucket::resolve),
     ("nanosecond", |a| {
         date::part::resolve_field(a, DateField::Nanosecond)
     }),
@@ -252,8 +309,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("datetrunc", date::trunc::resolve),
     ("date_diff", date::diff::resolve),
     ("datediff", date::diff::resolve),
+    ("date_sub", date::sub::resolve),
+    ("datesub", date::sub::resolve),
     ("make_date", date::make::resolve_make_date),
-    ("make_timestamp", date::make::resolve_make_timestamp),
+    ("make_timestamp", |a| {
+        date::make::resolve_make_timestamp(a)
+            .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
+    }),
     ("strftime", date::strftime::resolve),
     ("strptime", date::strptime::resolve_strptime),
     ("try_strptime", date::strptime::resolve_try_strptime),
@@ -264,6 +326,18 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("today", date::now::resolve_current_date),
     ("current_timestamp", date::now::resolve_current_timestamp),
     ("now", date::now::resolve_current_timestamp),
+    (
+        "get_current_timestamp",
+        date::now::resolve_current_timestamp,
+    ),
+    (
+        "transaction_timestamp",
+        date::now::resolve_current_timestamp,
+    ),
+    (
+        "current_localtimestamp",
+        date::now::resolve_current_timestamp,
+    ),
     // other
     ("typeof", meta::resolve_typeof),
     ("version", meta::resolve_version),
@@ -287,7 +361,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_value", list::resolve_list_value),
     ("array_to_string", list::resolve_array_to_string),
     ("array_length", |a| {
-        list::resolve_dimension(ScalarFunction::ArrayLength, a)
+        list::build::resolve_len(a)
+            .or_else(|| list::resolve_dimension(ScalarFunction::ArrayLength, a))
     }),
     ("array_upper", |a| {
         list::resolve_dimension(ScalarFunction::ArrayUpper, a)
@@ -300,6 +375,201 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_element", list::resolve_extract),
     ("list_concat", list::resolve_list_concat),
     ("array_cat", list::resolve_list_concat),
+    ("array_extract", list::resolve_extract),
+    ("list_aggregate", list::aggregate::resolve_list_aggregate),
+    ("list_aggr", list::aggregate::resolve_list_aggregate),
+    ("array_aggregate", list::aggregate::resolve_list_aggregate),
+    ("array_aggr", list::aggregate::resolve_list_aggregate),
+    ("list_last", list::aggregate::resolve_last),
+    ("list_product", list::aggregate::resolve_product),
+    ("list_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListSort, a)
+    }),
+    ("array_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListSort, a)
+    }),
+    ("list_reverse_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListReverseSort, a)
+    }),
+    ("array_reverse_sort", |a| {
+        list::order::resolve_sort(ScalarFunction::ListReverseSort, a)
+    }),
+    ("list_grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("array_grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("grade_up", |a| {
+        list::order::resolve_sort(ScalarFunction::ListGradeUp, a)
+    }),
+    ("list_reverse", |a| {
+        list::order::resolve_unary(ScalarFunction::ListReverse, a)
+    }),
+    ("array_reverse", |a| {
+        list::order::resolve_unary(ScalarFunction::ListReverse, a)
+    }),
+    ("list_distinct", |a| {
+        list::order::resolve_unary(ScalarFunction::ListDistinct, a)
+    }),
+    ("array_distinct", |a| {
+        list::order::resolve_unary(ScalarFunction::ListDistinct, a)
+    }),
+    ("list_unique", |a| {
+        list::order::resolve_unary(ScalarFunction::ListUnique, a)
+    }),
+    ("array_unique", |a| {
+        list::order::resolve_unary(ScalarFunction::ListUnique, a)
+    }),
+    ("list_contains", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("list_has", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("array_contains", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("array_has", |a| {
+        list::search::resolve_find(ScalarFunction::ListContains, a)
+    }),
+    ("list_position", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("list_indexof", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("array_position", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("array_indexof", |a| {
+        list::search::resolve_find(ScalarFunction::ListPosition, a)
+    }),
+    ("list_has_any", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("array_has_any", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("&&", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAny, a)
+    }),
+    ("list_has_all", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("array_has_all", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("@>", |a| {
+        list::search::resolve_pair(ScalarFunction::ListHasAll, a)
+    }),
+    ("<@", |a| {
+        list::search::resolve_pair(ScalarFunction::ListContainedBy, a)
+    }),
+    ("list_intersect", |a| {
+        list::search::resolve_pair(ScalarFunction::ListIntersect, a)
+    }),
+    ("array_intersect", |a| {
+        list::search::resolve_pair(ScalarFunction::ListIntersect, a)
+    }),
+    ("list_slice", list::slice::resolve),
+    ("array_slice", list::slice::resolve),
+    ("list_append", list::build::resolve_append),
+    ("array_append", list::build::resolve_append),
+    ("array_push_back", list::build::resolve_append),
+    ("list_prepend", list::build::resolve_prepend),
+    ("array_prepend", list::build::resolve_prepend),
+    ("array_push_front", list::build::resolve_push_front),
+    ("list_resize", list::build::resolve_resize),
+    ("array_resize", list::build::resolve_resize),
+    ("list_select", |a| {
+        list::build::resolve_pick(ScalarFunction::ListSelect, a)
+    }),
+    ("array_select", |a| {
+        list::build::resolve_pick(ScalarFunction::ListSelect, a)
+    }),
+    ("list_where", |a| {
+        list::build::resolve_pick(ScalarFunction::ListWhere, a)
+    }),
+    ("array_where", |a| {
+        list::build::resolve_pick(ScalarFunction::ListWhere, a)
+    }),
+    ("flatten", list::build::resolve_flatten),
+    ("range", |a| list::build::resolve_range(a, false)),
+    ("generate_series", |a| list::build::resolve_range(a, true)),
+    ("list_distance", |a| {
+        list::distance::resolve(a, Distance::Euclidean)
+    }),
+    ("list_inner_product", |a| {
+        list::distance::resolve(a, Distance::InnerProduct)
+    }),
+    ("list_dot_product", |a| {
+        list::distance::resolve(a, Distance::InnerProduct)
+    }),
+    ("list_negative_inner_product", |a| {
+        list::distance::resolve(a, Distance::NegativeInnerProduct)
+    }),
+    ("list_negative_dot_product", |a| {
+        list::distance::resolve(a, Distance::NegativeInnerProduct)
+    }),
+    ("list_cosine_similarity", |a| {
+        list::distance::resolve(a, Distance::Cosine)
+    }),
+    ("list_cosine_distance", |a| {
+        list::distance::resolve(a, Distance::OneMinusCosine)
+    }),
+    ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
+    ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
+    ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),
+    ("list_avg", |a| list::aggregate::resolve_shorthand(a, "avg")),
+    ("list_mean", |a| {
+        list::aggregate::resolve_shorthand(a, "avg")
+    }),
+    ("list_count", |a| {
+        list::aggregate::resolve_shorthand(a, "count")
+    }),
+    ("list_first", |a| {
+        list::aggregate::resolve_shorthand(a, "first")
+    }),
+    ("list_any_value", |a| {
+        list::aggregate::resolve_shorthand(a, "any_value")
+    }),
+    ("list_bool_and", |a| {
+        list::aggregate::resolve_shorthand(a, "bool_and")
+    }),
+    ("list_bool_or", |a| {
+        list::aggregate::resolve_shorthand(a, "bool_or")
+    }),
+    ("list_string_agg", |a| {
+        list::aggregate::resolve_shorthand(a, "string_agg")
+    }),
+    ("list_var_samp", |a| {
+        list::aggregate::resolve_shorthand(a, "var_samp")
+    }),
+    ("list_var_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "var_pop")
+    }),
+    ("list_stddev_samp", |a| {
+        list::aggregate::resolve_shorthand(a, "stddev_samp")
+    }),
+    ("list_stddev_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "stddev_pop")
+    }),
+    ("list_mode", |a| {
+        list::aggregate::resolve_shorthand(a, "mode")
+    }),
+    ("list_entropy", |a| {
+        list::aggregate::resolve_shorthand(a, "entropy")
+    }),
+    ("list_skewness", |a| {
+        list::aggregate::resolve_shorthand(a, "skewness")
+    }),
+    ("list_kurtosis", |a| {
+        list::aggregate::resolve_shorthand(a, "kurtosis")
+    }),
+    ("list_kurtosis_pop", |a| {
+        list::aggregate::resolve_shorthand(a, "kurtosis_pop")
+    }),
     // PostgreSQL client functions
     ("format_type", pg::resolve_format_type),
     ("to_regtype", pg::resolve_to_regtype),

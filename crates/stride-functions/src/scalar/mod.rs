@@ -27,7 +27,7 @@ pub use date::DateField;
 pub use list::{resolve_quantified, CmpKind};
 pub use pg::UTF8_ENCODING;
 
-use stride_common::{DataType, Error, Result, Vector};
+use stride_common::{DataType, Error, Result, ScalarValue, Vector};
 
 /// One variant per SQL function or operator (aliases share a variant). The SQL names
 /// are listed in [`catalogue`]; the kernel for each is chosen from the bound argument
@@ -210,6 +210,24 @@ pub enum ScalarFunction {
     CurrentDate,
     /// `current_timestamp`, `now`
     CurrentTimestamp,
+    /// `epoch_ms(x)`, `epoch_us(x)`, `epoch_ns(x)`: a count since the epoch
+    EpochUnit(date::EpochUnit),
+    /// `epoch_ms(BIGINT)`: milliseconds since the epoch as a TIMESTAMP
+    TimestampFromEpochMs,
+    /// `to_timestamp(DOUBLE seconds)`
+    ToTimestamp,
+    /// `make_timestamp(BIGINT micros)`
+    MakeTimestampMicros,
+    /// `to_years(n)`, `to_days(n)`, `to_seconds(x)`, ...
+    ToInterval(date::IntervalUnit),
+    /// `age(a [, b])`
+    Age,
+    /// `date_add(x, interval)`
+    DateAdd,
+    /// `time_bucket(width, x [, offset | origin])`
+    TimeBucket,
+    /// `date_sub(part, start, end)`, `datesub`: complete periods between
+    DateSub,
     // other
     /// `typeof(x)`: the name of x's type
     TypeOf,
@@ -257,6 +275,56 @@ pub enum ScalarFunction {
     ListAny(CmpKind),
     /// `x op ALL(list)`
     ListAll(CmpKind),
+    /// `len(list)`, `length(list)`
+    ListLength,
+    /// `list_sum(l)`, `list_min(l)`, ...: an aggregate over each list's elements
+    ListAggregate(crate::aggregate::AggregateFunction),
+    /// `list_aggregate(l, 'name', ...)` once the name is known (see [`specialize`])
+    ListAggregateNamed(crate::aggregate::AggregateFunction),
+    /// `list_aggregate(l, name, ...)` before [`specialize`] saw the name
+    ListAggregateByName,
+    ListLast,
+    ListProduct,
+    /// `list_sort`, `array_sort`
+    ListSort,
+    ListReverseSort,
+    /// `list_grade_up`, `array_grade_up`, `grade_up`
+    ListGradeUp,
+    /// `list_reverse`, `array_reverse`
+    ListReverse,
+    /// `list_distinct`, `array_distinct`
+    ListDistinct,
+    /// `list_unique`, `array_unique`
+    ListUnique,
+    /// `list_contains`, `list_has`, `array_contains`, `array_has`
+    ListContains,
+    /// `list_position`, `list_indexof`, `array_position`, `array_indexof`
+    ListPosition,
+    /// `list_has_any`, `array_has_any`, `&&`
+    ListHasAny,
+    /// `list_has_all`, `array_has_all`, `@>`
+    ListHasAll,
+    /// `<@`: list_has_all with the operands swapped
+    ListContainedBy,
+    /// `list_intersect`, `array_intersect`
+    ListIntersect,
+    /// `list_slice`, `array_slice` (lists and strings)
+    ListSlice,
+    /// `array_extract(s, i)` / `list_extract(s, i)` of a string: one character
+    StringExtract,
+    /// `array_push_front(list, x)`
+    ListPushFront,
+    /// `list_resize`, `array_resize`
+    ListResize,
+    /// `list_select`, `array_select`
+    ListSelect,
+    /// `list_where`, `array_where`
+    ListWhere,
+    Flatten,
+    /// scalar `range(...)` (false) and `generate_series(...)` (true: stop included)
+    ListRange(bool),
+    /// `list_distance`, `list_inner_product`, `list_cosine_similarity`, ...
+    ListDistance(list::distance::Distance),
     // PostgreSQL client functions
     FormatType,
     /// `oids::regtype[]`: format_type of each OID of a list (bound by the binder's
@@ -298,6 +366,32 @@ pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
         return Err(catalogue::unknown_function(&lower));
     };
     resolver(args).ok_or_else(|| no_match(&lower, args))
+}
+
+/// Whether [`specialize`] may refine a call of `func` from its constant arguments:
+/// the binder folds the arguments of such calls and passes their values.
+pub fn needs_constants(func: ScalarFunction) -> bool {
+    matches!(
+        func,
+        ScalarFunction::DatePart | ScalarFunction::ListAggregateByName
+    )
+}
+
+/// Refines a bound call from the values of its constant arguments (`None` where an
+/// argument is not constant): `date_part('epoch', x)` returns DOUBLE, and
+/// `list_aggregate(l, 'sum')` binds the named aggregate and its result type (an
+/// unknown name is a Catalog error, a name that is not constant a Binder error).
+pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> Result<()> {
+    match f.func {
+        ScalarFunction::DatePart => {
+            if let Some(Some(part)) = constants.first() {
+                date::part::specialize_date_part(f, part);
+            }
+            Ok(())
+        }
+        ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
+        _ => Ok(()),
+    }
 }
 
 fn no_match(name: &str, args: &[DataType]) -> Error {
@@ -392,7 +486,16 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DayName
         | F::MonthName
         | F::CurrentDate
-        | F::CurrentTimestamp => date::evaluate(f, args, len),
+        | F::CurrentTimestamp
+        | F::EpochUnit(_)
+        | F::TimestampFromEpochMs
+        | F::ToTimestamp
+        | F::MakeTimestampMicros
+        | F::ToInterval(_)
+        | F::Age
+        | F::DateAdd
+        | F::TimeBucket
+        | F::DateSub => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
         F::RegexpMatches
         | F::RegexpIMatches
@@ -414,7 +517,34 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListAppend
         | F::ListPrepend
         | F::ListAny(_)
-        | F::ListAll(_) => list::evaluate(f, args, len),
+        | F::ListAll(_)
+        | F::ListLength
+        | F::ListAggregate(_)
+        | F::ListAggregateNamed(_)
+        | F::ListAggregateByName
+        | F::ListLast
+        | F::ListProduct
+        | F::ListSort
+        | F::ListReverseSort
+        | F::ListGradeUp
+        | F::ListReverse
+        | F::ListDistinct
+        | F::ListUnique
+        | F::ListContains
+        | F::ListPosition
+        | F::ListHasAny
+        | F::ListHasAll
+        | F::ListContainedBy
+        | F::ListIntersect
+        | F::ListSlice
+        | F::StringExtract
+        | F::ListPushFront
+        | F::ListResize
+        | F::ListSelect
+        | F::ListWhere
+        | F::Flatten
+        | F::ListRange(_)
+        | F::ListDistance(_) => list::evaluate(f, args, len),
         F::FormatType
         | F::FormatTypes
         | F::ToRegtype

@@ -98,12 +98,21 @@ fn is_literal(e: &Expr) -> bool {
 /// Resolves an operator or function and casts the arguments to what it expects.
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
-    let func = resolve_scalar(name, &types)?;
+    let mut func = resolve_scalar(name, &types)?;
     let args = args
         .into_iter()
         .zip(func.arg_types.iter())
         .map(|(a, t)| cast_expr(a, t))
         .collect::<Result<Vec<_>>>()?;
+    // date_part('epoch', x), list_aggregate(l, 'sum'): the result type depends on a
+    // constant argument's value
+    if stride_functions::scalar::needs_constants(func.func) {
+        let constants = args
+            .iter()
+            .map(super::fold::fold_constant)
+            .collect::<Result<Vec<_>>>()?;
+        stride_functions::scalar::specialize(&mut func, &constants)?;
+    }
     Ok(Expr::Function { func, args })
 }
 
@@ -851,6 +860,10 @@ impl Binder<'_> {
             B::PGRegexNotMatch => return Ok(Expr::Not(Box::new(call("~", vec![left, right])?))),
             B::PGRegexNotIMatch => return Ok(Expr::Not(Box::new(call("~*", vec![left, right])?))),
             B::PGExp => "power",
+            // list operators: list_has_any, list_has_all and its mirror
+            B::PGOverlap => "&&",
+            B::AtArrow => "@>",
+            B::ArrowAt => "<@",
             other => {
                 return Err(Error::not_supported(format!(
                     "operator {other} is not supported yet"

@@ -41,7 +41,9 @@ impl Binder<'_> {
             ast::FunctionArguments::None => {
                 return match name.as_str() {
                     "current_date" | "today" => call("current_date", vec![]),
-                    "current_timestamp" | "now" => call("current_timestamp", vec![]),
+                    "current_timestamp" | "now" | "localtimestamp" | "current_localtimestamp" => {
+                        call("current_timestamp", vec![])
+                    }
                     "current_user" | "session_user" | "user" | "current_role"
                     | "current_catalog" | "current_schema" => bind_scalar_call(&name, vec![]),
                     _ => Err(Error::binder(format!(

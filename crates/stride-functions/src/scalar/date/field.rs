@@ -1,7 +1,9 @@
 //! Date/time fields ("parts") as named in `date_part`, EXTRACT, `date_trunc` and
 //! `date_diff`, with their aliases, and the extraction of each field from a DATE
 //! (days), a TIMESTAMP (microseconds) or an INTERVAL. Every field is a BIGINT;
-//! `millisecond`/`microsecond` include the seconds (DuckDB), `epoch` is whole seconds.
+//! `millisecond`/`microsecond` include the seconds (DuckDB). `epoch` and `julian`
+//! are fractional (DOUBLE, [`DateField::fractional_of_timestamp`]); their BIGINT
+//! forms (whole seconds, whole days) remain for `date_trunc`/`date_diff`.
 
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{
@@ -36,6 +38,8 @@ pub enum DateField {
     Julian,
     /// Time zone offset fields: always 0, stride has no time zones
     Timezone,
+    /// ISO year * 100 + ISO week (`yearweek`)
+    YearWeek,
 }
 
 const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SEC;
@@ -52,6 +56,7 @@ impl DateField {
             "decade" | "decades" | "dec" | "decs" => Decade,
             "year" | "years" | "y" | "yr" | "yrs" | "yy" | "yyyy" => Year,
             "isoyear" => IsoYear,
+            "yearweek" => YearWeek,
             "quarter" | "quarters" | "q" | "qtr" => Quarter,
             "month" | "months" | "mon" | "mons" | "mm" => Month,
             "week" | "weeks" | "w" | "wk" | "weekofyear" | "isoweek" => Week,
@@ -135,6 +140,10 @@ impl DateField {
             Epoch => days * 86_400 + time / MICROS_PER_SEC,
             Julian => days + 2_440_588,
             Timezone => 0,
+            YearWeek => {
+                let (y, w) = iso_week(days);
+                y * 100 + if y < 0 { -w } else { w }
+            }
         }
     }
 
@@ -166,7 +175,7 @@ impl DateField {
                     + iv.days as i64 * 86_400
                     + iv.micros / MICROS_PER_SEC
             }
-            IsoYear | Week | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => {
+            IsoYear | Week | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian | YearWeek => {
                 return Err(Error::not_supported(format!(
                     "interval units \"{}\" not supported",
                     self.name()
@@ -199,7 +208,39 @@ impl DateField {
             Epoch => "epoch",
             Julian => "julian",
             Timezone => "timezone",
+            YearWeek => "yearweek",
         }
+    }
+
+    /// Whether the field is a DOUBLE with a fraction (DuckDB's `epoch` and `julian`).
+    pub fn is_fractional(self) -> bool {
+        matches!(self, DateField::Epoch | DateField::Julian)
+    }
+
+    /// A fractional field of a timestamp: seconds since the epoch, or the Julian day
+    /// with the time of day as its fraction. Other fields as their integer value.
+    pub fn fractional_of_timestamp(self, micros: i64) -> f64 {
+        match self {
+            DateField::Epoch => micros as f64 / MICROS_PER_SEC as f64,
+            DateField::Julian => {
+                let days = micros.div_euclid(MICROS_PER_DAY);
+                let time = micros.rem_euclid(MICROS_PER_DAY);
+                (days + 2_440_588) as f64 + time as f64 / MICROS_PER_DAY as f64
+            }
+            other => other.of_timestamp(micros) as f64,
+        }
+    }
+
+    /// A fractional field of an interval: `epoch` counts a year as 365.25 days and a
+    /// month as 30 days (DuckDB), keeping the fraction of a second.
+    pub fn fractional_of_interval(self, iv: Interval) -> Result<f64> {
+        if self != DateField::Epoch {
+            return self.of_interval(iv).map(|v| v as f64);
+        }
+        let years = iv.months as i64 / 12;
+        let months = iv.months as i64 % 12;
+        let whole = years * 31_557_600 + months * 2_592_000 + iv.days as i64 * 86_400;
+        Ok(whole as f64 + iv.micros as f64 / MICROS_PER_SEC as f64)
     }
 }
 
@@ -258,6 +299,24 @@ mod tests {
         assert_eq!(Second.of_interval(iv).unwrap(), 1);
         assert_eq!(Millisecond.of_interval(iv).unwrap(), 1_500);
         assert!(DayOfWeek.of_interval(iv).is_err());
+        let frac = Interval::new(0, 0, 2_066_343_400);
+        assert_eq!(Epoch.fractional_of_interval(frac).unwrap(), 2066.3434);
+        assert_eq!(
+            Epoch
+                .fractional_of_interval(Interval::new(13, 0, 0))
+                .unwrap(),
+            34_149_600.0
+        );
+    }
+
+    #[test]
+    fn fractional_fields_and_yearweek() {
+        let t = parse_timestamp("2020-01-01 12:00:01.5").unwrap();
+        assert_eq!(Epoch.fractional_of_timestamp(t), 1_577_880_001.5);
+        let noon = parse_timestamp("2020-01-01 12:00").unwrap();
+        assert_eq!(Julian.fractional_of_timestamp(noon), 2_458_850.5);
+        assert_eq!(YearWeek.of_date(parse_date("2021-01-01").unwrap()), 202_053);
+        assert_eq!(YearWeek.of_date(parse_date("2021-01-04").unwrap()), 202_101);
     }
 
     #[test]

@@ -1,10 +1,15 @@
 //! Date and time functions: field extraction (`date_part`, EXTRACT, `year(x)`, ...),
 //! truncation, differences, construction, `strftime`/`strptime` formatting and
-//! parsing, and month/day names. Arithmetic with dates lives with the operators in
+//! parsing, month/day names, epoch conversions (`epoch_ms`, `to_timestamp`, ...),
+//! interval constructors (`to_days`, ...), `age`, `date_add`, `date_sub` and
+//! `time_bucket`. Arithmetic with dates lives with the operators in
 //! `arithmetic::temporal`. All calendar math is stride-common's proleptic Gregorian
 //! calendar without time zones.
 
+pub(crate) mod age;
+pub(crate) mod bucket;
 pub(crate) mod diff;
+pub(crate) mod epoch;
 mod field;
 pub mod format;
 mod format_parse;
@@ -14,9 +19,13 @@ pub(crate) mod now;
 pub(crate) mod part;
 pub(crate) mod strftime;
 pub(crate) mod strptime;
+pub(crate) mod sub;
+pub(crate) mod to_interval;
 pub(crate) mod trunc;
 
+pub use epoch::EpochUnit;
 pub use field::DateField;
+pub use to_interval::IntervalUnit;
 
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
@@ -43,6 +52,13 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Strptime | F::TryStrptime => strptime::evaluate(f.func, args, len),
         F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
         F::CurrentDate | F::CurrentTimestamp => now::evaluate(f.func),
+        F::EpochUnit(_) | F::TimestampFromEpochMs | F::ToTimestamp | F::MakeTimestampMicros => {
+            epoch::evaluate(f.func, args, len)
+        }
+        F::ToInterval(unit) => to_interval::evaluate(unit, args, len),
+        F::Age | F::DateAdd => age::evaluate(f.func, args, len),
+        F::TimeBucket => bucket::evaluate(f, args, len),
+        F::DateSub => sub::evaluate(args, len),
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
 }

@@ -22,7 +22,7 @@ pub(crate) fn resolve_current_timestamp(args: &[DataType]) -> Option<BoundFuncti
 }
 
 /// Microseconds since the epoch, now.
-fn now_micros() -> i64 {
+pub(crate) fn now_micros() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
         // a clock set before 1970

@@ -1,13 +1,18 @@
 //! `date_part(part, x)` (also EXTRACT(part FROM x)) and the fixed-field shorthands
-//! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP and INTERVAL, returning BIGINT.
-//! A constant part name is parsed once per call; a column of part names per row.
+//! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP and INTERVAL, returning BIGINT,
+//! except the fractional fields `epoch` and `julian`, which are DOUBLE (DuckDB:
+//! EXTRACT(epoch FROM INTERVAL '2066.3434 seconds') is 2066.3434). `date_part` with a
+//! constant part is bound to that part's type by [`specialize_date_part`]; with a
+//! column of part names it stays BIGINT. A constant part name is parsed once per
+//! call; a column of part names per row.
 
 use super::field::DateField;
 use super::temporal_arg;
 use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
-use stride_common::{DataType, Error, Interval, Result, Vector};
+use stride_common::interval::MICROS_PER_DAY;
+use stride_common::{DataType, Error, Interval, Result, ScalarValue, Vector};
 
 pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
     let [part, x] = args else { return None };
@@ -25,11 +30,51 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
 pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
     let [x] = args else { return None };
     let x = temporal_arg(x, true)?;
-    bind(ScalarFunction::Extract(field), vec![x], DataType::BigInt)
+    let ret = if field.is_fractional() {
+        DataType::Double
+    } else {
+        DataType::BigInt
+    };
+    bind(ScalarFunction::Extract(field), vec![x], ret)
+}
+
+/// `date_part('epoch', x)` with a constant part naming a fractional field returns
+/// DOUBLE, as `epoch(x)` does.
+pub(crate) fn specialize_date_part(f: &mut BoundFunction, part: &ScalarValue) {
+    if let ScalarValue::Varchar(p) = part {
+        if DateField::parse(p).is_ok_and(DateField::is_fractional) {
+            f.return_type = DataType::Double;
+        }
+    }
+}
+
+/// A fractional field (DOUBLE) of every row of `v`.
+fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
+    let ty = DataType::Double;
+    match v.ty {
+        DataType::Date => Ok(unary(v, len, ty, |d: i32| {
+            field.fractional_of_timestamp(d as i64 * MICROS_PER_DAY)
+        })),
+        DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.fractional_of_timestamp(t))),
+        DataType::Interval => {
+            field.fractional_of_interval(Interval::default())?;
+            try_unary(
+                v,
+                len,
+                ty,
+                |iv: Interval| field.fractional_of_interval(iv).ok(),
+                |_| Error::internal("interval field"),
+            )
+        }
+        ref t => Err(Error::internal(format!("date_part of {t}"))),
+    }
 }
 
 /// `field` of every row of `v` (a DATE, TIMESTAMP or INTERVAL vector).
-fn extract(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
+fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
+    if *ret == DataType::Double {
+        return extract_fractional(field, v, len);
+    }
     let ty = DataType::BigInt;
     match v.ty {
         DataType::Date => Ok(unary(v, len, ty, |d: i32| field.of_date(d))),
@@ -51,15 +96,15 @@ fn extract(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
 
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     if let ScalarFunction::Extract(field) = f.func {
-        return extract(field, &args[0], len);
+        return extract(field, &args[0], len, &f.return_type);
     }
     let (part, v) = (&args[0], &args[1]);
     if part.constant {
         if !part.validity.is_valid(0) {
-            return Ok(null_vector(&DataType::BigInt, len, v.constant));
+            return Ok(null_vector(&f.return_type, len, v.constant));
         }
         let field = DateField::parse(part.strings().get(0))?;
-        return extract(field, v, len);
+        return extract(field, v, len, &f.return_type);
     }
     let parts = StrSlot::new(part);
     let refs = [part, v];
@@ -127,6 +172,12 @@ mod tests {
             eval("date_part", &[s("epoch"), t.clone()]).unwrap(),
             BigInt(699_975_930)
         );
+        assert_eq!(
+            eval("epoch", std::slice::from_ref(&t)).unwrap(),
+            Double(699_975_930.5)
+        );
+        let frac = Interval(Interval::new(0, 0, 2_066_343_400));
+        assert_eq!(eval("epoch", &[frac]).unwrap(), Double(2066.3434));
         assert_eq!(
             eval("year", std::slice::from_ref(&t)).unwrap(),
             BigInt(1992)

@@ -7,7 +7,20 @@
 //! comparisons `x op ANY(l)` / `x op ALL(l)`.
 //!
 //! Lists appear in catalog queries and small results, so these run row by row over
-//! [`ScalarValue`]s instead of through vectorized kernels.
+//! [`ScalarValue`]s instead of through vectorized kernels; the aggregates over lists
+//! (`aggregate`) fold each list's child vector in one vectorized pass.
+//!
+//! DuckDB's list functions live in one file per family: `aggregate` (list_aggregate,
+//! list_sum, ...), `order` (list_sort, list_distinct, ...), `search` (list_contains,
+//! list_position, list_has_any, ...), `slice` (list_slice, string extract), `build`
+//! (list_append, list_resize, flatten, range, len) and `distance` (list_distance, ...).
+
+pub(crate) mod aggregate;
+pub(crate) mod build;
+pub(crate) mod distance;
+pub(crate) mod order;
+pub(crate) mod search;
+pub(crate) mod slice;
 
 use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
@@ -125,6 +138,9 @@ pub(crate) fn resolve_cardinality(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 pub(crate) fn resolve_extract(args: &[DataType]) -> Option<BoundFunction> {
+    if let Some(f) = slice::resolve_string_extract(args) {
+        return Some(f);
+    }
     let [l, i] = args else { return None };
     let l = list_arg(l)?;
     if !i.can_implicitly_cast_to(&DataType::BigInt) {
@@ -205,6 +221,37 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     let refs: Vec<&Vector> = args.iter().collect();
     let ty = &f.return_type;
     let elem = |t: &DataType| element(t).cloned().unwrap_or(DataType::Null);
+    use ScalarFunction as F;
+    match f.func {
+        F::ListAggregate(_)
+        | F::ListAggregateNamed(_)
+        | F::ListAggregateByName
+        | F::ListLast
+        | F::ListProduct => return aggregate::evaluate(f, args, len),
+        F::ListSort
+        | F::ListReverseSort
+        | F::ListGradeUp
+        | F::ListReverse
+        | F::ListDistinct
+        | F::ListUnique => return order::evaluate(f, args, len),
+        F::ListContains
+        | F::ListPosition
+        | F::ListHasAny
+        | F::ListHasAll
+        | F::ListContainedBy
+        | F::ListIntersect => return search::evaluate(f, args, len),
+        F::ListSlice => return slice::evaluate(f, args, len),
+        F::StringExtract => return slice::evaluate_string_extract(args, len),
+        F::ListLength
+        | F::ListPushFront
+        | F::ListResize
+        | F::ListSelect
+        | F::ListWhere
+        | F::Flatten
+        | F::ListRange(_) => return build::evaluate(f, args, len),
+        F::ListDistance(d) => return distance::evaluate(d, args, len),
+        _ => {}
+    }
     match f.func {
         ScalarFunction::ArrayToString => map_values(&refs, len, ty, false, |row| {
             if row[0].is_null() || row[1].is_null() {

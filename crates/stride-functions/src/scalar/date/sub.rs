@@ -1,0 +1,137 @@
+//! `date_sub(part, start, end)` / `datesub`: how many complete `part` periods lie
+//! between two dates or timestamps (DuckDB semantics), unlike `date_diff`, which
+//! counts boundaries crossed: date_sub('month', '2020-01-31', '2020-03-30') is 1.
+//! Months (and the years, quarters, decades, centuries and millennia made of them)
+//! come from [`age`](super::age::age), with an end on the last day of its month
+//! completing a month that started on a later day; days, weeks and time units are
+//! the elapsed time divided by the unit, truncated toward zero.
+
+use super::age::age;
+use super::field::DateField;
+use crate::kernels::{map_rows, null_vector, try_binary, Slot, StrSlot};
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
+use stride_common::temporal::{civil_from_days, days_from_civil, days_in_month};
+use stride_common::{DataType, Error, Result, Vector};
+
+pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
+    let mut f = super::diff::resolve(args)?;
+    f.func = ScalarFunction::DateSub;
+    Some(f)
+}
+
+/// Complete months from `start` to `end`.
+fn months(start: i64, end: i64) -> Option<i64> {
+    if start > end {
+        return months(end, start).map(|m| -m);
+    }
+    let mut start = start;
+    let (end_day, end_time) = (
+        end.div_euclid(MICROS_PER_DAY),
+        end.rem_euclid(MICROS_PER_DAY),
+    );
+    let (ey, em, ed) = civil_from_days(end_day);
+    let end_days = days_in_month(ey, em);
+    if ed == end_days {
+        let (start_day, start_time) = (
+            start.div_euclid(MICROS_PER_DAY),
+            start.rem_euclid(MICROS_PER_DAY),
+        );
+        let (sy, sm, sd) = civil_from_days(start_day);
+        if sd > end_days || (sd == end_days && start_time < end_time) {
+            start = days_from_civil(sy, sm, end_days) * MICROS_PER_DAY + start_time;
+        }
+    }
+    Some(age(end, start)?.months as i64)
+}
+
+fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
+    use DateField::*;
+    let elapsed = |unit: i64| Ok((end as i128 - start as i128) as i64 / unit);
+    let m = || months(start, end).ok_or_else(|| Error::out_of_range("date_sub overflow"));
+    match field {
+        Year | IsoYear => Ok(m()? / 12),
+        Quarter => Ok(m()? / 3),
+        Month => m(),
+        Decade => Ok(m()? / 120),
+        Century => Ok(m()? / 1_200),
+        Millennium => Ok(m()? / 12_000),
+        Week => elapsed(7 * MICROS_PER_DAY),
+        Day | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => elapsed(MICROS_PER_DAY),
+        Hour => elapsed(3_600 * MICROS_PER_SEC),
+        Minute => elapsed(60 * MICROS_PER_SEC),
+        Second | Epoch => elapsed(MICROS_PER_SEC),
+        Millisecond => elapsed(1_000),
+        Microsecond => elapsed(1),
+        Nanosecond | Timezone | YearWeek => Err(Error::not_supported(format!(
+            "date_sub specifier \"{}\" not supported",
+            field.name()
+        ))),
+    }
+}
+
+pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
+    let (part, a, b) = (&args[0], &args[1], &args[2]);
+    let ty = DataType::BigInt;
+    if part.constant {
+        if !part.validity.is_valid(0) {
+            return Ok(null_vector(&ty, len, a.constant && b.constant));
+        }
+        let field = DateField::parse(part.strings().get(0))?;
+        sub(field, 0, 0)?;
+        return try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: i64, y: i64| sub(field, x, y).ok(),
+            |_, _| Error::out_of_range("date_sub overflow"),
+        );
+    }
+    let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
+    map_rows(&[part, a, b], len, ty, |i| {
+        sub(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::temporal::{parse_date, parse_timestamp};
+    use stride_common::ScalarValue::{self, *};
+
+    fn s(x: &str) -> ScalarValue {
+        Varchar(x.into())
+    }
+    fn d(x: &str) -> ScalarValue {
+        Date(parse_date(x).unwrap())
+    }
+    fn ts(x: &str) -> ScalarValue {
+        Timestamp(parse_timestamp(x).unwrap())
+    }
+
+    #[test]
+    fn complete_periods() {
+        let sub =
+            |p: &str, a: ScalarValue, b: ScalarValue| eval("date_sub", &[s(p), a, b]).unwrap();
+        assert_eq!(sub("month", d("2020-01-31"), d("2020-03-30")), BigInt(1));
+        assert_eq!(sub("month", d("2020-01-31"), d("2020-02-29")), BigInt(1));
+        assert_eq!(sub("month", d("2020-03-31"), d("2020-02-29")), BigInt(-1));
+        assert_eq!(sub("year", d("2021-02-28"), d("2020-02-29")), BigInt(-1));
+        assert_eq!(sub("year", d("2020-02-29"), d("2021-02-28")), BigInt(1));
+        assert_eq!(sub("quarter", d("2020-01-15"), d("2020-07-14")), BigInt(1));
+        assert_eq!(sub("week", d("2020-01-01"), d("2020-01-15")), BigInt(2));
+        assert_eq!(
+            sub("month", ts("2020-01-31 10:00"), ts("2020-02-29 09:00")),
+            BigInt(0)
+        );
+        assert_eq!(
+            sub("hour", ts("2020-01-01 12:30"), ts("2020-01-01 10:45")),
+            BigInt(-1)
+        );
+        assert_eq!(
+            eval("datesub", &[s("day"), Null, d("2024-01-01")]).unwrap(),
+            Null
+        );
+    }
+}
