@@ -1,7 +1,7 @@
 //! Functions over LIST values (PostgreSQL's arrays): `list_value` (`ARRAY[...]`),
 //! `array_to_string`,
 //! `array_length` / `array_upper` / `array_lower` (one-dimensional, 1-based),
-//! `cardinality`, element access `list_extract(l, i)` (what `l[i]` binds to; out of
+//! `cardinality`, element access `list_extract(l, i)` (what `l[i]` binds to; negative from the end, out of
 //! range gives NULL), concatenation with `||` / `list_concat` / `array_cat` (a NULL
 //! list counts as empty, as in PostgreSQL) and with one element, and the quantified
 //! comparisons `x op ANY(l)` / `x op ALL(l)`.
@@ -288,9 +288,12 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             ))
         }),
         ScalarFunction::ListExtract => map_values(&refs, len, ty, true, |row| {
+            // 1-based; negative counts from the end (DuckDB's rule); 0 or out of
+            // range is NULL
             let i = row[1].as_i64().unwrap_or(0);
             let l = items(&row[0]);
-            Ok(usize::try_from(i - 1)
+            let k = if i < 0 { l.len() as i64 + i } else { i - 1 };
+            Ok(usize::try_from(k)
                 .ok()
                 .and_then(|k| l.get(k).cloned())
                 .unwrap_or(ScalarValue::Null))
