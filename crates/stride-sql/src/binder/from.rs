@@ -391,6 +391,16 @@ impl<'a> Binder<'a> {
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
+            "duckdb_functions" if args.is_empty() => {
+                let schema = crate::system::duckdb_functions::columns()
+                    .into_iter()
+                    .map(|(n, t)| Field::new(n, t))
+                    .collect();
+                return Ok(super::constant_rows(
+                    schema,
+                    crate::system::duckdb_functions::rows(),
+                ));
+            }
             "pragma_storage_info" | "pragma_table_info" => {
                 let table =
                     match args {

@@ -16,6 +16,21 @@ use crate::plan::{Expr, Field, LambdaKind};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result};
 
+/// Every name of a function that takes a lambda.
+pub(crate) const LAMBDA_FUNCTIONS: &[&str] = &[
+    "list_transform",
+    "array_transform",
+    "apply",
+    "list_apply",
+    "array_apply",
+    "list_filter",
+    "array_filter",
+    "filter",
+    "list_reduce",
+    "array_reduce",
+    "reduce",
+];
+
 /// The lambda function a name calls, if it is one.
 pub(super) fn kind(name: &str) -> Option<LambdaKind> {
     Some(match name {

@@ -48,9 +48,11 @@ use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema}
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub(crate) use function::{probe_call, SPECIAL_FORMS};
+pub(crate) use lambda::LAMBDA_FUNCTIONS;
 pub use stride_io::csv::CsvWriteOptions;
 pub(crate) use system::catalog_function_signatures;
 pub use types::convert_data_type;
+pub(crate) use window::WINDOW_FUNCTIONS;
 
 /// A statement ready for execution.
 #[derive(Debug, Clone)]

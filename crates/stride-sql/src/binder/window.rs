@@ -21,21 +21,23 @@ use stride_functions::aggregate::{is_aggregate_name, resolve_aggregate, Aggregat
 
 /// Names of the functions that exist only as window functions.
 pub(super) fn is_window_only(name: &str) -> bool {
-    matches!(
-        name,
-        "row_number"
-            | "rank"
-            | "dense_rank"
-            | "percent_rank"
-            | "cume_dist"
-            | "ntile"
-            | "lag"
-            | "lead"
-            | "first_value"
-            | "last_value"
-            | "nth_value"
-    )
+    WINDOW_FUNCTIONS.contains(&name)
 }
+
+/// The functions that exist only with OVER (every aggregate works there too).
+pub(crate) const WINDOW_FUNCTIONS: &[&str] = &[
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+];
 
 impl Binder<'_> {
     /// Binds the window call `f` (named `name`): it joins the window functions of the

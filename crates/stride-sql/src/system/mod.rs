@@ -17,6 +17,7 @@
 //! list. Columns are those clients read; oid columns are BIGINT, names VARCHAR, arrays
 //! LISTs.
 
+pub mod duckdb_functions;
 mod information_schema;
 pub mod pg_catalog;
 pub mod pg_proc;

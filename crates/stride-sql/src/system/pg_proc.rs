@@ -272,6 +272,7 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[TEXT], RECORD));
     }
     rows.push(f("duckdb_databases", &[], RECORD));
+    rows.push(f("duckdb_functions", &[], RECORD));
     rows
 }
 
