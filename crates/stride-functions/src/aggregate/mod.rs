@@ -600,7 +600,7 @@ fn add_to_few_sums(
     sums: &mut [i128],
     mut counted: impl FnMut(usize, i64),
 ) -> bool {
-    if sums.len() == 1 && !v.constant && !v.validity.has_nulls() {
+    if sums.len() == 1 && rows > 0 && !v.constant && !v.validity.has_nulls() {
         if let Some(total) = sum_dense(v, rows) {
             sums[0] = sums[0].wrapping_add(total);
             counted(0, rows as i64);
@@ -784,6 +784,17 @@ mod tests {
             run("sum", DataType::Decimal(15, 2), d, vec![0, 0], 1),
             vec![Decimal(425, 38, 2)]
         );
+    }
+
+    /// An update with no rows leaves a group without values: its sum stays NULL.
+    #[test]
+    fn sum_of_no_rows_is_null() {
+        let agg = resolve_aggregate("sum", &[DataType::Integer]).unwrap().unwrap();
+        let mut s = new_state(&agg);
+        s.resize(1);
+        let empty = Vector::from_values(DataType::Integer, Vec::<i32>::new());
+        s.update(&[], &[&empty], 0).unwrap();
+        assert_eq!(s.finalize().unwrap().get(0), ScalarValue::Null);
     }
 
     /// Few groups (the per-lane path), one group (register sums) and many groups all
