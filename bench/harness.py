@@ -41,11 +41,17 @@ def duckdb_median(con, sql, runs):
     return statistics.median(samples)
 
 
+def stride_binary():
+    """The release shell cargo builds (in $CARGO_TARGET_DIR when that is set)."""
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "stride")
+
+
 def stride_medians(setup, statements, runs):
     """Builds the release shell, runs `setup` once, then each statement 1 + `runs`
     times with `.timer on`; returns the median hot time of each statement."""
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    binary = os.path.join(ROOT, "target", "release", "stride")
+    binary = stride_binary()
     script = list(setup) + [".timer on"]
     for sql in statements:
         script.extend([sql.rstrip(";") + ";"] * (runs + 1))
@@ -74,7 +80,7 @@ class StrideSession:
 
     def __init__(self, setup, database=None):
         subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-        binary = os.path.join(ROOT, "target", "release", "stride")
+        binary = stride_binary()
         self.proc = subprocess.Popen(
             [binary, "-csv", "-bail"] + ([database] if database else []),
             stdin=subprocess.PIPE,

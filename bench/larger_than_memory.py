@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT
+from harness import ROOT, stride_binary
 
 
 def main():
@@ -23,7 +23,7 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, "target", "bench-storage"))
     args = ap.parse_args()
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    binary = os.path.join(ROOT, "target", "release", "stride")
+    binary = stride_binary()
     os.makedirs(args.dir, exist_ok=True)
     db = os.path.join(args.dir, f"tpch-sf{args.sf:g}.stride")
     if not os.path.exists(db):

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 
-from harness import ROOT, ensure
+from harness import ROOT, ensure, stride_binary
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
@@ -116,7 +116,7 @@ def main():
     pg_port, stride_port = free_port(), free_port()
     data, as_postgres = start_postgres(pg_port)
     stride = subprocess.Popen(
-        [os.path.join(ROOT, "target", "release", "stride"), "serve", "--listen",
+        [stride_binary(), "serve", "--listen",
          f"127.0.0.1:{stride_port}", "--max-connections", str(args.clients + 8)],
         stdout=subprocess.DEVNULL,
     )

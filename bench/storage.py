@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT, duckdb_median, ensure, StrideSession
+from harness import ROOT, duckdb_median, ensure, stride_binary, StrideSession
 
 QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 
@@ -30,7 +30,7 @@ TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "order
 
 def stride_binary():
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
-    return os.path.join(ROOT, "target", "release", "stride")
+    return stride_binary()
 
 
 def stride_run(binary, db, sql):
