@@ -28,7 +28,7 @@ QUERIES = os.path.join(ROOT, "crates", "stride-tpch", "queries")
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
 
-def stride_binary():
+def build_stride():
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "stride-cli"], cwd=ROOT)
     return stride_binary()
 
@@ -75,7 +75,7 @@ def main():
     ap.add_argument("--inserts", type=int, default=300)
     args = ap.parse_args()
     duckdb = ensure("duckdb", "duckdb")
-    binary = stride_binary()
+    binary = build_stride()
     os.makedirs(args.dir, exist_ok=True)
     csv = {t: os.path.join(args.dir, f"{t}-sf{args.sf:g}.csv") for t in TABLES}
     if not all(os.path.exists(p) for p in csv.values()):
