@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """stride vs DuckDB on the function library (issue 21's speed measures): median and
 quantile_cont over --rows rows (10,000,000 by default) grouped by 1,000 keys,
-approx_count_distinct over 10 x --rows rows, regexp_extract over --rows strings and
-list_transform over --rows lists; each query reduced to one row so that result
+approx_count_distinct over 10 x --rows rows, regexp_extract over --rows strings,
+list_transform over --rows lists and a PIVOT of --rows rows; each query reduced to one row so that result
 transfer does not count. See bench/README.md."""
 
 import argparse
@@ -13,7 +13,7 @@ from harness import duckdb_median, ensure, stride_medians
 
 def setup(rows):
     return [
-        f"CREATE OR REPLACE TABLE f AS SELECT i, i % 1000 AS k, (i * 7919) % 100003 AS v, "
+        f"CREATE OR REPLACE TABLE f AS SELECT i, i % 1000 AS k, (i * 7919) % 100003 AS v, i % 10 AS a, i % 100 AS b, "
         f"'id=' || i::VARCHAR || '&name=item' || (i % 100)::VARCHAR AS s, [i, i + 1, i + 2] AS l "
         f"FROM range({rows}) t(i)",
     ]
@@ -26,6 +26,7 @@ def queries(rows):
         ("approx_count_distinct", f"SELECT approx_count_distinct(i) > 0 FROM range({rows * 10}) t(i)"),
         ("regexp_extract", "SELECT sum(length(regexp_extract(s, 'id=([0-9]+)', 1))) FROM f"),
         ("list_transform", "SELECT sum(list_sum(list_transform(l, lambda x: x + 1))) FROM f"),
+        ("pivot 10 values x 100 groups", "PIVOT f ON a USING sum(v) GROUP BY b"),
     ]
 
 

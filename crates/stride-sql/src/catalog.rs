@@ -52,6 +52,13 @@ pub struct IndexEntry {
     pub unique: bool,
 }
 
+/// Runs a bound query to its rows while a statement is being bound: how binding learns
+/// what only the data holds (the columns `PIVOT ... ON k` makes are k's distinct
+/// values). The facade provides it; without one, such statements are refused.
+pub trait PlanRunner {
+    fn rows(&self, plan: crate::plan::LogicalPlan) -> Result<Vec<Vec<ScalarValue>>>;
+}
+
 pub trait Catalog {
     /// The database's name, which a qualified table name may start with
     /// (`memory.main.t`).

@@ -12,6 +12,7 @@ pub mod binder;
 pub mod catalog;
 pub mod optimizer;
 pub mod parser;
+mod pivot_syntax;
 pub mod plan;
 pub mod system;
 

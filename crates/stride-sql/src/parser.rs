@@ -251,7 +251,8 @@ impl Dialect for StrideDialect {
     }
 
     /// `CHECKPOINT [database]` and `FORCE CHECKPOINT [database]` (DuckDB's), which
-    /// the parser does not know, become `PRAGMA checkpoint`.
+    /// the parser does not know, become `PRAGMA checkpoint`; DuckDB's PIVOT and
+    /// UNPIVOT statements become queries (`pivot_syntax.rs`).
     fn parse_statement(
         &self,
         parser: &mut Parser,
@@ -263,6 +264,14 @@ impl Dialect for StrideDialect {
         let skip = match (word(0).as_deref(), word(1).as_deref()) {
             (Some("CHECKPOINT"), _) => 1,
             (Some("FORCE"), Some("CHECKPOINT")) => 2,
+            (Some("PIVOT" | "PIVOT_WIDER"), _) => {
+                parser.next_token();
+                return Some(crate::pivot_syntax::parse_pivot(parser, self));
+            }
+            (Some("UNPIVOT" | "PIVOT_LONGER"), _) => {
+                parser.next_token();
+                return Some(crate::pivot_syntax::parse_unpivot(parser, self));
+            }
             _ => return None,
         };
         for _ in 0..skip {

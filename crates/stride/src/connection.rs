@@ -486,7 +486,11 @@ impl Connection {
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(all)
-            .with_registered(self.registered());
+            .with_registered(self.registered())
+            .with_runner(Arc::new(BindRunner {
+                catalogs: self.catalogs(),
+                ctx: self.new_context(),
+            }));
         let bound = binder.bind_statement(stmt)?;
         let parameters = binder.parameter_types().to_vec();
         let columns = match bound {
@@ -604,7 +608,11 @@ impl Connection {
         let settings = ctx.settings.clone();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(params.to_vec())
-            .with_registered(self.registered());
+            .with_registered(self.registered())
+            .with_runner(Arc::new(BindRunner {
+                catalogs: self.catalogs(),
+                ctx: ctx.clone(),
+            }));
         let bound = binder.bind_statement(stmt)?;
         let store = self.store_named(binder.written_database())?;
         drop(binder);
@@ -1314,6 +1322,32 @@ impl Connection {
         )?;
         let physical = planner::plan(&optimized, &catalogs)?;
         stride_exec::execute_collect(&physical, ctx)
+    }
+}
+
+/// Runs the queries binding needs the answers of (the values `PIVOT ... ON k` makes
+/// columns of), in the statement's context.
+struct BindRunner {
+    catalogs: stride_storage::Catalogs,
+    ctx: Arc<QueryContext>,
+}
+
+impl stride_sql::catalog::PlanRunner for BindRunner {
+    fn rows(&self, plan: stride_sql::plan::LogicalPlan) -> Result<Vec<Vec<ScalarValue>>> {
+        let optimized = stride_sql::optimizer::optimize(
+            plan,
+            &self.ctx.settings,
+            &TableStatistics(&self.catalogs),
+        )?;
+        let physical = planner::plan(&optimized, &self.catalogs)?;
+        let mut rows = Vec::new();
+        for chunk in stride_exec::execute_collect(&physical, &self.ctx)? {
+            let columns: Vec<Vector> = (0..chunk.columns.len()).map(|c| chunk.column(c)).collect();
+            for i in 0..chunk.len() {
+                rows.push(columns.iter().map(|c| c.get(i)).collect());
+            }
+        }
+        Ok(rows)
     }
 }
 

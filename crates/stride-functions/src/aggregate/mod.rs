@@ -789,7 +789,9 @@ mod tests {
     /// An update with no rows leaves a group without values: its sum stays NULL.
     #[test]
     fn sum_of_no_rows_is_null() {
-        let agg = resolve_aggregate("sum", &[DataType::Integer]).unwrap().unwrap();
+        let agg = resolve_aggregate("sum", &[DataType::Integer])
+            .unwrap()
+            .unwrap();
         let mut s = new_state(&agg);
         s.resize(1);
         let empty = Vector::from_values(DataType::Integer, Vec::<i32>::new());

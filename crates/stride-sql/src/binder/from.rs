@@ -357,6 +357,43 @@ impl<'a> Binder<'a> {
                     .map_or(String::new(), |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
+            ast::TableFactor::Pivot {
+                table,
+                aggregate_functions,
+                value_column,
+                value_source,
+                default_on_null,
+                alias,
+            } => {
+                let plan = self.bind_pivot(
+                    table,
+                    aggregate_functions,
+                    value_column,
+                    value_source,
+                    default_on_null.as_ref(),
+                )?;
+                let fields = super::unqualified(plan.schema());
+                let qual = alias
+                    .as_ref()
+                    .map_or(String::new(), |a| ident_name(&a.name));
+                apply_alias(rename(plan, fields), &qual, alias.as_ref())
+            }
+            ast::TableFactor::Unpivot {
+                table,
+                value,
+                name,
+                columns,
+                null_inclusion,
+                alias,
+            } => {
+                let include = matches!(null_inclusion, Some(ast::NullInclusion::IncludeNulls));
+                let plan = self.bind_unpivot(table, value, name, columns, include)?;
+                let fields = super::unqualified(plan.schema());
+                let qual = alias
+                    .as_ref()
+                    .map_or(String::new(), |a| ident_name(&a.name));
+                apply_alias(rename(plan, fields), &qual, alias.as_ref())
+            }
             ast::TableFactor::NestedJoin {
                 table_with_joins,
                 alias,

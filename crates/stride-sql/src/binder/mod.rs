@@ -23,6 +23,7 @@ mod lambda;
 mod lateral;
 mod modify;
 mod parameters;
+mod pivot;
 mod procedure;
 mod returning;
 mod scope;
@@ -257,6 +258,8 @@ pub struct Binder<'a> {
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
     /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
     rowid_column: bool,
+    /// Runs queries binding needs the answers of (PIVOT's values).
+    runner: Option<Arc<dyn crate::catalog::PlanRunner + 'a>>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -289,7 +292,14 @@ impl<'a> Binder<'a> {
             recursive_ctes: Default::default(),
             recursive_refs: Vec::new(),
             rowid_column: false,
+            runner: None,
         }
+    }
+
+    /// What runs the queries binding needs answers from (PIVOT without IN).
+    pub fn with_runner(mut self, runner: Arc<dyn crate::catalog::PlanRunner + 'a>) -> Self {
+        self.runner = Some(runner);
+        self
     }
 
     /// The database the bound statement changes, when its target was qualified by a
