@@ -27,6 +27,7 @@ pub mod in_set;
 pub mod join_filters;
 pub mod key_packing;
 pub mod lambda;
+pub mod nested_key;
 pub mod operators;
 pub mod parallel;
 pub mod physical_plan;

@@ -15,7 +15,7 @@
 use crate::hash_table::{hash_key, hash_word};
 use stride_common::vector::NativeType;
 use stride_common::{
-    with_native, DataType, Error, Interval, PhysicalType, Result, Validity, Vector, VectorData,
+    with_native, DataType, Interval, PhysicalType, Result, Validity, Vector, VectorData,
 };
 
 /// Encoded keys of a chunk: row i is `data[offsets[i]..offsets[i+1]]`.
@@ -297,13 +297,23 @@ fn fixed_width(p: PhysicalType) -> Option<usize> {
 /// Encodes the keys of `len` rows of `cols` (flat or constant vectors).
 pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<KeyBuffer> {
     let cols: Vec<&Vector> = cols.iter().map(|c| c.borrow()).collect();
-    for &c in &cols {
-        if matches!(c.ty, DataType::List(_)) {
-            return Err(Error::not_supported(
-                "grouping, joining or DISTINCT on LIST values is not supported yet",
-            ));
-        }
-    }
+    // LIST columns: each row's value encoded up front (nested_key.rs).
+    let lists: Vec<Option<Vec<Vec<u8>>>> = cols
+        .iter()
+        .map(|c| {
+            matches!(c.ty, DataType::List(_)).then(|| {
+                (0..len)
+                    .map(|i| {
+                        let mut b = Vec::new();
+                        if c.is_valid(i) {
+                            crate::nested_key::write_equal(&c.get(i), &mut b);
+                        }
+                        b
+                    })
+                    .collect()
+            })
+        })
+        .collect();
     if let [c] = cols.as_slice() {
         if fixed_width(c.data.physical()).is_some() {
             return Ok(
@@ -313,7 +323,13 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
     }
     // Row sizes first, then one pass per column writing at each row's cursor.
     let mut sizes = vec![0u32; len];
-    for &c in &cols {
+    for (&c, list) in cols.iter().zip(&lists) {
+        if let Some(list) = list {
+            for (s, b) in sizes.iter_mut().zip(list) {
+                *s += 1 + if b.is_empty() { 0 } else { 4 + b.len() as u32 };
+            }
+            continue;
+        }
         match fixed_width(c.data.physical()) {
             Some(w) => {
                 for (i, s) in sizes.iter_mut().enumerate() {
@@ -342,7 +358,22 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
     }
     let mut data = vec![0u8; total as usize];
     let mut cursor: Vec<u32> = offsets[..len].to_vec();
-    for &c in &cols {
+    for (&c, list) in cols.iter().zip(&lists) {
+        if let Some(list) = list {
+            for (cur, b) in cursor.iter_mut().zip(list) {
+                let at = *cur as usize;
+                if b.is_empty() {
+                    data[at] = 0;
+                    *cur += 1;
+                } else {
+                    data[at] = 1;
+                    data[at + 1..at + 5].copy_from_slice(&(b.len() as u32).to_le_bytes());
+                    data[at + 5..at + 5 + b.len()].copy_from_slice(b);
+                    *cur += 5 + b.len() as u32;
+                }
+            }
+            continue;
+        }
         with_native!(c.data.physical(), T => write_fixed::<T>(c, len, &mut data, &mut cursor), _ => {
             let sv = c.strings();
             for (i, cur) in cursor.iter_mut().enumerate() {
@@ -428,6 +459,21 @@ pub fn decode<'a>(
             if !valid {
                 validities[ci].set_invalid(row, n);
             }
+            if let DataType::List(_) = &col.ty {
+                if valid {
+                    let l = u32::from_le_bytes(key[at..at + 4].try_into().expect("4")) as usize;
+                    at += 4;
+                    let ty = col.ty.clone();
+                    let v = crate::nested_key::read_equal(&key[at..at + l], &ty);
+                    at += l;
+                    if col.push(&v).is_err() {
+                        col.push_null();
+                    }
+                } else {
+                    col.push_null();
+                }
+                continue;
+            }
             match &mut col.data {
                 VectorData::Str(sv) => {
                     if valid {
@@ -452,7 +498,7 @@ pub fn decode<'a>(
                     } else {
                         v.push(T::default());
                     }
-                }, _ => unreachable!("lists are rejected by encode")),
+                }, _ => unreachable!("lists are decoded above")),
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use crate::row_key::KeyBuffer;
 use stride_common::vector::NativeType;
-use stride_common::{with_native, DataType, Error, Interval, Result, Vector};
+use stride_common::{with_native, DataType, Interval, Result, Vector};
 
 pub struct SortColumn<'a> {
     pub values: &'a Vector,
@@ -119,14 +119,6 @@ fn value_width(t: &DataType) -> Option<usize> {
 
 /// Encodes the sort keys of `len` rows.
 pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
-    if cols
-        .iter()
-        .any(|c| matches!(c.values.ty, DataType::List(_)))
-    {
-        return Err(Error::not_supported(
-            "ORDER BY on LIST values is not supported yet",
-        ));
-    }
     let types: Vec<DataType> = cols.iter().map(|c| c.values.ty.clone()).collect();
     if let Some(w) = fixed_width(&types) {
         return Ok(encode_fixed(cols, len, w));
@@ -144,6 +136,17 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                 continue;
             }
             data.push(1);
+            if let DataType::List(_) = &v.ty {
+                // element by element (nested_key.rs), less its leading marker
+                let mut key = Vec::new();
+                crate::nested_key::write_ordered(&v.get(i), &mut key);
+                let start = data.len();
+                data.extend_from_slice(&key[1..]);
+                if !c.asc {
+                    data[start..].iter_mut().for_each(|b| *b = !*b);
+                }
+                continue;
+            }
             with_native!(v.data.physical(), T => {
                 let x = bits(v.values::<T>(), j, c.asc);
                 data.extend_from_slice(&x.to_be_bytes()[16 - <T as Ordered>::WIDTH..]);

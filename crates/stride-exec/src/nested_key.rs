@@ -1,0 +1,249 @@
+//! Keys of LIST values, for grouping, DISTINCT and joins (row_key.rs) and for ORDER
+//! BY (sort_key.rs): a list value encoded as bytes, element by element, recursively.
+//!
+//! - [`write_equal`] / [`read_equal`]: equal lists give equal bytes (NULL elements
+//!   equal each other, -0.0 equals 0.0, every NaN is one value), and the bytes read
+//!   back as the list, so a grouped list comes out of its key.
+//! - [`write_ordered`]: the bytes compare with `memcmp` as DuckDB orders lists:
+//!   element by element, a list that is a prefix of another first, NULL elements
+//!   after every value.
+//!
+//! Lists are rare as keys, so these work on scalar values row by row.
+
+use stride_common::{DataType, Interval, ScalarValue, Vector};
+
+fn float_bits(x: f64) -> u64 {
+    let x = x + 0.0;
+    if x.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        x.to_bits()
+    }
+}
+
+/// Appends the equality encoding of `v`.
+pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
+    use ScalarValue as S;
+    if v.is_null() {
+        out.push(0);
+        return;
+    }
+    out.push(1);
+    match v {
+        S::Null => {}
+        S::Boolean(b) => out.push(*b as u8),
+        S::TinyInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::SmallInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Integer(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::BigInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Real(x) => out.extend_from_slice(&float_bits(*x as f64).to_le_bytes()),
+        S::Double(x) => out.extend_from_slice(&float_bits(*x).to_le_bytes()),
+        S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Timestamp(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Interval(i) => {
+            out.extend_from_slice(&i.months.to_le_bytes());
+            out.extend_from_slice(&i.days.to_le_bytes());
+            out.extend_from_slice(&i.micros.to_le_bytes());
+        }
+        S::Varchar(s) => {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        S::List(_, items) => {
+            out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+            for x in items {
+                write_equal(x, out);
+            }
+        }
+        #[allow(unreachable_patterns)]
+        other => {
+            // Any other value by its text, which casts back to its type.
+            let s = other.to_string();
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let mut a = [0u8; N];
+        if let Some(s) = self.b.get(self.at..self.at + N) {
+            a.copy_from_slice(s);
+        }
+        self.at += N;
+        a
+    }
+
+    fn bytes(&mut self) -> &[u8] {
+        let n = u32::from_le_bytes(self.take::<4>()) as usize;
+        let s = self.b.get(self.at..self.at + n).unwrap_or(&[]);
+        self.at += n;
+        s
+    }
+}
+
+/// Reads back a value of type `ty` written by [`write_equal`].
+pub fn read_equal(b: &[u8], ty: &DataType) -> ScalarValue {
+    read(&mut Reader { b, at: 0 }, ty)
+}
+
+fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
+    use ScalarValue as S;
+    if r.take::<1>()[0] == 0 {
+        return S::Null;
+    }
+    match ty {
+        DataType::Boolean => S::Boolean(r.take::<1>()[0] != 0),
+        DataType::TinyInt => S::TinyInt(i8::from_le_bytes(r.take())),
+        DataType::SmallInt => S::SmallInt(i16::from_le_bytes(r.take())),
+        DataType::Integer => S::Integer(i32::from_le_bytes(r.take())),
+        DataType::BigInt => S::BigInt(i64::from_le_bytes(r.take())),
+        DataType::Real => S::Real(f64::from_bits(u64::from_le_bytes(r.take())) as f32),
+        DataType::Double => S::Double(f64::from_bits(u64::from_le_bytes(r.take()))),
+        DataType::Decimal(p, s) => S::Decimal(i128::from_le_bytes(r.take()), *p, *s),
+        DataType::Date => S::Date(i32::from_le_bytes(r.take())),
+        DataType::Timestamp => S::Timestamp(i64::from_le_bytes(r.take())),
+        DataType::Interval => S::Interval(Interval::new(
+            i32::from_le_bytes(r.take()),
+            i32::from_le_bytes(r.take()),
+            i64::from_le_bytes(r.take()),
+        )),
+        DataType::Varchar => S::Varchar(String::from_utf8_lossy(r.bytes()).into_owned()),
+        DataType::List(elem) => {
+            let n = u32::from_le_bytes(r.take::<4>()) as usize;
+            let items = (0..n).map(|_| read(r, elem)).collect();
+            S::List((**elem).clone(), items)
+        }
+        other => {
+            let text = String::from_utf8_lossy(r.bytes()).into_owned();
+            let v = Vector::constant(&S::Varchar(text), &DataType::Varchar)
+                .and_then(|v| stride_functions::cast_vector(&v, 1, other, false));
+            v.map(|v| v.get(0)).unwrap_or(S::Null)
+        }
+    }
+}
+
+/// Appends the order-preserving encoding of `v` (ascending, NULL after values).
+pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
+    use ScalarValue as S;
+    let flip8 = |x: i8| (x as u8) ^ 0x80;
+    match v {
+        S::Null => out.push(2),
+        S::Boolean(b) => out.extend_from_slice(&[1, *b as u8]),
+        S::TinyInt(x) => out.extend_from_slice(&[1, flip8(*x)]),
+        S::SmallInt(x) => {
+            out.push(1);
+            out.extend_from_slice(&((*x as u16) ^ 0x8000).to_be_bytes());
+        }
+        S::Integer(x) | S::Date(x) => {
+            out.push(1);
+            out.extend_from_slice(&((*x as u32) ^ (1 << 31)).to_be_bytes());
+        }
+        S::BigInt(x) | S::Timestamp(x) => {
+            out.push(1);
+            out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes());
+        }
+        S::Decimal(x, _, _) => {
+            out.push(1);
+            out.extend_from_slice(&((*x as u128) ^ (1 << 127)).to_be_bytes());
+        }
+        S::Real(x) => ordered_float(*x as f64, out),
+        S::Double(x) => ordered_float(*x, out),
+        S::Interval(i) => {
+            // by the total length, as intervals compare
+            let micros = i.months as i128 * 30 * 86_400_000_000
+                + i.days as i128 * 86_400_000_000
+                + i.micros as i128;
+            out.push(1);
+            out.extend_from_slice(&((micros as u128) ^ (1 << 127)).to_be_bytes());
+        }
+        S::Varchar(s) => {
+            out.push(1);
+            ordered_bytes(s.as_bytes(), out);
+        }
+        S::List(_, items) => {
+            out.push(1);
+            for x in items {
+                out.push(1);
+                write_ordered(x, out);
+            }
+            out.push(0);
+        }
+        #[allow(unreachable_patterns)]
+        other => {
+            out.push(1);
+            ordered_bytes(other.to_string().as_bytes(), out);
+        }
+    }
+}
+
+fn ordered_float(x: f64, out: &mut Vec<u8>) {
+    let b = float_bits(x);
+    let o = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    out.push(1);
+    out.extend_from_slice(&o.to_be_bytes());
+}
+
+/// Bytes with 0x00 escaped, then a 0x00 0x00 terminator (a prefix sorts first).
+fn ordered_bytes(b: &[u8], out: &mut Vec<u8>) {
+    for &x in b {
+        out.push(x);
+        if x == 0 {
+            out.push(0xFF);
+        }
+    }
+    out.extend_from_slice(&[0, 0]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ScalarValue as S;
+
+    fn list(items: Vec<ScalarValue>) -> ScalarValue {
+        S::List(DataType::Integer, items)
+    }
+
+    #[test]
+    fn equal_keys_read_back() {
+        let ty = DataType::List(Box::new(DataType::List(Box::new(DataType::Varchar))));
+        let v = S::List(
+            DataType::List(Box::new(DataType::Varchar)),
+            vec![
+                S::List(DataType::Varchar, vec![S::Varchar("a".into()), S::Null]),
+                S::Null,
+                S::List(DataType::Varchar, vec![]),
+            ],
+        );
+        let mut b = Vec::new();
+        write_equal(&v, &mut b);
+        assert_eq!(read_equal(&b, &ty), v);
+    }
+
+    #[test]
+    fn ordered_keys_sort_like_lists() {
+        let key = |v: &ScalarValue| {
+            let mut b = Vec::new();
+            write_ordered(v, &mut b);
+            b
+        };
+        let sorted = [
+            list(vec![]),
+            list(vec![S::Integer(-5)]),
+            list(vec![S::Integer(1)]),
+            list(vec![S::Integer(1), S::Integer(2)]),
+            list(vec![S::Integer(1), S::Null]),
+            list(vec![S::Integer(3)]),
+        ];
+        for w in sorted.windows(2) {
+            assert!(key(&w[0]) < key(&w[1]), "{} < {}", w[0], w[1]);
+        }
+    }
+}
