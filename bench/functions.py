@@ -6,9 +6,8 @@ list_transform over --rows lists and a PIVOT of --rows rows; each query reduced 
 transfer does not count. See bench/README.md."""
 
 import argparse
-import statistics
 
-from harness import duckdb_median, ensure, stride_medians
+from harness import compare_in_memory
 
 
 def setup(rows):
@@ -36,23 +35,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
-    duckdb = ensure("duckdb", "duckdb")
-    con = duckdb.connect()
-    con.execute(f"SET threads = {args.threads}")
-    for s in setup(args.rows):
-        con.execute(s)
-    qs = queries(args.rows)
-    duck = {n: duckdb_median(con, q, args.runs) for n, q in qs}
-    stmts = [f"SET threads = {args.threads};"] + [s + ";" for s in setup(args.rows)]
-    mine = dict(zip((n for n, _ in qs), stride_medians(stmts, [q for _, q in qs], args.runs)))
-    print(f"{args.rows:,} rows, {args.threads} threads, median of {args.runs} hot runs; DuckDB {duckdb.__version__}")
-    print(f"{'query':<32}{'stride (s)':>12}{'duckdb (s)':>12}{'ratio':>8}")
-    ratios = []
-    for name, _ in qs:
-        r = mine[name] / duck[name]
-        ratios.append(r)
-        print(f"{name:<32}{mine[name]:>12.4f}{duck[name]:>12.4f}{r:>8.2f}")
-    print(f"{'geometric mean':<56}{statistics.geometric_mean(ratios):>8.2f}")
+    compare_in_memory(setup(args.rows), queries(args.rows), args.rows, args.runs, args.threads)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,29 @@ def duckdb_median(con, sql, runs):
     return statistics.median(samples)
 
 
+def compare_in_memory(setup, queries, rows, runs, threads):
+    """Runs `setup` (statements) in DuckDB and in stride, in memory, then each named
+    query of `queries` hot `runs` times in both, and prints the medians and ratios
+    with their geometric mean."""
+    duckdb = ensure("duckdb", "duckdb")
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    for s in setup:
+        con.execute(s)
+    duck = {n: duckdb_median(con, q, runs) for n, q in queries}
+    stmts = [f"SET threads = {threads};"] + [s + ";" for s in setup]
+    mine = dict(zip((n for n, _ in queries), stride_medians(stmts, [q for _, q in queries], runs)))
+    width = max(len(n) for n, _ in queries) + 2
+    print(f"{rows:,} rows, {threads} threads, median of {runs} hot runs; DuckDB {duckdb.__version__}")
+    print(f"{'query':<{width}}{'stride (s)':>12}{'duckdb (s)':>12}{'ratio':>8}")
+    ratios = []
+    for name, _ in queries:
+        r = mine[name] / duck[name]
+        ratios.append(r)
+        print(f"{name:<{width}}{mine[name]:>12.4f}{duck[name]:>12.4f}{r:>8.2f}")
+    print(f"{'geometric mean':<{width + 24}}{statistics.geometric_mean(ratios):>8.2f}")
+
+
 def stride_binary():
     """The release shell cargo builds (in $CARGO_TARGET_DIR when that is set)."""
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))

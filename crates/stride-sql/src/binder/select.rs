@@ -660,30 +660,16 @@ fn bind_select_list(
     };
 
     // ORDER BY: an output column (ordinal, alias or output name) or an expression.
-    enum OrderTarget {
-        Output(usize),
-        Extra(Expr),
-    }
     let mut order_targets = Vec::new();
     let order = expand_order_all(order, items.len());
     for item in &order {
-        let target = if let Some(i) = ordinal(&item.expr, items.len())? {
-            OrderTarget::Output(i)
-        } else if let Some(i) = output_name_ref(&item.expr, &items) {
-            OrderTarget::Output(i)
-        } else {
-            let mut ctx = ExprCtx {
-                scope: &scope,
-                aggregates: Some(&mut aggregates),
-                windows: Some(&mut windows),
-                clause: "ORDER BY",
-            };
-            let e = b.bind_expr(&item.expr, &mut ctx)?;
-            match items.iter().position(|it| it.expr == e) {
-                Some(i) => OrderTarget::Output(i),
-                None => OrderTarget::Extra(e),
-            }
+        let mut ctx = ExprCtx {
+            scope: &scope,
+            aggregates: Some(&mut aggregates),
+            windows: Some(&mut windows),
+            clause: "ORDER BY",
         };
+        let target = order_target(b, &item.expr, &items, &mut ctx)?;
         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
         order_targets.push((target, asc, nulls_first(b, asc, item.options.nulls_first)));
     }
@@ -692,24 +678,13 @@ fn bind_select_list(
     let mut on_targets = Vec::new();
     if let Some(ast::Distinct::On(on)) = &s.distinct {
         for e in on {
-            let target = if let Some(i) = ordinal(e, items.len())? {
-                OrderTarget::Output(i)
-            } else if let Some(i) = output_name_ref(e, &items) {
-                OrderTarget::Output(i)
-            } else {
-                let mut ctx = ExprCtx {
-                    scope: &scope,
-                    aggregates: Some(&mut aggregates),
-                    windows: Some(&mut windows),
-                    clause: "DISTINCT ON",
-                };
-                let e = b.bind_expr(e, &mut ctx)?;
-                match items.iter().position(|it| it.expr == e) {
-                    Some(i) => OrderTarget::Output(i),
-                    None => OrderTarget::Extra(e),
-                }
+            let mut ctx = ExprCtx {
+                scope: &scope,
+                aggregates: Some(&mut aggregates),
+                windows: Some(&mut windows),
+                clause: "DISTINCT ON",
             };
-            on_targets.push(target);
+            on_targets.push(order_target(b, e, &items, &mut ctx)?);
         }
     }
 
@@ -946,6 +921,33 @@ fn bind_select_list(
         };
     }
     Ok(plan)
+}
+
+/// What an ORDER BY or DISTINCT ON item sorts by: an output column (by ordinal,
+/// alias or output name, or an expression the select list computes) or an expression
+/// over FROM to compute beside the select list.
+enum OrderTarget {
+    Output(usize),
+    Extra(Expr),
+}
+
+fn order_target(
+    b: &mut Binder,
+    e: &ast::Expr,
+    items: &[SelectItem],
+    ctx: &mut ExprCtx,
+) -> Result<OrderTarget> {
+    if let Some(i) = ordinal(e, items.len())? {
+        return Ok(OrderTarget::Output(i));
+    }
+    if let Some(i) = output_name_ref(e, items) {
+        return Ok(OrderTarget::Output(i));
+    }
+    let e = b.bind_expr(e, ctx)?;
+    Ok(match items.iter().position(|it| it.expr == e) {
+        Some(i) => OrderTarget::Output(i),
+        None => OrderTarget::Extra(e),
+    })
 }
 
 /// `SELECT DISTINCT ON (keys) ... ORDER BY order` over the projected rows `plan`

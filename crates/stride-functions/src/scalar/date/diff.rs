@@ -5,7 +5,6 @@
 
 use super::field::DateField;
 use super::temporal_arg;
-use crate::kernels::{map_rows, null_vector, try_binary, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
@@ -66,27 +65,7 @@ fn diff(field: DateField, a: i64, b: i64) -> Result<i64> {
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
-    let (part, a, b) = (&args[0], &args[1], &args[2]);
-    let ty = DataType::BigInt;
-    if part.constant {
-        if !part.validity.is_valid(0) {
-            return Ok(null_vector(&ty, len, a.constant && b.constant));
-        }
-        let field = DateField::parse(part.strings().get(0))?;
-        diff(field, 0, 0)?;
-        return try_binary(
-            a,
-            b,
-            len,
-            ty,
-            |x: i64, y: i64| diff(field, x, y).ok(),
-            |_, _| Error::out_of_range("date_diff overflow"),
-        );
-    }
-    let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
-    map_rows(&[part, a, b], len, ty, |i| {
-        diff(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
-    })
+    super::by_part_of_two(args, len, "date_diff", diff)
 }
 
 #[cfg(test)]

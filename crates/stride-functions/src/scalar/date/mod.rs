@@ -62,3 +62,36 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
 }
+
+/// `f(part, a, b)` over rows of (part name, a, b), with a constant part parsed once:
+/// date_diff and date_sub. `what` names the function in overflow errors.
+pub(super) fn by_part_of_two(
+    args: &[stride_common::Vector],
+    len: usize,
+    what: &'static str,
+    f: fn(DateField, i64, i64) -> stride_common::Result<i64>,
+) -> stride_common::Result<stride_common::Vector> {
+    use crate::kernels::{map_rows, null_vector, try_binary, Slot, StrSlot};
+    use stride_common::{DataType, Error};
+    let (part, a, b) = (&args[0], &args[1], &args[2]);
+    let ty = DataType::BigInt;
+    if part.constant {
+        if !part.validity.is_valid(0) {
+            return Ok(null_vector(&ty, len, a.constant && b.constant));
+        }
+        let field = DateField::parse(part.strings().get(0))?;
+        f(field, 0, 0)?;
+        return try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: i64, y: i64| f(field, x, y).ok(),
+            |_, _| Error::out_of_range(format!("{what} overflow")),
+        );
+    }
+    let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
+    map_rows(&[part, a, b], len, ty, |i| {
+        f(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
+    })
+}

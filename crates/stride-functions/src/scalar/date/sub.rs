@@ -8,7 +8,6 @@
 
 use super::age::age;
 use super::field::DateField;
-use crate::kernels::{map_rows, null_vector, try_binary, Slot, StrSlot};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{civil_from_days, days_from_civil, days_in_month};
@@ -71,27 +70,7 @@ fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
-    let (part, a, b) = (&args[0], &args[1], &args[2]);
-    let ty = DataType::BigInt;
-    if part.constant {
-        if !part.validity.is_valid(0) {
-            return Ok(null_vector(&ty, len, a.constant && b.constant));
-        }
-        let field = DateField::parse(part.strings().get(0))?;
-        sub(field, 0, 0)?;
-        return try_binary(
-            a,
-            b,
-            len,
-            ty,
-            |x: i64, y: i64| sub(field, x, y).ok(),
-            |_, _| Error::out_of_range("date_sub overflow"),
-        );
-    }
-    let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
-    map_rows(&[part, a, b], len, ty, |i| {
-        sub(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
-    })
+    super::by_part_of_two(args, len, "date_sub", sub)
 }
 
 #[cfg(test)]
