@@ -562,6 +562,16 @@ pub(crate) mod test_util {
     use super::*;
     use stride_common::ScalarValue;
 
+    /// A list of INTEGERs, `None` for a NULL element.
+    pub fn int_list(v: &[Option<i32>]) -> ScalarValue {
+        ScalarValue::List(
+            DataType::Integer,
+            v.iter()
+                .map(|x| x.map_or(ScalarValue::Null, ScalarValue::Integer))
+                .collect(),
+        )
+    }
+
     /// A flat vector of `ty` holding `values`.
     pub fn flat(ty: &DataType, values: &[ScalarValue]) -> Vector {
         let mut v = Vector::with_capacity(ty, values.len());

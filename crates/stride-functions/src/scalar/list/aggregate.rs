@@ -235,17 +235,10 @@ fn evaluate_other(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vect
 
 #[cfg(test)]
 mod tests {
-    use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::{eval, int_list as ints};
     use crate::scalar::{resolve_scalar, specialize};
-    use stride_common::ScalarValue::{self, *};
+    use stride_common::ScalarValue::*;
     use stride_common::{DataType, ErrorKind};
-
-    fn ints(v: &[Option<i32>]) -> ScalarValue {
-        List(
-            DataType::Integer,
-            v.iter().map(|x| x.map_or(Null, Integer)).collect(),
-        )
-    }
 
     #[test]
     fn shorthands() {

@@ -302,17 +302,10 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 
 #[cfg(test)]
 mod tests {
-    use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::{eval, int_list as ints};
     use stride_common::temporal::parse_timestamp;
     use stride_common::DataType;
     use stride_common::ScalarValue::{self, *};
-
-    fn ints(v: &[Option<i32>]) -> ScalarValue {
-        List(
-            DataType::Integer,
-            v.iter().map(|x| x.map_or(Null, Integer)).collect(),
-        )
-    }
 
     fn bigs(v: &[i64]) -> ScalarValue {
         List(DataType::BigInt, v.iter().map(|&x| BigInt(x)).collect())

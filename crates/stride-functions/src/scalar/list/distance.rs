@@ -106,16 +106,8 @@ pub(super) fn evaluate(d: Distance, args: &[Vector], len: usize) -> Result<Vecto
 
 #[cfg(test)]
 mod tests {
-    use crate::scalar::test_util::eval;
-    use stride_common::DataType;
-    use stride_common::ScalarValue::{self, *};
-
-    fn ints(v: &[Option<i32>]) -> ScalarValue {
-        List(
-            DataType::Integer,
-            v.iter().map(|x| x.map_or(Null, Integer)).collect(),
-        )
-    }
+    use crate::scalar::test_util::{eval, int_list as ints};
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn distances() {
