@@ -14,6 +14,7 @@ pub mod optimizer;
 pub mod parser;
 mod pivot_syntax;
 pub mod plan;
+mod prefix_alias;
 pub mod system;
 
 pub use catalog::Catalog;

@@ -33,7 +33,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .tokenize_with_location()
         .map_err(ParserError::from)
         .and_then(|tokens| {
-            let tokens = resolve_pg_tokens(tokens)?;
+            let tokens = crate::prefix_alias::rewrite(resolve_pg_tokens(tokens)?);
             Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)
