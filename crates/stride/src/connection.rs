@@ -150,6 +150,7 @@ impl Database {
             interrupt: InterruptHandle::default(),
             client_streams: AtomicBool::new(false),
             registered: Mutex::new(Arc::default()),
+            prepared: Mutex::new(Arc::default()),
         })
     }
 }
@@ -227,6 +228,9 @@ pub struct Connection {
     /// tables and views; replaced whole on each change, so a statement binds
     /// against one snapshot.
     registered: Mutex<Arc<HashMap<String, Arc<RegisteredRelation>>>>,
+    /// Statements prepared with PREPARE, by lower-case name, run by EXECUTE; replaced
+    /// whole on each change, like `registered`.
+    prepared: Mutex<Arc<stride_sql::binder::PreparedStatements>>,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -307,6 +311,25 @@ impl Connection {
             .lock()
             .map(|r| r.clone())
             .unwrap_or_default()
+    }
+
+    fn prepared(&self) -> Arc<stride_sql::binder::PreparedStatements> {
+        self.prepared.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Changes the connection's prepared statements (PREPARE, DEALLOCATE).
+    fn change_prepared(
+        &self,
+        change: impl FnOnce(&mut stride_sql::binder::PreparedStatements),
+    ) -> Result<()> {
+        let mut prepared = self
+            .prepared
+            .lock()
+            .map_err(|_| Error::internal("prepared statements lock"))?;
+        let mut next = (**prepared).clone();
+        change(&mut next);
+        *prepared = Arc::new(next);
+        Ok(())
     }
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
@@ -486,7 +509,8 @@ impl Connection {
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(all)
-            .with_registered(self.registered());
+            .with_registered(self.registered())
+            .with_prepared(self.prepared());
         let bound = binder.bind_statement(stmt)?;
         let parameters = binder.parameter_types().to_vec();
         let columns = match bound {
@@ -604,7 +628,8 @@ impl Connection {
         let settings = ctx.settings.clone();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(params.to_vec())
-            .with_registered(self.registered());
+            .with_registered(self.registered())
+            .with_prepared(self.prepared());
         let bound = binder.bind_statement(stmt)?;
         let store = self.store_named(binder.written_database())?;
         drop(binder);
@@ -1104,6 +1129,21 @@ impl Connection {
                     )));
                 }
                 self.databases.detach(&name, if_exists)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Prepare { name, statement } => {
+                self.change_prepared(|p| {
+                    p.insert(name, statement);
+                })?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Deallocate { name } => {
+                self.change_prepared(|p| match name {
+                    Some(name) => {
+                        p.remove(&name);
+                    }
+                    None => p.clear(),
+                })?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Use { database } => {

@@ -23,6 +23,7 @@ mod lambda;
 mod lateral;
 mod modify;
 mod parameters;
+mod prepare;
 mod procedure;
 mod returning;
 mod scope;
@@ -38,6 +39,7 @@ mod window;
 use crate::catalog::Catalog;
 use crate::plan::{AggregateExpr, Field, LogicalPlan};
 pub use insert::{ConflictUpdate, OnConflict};
+pub use prepare::PreparedStatements;
 pub use returning::Returning;
 use scope::Scope;
 use sqlparser::ast;
@@ -190,6 +192,17 @@ pub enum BoundStatement {
     Use {
         database: String,
     },
+    /// `PREPARE name AS statement`: the connection keeps `statement` under `name`
+    /// (lower case), replacing one of that name (`binder/prepare.rs`).
+    Prepare {
+        name: String,
+        statement: Arc<ast::Statement>,
+    },
+    /// `DEALLOCATE [PREPARE] name`: the connection forgets the prepared statement
+    /// (lower case), if it has one; `None`: `DEALLOCATE ALL` (PostgreSQL's), every one.
+    Deallocate {
+        name: Option<String>,
+    },
 }
 
 /// The benchmarks whose data and queries stride carries.
@@ -255,6 +268,8 @@ pub struct Binder<'a> {
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
     /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
     rowid_column: bool,
+    /// The connection's prepared statements, for EXECUTE (`prepare.rs`).
+    prepared: Arc<PreparedStatements>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -287,6 +302,7 @@ impl<'a> Binder<'a> {
             recursive_ctes: Default::default(),
             recursive_refs: Vec::new(),
             rowid_column: false,
+            prepared: Arc::default(),
         }
     }
 
@@ -299,6 +315,12 @@ impl<'a> Binder<'a> {
     /// Values for the statement's `$n` parameters.
     pub fn with_params(mut self, params: Vec<ScalarValue>) -> Self {
         self.params = params;
+        self
+    }
+
+    /// The connection's prepared statements (PREPARE), which EXECUTE runs.
+    pub fn with_prepared(mut self, prepared: Arc<PreparedStatements>) -> Self {
+        self.prepared = prepared;
         self
     }
 
@@ -379,6 +401,23 @@ impl<'a> Binder<'a> {
                 self.bind_use(name)
             }
             S::Call(f) => self.bind_call(f),
+            S::Prepare {
+                name,
+                data_types,
+                statement,
+            } => self.bind_prepare(name, data_types, statement),
+            S::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                ..
+            } if into.is_empty() && using.is_empty() => self.bind_execute(name, parameters),
+            S::Deallocate { name, .. } => Ok(BoundStatement::Deallocate {
+                name: (name.quote_style.is_some() || !name.value.eq_ignore_ascii_case("all"))
+                    .then(|| expr::ident_name(name).to_ascii_lowercase()),
+            }),
             S::Copy {
                 source,
                 to,
