@@ -260,6 +260,9 @@ impl Dialect for StrideDialect {
             Token::Word(w) => Some(w.value.to_ascii_uppercase()),
             _ => None,
         };
+        if word(0).as_deref() == Some("INSERT") {
+            return parse_insert_by(parser);
+        }
         let skip = match (word(0).as_deref(), word(1).as_deref()) {
             (Some("CHECKPOINT"), _) => 1,
             (Some("FORCE"), Some("CHECKPOINT")) => 2,
@@ -354,6 +357,89 @@ impl Dialect for StrideDialect {
         supports_comma_separated_trim() -> bool;
         supports_numeric_literal_underscores() -> bool;
     }
+}
+
+/// The optimizer hint that marks an INSERT as DuckDB's `INSERT INTO t BY NAME ...`
+/// (`INSERT /*stride+ BY NAME */ INTO t ...` when printed): the parser has no field
+/// for it, so [`parse_insert_by`] records it here and `binder/insert.rs` reads it.
+pub const INSERT_BY_NAME_HINT: &str = "BY NAME";
+
+/// Whether `insert` was written `INSERT INTO t BY NAME ...`.
+pub fn is_insert_by_name(insert: &sqlparser::ast::Insert) -> bool {
+    insert
+        .optimizer_hints
+        .iter()
+        .any(|h| h.prefix == "stride" && h.text == INSERT_BY_NAME_HINT)
+}
+
+/// DuckDB's `INSERT [OR ...] INTO name BY NAME | BY POSITION source`, which the parser
+/// does not know: the statement is parsed without the two words (by a parser of its
+/// own over the statement's tokens), and BY NAME is recorded as an optimizer hint
+/// ([`INSERT_BY_NAME_HINT`]). `None` for any other INSERT, which parses as usual.
+fn parse_insert_by(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let token = |n: usize| &parser.peek_nth_token_ref(n).token;
+    let is_word = |n: usize, w: &str| matches!(token(n), Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    // INSERT [OR word] INTO name[.name...]
+    let mut i = 1;
+    if is_word(i, "OR") {
+        i += 2;
+    }
+    if !is_word(i, "INTO") {
+        return None;
+    }
+    i += 1;
+    loop {
+        if !matches!(token(i), Token::Word(_)) {
+            return None;
+        }
+        i += 1;
+        if *token(i) != Token::Period {
+            break;
+        }
+        i += 1;
+    }
+    if !is_word(i, "BY") {
+        return None;
+    }
+    let by_name = if is_word(i + 1, "NAME") {
+        true
+    } else if is_word(i + 1, "POSITION") {
+        false
+    } else {
+        return None;
+    };
+    // The statement's tokens up to its end, without BY NAME / BY POSITION.
+    let mut tokens = Vec::new();
+    let mut n = 0;
+    loop {
+        let t = parser.peek_nth_token_ref(n);
+        if matches!(t.token, Token::EOF | Token::SemiColon) {
+            break;
+        }
+        if n != i && n != i + 1 {
+            tokens.push(t.clone());
+        }
+        n += 1;
+    }
+    let total = tokens.len();
+    let mut inner = Parser::new(&StrideDialect)
+        .with_recursion_limit(MAX_NESTING)
+        .with_tokens_with_locations(tokens);
+    let result = inner.parse_statement();
+    let consumed = inner.index().min(total) + 2;
+    for _ in 0..consumed {
+        parser.next_token();
+    }
+    Some(result.map(|mut statement| {
+        if let (Statement::Insert(insert), true) = (&mut statement, by_name) {
+            insert.optimizer_hints.push(sqlparser::ast::OptimizerHint {
+                prefix: "stride".into(),
+                text: INSERT_BY_NAME_HINT.into(),
+                style: sqlparser::ast::OptimizerHintStyle::MultiLine,
+            });
+        }
+        statement
+    }))
 }
 
 /// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one
@@ -457,6 +543,31 @@ mod tests {
         assert!(text.contains("'x' ~ '^x'"), "{text}");
         assert!(text.contains("7 // 2"), "{text}");
         assert!(parse("SELECT 1 OPERATOR(other.+) 2").is_err());
+    }
+
+    #[test]
+    fn insert_by_name_and_by_position() {
+        let s = parse(
+            "INSERT INTO t BY NAME SELECT 1 AS a; INSERT OR IGNORE INTO s.t BY POSITION VALUES (1)",
+        )
+        .unwrap();
+        let Statement::Insert(i) = &s[0] else {
+            panic!("an insert")
+        };
+        assert!(is_insert_by_name(i));
+        assert_eq!(i.source.as_ref().unwrap().to_string(), "SELECT 1 AS a");
+        let Statement::Insert(i) = &s[1] else {
+            panic!("an insert")
+        };
+        assert!(!is_insert_by_name(i));
+        assert_eq!(s[1].to_string(), "INSERT OR IGNORE INTO s.t VALUES (1)");
+        let s = parse("PREPARE p AS INSERT INTO t BY NAME (SELECT $1 AS a)").unwrap();
+        let Statement::Prepare { statement, .. } = &s[0] else {
+            panic!("a prepare")
+        };
+        assert!(matches!(statement.as_ref(), Statement::Insert(i) if is_insert_by_name(i)));
+        assert!(parse("INSERT INTO t BY NAME").is_err());
+        assert!(parse("INSERT INTO t BY SELECT 1").is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
 mod attach;
+mod by_name;
 mod collation;
 mod columnar;
 mod columns;
