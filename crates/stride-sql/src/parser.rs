@@ -260,8 +260,11 @@ impl Dialect for StrideDialect {
             Token::Word(w) => Some(w.value.to_ascii_uppercase()),
             _ => None,
         };
-        if word(0).as_deref() == Some("INSERT") {
-            return parse_insert_by(parser);
+        match word(0).as_deref() {
+            Some("INSERT") => return parse_insert_by(parser),
+            Some("CREATE") => return parse_create_function(parser),
+            Some("DROP") => return parse_drop_macro(parser),
+            _ => {}
         }
         let skip = match (word(0).as_deref(), word(1).as_deref()) {
             (Some("CHECKPOINT"), _) => 1,
@@ -440,6 +443,105 @@ fn parse_insert_by(parser: &mut Parser) -> Option<std::result::Result<Statement,
         }
         statement
     }))
+}
+
+/// `CREATE [OR REPLACE] [TEMP | TEMPORARY] MACRO | FUNCTION name(params) AS ...`
+/// (DuckDB's CREATE FUNCTION is CREATE MACRO). `None` for every other CREATE.
+fn parse_create_function(
+    parser: &mut Parser,
+) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |n: usize, w: &str| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    let mut i = 1;
+    let or_replace = is_word(1, "OR") && is_word(2, "REPLACE");
+    if or_replace {
+        i += 2;
+    }
+    let temporary = is_word(i, "TEMP") || is_word(i, "TEMPORARY");
+    if temporary {
+        i += 1;
+    }
+    if !is_word(i, "FUNCTION") && !is_word(i, "MACRO") {
+        return None;
+    }
+    for _ in 0..=i {
+        parser.next_token();
+    }
+    Some(parse_create_macro(parser, or_replace, temporary))
+}
+
+/// After `CREATE ... MACRO`: `name([param [:= default], ...]) AS expr | AS TABLE
+/// query`. Parameters are always `Some`, so the statement prints with its
+/// parentheses even when there are none (`CREATE MACRO one() AS 1`).
+fn parse_create_macro(
+    parser: &mut Parser,
+    or_replace: bool,
+    temporary: bool,
+) -> std::result::Result<Statement, ParserError> {
+    use sqlparser::ast::{MacroArg, MacroDefinition};
+    let name = parser.parse_object_name(false)?;
+    parser.expect_token(&Token::LParen)?;
+    let mut args = Vec::new();
+    if !parser.consume_token(&Token::RParen) {
+        loop {
+            let name = parser.parse_identifier()?;
+            let default_expr = if parser.consume_token(&Token::Assignment)
+                || parser.consume_token(&Token::RArrow)
+            {
+                Some(parser.parse_expr()?)
+            } else {
+                None
+            };
+            args.push(MacroArg { name, default_expr });
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    parser.expect_keyword(Keyword::AS)?;
+    let definition = if parser.parse_keyword(Keyword::TABLE) {
+        MacroDefinition::Table(parser.parse_query()?)
+    } else {
+        MacroDefinition::Expr(parser.parse_expr()?)
+    };
+    Ok(Statement::CreateMacro {
+        or_replace,
+        temporary,
+        name,
+        args: Some(args),
+        definition,
+    })
+}
+
+/// DuckDB's `DROP MACRO [TABLE] [IF EXISTS] name`, which the parser does not know: a
+/// `DROP FUNCTION` (how `DROP FUNCTION name` parses too), whose one function is
+/// given an empty argument list for `DROP MACRO TABLE` ([`is_drop_table_macro`]).
+fn parse_drop_macro(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |n: usize, w: &str| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    if !is_word(1, "MACRO") {
+        return None;
+    }
+    let table = is_word(2, "TABLE");
+    for _ in 0..(2 + table as usize) {
+        parser.next_token();
+    }
+    let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
+    Some(parser.parse_object_name(false).map(|name| {
+        Statement::DropFunction(sqlparser::ast::DropFunction {
+            if_exists,
+            func_desc: vec![sqlparser::ast::FunctionDesc {
+                name,
+                args: table.then(Vec::new),
+            }],
+            drop_behavior: None,
+        })
+    }))
+}
+
+/// Whether a DROP FUNCTION's function is `DROP MACRO TABLE`'s (see
+/// [`parse_drop_macro`]).
+pub fn is_drop_table_macro(desc: &sqlparser::ast::FunctionDesc) -> bool {
+    desc.args.as_ref().is_some_and(|a| a.is_empty())
 }
 
 /// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one

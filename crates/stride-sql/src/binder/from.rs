@@ -381,6 +381,11 @@ impl<'a> Binder<'a> {
         name: &str,
         args: &[ast::FunctionArg],
     ) -> Result<LogicalPlan> {
+        if let Some(def) = self.macro_named(name)? {
+            let plan = self.bind_table_macro(&def, args)?;
+            let fields = super::unqualified(plan.schema());
+            return Ok(rename(plan, fields));
+        }
         match name {
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "read_parquet" | "parquet_scan" => {

@@ -22,6 +22,7 @@ mod grouping_sets;
 mod insert;
 mod lambda;
 mod lateral;
+mod macros;
 mod modify;
 mod parameters;
 mod prepare;
@@ -40,6 +41,7 @@ mod window;
 use crate::catalog::Catalog;
 use crate::plan::{AggregateExpr, Field, LogicalPlan};
 pub use insert::{ConflictUpdate, OnConflict};
+pub use macros::TempMacros;
 pub use prepare::PreparedStatements;
 pub use returning::Returning;
 use scope::Scope;
@@ -199,6 +201,19 @@ pub enum BoundStatement {
         name: String,
         statement: Arc<ast::Statement>,
     },
+    /// `CREATE [OR REPLACE] [TEMP] MACRO`: `sql` is the macro's CREATE MACRO text
+    /// (`binder/macros.rs`), kept in the catalog or, for TEMP, on the connection.
+    CreateMacro {
+        name: String,
+        sql: String,
+        or_replace: bool,
+        temporary: bool,
+    },
+    /// `DROP MACRO [TABLE] [IF EXISTS] name`; `if_exists`: there is none (nothing to do).
+    DropMacro {
+        name: String,
+        if_exists: bool,
+    },
     /// `DEALLOCATE [PREPARE] name`: the connection forgets the prepared statement
     /// (lower case), if it has one; `None`: `DEALLOCATE ALL` (PostgreSQL's), every one.
     Deallocate {
@@ -271,6 +286,12 @@ pub struct Binder<'a> {
     rowid_column: bool,
     /// The connection's prepared statements, for EXECUTE (`prepare.rs`).
     prepared: Arc<PreparedStatements>,
+    /// The connection's TEMP macros (`macros.rs`).
+    temp_macros: Arc<TempMacros>,
+    /// Macros looked up so far in this statement, by lower-case name.
+    macro_cache: HashMap<String, Option<Arc<macros::MacroDef>>>,
+    /// Macros being expanded, innermost last.
+    macro_stack: Vec<String>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -304,6 +325,9 @@ impl<'a> Binder<'a> {
             recursive_refs: Vec::new(),
             rowid_column: false,
             prepared: Arc::default(),
+            temp_macros: Arc::default(),
+            macro_cache: HashMap::new(),
+            macro_stack: Vec::new(),
         }
     }
 
@@ -322,6 +346,12 @@ impl<'a> Binder<'a> {
     /// The connection's prepared statements (PREPARE), which EXECUTE runs.
     pub fn with_prepared(mut self, prepared: Arc<PreparedStatements>) -> Self {
         self.prepared = prepared;
+        self
+    }
+
+    /// The connection's TEMP macros.
+    pub fn with_temp_macros(mut self, macros: Arc<TempMacros>) -> Self {
+        self.temp_macros = macros;
         self
     }
 
@@ -402,6 +432,20 @@ impl<'a> Binder<'a> {
                 self.bind_use(name)
             }
             S::Call(f) => self.bind_call(f),
+            S::CreateMacro {
+                or_replace,
+                temporary,
+                name,
+                args,
+                definition,
+            } => self.bind_create_macro(*or_replace, *temporary, name, args.as_deref(), definition),
+            S::DropFunction(d) => {
+                let [desc] = d.func_desc.as_slice() else {
+                    return Err(Error::not_supported("DROP MACRO of several macros at once"));
+                };
+                let table = crate::parser::is_drop_table_macro(desc);
+                self.bind_drop_macro(&desc.name, d.if_exists, table)
+            }
             S::Prepare {
                 name,
                 data_types,
