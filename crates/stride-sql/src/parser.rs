@@ -34,6 +34,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .map_err(ParserError::from)
         .and_then(|tokens| {
             let tokens = resolve_pg_tokens(tokens)?;
+            let tokens = resolve_summarize(tokens);
             Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)
@@ -131,6 +132,124 @@ fn resolve_pg_tokens(
         }
     }
     Ok(out)
+}
+
+/// The table function `SUMMARIZE` is rewritten to (`binder/summarize.rs`).
+pub const SUMMARIZE_FUNCTION: &str = "summarize";
+
+/// DuckDB's `SUMMARIZE table` and `SUMMARIZE query`, as a statement or a
+/// parenthesized subquery (`FROM (SUMMARIZE t)`), become `SELECT * FROM
+/// summarize((query))` on the token stream, a table name `t` becoming the query
+/// `SELECT * FROM t` (and a quoted file name `FROM 'x.csv'`) and any other query
+/// `q` becoming `SELECT * FROM (q)`. The summary runs to the
+/// end of the statement or to the parenthesis that closes the one it stands in. The
+/// word counts only at the start of a statement or right after `(`, followed by a
+/// name, a string or a query.
+fn resolve_summarize(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let is_word = |t: &Token, w: &str| matches!(t, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    if !tokens.iter().any(|t| is_word(&t.token, "summarize")) {
+        return tokens;
+    }
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 16);
+    // The parenthesis depth at which each open SUMMARIZE started, and how many
+    // parentheses close it.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let close = |out: &mut Vec<TokenWithSpan>, (_, n): (usize, usize), span| {
+        for _ in 0..n {
+            out.push(TokenWithSpan::new(Token::RParen, span));
+        }
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        let span = t.span;
+        match &t.token {
+            Token::Word(_) if is_word(&t.token, "summarize") => {
+                let before = out.iter().rev().find(|t| significant(t)).map(|t| &t.token);
+                let after = tokens[i + 1..]
+                    .iter()
+                    .find(|t| significant(t))
+                    .map(|t| &t.token);
+                let at_start = matches!(before, None | Some(Token::SemiColon | Token::LParen));
+                let query = matches!(after, Some(Token::LParen))
+                    || ["select", "from", "with", "values"]
+                        .iter()
+                        .any(|w| after.is_some_and(|a| is_word(a, w)));
+                let name = matches!(after, Some(Token::Word(_) | Token::SingleQuotedString(_)));
+                if at_start && (query || name) {
+                    // A query is read as a derived table (`SELECT * FROM (query)`), so
+                    // that every form of query (`FROM t SELECT ...`, VALUES) fits.
+                    open.push((depth, if query { 3 } else { 2 }));
+                    let words = ["SELECT", "*", "FROM", SUMMARIZE_FUNCTION];
+                    for w in words {
+                        out.push(TokenWithSpan::new(
+                            if w == "*" {
+                                Token::Mul
+                            } else {
+                                Token::make_word(w, None)
+                            },
+                            span,
+                        ));
+                        out.push(TokenWithSpan::new(
+                            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                            span,
+                        ));
+                    }
+                    out.push(TokenWithSpan::new(Token::LParen, span));
+                    out.push(TokenWithSpan::new(Token::LParen, span));
+                    {
+                        for w in ["SELECT", "*", "FROM"] {
+                            out.push(TokenWithSpan::new(
+                                if w == "*" {
+                                    Token::Mul
+                                } else {
+                                    Token::make_keyword(w)
+                                },
+                                span,
+                            ));
+                            out.push(TokenWithSpan::new(
+                                Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                                span,
+                            ));
+                        }
+                        if query {
+                            out.push(TokenWithSpan::new(Token::LParen, span));
+                        }
+                    }
+                    continue;
+                }
+                out.push(t.clone());
+            }
+            Token::LParen => {
+                depth += 1;
+                out.push(t.clone());
+            }
+            Token::RParen => {
+                while let Some(&top) = open.last().filter(|(d, _)| *d == depth) {
+                    open.pop();
+                    close(&mut out, top, span);
+                }
+                depth = depth.saturating_sub(1);
+                out.push(t.clone());
+            }
+            Token::SemiColon | Token::EOF => {
+                while let Some(top) = open.pop() {
+                    close(&mut out, top, span);
+                }
+                depth = 0;
+                out.push(t.clone());
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    let end = out
+        .last()
+        .map(|t| t.span)
+        .unwrap_or(sqlparser::tokenizer::Span::empty());
+    while let Some(top) = open.pop() {
+        close(&mut out, top, end);
+    }
+    out
 }
 
 /// COPY options of DuckDB's that the parser does not know.
@@ -670,6 +789,32 @@ mod tests {
         assert!(matches!(statement.as_ref(), Statement::Insert(i) if is_insert_by_name(i)));
         assert!(parse("INSERT INTO t BY NAME").is_err());
         assert!(parse("INSERT INTO t BY SELECT 1").is_err());
+    }
+
+    #[test]
+    fn summarize_becomes_a_table_function() {
+        let text = |sql: &str| {
+            parse(sql)
+                .unwrap()
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            text("SUMMARIZE t; SUMMARIZE SELECT 1"),
+            vec![
+                "SELECT * FROM summarize((SELECT * FROM t))",
+                "SELECT * FROM summarize((SELECT * FROM (SELECT 1)))"
+            ]
+        );
+        assert_eq!(
+            text("SELECT * FROM (SUMMARIZE main.t) WHERE x = (1)"),
+            vec!["SELECT * FROM (SELECT * FROM summarize((SELECT * FROM main.t))) WHERE x = (1)"]
+        );
+        assert_eq!(
+            text("SELECT summarize FROM summarize"),
+            vec!["SELECT summarize FROM summarize"]
+        );
     }
 
     #[test]

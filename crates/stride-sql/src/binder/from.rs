@@ -387,6 +387,7 @@ impl<'a> Binder<'a> {
             return Ok(rename(plan, fields));
         }
         match name {
+            crate::parser::SUMMARIZE_FUNCTION => return self.bind_summarize(args),
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "read_parquet" | "parquet_scan" => {
                 return self.bind_read_columnar(args, ColumnarFormat::Parquet)

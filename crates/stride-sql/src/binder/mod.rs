@@ -32,6 +32,7 @@ mod scope;
 mod select;
 mod set_function;
 mod star;
+mod summarize;
 mod system;
 mod types;
 mod utility;

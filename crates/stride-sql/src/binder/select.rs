@@ -39,7 +39,14 @@ pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     };
     let result = bind_query_body(b, q);
     if pushed {
-        b.ctes.pop();
+        // The bodies bound for these CTEs are keyed by the CTEs' addresses, which a
+        // later WITH of the same statement may reuse once these are dropped (two
+        // views, each with its own WITH): they must not outlive their scope.
+        for cte in b.ctes.pop().unwrap_or_default().values() {
+            let key = Arc::as_ptr(cte) as usize;
+            b.cte_bodies.remove(&key);
+            b.recursive_ctes.remove(&key);
+        }
     }
     result
 }
