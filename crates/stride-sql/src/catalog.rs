@@ -82,6 +82,14 @@ pub trait Catalog {
     fn tables(&self) -> Vec<(u64, Arc<TableSchema>)>;
     /// Every view.
     fn views(&self) -> Vec<ViewEntry>;
+    /// A macro's stored text (its CREATE MACRO statement), by case-insensitive name.
+    fn macro_sql(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// Every macro's stored text.
+    fn macros(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Every index.
     fn indexes(&self) -> Vec<IndexEntry>;
     /// The table's segments, one row of [`STORAGE_INFO_COLUMNS`] each.

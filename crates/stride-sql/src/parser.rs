@@ -33,7 +33,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .tokenize_with_location()
         .map_err(ParserError::from)
         .and_then(|tokens| {
-            let tokens = crate::prefix_alias::rewrite(resolve_pg_tokens(tokens)?);
+            let tokens = resolve_pg_tokens(tokens)?;
+            let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
             Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)
@@ -131,6 +132,124 @@ fn resolve_pg_tokens(
         }
     }
     Ok(out)
+}
+
+/// The table function `SUMMARIZE` is rewritten to (`binder/summarize.rs`).
+pub const SUMMARIZE_FUNCTION: &str = "summarize";
+
+/// DuckDB's `SUMMARIZE table` and `SUMMARIZE query`, as a statement or a
+/// parenthesized subquery (`FROM (SUMMARIZE t)`), become `SELECT * FROM
+/// summarize((query))` on the token stream, a table name `t` becoming the query
+/// `SELECT * FROM t` (and a quoted file name `FROM 'x.csv'`) and any other query
+/// `q` becoming `SELECT * FROM (q)`. The summary runs to the
+/// end of the statement or to the parenthesis that closes the one it stands in. The
+/// word counts only at the start of a statement or right after `(`, followed by a
+/// name, a string or a query.
+fn resolve_summarize(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let is_word = |t: &Token, w: &str| matches!(t, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    if !tokens.iter().any(|t| is_word(&t.token, "summarize")) {
+        return tokens;
+    }
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 16);
+    // The parenthesis depth at which each open SUMMARIZE started, and how many
+    // parentheses close it.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let close = |out: &mut Vec<TokenWithSpan>, (_, n): (usize, usize), span| {
+        for _ in 0..n {
+            out.push(TokenWithSpan::new(Token::RParen, span));
+        }
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        let span = t.span;
+        match &t.token {
+            Token::Word(_) if is_word(&t.token, "summarize") => {
+                let before = out.iter().rev().find(|t| significant(t)).map(|t| &t.token);
+                let after = tokens[i + 1..]
+                    .iter()
+                    .find(|t| significant(t))
+                    .map(|t| &t.token);
+                let at_start = matches!(before, None | Some(Token::SemiColon | Token::LParen));
+                let query = matches!(after, Some(Token::LParen))
+                    || ["select", "from", "with", "values"]
+                        .iter()
+                        .any(|w| after.is_some_and(|a| is_word(a, w)));
+                let name = matches!(after, Some(Token::Word(_) | Token::SingleQuotedString(_)));
+                if at_start && (query || name) {
+                    // A query is read as a derived table (`SELECT * FROM (query)`), so
+                    // that every form of query (`FROM t SELECT ...`, VALUES) fits.
+                    open.push((depth, if query { 3 } else { 2 }));
+                    let words = ["SELECT", "*", "FROM", SUMMARIZE_FUNCTION];
+                    for w in words {
+                        out.push(TokenWithSpan::new(
+                            if w == "*" {
+                                Token::Mul
+                            } else {
+                                Token::make_word(w, None)
+                            },
+                            span,
+                        ));
+                        out.push(TokenWithSpan::new(
+                            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                            span,
+                        ));
+                    }
+                    out.push(TokenWithSpan::new(Token::LParen, span));
+                    out.push(TokenWithSpan::new(Token::LParen, span));
+                    {
+                        for w in ["SELECT", "*", "FROM"] {
+                            out.push(TokenWithSpan::new(
+                                if w == "*" {
+                                    Token::Mul
+                                } else {
+                                    Token::make_keyword(w)
+                                },
+                                span,
+                            ));
+                            out.push(TokenWithSpan::new(
+                                Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                                span,
+                            ));
+                        }
+                        if query {
+                            out.push(TokenWithSpan::new(Token::LParen, span));
+                        }
+                    }
+                    continue;
+                }
+                out.push(t.clone());
+            }
+            Token::LParen => {
+                depth += 1;
+                out.push(t.clone());
+            }
+            Token::RParen => {
+                while let Some(&top) = open.last().filter(|(d, _)| *d == depth) {
+                    open.pop();
+                    close(&mut out, top, span);
+                }
+                depth = depth.saturating_sub(1);
+                out.push(t.clone());
+            }
+            Token::SemiColon | Token::EOF => {
+                while let Some(top) = open.pop() {
+                    close(&mut out, top, span);
+                }
+                depth = 0;
+                out.push(t.clone());
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    let end = out
+        .last()
+        .map(|t| t.span)
+        .unwrap_or(sqlparser::tokenizer::Span::empty());
+    while let Some(top) = open.pop() {
+        close(&mut out, top, end);
+    }
+    out
 }
 
 /// COPY options of DuckDB's that the parser does not know.
@@ -261,6 +380,12 @@ impl Dialect for StrideDialect {
             Token::Word(w) => Some(w.value.to_ascii_uppercase()),
             _ => None,
         };
+        match word(0).as_deref() {
+            Some("INSERT") => return parse_insert_by(parser),
+            Some("CREATE") => return parse_create_function(parser),
+            Some("DROP") => return parse_drop_macro(parser),
+            _ => {}
+        }
         let skip = match (word(0).as_deref(), word(1).as_deref()) {
             (Some("CHECKPOINT"), _) => 1,
             (Some("FORCE"), Some("CHECKPOINT")) => 2,
@@ -365,6 +490,188 @@ impl Dialect for StrideDialect {
     }
 }
 
+/// The optimizer hint that marks an INSERT as DuckDB's `INSERT INTO t BY NAME ...`
+/// (`INSERT /*stride+ BY NAME */ INTO t ...` when printed): the parser has no field
+/// for it, so [`parse_insert_by`] records it here and `binder/insert.rs` reads it.
+pub const INSERT_BY_NAME_HINT: &str = "BY NAME";
+
+/// Whether `insert` was written `INSERT INTO t BY NAME ...`.
+pub fn is_insert_by_name(insert: &sqlparser::ast::Insert) -> bool {
+    insert
+        .optimizer_hints
+        .iter()
+        .any(|h| h.prefix == "stride" && h.text == INSERT_BY_NAME_HINT)
+}
+
+/// DuckDB's `INSERT [OR ...] INTO name BY NAME | BY POSITION source`, which the parser
+/// does not know: the statement is parsed without the two words (by a parser of its
+/// own over the statement's tokens), and BY NAME is recorded as an optimizer hint
+/// ([`INSERT_BY_NAME_HINT`]). `None` for any other INSERT, which parses as usual.
+fn parse_insert_by(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let token = |n: usize| &parser.peek_nth_token_ref(n).token;
+    let is_word = |n: usize, w: &str| matches!(token(n), Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    // INSERT [OR word] INTO name[.name...]
+    let mut i = 1;
+    if is_word(i, "OR") {
+        i += 2;
+    }
+    if !is_word(i, "INTO") {
+        return None;
+    }
+    i += 1;
+    loop {
+        if !matches!(token(i), Token::Word(_)) {
+            return None;
+        }
+        i += 1;
+        if *token(i) != Token::Period {
+            break;
+        }
+        i += 1;
+    }
+    if !is_word(i, "BY") {
+        return None;
+    }
+    let by_name = if is_word(i + 1, "NAME") {
+        true
+    } else if is_word(i + 1, "POSITION") {
+        false
+    } else {
+        return None;
+    };
+    // The statement's tokens up to its end, without BY NAME / BY POSITION.
+    let mut tokens = Vec::new();
+    let mut n = 0;
+    loop {
+        let t = parser.peek_nth_token_ref(n);
+        if matches!(t.token, Token::EOF | Token::SemiColon) {
+            break;
+        }
+        if n != i && n != i + 1 {
+            tokens.push(t.clone());
+        }
+        n += 1;
+    }
+    let total = tokens.len();
+    let mut inner = Parser::new(&StrideDialect)
+        .with_recursion_limit(MAX_NESTING)
+        .with_tokens_with_locations(tokens);
+    let result = inner.parse_statement();
+    let consumed = inner.index().min(total) + 2;
+    for _ in 0..consumed {
+        parser.next_token();
+    }
+    Some(result.map(|mut statement| {
+        if let (Statement::Insert(insert), true) = (&mut statement, by_name) {
+            insert.optimizer_hints.push(sqlparser::ast::OptimizerHint {
+                prefix: "stride".into(),
+                text: INSERT_BY_NAME_HINT.into(),
+                style: sqlparser::ast::OptimizerHintStyle::MultiLine,
+            });
+        }
+        statement
+    }))
+}
+
+/// `CREATE [OR REPLACE] [TEMP | TEMPORARY] MACRO | FUNCTION name(params) AS ...`
+/// (DuckDB's CREATE FUNCTION is CREATE MACRO). `None` for every other CREATE.
+fn parse_create_function(
+    parser: &mut Parser,
+) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |n: usize, w: &str| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    let mut i = 1;
+    let or_replace = is_word(1, "OR") && is_word(2, "REPLACE");
+    if or_replace {
+        i += 2;
+    }
+    let temporary = is_word(i, "TEMP") || is_word(i, "TEMPORARY");
+    if temporary {
+        i += 1;
+    }
+    if !is_word(i, "FUNCTION") && !is_word(i, "MACRO") {
+        return None;
+    }
+    for _ in 0..=i {
+        parser.next_token();
+    }
+    Some(parse_create_macro(parser, or_replace, temporary))
+}
+
+/// After `CREATE ... MACRO`: `name([param [:= default], ...]) AS expr | AS TABLE
+/// query`. Parameters are always `Some`, so the statement prints with its
+/// parentheses even when there are none (`CREATE MACRO one() AS 1`).
+fn parse_create_macro(
+    parser: &mut Parser,
+    or_replace: bool,
+    temporary: bool,
+) -> std::result::Result<Statement, ParserError> {
+    use sqlparser::ast::{MacroArg, MacroDefinition};
+    let name = parser.parse_object_name(false)?;
+    parser.expect_token(&Token::LParen)?;
+    let mut args = Vec::new();
+    if !parser.consume_token(&Token::RParen) {
+        loop {
+            let name = parser.parse_identifier()?;
+            let default_expr = if parser.consume_token(&Token::Assignment)
+                || parser.consume_token(&Token::RArrow)
+            {
+                Some(parser.parse_expr()?)
+            } else {
+                None
+            };
+            args.push(MacroArg { name, default_expr });
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    parser.expect_keyword(Keyword::AS)?;
+    let definition = if parser.parse_keyword(Keyword::TABLE) {
+        MacroDefinition::Table(parser.parse_query()?)
+    } else {
+        MacroDefinition::Expr(parser.parse_expr()?)
+    };
+    Ok(Statement::CreateMacro {
+        or_replace,
+        temporary,
+        name,
+        args: Some(args),
+        definition,
+    })
+}
+
+/// DuckDB's `DROP MACRO [TABLE] [IF EXISTS] name`, which the parser does not know: a
+/// `DROP FUNCTION` (how `DROP FUNCTION name` parses too), whose one function is
+/// given an empty argument list for `DROP MACRO TABLE` ([`is_drop_table_macro`]).
+fn parse_drop_macro(parser: &mut Parser) -> Option<std::result::Result<Statement, ParserError>> {
+    let is_word = |n: usize, w: &str| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    if !is_word(1, "MACRO") {
+        return None;
+    }
+    let table = is_word(2, "TABLE");
+    for _ in 0..(2 + table as usize) {
+        parser.next_token();
+    }
+    let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
+    Some(parser.parse_object_name(false).map(|name| {
+        Statement::DropFunction(sqlparser::ast::DropFunction {
+            if_exists,
+            func_desc: vec![sqlparser::ast::FunctionDesc {
+                name,
+                args: table.then(Vec::new),
+            }],
+            drop_behavior: None,
+        })
+    }))
+}
+
+/// Whether a DROP FUNCTION's function is `DROP MACRO TABLE`'s (see
+/// [`parse_drop_macro`]).
+pub fn is_drop_table_macro(desc: &sqlparser::ast::FunctionDesc) -> bool {
+    desc.args.as_ref().is_some_and(|a| a.is_empty())
+}
+
 /// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one
 /// query (`x IN ((SELECT 1) UNION (SELECT 2))`), else a list of expressions.
 fn parse_in(
@@ -466,6 +773,57 @@ mod tests {
         assert!(text.contains("'x' ~ '^x'"), "{text}");
         assert!(text.contains("7 // 2"), "{text}");
         assert!(parse("SELECT 1 OPERATOR(other.+) 2").is_err());
+    }
+
+    #[test]
+    fn insert_by_name_and_by_position() {
+        let s = parse(
+            "INSERT INTO t BY NAME SELECT 1 AS a; INSERT OR IGNORE INTO s.t BY POSITION VALUES (1)",
+        )
+        .unwrap();
+        let Statement::Insert(i) = &s[0] else {
+            panic!("an insert")
+        };
+        assert!(is_insert_by_name(i));
+        assert_eq!(i.source.as_ref().unwrap().to_string(), "SELECT 1 AS a");
+        let Statement::Insert(i) = &s[1] else {
+            panic!("an insert")
+        };
+        assert!(!is_insert_by_name(i));
+        assert_eq!(s[1].to_string(), "INSERT OR IGNORE INTO s.t VALUES (1)");
+        let s = parse("PREPARE p AS INSERT INTO t BY NAME (SELECT $1 AS a)").unwrap();
+        let Statement::Prepare { statement, .. } = &s[0] else {
+            panic!("a prepare")
+        };
+        assert!(matches!(statement.as_ref(), Statement::Insert(i) if is_insert_by_name(i)));
+        assert!(parse("INSERT INTO t BY NAME").is_err());
+        assert!(parse("INSERT INTO t BY SELECT 1").is_err());
+    }
+
+    #[test]
+    fn summarize_becomes_a_table_function() {
+        let text = |sql: &str| {
+            parse(sql)
+                .unwrap()
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            text("SUMMARIZE t; SUMMARIZE SELECT 1"),
+            vec![
+                "SELECT * FROM summarize((SELECT * FROM t))",
+                "SELECT * FROM summarize((SELECT * FROM (SELECT 1)))"
+            ]
+        );
+        assert_eq!(
+            text("SELECT * FROM (SUMMARIZE main.t) WHERE x = (1)"),
+            vec!["SELECT * FROM (SELECT * FROM summarize((SELECT * FROM main.t))) WHERE x = (1)"]
+        );
+        assert_eq!(
+            text("SELECT summarize FROM summarize"),
+            vec!["SELECT summarize FROM summarize"]
+        );
     }
 
     #[test]

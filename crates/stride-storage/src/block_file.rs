@@ -21,7 +21,7 @@ const SLOT_SIZE: u64 = 4096;
 const BLOCKS_START: u64 = 2 * SLOT_SIZE;
 pub const MAGIC: &[u8; 8] = b"STRIDEDB";
 /// The version of the file format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// No block.
 pub const NO_BLOCK: u64 = u64::MAX;
 
@@ -29,7 +29,7 @@ pub const NO_BLOCK: u64 = u64::MAX;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Header {
     /// The file format the checkpoint was written in (1: no zone maps; 2: no FSST; 3:
-    /// no distinct counts; 4: no run-length or decimal-float codecs).
+    /// no distinct counts; 4: no run-length or decimal-float codecs; 6: no macros).
     pub version: u32,
     /// Checkpoints written so far; the slot written last has the highest.
     pub iteration: u64,

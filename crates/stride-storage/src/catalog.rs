@@ -1,5 +1,6 @@
-//! The catalog of one database: tables and views by name (case-insensitive, as in
-//! DuckDB). Tables and views share one namespace.
+//! The catalog of one database: tables, views and macros by name (case-insensitive,
+//! as in DuckDB). Tables and views share one namespace; macros (functions) have their
+//! own.
 
 use crate::table::Table;
 use std::collections::BTreeMap;
@@ -18,10 +19,22 @@ pub struct View {
     pub columns: Vec<String>,
 }
 
+/// A macro (`CREATE MACRO name(params) AS expr | AS TABLE query`): stored, like a
+/// view, as SQL text — the CREATE MACRO statement itself, without OR REPLACE — and
+/// parsed and expanded again wherever it is called.
+#[derive(Clone, Debug)]
+pub struct Macro {
+    /// Assigned by [`Catalog::create_macro`] (kept when a macro is replaced).
+    pub id: u64,
+    pub name: String,
+    pub sql: String,
+}
+
 #[derive(Default)]
 pub struct Catalog {
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, View>>,
+    macros: RwLock<BTreeMap<String, Macro>>,
     next_id: AtomicU64,
     /// Held exclusively while a transaction's changes are applied, and shared while
     /// a transaction's copy is taken, so the copy has all of a commit or none of it.
@@ -91,9 +104,15 @@ impl Catalog {
             .read()
             .map_err(|_| Error::internal("catalog lock poisoned"))?
             .clone();
+        let macros = self
+            .macros
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .clone();
         Ok(Catalog {
             tables: RwLock::new(tables),
             views: RwLock::new(views),
+            macros: RwLock::new(macros),
             next_id: AtomicU64::new(self.peek_next_id()),
             commits: RwLock::new(()),
         })
@@ -291,5 +310,73 @@ impl Catalog {
             .write()
             .map_err(|_| Error::internal("catalog lock poisoned"))?;
         Ok(tables.remove(&name.to_ascii_lowercase()).is_some())
+    }
+
+    /// Every macro, in name order.
+    pub fn macros(&self) -> Vec<Macro> {
+        self.macros
+            .read()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    pub fn macro_named(&self, name: &str) -> Option<Macro> {
+        self.macros
+            .read()
+            .ok()?
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    /// Whether [`Catalog::create_macro`] would accept a macro named `name`.
+    pub fn check_new_macro(&self, name: &str, replace: bool) -> Result<()> {
+        if self.macro_named(name).is_some() && !replace {
+            return Err(Error::catalog(format!(
+                "Macro Function with name \"{name}\" already exists!"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Creates a macro and gives it its id; with `replace`, an existing macro of that
+    /// name is replaced (and keeps its id).
+    pub fn create_macro(&self, mut m: Macro, replace: bool) -> Result<()> {
+        let key = m.name.to_ascii_lowercase();
+        let mut macros = self
+            .macros
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        if macros.contains_key(&key) && !replace {
+            return Err(Error::catalog(format!(
+                "Macro Function with name \"{}\" already exists!",
+                m.name
+            )));
+        }
+        m.id = match macros.get(&key) {
+            Some(old) => old.id,
+            None => self.new_object_id(),
+        };
+        macros.insert(key, m);
+        Ok(())
+    }
+
+    /// Adds a macro read back from a database file, keeping its id.
+    pub fn restore_macro(&self, m: Macro) -> Result<()> {
+        let mut macros = self
+            .macros
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        self.next_id.fetch_max(m.id + 1, Ordering::Relaxed);
+        macros.insert(m.name.to_ascii_lowercase(), m);
+        Ok(())
+    }
+
+    /// Removes a macro; `Ok(false)` when it did not exist.
+    pub fn drop_macro(&self, name: &str) -> Result<bool> {
+        let mut macros = self
+            .macros
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        Ok(macros.remove(&name.to_ascii_lowercase()).is_some())
     }
 }

@@ -14,7 +14,7 @@
 
 use crate::block_file::{BlockFile, BlockWriter, Extent, PAYLOAD};
 use crate::buffer::{BufferPool, Segment};
-use crate::catalog::{Catalog, View};
+use crate::catalog::{Catalog, Macro, View};
 use crate::column::Column;
 use crate::serialize::{
     read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
@@ -223,6 +223,14 @@ pub fn checkpoint(
             meta.str(c);
         }
     }
+    // Format 7 and later: the macros.
+    let macros = catalog.macros();
+    meta.len_of(macros.len());
+    for m in &macros {
+        meta.u64(m.id);
+        meta.str(&m.name);
+        meta.str(&m.sql);
+    }
     let (header, chain) = w.finish(&meta.bytes)?;
     used.extend(chain);
     used.extend(pool.live_blocks());
@@ -313,6 +321,15 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> 
             sql,
             columns,
         })?;
+    }
+    if file.header.version >= 7 {
+        for _ in 0..r.len_of(20)? {
+            catalog.restore_macro(Macro {
+                id: r.u64()?,
+                name: r.str()?,
+                sql: r.str()?,
+            })?;
+        }
     }
     if !r.is_at_end() {
         return Err(r.corrupt("bytes follow the last object"));

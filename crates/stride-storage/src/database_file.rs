@@ -405,6 +405,10 @@ fn replay_entry(
         WalEntry::DropView { name } => {
             catalog.drop_view(&name)?;
         }
+        WalEntry::CreateMacro { r#macro, replace } => catalog.create_macro(r#macro, replace)?,
+        WalEntry::DropMacro { name } => {
+            catalog.drop_macro(&name)?;
+        }
         WalEntry::CreateIndex {
             table: t,
             name,

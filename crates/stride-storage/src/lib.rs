@@ -41,7 +41,7 @@ pub mod wal;
 pub mod zone_map;
 
 pub use buffer::BufferPool;
-pub use catalog::{Catalog, View};
+pub use catalog::{Catalog, Macro, View};
 pub use catalogs::Catalogs;
 pub use column::Column;
 pub use database_file::{apply_entry, DatabaseFile, Writer};

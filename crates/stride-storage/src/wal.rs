@@ -8,7 +8,7 @@
 //! crash after the header switch, before the log was reset) is recognised and dropped.
 
 use crate::block_file::Extent;
-use crate::catalog::View;
+use crate::catalog::{Macro, View};
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
 use crate::serialize::{
@@ -38,6 +38,14 @@ pub enum WalEntry {
         replace: bool,
     },
     DropView {
+        name: String,
+    },
+    /// A macro created (its id is given when the entry is applied).
+    CreateMacro {
+        r#macro: Macro,
+        replace: bool,
+    },
+    DropMacro {
         name: String,
     },
     CreateIndex {
@@ -261,6 +269,16 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                 w.u8(4);
                 w.str(name);
             }
+            WalEntry::CreateMacro { r#macro, replace } => {
+                w.u8(13);
+                w.str(&r#macro.name);
+                w.str(&r#macro.sql);
+                w.u8(*replace as u8);
+            }
+            WalEntry::DropMacro { name } => {
+                w.u8(14);
+                w.str(name);
+            }
             WalEntry::CreateIndex {
                 table,
                 name,
@@ -434,6 +452,15 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                 }
             }
             4 => WalEntry::DropView { name: r.str()? },
+            13 => WalEntry::CreateMacro {
+                r#macro: Macro {
+                    id: 0,
+                    name: r.str()?,
+                    sql: r.str()?,
+                },
+                replace: r.bool()?,
+            },
+            14 => WalEntry::DropMacro { name: r.str()? },
             5 => WalEntry::CreateIndex {
                 table: r.str()?,
                 name: r.str()?,

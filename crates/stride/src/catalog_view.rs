@@ -97,6 +97,14 @@ impl stride_sql::Catalog for CatalogView {
             .collect()
     }
 
+    fn macro_sql(&self, name: &str) -> Option<String> {
+        self.catalog().macro_named(name).map(|m| m.sql)
+    }
+
+    fn macros(&self) -> Vec<String> {
+        self.catalog().macros().into_iter().map(|m| m.sql).collect()
+    }
+
     fn views(&self) -> Vec<ViewEntry> {
         self.catalog()
             .views()

@@ -150,6 +150,8 @@ impl Database {
             interrupt: InterruptHandle::default(),
             client_streams: AtomicBool::new(false),
             registered: Mutex::new(Arc::default()),
+            prepared: Mutex::new(Arc::default()),
+            temp_macros: Mutex::new(Arc::default()),
         })
     }
 }
@@ -227,6 +229,12 @@ pub struct Connection {
     /// tables and views; replaced whole on each change, so a statement binds
     /// against one snapshot.
     registered: Mutex<Arc<HashMap<String, Arc<RegisteredRelation>>>>,
+    /// Statements prepared with PREPARE, by lower-case name, run by EXECUTE; replaced
+    /// whole on each change, like `registered`.
+    prepared: Mutex<Arc<stride_sql::binder::PreparedStatements>>,
+    /// TEMP macros (CREATE TEMP MACRO), by lower-case name: they live as long as the
+    /// connection and are never written to the database file.
+    temp_macros: Mutex<Arc<stride_sql::binder::TempMacros>>,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -307,6 +315,47 @@ impl Connection {
             .lock()
             .map(|r| r.clone())
             .unwrap_or_default()
+    }
+
+    fn temp_macros(&self) -> Arc<stride_sql::binder::TempMacros> {
+        self.temp_macros
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_default()
+    }
+
+    /// Changes the connection's TEMP macros.
+    fn change_temp_macros(
+        &self,
+        change: impl FnOnce(&mut stride_sql::binder::TempMacros),
+    ) -> Result<()> {
+        let mut macros = self
+            .temp_macros
+            .lock()
+            .map_err(|_| Error::internal("temporary macros lock"))?;
+        let mut next = (**macros).clone();
+        change(&mut next);
+        *macros = Arc::new(next);
+        Ok(())
+    }
+
+    fn prepared(&self) -> Arc<stride_sql::binder::PreparedStatements> {
+        self.prepared.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Changes the connection's prepared statements (PREPARE, DEALLOCATE).
+    fn change_prepared(
+        &self,
+        change: impl FnOnce(&mut stride_sql::binder::PreparedStatements),
+    ) -> Result<()> {
+        let mut prepared = self
+            .prepared
+            .lock()
+            .map_err(|_| Error::internal("prepared statements lock"))?;
+        let mut next = (**prepared).clone();
+        change(&mut next);
+        *prepared = Arc::new(next);
+        Ok(())
     }
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
@@ -487,6 +536,8 @@ impl Connection {
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(all)
             .with_registered(self.registered())
+            .with_prepared(self.prepared())
+            .with_temp_macros(self.temp_macros())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: self.new_context(),
@@ -609,6 +660,8 @@ impl Connection {
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_params(params.to_vec())
             .with_registered(self.registered())
+            .with_prepared(self.prepared())
+            .with_temp_macros(self.temp_macros())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: ctx.clone(),
@@ -799,6 +852,61 @@ impl Connection {
                     }],
                 )?;
                 self.catalog_of(store).create_view(view, or_replace)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::CreateMacro {
+                name,
+                sql,
+                or_replace,
+                temporary,
+            } => {
+                let key = name.to_ascii_lowercase();
+                if temporary {
+                    if !or_replace && self.temp_macros().contains_key(&key) {
+                        return Err(Error::catalog(format!(
+                            "Macro Function with name \"{name}\" already exists!"
+                        )));
+                    }
+                    self.change_temp_macros(|m| {
+                        m.insert(key, sql);
+                    })?;
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                let mut writer = self.writer(store)?;
+                let m = stride_storage::Macro { id: 0, name, sql };
+                self.catalog_of(store)
+                    .check_new_macro(&m.name, or_replace)?;
+                log(
+                    &mut writer,
+                    &[WalEntry::CreateMacro {
+                        r#macro: m.clone(),
+                        replace: or_replace,
+                    }],
+                )?;
+                self.catalog_of(store).create_macro(m, or_replace)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::DropMacro { name, if_exists } => {
+                if if_exists {
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                let key = name.to_ascii_lowercase();
+                if self.temp_macros().contains_key(&key) {
+                    self.change_temp_macros(|m| {
+                        m.remove(&key);
+                    })?;
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                let mut writer = self.writer(store)?;
+                if self.catalog_of(store).macro_named(&name).is_none() {
+                    return Err(Error::catalog(format!(
+                        "Macro Function with name {name} does not exist!"
+                    )));
+                }
+                log(&mut writer, &[WalEntry::DropMacro { name: name.clone() }])?;
+                self.catalog_of(store).drop_macro(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
@@ -1112,6 +1220,21 @@ impl Connection {
                     )));
                 }
                 self.databases.detach(&name, if_exists)?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Prepare { name, statement } => {
+                self.change_prepared(|p| {
+                    p.insert(name, statement);
+                })?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Deallocate { name } => {
+                self.change_prepared(|p| match name {
+                    Some(name) => {
+                        p.remove(&name);
+                    }
+                    None => p.clear(),
+                })?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Use { database } => {

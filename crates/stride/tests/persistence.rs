@@ -50,6 +50,42 @@ fn int(v: &ScalarValue) -> i64 {
 }
 
 #[test]
+fn macros_survive_reopening() {
+    let d = dir("macros");
+    let path = path_in(&d);
+    {
+        let db = Database::open(&path).unwrap();
+        exec(&db, "CREATE TABLE t AS SELECT * FROM range(5) r(i)");
+        exec(&db, "CREATE MACRO add(x, y := 10) AS x + y");
+        exec(&db, "CREATE MACRO twice(x) AS add(x, x)");
+        exec(
+            &db,
+            "CREATE MACRO small(n) AS TABLE SELECT i FROM t WHERE i < n",
+        );
+        exec(&db, "CREATE FUNCTION gone(x) AS x");
+        exec(&db, "DROP MACRO gone");
+        exec(
+            &db,
+            "CREATE OR REPLACE MACRO twice(x) AS add(x, y := x) + 0",
+        );
+        exec(&db, "CREATE TEMP MACRO temp_one() AS 1");
+    }
+    // Once from the WAL, once from a checkpoint.
+    for round in 0..2 {
+        let db = Database::open(&path).unwrap();
+        assert_eq!(int(&query(&db, "SELECT add(1)")[0][0]), 11, "round {round}");
+        assert_eq!(int(&query(&db, "SELECT twice(21)")[0][0]), 42);
+        assert_eq!(int(&query(&db, "SELECT count(*) FROM small(3)")[0][0]), 3);
+        let conn = db.connect().unwrap();
+        let e = conn.query("SELECT gone(1)").unwrap_err();
+        assert!(e.message.contains("gone"), "{e}");
+        let e = conn.query("SELECT temp_one()").unwrap_err();
+        assert!(e.message.contains("temp_one"), "{e}");
+        exec(&db, "CHECKPOINT");
+    }
+}
+
+#[test]
 fn tables_views_indexes_and_constraints_survive_reopening() {
     let d = dir("reopen");
     let path = path_in(&d);

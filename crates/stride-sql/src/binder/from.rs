@@ -418,7 +418,13 @@ impl<'a> Binder<'a> {
         name: &str,
         args: &[ast::FunctionArg],
     ) -> Result<LogicalPlan> {
+        if let Some(def) = self.macro_named(name)? {
+            let plan = self.bind_table_macro(&def, args)?;
+            let fields = super::unqualified(plan.schema());
+            return Ok(rename(plan, fields));
+        }
         match name {
+            crate::parser::SUMMARIZE_FUNCTION => return self.bind_summarize(args),
             "read_csv" | "read_csv_auto" => return self.bind_read_csv(args),
             "read_parquet" | "parquet_scan" => {
                 return self.bind_read_columnar(args, ColumnarFormat::Parquet)

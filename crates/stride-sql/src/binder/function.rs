@@ -26,6 +26,22 @@ impl Binder<'_> {
             }
             _ => return Err(Error::binder(format!("unknown function {}", f.name))),
         };
+        // A macro (even one named as a built-in function) expands in place.
+        if f.over.is_none() {
+            if let ast::FunctionArguments::List(list) = &f.args {
+                if let Some(def) = self.macro_named(&name)? {
+                    if f.filter.is_some()
+                        || list.duplicate_treatment.is_some()
+                        || !list.clauses.is_empty()
+                    {
+                        return Err(Error::binder(format!(
+                            "DISTINCT, FILTER and ORDER BY are only allowed in aggregate functions, not in the macro {name}"
+                        )));
+                    }
+                    return self.bind_scalar_macro(&def, &list.args, ctx);
+                }
+            }
+        }
         if super::set_function::is_set_function(&name) {
             return self.set_function_column(f, &name);
         }

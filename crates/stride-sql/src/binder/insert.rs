@@ -1,5 +1,7 @@
 //! INSERT INTO t [(columns)] VALUES ... | SELECT ...: the source query is bound, its
-//! columns matched to the named target columns, omitted columns filled with their
+//! columns matched to the named target columns (or with DuckDB's `INSERT INTO t BY
+//! NAME SELECT ...`, to the columns of their names; see `parser.rs` for how BY NAME
+//! reaches here), omitted columns filled with their
 //! DEFAULT (or NULL), and every value cast to its column's type (a plain VALUES list
 //! casts each value straight to its column's type, without unifying the list first). `ON CONFLICT [(key)]
 //! DO NOTHING | DO UPDATE SET ... [WHERE ...]` (and DuckDB's and SQLite's `INSERT OR
@@ -12,6 +14,34 @@ use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue, TableSchema};
+
+/// `INSERT INTO t BY NAME query`: the table column each of the query's columns fills,
+/// matched by name (case-insensitively).
+fn by_name_targets(schema: &TableSchema, fields: &[Field]) -> Result<Vec<usize>> {
+    let mut targets = Vec::with_capacity(fields.len());
+    for f in fields {
+        let idx = schema.column_index(&f.name).ok_or_else(|| {
+            let mut msg = format!(
+                "Table \"{}\" does not have a column with name \"{}\"",
+                schema.name, f.name
+            );
+            if let Some(s) =
+                super::did_you_mean(&f.name, schema.columns.iter().map(|c| c.name.as_str()))
+            {
+                msg.push_str(&format!(". Did you mean \"{s}\"?"));
+            }
+            Error::binder(msg)
+        })?;
+        if targets.contains(&idx) {
+            return Err(Error::binder(format!(
+                "Duplicate column name \"{}\" in INSERT",
+                f.name
+            )));
+        }
+        targets.push(idx);
+    }
+    Ok(targets)
+}
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
@@ -26,7 +56,8 @@ impl Binder<'_> {
         let (table_id, schema) = catalog
             .table(&name)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
-        let targets: Vec<usize> = if ins.columns.is_empty() {
+        let by_name = crate::parser::is_insert_by_name(ins);
+        let targets: Vec<usize> = if by_name || ins.columns.is_empty() {
             (0..schema.columns.len()).collect()
         } else {
             let mut t = Vec::new();
@@ -66,6 +97,11 @@ impl Binder<'_> {
             }
         }
         let plan = match source.body.as_ref() {
+            ast::SetExpr::Values(_) if by_name => {
+                return Err(Error::binder(
+                    "INSERT BY NAME can only be used when inserting from a SELECT statement",
+                ))
+            }
             ast::SetExpr::Values(v)
                 if source.with.is_none()
                     && source.order_by.is_none()
@@ -79,6 +115,12 @@ impl Binder<'_> {
                 super::select::bind_values(self, v, Some(&types))?
             }
             _ => self.bind_query(source)?,
+        };
+        // BY NAME: the source's columns fill the table's columns of their names.
+        let targets = if by_name {
+            by_name_targets(&schema, plan.schema())?
+        } else {
+            targets
         };
         let got = plan.schema().len();
         if got != targets.len() {

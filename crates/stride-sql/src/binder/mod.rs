@@ -8,6 +8,7 @@
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
 mod attach;
+mod by_name;
 mod collation;
 mod columnar;
 mod columns;
@@ -21,15 +22,18 @@ mod grouping_sets;
 mod insert;
 mod lambda;
 mod lateral;
+mod macros;
 mod modify;
 mod parameters;
 mod pivot;
+mod prepare;
 mod procedure;
 mod returning;
 mod scope;
 mod select;
 mod set_function;
 mod star;
+mod summarize;
 mod system;
 mod types;
 mod utility;
@@ -39,6 +43,8 @@ mod window;
 use crate::catalog::Catalog;
 use crate::plan::{AggregateExpr, Field, LogicalPlan};
 pub use insert::{ConflictUpdate, OnConflict};
+pub use macros::TempMacros;
+pub use prepare::PreparedStatements;
 pub use returning::Returning;
 use scope::Scope;
 use sqlparser::ast;
@@ -193,6 +199,30 @@ pub enum BoundStatement {
     Use {
         database: String,
     },
+    /// `PREPARE name AS statement`: the connection keeps `statement` under `name`
+    /// (lower case), replacing one of that name (`binder/prepare.rs`).
+    Prepare {
+        name: String,
+        statement: Arc<ast::Statement>,
+    },
+    /// `CREATE [OR REPLACE] [TEMP] MACRO`: `sql` is the macro's CREATE MACRO text
+    /// (`binder/macros.rs`), kept in the catalog or, for TEMP, on the connection.
+    CreateMacro {
+        name: String,
+        sql: String,
+        or_replace: bool,
+        temporary: bool,
+    },
+    /// `DROP MACRO [TABLE] [IF EXISTS] name`; `if_exists`: there is none (nothing to do).
+    DropMacro {
+        name: String,
+        if_exists: bool,
+    },
+    /// `DEALLOCATE [PREPARE] name`: the connection forgets the prepared statement
+    /// (lower case), if it has one; `None`: `DEALLOCATE ALL` (PostgreSQL's), every one.
+    Deallocate {
+        name: Option<String>,
+    },
 }
 
 /// The benchmarks whose data and queries stride carries.
@@ -260,6 +290,14 @@ pub struct Binder<'a> {
     rowid_column: bool,
     /// Runs queries binding needs the answers of (PIVOT's values).
     runner: Option<Arc<dyn crate::catalog::PlanRunner + 'a>>,
+    /// The connection's prepared statements, for EXECUTE (`prepare.rs`).
+    prepared: Arc<PreparedStatements>,
+    /// The connection's TEMP macros (`macros.rs`).
+    temp_macros: Arc<TempMacros>,
+    /// Macros looked up so far in this statement, by lower-case name.
+    macro_cache: HashMap<String, Option<Arc<macros::MacroDef>>>,
+    /// Macros being expanded, innermost last.
+    macro_stack: Vec<String>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -293,6 +331,10 @@ impl<'a> Binder<'a> {
             recursive_refs: Vec::new(),
             rowid_column: false,
             runner: None,
+            prepared: Arc::default(),
+            temp_macros: Arc::default(),
+            macro_cache: HashMap::new(),
+            macro_stack: Vec::new(),
         }
     }
 
@@ -311,6 +353,18 @@ impl<'a> Binder<'a> {
     /// Values for the statement's `$n` parameters.
     pub fn with_params(mut self, params: Vec<ScalarValue>) -> Self {
         self.params = params;
+        self
+    }
+
+    /// The connection's prepared statements (PREPARE), which EXECUTE runs.
+    pub fn with_prepared(mut self, prepared: Arc<PreparedStatements>) -> Self {
+        self.prepared = prepared;
+        self
+    }
+
+    /// The connection's TEMP macros.
+    pub fn with_temp_macros(mut self, macros: Arc<TempMacros>) -> Self {
+        self.temp_macros = macros;
         self
     }
 
@@ -391,6 +445,37 @@ impl<'a> Binder<'a> {
                 self.bind_use(name)
             }
             S::Call(f) => self.bind_call(f),
+            S::CreateMacro {
+                or_replace,
+                temporary,
+                name,
+                args,
+                definition,
+            } => self.bind_create_macro(*or_replace, *temporary, name, args.as_deref(), definition),
+            S::DropFunction(d) => {
+                let [desc] = d.func_desc.as_slice() else {
+                    return Err(Error::not_supported("DROP MACRO of several macros at once"));
+                };
+                let table = crate::parser::is_drop_table_macro(desc);
+                self.bind_drop_macro(&desc.name, d.if_exists, table)
+            }
+            S::Prepare {
+                name,
+                data_types,
+                statement,
+            } => self.bind_prepare(name, data_types, statement),
+            S::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                ..
+            } if into.is_empty() && using.is_empty() => self.bind_execute(name, parameters),
+            S::Deallocate { name, .. } => Ok(BoundStatement::Deallocate {
+                name: (name.quote_style.is_some() || !name.value.eq_ignore_ascii_case("all"))
+                    .then(|| expr::ident_name(name).to_ascii_lowercase()),
+            }),
             S::Copy {
                 source,
                 to,

@@ -39,7 +39,14 @@ pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     };
     let result = bind_query_body(b, q);
     if pushed {
-        b.ctes.pop();
+        // The bodies bound for these CTEs are keyed by the CTEs' addresses, which a
+        // later WITH of the same statement may reuse once these are dropped (two
+        // views, each with its own WITH): they must not outlive their scope.
+        for cte in b.ctes.pop().unwrap_or_default().values() {
+            let key = Arc::as_ptr(cte) as usize;
+            b.cte_bodies.remove(&key);
+            b.recursive_ctes.remove(&key);
+        }
     }
     result
 }
@@ -243,7 +250,13 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
                 ast::SetOperator::Intersect => SetOpKind::Intersect,
                 ast::SetOperator::Except | ast::SetOperator::Minus => SetOpKind::Except,
             };
-            let all = keeps_duplicates(op, set_quantifier)?;
+            let (l, r, all) = match super::by_name::by_name(set_quantifier) {
+                Some(all) => {
+                    let (l, r) = super::by_name::align(op, l, r)?;
+                    (l, r, all)
+                }
+                None => (l, r, keeps_duplicates(op, set_quantifier)?),
+            };
             let (ls, rs) = (l.schema().to_vec(), r.schema().to_vec());
             if ls.len() != rs.len() {
                 return Err(Error::binder(format!(
@@ -444,6 +457,12 @@ struct SelectItem {
 }
 
 fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> Result<LogicalPlan> {
+    // DuckDB's `FROM t` without SELECT is `SELECT * FROM t`.
+    if s.projection.is_empty() && s.flavor == ast::SelectFlavor::FromFirstNoSelect {
+        let mut star = s.clone();
+        star.projection = vec![ast::SelectItem::Wildcard(Default::default())];
+        return bind_select(b, &star, order);
+    }
     b.set_functions.push(Vec::new());
     b.window_defs.push(s.named_window.clone());
     let r = bind_select_list(b, s, order);
