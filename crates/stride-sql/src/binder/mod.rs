@@ -19,6 +19,7 @@ mod from;
 mod function;
 mod grouping_sets;
 mod insert;
+mod json;
 mod lambda;
 mod lateral;
 mod modify;

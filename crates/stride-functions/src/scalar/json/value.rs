@@ -23,6 +23,11 @@ pub fn is_valid(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
+/// Whether the bytes are one JSON document.
+pub fn is_valid_bytes(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+}
+
 /// The error for malformed text, with the byte where parsing stopped.
 pub fn malformed(text: &str, e: &serde_json::Error) -> Error {
     if text.is_empty() {
