@@ -563,3 +563,60 @@ impl ColumnarReader for JsonReader {
         flush(&mut vectors, &mut rows)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A newline-delimited file past one morsel is cut at line ends, and every
+    /// morsel's rows add up to the file's.
+    #[test]
+    fn large_files_are_cut_into_morsels_at_line_ends() {
+        let dir = std::env::temp_dir().join(format!("stride-json-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.ndjson").to_string_lossy().into_owned();
+        let mut text = String::new();
+        let mut n = 0usize;
+        while text.len() < MORSEL_BYTES * 2 + 1000 {
+            text.push_str(&format!(
+                "{{\"id\":{n},\"name\":\"row number {n} with some padding text\"}}\n"
+            ));
+            n += 1;
+        }
+        std::fs::write(&path, &text).unwrap();
+        let reader = JsonReader::bind(
+            std::slice::from_ref(&path),
+            &JsonOptions::default(),
+            FileColumns::default(),
+        )
+        .unwrap();
+        assert_eq!(reader.types, vec![DataType::BigInt, DataType::Varchar]);
+        assert!(reader.morsels() >= 2);
+        let mut rows = 0;
+        let mut sum = 0i64;
+        for m in 0..reader.morsels() {
+            reader
+                .produce(m, &[0], &mut |c| {
+                    rows += c.len();
+                    let v = c.columns[0].clone().flatten(c.len());
+                    sum += v.values::<i64>()[..c.len()].iter().sum::<i64>();
+                    Ok(())
+                })
+                .unwrap();
+        }
+        assert_eq!(rows, n);
+        assert_eq!(sum, (n as i64 - 1) * n as i64 / 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sniffed_types_merge() {
+        assert_eq!(merge(DataType::BigInt, DataType::Double), DataType::Double);
+        assert_eq!(merge(DataType::Date, DataType::Varchar), DataType::Varchar);
+        assert_eq!(merge(DataType::BigInt, DataType::Varchar), DataType::Json);
+        assert_eq!(finish(DataType::Null), DataType::Json);
+        assert_eq!(string_type("2020-01-02"), DataType::Date);
+        assert_eq!(string_type("2020-01-02 10:00:00"), DataType::Timestamp);
+        assert_eq!(string_type("hello"), DataType::Varchar);
+    }
+}

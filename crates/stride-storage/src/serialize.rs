@@ -527,6 +527,7 @@ mod tests {
                 Varchar("a string longer than twelve".into()),
             ],
         );
+        round_trip(DataType::Json, vec![Varchar(r#"{"a":[1,2]}"#.into()), Null]);
         round_trip(DataType::Date, vec![Date(-1), Date(19000)]);
         round_trip(
             DataType::Interval,
