@@ -28,6 +28,9 @@ pub enum DataType {
     Timestamp,
     Interval,
     List(Box<DataType>),
+    /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
+    /// (DuckDB's JSON logical type). Casting text to it validates the text.
+    Json,
 }
 
 /// How values of a type are laid out in memory.
@@ -58,7 +61,7 @@ impl DataType {
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
             DataType::Double => PhysicalType::F64,
-            DataType::Varchar => PhysicalType::Str,
+            DataType::Varchar | DataType::Json => PhysicalType::Str,
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) => PhysicalType::List,
         }
@@ -141,6 +144,9 @@ impl DataType {
                 };
                 Some(wider.clone())
             }
+            // JSON meets text as text (DuckDB compares them as strings)
+            (Json, Varchar) | (Varchar, Json) => Some(Varchar),
+            (Json, t) | (t, Json) if !matches!(t, List(_)) => Some(Varchar),
             (Varchar, t) | (t, Varchar) if !matches!(t, List(_)) => Some(t.clone()),
             // DuckDB's rule: a BOOLEAN meets a number as 0 or 1 (so `2 = true` is false)
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
@@ -171,6 +177,7 @@ impl DataType {
             }
             (DataType::Date, DataType::Timestamp) => true,
             (DataType::Varchar, _) => !matches!(target, DataType::List(_)),
+            (DataType::Json, DataType::Varchar) => true,
             _ => false,
         }
     }
@@ -193,6 +200,7 @@ impl fmt::Display for DataType {
             DataType::Timestamp => write!(f, "TIMESTAMP"),
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::List(t) => write!(f, "{t}[]"),
+            DataType::Json => write!(f, "JSON"),
         }
     }
 }

@@ -364,7 +364,9 @@ impl Vector {
                 ScalarValue::Decimal(v[i] as i128, *p, *s)
             }
             (DataType::Decimal(p, s), VectorData::I128(v)) => ScalarValue::Decimal(v[i], *p, *s),
-            (DataType::Varchar, VectorData::Str(v)) => ScalarValue::Varchar(v.get(i).to_string()),
+            (DataType::Varchar | DataType::Json, VectorData::Str(v)) => {
+                ScalarValue::Varchar(v.get(i).to_string())
+            }
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),

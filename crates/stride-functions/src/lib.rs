@@ -21,7 +21,7 @@ pub mod kernels;
 pub mod pg_types;
 pub mod scalar;
 
-pub use cast::{cast_scalar, cast_vector};
+pub use cast::{cast_scalar, cast_typed_scalar, cast_vector};
 pub use scalar::{
     evaluate_scalar, resolve_quantified, resolve_scalar, select_all_comparisons, select_comparison,
     BoundFunction, ScalarFunction,

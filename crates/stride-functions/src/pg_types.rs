@@ -56,6 +56,7 @@ pub const TEXT: u32 = 25;
 pub const FLOAT4: u32 = 700;
 pub const FLOAT8: u32 = 701;
 pub const VARCHAR: u32 = 1043;
+pub const JSON: u32 = 114;
 pub const DATE: u32 = 1082;
 pub const TIMESTAMP: u32 = 1114;
 pub const INTERVAL: u32 = 1186;
@@ -78,6 +79,8 @@ pub const PG_TYPES: &[PgType] = &[
     t(FLOAT8, "float8", "double precision", 8, 'N', 0, 1022),
     t(NUMERIC, "numeric", "numeric", -1, 'N', 0, 1231),
     t(VARCHAR, "varchar", "character varying", -1, 'S', 0, 1015),
+    t(JSON, "json", "json", -1, 'U', 0, 199),
+    t(199, "_json", "json[]", -1, 'A', JSON, 0),
     t(TEXT, "text", "text", -1, 'S', 0, 1009),
     t(DATE, "date", "date", 4, 'D', 0, 1182),
     t(
@@ -135,6 +138,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Double => FLOAT8,
         DataType::Decimal(..) => NUMERIC,
         DataType::Varchar => VARCHAR,
+        DataType::Json => JSON,
         DataType::Date => DATE,
         DataType::Timestamp => TIMESTAMP,
         DataType::Interval => INTERVAL,

@@ -60,7 +60,7 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Real => ArrowType::Float32,
         DataType::Double => ArrowType::Float64,
         DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
-        DataType::Varchar => match strings {
+        DataType::Varchar | DataType::Json => match strings {
             StringLayout::View => ArrowType::Utf8View,
             StringLayout::Offsets => ArrowType::Utf8,
         },
@@ -163,7 +163,7 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                 nulls,
             ))
         }
-        DataType::Varchar => match target {
+        DataType::Varchar | DataType::Json => match target {
             ArrowType::Utf8View => Arc::new(string_views(parts, nulls)),
             _ => string_offsets(parts, nulls)?,
         },

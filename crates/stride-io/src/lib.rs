@@ -15,4 +15,5 @@ pub mod columnar;
 pub mod csv;
 pub mod file;
 pub mod hive;
+pub mod json;
 pub mod parquet;

@@ -167,6 +167,8 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::Date => w.u8(10),
         DataType::Timestamp => w.u8(11),
         DataType::Interval => w.u8(12),
+        // 20, not the next free tag: other types are being added in parallel
+        DataType::Json => w.u8(20),
         DataType::List(child) => {
             w.u8(13);
             write_type(w, child);
@@ -196,6 +198,7 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         11 => DataType::Timestamp,
         12 => DataType::Interval,
         13 => DataType::List(Box::new(read_type(r)?)),
+        20 => DataType::Json,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })
 }
@@ -524,6 +527,7 @@ mod tests {
                 Varchar("a string longer than twelve".into()),
             ],
         );
+        round_trip(DataType::Json, vec![Varchar(r#"{"a":[1,2]}"#.into()), Null]);
         round_trip(DataType::Date, vec![Date(-1), Date(19000)]);
         round_trip(
             DataType::Interval,

@@ -30,7 +30,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Date => parse_each(v, len, to, try_cast, parse_date),
         DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
-        DataType::Varchar | DataType::Null | DataType::List(_) => {
+        DataType::Varchar | DataType::Json | DataType::Null | DataType::List(_) => {
             Err(unimplemented_cast(&v.ty, to))
         }
     }

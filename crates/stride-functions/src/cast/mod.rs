@@ -10,6 +10,7 @@
 pub mod decimal;
 mod from_varchar;
 pub mod interval;
+mod json;
 mod list;
 mod numeric;
 mod temporal;
@@ -29,6 +30,10 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     }
     match (from, to) {
         (DataType::Null, _) => Ok(null_vector(to, len, v.constant)),
+        (DataType::Varchar, DataType::Json) => json::from_text(v, len, try_cast),
+        (_, DataType::Json) => json::from_value(v, len),
+        (DataType::Json, DataType::Varchar) => to_varchar::cast(v, len),
+        (DataType::Json, _) => json::to_type(v, len, to, try_cast),
         (_, DataType::Varchar) => to_varchar::cast(v, len),
         (DataType::Varchar, DataType::List(_)) => list::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
@@ -60,12 +65,28 @@ pub fn cast_scalar(v: &ScalarValue, to: &DataType, try_cast: bool) -> Result<Sca
     Ok(cast_vector(&input, 1, to, try_cast)?.get(0))
 }
 
+/// CAST of one value whose type is `from`: the same as [`cast_scalar`] except for
+/// values whose type their [`ScalarValue`] does not tell (JSON is held as text).
+pub fn cast_typed_scalar(
+    v: &ScalarValue,
+    from: &DataType,
+    to: &DataType,
+    try_cast: bool,
+) -> Result<ScalarValue> {
+    if v.is_null() || *from != DataType::Json || from == to {
+        return cast_scalar(v, to, try_cast);
+    }
+    let input = Vector::constant(v, from)?;
+    Ok(cast_vector(&input, 1, to, try_cast)?.get(0))
+}
+
 /// Whether a cast between the two types exists at all (the binder reports the error
 /// early instead of at execution).
 pub fn can_cast(from: &DataType, to: &DataType) -> bool {
     match (from, to) {
         _ if from == to => true,
-        (DataType::Null, _) | (_, DataType::Varchar) => true,
+        (DataType::Null, _) | (_, DataType::Varchar) | (_, DataType::Json) => true,
+        (DataType::Json, t) => !matches!(t, DataType::Interval),
         (DataType::Varchar, t) => match t {
             DataType::List(e) => !matches!(**e, DataType::List(_)),
             _ => true,

@@ -34,6 +34,11 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Interval => each(v, len, |iv: Interval, out| {
             let _ = write!(out, "{iv}");
         }),
+        DataType::Json => {
+            let mut out = v.clone();
+            out.ty = DataType::Varchar;
+            out
+        }
         DataType::List(_) | DataType::Null | DataType::Varchar => slow(v, len),
     })
 }

@@ -4,6 +4,7 @@
 //! distance, as DuckDB does.
 
 use super::date::{DateField, EpochUnit, IntervalUnit};
+use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
 use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
 use super::{BoundFunction, ScalarFunction};
@@ -576,6 +577,50 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("pg_encoding_to_char", pg::resolve_encoding_to_char),
     ("pg_get_expr", pg::resolve_get_expr),
     ("pg_size_pretty", pg::resolve_size_pretty),
+    // JSON
+    ("json_extract", |a| {
+        json::resolve_path_function(J::Extract, a)
+    }),
+    ("json_extract_path", |a| {
+        json::resolve_path_function(J::Extract, a)
+    }),
+    ("->", |a| json::resolve_path_function(J::Extract, a)),
+    ("json_extract_string", |a| {
+        json::resolve_path_function(J::ExtractString, a)
+    }),
+    ("json_extract_path_text", |a| {
+        json::resolve_path_function(J::ExtractString, a)
+    }),
+    ("->>", |a| json::resolve_path_function(J::ExtractString, a)),
+    ("json_value", |a| json::resolve_path_function(J::Value, a)),
+    ("json_exists", |a| json::resolve_path_function(J::Exists, a)),
+    ("json_type", |a| json::resolve_path_function(J::Type, a)),
+    ("json_array_length", |a| {
+        json::resolve_path_function(J::ArrayLength, a)
+    }),
+    ("json_keys", |a| json::resolve_path_function(J::Keys, a)),
+    ("json_valid", |a| json::resolve_unary(J::Valid, a)),
+    ("json_structure", |a| json::resolve_unary(J::Structure, a)),
+    ("json_pretty", |a| json::resolve_unary(J::Pretty, a)),
+    ("json", |a| json::resolve_unary(J::Minify, a)),
+    ("json_contains", json::resolve_contains),
+    ("json_merge_patch", json::resolve_merge_patch),
+    ("json_object", json::resolve_object),
+    ("json_array", json::resolve_array),
+    ("to_json", json::resolve_to_json),
+    ("json_quote", json::resolve_to_json),
+    ("array_to_json", json::resolve_array_to_json),
+    ("json_transform", |a| {
+        json::resolve_transform(J::Transform, a)
+    }),
+    ("from_json", |a| json::resolve_transform(J::Transform, a)),
+    ("json_transform_strict", |a| {
+        json::resolve_transform(J::TransformStrict, a)
+    }),
+    ("from_json_strict", |a| {
+        json::resolve_transform(J::TransformStrict, a)
+    }),
+    ("__json_object_from_lists", json::resolve_object_from_lists),
 ];
 
 /// The resolver registered under `name` (already lower-case).

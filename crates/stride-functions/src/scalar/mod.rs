@@ -14,6 +14,7 @@ mod arithmetic;
 pub mod catalogue;
 mod comparison;
 pub mod date;
+pub mod json;
 pub mod list;
 mod math;
 pub mod meta;
@@ -334,6 +335,8 @@ pub enum ScalarFunction {
     PgEncodingToChar,
     PgGetExpr,
     PgSizePretty,
+    /// The JSON functions (`json_extract`, `->`, `json_object`, ...)
+    Json(json::JsonFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -373,7 +376,7 @@ pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
 pub fn needs_constants(func: ScalarFunction) -> bool {
     matches!(
         func,
-        ScalarFunction::DatePart | ScalarFunction::ListAggregateByName
+        ScalarFunction::DatePart | ScalarFunction::ListAggregateByName | ScalarFunction::Json(_)
     )
 }
 
@@ -390,6 +393,7 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
             Ok(())
         }
         ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
+        ScalarFunction::Json(j) => json::specialize(f, j, constants),
         _ => Ok(()),
     }
 }
@@ -551,6 +555,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgEncodingToChar
         | F::PgGetExpr
         | F::PgSizePretty => pg::evaluate(f, args, len),
+        F::Json(j) => json::evaluate(f, j, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         _ => string::evaluate(f, args, len),
     }

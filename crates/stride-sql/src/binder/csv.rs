@@ -74,6 +74,14 @@ impl Binder<'_> {
         if let Some(format) = ColumnarFormat::of_path(path) {
             return self.columnar_scan(format, &[path.to_string()], false, None);
         }
+        if super::json::is_json_path(path) {
+            return self.json_scan(
+                &[path.to_string()],
+                &stride_io::json::JsonOptions::default(),
+                false,
+                None,
+            );
+        }
         self.settings.check_external_access("reading files")?;
         self.csv_scan(&[path.to_string()], CsvOptions::default())
     }
@@ -271,7 +279,7 @@ impl Binder<'_> {
     }
 
     /// A type given as a string ('DECIMAL(15,2)').
-    fn type_option(&mut self, e: &ast::Expr) -> Result<DataType> {
+    pub(super) fn type_option(&mut self, e: &ast::Expr) -> Result<DataType> {
         let ScalarValue::Varchar(s) = self.constant(e, "read_csv")? else {
             return Err(Error::binder(format!(
                 "read_csv types are given as strings such as 'BIGINT', got {e}"

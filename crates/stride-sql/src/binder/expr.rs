@@ -37,9 +37,9 @@ pub fn cast_expr(e: Expr, ty: &DataType) -> Result<Expr> {
     if e.data_type() == *ty {
         return Ok(e);
     }
-    if let Expr::Literal { value, .. } = &e {
+    if let Expr::Literal { value, ty: from } = &e {
         return Ok(Expr::Literal {
-            value: cast_scalar(value, ty, false)?,
+            value: stride_functions::cast_typed_scalar(value, from, ty, false)?,
             ty: ty.clone(),
         });
     }
@@ -265,9 +265,9 @@ impl Binder<'_> {
                 if inner.data_type() == ty {
                     return Ok(inner);
                 }
-                if let Expr::Literal { value, .. } = &inner {
+                if let Expr::Literal { value, ty: from } = &inner {
                     return Ok(Expr::Literal {
-                        value: cast_scalar(value, &ty, try_cast)?,
+                        value: stride_functions::cast_typed_scalar(value, from, &ty, try_cast)?,
                         ty,
                     });
                 }
@@ -696,6 +696,14 @@ impl Binder<'_> {
                     None => e,
                 })
             }
+            // `j -> '$.a'` outside a lambda function: sqlparser reads an identifier
+            // followed by `->` as a lambda, but here it is DuckDB's JSON arrow.
+            A::Lambda(l) => match json_arrow(l) {
+                Some(e) => self.bind_expr(&e, ctx),
+                None => Err(Error::binder(format!(
+                    "a lambda function ({e}) is only allowed as an argument of a list function such as list_transform"
+                ))),
+            },
             other => Err(Error::not_supported(format!(
                 "expression not supported yet: {other}"
             ))),
@@ -864,6 +872,9 @@ impl Binder<'_> {
             B::PGOverlap => "&&",
             B::AtArrow => "@>",
             B::ArrowAt => "<@",
+            // JSON: json_extract and json_extract_string
+            B::Arrow => "->",
+            B::LongArrow => "->>",
             other => {
                 return Err(Error::not_supported(format!(
                     "operator {other} is not supported yet"
@@ -1144,4 +1155,35 @@ fn method_calls(root: &ast::Expr, chain: &[ast::AccessExpr]) -> Option<ast::Expr
             access_chain: chain[at + 1..].to_vec(),
         }
     })
+}
+
+/// `x -> body` parsed as a lambda of one untyped parameter, read as the JSON
+/// operator `x -> path`. The lambda's body swallowed what followed the path
+/// (`j -> '$.a' = '1'` has the body `'$.a' = '1'`), so the arrow is pushed down to
+/// the body's leftmost operand: `->` binds tighter than the operators after it.
+fn json_arrow(l: &ast::LambdaFunction) -> Option<ast::Expr> {
+    let ast::OneOrManyWithParens::One(p) = &l.params else {
+        return None;
+    };
+    if p.data_type.is_some() {
+        return None;
+    }
+    let param = ast::Expr::Identifier(p.name.clone());
+    fn rotate(param: ast::Expr, body: &ast::Expr) -> ast::Expr {
+        match body {
+            ast::Expr::BinaryOp { left, op, right } => ast::Expr::BinaryOp {
+                left: Box::new(rotate(param, left)),
+                op: op.clone(),
+                right: right.clone(),
+            },
+            ast::Expr::IsNull(x) => ast::Expr::IsNull(Box::new(rotate(param, x))),
+            ast::Expr::IsNotNull(x) => ast::Expr::IsNotNull(Box::new(rotate(param, x))),
+            other => ast::Expr::BinaryOp {
+                left: Box::new(param),
+                op: ast::BinaryOperator::Arrow,
+                right: Box::new(other.clone()),
+            },
+        }
+    }
+    Some(rotate(param, &l.body))
 }

@@ -5,14 +5,14 @@
 
 use crate::plan::Expr;
 use stride_common::{Result, ScalarValue, Vector};
-use stride_functions::{cast_scalar, evaluate_scalar};
+use stride_functions::{cast_typed_scalar, evaluate_scalar};
 
 /// The value of a constant expression; `None` when it depends on input rows.
 pub fn fold_constant(e: &Expr) -> Result<Option<ScalarValue>> {
     Ok(match e {
         Expr::Literal { value, .. } => Some(value.clone()),
         Expr::Cast { expr, to, try_cast } => match fold_constant(expr)? {
-            Some(v) => Some(cast_scalar(&v, to, *try_cast)?),
+            Some(v) => Some(cast_typed_scalar(&v, &expr.data_type(), to, *try_cast)?),
             None => None,
         },
         Expr::Function { func, args } => {

@@ -430,6 +430,8 @@ impl<'a> Binder<'a> {
                 return self.bind_read_columnar(args, ColumnarFormat::Parquet)
             }
             "read_arrow" => return self.bind_read_columnar(args, ColumnarFormat::Arrow),
+            "read_json" | "read_json_auto" => return self.bind_read_json(args, name, false),
+            "read_ndjson" | "read_ndjson_auto" => return self.bind_read_json(args, name, true),
             "parquet_schema" => return self.bind_parquet_footer(args, false),
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
             "sniff_csv" => return self.bind_sniff_csv(args),
@@ -577,6 +579,10 @@ impl<'a> Binder<'a> {
                     "read_parquet",
                     "parquet_scan",
                     "read_arrow",
+                    "read_json",
+                    "read_json_auto",
+                    "read_ndjson",
+                    "read_ndjson_auto",
                     "parquet_schema",
                     "parquet_metadata",
                     "sniff_csv",
@@ -788,7 +794,20 @@ fn file_path(name: &ast::ObjectName) -> Option<String> {
         return None;
     };
     let looks_like_file = [
-        ".csv", ".tsv", ".tbl", ".txt", ".csv.gz", ".tsv.gz", ".tbl.gz", ".parquet",
+        ".csv",
+        ".tsv",
+        ".tbl",
+        ".txt",
+        ".csv.gz",
+        ".tsv.gz",
+        ".tbl.gz",
+        ".parquet",
+        ".json",
+        ".ndjson",
+        ".jsonl",
+        ".json.gz",
+        ".ndjson.gz",
+        ".jsonl.gz",
     ]
     .iter()
     .any(|e| id.value.to_ascii_lowercase().ends_with(e));

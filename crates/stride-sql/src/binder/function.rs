@@ -91,6 +91,9 @@ impl Binder<'_> {
                 .collect();
             return self.bind_grouping(&name, &args, ctx);
         }
+        if let Some(e) = json_group(&name, f, list)? {
+            return self.bind_expr(&e, ctx);
+        }
         if is_aggregate_name(&name) {
             return self.bind_aggregate(&name, f, list, ctx);
         }
@@ -593,4 +596,63 @@ fn lift(mut agg: AggregateExpr, depth: usize) -> AggregateExpr {
         *e = crate::plan::visit::outer_to_columns(moved, depth);
     }
     agg
+}
+
+/// Calls the binder writes out as other calls, as DuckDB's macros are (listed by
+/// `duckdb_functions()` as macros).
+pub(crate) const MACRO_FUNCTIONS: &[&str] = &["json_group_array", "json_group_object"];
+
+/// DuckDB's macros `json_group_array(x)` (`to_json(list(x))`) and
+/// `json_group_object(k, v)` (an object from `list(k)` and `list(v)`; DuckDB goes
+/// through a MAP, which stride lacks), written out as the calls they stand for.
+/// DISTINCT, FILTER and ORDER BY inside the call go to each `list`.
+fn json_group(
+    name: &str,
+    f: &ast::Function,
+    list: &ast::FunctionArgumentList,
+) -> Result<Option<ast::Expr>> {
+    let with_name = |n: &str, args: Vec<ast::FunctionArg>, keep_clauses: bool| {
+        let mut g = f.clone();
+        g.name = ast::ObjectName::from(vec![ast::Ident::new(n)]);
+        g.args = ast::FunctionArguments::List(ast::FunctionArgumentList {
+            duplicate_treatment: if keep_clauses {
+                list.duplicate_treatment
+            } else {
+                None
+            },
+            args,
+            clauses: if keep_clauses {
+                list.clauses.clone()
+            } else {
+                vec![]
+            },
+        });
+        if !keep_clauses {
+            g.filter = None;
+        }
+        ast::Expr::Function(g)
+    };
+    let arg = |e: ast::Expr| ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e));
+    match (name, list.args.as_slice()) {
+        ("json_group_array", [x]) => {
+            let inner = with_name("list", vec![x.clone()], true);
+            Ok(Some(with_name("to_json", vec![arg(inner)], false)))
+        }
+        ("json_group_object", [k, v]) => {
+            let keys = with_name("list", vec![k.clone()], true);
+            let values = with_name("list", vec![v.clone()], true);
+            Ok(Some(with_name(
+                "__json_object_from_lists",
+                vec![arg(keys), arg(values)],
+                false,
+            )))
+        }
+        ("json_group_array", _) => Err(Error::binder(
+            "json_group_array() takes one argument: json_group_array(value)",
+        )),
+        ("json_group_object", _) => Err(Error::binder(
+            "json_group_object() takes two arguments: json_group_object(key, value)",
+        )),
+        _ => Ok(None),
+    }
 }

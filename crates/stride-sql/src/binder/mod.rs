@@ -20,6 +20,7 @@ mod from;
 mod function;
 mod grouping_sets;
 mod insert;
+mod json;
 mod lambda;
 mod lateral;
 mod macros;
@@ -54,6 +55,7 @@ use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema}
 
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
+pub(crate) use function::MACRO_FUNCTIONS;
 pub(crate) use function::{probe_call, SPECIAL_FORMS};
 pub(crate) use lambda::LAMBDA_FUNCTIONS;
 pub use stride_io::csv::CsvWriteOptions;

@@ -56,6 +56,7 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             ast::ArrayElemTypeDef::SquareBracket(inner, _)
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
+        A::JSON => DataType::Json,
         A::Custom(name, args) => {
             let parts: Vec<String> = name
                 .0

@@ -169,6 +169,9 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
     for name in crate::binder::LAMBDA_FUNCTIONS {
         named(name, "scalar", &mut out);
     }
+    for name in crate::binder::MACRO_FUNCTIONS {
+        named(name, "macro", &mut out);
+    }
     for name in crate::binder::WINDOW_FUNCTIONS {
         named(name, "window", &mut out);
     }

@@ -1,0 +1,203 @@
+//! Between stride's values and JSON: `to_json` / `json_quote` / `json_object` /
+//! `json_array` / `array_to_json` and casts to JSON write a value as JSON text;
+//! `json_transform` / `from_json` and casts from JSON read a JSON value as a
+//! stride type (scalars and lists: stride has no STRUCT or MAP, so an object can
+//! only be read as JSON or text).
+
+use super::value::{self, write_double, write_string};
+use crate::cast::cast_scalar;
+use serde_json::Value;
+use std::fmt::Write;
+use stride_common::{DataType, Error, Result, ScalarValue};
+
+/// Appends `v` (of type `ty`) as JSON: numbers as numbers (DECIMAL and REAL as
+/// doubles, as DuckDB), text, dates and intervals as strings, lists as arrays,
+/// JSON values as themselves (minified), NULL as `null`.
+pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
+    match v {
+        ScalarValue::Null => out.push_str("null"),
+        ScalarValue::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        ScalarValue::TinyInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::SmallInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::Integer(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::BigInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::Real(x) => write_double(out, *x as f64),
+        ScalarValue::Double(x) => write_double(out, *x),
+        ScalarValue::Decimal(u, _, s) => write_double(out, *u as f64 / 10f64.powi(*s as i32)),
+        ScalarValue::Varchar(s) if *ty == DataType::Json => match value::parse(s) {
+            Ok(j) => value::write(out, &j),
+            Err(_) => write_string(out, s),
+        },
+        ScalarValue::Varchar(s) => write_string(out, s),
+        ScalarValue::List(t, items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_scalar(out, x, t);
+            }
+            out.push(']');
+        }
+        other => write_string(out, &other.to_string()),
+    }
+}
+
+/// The stride type a `json_transform` structure names: a JSON string holding a
+/// type name (`"INTEGER"`), or an array of one structure (a list of it).
+pub fn structure_type(structure: &str) -> Result<DataType> {
+    let v = value::parse(structure)?;
+    type_of_structure(&v)
+}
+
+fn type_of_structure(v: &Value) -> Result<DataType> {
+    match v {
+        Value::String(name) => type_by_name(name).ok_or_else(|| {
+            Error::binder(format!(
+                "unknown type \"{name}\" in a JSON structure; use a type name such as \"INTEGER\", \"DOUBLE\", \"VARCHAR\" or \"JSON\""
+            ))
+        }),
+        Value::Array(items) if items.len() == 1 => {
+            Ok(DataType::List(Box::new(type_of_structure(&items[0])?)))
+        }
+        Value::Array(_) => Err(Error::binder(
+            "a JSON structure's array must hold exactly one element: the structure of every element",
+        )),
+        Value::Object(_) => Err(Error::not_supported(
+            "json_transform into an object (STRUCT or MAP) is not supported: stride has no STRUCT type; extract the fields with json_extract or transform them one by one",
+        )),
+        other => Err(Error::binder(format!(
+            "invalid JSON structure {}: expected a type name or an array",
+            value::to_text(other)
+        ))),
+    }
+}
+
+fn type_by_name(name: &str) -> Option<DataType> {
+    let n = name.trim().to_ascii_uppercase();
+    Some(match n.as_str() {
+        "BOOLEAN" | "BOOL" => DataType::Boolean,
+        "TINYINT" | "UTINYINT" => DataType::TinyInt,
+        "SMALLINT" | "USMALLINT" => DataType::SmallInt,
+        "INTEGER" | "INT" | "INT4" | "UINTEGER" => DataType::Integer,
+        "BIGINT" | "INT8" | "UBIGINT" | "HUGEINT" => DataType::BigInt,
+        "FLOAT" | "REAL" => DataType::Real,
+        "DOUBLE" => DataType::Double,
+        "VARCHAR" | "TEXT" | "STRING" => DataType::Varchar,
+        "DATE" => DataType::Date,
+        "TIMESTAMP" => DataType::Timestamp,
+        "INTERVAL" => DataType::Interval,
+        "JSON" => DataType::Json,
+        _ => {
+            let inner = n.strip_prefix("DECIMAL(")?.strip_suffix(')')?;
+            let (p, s) = inner.split_once(',')?;
+            DataType::Decimal(p.trim().parse().ok()?, s.trim().parse().ok()?)
+        }
+    })
+}
+
+/// Reads a JSON value as `ty`. A value that does not convert is NULL, or with
+/// `strict` an error naming it (DuckDB's `json_transform_strict` and casts).
+pub fn transform(v: &Value, ty: &DataType, strict: bool) -> Result<ScalarValue> {
+    match (v, ty) {
+        (Value::Null, _) => Ok(ScalarValue::Null),
+        (_, DataType::Json) => Ok(ScalarValue::Varchar(value::to_text(v))),
+        (Value::String(s), DataType::Varchar) => Ok(ScalarValue::Varchar(s.clone())),
+        (_, DataType::Varchar) => Ok(ScalarValue::Varchar(value::to_text(v))),
+        (Value::Array(items), DataType::List(t)) => Ok(ScalarValue::List(
+            (**t).clone(),
+            items
+                .iter()
+                .map(|x| transform(x, t, strict))
+                .collect::<Result<_>>()?,
+        )),
+        (Value::Bool(b), DataType::Boolean) => Ok(ScalarValue::Boolean(*b)),
+        (Value::Bool(b), t) if t.is_numeric() => {
+            cast_scalar(&ScalarValue::Boolean(*b), t, !strict).or_else(|e| fail(e, v, strict))
+        }
+        (Value::Number(_) | Value::String(_) | Value::Bool(_), t)
+            if !matches!(t, DataType::List(_)) =>
+        {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                other => value::to_text(other),
+            };
+            match cast_scalar(&ScalarValue::Varchar(text), t, !strict) {
+                Ok(ScalarValue::Null) if strict => Err(cannot(v, t)),
+                Ok(x) => Ok(x),
+                Err(e) => fail(e, v, strict),
+            }
+        }
+        _ if strict => Err(cannot(v, ty)),
+        _ => Ok(ScalarValue::Null),
+    }
+}
+
+fn fail(_e: Error, v: &Value, strict: bool) -> Result<ScalarValue> {
+    if strict {
+        Err(Error::conversion(format!(
+            "Failed to cast value to numerical: {}",
+            value::to_text(v)
+        )))
+    } else {
+        Ok(ScalarValue::Null)
+    }
+}
+
+fn cannot(v: &Value, ty: &DataType) -> Error {
+    Error::conversion(format!(
+        "Failed to cast JSON value {} to {ty}",
+        value::to_text(v)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transforms() {
+        let v = value::parse(r#"[1,2,"3"]"#).unwrap();
+        let ints = structure_type(r#"["INTEGER"]"#).unwrap();
+        assert_eq!(
+            transform(&v, &ints, false).unwrap(),
+            ScalarValue::List(
+                DataType::Integer,
+                vec![
+                    ScalarValue::Integer(1),
+                    ScalarValue::Integer(2),
+                    ScalarValue::Integer(3)
+                ]
+            )
+        );
+        let x = value::parse(r#""x""#).unwrap();
+        assert_eq!(
+            transform(&x, &DataType::Integer, false).unwrap(),
+            ScalarValue::Null
+        );
+        assert!(transform(&x, &DataType::Integer, true).is_err());
+        assert!(structure_type(r#"{"a":"INTEGER"}"#).is_err());
+    }
+
+    #[test]
+    fn writes_values() {
+        let mut s = String::new();
+        write_scalar(
+            &mut s,
+            &ScalarValue::List(
+                DataType::Varchar,
+                vec![ScalarValue::Varchar("a\"".into()), ScalarValue::Null],
+            ),
+            &DataType::List(Box::new(DataType::Varchar)),
+        );
+        assert_eq!(s, r#"["a\"",null]"#);
+    }
+}
