@@ -21,6 +21,32 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("%", arithmetic::resolve_modulo),
     ("mod", arithmetic::resolve_modulo),
     ("negate", arithmetic::resolve_negate),
+    // the operators' function names (DuckDB's)
+    ("add", |a| match a {
+        [t] => math::numeric_arg(t)
+            .and_then(|t| super::signature::bind(ScalarFunction::Identity, vec![t.clone()], t)),
+        _ => arithmetic::resolve_add(a).or_else(|| list::resolve_list_concat(a)),
+    }),
+    ("subtract", arithmetic::resolve_subtract),
+    ("multiply", arithmetic::resolve_multiply),
+    ("divide", arithmetic::resolve_divide),
+    ("//", arithmetic::resolve_divide),
+    ("fdiv", math::float_fns::resolve_fdiv),
+    ("fmod", math::float_fns::resolve_fmod),
+    ("**", math::float_fns::resolve_power),
+    ("^", math::float_fns::resolve_power),
+    ("@", math::abs_sign::resolve_abs),
+    ("!__postfix", math::integer_fns::resolve_factorial),
+    ("&", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::And, a)
+    }),
+    ("|", |a| math::bitwise::resolve(math::bitwise::BitOp::Or, a)),
+    ("<<", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::ShiftLeft, a)
+    }),
+    (">>", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::ShiftRight, a)
+    }),
     // comparison
     ("=", comparison::resolve_eq),
     ("==", comparison::resolve_eq),
@@ -139,6 +165,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("to_binary", string::hex::resolve_bin),
     ("bin", string::hex::resolve_bin),
     ("bar", string::bar::resolve),
+    ("~~~", string::glob::resolve),
+    ("left_grapheme", string::grapheme::resolve_left),
+    ("right_grapheme", string::grapheme::resolve_right),
+    ("substring_grapheme", string::grapheme::resolve_substring),
     ("format", string::format::resolve),
     ("printf", string::printf::resolve),
     // math
@@ -374,6 +404,9 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_extract", list::resolve_extract),
     ("list_element", list::resolve_extract),
     ("list_concat", list::resolve_list_concat),
+    ("list_cat", list::resolve_list_concat),
+    ("array_concat", list::resolve_list_concat),
+    ("array_value", list::resolve_list_value),
     ("array_cat", list::resolve_list_concat),
     ("array_extract", list::resolve_extract),
     ("list_aggregate", list::aggregate::resolve_list_aggregate),
@@ -518,6 +551,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_cosine_distance", |a| {
         list::distance::resolve(a, Distance::OneMinusCosine)
     }),
+    ("<=>", |a| {
+        list::distance::resolve(a, Distance::OneMinusCosine)
+    }),
+    ("<->", |a| list::distance::resolve(a, Distance::Euclidean)),
     ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
     ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
     ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),

@@ -25,6 +25,7 @@ pub mod string;
 pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::DateField;
 pub use list::{resolve_quantified, CmpKind};
+pub use math::bitwise::BitOp;
 pub use pg::UTF8_ENCODING;
 
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
@@ -137,6 +138,11 @@ pub enum ScalarFunction {
     Format,
     /// `printf(fmt, ...)`: C's syntax
     Printf,
+    /// `~~~`, `GLOB`
+    Glob,
+    LeftGrapheme,
+    RightGrapheme,
+    SubstringGrapheme,
     // math
     Abs,
     Sign,
@@ -188,6 +194,14 @@ pub enum ScalarFunction {
     Factorial,
     BitCount,
     Xor,
+    /// `&`, `|`, `<<`, `>>` on integers
+    Bitwise(math::bitwise::BitOp),
+    /// `fmod(x, y)`: remainder with the sign of y, DOUBLE
+    Fmod,
+    /// `fdiv(x, y)`: floor(x / y), DOUBLE
+    Fdiv,
+    /// `add(x)`: the argument itself (unary plus)
+    Identity,
     /// `round_even`, `roundbankers`
     RoundEven,
     // dates and times
@@ -472,7 +486,11 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Factorial
         | F::BitCount
         | F::Xor
+        | F::Bitwise(_)
+        | F::Fmod
+        | F::Fdiv
         | F::RoundEven => math::evaluate(f, args, len),
+        F::Identity => Ok(args[0].clone()),
         F::DatePart
         | F::Extract(_)
         | F::DateTrunc

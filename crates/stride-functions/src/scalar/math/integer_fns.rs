@@ -30,7 +30,7 @@ pub(crate) fn resolve_factorial(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 /// An integer argument's own type (an untyped NULL is an INTEGER).
-fn integer_type(t: &DataType) -> Option<DataType> {
+pub(crate) fn integer_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Null => Some(DataType::Integer),
         t if t.is_integer() => Some(t.clone()),

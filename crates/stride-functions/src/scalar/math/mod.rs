@@ -6,6 +6,7 @@
 //! NaN or infinities outside their domain, as DuckDB does.
 
 pub(crate) mod abs_sign;
+pub(crate) mod bitwise;
 pub(crate) mod float_bits;
 pub(crate) mod float_fns;
 pub(crate) mod integer_fns;
@@ -33,6 +34,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Gcd | F::Lcm | F::Factorial | F::BitCount | F::Xor => {
             integer_fns::evaluate(f, args, len)
         }
+        F::Bitwise(op) => bitwise::evaluate(op, f, args, len),
         F::SignBit | F::NextAfter => float_bits::evaluate(f, args, len),
         _ => float_fns::evaluate(f.func, args, len),
     }

@@ -11,6 +11,8 @@ pub(crate) mod concat;
 pub(crate) mod edit_distance;
 pub(crate) mod format;
 pub(crate) mod format_bytes;
+pub mod glob;
+pub(crate) mod grapheme;
 pub(crate) mod hash;
 pub(crate) mod hex;
 pub(crate) mod left_right;
@@ -123,6 +125,10 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Bar => bar::evaluate(args, len),
         F::Format => format::evaluate(f, args, len),
         F::Printf => printf::evaluate(f, args, len),
+        F::Glob => glob::evaluate(args, len),
+        F::LeftGrapheme | F::RightGrapheme | F::SubstringGrapheme => {
+            grapheme::evaluate(f.func, args, len)
+        }
         other => Err(Error::internal(format!(
             "{other:?} is not a string function"
         ))),
