@@ -49,6 +49,14 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     })
 }
 
+/// Parses one expression (the bodies of built-in macros).
+pub fn parse_expr(sql: &str) -> Result<Expr> {
+    Parser::new(&StrideDialect)
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::parse(format!("syntax error: {e}")))
+}
+
 /// Escape strings become plain strings (the tokenizer already replaced their escapes),
 /// and `OPERATOR(pg_catalog.op)` becomes `op`. Operators of other schemas do not exist
 /// in stride and are left for the parser to refuse.

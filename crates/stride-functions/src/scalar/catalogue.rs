@@ -373,6 +373,11 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),
+    ("hash", super::hash::resolve),
+    ("random", super::volatile::resolve_random),
+    ("setseed", super::volatile::resolve_setseed),
+    ("sleep_ms", super::volatile::resolve_sleep_ms),
+    ("error", super::volatile::resolve_error),
     // regular expressions and quoting
     ("regexp_matches", regex::resolve_regexp_matches),
     ("regexp_full_match", regex::resolve_regexp_full_match),

@@ -14,6 +14,7 @@ mod arithmetic;
 pub mod catalogue;
 mod comparison;
 pub mod date;
+mod hash;
 pub mod list;
 mod math;
 pub mod meta;
@@ -21,6 +22,7 @@ mod pg;
 mod regex;
 mod signature;
 pub mod string;
+mod volatile;
 
 pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::DateField;
@@ -339,6 +341,16 @@ pub enum ScalarFunction {
     ListRange(bool),
     /// `list_distance`, `list_inner_product`, `list_cosine_similarity`, ...
     ListDistance(list::distance::Distance),
+    /// `hash(value, ...)`: DuckDB's 64-bit hash, as BIGINT
+    Hash,
+    /// `random()`: volatile
+    Random,
+    /// `setseed(x)`: volatile
+    SetSeed,
+    /// `sleep_ms(n)`: volatile
+    SleepMs,
+    /// `error(msg)`: raises msg
+    RaiseError,
     // PostgreSQL client functions
     FormatType,
     /// `oids::regtype[]`: format_type of each OID of a list (bound by the binder's
@@ -357,6 +369,21 @@ pub struct BoundFunction {
     pub func: ScalarFunction,
     pub arg_types: Vec<DataType>,
     pub return_type: DataType,
+}
+
+impl ScalarFunction {
+    /// Whether a call may give a different result each time it is evaluated (or has
+    /// an effect): such calls are never constant-folded, shared or evaluated once
+    /// for a constant input, and give one value per row.
+    pub fn is_volatile(self) -> bool {
+        matches!(
+            self,
+            ScalarFunction::Random
+                | ScalarFunction::SetSeed
+                | ScalarFunction::SleepMs
+                | ScalarFunction::RaiseError
+        )
+    }
 }
 
 impl BoundFunction {
@@ -570,6 +597,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgGetExpr
         | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
+        F::Hash => hash::evaluate(f, args, len),
+        F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),
         _ => string::evaluate(f, args, len),
     }
 }

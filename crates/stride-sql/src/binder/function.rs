@@ -75,6 +75,13 @@ impl Binder<'_> {
                 .collect();
             return self.bind_grouping(&name, &args, ctx);
         }
+        if super::builtin_macros::is_builtin_macro(&name)
+            && f.filter.is_none()
+            && list.duplicate_treatment.is_none()
+            && list.clauses.is_empty()
+        {
+            return self.bind_builtin_macro(&name, &list.args, ctx);
+        }
         if is_aggregate_name(&name) {
             return self.bind_aggregate(&name, f, list, ctx);
         }

@@ -8,6 +8,7 @@
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
 mod attach;
+mod builtin_macros;
 mod collation;
 mod columnar;
 mod columns;
@@ -45,6 +46,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
+pub(crate) use builtin_macros::builtin_macro_names;
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub(crate) use function::{probe_call, SPECIAL_FORMS};
