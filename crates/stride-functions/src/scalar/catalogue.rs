@@ -609,6 +609,23 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_kurtosis", |a| {
         list::aggregate::resolve_shorthand(a, "kurtosis")
     }),
+    ("list_median", |a| {
+        list::aggregate::resolve_shorthand(a, "median")
+    }),
+    ("list_mad", |a| list::aggregate::resolve_shorthand(a, "mad")),
+    ("list_sem", |a| list::aggregate::resolve_shorthand(a, "sem")),
+    ("list_approx_count_distinct", |a| {
+        list::aggregate::resolve_shorthand(a, "approx_count_distinct")
+    }),
+    ("list_bit_and", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_and")
+    }),
+    ("list_bit_or", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_or")
+    }),
+    ("list_bit_xor", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_xor")
+    }),
     ("list_kurtosis_pop", |a| {
         list::aggregate::resolve_shorthand(a, "kurtosis_pop")
     }),

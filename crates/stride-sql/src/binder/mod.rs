@@ -47,6 +47,7 @@ use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
 pub(crate) use builtin_macros::builtin_macro_names;
+pub(crate) const PRAGMAS: &[&str] = Binder::PRAGMAS;
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub(crate) use function::{probe_call, SPECIAL_FORMS};

@@ -54,6 +54,17 @@ impl Binder<'_> {
         }
     }
 
+    /// The pragmas [`Binder::bind_pragma`] knows that DuckDB has too (duckdb_functions
+    /// lists them).
+    pub(crate) const PRAGMAS: &'static [&'static str] = &[
+        "force_checkpoint",
+        "storage_info",
+        "table_info",
+        "show_tables",
+        "database_size",
+        "database_list",
+    ];
+
     pub(super) fn bind_pragma(
         &mut self,
         name: &ast::ObjectName,

@@ -183,6 +183,10 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
             named(name, "macro", &mut out);
         }
     }
+    // `PRAGMA name`, bound in binder/procedure.rs
+    for name in crate::binder::PRAGMAS {
+        named(name, "pragma", &mut out);
+    }
     // bound by the binder itself (function.rs)
     for name in ["current_setting"] {
         named(name, "scalar", &mut out);

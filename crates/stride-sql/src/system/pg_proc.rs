@@ -268,6 +268,11 @@ fn table_functions() -> Vec<Proc> {
         "sniff_csv",
         "pragma_storage_info",
         "pragma_table_info",
+        "read_parquet",
+        "parquet_scan",
+        "read_arrow",
+        "parquet_schema",
+        "parquet_metadata",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
