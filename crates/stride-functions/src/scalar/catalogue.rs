@@ -165,6 +165,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("to_binary", string::hex::resolve_bin),
     ("bin", string::hex::resolve_bin),
     ("bar", string::bar::resolve),
+    ("overlay", string::overlay::resolve),
+    ("to_base", string::to_base::resolve_to_base),
+    (
+        "parse_formatted_bytes",
+        string::to_base::resolve_parse_bytes,
+    ),
     ("~~~", string::glob::resolve),
     ("left_grapheme", string::grapheme::resolve_left),
     ("right_grapheme", string::grapheme::resolve_right),
@@ -218,6 +224,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("lcm", math::integer_fns::resolve_lcm),
     ("least_common_multiple", math::integer_fns::resolve_lcm),
     ("factorial", math::integer_fns::resolve_factorial),
+    ("binom", math::integer_fns::resolve_binom),
     ("bit_count", math::integer_fns::resolve_bit_count),
     ("xor", math::integer_fns::resolve_xor),
     ("round_even", math::rounding::resolve_round_even),
@@ -331,6 +338,19 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("time_bucket", date::bucket::resolve),
     ("nanosecond", |a| {
         date::part::resolve_field(a, DateField::Nanosecond)
+    }),
+    ("era", |a| date::part::resolve_field(a, DateField::Era)),
+    ("to_quarters", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Quarters)
+    }),
+    ("normalized_interval", date::normalize::resolve),
+    ("make_timestamp_ms", |a| match a {
+        [t] if super::signature::castable(t, &DataType::BigInt) => super::signature::bind(
+            ScalarFunction::TimestampFromEpochMs,
+            vec![DataType::BigInt],
+            DataType::Timestamp,
+        ),
+        _ => None,
     }),
     ("julian", |a| {
         date::part::resolve_field(a, DateField::Julian)

@@ -145,6 +145,11 @@ pub enum ScalarFunction {
     LeftGrapheme,
     RightGrapheme,
     SubstringGrapheme,
+    Overlay,
+    ToBase,
+    ParseFormattedBytes,
+    /// `normalized_interval(iv)`
+    NormalizedInterval,
     // math
     Abs,
     Sign,
@@ -194,6 +199,8 @@ pub enum ScalarFunction {
     /// `lcm`, `least_common_multiple`
     Lcm,
     Factorial,
+    /// `binom(n, k)`
+    Binom,
     BitCount,
     Xor,
     /// `&`, `|`, `<<`, `>>` on integers
@@ -511,6 +518,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Gcd
         | F::Lcm
         | F::Factorial
+        | F::Binom
         | F::BitCount
         | F::Xor
         | F::Bitwise(_)
@@ -540,7 +548,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Age
         | F::DateAdd
         | F::TimeBucket
-        | F::DateSub => date::evaluate(f, args, len),
+        | F::DateSub
+        | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
         F::RegexpMatches
         | F::RegexpIMatches

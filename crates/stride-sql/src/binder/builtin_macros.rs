@@ -98,6 +98,12 @@ const MACROS: &[Macro] = &[
     m("format_pg_type", &[2], FORMAT_PG_TYPE),
     m("map_to_pg_oid", &[1], MAP_TO_PG_OID),
     m("map_type_id_to_pg_oid", &[1], MAP_TYPE_ID_TO_PG_OID),
+    m(
+        "in_search_path",
+        &[2],
+        "CASE WHEN $1 IS NULL OR $2 IS NULL THEN NULL \
+         ELSE $2 = 'main' AND $1 IN (current_database(), 'system', 'temp') END",
+    ),
     // dates
     m("days_in_month", &[1], "day(last_day($1))"),
     m("ago", &[1], "(current_timestamp - CAST($1 AS INTERVAL))"),

@@ -188,7 +188,12 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
         named(name, "pragma", &mut out);
     }
     // bound by the binder itself (function.rs)
-    for name in ["current_setting"] {
+    for name in [
+        "current_setting",
+        "alias",
+        "IS DISTINCT FROM",
+        "IS NOT DISTINCT FROM",
+    ] {
         named(name, "scalar", &mut out);
     }
     for name in crate::binder::LAMBDA_FUNCTIONS {

@@ -31,7 +31,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     match f.func {
         F::Abs | F::Sign => abs_sign::evaluate(f, args, len),
         F::Round | F::Floor | F::Ceil | F::Trunc | F::RoundEven => rounding::evaluate(f, args, len),
-        F::Gcd | F::Lcm | F::Factorial | F::BitCount | F::Xor => {
+        F::Gcd | F::Lcm | F::Factorial | F::Binom | F::BitCount | F::Xor => {
             integer_fns::evaluate(f, args, len)
         }
         F::Bitwise(op) => bitwise::evaluate(op, f, args, len),

@@ -20,6 +20,7 @@ pub(crate) mod length;
 pub(crate) mod like;
 pub mod like_matcher;
 pub(crate) mod normalize;
+pub(crate) mod overlay;
 pub(crate) mod pad;
 pub(crate) mod path;
 pub(crate) mod printf;
@@ -32,6 +33,7 @@ pub(crate) mod similarity;
 pub(crate) mod split;
 pub(crate) mod split_part;
 pub(crate) mod substring;
+pub(crate) mod to_base;
 pub(crate) mod translate;
 pub(crate) mod trim;
 pub(crate) mod url;
@@ -126,6 +128,8 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Format => format::evaluate(f, args, len),
         F::Printf => printf::evaluate(f, args, len),
         F::Glob => glob::evaluate(args, len),
+        F::Overlay => overlay::evaluate(args, len),
+        F::ToBase | F::ParseFormattedBytes => to_base::evaluate(f.func, args, len),
         F::LeftGrapheme | F::RightGrapheme | F::SubstringGrapheme => {
             grapheme::evaluate(f.func, args, len)
         }
