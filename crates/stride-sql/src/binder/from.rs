@@ -421,6 +421,11 @@ impl<'a> Binder<'a> {
                     self.bind_storage_info(&table)
                 };
             }
+            _ if args.is_empty() => {
+                if let Some(plan) = self.duckdb_table_function(name) {
+                    return plan;
+                }
+            }
             _ => {}
         }
         let mut bound_args = Vec::new();

@@ -14,6 +14,7 @@ mod columnar;
 mod columns;
 mod csv;
 mod ddl;
+mod duckdb_catalog;
 mod expr;
 mod fold;
 mod from;
@@ -47,6 +48,7 @@ use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
 pub(crate) use builtin_macros::builtin_macro_names;
+pub(crate) use duckdb_catalog::DUCKDB_TABLE_FUNCTIONS;
 pub(crate) const PRAGMAS: &[&str] = Binder::PRAGMAS;
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;

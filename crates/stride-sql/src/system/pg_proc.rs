@@ -277,6 +277,9 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[TEXT], RECORD));
     }
     rows.push(f("duckdb_databases", &[], RECORD));
+    for name in crate::binder::DUCKDB_TABLE_FUNCTIONS {
+        rows.push(f(name, &[], RECORD));
+    }
     rows.push(f("duckdb_functions", &[], RECORD));
     rows
 }
