@@ -340,6 +340,19 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         date::part::resolve_field(a, DateField::Nanosecond)
     }),
     ("era", |a| date::part::resolve_field(a, DateField::Era)),
+    // always 0 (no time zones); DuckDB refuses them for dates
+    ("timezone", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
+    ("timezone_hour", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
+    ("timezone_minute", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
     ("to_quarters", |a| {
         date::to_interval::resolve(a, IntervalUnit::Quarters)
     }),
@@ -432,6 +445,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_cat", list::resolve_list_concat),
     ("array_concat", list::resolve_list_concat),
     ("array_value", list::resolve_list_value),
+    ("list_pack", list::resolve_list_value),
     ("array_cat", list::resolve_list_concat),
     ("array_extract", list::resolve_extract),
     ("list_aggregate", list::aggregate::resolve_list_aggregate),

@@ -421,8 +421,13 @@ impl<'a> Binder<'a> {
                     self.bind_storage_info(&table)
                 };
             }
-            _ if args.is_empty() => {
+            _ if args.is_empty() && super::DUCKDB_TABLE_FUNCTIONS.contains(&name) => {
                 if let Some(plan) = self.duckdb_table_function(name) {
+                    return plan;
+                }
+            }
+            _ if super::QUERY_TABLE_FUNCTIONS.contains(&name) => {
+                if let Some(plan) = self.query_table_function(name, args) {
                     return plan;
                 }
             }

@@ -26,6 +26,7 @@ mod lateral;
 mod modify;
 mod parameters;
 mod procedure;
+mod query_functions;
 mod returning;
 mod scope;
 mod select;
@@ -49,6 +50,7 @@ use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema}
 
 pub(crate) use builtin_macros::builtin_macro_names;
 pub(crate) use duckdb_catalog::DUCKDB_TABLE_FUNCTIONS;
+pub(crate) use query_functions::QUERY_TABLE_FUNCTIONS;
 pub(crate) const PRAGMAS: &[&str] = Binder::PRAGMAS;
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;

@@ -280,6 +280,13 @@ fn table_functions() -> Vec<Proc> {
     for name in crate::binder::DUCKDB_TABLE_FUNCTIONS {
         rows.push(f(name, &[], RECORD));
     }
+    for name in ["query", "query_table", "glob", "read_text"] {
+        rows.push(f(name, &[TEXT], RECORD));
+    }
+    rows.push(Proc {
+        variadic: ANYELEMENT,
+        ..f("repeat_row", &[ANYARRAY], RECORD)
+    });
     rows.push(f("duckdb_functions", &[], RECORD));
     rows
 }
