@@ -3,7 +3,8 @@
 //! row of a table or view named by a string), `repeat_row(v1, v2, ..., num_rows = n)`
 //! (one row of the given values, n times), `glob(pattern)` (the files a pattern
 //! names, one `file` per row) and `read_text(path or pattern)` (each file's name,
-//! content, size and modification time).
+//! content, size and modification time); `pragma_show(t)` and `pragma_collations()`,
+//! the table forms of PRAGMA show and PRAGMA collations.
 //!
 //! Where it sits: binding FROM (`from.rs`). The string arguments must be constants;
 //! the query or table is bound in place, so it is an ordinary plan; the files are
@@ -19,8 +20,15 @@ use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
 /// The names [`Binder::query_table_function`] binds.
-pub(crate) const QUERY_TABLE_FUNCTIONS: &[&str] =
-    &["query", "query_table", "repeat_row", "glob", "read_text"];
+pub(crate) const QUERY_TABLE_FUNCTIONS: &[&str] = &[
+    "query",
+    "query_table",
+    "repeat_row",
+    "glob",
+    "read_text",
+    "pragma_show",
+    "pragma_collations",
+];
 
 impl Binder<'_> {
     /// A constant argument's value.
@@ -69,6 +77,16 @@ impl Binder<'_> {
             }),
             "repeat_row" => self.bind_repeat_row(args),
             "glob" => self.bind_glob(args),
+            // PRAGMA show('t') and PRAGMA collations as table functions
+            "pragma_show" => self.string_argument(name, args).and_then(|t| {
+                let table = ast::ObjectName::from(vec![ast::Ident::new(t)]);
+                match self.describe_table(&table)? {
+                    super::BoundStatement::Query(plan) => Ok(plan),
+                    _ => Err(Error::internal("DESCRIBE is a query")),
+                }
+            }),
+            "pragma_collations" if args.is_empty() => Ok(self.collations()),
+            "pragma_collations" => Err(Error::binder("pragma_collations takes no arguments")),
             _ => self.bind_read_text(args),
         })
     }
@@ -79,7 +97,7 @@ impl Binder<'_> {
     }
 
     /// Parses and binds `sql`, which must be one query.
-    fn bind_sql_query(&mut self, sql: &str) -> Result<LogicalPlan> {
+    pub(super) fn bind_sql_query(&mut self, sql: &str) -> Result<LogicalPlan> {
         let mut statements = crate::parser::parse(sql)?;
         match (statements.pop(), statements.is_empty()) {
             (Some(ast::Statement::Query(q)), true) => self.bind_query(&q),

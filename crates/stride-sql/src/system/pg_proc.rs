@@ -280,7 +280,8 @@ fn table_functions() -> Vec<Proc> {
     for name in crate::binder::DUCKDB_TABLE_FUNCTIONS {
         rows.push(f(name, &[], RECORD));
     }
-    for name in ["query", "query_table", "glob", "read_text"] {
+    rows.push(f("pragma_collations", &[], RECORD));
+    for name in ["query", "query_table", "glob", "read_text", "pragma_show"] {
         rows.push(f(name, &[TEXT], RECORD));
     }
     rows.push(Proc {
