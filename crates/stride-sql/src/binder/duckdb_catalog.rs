@@ -3,7 +3,11 @@
 //! `duckdb_indexes()`, `duckdb_types()`, `duckdb_settings()`, `duckdb_optimizers()`,
 //! the always-empty `duckdb_sequences()`, `duckdb_extensions()`,
 //! `duckdb_temporary_files()` and `duckdb_variables()` (stride has no sequences,
-//! extensions, spill files or variables), and `pragma_version()`,
+//! extensions, spill files or variables) and `duckdb_triggers()` (nor triggers),
+//! `duckdb_dependencies()` (each index depends on its table, deptype 'a'),
+//! `duckdb_memory()` (DuckDB's memory tags; only BASE_TABLE is filled in, with the
+//! bytes the tables' values take: an approximation, not the allocator's count),
+//! and `pragma_version()`,
 //! `pragma_platform()`, `pragma_user_agent()`.
 //!
 //! Where it sits: binding FROM (`from.rs` asks [`Binder::duckdb_table_function`]);
@@ -34,6 +38,9 @@ pub(crate) const DUCKDB_TABLE_FUNCTIONS: &[&str] = &[
     "duckdb_extensions",
     "duckdb_temporary_files",
     "duckdb_variables",
+    "duckdb_triggers",
+    "duckdb_dependencies",
+    "duckdb_memory",
     "pragma_version",
     "pragma_platform",
     "pragma_user_agent",
@@ -108,6 +115,26 @@ fn platform() -> String {
     };
     format!("{os}_{arch}")
 }
+
+/// DuckDB's memory tags (`duckdb_memory()`).
+const MEMORY_TAGS: &[&str] = &[
+    "BASE_TABLE",
+    "HASH_TABLE",
+    "PARQUET_READER",
+    "CSV_READER",
+    "ORDER_BY",
+    "ART_INDEX",
+    "COLUMN_DATA",
+    "METADATA",
+    "OVERFLOW_STRINGS",
+    "IN_MEMORY_TABLE",
+    "ALLOCATOR",
+    "EXTENSION",
+    "TRANSACTION",
+    "EXTERNAL_FILE_CACHE",
+    "WINDOW",
+    "OBJECT_CACHE",
+];
 
 /// DuckDB's type ids, names, sizes and categories of the types stride has.
 const TYPES: &[(i64, &str, i64, &str, &str)] = &[
@@ -439,6 +466,68 @@ impl Binder<'_> {
                 &[("name", Varchar), ("value", Varchar), ("type", Varchar)],
                 vec![],
             ),
+            "duckdb_triggers" => {
+                let mut cols = prefix("trigger_name", "trigger_oid");
+                cols.extend([
+                    ("table_name", Varchar),
+                    ("action_timing", Varchar),
+                    ("event_manipulation", Varchar),
+                    ("columns", text_list.clone()),
+                    ("for_each", Varchar),
+                    ("comment", Varchar),
+                    ("temporary", Boolean),
+                    ("sql", Varchar),
+                ]);
+                plan(&cols, vec![])
+            }
+            "duckdb_dependencies" => {
+                let cols = [
+                    ("classid", BigInt),
+                    ("objid", BigInt),
+                    ("objsubid", Integer),
+                    ("refclassid", BigInt),
+                    ("refobjid", BigInt),
+                    ("refobjsubid", Integer),
+                    ("deptype", Varchar),
+                ];
+                let rows = user(RelKind::Index)
+                    .filter_map(|r| {
+                        let table = r.index.as_ref()?.table;
+                        Some(vec![
+                            big(0),
+                            big(table),
+                            ScalarValue::Integer(0),
+                            big(0),
+                            big(r.oid),
+                            ScalarValue::Integer(0),
+                            text("a"),
+                        ])
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_memory" => {
+                let tables: usize = user(RelKind::Table).filter_map(|r| r.bytes).sum();
+                let rows = MEMORY_TAGS
+                    .iter()
+                    .map(|tag| {
+                        let bytes = if *tag == "BASE_TABLE" {
+                            tables as i64
+                        } else {
+                            0
+                        };
+                        vec![text(*tag), big(bytes), big(0)]
+                    })
+                    .collect();
+                plan(
+                    &[
+                        ("tag", Varchar),
+                        ("memory_usage_bytes", BigInt),
+                        ("temporary_storage_bytes", BigInt),
+                    ],
+                    rows,
+                )
+            }
             "pragma_version" => plan(
                 &[
                     ("library_version", Varchar),
