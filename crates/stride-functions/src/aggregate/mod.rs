@@ -73,6 +73,8 @@ pub enum AggregateFunction {
     /// favg
     KahanAvg,
     ApproxCountDistinct,
+    /// approx_top_k(x, k): the k most frequent values
+    ApproxTopK,
     Quantile(quantile::Kind),
     /// `max(x, n)`, `min(x, n)`, `arg_max(a, v, n)`, `arg_min(a, v, n)`: a list of
     /// the n best; `true` for the largest.
@@ -194,6 +196,7 @@ const NAMES: &[(&str, AggregateFunction)] = &[
         "approx_count_distinct",
         AggregateFunction::ApproxCountDistinct,
     ),
+    ("approx_top_k", AggregateFunction::ApproxTopK),
     (
         "median",
         AggregateFunction::Quantile(quantile::Kind::Median),
@@ -286,7 +289,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     let arity_ok = match func {
         F::Count => args.len() <= 1,
         F::CountStar => args.is_empty(),
-        F::ArgNulls(..) => args.len() == 2,
+        F::ArgNulls(..) | F::ApproxTopK => args.len() == 2,
         F::Min | F::Max => args.len() == 1 || args.len() == 2,
         F::ArgMin | F::ArgMax => args.len() == 2 || args.len() == 3,
         F::Covariance(_) => args.len() == 2,
@@ -356,6 +359,21 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
             _ => Err(mismatch(name, args)),
         },
+        F::ApproxTopK => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            if !args[1].can_implicitly_cast_to(&DataType::BigInt) {
+                return Err(mismatch(name, args));
+            }
+            bound(
+                func,
+                vec![t.clone(), DataType::BigInt],
+                DataType::List(Box::new(t)),
+            )
+        }
         F::ArgNulls(..) => {
             let a = if args[0] == DataType::Null {
                 DataType::Integer
@@ -507,6 +525,25 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     }
 }
 
+/// The `k` of approx_top_k(x, k), checked as DuckDB does.
+pub fn approx_top_k_count(k: &stride_common::ScalarValue) -> Result<usize> {
+    match k.as_i64() {
+        _ if k.is_null() => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value cannot be NULL",
+        )),
+        Some(k) if k <= 0 => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be > 0",
+        )),
+        Some(k) if k >= 1_000_000 => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be < 1000000",
+        )),
+        Some(k) => Ok(k as usize),
+        None => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be an integer",
+        )),
+    }
+}
+
 /// How many value arguments an aggregate with an `n` form takes before `n`.
 fn arity_of_values(func: AggregateFunction) -> usize {
     match func {
@@ -570,6 +607,15 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Moments(out) => Box::new(moments::Moments::new(out)),
         F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
         F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
+        F::ApproxTopK => {
+            let k = agg
+                .constants
+                .get(1)
+                .and_then(Option::as_ref)
+                .and_then(|v| approx_top_k_count(v).ok())
+                .unwrap_or(1);
+            Box::new(mode::ValueCounts::new(mode::Output::TopK(k), &arg))
+        }
         F::CountIf => Box::<count::CountIf>::default(),
         F::BitAgg(op) => Box::new(bit_agg::BitAgg::new(op, &arg)),
         F::Product(out) => Box::new(product::Product::new(out)),

@@ -343,6 +343,7 @@ fn constant_parameters(
     let (at, what) = match func {
         F::Quantile(_) if args.len() == 2 => (1, "quantile"),
         F::TopN(_) => (args.len() - 1, "n"),
+        F::ApproxTopK => (1, "k"),
         _ => return Ok(args),
     };
     let q = &args[at];
@@ -351,7 +352,9 @@ fn constant_parameters(
             "The \"{what}\" argument in function \"{name}\" must be a constant expression"
         )));
     };
-    if what == "n" {
+    if what == "k" {
+        stride_functions::aggregate::approx_top_k_count(&value)?;
+    } else if what == "n" {
         top_n::count(&value)?;
     } else {
         quantile::fractions(name, &value)?;
