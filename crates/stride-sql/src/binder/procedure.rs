@@ -82,6 +82,8 @@ impl Binder<'_> {
         "collations",
         "functions",
         "show",
+        "enable_optimizer",
+        "disable_optimizer",
     ];
 
     /// `PRAGMA collations` / `pragma_collations()`: the collations stride knows.
@@ -150,6 +152,14 @@ impl Binder<'_> {
                     .ok_or_else(|| Error::internal("pragma table function"))??;
                 Ok(BoundStatement::Query(plan))
             }
+            // every optimizer pass off (SET disabled_optimizers), or back on (RESET)
+            "disable_optimizer" if value.is_none() => Ok(BoundStatement::Set {
+                name: "disabled_optimizers".into(),
+                value: ScalarValue::Varchar(crate::optimizer::PASSES.join(",")),
+            }),
+            "enable_optimizer" if value.is_none() => Ok(BoundStatement::Reset {
+                name: "disabled_optimizers".into(),
+            }),
             "show_databases" if value.is_none() => Ok(BoundStatement::Query(self.show_databases())),
             "collations" if value.is_none() => Ok(BoundStatement::Query(self.collations())),
             "functions" | "show_tables_expanded" if value.is_none() => {
@@ -177,7 +187,7 @@ impl Binder<'_> {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version, enable_optimizer, disable_optimizer and integrity_check"
             ))),
         }
     }
