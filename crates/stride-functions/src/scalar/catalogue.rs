@@ -160,6 +160,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("parse_dirpath", string::path::resolve_dirpath),
     ("parse_filename", string::path::resolve_filename),
     ("parse_path", string::path::resolve_path),
+    ("path_join", string::path_join::resolve),
     ("to_hex", string::hex::resolve_hex),
     ("hex", string::hex::resolve_hex),
     ("to_binary", string::hex::resolve_bin),

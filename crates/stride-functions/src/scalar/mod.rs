@@ -146,6 +146,8 @@ pub enum ScalarFunction {
     RightGrapheme,
     SubstringGrapheme,
     Overlay,
+    /// `path_join(part, ...)`
+    PathJoin,
     ToBase,
     ParseFormattedBytes,
     /// `normalized_interval(iv)`

@@ -23,6 +23,7 @@ pub(crate) mod normalize;
 pub(crate) mod overlay;
 pub(crate) mod pad;
 pub(crate) mod path;
+pub(crate) mod path_join;
 pub(crate) mod printf;
 pub(crate) mod quote;
 pub(crate) mod repeat;
@@ -129,6 +130,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Printf => printf::evaluate(f, args, len),
         F::Glob => glob::evaluate(args, len),
         F::Overlay => overlay::evaluate(args, len),
+        F::PathJoin => path_join::evaluate(args, len),
         F::ToBase | F::ParseFormattedBytes => to_base::evaluate(f.func, args, len),
         F::LeftGrapheme | F::RightGrapheme | F::SubstringGrapheme => {
             grapheme::evaluate(f.func, args, len)
