@@ -171,7 +171,7 @@ impl GroupedState for ValueCounts {
                     }
                     let mut all = Self::ordered(map);
                     // stable: among equal counts, the first seen first
-                    all.sort_by(|a, b| b.count.cmp(&a.count));
+                    all.sort_by_key(|s| std::cmp::Reverse(s.count));
                     let top = all.iter().take(k).map(|s| s.value.clone()).collect();
                     out.push(&ScalarValue::List(self.ty.clone(), top))?;
                 }

@@ -34,8 +34,8 @@ fn split_root(p: &str) -> (&str, &str) {
             return (&p[..end], &p[end..]);
         }
     }
-    if p.starts_with('/') {
-        return ("/", &p[1..]);
+    if let Some(rest) = p.strip_prefix('/') {
+        return ("/", rest);
     }
     ("", p)
 }
