@@ -603,6 +603,7 @@ impl Connection {
         };
         let settings = ctx.settings.clone();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
+            .with_query_text(sql)
             .with_params(params.to_vec())
             .with_registered(self.registered());
         let bound = binder.bind_statement(stmt)?;

@@ -100,6 +100,16 @@ impl Binder<'_> {
                 }
             }
         }
+        // current_query(): the statement's text (NULL where the caller gave none)
+        if name == "current_query" && list.args.is_empty() {
+            return Ok(Expr::Literal {
+                value: self
+                    .query_text
+                    .clone()
+                    .map_or(ScalarValue::Null, ScalarValue::Varchar),
+                ty: DataType::Varchar,
+            });
+        }
         // alias(expr): the name the expression's column would get
         if name == "alias" && list.args.len() == 1 {
             if let Some(e) = positional(&list.args[0]) {

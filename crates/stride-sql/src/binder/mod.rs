@@ -264,6 +264,8 @@ pub struct Binder<'a> {
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
     /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
     rowid_column: bool,
+    /// The statement's text (`current_query()`), when the caller gave it.
+    query_text: Option<String>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -296,6 +298,7 @@ impl<'a> Binder<'a> {
             recursive_ctes: Default::default(),
             recursive_refs: Vec::new(),
             rowid_column: false,
+            query_text: None,
         }
     }
 
@@ -303,6 +306,12 @@ impl<'a> Binder<'a> {
     /// database name; `None`: the current one.
     pub fn written_database(&self) -> Option<&str> {
         self.written.as_deref()
+    }
+
+    /// The statement's SQL text, which `current_query()` returns.
+    pub fn with_query_text(mut self, sql: &str) -> Self {
+        self.query_text = Some(sql.to_string());
+        self
     }
 
     /// Values for the statement's `$n` parameters.

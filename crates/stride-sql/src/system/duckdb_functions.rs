@@ -191,6 +191,7 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
     for name in [
         "current_setting",
         "alias",
+        "current_query",
         "IS DISTINCT FROM",
         "IS NOT DISTINCT FROM",
     ] {
