@@ -389,6 +389,7 @@ impl<'a> Binder<'a> {
             "read_arrow" => return self.bind_read_columnar(args, ColumnarFormat::Arrow),
             "parquet_schema" => return self.bind_parquet_footer(args, false),
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
+            "parquet_file_metadata" => return self.bind_parquet_file_metadata(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "duckdb_functions" if args.is_empty() => {

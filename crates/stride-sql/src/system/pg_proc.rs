@@ -273,6 +273,7 @@ fn table_functions() -> Vec<Proc> {
         "read_arrow",
         "parquet_schema",
         "parquet_metadata",
+        "parquet_file_metadata",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
