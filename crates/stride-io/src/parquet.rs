@@ -372,6 +372,23 @@ pub const METADATA_COLUMNS: [(&str, DataType); 17] = [
     ("total_uncompressed_size", DataType::BigInt),
 ];
 
+/// The columns of `parquet_file_metadata()`, as DuckDB names them (its UBIGINT
+/// sizes as BIGINT).
+pub fn file_metadata_columns() -> Vec<(&'static str, DataType)> {
+    vec![
+        ("file_name", DataType::Varchar),
+        ("created_by", DataType::Varchar),
+        ("num_rows", DataType::BigInt),
+        ("num_row_groups", DataType::BigInt),
+        ("format_version", DataType::BigInt),
+        ("encryption_algorithm", DataType::Varchar),
+        ("footer_signing_key_metadata", DataType::Varchar),
+        ("file_size_bytes", DataType::BigInt),
+        ("footer_size", DataType::BigInt),
+        ("column_orders", DataType::List(Box::new(DataType::Varchar))),
+    ]
+}
+
 fn text(s: impl Into<String>) -> ScalarValue {
     ScalarValue::Varchar(s.into())
 }
@@ -454,6 +471,58 @@ impl ParquetFile {
 
     /// One row per column chunk of every row group of every file
     /// (`parquet_metadata()`).
+    /// One row per file for `parquet_file_metadata()`: the footer's file-level
+    /// fields, the file's size and the footer's (read from the file's last 8 bytes).
+    pub fn file_metadata_rows(files: &[ParquetFile]) -> Result<Vec<Vec<ScalarValue>>> {
+        use parquet::basic::ColumnOrder;
+        let mut out = Vec::new();
+        for f in files {
+            let meta = f.metadata.metadata().file_metadata();
+            let size = std::fs::metadata(&f.path)
+                .map_err(|e| Error::io(format!("{}: {e}", f.path)))?
+                .len();
+            let footer = {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut file =
+                    File::open(&f.path).map_err(|e| Error::io(format!("{}: {e}", f.path)))?;
+                let mut tail = [0u8; 8];
+                file.seek(SeekFrom::End(-8))
+                    .and_then(|_| file.read_exact(&mut tail))
+                    .map_err(|e| Error::io(format!("{}: {e}", f.path)))?;
+                u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) as i64
+            };
+            let orders = meta.column_orders().map_or(ScalarValue::Null, |orders| {
+                ScalarValue::List(
+                    DataType::Varchar,
+                    orders
+                        .iter()
+                        .map(|o| {
+                            text(match o {
+                                ColumnOrder::TYPE_DEFINED_ORDER(_) => {
+                                    "ColumnOrder(TYPE_ORDER=TypeDefinedOrder())".to_string()
+                                }
+                                other => format!("ColumnOrder({other:?})"),
+                            })
+                        })
+                        .collect(),
+                )
+            });
+            out.push(vec![
+                text(f.path.clone()),
+                meta.created_by().map_or(ScalarValue::Null, text),
+                ScalarValue::BigInt(meta.num_rows()),
+                ScalarValue::BigInt(f.metadata.metadata().num_row_groups() as i64),
+                ScalarValue::BigInt(meta.version() as i64),
+                ScalarValue::Null,
+                ScalarValue::Null,
+                ScalarValue::BigInt(size as i64),
+                ScalarValue::BigInt(footer),
+                orders,
+            ]);
+        }
+        Ok(out)
+    }
+
     pub fn metadata_rows(files: &[ParquetFile]) -> Vec<Vec<ScalarValue>> {
         let mut out = Vec::new();
         for f in files {

@@ -50,6 +50,14 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     })
 }
 
+/// Parses one expression (the bodies of built-in macros).
+pub fn parse_expr(sql: &str) -> Result<Expr> {
+    Parser::new(&StrideDialect)
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::parse(format!("syntax error: {e}")))
+}
+
 /// Escape strings become plain strings (the tokenizer already replaced their escapes),
 /// and `OPERATOR(pg_catalog.op)` becomes `op`. Operators of other schemas do not exist
 /// in stride and are left for the parser to refuse.
@@ -434,6 +442,9 @@ impl Dialect for StrideDialect {
                     }),
             );
         }
+        if let Some(e) = duckdb_operator(self, parser, expr) {
+            return Some(e);
+        }
         let keyword = |n: usize, k: Keyword| matches!(&parser.peek_nth_token_ref(n).token, Token::Word(Word { keyword, .. }) if *keyword == k);
         let paren = |n: usize| parser.peek_nth_token_ref(n).token == Token::LParen;
         // Only `[NOT] IN ((`: every other form parses as DuckDB's parser has it.
@@ -445,6 +456,36 @@ impl Dialect for StrideDialect {
             return None;
         };
         Some(parse_in(parser, expr.clone(), negated))
+    }
+
+    /// DuckDB's operators the parser does not know: `x GLOB p`, `x NOT GLOB p`
+    /// (`~~~`) and the postfix factorial `n!`; `**` is two `*` tokens, which the
+    /// default precedence already handles.
+    fn get_next_precedence(&self, parser: &Parser) -> Option<std::result::Result<u8, ParserError>> {
+        use sqlparser::dialect::Precedence;
+        let glob = |n: usize| {
+            matches!(
+                &parser.peek_nth_token_ref(n).token,
+                Token::Word(Word {
+                    keyword: Keyword::GLOB,
+                    ..
+                })
+            )
+        };
+        let not = matches!(
+            &parser.peek_nth_token_ref(0).token,
+            Token::Word(Word {
+                keyword: Keyword::NOT,
+                ..
+            })
+        );
+        if glob(0) || (not && glob(1)) {
+            return Some(Ok(self.prec_value(Precedence::Like)));
+        }
+        if parser.peek_token_ref().token == Token::ExclamationMark {
+            return Some(Ok(self.prec_value(Precedence::MulDivModOp) + 5));
+        }
+        None
     }
 
     fn supports_string_escape_constant(&self) -> bool {
@@ -670,6 +711,101 @@ fn parse_drop_macro(parser: &mut Parser) -> Option<std::result::Result<Statement
 /// [`parse_drop_macro`]).
 pub fn is_drop_table_macro(desc: &sqlparser::ast::FunctionDesc) -> bool {
     desc.args.as_ref().is_some_and(|a| a.is_empty())
+}
+
+/// A call of the function `name` (DuckDB's operators are functions).
+fn call_expr(name: &str, args: Vec<Expr>) -> Expr {
+    use sqlparser::ast;
+    Expr::Function(ast::Function {
+        name: ast::ObjectName::from(vec![ast::Ident::with_quote('"', name)]),
+        uses_odbc_syntax: false,
+        parameters: ast::FunctionArguments::None,
+        args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args
+                .into_iter()
+                .map(|a| ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(a)))
+                .collect(),
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+/// `x ** y` (power), `x <-> y`, `x [NOT] GLOB p` and `n!` after `expr`, or None.
+fn duckdb_operator(
+    dialect: &StrideDialect,
+    parser: &mut Parser,
+    expr: &Expr,
+) -> Option<std::result::Result<Expr, ParserError>> {
+    use sqlparser::dialect::Precedence;
+    let tok = |n: usize| parser.peek_nth_token_ref(n).token.clone();
+    let glob = |t: &Token| {
+        matches!(
+            t,
+            Token::Word(Word {
+                keyword: Keyword::GLOB,
+                ..
+            })
+        )
+    };
+    let not = |t: &Token| {
+        matches!(
+            t,
+            Token::Word(Word {
+                keyword: Keyword::NOT,
+                ..
+            })
+        )
+    };
+    if tok(0) == Token::Mul && tok(1) == Token::Mul {
+        parser.next_token();
+        parser.next_token();
+        let prec = dialect.prec_value(Precedence::MulDivModOp);
+        return Some(
+            parser
+                .parse_subexpr(prec)
+                .map(|right| call_expr("**", vec![expr.clone(), right])),
+        );
+    }
+    // `l <-> r` (list_distance) reaches the parser as `<` and `->`
+    if tok(0) == Token::Lt && tok(1) == Token::Arrow {
+        parser.next_token();
+        parser.next_token();
+        let prec = dialect.prec_value(Precedence::Eq);
+        return Some(
+            parser
+                .parse_subexpr(prec)
+                .map(|right| call_expr("<->", vec![expr.clone(), right])),
+        );
+    }
+    if tok(0) == Token::ExclamationMark {
+        parser.next_token();
+        return Some(Ok(call_expr("!__postfix", vec![expr.clone()])));
+    }
+    let negated = not(&tok(0)) && glob(&tok(1));
+    if glob(&tok(0)) || negated {
+        parser.next_token();
+        if negated {
+            parser.next_token();
+        }
+        let prec = dialect.prec_value(Precedence::Like);
+        return Some(parser.parse_subexpr(prec).map(|right| {
+            let m = call_expr("~~~", vec![expr.clone(), right]);
+            if negated {
+                Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::Not,
+                    expr: Box::new(Expr::Nested(Box::new(m))),
+                }
+            } else {
+                m
+            }
+        }));
+    }
+    None
 }
 
 /// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one

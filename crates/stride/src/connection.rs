@@ -658,6 +658,7 @@ impl Connection {
         };
         let settings = ctx.settings.clone();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
+            .with_query_text(sql)
             .with_params(params.to_vec())
             .with_registered(self.registered())
             .with_prepared(self.prepared())

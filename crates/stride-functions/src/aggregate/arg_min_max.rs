@@ -1,34 +1,52 @@
 //! arg_min(arg, val) / arg_max(arg, val): the `arg` of the row with the smallest /
 //! largest `val` in a group (first such row on ties). Rows where either argument is
-//! NULL are skipped, as in DuckDB. Kept as scalar values: a slow path, but exact for every type.
+//! NULL are skipped, as in DuckDB; `arg_min_null` / `arg_max_null` skip only rows
+//! whose `val` is NULL (so the answer may be a NULL `arg`), and
+//! `arg_min_nulls_last` / `arg_max_nulls_last` skip nothing, a NULL `val` losing to
+//! any other. Kept as scalar values: a slow path, but exact for every type.
 
 use super::GroupedState;
 use std::cmp::Ordering;
 use stride_common::{DataType, Result, ScalarValue, Vector};
 
+/// Which rows with NULLs take part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Nulls {
+    /// arg_min / arg_max: neither argument NULL
+    Skip,
+    /// arg_min_null / arg_max_null: `val` not NULL
+    KeepArg,
+    /// arg_min_nulls_last / arg_max_nulls_last: every row, NULL `val` last
+    Last,
+}
+
 pub struct ArgMinMax {
     arg_ty: DataType,
     val_ty: DataType,
     is_max: bool,
+    nulls: Nulls,
     best: Vec<Option<(ScalarValue, ScalarValue)>>,
 }
 
 impl ArgMinMax {
-    pub fn new(types: &[DataType], is_max: bool) -> Self {
+    pub fn new(types: &[DataType], is_max: bool, nulls: Nulls) -> Self {
         ArgMinMax {
             arg_ty: types[0].clone(),
             val_ty: types[1].clone(),
             is_max,
+            nulls,
             best: Vec::new(),
         }
     }
 
     fn offer(&mut self, g: usize, arg: ScalarValue, val: ScalarValue) {
-        if val.is_null() {
+        if val.is_null() && self.nulls != Nulls::Last {
             return;
         }
         let better = match &self.best[g] {
             None => true,
+            Some(_) if val.is_null() => false,
+            Some((_, cur)) if cur.is_null() => true,
             Some((_, cur)) => {
                 let o = val.total_cmp(cur);
                 if self.is_max {
@@ -51,7 +69,7 @@ impl GroupedState for ArgMinMax {
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
-            if args[1].is_valid(i) && args[0].is_valid(i) {
+            if self.nulls != Nulls::Skip || (args[1].is_valid(i) && args[0].is_valid(i)) {
                 self.offer(g as usize, args[0].get(i), args[1].get(i));
             }
         }
@@ -61,7 +79,9 @@ impl GroupedState for ArgMinMax {
     fn partial(&mut self) -> Result<Vec<Vector>> {
         let mut a = Vector::with_capacity(&self.arg_ty, self.best.len());
         let mut v = Vector::with_capacity(&self.val_ty, self.best.len());
+        let mut seen = Vector::with_capacity(&DataType::Boolean, self.best.len());
         for b in std::mem::take(&mut self.best) {
+            seen.push(&ScalarValue::Boolean(b.is_some()))?;
             match b {
                 Some((x, y)) => {
                     a.push(&x)?;
@@ -73,11 +93,17 @@ impl GroupedState for ArgMinMax {
                 }
             }
         }
-        Ok(vec![a, v])
+        Ok(vec![a, v, seen])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
-        self.update(groups, &partial.iter().collect::<Vec<_>>(), rows)
+        let seen = partial[2].values::<bool>();
+        for (i, &g) in groups[..rows].iter().enumerate() {
+            if partial[2].is_valid(i) && seen[partial[2].index(i)] {
+                self.offer(g as usize, partial[0].get(i), partial[1].get(i));
+            }
+        }
+        Ok(())
     }
 
     fn finalize(&mut self) -> Result<Vector> {

@@ -1,5 +1,6 @@
-//! first(x) (the first value, NULL included) and any_value(x) (the first non-NULL
-//! value) of a group, in the order rows arrive.
+//! first(x) (the first value, NULL included), last(x) (the last value, NULL
+//! included) and any_value(x) (the first non-NULL value) of a group, in the order
+//! rows arrive.
 
 use super::GroupedState;
 use stride_common::{DataType, Result, ScalarValue, Vector};
@@ -7,6 +8,8 @@ use stride_common::{DataType, Result, ScalarValue, Vector};
 pub struct First {
     ty: DataType,
     skip_nulls: bool,
+    /// last(x): every row replaces the value
+    last: bool,
     vals: Vec<Option<ScalarValue>>,
 }
 
@@ -15,7 +18,16 @@ impl First {
         First {
             ty: ty.clone(),
             skip_nulls,
+            last: false,
             vals: Vec::new(),
+        }
+    }
+
+    /// last(x).
+    pub fn last(ty: &DataType) -> Self {
+        First {
+            last: true,
+            ..First::new(ty, false)
         }
     }
 }
@@ -28,7 +40,7 @@ impl GroupedState for First {
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
         for (i, &g) in groups[..rows].iter().enumerate() {
             let slot = &mut self.vals[g as usize];
-            if slot.is_none() && (!self.skip_nulls || args[0].is_valid(i)) {
+            if (self.last || slot.is_none()) && (!self.skip_nulls || args[0].is_valid(i)) {
                 *slot = Some(args[0].get(i));
             }
         }
@@ -49,7 +61,7 @@ impl GroupedState for First {
         let seen = partial[1].values::<bool>();
         for (i, &g) in groups[..rows].iter().enumerate() {
             let slot = &mut self.vals[g as usize];
-            if slot.is_none() && seen[partial[1].index(i)] {
+            if (self.last || slot.is_none()) && seen[partial[1].index(i)] {
                 *slot = Some(partial[0].get(i));
             }
         }

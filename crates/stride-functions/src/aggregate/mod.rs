@@ -12,7 +12,7 @@
 //! NULL arguments are skipped (except by count(*) and first).
 
 mod approx_distinct;
-mod arg_min_max;
+pub mod arg_min_max;
 mod avg;
 pub mod bit_agg;
 mod bool_agg;
@@ -47,14 +47,20 @@ pub enum AggregateFunction {
     BoolOr,
     ArgMin,
     ArgMax,
+    /// arg_min_null, arg_min_nulls_last, and the arg_max forms (`true`)
+    ArgNulls(bool, arg_min_max::Nulls),
     StringAgg,
     List,
     First,
+    Last,
     AnyValue,
     VarSamp,
     VarPop,
     StddevSamp,
     StddevPop,
+    Sem,
+    /// sum_no_overflow: sum of integers (DuckDB's internal form of sum)
+    SumNoOverflow,
     Covariance(covariance::Output),
     Moments(moments::Output),
     Mode,
@@ -67,6 +73,8 @@ pub enum AggregateFunction {
     /// favg
     KahanAvg,
     ApproxCountDistinct,
+    /// approx_top_k(x, k): the k most frequent values
+    ApproxTopK,
     Quantile(quantile::Kind),
     /// `max(x, n)`, `min(x, n)`, `arg_max(a, v, n)`, `arg_min(a, v, n)`: a list of
     /// the n best; `true` for the largest.
@@ -100,6 +108,26 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ("arg_max", AggregateFunction::ArgMax),
     ("argmax", AggregateFunction::ArgMax),
     ("max_by", AggregateFunction::ArgMax),
+    (
+        "arg_min_null",
+        AggregateFunction::ArgNulls(false, arg_min_max::Nulls::KeepArg),
+    ),
+    (
+        "arg_max_null",
+        AggregateFunction::ArgNulls(true, arg_min_max::Nulls::KeepArg),
+    ),
+    (
+        "arg_min_nulls_last",
+        AggregateFunction::ArgNulls(false, arg_min_max::Nulls::Last),
+    ),
+    (
+        "arg_max_nulls_last",
+        AggregateFunction::ArgNulls(true, arg_min_max::Nulls::Last),
+    ),
+    ("count_star", AggregateFunction::CountStar),
+    ("last", AggregateFunction::Last),
+    ("sem", AggregateFunction::Sem),
+    ("sum_no_overflow", AggregateFunction::SumNoOverflow),
     ("string_agg", AggregateFunction::StringAgg),
     ("group_concat", AggregateFunction::StringAgg),
     ("listagg", AggregateFunction::StringAgg),
@@ -168,6 +196,7 @@ const NAMES: &[(&str, AggregateFunction)] = &[
         "approx_count_distinct",
         AggregateFunction::ApproxCountDistinct,
     ),
+    ("approx_top_k", AggregateFunction::ApproxTopK),
     (
         "median",
         AggregateFunction::Quantile(quantile::Kind::Median),
@@ -214,7 +243,10 @@ impl AggregateFunction {
     pub fn is_order_sensitive(self) -> bool {
         matches!(
             self,
-            AggregateFunction::StringAgg | AggregateFunction::List | AggregateFunction::First
+            AggregateFunction::StringAgg
+                | AggregateFunction::List
+                | AggregateFunction::First
+                | AggregateFunction::Last
         )
     }
 }
@@ -256,6 +288,8 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     use quantile::Kind as Q;
     let arity_ok = match func {
         F::Count => args.len() <= 1,
+        F::CountStar => args.is_empty(),
+        F::ArgNulls(..) | F::ApproxTopK => args.len() == 2,
         F::Min | F::Max => args.len() == 1 || args.len() == 2,
         F::ArgMin | F::ArgMax => args.len() == 2 || args.len() == 3,
         F::Covariance(_) => args.len() == 2,
@@ -268,7 +302,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     }
     let t = args.first().cloned().unwrap_or(DataType::Null);
     match func {
-        F::Count if args.is_empty() => bound(F::CountStar, vec![], DataType::BigInt),
+        F::Count | F::CountStar if args.is_empty() => bound(F::CountStar, vec![], DataType::BigInt),
         F::Count => bound(F::Count, vec![t], DataType::BigInt),
         F::Sum => match &t {
             DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::BigInt),
@@ -316,7 +350,47 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
                 DataType::List(Box::new(elem)),
             )
         }
-        F::Min | F::Max | F::First | F::AnyValue => {
+        F::SumNoOverflow => match &t {
+            DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::BigInt),
+            DataType::TinyInt | DataType::SmallInt | DataType::Integer => {
+                bound(F::Sum, vec![t.clone()], DataType::BigInt)
+            }
+            DataType::BigInt => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, 0)),
+            DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
+            _ => Err(mismatch(name, args)),
+        },
+        F::ApproxTopK => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            if !args[1].can_implicitly_cast_to(&DataType::BigInt) {
+                return Err(mismatch(name, args));
+            }
+            bound(
+                func,
+                vec![t.clone(), DataType::BigInt],
+                DataType::List(Box::new(t)),
+            )
+        }
+        F::ArgNulls(..) => {
+            let a = if args[0] == DataType::Null {
+                DataType::Integer
+            } else {
+                args[0].clone()
+            };
+            let v = if args[1] == DataType::Null {
+                DataType::Integer
+            } else {
+                args[1].clone()
+            };
+            if matches!(v, DataType::List(_)) {
+                return Err(mismatch(name, args));
+            }
+            bound(func, vec![a.clone(), v], a)
+        }
+        F::Min | F::Max | F::First | F::Last | F::AnyValue => {
             let t = if t == DataType::Null {
                 DataType::Integer
             } else {
@@ -365,7 +439,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             };
             bound(F::List, vec![t.clone()], DataType::List(Box::new(t)))
         }
-        F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop | F::Moments(_) => {
+        F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop | F::Sem | F::Moments(_) => {
             if t.is_numeric() || t == DataType::Null {
                 bound(func, vec![DataType::Double], DataType::Double)
             } else {
@@ -447,7 +521,26 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
                 Some(_) => Err(mismatch(name, args)),
             }
         }
-        F::TopN(_) | F::CountStar => unreachable!("{func:?} is not a name"),
+        F::TopN(_) | F::CountStar => Err(mismatch(name, args)),
+    }
+}
+
+/// The `k` of approx_top_k(x, k), checked as DuckDB does.
+pub fn approx_top_k_count(k: &stride_common::ScalarValue) -> Result<usize> {
+    match k.as_i64() {
+        _ if k.is_null() => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value cannot be NULL",
+        )),
+        Some(k) if k <= 0 => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be > 0",
+        )),
+        Some(k) if k >= 1_000_000 => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be < 1000000",
+        )),
+        Some(k) => Ok(k as usize),
+        None => Err(Error::invalid_input(
+            "Invalid input for approx_top_k: k value must be an integer",
+        )),
     }
 }
 
@@ -486,8 +579,22 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Max => min_max::new(&arg, true),
         F::BoolAnd => Box::new(bool_agg::BoolAgg::new(true)),
         F::BoolOr => Box::new(bool_agg::BoolAgg::new(false)),
-        F::ArgMin => Box::new(arg_min_max::ArgMinMax::new(&agg.arg_types, false)),
-        F::ArgMax => Box::new(arg_min_max::ArgMinMax::new(&agg.arg_types, true)),
+        F::ArgMin => Box::new(arg_min_max::ArgMinMax::new(
+            &agg.arg_types,
+            false,
+            arg_min_max::Nulls::Skip,
+        )),
+        F::ArgMax => Box::new(arg_min_max::ArgMinMax::new(
+            &agg.arg_types,
+            true,
+            arg_min_max::Nulls::Skip,
+        )),
+        F::ArgNulls(is_max, nulls) => {
+            Box::new(arg_min_max::ArgMinMax::new(&agg.arg_types, is_max, nulls))
+        }
+        F::Last => Box::new(first::First::last(&arg)),
+        F::Sem => Box::new(variance::Variance::new(variance::Output::Sem)),
+        F::SumNoOverflow => sum::new(&arg, &agg.return_type),
         F::StringAgg => Box::new(string_agg::StringAgg::default()),
         F::List => Box::new(list::ListAgg::new(&arg)),
         F::First => Box::new(first::First::new(&arg, false)),
@@ -500,6 +607,15 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Moments(out) => Box::new(moments::Moments::new(out)),
         F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
         F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
+        F::ApproxTopK => {
+            let k = agg
+                .constants
+                .get(1)
+                .and_then(Option::as_ref)
+                .and_then(|v| approx_top_k_count(v).ok())
+                .unwrap_or(1);
+            Box::new(mode::ValueCounts::new(mode::Output::TopK(k), &arg))
+        }
         F::CountIf => Box::<count::CountIf>::default(),
         F::BitAgg(op) => Box::new(bit_agg::BitAgg::new(op, &arg)),
         F::Product(out) => Box::new(product::Product::new(out)),

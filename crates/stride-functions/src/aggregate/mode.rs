@@ -1,6 +1,8 @@
 //! mode(x), the most frequent non-NULL value of a group (on ties, the one seen
-//! first), and entropy(x), the base-2 entropy of the distribution of its non-NULL
-//! values (0 for no values). Both count each distinct value per group; partial states
+//! first), entropy(x), the base-2 entropy of the distribution of its non-NULL
+//! values (0 for no values), and approx_top_k(x, k), the k most frequent non-NULL
+//! values, most frequent first (counted exactly here; NULL for a group without
+//! values). Both count each distinct value per group; partial states
 //! are the distinct values with their counts, as two lists per group.
 
 use super::GroupedState;
@@ -55,6 +57,7 @@ struct Seen {
 pub enum Output {
     Mode,
     Entropy,
+    TopK(usize),
 }
 
 pub struct ValueCounts {
@@ -155,6 +158,22 @@ impl GroupedState for ValueCounts {
                         Some(s) => out.push(&s.value)?,
                         None => out.push_null(),
                     }
+                }
+                Ok(out)
+            }
+            Output::TopK(k) => {
+                let list_ty = DataType::List(Box::new(self.ty.clone()));
+                let mut out = Vector::with_capacity(&list_ty, n);
+                for map in &self.groups {
+                    if map.is_empty() {
+                        out.push_null();
+                        continue;
+                    }
+                    let mut all = Self::ordered(map);
+                    // stable: among equal counts, the first seen first
+                    all.sort_by_key(|s| std::cmp::Reverse(s.count));
+                    let top = all.iter().take(k).map(|s| s.value.clone()).collect();
+                    out.push(&ScalarValue::List(self.ty.clone(), top))?;
                 }
                 Ok(out)
             }

@@ -1,4 +1,5 @@
-//! var_samp, var_pop, stddev_samp, stddev_pop: Welford's running mean and sum of
+//! var_samp, var_pop, stddev_samp, stddev_pop and sem (the standard error of the
+//! mean, `sqrt(var_pop / count)`, as DuckDB computes it): Welford's running mean and sum of
 //! squared deviations per group, merged with Chan's parallel formula.
 
 use super::{for_each_f64, GroupedState};
@@ -10,6 +11,7 @@ pub enum Output {
     VarPop,
     StddevSamp,
     StddevPop,
+    Sem,
 }
 
 pub struct Variance {
@@ -97,7 +99,9 @@ impl GroupedState for Variance {
                     return 0.0;
                 }
                 let v = self.m2[g] / (self.count[g] - if samp { 1 } else { 0 }) as f64;
-                if sqrt {
+                if matches!(self.out, Output::Sem) {
+                    (v / self.count[g] as f64).sqrt()
+                } else if sqrt {
                     v.sqrt()
                 } else {
                     v

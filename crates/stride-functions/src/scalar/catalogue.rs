@@ -22,6 +22,32 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("%", arithmetic::resolve_modulo),
     ("mod", arithmetic::resolve_modulo),
     ("negate", arithmetic::resolve_negate),
+    // the operators' function names (DuckDB's)
+    ("add", |a| match a {
+        [t] => math::numeric_arg(t)
+            .and_then(|t| super::signature::bind(ScalarFunction::Identity, vec![t.clone()], t)),
+        _ => arithmetic::resolve_add(a).or_else(|| list::resolve_list_concat(a)),
+    }),
+    ("subtract", arithmetic::resolve_subtract),
+    ("multiply", arithmetic::resolve_multiply),
+    ("divide", arithmetic::resolve_divide),
+    ("//", arithmetic::resolve_divide),
+    ("fdiv", math::float_fns::resolve_fdiv),
+    ("fmod", math::float_fns::resolve_fmod),
+    ("**", math::float_fns::resolve_power),
+    ("^", math::float_fns::resolve_power),
+    ("@", math::abs_sign::resolve_abs),
+    ("!__postfix", math::integer_fns::resolve_factorial),
+    ("&", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::And, a)
+    }),
+    ("|", |a| math::bitwise::resolve(math::bitwise::BitOp::Or, a)),
+    ("<<", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::ShiftLeft, a)
+    }),
+    (">>", |a| {
+        math::bitwise::resolve(math::bitwise::BitOp::ShiftRight, a)
+    }),
     // comparison
     ("=", comparison::resolve_eq),
     ("==", comparison::resolve_eq),
@@ -135,11 +161,22 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("parse_dirpath", string::path::resolve_dirpath),
     ("parse_filename", string::path::resolve_filename),
     ("parse_path", string::path::resolve_path),
+    ("path_join", string::path_join::resolve),
     ("to_hex", string::hex::resolve_hex),
     ("hex", string::hex::resolve_hex),
     ("to_binary", string::hex::resolve_bin),
     ("bin", string::hex::resolve_bin),
     ("bar", string::bar::resolve),
+    ("overlay", string::overlay::resolve),
+    ("to_base", string::to_base::resolve_to_base),
+    (
+        "parse_formatted_bytes",
+        string::to_base::resolve_parse_bytes,
+    ),
+    ("~~~", string::glob::resolve),
+    ("left_grapheme", string::grapheme::resolve_left),
+    ("right_grapheme", string::grapheme::resolve_right),
+    ("substring_grapheme", string::grapheme::resolve_substring),
     ("format", string::format::resolve),
     ("printf", string::printf::resolve),
     // math
@@ -189,6 +226,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("lcm", math::integer_fns::resolve_lcm),
     ("least_common_multiple", math::integer_fns::resolve_lcm),
     ("factorial", math::integer_fns::resolve_factorial),
+    ("binom", math::integer_fns::resolve_binom),
     ("bit_count", math::integer_fns::resolve_bit_count),
     ("xor", math::integer_fns::resolve_xor),
     ("round_even", math::rounding::resolve_round_even),
@@ -303,6 +341,32 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("nanosecond", |a| {
         date::part::resolve_field(a, DateField::Nanosecond)
     }),
+    ("era", |a| date::part::resolve_field(a, DateField::Era)),
+    // always 0 (no time zones); DuckDB refuses them for dates
+    ("timezone", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
+    ("timezone_hour", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
+    ("timezone_minute", |a| match a {
+        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        _ => None,
+    }),
+    ("to_quarters", |a| {
+        date::to_interval::resolve(a, IntervalUnit::Quarters)
+    }),
+    ("normalized_interval", date::normalize::resolve),
+    ("make_timestamp_ms", |a| match a {
+        [t] if super::signature::castable(t, &DataType::BigInt) => super::signature::bind(
+            ScalarFunction::TimestampFromEpochMs,
+            vec![DataType::BigInt],
+            DataType::Timestamp,
+        ),
+        _ => None,
+    }),
     ("julian", |a| {
         date::part::resolve_field(a, DateField::Julian)
     }),
@@ -344,6 +408,11 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),
+    ("hash", super::hash::resolve),
+    ("random", super::volatile::resolve_random),
+    ("setseed", super::volatile::resolve_setseed),
+    ("sleep_ms", super::volatile::resolve_sleep_ms),
+    ("error", super::volatile::resolve_error),
     // regular expressions and quoting
     ("regexp_matches", regex::resolve_regexp_matches),
     ("regexp_full_match", regex::resolve_regexp_full_match),
@@ -375,6 +444,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_extract", list::resolve_extract),
     ("list_element", list::resolve_extract),
     ("list_concat", list::resolve_list_concat),
+    ("list_cat", list::resolve_list_concat),
+    ("array_concat", list::resolve_list_concat),
+    ("array_value", list::resolve_list_value),
+    ("list_pack", list::resolve_list_value),
     ("array_cat", list::resolve_list_concat),
     ("array_extract", list::resolve_extract),
     ("list_aggregate", list::aggregate::resolve_list_aggregate),
@@ -519,6 +592,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("list_cosine_distance", |a| {
         list::distance::resolve(a, Distance::OneMinusCosine)
     }),
+    ("<=>", |a| {
+        list::distance::resolve(a, Distance::OneMinusCosine)
+    }),
+    ("<->", |a| list::distance::resolve(a, Distance::Euclidean)),
     ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
     ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
     ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),
@@ -567,6 +644,23 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     }),
     ("list_kurtosis", |a| {
         list::aggregate::resolve_shorthand(a, "kurtosis")
+    }),
+    ("list_median", |a| {
+        list::aggregate::resolve_shorthand(a, "median")
+    }),
+    ("list_mad", |a| list::aggregate::resolve_shorthand(a, "mad")),
+    ("list_sem", |a| list::aggregate::resolve_shorthand(a, "sem")),
+    ("list_approx_count_distinct", |a| {
+        list::aggregate::resolve_shorthand(a, "approx_count_distinct")
+    }),
+    ("list_bit_and", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_and")
+    }),
+    ("list_bit_or", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_or")
+    }),
+    ("list_bit_xor", |a| {
+        list::aggregate::resolve_shorthand(a, "bit_xor")
     }),
     ("list_kurtosis_pop", |a| {
         list::aggregate::resolve_shorthand(a, "kurtosis_pop")

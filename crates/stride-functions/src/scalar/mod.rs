@@ -14,6 +14,7 @@ mod arithmetic;
 pub mod catalogue;
 mod comparison;
 pub mod date;
+mod hash;
 pub mod json;
 pub mod list;
 mod math;
@@ -22,10 +23,12 @@ mod pg;
 mod regex;
 mod signature;
 pub mod string;
+mod volatile;
 
 pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::DateField;
 pub use list::{resolve_quantified, CmpKind};
+pub use math::bitwise::BitOp;
 pub use pg::UTF8_ENCODING;
 
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
@@ -138,6 +141,18 @@ pub enum ScalarFunction {
     Format,
     /// `printf(fmt, ...)`: C's syntax
     Printf,
+    /// `~~~`, `GLOB`
+    Glob,
+    LeftGrapheme,
+    RightGrapheme,
+    SubstringGrapheme,
+    Overlay,
+    /// `path_join(part, ...)`
+    PathJoin,
+    ToBase,
+    ParseFormattedBytes,
+    /// `normalized_interval(iv)`
+    NormalizedInterval,
     // math
     Abs,
     Sign,
@@ -187,8 +202,18 @@ pub enum ScalarFunction {
     /// `lcm`, `least_common_multiple`
     Lcm,
     Factorial,
+    /// `binom(n, k)`
+    Binom,
     BitCount,
     Xor,
+    /// `&`, `|`, `<<`, `>>` on integers
+    Bitwise(math::bitwise::BitOp),
+    /// `fmod(x, y)`: remainder with the sign of y, DOUBLE
+    Fmod,
+    /// `fdiv(x, y)`: floor(x / y), DOUBLE
+    Fdiv,
+    /// `add(x)`: the argument itself (unary plus)
+    Identity,
     /// `round_even`, `roundbankers`
     RoundEven,
     // dates and times
@@ -326,6 +351,16 @@ pub enum ScalarFunction {
     ListRange(bool),
     /// `list_distance`, `list_inner_product`, `list_cosine_similarity`, ...
     ListDistance(list::distance::Distance),
+    /// `hash(value, ...)`: DuckDB's 64-bit hash, as BIGINT
+    Hash,
+    /// `random()`: volatile
+    Random,
+    /// `setseed(x)`: volatile
+    SetSeed,
+    /// `sleep_ms(n)`: volatile
+    SleepMs,
+    /// `error(msg)`: raises msg
+    RaiseError,
     // PostgreSQL client functions
     FormatType,
     /// `oids::regtype[]`: format_type of each OID of a list (bound by the binder's
@@ -346,6 +381,21 @@ pub struct BoundFunction {
     pub func: ScalarFunction,
     pub arg_types: Vec<DataType>,
     pub return_type: DataType,
+}
+
+impl ScalarFunction {
+    /// Whether a call may give a different result each time it is evaluated (or has
+    /// an effect): such calls are never constant-folded, shared or evaluated once
+    /// for a constant input, and give one value per row.
+    pub fn is_volatile(self) -> bool {
+        matches!(
+            self,
+            ScalarFunction::Random
+                | ScalarFunction::SetSeed
+                | ScalarFunction::SleepMs
+                | ScalarFunction::RaiseError
+        )
+    }
 }
 
 impl BoundFunction {
@@ -474,9 +524,14 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Gcd
         | F::Lcm
         | F::Factorial
+        | F::Binom
         | F::BitCount
         | F::Xor
+        | F::Bitwise(_)
+        | F::Fmod
+        | F::Fdiv
         | F::RoundEven => math::evaluate(f, args, len),
+        F::Identity => Ok(args[0].clone()),
         F::DatePart
         | F::Extract(_)
         | F::DateTrunc
@@ -499,7 +554,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Age
         | F::DateAdd
         | F::TimeBucket
-        | F::DateSub => date::evaluate(f, args, len),
+        | F::DateSub
+        | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
         F::RegexpMatches
         | F::RegexpIMatches
@@ -557,6 +613,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Json(j) => json::evaluate(f, j, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
+        F::Hash => hash::evaluate(f, args, len),
+        F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),
         _ => string::evaluate(f, args, len),
     }
 }

@@ -77,6 +77,27 @@ impl Binder<'_> {
 impl Binder<'_> {
     /// `parquet_schema(path)` (`metadata` false) and `parquet_metadata(path)`: what
     /// the files' footers say, a row per schema element or per column chunk.
+    /// `parquet_file_metadata(path)`: one row of file-level footer fields per file.
+    pub(super) fn bind_parquet_file_metadata(
+        &mut self,
+        args: &[ast::FunctionArg],
+    ) -> Result<LogicalPlan> {
+        let what = "parquet_file_metadata";
+        self.settings.check_external_access(what)?;
+        let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] = args else {
+            return Err(Error::binder(format!(
+                "{what} takes one path (or a list of paths)"
+            )));
+        };
+        let paths = self.file_paths(e, what)?;
+        let files = ParquetFile::open_all(&self.expand_paths(&paths)?)?;
+        let columns = parquet::file_metadata_columns();
+        Ok(super::constant_rows(
+            columns.into_iter().map(|(n, t)| Field::new(n, t)).collect(),
+            ParquetFile::file_metadata_rows(&files)?,
+        ))
+    }
+
     pub(super) fn bind_parquet_footer(
         &mut self,
         args: &[ast::FunctionArg],

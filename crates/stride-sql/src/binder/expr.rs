@@ -867,7 +867,15 @@ impl Binder<'_> {
             B::PGRegexIMatch => "~*",
             B::PGRegexNotMatch => return Ok(Expr::Not(Box::new(call("~", vec![left, right])?))),
             B::PGRegexNotIMatch => return Ok(Expr::Not(Box::new(call("~*", vec![left, right])?))),
-            B::PGExp => "power",
+            // `^` is power in DuckDB (and PostgreSQL); `#` is PostgreSQL's xor
+            B::PGExp | B::BitwiseXor => "power",
+            B::PGBitwiseXor => "xor",
+            // list_cosine_distance
+            B::Spaceship => "<=>",
+            B::BitwiseAnd => "&",
+            B::BitwiseOr => "|",
+            B::PGBitwiseShiftLeft => "<<",
+            B::PGBitwiseShiftRight => ">>",
             // list operators: list_has_any, list_has_all and its mirror
             B::PGOverlap => "&&",
             B::AtArrow => "@>",
@@ -881,16 +889,6 @@ impl Binder<'_> {
                 )))
             }
         };
-        if name == "//" {
-            let (l, r) = unify_pair(left, right, "divide")?;
-            if !l.data_type().is_integer() {
-                return Err(Error::binder(format!(
-                    "operator // needs integer arguments, got {}",
-                    l.data_type()
-                )));
-            }
-            return call("/", vec![l, r]);
-        }
         let (left, right) =
             if left.data_type() == DataType::Null && right.data_type() == DataType::Null {
                 (

@@ -1,7 +1,7 @@
 //! Constant folding: evaluates an expression whose leaves are all literals, using the
 //! same kernels as execution. The binder uses it for literal casts (so `DATE
 //! '1995-01-01'` becomes a DATE literal), LIMIT/OFFSET, table-function arguments,
-//! DEFAULT values and SET values.
+//! DEFAULT values and SET values. Volatile functions (`random()`) are not constant.
 
 use crate::plan::Expr;
 use stride_common::{Result, ScalarValue, Vector};
@@ -15,6 +15,8 @@ pub fn fold_constant(e: &Expr) -> Result<Option<ScalarValue>> {
             Some(v) => Some(cast_typed_scalar(&v, &expr.data_type(), to, *try_cast)?),
             None => None,
         },
+        // random(), error(...): evaluated per row at execution, never here
+        Expr::Function { func, .. } if func.func.is_volatile() => None,
         Expr::Function { func, args } => {
             let mut vectors = Vec::with_capacity(args.len());
             for (a, t) in args.iter().zip(&func.arg_types) {

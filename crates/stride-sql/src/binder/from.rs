@@ -434,6 +434,7 @@ impl<'a> Binder<'a> {
             "read_ndjson" | "read_ndjson_auto" => return self.bind_read_json(args, name, true),
             "parquet_schema" => return self.bind_parquet_footer(args, false),
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
+            "parquet_file_metadata" => return self.bind_parquet_file_metadata(args),
             "sniff_csv" => return self.bind_sniff_csv(args),
             "duckdb_databases" if args.is_empty() => return Ok(self.bind_databases()),
             "duckdb_functions" if args.is_empty() => {
@@ -465,6 +466,16 @@ impl<'a> Binder<'a> {
                 } else {
                     self.bind_storage_info(&table)
                 };
+            }
+            _ if args.is_empty() && super::DUCKDB_TABLE_FUNCTIONS.contains(&name) => {
+                if let Some(plan) = self.duckdb_table_function(name) {
+                    return plan;
+                }
+            }
+            _ if super::QUERY_TABLE_FUNCTIONS.contains(&name) => {
+                if let Some(plan) = self.query_table_function(name, args) {
+                    return plan;
+                }
             }
             _ => {}
         }

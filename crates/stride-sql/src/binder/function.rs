@@ -94,6 +94,13 @@ impl Binder<'_> {
         if let Some(e) = json_group(&name, f, list)? {
             return self.bind_expr(&e, ctx);
         }
+        if super::builtin_macros::is_builtin_macro(&name)
+            && f.filter.is_none()
+            && list.duplicate_treatment.is_none()
+            && list.clauses.is_empty()
+        {
+            return self.bind_builtin_macro(&name, &list.args, ctx);
+        }
         if is_aggregate_name(&name) {
             return self.bind_aggregate(&name, f, list, ctx);
         }
@@ -110,6 +117,25 @@ impl Binder<'_> {
                         "unsupported argument {other} in call to {name}"
                     )));
                 }
+            }
+        }
+        // current_query(): the statement's text (NULL where the caller gave none)
+        if name == "current_query" && list.args.is_empty() {
+            return Ok(Expr::Literal {
+                value: self
+                    .query_text
+                    .clone()
+                    .map_or(ScalarValue::Null, ScalarValue::Varchar),
+                ty: DataType::Varchar,
+            });
+        }
+        // alias(expr): the name the expression's column would get
+        if name == "alias" && list.args.len() == 1 {
+            if let Some(e) = positional(&list.args[0]) {
+                let bound = self.bind_expr(&e, ctx)?;
+                return Ok(Expr::literal(ScalarValue::Varchar(
+                    super::select::unaliased_name(&e, &bound),
+                )));
             }
         }
         if super::system::is_catalog_function(&name) {
@@ -346,6 +372,7 @@ fn constant_parameters(
     let (at, what) = match func {
         F::Quantile(_) if args.len() == 2 => (1, "quantile"),
         F::TopN(_) => (args.len() - 1, "n"),
+        F::ApproxTopK => (1, "k"),
         _ => return Ok(args),
     };
     let q = &args[at];
@@ -354,7 +381,9 @@ fn constant_parameters(
             "The \"{what}\" argument in function \"{name}\" must be a constant expression"
         )));
     };
-    if what == "n" {
+    if what == "k" {
+        stride_functions::aggregate::approx_top_k_count(&value)?;
+    } else if what == "n" {
         top_n::count(&value)?;
     } else {
         quantile::fractions(name, &value)?;
@@ -383,6 +412,9 @@ pub(crate) const SPECIAL_FORMS: &[&str] = &[
     "user",
     "current_catalog",
     "current_schemas",
+    "constant_or_null",
+    "can_cast_implicitly",
+    "cast_to_type",
 ];
 
 /// The argument types a call `name(args)` binds with and its result type, or None
@@ -518,6 +550,67 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
                 else_expr: Box::new(list(&[user])),
                 ty: DataType::List(Box::new(DataType::Varchar)),
             })
+        }
+        // NULL when any argument after the first is NULL, else the first
+        "constant_or_null" => {
+            if args.len() < 2 {
+                return Err(Error::binder(
+                    "constant_or_null() takes at least two arguments",
+                ));
+            }
+            let value = args.remove(0);
+            let ty = match value.data_type() {
+                DataType::Null => DataType::Integer,
+                t => t,
+            };
+            let any_null = args
+                .into_iter()
+                .map(|a| Expr::IsNull {
+                    expr: Box::new(a),
+                    negated: false,
+                })
+                .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+                .expect("at least one argument");
+            Ok(Expr::Case {
+                branches: vec![(
+                    any_null,
+                    Expr::Literal {
+                        value: ScalarValue::Null,
+                        ty: ty.clone(),
+                    },
+                )],
+                else_expr: Box::new(cast_expr(value, &ty)?),
+                ty,
+            })
+        }
+        // DuckDB's function names of the operators
+        n if n.eq_ignore_ascii_case("IS DISTINCT FROM")
+            || n.eq_ignore_ascii_case("IS NOT DISTINCT FROM") =>
+        {
+            arity(2)?;
+            let r = args.pop().expect("two arguments");
+            let l = args.pop().expect("two arguments");
+            let (l, r) = super::expr::unify_pair(l, r, "compare")?;
+            let (l, r) = super::collation::keys_of_pair(l, r)?;
+            Ok(Expr::IsDistinctFrom {
+                left: Box::new(l),
+                right: Box::new(r),
+                negated: n.eq_ignore_ascii_case("IS NOT DISTINCT FROM"),
+            })
+        }
+        // whether the first argument's type casts implicitly to the second's
+        "can_cast_implicitly" => {
+            arity(2)?;
+            let (from, to) = (args[0].data_type(), args[1].data_type());
+            Ok(Expr::literal(ScalarValue::Boolean(
+                from.can_implicitly_cast_to(&to),
+            )))
+        }
+        // the first argument cast to the second's type
+        "cast_to_type" => {
+            arity(2)?;
+            let to = args.pop().expect("two arguments").data_type();
+            cast_expr(args.pop().expect("two arguments"), &to)
         }
         "typeof" => {
             arity(1)?;

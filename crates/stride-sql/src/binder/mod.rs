@@ -8,12 +8,14 @@
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
 mod attach;
+mod builtin_macros;
 mod by_name;
 mod collation;
 mod columnar;
 mod columns;
 mod csv;
 mod ddl;
+mod duckdb_catalog;
 mod expr;
 mod fold;
 mod from;
@@ -29,6 +31,7 @@ mod parameters;
 mod pivot;
 mod prepare;
 mod procedure;
+mod query_functions;
 mod returning;
 mod scope;
 mod select;
@@ -53,6 +56,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
 
+pub(crate) use builtin_macros::builtin_macro_names;
+pub(crate) use duckdb_catalog::DUCKDB_TABLE_FUNCTIONS;
+pub(crate) use query_functions::QUERY_TABLE_FUNCTIONS;
+pub(crate) const PRAGMAS: &[&str] = Binder::PRAGMAS;
 pub use csv::{parse_type, CopyFromStdin};
 pub use fold::fold_constant;
 pub(crate) use function::MACRO_FUNCTIONS;
@@ -300,6 +307,8 @@ pub struct Binder<'a> {
     macro_cache: HashMap<String, Option<Arc<macros::MacroDef>>>,
     /// Macros being expanded, innermost last.
     macro_stack: Vec<String>,
+    /// The statement's text (`current_query()`), when the caller gave it.
+    query_text: Option<String>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -337,6 +346,7 @@ impl<'a> Binder<'a> {
             temp_macros: Arc::default(),
             macro_cache: HashMap::new(),
             macro_stack: Vec::new(),
+            query_text: None,
         }
     }
 
@@ -350,6 +360,12 @@ impl<'a> Binder<'a> {
     /// database name; `None`: the current one.
     pub fn written_database(&self) -> Option<&str> {
         self.written.as_deref()
+    }
+
+    /// The statement's SQL text, which `current_query()` returns.
+    pub fn with_query_text(mut self, sql: &str) -> Self {
+        self.query_text = Some(sql.to_string());
+        self
     }
 
     /// Values for the statement's `$n` parameters.

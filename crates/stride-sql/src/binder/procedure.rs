@@ -14,6 +14,18 @@ use crate::plan::{Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
+/// `PRAGMA functions`: DuckDB's columns, from duckdb_functions().
+const PRAGMA_FUNCTIONS_SQL: &str = "SELECT function_name AS name, upper(function_type) AS type, \
+    parameter_types AS parameters, varargs, return_type, has_side_effects AS side_effects \
+    FROM duckdb_functions() ORDER BY name";
+
+/// `PRAGMA show_tables_expanded`: each table and view with its columns' names and types.
+const PRAGMA_SHOW_TABLES_EXPANDED_SQL: &str = "SELECT database_name AS database, \
+    schema_name AS schema, table_name AS name, \
+    list(column_name ORDER BY column_index) AS column_names, \
+    list(data_type ORDER BY column_index) AS column_types, false AS temporary \
+    FROM duckdb_columns() GROUP BY ALL ORDER BY name";
+
 impl Binder<'_> {
     pub(super) fn bind_call(&mut self, f: &ast::Function) -> Result<BoundStatement> {
         let name = object_name(&f.name)?;
@@ -52,6 +64,37 @@ impl Binder<'_> {
                 "procedure \"{other}\" does not exist; the built-in procedures are dbgen and dsdgen"
             ))),
         }
+    }
+
+    /// The pragmas [`Binder::bind_pragma`] knows that DuckDB has too (duckdb_functions
+    /// lists them).
+    pub(crate) const PRAGMAS: &'static [&'static str] = &[
+        "force_checkpoint",
+        "storage_info",
+        "table_info",
+        "show_tables",
+        "database_size",
+        "database_list",
+        "platform",
+        "user_agent",
+        "show_databases",
+        "show_tables_expanded",
+        "collations",
+        "functions",
+        "show",
+        "enable_optimizer",
+        "disable_optimizer",
+    ];
+
+    /// `PRAGMA collations` / `pragma_collations()`: the collations stride knows.
+    pub(super) fn collations(&self) -> LogicalPlan {
+        super::constant_rows(
+            vec![crate::plan::Field::new("collname", DataType::Varchar)],
+            ["binary", "noaccent", "nocase"]
+                .iter()
+                .map(|c| vec![ScalarValue::Varchar(c.to_string())])
+                .collect(),
+        )
     }
 
     pub(super) fn bind_pragma(
@@ -103,11 +146,48 @@ impl Binder<'_> {
             "database_list" if value.is_none() => {
                 Ok(BoundStatement::Query(self.database_list()))
             }
+            "platform" | "user_agent" | "version" if value.is_none() => {
+                let plan = self
+                    .duckdb_table_function(&format!("pragma_{name}"))
+                    .ok_or_else(|| Error::internal("pragma table function"))??;
+                Ok(BoundStatement::Query(plan))
+            }
+            // every optimizer pass off (SET disabled_optimizers), or back on (RESET)
+            "disable_optimizer" if value.is_none() => Ok(BoundStatement::Set {
+                name: "disabled_optimizers".into(),
+                value: ScalarValue::Varchar(crate::optimizer::PASSES.join(",")),
+            }),
+            "enable_optimizer" if value.is_none() => Ok(BoundStatement::Reset {
+                name: "disabled_optimizers".into(),
+            }),
+            "show_databases" if value.is_none() => Ok(BoundStatement::Query(self.show_databases())),
+            "collations" if value.is_none() => Ok(BoundStatement::Query(self.collations())),
+            "functions" | "show_tables_expanded" if value.is_none() => {
+                let sql = if name == "functions" {
+                    PRAGMA_FUNCTIONS_SQL
+                } else {
+                    PRAGMA_SHOW_TABLES_EXPANDED_SQL
+                };
+                Ok(BoundStatement::Query(self.bind_sql_query(sql)?))
+            }
+            "show" => {
+                let table = match value.map(|v| &v.value) {
+                    Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
+                        s.clone()
+                    }
+                    _ => {
+                        return Err(Error::binder(
+                            "PRAGMA show takes a table name, as in PRAGMA show('t')",
+                        ))
+                    }
+                };
+                self.describe_table(&ast::ObjectName::from(vec![ast::Ident::new(table)]))
+            }
             "integrity_check" if value.is_none() => {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show_tables and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version, enable_optimizer, disable_optimizer and integrity_check"
             ))),
         }
     }

@@ -1150,7 +1150,7 @@ fn output_name_ref(e: &ast::Expr, items: &[SelectItem]) -> Option<usize> {
 /// The name of a select item without an alias, `e` bound as `expr`: a column's own
 /// name, else the expression as written without enclosing parentheses and with a
 /// function's name in lower case (`SUM(x)` is named `sum(x)`, as in DuckDB).
-fn unaliased_name(e: &ast::Expr, expr: &Expr) -> String {
+pub(super) fn unaliased_name(e: &ast::Expr, expr: &Expr) -> String {
     let mut e = e;
     while let ast::Expr::Nested(inner) = e {
         e = inner;

@@ -1,6 +1,7 @@
 //! Set-returning functions in a select list: `SELECT a, unnest(l) FROM t` and
 //! `SELECT unnest(l), generate_subscripts(l, 1)`, as PostgreSQL clients write them
-//! (pgcli's completion queries do).
+//! (pgcli's completion queries do), and `regexp_split_to_table(s, pattern)` (the
+//! pieces of a string, one per row).
 //!
 //! Where it sits: binding a SELECT (`select.rs`), between WHERE and the select list.
 //! The calls are found in the select list's syntax first; their list arguments are
@@ -21,7 +22,10 @@ use stride_common::{DataType, Error, Result, ScalarValue};
 
 /// Names of the set-returning functions a select list may call.
 pub(super) fn is_set_function(name: &str) -> bool {
-    matches!(name, "unnest" | "generate_subscripts")
+    matches!(
+        name,
+        "unnest" | "generate_subscripts" | "regexp_split_to_table"
+    )
 }
 
 fn function_name(f: &ast::Function) -> Option<String> {
@@ -119,6 +123,13 @@ impl Binder<'_> {
                     let (list, elem) = self.list_argument(l, &mut ctx, &name)?;
                     (SetFunction::Elements(list), elem)
                 }
+                // DuckDB's macro: unnest(string_split_regex(text, pattern))
+                ("regexp_split_to_table", [text, pattern]) => {
+                    let text = self.bind_expr(text, &mut ctx)?;
+                    let pattern = self.bind_expr(pattern, &mut ctx)?;
+                    let list = super::expr::call("string_split_regex", vec![text, pattern])?;
+                    (SetFunction::Elements(list), DataType::Varchar)
+                }
                 ("generate_subscripts", [l, dim]) => {
                     let (mut list, elem) = self.list_argument(l, &mut ctx, &name)?;
                     // Lists have one dimension: other dimensions have no subscripts.
@@ -136,10 +147,10 @@ impl Binder<'_> {
                 _ => {
                     return Err(Error::binder(format!(
                         "{name}() takes {} in a select list, got {} arguments",
-                        if name == "unnest" {
-                            "one list"
-                        } else {
-                            "a list and a dimension"
+                        match name.as_str() {
+                            "unnest" => "one list",
+                            "regexp_split_to_table" => "a string and a pattern",
+                            _ => "a list and a dimension",
                         },
                         args.len()
                     )))

@@ -29,6 +29,7 @@ pub(crate) const WINDOW_FUNCTIONS: &[&str] = &[
     "row_number",
     "rank",
     "dense_rank",
+    "rank_dense",
     "percent_rank",
     "cume_dist",
     "ntile",
@@ -164,7 +165,7 @@ impl Binder<'_> {
             }
         };
         let (func, ty) = match name {
-            "row_number" | "rank" | "dense_rank" => {
+            "row_number" | "rank" | "dense_rank" | "rank_dense" => {
                 arity(n == 0, "no arguments")?;
                 let func = match name {
                     "row_number" => WindowFunction::RowNumber,

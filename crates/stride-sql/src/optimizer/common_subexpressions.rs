@@ -85,10 +85,11 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 }
 
 /// Whether computing `e` once is worth a column: it does work (a function or a cast)
-/// and depends only on the input row.
+/// and depends only on the input row (two calls of `random()` are two values).
 fn shareable(e: &Expr) -> bool {
     matches!(e, Expr::Function { .. } | Expr::Cast { .. })
         && !e.has_subquery()
+        && !e.any(&mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()))
         && !e.any(&mut |x| matches!(x, Expr::OuterColumn { .. }))
 }
 

@@ -106,7 +106,17 @@ fn row(
             ScalarValue::Null,
         ),
     };
-    let volatile = matches!(
+    let probes: [&[DataType]; 4] = [
+        &[],
+        &[DataType::Double],
+        &[DataType::Varchar],
+        &[DataType::BigInt],
+    ];
+    let volatile = stride_functions::scalar::catalogue::lookup(name).is_some_and(|r| {
+        probes
+            .iter()
+            .any(|a| r(a).is_some_and(|b| b.func.is_volatile()))
+    }) || matches!(
         name,
         "current_date"
             | "today"
@@ -165,6 +175,27 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
         if !listed.contains(name) {
             named(name, "scalar", &mut out);
         }
+    }
+    for name in
+        crate::binder::builtin_macro_names().chain(["generate_subscripts", "regexp_split_to_table"])
+    {
+        if !listed.contains(name) {
+            named(name, "macro", &mut out);
+        }
+    }
+    // `PRAGMA name`, bound in binder/procedure.rs
+    for name in crate::binder::PRAGMAS {
+        named(name, "pragma", &mut out);
+    }
+    // bound by the binder itself (function.rs)
+    for name in [
+        "current_setting",
+        "alias",
+        "current_query",
+        "IS DISTINCT FROM",
+        "IS NOT DISTINCT FROM",
+    ] {
+        named(name, "scalar", &mut out);
     }
     for name in crate::binder::LAMBDA_FUNCTIONS {
         named(name, "scalar", &mut out);

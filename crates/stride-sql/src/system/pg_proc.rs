@@ -268,10 +268,27 @@ fn table_functions() -> Vec<Proc> {
         "sniff_csv",
         "pragma_storage_info",
         "pragma_table_info",
+        "read_parquet",
+        "parquet_scan",
+        "read_arrow",
+        "parquet_schema",
+        "parquet_metadata",
+        "parquet_file_metadata",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
     rows.push(f("duckdb_databases", &[], RECORD));
+    for name in crate::binder::DUCKDB_TABLE_FUNCTIONS {
+        rows.push(f(name, &[], RECORD));
+    }
+    rows.push(f("pragma_collations", &[], RECORD));
+    for name in ["query", "query_table", "glob", "read_text", "pragma_show"] {
+        rows.push(f(name, &[TEXT], RECORD));
+    }
+    rows.push(Proc {
+        variadic: ANYELEMENT,
+        ..f("repeat_row", &[ANYARRAY], RECORD)
+    });
     rows.push(f("duckdb_functions", &[], RECORD));
     rows
 }

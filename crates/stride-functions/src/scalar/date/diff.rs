@@ -48,7 +48,7 @@ fn period_index(field: DateField, t: i64) -> Option<i64> {
         Millisecond => t.div_euclid(1_000),
         Microsecond => t,
         Nanosecond => t.checked_mul(1_000)?,
-        IsoYear | Timezone | YearWeek => return None,
+        IsoYear | Timezone | YearWeek | Era => return None,
     })
 }
 

@@ -38,6 +38,8 @@ pub enum DateField {
     Julian,
     /// Time zone offset fields: always 0, stride has no time zones
     Timezone,
+    /// 1 for years AD, 0 for years BC
+    Era,
     /// ISO year * 100 + ISO week (`yearweek`)
     YearWeek,
 }
@@ -72,6 +74,7 @@ impl DateField {
             "nanosecond" | "nanoseconds" | "ns" | "nsec" | "nsecs" => Nanosecond,
             "epoch" => Epoch,
             "julian" => Julian,
+            "era" => Era,
             "timezone" | "timezone_hour" | "timezone_minute" => Timezone,
             _ => {
                 return Err(Error::conversion(format!(
@@ -140,6 +143,7 @@ impl DateField {
             Epoch => days * 86_400 + time / MICROS_PER_SEC,
             Julian => days + 2_440_588,
             Timezone => 0,
+            Era => i64::from(year() > 0),
             YearWeek => {
                 let (y, w) = iso_week(days);
                 y * 100 + if y < 0 { -w } else { w }
@@ -175,7 +179,7 @@ impl DateField {
                     + iv.days as i64 * 86_400
                     + iv.micros / MICROS_PER_SEC
             }
-            IsoYear | Week | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian | YearWeek => {
+            IsoYear | Week | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian | YearWeek | Era => {
                 return Err(Error::not_supported(format!(
                     "interval units \"{}\" not supported",
                     self.name()
@@ -208,6 +212,7 @@ impl DateField {
             Epoch => "epoch",
             Julian => "julian",
             Timezone => "timezone",
+            Era => "era",
             YearWeek => "yearweek",
         }
     }

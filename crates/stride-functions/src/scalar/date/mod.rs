@@ -15,6 +15,7 @@ pub mod format;
 mod format_parse;
 pub(crate) mod make;
 pub(crate) mod names;
+pub(crate) mod normalize;
 pub(crate) mod now;
 pub(crate) mod part;
 pub(crate) mod strftime;
@@ -59,6 +60,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Age | F::DateAdd => age::evaluate(f.func, args, len),
         F::TimeBucket => bucket::evaluate(f, args, len),
         F::DateSub => sub::evaluate(args, len),
+        F::NormalizedInterval => normalize::evaluate(args, len),
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
 }

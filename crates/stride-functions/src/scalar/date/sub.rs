@@ -62,7 +62,7 @@ fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
         Second | Epoch => elapsed(MICROS_PER_SEC),
         Millisecond => elapsed(1_000),
         Microsecond => elapsed(1),
-        Nanosecond | Timezone | YearWeek => Err(Error::not_supported(format!(
+        Nanosecond | Timezone | YearWeek | Era => Err(Error::not_supported(format!(
             "date_sub specifier \"{}\" not supported",
             field.name()
         ))),

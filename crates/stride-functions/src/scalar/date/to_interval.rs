@@ -1,5 +1,5 @@
 //! Interval constructors: `to_millennia`, `to_centuries`, `to_decades`, `to_years`,
-//! `to_months`, `to_weeks`, `to_days`, `to_hours`, `to_minutes`, `to_microseconds`
+//! `to_quarters`, `to_months`, `to_weeks`, `to_days`, `to_hours`, `to_minutes`, `to_microseconds`
 //! (integer counts) and `to_seconds`, `to_milliseconds` (DOUBLE, keeping fractions
 //! to the microsecond). A count that does not fit the interval's field is an Out of
 //! Range error, as in DuckDB.
@@ -17,6 +17,7 @@ pub enum IntervalUnit {
     Centuries,
     Decades,
     Years,
+    Quarters,
     Months,
     Weeks,
     Days,
@@ -35,6 +36,7 @@ impl IntervalUnit {
             Centuries => "centuries",
             Decades => "decades",
             Years => "years",
+            Quarters => "quarters",
             Months => "months",
             Weeks => "weeks",
             Days => "days",
@@ -70,6 +72,7 @@ impl IntervalUnit {
             Centuries => months(1_200),
             Decades => months(120),
             Years => months(12),
+            Quarters => months(3),
             Months => months(1),
             Weeks => days(7),
             Days => days(1),

@@ -32,12 +32,11 @@ fn trunc_field(spec: &str) -> Result<DateField> {
     use DateField::*;
     let f = DateField::parse(spec)?;
     match f {
-        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone | YearWeek => {
-            Err(Error::not_supported(format!(
-                "date_trunc specifier \"{}\" not supported",
-                f.name()
-            )))
-        }
+        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone | YearWeek
+        | Era => Err(Error::not_supported(format!(
+            "date_trunc specifier \"{}\" not supported",
+            f.name()
+        ))),
         _ => Ok(f),
     }
 }

@@ -72,6 +72,18 @@ pub(crate) fn resolve_power(args: &[DataType]) -> Option<BoundFunction> {
     binary_double(ScalarFunction::Power, args)
 }
 
+/// `fmod(x, y)`: the remainder with the sign of `y` (`x - y * floor(x / y)`), as
+/// a DOUBLE; `fmod(x, 0)` is NaN.
+pub(crate) fn resolve_fmod(args: &[DataType]) -> Option<BoundFunction> {
+    binary_double(ScalarFunction::Fmod, args)
+}
+
+/// `fdiv(x, y)`: `floor(x / y)` in DOUBLE arithmetic (DuckDB's macro), so
+/// `fdiv(7, 0)` is inf.
+pub(crate) fn resolve_fdiv(args: &[DataType]) -> Option<BoundFunction> {
+    binary_double(ScalarFunction::Fdiv, args)
+}
+
 pub(crate) fn resolve_atan2(args: &[DataType]) -> Option<BoundFunction> {
     binary_double(ScalarFunction::Atan2, args)
 }
@@ -123,6 +135,12 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         })),
         F::Power => Ok(binary(v, &args[1], len, ty, f64::powf)),
         F::Atan2 => Ok(binary(v, &args[1], len, ty, f64::atan2)),
+        F::Fmod => Ok(binary(v, &args[1], len, ty, |x: f64, y: f64| {
+            x - y * (x / y).floor()
+        })),
+        F::Fdiv => Ok(binary(v, &args[1], len, ty, |x: f64, y: f64| {
+            (x / y).floor()
+        })),
         F::Degrees => Ok(unary(v, len, ty, f64::to_degrees)),
         F::Radians => Ok(unary(v, len, ty, f64::to_radians)),
         F::Sin => Ok(unary(v, len, ty, f64::sin)),

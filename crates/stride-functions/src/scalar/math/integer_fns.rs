@@ -20,6 +20,32 @@ pub(crate) fn resolve_lcm(args: &[DataType]) -> Option<BoundFunction> {
     fixed(ScalarFunction::Lcm, args, &[BigInt, BigInt], BigInt)
 }
 
+/// `binom(n, k)`: the binomial coefficient, a DECIMAL(38, 0) like factorial (a
+/// HUGEINT in DuckDB); 0 when k > n.
+pub(crate) fn resolve_binom(args: &[DataType]) -> Option<BoundFunction> {
+    use DataType::Integer;
+    fixed(
+        ScalarFunction::Binom,
+        args,
+        &[Integer, Integer],
+        DataType::Decimal(38, 0),
+    )
+}
+
+/// n choose k; `None` when it does not fit an i128.
+fn binom(n: i32, k: i32) -> Option<i128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k) as i128;
+    let mut acc: i128 = 1;
+    for i in 1..=k {
+        // acc * (n - k + i) / i stays an integer at every step
+        acc = acc.checked_mul(n as i128 - k + i)? / i;
+    }
+    Some(acc)
+}
+
 pub(crate) fn resolve_factorial(args: &[DataType]) -> Option<BoundFunction> {
     fixed(
         ScalarFunction::Factorial,
@@ -30,7 +56,7 @@ pub(crate) fn resolve_factorial(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 /// An integer argument's own type (an untyped NULL is an INTEGER).
-fn integer_type(t: &DataType) -> Option<DataType> {
+pub(crate) fn integer_type(t: &DataType) -> Option<DataType> {
     match t {
         DataType::Null => Some(DataType::Integer),
         t if t.is_integer() => Some(t.clone()),
@@ -116,6 +142,26 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
                     Error::out_of_range("factorial of a negative number is undefined")
                 } else {
                     Error::out_of_range("Value out of range")
+                }
+            },
+        ),
+        ScalarFunction::Binom => try_binary(
+            &args[0],
+            &args[1],
+            len,
+            ty,
+            |n: i32, k: i32| {
+                if n < 0 || k < 0 {
+                    None
+                } else {
+                    binom(n, k).filter(|v| *v < 10i128.pow(38))
+                }
+            },
+            |n, k| {
+                if n < 0 || k < 0 {
+                    Error::out_of_range("binom with negative input is undefined")
+                } else {
+                    Error::out_of_range(format!("Overflow in binom({n}, {k})"))
                 }
             },
         ),

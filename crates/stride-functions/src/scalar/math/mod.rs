@@ -6,6 +6,7 @@
 //! NaN or infinities outside their domain, as DuckDB does.
 
 pub(crate) mod abs_sign;
+pub(crate) mod bitwise;
 pub(crate) mod float_bits;
 pub(crate) mod float_fns;
 pub(crate) mod integer_fns;
@@ -30,9 +31,10 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     match f.func {
         F::Abs | F::Sign => abs_sign::evaluate(f, args, len),
         F::Round | F::Floor | F::Ceil | F::Trunc | F::RoundEven => rounding::evaluate(f, args, len),
-        F::Gcd | F::Lcm | F::Factorial | F::BitCount | F::Xor => {
+        F::Gcd | F::Lcm | F::Factorial | F::Binom | F::BitCount | F::Xor => {
             integer_fns::evaluate(f, args, len)
         }
+        F::Bitwise(op) => bitwise::evaluate(op, f, args, len),
         F::SignBit | F::NextAfter => float_bits::evaluate(f, args, len),
         _ => float_fns::evaluate(f.func, args, len),
     }

@@ -11,6 +11,8 @@ pub(crate) mod concat;
 pub(crate) mod edit_distance;
 pub(crate) mod format;
 pub(crate) mod format_bytes;
+pub mod glob;
+pub(crate) mod grapheme;
 pub(crate) mod hash;
 pub(crate) mod hex;
 pub(crate) mod left_right;
@@ -18,8 +20,10 @@ pub(crate) mod length;
 pub(crate) mod like;
 pub mod like_matcher;
 pub(crate) mod normalize;
+pub(crate) mod overlay;
 pub(crate) mod pad;
 pub(crate) mod path;
+pub(crate) mod path_join;
 pub(crate) mod printf;
 pub(crate) mod quote;
 pub(crate) mod repeat;
@@ -30,6 +34,7 @@ pub(crate) mod similarity;
 pub(crate) mod split;
 pub(crate) mod split_part;
 pub(crate) mod substring;
+pub(crate) mod to_base;
 pub(crate) mod translate;
 pub(crate) mod trim;
 pub(crate) mod url;
@@ -123,6 +128,13 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Bar => bar::evaluate(args, len),
         F::Format => format::evaluate(f, args, len),
         F::Printf => printf::evaluate(f, args, len),
+        F::Glob => glob::evaluate(args, len),
+        F::Overlay => overlay::evaluate(args, len),
+        F::PathJoin => path_join::evaluate(args, len),
+        F::ToBase | F::ParseFormattedBytes => to_base::evaluate(f.func, args, len),
+        F::LeftGrapheme | F::RightGrapheme | F::SubstringGrapheme => {
+            grapheme::evaluate(f.func, args, len)
+        }
         other => Err(Error::internal(format!(
             "{other:?} is not a string function"
         ))),

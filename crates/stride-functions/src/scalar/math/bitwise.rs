@@ -1,0 +1,128 @@
+//! Bitwise operators on integers, in the common integer type of both sides:
+//! `&` (AND), `|` (OR), `<<` and `>>` (`xor(a, b)` lives with the integer
+//! functions). Shifts follow DuckDB: a left shift of a negative number, by a
+//! negative count, by the type's width or more, or one that overflows is an error;
+//! a right shift by a negative count or by the width or more gives 0, otherwise it
+//! is arithmetic (the sign is kept).
+
+use super::integer_fns::integer_type;
+use crate::kernels::{binary, try_binary, with_integer, SqlInt};
+use crate::scalar::signature::bind;
+use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::{DataType, Error, Result, Vector};
+
+/// Which bitwise operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    And,
+    Or,
+    ShiftLeft,
+    ShiftRight,
+}
+
+pub(crate) fn resolve(op: BitOp, args: &[DataType]) -> Option<BoundFunction> {
+    let [a, b] = args else { return None };
+    let t = DataType::common_supertype(&integer_type(a)?, &integer_type(b)?)?;
+    if !t.is_integer() {
+        return None;
+    }
+    bind(ScalarFunction::Bitwise(op), vec![t.clone(), t.clone()], t)
+}
+
+/// `x << s`, or the error DuckDB reports.
+fn shift_left<T: SqlInt>(x: T, s: T) -> std::result::Result<T, Error> {
+    let bits = (std::mem::size_of::<T>() * 8) as i128;
+    let (xv, sv) = (x.to_i128(), s.to_i128());
+    if sv < 0 {
+        return Err(Error::out_of_range(format!(
+            "Cannot left-shift by negative number {s}"
+        )));
+    }
+    if xv < 0 {
+        return Err(Error::out_of_range(format!(
+            "Cannot left-shift negative number {x}"
+        )));
+    }
+    if sv >= bits {
+        return Err(Error::out_of_range(format!(
+            "Left-shift value {s} is out of range"
+        )));
+    }
+    let limit = (1i128 << (bits - 1)) - 1; // the type's largest value
+    if sv > 0 && xv > (limit >> sv) {
+        return Err(Error::out_of_range(format!(
+            "Overflow in left shift ({x} << {s})"
+        )));
+    }
+    T::from_i128(xv << sv)
+        .ok_or_else(|| Error::out_of_range(format!("Overflow in left shift ({x} << {s})")))
+}
+
+/// `x >> s`: 0 for shifts outside `0..width`.
+fn shift_right<T: SqlInt>(x: T, s: T) -> T {
+    let bits = (std::mem::size_of::<T>() * 8) as i128;
+    let sv = s.to_i128();
+    if !(0..bits).contains(&sv) {
+        return T::ZERO;
+    }
+    T::from_i128(x.to_i128() >> sv).unwrap_or(T::ZERO)
+}
+
+pub(super) fn evaluate(
+    op: BitOp,
+    f: &BoundFunction,
+    args: &[Vector],
+    len: usize,
+) -> Result<Vector> {
+    let ty = f.return_type.clone();
+    let (a, b) = (&args[0], &args[1]);
+    with_integer!(a.ty.physical(), T => match op {
+        BitOp::And => Ok(binary(a, b, len, ty, |x: T, y: T| x & y)),
+        BitOp::Or => Ok(binary(a, b, len, ty, |x: T, y: T| x | y)),
+        BitOp::ShiftRight => Ok(binary(a, b, len, ty, shift_right::<T>)),
+        BitOp::ShiftLeft => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: T, s: T| shift_left(x, s).ok(),
+            |x: T, s: T| shift_left(x, s).err().unwrap_or_else(|| Error::internal("shift")),
+        ),
+    }, _ => Err(Error::internal("bitwise operator on a non-integer")))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scalar::test_util::eval;
+    use stride_common::ScalarValue::*;
+
+    #[test]
+    fn bitwise_operators() {
+        assert_eq!(eval("&", &[Integer(5), Integer(3)]).unwrap(), Integer(1));
+        assert_eq!(eval("|", &[Integer(5), Integer(3)]).unwrap(), Integer(7));
+        assert_eq!(eval("<<", &[Integer(1), Integer(4)]).unwrap(), Integer(16));
+        assert_eq!(eval(">>", &[Integer(-8), Integer(1)]).unwrap(), Integer(-4));
+        assert_eq!(eval(">>", &[Integer(8), Integer(64)]).unwrap(), Integer(0));
+        assert_eq!(eval(">>", &[Integer(8), Integer(-1)]).unwrap(), Integer(0));
+        assert_eq!(eval("<<", &[TinyInt(1), TinyInt(6)]).unwrap(), TinyInt(64));
+        let msg = |a, b| eval("<<", &[a, b]).unwrap_err().message;
+        assert_eq!(
+            msg(TinyInt(1), TinyInt(7)),
+            "Overflow in left shift (1 << 7)"
+        );
+        assert_eq!(
+            msg(Integer(1), Integer(-1)),
+            "Cannot left-shift by negative number -1"
+        );
+        assert_eq!(
+            msg(Integer(-1), Integer(1)),
+            "Cannot left-shift negative number -1"
+        );
+        assert_eq!(
+            msg(Integer(1), Integer(64)),
+            "Left-shift value 64 is out of range"
+        );
+        assert_eq!(eval("&", &[Null, Integer(1)]).unwrap(), Null);
+        assert!(eval("&", &[Double(1.0), Integer(1)]).is_err());
+    }
+}

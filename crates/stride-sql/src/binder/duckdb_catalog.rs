@@ -1,0 +1,591 @@
+//! DuckDB's system table functions over the catalog and the session:
+//! `duckdb_tables()`, `duckdb_columns()`, `duckdb_views()`, `duckdb_schemas()`,
+//! `duckdb_indexes()`, `duckdb_types()`, `duckdb_settings()`, `duckdb_optimizers()`,
+//! the always-empty `duckdb_sequences()`, `duckdb_extensions()`,
+//! `duckdb_temporary_files()` and `duckdb_variables()` (stride has no sequences,
+//! extensions, spill files or variables) and `duckdb_triggers()` (nor triggers),
+//! `duckdb_dependencies()` (each index depends on its table, deptype 'a'),
+//! `duckdb_memory()` (DuckDB's memory tags; only BASE_TABLE is filled in, with the
+//! bytes the tables' values take: an approximation, not the allocator's count),
+//! and `pragma_version()`,
+//! `pragma_platform()`, `pragma_user_agent()`.
+//!
+//! Where it sits: binding FROM (`from.rs` asks [`Binder::duckdb_table_function`]);
+//! each binds to VALUES rows built from the statement's catalog snapshot
+//! (`system/snapshot.rs`), like `duckdb_databases()`. Columns are DuckDB's, less
+//! those of types stride lacks (the MAP `tags`, the VARIANT `typed_value`); objects
+//! of the system schemas (pg_catalog, information_schema) are left out.
+
+use super::Binder;
+use crate::plan::{Field, LogicalPlan};
+use crate::system::snapshot::{
+    RelKind, Relation, DATABASE_OID, MAIN_NAMESPACE_OID, NAMESPACES, PG_CATALOG_OID,
+};
+use stride_common::{DataType, Result, ScalarValue};
+use stride_functions::scalar::meta::{DATABASE_NAME, SCHEMA_NAME};
+
+/// The names [`Binder::duckdb_table_function`] binds.
+pub(crate) const DUCKDB_TABLE_FUNCTIONS: &[&str] = &[
+    "duckdb_tables",
+    "duckdb_columns",
+    "duckdb_views",
+    "duckdb_schemas",
+    "duckdb_indexes",
+    "duckdb_types",
+    "duckdb_settings",
+    "duckdb_optimizers",
+    "duckdb_sequences",
+    "duckdb_extensions",
+    "duckdb_temporary_files",
+    "duckdb_variables",
+    "duckdb_triggers",
+    "duckdb_dependencies",
+    "duckdb_memory",
+    "pragma_version",
+    "pragma_platform",
+    "pragma_user_agent",
+];
+
+fn text(s: impl Into<String>) -> ScalarValue {
+    ScalarValue::Varchar(s.into())
+}
+
+fn big(v: i64) -> ScalarValue {
+    ScalarValue::BigInt(v)
+}
+
+fn list(v: Vec<String>) -> ScalarValue {
+    ScalarValue::List(
+        DataType::Varchar,
+        v.into_iter().map(ScalarValue::Varchar).collect(),
+    )
+}
+
+fn plan(columns: &[(&str, DataType)], rows: Vec<Vec<ScalarValue>>) -> LogicalPlan {
+    let schema = columns
+        .iter()
+        .map(|(n, t)| Field::new(*n, t.clone()))
+        .collect();
+    super::constant_rows(schema, rows)
+}
+
+/// The database, schema and object columns every catalog row starts with.
+fn object_prefix(r: &Relation) -> Vec<ScalarValue> {
+    vec![
+        text(DATABASE_NAME),
+        big(DATABASE_OID),
+        text(SCHEMA_NAME),
+        big(MAIN_NAMESPACE_OID),
+        text(r.name.clone()),
+        big(r.oid),
+    ]
+}
+
+/// `CREATE TABLE` text of a table (columns, types, NOT NULL and DEFAULT; keys left
+/// out).
+fn table_sql(r: &Relation) -> String {
+    let cols: Vec<String> = r
+        .columns
+        .iter()
+        .map(|c| {
+            let mut s = format!("{} {}", c.name, c.ty);
+            if let Some(d) = &c.default {
+                s.push_str(&format!(" DEFAULT({d})"));
+            }
+            if c.not_null {
+                s.push_str(" NOT NULL");
+            }
+            s
+        })
+        .collect();
+    format!("CREATE TABLE {}({});", r.name, cols.join(", "))
+}
+
+/// The platform as DuckDB names it (`linux_amd64`, `osx_arm64`, ...).
+fn platform() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "osx",
+        "windows" => "windows",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("{os}_{arch}")
+}
+
+/// DuckDB's memory tags (`duckdb_memory()`).
+const MEMORY_TAGS: &[&str] = &[
+    "BASE_TABLE",
+    "HASH_TABLE",
+    "PARQUET_READER",
+    "CSV_READER",
+    "ORDER_BY",
+    "ART_INDEX",
+    "COLUMN_DATA",
+    "METADATA",
+    "OVERFLOW_STRINGS",
+    "IN_MEMORY_TABLE",
+    "ALLOCATOR",
+    "EXTENSION",
+    "TRANSACTION",
+    "EXTERNAL_FILE_CACHE",
+    "WINDOW",
+    "OBJECT_CACHE",
+];
+
+/// DuckDB's type ids, names, sizes and categories of the types stride has.
+const TYPES: &[(i64, &str, i64, &str, &str)] = &[
+    (1, "NULL", 1, "NULL", ""),
+    (10, "boolean", 1, "BOOLEAN", "BOOLEAN"),
+    (11, "tinyint", 1, "TINYINT", "NUMERIC"),
+    (12, "smallint", 2, "SMALLINT", "NUMERIC"),
+    (13, "integer", 4, "INTEGER", "NUMERIC"),
+    (14, "bigint", 8, "BIGINT", "NUMERIC"),
+    (15, "date", 4, "DATE", "DATETIME"),
+    (19, "timestamp", 8, "TIMESTAMP", "DATETIME"),
+    (21, "decimal", 8, "DECIMAL", "NUMERIC"),
+    (22, "float", 4, "FLOAT", "NUMERIC"),
+    (23, "double", 8, "DOUBLE", "NUMERIC"),
+    (25, "varchar", 16, "VARCHAR", "STRING"),
+    (27, "interval", 16, "INTERVAL", "DATETIME"),
+    (101, "list", 16, "LIST", "COMPOSITE"),
+];
+
+impl Binder<'_> {
+    /// Binds the table function `name()` if it is one of [`DUCKDB_TABLE_FUNCTIONS`].
+    pub(super) fn duckdb_table_function(&mut self, name: &str) -> Option<Result<LogicalPlan>> {
+        if !DUCKDB_TABLE_FUNCTIONS.contains(&name) {
+            return None;
+        }
+        Some(self.duckdb_table_function_inner(name))
+    }
+
+    fn duckdb_table_function_inner(&mut self, name: &str) -> Result<LogicalPlan> {
+        use DataType::{BigInt, Boolean, Integer, Varchar};
+        let text_list = DataType::List(Box::new(Varchar));
+        let snap = self.system_snapshot()?;
+        let user = |kind: RelKind| {
+            snap.relations
+                .iter()
+                .filter(move |r| !r.system && r.namespace == MAIN_NAMESPACE_OID && r.kind == kind)
+        };
+        let prefix = |object: &'static str, oid: &'static str| {
+            vec![
+                ("database_name", Varchar),
+                ("database_oid", BigInt),
+                ("schema_name", Varchar),
+                ("schema_oid", BigInt),
+                (object, Varchar),
+                (oid, BigInt),
+            ]
+        };
+        Ok(match name {
+            "duckdb_tables" => {
+                let mut cols = prefix("table_name", "table_oid");
+                cols.extend([
+                    ("comment", Varchar),
+                    ("internal", Boolean),
+                    ("temporary", Boolean),
+                    ("has_primary_key", Boolean),
+                    ("estimated_size", BigInt),
+                    ("column_count", BigInt),
+                    ("index_count", BigInt),
+                    ("check_constraint_count", BigInt),
+                    ("sql", Varchar),
+                ]);
+                let rows = user(RelKind::Table)
+                    .map(|r| {
+                        let indexes = user(RelKind::Index)
+                            .filter(|i| i.index.as_ref().is_some_and(|d| d.table == r.oid))
+                            .count();
+                        let mut row = object_prefix(r);
+                        row.extend([
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(false),
+                            ScalarValue::Boolean(false),
+                            ScalarValue::Boolean(!r.unique_keys.is_empty()),
+                            big(r.rows.unwrap_or(0) as i64),
+                            big(r.columns.len() as i64),
+                            big((indexes + r.unique_keys.len()) as i64),
+                            big(0),
+                            text(table_sql(r)),
+                        ]);
+                        row
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_columns" => {
+                let mut cols = prefix("table_name", "table_oid");
+                cols.extend([
+                    ("column_name", Varchar),
+                    ("column_index", Integer),
+                    ("comment", Varchar),
+                    ("internal", Boolean),
+                    ("column_default", Varchar),
+                    ("is_nullable", Boolean),
+                    ("data_type", Varchar),
+                    ("data_type_id", BigInt),
+                    ("character_maximum_length", Integer),
+                    ("numeric_precision", Integer),
+                    ("numeric_precision_radix", Integer),
+                    ("numeric_scale", Integer),
+                    ("is_generated", Boolean),
+                    ("generation_expression", Varchar),
+                ]);
+                let mut rows = Vec::new();
+                for r in user(RelKind::Table).chain(user(RelKind::View)) {
+                    for (k, c) in r.columns.iter().enumerate() {
+                        let (precision, radix, scale) = numeric_shape(&c.ty);
+                        let mut row = object_prefix(r);
+                        row.extend([
+                            text(c.name.clone()),
+                            ScalarValue::Integer(k as i32 + 1),
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(false),
+                            c.default
+                                .clone()
+                                .map_or(ScalarValue::Null, ScalarValue::Varchar),
+                            ScalarValue::Boolean(!c.not_null),
+                            text(c.ty.to_string()),
+                            big(type_id(&c.ty)),
+                            ScalarValue::Null,
+                            precision,
+                            radix,
+                            scale,
+                            ScalarValue::Boolean(false),
+                            ScalarValue::Null,
+                        ]);
+                        rows.push(row);
+                    }
+                }
+                plan(&cols, rows)
+            }
+            "duckdb_views" => {
+                let mut cols = prefix("view_name", "view_oid");
+                cols.extend([
+                    ("comment", Varchar),
+                    ("internal", Boolean),
+                    ("temporary", Boolean),
+                    ("column_count", BigInt),
+                    ("sql", Varchar),
+                ]);
+                let rows = user(RelKind::View)
+                    .map(|r| {
+                        let mut row = object_prefix(r);
+                        row.extend([
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(false),
+                            ScalarValue::Boolean(false),
+                            big(r.columns.len() as i64),
+                            r.view_sql.as_ref().map_or(ScalarValue::Null, |q| {
+                                text(format!(
+                                    "CREATE VIEW {} AS {};",
+                                    r.name,
+                                    q.trim_end_matches(';')
+                                ))
+                            }),
+                        ]);
+                        row
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_schemas" => {
+                let cols = [
+                    ("oid", BigInt),
+                    ("database_name", Varchar),
+                    ("database_oid", BigInt),
+                    ("schema_name", Varchar),
+                    ("comment", Varchar),
+                    ("internal", Boolean),
+                    ("sql", Varchar),
+                ];
+                let rows = NAMESPACES
+                    .iter()
+                    .map(|n| {
+                        vec![
+                            big(n.oid),
+                            text(DATABASE_NAME),
+                            big(DATABASE_OID),
+                            text(n.name),
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(true),
+                            ScalarValue::Null,
+                        ]
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_indexes" => {
+                let mut cols = prefix("index_name", "index_oid");
+                cols.extend([
+                    ("table_name", Varchar),
+                    ("table_oid", BigInt),
+                    ("comment", Varchar),
+                    ("is_unique", Boolean),
+                    ("is_primary", Boolean),
+                    ("expressions", Varchar),
+                    ("sql", Varchar),
+                ]);
+                let rows = user(RelKind::Index)
+                    .filter_map(|r| {
+                        let def = r.index.as_ref()?;
+                        let table = snap.relations.iter().find(|t| t.oid == def.table)?;
+                        let names: Vec<String> = def
+                            .columns
+                            .iter()
+                            .filter_map(|&k| table.columns.get((k - 1) as usize))
+                            .map(|c| c.name.clone())
+                            .collect();
+                        let mut row = object_prefix(r);
+                        row.extend([
+                            text(table.name.clone()),
+                            big(table.oid),
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(def.unique),
+                            ScalarValue::Boolean(false),
+                            text(format!("[{}]", names.join(", "))),
+                            text(format!(
+                                "CREATE {}INDEX {} ON {}({});",
+                                if def.unique { "UNIQUE " } else { "" },
+                                r.name,
+                                table.name,
+                                names.join(", ")
+                            )),
+                        ]);
+                        Some(row)
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_types" => {
+                let cols = [
+                    ("database_name", Varchar),
+                    ("database_oid", BigInt),
+                    ("schema_name", Varchar),
+                    ("schema_oid", BigInt),
+                    ("type_oid", BigInt),
+                    ("type_name", Varchar),
+                    ("type_size", BigInt),
+                    ("logical_type", Varchar),
+                    ("type_category", Varchar),
+                    ("comment", Varchar),
+                    ("internal", Boolean),
+                ];
+                let rows = TYPES
+                    .iter()
+                    .map(|(oid, name, size, logical, category)| {
+                        vec![
+                            text(DATABASE_NAME),
+                            big(DATABASE_OID),
+                            text("pg_catalog"),
+                            big(PG_CATALOG_OID),
+                            big(*oid),
+                            text(*name),
+                            big(*size),
+                            text(*logical),
+                            if category.is_empty() {
+                                ScalarValue::Null
+                            } else {
+                                text(*category)
+                            },
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(true),
+                        ]
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_settings" => {
+                let cols = [
+                    ("name", Varchar),
+                    ("value", Varchar),
+                    ("description", Varchar),
+                    ("input_type", Varchar),
+                    ("scope", Varchar),
+                    ("aliases", text_list),
+                ];
+                let rows = snap
+                    .settings
+                    .iter()
+                    .map(|s| {
+                        vec![
+                            text(s.name.clone()),
+                            text(s.value.clone()),
+                            ScalarValue::Null,
+                            text("VARCHAR"),
+                            text("LOCAL"),
+                            list(vec![]),
+                        ]
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_optimizers" => plan(
+                &[("name", Varchar)],
+                crate::optimizer::PASSES
+                    .iter()
+                    .map(|p| vec![text(*p)])
+                    .collect(),
+            ),
+            "duckdb_sequences" => {
+                let mut cols = prefix("sequence_name", "sequence_oid");
+                cols.extend([
+                    ("comment", Varchar),
+                    ("temporary", Boolean),
+                    ("start_value", BigInt),
+                    ("min_value", BigInt),
+                    ("max_value", BigInt),
+                    ("increment_by", BigInt),
+                    ("cycle", Boolean),
+                    ("last_value", BigInt),
+                    ("sql", Varchar),
+                ]);
+                plan(&cols, vec![])
+            }
+            "duckdb_extensions" => plan(
+                &[
+                    ("extension_name", Varchar),
+                    ("loaded", Boolean),
+                    ("installed", Boolean),
+                    ("install_path", Varchar),
+                    ("description", Varchar),
+                    ("aliases", text_list.clone()),
+                    ("extension_version", Varchar),
+                    ("install_mode", Varchar),
+                    ("installed_from", Varchar),
+                ],
+                vec![],
+            ),
+            "duckdb_temporary_files" => plan(&[("path", Varchar), ("size", BigInt)], vec![]),
+            "duckdb_variables" => plan(
+                &[("name", Varchar), ("value", Varchar), ("type", Varchar)],
+                vec![],
+            ),
+            "duckdb_triggers" => {
+                let mut cols = prefix("trigger_name", "trigger_oid");
+                cols.extend([
+                    ("table_name", Varchar),
+                    ("action_timing", Varchar),
+                    ("event_manipulation", Varchar),
+                    ("columns", text_list.clone()),
+                    ("for_each", Varchar),
+                    ("comment", Varchar),
+                    ("temporary", Boolean),
+                    ("sql", Varchar),
+                ]);
+                plan(&cols, vec![])
+            }
+            "duckdb_dependencies" => {
+                let cols = [
+                    ("classid", BigInt),
+                    ("objid", BigInt),
+                    ("objsubid", Integer),
+                    ("refclassid", BigInt),
+                    ("refobjid", BigInt),
+                    ("refobjsubid", Integer),
+                    ("deptype", Varchar),
+                ];
+                let rows = user(RelKind::Index)
+                    .filter_map(|r| {
+                        let table = r.index.as_ref()?.table;
+                        Some(vec![
+                            big(0),
+                            big(table),
+                            ScalarValue::Integer(0),
+                            big(0),
+                            big(r.oid),
+                            ScalarValue::Integer(0),
+                            text("a"),
+                        ])
+                    })
+                    .collect();
+                plan(&cols, rows)
+            }
+            "duckdb_memory" => {
+                let tables: usize = user(RelKind::Table).filter_map(|r| r.bytes).sum();
+                let rows = MEMORY_TAGS
+                    .iter()
+                    .map(|tag| {
+                        let bytes = if *tag == "BASE_TABLE" {
+                            tables as i64
+                        } else {
+                            0
+                        };
+                        vec![text(*tag), big(bytes), big(0)]
+                    })
+                    .collect();
+                plan(
+                    &[
+                        ("tag", Varchar),
+                        ("memory_usage_bytes", BigInt),
+                        ("temporary_storage_bytes", BigInt),
+                    ],
+                    rows,
+                )
+            }
+            "pragma_version" => plan(
+                &[
+                    ("library_version", Varchar),
+                    ("source_id", Varchar),
+                    ("codename", Varchar),
+                ],
+                vec![vec![
+                    text(format!("v{}", env!("CARGO_PKG_VERSION"))),
+                    text("stride"),
+                    text("stride"),
+                ]],
+            ),
+            "pragma_platform" => plan(&[("platform", Varchar)], vec![vec![text(platform())]]),
+            _ => plan(
+                &[("user_agent", Varchar)],
+                vec![vec![text(format!(
+                    "stride/v{}({})",
+                    env!("CARGO_PKG_VERSION"),
+                    platform()
+                ))]],
+            ),
+        })
+    }
+}
+
+/// DuckDB's LogicalTypeId of a type (`data_type_id`).
+fn type_id(t: &DataType) -> i64 {
+    match t {
+        DataType::Null => 1,
+        DataType::Boolean => 10,
+        DataType::TinyInt => 11,
+        DataType::SmallInt => 12,
+        DataType::Integer => 13,
+        DataType::BigInt => 14,
+        DataType::Date => 15,
+        DataType::Timestamp => 19,
+        DataType::Decimal(..) => 21,
+        DataType::Real => 22,
+        DataType::Double => 23,
+        // JSON is VARCHAR with an alias, as in DuckDB
+        DataType::Varchar | DataType::Json => 25,
+        DataType::Interval => 27,
+        DataType::List(_) => 101,
+    }
+}
+
+/// numeric_precision, numeric_precision_radix and numeric_scale, as DuckDB fills
+/// them (bits for integers and floats, digits for decimals).
+fn numeric_shape(t: &DataType) -> (ScalarValue, ScalarValue, ScalarValue) {
+    let i = ScalarValue::Integer;
+    match t {
+        DataType::TinyInt => (i(8), i(2), i(0)),
+        DataType::SmallInt => (i(16), i(2), i(0)),
+        DataType::Integer => (i(32), i(2), i(0)),
+        DataType::BigInt => (i(64), i(2), i(0)),
+        DataType::Real => (i(24), i(2), i(0)),
+        DataType::Double => (i(53), i(2), i(0)),
+        DataType::Decimal(p, s) => (i(*p as i32), i(10), i(*s as i32)),
+        _ => (ScalarValue::Null, ScalarValue::Null, ScalarValue::Null),
+    }
+}
