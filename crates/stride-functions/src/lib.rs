@@ -23,6 +23,6 @@ pub mod scalar;
 
 pub use cast::{cast_scalar, cast_vector};
 pub use scalar::{
-    evaluate_scalar, resolve_quantified, resolve_scalar, select_all_comparisons, select_comparison,
-    BoundFunction, ScalarFunction,
+    evaluate_scalar, is_volatile, resolve_quantified, resolve_scalar, select_all_comparisons,
+    select_comparison, BoundFunction, ScalarFunction,
 };

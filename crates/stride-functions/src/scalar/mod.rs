@@ -21,6 +21,7 @@ mod pg;
 mod regex;
 mod signature;
 pub mod string;
+mod uuid;
 
 pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::DateField;
@@ -210,6 +211,10 @@ pub enum ScalarFunction {
     CurrentDate,
     /// `current_timestamp`, `now`
     CurrentTimestamp,
+    /// `current_time`, `get_current_time`: the time of day (UTC), a TIME
+    CurrentTime,
+    /// `make_time(hour, minute, seconds)`
+    MakeTime,
     /// `epoch_ms(x)`, `epoch_us(x)`, `epoch_ns(x)`: a count since the epoch
     EpochUnit(date::EpochUnit),
     /// `epoch_ms(BIGINT)`: milliseconds since the epoch as a TIMESTAMP
@@ -229,6 +234,8 @@ pub enum ScalarFunction {
     /// `date_sub(part, start, end)`, `datesub`: complete periods between
     DateSub,
     // other
+    /// `gen_random_uuid()`, `uuid()`: a random version 4 UUID per row (volatile)
+    GenRandomUuid,
     /// `typeof(x)`: the name of x's type
     TypeOf,
     /// `version()`, `current_database()`, `current_schema()`
@@ -368,6 +375,13 @@ pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
     resolver(args).ok_or_else(|| no_match(&lower, args))
 }
 
+/// Whether a call of `func` gives a new value each time, row by row
+/// (`gen_random_uuid()`): such a call is never folded into a constant or evaluated
+/// once for many rows.
+pub fn is_volatile(func: ScalarFunction) -> bool {
+    matches!(func, ScalarFunction::GenRandomUuid)
+}
+
 /// Whether [`specialize`] may refine a call of `func` from its constant arguments:
 /// the binder folds the arguments of such calls and passes their values.
 pub fn needs_constants(func: ScalarFunction) -> bool {
@@ -479,6 +493,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateDiff
         | F::MakeDate
         | F::MakeTimestamp
+        | F::MakeTime
+        | F::CurrentTime
         | F::Strftime
         | F::Strptime
         | F::TryStrptime
@@ -497,6 +513,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::TimeBucket
         | F::DateSub => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
+        F::GenRandomUuid => Ok(uuid::evaluate(len)),
         F::RegexpMatches
         | F::RegexpIMatches
         | F::RegexpFullMatch

@@ -15,6 +15,7 @@ pub fn fold_constant(e: &Expr) -> Result<Option<ScalarValue>> {
             Some(v) => Some(cast_scalar(&v, to, *try_cast)?),
             None => None,
         },
+        Expr::Function { func, .. } if stride_functions::is_volatile(func.func) => None,
         Expr::Function { func, args } => {
             let mut vectors = Vec::with_capacity(args.len());
             for (a, t) in args.iter().zip(&func.arg_types) {
