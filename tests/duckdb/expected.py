@@ -35,7 +35,7 @@ def fmt(v):
         return repr(v) if v != int(v) or abs(v) >= 1e16 else "%.1f" % v
     if isinstance(v, decimal.Decimal):
         return str(v)
-    if isinstance(v, datetime.datetime) and v.microsecond:
+    if isinstance(v, (datetime.datetime, datetime.time)) and v.microsecond:
         return str(v).rstrip("0")
     if isinstance(v, list):
         return "[" + ", ".join(element(x) for x in v) + "]"
@@ -53,7 +53,7 @@ def element(v):
         return fmt(v)
     if isinstance(v, list):
         return fmt(v)
-    if isinstance(v, datetime.datetime) and v.microsecond:
+    if isinstance(v, (datetime.datetime, datetime.time)) and v.microsecond:
         return str(v).rstrip("0")
     return str(v)
 

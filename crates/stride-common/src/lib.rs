@@ -20,6 +20,7 @@ pub mod sketch;
 pub mod string_view;
 pub mod temporal;
 pub mod types;
+pub mod uuid;
 pub mod validity;
 pub mod vector;
 pub mod workers;

@@ -15,6 +15,7 @@ pub enum ScalarValue {
     SmallInt(i16),
     Integer(i32),
     BigInt(i64),
+    HugeInt(i128),
     Real(f32),
     Double(f64),
     /// Unscaled value, precision, scale.
@@ -22,7 +23,11 @@ pub enum ScalarValue {
     Varchar(String),
     Date(i32),
     Timestamp(i64),
+    /// Microseconds since midnight.
+    Time(i64),
     Interval(Interval),
+    /// The UUID's 128 bits (not the stored form, see [`crate::uuid`]).
+    Uuid(u128),
     List(DataType, Vec<ScalarValue>),
 }
 
@@ -40,13 +45,16 @@ impl ScalarValue {
             ScalarValue::SmallInt(_) => DataType::SmallInt,
             ScalarValue::Integer(_) => DataType::Integer,
             ScalarValue::BigInt(_) => DataType::BigInt,
+            ScalarValue::HugeInt(_) => DataType::HugeInt,
             ScalarValue::Real(_) => DataType::Real,
             ScalarValue::Double(_) => DataType::Double,
             ScalarValue::Decimal(_, p, s) => DataType::Decimal(*p, *s),
             ScalarValue::Varchar(_) => DataType::Varchar,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::Time(_) => DataType::Time,
             ScalarValue::Interval(_) => DataType::Interval,
+            ScalarValue::Uuid(_) => DataType::Uuid,
             ScalarValue::List(t, _) => DataType::List(Box::new(t.clone())),
         }
     }
@@ -58,6 +66,7 @@ impl ScalarValue {
             ScalarValue::SmallInt(v) => Some(*v as i64),
             ScalarValue::Integer(v) => Some(*v as i64),
             ScalarValue::BigInt(v) => Some(*v),
+            ScalarValue::HugeInt(v) => i64::try_from(*v).ok(),
             ScalarValue::Decimal(v, _, 0) => i64::try_from(*v).ok(),
             _ => None,
         }
@@ -68,6 +77,7 @@ impl ScalarValue {
             ScalarValue::Real(v) => Some(*v as f64),
             ScalarValue::Double(v) => Some(*v),
             ScalarValue::Decimal(v, _, s) => Some(*v as f64 / 10f64.powi(*s as i32)),
+            ScalarValue::HugeInt(v) => Some(*v as f64),
             other => other.as_i64().map(|v| v as f64),
         }
     }
@@ -84,6 +94,9 @@ impl ScalarValue {
             (Varchar(a), Varchar(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Time(a), Time(b)) => a.cmp(b),
+            (Uuid(a), Uuid(b)) => a.cmp(b),
+            (HugeInt(a), HugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
             (List(_, a), List(_, b)) => {
@@ -180,13 +193,16 @@ impl fmt::Display for ScalarValue {
             ScalarValue::SmallInt(v) => write!(f, "{v}"),
             ScalarValue::Integer(v) => write!(f, "{v}"),
             ScalarValue::BigInt(v) => write!(f, "{v}"),
+            ScalarValue::HugeInt(v) => write!(f, "{v}"),
             ScalarValue::Real(v) => write!(f, "{}", format_f32(*v)),
             ScalarValue::Double(v) => write!(f, "{}", format_f64(*v)),
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
             ScalarValue::Varchar(s) => write!(f, "{s}"),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
+            ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),
             ScalarValue::Interval(i) => write!(f, "{i}"),
+            ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),
             ScalarValue::List(_, items) => {
                 write!(f, "[")?;
                 for (i, v) in items.iter().enumerate() {

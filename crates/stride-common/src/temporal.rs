@@ -110,6 +110,92 @@ pub fn parse_time(s: &str) -> Option<i64> {
     Some(((h * 60 + m) * 60 + sec) * 1_000_000 + frac)
 }
 
+/// Parses a TIME value as DuckDB does: `H:M[:S[.ffffff]]` (digits past the sixth
+/// fractional one are dropped), surrounding spaces allowed, after an optional date
+/// (`2020-01-01 10:11:12` is 10:11:12) and before an optional ignored UTC offset
+/// (`+02`, `-05:30`, `Z`). At most 24:00:00. Microseconds since midnight.
+pub fn parse_time_of_day(s: &str) -> Option<i64> {
+    let mut s = s.trim();
+    if let Some(i) = s.find([' ', 'T']) {
+        if s[..i].contains('-') {
+            parse_date(&s[..i])?;
+            s = s[i + 1..].trim_start();
+        }
+    }
+    let s = s.strip_suffix('Z').unwrap_or(s);
+    let s = match s.rfind(['+', '-']) {
+        Some(i) if i > 0 => {
+            let offset = s[i + 1..].trim();
+            let ok = !offset.is_empty()
+                && offset.len() <= 8
+                && offset.bytes().all(|c| c.is_ascii_digit() || c == b':');
+            if !ok {
+                return None;
+            }
+            s[..i].trim_end()
+        }
+        _ => s,
+    };
+    let b = s.as_bytes();
+    if b.first().is_none_or(|c| !c.is_ascii_digit()) {
+        return None;
+    }
+    let mut it = s.splitn(3, ':');
+    let h = parse_uint(it.next()?.as_bytes())?;
+    let m = it.next()?;
+    if m.len() > 2 {
+        return None;
+    }
+    let m = parse_uint(m.as_bytes())?;
+    let (sec, frac) = match it.next() {
+        None => (0, 0),
+        Some(rest) => {
+            let (a, f) = match rest.split_once('.') {
+                None => (rest, ""),
+                Some((a, f)) => (a, f),
+            };
+            if a.len() > 2 || !f.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let mut frac = 0i64;
+            for i in 0..6 {
+                frac = frac * 10 + f.as_bytes().get(i).map_or(0, |c| (c - b'0') as i64);
+            }
+            (parse_uint(a.as_bytes())?, frac)
+        }
+    };
+    if m > 59 || sec > 59 || h > 24 || (h == 24 && (m, sec, frac) != (0, 0, 0)) {
+        return None;
+    }
+    Some(((h * 60 + m) * 60 + sec) * 1_000_000 + frac)
+}
+
+/// Microseconds since midnight as `HH:MM:SS[.ffffff]` (trailing zeros of the fraction
+/// dropped, as DuckDB prints a TIME).
+pub fn format_time(micros: i64) -> String {
+    let mut s = String::with_capacity(15);
+    write_time(&mut s, micros);
+    s
+}
+
+pub fn write_time(out: &mut String, micros: i64) {
+    use std::fmt::Write;
+    let secs = micros.div_euclid(1_000_000);
+    let frac = micros.rem_euclid(1_000_000);
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    );
+    if frac != 0 {
+        let f = format!("{frac:06}");
+        out.push('.');
+        out.push_str(f.trim_end_matches('0'));
+    }
+}
+
 /// Parses `YYYY-MM-DD[ |T]HH:MM[:SS[.ffffff]]` or a bare date.
 pub fn parse_timestamp(s: &str) -> Option<i64> {
     let s = s.trim();
@@ -226,6 +312,28 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(parse_date("2000-02-29"), Some(10_957 + 59));
         assert_eq!(parse_date("1999-02-29"), None);
+    }
+
+    #[test]
+    fn times() {
+        let t = |s| parse_time_of_day(s);
+        assert_eq!(t("10:00:00"), Some(36_000_000_000));
+        assert_eq!(t("1:2:3"), Some(3_723_000_000));
+        assert_eq!(t("1:02:03"), Some(3_723_000_000));
+        assert_eq!(t("12:34"), Some(45_240_000_000));
+        assert_eq!(t(" 12:00:00.5 "), Some(43_200_500_000));
+        assert_eq!(t("12:34:56.1234567"), Some(45_296_123_456));
+        assert_eq!(t("2020-01-01 10:11:12"), Some(36_672_000_000));
+        assert_eq!(t("10:00:00+02"), Some(36_000_000_000));
+        assert_eq!(t("24:00:00"), Some(MICROS_PER_DAY));
+        for bad in [
+            "25:00:00", "24:00:01", "abc", "", "10:60:00", "10:00:60", "-1:00:00", "10",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+        assert_eq!(format_time(45_296_789_000), "12:34:56.789");
+        assert_eq!(format_time(MICROS_PER_DAY), "24:00:00");
+        assert_eq!(format_time(1), "00:00:00.000001");
     }
 
     #[test]

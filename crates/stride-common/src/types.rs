@@ -17,6 +17,8 @@ pub enum DataType {
     SmallInt,
     Integer,
     BigInt,
+    /// HUGEINT (INT128): a 128-bit two's complement integer.
+    HugeInt,
     Real,
     Double,
     /// DECIMAL(precision, scale): a scaled integer, exact.
@@ -26,7 +28,12 @@ pub enum DataType {
     Date,
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp,
+    /// Microseconds since midnight, 0 to 24:00:00 inclusive (as DuckDB).
+    Time,
     Interval,
+    /// A UUID stored as an i128 whose top bit is flipped ([`crate::uuid`]), so the
+    /// signed order of the stored values is the order of the UUIDs' text.
+    Uuid,
     List(Box<DataType>),
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
@@ -56,7 +63,8 @@ impl DataType {
             DataType::TinyInt => PhysicalType::I8,
             DataType::SmallInt => PhysicalType::I16,
             DataType::Integer | DataType::Date => PhysicalType::I32,
-            DataType::BigInt | DataType::Timestamp => PhysicalType::I64,
+            DataType::BigInt | DataType::Timestamp | DataType::Time => PhysicalType::I64,
+            DataType::HugeInt | DataType::Uuid => PhysicalType::I128,
             DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
@@ -70,7 +78,11 @@ impl DataType {
     pub fn is_integer(&self) -> bool {
         matches!(
             self,
-            DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt
+            DataType::TinyInt
+                | DataType::SmallInt
+                | DataType::Integer
+                | DataType::BigInt
+                | DataType::HugeInt
         )
     }
 
@@ -85,7 +97,7 @@ impl DataType {
     pub fn is_temporal(&self) -> bool {
         matches!(
             self,
-            DataType::Date | DataType::Timestamp | DataType::Interval
+            DataType::Date | DataType::Timestamp | DataType::Time | DataType::Interval
         )
     }
 
@@ -96,6 +108,7 @@ impl DataType {
             DataType::SmallInt => Some((5, 0)),
             DataType::Integer => Some((10, 0)),
             DataType::BigInt => Some((19, 0)),
+            DataType::HugeInt => Some((38, 0)),
             DataType::Decimal(p, s) => Some((*p, *s)),
             _ => None,
         }
@@ -108,9 +121,10 @@ impl DataType {
             DataType::SmallInt => 2,
             DataType::Integer => 3,
             DataType::BigInt => 4,
-            DataType::Decimal(..) => 5,
-            DataType::Real => 6,
-            DataType::Double => 7,
+            DataType::HugeInt => 5,
+            DataType::Decimal(..) => 6,
+            DataType::Real => 7,
+            DataType::Double => 8,
             _ => 0,
         }
     }
@@ -192,13 +206,16 @@ impl fmt::Display for DataType {
             DataType::SmallInt => write!(f, "SMALLINT"),
             DataType::Integer => write!(f, "INTEGER"),
             DataType::BigInt => write!(f, "BIGINT"),
+            DataType::HugeInt => write!(f, "HUGEINT"),
             DataType::Real => write!(f, "FLOAT"),
             DataType::Double => write!(f, "DOUBLE"),
             DataType::Decimal(p, s) => write!(f, "DECIMAL({p},{s})"),
             DataType::Varchar => write!(f, "VARCHAR"),
             DataType::Date => write!(f, "DATE"),
             DataType::Timestamp => write!(f, "TIMESTAMP"),
+            DataType::Time => write!(f, "TIME"),
             DataType::Interval => write!(f, "INTERVAL"),
+            DataType::Uuid => write!(f, "UUID"),
             DataType::List(t) => write!(f, "{t}[]"),
             DataType::Json => write!(f, "JSON"),
         }

@@ -358,6 +358,11 @@ impl Vector {
             (DataType::SmallInt, VectorData::I16(v)) => ScalarValue::SmallInt(v[i]),
             (DataType::Integer, VectorData::I32(v)) => ScalarValue::Integer(v[i]),
             (DataType::BigInt, VectorData::I64(v)) => ScalarValue::BigInt(v[i]),
+            (DataType::HugeInt, VectorData::I128(v)) => ScalarValue::HugeInt(v[i]),
+            (DataType::Uuid, VectorData::I128(v)) => {
+                ScalarValue::Uuid(crate::uuid::from_physical(v[i]))
+            }
+            (DataType::Time, VectorData::I64(v)) => ScalarValue::Time(v[i]),
             (DataType::Real, VectorData::F32(v)) => ScalarValue::Real(v[i]),
             (DataType::Double, VectorData::F64(v)) => ScalarValue::Double(v[i]),
             (DataType::Decimal(p, s), VectorData::I64(v)) => {
@@ -407,8 +412,13 @@ impl Vector {
             (VectorData::I32(v), ScalarValue::Integer(x) | ScalarValue::Date(x)) => {
                 v.make_mut().push(*x)
             }
-            (VectorData::I64(v), ScalarValue::BigInt(x) | ScalarValue::Timestamp(x)) => {
-                v.make_mut().push(*x)
+            (
+                VectorData::I64(v),
+                ScalarValue::BigInt(x) | ScalarValue::Timestamp(x) | ScalarValue::Time(x),
+            ) => v.make_mut().push(*x),
+            (VectorData::I128(v), ScalarValue::HugeInt(x)) => v.make_mut().push(*x),
+            (VectorData::I128(v), ScalarValue::Uuid(x)) => {
+                v.make_mut().push(crate::uuid::to_physical(*x))
             }
             (VectorData::I64(v), ScalarValue::Decimal(x, ..)) => v.make_mut().push(*x as i64),
             (VectorData::I128(v), ScalarValue::Decimal(x, ..)) => v.make_mut().push(*x),

@@ -60,6 +60,8 @@ pub const JSON: u32 = 114;
 pub const DATE: u32 = 1082;
 pub const TIMESTAMP: u32 = 1114;
 pub const INTERVAL: u32 = 1186;
+pub const TIME: u32 = 1083;
+pub const UUID: u32 = 2950;
 pub const NUMERIC: u32 = 1700;
 pub const RECORD: u32 = 2249;
 pub const ANY: u32 = 2276;
@@ -92,7 +94,9 @@ pub const PG_TYPES: &[PgType] = &[
         0,
         1115,
     ),
+    t(TIME, "time", "time without time zone", 8, 'D', 0, 1183),
     t(INTERVAL, "interval", "interval", 16, 'T', 0, 1187),
+    t(UUID, "uuid", "uuid", 16, 'U', 0, 2951),
     t(1000, "_bool", "boolean[]", -1, 'A', BOOL, 0),
     t(1005, "_int2", "smallint[]", -1, 'A', INT2, 0),
     t(1007, "_int4", "integer[]", -1, 'A', INT4, 0),
@@ -112,7 +116,9 @@ pub const PG_TYPES: &[PgType] = &[
         TIMESTAMP,
         0,
     ),
+    t(1183, "_time", "time without time zone[]", -1, 'A', TIME, 0),
     t(1187, "_interval", "interval[]", -1, 'A', INTERVAL, 0),
+    t(2951, "_uuid", "uuid[]", -1, 'A', UUID, 0),
     // Pseudo-types (category P): no value has them, but function signatures in
     // pg_proc name them (`count("any")`, `min(anyelement)`, a trigger's return type).
     t(ANY, "any", "\"any\"", 4, 'P', 0, 0),
@@ -136,12 +142,14 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::BigInt => INT8,
         DataType::Real => FLOAT4,
         DataType::Double => FLOAT8,
-        DataType::Decimal(..) => NUMERIC,
+        DataType::Decimal(..) | DataType::HugeInt => NUMERIC,
         DataType::Varchar => VARCHAR,
         DataType::Json => JSON,
         DataType::Date => DATE,
         DataType::Timestamp => TIMESTAMP,
+        DataType::Time => TIME,
         DataType::Interval => INTERVAL,
+        DataType::Uuid => UUID,
         DataType::Null => TEXT,
         DataType::List(inner) => by_oid(oid_of(inner)).map_or(0, |t| t.array),
     }
@@ -208,6 +216,7 @@ pub fn oid_by_name(name: &str) -> Option<u32> {
         "decimal" => "numeric",
         "character varying" => "varchar",
         "timestamp without time zone" => "timestamp",
+        "time without time zone" => "time",
         other => other,
     };
     PG_TYPES

@@ -21,7 +21,7 @@
 
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, IntervalMonthDayNanoType, TimestampMicrosecondType,
+    Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::{
     ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, NullArray,
@@ -60,7 +60,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Real => ArrowType::Float32,
         DataType::Double => ArrowType::Float64,
         DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
-        DataType::Varchar | DataType::Json => match strings {
+        // As DuckDB exports them: HUGEINT as DECIMAL(38,0), UUID as text.
+        DataType::HugeInt => ArrowType::Decimal128(38, 0),
+        DataType::Time => ArrowType::Time64(TimeUnit::Microsecond),
+        DataType::Varchar | DataType::Json | DataType::Uuid => match strings {
             StringLayout::View => ArrowType::Utf8View,
             StringLayout::Offsets => ArrowType::Utf8,
         },
@@ -136,7 +139,16 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                     .with_data_type(target.clone()),
             )
         }
-        DataType::Decimal(..) => primitive::<Decimal128Type>(parts, nulls, target),
+        DataType::Decimal(..) | DataType::HugeInt => {
+            primitive::<Decimal128Type>(parts, nulls, target)
+        }
+        DataType::Time => primitive::<Time64MicrosecondType>(parts, nulls, target),
+        DataType::Uuid => {
+            let text: Vec<Vector> = parts.iter().map(|(v, n)| uuids_as_text(v, *n)).collect();
+            let text_parts: Vec<(&Vector, usize)> =
+                text.iter().zip(parts).map(|(v, (_, n))| (v, *n)).collect();
+            return column(&DataType::Varchar, target, &text_parts);
+        }
         DataType::Interval => {
             let mut values = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
             for (v, n) in parts {
@@ -207,6 +219,21 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
             ))
         }
     })
+}
+
+/// The first `n` rows of a UUID vector as their text.
+fn uuids_as_text(v: &Vector, n: usize) -> Vector {
+    let values = v.values::<i128>();
+    let mut out = StringVector::with_capacity(n);
+    let mut buf = String::with_capacity(36);
+    for (i, &x) in values[..n].iter().enumerate() {
+        buf.clear();
+        if v.is_valid(i) {
+            stride_common::uuid::write(&mut buf, stride_common::uuid::from_physical(x));
+        }
+        out.push(&buf);
+    }
+    Vector::new(DataType::Varchar, VectorData::Str(out), v.validity.clone())
 }
 
 /// Whether the chunk `next` starts in memory where `prev` (of `prev_rows` rows)
@@ -479,6 +506,7 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
             DataType::Decimal(*p, *s as u8)
         }
         ArrowType::Interval(IntervalUnit::MonthDayNano) => DataType::Interval,
+        ArrowType::Time32(_) | ArrowType::Time64(_) => DataType::Time,
         ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::ListView(f) => {
             DataType::List(Box::new(stride_type(name, f.data_type())?))
         }
@@ -618,6 +646,24 @@ pub fn to_vector_with(
         (ArrowType::Date32, _) => VectorData::I32(shared::<t::Date32Type>(array)),
         (ArrowType::Timestamp(TimeUnit::Microsecond, _), _) => {
             VectorData::I64(shared::<t::TimestampMicrosecondType>(array))
+        }
+        (ArrowType::Time64(TimeUnit::Microsecond), _) => {
+            VectorData::I64(shared::<t::Time64MicrosecondType>(array))
+        }
+        (ArrowType::Time64(_), _) => {
+            VectorData::I64(converted::<t::Time64NanosecondType, _>(array, |ns| {
+                ns.div_euclid(1000)
+            }))
+        }
+        (ArrowType::Time32(TimeUnit::Second), _) => {
+            VectorData::I64(converted::<t::Time32SecondType, _>(array, |s| {
+                s as i64 * 1_000_000
+            }))
+        }
+        (ArrowType::Time32(_), _) => {
+            VectorData::I64(converted::<t::Time32MillisecondType, _>(array, |ms| {
+                ms as i64 * 1000
+            }))
         }
         (ArrowType::Date64, _) => VectorData::I32(converted::<t::Date64Type, _>(array, |ms| {
             ms.div_euclid(86_400_000) as i32

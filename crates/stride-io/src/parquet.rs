@@ -250,6 +250,10 @@ impl ColumnarReader for ParquetReader {
                 ScalarValue::Timestamp(*s.min_opt()?),
                 ScalarValue::Timestamp(*s.max_opt()?),
             ),
+            (Statistics::Int64(s), A::Time64(TimeUnit::Microsecond)) => (
+                ScalarValue::Time(*s.min_opt()?),
+                ScalarValue::Time(*s.max_opt()?),
+            ),
             (Statistics::Float(s), A::Float32) => (
                 ScalarValue::Real(*s.min_opt()?),
                 ScalarValue::Real(*s.max_opt()?),

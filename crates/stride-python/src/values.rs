@@ -1,6 +1,6 @@
 //! Python values in and out: query parameters become [`ScalarValue`]s, result values
 //! become the Python objects DuckDB's package returns (int, float, Decimal, str, bool,
-//! None, date, datetime, timedelta, list).
+//! None, date, datetime, time, timedelta, uuid.UUID, list).
 //!
 //! The row-by-row path (`fetchall` and friends) goes through here; bulk results
 //! leave through Arrow instead (see `stream.rs`).
@@ -20,7 +20,9 @@ pub struct ToPython<'py> {
     date: Bound<'py, PyAny>,
     datetime: Bound<'py, PyAny>,
     timedelta: Bound<'py, PyAny>,
+    time: Bound<'py, PyAny>,
     decimal: Bound<'py, PyAny>,
+    uuid: Bound<'py, PyAny>,
 }
 
 impl<'py> ToPython<'py> {
@@ -30,7 +32,9 @@ impl<'py> ToPython<'py> {
             date: dt.getattr("date")?,
             datetime: dt.getattr("datetime")?,
             timedelta: dt.getattr("timedelta")?,
+            time: dt.getattr("time")?,
             decimal: py.import("decimal")?.getattr("Decimal")?,
+            uuid: py.import("uuid")?.getattr("UUID")?,
         })
     }
 
@@ -43,6 +47,7 @@ impl<'py> ToPython<'py> {
             ScalarValue::SmallInt(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::Integer(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::BigInt(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::HugeInt(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::Real(x) => PyFloat::new(py, *x as f64).into_any(),
             ScalarValue::Double(x) => PyFloat::new(py, *x).into_any(),
             ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
@@ -66,6 +71,17 @@ impl<'py> ToPython<'py> {
                     micros % 1_000_000,
                 ))?
             }
+            // datetime.time stops before 24:00:00, which DuckDB's package returns as
+            // text.
+            ScalarValue::Time(t) if *t >= MICROS_PER_DAY => {
+                PyString::new(py, &v.to_string()).into_any()
+            }
+            ScalarValue::Time(t) => {
+                let secs = t / 1_000_000;
+                self.time
+                    .call1((secs / 3600, secs / 60 % 60, secs % 60, t % 1_000_000))?
+            }
+            ScalarValue::Uuid(u) => self.uuid.call1((stride_common::uuid::format(*u),))?,
             // As DuckDB's package does: a month counts as 30 days.
             ScalarValue::Interval(iv) => {
                 self.timedelta
@@ -134,12 +150,11 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         if let Ok(x) = v.extract::<i64>() {
             return Ok(ScalarValue::BigInt(x));
         }
+        // Beyond BIGINT a HUGEINT, as DuckDB binds it.
         return match v.extract::<i128>() {
-            Ok(x) if digits(x) <= DECIMAL_MAX_PRECISION as usize => {
-                Ok(ScalarValue::Decimal(x, DECIMAL_MAX_PRECISION, 0))
-            }
+            Ok(x) => Ok(ScalarValue::HugeInt(x)),
             _ => Err(stride_err(stride_common::Error::out_of_range(format!(
-                "the integer {v} has more than {DECIMAL_MAX_PRECISION} digits"
+                "the integer {v} is outside HUGEINT's range (-2^127 to 2^127 - 1)"
             )))),
         };
     }
@@ -162,6 +177,17 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         );
         return Ok(ScalarValue::Date(days_from_civil(y, m, d) as i32));
     }
+    if v.is_instance(&dt.getattr("time")?)? {
+        if !v.getattr("tzinfo")?.is_none() {
+            return Err(NotImplementedException::new_err(
+                "a time with a time zone cannot be a parameter yet (stride has no TIME WITH TIME ZONE)",
+            ));
+        }
+        let get = |name: &str| -> PyResult<i64> { v.getattr(name)?.extract() };
+        let micros = ((get("hour")? * 60 + get("minute")?) * 60 + get("second")?) * 1_000_000
+            + get("microsecond")?;
+        return Ok(ScalarValue::Time(micros));
+    }
     if v.is_instance(&dt.getattr("timedelta")?)? {
         let days: i64 = v.getattr("days")?.extract()?;
         let secs: i64 = v.getattr("seconds")?.extract()?;
@@ -178,7 +204,8 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         return decimal(v);
     }
     if v.is_instance(&py.import("uuid")?.getattr("UUID")?)? {
-        return Ok(ScalarValue::Varchar(v.str()?.extract::<String>()?));
+        let bits: u128 = v.getattr("int")?.extract()?;
+        return Ok(ScalarValue::Uuid(bits));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         return list(v);
@@ -196,12 +223,6 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
 
 fn stride_err(e: stride_common::Error) -> PyErr {
     crate::errors::to_py(e)
-}
-
-fn digits(x: i128) -> usize {
-    x.unsigned_abs()
-        .checked_ilog10()
-        .map_or(1, |d| d as usize + 1)
 }
 
 /// A datetime as a TIMESTAMP; one with a time zone is moved to UTC first (stride has

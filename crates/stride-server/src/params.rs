@@ -89,6 +89,8 @@ pub fn decodable(ty: &Type) -> bool {
             | Type::DATE
             | Type::TIMESTAMP
             | Type::TIMESTAMPTZ
+            | Type::TIME
+            | Type::UUID
             | Type::NUMERIC
             | Type::TEXT
             | Type::VARCHAR
@@ -125,6 +127,16 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
             ScalarValue::Timestamp(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
         }
+        Type::TIME => {
+            let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
+            if !(0..=MICROS_PER_DAY).contains(&t) {
+                return Err(bad(i, ty, "out of range for the type"));
+            }
+            ScalarValue::Time(t)
+        }
+        Type::UUID => ScalarValue::Uuid(u128::from_be_bytes(
+            fixed(16)?.try_into().unwrap_or_default(),
+        )),
         Type::NUMERIC => numeric(b).ok_or_else(|| bad(i, ty, "malformed numeric"))?,
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             ScalarValue::Varchar(

@@ -148,7 +148,7 @@ fn psql_describes_tables() {
     assert!(squeeze(&describe("\\df")).contains("(0 rows)"));
     let df = squeeze(&describe("\\df sum"));
     for line in [
-        "pg_catalog | sum | bigint | integer | agg",
+        "pg_catalog | sum | numeric | integer | agg",
         "pg_catalog | sum | double precision | double precision | agg",
         "pg_catalog | sum | numeric | numeric | agg",
     ] {

@@ -177,6 +177,101 @@ async fn simple_and_extended_queries() {
     );
 }
 
+/// A value's bytes as they travel, whatever its type (tokio-postgres reads UUID and
+/// TIME only with optional features).
+#[derive(Debug, PartialEq)]
+struct Raw(Vec<u8>);
+
+impl<'a> tokio_postgres::types::FromSql<'a> for Raw {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Raw(raw.to_vec()))
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+impl tokio_postgres::types::ToSql for Raw {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(&self.0);
+        Ok(tokio_postgres::types::IsNull::No)
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+    tokio_postgres::types::to_sql_checked!();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hugeint_uuid_and_time_travel_as_numeric_uuid_and_time() {
+    let addr = start(100);
+    let c = connect(addr).await;
+    let sql = "SELECT 170141183460469231731687303715884105727::HUGEINT AS h, \
+               'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::UUID AS u, TIME '10:00:00.5' AS t";
+    let msgs = c.simple_query(sql).await.unwrap();
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        rows(&msgs),
+        vec![vec![
+            s("170141183460469231731687303715884105727"),
+            s("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
+            s("10:00:00.5")
+        ]]
+    );
+    // Binary results: numeric, the UUID's 16 bytes, microseconds as an int8.
+    let st = c.prepare(sql).await.unwrap();
+    let types: Vec<Type> = st.columns().iter().map(|c| c.type_().clone()).collect();
+    assert_eq!(types, [Type::NUMERIC, Type::UUID, Type::TIME]);
+    let r = c.query(&st, &[]).await.unwrap();
+    let uuid = 0xa0eebc99_9c0b_4ef8_bb6d_6bb9bd380a11u128;
+    assert_eq!(r[0].get::<_, Raw>(1), Raw(uuid.to_be_bytes().to_vec()));
+    assert_eq!(
+        r[0].get::<_, Raw>(2),
+        Raw(36_000_500_000i64.to_be_bytes().to_vec())
+    );
+    let Raw(numeric) = r[0].get::<_, Raw>(0);
+    // 39 digits: ten base-10000 groups, weight 9, positive, scale 0.
+    assert_eq!(&numeric[..8], &[0, 10, 0, 9, 0, 0, 0, 0]);
+    // Binary parameters of both types.
+    let st = c
+        .prepare_typed("SELECT $1::VARCHAR, $2::VARCHAR", &[Type::UUID, Type::TIME])
+        .await
+        .unwrap();
+    let r = c
+        .query(
+            &st,
+            &[
+                &Raw(uuid.to_be_bytes().to_vec()),
+                &Raw(3_600_000_001i64.to_be_bytes().to_vec()),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        r[0].get::<_, String>(0),
+        "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+    );
+    assert_eq!(r[0].get::<_, String>(1), "01:00:00.000001");
+    // A text parameter for a UUID column.
+    c.simple_query("CREATE TABLE ids (id UUID, at TIME, n HUGEINT)")
+        .await
+        .unwrap();
+    let st = c
+        .prepare("INSERT INTO ids VALUES ($1, $2, $3)")
+        .await
+        .unwrap();
+    assert_eq!(st.params(), &[Type::UUID, Type::TIME, Type::NUMERIC]);
+    let e = c
+        .simple_query("SELECT 'not-a-uuid'::UUID")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("22P02"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_a_million_rows_and_serves_clients_concurrently() {
     let addr = start(100);

@@ -173,6 +173,10 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
             w.u8(13);
             write_type(w, child);
         }
+        // format 7
+        DataType::HugeInt => w.u8(14),
+        DataType::Time => w.u8(15),
+        DataType::Uuid => w.u8(16),
     }
 }
 
@@ -198,6 +202,9 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         11 => DataType::Timestamp,
         12 => DataType::Interval,
         13 => DataType::List(Box::new(read_type(r)?)),
+        14 => DataType::HugeInt,
+        15 => DataType::Time,
+        16 => DataType::Uuid,
         20 => DataType::Json,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })

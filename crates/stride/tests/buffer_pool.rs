@@ -24,6 +24,7 @@ fn int(v: ScalarValue) -> i128 {
     match v {
         ScalarValue::BigInt(x) => x as i128,
         ScalarValue::Integer(x) => x as i128,
+        ScalarValue::HugeInt(x) => x,
         ScalarValue::Decimal(x, _, 0) => x,
         other => panic!("not an integer: {other:?}"),
     }

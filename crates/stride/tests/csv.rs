@@ -83,6 +83,69 @@ fn copy_to_and_back() {
     );
 }
 
+#[test]
+fn hugeint_uuid_and_time_round_trip_and_are_detected() {
+    let dir = TempDir::new("new-types");
+    let out = dir.file("out.csv");
+    let c = conn();
+    c.execute(
+        "CREATE TABLE t AS SELECT i, \
+         CASE WHEN i % 7 = 0 THEN NULL ELSE (i::HUGEINT - 500) * 100000000000000000000000 END AS h, \
+         CASE WHEN i % 5 = 0 THEN NULL ELSE ('{' || md5(i::VARCHAR)[1:32] || '}')::UUID END AS u, \
+         CASE WHEN i % 3 = 0 THEN NULL ELSE make_time(i % 24, i % 60, (i % 600) / 10.0) END AS t \
+         FROM range(1000) r(i)",
+    )
+    .unwrap();
+    c.execute(&format!("COPY t TO '{out}' (HEADER)")).unwrap();
+    // DuckDB's sniffer: integers beyond BIGINT are HUGEINT, times of day TIME, and
+    // UUIDs stay text.
+    assert_eq!(
+        text(
+            &c,
+            &format!(
+                "SELECT typeof(h) || ',' || typeof(u) || ',' || typeof(t) FROM '{out}' LIMIT 1"
+            )
+        ),
+        "HUGEINT,VARCHAR,TIME"
+    );
+    let same = |from: &str| {
+        format!(
+            "SELECT count(*) FROM (SELECT i, h, u, t FROM t EXCEPT SELECT i, h, u, t FROM {from})"
+        )
+    };
+    assert_eq!(text(&c, &same(&format!("'{out}'"))), "0");
+    assert_eq!(
+        text(
+            &c,
+            &same(&format!(
+                "read_csv('{out}', columns = {{'i': 'BIGINT', 'h': 'HUGEINT', 'u': 'UUID', 't': 'TIME'}}, header = true)"
+            ))
+        ),
+        "0"
+    );
+    // COPY FROM into typed columns; a malformed value names itself.
+    c.execute("CREATE TABLE back (i BIGINT, h HUGEINT, u UUID, t TIME)")
+        .unwrap();
+    c.execute(&format!("COPY back FROM '{out}' (HEADER)"))
+        .unwrap();
+    assert_eq!(
+        text(
+            &c,
+            "SELECT count(*) FROM (SELECT * FROM t EXCEPT SELECT * FROM back)"
+        ),
+        "0"
+    );
+    std::fs::write(
+        &out,
+        "u\na0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\nnot-a-uuid\n",
+    )
+    .unwrap();
+    let e = c
+        .execute(&format!("COPY back (u) FROM '{out}' (HEADER)"))
+        .unwrap_err();
+    assert!(e.message.contains("not-a-uuid"), "{e}");
+}
+
 /// Lines of a file big enough for several morsels; every 7th record holds a quoted
 /// field with a newline and delimiters in it.
 fn write_big(path: &str, rows: usize) -> (i64, usize) {

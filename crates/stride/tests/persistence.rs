@@ -44,6 +44,7 @@ fn int(v: &ScalarValue) -> i64 {
     match v {
         ScalarValue::BigInt(x) => *x,
         ScalarValue::Integer(x) => *x as i64,
+        ScalarValue::HugeInt(x) => *x as i64,
         ScalarValue::Decimal(x, _, 0) => *x as i64,
         other => panic!("not an integer: {other:?}"),
     }
@@ -168,6 +169,73 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
         query(&db, "SELECT s = 'CRÈME', b = 'CRÈME', a = 'Creme' FROM c")[0],
         [true, false, true].map(ScalarValue::Boolean)
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn hugeint_uuid_and_time_survive_the_log_and_checkpoints() {
+    let d = dir("new-types");
+    let path = path_in(&d);
+    let rows = |db: &Database| -> Vec<String> {
+        query(db, "SELECT h, u, t FROM t WHERE k < 3 ORDER BY k")
+            .iter()
+            .map(|r| format!("{} {} {}", r[0], r[1], r[2]))
+            .collect()
+    };
+    let summary = |db: &Database| -> Vec<String> {
+        query(
+            db,
+            "SELECT count(*), count(DISTINCT u), sum(h), min(t), max(t), \
+             count(*) FILTER (WHERE t > TIME '12:00:00'), \
+             count(*) FILTER (WHERE u = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11') FROM t",
+        )[0]
+        .iter()
+        .map(|v| v.to_string())
+        .collect()
+    };
+    let expected_rows = [
+        "170141183460469231731687303715884105727 a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 10:00:00.5",
+        "-170141183460469231731687303715884105728 NULL 24:00:00",
+        "NULL ffffffff-ffff-ffff-ffff-ffffffffffff NULL",
+    ];
+    let expected_summary = [
+        "200003",
+        "200002",
+        "19999899999",
+        "00:00:00",
+        "24:00:00",
+        "98330",
+        "1",
+    ];
+    {
+        let db = Database::open(&path).unwrap();
+        exec(&db, "CREATE TABLE t(k INTEGER, h HUGEINT, u UUID, t TIME)");
+        exec(
+            &db,
+            "INSERT INTO t VALUES \
+             (0, 170141183460469231731687303715884105727, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '10:00:00.5'), \
+             (1, -170141183460469231731687303715884105727 - 1, NULL, '24:00:00'), \
+             (2, NULL, '{FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF}', NULL)",
+        );
+        // a bulk load: row groups written at once, their extents logged
+        exec(
+            &db,
+            "INSERT INTO t SELECT i + 3, i, gen_random_uuid(), make_time(i % 24, i % 60, 0) \
+             FROM range(200000) r(i)",
+        );
+        assert_eq!(rows(&db), expected_rows);
+    }
+    // From the log.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(rows(&db), expected_rows);
+    assert_eq!(summary(&db), expected_summary);
+    exec(&db, "CHECKPOINT");
+    drop(db);
+    // From the checkpoint.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(rows(&db), expected_rows);
+    assert_eq!(summary(&db), expected_summary);
+    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -16,6 +16,7 @@ fn int(c: &Connection, sql: &str) -> i64 {
     match &row[0] {
         ScalarValue::BigInt(x) => *x,
         ScalarValue::Integer(x) => *x as i64,
+        ScalarValue::HugeInt(x) => *x as i64,
         ScalarValue::Decimal(x, _, 0) => *x as i64,
         other => panic!("not an integer: {other:?}"),
     }

@@ -97,7 +97,12 @@ impl GroupedState for CountIf {
     }
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
-        self.finalize().map(|v| vec![v])
+        let counts = std::mem::take(&mut self.counts);
+        Ok(vec![super::vector_with_seen(
+            DataType::BigInt,
+            counts,
+            &self.seen,
+        )])
     }
 
     fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
@@ -114,9 +119,13 @@ impl GroupedState for CountIf {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        let counts = std::mem::take(&mut self.counts);
+        // HUGEINT, as DuckDB types count_if.
+        let counts: Vec<i128> = std::mem::take(&mut self.counts)
+            .into_iter()
+            .map(i128::from)
+            .collect();
         Ok(super::vector_with_seen(
-            DataType::BigInt,
+            DataType::HugeInt,
             counts,
             &self.seen,
         ))

@@ -305,11 +305,9 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         F::Count | F::CountStar if args.is_empty() => bound(F::CountStar, vec![], DataType::BigInt),
         F::Count => bound(F::Count, vec![t], DataType::BigInt),
         F::Sum => match &t {
-            DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::BigInt),
-            DataType::TinyInt | DataType::SmallInt | DataType::Integer => {
-                bound(F::Sum, vec![t.clone()], DataType::BigInt)
-            }
-            DataType::BigInt => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, 0)),
+            // As DuckDB: the sum of any integers is a HUGEINT.
+            DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::HugeInt),
+            t if t.is_integer() => bound(F::Sum, vec![t.clone()], DataType::HugeInt),
             DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
             DataType::Real | DataType::Double => {
                 bound(F::Sum, vec![DataType::Double], DataType::Double)
@@ -475,7 +473,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         }
         F::CountIf => match &t {
             DataType::Boolean | DataType::Null => {
-                bound(func, vec![DataType::Boolean], DataType::BigInt)
+                bound(func, vec![DataType::Boolean], DataType::HugeInt)
             }
             _ => Err(mismatch(name, args)),
         },
@@ -877,7 +875,7 @@ mod tests {
         let groups = vec![0, 1, 0, 1, 0, 2];
         assert_eq!(
             run("sum", DataType::Integer, vals.clone(), groups.clone(), 3),
-            vec![BigInt(6), BigInt(6), BigInt(6)]
+            vec![HugeInt(6), HugeInt(6), HugeInt(6)]
         );
         assert_eq!(
             run("count", DataType::Integer, vals.clone(), groups.clone(), 3),
@@ -946,7 +944,7 @@ mod tests {
                         if counts[g] == 0 {
                             Null
                         } else {
-                            Decimal(sums[g] as i128, 38, 0)
+                            HugeInt(sums[g] as i128)
                         }
                     })
                     .collect();
@@ -960,7 +958,7 @@ mod tests {
                 let got: Vec<ScalarValue> = got
                     .into_iter()
                     .map(|v| match v {
-                        BigInt(x) => Decimal(x as i128, 38, 0),
+                        BigInt(x) => HugeInt(x as i128),
                         v => v,
                     })
                     .collect();

@@ -45,8 +45,9 @@ pub fn result_type(kind: Kind, t: &DataType) -> Option<DataType> {
             return None
         }
         (Kind::Disc, t) => t.clone(),
+        (_, DataType::Uuid) => return None,
         (_, t) if t.is_integer() => DataType::Double,
-        (Kind::Mad, DataType::Date | DataType::Timestamp) => DataType::Interval,
+        (Kind::Mad, DataType::Date | DataType::Timestamp | DataType::Time) => DataType::Interval,
         (_, DataType::Date) => DataType::Timestamp,
         (_, t) => t.clone(),
     })
@@ -309,7 +310,7 @@ impl<T: Sample> Quantile<T> {
                 0,
                 (mad * MICROS_PER_DAY as f64) as i64,
             )),
-            (DataType::Timestamp, _) => {
+            (DataType::Timestamp | DataType::Time, _) => {
                 ScalarValue::Interval(stride_common::Interval::new(0, 0, mad as i64))
             }
             (_, out) => typed(out, mad as i128, mad),
@@ -339,6 +340,9 @@ fn typed(ty: &DataType, i: i128, f: f64) -> ScalarValue {
         DataType::Decimal(p, s) => ScalarValue::Decimal(i, *p, *s),
         DataType::Date => ScalarValue::Date(i as i32),
         DataType::Timestamp => ScalarValue::Timestamp(i as i64),
+        DataType::Time => ScalarValue::Time(i as i64),
+        DataType::HugeInt => ScalarValue::HugeInt(i),
+        DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(i)),
         _ => ScalarValue::Null,
     }
 }

@@ -74,6 +74,7 @@ impl GroupedState for SumExact {
                 }
                 Ok(vector_with_seen(DataType::BigInt, out, &self.seen))
             }
+            DataType::HugeInt => Ok(vector_with_seen(DataType::HugeInt, sums, &self.seen)),
             DataType::Decimal(p, _) if *p <= 18 => {
                 let out: Vec<i64> = sums.iter().map(|s| *s as i64).collect();
                 Ok(vector_with_seen(self.ret.clone(), out, &self.seen))

@@ -13,7 +13,11 @@ use stride_common::{temporal, DataType, Error, Result, Vector};
 
 pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     match to {
-        DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
+        DataType::TinyInt
+        | DataType::SmallInt
+        | DataType::Integer
+        | DataType::BigInt
+        | DataType::HugeInt => {
             with_integer!(to.physical(), O => parse_each(v, len, to, try_cast, |s| {
                 O::from_i128(parse_integer(s)?)
             }), _ => Err(Error::internal("integer storage")))
@@ -30,6 +34,10 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Date => parse_each(v, len, to, try_cast, parse_date),
         DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
+        DataType::Time => parse_each_time(v, len, try_cast),
+        DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
+            stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
+        }),
         DataType::Varchar | DataType::Json | DataType::Null | DataType::List(_) => {
             Err(unimplemented_cast(&v.ty, to))
         }
@@ -65,6 +73,23 @@ fn parse_each<O: NativeType>(
         }
     }
     Ok(make_vector(to.clone(), out, validity, v.constant))
+}
+
+/// TIME text, with DuckDB's message naming the expected format.
+fn parse_each_time(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
+    parse_each(v, len, &DataType::Time, true, temporal::parse_time_of_day).and_then(|out| {
+        if try_cast {
+            return Ok(out);
+        }
+        let rows = if v.constant { 1 } else { len };
+        match (0..rows).find(|&i| v.validity.is_valid(i) && !out.validity.is_valid(i)) {
+            Some(i) => Err(Error::conversion(format!(
+                "time field value out of range: \"{}\", expected format is ([YYYY-MM-DD ]HH:MM:SS[.MS])",
+                v.strings().get(i)
+            ))),
+            None => Ok(out),
+        }
+    })
 }
 
 /// `[+-]digits` with surrounding whitespace; `None` past i128 (the caller narrows).

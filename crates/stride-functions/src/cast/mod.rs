@@ -40,7 +40,8 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
         }
-        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => {
+        (DataType::Date, DataType::Timestamp)
+        | (DataType::Timestamp, DataType::Date | DataType::Time) => {
             temporal::cast(v, len, to, try_cast)
         }
         (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
@@ -92,7 +93,8 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
             _ => true,
         },
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
-        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => true,
+        (DataType::Date, DataType::Timestamp)
+        | (DataType::Timestamp, DataType::Date | DataType::Time) => true,
         (DataType::List(a), DataType::List(b)) => can_cast(a, b),
         _ => false,
     }

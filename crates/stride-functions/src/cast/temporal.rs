@@ -1,5 +1,6 @@
-//! DATE <-> TIMESTAMP. A date becomes midnight of its day; a timestamp keeps only its
-//! day, flooring so that instants before 1970 land on the right date.
+//! DATE <-> TIMESTAMP, and TIMESTAMP -> TIME. A date becomes midnight of its day; a
+//! timestamp keeps only its day, flooring so that instants before 1970 land on the
+//! right date, or only its time of day.
 
 use super::out_of_range;
 use crate::kernels::{try_unary_or_null, unary};
@@ -16,6 +17,9 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             |d: i32| (d as i64).checked_mul(MICROS_PER_DAY),
             |d| out_of_range(&DataType::Date, temporal::format_date(d), to),
         ),
+        DataType::Time => Ok(unary(v, len, DataType::Time, |t: i64| {
+            t.rem_euclid(MICROS_PER_DAY)
+        })),
         _ => Ok(unary(v, len, DataType::Date, |t: i64| {
             // |t| / MICROS_PER_DAY is far below i32::MAX, so the narrowing is exact
             t.div_euclid(MICROS_PER_DAY) as i32

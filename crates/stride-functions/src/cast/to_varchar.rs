@@ -22,7 +22,11 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
                 write_decimal(out, crate::kernels::SqlInt::to_i128(x), s)
             }), _ => unreachable!("decimal storage is an integer"))
         }
-        DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
+        DataType::TinyInt
+        | DataType::SmallInt
+        | DataType::Integer
+        | DataType::BigInt
+        | DataType::HugeInt => {
             with_integer!(v.ty.physical(), I => each(v, len, |x: I, out| {
                 let _ = write!(out, "{x}");
             }), _ => unreachable!("integer storage"))
@@ -31,6 +35,10 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Double => each(v, len, |x: f64, out| out.push_str(&format_f64(x))),
         DataType::Date => each(v, len, |d: i32, out| write_date(out, d)),
         DataType::Timestamp => each(v, len, |t: i64, out| write_timestamp(out, t)),
+        DataType::Time => each(v, len, |t: i64, out| temporal::write_time(out, t)),
+        DataType::Uuid => each(v, len, |u: i128, out| {
+            stride_common::uuid::write(out, stride_common::uuid::from_physical(u))
+        }),
         DataType::Interval => each(v, len, |iv: Interval, out| {
             let _ = write!(out, "{iv}");
         }),

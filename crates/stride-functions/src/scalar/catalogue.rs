@@ -377,6 +377,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("date_sub", date::sub::resolve),
     ("datesub", date::sub::resolve),
     ("make_date", date::make::resolve_make_date),
+    ("make_time", date::make::resolve_make_time),
     ("make_timestamp", |a| {
         date::make::resolve_make_timestamp(a)
             .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
@@ -389,6 +390,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("monthname", date::names::resolve_monthname),
     ("current_date", date::now::resolve_current_date),
     ("today", date::now::resolve_current_date),
+    ("current_time", date::now::resolve_current_time),
+    ("get_current_time", date::now::resolve_current_time),
     ("current_timestamp", date::now::resolve_current_timestamp),
     ("now", date::now::resolve_current_timestamp),
     (
@@ -405,6 +408,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ),
     // other
     ("typeof", meta::resolve_typeof),
+    ("gen_random_uuid", super::uuid::resolve),
+    ("uuid", super::uuid::resolve),
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),

@@ -23,6 +23,7 @@ mod pg;
 mod regex;
 mod signature;
 pub mod string;
+mod uuid;
 mod volatile;
 
 pub use comparison::{select_all_comparisons, select_comparison};
@@ -236,6 +237,10 @@ pub enum ScalarFunction {
     CurrentDate,
     /// `current_timestamp`, `now`
     CurrentTimestamp,
+    /// `current_time`, `get_current_time`: the time of day (UTC), a TIME
+    CurrentTime,
+    /// `make_time(hour, minute, seconds)`
+    MakeTime,
     /// `epoch_ms(x)`, `epoch_us(x)`, `epoch_ns(x)`: a count since the epoch
     EpochUnit(date::EpochUnit),
     /// `epoch_ms(BIGINT)`: milliseconds since the epoch as a TIMESTAMP
@@ -255,6 +260,8 @@ pub enum ScalarFunction {
     /// `date_sub(part, start, end)`, `datesub`: complete periods between
     DateSub,
     // other
+    /// `gen_random_uuid()`, `uuid()`: a random version 4 UUID per row (volatile)
+    GenRandomUuid,
     /// `typeof(x)`: the name of x's type
     TypeOf,
     /// `version()`, `current_database()`, `current_schema()`
@@ -391,6 +398,7 @@ impl ScalarFunction {
         matches!(
             self,
             ScalarFunction::Random
+                | ScalarFunction::GenRandomUuid
                 | ScalarFunction::SetSeed
                 | ScalarFunction::SleepMs
                 | ScalarFunction::RaiseError
@@ -538,6 +546,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateDiff
         | F::MakeDate
         | F::MakeTimestamp
+        | F::MakeTime
+        | F::CurrentTime
         | F::Strftime
         | F::Strptime
         | F::TryStrptime
@@ -557,6 +567,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateSub
         | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
+        F::GenRandomUuid => Ok(uuid::evaluate(len)),
         F::RegexpMatches
         | F::RegexpIMatches
         | F::RegexpFullMatch

@@ -27,19 +27,22 @@ const DIALECT_BYTES: usize = 1 << 16;
 
 /// For each candidate, the wider candidates every value of it also reads as (an
 /// integer is a double, a date is a timestamp), which need no separate test.
-const IMPLIES: [u32; 6] = [0, 1 << 3, 0, 0, 1 << 5, 0];
+const IMPLIES: [u32; 8] = [0, 1 << 2 | 1 << 4, 1 << 4, 0, 0, 1 << 6, 0, 0];
 
 /// Candidates in order of preference: a column gets the first that fits every value.
-/// The decimal's scale is the most decimals a sampled value has.
-const TYPE_CANDIDATES: [DataType; 6] = [
+/// The decimal's scale is the most decimals a sampled value has. Integers beyond
+/// BIGINT are HUGEINT, and times of day TIME, as DuckDB detects them.
+const TYPE_CANDIDATES: [DataType; 8] = [
     DataType::Boolean,
     DataType::BigInt,
+    DataType::HugeInt,
     DataType::Decimal(DETECTED_PRECISION, 0),
     DataType::Double,
     DataType::Date,
     DataType::Timestamp,
+    DataType::Time,
 ];
-const DECIMAL: usize = 2;
+const DECIMAL: usize = 3;
 
 /// Decimals detected fit 64 bits: DECIMAL(18, s).
 const DETECTED_PRECISION: u8 = 18;
@@ -324,7 +327,11 @@ fn compatible(from: &DataType, to: &DataType) -> bool {
     matches!(
         (from, to),
         (DataType::Boolean, _)
-            | (DataType::BigInt | DataType::Decimal(..), DataType::Double)
+            | (DataType::BigInt, DataType::HugeInt)
+            | (
+                DataType::BigInt | DataType::HugeInt | DataType::Decimal(..),
+                DataType::Double
+            )
             | (DataType::Date, DataType::Timestamp)
     )
 }

@@ -30,6 +30,8 @@ pub enum Parser {
     Varchar,
     Date(Option<Format>),
     Timestamp(Option<Format>),
+    Time,
+    Uuid,
     /// Read as text, then cast with the engine's cast rules.
     Cast(DataType),
 }
@@ -55,6 +57,8 @@ impl Parser {
             DataType::Varchar => Parser::Varchar,
             DataType::Date => Parser::Date(date.clone()),
             DataType::Timestamp => Parser::Timestamp(ts.clone()),
+            DataType::Time => Parser::Time,
+            DataType::Uuid => Parser::Uuid,
             other => Parser::Cast(other.clone()),
         }
     }
@@ -209,8 +213,14 @@ fn convert_spans(
                 .and_then(|v| i16::try_from(v).ok())),
             DataType::Integer => fixed!(ty.clone(), I32, 0, |s| parse_i64(s)
                 .and_then(|v| i32::try_from(v).ok())),
+            DataType::HugeInt => fixed!(DataType::HugeInt, I128, 0, |s| parse_i128(s)),
             _ => fixed!(DataType::BigInt, I64, 0, |s| parse_i64(s)),
         },
+        Parser::Time => fixed!(DataType::Time, I64, 0, |s| parse_time_bytes(s)),
+        Parser::Uuid => fixed!(DataType::Uuid, I128, 0, |s| std::str::from_utf8(s)
+            .ok()
+            .and_then(|s| stride_common::uuid::parse(s.trim()))
+            .map(stride_common::uuid::to_physical)),
         &Parser::Decimal {
             precision: p,
             scale: sc,
@@ -315,6 +325,18 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
 /// Surrounding blanks and leading zeros beyond nineteen digits: the engine's parser.
 #[cold]
 #[inline(never)]
+pub fn parse_i128(s: &[u8]) -> Option<i128> {
+    match parse_i64(s) {
+        Some(v) => Some(v as i128),
+        None => cast::parse_integer(std::str::from_utf8(s).ok()?),
+    }
+}
+
+/// A TIME as DuckDB reads one (`10:00:00`, `1:02`, `10:00:00.5`).
+pub fn parse_time_bytes(s: &[u8]) -> Option<i64> {
+    stride_common::temporal::parse_time_of_day(std::str::from_utf8(s).ok()?)
+}
+
 fn parse_i64_slow(s: &[u8]) -> Option<i64> {
     i64::try_from(cast::parse_integer(std::str::from_utf8(s).ok()?)?).ok()
 }
@@ -499,6 +521,18 @@ pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>)
         }
         // Leading zeros ("007") mark codes, which stay text.
         DataType::BigInt => !leading_zero(s) && parse_i64(s).is_some(),
+        DataType::HugeInt => !leading_zero(s) && parse_i128(s).is_some(),
+        // At least hours and minutes with their colon, and nothing else: "10:00",
+        // "23:59:59.5" (not a date, not "10" alone).
+        DataType::Time => {
+            let t = trim(s);
+            t.len() >= 4
+                && t.len() <= 18
+                && t.contains(&b':')
+                && t.iter()
+                    .all(|c| c.is_ascii_digit() || matches!(c, b':' | b'.'))
+                && parse_time_bytes(t).is_some()
+        }
         DataType::Decimal(p, sc) => decimal_shape(s)
             .is_some_and(|(int, frac)| frac <= *sc as usize && int + *sc as usize <= *p as usize),
         DataType::Double => {

@@ -41,9 +41,17 @@ class _TypeObject:
 STRING = _TypeObject("STRING", "VARCHAR")
 BINARY = _TypeObject("BINARY", "BLOB")
 NUMBER = _TypeObject(
-    "NUMBER", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "REAL", "DOUBLE", "DECIMAL"
+    "NUMBER",
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "REAL",
+    "DOUBLE",
+    "DECIMAL",
 )
-DATETIME = _TypeObject("DATETIME", "DATE", "TIMESTAMP", "INTERVAL")
+DATETIME = _TypeObject("DATETIME", "DATE", "TIME", "TIMESTAMP", "INTERVAL")
 ROWID = _TypeObject("ROWID", "ROWID")
 
 # PEP 249 constructors.

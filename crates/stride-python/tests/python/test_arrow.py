@@ -53,6 +53,30 @@ def test_arrow_types(con):
     assert table.column("maybe").to_pylist() == [None, 1, 2, None, 4]
 
 
+def test_arrow_new_types(con):
+    # As DuckDB exports them: HUGEINT as decimal128(38, 0), UUID as text, TIME as
+    # microseconds.
+    table = con.sql(
+        "SELECT 170141183460469231731687303715884105727::HUGEINT - range AS h, "
+        "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID AS u, "
+        "TIME '10:00:00.5' + INTERVAL (range) MINUTE AS t FROM range(3)"
+    ).arrow()
+    schema = table.schema
+    assert schema.field("h").type == pa.decimal128(38, 0)
+    assert schema.field("u").type in (pa.string(), pa.string_view())
+    assert schema.field("t").type == pa.time64("us")
+    row = table.slice(2, 1).to_pylist()[0]
+    assert row["h"] == decimal.Decimal(2**127 - 3)
+    assert row["u"] == "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+    assert row["t"] == datetime.time(10, 2, 0, 500000)
+    # Arrow times read back as TIME.
+    t = pa.table({"t": pa.array([datetime.time(1, 2, 3), None], pa.time64("us"))})
+    assert con.execute("SELECT typeof(t), t FROM t ORDER BY t").fetchall() == [
+        ("TIME", datetime.time(1, 2, 3)),
+        ("TIME", None),
+    ]
+
+
 def test_arrow_matches_fetchall(con):
     rel = con.sql(ALL_TYPES.replace("INTERVAL (range) DAY AS iv,", ""))
     rows = rel.fetchall()

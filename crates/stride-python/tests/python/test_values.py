@@ -20,8 +20,13 @@ def test_scalars_round_trip(con):
         assert got == v and type(got) is type(v), (v, got)
 
 
-def test_big_integers_become_decimals(con):
+def test_big_integers_become_hugeints(con):
     assert roundtrip(con, 2**64) == 2**64
+    assert con.execute("SELECT typeof(?)", [2**64]).fetchone()[0] == "HUGEINT"
+    assert roundtrip(con, -(2**127)) == -(2**127)
+    big = con.execute("SELECT 170141183460469231731687303715884105727::HUGEINT").fetchone()[0]
+    assert big == 2**127 - 1 and type(big) is int
+    assert con.execute("SELECT sum(i) FROM range(10) t(i)").fetchone()[0] == 45
     with pytest.raises(stride.OutOfRangeException):
         roundtrip(con, 10**40)
 
@@ -51,8 +56,14 @@ def test_dates_and_times(con):
     td = datetime.timedelta(days=3, seconds=5, microseconds=7)
     assert roundtrip(con, td) == td
     assert con.execute("SELECT INTERVAL 1 MONTH").fetchone()[0] == datetime.timedelta(days=30)
+    t = datetime.time(1, 2, 3, 4)
+    assert roundtrip(con, t) == t
+    assert con.execute("SELECT typeof(?)", [t]).fetchone()[0] == "TIME"
+    assert con.execute("SELECT TIME '23:59:59.5'").fetchone()[0] == datetime.time(23, 59, 59, 500000)
+    # datetime.time ends before 24:00:00: DuckDB's package returns that as text.
+    assert con.execute("SELECT '24:00:00'::TIME").fetchone()[0] == "24:00:00"
     with pytest.raises(stride.NotSupportedError):
-        roundtrip(con, datetime.time(1, 2))
+        roundtrip(con, datetime.time(1, 2, tzinfo=datetime.timezone.utc))
 
 
 def test_lists(con):
@@ -67,7 +78,11 @@ def test_lists(con):
 
 def test_uuid_and_unsupported(con):
     u = uuid.uuid4()
-    assert roundtrip(con, u) == str(u)
+    assert roundtrip(con, u) == u
+    assert con.execute("SELECT typeof(?)", [u]).fetchone()[0] == "UUID"
+    got = con.execute("SELECT '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'::UUID").fetchone()[0]
+    assert got == uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+    assert con.execute("SELECT ?::VARCHAR", [u]).fetchone()[0] == str(u)
     with pytest.raises(stride.NotSupportedError, match="BLOB"):
         roundtrip(con, b"\x00")
     with pytest.raises(stride.NotSupportedError, match="object"):

@@ -60,7 +60,7 @@ assert "| n | total |" in out and "| 20000 | 299985000.00 |" in out, out
 out = pgcli("\\dt")
 assert "| main | sales | table | stride |" in out, out
 out = pgcli("\\df sum")
-assert "| pg_catalog | sum | bigint | integer | agg |" in out, out
+assert "| pg_catalog | sum | numeric | integer | agg |" in out, out
 out = pgcli("\\d sales")
 assert "| region | character varying | default 'north' |" in out, out
 assert '"sales_region" declared (region)' in out, out

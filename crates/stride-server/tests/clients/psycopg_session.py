@@ -3,6 +3,7 @@ Prints OK at the end; any failed expectation raises."""
 import datetime
 import decimal
 import sys
+import uuid
 
 import psycopg
 
@@ -22,6 +23,29 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
         datetime.datetime(2024, 1, 2, 3, 4, 5),
         datetime.timedelta(days=1, hours=2),
     )
+    # HUGEINT arrives as numeric, UUID and TIME as themselves, in text and binary.
+    for binary in (False, True):
+        cur = c.cursor(binary=binary)
+        cur.execute(
+            "SELECT 170141183460469231731687303715884105727::HUGEINT, "
+            "'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::UUID, TIME '10:00:00.5', sum(1)"
+        )
+        assert cur.fetchone() == (
+            decimal.Decimal("170141183460469231731687303715884105727"),
+            uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
+            datetime.time(10, 0, 0, 500000),
+            decimal.Decimal(1),
+        ), binary
+    cur = c.cursor()
+    cur.execute("CREATE TABLE ids (id UUID, at TIME)")
+    u = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    cur.execute("INSERT INTO ids VALUES (%s, %s)", (u, datetime.time(1, 2, 3)))
+    cur.execute("INSERT INTO ids VALUES (%b, %b)", (u, datetime.time(4, 5, 6, 7)))
+    cur.execute("SELECT id, at FROM ids WHERE id = %s ORDER BY at", (u,))
+    assert cur.fetchall() == [
+        (u, datetime.time(1, 2, 3)),
+        (u, datetime.time(4, 5, 6, 7)),
+    ]
     cur.execute("CREATE TABLE big AS SELECT i, i * 0.5 AS half FROM range(1000000) t(i)")
     cur.execute("SELECT i, half FROM big")
     n = 0

@@ -570,6 +570,9 @@ fn type_id(t: &DataType) -> i64 {
         // JSON is VARCHAR with an alias, as in DuckDB
         DataType::Varchar | DataType::Json => 25,
         DataType::Interval => 27,
+        DataType::Time => 16,
+        DataType::HugeInt => 50,
+        DataType::Uuid => 54,
         DataType::List(_) => 101,
     }
 }
@@ -583,6 +586,7 @@ fn numeric_shape(t: &DataType) -> (ScalarValue, ScalarValue, ScalarValue) {
         DataType::SmallInt => (i(16), i(2), i(0)),
         DataType::Integer => (i(32), i(2), i(0)),
         DataType::BigInt => (i(64), i(2), i(0)),
+        DataType::HugeInt => (i(128), i(2), i(0)),
         DataType::Real => (i(24), i(2), i(0)),
         DataType::Double => (i(53), i(2), i(0)),
         DataType::Decimal(p, s) => (i(*p as i32), i(10), i(*s as i32)),

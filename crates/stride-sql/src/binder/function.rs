@@ -57,6 +57,7 @@ impl Binder<'_> {
             ast::FunctionArguments::None => {
                 return match name.as_str() {
                     "current_date" | "today" => call("current_date", vec![]),
+                    "current_time" => call("current_time", vec![]),
                     "current_timestamp" | "now" | "localtimestamp" | "current_localtimestamp" => {
                         call("current_timestamp", vec![])
                     }

@@ -1,5 +1,5 @@
 //! SQL type names and literals: `sqlparser` data types to [`DataType`], and number
-//! literals to the narrowest fitting type (INTEGER, BIGINT, DECIMAL or DOUBLE), as
+//! literals to the narrowest fitting type (INTEGER, BIGINT, HUGEINT, DECIMAL or DOUBLE), as
 //! DuckDB types them.
 
 use sqlparser::ast;
@@ -14,6 +14,7 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
         A::SmallInt(_) | A::Int2(_) | A::Int16 => DataType::SmallInt,
         A::Int(_) | A::Integer(_) | A::Int4(_) | A::Int32 => DataType::Integer,
         A::BigInt(_) | A::Int8(_) | A::Int64 => DataType::BigInt,
+        A::HugeInt | A::Int128 => DataType::HugeInt,
         A::Real | A::Float4 | A::Float32 => DataType::Real,
         A::Float(info) => match info {
             ast::ExactNumberInfo::Precision(p) if *p <= 24 => DataType::Real,
@@ -51,6 +52,15 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             DataType::Timestamp
         }
         A::TimestampNtz(_) | A::Datetime(_) => DataType::Timestamp,
+        A::Time(_, tz) => {
+            if matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) {
+                return Err(Error::not_supported(
+                    "TIME WITH TIME ZONE is not supported yet; use TIME",
+                ));
+            }
+            DataType::Time
+        }
+        A::Uuid => DataType::Uuid,
         A::Interval { .. } => DataType::Interval,
         A::Array(
             ast::ArrayElemTypeDef::SquareBracket(inner, _)
@@ -77,7 +87,8 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
                 }
                 [n] => match n.as_str() {
                     "int1" => DataType::TinyInt,
-                    "long" | "hugeint" => DataType::BigInt,
+                    "long" => DataType::BigInt,
+                    "hugeint" | "int128" => DataType::HugeInt,
                     // PostgreSQL's internal string types: `name`, `"char"`.
                     "string" | "bpchar" | "name" | "char" => DataType::Varchar,
                     "float2" => DataType::Real,
@@ -126,7 +137,7 @@ fn pg_catalog_type(text: &str, full: &ast::ObjectName) -> Result<DataType> {
     }
 }
 
-/// Types a numeric literal: integers as INTEGER/BIGINT (DECIMAL beyond), decimals as
+/// Types a numeric literal: integers as INTEGER/BIGINT/HUGEINT (DOUBLE beyond), decimals as
 /// DECIMAL(p,s), exponents as DOUBLE.
 pub fn number_literal(text: &str) -> Result<ScalarValue> {
     let t: String = text.chars().filter(|c| *c != '_').collect();
@@ -161,11 +172,10 @@ pub fn number_literal(text: &str) -> Result<ScalarValue> {
     if let Ok(v) = t.parse::<i64>() {
         return Ok(ScalarValue::BigInt(v));
     }
-    let digits = t.trim_start_matches('0');
-    if digits.len() <= DECIMAL_MAX_PRECISION as usize {
-        let v: i128 = digits.parse().map_err(|_| bad())?;
-        return Ok(ScalarValue::Decimal(v, DECIMAL_MAX_PRECISION, 0));
+    if let Ok(v) = t.parse::<i128>() {
+        return Ok(ScalarValue::HugeInt(v));
     }
+    // DuckDB types these (up to 2^128 - 1) as UHUGEINT, which stride lacks.
     t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad())
 }
 
@@ -187,5 +197,13 @@ mod tests {
         assert_eq!(number_literal(".5").unwrap(), ScalarValue::Decimal(5, 1, 1));
         assert_eq!(number_literal("1e8").unwrap(), ScalarValue::Double(1e8));
         assert_eq!(number_literal("1_000").unwrap(), ScalarValue::Integer(1000));
+        assert_eq!(
+            number_literal("170141183460469231731687303715884105727").unwrap(),
+            ScalarValue::HugeInt(i128::MAX)
+        );
+        assert_eq!(
+            number_literal("170141183460469231731687303715884105728").unwrap(),
+            ScalarValue::Double(1.7014118346046923e38)
+        );
     }
 }

@@ -483,7 +483,11 @@ impl fmt::Display for Expr {
                 ScalarValue::Null => write!(f, "NULL"),
                 v if matches!(
                     ty,
-                    DataType::Date | DataType::Timestamp | DataType::Interval
+                    DataType::Date
+                        | DataType::Timestamp
+                        | DataType::Time
+                        | DataType::Interval
+                        | DataType::Uuid
                 ) =>
                 {
                     write!(f, "{ty} '{v}'")

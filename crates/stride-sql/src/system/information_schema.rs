@@ -173,6 +173,7 @@ fn columns(s: &Snapshot) -> Rows {
                 DataType::TinyInt | DataType::SmallInt => (Some(16), Some(2), Some(0)),
                 DataType::Integer => (Some(32), Some(2), Some(0)),
                 DataType::BigInt => (Some(64), Some(2), Some(0)),
+                DataType::HugeInt => (Some(128), Some(2), Some(0)),
                 DataType::Real => (Some(24), Some(2), None),
                 DataType::Double => (Some(53), Some(2), None),
                 DataType::Decimal(p, s) => (Some(*p as i32), Some(10), Some(*s as i32)),
@@ -180,7 +181,7 @@ fn columns(s: &Snapshot) -> Rows {
             };
             let datetime = match &c.ty {
                 DataType::Date => Some(0),
-                DataType::Timestamp | DataType::Interval => Some(6),
+                DataType::Timestamp | DataType::Time | DataType::Interval => Some(6),
                 _ => None,
             };
             let udt = pg_types::by_oid(pg_types::oid_of(&c.ty)).map_or("", |t| t.name);

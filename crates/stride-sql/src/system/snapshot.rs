@@ -245,6 +245,7 @@ pub fn sql_literal(v: &ScalarValue) -> String {
         | ScalarValue::SmallInt(_)
         | ScalarValue::Integer(_)
         | ScalarValue::BigInt(_)
+        | ScalarValue::HugeInt(_)
         | ScalarValue::Decimal(..) => v.to_string(),
         ScalarValue::Varchar(s) => format!("'{}'", s.replace('\'', "''")),
         other => format!(

@@ -62,6 +62,7 @@ fn push_value(s: &mut String, v: &ScalarValue) {
         | ScalarValue::SmallInt(_)
         | ScalarValue::Integer(_)
         | ScalarValue::BigInt(_)
+        | ScalarValue::HugeInt(_)
         | ScalarValue::Decimal(..) => s.push_str(&v.to_string()),
         ScalarValue::Real(f) if f.is_finite() => s.push_str(&v.to_string()),
         ScalarValue::Double(f) if f.is_finite() => s.push_str(&v.to_string()),

@@ -1,7 +1,9 @@
 //! Date and time arithmetic through the operators: DATE ± integer days, DATE - DATE
 //! (days, BIGINT), DATE/TIMESTAMP ± INTERVAL (TIMESTAMP; a date counts as its
 //! midnight), TIMESTAMP - TIMESTAMP (INTERVAL of days and microseconds, as DuckDB
-//! prints '1 day 03:00:00'), INTERVAL ± INTERVAL and INTERVAL * integer. Month
+//! prints '1 day 03:00:00'), INTERVAL ± INTERVAL and INTERVAL * integer, TIME ±
+//! INTERVAL (TIME, wrapping around midnight; the interval's days and months are
+//! ignored, as in DuckDB) and DATE + TIME (TIMESTAMP). Month
 //! arithmetic clamps the day (Jan 31 + 1 month = Feb 28/29), as PostgreSQL does.
 
 use super::negate::negate_interval;
@@ -22,7 +24,7 @@ fn untyped_as(op: ScalarFunction, partner: &DataType, left: bool) -> DataType {
         (Subtract, Date) if left => Date,
         (Subtract, Date) => Integer,
         (Subtract, Timestamp) if left => Timestamp,
-        (_, Timestamp) => Interval,
+        (_, Timestamp | Time) => Interval,
         (_, Interval) if left => Timestamp,
         _ => partner.clone(),
     }
@@ -55,6 +57,10 @@ pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<
         (Add, Interval, Date | Timestamp) => ([Interval, Timestamp], Timestamp),
         (Subtract, Date | Timestamp, Date | Timestamp) => ([Timestamp, Timestamp], Interval),
         (Add | Subtract, Interval, Interval) => ([Interval, Interval], Interval),
+        (Add | Subtract, Time, Interval) => ([Time, Interval], Time),
+        (Add, Interval, Time) => ([Interval, Time], Time),
+        (Add, Date, Time) => ([Date, Time], Timestamp),
+        (Add, Time, Date) => ([Time, Date], Timestamp),
         (Multiply, Interval, t) if int(t) => ([Interval, BigInt], Interval),
         (Multiply, t, Interval) if int(t) => ([BigInt, Interval], Interval),
         _ => return None,
@@ -97,6 +103,11 @@ fn scale_interval(x: Iv, n: i64) -> Option<Iv> {
         },
         x.micros.checked_mul(n)?,
     ))
+}
+
+/// A time of day moved by `micros`, around the clock.
+fn time_add(t: i64, micros: i64) -> i64 {
+    ((t as i128 + micros as i128).rem_euclid(MICROS_PER_DAY as i128)) as i64
 }
 
 /// TIMESTAMP - TIMESTAMP as whole days plus the remaining microseconds.
@@ -158,6 +169,31 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             len,
             ty,
             |iv: Iv, t: i64| timestamp_add_interval(t, iv),
+            |_, _| timestamp_range(),
+        ),
+        (Add, Time, Interval) => Ok(binary(a, b, len, ty, |t: i64, iv: Iv| {
+            time_add(t, iv.micros)
+        })),
+        (Subtract, Time, Interval) => Ok(binary(a, b, len, ty, |t: i64, iv: Iv| {
+            time_add(t, iv.micros.wrapping_neg())
+        })),
+        (Add, Interval, Time) => Ok(binary(a, b, len, ty, |iv: Iv, t: i64| {
+            time_add(t, iv.micros)
+        })),
+        (Add, Date, Time) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |d: i32, t: i64| (d as i64).checked_mul(MICROS_PER_DAY)?.checked_add(t),
+            |_, _| timestamp_range(),
+        ),
+        (Add, Time, Date) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |t: i64, d: i32| (d as i64).checked_mul(MICROS_PER_DAY)?.checked_add(t),
             |_, _| timestamp_range(),
         ),
         (Subtract, Timestamp, Timestamp) => {

@@ -91,6 +91,27 @@ impl DateField {
         self.of_parts(days as i64, 0)
     }
 
+    /// The field of a TIME (microseconds since midnight, up to 24:00:00, whose hour
+    /// is 24); date fields are an error, as in DuckDB.
+    pub fn of_time(self, micros: i64) -> Result<i64> {
+        use DateField::*;
+        Ok(match self {
+            Hour => micros / MICROS_PER_HOUR,
+            Minute => micros / MICROS_PER_MINUTE % 60,
+            Second => micros / MICROS_PER_SEC % 60,
+            Millisecond => micros % MICROS_PER_MINUTE / 1000,
+            Microsecond => micros % MICROS_PER_MINUTE,
+            Epoch => micros / MICROS_PER_SEC,
+            Timezone => 0,
+            other => {
+                return Err(Error::not_supported(format!(
+                    "\"time\" units \"{}\" not recognized",
+                    other.name()
+                )))
+            }
+        })
+    }
+
     /// The field of a timestamp.
     #[inline]
     pub fn of_timestamp(self, micros: i64) -> i64 {

@@ -1,5 +1,5 @@
-//! `make_date(year, month, day)` and `make_timestamp(year, month, day, hour, minute,
-//! seconds)`; fields out of range are a Conversion error naming the value.
+//! `make_date(year, month, day)`, `make_time(hour, minute, seconds)` and
+//! `make_timestamp(year, month, day, hour, minute, seconds)`; fields out of range are a Conversion error naming the value.
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::fixed;
@@ -36,12 +36,42 @@ pub(crate) fn resolve_make_timestamp(args: &[DataType]) -> Option<BoundFunction>
     )
 }
 
+pub(crate) fn resolve_make_time(args: &[DataType]) -> Option<BoundFunction> {
+    let i = DataType::BigInt;
+    fixed(
+        ScalarFunction::MakeTime,
+        args,
+        &[i.clone(), i, DataType::Double],
+        DataType::Time,
+    )
+}
+
+/// Microseconds since midnight of a time of day, checked.
+fn time_of_day(h: i64, mi: i64, s: f64) -> Result<i64> {
+    if !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0.0..60.0).contains(&s) {
+        return Err(Error::conversion(format!(
+            "Time out of range: {h}:{mi}:{s}"
+        )));
+    }
+    Ok((h * 3600 + mi * 60) * MICROS_PER_SEC + (s * MICROS_PER_SEC as f64).round() as i64)
+}
+
 fn date(y: i64, m: i64, d: i64) -> Result<i32> {
     make_date(y, m, d).ok_or_else(|| Error::conversion(format!("Date out of range: {y}-{m}-{d}")))
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
+    if func == ScalarFunction::MakeTime {
+        let (h, mi, s) = (
+            Slot::<i64>::new(&args[0]),
+            Slot::<i64>::new(&args[1]),
+            Slot::<f64>::new(&args[2]),
+        );
+        return map_rows(&refs, len, DataType::Time, |i| {
+            time_of_day(h.get(i), mi.get(i), s.get(i))
+        });
+    }
     let (y, m, d) = (
         Slot::<i64>::new(&args[0]),
         Slot::<i64>::new(&args[1]),
@@ -59,14 +89,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
     );
     map_rows(&refs, len, DataType::Timestamp, |i| {
         let days = date(y.get(i), m.get(i), d.get(i))? as i64;
-        let (h, mi, s) = (h.get(i), mi.get(i), s.get(i));
-        if !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0.0..60.0).contains(&s) {
-            return Err(Error::conversion(format!(
-                "Time out of range: {h}:{mi}:{s}"
-            )));
-        }
-        let micros =
-            (h * 3600 + mi * 60) * MICROS_PER_SEC + (s * MICROS_PER_SEC as f64).round() as i64;
+        let micros = time_of_day(h.get(i), mi.get(i), s.get(i))?;
         days.checked_mul(MICROS_PER_DAY)
             .and_then(|d| d.checked_add(micros))
             .ok_or_else(|| Error::conversion("Timestamp out of range"))

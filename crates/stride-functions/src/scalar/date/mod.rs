@@ -48,11 +48,11 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::DatePart | F::Extract(_) => part::evaluate(f, args, len),
         F::DateTrunc => trunc::evaluate(f, args, len),
         F::DateDiff => diff::evaluate(args, len),
-        F::MakeDate | F::MakeTimestamp => make::evaluate(f.func, args, len),
+        F::MakeDate | F::MakeTimestamp | F::MakeTime => make::evaluate(f.func, args, len),
         F::Strftime => strftime::evaluate(args, len),
         F::Strptime | F::TryStrptime => strptime::evaluate(f.func, args, len),
         F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
-        F::CurrentDate | F::CurrentTimestamp => now::evaluate(f.func),
+        F::CurrentDate | F::CurrentTimestamp | F::CurrentTime => now::evaluate(f.func),
         F::EpochUnit(_) | F::TimestampFromEpochMs | F::ToTimestamp | F::MakeTimestampMicros => {
             epoch::evaluate(f.func, args, len)
         }

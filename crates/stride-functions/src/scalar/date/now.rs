@@ -1,4 +1,5 @@
-//! `current_date`/`today` and `current_timestamp`/`now`: the clock read when the call
+//! `current_date`/`today`, `current_time`/`get_current_time` (a TIME: stride has no
+//! TIME WITH TIME ZONE, which DuckDB returns) and `current_timestamp`/`now`: the clock read when the call
 //! is evaluated (UTC, no time zones). The result is one constant, so all rows of a
 //! chunk see the same instant; the binder may fold it once per statement.
 
@@ -21,6 +22,10 @@ pub(crate) fn resolve_current_timestamp(args: &[DataType]) -> Option<BoundFuncti
     )
 }
 
+pub(crate) fn resolve_current_time(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(ScalarFunction::CurrentTime, args, &[], DataType::Time)
+}
+
 /// Microseconds since the epoch, now.
 pub(crate) fn now_micros() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
@@ -32,6 +37,10 @@ pub(crate) fn now_micros() -> i64 {
 
 pub(super) fn evaluate(func: ScalarFunction) -> Result<Vector> {
     let t = now_micros();
+    if func == ScalarFunction::CurrentTime {
+        let time = t.rem_euclid(MICROS_PER_DAY);
+        return Vector::constant(&ScalarValue::Time(time), &DataType::Time);
+    }
     if func == ScalarFunction::CurrentDate {
         let days = t.div_euclid(MICROS_PER_DAY) as i32;
         Vector::constant(&ScalarValue::Date(days), &DataType::Date)

@@ -19,7 +19,7 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
     if !castable(part, &DataType::Varchar) {
         return None;
     }
-    let x = temporal_arg(x, true)?;
+    let x = time_or_temporal_arg(x)?;
     bind(
         ScalarFunction::DatePart,
         vec![DataType::Varchar, x],
@@ -29,13 +29,24 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
 
 pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
     let [x] = args else { return None };
-    let x = temporal_arg(x, true)?;
+    let x = time_or_temporal_arg(x)?;
+    if x == DataType::Time && field.of_time(0).is_err() {
+        return None;
+    }
     let ret = if field.is_fractional() {
         DataType::Double
     } else {
         DataType::BigInt
     };
     bind(ScalarFunction::Extract(field), vec![x], ret)
+}
+
+/// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields).
+fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
+    match x {
+        DataType::Time => Some(DataType::Time),
+        x => temporal_arg(x, true),
+    }
 }
 
 /// `date_part('epoch', x)` with a constant part naming a fractional field returns
@@ -56,6 +67,10 @@ fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector
             field.fractional_of_timestamp(d as i64 * MICROS_PER_DAY)
         })),
         DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.fractional_of_timestamp(t))),
+        DataType::Time => {
+            field.of_time(0)?;
+            Ok(unary(v, len, ty, |t: i64| field.fractional_of_timestamp(t)))
+        }
         DataType::Interval => {
             field.fractional_of_interval(Interval::default())?;
             try_unary(
@@ -79,6 +94,10 @@ fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<V
     match v.ty {
         DataType::Date => Ok(unary(v, len, ty, |d: i32| field.of_date(d))),
         DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.of_timestamp(t))),
+        DataType::Time => {
+            field.of_time(0)?;
+            Ok(unary(v, len, ty, |t: i64| field.of_time(t).unwrap_or(0)))
+        }
         DataType::Interval => {
             // validate once: the field either works for every interval or for none
             field.of_interval(Interval::default())?;
@@ -119,6 +138,12 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             let t = Slot::<i64>::new(v);
             map_rows(&refs, len, DataType::BigInt, |i| {
                 Ok(DateField::parse(parts.get(i))?.of_timestamp(t.get(i)))
+            })
+        }
+        DataType::Time => {
+            let t = Slot::<i64>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                DateField::parse(parts.get(i))?.of_time(t.get(i))
             })
         }
         _ => {

@@ -245,7 +245,7 @@ mod tests {
         let l = ints(&[Some(1), Some(2), None]);
         assert_eq!(
             eval("list_sum", std::slice::from_ref(&l)).unwrap(),
-            BigInt(3)
+            HugeInt(3)
         );
         assert_eq!(
             eval("list_min", std::slice::from_ref(&l)).unwrap(),
@@ -311,13 +311,13 @@ mod tests {
         let types = [l.data_type(), DataType::Varchar];
         let mut f = resolve_scalar("list_aggregate", &types).unwrap();
         specialize(&mut f, &[None, Some(Varchar("SUM".into()))]).unwrap();
-        assert_eq!(f.return_type, DataType::BigInt);
+        assert_eq!(f.return_type, DataType::HugeInt);
         let args = [
             stride_common::Vector::constant(&l, &f.arg_types[0]).unwrap(),
             stride_common::Vector::constant(&Varchar("sum".into()), &DataType::Varchar).unwrap(),
         ];
         let r = crate::evaluate_scalar(&f, &args, 1).unwrap();
-        assert_eq!(r.get(0), BigInt(6));
+        assert_eq!(r.get(0), HugeInt(6));
         let mut g = resolve_scalar("list_aggr", &types).unwrap();
         let e = specialize(&mut g, &[None, Some(Varchar("nope".into()))]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Catalog);

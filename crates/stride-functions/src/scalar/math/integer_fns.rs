@@ -1,9 +1,8 @@
 //! Integer functions: `gcd` (`greatest_common_divisor`) and `lcm`
-//! (`least_common_multiple`) over BIGINT, `factorial(n)`, `bit_count(x)` (set bits
-//! of the two's-complement value, TINYINT) and `xor(a, b)` (bitwise, in the common
-//! integer type). Overflow errors use DuckDB's messages. DuckDB's factorial returns a
-//! HUGEINT; here it is a DECIMAL(38, 0), which holds every result up to 33! (34!
-//! is out of range in both).
+//! (`least_common_multiple`) over BIGINT or HUGEINT, `factorial(n)` (a HUGEINT, as in
+//! DuckDB: up to 33!), `bit_count(x)` (set bits of the two's-complement value,
+//! TINYINT) and `xor(a, b)` (bitwise, in the common integer type). Overflow errors use
+//! DuckDB's messages.
 
 use crate::kernels::{binary, try_binary, try_unary, unary, with_integer};
 use crate::scalar::signature::{bind, fixed};
@@ -11,13 +10,20 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve_gcd(args: &[DataType]) -> Option<BoundFunction> {
-    use DataType::BigInt;
-    fixed(ScalarFunction::Gcd, args, &[BigInt, BigInt], BigInt)
+    resolve_divisor(ScalarFunction::Gcd, args)
 }
 
 pub(crate) fn resolve_lcm(args: &[DataType]) -> Option<BoundFunction> {
-    use DataType::BigInt;
-    fixed(ScalarFunction::Lcm, args, &[BigInt, BigInt], BigInt)
+    resolve_divisor(ScalarFunction::Lcm, args)
+}
+
+/// gcd / lcm over HUGEINT when an argument is one, else over BIGINT.
+fn resolve_divisor(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
+    use DataType::{BigInt, HugeInt};
+    if args.contains(&HugeInt) {
+        return fixed(func, args, &[HugeInt, HugeInt], HugeInt);
+    }
+    fixed(func, args, &[BigInt, BigInt], BigInt)
 }
 
 /// `binom(n, k)`: the binomial coefficient, a DECIMAL(38, 0) like factorial (a
@@ -51,7 +57,7 @@ pub(crate) fn resolve_factorial(args: &[DataType]) -> Option<BoundFunction> {
         ScalarFunction::Factorial,
         args,
         &[DataType::Integer],
-        DataType::Decimal(38, 0),
+        DataType::HugeInt,
     )
 }
 
@@ -82,13 +88,13 @@ pub(crate) fn resolve_xor(args: &[DataType]) -> Option<BoundFunction> {
     bind(ScalarFunction::Xor, vec![t.clone(), t.clone()], t)
 }
 
-fn abs_overflow(x: i64) -> Error {
+fn abs_overflow(x: impl std::fmt::Display) -> Error {
     Error::out_of_range(format!("Overflow on abs({x})"))
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
+fn gcd<T: Copy + PartialEq + std::ops::Rem<Output = T> + From<u8>>(a: T, b: T) -> T {
     let (mut a, mut b) = (a, b);
-    while b != 0 {
+    while b != T::from(0) {
         (a, b) = (b, a % b);
     }
     a
@@ -102,6 +108,36 @@ fn factorial(n: i32) -> Option<i128> {
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let ty = f.return_type.clone();
     match f.func {
+        ScalarFunction::Gcd | ScalarFunction::Lcm if ty == DataType::HugeInt => {
+            let lcm = f.func == ScalarFunction::Lcm;
+            try_binary(
+                &args[0],
+                &args[1],
+                len,
+                ty,
+                move |a: i128, b: i128| {
+                    if a == i128::MIN || b == i128::MIN {
+                        return None;
+                    }
+                    let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
+                    let g = gcd(x, y);
+                    if !lcm {
+                        return Some(g as i128);
+                    }
+                    if g == 0 {
+                        return Some(0);
+                    }
+                    (x / g).checked_mul(y).and_then(|v| i128::try_from(v).ok())
+                },
+                |a, b| {
+                    if a == i128::MIN || b == i128::MIN {
+                        abs_overflow(i128::MIN)
+                    } else {
+                        Error::out_of_range("lcm value is out of range")
+                    }
+                },
+            )
+        }
         ScalarFunction::Gcd | ScalarFunction::Lcm => {
             let lcm = f.func == ScalarFunction::Lcm;
             try_binary(
@@ -200,18 +236,25 @@ mod tests {
         let e = eval("lcm", &[BigInt(i64::MAX), BigInt(2)]).unwrap_err();
         assert_eq!(e.message, "lcm value is out of range");
         assert_eq!(eval("gcd", &[Null, BigInt(1)]).unwrap(), Null);
+        assert_eq!(
+            eval("gcd", &[HugeInt(1 << 100), BigInt(1 << 40)]).unwrap(),
+            HugeInt(1 << 40)
+        );
+        assert_eq!(
+            eval("lcm", &[HugeInt(i128::MAX), HugeInt(2)])
+                .unwrap_err()
+                .message,
+            "lcm value is out of range"
+        );
     }
 
     #[test]
     fn factorials() {
-        assert_eq!(eval("factorial", &[Integer(0)]).unwrap(), Decimal(1, 38, 0));
-        assert_eq!(
-            eval("factorial", &[Integer(5)]).unwrap(),
-            Decimal(120, 38, 0)
-        );
+        assert_eq!(eval("factorial", &[Integer(0)]).unwrap(), HugeInt(1));
+        assert_eq!(eval("factorial", &[Integer(5)]).unwrap(), HugeInt(120));
         assert_eq!(
             eval("factorial", &[Integer(33)]).unwrap(),
-            Decimal(8683317618811886495518194401280000000, 38, 0)
+            HugeInt(8683317618811886495518194401280000000)
         );
         assert_eq!(
             eval("factorial", &[Integer(34)]).unwrap_err().message,
