@@ -117,15 +117,12 @@ pub(crate) fn bad_string(s: &str, to: &DataType) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scalar::test_util::text as s;
     use stride_common::{ErrorKind, Interval};
     use ScalarValue::*;
 
     fn cast(v: ScalarValue, to: DataType) -> Result<ScalarValue> {
         cast_scalar(&v, &to, false)
-    }
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
     }
 
     #[test]

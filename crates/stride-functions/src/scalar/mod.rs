@@ -636,6 +636,16 @@ pub(crate) mod test_util {
     use super::*;
     use stride_common::ScalarValue;
 
+    /// A VARCHAR value.
+    pub fn text(x: &str) -> ScalarValue {
+        ScalarValue::Varchar(x.into())
+    }
+
+    /// A list of VARCHARs.
+    pub fn text_list(items: &[&str]) -> ScalarValue {
+        ScalarValue::List(DataType::Varchar, items.iter().map(|x| text(x)).collect())
+    }
+
     /// A list of INTEGERs, `None` for a NULL element.
     pub fn int_list(v: &[Option<i32>]) -> ScalarValue {
         ScalarValue::List(

@@ -71,12 +71,10 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::temporal::{parse_date, parse_timestamp};
     use stride_common::ScalarValue::{self, *};
 
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
     fn d(x: &str) -> ScalarValue {
         Date(parse_date(x).unwrap())
     }

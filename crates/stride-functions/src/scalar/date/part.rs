@@ -158,16 +158,10 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 #[cfg(test)]
 mod tests {
     use crate::scalar::resolve_scalar;
+    use crate::scalar::test_util::text as s;
     use crate::scalar::test_util::{eval, flat};
     use stride_common::temporal::{parse_date, parse_timestamp};
-    use stride_common::{
-        DataType, ErrorKind, Interval,
-        ScalarValue::{self, *},
-    };
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use stride_common::{DataType, ErrorKind, Interval, ScalarValue::*};
 
     #[test]
     fn parts() {

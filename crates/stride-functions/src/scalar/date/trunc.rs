@@ -121,12 +121,10 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::temporal::{parse_date, parse_timestamp};
     use stride_common::ScalarValue::{self, *};
 
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
     fn d(x: &str) -> ScalarValue {
         Date(parse_date(x).unwrap())
     }

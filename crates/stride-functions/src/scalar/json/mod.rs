@@ -762,11 +762,8 @@ pub fn merge_patch(target: &mut Value, patch: Value) {
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn extraction() {

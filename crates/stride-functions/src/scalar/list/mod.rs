@@ -351,14 +351,11 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 mod tests {
     use super::*;
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::ScalarValue::*;
 
     fn list(items: Vec<ScalarValue>) -> ScalarValue {
         List(DataType::Varchar, items)
-    }
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
     }
 
     #[test]

@@ -168,13 +168,10 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 
 #[cfg(test)]
 mod tests {
+    use crate::scalar::test_util::text as s;
     use crate::scalar::test_util::{eval, int_list as ints};
     use stride_common::DataType;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn sorting() {

@@ -108,65 +108,47 @@ fn factorial(n: i32) -> Option<i128> {
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let ty = f.return_type.clone();
     match f.func {
-        ScalarFunction::Gcd | ScalarFunction::Lcm if ty == DataType::HugeInt => {
-            let lcm = f.func == ScalarFunction::Lcm;
-            try_binary(
-                &args[0],
-                &args[1],
-                len,
-                ty,
-                move |a: i128, b: i128| {
-                    if a == i128::MIN || b == i128::MIN {
-                        return None;
-                    }
-                    let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
-                    let g = gcd(x, y);
-                    if !lcm {
-                        return Some(g as i128);
-                    }
-                    if g == 0 {
-                        return Some(0);
-                    }
-                    (x / g).checked_mul(y).and_then(|v| i128::try_from(v).ok())
-                },
-                |a, b| {
-                    if a == i128::MIN || b == i128::MIN {
-                        abs_overflow(i128::MIN)
-                    } else {
-                        Error::out_of_range("lcm value is out of range")
-                    }
-                },
-            )
-        }
         ScalarFunction::Gcd | ScalarFunction::Lcm => {
             let lcm = f.func == ScalarFunction::Lcm;
-            try_binary(
-                &args[0],
-                &args[1],
-                len,
-                ty,
-                move |a: i64, b: i64| {
-                    if a == i64::MIN || b == i64::MIN {
-                        return None;
-                    }
-                    let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
-                    let g = gcd(x, y);
-                    if !lcm {
-                        return Some(g as i64);
-                    }
-                    if g == 0 {
-                        return Some(0);
-                    }
-                    (x / g).checked_mul(y).and_then(|v| i64::try_from(v).ok())
-                },
-                |a, b| {
-                    if a == i64::MIN || b == i64::MIN {
-                        abs_overflow(i64::MIN)
-                    } else {
-                        Error::out_of_range("lcm value is out of range")
-                    }
-                },
-            )
+            // One body for BIGINT and HUGEINT: the absolute values as unsigned, so
+            // the minimum (whose absolute value does not fit) is the only overflow
+            // of gcd.
+            macro_rules! gcd_lcm {
+                ($t:ty) => {
+                    try_binary(
+                        &args[0],
+                        &args[1],
+                        len,
+                        ty,
+                        move |a: $t, b: $t| {
+                            if a == <$t>::MIN || b == <$t>::MIN {
+                                return None;
+                            }
+                            let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
+                            let g = gcd(x, y);
+                            if !lcm {
+                                return Some(g as $t);
+                            }
+                            if g == 0 {
+                                return Some(0);
+                            }
+                            (x / g).checked_mul(y).and_then(|v| <$t>::try_from(v).ok())
+                        },
+                        |a, b| {
+                            if a == <$t>::MIN || b == <$t>::MIN {
+                                abs_overflow(<$t>::MIN)
+                            } else {
+                                Error::out_of_range("lcm value is out of range")
+                            }
+                        },
+                    )
+                };
+            }
+            if ty == DataType::HugeInt {
+                gcd_lcm!(i128)
+            } else {
+                gcd_lcm!(i64)
+            }
         }
         ScalarFunction::Factorial => try_unary(
             &args[0],

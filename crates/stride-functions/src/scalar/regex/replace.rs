@@ -156,11 +156,8 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 mod tests {
     use super::*;
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
 
     #[test]
     fn replaces() {

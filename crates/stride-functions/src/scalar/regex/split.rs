@@ -69,16 +69,9 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::DataType;
+    use crate::scalar::test_util::{text as s, text_list as list};
+
     use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
-
-    fn list(items: &[&str]) -> ScalarValue {
-        List(DataType::Varchar, items.iter().map(|x| s(x)).collect())
-    }
 
     #[test]
     fn splits() {

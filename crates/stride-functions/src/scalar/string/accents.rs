@@ -39,11 +39,8 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn accents_go_and_base_letters_stay() {

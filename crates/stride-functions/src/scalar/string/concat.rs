@@ -95,11 +95,8 @@ fn skipping_nulls(args: &[&Vector], len: usize, sep: Option<&Vector>) -> Vector 
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn concatenation() {

@@ -143,11 +143,8 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
 
     fn d(f: &str, a: &str, b: &str) -> ScalarValue {
         eval(f, &[s(a), s(b)]).unwrap()

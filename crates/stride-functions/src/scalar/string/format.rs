@@ -443,11 +443,8 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
+    use crate::scalar::test_util::text as s;
     use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
 
     fn f(args: &[ScalarValue]) -> ScalarValue {
         eval("format", args).unwrap()

@@ -55,11 +55,8 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn digests() {

@@ -88,15 +88,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use crate::scalar::resolve_scalar;
+    use crate::scalar::test_util::text as s;
     use crate::scalar::test_util::{eval, flat};
-    use stride_common::{
-        DataType,
-        ScalarValue::{self, *},
-    };
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use stride_common::{DataType, ScalarValue::*};
 
     #[test]
     fn operators() {

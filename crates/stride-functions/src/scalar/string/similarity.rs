@@ -145,11 +145,8 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     fn f(name: &str, a: &str, b: &str) -> f64 {
         match eval(name, &[s(a), s(b)]).unwrap() {

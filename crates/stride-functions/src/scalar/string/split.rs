@@ -45,16 +45,9 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 #[cfg(test)]
 mod tests {
     use crate::scalar::test_util::eval;
-    use stride_common::DataType;
-    use stride_common::ScalarValue::{self, *};
+    use crate::scalar::test_util::{text as s, text_list as list};
 
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
-
-    fn list(items: &[&str]) -> ScalarValue {
-        List(DataType::Varchar, items.iter().map(|x| s(x)).collect())
-    }
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn splits() {

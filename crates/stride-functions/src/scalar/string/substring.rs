@@ -58,11 +58,8 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
 mod tests {
     use super::substring;
     use crate::scalar::test_util::eval;
-    use stride_common::ScalarValue::{self, *};
-
-    fn s(x: &str) -> ScalarValue {
-        Varchar(x.into())
-    }
+    use crate::scalar::test_util::text as s;
+    use stride_common::ScalarValue::*;
 
     #[test]
     fn edge_cases() {
