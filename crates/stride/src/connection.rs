@@ -22,16 +22,19 @@
 //! A database opened from a file has a [`DatabaseFile`]: each changing statement takes
 //! its writer, checks what it will do, logs it to the WAL (synced), and only then
 //! applies it to the catalog. Inserts of a row group or more write their row groups
-//! into the file's blocks and log only where they are. INSERT ... ON CONFLICT is in
-//! `connection/upsert.rs`.
+//! into the file's blocks and log only where they are (`connection/writes.rs`: DELETE,
+//! UPDATE, INSERT and the rows on their way into a table). INSERT ... ON CONFLICT is
+//! in `connection/upsert.rs`.
 
 mod access;
 mod transaction;
 mod upsert;
+mod writes;
 
-use access::{checkpoint_if_due, log, WriteLock};
+use access::{checkpoint_if_due, log};
 
 use transaction::Transaction;
+use writes::{returning_result, Load};
 
 use crate::databases::{Databases, Store};
 use crate::result::QueryResult;
@@ -39,17 +42,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use stride_common::Vector;
-use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings, TableSchema};
+use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
-use stride_sql::binder::{Benchmark, Binder, BoundStatement, Returning};
+use stride_sql::binder::{Benchmark, Binder, BoundStatement};
 use stride_sql::plan::RegisteredRelation;
 use stride_storage::catalogs::local_id;
-use stride_storage::checkpoint::StoredColumn;
 use stride_storage::fs::{FileSystem, OsFileSystem};
-use stride_storage::{
-    row_groups_of, BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, RowGroup, Table, WalEntry,
-};
+use stride_storage::{BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, WalEntry};
 
 /// Times a statement is re-run because a CSV column type was widened.
 const MAX_RERUNS: usize = 16;
@@ -1293,130 +1293,6 @@ impl Connection {
         }
     }
 
-    /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
-    /// values), logs the change and applies it. Returns the rows changed.
-    #[allow(clippy::too_many_arguments)]
-    fn modify(
-        &self,
-        store: &Store,
-        table_id: u64,
-        name: &str,
-        columns: &[usize],
-        plan: &stride_sql::plan::LogicalPlan,
-        returning: Option<&Returning>,
-        ctx: &Arc<QueryContext>,
-    ) -> Result<QueryResult> {
-        let mut writer = self.writer(store)?;
-        let t = self
-            .catalog_of(store)
-            .table_by_id(local_id(table_id))
-            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
-        if !bound_schema(plan, table_id).is_some_and(|b| Arc::ptr_eq(&b, &t.schema)) {
-            return Err(changed_meanwhile(name));
-        }
-        // The query below reads this same snapshot: nothing else writes meanwhile.
-        let base = t.snapshot();
-        let parts = self.materialize(plan, ctx)?;
-        // Row ids with the position of their first row of new values.
-        let mut ids: Vec<(u64, usize, usize)> = Vec::new();
-        for (p, (cols, len)) in parts.iter().enumerate() {
-            let rowids = cols[0].values::<i64>();
-            for i in 0..*len {
-                ids.push((rowids[cols[0].index(i)] as u64, p, i));
-            }
-        }
-        ids.sort_by_key(|&(r, _, _)| r);
-        ids.dedup_by_key(|&mut (r, _, _)| r);
-        let rowids: Vec<u64> = ids.iter().map(|&(r, _, _)| r).collect();
-        let (entry, prepared) = if columns.is_empty() {
-            let prepared = t.delete_rows(&base, &rowids)?;
-            (
-                WalEntry::Delete {
-                    table: t.schema.name.clone(),
-                    rowids,
-                },
-                prepared,
-            )
-        } else {
-            let values: Vec<Vector> = (0..columns.len())
-                .map(|c| {
-                    let ty = &t.schema.columns[columns[c]].ty;
-                    let mut v = Vector::with_capacity(ty, ids.len());
-                    for &(_, p, i) in &ids {
-                        v.append(&parts[p].0[c + 1].slice(i, 1), 1);
-                    }
-                    v
-                })
-                .collect();
-            let prepared = t.update_rows(&base, &rowids, columns, &values)?;
-            (
-                WalEntry::Update {
-                    table: t.schema.name.clone(),
-                    columns: columns.to_vec(),
-                    rowids,
-                    values,
-                },
-                prepared,
-            )
-        };
-        // RETURNING's row images follow the row id and the new values.
-        let images = returning.map(|_| {
-            let first = 1 + columns.len();
-            let images: Vec<Vector> = t
-                .schema
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(c, col)| {
-                    let mut v = Vector::with_capacity(&col.ty, ids.len());
-                    for &(_, p, i) in &ids {
-                        v.append(&parts[p].0[first + c].slice(i, 1), 1);
-                    }
-                    v
-                })
-                .collect();
-            (images, ids.len())
-        });
-        log(&mut writer, std::slice::from_ref(&entry))?;
-        t.install(prepared)?;
-        checkpoint_if_due(&mut writer);
-        let mut r = match (returning, images) {
-            (Some(ret), Some(images)) => returning_result(ret, &[images], ctx)?,
-            _ => QueryResult::done(None),
-        };
-        r.changes = Some(ids.len() as u64);
-        Ok(r)
-    }
-
-    /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
-    pub(crate) fn insert(
-        &self,
-        store: &Store,
-        table: &Arc<Table>,
-        parts: Vec<(Vec<Vector>, usize)>,
-    ) -> Result<usize> {
-        let mut writer = self.writer(store)?;
-        // The table may have been altered or replaced while the rows were computed.
-        let current = self.catalog_of(store).table_by_id(table.id);
-        if !current.is_some_and(|c| Arc::ptr_eq(&c, table)) {
-            return Err(changed_meanwhile(&table.schema.name));
-        }
-        if writer.file.is_none() && writer.transaction.is_none() {
-            return table.append_parts(parts);
-        }
-        table.check_append(&parts)?;
-        let load = Load::new(
-            &mut writer,
-            &table.schema.name,
-            &table.schema.types(),
-            parts,
-        )?;
-        log(&mut writer, &[load.entry()])?;
-        let n = load.apply(table)?;
-        checkpoint_if_due(&mut writer);
-        Ok(n)
-    }
-
     /// Runs a plan into table-ready parts (CREATE TABLE AS, INSERT).
     pub(crate) fn materialize(
         &self,
@@ -1473,128 +1349,6 @@ impl stride_sql::catalog::PlanRunner for BindRunner {
         }
         Ok(rows)
     }
-}
-
-/// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
-/// row group or more into a database file, as row groups already written to its blocks.
-enum Load {
-    Logged {
-        table: String,
-        parts: Vec<(Vec<Vector>, usize)>,
-    },
-    Stored {
-        table: String,
-        groups: Vec<Arc<RowGroup>>,
-        columns: Vec<Vec<StoredColumn>>,
-    },
-}
-
-impl Load {
-    fn new(
-        writer: &mut WriteLock<'_>,
-        table: &str,
-        types: &[DataType],
-        parts: Vec<(Vec<Vector>, usize)>,
-    ) -> Result<Load> {
-        let rows: usize = parts.iter().map(|(_, n)| n).sum();
-        let table = table.to_string();
-        match &mut writer.file {
-            Some(w) if rows >= stride_common::MORSEL_SIZE => {
-                let groups = row_groups_of(types, parts);
-                let columns = w.write_groups(&groups)?;
-                Ok(Load::Stored {
-                    table,
-                    groups,
-                    columns,
-                })
-            }
-            _ => Ok(Load::Logged { table, parts }),
-        }
-    }
-
-    fn entry(&self) -> WalEntry {
-        match self {
-            Load::Logged { table, parts } => WalEntry::Insert {
-                table: table.clone(),
-                parts: parts.clone(),
-            },
-            Load::Stored {
-                table,
-                groups,
-                columns,
-            } => WalEntry::InsertStored {
-                table: table.clone(),
-                groups: groups
-                    .iter()
-                    .zip(columns)
-                    .map(|(g, cols)| {
-                        let cols = cols.iter().map(|(e, z)| (e.clone(), Some(z.clone())));
-                        (g.len, cols.collect())
-                    })
-                    .collect(),
-            },
-        }
-    }
-
-    fn apply(self, table: &Table) -> Result<usize> {
-        match self {
-            Load::Logged { parts, .. } => table.append_parts(parts),
-            Load::Stored { groups, .. } => table.append_groups(groups),
-        }
-    }
-}
-
-fn changed_meanwhile(table: &str) -> Error {
-    Error::new(
-        stride_common::ErrorKind::Transaction,
-        format!("Transaction conflict: table \"{table}\" was altered or replaced while the statement ran; run it again"),
-    )
-}
-
-/// The schema a plan's scan of table `table_id` was bound against.
-fn bound_schema(plan: &stride_sql::plan::LogicalPlan, table_id: u64) -> Option<Arc<TableSchema>> {
-    if let stride_sql::plan::LogicalPlan::Scan {
-        table,
-        table_id: id,
-        ..
-    } = plan
-    {
-        if *id == table_id {
-            return Some(table.clone());
-        }
-    }
-    plan.children()
-        .into_iter()
-        .find_map(|c| bound_schema(c, table_id))
-}
-
-/// The rows of RETURNING `ret` evaluated over the changed rows' images (the table's
-/// columns, in parts of flat vectors and row counts).
-fn returning_result(
-    ret: &Returning,
-    images: &[(Vec<Vector>, usize)],
-    ctx: &QueryContext,
-) -> Result<QueryResult> {
-    let mut chunks = Vec::new();
-    for (cols, len) in images {
-        let mut offset = 0;
-        while offset < *len {
-            let n = stride_common::VECTOR_SIZE.min(len - offset);
-            let chunk = DataChunk::new(cols.iter().map(|c| c.slice(offset, n)).collect(), n);
-            let out = ret
-                .exprs
-                .iter()
-                .map(|e| stride_exec::expression::eval(e, &chunk, ctx))
-                .collect::<Result<Vec<_>>>()?;
-            chunks.push(DataChunk::new(out, n));
-            offset += n;
-        }
-    }
-    Ok(QueryResult::chunks(
-        ret.schema.iter().map(|f| f.name.clone()).collect(),
-        ret.schema.iter().map(|f| f.ty.clone()).collect(),
-        chunks,
-    ))
 }
 
 /// The CSV readers of a logical plan.

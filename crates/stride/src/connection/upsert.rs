@@ -6,7 +6,8 @@
 //! the update first (its row ids are those before the insert), checked together on a
 //! fork of the table before anything is logged.
 
-use super::{changed_meanwhile, checkpoint_if_due, log, Connection, Load};
+use super::writes::{changed_meanwhile, Load};
+use super::{checkpoint_if_due, log, Connection};
 use crate::databases::Store;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
