@@ -6,9 +6,15 @@
 //! [`BoundFunction`], the types the caller casts each argument to; evaluation then
 //! dispatches on those types once per chunk to a monomorphized kernel. Functions are
 //! strict (NULL in, NULL out) unless documented otherwise (concat, concat_ws).
+//! Volatile functions (random, gen_random_uuid, ...) give a value per row and are
+//! never folded ([`ScalarFunction::is_volatile`]); a few calls are refined from
+//! their constant arguments at bind time ([`specialize`]: `date_part('epoch', x)`,
+//! `list_aggregate(l, 'sum')`).
 //!
 //! One file per function or family of functions under `arithmetic`, `comparison`,
-//! `string`, `math` and `date`; [`catalogue`] maps SQL names to resolvers.
+//! `string`, `regex`, `math`, `date`, `list` and `json` (plus `hash`, `uuid`,
+//! `volatile`, `meta` and the PostgreSQL client functions in `pg`); [`catalogue`]
+//! maps SQL names to resolvers.
 
 mod arithmetic;
 pub mod catalogue;
