@@ -22,6 +22,8 @@ pub enum ErrorKind {
     Interrupted,
     /// Cancelled by `statement_timeout`.
     Timeout,
+    /// A reservation passed `memory_limit` where the operator could not spill.
+    OutOfMemory,
     Internal,
 }
 
@@ -41,6 +43,7 @@ impl ErrorKind {
             ErrorKind::Permission => "Permission Error",
             ErrorKind::Interrupted => "Interrupted",
             ErrorKind::Timeout => "Timeout Error",
+            ErrorKind::OutOfMemory => "Out of Memory Error",
             ErrorKind::Internal => "Internal Error",
         }
     }

@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod collation;
 pub mod error;
 pub mod interval;
+pub mod memory;
 pub mod scalar;
 pub mod schema;
 pub mod selection;

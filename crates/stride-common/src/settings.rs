@@ -31,6 +31,11 @@ pub struct Settings {
     /// Bytes the buffer pool may hold (`memory_limit`, also `max_memory`). One value
     /// for the whole database: the facade keeps every connection's copy in step.
     pub memory_limit: u64,
+    /// Where operators that pass `memory_limit` write their spill files
+    /// (`temp_directory`): `None` for the default, beside the database file
+    /// (`<file>.tmp`) or the system's temporary directory in memory; an empty path
+    /// turns spilling off, so such a query fails with an Out of Memory Error.
+    pub temp_directory: Option<String>,
     /// Whether a commit waits for its WAL record to be synced to disk (`synchronous`:
     /// `full`, the default; `normal` and `off` skip that sync, as SQLite's WAL mode
     /// does: a crash may then lose the last commits, never the database's integrity).
@@ -78,6 +83,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "lock_timeout",
     "idle_in_transaction_session_timeout",
     "memory_limit",
+    "temp_directory",
     "synchronous",
     "checkpoint_threshold",
 ];
@@ -94,6 +100,7 @@ impl Default for Settings {
             lock_timeout: None,
             idle_in_transaction_session_timeout: None,
             memory_limit: default_memory_limit(),
+            temp_directory: None,
             synchronous: true,
             checkpoint_threshold: 16 << 20,
             client_parameters: Default::default(),
@@ -155,6 +162,18 @@ impl Settings {
                 self.idle_in_transaction_session_timeout = parse_timeout(value)?
             }
             "memory_limit" | "max_memory" => self.memory_limit = parse_memory("memory_limit", value)?,
+            "temp_directory" => {
+                let dir = match value {
+                    ScalarValue::Varchar(s) => s.clone(),
+                    ScalarValue::Null => String::new(),
+                    other => other.to_string(),
+                };
+                if !dir.is_empty() {
+                    self.check_external_access("setting temp_directory")?;
+                    self.check_path(&dir, true)?;
+                }
+                self.temp_directory = Some(dir);
+            }
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 self.checkpoint_threshold = parse_memory("checkpoint_threshold", value)?
             }
@@ -198,6 +217,7 @@ impl Settings {
                 self.idle_in_transaction_session_timeout = None
             }
             "memory_limit" | "max_memory" => self.memory_limit = d.memory_limit,
+            "temp_directory" => self.temp_directory = None,
             "synchronous" => self.synchronous = d.synchronous,
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 self.checkpoint_threshold = d.checkpoint_threshold
@@ -244,6 +264,7 @@ impl Settings {
                 ScalarValue::Varchar(format_timeout(self.idle_in_transaction_session_timeout))
             }
             "memory_limit" | "max_memory" => ScalarValue::Varchar(format_bytes(self.memory_limit)),
+            "temp_directory" => ScalarValue::Varchar(self.spill_directory().unwrap_or_default()),
             "synchronous" => {
                 ScalarValue::Varchar(if self.synchronous { "full" } else { "off" }.into())
             }
@@ -313,6 +334,16 @@ impl Settings {
         }
     }
 
+    /// The directory spill files go to; `None` when spilling is off. The facade fills
+    /// in the database file's default before a query runs.
+    pub fn spill_directory(&self) -> Option<String> {
+        match &self.temp_directory {
+            Some(d) if d.is_empty() => None,
+            Some(d) => Some(d.clone()),
+            None => Some(std::env::temp_dir().display().to_string()),
+        }
+    }
+
     pub fn is_optimizer_enabled(&self, pass: &str) -> bool {
         !self.disabled_optimizers.iter().any(|p| p == pass)
     }
@@ -321,9 +352,15 @@ impl Settings {
 /// A statement timeout as PostgreSQL takes it: a number of milliseconds, or a number
 /// with a unit (`'1.5s'`, `'250ms'`, `'2min'`, `'1h'`, `'1d'`, `'500us'`); 0 turns it off.
 /// 80% of the machine's memory, as DuckDB defaults `memory_limit` (8 GiB where the
-/// machine's memory cannot be read).
+/// machine's memory cannot be read), or of the process's own limit where the system
+/// sets a lower one (`ulimit -v`, a container's cgroup): operators then spill or fail
+/// with an error before the allocator would fail and abort the process.
 pub fn default_memory_limit() -> u64 {
-    physical_memory().map_or(8 << 30, |m| m / 10 * 8)
+    let memory = match (physical_memory(), crate::memory::process_limit()) {
+        (Some(m), Some(p)) => Some(m.min(p)),
+        (m, p) => m.or(p),
+    };
+    memory.map_or(8 << 30, |m| m / 10 * 8)
 }
 
 fn physical_memory() -> Option<u64> {

@@ -1,12 +1,13 @@
 //! Per-query execution state shared by all worker threads: the catalogs to scan, the
 //! settings, the cancellation flag, the caches of subquery results, the rows of CTEs
-//! computed once, the last round's rows of each running recursive CTE, and under
-//! EXPLAIN ANALYZE the operators' counters.
+//! computed once, the last round's rows of each running recursive CTE, the memory
+//! accountant operators reserve from, and under EXPLAIN ANALYZE the operators' counters.
 
 use crate::progress::Progress;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use stride_common::memory::MemoryAccountant;
 use stride_common::{DataChunk, Error, Result, ScalarValue, Settings};
 use stride_storage::Catalogs;
 
@@ -45,6 +46,9 @@ pub struct QueryContext {
     pub progress: Arc<Progress>,
     /// EXPLAIN ANALYZE: every plan node's counters (`profile.rs`); `None` otherwise.
     pub profile: Option<Arc<crate::profile::Profile>>,
+    /// The database's memory accountant: operators reserve their state from it and
+    /// spill (or fail) when it is full.
+    pub memory: Arc<MemoryAccountant>,
     /// When the statement's `statement_timeout` runs out (set when it started).
     deadline: Option<std::time::Instant>,
     /// Rows of the CTEs computed once per query, by CTE id. Shared with child
@@ -64,7 +68,6 @@ impl QueryContext {
             .and_then(|t| std::time::Instant::now().checked_add(t));
         QueryContext {
             catalog,
-            settings,
             deadline,
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
@@ -74,6 +77,8 @@ impl QueryContext {
             ctes: Arc::default(),
             rounds: Arc::default(),
             profile: None,
+            memory: MemoryAccountant::new(settings.memory_limit),
+            settings,
         }
     }
 
@@ -133,7 +138,14 @@ impl QueryContext {
         child.ctes = self.ctes.clone();
         child.rounds = self.rounds.clone();
         child.deadline = self.deadline;
+        child.memory = self.memory.clone();
         child
+    }
+
+    /// This context counting its operators' memory in `memory` (the database's).
+    pub fn with_memory(mut self, memory: Arc<MemoryAccountant>) -> QueryContext {
+        self.memory = memory;
+        self
     }
 
     pub fn threads(&self) -> usize {

@@ -12,6 +12,8 @@
 //! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
 //!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys;
+//! - [`spill`]: the files operators write their state to when it passes
+//!   `memory_limit` (the accountant is `stride_common::memory`);
 //! - [`profile`], [`explain`]: EXPLAIN ANALYZE's counters per plan node, and the plan
 //!   rendered with them.
 
@@ -37,6 +39,7 @@ pub mod profile;
 pub mod progress;
 pub mod row_key;
 pub mod sort_key;
+pub mod spill;
 pub mod statistics;
 pub mod zone_filters;
 

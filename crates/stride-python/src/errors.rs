@@ -126,6 +126,12 @@ create_exception!(
 );
 create_exception!(
     stride,
+    OutOfMemoryException,
+    OperationalError,
+    "The statement needed more memory than memory_limit allows."
+);
+create_exception!(
+    stride,
     PermissionException,
     Error,
     "A setting (enable_external_access) refused the operation."
@@ -167,6 +173,7 @@ pub fn to_py(e: StrideError) -> PyErr {
         ErrorKind::Permission => PermissionException::new_err(message),
         ErrorKind::Interrupted => InterruptException::new_err(message),
         ErrorKind::Timeout => TimeoutException::new_err(message),
+        ErrorKind::OutOfMemory => OutOfMemoryException::new_err(message),
         ErrorKind::Internal => InternalException::new_err(message),
     }
 }
@@ -199,6 +206,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         TransactionException,
         ConnectionException,
         TimeoutException,
+        OutOfMemoryException,
         PermissionException,
         InterruptException,
         NotImplementedException,

@@ -28,6 +28,7 @@ pub fn sqlstate(e: &Error) -> &'static str {
         ErrorKind::Permission => "42501",
         ErrorKind::Timeout if e.message.contains("lock timeout") => "55P03",
         ErrorKind::Interrupted | ErrorKind::Timeout => "57014",
+        ErrorKind::OutOfMemory => "53200",
         ErrorKind::Internal => "XX000",
     }
 }

@@ -13,8 +13,9 @@
 //! the decoded vector, and a scan of it costs what a scan of an in-memory table costs.
 //! What a scan is using stays alive while the scan holds it (vectors and packed
 //! segments are shared), even if the pool drops its own reference: "pinned" is simply
-//! "referenced". The pool counts the bytes it holds; it does not yet count operators'
-//! memory (the bounded-memory issue adds that to the same accountant).
+//! "referenced". The pool counts the bytes it holds in the database's
+//! [`MemoryAccountant`], with operators' state: when an operator needs room under the
+//! limit, the accountant asks the pool to drop cached segments first.
 //!
 //! The pool also knows every segment still alive, cached or not: a checkpoint keeps the
 //! blocks of segments that a running query or an open transaction may still read, even
@@ -29,13 +30,15 @@ use crate::column::Values;
 use crate::compression::{self, packed::Packed};
 use crate::zone_map::ZoneMap;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use stride_common::memory::{Evict, MemoryAccountant, MemoryTag};
 use stride_common::{DataType, Error, Result, Vector};
 
 /// The cache of decoded segments, and the registry of live ones.
 pub struct BufferPool {
-    limit: AtomicU64,
+    /// The database's accountant: the pool's bytes count against `memory_limit`
+    /// together with operators' state, which may ask the pool to evict.
+    accountant: Arc<MemoryAccountant>,
     state: Mutex<PoolState>,
 }
 
@@ -55,20 +58,29 @@ struct PoolState {
 }
 
 impl BufferPool {
-    pub fn new(limit: u64) -> Arc<BufferPool> {
-        Arc::new(BufferPool {
-            limit: AtomicU64::new(limit),
+    /// A pool counting its bytes in `accountant`, which may ask it to evict.
+    pub fn new(accountant: &Arc<MemoryAccountant>) -> Arc<BufferPool> {
+        let pool = Arc::new(BufferPool {
+            accountant: accountant.clone(),
             state: Mutex::new(PoolState::default()),
-        })
+        });
+        let evictor: Arc<dyn Evict> = pool.clone();
+        accountant.register_evictor(Arc::downgrade(&evictor));
+        pool
+    }
+
+    pub fn accountant(&self) -> &Arc<MemoryAccountant> {
+        &self.accountant
     }
 
     pub fn limit(&self) -> u64 {
-        self.limit.load(Ordering::Relaxed)
+        self.accountant.limit()
     }
 
-    /// Changes the limit, dropping cached segments at once if the pool now holds more.
+    /// Changes the database's limit, dropping cached segments at once if they no
+    /// longer fit.
     pub fn set_limit(&self, bytes: u64) {
-        self.limit.store(bytes, Ordering::Relaxed);
+        self.accountant.set_limit(bytes);
         self.evict(0);
     }
 
@@ -132,8 +144,10 @@ impl BufferPool {
                 .insert(segment.id, (Arc::downgrade(segment), bytes, tick))
             {
                 state.used -= old.1;
+                self.accountant.sub(MemoryTag::BufferPool, old.1);
             }
             state.used += bytes;
+            self.accountant.add(MemoryTag::BufferPool, bytes);
             state.reads += read as u64;
         }
         self.evict(0);
@@ -152,37 +166,54 @@ impl BufferPool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(old) = state.resident.remove(&id) {
             state.used -= old.1;
+            self.accountant.sub(MemoryTag::BufferPool, old.1);
         }
     }
 
     /// Drops cached segments, least recently used first, until `room` more bytes fit
-    /// under the limit.
+    /// under the limit (with what every other part of the database holds).
     fn evict(&self, room: u64) {
+        let total = self.accountant.used() + room;
+        let limit = self.limit();
+        if total > limit {
+            self.drop_cached(total - limit);
+        }
+    }
+
+    /// Drops cached segments, least recently used first, until `bytes` are freed or
+    /// none is left; returns the bytes freed.
+    fn drop_cached(&self, bytes: u64) -> u64 {
+        let mut freed = 0;
         let victims: Vec<Arc<Segment>> = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            let limit = self.limit().saturating_sub(room);
-            if state.used <= limit {
-                return;
-            }
             let mut order: Vec<(u64, u64)> =
                 state.resident.iter().map(|(&id, e)| (e.2, id)).collect();
             order.sort_unstable();
             let mut out = Vec::new();
             for (_, id) in order {
-                if state.used <= limit {
+                if freed >= bytes {
                     break;
                 }
-                let (weak, bytes, _) = state.resident.remove(&id).expect("listed");
-                state.used -= bytes;
+                let (weak, size, _) = state.resident.remove(&id).expect("listed");
+                state.used -= size;
+                freed += size;
                 out.extend(weak.upgrade());
             }
             out
         };
+        self.accountant.sub(MemoryTag::BufferPool, freed);
         for v in victims {
             if let Ok(mut c) = v.cached.lock() {
                 *c = Cached::None;
             }
         }
+        freed
+    }
+}
+
+impl Evict for BufferPool {
+    fn evict(&self, bytes: u64) -> u64 {
+        self.drop_cached(bytes)
     }
 }
 

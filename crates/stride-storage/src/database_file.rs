@@ -54,11 +54,13 @@ struct State {
 
 impl DatabaseFile {
     /// Opens (or creates) the database file at `path` and its WAL, returning the
-    /// catalog they hold and what WAL recovery found.
+    /// catalog they hold and what WAL recovery found. The file's buffer pool counts
+    /// its bytes in `memory`, the database's accountant.
     pub fn open(
         fs: &dyn FileSystem,
         path: &str,
         read_only: bool,
+        memory: &Arc<stride_common::memory::MemoryAccountant>,
     ) -> Result<(Arc<DatabaseFile>, Arc<Catalog>, Recovery)> {
         let p = Path::new(path);
         if read_only && !fs.exists(p) {
@@ -82,7 +84,7 @@ impl DatabaseFile {
                 )));
             }
         }
-        let result = Self::open_locked(fs, path, file, read_only, created, key.clone());
+        let result = Self::open_locked(fs, path, file, read_only, created, key.clone(), memory);
         if result.is_err() {
             forget(&key);
         }
@@ -96,6 +98,7 @@ impl DatabaseFile {
         read_only: bool,
         created: bool,
         key: PathBuf,
+        memory: &Arc<stride_common::memory::MemoryAccountant>,
     ) -> Result<(Arc<DatabaseFile>, Arc<Catalog>, Recovery)> {
         match file.try_lock(!read_only) {
             Ok(Ok(())) => {}
@@ -114,7 +117,7 @@ impl DatabaseFile {
             sync_parent(fs, path);
         }
         let catalog = Arc::new(Catalog::new());
-        let pool = BufferPool::new(stride_common::settings::default_memory_limit());
+        let pool = BufferPool::new(memory);
         checkpoint::load(&mut blocks, &catalog, &pool)?;
         let wal_path = format!("{path}.wal");
         let wal_exists = fs.exists(Path::new(&wal_path));

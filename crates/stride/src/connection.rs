@@ -41,6 +41,7 @@ use crate::result::QueryResult;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use stride_common::memory::MemoryAccountant;
 use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext, TableStatistics};
@@ -87,7 +88,9 @@ impl Database {
             databases: Arc::new(Databases::new(main)),
             recovery: Recovery::default(),
             external_access: Arc::new(AtomicBool::new(true)),
-            pool: BufferPool::new(stride_common::settings::default_memory_limit()),
+            pool: BufferPool::new(&MemoryAccountant::new(
+                stride_common::settings::default_memory_limit(),
+            )),
         })
     }
 
@@ -108,7 +111,8 @@ impl Database {
         if path.is_empty() || path == ":memory:" {
             return Self::open_in_memory();
         }
-        let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only)?;
+        let memory = MemoryAccountant::new(stride_common::settings::default_memory_limit());
+        let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only, &memory)?;
         // Named as DuckDB names it: the file's name without its extension.
         let name = std::path::Path::new(path)
             .file_stem()
@@ -395,6 +399,10 @@ impl Connection {
         s.memory_limit = self.pool.limit();
         if let Some(f) = &self.databases.main().file {
             s.checkpoint_threshold = f.checkpoint_threshold.load(Ordering::Relaxed);
+            // Spill files go beside the database file by default, as DuckDB's do.
+            if s.temp_directory.is_none() {
+                s.temp_directory = Some(format!("{}.tmp", f.path));
+            }
         }
         s
     }
@@ -420,18 +428,14 @@ impl Connection {
         if !s.enable_external_access {
             self.external_access.store(false, Ordering::Relaxed);
         }
-        // One value for every database: each attached file has its own cache.
-        let limit_changed = s.memory_limit != self.pool.limit();
         for store in self.databases.all() {
             if let Some(f) = &store.file {
                 f.checkpoint_threshold
                     .store(s.checkpoint_threshold, Ordering::Relaxed);
-                if limit_changed && !Arc::ptr_eq(&f.pool, &self.pool) {
-                    f.pool.set_limit(s.memory_limit);
-                }
             }
         }
-        if limit_changed {
+        // One accountant for every database: each attached file's cache counts in it.
+        if s.memory_limit != self.pool.limit() {
             self.pool.set_limit(s.memory_limit);
         }
         Ok(())
@@ -599,11 +603,10 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let ctx = Arc::new(QueryContext::new(
-            Arc::new(self.catalogs()),
-            self.settings(),
-            cancel,
-        ));
+        let ctx = Arc::new(
+            QueryContext::new(Arc::new(self.catalogs()), self.settings(), cancel)
+                .with_memory(self.pool.accountant().clone()),
+        );
         self.progress.track(ctx.progress.clone());
         ctx
     }

@@ -107,9 +107,10 @@ impl Databases {
         let (catalog, file) = if path.is_empty() || path == ":memory:" {
             (Arc::new(Catalog::new()), None)
         } else {
-            let (file, catalog, _recovery) = DatabaseFile::open(fs, path, read_only)?;
-            // One memory limit for every database (each file keeps its own cache).
-            file.pool.set_limit(pool.limit());
+            // One accountant, so one memory limit, for every database (each file
+            // keeps its own cache).
+            let (file, catalog, _recovery) =
+                DatabaseFile::open(fs, path, read_only, pool.accountant())?;
             (catalog, Some(file))
         };
         let mut next = self

@@ -1,0 +1,368 @@
+//! The memory accountant: one per database, so `SET memory_limit` bounds the buffer
+//! pool's cached segments and every operator's state together.
+//!
+//! Whatever grows with its input reserves bytes here before it grows: the buffer pool
+//! when it caches a segment, a hash aggregate or join when its tables grow, a sort or
+//! window when it buffers rows, a materialized CTE, the rows a result keeps. When a
+//! reservation would pass the limit, the accountant first asks the evictors (the buffer
+//! pools, whose segments can be read again) to drop what they cache; if that is not
+//! enough the reservation fails. An operator that can spill then writes part of its
+//! state to disk and frees it; one that cannot fails the query with an "Out of Memory
+//! Error" naming itself and the limit, and the process and every other session go on.
+//!
+//! The counts are estimates of the bytes each part holds (vectors' buffers, table
+//! slots), taken where state grows; they are not the allocator's numbers.
+//! `stride_memory()` shows them by part.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::settings::format_bytes;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+/// What holds reserved memory, for error messages and `stride_memory()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryTag {
+    BufferPool,
+    HashAggregate,
+    HashJoin,
+    Sort,
+    Window,
+    SetOperation,
+    Materialized,
+    Results,
+}
+
+impl MemoryTag {
+    pub const ALL: [MemoryTag; 8] = [
+        MemoryTag::BufferPool,
+        MemoryTag::HashAggregate,
+        MemoryTag::HashJoin,
+        MemoryTag::Sort,
+        MemoryTag::Window,
+        MemoryTag::SetOperation,
+        MemoryTag::Materialized,
+        MemoryTag::Results,
+    ];
+
+    /// The name `stride_memory()` and error messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryTag::BufferPool => "buffer pool",
+            MemoryTag::HashAggregate => "hash aggregate",
+            MemoryTag::HashJoin => "hash join",
+            MemoryTag::Sort => "sort",
+            MemoryTag::Window => "window",
+            MemoryTag::SetOperation => "set operation",
+            MemoryTag::Materialized => "materialized rows",
+            MemoryTag::Results => "query results",
+        }
+    }
+}
+
+/// Something holding memory it can give back on request: the buffer pool.
+pub trait Evict: Send + Sync {
+    /// Frees at least `bytes` bytes if it can; returns how many it freed.
+    fn evict(&self, bytes: u64) -> u64;
+}
+
+pub struct MemoryAccountant {
+    limit: AtomicU64,
+    used: [AtomicU64; MemoryTag::ALL.len()],
+    /// Bytes written to spill files and not yet deleted.
+    spilled: AtomicU64,
+    evictors: Mutex<Vec<Weak<dyn Evict>>>,
+}
+
+impl std::fmt::Debug for MemoryAccountant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryAccountant")
+            .field("limit", &self.limit())
+            .field("used", &self.used())
+            .finish()
+    }
+}
+
+impl MemoryAccountant {
+    pub fn new(limit: u64) -> Arc<MemoryAccountant> {
+        Arc::new(MemoryAccountant {
+            limit: AtomicU64::new(limit),
+            used: Default::default(),
+            spilled: AtomicU64::new(0),
+            evictors: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// Changes the limit, asking the evictors to drop what no longer fits.
+    pub fn set_limit(&self, bytes: u64) {
+        self.limit.store(bytes, Ordering::Relaxed);
+        let used = self.used();
+        if used > bytes {
+            self.evict(used - bytes);
+        }
+    }
+
+    /// Bytes reserved by every part.
+    pub fn used(&self) -> u64 {
+        self.used.iter().map(|u| u.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Bytes reserved by one part.
+    pub fn used_by(&self, tag: MemoryTag) -> u64 {
+        self.used[tag as usize].load(Ordering::Relaxed)
+    }
+
+    /// Bytes in spill files not yet deleted.
+    pub fn spilled(&self) -> u64 {
+        self.spilled.load(Ordering::Relaxed)
+    }
+
+    pub fn add_spilled(&self, bytes: u64) {
+        self.spilled.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn sub_spilled(&self, bytes: u64) {
+        self.spilled.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Registers something that frees memory when asked (kept until it is dropped).
+    pub fn register_evictor(&self, e: Weak<dyn Evict>) {
+        let mut list = self.evictors.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|w| w.strong_count() > 0);
+        list.push(e);
+    }
+
+    /// Asks the evictors to free `bytes`; returns how many they freed.
+    fn evict(&self, bytes: u64) -> u64 {
+        let evictors: Vec<Arc<dyn Evict>> = {
+            let list = self.evictors.lock().unwrap_or_else(|e| e.into_inner());
+            list.iter().filter_map(|w| w.upgrade()).collect()
+        };
+        let mut freed = 0;
+        for e in evictors {
+            if freed >= bytes {
+                break;
+            }
+            freed += e.evict(bytes - freed);
+        }
+        freed
+    }
+
+    /// Counts `bytes` more for `tag` without checking the limit (the buffer pool, which
+    /// evicts on its own right after).
+    pub fn add(&self, tag: MemoryTag, bytes: u64) {
+        self.used[tag as usize].fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn sub(&self, tag: MemoryTag, bytes: u64) {
+        // Saturating: a release never underflows the count, even if mismatched.
+        let _ = self.used[tag as usize].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+            Some(u.saturating_sub(bytes))
+        });
+    }
+
+    /// Reserves `bytes` for `tag` if they fit under the limit, evicting cached
+    /// segments to make room; false (and nothing reserved) when they do not fit.
+    pub fn try_reserve(&self, tag: MemoryTag, bytes: u64) -> bool {
+        self.add(tag, bytes);
+        let limit = self.limit();
+        let used = self.used();
+        if used <= limit {
+            return true;
+        }
+        // Other parts may fit by evicting the pool's cache (never the pool itself:
+        // it makes its own room).
+        if tag != MemoryTag::BufferPool {
+            self.evict(used - limit);
+            if self.used() <= limit {
+                return true;
+            }
+        }
+        self.sub(tag, bytes);
+        false
+    }
+
+    /// The error for a reservation of `bytes` by `tag` that did not fit.
+    pub fn out_of_memory(&self, tag: MemoryTag, bytes: u64) -> Error {
+        let mut parts: Vec<String> = MemoryTag::ALL
+            .iter()
+            .filter(|t| self.used_by(**t) > 0)
+            .map(|t| format!("{} {}", t.name(), format_bytes(self.used_by(*t))))
+            .collect();
+        if parts.is_empty() {
+            parts.push("nothing".into());
+        }
+        Error::new(
+            ErrorKind::OutOfMemory,
+            format!(
+                "the {} could not reserve {} more: memory_limit is {} and {} is in use ({}); raise it with SET memory_limit = '...', or make the query need less (fewer groups, a smaller join build side)",
+                tag.name(),
+                format_bytes(bytes),
+                format_bytes(self.limit()),
+                format_bytes(self.used()),
+                parts.join(", ")
+            ),
+        )
+    }
+}
+
+/// Bytes one operator holds, reserved from the accountant and given back when it is
+/// dropped (also when the query fails or is cancelled).
+pub struct Reservation {
+    accountant: Arc<MemoryAccountant>,
+    tag: MemoryTag,
+    bytes: u64,
+}
+
+impl std::fmt::Debug for Reservation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Reservation({}, {})", self.tag.name(), self.bytes)
+    }
+}
+
+impl Reservation {
+    pub fn new(accountant: &Arc<MemoryAccountant>, tag: MemoryTag) -> Reservation {
+        Reservation {
+            accountant: accountant.clone(),
+            tag,
+            bytes: 0,
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn accountant(&self) -> &Arc<MemoryAccountant> {
+        &self.accountant
+    }
+
+    /// Grows by `bytes` if they fit; false (and no change) when they do not.
+    pub fn try_grow(&mut self, bytes: u64) -> bool {
+        if bytes == 0 || self.accountant.try_reserve(self.tag, bytes) {
+            self.bytes += bytes;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Grows by `bytes`, or fails with an Out of Memory Error naming the operator.
+    pub fn grow(&mut self, bytes: u64) -> Result<()> {
+        if self.try_grow(bytes) {
+            Ok(())
+        } else {
+            Err(self.accountant.out_of_memory(self.tag, bytes))
+        }
+    }
+
+    /// Sets the reservation to `bytes`, growing (which may fail) or shrinking.
+    pub fn resize(&mut self, bytes: u64) -> Result<()> {
+        if bytes > self.bytes {
+            self.grow(bytes - self.bytes)
+        } else {
+            self.shrink(self.bytes - bytes);
+            Ok(())
+        }
+    }
+
+    pub fn shrink(&mut self, bytes: u64) {
+        let bytes = bytes.min(self.bytes);
+        self.accountant.sub(self.tag, bytes);
+        self.bytes -= bytes;
+    }
+
+    /// Gives everything back.
+    pub fn clear(&mut self) {
+        self.shrink(self.bytes);
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// The process's limits on memory, where the system sets one below the machine's
+/// memory: the address-space limit (`ulimit -v`) and the cgroup's (containers).
+pub fn process_limit() -> Option<u64> {
+    let mut limits = Vec::new();
+    if let Ok(text) = std::fs::read_to_string("/proc/self/limits") {
+        // "Max address space   unlimited   unlimited   bytes"
+        if let Some(line) = text.lines().find(|l| l.starts_with("Max address space")) {
+            let soft = line["Max address space".len()..].split_whitespace().next();
+            if let Some(Ok(n)) = soft.map(str::parse::<u64>) {
+                limits.push(n);
+            }
+        }
+    }
+    for path in [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ] {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if let Ok(n) = text.trim().parse::<u64>() {
+                limits.push(n);
+            }
+        }
+    }
+    limits.into_iter().min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Cache(Mutex<u64>, Arc<MemoryAccountant>);
+    impl Evict for Cache {
+        fn evict(&self, bytes: u64) -> u64 {
+            let mut held = self.0.lock().unwrap();
+            let freed = bytes.min(*held);
+            *held -= freed;
+            self.1.sub(MemoryTag::BufferPool, freed);
+            freed
+        }
+    }
+
+    #[test]
+    fn reservations_evict_the_cache_then_fail() {
+        let acct = MemoryAccountant::new(1000);
+        let cache = Arc::new(Cache(Mutex::new(600), acct.clone()));
+        acct.add(MemoryTag::BufferPool, 600);
+        let weak: Weak<dyn Evict> = Arc::downgrade(&(cache.clone() as Arc<dyn Evict>));
+        acct.register_evictor(weak);
+        let mut r = Reservation::new(&acct, MemoryTag::Sort);
+        r.grow(300).unwrap();
+        assert_eq!(acct.used(), 900);
+        // 300 more: the cache gives back 200.
+        r.grow(300).unwrap();
+        assert_eq!(*cache.0.lock().unwrap(), 400);
+        assert_eq!(acct.used(), 1000);
+        // The cache can free 400 of the 500 needed: refused, nothing kept.
+        let e = r.grow(500).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfMemory);
+        assert!(
+            e.message.contains("the sort could not reserve"),
+            "{}",
+            e.message
+        );
+        assert_eq!(r.size(), 600);
+        drop(r);
+        assert_eq!(acct.used_by(MemoryTag::Sort), 0);
+    }
+
+    #[test]
+    fn shrinking_never_underflows() {
+        let acct = MemoryAccountant::new(100);
+        let mut r = Reservation::new(&acct, MemoryTag::HashJoin);
+        r.shrink(50);
+        assert_eq!(r.size(), 0);
+        r.resize(80).unwrap();
+        r.resize(20).unwrap();
+        assert_eq!(acct.used(), 20);
+    }
+}
