@@ -70,6 +70,8 @@ pub struct MemoryAccountant {
     used: [AtomicU64; MemoryTag::ALL.len()],
     /// Bytes written to spill files and not yet deleted.
     spilled: AtomicU64,
+    /// Bytes ever written to spill files (for tests and profiles).
+    spilled_total: AtomicU64,
     evictors: Mutex<Vec<Weak<dyn Evict>>>,
 }
 
@@ -88,6 +90,7 @@ impl MemoryAccountant {
             limit: AtomicU64::new(limit),
             used: Default::default(),
             spilled: AtomicU64::new(0),
+            spilled_total: AtomicU64::new(0),
             evictors: Mutex::new(Vec::new()),
         })
     }
@@ -120,8 +123,14 @@ impl MemoryAccountant {
         self.spilled.load(Ordering::Relaxed)
     }
 
+    /// Bytes ever written to spill files.
+    pub fn spilled_total(&self) -> u64 {
+        self.spilled_total.load(Ordering::Relaxed)
+    }
+
     pub fn add_spilled(&self, bytes: u64) {
         self.spilled.fetch_add(bytes, Ordering::Relaxed);
+        self.spilled_total.fetch_add(bytes, Ordering::Relaxed);
     }
 
     pub fn sub_spilled(&self, bytes: u64) {
