@@ -32,6 +32,11 @@ pub struct DenseIndex {
 }
 
 impl DenseIndex {
+    /// Bytes of the lookup array.
+    pub fn bytes(&self) -> usize {
+        self.ids.capacity() * std::mem::size_of::<u32>()
+    }
+
     /// An index for keys like these, or `None` when they are too spread out.
     pub fn fit(words: &[u64], lens: &[u8]) -> Option<DenseIndex> {
         let mut valid = words

@@ -282,7 +282,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             let p = build(input, ctx)?;
             let sink = HashAggregate::new(groups, aggregates, ctx);
             pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
-            counted(Source::Chunks(Arc::new(timed(&stats, || sink.finish())?)))
+            counted(timed(&stats, || sink.finish())?)
         }
         PhysicalPlan::Sort { input, keys } => {
             let p = build(input, ctx)?;

@@ -121,6 +121,14 @@ impl KeyTable {
         self.hashes.len()
     }
 
+    /// Bytes the table holds (its slots, keys, offsets and hashes).
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.arena.capacity()
+            + self.offsets.capacity() * std::mem::size_of::<usize>()
+            + self.hashes.capacity() * std::mem::size_of::<u64>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.hashes.is_empty()
     }

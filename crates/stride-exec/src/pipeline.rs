@@ -59,6 +59,22 @@ pub enum Source {
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
     Chunks(Arc<Vec<DataChunk>>),
+    /// Chunks made one morsel at a time when the pipeline runs, so they are never all
+    /// in memory at once (the partitions of a spilled hash aggregate).
+    Produced(Arc<dyn Produce>),
+}
+
+/// A source of chunks computed per morsel.
+pub trait Produce: Send + Sync {
+    fn morsels(&self) -> usize;
+    /// Units of work (rows) in morsel `m`, for progress.
+    fn work(&self, m: usize) -> u64;
+    fn produce(
+        &self,
+        morsel: usize,
+        ctx: &QueryContext,
+        emit: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()>;
 }
 
 impl Source {
@@ -69,6 +85,7 @@ impl Source {
             Source::Columnar { reader, .. } => reader.morsels(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
+            Source::Produced(p) => p.morsels(),
         }
     }
 
@@ -98,6 +115,7 @@ impl Source {
                     .map(|c| c.len() as u64)
                     .sum()
             }
+            Source::Produced(p) => p.work(m),
         }
     }
 
@@ -117,7 +135,7 @@ impl Source {
                 .max()
                 .unwrap_or(0),
             Source::Range { .. } => MORSEL_SIZE,
-            Source::Chunks(_) => MORSEL_SIZE,
+            Source::Chunks(_) | Source::Produced(_) => MORSEL_SIZE,
         }
     }
 
@@ -247,6 +265,7 @@ impl Source {
                     emit(c.clone())?;
                 }
             }
+            Source::Produced(p) => p.produce(morsel, ctx, emit)?,
         }
         Ok(())
     }

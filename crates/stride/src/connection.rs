@@ -141,6 +141,12 @@ impl Database {
         self.databases.main().file.as_ref().map(|f| f.path.clone())
     }
 
+    /// The memory accountant of this database and those attached to it: what
+    /// `memory_limit` bounds, and what has been spilled.
+    pub fn memory(&self) -> &Arc<MemoryAccountant> {
+        self.pool.accountant()
+    }
+
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
             bound_readers: Mutex::new(Vec::new()),

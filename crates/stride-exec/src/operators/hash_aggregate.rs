@@ -13,43 +13,95 @@ use crate::context::QueryContext;
 use crate::dense_index::DenseIndex;
 use crate::expression::{eval, eval_ref, select};
 use crate::hash_table::{hash_key, inline_word, KeyTable};
+use crate::operators::aggregate_spill::{SpilledAggregate, SpilledGroups};
 use crate::parallel::map_tasks;
-use crate::pipeline::Sink;
+use crate::pipeline::{Sink, Source};
 use crate::row_key::{self, Keys};
 use crate::sort_key::{self, SortColumn};
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use stride_common::memory::{MemoryTag, Reservation};
 use stride_common::{DataChunk, DataType, Error, PhysicalType, Result, Vector, VECTOR_SIZE};
 use stride_functions::aggregate::{new_state, BoundAggregate, GroupedState};
 use stride_sql::plan::{AggregateExpr, Expr};
 
 /// Input rows of an order- or duplicate-sensitive aggregate, kept until the end.
 #[derive(Default)]
-struct Buffered {
-    gids: Vec<u32>,
+pub(super) struct Buffered {
+    pub(super) gids: Vec<u32>,
     /// Arguments, then ORDER BY values.
-    cols: Vec<Vector>,
+    pub(super) cols: Vec<Vector>,
 }
 
 pub struct LocalTable {
-    table: KeyTable,
+    pub(super) table: KeyTable,
     /// Decided at the first chunk: a direct lookup for narrow single-column keys.
     dense: Option<Option<DenseIndex>>,
-    states: Vec<Box<dyn GroupedState>>,
-    buffered: Vec<Option<Buffered>>,
+    pub(super) states: Vec<Box<dyn GroupedState>>,
+    pub(super) buffered: Vec<Option<Buffered>>,
+    /// Bytes of the buffered rows.
+    buffered_bytes: u64,
+    /// A worker's table: the memory it holds, reserved from the accountant.
+    memory: Option<Reservation>,
+}
+
+/// Bytes per group and aggregate counted for aggregate states (most are one or two
+/// words; lists and strings are counted where they are buffered).
+const STATE_BYTES: u64 = 16;
+
+impl LocalTable {
+    /// About how many bytes the table holds.
+    pub(super) fn bytes(&self) -> u64 {
+        let dense = match &self.dense {
+            Some(Some(d)) => d.bytes(),
+            _ => 0,
+        };
+        self.table.bytes() as u64
+            + dense as u64
+            + self.table.len() as u64 * self.states.len() as u64 * STATE_BYTES
+            + self.buffered_bytes
+    }
+}
+
+/// What merging and finalizing groups needs, owned, so that the partitions of a
+/// spilled aggregate can be merged after the sink is gone.
+pub struct Merger {
+    pub(super) aggs: Vec<AggregateExpr>,
+    bound: Vec<BoundAggregate>,
+    pub(super) group_types: Vec<DataType>,
 }
 
 pub struct HashAggregate<'a> {
     groups: &'a [Expr],
-    aggs: &'a [AggregateExpr],
-    bound: Vec<BoundAggregate>,
-    group_types: Vec<DataType>,
+    merger: Arc<Merger>,
     ctx: &'a QueryContext,
     tables: Mutex<Vec<LocalTable>>,
+    /// Groups written to disk by workers whose tables passed `memory_limit`.
+    spilled: Mutex<Option<SpilledGroups>>,
 }
 
-fn is_buffered(a: &AggregateExpr) -> bool {
+/// Reservations grow by at least this much at a time.
+const RESERVE_STEP: u64 = 4 << 20;
+
+pub(super) fn is_buffered(a: &AggregateExpr) -> bool {
     a.distinct || !a.order_by.is_empty()
+}
+
+impl Merger {
+    pub(super) fn new_table(&self) -> LocalTable {
+        LocalTable {
+            table: KeyTable::default(),
+            dense: None,
+            states: self.bound.iter().map(new_state).collect(),
+            buffered: self
+                .aggs
+                .iter()
+                .map(|a| is_buffered(a).then(Buffered::default))
+                .collect(),
+            buffered_bytes: 0,
+            memory: None,
+        }
+    }
 }
 
 impl<'a> HashAggregate<'a> {
@@ -66,25 +118,56 @@ impl<'a> HashAggregate<'a> {
         let group_types = groups.iter().map(|g| g.data_type()).collect();
         HashAggregate {
             groups,
-            aggs,
-            bound,
-            group_types,
+            merger: Arc::new(Merger {
+                aggs: aggs.to_vec(),
+                bound,
+                group_types,
+            }),
             ctx,
             tables: Mutex::new(Vec::new()),
+            spilled: Mutex::new(None),
         }
     }
 
+    /// A worker's table, with its reservation.
     fn new_table(&self) -> LocalTable {
-        LocalTable {
-            table: KeyTable::default(),
-            dense: None,
-            states: self.bound.iter().map(new_state).collect(),
-            buffered: self
-                .aggs
-                .iter()
-                .map(|a| is_buffered(a).then(Buffered::default))
-                .collect(),
+        let mut t = self.merger.new_table();
+        t.memory = Some(Reservation::new(&self.ctx.memory, MemoryTag::HashAggregate));
+        t
+    }
+
+    /// Reserves what `t` now holds; when that passes `memory_limit`, writes its
+    /// groups to disk and starts it afresh, or fails where the aggregate cannot spill
+    /// (without GROUP BY, where all rows are one group).
+    fn account(&self, t: &mut LocalTable) -> Result<()> {
+        let bytes = t.bytes();
+        let Some(memory) = t.memory.as_mut() else {
+            return Ok(());
+        };
+        if bytes <= memory.size() {
+            return Ok(());
         }
+        // Reserved a few megabytes ahead, so most chunks touch no shared counter.
+        let want = (bytes - memory.size()).max(RESERVE_STEP);
+        if memory.try_grow(want) {
+            return Ok(());
+        }
+        // Without GROUP BY there is one group, and nothing to split.
+        if self.groups.is_empty() {
+            return memory.grow(bytes - memory.size());
+        }
+        let mut spilled = self
+            .spilled
+            .lock()
+            .map_err(|_| Error::internal("aggregate lock poisoned"))?;
+        if spilled.is_none() {
+            *spilled = Some(SpilledGroups::create(self.ctx)?);
+        }
+        let groups = spilled.as_mut().expect("created");
+        groups.write(&self.merger, t)?;
+        drop(spilled);
+        *t = self.new_table();
+        Ok(())
     }
 
     /// Group ids of the chunk's rows, inserting new groups.
@@ -155,7 +238,35 @@ impl<'a> HashAggregate<'a> {
         Ok(gids)
     }
 
-    pub fn finish(&self) -> Result<Vec<DataChunk>> {
+    /// The aggregate's output: its chunks, or, when groups were spilled, a source
+    /// that merges one partition of them per morsel.
+    pub fn finish(&self) -> Result<Source> {
+        let spilled = self
+            .spilled
+            .lock()
+            .map_err(|_| Error::internal("aggregate lock poisoned"))?
+            .take();
+        let Some(mut spilled) = spilled else {
+            return Ok(Source::Chunks(Arc::new(self.finish_in_memory()?)));
+        };
+        // The groups still in memory join those on disk, so every partition is
+        // merged the same way, one at a time.
+        let tables = std::mem::take(
+            &mut *self
+                .tables
+                .lock()
+                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
+        );
+        for mut t in tables {
+            spilled.write(&self.merger, &mut t)?;
+        }
+        Ok(Source::Produced(Arc::new(SpilledAggregate::new(
+            self.merger.clone(),
+            spilled,
+        ))))
+    }
+
+    fn finish_in_memory(&self) -> Result<Vec<DataChunk>> {
         let mut tables = std::mem::take(
             &mut *self
                 .tables
@@ -163,7 +274,7 @@ impl<'a> HashAggregate<'a> {
                 .map_err(|_| Error::internal("aggregate lock poisoned"))?,
         );
         if tables.is_empty() {
-            tables.push(self.new_table());
+            tables.push(self.merger.new_table());
         }
         if self.groups.is_empty() {
             // One output row even without input rows (count(*) of nothing is 0).
@@ -183,9 +294,10 @@ impl<'a> HashAggregate<'a> {
                     .map(|t| (0..t.table.len() as u32).collect())
                     .collect();
                 let members: Vec<&[u32]> = all.iter().map(|m| m.as_slice()).collect();
-                self.merge_partition(&tables, &partials, &members, &mut Assign::Hash)?
+                self.merger
+                    .merge_partition(&tables, &partials, &members, &mut Assign::Hash)?
             };
-            return self.finalize(merged);
+            return self.merger.finalize(merged);
         }
         let partials = export_partials(&mut tables[..])?;
         match RangeSplit::of(&tables) {
@@ -233,8 +345,10 @@ impl<'a> HashAggregate<'a> {
             .collect();
         let results = map_tasks(self.ctx, parts, |p| {
             let members: Vec<&[u32]> = buckets.iter().map(|b| b[p].as_slice()).collect();
-            let merged = self.merge_partition(tables, partials, &members, &mut Assign::Hash)?;
-            self.finalize(merged)
+            let merged =
+                self.merger
+                    .merge_partition(tables, partials, &members, &mut Assign::Hash)?;
+            self.merger.finalize(merged)
         })?;
         Ok(results.into_iter().flatten().collect())
     }
@@ -267,12 +381,16 @@ impl<'a> HashAggregate<'a> {
                 lo,
                 slots: vec![0; (hi - lo) as usize],
             };
-            let merged = self.merge_partition(tables, partials, &members, &mut assign)?;
-            self.finalize(merged)
+            let merged = self
+                .merger
+                .merge_partition(tables, partials, &members, &mut assign)?;
+            self.merger.finalize(merged)
         })?;
         Ok(results.into_iter().flatten().collect())
     }
+}
 
+impl Merger {
     /// Merges the groups `members[t]` of every table `t` into one table, finding each
     /// group's new id as `assign` says.
     fn merge_partition(
@@ -347,7 +465,7 @@ impl<'a> HashAggregate<'a> {
         Ok(out)
     }
 
-    fn finalize(&self, mut t: LocalTable) -> Result<Vec<DataChunk>> {
+    pub(super) fn finalize(&self, mut t: LocalTable) -> Result<Vec<DataChunk>> {
         let n = t.table.len();
         for (i, b) in t.buffered.iter_mut().enumerate() {
             if let Some(b) = b.take() {
@@ -517,7 +635,7 @@ fn export_partials(tables: &mut [LocalTable]) -> Result<Vec<Vec<Vec<Vector>>>> {
         .collect()
 }
 
-fn append_cols(dst: &mut Vec<Vector>, src: Vec<Vector>, len: usize) {
+pub(super) fn append_cols(dst: &mut Vec<Vector>, src: Vec<Vector>, len: usize) {
     if dst.is_empty() {
         *dst = src.into_iter().map(|v| v.flatten(len)).collect();
     } else {
@@ -538,7 +656,7 @@ impl Sink for HashAggregate<'_> {
         let t = local.get_or_insert_with(|| self.new_table());
         let gids = self.group_ids(t, &chunk)?;
         let ngroups = t.table.len();
-        for (i, agg) in self.aggs.iter().enumerate() {
+        for (i, agg) in self.merger.aggs.iter().enumerate() {
             let (sub, sub_gids);
             let (c, g): (&DataChunk, &[u32]) = match &agg.filter {
                 None => (&chunk, &gids),
@@ -572,6 +690,9 @@ impl Sink for HashAggregate<'_> {
                         cols.push(eval(&o.expr, c, self.ctx)?);
                     }
                     b.gids.extend_from_slice(g);
+                    t.buffered_bytes += 4 * n as u64
+                        + stride_storage::size::columns_bytes(&cols, &mut Default::default())
+                            as u64;
                     append_cols(&mut b.cols, cols, n);
                 }
                 None => {
@@ -581,7 +702,7 @@ impl Sink for HashAggregate<'_> {
                 }
             }
         }
-        Ok(())
+        self.account(t)
     }
 
     fn combine(&self, local: Self::Local) -> Result<()> {

@@ -1,0 +1,126 @@
+//! Bounded memory: under a small `memory_limit` a hash aggregate spills its groups to
+//! `temp_directory` and gives the same answer as without a limit; what cannot spill
+//! fails with an Out of Memory Error, and the connection and database go on working.
+
+use stride::{Connection, Database, ErrorKind, ScalarValue};
+
+fn rows(conn: &Connection, sql: &str) -> Vec<Vec<ScalarValue>> {
+    let r = conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.rows().map(|r| r.unwrap()).collect()
+}
+
+fn spilled(db: &Database) -> u64 {
+    db.memory().spilled_total()
+}
+
+/// The same query under the default limit and under `limit`; the second must spill.
+fn same_when_spilling(sql: &str, limit: &str) {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    let expected = rows(&conn, sql);
+    assert_eq!(spilled(&db), 0, "spilled without a limit");
+    conn.execute(&format!("SET memory_limit = '{limit}'"))
+        .unwrap();
+    for threads in [1, 2] {
+        conn.execute(&format!("SET threads = {threads}")).unwrap();
+        let before = spilled(&db);
+        let got = rows(&conn, sql);
+        assert!(
+            spilled(&db) > before,
+            "{sql}: nothing spilled under {limit}"
+        );
+        assert_eq!(got, expected, "{sql} with {threads} threads under {limit}");
+    }
+    // Everything reserved was given back.
+    assert_eq!(db.memory().used(), 0);
+}
+
+#[test]
+fn grouping_many_integer_keys_spills_and_agrees() {
+    same_when_spilling(
+        "SELECT count(*), sum(k), sum(c), sum(s), min(lo), max(hi), sum(a) FROM (
+             SELECT x % 400000 AS k, count(*) AS c, sum(x) AS s, min(x) AS lo, max(x) AS hi,
+                    avg(x)::BIGINT AS a
+             FROM range(1200000) t(x) GROUP BY k)",
+        "8MB",
+    );
+}
+
+#[test]
+fn grouping_string_and_null_keys_spills_and_agrees() {
+    same_when_spilling(
+        "SELECT k1, k2, count(*), sum(v), string_agg(DISTINCT tag, ',') FROM (
+             SELECT k1, k2, count(*) AS n, sum(x) AS v, min(t) AS tag FROM (
+                 SELECT CASE WHEN x % 7 = 0 THEN NULL ELSE 'key-' || (x % 150000) END AS k1,
+                        x % 3 AS k2, x, 't' || (x % 5) AS t
+                 FROM range(600000) r(x))
+             GROUP BY k1, k2)
+         GROUP BY ALL ORDER BY ALL LIMIT 50",
+        "8MB",
+    );
+}
+
+#[test]
+fn a_distinct_aggregate_that_does_not_fit_fails_cleanly() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("SET memory_limit = '2MB'").unwrap();
+    let e = conn
+        .query("SELECT x % 10, count(DISTINCT x) FROM range(2000000) t(x) GROUP BY 1")
+        .and_then(|r| r.rows().collect::<Result<Vec<_>, _>>())
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("Out of Memory Error: the hash aggregate could not reserve"),
+        "{e}"
+    );
+    assert!(e.message.contains("memory_limit is 1.9 MiB"), "{e}");
+    // Nothing stays reserved, and the connection goes on.
+    assert_eq!(db.memory().used(), 0);
+    conn.execute("RESET memory_limit").unwrap();
+    let r = rows(&conn, "SELECT count(DISTINCT x) FROM range(100000) t(x)");
+    assert_eq!(r[0][0], ScalarValue::BigInt(100000));
+}
+
+#[test]
+fn no_temp_directory_means_no_spilling() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("SET memory_limit = '4MB'").unwrap();
+    conn.execute("SET temp_directory = ''").unwrap();
+    let e = conn
+        .query("SELECT x, count(*) FROM range(1000000) t(x) GROUP BY x")
+        .and_then(|r| r.rows().collect::<Result<Vec<_>, _>>())
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("temp_directory is empty"), "{e}");
+}
+
+#[test]
+fn spill_files_go_to_temp_directory_and_are_gone_after() {
+    let dir = std::env::temp_dir().join(format!("stride-spill-{}", std::process::id()));
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("SET memory_limit = '6MB'").unwrap();
+    conn.execute(&format!("SET temp_directory = '{}'", dir.display()))
+        .unwrap();
+    assert_eq!(
+        rows(&conn, "SELECT current_setting('temp_directory')")[0][0],
+        ScalarValue::Varchar(dir.display().to_string())
+    );
+    let r = rows(
+        &conn,
+        "SELECT count(*) FROM (SELECT x, count(*) FROM range(800000) t(x) GROUP BY x)",
+    );
+    assert_eq!(r[0][0], ScalarValue::BigInt(800000));
+    assert!(spilled(&db) > 0);
+    assert!(dir.is_dir(), "spilled elsewhere");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "a spill file stayed"
+    );
+    assert_eq!(db.memory().spilled(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
