@@ -90,6 +90,10 @@ pub trait Catalog {
     fn macros(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The database's memory accountant (`stride_memory()`, `duckdb_memory()`).
+    fn memory(&self) -> Option<Arc<stride_common::memory::MemoryAccountant>> {
+        None
+    }
     /// Every index.
     fn indexes(&self) -> Vec<IndexEntry>;
     /// The table's segments, one row of [`STORAGE_INFO_COLUMNS`] each.

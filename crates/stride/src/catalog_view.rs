@@ -2,6 +2,7 @@
 //! catalogs of a session's databases, so the SQL layer never depends on storage.
 
 use std::sync::Arc;
+use stride_common::memory::MemoryAccountant;
 use stride_common::{Error, Result, ScalarValue, TableSchema};
 use stride_sql::catalog::{DatabaseEntry, IndexEntry, ViewEntry};
 use stride_storage::catalogs::global_id;
@@ -22,13 +23,16 @@ pub struct DatabaseView {
 pub struct CatalogView {
     all: Arc<Vec<DatabaseView>>,
     at: usize,
+    /// The accountant every database of the session counts its memory in.
+    memory: Arc<MemoryAccountant>,
 }
 
 impl CatalogView {
-    pub fn new(all: Vec<DatabaseView>, at: usize) -> CatalogView {
+    pub fn new(all: Vec<DatabaseView>, at: usize, memory: Arc<MemoryAccountant>) -> CatalogView {
         CatalogView {
             all: Arc::new(all),
             at,
+            memory,
         }
     }
 
@@ -60,7 +64,12 @@ impl stride_sql::Catalog for CatalogView {
         Some(Arc::new(CatalogView {
             all: self.all.clone(),
             at,
+            memory: self.memory.clone(),
         }))
+    }
+
+    fn memory(&self) -> Option<Arc<MemoryAccountant>> {
+        Some(self.memory.clone())
     }
 
     fn databases(&self) -> Vec<DatabaseEntry> {

@@ -124,3 +124,52 @@ fn spill_files_go_to_temp_directory_and_are_gone_after() {
     assert_eq!(db.memory().spilled(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn stride_memory_lists_every_part() {
+    let dir = std::env::temp_dir().join(format!("stride-memory-fn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.stride");
+    let db = Database::open(path.to_str().unwrap()).unwrap();
+    let conn = db.connect().unwrap();
+    conn.execute("CREATE TABLE t AS SELECT range AS x FROM range(300000)")
+        .unwrap();
+    conn.execute("CHECKPOINT").unwrap();
+    rows(&conn, "SELECT sum(x) FROM t");
+    let parts = rows(
+        &conn,
+        "SELECT part, memory_usage_bytes, temporary_storage_bytes FROM stride_memory()",
+    );
+    let names: Vec<String> = parts.iter().map(|r| r[0].to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "buffer pool",
+            "hash aggregate",
+            "hash join",
+            "sort",
+            "window",
+            "set operation",
+            "materialized rows",
+            "query results",
+            "total"
+        ]
+    );
+    // The scanned column is cached; no query is running, so no operator holds memory.
+    let bytes = |r: &Vec<ScalarValue>| match r[1] {
+        ScalarValue::BigInt(b) => b,
+        _ => -1,
+    };
+    assert!(bytes(&parts[0]) > 0, "{parts:?}");
+    assert!(parts[1..8].iter().all(|r| bytes(r) == 0), "{parts:?}");
+    assert_eq!(bytes(&parts[8]), bytes(&parts[0]));
+    assert_eq!(parts[8][2], ScalarValue::BigInt(0));
+    let base = rows(
+        &conn,
+        "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'",
+    );
+    assert!(matches!(base[0][0], ScalarValue::BigInt(b) if b >= bytes(&parts[0])));
+    drop(conn);
+    drop(db);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

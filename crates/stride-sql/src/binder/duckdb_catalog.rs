@@ -5,9 +5,10 @@
 //! `duckdb_temporary_files()` and `duckdb_variables()` (stride has no sequences,
 //! extensions, spill files or variables) and `duckdb_triggers()` (nor triggers),
 //! `duckdb_dependencies()` (each index depends on its table, deptype 'a'),
-//! `duckdb_memory()` (DuckDB's memory tags; only BASE_TABLE is filled in, with the
-//! bytes the tables' values take: an approximation, not the allocator's count),
-//! and `pragma_version()`,
+//! `duckdb_memory()` (DuckDB's memory tags, filled in from the tables' bytes and the
+//! memory accountant's parts: estimates, not the allocator's count),
+//! `stride_memory()` (what each part of the memory accountant holds, and a total
+//! with the bytes in spill files), and `pragma_version()`,
 //! `pragma_platform()`, `pragma_user_agent()`.
 //!
 //! Where it sits: binding FROM (`from.rs` asks [`Binder::duckdb_table_function`]);
@@ -21,6 +22,7 @@ use crate::plan::{Field, LogicalPlan};
 use crate::system::snapshot::{
     RelKind, Relation, DATABASE_OID, MAIN_NAMESPACE_OID, NAMESPACES, PG_CATALOG_OID,
 };
+use stride_common::memory::MemoryTag;
 use stride_common::{DataType, Result, ScalarValue};
 use stride_functions::scalar::meta::{DATABASE_NAME, SCHEMA_NAME};
 
@@ -41,6 +43,7 @@ pub(crate) const DUCKDB_TABLE_FUNCTIONS: &[&str] = &[
     "duckdb_triggers",
     "duckdb_dependencies",
     "duckdb_memory",
+    "stride_memory",
     "pragma_version",
     "pragma_platform",
     "pragma_user_agent",
@@ -508,20 +511,62 @@ impl Binder<'_> {
             }
             "duckdb_memory" => {
                 let tables: usize = user(RelKind::Table).filter_map(|r| r.bytes).sum();
+                let memory = self.catalog.memory();
+                let used = |tags: &[MemoryTag]| -> i64 {
+                    memory.as_ref().map_or(0, |m| {
+                        tags.iter().map(|t| m.used_by(*t)).sum::<u64>() as i64
+                    })
+                };
                 let rows = MEMORY_TAGS
                     .iter()
                     .map(|tag| {
-                        let bytes = if *tag == "BASE_TABLE" {
-                            tables as i64
-                        } else {
-                            0
+                        let (bytes, temporary) = match *tag {
+                            // In-memory tables' values, and stored segments cached.
+                            "BASE_TABLE" => (tables as i64 + used(&[MemoryTag::BufferPool]), 0),
+                            "HASH_TABLE" => (
+                                used(&[
+                                    MemoryTag::HashAggregate,
+                                    MemoryTag::HashJoin,
+                                    MemoryTag::SetOperation,
+                                ]),
+                                memory.as_ref().map_or(0, |m| m.spilled() as i64),
+                            ),
+                            "ORDER_BY" => (used(&[MemoryTag::Sort]), 0),
+                            "WINDOW" => (used(&[MemoryTag::Window]), 0),
+                            "COLUMN_DATA" => {
+                                (used(&[MemoryTag::Materialized, MemoryTag::Results]), 0)
+                            }
+                            _ => (0, 0),
                         };
-                        vec![text(*tag), big(bytes), big(0)]
+                        vec![text(*tag), big(bytes), big(temporary)]
                     })
                     .collect();
                 plan(
                     &[
                         ("tag", Varchar),
+                        ("memory_usage_bytes", BigInt),
+                        ("temporary_storage_bytes", BigInt),
+                    ],
+                    rows,
+                )
+            }
+            "stride_memory" => {
+                let memory = self.catalog.memory();
+                let mut rows: Vec<Vec<ScalarValue>> = MemoryTag::ALL
+                    .iter()
+                    .map(|t| {
+                        let used = memory.as_ref().map_or(0, |m| m.used_by(*t));
+                        vec![text(t.name()), big(used as i64), ScalarValue::Null]
+                    })
+                    .collect();
+                rows.push(vec![
+                    text("total"),
+                    big(memory.as_ref().map_or(0, |m| m.used()) as i64),
+                    big(memory.as_ref().map_or(0, |m| m.spilled()) as i64),
+                ]);
+                plan(
+                    &[
+                        ("part", Varchar),
                         ("memory_usage_bytes", BigInt),
                         ("temporary_storage_bytes", BigInt),
                     ],

@@ -203,7 +203,7 @@ impl Connection {
                 catalog: self.catalog_of(s),
             })
             .collect();
-        Ok(CatalogView::new(views, at))
+        Ok(CatalogView::new(views, at, self.pool.accountant().clone()))
     }
 }
 
