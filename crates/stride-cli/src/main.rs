@@ -18,12 +18,15 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 use stride::render::Mode;
+use stride_common::memory::CountingAllocator;
 
 /// mimalloc keeps freed memory for reuse instead of handing large blocks back to the
 /// kernel at once: queries that build big hash tables one after another then do not
-/// pay for fresh zeroed pages each time.
+/// pay for fresh zeroed pages each time. Its bytes are counted, so a statement that
+/// grows the process near what the system allows fails with an Out of Memory Error
+/// instead of the process aborting when an allocation fails.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
 
 /// mimalloc's `purge_delay` option.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
@@ -124,6 +127,7 @@ fn main() {
     // SAFETY: sets a plain integer option, before any other thread runs. A default
     // only: MIMALLOC_PURGE_DELAY in the environment still wins.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    CountingAllocator::<mimalloc::MiMalloc>::enable();
     let code = run();
     let _ = io::stdout().flush();
     std::process::exit(code);

@@ -16,7 +16,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::settings::format_bytes;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 /// What holds reserved memory, for error messages and `stride_memory()`.
@@ -320,6 +322,123 @@ pub fn process_limit() -> Option<u64> {
         }
     }
     limits.into_iter().min()
+}
+
+/// Wraps the process's allocator to count the bytes it hands out, so a query that
+/// makes the process grow past what the system allows fails with an error (see
+/// [`process_ceiling`]) before an allocation fails, which Rust answers with an abort.
+/// The binaries (shell, server, Python module) install it as the global allocator.
+pub struct CountingAllocator<A>(pub A);
+
+/// Bytes allocated by the process, when [`CountingAllocator`] is installed.
+static ALLOCATED: AtomicI64 = AtomicI64::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's allocations not yet added to [`ALLOCATED`]: added in steps of
+    /// [`FLUSH_BYTES`], so most allocations touch no shared counter.
+    static PENDING: Cell<i64> = const { Cell::new(0) };
+}
+
+const FLUSH_BYTES: i64 = 1 << 20;
+
+#[inline]
+fn record(delta: i64) {
+    let flushed = PENDING.try_with(|p| {
+        let v = p.get() + delta;
+        if v.abs() >= FLUSH_BYTES {
+            ALLOCATED.fetch_add(v, Ordering::Relaxed);
+            p.set(0);
+        } else {
+            p.set(v);
+        }
+    });
+    // While the thread is being torn down its counter is gone: count directly.
+    if flushed.is_err() {
+        ALLOCATED.fetch_add(delta, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is passed on to the wrapped allocator unchanged; counting
+// touches only atomics and a const-initialized thread-local without a destructor,
+// so it neither allocates nor unwinds.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAllocator<A> {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { self.0.alloc(layout) };
+        if !p.is_null() {
+            record(layout.size() as i64);
+        }
+        p
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if !p.is_null() {
+            record(layout.size() as i64);
+        }
+        p
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { self.0.dealloc(ptr, layout) };
+        record(-(layout.size() as i64));
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            record(new_size as i64 - layout.size() as i64);
+        }
+        p
+    }
+}
+
+impl<A> CountingAllocator<A> {
+    /// Call once at start-up from a binary that installed the allocator.
+    pub fn enable() {
+        COUNTING.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Bytes the process has allocated, when it counts them.
+pub fn allocated() -> Option<u64> {
+    COUNTING
+        .load(Ordering::Relaxed)
+        .then(|| ALLOCATED.load(Ordering::Relaxed).max(0) as u64)
+}
+
+/// Where a process that counts its allocations stops queries: 90% of the machine's
+/// memory, or of the process's own limit less room for what allocations do not count
+/// (code, thread stacks, the allocator's own overhead). Past it, a query fails with
+/// an Out of Memory Error instead of letting the system's allocator fail.
+pub fn process_ceiling() -> u64 {
+    static CEILING: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CEILING.get_or_init(|| {
+        let ram = crate::settings::physical_memory().unwrap_or(u64::MAX);
+        let own = process_limit().map_or(u64::MAX, |l| (l / 10 * 8).saturating_sub(64 << 20));
+        (ram / 10 * 9).min(own)
+    })
+}
+
+/// Fails with an Out of Memory Error when the process's counted allocations have
+/// passed [`process_ceiling`]; checked once per chunk with a query's cancellation.
+#[inline]
+pub fn check_process() -> Result<()> {
+    match allocated() {
+        Some(bytes) if bytes > process_ceiling() => Err(Error::new(
+            ErrorKind::OutOfMemory,
+            format!(
+                "the process holds {} of memory, near what the system allows it ({} at most); the statement was stopped before an allocation could fail. SET memory_limit lower so operators spill sooner, or make the query need less",
+                format_bytes(bytes),
+                format_bytes(process_ceiling())
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

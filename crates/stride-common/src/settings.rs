@@ -352,18 +352,17 @@ impl Settings {
 /// A statement timeout as PostgreSQL takes it: a number of milliseconds, or a number
 /// with a unit (`'1.5s'`, `'250ms'`, `'2min'`, `'1h'`, `'1d'`, `'500us'`); 0 turns it off.
 /// 80% of the machine's memory, as DuckDB defaults `memory_limit` (8 GiB where the
-/// machine's memory cannot be read), or of the process's own limit where the system
-/// sets a lower one (`ulimit -v`, a container's cgroup): operators then spill or fail
-/// with an error before the allocator would fail and abort the process.
+/// machine's memory cannot be read), or 60% of the process's own limit where the
+/// system sets a lower one (`ulimit -v`, a container's cgroup), which also bounds what
+/// memory_limit does not count (code, stacks, the allocator's overhead): operators
+/// then spill or fail with an error before an allocation could fail.
 pub fn default_memory_limit() -> u64 {
-    let memory = match (physical_memory(), crate::memory::process_limit()) {
-        (Some(m), Some(p)) => Some(m.min(p)),
-        (m, p) => m.or(p),
-    };
-    memory.map_or(8 << 30, |m| m / 10 * 8)
+    let machine = physical_memory().map_or(8 << 30, |m| m / 10 * 8);
+    let own = crate::memory::process_limit().map_or(u64::MAX, |p| p / 10 * 6);
+    machine.min(own)
 }
 
-fn physical_memory() -> Option<u64> {
+pub(crate) fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -161,7 +161,9 @@ impl QueryContext {
     }
 
     /// Err(Interrupted) once the query was cancelled or ran past its statement
-    /// timeout (which cancels it for every thread); called once per chunk.
+    /// timeout (which cancels it for every thread), and an Out of Memory Error once
+    /// the process has grown near what the system allows it
+    /// (`stride_common::memory::check_process`); called once per chunk.
     #[inline]
     pub fn check(&self) -> Result<()> {
         let timed_out = || {
@@ -178,7 +180,7 @@ impl QueryContext {
             self.cancel();
             Err(self.timeout_error())
         } else {
-            Ok(())
+            stride_common::memory::check_process()
         }
     }
 

@@ -379,7 +379,7 @@ fn finish_join(
 }
 
 fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
-    let sink = CollectSink::new();
+    let sink = CollectSink::new(ctx);
     pipeline::run(p, &sink, ctx)?;
     Ok(sink.finish())
 }
@@ -430,7 +430,7 @@ pub fn execute_collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Da
 /// in input order (for CREATE TABLE AS and INSERT).
 pub fn execute_materialize(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Part>> {
     let p = build(plan, ctx)?;
-    let sink = MaterializeSink::new(plan.types(), p.source.rows_per_morsel());
+    let sink = MaterializeSink::new(plan.types(), p.source.rows_per_morsel(), ctx);
     pipeline::run(&p, &sink, ctx)?;
     Ok(sink.finish())
 }

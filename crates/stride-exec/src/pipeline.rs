@@ -16,6 +16,7 @@ use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::profile::NodeStats;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use stride_common::memory::{MemoryAccountant, MemoryTag, Reservation};
 use stride_common::{
     workers, DataChunk, DataType, Error, Result, Vector, MORSEL_SIZE, VECTOR_SIZE,
 };
@@ -573,15 +574,21 @@ pub fn run_counted<S: Sink>(
     first_err.map_or(Ok(()), Err)
 }
 
-/// A sink that keeps every chunk, in morsel order.
+/// A sink that keeps every chunk, in morsel order. What it keeps is reserved from
+/// the memory accountant (as materialized rows) while it collects: past the limit
+/// the query fails with an Out of Memory Error instead of growing on.
 pub struct CollectSink {
     parts: std::sync::Mutex<Vec<(usize, Vec<DataChunk>)>>,
+    memory: Arc<MemoryAccountant>,
+    reserved: std::sync::Mutex<Vec<Reservation>>,
 }
 
 impl CollectSink {
-    pub fn new() -> Self {
+    pub fn new(ctx: &QueryContext) -> Self {
         CollectSink {
             parts: std::sync::Mutex::new(Vec::new()),
+            memory: ctx.memory.clone(),
+            reserved: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -592,23 +599,22 @@ impl CollectSink {
     }
 }
 
-impl Default for CollectSink {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Sink for CollectSink {
-    type Local = Vec<(usize, Vec<DataChunk>)>;
+    type Local = (Vec<(usize, Vec<DataChunk>)>, Reservation);
 
     fn local(&self) -> Self::Local {
-        Vec::new()
+        (
+            Vec::new(),
+            Reservation::new(&self.memory, MemoryTag::Materialized),
+        )
     }
 
     fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {
-        match local.last_mut() {
-            Some((m, chunks)) if *m == morsel => chunks.push(chunk.flatten()),
-            _ => local.push((morsel, vec![chunk.flatten()])),
+        let chunk = chunk.flatten();
+        local.1.grow(chunk_bytes(&chunk))?;
+        match local.0.last_mut() {
+            Some((m, chunks)) if *m == morsel => chunks.push(chunk),
+            _ => local.0.push((morsel, vec![chunk])),
         }
         Ok(())
     }
@@ -617,7 +623,16 @@ impl Sink for CollectSink {
         self.parts
             .lock()
             .map_err(|_| Error::internal("collect lock poisoned"))?
-            .extend(local);
+            .extend(local.0);
+        self.reserved
+            .lock()
+            .map_err(|_| Error::internal("collect lock poisoned"))?
+            .push(local.1);
         Ok(())
     }
+}
+
+/// About how many bytes a chunk's columns hold.
+pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
+    stride_storage::size::columns_bytes(&chunk.columns, &mut Default::default()) as u64
 }

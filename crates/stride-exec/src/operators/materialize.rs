@@ -3,9 +3,13 @@
 //! per morsel), on its own thread, so the table receives one part per morsel in
 //! input order. Parts of a quarter row group up to a full one become row groups
 //! without another copy (`Table::append_parts`); others are copied into groups.
+//! The rows are reserved from the memory accountant as they arrive; past
+//! `memory_limit` the statement fails with an Out of Memory Error.
 
-use crate::pipeline::Sink;
-use std::sync::Mutex;
+use crate::context::QueryContext;
+use crate::pipeline::{chunk_bytes, Sink};
+use std::sync::{Arc, Mutex};
+use stride_common::memory::{MemoryAccountant, MemoryTag, Reservation};
 use stride_common::{DataChunk, DataType, Error, Result, Vector};
 
 /// Columns and row count of one morsel's rows.
@@ -17,6 +21,8 @@ pub struct MaterializeSink {
     /// do not grow by doubling (each doubling is fresh memory the kernel must zero).
     rows_hint: usize,
     parts: Mutex<Vec<(usize, Part)>>,
+    memory: Arc<MemoryAccountant>,
+    reserved: Mutex<Vec<Reservation>>,
 }
 
 pub struct Local {
@@ -24,14 +30,17 @@ pub struct Local {
     columns: Vec<Vector>,
     len: usize,
     done: Vec<(usize, Part)>,
+    memory: Reservation,
 }
 
 impl MaterializeSink {
-    pub fn new(types: Vec<DataType>, rows_hint: usize) -> Self {
+    pub fn new(types: Vec<DataType>, rows_hint: usize, ctx: &QueryContext) -> Self {
         MaterializeSink {
             types,
             rows_hint,
             parts: Mutex::new(Vec::new()),
+            memory: ctx.memory.clone(),
+            reserved: Mutex::new(Vec::new()),
         }
     }
 
@@ -52,11 +61,13 @@ impl Sink for MaterializeSink {
             columns: Vec::new(),
             len: 0,
             done: Vec::new(),
+            memory: Reservation::new(&self.memory, MemoryTag::Materialized),
         }
     }
 
     fn consume(&self, local: &mut Local, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
+        local.memory.grow(chunk_bytes(&chunk))?;
         if local.len == 0 {
             local.morsel = morsel;
             let n = self.rows_hint.max(chunk.len());
@@ -87,6 +98,10 @@ impl Sink for MaterializeSink {
             .lock()
             .map_err(|_| Error::internal("materialize lock poisoned"))?
             .extend(local.done);
+        self.reserved
+            .lock()
+            .map_err(|_| Error::internal("materialize lock poisoned"))?
+            .push(local.memory);
         Ok(())
     }
 }
