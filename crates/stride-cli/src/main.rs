@@ -28,6 +28,9 @@ use stride_common::memory::CountingAllocator;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
 
+/// mimalloc's `arena_reserve` option (KiB reserved at a time).
+const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
+
 /// mimalloc's `purge_delay` option.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// How long freed memory stays with the process before it goes back to the kernel.
@@ -127,6 +130,13 @@ fn main() {
     // SAFETY: sets a plain integer option, before any other thread runs. A default
     // only: MIMALLOC_PURGE_DELAY in the environment still wins.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    // Under a limit on address space, mimalloc reserves it in smaller steps than its
+    // 1 GiB, which would leave little of a few gigabytes for anything else.
+    if let Some(limit) = stride_common::memory::process_limit() {
+        let kib = (limit / 1024 / 32).clamp(16 << 10, 1 << 20);
+        // SAFETY: as above.
+        unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_RESERVE, kib as _) };
+    }
     CountingAllocator::<mimalloc::MiMalloc>::enable();
     let code = run();
     let _ = io::stdout().flush();

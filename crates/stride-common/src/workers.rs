@@ -9,7 +9,7 @@
 //!
 //! There is no fixed size. A job goes to an idle thread, or to a new one when none is
 //! idle, so a job never waits behind a busy thread and nested parallel phases cannot
-//! deadlock. A thread idle for [`IDLE_EXIT`] ends. Every thread has a [`STACK`]-sized
+//! deadlock. A thread idle for [`IDLE_EXIT`] ends. Every thread has a [`stack_size`]
 //! stack, enough for planning and evaluating deeply nested expressions.
 
 use crate::{Error, Result};
@@ -20,8 +20,18 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 /// Stack size of every worker thread: the planner and expression evaluation recurse
-/// over deep trees.
-pub const STACK: usize = 512 << 20;
+/// over deep trees. 512 MiB of address space (the memory is touched only as deep as
+/// recursion goes), less under a process limit on address space (`ulimit -v`), where
+/// a few threads' reserved stacks would otherwise use most of what the process may
+/// map.
+pub fn stack_size() -> usize {
+    static SIZE: OnceLock<usize> = OnceLock::new();
+    *SIZE.get_or_init(|| {
+        const MOST: usize = 512 << 20;
+        crate::memory::process_limit()
+            .map_or(MOST, |l| ((l / 32) as usize).clamp(64 << 20, MOST))
+    })
+}
 
 /// How long a thread with nothing to do waits before it ends.
 const IDLE_EXIT: Duration = Duration::from_secs(60);
@@ -68,7 +78,7 @@ fn submit(job: Job) -> Result<()> {
     }
     let started = std::thread::Builder::new()
         .name("stride-worker".into())
-        .stack_size(STACK)
+        .stack_size(stack_size())
         .spawn(move || work_loop(pool));
     if let Err(e) = started {
         q.jobs.pop_back();
