@@ -3,6 +3,7 @@
 //! end a pipeline and produce the chunks the next pipeline reads; a window collects
 //! its whole input.
 
+pub mod grace_join;
 pub mod hash_aggregate;
 pub mod hash_join;
 pub mod lateral_join;
