@@ -4,6 +4,7 @@
 //! Memory Error, and the connection goes on.
 
 use stride::{Connection, Database, ErrorKind, ScalarValue};
+use stride_common::memory::MemoryTag;
 
 fn conn(threads: usize) -> Connection {
     let c = Database::open_in_memory().unwrap().connect().unwrap();
@@ -40,23 +41,31 @@ fn same_under_limit(conn: &Connection, limit: &str, spills: &[&str], others: &[&
         if must_spill {
             assert!(spilled(conn) > before, "{sql} did not spill under {limit}");
         }
+        let accountant = conn.buffer_pool().accountant();
+        assert_eq!(
+            accountant.used_by(MemoryTag::HashJoin),
+            0,
+            "{sql} kept memory"
+        );
+        assert_eq!(accountant.spilled(), 0, "{sql} kept spill files");
     }
     conn.execute("RESET memory_limit").unwrap();
 }
 
-/// `probe`: a million rows, keys 0..1M (every 101st NULL); `build`: 600,000 rows,
-/// keys the even numbers below 1.2M (every 97th NULL). Half the probe rows and a
-/// sixth of the build rows have no partner.
-fn tables(conn: &Connection) {
-    conn.execute(
+/// `probe`: `n` rows, keys 0..n (every 101st NULL); `build`: 0.6 n rows, keys the
+/// even numbers below 1.2 n (every 97th NULL). Half the probe rows and a sixth of the
+/// build rows have no partner.
+fn tables(conn: &Connection, n: usize) {
+    conn.execute(&format!(
         "CREATE TABLE probe AS SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE i END AS k, \
-         i % 7 AS x FROM range(1000000) t(i)",
-    )
+         i % 7 AS x FROM range({n}) t(i)"
+    ))
     .unwrap();
-    conn.execute(
+    conn.execute(&format!(
         "CREATE TABLE build AS SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE i * 2 END AS k, \
-         i AS v FROM range(600000) t(i)",
-    )
+         i AS v FROM range({}) t(i)",
+        n * 6 / 10
+    ))
     .unwrap();
 }
 
@@ -64,7 +73,7 @@ fn tables(conn: &Connection) {
 fn inner_joins_on_bigint_keys_spill_and_agree_at_one_and_two_threads() {
     for threads in [1, 2] {
         let c = conn(threads);
-        tables(&c);
+        tables(&c, 1_000_000);
         same_under_limit(
             &c,
             "16MB",
@@ -94,10 +103,10 @@ fn inner_joins_on_varchar_keys_spill() {
 #[test]
 fn outer_joins_keep_the_unmatched_rows_of_both_sides() {
     let c = conn(2);
-    tables(&c);
+    tables(&c, 300_000);
     same_under_limit(
         &c,
-        "16MB",
+        "4MB",
         &[
             "SELECT count(*), count(p.k), count(b.k), count(b.v), sum(b.v), sum(p.x) \
              FROM probe p LEFT JOIN build b ON p.k = b.k",
@@ -113,10 +122,10 @@ fn outer_joins_keep_the_unmatched_rows_of_both_sides() {
 #[test]
 fn semi_and_anti_joins_with_nulls_agree() {
     let c = conn(1);
-    tables(&c);
+    tables(&c, 300_000);
     same_under_limit(
         &c,
-        "16MB",
+        "2MB",
         &[
             // The preserved side is the larger: built on the other.
             "SELECT count(*), sum(k), sum(x) FROM probe p WHERE EXISTS \
@@ -147,14 +156,14 @@ fn semi_and_anti_joins_with_nulls_agree() {
 #[test]
 fn residual_conditions_and_duplicate_keys_agree() {
     let c = conn(2);
-    tables(&c);
-    c.execute("CREATE TABLE dup_b AS SELECT i % 5000 AS k, i AS v FROM range(200000) t(i)")
+    tables(&c, 300_000);
+    c.execute("CREATE TABLE dup_b AS SELECT i % 2500 AS k, i AS v FROM range(100000) t(i)")
         .unwrap();
-    c.execute("CREATE TABLE dup_p AS SELECT i % 10000 AS k, i AS w FROM range(100000) t(i)")
+    c.execute("CREATE TABLE dup_p AS SELECT i % 5000 AS k, i AS w FROM range(50000) t(i)")
         .unwrap();
     same_under_limit(
         &c,
-        "10MB",
+        "3MB",
         &[
             "SELECT count(*), sum(b.v), sum(p.x) FROM probe p JOIN build b \
              ON p.k = b.k AND p.x < b.v % 7",
@@ -162,7 +171,7 @@ fn residual_conditions_and_duplicate_keys_agree() {
              ON p.k = b.k AND b.v % 3 = 0",
             "SELECT count(*), sum(k) FROM probe p WHERE NOT EXISTS \
              (SELECT 1 FROM build b WHERE b.k = p.k AND b.v % 2 = 0)",
-            // 50,000 probe rows meet 40 build rows each.
+            // 25,000 probe rows meet 40 build rows each.
             "SELECT count(*), sum(v), sum(w), count(DISTINCT b.k) FROM dup_p p JOIN dup_b b \
              ON p.k = b.k",
             "SELECT count(*), count(v), sum(w) FROM dup_p p FULL JOIN dup_b b \
@@ -196,5 +205,50 @@ fn a_build_side_of_one_key_that_cannot_fit_fails_and_the_connection_goes_on() {
             ScalarValue::BigInt(300000),
             ScalarValue::HugeInt(300000 * 299999 / 2)
         ]]
+    );
+}
+
+#[test]
+fn a_join_that_must_spill_fails_cleanly_when_spilling_is_off() {
+    let c = conn(2);
+    c.execute("CREATE TABLE p AS SELECT i AS k FROM range(400000) t(i)")
+        .unwrap();
+    c.execute("CREATE TABLE many AS SELECT i * 2 AS k, i AS v FROM range(300000) t(i)")
+        .unwrap();
+    let sql = "SELECT count(*), sum(v) FROM p JOIN many USING (k)";
+    let expected = rows(&c, sql);
+    c.execute("SET memory_limit = '2MB'").unwrap();
+    c.execute("SET temp_directory = ''").unwrap();
+    let e = c.query(sql).and_then(|r| r.collect_rows()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("temp_directory is empty"), "{e}");
+    // With somewhere to spill, it fits in 2 MB.
+    c.execute("RESET temp_directory").unwrap();
+    let before = spilled(&c);
+    assert_eq!(rows(&c, sql), expected);
+    assert!(spilled(&c) > before);
+}
+
+#[test]
+fn a_partition_too_large_for_memory_is_split_again() {
+    let c = conn(2);
+    // 12 MB of build rows under a 32 KB limit: even 256 partitions are too large, so
+    // each is split again when its turn comes.
+    c.execute(
+        "CREATE TABLE wide AS SELECT i AS k, repeat(CAST(i % 10 AS VARCHAR), 4000) AS pad \
+         FROM range(3000) t(i)",
+    )
+    .unwrap();
+    c.execute("CREATE TABLE keys AS SELECT i % 4500 AS k, i AS w FROM range(9000) t(i)")
+        .unwrap();
+    same_under_limit(
+        &c,
+        "32KB",
+        &[
+            "SELECT count(*), sum(w), sum(length(pad)), min(pad), max(pad) \
+             FROM keys JOIN wide USING (k)",
+            "SELECT count(*), count(pad), sum(w) FROM keys LEFT JOIN wide USING (k)",
+        ],
+        &[],
     );
 }

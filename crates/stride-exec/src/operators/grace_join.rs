@@ -436,12 +436,10 @@ struct SpilledPartition {
     probe: Mutex<Spilling>,
 }
 
-/// A spilled partition's rows: build rows in runs, probe rows in runs and (at the
-/// first level, where they were still pending) in memory.
-struct PartitionRows<'a> {
+/// A spilled partition's rows: its build rows and its probe rows.
+struct PartitionRows {
     build: Spilled,
     probe: Spilled,
-    probe_kept: &'a [DataChunk],
 }
 
 impl GraceJoin {
@@ -586,26 +584,28 @@ impl GraceJoin {
         ctx: &QueryContext,
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
+        // Probe rows still pending in any partition go out first (the first partition
+        // joined does it), so what they hold is free for the join.
+        for part in self.spilled.iter().flatten() {
+            lock(&part.probe)?.flush(&self.file)?;
+        }
         let Some(part) = self.spilled.get(p).and_then(Option::as_ref) else {
             return Ok(());
         };
-        let mut probe = lock(&part.probe)?;
-        // Pending probe rows stay in memory (still reserved) until the join is done.
-        let pending = std::mem::take(&mut probe.pending);
-        let file = lock(&self.file)?;
-        let rows = PartitionRows {
-            build: part.build.clone(),
-            probe: Spilled {
+        let probe = {
+            let probe = lock(&part.probe)?;
+            Spilled {
                 runs: probe.runs.clone(),
                 rows: probe.rows,
                 bytes: probe.bytes,
-            },
-            probe_kept: &pending,
+            }
         };
-        self.join_partition(&file, rows, 1, ctx, out)?;
-        drop(pending);
-        probe.reservation.clear();
-        Ok(())
+        let file = lock(&self.file)?;
+        let rows = PartitionRows {
+            build: part.build.clone(),
+            probe,
+        };
+        self.join_partition(&file, rows, 1, ctx, out)
     }
 
     /// Joins one spilled partition: indexes its build rows and probes them with its
@@ -614,7 +614,7 @@ impl GraceJoin {
     fn join_partition(
         &self,
         file: &SpillFile,
-        part: PartitionRows<'_>,
+        part: PartitionRows,
         level: u32,
         ctx: &QueryContext,
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
@@ -631,9 +631,6 @@ impl GraceJoin {
                 rows.chunks.extend(file.read_all(run)?);
             }
             if let Some(index) = JoinProbe::new(self.spec.clone(), &mut rows, ctx)? {
-                for chunk in part.probe_kept {
-                    index.probe(chunk.clone(), ctx, out)?;
-                }
                 for &run in &part.probe.runs {
                     for chunk in file.read_run(run) {
                         ctx.check()?;
@@ -652,7 +649,7 @@ impl GraceJoin {
     fn split_partition(
         &self,
         file: &SpillFile,
-        part: PartitionRows<'_>,
+        part: PartitionRows,
         level: u32,
         ctx: &QueryContext,
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
@@ -700,22 +697,14 @@ impl GraceJoin {
         }
         let probe = spill(
             &self.spec.probe_keys,
-            &mut part
-                .probe_kept
-                .iter()
-                .map(|c| Ok(c.clone()))
-                .chain(part.probe.runs.iter().flat_map(|&r| file.read_run(r))),
+            &mut part.probe.runs.iter().flat_map(|&r| file.read_run(r)),
             &mut HashSet::new(),
         )?;
         let sub_file = sub_file
             .into_inner()
             .map_err(|_| Error::internal("a spilled hash join's lock is poisoned"))?;
         for (build, probe) in build.into_iter().zip(probe) {
-            let rows = PartitionRows {
-                build,
-                probe,
-                probe_kept: &[],
-            };
+            let rows = PartitionRows { build, probe };
             self.join_partition(&sub_file, rows, level + 1, ctx, out)?;
         }
         Ok(())
