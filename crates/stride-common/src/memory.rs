@@ -286,6 +286,19 @@ impl Reservation {
         self.bytes -= bytes;
     }
 
+    /// Takes over what `other` holds (parallel workers' reservations becoming one
+    /// operator's): the accountant's count does not change.
+    pub fn absorb(&mut self, mut other: Reservation) {
+        let bytes = other.bytes;
+        if other.tag == self.tag && Arc::ptr_eq(&other.accountant, &self.accountant) {
+            other.bytes = 0;
+        } else {
+            self.accountant.add(self.tag, bytes);
+            other.clear();
+        }
+        self.bytes += bytes;
+    }
+
     /// Gives everything back.
     pub fn clear(&mut self) {
         self.shrink(self.bytes);
@@ -492,5 +505,23 @@ mod tests {
         r.resize(80).unwrap();
         r.resize(20).unwrap();
         assert_eq!(acct.used(), 20);
+    }
+
+    #[test]
+    fn absorbing_moves_bytes_without_counting_them_twice() {
+        let acct = MemoryAccountant::new(100);
+        let mut a = Reservation::new(&acct, MemoryTag::HashJoin);
+        let mut b = Reservation::new(&acct, MemoryTag::HashJoin);
+        a.grow(30).unwrap();
+        b.grow(40).unwrap();
+        a.absorb(b);
+        assert_eq!((a.size(), acct.used()), (70, 70));
+        let mut c = Reservation::new(&acct, MemoryTag::Sort);
+        c.grow(10).unwrap();
+        a.absorb(c);
+        assert_eq!(acct.used_by(MemoryTag::Sort), 0);
+        assert_eq!((a.size(), acct.used_by(MemoryTag::HashJoin)), (80, 80));
+        drop(a);
+        assert_eq!(acct.used(), 0);
     }
 }

@@ -22,6 +22,15 @@ impl BloomFilter {
         }
     }
 
+    /// Bytes a filter for `keys` keys holds.
+    pub fn bytes_for(keys: usize) -> usize {
+        (keys / 4).next_power_of_two().max(8) * 8
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
     #[inline]
     fn locate(&self, hash: u64) -> (usize, u64) {
         let word = (hash >> 40) as usize & self.mask;

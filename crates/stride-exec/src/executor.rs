@@ -2,8 +2,13 @@
 //! (aggregates, sorts, limits, set operations, join build sides) run their input
 //! pipeline to completion first and become a materialized source for the pipeline
 //! above; filters, projections and join probes are fused into the pipeline that feeds
-//! them. A shared CTE (`CteScan`) runs once per query; every reference reads its
-//! rows from the query context.
+//! them. A join's rows that can only come once its probe input has ended (RIGHT and
+//! FULL joins' unmatched build rows, a marking SEMI / ANTI join's rows, the partitions
+//! a hash join spilled) are a tail of the probe pipeline (`pipeline.rs`), so they too
+//! stream through the operators above. A hash join's build side is collected by a
+//! `grace_join::BuildSink`, which spills what does not fit under `memory_limit`. A
+//! shared CTE (`CteScan`) runs once per query; every reference reads its rows from
+//! the query context.
 //!
 //! [`execute_stream`] runs a query on a driver thread (a pool worker) and hands result chunks to the
 //! caller through a bounded channel as morsels finish, in input order, so the first
@@ -12,8 +17,9 @@
 
 use crate::context::QueryContext;
 use crate::expression::eval;
+use crate::operators::grace_join::{BuildSink, HashJoin};
 use crate::operators::hash_aggregate::HashAggregate;
-use crate::operators::hash_join::{BuildSide, JoinProbe};
+use crate::operators::hash_join::JoinSpec;
 use crate::operators::limit::LimitSink;
 use crate::operators::materialize::{MaterializeSink, Part};
 use crate::operators::nested_loop_join::NestedLoopProbe;
@@ -207,56 +213,45 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             left_keys,
             right_keys,
             filter,
-            build_left: true,
+            build_left,
             ..
         } => {
-            let build_chunks = collect(left, ctx)?;
-            let probe = Arc::new(timed(&stats, || {
-                JoinProbe::marking(
-                    &build_chunks,
-                    left.types(),
-                    left_keys,
-                    right_keys.clone(),
-                    filter.clone(),
-                    ctx,
-                )
-            })?);
-            let mut p = build(right, ctx)?;
-            p.add(Operator::HashProbe(probe.clone()), stats.clone());
-            run_collect(&p, ctx)?;
-            let chunks = probe.build.marked(*kind == JoinKind::Semi);
-            // The probe emitted nothing: the rows come out here.
-            counted(Source::Chunks(Arc::new(chunks)))
-        }
-        PhysicalPlan::HashJoin {
-            left,
-            right,
-            kind,
-            left_keys,
-            right_keys,
-            filter,
-            ..
-        } => {
-            let build_chunks = collect(right, ctx)?;
-            let probe = Arc::new(timed(&stats, || {
-                JoinProbe::new(
-                    *kind,
-                    &build_chunks,
-                    right.types(),
-                    right_keys,
-                    left_keys.clone(),
-                    filter.clone(),
-                    ctx,
-                )
-            })?);
-            let mut p = build(left, ctx)?;
+            // A SEMI or ANTI join built on its preserved (left) input marks build rows
+            // as the right input streams by; they all come out once it has ended.
+            let (build_side, probe_side, build_keys, probe_keys) = match build_left {
+                true => (left, right, left_keys, right_keys),
+                false => (right, left, right_keys, left_keys),
+            };
+            let spec = Arc::new(JoinSpec {
+                kind: *kind,
+                marking: *build_left,
+                build_types: build_side.types(),
+                build_keys: build_keys.clone(),
+                probe_types: probe_side.types(),
+                probe_keys: probe_keys.clone(),
+                filter: filter.clone(),
+            });
+            let input = {
+                let p = build(build_side, ctx)?;
+                let sink = BuildSink::new(ctx);
+                pipeline::run(&p, &sink, ctx)?;
+                sink.finish()
+            };
+            let join = timed(&stats, || HashJoin::new(spec, input, ctx))?;
+            let mut p = build(probe_side, ctx)?;
             // Probe rows without a match are dropped: the build keys' range bounds
             // what the probe side's scan needs to read.
-            if matches!(kind, JoinKind::Inner | JoinKind::Semi | JoinKind::Right) {
-                crate::join_filters::add(&mut p, left_keys, &build_chunks, right_keys, ctx)?;
+            if let HashJoin::InMemory(probe) = &join {
+                if !build_left && matches!(kind, JoinKind::Inner | JoinKind::Semi | JoinKind::Right)
+                {
+                    crate::join_filters::add(&mut p, left_keys, &probe.build, right_keys, ctx)?;
+                }
             }
-            p.add(Operator::HashProbe(probe.clone()), stats.clone());
-            finish_join(p, *kind, &probe.build, &left.types(), &stats, ctx)?
+            p.add(join.operator(), stats.clone());
+            if let Some(late) = join.late_rows() {
+                p.then(late, stats);
+            }
+            p
         }
         PhysicalPlan::NestedLoopJoin {
             left,
@@ -267,11 +262,21 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let build_chunks = collect(right, ctx)?;
             let probe = Arc::new(timed(&stats, || {
-                NestedLoopProbe::new(*kind, &build_chunks, right.types(), filter.clone(), ctx)
+                NestedLoopProbe::new(
+                    *kind,
+                    build_chunks,
+                    right.types(),
+                    left.types(),
+                    filter.clone(),
+                    ctx,
+                )
             })?);
             let mut p = build(left, ctx)?;
             p.add(Operator::NestedLoop(probe.clone()), stats.clone());
-            finish_join(p, *kind, &probe.build, &left.types(), &stats, ctx)?
+            if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                p.then(probe, stats);
+            }
+            p
         }
         PhysicalPlan::HashAggregate {
             input,
@@ -354,28 +359,6 @@ fn timed<T>(stats: &Option<Arc<NodeStats>>, f: impl FnOnce() -> T) -> T {
         Some(s) => s.time(f),
         None => f(),
     }
-}
-
-/// A join's pipeline once its probe operator is in place. RIGHT and FULL joins run it
-/// to the end and then add the build rows that no probe row matched.
-fn finish_join(
-    p: Pipeline,
-    kind: JoinKind,
-    build: &BuildSide,
-    left_types: &[DataType],
-    stats: &Option<Arc<NodeStats>>,
-    ctx: &QueryContext,
-) -> Result<Pipeline> {
-    if !matches!(kind, JoinKind::Right | JoinKind::Full) {
-        return Ok(p);
-    }
-    let mut chunks = run_collect(&p, ctx)?;
-    let unmatched = timed(stats, || build.unmatched(left_types));
-    if let Some(s) = stats {
-        s.add_rows(unmatched.iter().map(|c| c.len()).sum());
-    }
-    chunks.extend(unmatched);
-    Ok(Pipeline::new(Source::Chunks(Arc::new(chunks))))
 }
 
 fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {

@@ -121,12 +121,18 @@ impl KeyTable {
         self.hashes.len()
     }
 
-    /// Bytes the table holds (its slots, keys, offsets and hashes).
+    /// Bytes the table holds.
     pub fn bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.arena.capacity()
-            + self.offsets.capacity() * std::mem::size_of::<usize>()
-            + self.hashes.capacity() * std::mem::size_of::<u64>()
+            + (self.offsets.capacity() + self.hashes.capacity()) * 8
+    }
+
+    /// About the bytes a table made [`KeyTable::with_capacity`]`(entries)` holds once
+    /// it has `entries` keys of `key_bytes` bytes in all.
+    pub fn bytes_for(entries: usize, key_bytes: usize) -> usize {
+        let slots = (entries * 2).next_power_of_two().max(64);
+        slots * std::mem::size_of::<Slot>() + key_bytes + (2 * entries + 1) * 8
     }
 
     pub fn is_empty(&self) -> bool {

@@ -7,18 +7,19 @@
 
 use crate::context::QueryContext;
 use crate::expression;
+use crate::operators::hash_join::BuildSide;
 use crate::pipeline::{Operator, Pipeline, Source};
-use stride_common::{DataChunk, Result};
+use stride_common::{DataChunk, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::Expr;
 use stride_storage::zone_map::Bounds;
 use stride_storage::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
 
-/// Adds to `probe`'s scan the bounds of `build_keys` (over `build`'s chunks) on the
+/// Adds to `probe`'s scan the bounds of `build_keys` (over `build`'s rows) on the
 /// columns its `probe_keys` read.
 pub fn add(
     probe: &mut Pipeline,
     probe_keys: &[Expr],
-    build: &[DataChunk],
+    build: &BuildSide,
     build_keys: &[Expr],
     ctx: &QueryContext,
 ) -> Result<()> {
@@ -78,13 +79,26 @@ fn trace(key: &Expr, operators: &[Operator]) -> Option<usize> {
     Some(at)
 }
 
-/// The smallest and largest non-NULL value of `key` over `chunks`, as the integers a
-/// zone map keeps (integers, dates, timestamps, decimals); `None` when there is none or
-/// the key is of another type.
-fn bounds(key: &Expr, chunks: &[DataChunk], ctx: &QueryContext) -> Result<Option<(i128, i128)>> {
+/// The smallest and largest non-NULL value of `key` over `build`'s rows, as the
+/// integers a zone map keeps (integers, dates, timestamps, decimals); `None` when there
+/// is none or the key is of another type.
+fn bounds(key: &Expr, build: &BuildSide, ctx: &QueryContext) -> Result<Option<(i128, i128)>> {
+    let mut used = Vec::new();
+    key.collect_columns(&mut used);
     let mut range: Option<(i128, i128)> = None;
-    for chunk in chunks {
-        let v = expression::eval(key, chunk, ctx)?;
+    for start in (0..build.len).step_by(VECTOR_SIZE) {
+        // A vector's worth of the columns the key reads (the others are never looked at).
+        let n = VECTOR_SIZE.min(build.len - start);
+        let columns = build
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match used.contains(&i) {
+                true => c.slice(start, n),
+                false => Vector::null_constant(&c.ty),
+            });
+        let chunk = DataChunk::new(columns.collect(), n);
+        let v = expression::eval(key, &chunk, ctx)?;
         let zone = ZoneMap::of(&v, chunk.len());
         match zone.bounds {
             Some(Bounds::Int(a, b)) => {

@@ -7,10 +7,17 @@
 //! for that operator (`coalesce.rs`) until they fill a chunk or the morsel ends.
 //! Under EXPLAIN ANALYZE the source and each operator carry their plan node's
 //! counters (`profile.rs`), which the loop fills.
+//!
+//! A pipeline may have tails: sources of late rows ([`LateRows`]) that run once every
+//! morsel before them is done, entering the pipeline above the operator that added
+//! them (a RIGHT join's unmatched build rows, the partitions a join spilled). Each
+//! runs like a source of its own, its morsels numbered after those before it, into
+//! the same sink.
 
 use crate::coalesce::Coalescer;
 use crate::context::QueryContext;
 use crate::expression;
+use crate::operators::grace_join::GraceJoin;
 use crate::operators::hash_join::JoinProbe;
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::profile::NodeStats;
@@ -60,16 +67,18 @@ pub enum Source {
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
     Chunks(Arc<Vec<DataChunk>>),
-    /// Chunks made one morsel at a time when the pipeline runs, so they are never all
-    /// in memory at once (the partitions of a spilled hash aggregate).
-    Produced(Arc<dyn Produce>),
+    /// Rows computed as they are asked for, once the pipeline before them has ended.
+    Late(Arc<dyn LateRows>),
 }
 
-/// A source of chunks computed per morsel.
-pub trait Produce: Send + Sync {
+/// Rows a node can produce only once its input has ended, a morsel at a time.
+pub trait LateRows: Send + Sync {
+    /// Asked when the rows are about to be produced, not before.
     fn morsels(&self) -> usize;
-    /// Units of work (rows) in morsel `m`, for progress.
-    fn work(&self, m: usize) -> u64;
+    /// Units of work (rows) in morsel `m`, for progress, where known before.
+    fn work(&self, _m: usize) -> u64 {
+        0
+    }
     fn produce(
         &self,
         morsel: usize,
@@ -86,7 +95,7 @@ impl Source {
             Source::Columnar { reader, .. } => reader.morsels(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
-            Source::Produced(p) => p.morsels(),
+            Source::Late(l) => l.morsels(),
         }
     }
 
@@ -116,7 +125,7 @@ impl Source {
                     .map(|c| c.len() as u64)
                     .sum()
             }
-            Source::Produced(p) => p.work(m),
+            Source::Late(l) => l.work(m),
         }
     }
 
@@ -135,8 +144,7 @@ impl Source {
                 .map(|m| reader.rows(m))
                 .max()
                 .unwrap_or(0),
-            Source::Range { .. } => MORSEL_SIZE,
-            Source::Chunks(_) | Source::Produced(_) => MORSEL_SIZE,
+            Source::Range { .. } | Source::Chunks(_) | Source::Late(_) => MORSEL_SIZE,
         }
     }
 
@@ -266,7 +274,7 @@ impl Source {
                     emit(c.clone())?;
                 }
             }
-            Source::Produced(p) => p.produce(morsel, ctx, emit)?,
+            Source::Late(l) => l.produce(morsel, ctx, emit)?,
         }
         Ok(())
     }
@@ -280,6 +288,8 @@ pub enum Operator {
     /// use (moved) or not (cloned).
     Columns(Vec<(usize, bool)>),
     HashProbe(Arc<JoinProbe>),
+    /// The probe of a hash join whose build side did not fit in memory.
+    GraceProbe(Arc<GraceJoin>),
     NestedLoop(Arc<NestedLoopProbe>),
     /// Set-returning functions of a select list: rows repeat per list element.
     /// Input columns passed through, and the set-returning functions.
@@ -304,7 +314,10 @@ impl Operator {
     fn coalesces(&self) -> bool {
         matches!(
             self,
-            Operator::HashProbe(_) | Operator::NestedLoop(_) | Operator::Lateral(_)
+            Operator::HashProbe(_)
+                | Operator::GraceProbe(_)
+                | Operator::NestedLoop(_)
+                | Operator::Lateral(_)
         )
     }
 
@@ -356,6 +369,7 @@ impl Operator {
                 out(chunk)
             }
             Operator::HashProbe(p) => p.probe(chunk, ctx, out),
+            Operator::GraceProbe(p) => p.probe(chunk, ctx, out),
             Operator::NestedLoop(p) => p.probe(chunk, ctx, out),
             Operator::Unnest(passed, functions) => {
                 crate::operators::unnest::apply(passed, functions, chunk, ctx, out)
@@ -372,6 +386,16 @@ pub struct Pipeline {
     pub source_stats: Option<Arc<NodeStats>>,
     /// EXPLAIN ANALYZE: each operator's node's counters.
     pub operator_stats: Vec<Option<Arc<NodeStats>>>,
+    /// Late rows, run in order after the source.
+    pub tails: Vec<Tail>,
+}
+
+/// Late rows of a pipeline: `source`'s chunks enter at operator `from`; `stats`
+/// counts them for the node that adds them.
+pub struct Tail {
+    pub source: Source,
+    pub from: usize,
+    pub stats: Option<Arc<NodeStats>>,
 }
 
 impl Pipeline {
@@ -381,7 +405,18 @@ impl Pipeline {
             operators: Vec::new(),
             source_stats: None,
             operator_stats: Vec::new(),
+            tails: Vec::new(),
         }
+    }
+
+    /// Adds `late` rows, produced once everything before them is done, to go through
+    /// the operators added from now on; `stats` counts them.
+    pub fn then(&mut self, late: Arc<dyn LateRows>, stats: Option<Arc<NodeStats>>) {
+        self.tails.push(Tail {
+            source: Source::Late(late),
+            from: self.operators.len(),
+            stats,
+        });
     }
 
     /// A pipeline reading `source` for the node `stats` counts.
@@ -495,35 +530,83 @@ pub fn run<S: Sink>(p: &Pipeline, sink: &S, ctx: &QueryContext) -> Result<()> {
 }
 
 /// [`run`], counting the time the sink takes in `sink_stats` (the node the sink
-/// builds: an aggregate, a sort, a join's build side).
+/// builds: an aggregate, a sort, a join's build side). The source runs first, then
+/// each tail in turn.
 pub fn run_counted<S: Sink>(
     p: &Pipeline,
     sink: &S,
     sink_stats: Option<&NodeStats>,
     ctx: &QueryContext,
 ) -> Result<()> {
-    let n = p.source.morsels();
-    ctx.progress.add_total(p.source.total_work());
+    let mut phase = Phase {
+        source: &p.source,
+        operators: &p.operators,
+        stats: &p.operator_stats,
+        source_stats: p.source_stats.as_deref(),
+        first_morsel: 0,
+    };
+    let mut first_morsel = run_phase(&phase, sink, sink_stats, ctx)?;
+    for tail in &p.tails {
+        if sink.is_done() {
+            break;
+        }
+        phase = Phase {
+            source: &tail.source,
+            operators: p.operators.get(tail.from..).unwrap_or_default(),
+            stats: p.operator_stats.get(tail.from..).unwrap_or_default(),
+            source_stats: tail.stats.as_deref(),
+            first_morsel,
+        };
+        first_morsel += run_phase(&phase, sink, sink_stats, ctx)?;
+    }
+    Ok(())
+}
+
+/// One source of a pipeline and the operators its chunks go through; the sink sees
+/// its morsels numbered from `first_morsel`.
+struct Phase<'a> {
+    source: &'a Source,
+    operators: &'a [Operator],
+    stats: &'a [Option<Arc<NodeStats>>],
+    source_stats: Option<&'a NodeStats>,
+    first_morsel: usize,
+}
+
+/// Runs every morsel of `phase` on `ctx.threads()` workers; returns how many there
+/// were.
+fn run_phase<S: Sink>(
+    phase: &Phase<'_>,
+    sink: &S,
+    sink_stats: Option<&NodeStats>,
+    ctx: &QueryContext,
+) -> Result<usize> {
+    let source = phase.source;
+    let n = source.morsels();
+    ctx.progress.add_total(source.total_work());
     let threads = ctx.threads().min(n).max(1);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let work = || -> Result<()> {
         let mut local = sink.local();
-        let mut waiting: Vec<Coalescer> =
-            p.operators.iter().map(|_| Coalescer::default()).collect();
+        let mut waiting: Vec<Coalescer> = phase
+            .operators
+            .iter()
+            .map(|_| Coalescer::default())
+            .collect();
         loop {
             let m = next.fetch_add(1, Ordering::Relaxed);
             if m >= n || failed.load(Ordering::Relaxed) || sink.is_done() {
                 break;
             }
             ctx.check()?;
+            let sink_morsel = phase.first_morsel + m;
             let mut consume = |c: DataChunk| match sink_stats {
-                Some(s) => s.time(|| sink.consume(&mut local, m, c)),
-                None => sink.consume(&mut local, m, c),
+                Some(s) => s.time(|| sink.consume(&mut local, sink_morsel, c)),
+                None => sink.consume(&mut local, sink_morsel, c),
             };
-            let ops = (&p.operators, &p.operator_stats);
-            match p.source_stats.as_deref() {
-                None => p.source.produce(m, ctx, None, &mut |chunk| {
+            let ops = (phase.operators, phase.stats);
+            match phase.source_stats {
+                None => source.produce(m, ctx, None, &mut |chunk| {
                     ctx.check()?;
                     push(ops.0, ops.1, &mut waiting, chunk, ctx, &mut consume)
                 })?,
@@ -532,7 +615,7 @@ pub fn run_counted<S: Sink>(
                     // downstream.
                     let start = std::time::Instant::now();
                     let mut downstream = std::time::Duration::ZERO;
-                    p.source.produce(m, ctx, Some(stats), &mut |chunk| {
+                    source.produce(m, ctx, Some(stats), &mut |chunk| {
                         ctx.check()?;
                         stats.add_rows(chunk.len());
                         let t = std::time::Instant::now();
@@ -544,8 +627,8 @@ pub fn run_counted<S: Sink>(
                 }
             }
             flush(ops.0, ops.1, &mut waiting, ctx, &mut consume)?;
-            sink.morsel_done(&mut local, m)?;
-            ctx.progress.add_done(p.source.work(m));
+            sink.morsel_done(&mut local, sink_morsel)?;
+            ctx.progress.add_done(source.work(m));
         }
         match sink_stats {
             Some(s) => s.time(|| sink.combine(local)),
@@ -571,7 +654,7 @@ pub fn run_counted<S: Sink>(
             }
         }
     }
-    first_err.map_or(Ok(()), Err)
+    first_err.map_or(Ok(n), Err)
 }
 
 /// A sink that keeps every chunk, in morsel order. What it keeps is reserved from

@@ -6,7 +6,7 @@
 //! [`PARTITIONS`] runs chosen by the top bits of the key's hash. The rows a DISTINCT
 //! or ORDER BY aggregate buffers go to runs of their own, each row with its group's
 //! key values. Every table spilled adds runs to each partition; when the input ends,
-//! the tables still in memory are spilled too. The aggregate's output is then a [`Produce`] source with one morsel per
+//! the tables still in memory are spilled too. The aggregate's output is then a [`LateRows`] source with one morsel per
 //! partition: a worker reads a partition's runs, merges its groups into one table (a
 //! group's key hashes the same wherever it was, so all its partial states meet in
 //! one partition) and finalizes them. So at most one partition per thread is in
@@ -15,7 +15,7 @@
 use super::hash_aggregate::{append_cols, is_buffered, LocalTable, Merger};
 use crate::context::QueryContext;
 use crate::hash_table::{hash_key, hash_word};
-use crate::pipeline::Produce;
+use crate::pipeline::LateRows;
 use crate::row_key::{self, Keys};
 use crate::spill::{Run, SpillFile};
 use std::sync::Arc;
@@ -204,7 +204,7 @@ impl SpilledAggregate {
     }
 }
 
-impl Produce for SpilledAggregate {
+impl LateRows for SpilledAggregate {
     fn morsels(&self) -> usize {
         PARTITIONS
     }

@@ -260,7 +260,7 @@ impl<'a> HashAggregate<'a> {
         for mut t in tables {
             spilled.write(&self.merger, &mut t)?;
         }
-        Ok(Source::Produced(Arc::new(SpilledAggregate::new(
+        Ok(Source::Late(Arc::new(SpilledAggregate::new(
             self.merger.clone(),
             spilled,
         ))))

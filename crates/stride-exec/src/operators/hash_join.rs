@@ -1,12 +1,13 @@
 //! Hash join: the build side (right input) is materialized and indexed by its key
 //! columns; probe chunks (left input) stream through [`JoinProbe::probe`] inside the
 //! left input's pipeline. Rows with a NULL key never match. INNER, LEFT, SEMI and ANTI
-//! joins stream; RIGHT and FULL joins also record which build rows matched so the
-//! executor can emit the others at the end.
+//! joins stream; RIGHT and FULL joins also record which build rows matched, and the
+//! others come out once the probe input has ended, as the pipeline's late rows
+//! ([`LateRows`], a morsel per `MORSEL_SIZE` build rows).
 //!
 //! A SEMI or ANTI join whose preserved (left) input is the smaller one builds on it
-//! instead ([`JoinProbe::marking`]): the other input only marks the build rows it
-//! matches, and the executor then emits the marked rows (SEMI) or the others (ANTI).
+//! instead ([`JoinSpec::marking`]): the other input only marks the build rows it
+//! matches, and the marked rows (SEMI) or the others (ANTI) are the late rows.
 //!
 //! Key equality is decided on the encoded keys; a residual `filter` (non-equality
 //! conditions) is checked on each candidate pair.
@@ -21,42 +22,106 @@
 //! in the partition its hash names, first asking the partition's Bloom filter
 //! (`bloom.rs`) while fewer than half the probe rows find a partner. Probe rows are
 //! gathered only for the pairs emitted.
+//!
+//! Memory: the build rows come with their bytes reserved (`grace_join::BuildSink`
+//! collects them), and [`JoinProbe::new`] reserves what indexing adds (encoded keys
+//! while it builds; key tables, chains, Bloom filters and matched flags for good)
+//! before it builds anything. When that does not fit under `memory_limit` it builds
+//! nothing, and the join spills instead (`grace_join.rs`), using a `JoinProbe` for
+//! each part of the build side that does fit.
 
 use crate::bloom::BloomFilter;
-use crate::coalesce::concat_column;
 use crate::context::QueryContext;
 use crate::expression::{eval, eval_ref, true_rows};
 use crate::hash_table::{hash_word, inline_word, prefetch, KeyTable};
 use crate::key_packing::{merge_ranges, value_range, KeyPacking};
 use crate::parallel::map_tasks;
+use crate::pipeline::LateRows;
 use crate::row_key::{self, non_null_rows, Keys};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use stride_common::{DataChunk, DataType, Result, Vector, VectorData, VECTOR_SIZE};
+use std::sync::{Arc, Mutex};
+use stride_common::memory::{MemoryTag, Reservation};
+use stride_common::{
+    DataChunk, DataType, Error, Result, Vector, VectorData, MORSEL_SIZE, VECTOR_SIZE,
+};
 use stride_sql::plan::{Expr, JoinKind};
 
 const NONE: u32 = u32::MAX;
+
+/// What a hash join builds on and probes with.
+pub struct JoinSpec {
+    pub kind: JoinKind,
+    /// A SEMI or ANTI join built on its preserved input: probe rows (the other
+    /// input) only mark the build rows they match, and nothing comes out until the
+    /// probe has ended.
+    pub marking: bool,
+    pub build_types: Vec<DataType>,
+    pub build_keys: Vec<Expr>,
+    pub probe_types: Vec<DataType>,
+    pub probe_keys: Vec<Expr>,
+    /// Non-equality conditions, over the probe row's columns, then the build row's.
+    pub filter: Option<Expr>,
+}
+
+impl JoinSpec {
+    /// Whether build rows come out once the probe has ended: those no probe row
+    /// matched (RIGHT, FULL), the marked or unmarked ones (marking). Such joins
+    /// record which build rows matched.
+    pub fn has_late_rows(&self) -> bool {
+        self.marking || matches!(self.kind, JoinKind::Right | JoinKind::Full)
+    }
+}
+
+/// Build rows held in memory, with the bytes they hold reserved.
+pub struct BuildRows {
+    pub chunks: Vec<DataChunk>,
+    pub reservation: Reservation,
+}
 
 /// The materialized build side, shared by hash and nested-loop joins.
 pub struct BuildSide {
     pub columns: Vec<Vector>,
     pub len: usize,
     pub types: Vec<DataType>,
-    /// Set for RIGHT / FULL joins: which build rows found a partner.
+    /// Set for RIGHT / FULL and marking joins: which build rows found a partner.
     pub matched: Option<Vec<AtomicBool>>,
 }
 
 impl BuildSide {
     /// The rows of `chunks` as one vector per column, each column assembled by its
-    /// own task, sized once.
+    /// own task, sized once. Each chunk's column is dropped once copied, so the rows
+    /// are not held twice over.
     pub fn new(
-        chunks: &[DataChunk],
+        chunks: Vec<DataChunk>,
         types: Vec<DataType>,
         track: bool,
         ctx: &QueryContext,
     ) -> Result<Self> {
         let len: usize = chunks.iter().map(|c| c.len()).sum();
+        let mut pieces: Vec<Vec<Vector>> = types
+            .iter()
+            .map(|_| Vec::with_capacity(chunks.len()))
+            .collect();
+        let mut lens = Vec::with_capacity(chunks.len());
+        for c in chunks {
+            let c = c.flatten();
+            lens.push(c.len());
+            for (piece, v) in pieces.iter_mut().zip(c.columns) {
+                piece.push(v);
+            }
+        }
+        let pieces: Vec<Mutex<Vec<Vector>>> = pieces.into_iter().map(Mutex::new).collect();
         let columns = map_tasks(ctx, types.len(), |k| {
-            let mut column = concat_column(chunks, k, &types[k], len);
+            let mine = std::mem::take(
+                &mut *pieces[k]
+                    .lock()
+                    .map_err(|_| Error::internal("build column lock poisoned"))?,
+            );
+            let mut column = Vector::with_capacity(&types[k], len);
+            for (v, &n) in mine.into_iter().zip(&lens) {
+                column.append(&v, n);
+            }
             // Emitted pairs take build rows chunk by chunk: they should share the
             // build's strings, not copy them.
             if let VectorData::Str(sv) = &mut column.data {
@@ -82,41 +147,47 @@ impl BuildSide {
         }
     }
 
-    /// Build rows whose matched flag is `matched`, in build order (none when matches
-    /// are not tracked).
-    fn rows_marked(&self, matched: bool) -> Vec<u32> {
+    /// Morsels of late rows: one per `MORSEL_SIZE` build rows.
+    pub fn late_morsels(&self) -> usize {
+        self.len.div_ceil(MORSEL_SIZE)
+    }
+
+    /// The build rows of late morsel `m`.
+    pub fn morsel_rows(&self, m: usize) -> Range<usize> {
+        let start = (m * MORSEL_SIZE).min(self.len);
+        start..(start + MORSEL_SIZE).min(self.len)
+    }
+
+    /// Emits the build rows of `rows` whose matched flag is `matched`, in build
+    /// order (none when matches are not tracked): behind NULLs for the probe side's
+    /// columns when given `null_probe` (RIGHT / FULL), alone otherwise (marking).
+    pub fn emit_marked(
+        &self,
+        rows: Range<usize>,
+        matched: bool,
+        null_probe: Option<&[DataType]>,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
         let Some(m) = &self.matched else {
-            return vec![];
+            return Ok(());
         };
-        (0..self.len as u32)
-            .filter(|&r| m[r as usize].load(Ordering::Relaxed) == matched)
-            .collect()
-    }
-
-    /// The build rows some probe row matched (`true`) or none did (`false`).
-    pub fn marked(&self, matched: bool) -> Vec<DataChunk> {
-        self.rows_marked(matched)
-            .chunks(VECTOR_SIZE)
-            .map(|b| {
-                let cols = self.columns.iter().map(|c| c.take(b)).collect();
-                DataChunk::new(cols, b.len())
+        let rows: Vec<u32> = rows
+            .filter(|&r| {
+                m.get(r)
+                    .is_some_and(|f| f.load(Ordering::Relaxed) == matched)
             })
-            .collect()
-    }
-
-    /// Build rows no probe row matched, with NULLs for the probe side's columns.
-    pub fn unmatched(&self, left_types: &[DataType]) -> Vec<DataChunk> {
-        let rows = self.rows_marked(false);
-        rows.chunks(VECTOR_SIZE)
-            .map(|b| {
-                let mut cols: Vec<Vector> = left_types
-                    .iter()
-                    .map(|t| Vector::null_constant(t).flatten(b.len()))
-                    .collect();
-                cols.extend(self.columns.iter().map(|c| c.take(b)));
-                DataChunk::new(cols, b.len())
-            })
-            .collect()
+            .map(|r| r as u32)
+            .collect();
+        for b in rows.chunks(VECTOR_SIZE) {
+            let mut cols: Vec<Vector> = null_probe
+                .unwrap_or_default()
+                .iter()
+                .map(|t| Vector::null_constant(t).flatten(b.len()))
+                .collect();
+            cols.extend(self.columns.iter().map(|c| c.take(b)));
+            out(DataChunk::new(cols, b.len()))?;
+        }
+        Ok(())
     }
 }
 
@@ -275,20 +346,16 @@ const PARALLEL_BUILD: usize = 1 << 16;
 const BLOOM_MIN_KEYS: usize = 1 << 12;
 
 pub struct JoinProbe {
-    pub kind: JoinKind,
+    pub spec: Arc<JoinSpec>,
     pub build: BuildSide,
     /// Partition of a key: the top `bits` bits of its hash.
     bits: u32,
     partitions: Vec<Partition>,
-    left_keys: Vec<Expr>,
     /// The probe chunk's columns that are the keys, when every key is a plain column.
     key_columns: Option<Vec<usize>>,
     /// Integer keys packed into one word by the build side's ranges (see
     /// `key_packing`); encoded bytes otherwise.
     packing: Option<KeyPacking>,
-    filter: Option<Expr>,
-    /// Probe rows only mark build rows (see [`JoinProbe::marking`]); nothing is emitted.
-    marking: bool,
     /// For packed keys of a narrow range: entry id + 1 of each key word (0: absent).
     direct: Option<Vec<u32>>,
     /// Whether the build side is too large to stay in cache (only then are there Bloom
@@ -298,6 +365,45 @@ pub struct JoinProbe {
     /// filters are consulted while fewer than half find it.
     probed: AtomicU64,
     found: AtomicU64,
+    /// What the build rows and the index hold, given back when the join is dropped.
+    _reservation: Reservation,
+}
+
+/// An upper estimate of the bytes indexing adds to the rows of `encoded`: their
+/// encoded keys, hashes and partition lists while it builds, and for good each
+/// partition's key table, chains and Bloom filter, the direct array (`direct`
+/// entries) and the matched flags (when `track`).
+fn index_bytes(encoded: &[ChunkKeys], rows: usize, direct: Option<u128>, track: bool) -> u64 {
+    let parts = encoded.first().map_or(1, |e| e.by_partition.len());
+    let mut per_partition = vec![0usize; parts];
+    let (mut key_bytes, mut building) = (0, 0);
+    for e in encoded {
+        let n = e.hashes.len();
+        let (keys, arena) = match &e.keys {
+            Keys::Words { .. } => (9 * n, 8 * n),
+            Keys::Bytes(b) => (b.data.len() + 4 * (n + 1), b.data.len()),
+        };
+        key_bytes += arena;
+        // Keys, hashes and the rows of each partition.
+        building += keys + 8 * n + 4 * n;
+        for (count, mine) in per_partition.iter_mut().zip(&e.by_partition) {
+            *count += mine.len();
+        }
+    }
+    let tables: usize = per_partition
+        .iter()
+        .map(|&n| {
+            let bloom = if n >= BLOOM_MIN_KEYS {
+                BloomFilter::bytes_for(n)
+            } else {
+                0
+            };
+            // Heads and chains: 16 bytes a row at most.
+            KeyTable::bytes_for(n, key_bytes / rows.max(1) * n) + 16 * n + bloom
+        })
+        .sum();
+    let direct = direct.map_or(0, |d| 4 * d as u64);
+    (building + tables + if track { rows } else { 0 }) as u64 + direct
 }
 
 /// The keys of `valid.len()` rows: packed into words when the join packs them
@@ -327,64 +433,24 @@ fn partition_of(hash: u64, bits: u32) -> usize {
 }
 
 impl JoinProbe {
-    /// For a SEMI or ANTI join built on its preserved input: `chunks` (that input)
-    /// is the build side, and probing with the other input marks the build rows that
-    /// have a partner. `filter` reads the probe row's columns first, then the build's.
-    pub fn marking(
-        chunks: &[DataChunk],
-        types: Vec<DataType>,
-        build_keys: &[Expr],
-        probe_keys: Vec<Expr>,
-        filter: Option<Expr>,
-        ctx: &QueryContext,
-    ) -> Result<Self> {
-        let mut p = Self::index(
-            JoinKind::Semi,
-            chunks,
-            types,
-            true,
-            build_keys,
-            probe_keys,
-            filter,
-            ctx,
-        )?;
-        p.marking = true;
-        Ok(p)
-    }
-
+    /// Indexes `rows` for `spec`'s join, taking them over with their reservation,
+    /// when what indexing adds fits under `memory_limit` too; otherwise it builds
+    /// nothing, leaves `rows` as they were and returns `None`.
+    ///
+    /// Keys are encoded and hashed chunk by chunk, rows are split into partitions by
+    /// the top bits of their hash, and each partition gets its own key table, built
+    /// by one thread (partitions in parallel; one partition for small inputs).
+    /// Chains keep rows with equal keys in build order.
     pub fn new(
-        kind: JoinKind,
-        chunks: &[DataChunk],
-        types: Vec<DataType>,
-        right_keys: &[Expr],
-        left_keys: Vec<Expr>,
-        filter: Option<Expr>,
+        spec: Arc<JoinSpec>,
+        rows: &mut BuildRows,
         ctx: &QueryContext,
-    ) -> Result<Self> {
-        let track = matches!(kind, JoinKind::Right | JoinKind::Full);
-        Self::index(
-            kind, chunks, types, track, right_keys, left_keys, filter, ctx,
-        )
-    }
-
-    /// Indexes the build side: keys are encoded and hashed chunk by chunk, rows are
-    /// split into partitions by the top bits of their hash, and each partition gets
-    /// its own key table, built by one thread (partitions in parallel; one partition
-    /// for small inputs). Chains keep rows with equal keys in build order.
-    #[allow(clippy::too_many_arguments)]
-    fn index(
-        kind: JoinKind,
-        chunks: &[DataChunk],
-        types: Vec<DataType>,
-        track: bool,
-        right_keys: &[Expr],
-        left_keys: Vec<Expr>,
-        filter: Option<Expr>,
-        ctx: &QueryContext,
-    ) -> Result<Self> {
-        let build = BuildSide::new(chunks, types, track, ctx)?;
-        let build_rows = build.len;
-        let bits = if build.len < PARALLEL_BUILD {
+    ) -> Result<Option<Self>> {
+        let chunks = &rows.chunks;
+        let build_keys = &spec.build_keys;
+        let track = spec.has_late_rows();
+        let build_rows: usize = chunks.iter().map(|c| c.len()).sum();
+        let bits = if build_rows < PARALLEL_BUILD {
             0
         } else {
             (ctx.threads() * 4)
@@ -402,14 +468,14 @@ impl JoinProbe {
         // The build keys of every chunk, and their ranges, for packing them into words.
         let key_cols = map_tasks(ctx, chunks.len(), |ci| {
             let c = &chunks[ci];
-            let cols = right_keys
+            let cols = build_keys
                 .iter()
                 .map(|k| eval_ref(k, c, ctx))
                 .collect::<Result<Vec<_>>>()?;
             let ranges: Vec<_> = cols.iter().map(|v| value_range(v, c.len())).collect();
             Ok((cols, ranges))
         })?;
-        let packing = (0..right_keys.len())
+        let packing = (0..build_keys.len())
             .map(|k| {
                 key_cols.iter().try_fold(None, |acc, (_, r)| {
                     r[k].map(|range| merge_ranges(acc, range))
@@ -435,6 +501,28 @@ impl JoinProbe {
                 by_partition,
             })
         })?;
+        drop(key_cols);
+        let direct_domain = match &packing {
+            Some(p) if bits == 0 && p.domain() <= direct_limit(build_rows) => Some(p.domain()),
+            _ => None,
+        };
+        let rows_bytes = rows.reservation.size();
+        if !rows
+            .reservation
+            .try_grow(index_bytes(&encoded, build_rows, direct_domain, track))
+        {
+            return Ok(None);
+        }
+        let mut reservation = std::mem::replace(
+            &mut rows.reservation,
+            Reservation::new(&ctx.memory, MemoryTag::HashJoin),
+        );
+        let build = BuildSide::new(
+            std::mem::take(&mut rows.chunks),
+            spec.build_types.clone(),
+            track,
+            ctx,
+        )?;
         let partitions = map_tasks(ctx, parts, |p| {
             let n: usize = encoded.iter().map(|e| e.by_partition[p].len()).sum();
             let mut part = Partition {
@@ -481,38 +569,69 @@ impl JoinProbe {
         })?;
         // A small build side whose packed keys span a narrow range: an array indexed
         // by the key finds its entry without hashing (a "perfect" hash).
-        let direct = match &packing {
-            Some(p) if bits == 0 && p.domain() <= direct_limit(build_rows) => {
-                let table = &partitions[0].table;
-                let mut ids = vec![0u32; p.domain() as usize];
-                for id in 0..table.len() {
-                    ids[inline_word(table.key(id)) as usize] = id as u32 + 1;
-                }
-                Some(ids)
+        let direct = direct_domain.map(|domain| {
+            let table = &partitions[0].table;
+            let mut ids = vec![0u32; domain as usize];
+            for id in 0..table.len() {
+                ids[inline_word(table.key(id)) as usize] = id as u32 + 1;
             }
-            _ => None,
-        };
-        Ok(JoinProbe {
-            kind,
+            ids
+        });
+        drop(encoded);
+        // The encoded keys are gone: what stays is the rows and the index.
+        let index: usize = partitions
+            .iter()
+            .map(|p| {
+                p.table.bytes()
+                    + p.heads.capacity() * 8
+                    + (p.rows.capacity() + p.next.capacity()) * 4
+                    + p.bloom.as_ref().map_or(0, |b| b.bytes())
+            })
+            .sum::<usize>()
+            + direct.as_ref().map_or(0, |d| d.len() * 4)
+            + if track { build_rows } else { 0 };
+        let held = rows_bytes + index as u64;
+        if held < reservation.size() {
+            reservation.shrink(reservation.size() - held);
+        }
+        Ok(Some(JoinProbe {
             build,
             bits,
             direct,
             partitions,
-            key_columns: left_keys
+            key_columns: spec
+                .probe_keys
                 .iter()
                 .map(|k| match k {
                     Expr::Column { index, .. } => Some(*index),
                     _ => None,
                 })
                 .collect(),
-            left_keys,
+            spec,
             packing,
-            filter,
-            marking: false,
             large: build_rows >= BLOOM_MIN_KEYS,
             probed: AtomicU64::new(0),
             found: AtomicU64::new(0),
-        })
+            _reservation: reservation,
+        }))
+    }
+
+    /// Emits the late rows among build rows `rows` (see [`JoinSpec::has_late_rows`]).
+    pub fn emit_late(
+        &self,
+        rows: Range<usize>,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        let spec = &self.spec;
+        if spec.marking {
+            self.build
+                .emit_marked(rows, spec.kind == JoinKind::Semi, None, out)
+        } else if matches!(spec.kind, JoinKind::Right | JoinKind::Full) {
+            self.build
+                .emit_marked(rows, false, Some(&spec.probe_types), out)
+        } else {
+            Ok(())
+        }
     }
 
     pub fn probe(
@@ -525,7 +644,8 @@ impl JoinProbe {
         let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(len);
         let Some(packing) = &self.packing else {
             let cols = self
-                .left_keys
+                .spec
+                .probe_keys
                 .iter()
                 .map(|k| eval_ref(k, &chunk, ctx))
                 .collect::<Result<Vec<_>>>()?;
@@ -552,7 +672,8 @@ impl JoinProbe {
             ),
             None => {
                 evaluated = self
-                    .left_keys
+                    .spec
+                    .probe_keys
                     .iter()
                     .map(|k| eval_ref(k, &chunk, ctx))
                     .collect::<Result<Vec<_>>>()?;
@@ -664,20 +785,40 @@ impl JoinProbe {
                 rest = part.next[rest as usize];
             }
         }
-        if self.marking {
+        let spec = &self.spec;
+        if spec.marking {
             let (_, matched) =
-                passing_pairs(chunk, &self.build, (pi, bi), self.filter.as_ref(), ctx)?;
+                passing_pairs(chunk, &self.build, (pi, bi), spec.filter.as_ref(), ctx)?;
             self.build.mark(&matched);
             return Ok(());
         }
         emit_pairs(
-            self.kind,
+            spec.kind,
             chunk,
             &self.build,
             (pi, bi),
-            self.filter.as_ref(),
+            spec.filter.as_ref(),
             ctx,
             out,
         )
+    }
+}
+
+impl LateRows for JoinProbe {
+    fn morsels(&self) -> usize {
+        if self.spec.has_late_rows() {
+            self.build.late_morsels()
+        } else {
+            0
+        }
+    }
+
+    fn produce(
+        &self,
+        morsel: usize,
+        _ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        self.emit_late(self.build.morsel_rows(morsel), out)
     }
 }

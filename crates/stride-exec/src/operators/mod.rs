@@ -4,6 +4,7 @@
 //! its whole input.
 
 pub mod aggregate_spill;
+pub mod grace_join;
 pub mod hash_aggregate;
 pub mod hash_join;
 pub mod lateral_join;

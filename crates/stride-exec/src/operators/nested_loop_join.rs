@@ -1,9 +1,11 @@
 //! Nested-loop join for conditions without equalities (and cross products): every
 //! probe row is paired with every build row, in blocks, and the condition filters the
-//! pairs. Supports the same join kinds as the hash join.
+//! pairs. Supports the same join kinds as the hash join; a RIGHT or FULL join's
+//! unmatched build rows are late rows of the probe pipeline, as the hash join's.
 
 use super::hash_join::{emit_pairs, BuildSide};
 use crate::context::QueryContext;
+use crate::pipeline::LateRows;
 use stride_common::{DataChunk, DataType, Result, VECTOR_SIZE};
 use stride_sql::plan::{Expr, JoinKind};
 
@@ -11,13 +13,16 @@ pub struct NestedLoopProbe {
     pub kind: JoinKind,
     pub build: BuildSide,
     filter: Option<Expr>,
+    /// The probe side's columns, NULL beside unmatched build rows.
+    probe_types: Vec<DataType>,
 }
 
 impl NestedLoopProbe {
     pub fn new(
         kind: JoinKind,
-        chunks: &[DataChunk],
+        chunks: Vec<DataChunk>,
         types: Vec<DataType>,
+        probe_types: Vec<DataType>,
         filter: Option<Expr>,
         ctx: &QueryContext,
     ) -> Result<Self> {
@@ -31,6 +36,7 @@ impl NestedLoopProbe {
             kind,
             build,
             filter,
+            probe_types,
         })
     }
 
@@ -76,5 +82,25 @@ impl NestedLoopProbe {
             }
         }
         Ok(())
+    }
+}
+
+impl LateRows for NestedLoopProbe {
+    fn morsels(&self) -> usize {
+        match self.kind {
+            JoinKind::Right | JoinKind::Full => self.build.late_morsels(),
+            _ => 0,
+        }
+    }
+
+    fn produce(
+        &self,
+        morsel: usize,
+        _ctx: &QueryContext,
+        out: &mut dyn FnMut(DataChunk) -> Result<()>,
+    ) -> Result<()> {
+        let rows = self.build.morsel_rows(morsel);
+        self.build
+            .emit_marked(rows, false, Some(&self.probe_types), out)
     }
 }
