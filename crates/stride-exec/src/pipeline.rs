@@ -14,6 +14,7 @@ use crate::expression;
 use crate::operators::hash_join::JoinProbe;
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::profile::NodeStats;
+use crate::stream_source::StreamSource;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stride_common::{
@@ -59,6 +60,9 @@ pub enum Source {
     Range { start: i64, step: i64, count: u64 },
     /// Chunks computed by an earlier pipeline.
     Chunks(Arc<Vec<DataChunk>>),
+    /// Chunks made as they are read (a spilled sort's merge, a spilled window's
+    /// partitions); one morsel per `MORSEL_SIZE` rows.
+    Stream(Arc<StreamSource>),
 }
 
 impl Source {
@@ -69,6 +73,7 @@ impl Source {
             Source::Columnar { reader, .. } => reader.morsels(),
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
+            Source::Stream(s) => s.morsels(),
         }
     }
 
@@ -98,6 +103,7 @@ impl Source {
                     .map(|c| c.len() as u64)
                     .sum()
             }
+            Source::Stream(s) => s.rows_in(m),
         }
     }
 
@@ -117,7 +123,7 @@ impl Source {
                 .max()
                 .unwrap_or(0),
             Source::Range { .. } => MORSEL_SIZE,
-            Source::Chunks(_) => MORSEL_SIZE,
+            Source::Chunks(_) | Source::Stream(_) => MORSEL_SIZE,
         }
     }
 
@@ -245,6 +251,11 @@ impl Source {
                 let a = morsel * CHUNKS_PER_MORSEL;
                 for c in &chunks[a..(a + CHUNKS_PER_MORSEL).min(chunks.len())] {
                     emit(c.clone())?;
+                }
+            }
+            Source::Stream(s) => {
+                for c in s.morsel(morsel)? {
+                    emit(c)?;
                 }
             }
         }

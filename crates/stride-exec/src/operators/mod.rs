@@ -1,8 +1,13 @@
 //! Physical operators, one per file. Streaming operators (filter, projection, join
 //! probes) run inside pipelines; sinks (aggregate, sort, top-N, limit, join build)
 //! end a pipeline and produce the chunks the next pipeline reads; a window collects
-//! its whole input.
+//! its whole input. Sorts and windows spill to disk past `memory_limit`
+//! (`external_sort.rs`, `window_sink.rs`).
 
+use std::collections::HashSet;
+use stride_common::DataChunk;
+
+pub mod external_sort;
 pub mod hash_aggregate;
 pub mod hash_join;
 pub mod lateral_join;
@@ -15,3 +20,9 @@ pub mod sort;
 pub mod top_n;
 pub mod unnest;
 pub mod window;
+pub mod window_sink;
+
+/// Bytes `chunk`'s vectors take: what an operator reserves for holding it.
+pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
+    stride_storage::size::columns_bytes(&chunk.columns, &mut HashSet::new()) as u64
+}
