@@ -8,12 +8,13 @@
 //!
 //! When the input is done, [`ExternalMerge`] merges the runs still in memory with the
 //! spilled ones: a heap of cursors, one per run, ordered by their next (key, tag); a
-//! spilled run is read a chunk at a time. The merge reserves one chunk per spilled run;
-//! where that does not fit beside the runs in memory, the largest of those are spilled
-//! too, and where it does not fit at all the query fails with an Out of Memory Error.
-//! The merged rows leave 2,048 at a time through a
-//! [`StreamSource`](crate::stream_source::StreamSource), so the sorted result is never
-//! held whole.
+//! spilled run is read a chunk at a time. The merge reserves one chunk per spilled run.
+//! Where that does not fit beside the runs in memory, the largest of those are spilled
+//! too; where it does not fit at all, spilled runs are first merged into longer ones
+//! on disk, as many at a time as fit, until it does (and where not even two fit, the
+//! query fails with an Out of Memory Error). The merged rows leave 2,048 at a time
+//! through a [`StreamSource`](crate::stream_source::StreamSource), so the sorted result
+//! is never held whole.
 
 use super::chunk_bytes;
 use super::sort::{ChunkKeys, Entries, Run, NARROW_SHIFT};
@@ -41,11 +42,22 @@ pub struct Spilled {
 
 /// A sorted run on disk: its chunks, each written as a spill run of its own so the
 /// merge reads them one at a time.
+#[derive(Default)]
 struct SpilledRun {
     chunks: Vec<spill::Run>,
     rows: u64,
     /// The bytes its largest chunk takes in memory: what the merge reserves for it.
     chunk_bytes: u64,
+}
+
+impl SpilledRun {
+    /// Appends `chunk` (rows, keys and tags), written to `file`.
+    fn write(&mut self, chunk: DataChunk, file: &mut SpillFile) -> Result<()> {
+        self.rows += chunk.len() as u64;
+        self.chunk_bytes = self.chunk_bytes.max(chunk_bytes(&chunk));
+        self.chunks.push(file.write_run([&chunk])?);
+        Ok(())
+    }
 }
 
 /// Sorted entry `i`: its key and tag.
@@ -92,26 +104,18 @@ pub fn spill_run(run: &mut Run, to: &mut Option<Spilled>, ctx: &QueryContext) ->
         }),
     };
     let n = entries_len(&entries);
-    let mut out = SpilledRun {
-        chunks: Vec::new(),
-        rows: n as u64,
-        chunk_bytes: 0,
-    };
+    let mut out = SpilledRun::default();
     for start in (0..n).step_by(VECTOR_SIZE) {
         ctx.check()?;
         let heads: Vec<(KeyRef, u64)> = (start..(start + VECTOR_SIZE).min(n))
             .map(|i| entry(&entries, i))
             .collect();
         let positions: Vec<u32> = heads.iter().map(|h| row_of(h.1, first)).collect();
+        let mut keys = Keys::default();
+        heads.iter().for_each(|&(k, t)| keys.push(k, t));
         let mut columns = rows.gather(&positions);
-        columns.push(key_column(heads.iter().map(|h| h.0)));
-        columns.push(Vector::from_values(
-            DataType::BigInt,
-            heads.iter().map(|h| h.1 as i64).collect(),
-        ));
-        let chunk = DataChunk::new(columns, heads.len());
-        out.chunk_bytes = out.chunk_bytes.max(chunk_bytes(&chunk));
-        out.chunks.push(spilled.file.write_run([&chunk])?);
+        columns.extend(keys.columns());
+        out.write(DataChunk::new(columns, heads.len()), &mut spilled.file)?;
     }
     spilled.runs.push(out);
     run.reservation.clear();
@@ -137,33 +141,51 @@ fn concat(chunks: Vec<DataChunk>) -> DataChunk {
     DataChunk::new(columns, n)
 }
 
-/// Keys as a column: packed keys as HUGEINT, byte keys as lists of TINYINT.
-fn key_column<'a>(keys: impl Iterator<Item = KeyRef<'a>>) -> Vector {
-    let (mut packed, mut bytes, mut offsets) = (Vec::new(), Vec::new(), vec![0u32]);
-    for k in keys {
-        match k {
-            KeyRef::Packed(p) => packed.push(p as i128),
-            KeyRef::Bytes(b) => {
-                bytes.extend(b.iter().map(|&x| x as i8));
-                offsets.push(bytes.len() as u32);
-            }
-        }
-    }
-    if offsets.len() == 1 {
-        return Vector::from_values(DataType::HugeInt, packed);
-    }
-    let child = Vector::from_values(DataType::TinyInt, bytes);
-    Vector::new(
-        DataType::List(Box::new(DataType::TinyInt)),
-        VectorData::List(ListData {
-            offsets,
-            child: Box::new(child),
-        }),
-        Validity::all_valid(),
-    )
+/// Keys and tags of spilled rows, gathered for their columns.
+#[derive(Default)]
+struct Keys {
+    packed: Vec<i128>,
+    bytes: Vec<i8>,
+    offsets: Vec<u32>,
+    tags: Vec<i64>,
 }
 
-/// The keys [`key_column`] wrote, read back.
+impl Keys {
+    fn push(&mut self, key: KeyRef, tag: u64) {
+        match key {
+            KeyRef::Packed(p) => self.packed.push(p as i128),
+            KeyRef::Bytes(b) => {
+                if self.offsets.is_empty() {
+                    self.offsets.push(0);
+                }
+                self.bytes.extend(b.iter().map(|&x| x as i8));
+                self.offsets.push(self.bytes.len() as u32);
+            }
+        }
+        self.tags.push(tag as i64);
+    }
+
+    /// The key column (packed keys as HUGEINT, byte keys as lists of TINYINT) and the
+    /// tag column (BIGINT).
+    fn columns(self) -> [Vector; 2] {
+        let tags = Vector::from_values(DataType::BigInt, self.tags);
+        if self.offsets.is_empty() {
+            return [Vector::from_values(DataType::HugeInt, self.packed), tags];
+        }
+        let child = Vector::from_values(DataType::TinyInt, self.bytes);
+        let keys = Vector::new(
+            DataType::List(Box::new(DataType::TinyInt)),
+            VectorData::List(ListData {
+                offsets: self.offsets,
+                child: Box::new(child),
+            }),
+            Validity::all_valid(),
+        );
+        [keys, tags]
+    }
+}
+
+/// The keys [`Keys::columns`] wrote, read back.
 fn read_keys(v: &Vector) -> Result<ChunkKeys> {
     match &v.data {
         VectorData::I128(p) => Ok(ChunkKeys::Packed(p.iter().map(|&k| k as u128).collect())),
@@ -200,6 +222,18 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// A cursor over spilled `run` of file `file`, before its first chunk is read.
+    fn spilled(file: usize, run: SpilledRun) -> Cursor {
+        Cursor {
+            rows: DataChunk::new(Vec::new(), 0),
+            heads: Heads::Spilled(ChunkKeys::Packed(Vec::new()), Vec::new()),
+            pos: 0,
+            file,
+            unread: run.chunks.into(),
+            in_batch: None,
+        }
+    }
+
     fn len(&self) -> usize {
         match &self.heads {
             Heads::Memory(e, _) => entries_len(e),
@@ -319,120 +353,35 @@ impl Batch {
     }
 }
 
-/// The k-way merge of a sort's runs, in memory and spilled.
-pub struct ExternalMerge {
-    files: Vec<SpillFile>,
+/// Runs merged by (key, tag): a heap of cursors, one per run.
+struct Merger {
     cursors: Vec<Cursor>,
     /// Cursors with rows left, as a binary heap: the smallest head first.
     heap: Vec<usize>,
     batch: Batch,
-    rows: u64,
-    /// The runs in memory (their own reservations) and the read buffers.
-    _memory: Vec<Reservation>,
-    _buffers: Reservation,
 }
 
-impl ExternalMerge {
-    /// Merges `runs` (in memory, their entries sorted) with the `spilled` ones.
-    pub fn new(
-        mut runs: Vec<Run>,
-        mut spilled: Vec<Spilled>,
-        ctx: &QueryContext,
-    ) -> Result<ExternalMerge> {
-        // One chunk of each spilled run is read at a time; runs in memory make room
-        // for those, largest first.
-        let need =
-            |s: &[Spilled]| -> u64 { s.iter().flat_map(|s| &s.runs).map(|r| r.chunk_bytes).sum() };
-        let mut buffers = Reservation::new(&ctx.memory, MemoryTag::Sort);
-        runs.sort_by_key(|r| r.reservation.size());
-        let mut extra = None;
-        while !buffers.try_grow(need(&spilled) + need(extra.as_slice())) {
-            let Some(mut largest) = runs.pop() else {
-                buffers.grow(need(&spilled) + need(extra.as_slice()))?;
-                break;
-            };
-            spill_run(&mut largest, &mut extra, ctx)?;
-        }
-        spilled.extend(extra);
-        let mut cursors = Vec::new();
-        let mut memory = Vec::new();
-        for run in runs {
-            let Some(entries) = run.entries else { continue };
-            cursors.push(Cursor {
-                rows: concat(run.chunks),
-                heads: Heads::Memory(entries, run.first),
-                pos: 0,
-                file: 0,
-                unread: VecDeque::new(),
-                in_batch: None,
-            });
-            memory.push(run.reservation);
-        }
-        let mut files = Vec::new();
-        let mut rows = cursors.iter().map(|c| c.len() as u64).sum();
-        for s in spilled {
-            for run in s.runs {
-                rows += run.rows;
-                cursors.push(Cursor {
-                    rows: DataChunk::new(Vec::new(), 0),
-                    heads: Heads::Spilled(ChunkKeys::Packed(Vec::new()), Vec::new()),
-                    pos: 0,
-                    file: files.len(),
-                    unread: run.chunks.into(),
-                    in_batch: None,
-                });
-            }
-            files.push(s.file);
-        }
+impl Merger {
+    fn new(mut cursors: Vec<Cursor>, files: &[SpillFile]) -> Result<Merger> {
         let mut heap = Vec::with_capacity(cursors.len());
         for (i, c) in cursors.iter_mut().enumerate() {
-            if c.fill(&files)? {
+            if c.fill(files)? {
                 heap.push(i);
             }
         }
         for i in (0..heap.len() / 2).rev() {
             sift_down(&mut heap, i, &cursors);
         }
-        Ok(ExternalMerge {
-            files,
+        Ok(Merger {
             cursors,
             heap,
             batch: Batch::default(),
-            rows,
-            _memory: memory,
-            _buffers: buffers,
         })
     }
 
-    /// Rows the merge yields.
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-}
-
-/// Restores the heap below position `i`.
-fn sift_down(heap: &mut [usize], mut i: usize, cursors: &[Cursor]) {
-    let less = |a: usize, b: usize| cursors[a].head() < cursors[b].head();
-    loop {
-        let left = 2 * i + 1;
-        if left >= heap.len() {
-            return;
-        }
-        let right = left + 1;
-        let child = match right < heap.len() && less(heap[right], heap[left]) {
-            true => right,
-            false => left,
-        };
-        if !less(heap[child], heap[i]) {
-            return;
-        }
-        heap.swap(i, child);
-        i = child;
-    }
-}
-
-impl Produce for ExternalMerge {
-    fn next_chunk(&mut self) -> Result<Option<DataChunk>> {
+    /// The next rows in order, up to a chunk; with `keys`, followed by their key and
+    /// tag columns, as spilled runs hold them.
+    fn next(&mut self, files: &[SpillFile], mut keys: Option<Keys>) -> Result<Option<DataChunk>> {
         while self.batch.picks.len() < VECTOR_SIZE {
             let Some(&top) = self.heap.first() else {
                 break;
@@ -448,7 +397,11 @@ impl Produce for ExternalMerge {
                 }
             };
             self.batch.picks.push((source, c.row()));
-            if !c.advance(&self.files)? {
+            if let Some(k) = &mut keys {
+                let (key, tag) = c.head();
+                k.push(key, tag);
+            }
+            if !c.advance(files)? {
                 self.heap.swap_remove(0);
             }
             sift_down(&mut self.heap, 0, &self.cursors);
@@ -459,6 +412,162 @@ impl Produce for ExternalMerge {
         for c in &mut self.cursors {
             c.in_batch = None;
         }
-        Ok(Some(self.batch.take()))
+        let mut chunk = self.batch.take();
+        if let Some(k) = keys {
+            chunk.columns.extend(k.columns());
+        }
+        Ok(Some(chunk))
+    }
+}
+
+/// The k-way merge of a sort's runs, in memory and spilled.
+pub struct ExternalMerge {
+    files: Vec<SpillFile>,
+    merger: Merger,
+    rows: u64,
+    /// The runs in memory (their own reservations) and the read buffers.
+    _memory: Vec<Reservation>,
+    _buffers: Reservation,
+}
+
+/// Spilled runs, each with the index of its file.
+type OnDisk = Vec<(usize, SpilledRun)>;
+
+/// Adds `spilled`'s runs to `on_disk` and its file to `files`.
+fn add_spilled(spilled: Spilled, files: &mut Vec<SpillFile>, on_disk: &mut OnDisk) {
+    on_disk.extend(spilled.runs.into_iter().map(|r| (files.len(), r)));
+    files.push(spilled.file);
+}
+
+/// What reading a chunk of each run at once takes.
+fn read_buffers(runs: &[(usize, SpilledRun)]) -> u64 {
+    runs.iter().map(|r| r.1.chunk_bytes).sum()
+}
+
+impl ExternalMerge {
+    /// Merges `runs` (in memory, their entries sorted) with the `spilled` ones.
+    pub fn new(
+        mut runs: Vec<Run>,
+        spilled: Vec<Spilled>,
+        ctx: &QueryContext,
+    ) -> Result<ExternalMerge> {
+        let (mut files, mut on_disk) = (Vec::new(), Vec::new());
+        for s in spilled {
+            add_spilled(s, &mut files, &mut on_disk);
+        }
+        let mut buffers = Reservation::new(&ctx.memory, MemoryTag::Sort);
+        runs.sort_by_key(|r| r.reservation.size());
+        while !buffers.try_grow(read_buffers(&on_disk)) {
+            // Runs in memory make room first, largest first.
+            if let Some(mut largest) = runs.pop() {
+                let mut to = None;
+                spill_run(&mut largest, &mut to, ctx)?;
+                if let Some(s) = to {
+                    add_spilled(s, &mut files, &mut on_disk);
+                }
+                continue;
+            }
+            if on_disk.len() < 2 {
+                // A single run's chunk does not fit: an Out of Memory Error (or it
+                // fits by now).
+                buffers.grow(read_buffers(&on_disk))?;
+                break;
+            }
+            merge_some(&mut on_disk, &mut files, ctx)?;
+        }
+        let mut cursors = Vec::new();
+        let mut memory = Vec::new();
+        for run in runs {
+            let Some(entries) = run.entries else { continue };
+            cursors.push(Cursor {
+                rows: concat(run.chunks),
+                heads: Heads::Memory(entries, run.first),
+                pos: 0,
+                file: 0,
+                unread: VecDeque::new(),
+                in_batch: None,
+            });
+            memory.push(run.reservation);
+        }
+        let mut rows = cursors.iter().map(|c| c.len() as u64).sum();
+        for (file, run) in on_disk {
+            rows += run.rows;
+            cursors.push(Cursor::spilled(file, run));
+        }
+        Ok(ExternalMerge {
+            merger: Merger::new(cursors, &files)?,
+            files,
+            rows,
+            _memory: memory,
+            _buffers: buffers,
+        })
+    }
+
+    /// Rows the merge yields.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+}
+
+/// Merges as many of the (at least two) spilled runs as fit in memory at once
+/// (those with the smallest chunks, at least two) into one, written to a new file;
+/// fails with an Out of Memory Error where not even two fit.
+fn merge_some(on_disk: &mut OnDisk, files: &mut Vec<SpillFile>, ctx: &QueryContext) -> Result<()> {
+    on_disk.sort_by_key(|r| r.1.chunk_bytes);
+    let free = ctx.memory.limit().saturating_sub(ctx.memory.used());
+    let mut fit = 0;
+    while fit < on_disk.len() && read_buffers(&on_disk[..=fit]) <= free {
+        fit += 1;
+    }
+    let group = fit.clamp(2, on_disk.len());
+    let mut buffers = Reservation::new(&ctx.memory, MemoryTag::Sort);
+    buffers.grow(read_buffers(&on_disk[..group]))?;
+    let cursors = on_disk
+        .drain(..group)
+        .map(|(file, run)| Cursor::spilled(file, run))
+        .collect();
+    let mut merger = Merger::new(cursors, files)?;
+    let mut file = SpillFile::create(ctx, MemoryTag::Sort)?;
+    let mut merged = SpilledRun::default();
+    while let Some(chunk) = merger.next(files, Some(Keys::default()))? {
+        ctx.check()?;
+        merged.write(chunk, &mut file)?;
+    }
+    on_disk.push((files.len(), merged));
+    files.push(file);
+    Ok(())
+}
+
+/// Restores the heap below position `i`: moves its cursor down past every child
+/// with a smaller head.
+fn sift_down(heap: &mut [usize], mut i: usize, cursors: &[Cursor]) {
+    let Some(&moving) = heap.get(i) else {
+        return;
+    };
+    let head = cursors[moving].head();
+    loop {
+        let left = 2 * i + 1;
+        let Some(&l) = heap.get(left) else {
+            break;
+        };
+        let (mut child, mut least) = (left, cursors[l].head());
+        if let Some(&r) = heap.get(left + 1) {
+            let right = cursors[r].head();
+            if right < least {
+                (child, least) = (left + 1, right);
+            }
+        }
+        if head < least {
+            break;
+        }
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = moving;
+}
+
+impl Produce for ExternalMerge {
+    fn next_chunk(&mut self) -> Result<Option<DataChunk>> {
+        self.merger.next(&self.files, None)
     }
 }

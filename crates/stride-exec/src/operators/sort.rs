@@ -56,13 +56,11 @@ impl ChunkKeys {
         }
     }
 
-    /// Bytes the entries of these keys take.
-    fn entry_bytes(&self) -> u64 {
+    /// Bytes these keys take once boxed one by one (byte keys).
+    fn boxed_bytes(&self) -> u64 {
         match self {
-            ChunkKeys::Packed(p) => (p.len() * std::mem::size_of::<(u128, u64)>()) as u64,
-            ChunkKeys::Bytes(b) => {
-                (b.data.len() + b.len() * std::mem::size_of::<(Box<[u8]>, u64)>()) as u64
-            }
+            ChunkKeys::Packed(_) => 0,
+            ChunkKeys::Bytes(b) => b.data.len() as u64,
         }
     }
 }
@@ -103,6 +101,17 @@ pub enum Entries {
 }
 
 impl Entries {
+    /// Bytes the entries' vector has allocated.
+    fn capacity_bytes(&self) -> u64 {
+        (match self {
+            Entries::Packed(e) => e.capacity() * std::mem::size_of::<(u128, u64)>(),
+            Entries::Narrow { entries, .. } => {
+                entries.capacity() * std::mem::size_of::<(u64, u64)>()
+            }
+            Entries::Bytes(e) => e.capacity() * std::mem::size_of::<(Box<[u8]>, u64)>(),
+        }) as u64
+    }
+
     pub fn sort(&mut self) {
         match self {
             Entries::Packed(e) => e.sort_unstable(),
@@ -338,7 +347,9 @@ impl Sink for SortSink<'_> {
             ));
         }
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        let bytes = chunk_bytes(&chunk) + keys.entry_bytes();
+        // What the chunk and its keys add, the entries' vector as allocated.
+        let allocated = local.entries.as_ref().map_or(0, Entries::capacity_bytes);
+        let mut bytes = chunk_bytes(&chunk) + keys.boxed_bytes();
         let tag = |i: usize| ((morsel as u64) << 32) | (first as u64 + i as u64);
         match (&mut local.entries, keys) {
             (None | Some(Entries::Packed(_) | Entries::Narrow { .. }), ChunkKeys::Packed(p)) => {
@@ -362,6 +373,11 @@ impl Sink for SortSink<'_> {
         }
         local.rows += chunk.len() as u32;
         local.chunks.push(chunk);
+        bytes += local
+            .entries
+            .as_ref()
+            .map_or(0, Entries::capacity_bytes)
+            .saturating_sub(allocated);
         if !local.reservation.try_grow(bytes) {
             spill_run(local, &mut worker.spilled, self.ctx)?;
         }

@@ -2,16 +2,21 @@
 //! `memory_limit`: the sink of the pipeline below the window.
 //!
 //! The rows are kept in memory, in morsel order, while their reservation fits; then
-//! `window.rs` computes every function over them at once. When they do not fit and
-//! every function has the same PARTITION BY, the input is split by a hash of those
-//! values into partitions (16 to 256, from the input's estimated size against the
-//! limit), each worker writing its share to its spill file as the memory it holds fills
-//! up. The partitions are then read back one at a time, each computed by `window.rs`
-//! as if it were the whole input (no window partition spans two of them) and its rows
-//! handed on through a [`StreamSource`] before the next is read; the output comes
-//! partition by partition, an order SQL leaves open. A partition that does not fit
-//! alone fails with an Out of Memory Error, as does a window whose functions have no
-//! PARTITION BY or different ones, whose input cannot be split.
+//! `window.rs` computes every function over them at once. A row reserves its own
+//! bytes and an estimate of what computing the functions over it takes (sorted
+//! positions, partition and peer bounds, keys, arguments, aggregate states: well over
+//! a hundred bytes a row). When they do not fit and every function has the same
+//! PARTITION BY, the input is split by a hash of those values into partitions (16 to
+//! 256, from the input's estimated size against the limit), each worker writing its
+//! share to its spill file as the memory it holds fills up. The partitions are then
+//! read back one at a time, each computed by `window.rs` as if it were the whole input
+//! (no window partition spans two of them) and its rows handed on through a
+//! [`StreamSource`] before the next is read; the output comes partition by partition,
+//! an order SQL leaves open. A partition larger than the limit fails with an Out of
+//! Memory Error, as does a window whose functions have no PARTITION BY or different
+//! ones, whose input cannot be split. (A partition that fits the limit but not beside
+//! what other operators hold is read anyway: those that can spill, such as a sort
+//! above the window, make room at their next reservation.)
 
 use super::chunk_bytes;
 use super::sort::{chunk_keys, ChunkKeys};
@@ -31,6 +36,11 @@ use stride_sql::plan::{SortExpr, WindowExpr};
 /// Bounds on how many partitions a spilled input is split into.
 const MIN_PARTITIONS: usize = 16;
 const MAX_PARTITIONS: usize = 256;
+
+/// Bytes computing the functions takes per row beyond the row itself: about 140
+/// for one function and 30 more for each other one, as measured.
+const WORK_PER_ROW: u64 = 110;
+const WORK_PER_FUNCTION: u64 = 30;
 
 pub struct WindowSink<'a> {
     functions: &'a [WindowExpr],
@@ -117,14 +127,19 @@ impl<'a> WindowSink<'a> {
         }
     }
 
+    /// What computing the functions over `chunk`'s rows takes, with the rows.
+    fn bytes_to_compute(&self, chunk: &DataChunk) -> u64 {
+        let work = WORK_PER_ROW + WORK_PER_FUNCTION * self.functions.len() as u64;
+        chunk_bytes(chunk) + work * chunk.len() as u64
+    }
+
     /// Partitions for an input whose first `morsel + 1` morsels take what the window
-    /// holds now: enough that each takes about a quarter of the limit (computing a
-    /// partition's functions takes about as much again as its rows).
+    /// holds now: enough that each takes about half the limit.
     fn partitions_for(&self, morsel: usize) -> usize {
         let held = self.ctx.memory.used_by(MemoryTag::Window) as f64;
-        let input =
-            held * self.morsels.max(1) as f64 / (morsel + 1).min(self.morsels.max(1)) as f64;
-        let target = (self.ctx.memory.limit() / 4).max(1) as f64;
+        let morsels = self.morsels.max(1);
+        let input = held * morsels as f64 / (morsel + 1).min(morsels) as f64;
+        let target = (self.ctx.memory.limit() / 2).max(1) as f64;
         ((input / target).ceil() as usize).clamp(MIN_PARTITIONS, MAX_PARTITIONS)
     }
 
@@ -217,6 +232,7 @@ impl<'a> WindowSink<'a> {
         ctx.progress = self.ctx.progress.clone();
         ctx.profile = self.ctx.profile.clone();
         let partitions = Partitions {
+            work: WORK_PER_ROW + WORK_PER_FUNCTION * self.functions.len() as u64,
             functions: self.functions.to_vec(),
             ctx,
             splits,
@@ -246,7 +262,7 @@ impl Sink for WindowSink<'_> {
         let chunk = chunk.flatten();
         if local.split.is_none() {
             if self.partitions.get().is_none() {
-                let bytes = chunk_bytes(&chunk);
+                let bytes = self.bytes_to_compute(&chunk);
                 match local.chunks.last_mut() {
                     Some((m, chunks)) if *m == morsel => chunks.push(chunk),
                     _ => local.chunks.push((morsel, vec![chunk])),
@@ -282,6 +298,8 @@ impl Sink for WindowSink<'_> {
 /// The partitions of a split input, computed one at a time.
 struct Partitions {
     functions: Vec<WindowExpr>,
+    /// Bytes computing them takes per row, beyond the row.
+    work: u64,
     ctx: QueryContext,
     splits: Vec<Split>,
     /// The next partition to read.
@@ -305,14 +323,22 @@ impl Produce for Partitions {
             self.next += 1;
             self.reservation.clear();
             let mut rows = Vec::new();
+            let mut bytes = 0;
             for s in &self.splits {
                 for run in &s.runs[p] {
                     for chunk in s.file.read_run(*run) {
                         let chunk = chunk?;
-                        self.reservation.grow(chunk_bytes(&chunk))?;
+                        bytes += chunk_bytes(&chunk) + self.work * chunk.len() as u64;
                         rows.push(chunk);
                     }
                 }
+            }
+            if !self.reservation.try_grow(bytes) {
+                let memory = &self.ctx.memory;
+                if bytes > memory.limit() {
+                    return Err(memory.out_of_memory(MemoryTag::Window, bytes));
+                }
+                self.reservation.force_grow(bytes);
             }
             if !rows.is_empty() {
                 self.out = compute(rows, &self.functions, &self.ctx)?.into();
