@@ -270,6 +270,14 @@ impl Reservation {
         }
     }
 
+    /// Grows by `bytes` even past the limit: for memory an operator must hold now
+    /// (a spilled partition read back to compute it), which operators that can spill
+    /// make room for as soon as their next reservation fails.
+    pub fn force_grow(&mut self, bytes: u64) {
+        self.accountant.add(self.tag, bytes);
+        self.bytes += bytes;
+    }
+
     /// Sets the reservation to `bytes`, growing (which may fail) or shrinking.
     pub fn resize(&mut self, bytes: u64) -> Result<()> {
         if bytes > self.bytes {

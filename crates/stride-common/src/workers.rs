@@ -28,8 +28,7 @@ pub fn stack_size() -> usize {
     static SIZE: OnceLock<usize> = OnceLock::new();
     *SIZE.get_or_init(|| {
         const MOST: usize = 512 << 20;
-        crate::memory::process_limit()
-            .map_or(MOST, |l| ((l / 32) as usize).clamp(64 << 20, MOST))
+        crate::memory::process_limit().map_or(MOST, |l| ((l / 32) as usize).clamp(64 << 20, MOST))
     })
 }
 

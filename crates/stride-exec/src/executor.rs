@@ -26,6 +26,7 @@ use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::operators::set_op;
 use crate::operators::sort::SortSink;
 use crate::operators::top_n::TopNSink;
+use crate::operators::window_sink::WindowSink;
 use crate::physical_plan::PhysicalPlan;
 use crate::pipeline::{self, CollectSink, Operator, Pipeline, Sink, Source};
 use crate::profile::{NodeStats, Profile};
@@ -293,9 +294,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             let p = build(input, ctx)?;
             let sink = SortSink::new(keys, ctx);
             pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
-            counted(Source::Chunks(Arc::new(timed(&stats, || {
-                sink.finish(&input.types())
-            })?)))
+            counted(timed(&stats, || sink.finish(&input.types()))?)
         }
         PhysicalPlan::TopN {
             input,
@@ -333,11 +332,10 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         PhysicalPlan::Window {
             input, functions, ..
         } => {
-            let rows = collect(input, ctx)?;
-            let out = timed(&stats, || {
-                crate::operators::window::compute(rows, functions, ctx)
-            })?;
-            counted(Source::Chunks(Arc::new(out)))
+            let p = build(input, ctx)?;
+            let sink = WindowSink::new(functions, p.source.morsels(), ctx);
+            pipeline::run(&p, &sink, ctx)?;
+            counted(timed(&stats, || sink.finish())?)
         }
         PhysicalPlan::SetOp {
             left,

@@ -13,7 +13,9 @@
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
 //!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys;
 //! - [`spill`]: the files operators write their state to when it passes
-//!   `memory_limit` (the accountant is `stride_common::memory`);
+//!   `memory_limit` (the accountant is `stride_common::memory`), and
+//!   [`stream_source`], the source that reads a spilled operator's output as it is
+//!   made;
 //! - [`profile`], [`explain`]: EXPLAIN ANALYZE's counters per plan node, and the plan
 //!   rendered with them.
 
@@ -41,6 +43,7 @@ pub mod row_key;
 pub mod sort_key;
 pub mod spill;
 pub mod statistics;
+pub mod stream_source;
 pub mod zone_filters;
 
 pub use context::QueryContext;

@@ -21,6 +21,7 @@ use crate::operators::grace_join::GraceJoin;
 use crate::operators::hash_join::JoinProbe;
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::profile::NodeStats;
+use crate::stream_source::StreamSource;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stride_common::memory::{MemoryAccountant, MemoryTag, Reservation};
@@ -69,6 +70,9 @@ pub enum Source {
     Chunks(Arc<Vec<DataChunk>>),
     /// Rows computed as they are asked for, once the pipeline before them has ended.
     Late(Arc<dyn LateRows>),
+    /// Chunks made as they are read (a spilled sort's merge, a spilled window's
+    /// partitions); one morsel per `MORSEL_SIZE` rows.
+    Stream(Arc<StreamSource>),
 }
 
 /// Rows a node can produce only once its input has ended, a morsel at a time.
@@ -96,6 +100,7 @@ impl Source {
             Source::Range { count, .. } => count.div_ceil(MORSEL_SIZE as u64) as usize,
             Source::Chunks(c) => c.len().div_ceil(CHUNKS_PER_MORSEL),
             Source::Late(l) => l.morsels(),
+            Source::Stream(s) => s.morsels(),
         }
     }
 
@@ -126,6 +131,7 @@ impl Source {
                     .sum()
             }
             Source::Late(l) => l.work(m),
+            Source::Stream(s) => s.rows_in(m),
         }
     }
 
@@ -144,7 +150,9 @@ impl Source {
                 .map(|m| reader.rows(m))
                 .max()
                 .unwrap_or(0),
-            Source::Range { .. } | Source::Chunks(_) | Source::Late(_) => MORSEL_SIZE,
+            Source::Range { .. } | Source::Chunks(_) | Source::Late(_) | Source::Stream(_) => {
+                MORSEL_SIZE
+            }
         }
     }
 
@@ -275,6 +283,11 @@ impl Source {
                 }
             }
             Source::Late(l) => l.produce(morsel, ctx, emit)?,
+            Source::Stream(s) => {
+                for c in s.morsel(morsel)? {
+                    emit(c)?;
+                }
+            }
         }
         Ok(())
     }

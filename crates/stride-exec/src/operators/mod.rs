@@ -1,9 +1,15 @@
 //! Physical operators, one per file. Streaming operators (filter, projection, join
 //! probes) run inside pipelines; sinks (aggregate, sort, top-N, limit, join build)
 //! end a pipeline and produce the chunks the next pipeline reads; a window collects
-//! its whole input.
+//! its whole input. Hash aggregates, hash joins, sorts and windows spill to disk past
+//! `memory_limit` (`aggregate_spill.rs`, `grace_join.rs`, `external_sort.rs`,
+//! `window_sink.rs`).
+
+use std::collections::HashSet;
+use stride_common::DataChunk;
 
 pub mod aggregate_spill;
+pub mod external_sort;
 pub mod grace_join;
 pub mod hash_aggregate;
 pub mod hash_join;
@@ -17,3 +23,9 @@ pub mod sort;
 pub mod top_n;
 pub mod unnest;
 pub mod window;
+pub mod window_sink;
+
+/// Bytes `chunk`'s vectors take: what an operator reserves for holding it.
+pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
+    stride_storage::size::columns_bytes(&chunk.columns, &mut HashSet::new()) as u64
+}

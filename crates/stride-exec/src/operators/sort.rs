@@ -1,16 +1,25 @@
 //! ORDER BY: a parallel sort. Each worker collects its chunks with normalized sort
 //! keys (packed into a `u128` when they fit) and sorts them when it finishes, in
 //! parallel with the others; the sorted runs are then merged. Ties keep input order:
-//! every entry carries its morsel and its row within the worker's run, and a morsel is
-//! always processed whole by one worker.
+//! every entry carries its morsel and its row within the worker's rows, and a morsel
+//! is always processed whole by one worker.
+//!
+//! Each worker reserves the memory its chunks and keys take (`MemoryTag::Sort`). When
+//! a reservation fails, the worker sorts what it holds, writes it to disk as a sorted
+//! run and starts again; if any worker did, the runs are merged from disk and memory
+//! as the result is read (`external_sort.rs`). Otherwise nothing changes.
 
+use super::chunk_bytes;
+use super::external_sort::{spill_run, ExternalMerge, Spilled};
 use crate::context::QueryContext;
 use crate::expression::eval_ref;
-use crate::pipeline::Sink;
+use crate::pipeline::{Sink, Source};
 use crate::sort_key::{self, SortColumn};
+use crate::stream_source::StreamSource;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use stride_common::memory::{MemoryTag, Reservation};
 use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::SortExpr;
 
@@ -21,7 +30,6 @@ pub enum Key {
     Bytes(Box<[u8]>),
 }
 
-/// The keys of a chunk's rows.
 /// The sort keys of one chunk's rows.
 pub enum ChunkKeys {
     Packed(Vec<u128>),
@@ -45,6 +53,14 @@ impl ChunkKeys {
         match self {
             ChunkKeys::Packed(p) => Key::Packed(p[i]),
             ChunkKeys::Bytes(b) => Key::Bytes(b.key(i).into()),
+        }
+    }
+
+    /// Bytes these keys take once boxed one by one (byte keys).
+    fn boxed_bytes(&self) -> u64 {
+        match self {
+            ChunkKeys::Packed(_) => 0,
+            ChunkKeys::Bytes(b) => b.data.len() as u64,
         }
     }
 }
@@ -84,8 +100,29 @@ pub enum Entries {
     Bytes(Vec<(Box<[u8]>, u64)>),
 }
 
+impl Entries {
+    /// Bytes the entries' vector has allocated.
+    fn capacity_bytes(&self) -> u64 {
+        (match self {
+            Entries::Packed(e) => e.capacity() * std::mem::size_of::<(u128, u64)>(),
+            Entries::Narrow { entries, .. } => {
+                entries.capacity() * std::mem::size_of::<(u64, u64)>()
+            }
+            Entries::Bytes(e) => e.capacity() * std::mem::size_of::<(Box<[u8]>, u64)>(),
+        }) as u64
+    }
+
+    pub fn sort(&mut self) {
+        match self {
+            Entries::Packed(e) => e.sort_unstable(),
+            Entries::Narrow { entries, .. } => entries.sort_unstable(),
+            Entries::Bytes(e) => e.sort_unstable(),
+        }
+    }
+}
+
 /// Bits below the first byte and the 8 bytes after it.
-const NARROW_SHIFT: u32 = 56;
+pub const NARROW_SHIFT: u32 = 56;
 
 /// Whether packed key `k` fits a narrow run whose keys start with `top`.
 #[inline]
@@ -123,16 +160,29 @@ fn push_packed(entries: &mut Option<Entries>, keys: Vec<u128>, tag: impl Fn(usiz
     }
 }
 
+/// A worker's rows in memory, with their entries.
 pub struct Run {
-    chunks: Vec<DataChunk>,
-    entries: Option<Entries>,
-    rows: u32,
+    pub(super) chunks: Vec<DataChunk>,
+    pub(super) entries: Option<Entries>,
+    pub(super) rows: u32,
+    /// The row number (in the tags) of its first row: the rows its worker spilled
+    /// before, so that tags go on rising across a worker's runs.
+    pub(super) first: u32,
+    /// The memory its chunks and entries take.
+    pub(super) reservation: Reservation,
+}
+
+/// A sort worker's state: its rows in memory, and the runs it spilled.
+pub struct Worker {
+    run: Run,
+    spilled: Option<Spilled>,
 }
 
 pub struct SortSink<'a> {
     keys: &'a [SortExpr],
     ctx: &'a QueryContext,
     runs: Mutex<Vec<Run>>,
+    spilled: Mutex<Vec<Spilled>>,
 }
 
 impl<'a> SortSink<'a> {
@@ -141,80 +191,92 @@ impl<'a> SortSink<'a> {
             keys,
             ctx,
             runs: Mutex::new(Vec::new()),
+            spilled: Mutex::new(Vec::new()),
         }
     }
 
-    pub fn finish(self, types: &[DataType]) -> Result<Vec<DataChunk>> {
-        let runs = self
-            .runs
-            .into_inner()
-            .map_err(|_| Error::internal("sort lock poisoned"))?;
-        // Concatenate the payload of all runs, remembering where each starts.
-        let mut columns: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
-        let mut bases = Vec::with_capacity(runs.len());
-        let mut total = 0usize;
-        for r in &runs {
-            bases.push(total as u32);
-            for c in &r.chunks {
-                for (dst, src) in columns.iter_mut().zip(&c.columns) {
-                    dst.append(src, c.len());
-                }
-                total += c.len();
-            }
+    /// The sorted rows: merged in memory, or merged as they are read when some were
+    /// spilled.
+    pub fn finish(self, types: &[DataType]) -> Result<Source> {
+        let lock = || Error::internal("sort lock poisoned");
+        let runs = self.runs.into_inner().map_err(|_| lock())?;
+        let spilled = self.spilled.into_inner().map_err(|_| lock())?;
+        if spilled.is_empty() {
+            return Ok(Source::Chunks(Arc::new(merge_in_memory(runs, types))));
         }
-        // Narrow runs merge as they are when they share their first key byte;
-        // otherwise they are widened back to packed keys first.
-        let tops: Vec<u128> = runs
-            .iter()
-            .filter_map(|r| match &r.entries {
-                Some(Entries::Narrow { top, .. }) => Some(*top),
-                _ => None,
-            })
-            .collect();
-        let all_narrow = runs
-            .iter()
-            .all(|r| matches!(r.entries, Some(Entries::Narrow { .. }) | None))
-            && tops.windows(2).all(|w| w[0] == w[1]);
-        let widened: Vec<Option<Vec<(u128, u64)>>> = runs
-            .iter()
-            .map(|r| match &r.entries {
-                Some(Entries::Narrow { top, entries }) if !all_narrow => Some(
-                    entries
-                        .iter()
-                        .map(|&(k, t)| (top | (k as u128) << NARROW_SHIFT, t))
-                        .collect(),
-                ),
-                _ => None,
-            })
-            .collect();
-        let mut packed = Vec::new();
-        let mut narrow_runs = Vec::new();
-        let mut bytes = Vec::new();
-        for ((r, base), wide) in runs.iter().zip(&bases).zip(&widened) {
-            match (&r.entries, wide) {
-                (_, Some(w)) => packed.push((w.as_slice(), *base)),
-                (Some(Entries::Packed(e)), None) => packed.push((e.as_slice(), *base)),
-                (Some(Entries::Narrow { entries, .. }), None) => {
-                    narrow_runs.push((entries.as_slice(), *base))
-                }
-                (Some(Entries::Bytes(e)), None) => bytes.push((e.as_slice(), *base)),
-                (None, None) => {}
-            }
-        }
-        let order = if !bytes.is_empty() {
-            merge(&bytes, total)
-        } else if !narrow_runs.is_empty() {
-            merge(&narrow_runs, total)
-        } else {
-            merge(&packed, total)
-        };
-        Ok(order
-            .chunks(VECTOR_SIZE)
-            .map(|batch| {
-                DataChunk::new(columns.iter().map(|c| c.take(batch)).collect(), batch.len())
-            })
-            .collect())
+        let merge = ExternalMerge::new(runs, spilled, self.ctx)?;
+        Ok(Source::Stream(Arc::new(StreamSource::new(
+            merge.rows(),
+            Box::new(merge),
+        ))))
     }
+}
+
+/// The rows of `runs` (their entries sorted) in order.
+fn merge_in_memory(runs: Vec<Run>, types: &[DataType]) -> Vec<DataChunk> {
+    // Concatenate the payload of all runs, remembering where each starts.
+    let mut columns: Vec<Vector> = types.iter().map(|t| Vector::with_capacity(t, 0)).collect();
+    let mut bases = Vec::with_capacity(runs.len());
+    let mut total = 0usize;
+    for r in &runs {
+        bases.push(total as u32);
+        for c in &r.chunks {
+            for (dst, src) in columns.iter_mut().zip(&c.columns) {
+                dst.append(src, c.len());
+            }
+            total += c.len();
+        }
+    }
+    // Narrow runs merge as they are when they share their first key byte;
+    // otherwise they are widened back to packed keys first.
+    let tops: Vec<u128> = runs
+        .iter()
+        .filter_map(|r| match &r.entries {
+            Some(Entries::Narrow { top, .. }) => Some(*top),
+            _ => None,
+        })
+        .collect();
+    let all_narrow = runs
+        .iter()
+        .all(|r| matches!(r.entries, Some(Entries::Narrow { .. }) | None))
+        && tops.windows(2).all(|w| w[0] == w[1]);
+    let widened: Vec<Option<Vec<(u128, u64)>>> = runs
+        .iter()
+        .map(|r| match &r.entries {
+            Some(Entries::Narrow { top, entries }) if !all_narrow => Some(
+                entries
+                    .iter()
+                    .map(|&(k, t)| (top | (k as u128) << NARROW_SHIFT, t))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    let mut packed = Vec::new();
+    let mut narrow_runs = Vec::new();
+    let mut bytes = Vec::new();
+    for ((r, base), wide) in runs.iter().zip(&bases).zip(&widened) {
+        match (&r.entries, wide) {
+            (_, Some(w)) => packed.push((w.as_slice(), *base)),
+            (Some(Entries::Packed(e)), None) => packed.push((e.as_slice(), *base)),
+            (Some(Entries::Narrow { entries, .. }), None) => {
+                narrow_runs.push((entries.as_slice(), *base))
+            }
+            (Some(Entries::Bytes(e)), None) => bytes.push((e.as_slice(), *base)),
+            (None, None) => {}
+        }
+    }
+    let order = if !bytes.is_empty() {
+        merge(&bytes, total)
+    } else if !narrow_runs.is_empty() {
+        merge(&narrow_runs, total)
+    } else {
+        merge(&packed, total)
+    };
+    order
+        .chunks(VECTOR_SIZE)
+        .map(|batch| DataChunk::new(columns.iter().map(|c| c.take(batch)).collect(), batch.len()))
+        .collect()
 }
 
 /// Merges sorted runs (entries, first global row of the run) into global row
@@ -260,20 +322,35 @@ fn merge<K: Ord>(runs: &[(&[(K, u64)], u32)], total: usize) -> Vec<u32> {
 }
 
 impl Sink for SortSink<'_> {
-    type Local = Run;
+    type Local = Worker;
 
-    fn local(&self) -> Run {
-        Run {
-            chunks: Vec::new(),
-            entries: None,
-            rows: 0,
+    fn local(&self) -> Worker {
+        Worker {
+            run: Run {
+                chunks: Vec::new(),
+                entries: None,
+                rows: 0,
+                first: 0,
+                reservation: Reservation::new(&self.ctx.memory, MemoryTag::Sort),
+            },
+            spilled: None,
         }
     }
 
-    fn consume(&self, local: &mut Run, morsel: usize, chunk: DataChunk) -> Result<()> {
+    fn consume(&self, worker: &mut Worker, morsel: usize, chunk: DataChunk) -> Result<()> {
+        let local = &mut worker.run;
         let chunk = chunk.flatten();
+        let first = local.first + local.rows;
+        if first as u64 + chunk.len() as u64 > u32::MAX as u64 {
+            return Err(Error::not_supported(
+                "ORDER BY of more than 4 billion rows on one thread",
+            ));
+        }
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        let tag = |i: usize| ((morsel as u64) << 32) | (local.rows as u64 + i as u64);
+        // What the chunk and its keys add, the entries' vector as allocated.
+        let allocated = local.entries.as_ref().map_or(0, Entries::capacity_bytes);
+        let mut bytes = chunk_bytes(&chunk) + keys.boxed_bytes();
+        let tag = |i: usize| ((morsel as u64) << 32) | (first as u64 + i as u64);
         match (&mut local.entries, keys) {
             (None | Some(Entries::Packed(_) | Entries::Narrow { .. }), ChunkKeys::Packed(p)) => {
                 push_packed(&mut local.entries, p, tag)
@@ -296,20 +373,26 @@ impl Sink for SortSink<'_> {
         }
         local.rows += chunk.len() as u32;
         local.chunks.push(chunk);
+        bytes += local
+            .entries
+            .as_ref()
+            .map_or(0, Entries::capacity_bytes)
+            .saturating_sub(allocated);
+        if !local.reservation.try_grow(bytes) {
+            spill_run(local, &mut worker.spilled, self.ctx)?;
+        }
         Ok(())
     }
 
-    fn combine(&self, mut local: Run) -> Result<()> {
-        match &mut local.entries {
-            Some(Entries::Packed(e)) => e.sort_unstable(),
-            Some(Entries::Narrow { entries, .. }) => entries.sort_unstable(),
-            Some(Entries::Bytes(e)) => e.sort_unstable(),
-            None => {}
+    fn combine(&self, mut worker: Worker) -> Result<()> {
+        if let Some(e) = &mut worker.run.entries {
+            e.sort();
         }
-        self.runs
-            .lock()
-            .map_err(|_| Error::internal("sort lock poisoned"))?
-            .push(local);
+        let lock = || Error::internal("sort lock poisoned");
+        self.runs.lock().map_err(|_| lock())?.push(worker.run);
+        if let Some(s) = worker.spilled {
+            self.spilled.lock().map_err(|_| lock())?.push(s);
+        }
         Ok(())
     }
 }

@@ -1,5 +1,7 @@
 //! Window functions (`LogicalPlan::Window`): a pipeline breaker. Its input is
-//! collected whole; for each distinct (PARTITION BY, ORDER BY) the rows are sorted
+//! collected whole (`window_sink.rs`; past `memory_limit`, it is split by PARTITION BY
+//! on disk and each part comes here alone); for each distinct (PARTITION BY, ORDER BY)
+//! the rows are sorted
 //! once by normalized keys (`sort_key.rs`), which gives the partitions and the peer
 //! groups (rows equal in ORDER BY); each function is then computed along the sorted
 //! rows and its values put back in input order, one column appended per function.
