@@ -278,6 +278,15 @@ impl Reservation {
         self.bytes += bytes;
     }
 
+    /// Grows by `bytes` for memory that is held whatever the limit (rows a statement
+    /// must keep and cannot spill): the buffer pool is asked to make room, and past
+    /// the limit the count goes on, so operators that can spill do so sooner.
+    pub fn track(&mut self, bytes: u64) {
+        if !self.try_grow(bytes) {
+            self.force_grow(bytes);
+        }
+    }
+
     /// Sets the reservation to `bytes`, growing (which may fail) or shrinking.
     pub fn resize(&mut self, bytes: u64) -> Result<()> {
         if bytes > self.bytes {

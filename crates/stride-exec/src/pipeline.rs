@@ -670,9 +670,9 @@ fn run_phase<S: Sink>(
     first_err.map_or(Ok(n), Err)
 }
 
-/// A sink that keeps every chunk, in morsel order. What it keeps is reserved from
-/// the memory accountant (as materialized rows) while it collects: past the limit
-/// the query fails with an Out of Memory Error instead of growing on.
+/// A sink that keeps every chunk, in morsel order. What it keeps is counted in the
+/// memory accountant (as materialized rows) while it collects, so that operators
+/// which can spill make room for it.
 pub struct CollectSink {
     parts: std::sync::Mutex<Vec<(usize, Vec<DataChunk>)>>,
     memory: Arc<MemoryAccountant>,
@@ -707,7 +707,7 @@ impl Sink for CollectSink {
 
     fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
-        local.1.grow(chunk_bytes(&chunk))?;
+        local.1.track(chunk_bytes(&chunk));
         match local.0.last_mut() {
             Some((m, chunks)) if *m == morsel => chunks.push(chunk),
             _ => local.0.push((morsel, vec![chunk])),

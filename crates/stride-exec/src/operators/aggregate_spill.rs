@@ -134,6 +134,25 @@ fn write_partitioned(
     Ok(())
 }
 
+/// Grows the reservation of a partition being merged to `bytes`. The partition must
+/// be held to go on, so while it stays under half the limit it is held even when
+/// other operators (which spill at their next reservation) hold the rest; past that,
+/// it fails with the Out of Memory Error.
+fn hold(memory: &mut Reservation, bytes: u64) -> Result<()> {
+    if bytes <= memory.size() {
+        return Ok(());
+    }
+    let more = bytes - memory.size();
+    if memory.try_grow(more) {
+        return Ok(());
+    }
+    if bytes <= memory.accountant().limit() / 2 {
+        memory.force_grow(more);
+        return Ok(());
+    }
+    memory.grow(more)
+}
+
 fn partition(hash: u64) -> usize {
     (hash >> (64 - BITS)) as usize
 }
@@ -231,7 +250,7 @@ impl LateRows for SpilledAggregate {
             for chunk in self.groups.file.read_run(run) {
                 ctx.check()?;
                 self.merge_groups(&mut out, &chunk?)?;
-                memory.resize(out.bytes())?;
+                hold(&mut memory, out.bytes())?;
             }
         }
         let mut buffered_bytes = 0;
@@ -245,7 +264,7 @@ impl LateRows for SpilledAggregate {
                         &mut Default::default(),
                     ) as u64;
                     self.merge_buffered(&mut out, i, &chunk)?;
-                    memory.resize(out.bytes() + buffered_bytes)?;
+                    hold(&mut memory, out.bytes() + buffered_bytes)?;
                 }
             }
         }

@@ -3,8 +3,8 @@
 //! per morsel), on its own thread, so the table receives one part per morsel in
 //! input order. Parts of a quarter row group up to a full one become row groups
 //! without another copy (`Table::append_parts`); others are copied into groups.
-//! The rows are reserved from the memory accountant as they arrive; past
-//! `memory_limit` the statement fails with an Out of Memory Error.
+//! The rows are counted in the memory accountant as they arrive, so operators that
+//! can spill make room for them.
 
 use crate::context::QueryContext;
 use crate::pipeline::{chunk_bytes, Sink};
@@ -67,7 +67,7 @@ impl Sink for MaterializeSink {
 
     fn consume(&self, local: &mut Local, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
-        local.memory.grow(chunk_bytes(&chunk))?;
+        local.memory.track(chunk_bytes(&chunk));
         if local.len == 0 {
             local.morsel = morsel;
             let n = self.rows_hint.max(chunk.len());
