@@ -1,8 +1,9 @@
 //! The executor: turns a physical plan into pipelines and runs them. Pipeline breakers
 //! (aggregates, sorts, limits, set operations, join build sides) run their input
 //! pipeline to completion first and become a materialized source for the pipeline
-//! above; filters, projections and join probes are fused into the pipeline that feeds
-//! them. A shared CTE (`CteScan`) runs once per query; every reference reads its
+//! above (a sort or window that spilled to disk becomes a source that makes its rows
+//! as they are read instead, `stream_source.rs`); filters, projections and join probes
+//! are fused into the pipeline that feeds them. A shared CTE (`CteScan`) runs once per query; every reference reads its
 //! rows from the query context.
 //!
 //! [`execute_stream`] runs a query on a driver thread (a pool worker) and hands result chunks to the
