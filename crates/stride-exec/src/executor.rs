@@ -1,14 +1,16 @@
 //! The executor: turns a physical plan into pipelines and runs them. Pipeline breakers
 //! (aggregates, sorts, limits, set operations, join build sides) run their input
 //! pipeline to completion first and become a materialized source for the pipeline
-//! above; filters, projections and join probes are fused into the pipeline that feeds
-//! them. A join's rows that can only come once its probe input has ended (RIGHT and
-//! FULL joins' unmatched build rows, a marking SEMI / ANTI join's rows, the partitions
-//! a hash join spilled) are a tail of the probe pipeline (`pipeline.rs`), so they too
-//! stream through the operators above. A hash join's build side is collected by a
-//! `grace_join::BuildSink`, which spills what does not fit under `memory_limit`. A
-//! shared CTE (`CteScan`) runs once per query; every reference reads its rows from
-//! the query context.
+//! above (a sort or window that spilled to disk becomes a source that makes its rows
+//! as they are read instead, `stream_source.rs`; a spilled hash aggregate, one that
+//! merges a partition per morsel, `aggregate_spill.rs`); filters, projections and join
+//! probes are fused into the pipeline that feeds them. A join's rows that can only
+//! come once its probe input has ended (RIGHT and FULL joins' unmatched build rows, a
+//! marking SEMI / ANTI join's rows, the partitions a hash join spilled) are a tail of
+//! the probe pipeline (`pipeline.rs`), so they too stream through the operators above.
+//! A hash join's build side is collected by a `grace_join::BuildSink`, which spills
+//! what does not fit under `memory_limit`. A shared CTE (`CteScan`) runs once per
+//! query; every reference reads its rows from the query context.
 //!
 //! [`execute_stream`] runs a query on a driver thread (a pool worker) and hands result chunks to the
 //! caller through a bounded channel as morsels finish, in input order, so the first

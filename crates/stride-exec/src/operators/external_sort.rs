@@ -509,9 +509,10 @@ impl ExternalMerge {
     }
 }
 
-/// Merges as many of the (at least two) spilled runs as fit in memory at once
-/// (those with the smallest chunks, at least two) into one, written to a new file;
-/// fails with an Out of Memory Error where not even two fit.
+/// Merges as many of the (two or more) spilled runs as fit in memory at once, those
+/// with the smallest chunks first, into one written to a new file; fails with an Out
+/// of Memory Error where not even two fit. (The merged runs' disk space is given back
+/// with their files, when the sort ends.)
 fn merge_some(on_disk: &mut OnDisk, files: &mut Vec<SpillFile>, ctx: &QueryContext) -> Result<()> {
     on_disk.sort_by_key(|r| r.1.chunk_bytes);
     let free = ctx.memory.limit().saturating_sub(ctx.memory.used());

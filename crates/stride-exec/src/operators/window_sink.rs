@@ -127,10 +127,9 @@ impl<'a> WindowSink<'a> {
         }
     }
 
-    /// What computing the functions over `chunk`'s rows takes, with the rows.
-    fn bytes_to_compute(&self, chunk: &DataChunk) -> u64 {
-        let work = WORK_PER_ROW + WORK_PER_FUNCTION * self.functions.len() as u64;
-        chunk_bytes(chunk) + work * chunk.len() as u64
+    /// Bytes computing the functions takes per row, beyond the row.
+    fn work_per_row(&self) -> u64 {
+        WORK_PER_ROW + WORK_PER_FUNCTION * self.functions.len() as u64
     }
 
     /// Partitions for an input whose first `morsel + 1` morsels take what the window
@@ -232,7 +231,7 @@ impl<'a> WindowSink<'a> {
         ctx.progress = self.ctx.progress.clone();
         ctx.profile = self.ctx.profile.clone();
         let partitions = Partitions {
-            work: WORK_PER_ROW + WORK_PER_FUNCTION * self.functions.len() as u64,
+            work: self.work_per_row(),
             functions: self.functions.to_vec(),
             ctx,
             splits,
@@ -262,7 +261,7 @@ impl Sink for WindowSink<'_> {
         let chunk = chunk.flatten();
         if local.split.is_none() {
             if self.partitions.get().is_none() {
-                let bytes = self.bytes_to_compute(&chunk);
+                let bytes = chunk_bytes(&chunk) + self.work_per_row() * chunk.len() as u64;
                 match local.chunks.last_mut() {
                     Some((m, chunks)) if *m == morsel => chunks.push(chunk),
                     _ => local.chunks.push((morsel, vec![chunk])),
