@@ -93,6 +93,7 @@ fn same_rows_when_spilled(
         spilled(conn) > before,
         "nothing spilled under {limit}: {sql}"
     );
+    assert_eq!(conn.buffer_pool().accountant().used(), 0, "{sql}");
     assert_eq!(got.len(), want.len(), "{sql}");
     if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
         panic!("row {i} differs under {limit}: {sql}");
@@ -166,12 +167,17 @@ fn a_window_that_cannot_be_split_fails_with_out_of_memory() {
         // Different PARTITION BYs.
         "SELECT sum(i) OVER (PARTITION BY i % 3), sum(i) OVER (PARTITION BY i % 5) \
          FROM range(1000000) t(i)",
+        // Split, but one window partition alone passes the limit.
+        "SELECT sum(i) OVER (PARTITION BY i % 2) FROM range(300000) t(i)",
     ] {
         let err = conn.query(sql).and_then(|r| r.collect_rows()).unwrap_err();
         assert_eq!(err.kind, ErrorKind::OutOfMemory, "{err}");
         assert!(err.message.contains("window"), "{err}");
+        assert!(err.message.contains("PARTITION BY"), "{err}");
     }
-    // The connection goes on, within the limit and past it.
+    // Nothing stays reserved, and the connection goes on, within the limit and past
+    // it.
+    assert_eq!(conn.buffer_pool().accountant().used(), 0);
     let rows = conn.query("SELECT 42").unwrap().collect_rows().unwrap();
     assert_eq!(rows[0][0].as_i64(), Some(42));
     conn.execute("RESET memory_limit").unwrap();

@@ -271,7 +271,12 @@ impl Sink for WindowSink<'_> {
                 }
                 if self.split_by.is_none() {
                     // Nothing to split by: kept only if it fits after all.
-                    return local.reservation.grow(bytes);
+                    return local.reservation.grow(bytes).map_err(|mut e| {
+                        e.message.push_str(
+                            "; window functions spill only when they all have the same PARTITION BY",
+                        );
+                        e
+                    });
                 }
                 self.partitions.get_or_init(|| self.partitions_for(morsel));
                 return self.start_split(local);
@@ -335,7 +340,11 @@ impl Produce for Partitions {
             if !self.reservation.try_grow(bytes) {
                 let memory = &self.ctx.memory;
                 if bytes > memory.limit() {
-                    return Err(memory.out_of_memory(MemoryTag::Window, bytes));
+                    let mut e = memory.out_of_memory(MemoryTag::Window, bytes);
+                    e.message.push_str(
+                        "; that is what the rows of a few PARTITION BY values need at once, which a window cannot spill",
+                    );
+                    return Err(e);
                 }
                 self.reservation.force_grow(bytes);
             }
