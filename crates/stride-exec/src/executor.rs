@@ -373,7 +373,7 @@ fn timed<T>(stats: &Option<Arc<NodeStats>>, f: impl FnOnce() -> T) -> T {
 /// the end, then the build rows no probe row matched join its output, which the
 /// pipeline above reads from memory. (Streaming the output into the operators above
 /// instead, as a spilled join does, is slower: they then share the cache with the
-/// join's table, TPC-H Q13 +30%.)
+/// join's table: TPC-H Q13 took about 40% longer at SF 1.)
 fn finish_join(
     p: Pipeline,
     late: Arc<dyn LateRows>,
