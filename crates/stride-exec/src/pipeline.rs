@@ -10,7 +10,7 @@
 //!
 //! A pipeline may have tails: sources of late rows ([`LateRows`]) that run once every
 //! morsel before them is done, entering the pipeline above the operator that added
-//! them (a RIGHT join's unmatched build rows, the partitions a join spilled). Each
+//! them (a marking join's rows, the partitions a join spilled). Each
 //! runs like a source of its own, its morsels numbered after those before it, into
 //! the same sink.
 

@@ -32,7 +32,7 @@ use super::hash_join::{BuildRows, JoinProbe, JoinSpec};
 use crate::coalesce::concat_column;
 use crate::context::QueryContext;
 use crate::expression::eval_ref;
-use crate::hash_table::hash_word;
+use crate::hash_table::{hash_word, KeyTable};
 use crate::pipeline::{LateRows, Operator, Sink};
 use crate::row_key;
 use crate::spill::{Run, SpillFile};
@@ -87,9 +87,10 @@ fn free_memory(ctx: &QueryContext, held: u64) -> u64 {
     m.limit().saturating_sub(others)
 }
 
-/// About what a build side of `rows` rows and `bytes` bytes needs, indexed.
+/// About what a build side of `rows` rows and `bytes` bytes needs, indexed (an
+/// empty key table included).
 fn build_need(rows: u64, bytes: u64) -> u64 {
-    bytes + rows * INDEX_BYTES_PER_ROW
+    bytes + rows * INDEX_BYTES_PER_ROW + KeyTable::bytes_for(0, 0) as u64
 }
 
 /// Bits of the partition number that split `need` bytes into partitions of about

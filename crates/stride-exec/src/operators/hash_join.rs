@@ -2,8 +2,9 @@
 //! columns; probe chunks (left input) stream through [`JoinProbe::probe`] inside the
 //! left input's pipeline. Rows with a NULL key never match. INNER, LEFT, SEMI and ANTI
 //! joins stream; RIGHT and FULL joins also record which build rows matched, and the
-//! others come out once the probe input has ended, as the pipeline's late rows
-//! ([`LateRows`], a morsel per `MORSEL_SIZE` build rows).
+//! others come out once the probe input has ended: its late rows ([`LateRows`], a
+//! morsel per `MORSEL_SIZE` build rows), which the executor adds to the probe's
+//! output.
 //!
 //! A SEMI or ANTI join whose preserved (left) input is the smaller one builds on it
 //! instead ([`JoinSpec::marking`]): the other input only marks the build rows it

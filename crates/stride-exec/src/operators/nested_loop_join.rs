@@ -1,7 +1,7 @@
 //! Nested-loop join for conditions without equalities (and cross products): every
 //! probe row is paired with every build row, in blocks, and the condition filters the
 //! pairs. Supports the same join kinds as the hash join; a RIGHT or FULL join's
-//! unmatched build rows are late rows of the probe pipeline, as the hash join's.
+//! unmatched build rows are its late rows ([`LateRows`]), as the hash join's.
 
 use super::hash_join::{emit_pairs, BuildSide};
 use crate::context::QueryContext;
