@@ -3,7 +3,8 @@
 //!
 //! Whatever grows with its input reserves bytes here before it grows: the buffer pool
 //! when it caches a segment, a hash aggregate or join when its tables grow, a sort or
-//! window when it buffers rows, a materialized CTE, the rows a result keeps. When a
+//! window when it buffers rows. (Rows a statement must keep, collected or materialized,
+//! are tracked with [`Reservation::track`] and never refused.) When a
 //! reservation would pass the limit, the accountant first asks the evictors (the buffer
 //! pools, whose segments can be read again) to drop what they cache; if that is not
 //! enough the reservation fails. An operator that can spill then writes part of its

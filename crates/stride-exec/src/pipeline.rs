@@ -707,7 +707,7 @@ impl Sink for CollectSink {
 
     fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {
         let chunk = chunk.flatten();
-        local.1.track(chunk_bytes(&chunk));
+        local.1.track(crate::operators::chunk_bytes(&chunk));
         match local.0.last_mut() {
             Some((m, chunks)) if *m == morsel => chunks.push(chunk),
             _ => local.0.push((morsel, vec![chunk])),
@@ -726,9 +726,4 @@ impl Sink for CollectSink {
             .push(local.1);
         Ok(())
     }
-}
-
-/// About how many bytes a chunk's columns hold.
-pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
-    stride_storage::size::columns_bytes(&chunk.columns, &mut Default::default()) as u64
 }

@@ -259,10 +259,7 @@ impl LateRows for SpilledAggregate {
                 for chunk in self.groups.file.read_run(run) {
                     ctx.check()?;
                     let chunk = chunk?;
-                    buffered_bytes += stride_storage::size::columns_bytes(
-                        &chunk.columns,
-                        &mut Default::default(),
-                    ) as u64;
+                    buffered_bytes += super::chunk_bytes(&chunk);
                     self.merge_buffered(&mut out, i, &chunk)?;
                     hold(&mut memory, out.bytes() + buffered_bytes)?;
                 }

@@ -6,8 +6,9 @@
 //! The rows are counted in the memory accountant as they arrive, so operators that
 //! can spill make room for them.
 
+use super::chunk_bytes;
 use crate::context::QueryContext;
-use crate::pipeline::{chunk_bytes, Sink};
+use crate::pipeline::Sink;
 use std::sync::{Arc, Mutex};
 use stride_common::memory::{MemoryAccountant, MemoryTag, Reservation};
 use stride_common::{DataChunk, DataType, Error, Result, Vector};
