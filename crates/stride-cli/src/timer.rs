@@ -3,6 +3,7 @@
 //! them as DuckDB does: `Run Time (s): real 0.012 user 0.020 sys 0.001`.
 
 use std::time::Instant;
+use stride_common::process::cpu_times;
 
 /// Taken when a statement starts; [`Stopwatch::report`] gives the line to print.
 pub struct Stopwatch {
@@ -31,18 +32,6 @@ impl Stopwatch {
 
 pub fn format_times(real: f64, user: f64, sys: f64) -> String {
     format!("Run Time (s): real {real:.3} user {user:.3} sys {sys:.3}")
-}
-
-/// User and system CPU seconds used by this process so far; zeros if unavailable.
-fn cpu_times() -> (f64, f64) {
-    // SAFETY: getrusage only writes into the struct we pass, which is plain data that
-    // may start zeroed.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return (0.0, 0.0);
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod collation;
 pub mod error;
 pub mod interval;
 pub mod memory;
+pub mod process;
 pub mod scalar;
 pub mod schema;
 pub mod selection;

@@ -14,11 +14,15 @@
 //! The counts are estimates of the bytes each part holds (vectors' buffers, table
 //! slots), taken where state grows; they are not the allocator's numbers.
 //! `stride_memory()` shows them by part.
+//!
+//! Under EXPLAIN ANALYZE each plan node also has a [`MemoryGauge`]: a reservation made
+//! on a thread while [`gauged`] runs there counts in that node's gauge for its whole
+//! life, wherever it later grows, so the plan shows each operator's peak.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::settings::format_bytes;
 use std::alloc::{GlobalAlloc, Layout};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -227,6 +231,8 @@ pub struct Reservation {
     accountant: Arc<MemoryAccountant>,
     tag: MemoryTag,
     bytes: u64,
+    /// The plan node it counts for, under EXPLAIN ANALYZE.
+    gauge: Option<Arc<MemoryGauge>>,
 }
 
 impl std::fmt::Debug for Reservation {
@@ -241,6 +247,7 @@ impl Reservation {
             accountant: accountant.clone(),
             tag,
             bytes: 0,
+            gauge: GAUGE.with(|g| g.borrow().clone()),
         }
     }
 
@@ -256,6 +263,9 @@ impl Reservation {
     pub fn try_grow(&mut self, bytes: u64) -> bool {
         if bytes == 0 || self.accountant.try_reserve(self.tag, bytes) {
             self.bytes += bytes;
+            if let Some(g) = &self.gauge {
+                g.add(bytes);
+            }
             true
         } else {
             false
@@ -277,6 +287,9 @@ impl Reservation {
     pub fn force_grow(&mut self, bytes: u64) {
         self.accountant.add(self.tag, bytes);
         self.bytes += bytes;
+        if let Some(g) = &self.gauge {
+            g.add(bytes);
+        }
     }
 
     /// Grows by `bytes` for memory that is held whatever the limit (rows a statement
@@ -302,16 +315,26 @@ impl Reservation {
         let bytes = bytes.min(self.bytes);
         self.accountant.sub(self.tag, bytes);
         self.bytes -= bytes;
+        if let Some(g) = &self.gauge {
+            g.sub(bytes);
+        }
     }
 
     /// Takes over what `other` holds (parallel workers' reservations becoming one
     /// operator's): the accountant's count does not change.
     pub fn absorb(&mut self, mut other: Reservation) {
         let bytes = other.bytes;
-        if other.tag == self.tag && Arc::ptr_eq(&other.accountant, &self.accountant) {
+        let same_gauge = match (&self.gauge, &other.gauge) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if other.tag == self.tag && Arc::ptr_eq(&other.accountant, &self.accountant) && same_gauge {
             other.bytes = 0;
         } else {
             self.accountant.add(self.tag, bytes);
+            if let Some(g) = &self.gauge {
+                g.add(bytes);
+            }
             other.clear();
         }
         self.bytes += bytes;
@@ -327,6 +350,64 @@ impl Drop for Reservation {
     fn drop(&mut self) {
         self.clear();
     }
+}
+
+/// The bytes one plan node's reservations hold together, and the most they held at
+/// once (EXPLAIN ANALYZE). A node's gauge adds into its query's, which so gives the
+/// query's peak.
+#[derive(Debug, Default)]
+pub struct MemoryGauge {
+    held: AtomicU64,
+    peak: AtomicU64,
+    parent: Option<Arc<MemoryGauge>>,
+}
+
+impl MemoryGauge {
+    pub fn new(parent: Option<Arc<MemoryGauge>>) -> Arc<MemoryGauge> {
+        Arc::new(MemoryGauge {
+            parent,
+            ..MemoryGauge::default()
+        })
+    }
+
+    fn add(&self, bytes: u64) {
+        let now = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        if let Some(p) = &self.parent {
+            p.add(bytes);
+        }
+    }
+
+    fn sub(&self, bytes: u64) {
+        self.held.fetch_sub(bytes, Ordering::Relaxed);
+        if let Some(p) = &self.parent {
+            p.sub(bytes);
+        }
+    }
+
+    /// The most held at once so far.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+thread_local! {
+    /// The gauge reservations made on this thread count in, while [`gauged`] runs.
+    static GAUGE: RefCell<Option<Arc<MemoryGauge>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with the reservations made on this thread during it counted in `gauge`
+/// (then the gauge that was current before is again).
+pub fn gauged<T>(gauge: &Arc<MemoryGauge>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<MemoryGauge>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            GAUGE.with(|g| *g.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(GAUGE.with(|g| g.borrow_mut().replace(gauge.clone())));
+    f()
 }
 
 /// The process's limits on memory, where the system sets one below the machine's
@@ -541,5 +622,38 @@ mod tests {
         assert_eq!((a.size(), acct.used_by(MemoryTag::HashJoin)), (80, 80));
         drop(a);
         assert_eq!(acct.used(), 0);
+    }
+
+    #[test]
+    fn gauges_keep_each_nodes_peak_and_the_querys() {
+        let acct = MemoryAccountant::new(1000);
+        let query = MemoryGauge::new(None);
+        let (sort, join) = (
+            MemoryGauge::new(Some(query.clone())),
+            MemoryGauge::new(Some(query.clone())),
+        );
+        let mut s = gauged(&sort, || Reservation::new(&acct, MemoryTag::Sort));
+        let mut j = gauged(&join, || {
+            // Nested: the inner scope's reservation counts in the sort's gauge.
+            let inner = gauged(&sort, || Reservation::new(&acct, MemoryTag::Sort));
+            (Reservation::new(&acct, MemoryTag::HashJoin), inner)
+        });
+        // Outside any scope: counted nowhere.
+        let mut free = Reservation::new(&acct, MemoryTag::Window);
+        free.grow(500).unwrap();
+        s.grow(100).unwrap();
+        j.1.grow(50).unwrap();
+        j.0.grow(200).unwrap();
+        s.shrink(100);
+        j.0.force_grow(100);
+        assert_eq!((sort.peak(), join.peak(), query.peak()), (150, 300, 350));
+        // Absorbing a reservation of another node moves its bytes to this node.
+        let mut other = gauged(&sort, || Reservation::new(&acct, MemoryTag::HashJoin));
+        other.grow(10).unwrap();
+        j.0.absorb(other);
+        assert_eq!(join.peak(), 310);
+        drop(j);
+        assert_eq!(acct.used(), 500);
+        assert_eq!(query.held.load(Ordering::Relaxed), 0);
     }
 }

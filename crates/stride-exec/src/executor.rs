@@ -133,7 +133,9 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             })
         }
         PhysicalPlan::CteScan { id, input } => {
-            let rows = ctx.cte_rows(*id, || collect(input, ctx))?;
+            let rows = ctx.cte_rows(*id, || {
+                run_collect(&build(input, ctx)?, stats.as_deref(), ctx)
+            })?;
             counted(Source::Chunks(rows))
         }
         PhysicalPlan::Values { rows, types } => {
@@ -239,8 +241,8 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             let input = {
                 let p = build(build_side, ctx)?;
                 let sink = BuildSink::new(ctx);
-                pipeline::run(&p, &sink, ctx)?;
-                sink.finish()
+                pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
+                timed(&stats, || sink.finish())
             };
             let join = timed(&stats, || HashJoin::new(spec, input, ctx))?;
             let mut p = build(probe_side, ctx)?;
@@ -345,7 +347,7 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         } => {
             let p = build(input, ctx)?;
             let sink = WindowSink::new(functions, p.source.morsels(), ctx);
-            pipeline::run(&p, &sink, ctx)?;
+            pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
             counted(timed(&stats, || sink.finish())?)
         }
         PhysicalPlan::SetOp {
@@ -354,8 +356,9 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             kind,
             all,
         } => {
-            let l = collect(left, ctx)?;
-            let r = collect(right, ctx)?;
+            // The inputs' rows are the set operation's state.
+            let l = run_collect(&build(left, ctx)?, stats.as_deref(), ctx)?;
+            let r = run_collect(&build(right, ctx)?, stats.as_deref(), ctx)?;
             let rows = timed(&stats, || set_op::run(*kind, *all, l, r, &left.types()))?;
             counted(Source::Chunks(Arc::new(rows)))
         }
@@ -381,7 +384,7 @@ fn finish_join(
     stats: &Option<Arc<NodeStats>>,
     ctx: &QueryContext,
 ) -> Result<Pipeline> {
-    let mut chunks = run_collect(&p, ctx)?;
+    let mut chunks = run_collect(&p, stats.as_deref(), ctx)?;
     let mut unmatched = Vec::new();
     timed(stats, || {
         (0..late.morsels()).try_for_each(|m| {
@@ -398,9 +401,15 @@ fn finish_join(
     Ok(Pipeline::new(Source::Chunks(Arc::new(chunks))))
 }
 
-fn run_collect(p: &Pipeline, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
+/// Runs `p`, keeping its output; `stats`, the node whose state those rows are, when
+/// profiled.
+fn run_collect(
+    p: &Pipeline,
+    stats: Option<&NodeStats>,
+    ctx: &QueryContext,
+) -> Result<Vec<DataChunk>> {
     let sink = CollectSink::new(ctx);
-    pipeline::run(p, &sink, ctx)?;
+    pipeline::run_counted(p, &sink, stats, ctx)?;
     Ok(sink.finish())
 }
 
@@ -412,9 +421,15 @@ pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<St
     counted.profile = Some(profile.clone());
     counted.progress = ctx.progress.clone();
     let start = std::time::Instant::now();
+    let (user, system) = stride_common::process::cpu_times();
     let chunks = collect(plan, &counted)?;
+    let (user_after, system_after) = stride_common::process::cpu_times();
     let totals = crate::explain::Totals {
         wall: start.elapsed(),
+        cpu: std::time::Duration::from_secs_f64(
+            (user_after + system_after - user - system).max(0.0),
+        ),
+        peak_memory: profile.memory.peak(),
         rows: chunks.iter().map(|c| c.len() as u64).sum(),
         threads: ctx.threads(),
     };
@@ -428,7 +443,7 @@ pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<St
 /// Runs a physical plan to completion and returns its output chunks (flat).
 pub fn collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
     let p = build(plan, ctx)?;
-    run_collect(&p, ctx)
+    run_collect(&p, None, ctx)
 }
 
 /// Optimizes, plans and runs a logical plan (used for subqueries).

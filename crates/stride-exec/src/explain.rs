@@ -1,12 +1,16 @@
 //! EXPLAIN ANALYZE and `EXPLAIN (FORMAT json)`: the physical plan, one node per
-//! operator, with what each did when the query ran ([`crate::profile`]): rows
-//! produced, its own time and share of the total, and for table scans the row groups
-//! read and skipped by zone maps. As text (a tree, one line per node) or as JSON.
+//! operator, with its estimated rows ([`crate::estimate`]) and what it did when the
+//! query ran ([`crate::profile`]): rows produced, its own time and share of the total,
+//! the peak memory its state reserved, and for table scans the row groups read and
+//! skipped by zone maps. Totals first: wall and CPU time, peak memory, threads. As
+//! text (a tree, one line per node) or as JSON.
 
+use crate::estimate::Estimates;
 use crate::physical_plan::PhysicalPlan;
 use crate::profile::Profile;
 use std::fmt::Write;
 use std::time::Duration;
+use stride_common::settings::format_bytes;
 use stride_sql::plan::explain::{
     aggregates_text, join_kind_name as join_kind, join_list as list, set_op_text,
     sort_keys_text as keys,
@@ -15,6 +19,10 @@ use stride_sql::plan::explain::{
 /// How the query as a whole ran.
 pub struct Totals {
     pub wall: Duration,
+    /// CPU time of the whole process while it ran (user and system, all threads).
+    pub cpu: Duration,
+    /// The most the operators' reservations held at once.
+    pub peak_memory: u64,
     pub rows: u64,
     pub threads: usize,
 }
@@ -143,27 +151,40 @@ pub fn text(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Tota
         });
         let _ = writeln!(
             out,
-            "Total Time: {:.4}s (operators' time on all threads: {cpu:.4}s; threads: {}; rows returned: {})",
-            total_secs, t.threads, t.rows
+            "Total Time: {:.4}s (CPU time: {:.4}s; operators' time on all threads: {cpu:.4}s; peak memory: {}; threads: {}; rows returned: {})",
+            total_secs,
+            t.cpu.as_secs_f64(),
+            format_bytes(t.peak_memory),
+            t.threads,
+            t.rows
         );
     }
-    render_text(plan, profile, total_secs, 0, &mut out);
+    render_text(
+        plan,
+        profile,
+        &mut Estimates::default(),
+        total_secs,
+        0,
+        &mut out,
+    );
     out
 }
 
 fn render_text(
     plan: &PhysicalPlan,
     profile: Option<&Profile>,
+    estimates: &mut Estimates,
     total: f64,
     depth: usize,
     out: &mut String,
 ) {
     let _ = write!(
         out,
-        "{}{} {}",
+        "{}{} {}  (~{} rows",
         "  ".repeat(depth),
         plan.name(),
-        detail(plan)
+        detail(plan),
+        estimates.rows(plan).round() as u64
     );
     if let Some(s) = profile.and_then(|p| p.get(plan)) {
         let secs = s.seconds();
@@ -172,7 +193,7 @@ fn render_text(
         } else {
             0.0
         };
-        let _ = write!(out, "  (rows={} time={secs:.4}s {share:.1}%", s.rows());
+        let _ = write!(out, "; rows={} time={secs:.4}s {share:.1}%", s.rows());
         let (read, skipped) = (
             s.groups_read.load(std::sync::atomic::Ordering::Relaxed),
             s.groups_skipped.load(std::sync::atomic::Ordering::Relaxed),
@@ -180,15 +201,18 @@ fn render_text(
         if matches!(plan, PhysicalPlan::Scan { .. }) {
             let _ = write!(out, " row_groups: {read} read, {skipped} skipped");
         }
-        out.push(')');
+        let peak = s.memory.peak();
+        if peak > 0 {
+            let _ = write!(out, " memory={}", format_bytes(peak));
+        }
     } else if let Some(rows) = profile.and_then(|p| passed_on(plan, p)) {
-        let _ = write!(out, "  (rows={rows}, only renames columns)");
+        let _ = write!(out, "; rows={rows}, only renames columns");
     } else if profile.is_some() {
-        out.push_str("  (not run)");
+        out.push_str("; not run");
     }
-    out.push('\n');
+    out.push_str(")\n");
     for c in plan.children() {
-        render_text(c, profile, total, depth + 1, out);
+        render_text(c, profile, estimates, total, depth + 1, out);
     }
 }
 
@@ -213,32 +237,41 @@ pub fn json(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Tota
         Some(t) => {
             let _ = write!(
                 out,
-                "{{\"total_seconds\": {}, \"rows_returned\": {}, \"threads\": {}, \"plan\": ",
+                "{{\"total_seconds\": {}, \"cpu_seconds\": {}, \"peak_memory_bytes\": {}, \"rows_returned\": {}, \"threads\": {}, \"plan\": ",
                 t.wall.as_secs_f64(),
+                t.cpu.as_secs_f64(),
+                t.peak_memory,
                 t.rows,
                 t.threads
             );
-            render_json(plan, profile, &mut out);
+            render_json(plan, profile, &mut Estimates::default(), &mut out);
             out.push('}');
         }
-        None => render_json(plan, profile, &mut out),
+        None => render_json(plan, profile, &mut Estimates::default(), &mut out),
     }
     out
 }
 
-fn render_json(plan: &PhysicalPlan, profile: Option<&Profile>, out: &mut String) {
+fn render_json(
+    plan: &PhysicalPlan,
+    profile: Option<&Profile>,
+    estimates: &mut Estimates,
+    out: &mut String,
+) {
     let _ = write!(
         out,
-        "{{\"name\": {}, \"detail\": {}",
+        "{{\"name\": {}, \"detail\": {}, \"estimated_rows\": {}",
         quote(plan.name()),
-        quote(&detail(plan))
+        quote(&detail(plan)),
+        estimates.rows(plan).round() as u64
     );
     if let Some(s) = profile.and_then(|p| p.get(plan)) {
         let _ = write!(
             out,
-            ", \"rows\": {}, \"seconds\": {}",
+            ", \"rows\": {}, \"seconds\": {}, \"peak_memory_bytes\": {}",
             s.rows(),
-            s.seconds()
+            s.seconds(),
+            s.memory.peak()
         );
         if matches!(plan, PhysicalPlan::Scan { .. }) {
             let _ = write!(
@@ -256,7 +289,7 @@ fn render_json(plan: &PhysicalPlan, profile: Option<&Profile>, out: &mut String)
         if i > 0 {
             out.push_str(", ");
         }
-        render_json(c, profile, out);
+        render_json(c, profile, estimates, out);
     }
     out.push_str("]}");
 }

@@ -23,6 +23,7 @@ pub mod bloom;
 pub mod coalesce;
 pub mod context;
 pub mod dense_index;
+pub mod estimate;
 pub mod executor;
 pub mod explain;
 pub mod expression;

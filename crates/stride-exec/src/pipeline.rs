@@ -502,18 +502,20 @@ fn push(
     let start = std::time::Instant::now();
     let mut downstream = std::time::Duration::ZERO;
     let coalesces = op.coalesces();
-    let r = op.apply(chunk, ctx, &mut |c| {
-        counters.add_rows(c.len());
-        let t = std::time::Instant::now();
-        let r = if coalesces {
-            mine.add(c)
-                .into_iter()
-                .try_for_each(|ready| push(rest, rest_stats, later, ready, ctx, sink))
-        } else {
-            push(rest, rest_stats, later, c, ctx, sink)
-        };
-        downstream += t.elapsed();
-        r
+    let r = counters.holding(|| {
+        op.apply(chunk, ctx, &mut |c| {
+            counters.add_rows(c.len());
+            let t = std::time::Instant::now();
+            let r = if coalesces {
+                mine.add(c)
+                    .into_iter()
+                    .try_for_each(|ready| push(rest, rest_stats, later, ready, ctx, sink))
+            } else {
+                push(rest, rest_stats, later, c, ctx, sink)
+            };
+            downstream += t.elapsed();
+            r
+        })
     });
     counters.add_time(start.elapsed().saturating_sub(downstream));
     r
@@ -600,7 +602,10 @@ fn run_phase<S: Sink>(
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let work = || -> Result<()> {
-        let mut local = sink.local();
+        let mut local = match sink_stats {
+            Some(s) => s.holding(|| sink.local()),
+            None => sink.local(),
+        };
         let mut waiting: Vec<Coalescer> = phase
             .operators
             .iter()
@@ -628,13 +633,15 @@ fn run_phase<S: Sink>(
                     // downstream.
                     let start = std::time::Instant::now();
                     let mut downstream = std::time::Duration::ZERO;
-                    source.produce(m, ctx, Some(stats), &mut |chunk| {
-                        ctx.check()?;
-                        stats.add_rows(chunk.len());
-                        let t = std::time::Instant::now();
-                        let r = push(ops.0, ops.1, &mut waiting, chunk, ctx, &mut consume);
-                        downstream += t.elapsed();
-                        r
+                    stats.holding(|| {
+                        source.produce(m, ctx, Some(stats), &mut |chunk| {
+                            ctx.check()?;
+                            stats.add_rows(chunk.len());
+                            let t = std::time::Instant::now();
+                            let r = push(ops.0, ops.1, &mut waiting, chunk, ctx, &mut consume);
+                            downstream += t.elapsed();
+                            r
+                        })
                     })?;
                     stats.add_time(start.elapsed().saturating_sub(downstream));
                 }

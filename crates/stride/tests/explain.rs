@@ -141,3 +141,57 @@ fn explain_json_shows_the_plan_without_running_it() {
     let text = lines(&c, "EXPLAIN ANALYZE SELECT 42");
     assert!(text[0].starts_with("Total Time"), "{text:?}");
 }
+
+#[test]
+fn analyze_shows_estimated_rows_and_peak_memory_per_operator() {
+    let db = Database::open_in_memory().unwrap();
+    let c = db.connect().unwrap();
+    c.execute("CALL dbgen(sf = 0.01)").unwrap();
+    let q = "SELECT l_returnflag, l_linestatus, count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey \
+             WHERE o_orderstatus = 'F' GROUP BY ALL ORDER BY ALL";
+    let json = lines(&c, &format!("EXPLAIN (ANALYZE, FORMAT json) {q}")).join("\n");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let mut all = Vec::new();
+    nodes(&v["plan"], &mut all);
+    let node = |name: &str| {
+        all.iter()
+            .find(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {v}"))
+    };
+    let lineitem = count(&c, "SELECT count(*) FROM lineitem");
+    let scan = all
+        .iter()
+        .find(|n| n["detail"].as_str().unwrap().starts_with("lineitem"))
+        .unwrap();
+    assert_eq!(scan["estimated_rows"].as_u64(), Some(lineitem), "{scan}");
+    // Three return flags times two line statuses: the sketches' distinct counts, not
+    // a fixed fraction of the input.
+    let groups = node("HASH_GROUP_BY")["estimated_rows"].as_u64().unwrap();
+    assert!((3..=10).contains(&groups), "{v}");
+    // o_orderstatus has three values: the filter keeps about a third of the orders.
+    let filter = node("FILTER");
+    let orders = count(&c, "SELECT count(*) FROM orders") as f64;
+    let est = filter["estimated_rows"].as_f64().unwrap();
+    assert!((orders / 4.0..orders / 2.0).contains(&est), "{filter}");
+    // Operators that hold state report its peak; the query's is at least any one's.
+    let peak = v["peak_memory_bytes"].as_u64().unwrap();
+    for name in ["HASH_JOIN", "HASH_GROUP_BY"] {
+        let p = node(name)["peak_memory_bytes"].as_u64().unwrap();
+        assert!(p > 0 && p <= peak, "{name}: {p} of {peak}: {v}");
+    }
+    assert_eq!(filter["peak_memory_bytes"].as_u64(), Some(0), "{filter}");
+    assert!(v["cpu_seconds"].as_f64().unwrap() >= 0.0);
+    // The text form shows the same.
+    let text = lines(&c, &format!("EXPLAIN ANALYZE {q}"));
+    assert!(text[0].contains("peak memory: "), "{text:?}");
+    assert!(text[0].contains("CPU time: "), "{text:?}");
+    let join = text.iter().find(|l| l.contains("HASH_JOIN")).unwrap();
+    assert!(
+        join.contains(" memory=") && join.contains("rows; rows="),
+        "{join}"
+    );
+    // EXPLAIN (FORMAT json) without ANALYZE estimates too.
+    let plain = lines(&c, &format!("EXPLAIN (FORMAT json) {q}")).join("");
+    let p: Value = serde_json::from_str(&plain).unwrap();
+    assert!(p["estimated_rows"].as_u64().is_some(), "{p}");
+}

@@ -102,3 +102,33 @@ pub fn conjunct_selectivity(e: &Expr) -> f64 {
         _ => 0.3,
     }
 }
+
+/// The column a condition compares with constants, and how many constants: `c = x`,
+/// `c = x OR c = y ...`, `c IN (x, y, ...)`.
+pub fn constants_matched(t: &Expr) -> Option<(usize, usize)> {
+    match t {
+        Expr::Function { func, args } if func.func == ScalarFunction::Eq => match &args[..] {
+            [Expr::Column { index, .. }, Expr::Literal { .. }]
+            | [Expr::Literal { .. }, Expr::Column { index, .. }] => Some((*index, 1)),
+            _ => None,
+        },
+        Expr::Or(a, b) => {
+            let (x, m) = constants_matched(a)?;
+            let (y, n) = constants_matched(b)?;
+            (x == y).then_some((x, m + n))
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated: false,
+        } => match &**expr {
+            Expr::Column { index, .. }
+                if list.iter().all(|e| matches!(e, Expr::Literal { .. })) =>
+            {
+                Some((*index, list.len()))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -17,7 +17,7 @@
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
 
-use super::cardinality::{conjunct_selectivity, estimate, unfiltered_estimate};
+use super::cardinality::{conjunct_selectivity, constants_matched, estimate, unfiltered_estimate};
 use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
@@ -624,36 +624,6 @@ fn leaf_estimate(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
         })
         .product();
     (estimate(input) * selectivity).max(1.0)
-}
-
-/// The column a condition compares with constants, and how many constants: `c = x`,
-/// `c = x OR c = y ...`, `c IN (x, y, ...)`.
-fn constants_matched(t: &Expr) -> Option<(usize, usize)> {
-    match t {
-        Expr::Function { func, args } if func.func == ScalarFunction::Eq => match &args[..] {
-            [Expr::Column { index, .. }, Expr::Literal { .. }]
-            | [Expr::Literal { .. }, Expr::Column { index, .. }] => Some((*index, 1)),
-            _ => None,
-        },
-        Expr::Or(a, b) => {
-            let (x, m) = constants_matched(a)?;
-            let (y, n) = constants_matched(b)?;
-            (x == y).then_some((x, m + n))
-        }
-        Expr::InList {
-            expr,
-            list,
-            negated: false,
-        } => match &**expr {
-            Expr::Column { index, .. }
-                if list.iter().all(|e| matches!(e, Expr::Literal { .. })) =>
-            {
-                Some((*index, list.len()))
-            }
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 fn is_inner_join(p: &LogicalPlan) -> bool {
