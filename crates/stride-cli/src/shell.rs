@@ -246,6 +246,11 @@ impl Shell {
             check_output(renderer.begin(&mut self.out));
         }
         check_output(renderer.finish(&mut self.out));
+        // SET enable_profiling without a profiling_output file: the profile follows
+        // the rows, as in DuckDB's shell.
+        if let Some(profile) = &result.profile {
+            check_output(writeln!(self.out, "{profile}"));
+        }
         print_notes(&result);
         Ok(())
     }

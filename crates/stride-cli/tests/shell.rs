@@ -376,3 +376,24 @@ fn wait_with_deadline(child: &mut std::process::Child, limit: Duration) -> Optio
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn enable_profiling_prints_the_profile_after_the_rows() {
+    let o = run(
+        &["-list"],
+        "PRAGMA enable_profiling;\nSELECT count(*) AS n FROM range(1000) t(x) WHERE x < 10;\n\
+         PRAGMA disable_profiling;\nSELECT 7;\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows = out.find("n\n10\n").expect("the rows first");
+    let profile = out.find("Total Time: ").expect("then the profile");
+    assert!(rows < profile, "{out}");
+    assert!(out.contains("FILTER") && out.contains("rows=10 "), "{out}");
+    // Off again: the last query prints its row only.
+    assert!(
+        out.trim_end().ends_with("7\n7") || out.trim_end().ends_with('7'),
+        "{out}"
+    );
+    assert_eq!(out.matches("Total Time").count(), 1, "{out}");
+}

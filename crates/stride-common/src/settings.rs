@@ -44,6 +44,13 @@ pub struct Settings {
     /// also `wal_autocheckpoint`, as DuckDB names it). One value for the database,
     /// mirrored like `memory_limit`.
     pub checkpoint_threshold: u64,
+    /// Whether every query is profiled as EXPLAIN ANALYZE would, and how its profile is
+    /// written (`enable_profiling`, as DuckDB names it); `None`: off.
+    pub enable_profiling: Option<ProfilingFormat>,
+    /// The file each profiled query's profile replaces (`profiling_output`); `None`:
+    /// the client shows it (the shell prints it after the result, `stride serve`
+    /// sends it as a notice).
+    pub profiling_output: Option<String>,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -66,6 +73,27 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("transaction_isolation", "repeatable read"),
 ];
 
+/// How a profiled query's profile is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfilingFormat {
+    /// EXPLAIN ANALYZE's text tree.
+    QueryTree,
+    /// EXPLAIN (ANALYZE, FORMAT json)'s document.
+    Json,
+    /// Profiled, written nowhere (to measure what profiling costs).
+    NoOutput,
+}
+
+impl ProfilingFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfilingFormat::QueryTree => "query_tree",
+            ProfilingFormat::Json => "json",
+            ProfilingFormat::NoOutput => "no_output",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NullOrder {
     /// NULLs sort as if larger than every value (PostgreSQL): last for ASC, first for DESC.
@@ -86,6 +114,8 @@ pub const SETTING_NAMES: &[&str] = &[
     "temp_directory",
     "synchronous",
     "checkpoint_threshold",
+    "enable_profiling",
+    "profiling_output",
 ];
 
 impl Default for Settings {
@@ -103,6 +133,8 @@ impl Default for Settings {
             temp_directory: None,
             synchronous: true,
             checkpoint_threshold: 16 << 20,
+            enable_profiling: None,
+            profiling_output: None,
             client_parameters: Default::default(),
         }
     }
@@ -188,6 +220,32 @@ impl Settings {
                     }
                 }
             }
+            "enable_profiling" => {
+                self.enable_profiling = Some(
+                    match value.to_string().trim().to_ascii_lowercase().as_str() {
+                        "query_tree" | "" | "true" | "on" => ProfilingFormat::QueryTree,
+                        "json" => ProfilingFormat::Json,
+                        "no_output" => ProfilingFormat::NoOutput,
+                        other => {
+                            return Err(Error::invalid_input(format!(
+                                "invalid value for enable_profiling: '{other}'; expected query_tree, json or no_output (RESET enable_profiling turns it off)"
+                            )))
+                        }
+                    },
+                );
+            }
+            "profiling_output" | "profile_output" => {
+                let path = match value {
+                    ScalarValue::Varchar(s) => s.clone(),
+                    ScalarValue::Null => String::new(),
+                    other => other.to_string(),
+                };
+                if !path.is_empty() {
+                    self.check_external_access("setting profiling_output")?;
+                    self.check_path(&path, true)?;
+                }
+                self.profiling_output = (!path.is_empty()).then_some(path);
+            }
             other if client_parameter(other).is_some() => {
                 let v = match value {
                     ScalarValue::Varchar(s) => s.clone(),
@@ -222,6 +280,8 @@ impl Settings {
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 self.checkpoint_threshold = d.checkpoint_threshold
             }
+            "enable_profiling" => self.enable_profiling = None,
+            "profiling_output" | "profile_output" => self.profiling_output = None,
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -270,6 +330,13 @@ impl Settings {
             }
             "checkpoint_threshold" | "wal_autocheckpoint" => {
                 ScalarValue::Varchar(format_bytes(self.checkpoint_threshold))
+            }
+            "enable_profiling" => match self.enable_profiling {
+                Some(f) => ScalarValue::Varchar(f.name().into()),
+                None => ScalarValue::Null,
+            },
+            "profiling_output" | "profile_output" => {
+                ScalarValue::Varchar(self.profiling_output.clone().unwrap_or_default())
             }
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(

@@ -413,9 +413,27 @@ fn run_collect(
     Ok(sink.finish())
 }
 
-/// Runs `plan` to the end with every node counted (EXPLAIN ANALYZE), and renders
-/// the plan with its counters: as text, or as JSON when `json`.
-pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<String> {
+/// A query run with every node counted: its rows, and what each node did.
+pub struct Profiled {
+    pub chunks: Vec<DataChunk>,
+    pub profile: Arc<Profile>,
+    pub totals: crate::explain::Totals,
+}
+
+impl Profiled {
+    /// The plan with its counters: as text, or as JSON when `json`.
+    pub fn render(&self, plan: &PhysicalPlan, json: bool) -> String {
+        if json {
+            crate::explain::json(plan, Some(&self.profile), Some(&self.totals))
+        } else {
+            crate::explain::text(plan, Some(&self.profile), Some(&self.totals))
+        }
+    }
+}
+
+/// Runs `plan` to the end with every node counted (EXPLAIN ANALYZE, and every query
+/// under `SET enable_profiling`).
+pub fn run_profiled(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Profiled> {
     let profile = Arc::new(Profile::default());
     let mut counted = ctx.child();
     counted.profile = Some(profile.clone());
@@ -433,11 +451,17 @@ pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<St
         rows: chunks.iter().map(|c| c.len() as u64).sum(),
         threads: ctx.threads(),
     };
-    Ok(if json {
-        crate::explain::json(plan, Some(&profile), Some(&totals))
-    } else {
-        crate::explain::text(plan, Some(&profile), Some(&totals))
+    Ok(Profiled {
+        chunks,
+        profile,
+        totals,
     })
+}
+
+/// EXPLAIN ANALYZE: runs `plan` with every node counted and renders the plan with its
+/// counters, as text or as JSON when `json`.
+pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<String> {
+    Ok(run_profiled(plan, ctx)?.render(plan, json))
 }
 
 /// Runs a physical plan to completion and returns its output chunks (flat).

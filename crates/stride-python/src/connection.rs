@@ -123,7 +123,9 @@ impl PyConnection {
             let (conn, params) = (conn.clone(), params.clone());
             run(py, &interrupt, move || execute_text(&conn, sql, &params))
         };
-        with_replacement_scans(py, &conn, sql, found, once)
+        let mut result = with_replacement_scans(py, &conn, sql, found, once)?;
+        print_profile(py, result.profile.take())?;
+        Ok(result)
     }
 
     fn take_pending(&self) -> PyResult<Pending> {
@@ -150,6 +152,15 @@ impl PyConnection {
         self.put_pending(pending);
         rows.map_err(to_py)
     }
+}
+
+/// A query's profile under `SET enable_profiling` with no `profiling_output` file:
+/// printed, as DuckDB's module prints it.
+fn print_profile(py: Python<'_>, profile: Option<String>) -> PyResult<()> {
+    if let Some(text) = profile {
+        py.import("builtins")?.getattr("print")?.call1((text,))?;
+    }
+    Ok(())
 }
 
 /// Runs the statements of `sql`, binding `params` when there is exactly one.
@@ -219,14 +230,16 @@ impl PyConnection {
         let once = || {
             let (conn, params) = (conn.clone(), params.clone());
             run(slf.py(), &interrupt, move || {
-                let (mut pending, columns, rowcount) =
-                    fetchable(execute_text(&conn, query, &params)?);
+                let mut result = execute_text(&conn, query, &params)?;
+                let profile = result.profile.take();
+                let (mut pending, columns, rowcount) = fetchable(result);
                 pending.prefetch()?;
-                Ok((pending, columns, rowcount))
+                Ok((pending, columns, rowcount, profile))
             })
         };
-        let (pending, columns, rowcount) =
+        let (pending, columns, rowcount, profile) =
             with_replacement_scans(slf.py(), &conn, query, &mut Vec::new(), once)?;
+        print_profile(slf.py(), profile)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
         *this.rowcount.lock().expect("rowcount lock") = rowcount;

@@ -13,7 +13,7 @@ use crate::encode::{data_rows, fields, Cell};
 use crate::errors::to_pg;
 use crate::params;
 use async_trait::async_trait;
-use futures::{stream, StreamExt};
+use futures::{stream, Sink, SinkExt, StreamExt};
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
@@ -207,13 +207,19 @@ impl Handler {
         Ok(())
     }
 
-    /// Runs one statement and turns its result into a protocol response.
-    async fn run(
+    /// Runs one statement and turns its result into a protocol response; a query's
+    /// profile (`SET enable_profiling`) goes to the client first, as a notice.
+    async fn run<C>(
         &self,
+        client: &mut C,
         sql: String,
         params: Vec<ScalarValue>,
         format: Format,
-    ) -> PgWireResult<Response> {
+    ) -> PgWireResult<Response>
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        PgWireError: From<C::Error>,
+    {
         let conn = self.conn.clone();
         let (tx, mut rx) =
             tokio::sync::mpsc::channel::<PgWireResult<Vec<DataRow>>>(CHUNKS_IN_FLIGHT);
@@ -256,7 +262,11 @@ impl Handler {
                 "INSERT" => "INSERT 0".to_string(),
                 other => other.to_string(),
             });
-            if head_tx.send(Ok(Head::Rows(info.clone(), command))).is_err() {
+            let profile = result.profile.take();
+            if head_tx
+                .send(Ok(Head::Rows(info.clone(), command, profile)))
+                .is_err()
+            {
                 return;
             }
             while let Some(chunk) = next_or_report(&mut result, &tx) {
@@ -283,7 +293,13 @@ impl Handler {
                 "COMMIT" | "END" | "ROLLBACK" | "ABORT" => Response::TransactionEnd(tag),
                 _ => Response::Execution(tag),
             }),
-            Head::Rows(info, command) => {
+            Head::Rows(info, command, profile) => {
+                if let Some(text) = profile {
+                    let notice = ErrorInfo::new("NOTICE".into(), "00000".into(), text);
+                    client
+                        .send(PgWireBackendMessage::NoticeResponse(notice.into()))
+                        .await?;
+                }
                 let rows = stream::poll_fn(move |cx| rx.poll_recv(cx)).flat_map(|batch| {
                     let rows: Vec<PgWireResult<DataRow>> = match batch {
                         Ok(rows) => rows.into_iter().map(Ok).collect(),
@@ -371,8 +387,9 @@ impl Handler {
 enum Head {
     /// The statement's first word and its tag.
     Done(String, Tag),
-    /// Rows, and the command tag when it is not SELECT's.
-    Rows(Arc<Vec<FieldInfo>>, Option<String>),
+    /// Rows, the command tag when it is not SELECT's, and the query's profile under
+    /// `SET enable_profiling` (sent as a notice).
+    Rows(Arc<Vec<FieldInfo>>, Option<String>, Option<String>),
     /// COPY TO STDOUT with this many columns.
     CopyOut(usize),
     /// COPY FROM STDIN, waiting for the client's data.
@@ -587,7 +604,9 @@ fn protocol_error(message: &str) -> PgWireError {
 impl SimpleQueryHandler for Handler {
     async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
-        C: ClientInfo + Unpin + Send + Sync,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         self.register(client)?;
         let statements = stride::split_statements(query);
@@ -598,7 +617,7 @@ impl SimpleQueryHandler for Handler {
         let count = statements.len();
         for (k, s) in statements.into_iter().enumerate() {
             match self
-                .run(s.to_string(), Vec::new(), Format::UnifiedText)
+                .run(client, s.to_string(), Vec::new(), Format::UnifiedText)
                 .await
             {
                 Ok(Response::CopyIn(_)) if k + 1 < count => {
@@ -642,7 +661,9 @@ impl ExtendedQueryHandler for Handler {
         _max_rows: usize,
     ) -> PgWireResult<Response>
     where
-        C: ClientInfo + Unpin + Send + Sync,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         self.register(client)?;
         let params = self.parameters(portal).await?;
@@ -655,7 +676,7 @@ impl ExtendedQueryHandler for Handler {
         if sql.is_empty() {
             return Ok(Response::EmptyQuery);
         }
-        self.run(sql, params, portal.result_column_format.clone())
+        self.run(client, sql, params, portal.result_column_format.clone())
             .await
     }
 

@@ -406,3 +406,22 @@ fn pgcli_session() {
         run_client_script(python, "pgcli_session.py");
     }
 }
+
+/// `SET enable_profiling` over the wire: the profile arrives as a notice before the
+/// rows, which psql prints on standard error.
+#[test]
+fn psql_shows_profiles_as_notices() {
+    let addr = start(100);
+    let Some(out) = psql(
+        addr,
+        "SET enable_profiling = 'query_tree'; SELECT count(*) FROM range(1000) t(x) WHERE x % 2 = 0",
+    ) else {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "SET\n500");
+    assert!(err.contains("NOTICE:  Total Time: "), "{err}");
+    assert!(err.contains("FILTER") && err.contains("rows=500"), "{err}");
+}

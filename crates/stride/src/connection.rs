@@ -587,6 +587,11 @@ impl Connection {
                     .lock()
                     .map(|r| r.clone())
                     .unwrap_or_default();
+                if let (Some(format), None) = (ctx.settings.enable_profiling, &copy_out) {
+                    let mut r = self.run_profiled(names, &plan, &ctx, format)?;
+                    r.readers = readers;
+                    return Ok(r);
+                }
                 let mut stream = stride_exec::execute_stream(plan, ctx)?;
                 // A scan of CSV with detected types may find them too narrow before
                 // the first rows: wait for those rows so the statement can be re-run.
@@ -604,6 +609,35 @@ impl Connection {
                 Ok(r)
             }
         }
+    }
+
+    /// A query under `SET enable_profiling`: run to the end with every operator
+    /// counted, as EXPLAIN ANALYZE runs it; the profile goes to `profiling_output`
+    /// when that is set (the file is replaced), otherwise with the result, for the
+    /// client to show.
+    fn run_profiled(
+        &self,
+        names: Vec<String>,
+        plan: &stride_exec::PhysicalPlan,
+        ctx: &QueryContext,
+        format: stride_common::settings::ProfilingFormat,
+    ) -> Result<QueryResult> {
+        use stride_common::settings::ProfilingFormat;
+        let run = stride_exec::executor::run_profiled(plan, ctx)?;
+        let text = match format {
+            ProfilingFormat::NoOutput => None,
+            f => Some(run.render(plan, f == ProfilingFormat::Json)),
+        };
+        let mut result = QueryResult::chunks(names, plan.types(), run.chunks);
+        match (text, &ctx.settings.profiling_output) {
+            (Some(text), Some(path)) => std::fs::write(path, text + "\n").map_err(|e| {
+                Error::io(format!(
+                    "could not write the profile to \"{path}\" (profiling_output): {e}"
+                ))
+            })?,
+            (text, _) => result.profile = text,
+        }
+        Ok(result)
     }
 
     /// A context for one statement, cancellable through the interrupt handle.

@@ -45,6 +45,10 @@ pub struct QueryResult {
     /// `COPY … FROM STDIN`: the statement waits for the client's data; hand it to
     /// [`crate::Connection::copy_in`].
     pub copy_in: Option<Box<crate::copy::CopyFromStdin>>,
+    /// Under `SET enable_profiling` with no `profiling_output` file: the query's
+    /// profile (EXPLAIN ANALYZE's tree, or its JSON), for the client to show after
+    /// the rows.
+    pub profile: Option<String>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still
@@ -75,6 +79,7 @@ impl QueryResult {
             readers: Vec::new(),
             copy_out: None,
             copy_in: None,
+            profile: None,
         }
     }
 
@@ -90,6 +95,7 @@ impl QueryResult {
             readers: Vec::new(),
             copy_out: None,
             copy_in: None,
+            profile: None,
         }
     }
 
@@ -105,6 +111,7 @@ impl QueryResult {
             readers: Vec::new(),
             copy_out: None,
             copy_in: None,
+            profile: None,
         }
     }
 

@@ -195,3 +195,80 @@ fn analyze_shows_estimated_rows_and_peak_memory_per_operator() {
     let p: Value = serde_json::from_str(&plain).unwrap();
     assert!(p["estimated_rows"].as_u64().is_some(), "{p}");
 }
+
+#[test]
+fn enable_profiling_profiles_every_query() {
+    let db = Database::open_in_memory().unwrap();
+    let c = db.connect().unwrap();
+    c.execute("CREATE TABLE t AS SELECT range % 7 AS k, range AS v FROM range(10000)")
+        .unwrap();
+    let q = "SELECT k, sum(v) FROM t GROUP BY k ORDER BY k";
+    let expected = c.query(q).unwrap().collect_rows().unwrap();
+    assert!(c.query(q).unwrap().profile.is_none(), "off by default");
+
+    // Without a file the profile comes with the result, after the same rows.
+    c.execute("PRAGMA enable_profiling").unwrap();
+    let r = c.query(q).unwrap();
+    let profile = r.profile.clone().expect("a profile");
+    assert!(profile.starts_with("Total Time: "), "{profile}");
+    assert!(
+        profile.contains("HASH_GROUP_BY") && profile.contains("rows=7"),
+        "{profile}"
+    );
+    assert_eq!(r.collect_rows().unwrap(), expected);
+    assert_eq!(
+        c.query("SELECT current_setting('enable_profiling')")
+            .unwrap()
+            .collect_rows()
+            .unwrap()[0][0],
+        ScalarValue::Varchar("query_tree".into())
+    );
+    // Statements that are not queries are not profiled.
+    let r = c.execute("INSERT INTO t VALUES (1, 1)").unwrap();
+    assert!(r.profile.is_none());
+
+    // JSON into a file, replaced by each query.
+    let path = std::env::temp_dir().join(format!("stride-profile-{}.json", std::process::id()));
+    c.execute("SET enable_profiling = 'json'").unwrap();
+    c.execute(&format!("SET profiling_output = '{}'", path.display()))
+        .unwrap();
+    let r = c.query("SELECT count(*) FROM t WHERE v < 100").unwrap();
+    assert!(r.profile.is_none(), "written to the file instead");
+    assert_eq!(r.collect_rows().unwrap()[0][0], ScalarValue::BigInt(101));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["rows_returned"].as_u64(), Some(1), "{v}");
+    let mut all = Vec::new();
+    nodes(&v["plan"], &mut all);
+    let filter = all.iter().find(|n| n["name"] == "FILTER").unwrap();
+    assert_eq!(filter["rows"].as_u64(), Some(101), "{v}");
+    c.query(q).unwrap().collect_rows().unwrap();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["rows_returned"].as_u64(), Some(7), "{v}");
+    std::fs::remove_file(&path).unwrap();
+
+    // no_output profiles and writes nothing; disabling stops it.
+    c.execute("RESET profiling_output").unwrap();
+    c.execute("SET enable_profiling = 'no_output'").unwrap();
+    assert!(c.query(q).unwrap().profile.is_none());
+    c.execute("SET enable_profiling = 'query_tree'").unwrap();
+    c.execute("PRAGMA disable_profiling").unwrap();
+    assert!(c.query(q).unwrap().profile.is_none());
+    assert_eq!(
+        c.query("SELECT current_setting('enable_profiling')")
+            .unwrap()
+            .collect_rows()
+            .unwrap()[0][0],
+        ScalarValue::Null
+    );
+    // A format stride does not have is refused by name.
+    let e = c
+        .execute("SET enable_profiling = 'query_tree_optimizer'")
+        .unwrap_err();
+    assert!(e.message.contains("query_tree_optimizer"), "{e}");
+    // A file that cannot be written fails the query with the path.
+    c.execute("SET enable_profiling = 'json'").unwrap();
+    c.execute("SET profiling_output = '/nonexistent-dir/p.json'")
+        .unwrap();
+    let e = c.query(q).unwrap_err();
+    assert!(e.message.contains("/nonexistent-dir/p.json"), "{e}");
+}

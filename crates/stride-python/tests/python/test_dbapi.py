@@ -250,3 +250,22 @@ def test_relations_of_a_closed_connection():
     with pytest.raises(stride.ConnectionException):
         c.cursor()
     assert "closed" in repr(c)
+
+
+def test_enable_profiling_prints_the_profile(con, capsys, tmp_path):
+    con.execute("PRAGMA enable_profiling")
+    assert con.execute("SELECT count(*) FROM range(100) t(x) WHERE x < 5").fetchall() == [(5,)]
+    printed = capsys.readouterr().out
+    assert printed.startswith("Total Time: ") and "rows=5 " in printed, printed
+    # Into a file instead, as JSON.
+    path = tmp_path / "profile.json"
+    con.execute("SET enable_profiling = 'json'")
+    con.execute(f"SET profiling_output = '{path}'")
+    assert con.sql("SELECT 42").fetchall() == [(42,)]
+    assert capsys.readouterr().out == ""
+    import json
+
+    assert json.loads(path.read_text())["rows_returned"] == 1
+    con.execute("PRAGMA disable_profiling")
+    con.execute("SELECT 1").fetchall()
+    assert capsys.readouterr().out == ""

@@ -84,6 +84,10 @@ impl Binder<'_> {
         "show",
         "enable_optimizer",
         "disable_optimizer",
+        "enable_profiling",
+        "enable_profile",
+        "disable_profiling",
+        "disable_profile",
     ];
 
     /// `PRAGMA collations` / `pragma_collations()`: the collations stride knows.
@@ -160,6 +164,37 @@ impl Binder<'_> {
             "enable_optimizer" if value.is_none() => Ok(BoundStatement::Reset {
                 name: "disabled_optimizers".into(),
             }),
+            // profile every query (SET enable_profiling), or stop (RESET)
+            "enable_profiling" | "enable_profile" => Ok(BoundStatement::Set {
+                name: "enable_profiling".into(),
+                value: match value.map(|v| &v.value) {
+                    Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
+                        ScalarValue::Varchar(s.clone())
+                    }
+                    Some(_) => {
+                        return Err(Error::binder(
+                            "PRAGMA enable_profiling takes a format: 'query_tree', 'json' or 'no_output'",
+                        ))
+                    }
+                    None => ScalarValue::Varchar("query_tree".into()),
+                },
+            }),
+            "disable_profiling" | "disable_profile" if value.is_none() => {
+                Ok(BoundStatement::Reset {
+                    name: "enable_profiling".into(),
+                })
+            }
+            "profiling_output" | "profile_output" => match value.map(|v| &v.value) {
+                Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)) => {
+                    Ok(BoundStatement::Set {
+                        name: "profiling_output".into(),
+                        value: ScalarValue::Varchar(s.clone()),
+                    })
+                }
+                _ => Err(Error::binder(format!(
+                    "PRAGMA {name} takes a file name, as in PRAGMA {name} = 'profile.txt'"
+                ))),
+            },
             "show_databases" if value.is_none() => Ok(BoundStatement::Query(self.show_databases())),
             "collations" if value.is_none() => Ok(BoundStatement::Query(self.collations())),
             "functions" | "show_tables_expanded" if value.is_none() => {
@@ -187,7 +222,7 @@ impl Binder<'_> {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
             other => Err(Error::catalog(format!(
-                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version, enable_optimizer, disable_optimizer and integrity_check"
+                "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version, enable_optimizer, disable_optimizer, enable_profiling, disable_profiling, profiling_output and integrity_check"
             ))),
         }
     }
