@@ -198,7 +198,10 @@ fn render_text(
             s.groups_read.load(std::sync::atomic::Ordering::Relaxed),
             s.groups_skipped.load(std::sync::atomic::Ordering::Relaxed),
         );
-        if matches!(plan, PhysicalPlan::Scan { .. }) {
+        if matches!(
+            plan,
+            PhysicalPlan::Scan { .. } | PhysicalPlan::ColumnarScan { .. }
+        ) {
             let _ = write!(out, " row_groups: {read} read, {skipped} skipped");
         }
         let peak = s.memory.peak();
@@ -273,7 +276,10 @@ fn render_json(
             s.seconds(),
             s.memory.peak()
         );
-        if matches!(plan, PhysicalPlan::Scan { .. }) {
+        if matches!(
+            plan,
+            PhysicalPlan::Scan { .. } | PhysicalPlan::ColumnarScan { .. }
+        ) {
             let _ = write!(
                 out,
                 ", \"row_groups_read\": {}, \"row_groups_skipped\": {}",

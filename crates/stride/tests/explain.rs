@@ -272,3 +272,34 @@ fn enable_profiling_profiles_every_query() {
     let e = c.query(q).unwrap_err();
     assert!(e.message.contains("/nonexistent-dir/p.json"), "{e}");
 }
+
+#[test]
+fn analyze_counts_parquet_row_groups_read_and_skipped() {
+    let db = Database::open_in_memory().unwrap();
+    let c = db.connect().unwrap();
+    let path = std::env::temp_dir().join(format!("stride-explain-{}.parquet", std::process::id()));
+    c.execute(&format!(
+        "COPY (SELECT range AS x FROM range(100000)) TO '{}' (FORMAT parquet, ROW_GROUP_SIZE 10000)",
+        path.display()
+    ))
+    .unwrap();
+    let json = lines(
+        &c,
+        &format!(
+            "EXPLAIN (ANALYZE, FORMAT json) SELECT count(*) FROM '{}' WHERE x >= 95000",
+            path.display()
+        ),
+    )
+    .join("\n");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let mut all = Vec::new();
+    nodes(&v["plan"], &mut all);
+    let scan = all
+        .iter()
+        .find(|n| n["children"].as_array().unwrap().is_empty())
+        .unwrap();
+    assert_eq!(scan["row_groups_read"].as_u64(), Some(1), "{scan}");
+    assert_eq!(scan["row_groups_skipped"].as_u64(), Some(9), "{scan}");
+    assert_eq!(scan["estimated_rows"].as_u64(), Some(100000), "{scan}");
+    std::fs::remove_file(&path).unwrap();
+}
