@@ -36,11 +36,10 @@ pub enum MemoryTag {
     Window,
     SetOperation,
     Materialized,
-    Results,
 }
 
 impl MemoryTag {
-    pub const ALL: [MemoryTag; 8] = [
+    pub const ALL: [MemoryTag; 7] = [
         MemoryTag::BufferPool,
         MemoryTag::HashAggregate,
         MemoryTag::HashJoin,
@@ -48,7 +47,6 @@ impl MemoryTag {
         MemoryTag::Window,
         MemoryTag::SetOperation,
         MemoryTag::Materialized,
-        MemoryTag::Results,
     ];
 
     /// The name `stride_memory()` and error messages use.
@@ -61,7 +59,6 @@ impl MemoryTag {
             MemoryTag::Window => "window",
             MemoryTag::SetOperation => "set operation",
             MemoryTag::Materialized => "materialized rows",
-            MemoryTag::Results => "query results",
         }
     }
 }

@@ -37,6 +37,7 @@ use crate::profile::{NodeStats, Profile};
 use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
+use stride_common::memory::MemoryTag;
 use stride_common::{DataChunk, DataType, Error, Result, Vector};
 use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
 
@@ -134,7 +135,12 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
         }
         PhysicalPlan::CteScan { id, input } => {
             let rows = ctx.cte_rows(*id, || {
-                run_collect(&build(input, ctx)?, stats.as_deref(), ctx)
+                run_collect(
+                    &build(input, ctx)?,
+                    MemoryTag::Materialized,
+                    stats.as_deref(),
+                    ctx,
+                )
             })?;
             counted(Source::Chunks(rows))
         }
@@ -357,8 +363,18 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
             all,
         } => {
             // The inputs' rows are the set operation's state.
-            let l = run_collect(&build(left, ctx)?, stats.as_deref(), ctx)?;
-            let r = run_collect(&build(right, ctx)?, stats.as_deref(), ctx)?;
+            let l = run_collect(
+                &build(left, ctx)?,
+                MemoryTag::SetOperation,
+                stats.as_deref(),
+                ctx,
+            )?;
+            let r = run_collect(
+                &build(right, ctx)?,
+                MemoryTag::SetOperation,
+                stats.as_deref(),
+                ctx,
+            )?;
             let rows = timed(&stats, || set_op::run(*kind, *all, l, r, &left.types()))?;
             counted(Source::Chunks(Arc::new(rows)))
         }
@@ -384,7 +400,7 @@ fn finish_join(
     stats: &Option<Arc<NodeStats>>,
     ctx: &QueryContext,
 ) -> Result<Pipeline> {
-    let mut chunks = run_collect(&p, stats.as_deref(), ctx)?;
+    let mut chunks = run_collect(&p, MemoryTag::HashJoin, stats.as_deref(), ctx)?;
     let mut unmatched = Vec::new();
     timed(stats, || {
         (0..late.morsels()).try_for_each(|m| {
@@ -401,14 +417,15 @@ fn finish_join(
     Ok(Pipeline::new(Source::Chunks(Arc::new(chunks))))
 }
 
-/// Runs `p`, keeping its output; `stats`, the node whose state those rows are, when
-/// profiled.
+/// Runs `p`, keeping its output, counted in the accountant under `tag`; `stats`, the
+/// node whose state those rows are, when profiled.
 fn run_collect(
     p: &Pipeline,
+    tag: MemoryTag,
     stats: Option<&NodeStats>,
     ctx: &QueryContext,
 ) -> Result<Vec<DataChunk>> {
-    let sink = CollectSink::new(ctx);
+    let sink = CollectSink::new(ctx, tag);
     pipeline::run_counted(p, &sink, stats, ctx)?;
     Ok(sink.finish())
 }
@@ -467,7 +484,7 @@ pub fn analyze(plan: &PhysicalPlan, ctx: &QueryContext, json: bool) -> Result<St
 /// Runs a physical plan to completion and returns its output chunks (flat).
 pub fn collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<DataChunk>> {
     let p = build(plan, ctx)?;
-    run_collect(&p, None, ctx)
+    run_collect(&p, MemoryTag::Materialized, None, ctx)
 }
 
 /// Optimizes, plans and runs a logical plan (used for subqueries).

@@ -683,14 +683,17 @@ fn run_phase<S: Sink>(
 pub struct CollectSink {
     parts: std::sync::Mutex<Vec<(usize, Vec<DataChunk>)>>,
     memory: Arc<MemoryAccountant>,
+    /// Whose rows they are (a set operation's inputs, materialized rows).
+    tag: MemoryTag,
     reserved: std::sync::Mutex<Vec<Reservation>>,
 }
 
 impl CollectSink {
-    pub fn new(ctx: &QueryContext) -> Self {
+    pub fn new(ctx: &QueryContext, tag: MemoryTag) -> Self {
         CollectSink {
             parts: std::sync::Mutex::new(Vec::new()),
             memory: ctx.memory.clone(),
+            tag,
             reserved: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -706,10 +709,7 @@ impl Sink for CollectSink {
     type Local = (Vec<(usize, Vec<DataChunk>)>, Reservation);
 
     fn local(&self) -> Self::Local {
-        (
-            Vec::new(),
-            Reservation::new(&self.memory, MemoryTag::Materialized),
-        )
+        (Vec::new(), Reservation::new(&self.memory, self.tag))
     }
 
     fn consume(&self, local: &mut Self::Local, morsel: usize, chunk: DataChunk) -> Result<()> {

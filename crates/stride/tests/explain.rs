@@ -190,6 +190,18 @@ fn analyze_shows_estimated_rows_and_peak_memory_per_operator() {
         join.contains(" memory=") && join.contains("rows; rows="),
         "{join}"
     );
+    // A set operation holds its inputs' rows.
+    let json = lines(
+        &c,
+        "EXPLAIN (ANALYZE, FORMAT json) SELECT x FROM range(100000) t(x) EXCEPT SELECT x FROM range(10) t(x)",
+    )
+    .join("\n");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["plan"]["name"], "SET_OPERATION", "{v}");
+    assert!(
+        v["plan"]["peak_memory_bytes"].as_u64().unwrap() >= 100000 * 8,
+        "{v}"
+    );
     // EXPLAIN (FORMAT json) without ANALYZE estimates too.
     let plain = lines(&c, &format!("EXPLAIN (FORMAT json) {q}")).join("");
     let p: Value = serde_json::from_str(&plain).unwrap();

@@ -533,9 +533,7 @@ impl Binder<'_> {
                             ),
                             "ORDER_BY" => (used(&[MemoryTag::Sort]), 0),
                             "WINDOW" => (used(&[MemoryTag::Window]), 0),
-                            "COLUMN_DATA" => {
-                                (used(&[MemoryTag::Materialized, MemoryTag::Results]), 0)
-                            }
+                            "COLUMN_DATA" => (used(&[MemoryTag::Materialized]), 0),
                             _ => (0, 0),
                         };
                         vec![text(*tag), big(bytes), big(temporary)]
