@@ -16,7 +16,7 @@
 
 use crate::physical_plan::PhysicalPlan;
 use std::collections::HashMap;
-use stride_sql::optimizer::cardinality::{conjunct_selectivity, constants_matched};
+use stride_sql::optimizer::cardinality::selectivity;
 use stride_sql::plan::{Expr, JoinKind, SetOpKind};
 
 /// Estimated rows of `plan`.
@@ -174,21 +174,9 @@ fn joined(kind: JoinKind, l: f64, r: f64, inner: f64) -> f64 {
     .max(1.0)
 }
 
-/// `rows` after `predicate`: per conjunct, one row per distinct value named when it
-/// matches a column with known distinct values to constants, otherwise the fixed
-/// selectivity.
+/// `rows` after `predicate` ([`selectivity`]).
 fn filtered(rows: f64, predicate: &Expr, distinct: &mut dyn FnMut(usize) -> Option<f64>) -> f64 {
-    let mut terms = Vec::new();
-    predicate.clone().split_conjunction(&mut terms);
-    let selectivity: f64 = terms
-        .iter()
-        .map(|t| {
-            constants_matched(t)
-                .and_then(|(c, k)| Some((k as f64 / distinct(c)?.max(1.0)).min(1.0)))
-                .unwrap_or_else(|| conjunct_selectivity(t))
-        })
-        .product();
-    (rows * selectivity).max(1.0)
+    (rows * selectivity(predicate, distinct)).max(1.0)
 }
 
 /// The input column `e` reads, when it is a plain column.

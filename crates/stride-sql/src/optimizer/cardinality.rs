@@ -89,6 +89,23 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
     }
 }
 
+/// Fraction of rows `predicate` keeps: per conjunct, one row per distinct value named
+/// when it matches a column whose distinct count `distinct` knows to constants
+/// (`p_type = 'ECONOMY ANODIZED STEEL'` keeps 1 in 150 parts, `n_name = 'FRANCE' OR
+/// n_name = 'GERMANY'` 2 in 25 nations), otherwise [`conjunct_selectivity`].
+pub fn selectivity(predicate: &Expr, distinct: &mut dyn FnMut(usize) -> Option<f64>) -> f64 {
+    let mut terms = Vec::new();
+    predicate.clone().split_conjunction(&mut terms);
+    terms
+        .iter()
+        .map(|t| {
+            constants_matched(t)
+                .and_then(|(c, k)| Some((k as f64 / distinct(c)?.max(1.0)).min(1.0)))
+                .unwrap_or_else(|| conjunct_selectivity(t))
+        })
+        .product()
+}
+
 /// Fraction of rows a WHERE conjunct keeps.
 pub fn conjunct_selectivity(e: &Expr) -> f64 {
     match e {

@@ -17,7 +17,7 @@
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
 
-use super::cardinality::{conjunct_selectivity, constants_matched, estimate, unfiltered_estimate};
+use super::cardinality::{estimate, selectivity, unfiltered_estimate};
 use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
@@ -605,25 +605,14 @@ fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Op
 }
 
 /// Estimated rows of a join input: [`estimate`], except that a condition matching a
-/// column to constants (`=`, an OR of `=` on one column, IN) keeps one row per
-/// distinct value named when the column's distinct count is known
-/// (`p_type = 'ECONOMY ANODIZED STEEL'` keeps 1 in 150 parts, `n_name = 'FRANCE' OR
-/// n_name = 'GERMANY'` 2 in 25 nations).
+/// column to constants keeps one row per distinct value named when the column's
+/// distinct count is known ([`selectivity`]).
 fn leaf_estimate(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
     let LogicalPlan::Filter { input, predicate } = plan else {
         return estimate(plan);
     };
-    let mut terms = Vec::new();
-    predicate.clone().split_conjunction(&mut terms);
-    let selectivity: f64 = terms
-        .iter()
-        .map(|t| {
-            constants_matched(t)
-                .and_then(|(c, k)| Some(k as f64 / column_distinct(input, c, stats)?.max(1.0)))
-                .map_or_else(|| conjunct_selectivity(t), |s| s.min(1.0))
-        })
-        .product();
-    (estimate(input) * selectivity).max(1.0)
+    let kept = selectivity(predicate, &mut |c| column_distinct(input, c, stats));
+    (estimate(input) * kept).max(1.0)
 }
 
 fn is_inner_join(p: &LogicalPlan) -> bool {
