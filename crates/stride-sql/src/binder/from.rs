@@ -200,6 +200,19 @@ impl<'a> Binder<'a> {
         &mut self,
         tf: &ast::TableFactor,
     ) -> Result<(LogicalPlan, Scope)> {
+        if let ast::TableFactor::Table {
+            with_ordinality: true,
+            ..
+        }
+        | ast::TableFactor::Function {
+            with_ordinality: true,
+            ..
+        } = tf
+        {
+            return Err(Error::not_supported(
+                "WITH ORDINALITY is not supported yet; for a list, generate_subscripts(l, 1) gives the positions",
+            ));
+        }
         match tf {
             ast::TableFactor::Table {
                 name,

@@ -117,6 +117,14 @@ impl Binder<'_> {
         for f in calls {
             let name = function_name(f).unwrap_or_default();
             let args = arguments(f);
+            // `unnest(l, recursive := true)`, `max_depth := n`: refused, not ignored.
+            if let ast::FunctionArguments::List(l) = &f.args {
+                if l.args.len() != args.len() {
+                    return Err(Error::not_supported(format!(
+                        "{name}'s named parameters (such as recursive := true or max_depth := n) are not supported yet; flatten nested lists with flatten(l)"
+                    )));
+                }
+            }
             let mut ctx = ExprCtx::new(scope, "set-returning function arguments");
             let (function, ty) = match (name.as_str(), args.as_slice()) {
                 ("unnest", [l]) => {
