@@ -86,6 +86,17 @@ pub fn expand(pattern: &str) -> Result<Vec<String>> {
     if !pattern.contains(['*', '?']) {
         return Ok(vec![pattern.to_string()]);
     }
+    let files = matches(pattern);
+    if files.is_empty() {
+        return Err(Error::io(format!(
+            "No files found that match the pattern \"{pattern}\""
+        )));
+    }
+    Ok(files)
+}
+
+/// The files a pattern with `*` or `?` matches, sorted; none is no error (`glob()`).
+pub fn matches(pattern: &str) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let mut bases = vec![if absolute {
         PathBuf::from("/")
@@ -126,12 +137,7 @@ pub fn expand(pattern: &str) -> Result<Vec<String>> {
         .filter_map(|p| p.to_str().map(str::to_string))
         .collect();
     files.sort();
-    if files.is_empty() {
-        return Err(Error::io(format!(
-            "No files found that match the pattern \"{pattern}\""
-        )));
-    }
-    Ok(files)
+    files
 }
 
 /// `*` matches any run of bytes, `?` any one byte.

@@ -167,11 +167,17 @@ impl Binder<'_> {
         Ok(super::constant_rows(schema, rows))
     }
 
-    /// The files `pattern` names that exist, sorted.
+    /// The files `pattern` names that exist, sorted (none when a wildcard matches
+    /// nothing, as in DuckDB).
     fn glob_files(&mut self, what: &str, pattern: &str) -> Result<Vec<String>> {
         self.settings.check_external_access(what)?;
         let mut files = Vec::new();
-        for f in stride_io::file::expand(pattern)? {
+        let named = if pattern.contains(['*', '?']) {
+            stride_io::file::matches(pattern)
+        } else {
+            vec![pattern.to_string()]
+        };
+        for f in named {
             if std::path::Path::new(&f).is_file() {
                 self.settings.check_path(&f, false)?;
                 files.push(f);
