@@ -19,6 +19,7 @@ pub mod aggregate;
 pub mod cast;
 pub mod kernels;
 pub mod pg_types;
+pub mod reference;
 pub mod scalar;
 
 pub use cast::{cast_scalar, cast_typed_scalar, cast_vector};

@@ -2,7 +2,8 @@
 //! DuckDB's columns, so a DuckDB user (or a tool written for DuckDB) can look up what
 //! exists. Scalar functions, aggregates and table functions come with the signatures
 //! pg_proc learned from the binder; operators, lambda functions and window functions
-//! are listed by name.
+//! are listed by name. Descriptions and examples come from the function reference
+//! (`stride_functions::reference`).
 //!
 //! Where it sits: the system catalog (binding, step 3); `duckdb_functions()` in FROM
 //! binds to these rows as constant VALUES (binder/from.rs).
@@ -126,6 +127,7 @@ fn row(
             | "transaction_timestamp"
             | "current_localtimestamp"
     );
+    let doc = stride_functions::reference::doc(name);
     vec![
         text("system"),
         ScalarValue::BigInt(0),
@@ -133,7 +135,7 @@ fn row(
         text(name),
         ScalarValue::Null,
         text(kind),
-        ScalarValue::Null,
+        doc.map_or(ScalarValue::Null, |d| text(&d.description)),
         ScalarValue::Null,
         ret,
         params,
@@ -143,7 +145,9 @@ fn row(
         ScalarValue::Boolean(false),
         ScalarValue::Boolean(true),
         ScalarValue::BigInt(oid),
-        ScalarValue::Null,
+        doc.map_or(ScalarValue::Null, |d| {
+            list(d.examples.iter().map(|e| e.to_string()).collect())
+        }),
         text(if volatile { "VOLATILE" } else { "CONSISTENT" }),
     ]
 }
