@@ -622,13 +622,23 @@ impl Binder<'_> {
                 let hay = self.bind_expr(r#in, ctx)?;
                 call("strpos", vec![hay, needle])
             }
-            A::Ceil { expr, .. } => {
+            A::Ceil { expr, field } | A::Floor { expr, field } => {
+                let name = if matches!(e, A::Ceil { .. }) {
+                    "ceil"
+                } else {
+                    "floor"
+                };
+                // `floor(x, 1)`, `ceil(t TO DAY)`: refused, not ignored (as DuckDB).
+                if !matches!(
+                    field,
+                    ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime)
+                ) {
+                    return Err(Error::binder(format!(
+                        "{name} takes one argument; round(x, n) rounds to n digits and date_trunc(part, t) truncates dates and times"
+                    )));
+                }
                 let x = self.bind_expr(expr, ctx)?;
-                call("ceil", vec![x])
-            }
-            A::Floor { expr, .. } => {
-                let x = self.bind_expr(expr, ctx)?;
-                call("floor", vec![x])
+                call(name, vec![x])
             }
             A::Collate { expr, collation } => {
                 super::collation::explicit(self.bind_expr(expr, ctx)?, collation)
