@@ -51,6 +51,10 @@ pub struct QueryContext {
     pub memory: Arc<MemoryAccountant>,
     /// When the statement's `statement_timeout` runs out (set when it started).
     deadline: Option<std::time::Instant>,
+    /// What `now()`, `current_date` and `current_time` read, in microseconds since
+    /// the epoch: when the statement started, or its transaction (set by the
+    /// connection), so every row and every call sees the same instant.
+    pub clock: i64,
     /// Rows of the CTEs computed once per query, by CTE id. Shared with child
     /// contexts: a shared CTE body refers to no outer row.
     ctes: Arc<Mutex<HashMap<u64, CteRows>>>,
@@ -69,6 +73,7 @@ impl QueryContext {
         QueryContext {
             catalog,
             deadline,
+            clock: stride_functions::scalar::clock_micros(),
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
             lateral_cache: Mutex::new(HashMap::new()),
@@ -138,8 +143,15 @@ impl QueryContext {
         child.ctes = self.ctes.clone();
         child.rounds = self.rounds.clone();
         child.deadline = self.deadline;
+        child.clock = self.clock;
         child.memory = self.memory.clone();
         child
+    }
+
+    /// This context with `now()` and friends reading `micros` (a transaction's start).
+    pub fn with_clock(mut self, micros: i64) -> QueryContext {
+        self.clock = micros;
+        self
     }
 
     /// This context counting its operators' memory in `memory` (the database's).

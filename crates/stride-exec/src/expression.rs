@@ -46,6 +46,10 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             let v = eval(expr, chunk, ctx)?;
             cast_vector(&v, len, to, *try_cast)
         }
+        // now(), current_date: the statement's (or transaction's) instant.
+        Expr::Function { func, .. } if stride_functions::scalar::reads_clock(func.func) => {
+            stride_functions::scalar::clock_value(func.func, ctx.clock)
+        }
         Expr::Function { func, args } => {
             let vs = args
                 .iter()

@@ -643,10 +643,18 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let ctx = Arc::new(
-            QueryContext::new(Arc::new(self.catalogs()), self.settings(), cancel)
-                .with_memory(self.pool.accountant().clone()),
-        );
+        let mut ctx = QueryContext::new(Arc::new(self.catalogs()), self.settings(), cancel)
+            .with_memory(self.pool.accountant().clone());
+        // In a transaction, now() is when it began (as in DuckDB and PostgreSQL).
+        if let Some(started) = self
+            .transaction
+            .lock()
+            .ok()
+            .and_then(|t| t.as_ref().map(|t| t.started))
+        {
+            ctx = ctx.with_clock(started);
+        }
+        let ctx = Arc::new(ctx);
         self.progress.track(ctx.progress.clone());
         ctx
     }

@@ -7,6 +7,7 @@ use super::from::object_name;
 use super::scope::Scope;
 use super::types::convert_data_type;
 use super::{Binder, BoundStatement};
+use crate::plan::Expr;
 use sqlparser::ast;
 use stride_common::{
     Collation, ColumnSchema, DataType, Error, Result, ScalarValue, TableAlteration, TableSchema,
@@ -164,6 +165,14 @@ impl Binder<'_> {
         let scope = Scope::default();
         let mut ctx = ExprCtx::new(&scope, "DEFAULT");
         let bound = cast_expr(self.bind_expr(e, &mut ctx)?, ty)?;
+        // now() would be folded to the CREATE's instant, not each insert's.
+        if bound.any(&mut |x| {
+            matches!(x, Expr::Function { func, .. } if stride_functions::scalar::reads_clock(func.func))
+        }) {
+            return Err(Error::not_supported(format!(
+                "DEFAULT of column {column} reads the clock (now(), current_date, ...), which would give every row the same instant; such defaults are not supported yet: insert the value explicitly"
+            )));
+        }
         fold_constant(&bound)?.ok_or_else(|| {
             Error::not_supported(format!(
                 "DEFAULT of column {column} must be a constant for now"

@@ -39,6 +39,8 @@ pub(crate) struct Transaction {
     /// Since when no statement of the transaction has been running (None while one
     /// is), for `idle_in_transaction_session_timeout`.
     idle_since: Option<std::time::Instant>,
+    /// When it began (microseconds since the epoch): what `now()` reads in it.
+    pub(super) started: i64,
 }
 
 /// Tables `entries` change in any way (their rows, columns or existence).
@@ -187,6 +189,7 @@ impl Connection {
                     failed: None,
                     read_only,
                     idle_since: None,
+                    started: stride_functions::scalar::clock_micros(),
                 }))?;
             }
             (TransactionOp::Commit, Some(t)) => self.commit(t)?,

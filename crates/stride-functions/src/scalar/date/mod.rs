@@ -16,7 +16,7 @@ mod format_parse;
 pub(crate) mod make;
 pub(crate) mod names;
 pub(crate) mod normalize;
-pub(crate) mod now;
+pub mod now;
 pub(crate) mod part;
 pub(crate) mod strftime;
 pub(crate) mod strptime;

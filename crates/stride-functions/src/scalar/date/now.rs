@@ -1,7 +1,9 @@
 //! `current_date`/`today`, `current_time`/`get_current_time` (a TIME: stride has no
-//! TIME WITH TIME ZONE, which DuckDB returns) and `current_timestamp`/`now`: the clock read when the call
-//! is evaluated (UTC, no time zones). The result is one constant, so all rows of a
-//! chunk see the same instant; the binder may fold it once per statement.
+//! TIME WITH TIME ZONE, which DuckDB returns) and `current_timestamp`/`now`: the
+//! instant the statement (or its transaction) started, UTC, no time zones. The
+//! executor passes that instant ([`at`]), so every row and every call of a statement
+//! sees the same one, as in DuckDB and PostgreSQL; [`evaluate`], for folding
+//! without a statement, reads the clock.
 
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
@@ -27,7 +29,7 @@ pub(crate) fn resolve_current_time(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 /// Microseconds since the epoch, now.
-pub(crate) fn now_micros() -> i64 {
+pub fn now_micros() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
         // a clock set before 1970
@@ -36,7 +38,21 @@ pub(crate) fn now_micros() -> i64 {
 }
 
 pub(super) fn evaluate(func: ScalarFunction) -> Result<Vector> {
-    let t = now_micros();
+    at(func, now_micros())
+}
+
+/// Whether `func` reads the statement's clock.
+pub fn reads_clock(func: ScalarFunction) -> bool {
+    matches!(
+        func,
+        ScalarFunction::CurrentDate
+            | ScalarFunction::CurrentTimestamp
+            | ScalarFunction::CurrentTime
+    )
+}
+
+/// `func`'s value at `t` (microseconds since the epoch): a constant vector.
+pub fn at(func: ScalarFunction, t: i64) -> Result<Vector> {
     if func == ScalarFunction::CurrentTime {
         let time = t.rem_euclid(MICROS_PER_DAY);
         return Vector::constant(&ScalarValue::Time(time), &DataType::Time);
