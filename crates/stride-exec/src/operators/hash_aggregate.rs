@@ -7,8 +7,8 @@
 //! finalized. When every thread found its keys through a direct-lookup array
 //! ([`DenseIndex`]), the partitions are ranges of keys instead, and each group finds
 //! its merged group by its key's offset in the range: no hashing, no probing. While a
-//! thread table has only a few groups of short keys, their ids are found by comparing
-//! keys with the known ones ([`FewKeys`]) rather than by hashing. Aggregates with
+//! thread table has only a few groups of short keys, their ids are found in a small
+//! direct-mapped array ([`FewKeys`]) rather than in the hash table. Aggregates with
 //! DISTINCT or ORDER BY buffer their input rows instead;
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
