@@ -131,3 +131,38 @@ fn sum_dense(v: &Vector, rows: usize) -> Option<i128> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::DataType;
+
+    /// The 64-bit loop (rows not a multiple of the lanes, values at the limits)
+    /// gives the sums and counts of adding one row at a time in i128.
+    #[test]
+    fn i64_lanes_match_row_by_row_sums() {
+        let rows = 4099;
+        let vals: Vec<i64> = (0..rows as i64)
+            .map(|i| match i % 5 {
+                0 => i64::MAX - i,
+                1 => i64::MIN + i,
+                _ => i * 7919 - 1_000_000,
+            })
+            .collect();
+        let groups: Vec<u32> = (0..rows as u32).map(|i| (i * i + i / 3) % 5).collect();
+        let mut want = vec![0i128; 5];
+        let mut want_n = vec![0i64; 5];
+        for (&v, &g) in vals.iter().zip(&groups) {
+            want[g as usize] += v as i128;
+            want_n[g as usize] += 1;
+        }
+        let v = Vector::from_values(DataType::BigInt, vals);
+        let mut sums = vec![0i128; 5];
+        let mut n = vec![0i64; 5];
+        assert!(add_to_few_sums(&v, rows, &groups, &mut sums, |g, c| n
+            [g] +=
+            c));
+        assert_eq!(sums, want);
+        assert_eq!(n, want_n);
+    }
+}
