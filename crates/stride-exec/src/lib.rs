@@ -11,7 +11,8 @@
 //! - [`operators`]: one file per operator;
 //! - [`row_key`], [`sort_key`]: the byte encodings hash tables and sorts use;
 //! - [`hash_table`]: the group hash table of aggregation and joins, and
-//!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys;
+//!   [`dense_index`], the direct lookup aggregation puts in front of it for narrow keys,
+//!   and [`few_keys`], the small array it asks first while it has few short keys;
 //! - [`spill`]: the files operators write their state to when it passes
 //!   `memory_limit` (the accountant is `stride_common::memory`), and
 //!   [`stream_source`], the source that reads a spilled operator's output as it is
@@ -27,6 +28,7 @@ pub mod estimate;
 pub mod executor;
 pub mod explain;
 pub mod expression;
+pub mod few_keys;
 pub mod hash_table;
 pub mod in_set;
 pub mod join_filters;

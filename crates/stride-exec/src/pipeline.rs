@@ -354,6 +354,7 @@ impl Operator {
             }
             Operator::Project(exprs) => {
                 let len = chunk.len();
+                let chunk = gather_shared_columns(chunk, exprs);
                 let cols = exprs
                     .iter()
                     .map(|e| expression::eval(e, &chunk, ctx))
@@ -390,6 +391,40 @@ impl Operator {
             Operator::Lateral(l) => l.apply(chunk, ctx, out),
         }
     }
+}
+
+/// A chunk with a selection whose columns several of `exprs` read (a column passed
+/// on and also computed with, as below TPC-H Q1's aggregate): the columns any of them
+/// reads, gathered through the selection once, instead of once per reading
+/// expression. Other chunks are returned as they are.
+fn gather_shared_columns(chunk: DataChunk, exprs: &[Expr]) -> DataChunk {
+    let Some(sel) = &chunk.selection else {
+        return chunk;
+    };
+    let mut reads = vec![0usize; chunk.columns.len()];
+    let mut cols = Vec::new();
+    for e in exprs {
+        cols.clear();
+        e.collect_columns(&mut cols);
+        for &c in &cols {
+            if let Some(n) = reads.get_mut(c) {
+                *n += 1;
+            }
+        }
+    }
+    if reads.iter().all(|&n| n < 2) {
+        return chunk;
+    }
+    let columns = chunk
+        .columns
+        .iter()
+        .zip(&reads)
+        .map(|(c, &n)| match n {
+            0 => Vector::null_constant(&c.ty),
+            _ => c.take(&sel.indices),
+        })
+        .collect();
+    DataChunk::new(columns, sel.len())
 }
 
 pub struct Pipeline {

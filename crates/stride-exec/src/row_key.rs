@@ -147,6 +147,14 @@ fn short_words(cols: &[&Vector], len: usize) -> Option<Keys> {
             lens[i] += n;
         };
         match &c.data {
+            // The common case on its own: no per-row NULL or constant checks.
+            VectorData::Str(sv) if !c.constant && !c.validity.has_nulls() => {
+                for ((w, n), v) in words.iter_mut().zip(&mut lens).zip(&sv.views[..len]) {
+                    let bits = (1 + v.len() as u64) | (v.inline_head() << 8);
+                    *w |= bits << (8 * *n as u32);
+                    *n += 1 + v.len() as u8;
+                }
+            }
             VectorData::Str(sv) => {
                 for i in 0..len {
                     let j = c.index(i);

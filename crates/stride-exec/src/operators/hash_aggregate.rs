@@ -6,12 +6,16 @@
 //! one thread into a fresh table (states travel as partial-state vectors) and
 //! finalized. When every thread found its keys through a direct-lookup array
 //! ([`DenseIndex`]), the partitions are ranges of keys instead, and each group finds
-//! its merged group by its key's offset in the range: no hashing, no probing. Aggregates with DISTINCT or ORDER BY buffer their input rows instead;
+//! its merged group by its key's offset in the range: no hashing, no probing. While a
+//! thread table has only a few groups of short keys, their ids are found in a small
+//! direct-mapped array ([`FewKeys`]) rather than in the hash table. Aggregates with
+//! DISTINCT or ORDER BY buffer their input rows instead;
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
 use crate::context::QueryContext;
 use crate::dense_index::DenseIndex;
 use crate::expression::{eval, eval_ref, select};
+use crate::few_keys::FewKeys;
 use crate::hash_table::{hash_key, inline_word, KeyTable};
 use crate::operators::aggregate_spill::{SpilledAggregate, SpilledGroups};
 use crate::parallel::map_tasks;
@@ -37,6 +41,8 @@ pub struct LocalTable {
     pub(super) table: KeyTable,
     /// Decided at the first chunk: a direct lookup for narrow single-column keys.
     dense: Option<Option<DenseIndex>>,
+    /// Ids of the first few short keys, until the table has more groups.
+    few: Option<FewKeys>,
     pub(super) states: Vec<Box<dyn GroupedState>>,
     pub(super) buffered: Vec<Option<Buffered>>,
     /// Bytes of the buffered rows.
@@ -92,6 +98,7 @@ impl Merger {
         LocalTable {
             table: KeyTable::default(),
             dense: None,
+            few: Some(FewKeys::default()),
             states: self.bound.iter().map(new_state).collect(),
             buffered: self
                 .aggs
@@ -213,6 +220,12 @@ impl<'a> HashAggregate<'a> {
                     k => local.table.find_or_insert(k, hash_key(k)).0 as u32,
                 })
                 .collect());
+        }
+        if let (Some(few), Keys::Words { words, lens }) = (&mut local.few, &keys) {
+            match few.group_ids(&mut local.table, words, lens) {
+                Some(gids) => return Ok(gids),
+                None => local.few = None,
+            }
         }
         let hashes = keys.hashes();
         let table = &mut local.table;

@@ -18,6 +18,7 @@ pub mod bit_agg;
 mod bool_agg;
 mod count;
 pub mod covariance;
+mod few_sums;
 mod first;
 mod kahan;
 mod list;
@@ -32,6 +33,8 @@ pub mod top_n;
 mod variance;
 
 use covariance::Output as Cov;
+use few_sums::add_to_few_sums;
+pub(crate) use few_sums::FEW_GROUPS;
 use stride_common::vector::NativeType;
 use stride_common::{DataType, Error, Result, Vector};
 
@@ -695,97 +698,6 @@ pub(crate) fn add_to_sums(
         counted(g, 1);
     });
     true
-}
-
-/// Groups few enough for [`add_to_few_sums`]'s accumulators on the stack.
-pub(crate) const FEW_GROUPS: usize = 8;
-/// Rows in flight at once in [`add_to_few_sums`].
-const LANES: usize = 4;
-
-/// [`add_to_sums`] into at most [`FEW_GROUPS`] groups (one, without GROUP BY).
-/// Consecutive rows then mostly add to the same sum, and each addition would wait for
-/// the previous one's store to that sum; instead row i adds to lane i % LANES's own
-/// accumulators, so LANES additions run at once, and the lanes are summed at the end.
-/// Without grouping and NULLs, 64-bit values add in registers.
-fn add_to_few_sums(
-    v: &Vector,
-    rows: usize,
-    groups: &[u32],
-    sums: &mut [i128],
-    mut counted: impl FnMut(usize, i64),
-) -> bool {
-    if sums.len() == 1 && rows > 0 && !v.constant && !v.validity.has_nulls() {
-        if let Some(total) = sum_dense(v, rows) {
-            sums[0] = sums[0].wrapping_add(total);
-            counted(0, rows as i64);
-            return true;
-        }
-    }
-    // Only i128 (DECIMAL(38)) values can overflow a sum (see `add_to_sums`).
-    let wide = v.data.physical() == stride_common::PhysicalType::I128;
-    let mut ok = true;
-    let mut acc = [[0i128; FEW_GROUPS]; LANES];
-    let mut n = [[0i64; FEW_GROUPS]; LANES];
-    for_each_i128(v, rows, |i, x| {
-        let (l, g) = (i % LANES, groups[i] as usize);
-        if wide {
-            match acc[l][g].checked_add(x) {
-                Some(s) => acc[l][g] = s,
-                None => ok = false,
-            }
-        } else {
-            acc[l][g] = acc[l][g].wrapping_add(x);
-        }
-        n[l][g] += 1;
-    });
-    for (g, sum) in sums.iter_mut().enumerate() {
-        let c: i64 = n.iter().map(|lane| lane[g]).sum();
-        if c == 0 {
-            continue;
-        }
-        for lane in &acc {
-            match sum.checked_add(lane[g]) {
-                Some(s) => *sum = s,
-                None if wide => ok = false,
-                None => *sum = sum.wrapping_add(lane[g]),
-            }
-        }
-        counted(g, c);
-    }
-    ok
-}
-
-/// The sum of the first `rows` values of a vector of 64-bit or narrower integers
-/// without NULLs; None for other storage. The additions are 64-bit, which vector
-/// instructions do several at a time: narrow values add up directly, 64-bit ones as
-/// their high and low 32-bit halves, each in blocks too short to overflow, and the
-/// blocks' sums meet in an i128.
-fn sum_dense(v: &Vector, rows: usize) -> Option<i128> {
-    /// Values per block: 2^31 of them, each below 2^32 in magnitude, fit an i64.
-    const BLOCK: usize = 1 << 31;
-    fn narrow<T: stride_common::vector::NativeType + Into<i64>>(vals: &[T]) -> i128 {
-        vals.chunks(BLOCK)
-            .map(|b| b.iter().fold(0i64, |t, &x| t + x.into()) as i128)
-            .sum()
-    }
-    fn wide(vals: &[i64]) -> i128 {
-        vals.chunks(BLOCK)
-            .map(|b| {
-                let (lo, hi) = b.iter().fold((0u64, 0i64), |(lo, hi), &x| {
-                    (lo + (x as u32) as u64, hi + (x >> 32))
-                });
-                ((hi as i128) << 32) + lo as i128
-            })
-            .sum()
-    }
-    use stride_common::PhysicalType as P;
-    Some(match v.data.physical() {
-        P::I8 => narrow(&v.values::<i8>()[..rows]),
-        P::I16 => narrow(&v.values::<i16>()[..rows]),
-        P::I32 => narrow(&v.values::<i32>()[..rows]),
-        P::I64 => wide(&v.values::<i64>()[..rows]),
-        _ => return None,
-    })
 }
 
 /// Calls `f(row, value)` for every non-NULL row of a DOUBLE vector.
