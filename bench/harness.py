@@ -127,6 +127,10 @@ class StrideSession:
                 return float(m.group(1))
         sys.exit(f"stride stopped while running: {sql[:200]}")
 
+    def execute(self, sql):
+        """Runs a statement once (a SET between measurements)."""
+        self._timed(sql)
+
     def median(self, sql, runs):
         return self.first_and_median(sql, runs)[1]
 

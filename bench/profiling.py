@@ -24,9 +24,9 @@ def main():
     off, on = [], []
     for n in range(1, 23):
         off.append(stride.median(f"PRAGMA tpch({n})", args.runs))
-        stride.median("SET enable_profiling = 'no_output'", 0)
+        stride.execute("SET enable_profiling = 'no_output'")
         on.append(stride.median(f"PRAGMA tpch({n})", args.runs))
-        stride.median("RESET enable_profiling", 0)
+        stride.execute("RESET enable_profiling")
     stride.close()
     print(f"TPC-H SF {sf}, {args.threads} threads, median of {args.runs} hot runs")
     print(f"{'query':<8}{'off (s)':>12}{'on (s)':>12}{'on/off':>8}")

@@ -136,8 +136,26 @@ pub fn select_all_comparisons(
     Some(out)
 }
 
-/// ANDs into each block's mask the rows of `xs` where `x O c` holds.
+/// ANDs into each block's mask the rows of `xs` where `x O c` holds. On x86-64 with
+/// AVX2 the loop is compiled for it: the baseline (SSE2) has no 64-bit compare, so
+/// BIGINT, DECIMAL and DOUBLE columns were compared one value at a time.
 fn and_masks<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { and_masks_avx2::<T, O>(xs, c, masks) };
+    }
+    and_masks_portable::<T, O>(xs, c, masks)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn and_masks_avx2<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]) {
+    and_masks_portable::<T, O>(xs, c, masks)
+}
+
+#[inline(always)]
+fn and_masks_portable<T: NativeType + SqlOrd, O: CmpOp>(xs: &[T], c: T, masks: &mut [u64]) {
     for (block, m) in xs.chunks(64).zip(masks.iter_mut()) {
         if *m == 0 {
             continue;
