@@ -17,8 +17,9 @@
 //!   `memory_limit` (the accountant is `stride_common::memory`), and
 //!   [`stream_source`], the source that reads a spilled operator's output as it is
 //!   made;
-//! - [`profile`], [`explain`]: EXPLAIN ANALYZE's counters per plan node, and the plan
-//!   rendered with them.
+//! - [`profile`], [`estimate`], [`explain`]: EXPLAIN ANALYZE's counters per plan node
+//!   (rows, time, peak memory), each node's estimated rows, and the plan rendered
+//!   with them.
 
 pub mod bloom;
 pub mod coalesce;
