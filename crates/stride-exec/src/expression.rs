@@ -50,6 +50,11 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
         Expr::Function { func, .. } if stride_functions::scalar::reads_clock(func.func) => {
             stride_functions::scalar::clock_value(func.func, ctx.clock)
         }
+        // age(t): from midnight of the statement's date.
+        Expr::Function { func, args } if func.func == ScalarFunction::Age && args.len() == 1 => {
+            let t = eval(&args[0], chunk, ctx)?;
+            stride_functions::scalar::age_since(ctx.clock, &t, len)
+        }
         Expr::Function { func, args } => {
             let vs = args
                 .iter()

@@ -1,7 +1,7 @@
 //! `age(a, b)`: the symbolic difference a - b in years, months, days and time, as
 //! DuckDB (and PostgreSQL) compute it: field by field, borrowing from the next
 //! larger field, a borrowed month being as long as the month of the earlier value.
-//! `age(b)` is age(today's midnight, b). Also `date_add(x, interval)`, the function
+//! `age(b)` is age(today's midnight, b), today being the statement's date ([`since`]). Also `date_add(x, interval)`, the function
 //! form of x + interval (a TIMESTAMP, as in DuckDB).
 
 use crate::kernels::{map_rows, Slot};
@@ -75,16 +75,21 @@ pub(crate) fn age(a: i64, b: i64) -> Option<Interval> {
     ))
 }
 
+/// `age(b)` at instant `clock` (microseconds since the epoch; the executor passes the
+/// statement's): age(midnight of clock's day, b).
+pub fn since(clock: i64, b: &Vector, len: usize) -> Result<Vector> {
+    let today = clock.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
+    let b_slot = Slot::<i64>::new(b);
+    map_rows(&[b], len, DataType::Interval, |i| {
+        age(today, b_slot.get(i)).ok_or_else(|| Error::out_of_range("age out of range"))
+    })
+}
+
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
     let a = Slot::<i64>::new(&args[0]);
     match func {
-        ScalarFunction::Age if args.len() == 1 => {
-            let today = super::now::now_micros().div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
-            map_rows(&refs, len, DataType::Interval, |i| {
-                age(today, a.get(i)).ok_or_else(|| Error::out_of_range("age out of range"))
-            })
-        }
+        ScalarFunction::Age if args.len() == 1 => since(super::now::now_micros(), &args[0], len),
         ScalarFunction::Age => {
             let b = Slot::<i64>::new(&args[1]);
             map_rows(&refs, len, DataType::Interval, |i| {
