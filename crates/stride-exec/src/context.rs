@@ -1,7 +1,8 @@
 //! Per-query execution state shared by all worker threads: the catalogs to scan, the
 //! settings, the cancellation flag, the caches of subquery results, the rows of CTEs
 //! computed once, the last round's rows of each running recursive CTE, the memory
-//! accountant operators reserve from, and under EXPLAIN ANALYZE the operators' counters.
+//! accountant operators reserve from, the instant `now()` reads, and under EXPLAIN
+//! ANALYZE the operators' counters.
 
 use crate::progress::Progress;
 use std::collections::HashMap;

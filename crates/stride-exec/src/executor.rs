@@ -464,7 +464,6 @@ pub fn run_profiled(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Profiled>
         cpu: std::time::Duration::from_secs_f64(
             (user_after + system_after - user - system).max(0.0),
         ),
-        peak_memory: profile.memory.peak(),
         rows: chunks.iter().map(|c| c.len() as u64).sum(),
         threads: ctx.threads(),
     };

@@ -21,8 +21,6 @@ pub struct Totals {
     pub wall: Duration,
     /// CPU time of the whole process while it ran (user and system, all threads).
     pub cpu: Duration,
-    /// The most the operators' reservations held at once.
-    pub peak_memory: u64,
     pub rows: u64,
     pub threads: usize,
 }
@@ -154,7 +152,7 @@ pub fn text(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Tota
             "Total Time: {:.4}s (CPU time: {:.4}s; operators' time on all threads: {cpu:.4}s; peak memory: {}; threads: {}; rows returned: {})",
             total_secs,
             t.cpu.as_secs_f64(),
-            format_bytes(t.peak_memory),
+            format_bytes(profile.map_or(0, |p| p.memory.peak())),
             t.threads,
             t.rows
         );
@@ -243,7 +241,7 @@ pub fn json(plan: &PhysicalPlan, profile: Option<&Profile>, totals: Option<&Tota
                 "{{\"total_seconds\": {}, \"cpu_seconds\": {}, \"peak_memory_bytes\": {}, \"rows_returned\": {}, \"threads\": {}, \"plan\": ",
                 t.wall.as_secs_f64(),
                 t.cpu.as_secs_f64(),
-                t.peak_memory,
+                profile.map_or(0, |p| p.memory.peak()),
                 t.rows,
                 t.threads
             );

@@ -46,14 +46,15 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             let v = eval(expr, chunk, ctx)?;
             cast_vector(&v, len, to, *try_cast)
         }
-        // now(), current_date: the statement's (or transaction's) instant.
-        Expr::Function { func, .. } if stride_functions::scalar::reads_clock(func.func) => {
-            stride_functions::scalar::clock_value(func.func, ctx.clock)
-        }
-        // age(t): from midnight of the statement's date.
-        Expr::Function { func, args } if func.func == ScalarFunction::Age && args.len() == 1 => {
-            let t = eval(&args[0], chunk, ctx)?;
-            stride_functions::scalar::age_since(ctx.clock, &t, len)
+        // now(), current_date, age(t): the statement's (or transaction's) instant.
+        Expr::Function { func, args }
+            if stride_functions::scalar::reads_clock(func.func, args.len()) =>
+        {
+            let vs = args
+                .iter()
+                .map(|a| eval(a, chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            stride_functions::scalar::evaluate_at_clock(func.func, &vs, len, ctx.clock)
         }
         Expr::Function { func, args } => {
             let vs = args

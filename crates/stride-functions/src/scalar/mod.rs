@@ -33,8 +33,7 @@ mod uuid;
 mod volatile;
 
 pub use comparison::{select_all_comparisons, select_comparison};
-pub use date::age::since as age_since;
-pub use date::now::{at as clock_value, now_micros as clock_micros, reads_clock};
+pub use date::now::{evaluate_at as evaluate_at_clock, now_micros as clock_micros, reads_clock};
 pub use date::DateField;
 pub use list::{resolve_quantified, CmpKind};
 pub use math::bitwise::BitOp;

@@ -167,7 +167,7 @@ impl Binder<'_> {
         let bound = cast_expr(self.bind_expr(e, &mut ctx)?, ty)?;
         // now() would be folded to the CREATE's instant, not each insert's.
         if bound.any(&mut |x| {
-            matches!(x, Expr::Function { func, .. } if stride_functions::scalar::reads_clock(func.func))
+            matches!(x, Expr::Function { func, args } if stride_functions::scalar::reads_clock(func.func, args.len()))
         }) {
             return Err(Error::not_supported(format!(
                 "DEFAULT of column {column} reads the clock (now(), current_date, ...), which would give every row the same instant; such defaults are not supported yet: insert the value explicitly"

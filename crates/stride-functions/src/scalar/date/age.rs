@@ -1,8 +1,9 @@
 //! `age(a, b)`: the symbolic difference a - b in years, months, days and time, as
 //! DuckDB (and PostgreSQL) compute it: field by field, borrowing from the next
 //! larger field, a borrowed month being as long as the month of the earlier value.
-//! `age(b)` is age(today's midnight, b), today being the statement's date ([`since`]). Also `date_add(x, interval)`, the function
-//! form of x + interval (a TIMESTAMP, as in DuckDB).
+//! `age(b)` is age(today's midnight, b), today being the statement's date
+//! ([`since`]). Also `date_add(x, interval)`, the function form of x + interval (a
+//! TIMESTAMP, as in DuckDB).
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::{bind, castable};
@@ -77,7 +78,7 @@ pub(crate) fn age(a: i64, b: i64) -> Option<Interval> {
 
 /// `age(b)` at instant `clock` (microseconds since the epoch; the executor passes the
 /// statement's): age(midnight of clock's day, b).
-pub fn since(clock: i64, b: &Vector, len: usize) -> Result<Vector> {
+pub(super) fn since(clock: i64, b: &Vector, len: usize) -> Result<Vector> {
     let today = clock.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
     let b_slot = Slot::<i64>::new(b);
     map_rows(&[b], len, DataType::Interval, |i| {

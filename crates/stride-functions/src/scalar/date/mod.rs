@@ -6,7 +6,7 @@
 //! `arithmetic::temporal`. All calendar math is stride-common's proleptic Gregorian
 //! calendar without time zones.
 
-pub mod age;
+pub(crate) mod age;
 pub(crate) mod bucket;
 pub(crate) mod diff;
 pub(crate) mod epoch;

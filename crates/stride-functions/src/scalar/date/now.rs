@@ -41,18 +41,34 @@ pub(super) fn evaluate(func: ScalarFunction) -> Result<Vector> {
     at(func, now_micros())
 }
 
-/// Whether `func` reads the statement's clock.
-pub fn reads_clock(func: ScalarFunction) -> bool {
-    matches!(
-        func,
+/// Whether a call of `func` with `arity` arguments reads the statement's clock:
+/// `now()` and its kin, and `age(t)` (measured from today's midnight).
+pub fn reads_clock(func: ScalarFunction, arity: usize) -> bool {
+    match func {
         ScalarFunction::CurrentDate
-            | ScalarFunction::CurrentTimestamp
-            | ScalarFunction::CurrentTime
-    )
+        | ScalarFunction::CurrentTimestamp
+        | ScalarFunction::CurrentTime => true,
+        ScalarFunction::Age => arity == 1,
+        _ => false,
+    }
+}
+
+/// The value of a call that [`reads_clock`], with `args` evaluated, at `clock`
+/// (microseconds since the epoch): the executor passes the statement's instant.
+pub fn evaluate_at(
+    func: ScalarFunction,
+    args: &[Vector],
+    len: usize,
+    clock: i64,
+) -> Result<Vector> {
+    match (func, args) {
+        (ScalarFunction::Age, [t]) => super::age::since(clock, t, len),
+        _ => at(func, clock),
+    }
 }
 
 /// `func`'s value at `t` (microseconds since the epoch): a constant vector.
-pub fn at(func: ScalarFunction, t: i64) -> Result<Vector> {
+fn at(func: ScalarFunction, t: i64) -> Result<Vector> {
     if func == ScalarFunction::CurrentTime {
         let time = t.rem_euclid(MICROS_PER_DAY);
         return Vector::constant(&ScalarValue::Time(time), &DataType::Time);
