@@ -29,15 +29,20 @@ fn has_psql() -> bool {
     Command::new("psql").arg("--version").output().is_ok()
 }
 
-#[test]
-fn psql_runs_queries() {
+/// Installs psql when it is missing (Debian's package, as root), as the test command
+/// does for every client it needs.
+fn ensure_psql() {
     if !has_psql() {
-        // The test command installs what it needs (Debian's package, as root).
         let _ = Command::new("apt-get")
             .args(["install", "-y", "-qq", "postgresql-client"])
             .env("DEBIAN_FRONTEND", "noninteractive")
             .output();
     }
+}
+
+#[test]
+fn psql_runs_queries() {
+    ensure_psql();
     let addr = start(100);
     let Some(out) = psql(addr, "SELECT 40 + 2") else {
         println!("psql not found: install postgresql-client to run this test");
@@ -411,6 +416,7 @@ fn pgcli_session() {
 /// rows, which psql prints on standard error.
 #[test]
 fn psql_shows_profiles_as_notices() {
+    ensure_psql();
     let addr = start(100);
     let Some(out) = psql(
         addr,
