@@ -29,6 +29,8 @@ pub enum ScalarValue {
     /// The UUID's 128 bits (not the stored form, see [`crate::uuid`]).
     Uuid(u128),
     List(DataType, Vec<ScalarValue>),
+    /// The struct's fields (names and types) and one value per field.
+    Struct(Vec<(String, DataType)>, Vec<ScalarValue>),
 }
 
 impl ScalarValue {
@@ -56,6 +58,7 @@ impl ScalarValue {
             ScalarValue::Interval(_) => DataType::Interval,
             ScalarValue::Uuid(_) => DataType::Uuid,
             ScalarValue::List(t, _) => DataType::List(Box::new(t.clone())),
+            ScalarValue::Struct(fields, _) => DataType::Struct(fields.clone()),
         }
     }
 
@@ -99,7 +102,7 @@ impl ScalarValue {
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
-            (List(_, a), List(_, b)) => {
+            (List(_, a), List(_, b)) | (Struct(_, a), Struct(_, b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let c = x.total_cmp(y);
                     if c != Ordering::Equal {
@@ -215,6 +218,24 @@ impl fmt::Display for ScalarValue {
                     }
                 }
                 write!(f, "]")
+            }
+            ScalarValue::Struct(fields, values) => {
+                // DuckDB's text: {'a': 1, 'b': x}, or (1, x) for unnamed fields
+                let unnamed = fields.iter().all(|(n, _)| n.is_empty());
+                write!(f, "{}", if unnamed { "(" } else { "{" })?;
+                for (i, ((name, _), v)) in fields.iter().zip(values).enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    if !name.is_empty() {
+                        write!(f, "'{}': ", name.replace('\'', "\\'"))?;
+                    }
+                    match v {
+                        ScalarValue::Varchar(s) => write!(f, "{s}")?,
+                        other => write!(f, "{other}")?,
+                    }
+                }
+                write!(f, "{}", if unnamed { ")" } else { "}" })
             }
         }
     }

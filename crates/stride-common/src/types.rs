@@ -35,6 +35,9 @@ pub enum DataType {
     /// signed order of the stored values is the order of the UUIDs' text.
     Uuid,
     List(Box<DataType>),
+    /// STRUCT(name type, ...): a fixed set of named fields, each a value of its own
+    /// type. A field name may be empty (the unnamed fields of `row(...)`).
+    Struct(Vec<(String, DataType)>),
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
@@ -54,6 +57,7 @@ pub enum PhysicalType {
     Str,
     Interval,
     List,
+    Struct,
 }
 
 impl DataType {
@@ -72,6 +76,7 @@ impl DataType {
             DataType::Varchar | DataType::Json => PhysicalType::Str,
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) => PhysicalType::List,
+            DataType::Struct(_) => PhysicalType::Struct,
         }
     }
 
@@ -92,6 +97,20 @@ impl DataType {
 
     pub fn is_numeric(&self) -> bool {
         self.is_integer() || self.is_float() || matches!(self, DataType::Decimal(..))
+    }
+
+    /// Whether values of this type hold other values (LIST, STRUCT): such values are
+    /// compared, hashed and cast through their elements, not as one machine value.
+    pub fn is_nested(&self) -> bool {
+        matches!(self, DataType::List(_) | DataType::Struct(_))
+    }
+
+    /// The fields of a STRUCT type.
+    pub fn struct_fields(&self) -> Option<&[(String, DataType)]> {
+        match self {
+            DataType::Struct(f) => Some(f),
+            _ => None,
+        }
     }
 
     pub fn is_temporal(&self) -> bool {
@@ -160,12 +179,26 @@ impl DataType {
             }
             // JSON meets text as text (DuckDB compares them as strings)
             (Json, Varchar) | (Varchar, Json) => Some(Varchar),
-            (Json, t) | (t, Json) if !matches!(t, List(_)) => Some(Varchar),
-            (Varchar, t) | (t, Varchar) if !matches!(t, List(_)) => Some(t.clone()),
+            (Json, t) | (t, Json) if !t.is_nested() => Some(Varchar),
+            (Varchar, t) | (t, Varchar) if !t.is_nested() => Some(t.clone()),
             // DuckDB's rule: a BOOLEAN meets a number as 0 or 1 (so `2 = true` is false)
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
+            // Structs meet field by field, matched by position; the names must agree
+            // (an unnamed field takes the other side's name).
+            (Struct(x), Struct(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .map(|((n1, t1), (n2, t2))| {
+                    let name = if n1.is_empty() { n2 } else { n1 };
+                    if !n1.is_empty() && !n2.is_empty() && !n1.eq_ignore_ascii_case(n2) {
+                        return None;
+                    }
+                    Some((name.clone(), Self::common_supertype(t1, t2)?))
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(Struct),
             _ => None,
         }
     }
@@ -190,7 +223,14 @@ impl DataType {
                 }
             }
             (DataType::Date, DataType::Timestamp) => true,
-            (DataType::Varchar, _) => !matches!(target, DataType::List(_)),
+            (DataType::Varchar, _) => !target.is_nested(),
+            (DataType::Struct(a), DataType::Struct(b)) => {
+                a.len() == b.len()
+                    && a.iter().zip(b).all(|((n1, t1), (n2, t2))| {
+                        (n1.is_empty() || n1.eq_ignore_ascii_case(n2))
+                            && t1.can_implicitly_cast_to(t2)
+                    })
+            }
             (DataType::Json, DataType::Varchar) => true,
             _ => false,
         }
@@ -217,8 +257,39 @@ impl fmt::Display for DataType {
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::Uuid => write!(f, "UUID"),
             DataType::List(t) => write!(f, "{t}[]"),
+            DataType::Struct(fields) => {
+                write!(f, "STRUCT(")?;
+                for (i, (name, ty)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    if !name.is_empty() {
+                        write!(f, "{} ", quote_identifier(name))?;
+                    }
+                    write!(f, "{ty}")?;
+                }
+                write!(f, ")")
+            }
             DataType::Json => write!(f, "JSON"),
         }
+    }
+}
+
+/// An identifier as SQL must spell it: in double quotes unless it is all lower-case
+/// letters, digits and underscores (not starting with a digit). STRUCT field names in
+/// type names are spelled so (DuckDB's `STRUCT("my field" INTEGER)`).
+pub fn quote_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
     }
 }
 

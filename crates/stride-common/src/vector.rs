@@ -21,6 +21,20 @@ pub struct ListData {
     pub child: Box<Vector>,
 }
 
+/// A struct column: field j of row i is `fields[j]`'s row i. The fields are flat
+/// (never constant) vectors with as many rows as the struct; a NULL struct holds NULL
+/// in every field.
+#[derive(Clone, Debug)]
+pub struct StructData {
+    pub fields: Vec<Vector>,
+}
+
+impl StructData {
+    fn len(&self) -> usize {
+        self.fields.first().map_or(0, Vector::data_len)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum VectorData {
     Bool(Buffer<bool>),
@@ -34,6 +48,7 @@ pub enum VectorData {
     Str(StringVector),
     Interval(Buffer<Interval>),
     List(ListData),
+    Struct(StructData),
 }
 
 /// Fixed-width values a vector can hold; lets kernels be generic over the physical type.
@@ -149,7 +164,9 @@ macro_rules! with_native {
                 type $T = $crate::Interval;
                 $body
             }
-            $crate::PhysicalType::Str | $crate::PhysicalType::List => $other,
+            $crate::PhysicalType::Str
+            | $crate::PhysicalType::List
+            | $crate::PhysicalType::Struct => $other,
         }
     };
 }
@@ -175,6 +192,7 @@ impl VectorData {
                 s.buffers.iter_mut().for_each(Buffer::make_owned);
             }
             VectorData::List(l) => l.child.data.make_owned(),
+            VectorData::Struct(st) => st.fields.iter_mut().for_each(|f| f.data.make_owned()),
         }
     }
 
@@ -191,6 +209,7 @@ impl VectorData {
             VectorData::Str(_) => PhysicalType::Str,
             VectorData::Interval(_) => PhysicalType::Interval,
             VectorData::List(_) => PhysicalType::List,
+            VectorData::Struct(_) => PhysicalType::Struct,
         }
     }
 
@@ -204,6 +223,12 @@ impl VectorData {
                     child: Box::new(Vector::empty(inner)),
                 })
             }
+            DataType::Struct(fields) => VectorData::Struct(StructData {
+                fields: fields
+                    .iter()
+                    .map(|(_, t)| Vector::with_capacity(t, n))
+                    .collect(),
+            }),
             _ => with_native!(ty.physical(), T => T::wrap(Vec::<T>::with_capacity(n)),
                 _ => VectorData::Str(StringVector::with_capacity(n))),
         }
@@ -213,6 +238,7 @@ impl VectorData {
         match self {
             VectorData::Str(s) => s.len(),
             VectorData::List(l) => l.offsets.len().saturating_sub(1),
+            VectorData::Struct(st) => st.len(),
             other => {
                 with_native!(other.physical(), T => T::slice(other).len(), _ => unreachable!())
             }
@@ -240,6 +266,9 @@ impl VectorData {
                     child: Box::new(l.child.take(&child_idx)),
                 })
             }
+            VectorData::Struct(st) => VectorData::Struct(StructData {
+                fields: st.fields.iter().map(|f| f.take(indices)).collect(),
+            }),
             other => with_native!(other.physical(), T => {
                 let src = T::slice(other);
                 T::wrap(indices.iter().map(|&i| src[i as usize]).collect())
@@ -345,6 +374,16 @@ impl Vector {
         }
     }
 
+    pub fn struct_data(&self) -> &StructData {
+        match &self.data {
+            VectorData::Struct(s) => s,
+            other => panic!(
+                "internal: expected struct vector, found {:?}",
+                other.physical()
+            ),
+        }
+    }
+
     /// Row `i` as a [`ScalarValue`] (slow path).
     pub fn get(&self, i: usize) -> ScalarValue {
         let i = self.index(i);
@@ -379,6 +418,9 @@ impl Vector {
                 let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
                 ScalarValue::List((**t).clone(), (a..b).map(|j| l.child.get(j)).collect())
             }
+            (DataType::Struct(fields), VectorData::Struct(st)) => {
+                ScalarValue::Struct(fields.clone(), st.fields.iter().map(|f| f.get(i)).collect())
+            }
             (t, d) => panic!("internal: vector of type {t} holds {:?} data", d.physical()),
         }
     }
@@ -391,6 +433,7 @@ impl Vector {
                 let last = *l.offsets.last().unwrap_or(&0);
                 l.offsets.push(last);
             }
+            VectorData::Struct(st) => st.fields.iter_mut().for_each(Vector::push_null),
             d => {
                 with_native!(d.physical(), T => T::vec_mut(d).push(T::default()), _ => unreachable!())
             }
@@ -432,6 +475,13 @@ impl Vector {
                 }
                 l.offsets.push(l.child.data_len() as u32);
             }
+            (VectorData::Struct(st), ScalarValue::Struct(_, values))
+                if values.len() == st.fields.len() =>
+            {
+                for (f, v) in st.fields.iter_mut().zip(values) {
+                    f.push(v)?;
+                }
+            }
             (d, v) => {
                 return Err(Error::internal(format!(
                     "cannot store {v:?} in a {} vector ({:?})",
@@ -469,6 +519,9 @@ impl Vector {
                 let idx: Vec<u32> = (offset as u32..(offset + len) as u32).collect();
                 return self.take(&idx);
             }
+            VectorData::Struct(st) => VectorData::Struct(StructData {
+                fields: st.fields.iter().map(|f| f.slice(offset, len)).collect(),
+            }),
             d => {
                 with_native!(d.physical(), T => T::wrap_buffer(T::buffer(d).slice(offset, len)), _ => unreachable!())
             }
@@ -521,6 +574,11 @@ impl Vector {
                 a.offsets
                     .extend(b.offsets[1..=other_len].iter().map(|o| o + base));
             }
+            (VectorData::Struct(a), VectorData::Struct(b)) => {
+                for (x, y) in a.fields.iter_mut().zip(&b.fields) {
+                    x.append(y, other_len);
+                }
+            }
             (a, b) => {
                 with_native!(a.physical(), T => T::vec_mut(a).extend_from_slice(&T::slice(b)[..other_len]), _ => unreachable!())
             }
@@ -566,5 +624,31 @@ mod tests {
         assert_eq!(v.get(1), ScalarValue::Null);
         let t = v.take(&[2]);
         assert_eq!(t.get(0).to_string(), "[a, NULL]");
+    }
+
+    #[test]
+    fn structs() {
+        let fields = vec![
+            ("a".to_string(), DataType::Integer),
+            ("b".to_string(), DataType::Varchar),
+        ];
+        let ty = DataType::Struct(fields.clone());
+        let mut v = Vector::empty(&ty);
+        let s = ScalarValue::Struct(
+            fields.clone(),
+            vec![ScalarValue::Integer(1), ScalarValue::Varchar("x".into())],
+        );
+        v.push(&s).unwrap();
+        v.push(&ScalarValue::Null).unwrap();
+        v.push(&s).unwrap();
+        assert_eq!(v.get(0), s);
+        assert_eq!(v.get(1), ScalarValue::Null);
+        assert_eq!(v.struct_data().fields[0].get(1), ScalarValue::Null);
+        let t = v.take(&[2, 1]);
+        assert_eq!(t.get(0).to_string(), "{'a': 1, 'b': x}");
+        let mut w = Vector::empty(&ty);
+        w.append(&v.slice(1, 2), 2);
+        assert_eq!(w.get(1), s);
+        assert_eq!(w.data_len(), 2);
     }
 }

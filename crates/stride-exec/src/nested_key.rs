@@ -1,5 +1,6 @@
-//! Keys of LIST values, for grouping, DISTINCT and joins (row_key.rs) and for ORDER
-//! BY (sort_key.rs): a list value encoded as bytes, element by element, recursively.
+//! Keys of LIST and STRUCT values, for grouping, DISTINCT and joins (row_key.rs) and
+//! for ORDER BY (sort_key.rs): a nested value encoded as bytes, element by element (a
+//! struct field by field), recursively.
 //!
 //! - [`write_equal`] / [`read_equal`]: equal lists give equal bytes (NULL elements
 //!   equal each other, -0.0 equals 0.0, every NaN is one value), and the bytes read
@@ -8,7 +9,7 @@
 //!   element by element, a list that is a prefix of another first, NULL elements
 //!   after every value.
 //!
-//! Lists are rare as keys, so these work on scalar values row by row.
+//! Nested values are rare as keys, so these work on scalar values row by row.
 
 use stride_common::{DataType, Interval, ScalarValue, Vector};
 
@@ -56,6 +57,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
                 write_equal(x, out);
             }
         }
+        S::Struct(_, values) => values.iter().for_each(|x| write_equal(x, out)),
         #[allow(unreachable_patterns)]
         other => {
             // Any other value by its text, which casts back to its type.
@@ -121,6 +123,10 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
             let items = (0..n).map(|_| read(r, elem)).collect();
             S::List((**elem).clone(), items)
         }
+        DataType::Struct(fields) => S::Struct(
+            fields.clone(),
+            fields.iter().map(|(_, t)| read(r, t)).collect(),
+        ),
         other => {
             let text = String::from_utf8_lossy(r.bytes()).into_owned();
             let v = Vector::constant(&S::Varchar(text), &DataType::Varchar)
@@ -175,6 +181,11 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
                 write_ordered(x, out);
             }
             out.push(0);
+        }
+        // field by field: every struct of a type has the same fields
+        S::Struct(_, values) => {
+            out.push(1);
+            values.iter().for_each(|x| write_ordered(x, out));
         }
         #[allow(unreachable_patterns)]
         other => {

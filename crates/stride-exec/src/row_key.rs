@@ -309,7 +309,7 @@ pub fn encode<V: std::borrow::Borrow<Vector>>(cols: &[V], len: usize) -> Result<
     let lists: Vec<Option<Vec<Vec<u8>>>> = cols
         .iter()
         .map(|c| {
-            matches!(c.ty, DataType::List(_)).then(|| {
+            c.ty.is_nested().then(|| {
                 (0..len)
                     .map(|i| {
                         let mut b = Vec::new();
@@ -467,7 +467,7 @@ pub fn decode<'a>(
             if !valid {
                 validities[ci].set_invalid(row, n);
             }
-            if let DataType::List(_) = &col.ty {
+            if col.ty.is_nested() {
                 if valid {
                     let l = u32::from_le_bytes(key[at..at + 4].try_into().expect("4")) as usize;
                     at += 4;

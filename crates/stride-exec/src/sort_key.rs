@@ -136,7 +136,7 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
                 continue;
             }
             data.push(1);
-            if let DataType::List(_) = &v.ty {
+            if v.ty.is_nested() {
                 // element by element (nested_key.rs), less its leading marker
                 let mut key = Vec::new();
                 crate::nested_key::write_ordered(&v.get(i), &mut key);

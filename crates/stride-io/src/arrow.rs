@@ -25,13 +25,15 @@ use arrow_array::types::{
 };
 use arrow_array::{
     ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, NullArray,
-    PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StringViewArray,
+    PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray,
 };
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, Buffer as ArrowBuffer, IntervalMonthDayNano, NullBuffer,
     OffsetBuffer, ScalarBuffer,
 };
-use arrow_schema::{DataType as ArrowType, Field, IntervalUnit, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{
+    DataType as ArrowType, Field, Fields, IntervalUnit, Schema, SchemaRef, TimeUnit,
+};
 use std::ptr::NonNull;
 use std::sync::Arc;
 use stride_common::vector::NativeType;
@@ -74,7 +76,25 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
             arrow_type(t, strings),
             true,
         ))),
+        DataType::Struct(fields) => ArrowType::Struct(struct_fields(fields, strings)),
     }
+}
+
+/// The Arrow fields of a STRUCT's fields; an unnamed field is named by its position
+/// (`v1`, `v2`, ...), as Arrow needs names.
+fn struct_fields(fields: &[(String, DataType)], strings: StringLayout) -> Fields {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(j, (name, ty))| {
+            let name = if name.is_empty() {
+                format!("v{}", j + 1)
+            } else {
+                name.clone()
+            };
+            Field::new(name, arrow_type(ty, strings), true)
+        })
+        .collect()
 }
 
 /// The Arrow schema of a result with these columns; every field is nullable.
@@ -217,6 +237,26 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                 values,
                 nulls,
             ))
+        }
+        DataType::Struct(fields) => {
+            let ArrowType::Struct(arrow_fields) = target else {
+                return Err(Error::internal(format!(
+                    "a struct column exported as {target}"
+                )));
+            };
+            let mut children = Vec::with_capacity(fields.len());
+            for (j, (_, field_ty)) in fields.iter().enumerate() {
+                let field_parts: Vec<(&Vector, usize)> = parts
+                    .iter()
+                    .map(|(v, n)| (&v.struct_data().fields[j], *n))
+                    .collect();
+                children.push(column(field_ty, arrow_fields[j].data_type(), &field_parts)?);
+            }
+            let rows = parts.iter().map(|(_, n)| n).sum();
+            Arc::new(
+                StructArray::try_new_with_length(arrow_fields.clone(), children, nulls, rows)
+                    .map_err(|e| Error::internal(format!("building an Arrow struct: {e}")))?,
+            )
         }
     })
 }
@@ -510,6 +550,12 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::ListView(f) => {
             DataType::List(Box::new(stride_type(name, f.data_type())?))
         }
+        ArrowType::Struct(fields) if !fields.is_empty() => DataType::Struct(
+            fields
+                .iter()
+                .map(|f| Ok((f.name().clone(), stride_type(name, f.data_type())?)))
+                .collect::<Result<_>>()?,
+        ),
         ArrowType::Dictionary(_, value) => stride_type(name, value)?,
         other => {
             return Err(Error::not_supported(format!(
@@ -801,6 +847,23 @@ pub fn to_vector_with(
                 offsets,
                 child: Box::new(child),
             })
+        }
+        (ArrowType::Struct(_), DataType::Struct(fields)) => {
+            let a = array.as_struct();
+            let mut children = Vec::with_capacity(fields.len());
+            for (column, (_, field_ty)) in a.columns().iter().zip(fields) {
+                let mut child = to_vector_with(column.as_ref(), field_ty, copied)?;
+                // A NULL struct's fields are NULL (Arrow leaves them undefined).
+                if validity.has_nulls() {
+                    for i in 0..len {
+                        if !validity.is_valid(i) {
+                            child.validity.set_invalid(i, len);
+                        }
+                    }
+                }
+                children.push(child);
+            }
+            VectorData::Struct(stride_common::vector::StructData { fields: children })
         }
         _ => return Err(unsupported()),
     };

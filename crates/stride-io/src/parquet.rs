@@ -616,7 +616,7 @@ fn repeats<'a>(column: impl Iterator<Item = (&'a Vector, usize)>) -> bool {
                 D::F64(b) => b[i].to_bits(),
                 D::Interval(b) => state.hash_one((b[i].months, b[i].days, b[i].micros)),
                 D::Str(s) => state.hash_one(s.get(i)),
-                D::List(_) => return true,
+                D::List(_) | D::Struct(_) => return true,
             });
         }
     }

@@ -7,7 +7,7 @@
 
 use crate::errors::{NotImplementedException, ProgrammingError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stride_common::scalar::format_decimal;
 use stride_common::temporal::{civil_from_days, days_from_civil};
 use stride_common::types::DECIMAL_MAX_PRECISION;
@@ -93,6 +93,22 @@ impl<'py> ToPython<'py> {
                     .map(|x| self.value(x))
                     .collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, items)?.into_any()
+            }
+            // As DuckDB's package does: a dict, or a tuple when the fields are unnamed.
+            ScalarValue::Struct(fields, values) => {
+                if fields.iter().all(|(n, _)| n.is_empty()) {
+                    let items = values
+                        .iter()
+                        .map(|x| self.value(x))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)?.into_any()
+                } else {
+                    let dict = PyDict::new(py);
+                    for ((name, _), x) in fields.iter().zip(values) {
+                        dict.set_item(name, self.value(x)?)?;
+                    }
+                    dict.into_any()
+                }
             }
         })
     }
@@ -210,6 +226,9 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         return list(v);
     }
+    if let Ok(d) = v.cast::<PyDict>() {
+        return struct_value(d);
+    }
     let type_name = v.get_type().name()?.to_string();
     if type_name == "bytes" || type_name == "bytearray" || type_name == "memoryview" {
         return Err(NotImplementedException::new_err(
@@ -277,6 +296,33 @@ fn decimal(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         x = -x;
     }
     Ok(ScalarValue::Decimal(x, precision as u8, scale as u8))
+}
+
+/// A dict with string keys as a STRUCT of those fields (as DuckDB's package binds
+/// one); a NULL value's field is INTEGER.
+fn struct_value(d: &Bound<'_, PyDict>) -> PyResult<ScalarValue> {
+    if d.is_empty() {
+        return Err(ProgrammingError::new_err(
+            "an empty dict cannot be a STRUCT parameter: a STRUCT needs at least one field",
+        ));
+    }
+    let mut fields = Vec::with_capacity(d.len());
+    let mut values = Vec::with_capacity(d.len());
+    for (k, x) in d.iter() {
+        let Ok(name) = k.extract::<String>() else {
+            return Err(NotImplementedException::new_err(
+                "a dict parameter needs string keys (it becomes a STRUCT); MAP values are not supported yet",
+            ));
+        };
+        let x = value(&x)?;
+        let ty = match x.data_type() {
+            DataType::Null => DataType::Integer,
+            t => t,
+        };
+        fields.push((name, ty));
+        values.push(x);
+    }
+    Ok(ScalarValue::Struct(fields, values))
 }
 
 /// A list or tuple as a LIST whose element type is that of its first non-NULL

@@ -177,6 +177,15 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::HugeInt => w.u8(14),
         DataType::Time => w.u8(15),
         DataType::Uuid => w.u8(16),
+        // format 8
+        DataType::Struct(fields) => {
+            w.u8(17);
+            w.len_of(fields.len());
+            for (name, ty) in fields {
+                w.str(name);
+                write_type(w, ty);
+            }
+        }
     }
 }
 
@@ -205,6 +214,18 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         14 => DataType::HugeInt,
         15 => DataType::Time,
         16 => DataType::Uuid,
+        17 => {
+            let n = r.len_of(2)?;
+            if n == 0 {
+                return Err(r.corrupt("a STRUCT type without fields"));
+            }
+            let mut fields = Vec::with_capacity(n);
+            for _ in 0..n {
+                let name = r.str()?;
+                fields.push((name, read_type(r)?));
+            }
+            DataType::Struct(fields)
+        }
         20 => DataType::Json,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })
@@ -416,6 +437,11 @@ pub fn write_vector(w: &mut ByteWriter, v: &Vector, len: usize) {
             let child = l.child.slice(start, end - start);
             write_vector(w, &child, end - start);
         }
+        VectorData::Struct(st) => {
+            for f in &st.fields {
+                write_vector(w, f, len);
+            }
+        }
     }
 }
 
@@ -489,6 +515,17 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
                 child: Box::new(child),
             })
         }
+        PhysicalType::Struct => {
+            let DataType::Struct(fields) = ty else {
+                return Err(Error::internal(format!("{ty} is not a struct type")));
+            };
+            VectorData::Struct(stride_common::vector::StructData {
+                fields: fields
+                    .iter()
+                    .map(|(_, t)| read_vector(r, t, len))
+                    .collect::<Result<_>>()?,
+            })
+        }
     };
     Ok(Vector::new(ty.clone(), data, validity))
 }
@@ -551,6 +588,21 @@ mod tests {
                 List(DataType::Integer, vec![Integer(1), Null]),
                 Null,
                 List(DataType::Integer, vec![]),
+            ],
+        );
+        let fields = vec![
+            ("a".to_string(), DataType::Integer),
+            ("l".to_string(), list.clone()),
+        ];
+        round_trip(
+            DataType::Struct(fields.clone()),
+            vec![
+                Struct(
+                    fields.clone(),
+                    vec![Integer(1), List(DataType::Integer, vec![Integer(2)])],
+                ),
+                Null,
+                Struct(fields.clone(), vec![Null, Null]),
             ],
         );
     }

@@ -40,6 +40,7 @@ fn vector_bytes(v: &Vector, seen: &mut HashSet<*const u8>) -> usize {
             std::mem::size_of_val(&s.views[..]) + heap
         }
         VectorData::List(l) => std::mem::size_of_val(&l.offsets[..]) + vector_bytes(&l.child, seen),
+        VectorData::Struct(st) => st.fields.iter().map(|f| vector_bytes(f, seen)).sum(),
     };
     data + validity
 }

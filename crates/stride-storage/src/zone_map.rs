@@ -244,7 +244,7 @@ impl ZoneMap {
                 let hi = (hi.len() <= STRING_PREFIX).then(|| hi.to_vec());
                 Some(Bounds::Str(lo, hi))
             }
-            VectorData::Interval(_) | VectorData::List(_) => None,
+            VectorData::Interval(_) | VectorData::List(_) | VectorData::Struct(_) => None,
         };
         ZoneMap {
             rows,

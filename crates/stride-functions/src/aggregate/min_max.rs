@@ -12,7 +12,7 @@ pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
             is_max,
             vals: Vec::new(),
         }),
-        DataType::List(_) => Box::new(MinMaxScalar {
+        DataType::List(_) | DataType::Struct(_) => Box::new(MinMaxScalar {
             ty: arg.clone(),
             is_max,
             vals: Vec::new(),

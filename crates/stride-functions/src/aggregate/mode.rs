@@ -42,7 +42,9 @@ fn key(v: &Vector, i: usize) -> Key {
         VectorData::F32(b) => float(b[j] as f64),
         VectorData::F64(b) => float(b[j]),
         VectorData::Str(sv) => Key::Bytes(sv.bytes_of(&sv.views[j]).into()),
-        VectorData::Interval(_) | VectorData::List(_) => Key::Text(v.get(i).to_string()),
+        VectorData::Interval(_) | VectorData::List(_) | VectorData::Struct(_) => {
+            Key::Text(v.get(i).to_string())
+        }
     }
 }
 

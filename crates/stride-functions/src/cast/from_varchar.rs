@@ -38,9 +38,11 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
         }),
-        DataType::Varchar | DataType::Json | DataType::Null | DataType::List(_) => {
-            Err(unimplemented_cast(&v.ty, to))
-        }
+        DataType::Varchar
+        | DataType::Json
+        | DataType::Null
+        | DataType::List(_)
+        | DataType::Struct(_) => Err(unimplemented_cast(&v.ty, to)),
     }
 }
 

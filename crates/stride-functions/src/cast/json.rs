@@ -46,25 +46,8 @@ pub(super) fn from_value(v: &Vector, len: usize) -> Result<Vector> {
 }
 
 pub(super) fn to_type(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
-    let rows = if v.constant { 1 } else { len };
-    let mut out = Vector::with_capacity(to, rows);
-    for i in 0..rows {
-        if !v.is_valid(i) {
-            out.push_null();
-            continue;
-        }
-        let text = v.strings().get(v.index(i));
-        let x = match value::parse(text) {
-            Ok(j) => match convert::transform(&j, to, !try_cast) {
-                Ok(x) => x,
-                Err(_) if try_cast => stride_common::ScalarValue::Null,
-                Err(e) => return Err(e),
-            },
-            Err(_) if try_cast => stride_common::ScalarValue::Null,
-            Err(e) => return Err(Error::conversion(e.message)),
-        };
-        out.push(&x)?;
-    }
-    out.constant = v.constant;
-    Ok(out)
+    super::from_text_rows(v, len, to, try_cast, |text| {
+        let j = value::parse(text).map_err(|e| Error::conversion(e.message))?;
+        convert::transform(&j, to, !try_cast)
+    })
 }

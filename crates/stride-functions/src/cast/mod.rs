@@ -13,6 +13,7 @@ pub mod interval;
 mod json;
 mod list;
 mod numeric;
+mod structs;
 mod temporal;
 mod to_varchar;
 
@@ -36,6 +37,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (DataType::Json, _) => json::to_type(v, len, to, try_cast),
         (_, DataType::Varchar) => to_varchar::cast(v, len),
         (DataType::Varchar, DataType::List(_)) => list::from_text(v, len, to, try_cast),
+        (DataType::Varchar, DataType::Struct(_)) => structs::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
@@ -45,6 +47,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             temporal::cast(v, len, to, try_cast)
         }
         (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
+        (DataType::Struct(_), DataType::Struct(_)) => structs::cast(v, to, try_cast),
         // NULL casts to NULL of any type (a VALUES column of NULLs is INTEGER).
         _ if (0..if v.constant { 1 } else { len }).all(|i| !v.is_valid(i)) => {
             Ok(null_vector(to, len, v.constant))
@@ -96,8 +99,35 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         (DataType::Date, DataType::Timestamp)
         | (DataType::Timestamp, DataType::Date | DataType::Time) => true,
         (DataType::List(a), DataType::List(b)) => can_cast(a, b),
+        (DataType::Struct(a), DataType::Struct(b)) => structs::can_cast(a, b),
         _ => false,
     }
+}
+
+/// A cast from text that reads each row's value with `parse` (nested types, row by
+/// row); a failure is the cast's error, or NULL under TRY_CAST.
+fn from_text_rows(
+    v: &Vector,
+    len: usize,
+    to: &DataType,
+    try_cast: bool,
+    parse: impl Fn(&str) -> Result<ScalarValue>,
+) -> Result<Vector> {
+    let rows = if v.constant { 1 } else { len };
+    let mut out = Vector::with_capacity(to, rows);
+    for i in 0..rows {
+        if !v.is_valid(i) {
+            out.push_null();
+            continue;
+        }
+        match parse(v.strings().get(v.index(i))) {
+            Ok(value) => out.push(&value)?,
+            Err(_) if try_cast => out.push_null(),
+            Err(e) => return Err(e),
+        }
+    }
+    out.constant = v.constant;
+    Ok(out)
 }
 
 pub(crate) fn unimplemented_cast(from: &DataType, to: &DataType) -> Error {

@@ -166,6 +166,12 @@ pub fn null_vector(ty: &DataType, rows: usize, constant: bool) -> Vector {
             offsets: vec![0; rows + 1],
             child: Box::new(Vector::empty(inner)),
         }),
+        DataType::Struct(fields) => VectorData::Struct(stride_common::vector::StructData {
+            fields: fields
+                .iter()
+                .map(|(_, t)| null_vector(t, rows, false))
+                .collect(),
+        }),
         _ => stride_common::with_native!(ty.physical(), T => T::wrap(vec![T::default(); rows]),
         _ => VectorData::Str(StringVector {
             views: vec![Default::default(); rows].into(),

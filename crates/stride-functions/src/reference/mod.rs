@@ -22,6 +22,7 @@ const FILES: &[(&str, &str)] = &[
     ("numeric", include_str!("numeric.txt")),
     ("date", include_str!("date.txt")),
     ("list", include_str!("list.txt")),
+    ("struct", include_str!("struct.txt")),
     ("json", include_str!("json.txt")),
     ("aggregate", include_str!("aggregate.txt")),
     ("window", include_str!("window.txt")),

@@ -6,7 +6,7 @@
 use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
-use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string};
+use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string, structs};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
 
@@ -434,6 +434,17 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("quote_literal", string::quote::resolve_quote_literal),
     // lists
     ("list_value", list::resolve_list_value),
+    // structs (struct_pack, struct_insert, struct_update and struct_concat take
+    // named arguments and are bound in the binder)
+    ("row", structs::resolve_row),
+    ("struct_extract", |a| structs::resolve_extract(a, false)),
+    ("struct_extract_at", |a| structs::resolve_extract(a, true)),
+    ("struct_keys", structs::resolve_keys),
+    ("struct_values", structs::resolve_values),
+    ("struct_contains", |a| structs::resolve_search(a, false)),
+    ("struct_has", |a| structs::resolve_search(a, false)),
+    ("struct_position", |a| structs::resolve_search(a, true)),
+    ("struct_indexof", |a| structs::resolve_search(a, true)),
     ("array_to_string", list::resolve_array_to_string),
     ("array_length", |a| {
         list::build::resolve_len(a)

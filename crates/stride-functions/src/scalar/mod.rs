@@ -29,6 +29,7 @@ mod pg;
 mod regex;
 mod signature;
 pub mod string;
+pub mod structs;
 mod uuid;
 mod volatile;
 
@@ -386,6 +387,8 @@ pub enum ScalarFunction {
     PgSizePretty,
     /// The JSON functions (`json_extract`, `->`, `json_object`, ...)
     Json(json::JsonFunction),
+    /// The STRUCT functions (`structs`).
+    Struct(structs::StructFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -441,7 +444,12 @@ pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
 pub fn needs_constants(func: ScalarFunction) -> bool {
     matches!(
         func,
-        ScalarFunction::DatePart | ScalarFunction::ListAggregateByName | ScalarFunction::Json(_)
+        ScalarFunction::DatePart
+            | ScalarFunction::ListAggregateByName
+            | ScalarFunction::Json(_)
+            | ScalarFunction::Struct(
+                structs::StructFunction::Extract | structs::StructFunction::ExtractAt
+            )
     )
 }
 
@@ -459,6 +467,9 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
         }
         ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
         ScalarFunction::Json(j) => json::specialize(f, j, constants),
+        ScalarFunction::Struct(
+            structs::StructFunction::Extract | structs::StructFunction::ExtractAt,
+        ) => structs::specialize_extract(f, constants),
         _ => Ok(()),
     }
 }
@@ -630,6 +641,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgGetExpr
         | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Json(j) => json::evaluate(f, j, args, len),
+        F::Struct(s) => structs::evaluate(f, s, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),

@@ -156,7 +156,8 @@ fn format_value(
             let _ = write!(text_clear(text), "{}", v.get(r));
         }
     }
-    if matches!(v.ty, DataType::Varchar) {
+    // lists and structs print with commas and quotes inside
+    if matches!(v.ty, DataType::Varchar) || v.ty.is_nested() {
         write_text(buf, text.as_bytes(), opts);
     } else {
         buf.extend_from_slice(text.as_bytes());

@@ -76,6 +76,16 @@ def test_lists(con):
         roundtrip(con, [1, "a"])
 
 
+def test_structs(con):
+    assert con.execute("SELECT {'a': 1, 'b': 'x'}").fetchone()[0] == {"a": 1, "b": "x"}
+    assert con.execute("SELECT row(1, 'x')").fetchone()[0] == (1, "x")
+    assert con.execute("SELECT NULL::STRUCT(a INT)").fetchone()[0] is None
+    assert roundtrip(con, {"a": 1, "b": [1, 2], "c": None}) == {"a": 1, "b": [1, 2], "c": None}
+    assert con.execute("SELECT typeof(?)", [{"k": "v"}]).fetchone()[0] == "STRUCT(k VARCHAR)"
+    table = con.sql("SELECT {'a': 1, 'b': 'x'} AS s").arrow()
+    assert table.column("s").to_pylist() == [{"a": 1, "b": "x"}]
+
+
 def test_uuid_and_unsupported(con):
     u = uuid.uuid4()
     assert roundtrip(con, u) == u

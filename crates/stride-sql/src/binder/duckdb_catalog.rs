@@ -616,6 +616,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::Time => 16,
         DataType::HugeInt => 50,
         DataType::Uuid => 54,
+        DataType::Struct(_) => 100,
         DataType::List(_) => 101,
     }
 }

@@ -201,11 +201,15 @@ impl Binder<'_> {
         use ast::Expr as A;
         match e {
             A::Identifier(id) => self.bind_column(None, &id.value, ctx),
-            A::CompoundIdentifier(parts) => match parts.as_slice() {
-                [t, c] => self.bind_column(Some(&t.value), &c.value, ctx),
-                [_, t, c] => self.bind_column(Some(&t.value), &c.value, ctx),
-                _ => Err(Error::binder(format!("unsupported column reference {e}"))),
-            },
+            A::CompoundIdentifier(parts) => self.bind_compound_identifier(parts, ctx),
+            A::Dictionary(entries) => self.bind_dictionary(entries, ctx),
+            A::Tuple(items) => {
+                let values = items
+                    .iter()
+                    .map(|x| self.bind_expr(x, ctx))
+                    .collect::<Result<Vec<_>>>()?;
+                super::structs::pack(vec![String::new(); values.len()], values)
+            }
             A::Value(v) => match &v.value {
                 ast::Value::Placeholder(p) => self.parameter(p),
                 other => Ok(Expr::literal(value_literal(other)?)),
@@ -650,6 +654,15 @@ impl Binder<'_> {
                 let mut x = self.bind_expr(root, ctx)?;
                 for access in access_chain {
                     match access {
+                        ast::AccessExpr::Subscript(ast::Subscript::Index { index })
+                            if matches!(x.data_type(), DataType::Struct(_)) =>
+                        {
+                            let key = self.bind_expr(index, ctx)?;
+                            x = super::structs::field(x, key)?;
+                        }
+                        ast::AccessExpr::Dot(ast::Expr::Identifier(id)) => {
+                            x = super::structs::field_named(x, &id.value)?;
+                        }
                         ast::AccessExpr::Subscript(ast::Subscript::Index { index }) => {
                             let i = self.bind_expr(index, ctx)?;
                             let name = if x.data_type() == DataType::Varchar {
@@ -685,7 +698,7 @@ impl Binder<'_> {
                         }
                         other => {
                             return Err(Error::not_supported(format!(
-                                "{other} is not supported yet: there are no STRUCT values"
+                                "the field access {other} is not supported"
                             )))
                         }
                     }
@@ -718,6 +731,53 @@ impl Binder<'_> {
                 "expression not supported yet: {other}"
             ))),
         }
+    }
+
+    /// `t.c`, `s.t.c`, or a column followed by struct fields (`s.a`, `t.s.a`): the
+    /// table reading is tried first, as in DuckDB.
+    fn bind_compound_identifier(
+        &mut self,
+        parts: &[ast::Ident],
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
+        // (qualifier, column, fields after it) readings, most qualified first
+        let mut readings: Vec<(Option<&str>, &str, &[ast::Ident])> = Vec::new();
+        if parts.len() >= 3 {
+            readings.push((Some(&parts[1].value), &parts[2].value, &parts[3..]));
+        }
+        if parts.len() >= 2 {
+            readings.push((Some(&parts[0].value), &parts[1].value, &parts[2..]));
+        }
+        readings.push((None, &parts[0].value, &parts[1..]));
+        // the error to report: a field's, once some reading found its column
+        let mut first_error = None;
+        let mut field_error = None;
+        for (qualifier, column, fields) in readings {
+            let mut x = match self.bind_column(qualifier, column, ctx) {
+                Ok(x) => x,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+            let mut failed = None;
+            for f in fields {
+                match super::structs::field_named(x.clone(), &f.value) {
+                    Ok(next) => x = next,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            match failed {
+                None => return Ok(x),
+                Some(e) => {
+                    field_error.get_or_insert(e);
+                }
+            }
+        }
+        Err(field_error.or(first_error).expect("at least one reading"))
     }
 
     fn bind_column(

@@ -78,6 +78,9 @@ impl Binder<'_> {
             }
             ast::FunctionArguments::List(l) => l,
         };
+        if let Some(e) = self.bind_struct_call(&name, &list.args, ctx)? {
+            return Ok(e);
+        }
         if let Some(kind) = super::lambda::kind(&name) {
             return self.bind_lambda_call(&name, kind, &list.args, ctx);
         }

@@ -491,7 +491,14 @@ fn bind_select_list(
             predicate,
         };
     }
-    let set_calls = super::set_function::find(&s.projection);
+    // unnest(struct) is not set-returning: it spreads the fields into columns
+    let set_items: Vec<ast::SelectItem> = s
+        .projection
+        .iter()
+        .filter(|item| !matches!(item, ast::SelectItem::UnnamedExpr(e) if is_struct_unnest(b, e, &scope)))
+        .cloned()
+        .collect();
+    let set_calls = super::set_function::find(&set_items);
     if !set_calls.is_empty() {
         let (p, columns) = b.bind_set_functions(&set_calls, &scope, plan)?;
         plan = p;
@@ -524,6 +531,41 @@ fn bind_select_list(
                     ));
                 }
                 items.extend(star.into_iter().map(|(expr, name)| SelectItem {
+                    expr,
+                    name,
+                    alias: None,
+                }));
+            }
+            ast::SelectItem::QualifiedWildcard(kind, opts)
+                if super::structs::star_operand(kind, &scope).is_some() =>
+            {
+                let operand = super::structs::star_operand(kind, &scope).expect("checked");
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
+                    clause: "SELECT",
+                };
+                let x = b.bind_expr(&operand, &mut ctx)?;
+                let fields = super::structs::expand(x, opts)?;
+                items.extend(fields.into_iter().map(|(expr, name)| SelectItem {
+                    expr,
+                    name,
+                    alias: None,
+                }));
+            }
+            ast::SelectItem::UnnamedExpr(e) if is_struct_unnest(b, e, &scope) => {
+                // unnest(struct): one column per field, as DuckDB does
+                let operand = super::structs::unnest_operand(e).expect("checked");
+                let mut ctx = ExprCtx {
+                    scope: &scope,
+                    aggregates: Some(&mut aggregates),
+                    windows: Some(&mut windows),
+                    clause: "SELECT",
+                };
+                let x = b.bind_expr(operand, &mut ctx)?;
+                let fields = super::structs::expand(x, &Default::default())?;
+                items.extend(fields.into_iter().map(|(expr, name)| SelectItem {
                     expr,
                     name,
                     alias: None,
@@ -1104,6 +1146,22 @@ fn window_columns(e: Expr, base: usize) -> Expr {
 }
 
 /// The table named by `t.*`.
+/// Whether a select item is `unnest(x)` of a STRUCT value `x` (bound on its own to
+/// learn its type; an aggregate or window inside makes it not one).
+fn is_struct_unnest(b: &mut Binder, e: &ast::Expr, scope: &Scope) -> bool {
+    let Some(operand) = super::structs::unnest_operand(e) else {
+        return false;
+    };
+    let mut probe = ExprCtx {
+        scope,
+        aggregates: None,
+        windows: None,
+        clause: "SELECT",
+    };
+    b.bind_expr(operand, &mut probe)
+        .is_ok_and(|x| matches!(x.data_type(), DataType::Struct(_)))
+}
+
 pub(super) fn wildcard_qualifier(kind: &ast::SelectItemQualifiedWildcardKind) -> Result<String> {
     match kind {
         ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::from::object_name(n),

@@ -67,6 +67,25 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::JSON => DataType::Json,
+        A::Struct(fields, _) => {
+            if fields.is_empty() {
+                return Err(Error::binder("a STRUCT type needs at least one field"));
+            }
+            let mut out: Vec<(String, DataType)> = Vec::with_capacity(fields.len());
+            for f in fields {
+                let name = f
+                    .field_name
+                    .as_ref()
+                    .map_or(String::new(), |n| n.value.clone());
+                if !name.is_empty() && out.iter().any(|(m, _)| m.eq_ignore_ascii_case(&name)) {
+                    return Err(Error::binder(format!(
+                        "Duplicate struct entry name \"{name}\""
+                    )));
+                }
+                out.push((name, convert_data_type(&f.field_type)?));
+            }
+            DataType::Struct(out)
+        }
         A::Custom(name, args) => {
             let parts: Vec<String> = name
                 .0

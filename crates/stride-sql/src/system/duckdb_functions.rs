@@ -198,7 +198,10 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
         "current_query",
         "IS DISTINCT FROM",
         "IS NOT DISTINCT FROM",
-    ] {
+    ]
+    .into_iter()
+    .chain(crate::binder::STRUCT_FUNCTIONS.iter().copied())
+    {
         named(name, "scalar", &mut out);
     }
     for name in crate::binder::LAMBDA_FUNCTIONS {

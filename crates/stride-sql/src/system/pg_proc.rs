@@ -151,9 +151,11 @@ fn combinations(arity: usize) -> Vec<Vec<DataType>> {
     out
 }
 
-/// A type's OID; lists of lists, which PostgreSQL has no type for, are `anyarray`.
+/// A type's OID; lists of lists, which PostgreSQL has no type for, are `anyarray`,
+/// and structs (sent to clients as text) are `any`.
 fn oid(t: &DataType) -> u32 {
     match (pg_types::oid_of(t), t) {
+        (_, DataType::Struct(_)) => ANY,
         (0, DataType::List(_)) => ANYARRAY,
         (0, _) => ANY,
         (o, _) => o,

@@ -219,22 +219,7 @@ pub fn split_qualified(text: &str) -> Option<Vec<String>> {
     Some(parts)
 }
 
-/// An identifier as SQL must spell it: in double quotes unless it is all lower-case
-/// letters, digits and underscores (not starting with a digit).
-pub fn quote_if_needed(name: &str) -> String {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
-}
+pub use stride_common::types::quote_identifier as quote_if_needed;
 
 /// A constant as SQL text (how a column DEFAULT reads in `pg_attrdef`).
 pub fn sql_literal(v: &ScalarValue) -> String {

@@ -17,7 +17,7 @@
 //!   over a power of ten, bit-packed, with the values that do not fit kept whole, when
 //!   that is at least a tenth smaller.
 //!
-//! Intervals and lists stay plain, as do integers that need their full width, strings
+//! Intervals, lists and structs stay plain, as do integers that need their full width, strings
 //! FSST cannot shrink and floats that are not decimals. A column of one value is
 //! bit-packed in 0 bits a row. `docs/storage.md` has the bytes.
 //!

@@ -70,12 +70,14 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
 fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Result<Vector> {
     match a.ty.physical() {
         PhysicalType::Str => Ok(strings::compare::<O>(a, b, len)),
-        PhysicalType::List => map_rows(&[a, b], len, DataType::Boolean, |i| {
-            Ok(O::ord(a.get(i).total_cmp(&b.get(i))))
-        }),
+        PhysicalType::List | PhysicalType::Struct => {
+            map_rows(&[a, b], len, DataType::Boolean, |i| {
+                Ok(O::ord(a.get(i).total_cmp(&b.get(i))))
+            })
+        }
         p => Ok(
             stride_common::with_native!(p, T => fixed::<T, O>(a, b, len),
-            _ => unreachable!("strings and lists handled above")),
+            _ => unreachable!("strings, lists and structs handled above")),
         ),
     }
 }

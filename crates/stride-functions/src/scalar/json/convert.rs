@@ -47,6 +47,22 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
             }
             out.push(']');
         }
+        // an object, or an array when the fields are unnamed (DuckDB's `row(1, 2)`)
+        ScalarValue::Struct(fields, values) => {
+            let unnamed = fields.iter().all(|(n, _)| n.is_empty());
+            out.push(if unnamed { '[' } else { '{' });
+            for (i, ((name, t), x)) in fields.iter().zip(values).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !unnamed {
+                    write_string(out, name);
+                    out.push(':');
+                }
+                write_scalar(out, x, t);
+            }
+            out.push(if unnamed { ']' } else { '}' });
+        }
         other => write_string(out, &other.to_string()),
     }
 }
@@ -71,8 +87,14 @@ fn type_of_structure(v: &Value) -> Result<DataType> {
         Value::Array(_) => Err(Error::binder(
             "a JSON structure's array must hold exactly one element: the structure of every element",
         )),
-        Value::Object(_) => Err(Error::not_supported(
-            "json_transform into an object (STRUCT or MAP) is not supported: stride has no STRUCT type; extract the fields with json_extract or transform them one by one",
+        // an object: a STRUCT of its keys, each of its value's structure
+        Value::Object(map) if !map.is_empty() => Ok(DataType::Struct(
+            map.iter()
+                .map(|(k, x)| Ok((k.clone(), type_of_structure(x)?)))
+                .collect::<Result<_>>()?,
+        )),
+        Value::Object(_) => Err(Error::binder(
+            "a JSON structure's object must have at least one key",
         )),
         other => Err(Error::binder(format!(
             "invalid JSON structure {}: expected a type name or an array",
@@ -119,13 +141,22 @@ pub fn transform(v: &Value, ty: &DataType, strict: bool) -> Result<ScalarValue> 
                 .map(|x| transform(x, t, strict))
                 .collect::<Result<_>>()?,
         )),
+        // an object's keys are matched with the fields by name; a missing key is NULL
+        (Value::Object(map), DataType::Struct(fields)) => Ok(ScalarValue::Struct(
+            fields.clone(),
+            fields
+                .iter()
+                .map(|(name, t)| match map.get(name) {
+                    Some(x) => transform(x, t, strict),
+                    None => Ok(ScalarValue::Null),
+                })
+                .collect::<Result<_>>()?,
+        )),
         (Value::Bool(b), DataType::Boolean) => Ok(ScalarValue::Boolean(*b)),
         (Value::Bool(b), t) if t.is_numeric() => {
             cast_scalar(&ScalarValue::Boolean(*b), t, !strict).or_else(|e| fail(e, v, strict))
         }
-        (Value::Number(_) | Value::String(_) | Value::Bool(_), t)
-            if !matches!(t, DataType::List(_)) =>
-        {
+        (Value::Number(_) | Value::String(_) | Value::Bool(_), t) if !t.is_nested() => {
             let text = match v {
                 Value::String(s) => s.clone(),
                 other => value::to_text(other),
@@ -184,7 +215,11 @@ mod tests {
             ScalarValue::Null
         );
         assert!(transform(&x, &DataType::Integer, true).is_err());
-        assert!(structure_type(r#"{"a":"INTEGER"}"#).is_err());
+        assert_eq!(
+            structure_type(r#"{"a":"INTEGER"}"#).unwrap(),
+            DataType::Struct(vec![("a".into(), DataType::Integer)])
+        );
+        assert!(structure_type("{}").is_err());
     }
 
     #[test]
