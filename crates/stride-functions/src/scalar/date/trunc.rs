@@ -1,6 +1,8 @@
 //! `date_trunc(part, x)`: the start of the `part` period containing `x`, as a
-//! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start on Monday (ISO); centuries and millennia
-//! start in years ending in 01 (2001-01-01), as in PostgreSQL.
+//! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start
+//! on Monday (ISO); decades, centuries and millennia start in years ending in 0
+//! (2000-01-01), counted toward zero before year 0, as in DuckDB (PostgreSQL starts
+//! centuries in 2001).
 
 use super::field::DateField;
 use super::temporal_arg;
@@ -41,10 +43,10 @@ fn trunc_field(spec: &str) -> Result<DateField> {
     }
 }
 
-/// First year of the period of `size` years containing `y`, for periods that start
-/// in years ending in 1 (centuries, millennia).
+/// First year of the period of `size` years containing `y` (decades, centuries,
+/// millennia), rounded toward zero: -15 lies in the decade of -10.
 fn period_start(y: i64, size: i64) -> i64 {
-    (y - 1).div_euclid(size) * size + 1
+    y - y % size
 }
 
 /// A day number truncated to the start of `field`'s period (sub-day fields keep it).
@@ -54,7 +56,7 @@ fn trunc_days(field: DateField, days: i64) -> i64 {
     match field {
         Millennium => days_from_civil(period_start(y, 1000), 1, 1),
         Century => days_from_civil(period_start(y, 100), 1, 1),
-        Decade => days_from_civil(y - y.rem_euclid(10), 1, 1),
+        Decade => days_from_civil(period_start(y, 10), 1, 1),
         Year => days_from_civil(y, 1, 1),
         Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
         Month => days_from_civil(y, m, 1),
@@ -156,15 +158,15 @@ mod tests {
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(),
-            ts("1901-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(),
-            ts("2001-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(),
-            ts("2001-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(),
