@@ -15,7 +15,9 @@ pub type Resolver = fn(&[DataType]) -> Option<BoundFunction>;
 
 const CATALOGUE: &[(&str, Resolver)] = &[
     // arithmetic
-    ("+", arithmetic::resolve_add),
+    ("+", |a| {
+        arithmetic::resolve_add(a).or_else(|| list::resolve_list_concat(a))
+    }),
     ("-", arithmetic::resolve_subtract),
     ("*", arithmetic::resolve_multiply),
     ("/", arithmetic::resolve_divide),
