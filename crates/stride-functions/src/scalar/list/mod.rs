@@ -421,8 +421,9 @@ mod tests {
             eval("list_extract", &[l.clone(), Integer(0)]).unwrap(),
             Null
         );
+        assert_eq!(eval("||", &[Null, list(vec![s("x")])]).unwrap(), Null);
         assert_eq!(
-            eval("||", &[Null, list(vec![s("x")])]).unwrap(),
+            eval("list_concat", &[Null, list(vec![s("x")])]).unwrap(),
             list(vec![s("x")])
         );
         assert_eq!(
