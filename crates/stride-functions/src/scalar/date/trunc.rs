@@ -2,7 +2,10 @@
 //! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start
 //! on Monday (ISO); decades, centuries and millennia start in years ending in 0
 //! (2000-01-01), counted toward zero before year 0, as in DuckDB (PostgreSQL starts
-//! centuries in 2001).
+//! centuries in 2001). An INTERVAL is truncated part by part, toward zero: the units
+//! below `part` are cleared (`date_trunc('month', INTERVAL '14 months 3 days')` is 1
+//! year 2 months, `'week'` keeps whole weeks of its days, the day-of-week and
+//! day-of-year parts keep its days, `'epoch'` its whole seconds).
 
 use super::field::DateField;
 use super::temporal_arg;
@@ -11,14 +14,14 @@ use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{civil_from_days, days_from_civil, iso_day_of_week};
-use stride_common::{DataType, Error, Result, Vector};
+use stride_common::{DataType, Error, Interval, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let [part, x] = args else { return None };
     if !castable(part, &DataType::Varchar) {
         return None;
     }
-    let x = match temporal_arg(x, false)? {
+    let x = match temporal_arg(x, true)? {
         DataType::Date => DataType::Timestamp,
         other => other,
     };
@@ -80,6 +83,34 @@ fn trunc_micros(field: DateField, t: i64) -> Option<i64> {
     Some(t - t.rem_euclid(unit))
 }
 
+/// An interval truncated to `field` (see the module doc).
+fn trunc_interval(field: DateField, iv: Interval) -> Result<Interval> {
+    use DateField::*;
+    let months = |size: i32| Interval::new(iv.months - iv.months % size, 0, 0);
+    let micros = |unit: i64| Interval::new(iv.months, iv.days, iv.micros - iv.micros % unit);
+    Ok(match field {
+        Millennium => months(12_000),
+        Century => months(1_200),
+        Decade => months(120),
+        Year | IsoYear => months(12),
+        Quarter => months(3),
+        Month => months(1),
+        Week | YearWeek => Interval::new(iv.months, iv.days - iv.days % 7, 0),
+        Day | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => Interval::new(iv.months, iv.days, 0),
+        Hour => micros(3_600 * MICROS_PER_SEC),
+        Minute => micros(60 * MICROS_PER_SEC),
+        Second | Epoch => micros(MICROS_PER_SEC),
+        Millisecond => micros(1_000),
+        Microsecond | Nanosecond => iv,
+        Timezone | Era => {
+            return Err(Error::not_supported(format!(
+                "date_trunc specifier \"{}\" not supported for INTERVAL",
+                field.name()
+            )))
+        }
+    })
+}
+
 fn out_of_range() -> Error {
     Error::out_of_range("Timestamp out of range")
 }
@@ -87,6 +118,13 @@ fn out_of_range() -> Error {
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let (part, v) = (&args[0], &args[1]);
     let ty = f.return_type.clone();
+    if ty == DataType::Interval {
+        let parts = StrSlot::new(part);
+        let iv = Slot::<Interval>::new(v);
+        return map_rows(&[part, v], len, ty, |i| {
+            trunc_interval(DateField::parse(parts.get(i))?, iv.get(i))
+        });
+    }
     if part.constant {
         if !part.validity.is_valid(0) {
             return Ok(null_vector(&ty, len, v.constant));
