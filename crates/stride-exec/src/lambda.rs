@@ -69,7 +69,9 @@ pub fn eval_lambda(l: &Lambda, chunk: &DataChunk, ctx: &QueryContext) -> Result<
                 validity,
             )
         }
-        LambdaKind::Reduce => reduce(l, data, &lists, &lengths, &captures, ctx)?,
+        LambdaKind::Reduce | LambdaKind::ReduceFrom => {
+            reduce(l, data, &lists, &lengths, &captures, ctx)?
+        }
     };
     out.constant = constant;
     Ok(out)
@@ -150,7 +152,10 @@ fn map_elements(
     Ok((values, offsets))
 }
 
-/// Reduce: the body folded over each list; an empty list is an error, as in DuckDB.
+/// Reduce: the body folded over each list, from the initial value (the first
+/// capture) when there is one, else from the first element (cast to the
+/// accumulator's type); an empty list without an initial value is an error, as in
+/// DuckDB.
 fn reduce(
     l: &Lambda,
     data: &ListData,
@@ -160,19 +165,27 @@ fn reduce(
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let rows = lengths.len();
+    let from_initial = l.func == LambdaKind::ReduceFrom;
     let mut acc: Vec<ScalarValue> = vec![ScalarValue::Null; rows];
     for (i, &n) in lengths.iter().enumerate() {
-        if lists.is_valid(i) {
-            if n == 0 {
-                return Err(Error::invalid_input(
-                    "Cannot perform list_reduce on an empty input list",
-                ));
-            }
-            acc[i] = data.child.get(data.offsets[lists.index(i)] as usize);
+        if !lists.is_valid(i) {
+            continue;
+        }
+        if from_initial {
+            acc[i] = captures[0].get(i);
+        } else if n == 0 {
+            return Err(Error::invalid_input(
+                "Cannot perform list_reduce on an empty input list",
+            ));
+        } else {
+            let first = data.child.get(data.offsets[lists.index(i)] as usize);
+            acc[i] = stride_functions::cast_scalar(&first, l.ty, false)?;
         }
     }
+    // the element each step folds in: the first one when starting from the initial value
+    let skip = u32::from(!from_initial);
     let longest = lengths.iter().copied().max().unwrap_or(0);
-    for step in 1..longest {
+    for step in skip..longest {
         let active: Vec<u32> = (0..rows as u32)
             .filter(|&i| lists.is_valid(i as usize) && lengths[i as usize] > step)
             .collect();

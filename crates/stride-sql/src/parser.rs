@@ -421,6 +421,27 @@ impl Dialect for StrideDialect {
         }))
     }
 
+    /// DuckDB's prefix operators `@x` (absolute value) and `~x` (bitwise NOT), which
+    /// take what follows up to a comparison (`@ 2 - 3` is `abs(2 - 3)`), and
+    /// `TRIM([LEADING | TRAILING | BOTH] FROM s)`, which names no characters (the
+    /// parser expects an expression before FROM).
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
+        use sqlparser::ast::UnaryOperator;
+        use sqlparser::dialect::Precedence;
+        let op = match &parser.peek_token_ref().token {
+            Token::AtSign => UnaryOperator::PGAbs,
+            Token::Tilde => UnaryOperator::BitwiseNot,
+            Token::Word(w) if w.keyword == Keyword::TRIM => return parse_trim_from(parser),
+            _ => return None,
+        };
+        parser.next_token();
+        let precedence = self.prec_value(Precedence::PgOther);
+        Some(parser.parse_subexpr(precedence).map(|e| Expr::UnaryOp {
+            op,
+            expr: Box::new(e),
+        }))
+    }
+
     fn parse_infix(
         &self,
         parser: &mut Parser,
@@ -442,6 +463,16 @@ impl Dialect for StrideDialect {
                     }),
             );
         }
+        // `s ^@ prefix` (starts_with), which the parser reads only for PostgreSQL
+        if parser.peek_token_ref().token == Token::CaretAt {
+            parser.next_token();
+            let precedence = self.prec_value(sqlparser::dialect::Precedence::PgOther);
+            return Some(
+                parser
+                    .parse_subexpr(precedence)
+                    .map(|right| call_expr("^@", vec![expr.clone(), right])),
+            );
+        }
         if let Some(e) = duckdb_operator(self, parser, expr) {
             return Some(e);
         }
@@ -458,9 +489,9 @@ impl Dialect for StrideDialect {
         Some(parse_in(parser, expr.clone(), negated))
     }
 
-    /// DuckDB's operators the parser does not know: `x GLOB p`, `x NOT GLOB p`
-    /// (`~~~`) and the postfix factorial `n!`; `**` is two `*` tokens, which the
-    /// default precedence already handles.
+    /// DuckDB's operators the parser does not know: `x GLOB p`, `x NOT GLOB p`,
+    /// `x ~~~ p` and the postfix factorial `n!`, and `^@` with DuckDB's precedence;
+    /// `**` is two `*` tokens, which the default precedence already handles.
     fn get_next_precedence(&self, parser: &Parser) -> Option<std::result::Result<u8, ParserError>> {
         use sqlparser::dialect::Precedence;
         let glob = |n: usize| {
@@ -484,6 +515,14 @@ impl Dialect for StrideDialect {
         }
         if parser.peek_token_ref().token == Token::ExclamationMark {
             return Some(Ok(self.prec_value(Precedence::MulDivModOp) + 5));
+        }
+        // DuckDB gives `^@` an ordinary operator's precedence: `a || b ^@ c` tests
+        // `a || b` (the parser would bind it as tightly as `::`)
+        if parser.peek_token_ref().token == Token::CaretAt {
+            return Some(Ok(self.prec_value(Precedence::PgOther)));
+        }
+        if is_glob_operator(parser) {
+            return Some(Ok(self.prec_value(Precedence::Like)));
         }
         None
     }
@@ -786,6 +825,16 @@ fn duckdb_operator(
         parser.next_token();
         return Some(Ok(call_expr("!__postfix", vec![expr.clone()])));
     }
+    if is_glob_operator(parser) {
+        parser.next_token();
+        parser.next_token();
+        let prec = dialect.prec_value(Precedence::Like);
+        return Some(
+            parser
+                .parse_subexpr(prec)
+                .map(|right| call_expr("~~~", vec![expr.clone(), right])),
+        );
+    }
     let negated = not(&tok(0)) && glob(&tok(1));
     if glob(&tok(0)) || negated {
         parser.next_token();
@@ -806,6 +855,46 @@ fn duckdb_operator(
         }));
     }
     None
+}
+
+/// Whether the next tokens are DuckDB's `~~~` (GLOB), which reaches the parser as
+/// `~~` and `~` written together (`~~ ~x` stays LIKE with a bitwise NOT).
+fn is_glob_operator(parser: &Parser) -> bool {
+    let (a, b) = (parser.peek_nth_token_ref(0), parser.peek_nth_token_ref(1));
+    a.token == Token::DoubleTilde && b.token == Token::Tilde && a.span.end == b.span.start
+}
+
+/// `TRIM ( [LEADING | TRAILING | BOTH] FROM s )`: whitespace trimmed from the named
+/// side(s), as `TRIM(s)`, `LTRIM(s)`, `RTRIM(s)`. None (nothing consumed) for the
+/// other forms of TRIM, which the parser reads.
+fn parse_trim_from(parser: &mut Parser) -> Option<std::result::Result<Expr, ParserError>> {
+    use sqlparser::ast::TrimWhereField;
+    if parser.peek_nth_token_ref(1).token != Token::LParen {
+        return None;
+    }
+    let keyword = |n: usize| match &parser.peek_nth_token_ref(n).token {
+        Token::Word(w) => w.keyword,
+        _ => Keyword::NoKeyword,
+    };
+    let (trim_where, skip) = match (keyword(2), keyword(3)) {
+        (Keyword::FROM, _) => (None, 3),
+        (Keyword::LEADING, Keyword::FROM) => (Some(TrimWhereField::Leading), 4),
+        (Keyword::TRAILING, Keyword::FROM) => (Some(TrimWhereField::Trailing), 4),
+        (Keyword::BOTH, Keyword::FROM) => (Some(TrimWhereField::Both), 4),
+        _ => return None,
+    };
+    for _ in 0..skip {
+        parser.next_token();
+    }
+    Some(parser.parse_expr().and_then(|expr| {
+        parser.expect_token(&Token::RParen)?;
+        Ok(Expr::Trim {
+            expr: Box::new(expr),
+            trim_where,
+            trim_what: None,
+            trim_characters: None,
+        })
+    }))
 }
 
 /// `[NOT] IN ( ... )` after `expr`: a subquery when the parentheses hold exactly one

@@ -5,7 +5,9 @@ use super::{add_to_sums, for_each_f64, GroupedState};
 use stride_common::{DataType, Error, Result, Validity, Vector};
 
 pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
-    if arg.is_float() {
+    if *arg == DataType::Interval {
+        Box::<super::avg_interval::AvgInterval>::default()
+    } else if arg.is_float() {
         Box::new(AvgFloat::default())
     } else {
         let scale = arg.decimal_properties().map_or(0, |(_, s)| s);

@@ -14,6 +14,7 @@
 mod approx_distinct;
 pub mod arg_min_max;
 mod avg;
+mod avg_interval;
 pub mod bit_agg;
 mod bool_agg;
 mod count;
@@ -27,6 +28,7 @@ mod mode;
 pub mod moments;
 pub mod product;
 pub mod quantile;
+mod quantile_text;
 mod string_agg;
 mod sum;
 pub mod top_n;
@@ -326,6 +328,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             DataType::Real | DataType::Double => {
                 bound(F::Avg, vec![DataType::Double], DataType::Double)
             }
+            DataType::Interval => bound(F::Avg, vec![DataType::Interval], DataType::Interval),
             _ => Err(mismatch(name, args)),
         },
         F::Min | F::Max | F::ArgMin | F::ArgMax if args.len() == 1 + arity_of_values(func) => {

@@ -14,6 +14,7 @@
 //!   descending order); `|q|` must not exceed 1.
 //!
 //! Partial states are each group's values as a list, so threads merge by appending.
+//! Strings take the discrete rule (`median` too) in `quantile_text.rs`.
 
 use super::GroupedState;
 use stride_common::interval::MICROS_PER_DAY;
@@ -41,6 +42,8 @@ pub fn result_type(kind: Kind, t: &DataType) -> Option<DataType> {
         t
     };
     Some(match (kind, t) {
+        // strings have discrete quantiles only (quantile_text.rs)
+        (Kind::Median | Kind::Disc, DataType::Varchar) => DataType::Varchar,
         (_, DataType::Boolean | DataType::Varchar | DataType::List(_) | DataType::Interval) => {
             return None
         }
@@ -192,6 +195,9 @@ pub fn new(kind: Kind, input: &DataType, q: Option<&ScalarValue>) -> Box<dyn Gro
             matches!(q, ScalarValue::List(..)),
         ),
     };
+    if *input == DataType::Varchar {
+        return Box::new(super::quantile_text::TextQuantile::new(fractions, list));
+    }
     let output = result_type(kind, input).unwrap_or(DataType::Double);
     fn make<T: Sample>(
         kind: Kind,

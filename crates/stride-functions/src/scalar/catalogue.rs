@@ -15,7 +15,9 @@ pub type Resolver = fn(&[DataType]) -> Option<BoundFunction>;
 
 const CATALOGUE: &[(&str, Resolver)] = &[
     // arithmetic
-    ("+", arithmetic::resolve_add),
+    ("+", |a| {
+        arithmetic::resolve_add(a).or_else(|| list::resolve_list_concat(a))
+    }),
     ("-", arithmetic::resolve_subtract),
     ("*", arithmetic::resolve_multiply),
     ("/", arithmetic::resolve_divide),
@@ -421,7 +423,14 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     // regular expressions and quoting
     ("regexp_matches", regex::resolve_regexp_matches),
     ("regexp_full_match", regex::resolve_regexp_full_match),
-    ("~", regex::resolve_regexp_matches),
+    // unary `~` is bitwise NOT, binary `~` a regular expression match
+    ("~", |a| {
+        if a.len() == 1 {
+            math::bitwise::resolve_not(a)
+        } else {
+            regex::resolve_regexp_matches(a)
+        }
+    }),
     ("~*", regex::resolve_imatch),
     ("regexp_extract", regex::extract::resolve_extract),
     ("regexp_extract_all", regex::extract::resolve_extract_all),

@@ -306,8 +306,10 @@ pub enum ScalarFunction {
     Cardinality,
     /// `list_extract(l, i)`, `l[i]`
     ListExtract,
-    /// `list_concat`, `array_cat`, `list || list`
+    /// `list_concat`, `array_cat`, `list + list` (variadic; NULL lists skipped)
     ListConcat,
+    /// `list || list`: NULL when either side is NULL
+    ListConcatOperator,
     /// `list || element`
     ListAppend,
     /// `element || list`
@@ -603,6 +605,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Cardinality
         | F::ListExtract
         | F::ListConcat
+        | F::ListConcatOperator
         | F::ListAppend
         | F::ListPrepend
         | F::ListAny(_)

@@ -621,6 +621,22 @@ impl Binder<'_> {
                 }
                 call(name, args)
             }
+            A::Overlay {
+                expr,
+                overlay_what,
+                overlay_from,
+                overlay_for,
+            } => {
+                let mut args = vec![
+                    self.bind_expr(expr, ctx)?,
+                    self.bind_expr(overlay_what, ctx)?,
+                    self.bind_expr(overlay_from, ctx)?,
+                ];
+                if let Some(f) = overlay_for {
+                    args.push(self.bind_expr(f, ctx)?);
+                }
+                call("overlay", args)
+            }
             A::Position { expr, r#in } => {
                 let needle = self.bind_expr(expr, ctx)?;
                 let hay = self.bind_expr(r#in, ctx)?;
@@ -867,6 +883,16 @@ impl Binder<'_> {
             ast::UnaryOperator::Not => {
                 let inner = bool_expr(self.bind_expr(x, ctx)?, "NOT argument")?;
                 Ok(Expr::Not(Box::new(inner)))
+            }
+            // `~x` (bitwise NOT) and `@x` (absolute value), DuckDB's prefix operators
+            ast::UnaryOperator::BitwiseNot | ast::UnaryOperator::PGAbs => {
+                let name = if *op == ast::UnaryOperator::PGAbs {
+                    "@"
+                } else {
+                    "~"
+                };
+                let inner = self.bind_expr(x, ctx)?;
+                call(name, vec![inner])
             }
             other => Err(Error::not_supported(format!(
                 "unary operator {other} is not supported yet"

@@ -509,6 +509,15 @@ impl<'a> Binder<'a> {
         if name == "unnest" {
             return bind_unnest(bound_args);
         }
+        let temporal = |e: &Expr| {
+            matches!(
+                e.data_type(),
+                DataType::Date | DataType::Timestamp | DataType::Interval
+            )
+        };
+        if matches!(name, "range" | "generate_series") && bound_args.iter().any(temporal) {
+            return temporal_series(name, bound_args);
+        }
         // Arguments over an enclosing query's columns are evaluated per outer row.
         let outer = bound_args
             .iter()
@@ -664,6 +673,34 @@ impl<'a> Binder<'a> {
 }
 
 /// `unnest(list)`: one row per element, in order (a NULL list gives no rows).
+/// `range(start, stop, step)` / `generate_series` over dates or timestamps with an
+/// INTERVAL step (DuckDB's): one TIMESTAMP row per element of the scalar function's
+/// list, so the two agree (a step of zero, though, is an error here as in DuckDB,
+/// where the scalar gives an empty list).
+fn temporal_series(name: &str, args: Vec<Expr>) -> Result<LogicalPlan> {
+    if args.len() != 3 {
+        return Err(Error::binder(format!(
+            "{name} over dates and timestamps takes a start, a stop and an INTERVAL step, as in {name}(DATE '2024-01-01', DATE '2024-02-01', INTERVAL 1 DAY)"
+        )));
+    }
+    if let Some(ScalarValue::Interval(step)) = fold_constant(&args[2])? {
+        if step == stride_common::Interval::default() {
+            return Err(Error::binder(format!(
+                "{name}: the INTERVAL step must not be 0"
+            )));
+        }
+    }
+    let list = super::expr::call(name, args)?;
+    let mut plan = bind_unnest(vec![list])?;
+    match &mut plan {
+        LogicalPlan::Values { schema, .. } | LogicalPlan::TableFunction { schema, .. } => {
+            schema[0].name = name.to_string();
+        }
+        _ => {}
+    }
+    Ok(plan)
+}
+
 fn bind_unnest(mut args: Vec<Expr>) -> Result<LogicalPlan> {
     if args.len() != 1 {
         return Err(Error::binder(format!(

@@ -1,7 +1,10 @@
 //! Lambdas: `list_transform(l, x -> x + 1)` (also `lambda x: x + 1`, DuckDB's newer
-//! syntax), `list_filter(l, x -> x > 0)` and `list_reduce(l, (acc, x) -> acc + x)`,
-//! with their aliases. A lambda may take one more parameter, the element's 1-based
-//! position, and may read the row's columns.
+//! syntax), `list_filter(l, x -> x > 0)` and `list_reduce(l, (acc, x) -> acc + x
+//! [, initial])`, with their aliases. A lambda may take one more parameter, the
+//! element's 1-based position, and may read the row's columns. A reduce's
+//! accumulator has the common type of its start (the initial value, else the first
+//! element) and of the body's result, as in DuckDB: `list_reduce([1, 2], (a, x) ->
+//! a * 1.5)` folds in DECIMAL.
 //!
 //! The body is bound over its own input (stride-exec's lambda.rs evaluates it over
 //! the elements of many lists at once): the parameters first, then every value of the
@@ -56,8 +59,10 @@ impl Binder<'_> {
                 "{name} takes a list and a lambda, as in {name}([1, 2], x -> x + 1)"
             ))
         };
-        let [list_arg, lambda_arg] = args else {
-            return Err(usage());
+        let (list_arg, lambda_arg, initial_arg) = match (kind, args) {
+            (_, [l, f]) => (l, f, None),
+            (LambdaKind::Reduce, [l, f, init]) => (l, f, Some(init)),
+            _ => return Err(usage()),
         };
         let list_expr = super::function::positional(list_arg).ok_or_else(usage)?;
         let lambda = match super::function::positional(lambda_arg).as_deref() {
@@ -77,13 +82,33 @@ impl Binder<'_> {
                 )))
             }
         };
+        let initial = match initial_arg {
+            Some(a) => {
+                let e = super::function::positional(a).ok_or_else(usage)?;
+                Some(self.bind_expr(&e, ctx)?)
+            }
+            None => None,
+        };
+        let kind = if initial.is_some() {
+            LambdaKind::ReduceFrom
+        } else {
+            kind
+        };
         let names: Vec<String> = lambda
             .params
             .iter()
             .map(|p| super::expr::ident_name(&p.name))
             .collect();
+        // A reduce's accumulator starts as the initial value's type (the element's
+        // without one).
+        let start = match &initial {
+            Some(i) if i.data_type() != DataType::Null => i.data_type(),
+            _ => elem.clone(),
+        };
         let mut types = match kind {
-            LambdaKind::Reduce => vec![elem.clone(), elem.clone(), DataType::BigInt],
+            LambdaKind::Reduce | LambdaKind::ReduceFrom => {
+                vec![start.clone(), elem.clone(), DataType::BigInt]
+            }
             _ => vec![elem.clone(), DataType::BigInt],
         };
         let least = types.len() - 1;
@@ -96,22 +121,39 @@ impl Binder<'_> {
         }
         types.truncate(names.len());
 
-        // The parameters, then the row's columns (those a parameter names hidden).
-        let mut fields: Vec<Field> = names
-            .iter()
-            .zip(&types)
-            .map(|(n, t)| Field::new(n.clone(), t.clone()))
-            .collect();
-        let mut visibility = vec![Visibility::Visible; fields.len()];
-        for (f, v) in ctx.scope.fields.iter().zip(&ctx.scope.visibility) {
-            let hidden = names.iter().any(|n| n.eq_ignore_ascii_case(&f.name));
-            fields.push(f.clone());
-            visibility.push(if hidden { Visibility::Qualified } else { *v });
-        }
-        let scope = Scope { fields, visibility };
-        let mut inner = ExprCtx::new(&scope, "a lambda");
-        let body = self.bind_expr(&lambda.body, &mut inner)?;
+        let mut body = self.bind_lambda_body(&lambda.body, &names, &types, ctx)?;
+        // The accumulator holds what the body returns as well as the start: their
+        // common type, the body bound again when that is wider than the start.
+        let acc = match kind {
+            LambdaKind::Reduce | LambdaKind::ReduceFrom => {
+                let result = body.data_type();
+                let no_common = || {
+                    Error::binder(format!(
+                        "{name}: no common type for the accumulator, {start}, and the lambda's result, {result} - an explicit cast is required"
+                    ))
+                };
+                // text and other values do not mix implicitly here (as DuckDB)
+                let text = |t: &DataType| *t == DataType::Varchar;
+                let acc = if result == DataType::Null {
+                    start.clone()
+                } else if text(&start) != text(&result) {
+                    return Err(no_common());
+                } else {
+                    DataType::common_supertype(&start, &result).ok_or_else(no_common)?
+                };
+                if acc != start {
+                    types[0] = acc.clone();
+                    body = self.bind_lambda_body(&lambda.body, &names, &types, ctx)?;
+                }
+                acc
+            }
+            _ => elem.clone(),
+        };
+        // The initial value is the first capture, so the body's own captures follow it.
         let mut captures = Vec::new();
+        if let Some(i) = initial {
+            captures.push(cast_expr(i, &acc)?);
+        }
         let body = capture(body, names.len(), &mut captures)?;
         let (body, ty) = match kind {
             LambdaKind::Transform => {
@@ -127,7 +169,7 @@ impl Binder<'_> {
                 super::expr::bool_expr(body, "the lambda of list_filter")?,
                 DataType::List(Box::new(elem)),
             ),
-            LambdaKind::Reduce => (cast_expr(body, &elem)?, elem),
+            LambdaKind::Reduce | LambdaKind::ReduceFrom => (cast_expr(body, &acc)?, acc),
         };
         Ok(Expr::Lambda {
             func: kind,
@@ -137,6 +179,33 @@ impl Binder<'_> {
             params: names.len(),
             ty,
         })
+    }
+}
+
+impl Binder<'_> {
+    /// Binds a lambda's body over its parameters (`names`, typed `types`) in front of
+    /// the row's columns (those a parameter names hidden).
+    fn bind_lambda_body(
+        &mut self,
+        body: &ast::Expr,
+        names: &[String],
+        types: &[DataType],
+        ctx: &mut ExprCtx,
+    ) -> Result<Expr> {
+        let mut fields: Vec<Field> = names
+            .iter()
+            .zip(types)
+            .map(|(n, t)| Field::new(n.clone(), t.clone()))
+            .collect();
+        let mut visibility = vec![Visibility::Visible; fields.len()];
+        for (f, v) in ctx.scope.fields.iter().zip(&ctx.scope.visibility) {
+            let hidden = names.iter().any(|n| n.eq_ignore_ascii_case(&f.name));
+            fields.push(f.clone());
+            visibility.push(if hidden { Visibility::Qualified } else { *v });
+        }
+        let scope = Scope { fields, visibility };
+        let mut inner = ExprCtx::new(&scope, "a lambda");
+        self.bind_expr(body, &mut inner)
     }
 }
 

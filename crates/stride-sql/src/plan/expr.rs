@@ -135,6 +135,9 @@ pub enum LambdaKind {
     Filter,
     /// The body folded over the elements, left to right.
     Reduce,
+    /// `list_reduce(l, lambda, initial)`: the fold starts from `initial`, the first
+    /// of the captures (which the body does not read), instead of the first element.
+    ReduceFrom,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -474,7 +477,7 @@ impl fmt::Display for Expr {
                 let name = match func {
                     LambdaKind::Transform => "list_transform",
                     LambdaKind::Filter => "list_filter",
-                    LambdaKind::Reduce => "list_reduce",
+                    LambdaKind::Reduce | LambdaKind::ReduceFrom => "list_reduce",
                 };
                 write!(f, "{name}({list}, lambda: {body})")
             }

@@ -33,9 +33,10 @@ fn period_index(field: DateField, t: i64) -> Option<i64> {
     let days = t.div_euclid(MICROS_PER_DAY);
     let (y, m, _) = civil_from_days(days);
     Some(match field {
-        Millennium => (y - 1).div_euclid(1000),
-        Century => (y - 1).div_euclid(100),
-        Decade => y.div_euclid(10),
+        // periods counted toward zero from year 0, as DuckDB: 2000 starts a century
+        Millennium => y / 1000,
+        Century => y / 100,
+        Decade => y / 10,
         Year => y,
         Quarter => y * 4 + (m as i64 - 1) / 3,
         Month => y * 12 + m as i64 - 1,

@@ -145,7 +145,8 @@ impl DateField {
                     -((-y) / 100 + 1)
                 }
             }
-            Decade => year().div_euclid(10),
+            // truncated toward zero, as DuckDB (-15 is in decade -1, -5 in decade 0)
+            Decade => year() / 10,
             Year => year(),
             IsoYear => iso_week(days).0,
             Quarter => (civil_from_days(days).1 as i64 - 1) / 3 + 1,

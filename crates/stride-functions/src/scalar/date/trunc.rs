@@ -1,6 +1,11 @@
 //! `date_trunc(part, x)`: the start of the `part` period containing `x`, as a
-//! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start on Monday (ISO); centuries and millennia
-//! start in years ending in 01 (2001-01-01), as in PostgreSQL.
+//! TIMESTAMP (a DATE argument is cast first, as in PostgreSQL and DuckDB). Weeks start
+//! on Monday (ISO); decades, centuries and millennia start in years ending in 0
+//! (2000-01-01), counted toward zero before year 0, as in DuckDB (PostgreSQL starts
+//! centuries in 2001). An INTERVAL is truncated part by part, toward zero: the units
+//! below `part` are cleared (`date_trunc('month', INTERVAL '14 months 3 days')` is 1
+//! year 2 months, `'week'` keeps whole weeks of its days, the day-of-week and
+//! day-of-year parts keep its days, `'epoch'` its whole seconds).
 
 use super::field::DateField;
 use super::temporal_arg;
@@ -9,14 +14,14 @@ use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
 use stride_common::temporal::{civil_from_days, days_from_civil, iso_day_of_week};
-use stride_common::{DataType, Error, Result, Vector};
+use stride_common::{DataType, Error, Interval, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let [part, x] = args else { return None };
     if !castable(part, &DataType::Varchar) {
         return None;
     }
-    let x = match temporal_arg(x, false)? {
+    let x = match temporal_arg(x, true)? {
         DataType::Date => DataType::Timestamp,
         other => other,
     };
@@ -41,10 +46,10 @@ fn trunc_field(spec: &str) -> Result<DateField> {
     }
 }
 
-/// First year of the period of `size` years containing `y`, for periods that start
-/// in years ending in 1 (centuries, millennia).
+/// First year of the period of `size` years containing `y` (decades, centuries,
+/// millennia), rounded toward zero: -15 lies in the decade of -10.
 fn period_start(y: i64, size: i64) -> i64 {
-    (y - 1).div_euclid(size) * size + 1
+    y - y % size
 }
 
 /// A day number truncated to the start of `field`'s period (sub-day fields keep it).
@@ -54,7 +59,7 @@ fn trunc_days(field: DateField, days: i64) -> i64 {
     match field {
         Millennium => days_from_civil(period_start(y, 1000), 1, 1),
         Century => days_from_civil(period_start(y, 100), 1, 1),
-        Decade => days_from_civil(y - y.rem_euclid(10), 1, 1),
+        Decade => days_from_civil(period_start(y, 10), 1, 1),
         Year => days_from_civil(y, 1, 1),
         Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
         Month => days_from_civil(y, m, 1),
@@ -78,6 +83,34 @@ fn trunc_micros(field: DateField, t: i64) -> Option<i64> {
     Some(t - t.rem_euclid(unit))
 }
 
+/// An interval truncated to `field` (see the module doc).
+fn trunc_interval(field: DateField, iv: Interval) -> Result<Interval> {
+    use DateField::*;
+    let months = |size: i32| Interval::new(iv.months - iv.months % size, 0, 0);
+    let micros = |unit: i64| Interval::new(iv.months, iv.days, iv.micros - iv.micros % unit);
+    Ok(match field {
+        Millennium => months(12_000),
+        Century => months(1_200),
+        Decade => months(120),
+        Year | IsoYear => months(12),
+        Quarter => months(3),
+        Month => months(1),
+        Week | YearWeek => Interval::new(iv.months, iv.days - iv.days % 7, 0),
+        Day | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => Interval::new(iv.months, iv.days, 0),
+        Hour => micros(3_600 * MICROS_PER_SEC),
+        Minute => micros(60 * MICROS_PER_SEC),
+        Second | Epoch => micros(MICROS_PER_SEC),
+        Millisecond => micros(1_000),
+        Microsecond | Nanosecond => iv,
+        Timezone | Era => {
+            return Err(Error::not_supported(format!(
+                "date_trunc specifier \"{}\" not supported for INTERVAL",
+                field.name()
+            )))
+        }
+    })
+}
+
 fn out_of_range() -> Error {
     Error::out_of_range("Timestamp out of range")
 }
@@ -85,6 +118,13 @@ fn out_of_range() -> Error {
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let (part, v) = (&args[0], &args[1]);
     let ty = f.return_type.clone();
+    if ty == DataType::Interval {
+        let parts = StrSlot::new(part);
+        let iv = Slot::<Interval>::new(v);
+        return map_rows(&[part, v], len, ty, |i| {
+            trunc_interval(DateField::parse(parts.get(i))?, iv.get(i))
+        });
+    }
     if part.constant {
         if !part.validity.is_valid(0) {
             return Ok(null_vector(&ty, len, v.constant));
@@ -156,15 +196,15 @@ mod tests {
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2000-12-31")]).unwrap(),
-            ts("1901-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("century"), d("2024-01-01")]).unwrap(),
-            ts("2001-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("millennium"), d("2024-01-01")]).unwrap(),
-            ts("2001-01-01 00:00:00")
+            ts("2000-01-01 00:00:00")
         );
         assert_eq!(
             eval("date_trunc", &[s("hour"), d("2024-01-01")]).unwrap(),

@@ -88,8 +88,9 @@ pub(crate) fn resolve_list_value(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
-/// `array_to_string(list, sep [, null_text])`: elements as text joined by `sep`;
-/// NULL elements are left out unless `null_text` is given.
+/// `array_to_string(list, sep [, null_text])`: elements as text joined by `sep` (a
+/// comma when `sep` is NULL, as DuckDB); NULL elements are left out unless
+/// `null_text` is given.
 pub(crate) fn resolve_array_to_string(args: &[DataType]) -> Option<BoundFunction> {
     let (l, rest) = args.split_first()?;
     let list = list_arg(l)?;
@@ -150,19 +151,38 @@ pub(crate) fn resolve_extract(args: &[DataType]) -> Option<BoundFunction> {
     bind(ScalarFunction::ListExtract, vec![l, DataType::BigInt], e)
 }
 
-/// `list_concat(a, b)` / `array_cat(a, b)`: both lists.
+/// `list_concat(l, ...)` / `array_cat`: the lists one after another, in their common
+/// type. NULL lists are skipped, so the result is `[]` when every list is NULL,
+/// except that a call whose arguments are all untyped NULLs is NULL (DuckDB).
 pub(crate) fn resolve_list_concat(args: &[DataType]) -> Option<BoundFunction> {
-    let [a, b] = args else { return None };
-    let t = DataType::common_supertype(&list_arg(a)?, &list_arg(b)?)?;
-    bind(ScalarFunction::ListConcat, vec![t.clone(), t.clone()], t)
+    if args.is_empty() {
+        return None;
+    }
+    if args.iter().all(|t| *t == DataType::Null) {
+        return bind(ScalarFunction::ListConcat, args.to_vec(), DataType::Null);
+    }
+    let mut t: Option<DataType> = None;
+    for a in args.iter().filter(|a| **a != DataType::Null) {
+        let l = list_arg(a)?;
+        t = Some(match t {
+            None => l,
+            Some(t) => DataType::common_supertype(&t, &l)?,
+        });
+    }
+    let t = t?;
+    bind(ScalarFunction::ListConcat, vec![t.clone(); args.len()], t)
 }
 
-/// `||`: list concatenation when a side is a list (the other side may be one
-/// element), otherwise string concatenation.
+/// `||`: list concatenation when a side is a list (NULL when either side is NULL;
+/// the other side may also be one element), otherwise string concatenation.
 pub(crate) fn resolve_concat_operator(args: &[DataType]) -> Option<BoundFunction> {
     match args {
         [DataType::List(_), DataType::List(_) | DataType::Null]
-        | [DataType::Null, DataType::List(_)] => resolve_list_concat(args),
+        | [DataType::Null, DataType::List(_)] => {
+            let mut f = resolve_list_concat(args)?;
+            f.func = ScalarFunction::ListConcatOperator;
+            Some(f)
+        }
         [DataType::List(e), x] => {
             let t = DataType::common_supertype(e, x)?;
             let l = DataType::List(Box::new(t.clone()));
@@ -254,10 +274,14 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     }
     match f.func {
         ScalarFunction::ArrayToString => map_values(&refs, len, ty, false, |row| {
-            if row[0].is_null() || row[1].is_null() {
+            if row[0].is_null() {
                 return Ok(ScalarValue::Null);
             }
-            let sep = row[1].to_string();
+            // a NULL separator is DuckDB's default, a comma
+            let sep = match &row[1] {
+                ScalarValue::Null => ",".to_string(),
+                s => s.to_string(),
+            };
             let null_text = row.get(2).filter(|v| !v.is_null()).map(|v| v.to_string());
             let parts: Vec<String> = items(&row[0])
                 .iter()
@@ -301,14 +325,16 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         ScalarFunction::ListValue => map_values(&refs, len, ty, false, |row| {
             Ok(ScalarValue::List(elem(ty), row.to_vec()))
         }),
-        ScalarFunction::ListConcat => map_values(&refs, len, ty, false, |row| {
-            if row[0].is_null() && row[1].is_null() {
-                return Ok(ScalarValue::Null);
-            }
-            let mut out = items(&row[0]).to_vec();
-            out.extend_from_slice(items(&row[1]));
-            Ok(ScalarValue::List(elem(ty), out))
-        }),
+        ScalarFunction::ListConcat | ScalarFunction::ListConcatOperator => {
+            let strict = f.func == ScalarFunction::ListConcatOperator;
+            map_values(&refs, len, ty, strict, |row| {
+                if *ty == DataType::Null {
+                    return Ok(ScalarValue::Null);
+                }
+                let out = row.iter().flat_map(|l| items(l).iter().cloned()).collect();
+                Ok(ScalarValue::List(elem(ty), out))
+            })
+        }
         ScalarFunction::ListAppend => map_values(&refs, len, ty, false, |row| {
             let mut out = items(&row[0]).to_vec();
             out.push(row[1].clone());
@@ -395,8 +421,9 @@ mod tests {
             eval("list_extract", &[l.clone(), Integer(0)]).unwrap(),
             Null
         );
+        assert_eq!(eval("||", &[Null, list(vec![s("x")])]).unwrap(), Null);
         assert_eq!(
-            eval("||", &[Null, list(vec![s("x")])]).unwrap(),
+            eval("list_concat", &[Null, list(vec![s("x")])]).unwrap(),
             list(vec![s("x")])
         );
         assert_eq!(

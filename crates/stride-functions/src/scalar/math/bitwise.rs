@@ -1,12 +1,12 @@
 //! Bitwise operators on integers, in the common integer type of both sides:
 //! `&` (AND), `|` (OR), `<<` and `>>` (`xor(a, b)` lives with the integer
-//! functions). Shifts follow DuckDB: a left shift of a negative number, by a
+//! functions), and the unary `~` (NOT: every bit flipped, in the argument's type). Shifts follow DuckDB: a left shift of a negative number, by a
 //! negative count, by the type's width or more, or one that overflows is an error;
 //! a right shift by a negative count or by the width or more gives 0, otherwise it
 //! is arithmetic (the sign is kept).
 
 use super::integer_fns::integer_type;
-use crate::kernels::{binary, try_binary, with_integer, SqlInt};
+use crate::kernels::{binary, try_binary, unary, with_integer, SqlInt};
 use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
@@ -18,6 +18,8 @@ pub enum BitOp {
     Or,
     ShiftLeft,
     ShiftRight,
+    /// unary `~`
+    Not,
 }
 
 pub(crate) fn resolve(op: BitOp, args: &[DataType]) -> Option<BoundFunction> {
@@ -27,6 +29,13 @@ pub(crate) fn resolve(op: BitOp, args: &[DataType]) -> Option<BoundFunction> {
         return None;
     }
     bind(ScalarFunction::Bitwise(op), vec![t.clone(), t.clone()], t)
+}
+
+/// The unary `~x` on one integer argument (an untyped NULL counts as INTEGER).
+pub(crate) fn resolve_not(args: &[DataType]) -> Option<BoundFunction> {
+    let [a] = args else { return None };
+    let t = integer_type(a)?;
+    bind(ScalarFunction::Bitwise(BitOp::Not), vec![t.clone()], t)
 }
 
 /// `x << s`, or the error DuckDB reports.
@@ -75,11 +84,16 @@ pub(super) fn evaluate(
     len: usize,
 ) -> Result<Vector> {
     let ty = f.return_type.clone();
+    if op == BitOp::Not {
+        return with_integer!(args[0].ty.physical(), T => Ok(unary(&args[0], len, ty, |x: T| !x)),
+            _ => Err(Error::internal("bitwise NOT on a non-integer")));
+    }
     let (a, b) = (&args[0], &args[1]);
     with_integer!(a.ty.physical(), T => match op {
         BitOp::And => Ok(binary(a, b, len, ty, |x: T, y: T| x & y)),
         BitOp::Or => Ok(binary(a, b, len, ty, |x: T, y: T| x | y)),
         BitOp::ShiftRight => Ok(binary(a, b, len, ty, shift_right::<T>)),
+        BitOp::Not => Err(Error::internal("bitwise NOT takes one argument")),
         BitOp::ShiftLeft => try_binary(
             a,
             b,
@@ -99,6 +113,11 @@ mod tests {
     #[test]
     fn bitwise_operators() {
         assert_eq!(eval("&", &[Integer(5), Integer(3)]).unwrap(), Integer(1));
+        assert_eq!(eval("~", &[Integer(5)]).unwrap(), Integer(-6));
+        assert_eq!(eval("~", &[TinyInt(0)]).unwrap(), TinyInt(-1));
+        assert_eq!(eval("~", &[HugeInt(-2)]).unwrap(), HugeInt(1));
+        assert_eq!(eval("~", &[Null]).unwrap(), Null);
+        assert!(eval("~", &[Double(1.0)]).is_err());
         assert_eq!(eval("|", &[Integer(5), Integer(3)]).unwrap(), Integer(7));
         assert_eq!(eval("<<", &[Integer(1), Integer(4)]).unwrap(), Integer(16));
         assert_eq!(eval(">>", &[Integer(-8), Integer(1)]).unwrap(), Integer(-4));

@@ -80,30 +80,11 @@ fn right(s: &str, k: i64) -> &str {
     slice(s, &b, skip as usize, n as usize)
 }
 
-/// DuckDB's substring rules over clusters.
+/// DuckDB's substring rules (`substring::window`) over clusters.
 fn substring(s: &str, offset: i64, length: Option<i64>) -> &str {
     let b = boundaries(s);
-    let n = (b.len() - 1) as i64;
-    let mut length = length.unwrap_or(i64::MAX);
-    let mut start = if offset > 0 {
-        (offset - 1).min(n)
-    } else if offset < 0 {
-        n.saturating_add(offset).max(0)
-    } else {
-        length = length.saturating_sub(1);
-        if length <= 0 {
-            return "";
-        }
-        0
-    };
-    let end = if length >= 0 {
-        start.saturating_add(length).min(n)
-    } else {
-        let end = start;
-        start = start.saturating_add(length).max(0);
-        end
-    };
-    slice(s, &b, start as usize, end as usize)
+    let (from, to) = super::substring::window(b.len() - 1, offset, length);
+    slice(s, &b, from, to)
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
@@ -144,6 +125,8 @@ mod tests {
         assert_eq!(substring("abc", 1, Some(-1)), "");
         assert_eq!(substring("abcdef", 4, Some(-2)), "bc");
         assert_eq!(substring("abc", i64::MIN, Some(i64::MIN)), "");
+        // the window is placed before it is clipped
+        assert_eq!(substring("abcde", -10, Some(8)), "abc");
         assert_eq!(substring("abc", i64::MAX, Some(i64::MAX)), "");
     }
 }

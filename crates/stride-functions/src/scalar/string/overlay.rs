@@ -2,8 +2,8 @@
 //! position `start` (1-based) replaced by `replacement`; `count` defaults to the
 //! replacement's length (DuckDB, PostgreSQL's OVERLAY ... PLACING ... FROM ... FOR).
 //! The part kept after the replacement starts at `start + count` (so a `start`
-//! before the string shortens what is replaced); a negative count keeps nothing after
-//! the replacement.
+//! before the string shortens what is replaced); a negative count counts as the
+//! default, the replacement's length (DuckDB).
 
 use super::{char_count, char_offset, too_long, MAX_STRING_BYTES};
 use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
@@ -23,13 +23,12 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
 
 fn overlay(s: &str, rep: &str, start: i64, count: Option<i64>, out: &mut String) {
     let n = char_count(s) as i64;
-    let count = count.unwrap_or(char_count(rep) as i64);
-    let head = (start.saturating_sub(1)).clamp(0, n);
-    let tail = if count < 0 {
-        n
-    } else {
-        start.saturating_sub(1).saturating_add(count).clamp(0, n)
+    let count = match count {
+        Some(c) if c >= 0 => c,
+        _ => char_count(rep) as i64,
     };
+    let head = (start.saturating_sub(1)).clamp(0, n);
+    let tail = start.saturating_sub(1).saturating_add(count).clamp(0, n);
     out.push_str(&s[..char_offset(s, head as usize)]);
     out.push_str(rep);
     out.push_str(&s[char_offset(s, tail as usize)..]);
@@ -79,6 +78,8 @@ mod tests {
         assert_eq!(o("abc", "XY", -1, None), "XYabc");
         assert_eq!(o("abc", "XY", 2, Some(0)), "aXYbc");
         assert_eq!(o("abc", "XY", 2, Some(-1)), "aXY");
+        assert_eq!(o("hello", "XY", 2, Some(-1)), "hXYlo");
+        assert_eq!(o("hello", "XY", 3, Some(-3)), "heXYo");
         assert_eq!(o("héllo", "é", 5, None), "héllé");
         assert_eq!(o("abc", "", i64::MIN, Some(i64::MAX)), "abc");
     }

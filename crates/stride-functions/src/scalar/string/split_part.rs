@@ -1,11 +1,12 @@
 //! `split_part(s, delimiter, n)`: the n-th field (1-based) of `s` split at
-//! `delimiter`; negative `n` counts from the end, a field past either end is '', and
-//! n = 0 is an error (PostgreSQL). An empty delimiter yields `s` as the only field.
+//! `delimiter`; negative `n` counts from the end, and a field past either end, or
+//! n = 0, is '' (DuckDB; PostgreSQL refuses 0). An empty delimiter splits `s` into
+//! its characters, as `string_split(s, '')` does.
 
 use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
-use stride_common::{DataType, Error, Result, Vector};
+use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     use DataType::*;
@@ -17,19 +18,25 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
-pub(crate) fn split_part<'a>(s: &'a str, delim: &str, n: i64) -> Result<&'a str> {
+pub(crate) fn split_part<'a>(s: &'a str, delim: &str, n: i64) -> &'a str {
     if n == 0 {
-        return Err(Error::invalid_input("field position must not be zero"));
+        return "";
     }
     if delim.is_empty() {
-        return Ok(if n == 1 || n == -1 { s } else { "" });
+        let mut chars = s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]);
+        let field = if n > 0 {
+            chars.nth(n as usize - 1)
+        } else {
+            chars.nth_back(n.unsigned_abs() as usize - 1)
+        };
+        return field.unwrap_or("");
     }
     let field = if n > 0 {
         s.split(delim).nth(n as usize - 1)
     } else {
         s.rsplit(delim).nth(n.unsigned_abs() as usize - 1)
     };
-    Ok(field.unwrap_or(""))
+    field.unwrap_or("")
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
@@ -39,7 +46,7 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
         Slot::<i64>::new(&args[2]),
     );
     map_rows_to_strings(&[&args[0], &args[1], &args[2]], len, |i, out| {
-        out.push(split_part(s.get(i), d.get(i), n.get(i))?);
+        out.push(split_part(s.get(i), d.get(i), n.get(i)));
         Ok(())
     })
 }
@@ -50,7 +57,7 @@ mod tests {
 
     #[test]
     fn fields() {
-        let p = |s, d, n| split_part(s, d, n).unwrap();
+        let p = split_part;
         assert_eq!(p("a,b,c", ",", 2), "b");
         assert_eq!(p("a,b,c", ",", 4), "");
         assert_eq!(p("a,b,c", ",", -1), "c");
@@ -58,11 +65,14 @@ mod tests {
         assert_eq!(p("a,b,c", ",", -4), "");
         assert_eq!(p("a,,c", ",", 2), "");
         assert_eq!(p("a::b::c", "::", 3), "c");
-        assert_eq!(p("abc", "", 1), "abc");
-        assert_eq!(p("abc", "", 2), "");
+        assert_eq!(p("abc", "", 1), "a");
+        assert_eq!(p("abc", "", 2), "b");
+        assert_eq!(p("héllo", "", -4), "é");
+        assert_eq!(p("abc", "", 4), "");
+        assert_eq!(p("", "", 1), "");
         assert_eq!(p("", ",", 1), "");
         assert_eq!(p("x", ",", i64::MAX), "");
         assert_eq!(p("x", ",", i64::MIN), "");
-        assert!(split_part("a", ",", 0).is_err());
+        assert_eq!(p("a,b", ",", 0), "");
     }
 }

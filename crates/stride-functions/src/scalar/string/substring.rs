@@ -1,12 +1,14 @@
-//! `substring(s, start[, count])` / `substr`, 1-based and in characters, with
-//! PostgreSQL semantics: the window [start, start + count) is clipped to the string,
-//! so `substring('hello', 0, 3)` is 'he'; a negative count is an error.
+//! `substring(s, start[, count])` / `substr`, 1-based and in characters, as DuckDB
+//! has it: a positive `start` counts from the first character, a negative one from
+//! the end (`-1` is the last character), and `0` stands one place before the first;
+//! a negative `count` takes the characters before `start` instead of from it. The
+//! window is then clipped to the string, so `substring('hello', 0, 3)` is 'he'.
 
 use super::char_offset;
 use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
-use stride_common::{DataType, Error, Result, Vector};
+use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     use DataType::*;
@@ -18,29 +20,36 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     fixed(ScalarFunction::Substring, args, params, Varchar)
 }
 
-/// The characters of `s` in [start, start + count), 1-based.
-pub(crate) fn substring(s: &str, start: i64, count: Option<i64>) -> Result<&str> {
-    let end = match count {
-        Some(c) if c < 0 => {
-            return Err(Error::invalid_input(
-                "negative substring length not allowed",
-            ))
-        }
-        Some(c) => start.saturating_add(c),
-        None => i64::MAX,
+/// The 0-based window `[from, to)` that `substring(x, start, count)` takes of a value
+/// of `n` units (characters, or grapheme clusters for substring_grapheme), clipped to
+/// `[0, n]`; `from >= to` means nothing.
+pub(crate) fn window(n: usize, start: i64, count: Option<i64>) -> (usize, usize) {
+    let n = n as i128;
+    let start = i128::from(start);
+    // the first unit's 0-based place, which may lie outside the value
+    let first = match start {
+        s if s > 0 => s - 1,
+        0 => -1,
+        s => n + s,
     };
-    let lo = start.max(1);
-    if end <= lo {
-        return Ok("");
+    let (from, to) = match count.map(i128::from) {
+        None => (first, n),
+        Some(c) if c >= 0 => (first, first + c),
+        Some(c) => (first + c, first),
+    };
+    let clip = |x: i128| x.clamp(0, n) as usize;
+    (clip(from), clip(to))
+}
+
+/// The characters of `s` in the window of `start` and `count` (see [`window`]).
+pub(crate) fn substring(s: &str, start: i64, count: Option<i64>) -> &str {
+    let (from, to) = window(super::char_count(s), start, count);
+    if from >= to {
+        return "";
     }
-    let from = char_offset(s, (lo - 1) as usize);
-    let rest = &s[from..];
-    let to = if end == i64::MAX {
-        rest.len()
-    } else {
-        char_offset(rest, (end - lo) as usize)
-    };
-    Ok(&rest[..to])
+    let a = char_offset(s, from);
+    let rest = &s[a..];
+    &rest[..char_offset(rest, to - from)]
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
@@ -49,7 +58,7 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
     let start = Slot::<i64>::new(&args[1]);
     let count = args.get(2).map(Slot::<i64>::new);
     map_rows_to_strings(&refs, len, |i, out| {
-        out.push(substring(s.get(i), start.get(i), count.map(|c| c.get(i)))?);
+        out.push(substring(s.get(i), start.get(i), count.map(|c| c.get(i))));
         Ok(())
     })
 }
@@ -63,22 +72,31 @@ mod tests {
 
     #[test]
     fn edge_cases() {
-        let sub = |st, c| substring("hello", st, c).unwrap();
+        let sub = |st, c| substring("hello", st, c);
         assert_eq!(sub(2, Some(3)), "ell");
         assert_eq!(sub(1, None), "hello");
         assert_eq!(sub(0, Some(3)), "he");
-        assert_eq!(sub(-5, Some(3)), "");
-        assert_eq!(sub(-1, Some(4)), "he");
+        assert_eq!(sub(0, None), "hello");
+        assert_eq!(sub(-3, Some(2)), "ll");
+        assert_eq!(sub(-3, None), "llo");
+        assert_eq!(sub(-5, Some(3)), "hel");
+        assert_eq!(sub(-10, Some(3)), "");
+        assert_eq!(sub(-10, Some(8)), "hel");
+        assert_eq!(sub(2, Some(-1)), "h");
+        assert_eq!(sub(3, Some(-2)), "he");
+        assert_eq!(sub(-1, Some(-2)), "ll");
+        assert_eq!(sub(0, Some(-1)), "");
         assert_eq!(sub(4, Some(10)), "lo");
         assert_eq!(sub(6, Some(1)), "");
         assert_eq!(sub(100, None), "");
         assert_eq!(sub(-100, None), "hello");
         assert_eq!(sub(2, Some(0)), "");
-        assert_eq!(sub(i64::MIN, Some(i64::MAX)), "");
+        assert_eq!(sub(i64::MIN, Some(i64::MAX)), "hell");
         assert_eq!(sub(i64::MAX, Some(i64::MAX)), "");
-        assert!(substring("hello", 1, Some(-1)).is_err());
-        assert_eq!(substring("日本語です", 2, Some(2)).unwrap(), "本語");
-        assert_eq!(substring("日本語です", 4, None).unwrap(), "です");
+        assert_eq!(sub(i64::MAX, Some(i64::MIN)), "hello");
+        assert_eq!(substring("日本語です", 2, Some(2)), "本語");
+        assert_eq!(substring("日本語です", 4, None), "です");
+        assert_eq!(substring("日本語です", -2, Some(1)), "で");
     }
 
     #[test]
@@ -89,7 +107,10 @@ mod tests {
         );
         assert_eq!(eval("substr", &[s("hello"), BigInt(3)]).unwrap(), s("llo"));
         assert_eq!(eval("substr", &[s("hello"), Null]).unwrap(), Null);
-        assert!(eval("substr", &[s("hello"), Integer(1), Integer(-1)]).is_err());
+        assert_eq!(
+            eval("substr", &[s("hello"), Integer(-3), Integer(2)]).unwrap(),
+            s("ll")
+        );
         assert!(eval("substr", &[s("hello"), Double(1.0)]).is_err());
     }
 }
