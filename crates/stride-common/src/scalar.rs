@@ -31,6 +31,8 @@ pub enum ScalarValue {
     List(DataType, Vec<ScalarValue>),
     /// The struct's fields (names and types) and one value per field.
     Struct(Vec<(String, DataType)>, Vec<ScalarValue>),
+    /// The key type, the value type, and the entries in order.
+    Map(DataType, DataType, Vec<(ScalarValue, ScalarValue)>),
 }
 
 impl ScalarValue {
@@ -59,6 +61,7 @@ impl ScalarValue {
             ScalarValue::Uuid(_) => DataType::Uuid,
             ScalarValue::List(t, _) => DataType::List(Box::new(t.clone())),
             ScalarValue::Struct(fields, _) => DataType::Struct(fields.clone()),
+            ScalarValue::Map(k, v, _) => DataType::Map(Box::new(k.clone()), Box::new(v.clone())),
         }
     }
 
@@ -102,6 +105,15 @@ impl ScalarValue {
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
+            (Map(_, _, a), Map(_, _, b)) => {
+                for ((k1, v1), (k2, v2)) in a.iter().zip(b) {
+                    let c = k1.total_cmp(k2).then_with(|| v1.total_cmp(v2));
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
             (List(_, a), List(_, b)) | (Struct(_, a), Struct(_, b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let c = x.total_cmp(y);
@@ -218,6 +230,17 @@ impl fmt::Display for ScalarValue {
                     }
                 }
                 write!(f, "]")
+            }
+            // DuckDB's text: {a=1, b=2}
+            ScalarValue::Map(_, _, entries) => {
+                write!(f, "{{")?;
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{k}={v}")?;
+                }
+                write!(f, "}}")
             }
             ScalarValue::Struct(fields, values) => {
                 // DuckDB's text: {'a': 1, 'b': x}, or (1, x) for unnamed fields

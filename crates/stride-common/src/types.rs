@@ -38,6 +38,9 @@ pub enum DataType {
     /// STRUCT(name type, ...): a fixed set of named fields, each a value of its own
     /// type. A field name may be empty (the unnamed fields of `row(...)`).
     Struct(Vec<(String, DataType)>),
+    /// MAP(key, value): stored as a list of `STRUCT(key, value)` entries (its
+    /// [`DataType::list_child`]), keys unique and never NULL.
+    Map(Box<DataType>, Box<DataType>),
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
@@ -75,7 +78,7 @@ impl DataType {
             DataType::Double => PhysicalType::F64,
             DataType::Varchar | DataType::Json => PhysicalType::Str,
             DataType::Interval => PhysicalType::Interval,
-            DataType::List(_) => PhysicalType::List,
+            DataType::List(_) | DataType::Map(..) => PhysicalType::List,
             DataType::Struct(_) => PhysicalType::Struct,
         }
     }
@@ -102,7 +105,28 @@ impl DataType {
     /// Whether values of this type hold other values (LIST, STRUCT): such values are
     /// compared, hashed and cast through their elements, not as one machine value.
     pub fn is_nested(&self) -> bool {
-        matches!(self, DataType::List(_) | DataType::Struct(_))
+        matches!(
+            self,
+            DataType::List(_) | DataType::Struct(_) | DataType::Map(..)
+        )
+    }
+
+    /// The type of the child vector of a list-shaped type: a LIST's elements, a MAP's
+    /// `STRUCT(key, value)` entries.
+    pub fn list_child(&self) -> Option<DataType> {
+        match self {
+            DataType::List(t) => Some((**t).clone()),
+            DataType::Map(k, v) => Some(Self::map_entry(k, v)),
+            _ => None,
+        }
+    }
+
+    /// The entry type of MAP(k, v): `STRUCT(key k, value v)`.
+    pub fn map_entry(k: &DataType, v: &DataType) -> DataType {
+        DataType::Struct(vec![
+            ("key".to_string(), k.clone()),
+            ("value".to_string(), v.clone()),
+        ])
     }
 
     /// The fields of a STRUCT type.
@@ -185,6 +209,10 @@ impl DataType {
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
+            (Map(k1, v1), Map(k2, v2)) => Some(Map(
+                Box::new(Self::common_supertype(k1, k2)?),
+                Box::new(Self::common_supertype(v1, v2)?),
+            )),
             // Structs meet field by field, matched by position; the names must agree
             // (an unnamed field takes the other side's name).
             (Struct(x), Struct(y)) if x.len() == y.len() => x
@@ -257,6 +285,7 @@ impl fmt::Display for DataType {
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::Uuid => write!(f, "UUID"),
             DataType::List(t) => write!(f, "{t}[]"),
+            DataType::Map(k, v) => write!(f, "MAP({k}, {v})"),
             DataType::Struct(fields) => {
                 write!(f, "STRUCT(")?;
                 for (i, (name, ty)) in fields.iter().enumerate() {

@@ -215,12 +215,13 @@ impl VectorData {
 
     pub fn with_capacity(ty: &DataType, n: usize) -> VectorData {
         match ty {
-            DataType::List(inner) => {
+            DataType::List(_) | DataType::Map(..) => {
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0);
+                let child = ty.list_child().expect("list-shaped");
                 VectorData::List(ListData {
                     offsets,
-                    child: Box::new(Vector::empty(inner)),
+                    child: Box::new(Vector::empty(&child)),
                 })
             }
             DataType::Struct(fields) => VectorData::Struct(StructData {
@@ -418,6 +419,19 @@ impl Vector {
                 let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
                 ScalarValue::List((**t).clone(), (a..b).map(|j| l.child.get(j)).collect())
             }
+            (DataType::Map(k, v), VectorData::List(l)) => {
+                let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
+                let entries = (a..b)
+                    .map(|j| match l.child.get(j) {
+                        ScalarValue::Struct(_, mut kv) if kv.len() == 2 => {
+                            let value = kv.pop().expect("2");
+                            (kv.pop().expect("1"), value)
+                        }
+                        _ => (ScalarValue::Null, ScalarValue::Null),
+                    })
+                    .collect();
+                ScalarValue::Map((**k).clone(), (**v).clone(), entries)
+            }
             (DataType::Struct(fields), VectorData::Struct(st)) => {
                 ScalarValue::Struct(fields.clone(), st.fields.iter().map(|f| f.get(i)).collect())
             }
@@ -472,6 +486,19 @@ impl Vector {
             (VectorData::List(l), ScalarValue::List(_, items)) => {
                 for it in items {
                     l.child.push(it)?;
+                }
+                l.offsets.push(l.child.data_len() as u32);
+            }
+            (VectorData::List(l), ScalarValue::Map(k, v, entries)) => {
+                let fields = match DataType::map_entry(k, v) {
+                    DataType::Struct(f) => f,
+                    _ => unreachable!("a map entry is a struct"),
+                };
+                for (key, value) in entries {
+                    l.child.push(&ScalarValue::Struct(
+                        fields.clone(),
+                        vec![key.clone(), value.clone()],
+                    ))?;
                 }
                 l.offsets.push(l.child.data_len() as u32);
             }

@@ -58,6 +58,13 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
             }
         }
         S::Struct(_, values) => values.iter().for_each(|x| write_equal(x, out)),
+        S::Map(_, _, entries) => {
+            out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+            for (k, x) in entries {
+                write_equal(k, out);
+                write_equal(x, out);
+            }
+        }
         #[allow(unreachable_patterns)]
         other => {
             // Any other value by its text, which casts back to its type.
@@ -123,6 +130,11 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
             let items = (0..n).map(|_| read(r, elem)).collect();
             S::List((**elem).clone(), items)
         }
+        DataType::Map(k, v) => {
+            let n = u32::from_le_bytes(r.take::<4>()) as usize;
+            let entries = (0..n).map(|_| (read(r, k), read(r, v))).collect();
+            S::Map((**k).clone(), (**v).clone(), entries)
+        }
         DataType::Struct(fields) => S::Struct(
             fields.clone(),
             fields.iter().map(|(_, t)| read(r, t)).collect(),
@@ -182,6 +194,16 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             }
             out.push(0);
         }
+        // entry by entry, as a list of (key, value)
+        S::Map(_, _, entries) => {
+            out.push(1);
+            for (k, x) in entries {
+                out.push(1);
+                write_ordered(k, out);
+                write_ordered(x, out);
+            }
+            out.push(0);
+        }
         // field by field: every struct of a type has the same fields
         S::Struct(_, values) => {
             out.push(1);
@@ -224,6 +246,17 @@ mod tests {
 
     #[test]
     fn equal_keys_read_back() {
+        let map = S::Map(
+            DataType::Varchar,
+            DataType::Integer,
+            vec![
+                (S::Varchar("a".into()), S::Null),
+                (S::Varchar("b".into()), S::Integer(2)),
+            ],
+        );
+        let mut b = Vec::new();
+        write_equal(&map, &mut b);
+        assert_eq!(read_equal(&b, &map.data_type()), map);
         let ty = DataType::List(Box::new(DataType::List(Box::new(DataType::Varchar))));
         let v = S::List(
             DataType::List(Box::new(DataType::Varchar)),

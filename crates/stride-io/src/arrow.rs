@@ -24,7 +24,7 @@ use arrow_array::types::{
     Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, NullArray,
+    ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, MapArray, NullArray,
     PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray,
 };
 use arrow_buffer::{
@@ -77,6 +77,17 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
             true,
         ))),
         DataType::Struct(fields) => ArrowType::Struct(struct_fields(fields, strings)),
+        // Arrow's map: a list of non-NULL keys with their values
+        DataType::Map(k, v) => {
+            let entries = Fields::from(vec![
+                Field::new("key", arrow_type(k, strings), false),
+                Field::new("value", arrow_type(v, strings), true),
+            ]);
+            ArrowType::Map(
+                Arc::new(Field::new("entries", ArrowType::Struct(entries), false)),
+                false,
+            )
+        }
     }
 }
 
@@ -205,38 +216,39 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                     "a list column exported as {target}"
                 )));
             };
-            let mut offsets = Vec::with_capacity(parts.iter().map(|(_, n)| n + 1).sum());
-            offsets.push(0i32);
-            let mut children = Vec::with_capacity(parts.len());
-            for (v, n) in parts {
-                let list = v.list();
-                let (start, end) = (list.offsets[0], list.offsets[*n]);
-                let base = *offsets.last().expect("starts with 0");
-                for &o in &list.offsets[1..=*n] {
-                    let o = i32::try_from(o - start)
-                        .ok()
-                        .and_then(|o| base.checked_add(o))
-                        .ok_or_else(|| {
-                            Error::out_of_range("a list column holds more than 2^31 elements")
-                        })?;
-                    offsets.push(o);
-                }
-                let len = (end - start) as usize;
-                let child = (*list.child)
-                    .clone()
-                    .flatten(list.child.data_len().max(end as usize))
-                    .slice(start as usize, len);
-                children.push((child, len));
-            }
-            let child_parts: Vec<(&Vector, usize)> =
-                children.iter().map(|(v, n)| (v, *n)).collect();
-            let values = column(child_ty, field.data_type(), &child_parts)?;
+            let (offsets, values) = list_children(child_ty, field.data_type(), parts)?;
             Arc::new(ListArray::new(
                 field.clone(),
                 OffsetBuffer::new(offsets.into()),
                 values,
                 nulls,
             ))
+        }
+        DataType::Map(..) => {
+            let ArrowType::Map(field, _) = target else {
+                return Err(Error::internal(format!(
+                    "a map column exported as {target}"
+                )));
+            };
+            let entry_ty = ty.list_child().expect("a map has entries");
+            let (offsets, values) = list_children(&entry_ty, field.data_type(), parts)?;
+            let entries = values
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .cloned()
+                .ok_or_else(|| {
+                    Error::internal("map entries exported as something else than a struct")
+                })?;
+            Arc::new(
+                MapArray::try_new(
+                    field.clone(),
+                    OffsetBuffer::new(offsets.into()),
+                    entries,
+                    nulls,
+                    false,
+                )
+                .map_err(|e| Error::internal(format!("building an Arrow map: {e}")))?,
+            )
         }
         DataType::Struct(fields) => {
             let ArrowType::Struct(arrow_fields) = target else {
@@ -259,6 +271,40 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
             )
         }
     })
+}
+
+/// The offsets and the child array of list-shaped columns (LIST, MAP), all `parts`
+/// one after the other.
+fn list_children(
+    child_ty: &DataType,
+    child_target: &ArrowType,
+    parts: &[(&Vector, usize)],
+) -> Result<(Vec<i32>, ArrayRef)> {
+    let mut offsets = Vec::with_capacity(parts.iter().map(|(_, n)| n + 1).sum());
+    offsets.push(0i32);
+    let mut children = Vec::with_capacity(parts.len());
+    for (v, n) in parts {
+        let list = v.list();
+        let (start, end) = (list.offsets[0], list.offsets[*n]);
+        let base = *offsets.last().expect("starts with 0");
+        for &o in &list.offsets[1..=*n] {
+            let o = i32::try_from(o - start)
+                .ok()
+                .and_then(|o| base.checked_add(o))
+                .ok_or_else(|| {
+                    Error::out_of_range("a list column holds more than 2^31 elements")
+                })?;
+            offsets.push(o);
+        }
+        let len = (end - start) as usize;
+        let child = (*list.child)
+            .clone()
+            .flatten(list.child.data_len().max(end as usize))
+            .slice(start as usize, len);
+        children.push((child, len));
+    }
+    let child_parts: Vec<(&Vector, usize)> = children.iter().map(|(v, n)| (v, *n)).collect();
+    Ok((offsets, column(child_ty, child_target, &child_parts)?))
 }
 
 /// The first `n` rows of a UUID vector as their text.
@@ -550,6 +596,17 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::ListView(f) => {
             DataType::List(Box::new(stride_type(name, f.data_type())?))
         }
+        ArrowType::Map(entries, _) => match entries.data_type() {
+            ArrowType::Struct(kv) if kv.len() == 2 => DataType::Map(
+                Box::new(stride_type(name, kv[0].data_type())?),
+                Box::new(stride_type(name, kv[1].data_type())?),
+            ),
+            other => {
+                return Err(Error::not_supported(format!(
+                    "column \"{name}\" is an Arrow map of {other}, which stride cannot read"
+                )))
+            }
+        },
         ArrowType::Struct(fields) if !fields.is_empty() => DataType::Struct(
             fields
                 .iter()
@@ -845,6 +902,25 @@ pub fn to_vector_with(
                 .map_err(|_| Error::out_of_range("a list column holds more than 2^32 elements"))?;
             VectorData::List(stride_common::vector::ListData {
                 offsets,
+                child: Box::new(child),
+            })
+        }
+        (ArrowType::Map(..), DataType::Map(..)) => {
+            let m = array.as_map();
+            let offsets = m.value_offsets();
+            let (start, end) = (offsets[0] as usize, offsets[len] as usize);
+            let entry_ty = ty.list_child().expect("a map has entries");
+            let entries: arrow_array::ArrayRef = Arc::new(m.entries().clone());
+            let child = to_vector_with(
+                entries.slice(start, end - start).as_ref(),
+                &entry_ty,
+                copied,
+            )?;
+            VectorData::List(stride_common::vector::ListData {
+                offsets: offsets
+                    .iter()
+                    .map(|&o| (o as usize - start) as u32)
+                    .collect(),
                 child: Box::new(child),
             })
         }

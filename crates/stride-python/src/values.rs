@@ -94,6 +94,14 @@ impl<'py> ToPython<'py> {
                     .collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, items)?.into_any()
             }
+            // As DuckDB's package does: a dict of the entries.
+            ScalarValue::Map(_, _, entries) => {
+                let dict = PyDict::new(py);
+                for (k, x) in entries {
+                    dict.set_item(self.value(k)?, self.value(x)?)?;
+                }
+                dict.into_any()
+            }
             // As DuckDB's package does: a dict, or a tuple when the fields are unnamed.
             ScalarValue::Struct(fields, values) => {
                 if fields.iter().all(|(n, _)| n.is_empty()) {

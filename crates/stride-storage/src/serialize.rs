@@ -178,6 +178,11 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::Time => w.u8(15),
         DataType::Uuid => w.u8(16),
         // format 8
+        DataType::Map(k, v) => {
+            w.u8(18);
+            write_type(w, k);
+            write_type(w, v);
+        }
         DataType::Struct(fields) => {
             w.u8(17);
             w.len_of(fields.len());
@@ -225,6 +230,10 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
                 fields.push((name, read_type(r)?));
             }
             DataType::Struct(fields)
+        }
+        18 => {
+            let k = read_type(r)?;
+            DataType::Map(Box::new(k), Box::new(read_type(r)?))
         }
         20 => DataType::Json,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
@@ -498,7 +507,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             VectorData::Str(s)
         }
         PhysicalType::List => {
-            let DataType::List(child_ty) = ty else {
+            let Some(child_ty) = ty.list_child() else {
                 return Err(Error::internal(format!("{ty} is not a list type")));
             };
             let raw = r.items(len.saturating_add(1), 4)?;
@@ -509,7 +518,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             if offsets[0] != 0 || offsets.windows(2).any(|p| p[0] > p[1]) {
                 return Err(r.corrupt("list offsets are not increasing from 0"));
             }
-            let child = read_vector(r, child_ty, offsets[len] as usize)?;
+            let child = read_vector(r, &child_ty, offsets[len] as usize)?;
             VectorData::List(stride_common::vector::ListData {
                 offsets,
                 child: Box::new(child),

@@ -42,7 +42,8 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::Json
         | DataType::Null
         | DataType::List(_)
-        | DataType::Struct(_) => Err(unimplemented_cast(&v.ty, to)),
+        | DataType::Struct(_)
+        | DataType::Map(..) => Err(unimplemented_cast(&v.ty, to)),
     }
 }
 

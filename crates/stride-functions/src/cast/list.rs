@@ -1,4 +1,4 @@
-//! LIST -> LIST: casts the child vector as a whole and keeps the offsets, so a list
+//! LIST -> LIST (and MAP -> MAP, a list of entries): casts the child vector as a whole and keeps the offsets, so a list
 //! cast costs one vectorized cast of all elements. VARCHAR -> LIST reads PostgreSQL's
 //! array text (`{a,"b c",NULL}`).
 
@@ -7,12 +7,12 @@ use stride_common::vector::ListData;
 use stride_common::{DataType, Result, Vector, VectorData};
 
 pub(super) fn cast(v: &Vector, _len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
-    let DataType::List(inner) = to else {
+    let Some(inner) = to.list_child() else {
         return Err(super::unimplemented_cast(&v.ty, to));
     };
     let list = v.list();
     let child_len = list.child.data_len();
-    let child = cast_vector(&list.child, child_len, inner, try_cast)?;
+    let child = cast_vector(&list.child, child_len, &inner, try_cast)?;
     let data = VectorData::List(ListData {
         offsets: list.offsets.clone(),
         child: Box::new(child),

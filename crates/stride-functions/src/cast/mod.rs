@@ -12,6 +12,7 @@ mod from_varchar;
 pub mod interval;
 mod json;
 mod list;
+mod maps;
 mod numeric;
 mod structs;
 mod temporal;
@@ -38,6 +39,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (_, DataType::Varchar) => to_varchar::cast(v, len),
         (DataType::Varchar, DataType::List(_)) => list::from_text(v, len, to, try_cast),
         (DataType::Varchar, DataType::Struct(_)) => structs::from_text(v, len, to, try_cast),
+        (DataType::Varchar, DataType::Map(..)) => maps::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
@@ -48,6 +50,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         }
         (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
         (DataType::Struct(_), DataType::Struct(_)) => structs::cast(v, to, try_cast),
+        (DataType::Map(..), DataType::Map(..)) => list::cast(v, len, to, try_cast),
         // NULL casts to NULL of any type (a VALUES column of NULLs is INTEGER).
         _ if (0..if v.constant { 1 } else { len }).all(|i| !v.is_valid(i)) => {
             Ok(null_vector(to, len, v.constant))
@@ -100,6 +103,7 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         | (DataType::Timestamp, DataType::Date | DataType::Time) => true,
         (DataType::List(a), DataType::List(b)) => can_cast(a, b),
         (DataType::Struct(a), DataType::Struct(b)) => structs::can_cast(a, b),
+        (DataType::Map(k1, v1), DataType::Map(k2, v2)) => can_cast(k1, k2) && can_cast(v1, v2),
         _ => false,
     }
 }

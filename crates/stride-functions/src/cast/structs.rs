@@ -82,18 +82,25 @@ pub(super) fn from_text(v: &Vector, len: usize, to: &DataType, try_cast: bool) -
     super::from_text_rows(v, len, to, try_cast, |text| parse(text, fields))
 }
 
-fn parse(text: &str, fields: &[(String, DataType)]) -> Result<ScalarValue> {
-    let ty = DataType::Struct(fields.to_vec());
-    let bad = || {
-        Error::conversion(format!(
-            "Type VARCHAR with value '{text}' can't be cast to the destination type {ty}"
-        ))
-    };
-    let inner = text
-        .trim()
+/// The error for text that does not read as a value of `ty`.
+pub(super) fn unreadable(text: &str, ty: &DataType) -> Error {
+    Error::conversion(format!(
+        "Type VARCHAR with value '{text}' can't be cast to the destination type {ty}"
+    ))
+}
+
+/// The text between the braces of `{...}`.
+pub(super) fn braced<'a>(text: &'a str, ty: &DataType) -> Result<&'a str> {
+    text.trim()
         .strip_prefix('{')
         .and_then(|r| r.strip_suffix('}'))
-        .ok_or_else(bad)?;
+        .ok_or_else(|| unreadable(text, ty))
+}
+
+fn parse(text: &str, fields: &[(String, DataType)]) -> Result<ScalarValue> {
+    let ty = DataType::Struct(fields.to_vec());
+    let bad = || unreadable(text, &ty);
+    let inner = braced(text, &ty)?;
     let mut values = vec![ScalarValue::Null; fields.len()];
     for entry in split_top_level(inner, ',').map_err(|_| bad())? {
         if entry.trim().is_empty() && inner.trim().is_empty() {
@@ -119,7 +126,7 @@ fn parse(text: &str, fields: &[(String, DataType)]) -> Result<ScalarValue> {
 }
 
 /// Splits at `sep` outside quotes, brackets and braces.
-fn split_top_level(s: &str, sep: char) -> std::result::Result<Vec<String>, ()> {
+pub(super) fn split_top_level(s: &str, sep: char) -> std::result::Result<Vec<String>, ()> {
     let mut parts = Vec::new();
     let mut current = String::new();
     let mut depth = 0i32;
@@ -161,7 +168,7 @@ fn split_top_level(s: &str, sep: char) -> std::result::Result<Vec<String>, ()> {
 
 /// A value's text without its quotes (`'a b'`, `"a b"`, with `\'` or a doubled quote
 /// inside), and whether it was quoted.
-fn unquote(s: &str) -> (String, bool) {
+pub(super) fn unquote(s: &str) -> (String, bool) {
     let mut chars = s.chars();
     let Some(q @ ('\'' | '"')) = chars.next() else {
         return (s.to_string(), false);

@@ -47,9 +47,11 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
             out.ty = DataType::Varchar;
             out
         }
-        DataType::List(_) | DataType::Struct(_) | DataType::Null | DataType::Varchar => {
-            slow(v, len)
-        }
+        DataType::List(_)
+        | DataType::Struct(_)
+        | DataType::Map(..)
+        | DataType::Null
+        | DataType::Varchar => slow(v, len),
     })
 }
 

@@ -23,6 +23,7 @@ const FILES: &[(&str, &str)] = &[
     ("date", include_str!("date.txt")),
     ("list", include_str!("list.txt")),
     ("struct", include_str!("struct.txt")),
+    ("map", include_str!("map.txt")),
     ("json", include_str!("json.txt")),
     ("aggregate", include_str!("aggregate.txt")),
     ("window", include_str!("window.txt")),

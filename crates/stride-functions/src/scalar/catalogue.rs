@@ -6,7 +6,8 @@
 use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
-use super::{arithmetic, comparison, date, list, math, meta, pg, regex, string, structs};
+use super::maps::MapFunction as M;
+use super::{arithmetic, comparison, date, list, maps, math, meta, pg, regex, string, structs};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
 
@@ -446,6 +447,19 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     // structs (struct_pack, struct_insert, struct_update and struct_concat take
     // named arguments and are bound in the binder)
     ("row", structs::resolve_row),
+    // maps
+    ("map", |a| maps::resolve(M::FromLists, a)),
+    ("map_from_entries", |a| maps::resolve(M::FromEntries, a)),
+    ("map_extract", |a| maps::resolve(M::Extract, a)),
+    ("element_at", |a| maps::resolve(M::Extract, a)),
+    ("map_extract_value", |a| maps::resolve(M::ExtractValue, a)),
+    ("map_keys", |a| maps::resolve(M::Keys, a)),
+    ("map_values", |a| maps::resolve(M::Values, a)),
+    ("map_entries", |a| maps::resolve(M::Entries, a)),
+    ("map_contains", |a| maps::resolve(M::Contains, a)),
+    ("map_contains_value", |a| maps::resolve(M::ContainsValue, a)),
+    ("map_contains_entry", |a| maps::resolve(M::ContainsEntry, a)),
+    ("map_concat", |a| maps::resolve(M::Concat, a)),
     ("struct_extract", |a| structs::resolve_extract(a, false)),
     ("struct_extract_at", |a| structs::resolve_extract(a, true)),
     ("struct_keys", structs::resolve_keys),
@@ -465,7 +479,9 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("array_lower", |a| {
         list::resolve_dimension(ScalarFunction::ArrayLower, a)
     }),
-    ("cardinality", list::resolve_cardinality),
+    ("cardinality", |a| {
+        list::resolve_cardinality(a).or_else(|| maps::resolve(M::Cardinality, a))
+    }),
     ("list_extract", list::resolve_extract),
     ("list_element", list::resolve_extract),
     ("list_concat", list::resolve_list_concat),

@@ -23,6 +23,7 @@ pub mod date;
 mod hash;
 pub mod json;
 pub mod list;
+pub mod maps;
 mod math;
 pub mod meta;
 mod pg;
@@ -391,6 +392,8 @@ pub enum ScalarFunction {
     Json(json::JsonFunction),
     /// The STRUCT functions (`structs`).
     Struct(structs::StructFunction),
+    /// The MAP functions (`maps`).
+    Map(maps::MapFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -645,6 +648,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Json(j) => json::evaluate(f, j, args, len),
         F::Struct(s) => structs::evaluate(f, s, args, len),
+        F::Map(m) => maps::evaluate(f, m, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),

@@ -86,6 +86,13 @@ def test_structs(con):
     assert table.column("s").to_pylist() == [{"a": 1, "b": "x"}]
 
 
+def test_maps(con):
+    assert con.execute("SELECT MAP {'a': 1, 'b': 2}").fetchone()[0] == {"a": 1, "b": 2}
+    assert con.execute("SELECT MAP {1: [2]}").fetchone()[0] == {1: [2]}
+    table = con.sql("SELECT MAP {'a': 1} AS m").arrow()
+    assert table.column("m").to_pylist() == [[("a", 1)]]
+
+
 def test_uuid_and_unsupported(con):
     u = uuid.uuid4()
     assert roundtrip(con, u) == u

@@ -618,6 +618,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::Uuid => 54,
         DataType::Struct(_) => 100,
         DataType::List(_) => 101,
+        DataType::Map(..) => 102,
     }
 }
 

@@ -203,6 +203,7 @@ impl Binder<'_> {
             A::Identifier(id) => self.bind_column(None, &id.value, ctx),
             A::CompoundIdentifier(parts) => self.bind_compound_identifier(parts, ctx),
             A::Dictionary(entries) => self.bind_dictionary(entries, ctx),
+            A::Map(m) => self.bind_map_literal(m, ctx),
             A::Tuple(items) => {
                 let values = items
                     .iter()
@@ -670,6 +671,12 @@ impl Binder<'_> {
                 let mut x = self.bind_expr(root, ctx)?;
                 for access in access_chain {
                     match access {
+                        ast::AccessExpr::Subscript(ast::Subscript::Index { index })
+                            if matches!(x.data_type(), DataType::Map(..)) =>
+                        {
+                            let key = self.bind_expr(index, ctx)?;
+                            x = call("map_extract_value", vec![x, key])?;
+                        }
                         ast::AccessExpr::Subscript(ast::Subscript::Index { index })
                             if matches!(x.data_type(), DataType::Struct(_)) =>
                         {

@@ -41,15 +41,19 @@ pub fn field(x: Expr, key: Expr) -> Result<Expr> {
     call("struct_extract", vec![x, key])
 }
 
-/// `x.name`: a struct's field by name.
+/// `x.name`: a struct's field by name (or a MAP's value under the key `name`).
 pub fn field_named(x: Expr, name: &str) -> Result<Expr> {
+    let key = Expr::literal(ScalarValue::Varchar(name.to_string()));
+    if matches!(x.data_type(), DataType::Map(..)) {
+        return call("map_extract_value", vec![x, key]);
+    }
     if !matches!(x.data_type(), DataType::Struct(_)) {
         return Err(Error::binder(format!(
             "cannot read field \"{name}\" of a value of type {}: only STRUCT values have fields",
             x.data_type()
         )));
     }
-    field(x, Expr::literal(ScalarValue::Varchar(name.to_string())))
+    field(x, key)
 }
 
 /// The fields of a struct-typed expression, each read out (`s.a, s.b, ...`).
@@ -161,6 +165,29 @@ impl Binder<'_> {
             values.push(self.bind_expr(&e.value, ctx)?);
         }
         pack(names, values)
+    }
+
+    /// `MAP {k: v, ...}`: `map([keys], [values])`, folded when constant.
+    pub(super) fn bind_map_literal(&mut self, m: &ast::Map, ctx: &mut ExprCtx) -> Result<Expr> {
+        let mut keys = Vec::with_capacity(m.entries.len());
+        let mut values = Vec::with_capacity(m.entries.len());
+        for e in &m.entries {
+            keys.push(self.bind_expr(&e.key, ctx)?);
+            values.push(self.bind_expr(&e.value, ctx)?);
+        }
+        let args = if keys.is_empty() {
+            vec![]
+        } else {
+            vec![call("list_value", keys)?, call("list_value", values)?]
+        };
+        let e = call("map", args)?;
+        Ok(match fold_constant(&e)? {
+            Some(value) => Expr::Literal {
+                value,
+                ty: e.data_type(),
+            },
+            None => e,
+        })
     }
 
     /// `struct_pack`, `struct_insert`, `struct_update` and `struct_concat`, whose

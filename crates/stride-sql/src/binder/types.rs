@@ -67,6 +67,10 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::JSON => DataType::Json,
+        A::Map(k, v, _) => DataType::Map(
+            Box::new(convert_data_type(k)?),
+            Box::new(convert_data_type(v)?),
+        ),
         A::Struct(fields, _) => {
             if fields.is_empty() {
                 return Err(Error::binder("a STRUCT type needs at least one field"));
@@ -104,6 +108,11 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
                     }
                     return pg_catalog_type(&text, name);
                 }
+                // `map(VARCHAR, INTEGER)` in lower case reaches here as a custom type
+                [n] if n == "map" && args.len() == 2 => DataType::Map(
+                    Box::new(parse_type_text(&args[0], name)?),
+                    Box::new(parse_type_text(&args[1], name)?),
+                ),
                 [n] => match n.as_str() {
                     "int1" => DataType::TinyInt,
                     "long" => DataType::BigInt,
@@ -136,6 +145,16 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             )))
         }
     })
+}
+
+/// A type given as text inside another type's arguments (`map(varchar, int)`).
+fn parse_type_text(text: &str, full: &ast::ObjectName) -> Result<DataType> {
+    let dialect = sqlparser::dialect::DuckDbDialect {};
+    sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_data_type())
+        .map_err(|_| Error::not_supported(format!("type {full} is not supported")))
+        .and_then(|t| convert_data_type(&t))
 }
 
 /// A type named with its schema (`pg_catalog.int2`): the name read as a type on its

@@ -47,6 +47,19 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
             }
             out.push(']');
         }
+        // an object of the entries, each key as its text
+        ScalarValue::Map(_, vt, entries) => {
+            out.push('{');
+            for (i, (k, x)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, &k.to_string());
+                out.push(':');
+                write_scalar(out, x, vt);
+            }
+            out.push('}');
+        }
         // an object, or an array when the fields are unnamed (DuckDB's `row(1, 2)`)
         ScalarValue::Struct(fields, values) => {
             let unnamed = fields.iter().all(|(n, _)| n.is_empty());
