@@ -69,6 +69,8 @@ pub enum AggregateFunction {
     Covariance(covariance::Output),
     Moments(moments::Output),
     Mode,
+    /// histogram(x): each distinct value's count, as a MAP ordered by value
+    Histogram,
     Entropy,
     CountIf,
     BitAgg(bit_agg::Op),
@@ -175,6 +177,7 @@ const NAMES: &[(&str, AggregateFunction)] = &[
         AggregateFunction::Moments(moments::Output::KurtosisPop),
     ),
     ("mode", AggregateFunction::Mode),
+    ("histogram", AggregateFunction::Histogram),
     ("entropy", AggregateFunction::Entropy),
     ("count_if", AggregateFunction::CountIf),
     ("countif", AggregateFunction::CountIf),
@@ -469,6 +472,15 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             };
             bound(func, vec![t.clone()], t)
         }
+        F::Histogram => {
+            let t = if t == DataType::Null {
+                DataType::Integer
+            } else {
+                t
+            };
+            let ret = DataType::Map(Box::new(t.clone()), Box::new(DataType::BigInt));
+            bound(func, vec![t], ret)
+        }
         F::Entropy => {
             let t = if t == DataType::Null {
                 DataType::Integer
@@ -610,6 +622,7 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Covariance(out) => Box::new(covariance::Covariance::new(out)),
         F::Moments(out) => Box::new(moments::Moments::new(out)),
         F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
+        F::Histogram => Box::new(mode::ValueCounts::new(mode::Output::Histogram, &arg)),
         F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
         F::ApproxTopK => {
             let k = agg

@@ -2,7 +2,9 @@
 //! first), entropy(x), the base-2 entropy of the distribution of its non-NULL
 //! values (0 for no values), and approx_top_k(x, k), the k most frequent non-NULL
 //! values, most frequent first (counted exactly here; NULL for a group without
-//! values). Both count each distinct value per group; partial states
+//! values), and histogram(x), every distinct non-NULL value with its count as a MAP
+//! ordered by value (NULL for a group without values). All count each distinct
+//! value per group; partial states
 //! are the distinct values with their counts, as two lists per group.
 
 use super::GroupedState;
@@ -60,6 +62,7 @@ pub enum Output {
     Mode,
     Entropy,
     TopK(usize),
+    Histogram,
 }
 
 pub struct ValueCounts {
@@ -176,6 +179,28 @@ impl GroupedState for ValueCounts {
                     all.sort_by_key(|s| std::cmp::Reverse(s.count));
                     let top = all.iter().take(k).map(|s| s.value.clone()).collect();
                     out.push(&ScalarValue::List(self.ty.clone(), top))?;
+                }
+                Ok(out)
+            }
+            Output::Histogram => {
+                let ty = DataType::Map(Box::new(self.ty.clone()), Box::new(DataType::BigInt));
+                let mut out = Vector::with_capacity(&ty, n);
+                for map in &self.groups {
+                    if map.is_empty() {
+                        out.push_null();
+                        continue;
+                    }
+                    let mut all: Vec<&Seen> = map.values().collect();
+                    all.sort_by(|a, b| a.value.total_cmp(&b.value));
+                    let entries = all
+                        .iter()
+                        .map(|s| (s.value.clone(), ScalarValue::BigInt(s.count)))
+                        .collect();
+                    out.push(&ScalarValue::Map(
+                        self.ty.clone(),
+                        DataType::BigInt,
+                        entries,
+                    ))?;
                 }
                 Ok(out)
             }
