@@ -10,6 +10,7 @@
 
 pub mod binder;
 pub mod catalog;
+mod frame_exclude;
 pub mod optimizer;
 pub mod parser;
 mod pivot_syntax;

@@ -35,6 +35,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .and_then(|tokens| {
             let tokens = resolve_pg_tokens(tokens)?;
             let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
+            let tokens = crate::frame_exclude::rewrite(tokens);
             Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)

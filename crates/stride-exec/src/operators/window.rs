@@ -22,7 +22,9 @@ use crate::operators::sort::{chunk_keys, ChunkKeys};
 use std::cmp::Ordering;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 use stride_functions::aggregate::{new_state, BoundAggregate};
-use stride_sql::plan::{Expr, FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFunction};
+use stride_sql::plan::{
+    Expr, FrameBound, FrameExclude, FrameUnits, SortExpr, WindowExpr, WindowFunction,
+};
 
 /// The input's rows sorted for one (PARTITION BY, ORDER BY): positions in the sorted
 /// order, and where partitions and peer groups start.
@@ -323,13 +325,14 @@ fn evaluate(
             let mut out = Vector::with_capacity(&w.ty, n);
             let key = args_key(w, chunks, n, ctx, s)?;
             for p in 0..n {
-                let (fs, fe) = frame(w, s, &key, p)?;
+                let parts = pieces(w, s, frame(w, s, &key, p)?, p);
+                let rows = || parts.iter().flat_map(|&(a, b)| a..b);
                 let valid = |q: usize| !w.ignore_nulls || args[0].is_valid(q);
                 let pick = match w.func {
-                    F::FirstValue => (fs..fe).find(|&q| valid(q)),
-                    F::LastValue => (fs..fe).rev().find(|&q| valid(q)),
+                    F::FirstValue => rows().find(|&q| valid(q)),
+                    F::LastValue => rows().filter(|&q| valid(q)).last(),
                     _ => match args[1].get(p).as_i64() {
-                        Some(k) if k >= 1 => (fs..fe).filter(|&q| valid(q)).nth(k as usize - 1),
+                        Some(k) if k >= 1 => rows().filter(|&q| valid(q)).nth(k as usize - 1),
                         Some(k) => {
                             return Err(Error::invalid_input(format!(
                                 "nth_value: the position must be at least 1, got {k}"
@@ -348,7 +351,7 @@ fn evaluate(
         F::Aggregate(func) => {
             let key = args_key(w, chunks, n, ctx, s)?;
             let frames = (0..n)
-                .map(|p| frame(w, s, &key, p))
+                .map(|p| Ok(pieces(w, s, frame(w, s, &key, p)?, p)))
                 .collect::<Result<Vec<_>>>()?;
             let agg = BoundAggregate {
                 func,
@@ -362,7 +365,12 @@ fn evaluate(
             };
             if w.distinct {
                 let keys = distinct_keys(&args, n);
-                match first_occurrences(&keys, &frames, keep.as_deref()) {
+                let whole: Option<Vec<(usize, usize)>> = frames
+                    .iter()
+                    .map(|f| (f[1].0 == f[1].1 && f[2].0 == f[2].1).then_some(f[0]))
+                    .collect();
+                let first = whole.and_then(|w| first_occurrences(&keys, &w, keep.as_deref()));
+                match first {
                     Some(first) => keep = Some(first),
                     None => {
                         return distinct_per_frame(
@@ -524,6 +532,27 @@ fn frame(
     Ok((start, end.max(start)))
 }
 
+/// A frame less the rows its EXCLUDE clause leaves out: up to three ranges of
+/// positions, in order (empty ones as `(x, x)`).
+type Pieces = [(usize, usize); 3];
+
+/// The pieces of position `p`'s frame `(fs, fe)`.
+fn pieces(w: &WindowExpr, s: &Sorted, (fs, fe): (usize, usize), p: usize) -> Pieces {
+    let (gs, ge) = (s.peers[p].0 as usize, s.peers[p].1 as usize);
+    // `a..b` within the frame (empty when it falls outside)
+    let clip = |a: usize, b: usize| {
+        let (a, b) = (a.clamp(fs, fe), b.clamp(fs, fe));
+        (a, b.max(a))
+    };
+    const NONE: (usize, usize) = (0, 0);
+    match w.frame.exclude {
+        FrameExclude::NoOthers => [(fs, fe), NONE, NONE],
+        FrameExclude::CurrentRow => [clip(fs, p), clip(p + 1, fe), NONE],
+        FrameExclude::Group => [clip(fs, gs), clip(ge, fe), NONE],
+        FrameExclude::Ties => [clip(fs, gs), clip(p, p + 1), clip(ge, fe)],
+    }
+}
+
 /// The first position in `lo..hi` where `pred` is false, for a `pred` that holds on
 /// a prefix of the range (a binary search, as `slice::partition_point`).
 fn first_not(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
@@ -601,7 +630,7 @@ fn first_occurrences(
 fn distinct_per_frame(
     agg: &BoundAggregate,
     args: &[Vector],
-    frames: &[(usize, usize)],
+    frames: &[Pieces],
     keys: &[String],
     keep: Option<&[bool]>,
     ctx: &QueryContext,
@@ -620,10 +649,10 @@ fn distinct_per_frame(
         rows.clear();
         Ok(())
     };
-    for (p, &(lo, hi)) in frames.iter().enumerate() {
+    for (p, parts) in frames.iter().enumerate() {
         ctx.check()?;
         let mut seen = std::collections::HashSet::new();
-        for q in lo..hi {
+        for q in parts.iter().flat_map(|&(lo, hi)| lo..hi) {
             if keep.is_none_or(|k| k[q]) && seen.insert(&keys[q]) {
                 groups.push(p as u32);
                 rows.push(q as u32);
@@ -637,12 +666,12 @@ fn distinct_per_frame(
     state.finalize()
 }
 
-/// Each position's aggregate over its frame, through a segment tree of states; with
-/// `keep`, only the rows it keeps count.
+/// Each position's aggregate over its frame's pieces, through a segment tree of
+/// states; with `keep`, only the rows it keeps count.
 fn segment_tree(
     agg: &BoundAggregate,
     args: &[Vector],
-    frames: &[(usize, usize)],
+    frames: &[Pieces],
     keep: Option<&[bool]>,
     ctx: &QueryContext,
 ) -> Result<Vector> {
@@ -676,11 +705,32 @@ fn segment_tree(
         levels.push(state.partial()?);
         width = up;
     }
+    let mut result = new_state(agg);
+    result.resize(n);
+    // The pieces one after another, so an order-sensitive aggregate sees the rows in
+    // frame order.
+    for k in 0..3 {
+        let ranges: Vec<(usize, usize)> = frames.iter().map(|f| f[k]).collect();
+        if k > 0 && ranges.iter().all(|r| r.0 >= r.1) {
+            continue;
+        }
+        merge_ranges(agg, &levels, &mut result, &ranges, ctx)?;
+    }
+    result.finalize()
+}
+
+/// Merges into `result[p]` the tree nodes that cover `ranges[p]`.
+fn merge_ranges(
+    agg: &BoundAggregate,
+    levels: &[Vec<Vector>],
+    result: &mut Box<dyn stride_functions::aggregate::GroupedState>,
+    frames: &[(usize, usize)],
+    ctx: &QueryContext,
+) -> Result<()> {
+    let n = frames.len();
     // Each frame is the merge of at most two nodes per level: walking up from the
     // leaves, `lo` takes a left node when odd, `hi` a right node when odd. Left nodes
     // come in left-to-right order going up, right nodes going down.
-    let mut result = new_state(agg);
-    result.resize(n);
     let mut lo: Vec<u32> = frames.iter().map(|f| f.0 as u32).collect();
     let mut hi: Vec<u32> = frames.iter().map(|f| f.1 as u32).collect();
     let ordered = agg.func.is_order_sensitive();
@@ -719,10 +769,10 @@ fn segment_tree(
                 lo[p] = hi[p];
             }
         }
-        merge(&mut result, level, left)?;
+        merge(result, level, left)?;
         if !ordered {
             // Order does not matter: the right nodes go in now.
-            merge(&mut result, level, right)?;
+            merge(result, level, right)?;
         }
     }
     if ordered {
@@ -750,8 +800,8 @@ fn segment_tree(
                     h /= 2;
                 }
             }
-            merge(&mut result, level, right)?;
+            merge(result, level, right)?;
         }
     }
-    result.finalize()
+    Ok(())
 }

@@ -13,7 +13,8 @@ use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
 use super::fold::fold_constant;
 use super::Binder;
 use crate::plan::{
-    AggregateExpr, Expr, FrameBound, FrameUnits, SortExpr, WindowExpr, WindowFrame, WindowFunction,
+    AggregateExpr, Expr, FrameBound, FrameExclude, FrameUnits, SortExpr, WindowExpr, WindowFrame,
+    WindowFunction,
 };
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -279,7 +280,13 @@ impl Binder<'_> {
                 "DISTINCT and FILTER apply to aggregates over a window, not to {name}()"
             )));
         }
-        let frame = self.bind_frame(spec.window_frame.as_ref(), &order_by, ctx)?;
+        let mut frame = self.bind_frame(spec.window_frame.as_ref(), &order_by, ctx)?;
+        // EXCLUDE, recorded in the specification's name by the parser
+        // (`frame_exclude.rs`)
+        if let Some(name) = &spec.window_name {
+            frame.exclude = crate::frame_exclude::split(&name.value).1;
+        }
+
         let w = WindowExpr {
             func,
             args,
@@ -296,11 +303,18 @@ impl Binder<'_> {
 
     /// A window specification with the named window it starts from (`OVER (w ORDER
     /// BY x)`) filled in.
+    /// The result names no base window; its name, if any, is the EXCLUDE marker of
+    /// its frame (`frame_exclude.rs`).
     fn resolve_window(&self, spec: &ast::WindowSpec) -> Result<ast::WindowSpec> {
-        let Some(base) = &spec.window_name else {
+        let (base, exclude) = match &spec.window_name {
+            None => (None, FrameExclude::NoOthers),
+            Some(n) if n.quote_style.is_some() => crate::frame_exclude::split(&n.value),
+            Some(n) => (Some(ident_name(n)), FrameExclude::NoOthers),
+        };
+        let Some(base) = base else {
             return Ok(spec.clone());
         };
-        let mut out = self.named_window(&ident_name(base))?;
+        let mut out = self.named_window(&base)?;
         if !spec.partition_by.is_empty() {
             return Err(Error::binder(format!(
                 "cannot override PARTITION BY of window \"{base}\""
@@ -316,6 +330,8 @@ impl Binder<'_> {
         }
         if spec.window_frame.is_some() {
             out.window_frame = spec.window_frame.clone();
+            out.window_name = (exclude != FrameExclude::NoOthers)
+                .then(|| ast::Ident::with_quote('"', crate::frame_exclude::marker(exclude)));
         }
         Ok(out)
     }
@@ -393,7 +409,12 @@ impl Binder<'_> {
                     .map_or("CURRENT ROW".to_string(), |b| b.to_string())
             )));
         }
-        Ok(WindowFrame { units, start, end })
+        Ok(WindowFrame {
+            units,
+            start,
+            end,
+            exclude: FrameExclude::NoOthers,
+        })
     }
 
     fn bind_bound(

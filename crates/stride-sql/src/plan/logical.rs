@@ -478,6 +478,22 @@ pub struct WindowFrame {
     pub units: FrameUnits,
     pub start: FrameBound,
     pub end: FrameBound,
+    /// Rows of the frame left out around the current row.
+    pub exclude: FrameExclude,
+}
+
+/// A frame's `EXCLUDE` clause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FrameExclude {
+    /// `EXCLUDE NO OTHERS`, and no clause: the whole frame.
+    #[default]
+    NoOthers,
+    /// `EXCLUDE CURRENT ROW`.
+    CurrentRow,
+    /// `EXCLUDE GROUP`: the current row and its peers.
+    Group,
+    /// `EXCLUDE TIES`: the current row's peers, but not the row itself.
+    Ties,
 }
 
 impl WindowFrame {
@@ -492,6 +508,7 @@ impl WindowFrame {
             } else {
                 FrameBound::UnboundedFollowing
             },
+            exclude: FrameExclude::NoOthers,
         }
     }
 }

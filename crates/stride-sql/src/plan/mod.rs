@@ -7,7 +7,7 @@ pub mod visit;
 
 pub use expr::{Expr, LambdaKind, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameUnits,
-    JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, SetFunction, SetOpKind, SortExpr,
-    TableFunction, WindowExpr, WindowFrame, WindowFunction,
+    AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameExclude,
+    FrameUnits, JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, SetFunction, SetOpKind,
+    SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
 };
