@@ -412,6 +412,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("typeof", meta::resolve_typeof),
     ("gen_random_uuid", super::uuid::resolve),
     ("uuid", super::uuid::resolve),
+    ("uuidv4", super::uuid::resolve),
+    ("uuidv7", super::uuid::resolve_v7),
+    ("uuid_extract_version", super::uuid::resolve_extract_version),
+    (
+        "uuid_extract_timestamp",
+        super::uuid::resolve_extract_timestamp,
+    ),
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),

@@ -270,6 +270,12 @@ pub enum ScalarFunction {
     // other
     /// `gen_random_uuid()`, `uuid()`: a random version 4 UUID per row (volatile)
     GenRandomUuid,
+    /// `uuidv7()`: a time-ordered version 7 UUID per row (volatile)
+    UuidV7,
+    /// `uuid_extract_version(u)`: INTEGER
+    UuidExtractVersion,
+    /// `uuid_extract_timestamp(u)`: the time in a version 7 UUID, TIMESTAMP (UTC)
+    UuidExtractTimestamp,
     /// `typeof(x)`: the name of x's type
     TypeOf,
     /// `version()`, `current_database()`, `current_schema()`
@@ -411,6 +417,7 @@ impl ScalarFunction {
             self,
             ScalarFunction::Random
                 | ScalarFunction::GenRandomUuid
+                | ScalarFunction::UuidV7
                 | ScalarFunction::SetSeed
                 | ScalarFunction::SleepMs
                 | ScalarFunction::RaiseError
@@ -587,7 +594,9 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateSub
         | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
-        F::GenRandomUuid => Ok(uuid::evaluate(len)),
+        F::GenRandomUuid | F::UuidV7 | F::UuidExtractVersion | F::UuidExtractTimestamp => {
+            uuid::evaluate(f, args, len)
+        }
         F::RegexpMatches
         | F::RegexpIMatches
         | F::RegexpFullMatch
