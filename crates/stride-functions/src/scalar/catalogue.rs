@@ -385,8 +385,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
             .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
     }),
     ("strftime", date::strftime::resolve),
-    ("strptime", date::strptime::resolve_strptime),
-    ("try_strptime", date::strptime::resolve_try_strptime),
+    ("strptime", |a| {
+        date::strptime::resolve_strptime(a).or_else(|| date::strptime_list::resolve(false, a))
+    }),
+    ("try_strptime", |a| {
+        date::strptime::resolve_try_strptime(a).or_else(|| date::strptime_list::resolve(true, a))
+    }),
     ("last_day", date::names::resolve_last_day),
     ("dayname", date::names::resolve_dayname),
     ("monthname", date::names::resolve_monthname),

@@ -238,6 +238,8 @@ pub enum ScalarFunction {
     Strftime,
     Strptime,
     TryStrptime,
+    /// `strptime(text, [formats])` (false) and `try_strptime(text, [formats])` (true)
+    StrptimeList(bool),
     LastDay,
     DayName,
     MonthName,
@@ -454,6 +456,7 @@ pub fn needs_constants(func: ScalarFunction) -> bool {
     matches!(
         func,
         ScalarFunction::DatePart
+            | ScalarFunction::StrptimeList(_)
             | ScalarFunction::ListAggregateByName
             | ScalarFunction::Json(_)
             | ScalarFunction::Struct(
@@ -474,6 +477,7 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
             }
             Ok(())
         }
+        ScalarFunction::StrptimeList(_) => date::strptime_list::specialize(f, constants),
         ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
         ScalarFunction::Json(j) => json::specialize(f, j, constants),
         ScalarFunction::Struct(
@@ -578,6 +582,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Strftime
         | F::Strptime
         | F::TryStrptime
+        | F::StrptimeList(_)
         | F::LastDay
         | F::DayName
         | F::MonthName
