@@ -234,8 +234,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("round_even", math::rounding::resolve_round_even),
     ("roundbankers", math::rounding::resolve_round_even),
     // dates and times
-    ("date_part", date::part::resolve_date_part),
-    ("datepart", date::part::resolve_date_part),
+    ("date_part", |a| {
+        date::part::resolve_date_part(a).or_else(|| date::part_list::resolve(a))
+    }),
+    ("datepart", |a| {
+        date::part::resolve_date_part(a).or_else(|| date::part_list::resolve(a))
+    }),
     ("extract", date::part::resolve_date_part),
     ("year", |a| date::part::resolve_field(a, DateField::Year)),
     ("month", |a| date::part::resolve_field(a, DateField::Month)),
@@ -632,6 +636,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         list::distance::resolve(a, Distance::OneMinusCosine)
     }),
     ("<->", |a| list::distance::resolve(a, Distance::Euclidean)),
+    ("list_zip", list::zip::resolve),
+    ("array_zip", list::zip::resolve),
     ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
     ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
     ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),

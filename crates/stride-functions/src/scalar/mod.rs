@@ -228,6 +228,8 @@ pub enum ScalarFunction {
     // dates and times
     /// `date_part(part, x)`, `datepart`, and EXTRACT(part FROM x)
     DatePart,
+    /// `date_part([part, ...], x)`: a STRUCT of the parts (fields fixed by [`specialize`])
+    DatePartList,
     /// `year(x)`, `month(x)`, ...: date_part with a fixed field
     Extract(DateField),
     DateTrunc,
@@ -376,6 +378,8 @@ pub enum ScalarFunction {
     ListRange(bool),
     /// `list_distance`, `list_inner_product`, `list_cosine_similarity`, ...
     ListDistance(list::distance::Distance),
+    /// `list_zip(l, ... [, truncate])`, `array_zip`: a list of unnamed structs
+    ListZip,
     /// `hash(value, ...)`: DuckDB's 64-bit hash, as BIGINT
     Hash,
     /// `random()`: volatile
@@ -457,6 +461,7 @@ pub fn needs_constants(func: ScalarFunction) -> bool {
         func,
         ScalarFunction::DatePart
             | ScalarFunction::StrptimeList(_)
+            | ScalarFunction::DatePartList
             | ScalarFunction::ListAggregateByName
             | ScalarFunction::Json(_)
             | ScalarFunction::Struct(
@@ -478,6 +483,7 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
             Ok(())
         }
         ScalarFunction::StrptimeList(_) => date::strptime_list::specialize(f, constants),
+        ScalarFunction::DatePartList => date::part_list::specialize(f, constants),
         ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
         ScalarFunction::Json(j) => json::specialize(f, j, constants),
         ScalarFunction::Struct(
@@ -583,6 +589,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Strptime
         | F::TryStrptime
         | F::StrptimeList(_)
+        | F::DatePartList
         | F::LastDay
         | F::DayName
         | F::MonthName
@@ -650,7 +657,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListWhere
         | F::Flatten
         | F::ListRange(_)
-        | F::ListDistance(_) => list::evaluate(f, args, len),
+        | F::ListDistance(_)
+        | F::ListZip => list::evaluate(f, args, len),
         F::FormatType
         | F::FormatTypes
         | F::ToRegtype
