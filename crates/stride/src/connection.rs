@@ -162,6 +162,7 @@ impl Database {
             registered: Mutex::new(Arc::default()),
             prepared: Mutex::new(Arc::default()),
             temp_macros: Mutex::new(Arc::default()),
+            variables: Mutex::new(Arc::default()),
         })
     }
 }
@@ -245,6 +246,9 @@ pub struct Connection {
     /// TEMP macros (CREATE TEMP MACRO), by lower-case name: they live as long as the
     /// connection and are never written to the database file.
     temp_macros: Mutex<Arc<stride_sql::binder::TempMacros>>,
+    /// Session variables (SET VARIABLE), by lower-case name: this connection's only,
+    /// replaced whole on each change like `registered`.
+    variables: Mutex<Arc<stride_sql::binder::SessionVariables>>,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -332,6 +336,25 @@ impl Connection {
             .lock()
             .map(|p| p.clone())
             .unwrap_or_default()
+    }
+
+    fn variables(&self) -> Arc<stride_sql::binder::SessionVariables> {
+        self.variables.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    /// Sets (`Some`) or forgets (`None`) a session variable.
+    fn change_variable(&self, name: String, value: Option<(ScalarValue, DataType)>) -> Result<()> {
+        let mut variables = self
+            .variables
+            .lock()
+            .map_err(|_| Error::internal("session variables lock"))?;
+        let mut next = (**variables).clone();
+        match value {
+            Some(v) => next.insert(name, v),
+            None => next.remove(&name),
+        };
+        *variables = Arc::new(next);
+        Ok(())
     }
 
     /// Changes the connection's TEMP macros.
@@ -548,6 +571,7 @@ impl Connection {
             .with_registered(self.registered())
             .with_prepared(self.prepared())
             .with_temp_macros(self.temp_macros())
+            .with_variables(self.variables())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: self.new_context(),
@@ -714,6 +738,7 @@ impl Connection {
             .with_registered(self.registered())
             .with_prepared(self.prepared())
             .with_temp_macros(self.temp_macros())
+            .with_variables(self.variables())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: ctx.clone(),
@@ -1305,6 +1330,24 @@ impl Connection {
             }
             BoundStatement::Reset { name } => {
                 self.change_settings(|s| s.reset(&name))?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::SetVariable { name, plan } => {
+                let chunks = self.collect(&plan, ctx)?;
+                let ty = plan
+                    .schema()
+                    .first()
+                    .map_or(DataType::Null, |f| f.ty.clone());
+                let value = chunks
+                    .iter()
+                    .find(|c| !c.is_empty())
+                    .and_then(|c| c.row(0).into_iter().next())
+                    .unwrap_or(ScalarValue::Null);
+                self.change_variable(name, Some((value, ty)))?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::ResetVariable { name } => {
+                self.change_variable(name, None)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::CopyTo {

@@ -148,6 +148,9 @@ impl Binder<'_> {
         if name == "current_setting" {
             return self.current_setting(args);
         }
+        if name == "getvariable" {
+            return self.getvariable(&args);
+        }
         bind_scalar_call(&name, args)
     }
 

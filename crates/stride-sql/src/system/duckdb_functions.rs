@@ -196,6 +196,7 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
         "current_setting",
         "alias",
         "current_query",
+        "getvariable",
         "IS DISTINCT FROM",
         "IS NOT DISTINCT FROM",
     ]
