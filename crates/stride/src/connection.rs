@@ -27,12 +27,14 @@
 //! in `connection/upsert.rs`.
 
 mod access;
+mod ids;
 mod transaction;
 mod upsert;
 mod writes;
 
 use access::{checkpoint_if_due, log};
 
+pub(crate) use ids::IdCounters;
 use transaction::Transaction;
 use writes::{returning_result, Load};
 
@@ -163,6 +165,8 @@ impl Database {
             prepared: Mutex::new(Arc::default()),
             temp_macros: Mutex::new(Arc::default()),
             variables: Mutex::new(Arc::default()),
+            id: self.databases.ids.next_connection(),
+            statements: std::sync::atomic::AtomicU64::new(0),
         })
     }
 }
@@ -249,6 +253,10 @@ pub struct Connection {
     /// Session variables (SET VARIABLE), by lower-case name: this connection's only,
     /// replaced whole on each change like `registered`.
     variables: Mutex<Arc<stride_sql::binder::SessionVariables>>,
+    /// This connection's number among the database's (`current_connection_id()`).
+    id: u64,
+    /// Statements planned so far (`current_query_id()` is the running one's number).
+    statements: std::sync::atomic::AtomicU64,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -355,6 +363,22 @@ impl Connection {
         };
         *variables = Arc::new(next);
         Ok(())
+    }
+
+    /// The numbers of this connection, of the statement about to run (counted now)
+    /// and of its transaction: the open one, or a new one for this statement alone.
+    fn statement_ids(&self) -> stride_sql::binder::SessionIds {
+        let query = self.statements.fetch_add(1, Ordering::Relaxed) + 1;
+        let open = self
+            .transaction
+            .lock()
+            .ok()
+            .and_then(|t| t.as_ref().map(|t| t.id));
+        stride_sql::binder::SessionIds {
+            connection: self.id,
+            transaction: open.unwrap_or_else(|| self.databases.ids.next_transaction()),
+            query,
+        }
     }
 
     /// Changes the connection's TEMP macros.
@@ -732,8 +756,10 @@ impl Connection {
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
         let settings = ctx.settings.clone();
+        let ids = self.statement_ids();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_query_text(sql)
+            .with_session_ids(ids)
             .with_params(params.to_vec())
             .with_registered(self.registered())
             .with_prepared(self.prepared())

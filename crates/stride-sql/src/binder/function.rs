@@ -123,6 +123,9 @@ impl Binder<'_> {
                 }
             }
         }
+        if let Some(id) = self.session_id(&name, list.args.len()) {
+            return id;
+        }
         // current_query(): the statement's text (NULL where the caller gave none)
         if name == "current_query" && list.args.is_empty() {
             return Ok(Expr::Literal {

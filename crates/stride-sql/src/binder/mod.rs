@@ -35,6 +35,7 @@ mod query_functions;
 mod returning;
 mod scope;
 mod select;
+mod session_ids;
 mod set_function;
 mod star;
 mod structs;
@@ -53,6 +54,7 @@ pub use macros::TempMacros;
 pub use prepare::PreparedStatements;
 pub use returning::Returning;
 use scope::Scope;
+pub use session_ids::{SessionIds, SESSION_ID_FUNCTIONS};
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -325,6 +327,8 @@ pub struct Binder<'a> {
     query_text: Option<String>,
     /// The connection's session variables (`getvariable`, `variables.rs`).
     variables: Arc<SessionVariables>,
+    /// The numbers of the connection, transaction and statement (`session_ids.rs`).
+    session_ids: Option<SessionIds>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -364,6 +368,7 @@ impl<'a> Binder<'a> {
             macro_stack: Vec::new(),
             query_text: None,
             variables: Arc::default(),
+            session_ids: None,
         }
     }
 
@@ -400,6 +405,12 @@ impl<'a> Binder<'a> {
     /// The connection's TEMP macros.
     pub fn with_temp_macros(mut self, macros: Arc<TempMacros>) -> Self {
         self.temp_macros = macros;
+        self
+    }
+
+    /// The numbers of the connection, the statement's transaction and the statement.
+    pub fn with_session_ids(mut self, ids: SessionIds) -> Self {
+        self.session_ids = Some(ids);
         self
     }
 

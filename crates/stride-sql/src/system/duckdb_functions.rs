@@ -202,6 +202,7 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
     ]
     .into_iter()
     .chain(crate::binder::STRUCT_FUNCTIONS.iter().copied())
+    .chain(crate::binder::SESSION_ID_FUNCTIONS)
     {
         named(name, "scalar", &mut out);
     }
