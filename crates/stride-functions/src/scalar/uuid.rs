@@ -130,7 +130,7 @@ mod tests {
         let u = |s: &str| ScalarValue::Uuid(uuid::parse(s).unwrap());
         let v7 = u("018f9f4a-1c2b-7def-8000-000000000000");
         assert_eq!(
-            eval("uuid_extract_version", &[v7.clone()]).unwrap(),
+            eval("uuid_extract_version", std::slice::from_ref(&v7)).unwrap(),
             ScalarValue::Integer(7)
         );
         assert_eq!(
