@@ -39,6 +39,9 @@ def fmt(v):
         return str(v).rstrip("0")
     if isinstance(v, list):
         return "[" + ", ".join(element(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        # an unnamed STRUCT (DuckDB's TUPLE), printed as stride prints row(...)
+        return "(" + ", ".join(element(x) for x in v) + ")"
     s = str(v)
     return s if s else "(empty)"
 
@@ -51,7 +54,7 @@ def element(v):
         return "true" if v else "false"
     if isinstance(v, float):
         return fmt(v)
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return fmt(v)
     if isinstance(v, (datetime.datetime, datetime.time)) and v.microsecond:
         return str(v).rstrip("0")

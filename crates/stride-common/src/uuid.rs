@@ -72,6 +72,29 @@ pub fn random_v4() -> u128 {
     v
 }
 
+/// A version 7 (time-ordered) UUID, RFC 9562: the low 48 bits of `unix_ms`
+/// (milliseconds since the epoch) first, then the version, the variant and random bits.
+pub fn random_v7(unix_ms: i64) -> u128 {
+    let mut bytes = [0u8; 16];
+    fill_random(&mut bytes);
+    let random = u128::from_be_bytes(bytes);
+    let ms = (unix_ms as u64 & 0xffff_ffff_ffff) as u128;
+    let mut v = (ms << 80) | (random & ((1u128 << 80) - 1));
+    v = (v & !(0xf << 76)) | (0x7 << 76);
+    v = (v & !(0x3 << 62)) | (0x2 << 62);
+    v
+}
+
+/// The version field of a UUID (its 13th hexadecimal digit), 0 to 15.
+pub fn version(bits: u128) -> u32 {
+    ((bits >> 76) & 0xf) as u32
+}
+
+/// The 48-bit Unix timestamp in milliseconds at the front of a version 7 UUID.
+pub fn v7_unix_ms(bits: u128) -> i64 {
+    (bits >> 80) as i64
+}
+
 fn fill_random(out: &mut [u8]) {
     use std::cell::Cell;
     use std::collections::hash_map::RandomState;
@@ -99,6 +122,17 @@ fn fill_random(out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_7() {
+        let ms = 1_716_364_385_323;
+        let v = random_v7(ms);
+        assert_eq!(version(v), 7);
+        assert_eq!(v7_unix_ms(v), ms);
+        assert_eq!((v >> 62) & 0x3, 0x2);
+        assert_eq!(version(random_v4()), 4);
+        assert_eq!(format(v)[..13], *"018f9f4a-1c2b");
+    }
 
     #[test]
     fn forms() {

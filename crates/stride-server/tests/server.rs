@@ -526,3 +526,24 @@ async fn copy_from_stdin_and_to_stdout() {
     // The session is still usable.
     assert_eq!(c.query("SELECT 1", &[]).await.unwrap().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_variables_belong_to_their_connection() {
+    let addr = start(100);
+    let (a, b) = (connect(addr).await, connect(addr).await);
+    a.simple_query("SET VARIABLE who = 'a'").await.unwrap();
+    b.simple_query("SET VARIABLE who = 'b'").await.unwrap();
+    let read = "SELECT getvariable('who')";
+    let got = |m: &[SimpleQueryMessage]| rows(m)[0][0].clone();
+    assert_eq!(got(&a.simple_query(read).await.unwrap()), Some("a".into()));
+    assert_eq!(got(&b.simple_query(read).await.unwrap()), Some("b".into()));
+    // a parameter folds to a constant name
+    let r = a
+        .query_one("SELECT getvariable($1::VARCHAR)", &[&"who"])
+        .await
+        .unwrap();
+    assert_eq!(r.get::<_, Option<String>>(0), Some("a".into()));
+    a.simple_query("RESET VARIABLE who").await.unwrap();
+    assert_eq!(got(&a.simple_query(read).await.unwrap()), None);
+    assert_eq!(got(&b.simple_query(read).await.unwrap()), Some("b".into()));
+}

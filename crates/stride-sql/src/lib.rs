@@ -17,5 +17,6 @@ mod pivot_syntax;
 pub mod plan;
 mod prefix_alias;
 pub mod system;
+mod variable_syntax;
 
 pub use catalog::Catalog;

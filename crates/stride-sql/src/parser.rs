@@ -380,7 +380,8 @@ impl Dialect for StrideDialect {
 
     /// `CHECKPOINT [database]` and `FORCE CHECKPOINT [database]` (DuckDB's), which
     /// the parser does not know, become `PRAGMA checkpoint`; DuckDB's PIVOT and
-    /// UNPIVOT statements become queries (`pivot_syntax.rs`).
+    /// UNPIVOT statements become queries (`pivot_syntax.rs`); `SET VARIABLE` and
+    /// `RESET VARIABLE` become marked assignments (`variable_syntax.rs`).
     fn parse_statement(
         &self,
         parser: &mut Parser,
@@ -395,7 +396,14 @@ impl Dialect for StrideDialect {
             Some("DROP") => return parse_drop_macro(parser),
             _ => {}
         }
+        let third_is_word = matches!(parser.peek_nth_token_ref(2).token, Token::Word(_));
         let skip = match (word(0).as_deref(), word(1).as_deref()) {
+            (Some(w @ ("SET" | "RESET")), Some("VARIABLE")) if third_is_word => {
+                let reset = w == "RESET";
+                parser.next_token();
+                parser.next_token();
+                return Some(crate::variable_syntax::parse(parser, reset));
+            }
             (Some("CHECKPOINT"), _) => 1,
             (Some("FORCE"), Some("CHECKPOINT")) => 2,
             (Some("PIVOT" | "PIVOT_WIDER"), _) => {

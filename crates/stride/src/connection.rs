@@ -27,12 +27,14 @@
 //! in `connection/upsert.rs`.
 
 mod access;
+mod ids;
 mod transaction;
 mod upsert;
 mod writes;
 
 use access::{checkpoint_if_due, log};
 
+pub(crate) use ids::IdCounters;
 use transaction::Transaction;
 use writes::{returning_result, Load};
 
@@ -162,6 +164,9 @@ impl Database {
             registered: Mutex::new(Arc::default()),
             prepared: Mutex::new(Arc::default()),
             temp_macros: Mutex::new(Arc::default()),
+            variables: Mutex::new(Arc::default()),
+            id: self.databases.ids.next_connection(),
+            statements: std::sync::atomic::AtomicU64::new(0),
         })
     }
 }
@@ -245,6 +250,13 @@ pub struct Connection {
     /// TEMP macros (CREATE TEMP MACRO), by lower-case name: they live as long as the
     /// connection and are never written to the database file.
     temp_macros: Mutex<Arc<stride_sql::binder::TempMacros>>,
+    /// Session variables (SET VARIABLE), by lower-case name: this connection's only,
+    /// replaced whole on each change like `registered`.
+    variables: Mutex<Arc<stride_sql::binder::SessionVariables>>,
+    /// This connection's number among the database's (`current_connection_id()`).
+    id: u64,
+    /// Statements planned so far (`current_query_id()` is the running one's number).
+    statements: std::sync::atomic::AtomicU64,
 }
 
 /// What planning produced: either a finished statement or a query to stream.
@@ -332,6 +344,41 @@ impl Connection {
             .lock()
             .map(|p| p.clone())
             .unwrap_or_default()
+    }
+
+    fn variables(&self) -> Arc<stride_sql::binder::SessionVariables> {
+        self.variables.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    /// Sets (`Some`) or forgets (`None`) a session variable.
+    fn change_variable(&self, name: String, value: Option<(ScalarValue, DataType)>) -> Result<()> {
+        let mut variables = self
+            .variables
+            .lock()
+            .map_err(|_| Error::internal("session variables lock"))?;
+        let mut next = (**variables).clone();
+        match value {
+            Some(v) => next.insert(name, v),
+            None => next.remove(&name),
+        };
+        *variables = Arc::new(next);
+        Ok(())
+    }
+
+    /// The numbers of this connection, of the statement about to run (counted now)
+    /// and of its transaction: the open one, or a new one for this statement alone.
+    fn statement_ids(&self) -> stride_sql::binder::SessionIds {
+        let query = self.statements.fetch_add(1, Ordering::Relaxed) + 1;
+        let open = self
+            .transaction
+            .lock()
+            .ok()
+            .and_then(|t| t.as_ref().map(|t| t.id));
+        stride_sql::binder::SessionIds {
+            connection: self.id,
+            transaction: open.unwrap_or_else(|| self.databases.ids.next_transaction()),
+            query,
+        }
     }
 
     /// Changes the connection's TEMP macros.
@@ -548,6 +595,7 @@ impl Connection {
             .with_registered(self.registered())
             .with_prepared(self.prepared())
             .with_temp_macros(self.temp_macros())
+            .with_variables(self.variables())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: self.new_context(),
@@ -708,12 +756,15 @@ impl Connection {
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
         let settings = ctx.settings.clone();
+        let ids = self.statement_ids();
         let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
             .with_query_text(sql)
+            .with_session_ids(ids)
             .with_params(params.to_vec())
             .with_registered(self.registered())
             .with_prepared(self.prepared())
             .with_temp_macros(self.temp_macros())
+            .with_variables(self.variables())
             .with_runner(Arc::new(BindRunner {
                 catalogs: self.catalogs(),
                 ctx: ctx.clone(),
@@ -1305,6 +1356,24 @@ impl Connection {
             }
             BoundStatement::Reset { name } => {
                 self.change_settings(|s| s.reset(&name))?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::SetVariable { name, plan } => {
+                let chunks = self.collect(&plan, ctx)?;
+                let ty = plan
+                    .schema()
+                    .first()
+                    .map_or(DataType::Null, |f| f.ty.clone());
+                let value = chunks
+                    .iter()
+                    .find(|c| !c.is_empty())
+                    .and_then(|c| c.row(0).into_iter().next())
+                    .unwrap_or(ScalarValue::Null);
+                self.change_variable(name, Some((value, ty)))?;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::ResetVariable { name } => {
+                self.change_variable(name, None)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::CopyTo {

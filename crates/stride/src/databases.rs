@@ -55,6 +55,8 @@ pub(crate) struct Databases {
     /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
     /// database attached after it was bound).
     next_slot: Mutex<u64>,
+    /// Numbers of connections and transactions (`connection/ids.rs`).
+    pub(crate) ids: crate::connection::IdCounters,
 }
 
 impl Databases {
@@ -62,6 +64,7 @@ impl Databases {
         Databases {
             list: RwLock::new(vec![Arc::new(main)]),
             next_slot: Mutex::new(1),
+            ids: Default::default(),
         }
     }
 

@@ -397,3 +397,28 @@ fn lock_and_idle_timeouts_take_effect() {
     run(&b, "COMMIT");
     assert_eq!(int(&b, "SELECT count(*) FROM t"), 3);
 }
+
+/// current_connection_id() numbers connections; txid_current() is one number for a
+/// whole transaction and a new one for each statement outside one;
+/// current_query_id() counts a connection's statements.
+#[test]
+fn session_ids_number_connections_transactions_and_statements() {
+    let db = Database::open_in_memory().unwrap();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    assert_ne!(
+        int(&a, "SELECT current_connection_id()"),
+        int(&b, "SELECT current_connection_id()")
+    );
+    let t1 = int(&a, "SELECT txid_current()");
+    let t2 = int(&a, "SELECT current_transaction_id()");
+    assert!(t2 > t1);
+    run(&a, "BEGIN");
+    let inside = int(&a, "SELECT txid_current()");
+    assert!(inside > t2);
+    assert_eq!(int(&a, "SELECT current_transaction_id()"), inside);
+    assert_ne!(int(&b, "SELECT txid_current()"), inside);
+    run(&a, "COMMIT");
+    assert!(int(&a, "SELECT txid_current()") > inside);
+    let q = int(&a, "SELECT current_query_id()");
+    assert_eq!(int(&a, "SELECT current_query_id()"), q + 1);
+}

@@ -235,8 +235,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("round_even", math::rounding::resolve_round_even),
     ("roundbankers", math::rounding::resolve_round_even),
     // dates and times
-    ("date_part", date::part::resolve_date_part),
-    ("datepart", date::part::resolve_date_part),
+    ("date_part", |a| {
+        date::part::resolve_date_part(a).or_else(|| date::part_list::resolve(a))
+    }),
+    ("datepart", |a| {
+        date::part::resolve_date_part(a).or_else(|| date::part_list::resolve(a))
+    }),
     ("extract", date::part::resolve_date_part),
     ("year", |a| date::part::resolve_field(a, DateField::Year)),
     ("month", |a| date::part::resolve_field(a, DateField::Month)),
@@ -386,8 +390,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
             .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
     }),
     ("strftime", date::strftime::resolve),
-    ("strptime", date::strptime::resolve_strptime),
-    ("try_strptime", date::strptime::resolve_try_strptime),
+    ("strptime", |a| {
+        date::strptime::resolve_strptime(a).or_else(|| date::strptime_list::resolve(false, a))
+    }),
+    ("try_strptime", |a| {
+        date::strptime::resolve_try_strptime(a).or_else(|| date::strptime_list::resolve(true, a))
+    }),
     ("last_day", date::names::resolve_last_day),
     ("dayname", date::names::resolve_dayname),
     ("monthname", date::names::resolve_monthname),
@@ -413,6 +421,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("typeof", meta::resolve_typeof),
     ("gen_random_uuid", super::uuid::resolve),
     ("uuid", super::uuid::resolve),
+    ("uuidv4", super::uuid::resolve),
+    ("uuidv7", super::uuid::resolve_v7),
+    ("uuid_extract_version", super::uuid::resolve_extract_version),
+    (
+        "uuid_extract_timestamp",
+        super::uuid::resolve_extract_timestamp,
+    ),
     ("version", meta::resolve_version),
     ("current_database", meta::resolve_current_database),
     ("current_schema", meta::resolve_current_schema),
@@ -637,6 +652,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         list::distance::resolve(a, Distance::OneMinusCosine)
     }),
     ("<->", |a| list::distance::resolve(a, Distance::Euclidean)),
+    ("list_zip", list::zip::resolve),
+    ("array_zip", list::zip::resolve),
     ("list_sum", |a| list::aggregate::resolve_shorthand(a, "sum")),
     ("list_min", |a| list::aggregate::resolve_shorthand(a, "min")),
     ("list_max", |a| list::aggregate::resolve_shorthand(a, "max")),

@@ -229,6 +229,8 @@ pub enum ScalarFunction {
     // dates and times
     /// `date_part(part, x)`, `datepart`, and EXTRACT(part FROM x)
     DatePart,
+    /// `date_part([part, ...], x)`: a STRUCT of the parts (fields fixed by [`specialize`])
+    DatePartList,
     /// `year(x)`, `month(x)`, ...: date_part with a fixed field
     Extract(DateField),
     DateTrunc,
@@ -239,6 +241,8 @@ pub enum ScalarFunction {
     Strftime,
     Strptime,
     TryStrptime,
+    /// `strptime(text, [formats])` (false) and `try_strptime(text, [formats])` (true)
+    StrptimeList(bool),
     LastDay,
     DayName,
     MonthName,
@@ -271,6 +275,12 @@ pub enum ScalarFunction {
     // other
     /// `gen_random_uuid()`, `uuid()`: a random version 4 UUID per row (volatile)
     GenRandomUuid,
+    /// `uuidv7()`: a time-ordered version 7 UUID per row (volatile)
+    UuidV7,
+    /// `uuid_extract_version(u)`: INTEGER
+    UuidExtractVersion,
+    /// `uuid_extract_timestamp(u)`: the time in a version 7 UUID, TIMESTAMP (UTC)
+    UuidExtractTimestamp,
     /// `typeof(x)`: the name of x's type
     TypeOf,
     /// `version()`, `current_database()`, `current_schema()`
@@ -369,6 +379,8 @@ pub enum ScalarFunction {
     ListRange(bool),
     /// `list_distance`, `list_inner_product`, `list_cosine_similarity`, ...
     ListDistance(list::distance::Distance),
+    /// `list_zip(l, ... [, truncate])`, `array_zip`: a list of unnamed structs
+    ListZip,
     /// `hash(value, ...)`: DuckDB's 64-bit hash, as BIGINT
     Hash,
     /// `random()`: volatile
@@ -414,6 +426,7 @@ impl ScalarFunction {
             self,
             ScalarFunction::Random
                 | ScalarFunction::GenRandomUuid
+                | ScalarFunction::UuidV7
                 | ScalarFunction::SetSeed
                 | ScalarFunction::SleepMs
                 | ScalarFunction::RaiseError
@@ -450,6 +463,8 @@ pub fn needs_constants(func: ScalarFunction) -> bool {
     matches!(
         func,
         ScalarFunction::DatePart
+            | ScalarFunction::StrptimeList(_)
+            | ScalarFunction::DatePartList
             | ScalarFunction::ListAggregateByName
             | ScalarFunction::Json(_)
             | ScalarFunction::Struct(
@@ -470,6 +485,8 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
             }
             Ok(())
         }
+        ScalarFunction::StrptimeList(_) => date::strptime_list::specialize(f, constants),
+        ScalarFunction::DatePartList => date::part_list::specialize(f, constants),
         ScalarFunction::ListAggregateByName => list::aggregate::specialize(f, constants),
         ScalarFunction::Json(j) => json::specialize(f, j, constants),
         ScalarFunction::Struct(
@@ -574,6 +591,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Strftime
         | F::Strptime
         | F::TryStrptime
+        | F::StrptimeList(_)
+        | F::DatePartList
         | F::LastDay
         | F::DayName
         | F::MonthName
@@ -590,7 +609,9 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateSub
         | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
-        F::GenRandomUuid => Ok(uuid::evaluate(len)),
+        F::GenRandomUuid | F::UuidV7 | F::UuidExtractVersion | F::UuidExtractTimestamp => {
+            uuid::evaluate(f, args, len)
+        }
         F::RegexpMatches
         | F::RegexpIMatches
         | F::RegexpFullMatch
@@ -639,7 +660,8 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::ListWhere
         | F::Flatten
         | F::ListRange(_)
-        | F::ListDistance(_) => list::evaluate(f, args, len),
+        | F::ListDistance(_)
+        | F::ListZip => list::evaluate(f, args, len),
         F::FormatType
         | F::FormatTypes
         | F::ToRegtype

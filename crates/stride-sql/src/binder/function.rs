@@ -123,6 +123,9 @@ impl Binder<'_> {
                 }
             }
         }
+        if let Some(id) = self.session_id(&name, list.args.len()) {
+            return id;
+        }
         // current_query(): the statement's text (NULL where the caller gave none)
         if name == "current_query" && list.args.is_empty() {
             return Ok(Expr::Literal {
@@ -147,6 +150,9 @@ impl Binder<'_> {
         }
         if name == "current_setting" {
             return self.current_setting(args);
+        }
+        if name == "getvariable" {
+            return self.getvariable(&args);
         }
         bind_scalar_call(&name, args)
     }

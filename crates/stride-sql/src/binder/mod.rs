@@ -35,6 +35,7 @@ mod query_functions;
 mod returning;
 mod scope;
 mod select;
+mod session_ids;
 mod set_function;
 mod star;
 mod structs;
@@ -42,6 +43,7 @@ mod summarize;
 mod system;
 mod types;
 mod utility;
+mod variables;
 mod view;
 mod window;
 
@@ -52,10 +54,12 @@ pub use macros::TempMacros;
 pub use prepare::PreparedStatements;
 pub use returning::Returning;
 use scope::Scope;
+pub use session_ids::{SessionIds, SESSION_ID_FUNCTIONS};
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue, Settings, TableSchema};
+pub use variables::SessionVariables;
 
 pub(crate) use builtin_macros::builtin_macro_names;
 pub(crate) use duckdb_catalog::DUCKDB_TABLE_FUNCTIONS;
@@ -145,6 +149,16 @@ pub enum BoundStatement {
         value: ScalarValue,
     },
     Reset {
+        name: String,
+    },
+    /// `SET VARIABLE name = expr`: `plan` is one row of one column, the value to keep
+    /// on the connection under `name` (lower-case).
+    SetVariable {
+        name: String,
+        plan: LogicalPlan,
+    },
+    /// `RESET VARIABLE name`.
+    ResetVariable {
         name: String,
     },
     /// EXPLAIN [ANALYZE] / EXPLAIN (ANALYZE, FORMAT json): `analyze` runs the query
@@ -311,6 +325,10 @@ pub struct Binder<'a> {
     macro_stack: Vec<String>,
     /// The statement's text (`current_query()`), when the caller gave it.
     query_text: Option<String>,
+    /// The connection's session variables (`getvariable`, `variables.rs`).
+    variables: Arc<SessionVariables>,
+    /// The numbers of the connection, transaction and statement (`session_ids.rs`).
+    session_ids: Option<SessionIds>,
 }
 
 /// Most parameters whose types are inferred (the protocol allows 65535).
@@ -349,6 +367,8 @@ impl<'a> Binder<'a> {
             macro_cache: HashMap::new(),
             macro_stack: Vec::new(),
             query_text: None,
+            variables: Arc::default(),
+            session_ids: None,
         }
     }
 
@@ -385,6 +405,18 @@ impl<'a> Binder<'a> {
     /// The connection's TEMP macros.
     pub fn with_temp_macros(mut self, macros: Arc<TempMacros>) -> Self {
         self.temp_macros = macros;
+        self
+    }
+
+    /// The numbers of the connection, the statement's transaction and the statement.
+    pub fn with_session_ids(mut self, ids: SessionIds) -> Self {
+        self.session_ids = Some(ids);
+        self
+    }
+
+    /// The connection's session variables (SET VARIABLE), which getvariable reads.
+    pub fn with_variables(mut self, variables: Arc<SessionVariables>) -> Self {
+        self.variables = variables;
         self
     }
 

@@ -53,6 +53,9 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_set(&mut self, set: &ast::Set) -> Result<BoundStatement> {
+        if let Some((name, value)) = crate::variable_syntax::variable_assignment(set) {
+            return self.bind_variable(name, value);
+        }
         match set {
             ast::Set::SingleAssignment {
                 variable, values, ..

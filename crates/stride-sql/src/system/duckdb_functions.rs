@@ -196,11 +196,13 @@ pub fn rows() -> Vec<Vec<ScalarValue>> {
         "current_setting",
         "alias",
         "current_query",
+        "getvariable",
         "IS DISTINCT FROM",
         "IS NOT DISTINCT FROM",
     ]
     .into_iter()
     .chain(crate::binder::STRUCT_FUNCTIONS.iter().copied())
+    .chain(crate::binder::SESSION_ID_FUNCTIONS)
     {
         named(name, "scalar", &mut out);
     }

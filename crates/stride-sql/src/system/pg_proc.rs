@@ -156,6 +156,8 @@ fn combinations(arity: usize) -> Vec<Vec<DataType>> {
 fn oid(t: &DataType) -> u32 {
     match (pg_types::oid_of(t), t) {
         (_, DataType::Struct(_)) => ANY,
+        // a list of structs travels as text in pgwire, but is no text[]
+        (_, DataType::List(e)) if matches!(**e, DataType::Struct(_)) => ANYARRAY,
         (0, DataType::List(_)) => ANYARRAY,
         (0, _) => ANY,
         (o, _) => o,

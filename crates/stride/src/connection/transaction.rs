@@ -41,6 +41,8 @@ pub(crate) struct Transaction {
     idle_since: Option<std::time::Instant>,
     /// When it began (microseconds since the epoch): what `now()` reads in it.
     pub(super) started: i64,
+    /// Its number among the database's transactions (`txid_current()`).
+    pub(super) id: u64,
 }
 
 /// Tables `entries` change in any way (their rows, columns or existence).
@@ -190,6 +192,7 @@ impl Connection {
                     read_only,
                     idle_since: None,
                     started: stride_functions::scalar::clock_micros(),
+                    id: self.databases.ids.next_transaction(),
                 }))?;
             }
             (TransactionOp::Commit, Some(t)) => self.commit(t)?,

@@ -18,8 +18,10 @@ pub(crate) mod names;
 pub(crate) mod normalize;
 pub mod now;
 pub(crate) mod part;
+pub(crate) mod part_list;
 pub(crate) mod strftime;
 pub(crate) mod strptime;
+pub(crate) mod strptime_list;
 pub(crate) mod sub;
 pub(crate) mod to_interval;
 pub(crate) mod trunc;
@@ -51,6 +53,8 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::MakeDate | F::MakeTimestamp | F::MakeTime => make::evaluate(f.func, args, len),
         F::Strftime => strftime::evaluate(args, len),
         F::Strptime | F::TryStrptime => strptime::evaluate(f.func, args, len),
+        F::DatePartList => part_list::evaluate(f, args, len),
+        F::StrptimeList(try_) => strptime_list::evaluate(try_, args, len),
         F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
         F::CurrentDate | F::CurrentTimestamp | F::CurrentTime => now::evaluate(f.func),
         F::EpochUnit(_) | F::TimestampFromEpochMs | F::ToTimestamp | F::MakeTimestampMicros => {

@@ -42,7 +42,7 @@ pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<Bound
 }
 
 /// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields).
-fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
+pub(super) fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
     match x {
         DataType::Time => Some(DataType::Time),
         x => temporal_arg(x, true),
@@ -86,7 +86,7 @@ fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector
 }
 
 /// `field` of every row of `v` (a DATE, TIMESTAMP or INTERVAL vector).
-fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
+pub(super) fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
     if *ret == DataType::Double {
         return extract_fractional(field, v, len);
     }

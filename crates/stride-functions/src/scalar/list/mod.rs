@@ -13,7 +13,8 @@
 //! DuckDB's list functions live in one file per family: `aggregate` (list_aggregate,
 //! list_sum, ...), `order` (list_sort, list_distinct, ...), `search` (list_contains,
 //! list_position, list_has_any, ...), `slice` (list_slice, string extract), `build`
-//! (list_append, list_resize, flatten, range, len) and `distance` (list_distance, ...).
+//! (list_append, list_resize, flatten, range, len), `distance` (list_distance, ...) and
+//! `zip` (list_zip).
 
 pub(crate) mod aggregate;
 pub(crate) mod build;
@@ -21,6 +22,7 @@ pub(crate) mod distance;
 pub(crate) mod order;
 pub(crate) mod search;
 pub(crate) mod slice;
+pub(crate) mod zip;
 
 use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
@@ -270,6 +272,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::Flatten
         | F::ListRange(_) => return build::evaluate(f, args, len),
         F::ListDistance(d) => return distance::evaluate(d, args, len),
+        F::ListZip => return zip::evaluate(f, args, len),
         _ => {}
     }
     match f.func {
