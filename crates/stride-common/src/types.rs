@@ -41,6 +41,9 @@ pub enum DataType {
     /// MAP(key, value): stored as a list of `STRUCT(key, value)` entries (its
     /// [`DataType::list_child`]), keys unique and never NULL.
     Map(Box<DataType>, Box<DataType>),
+    /// ARRAY: `T[n]`, a list of exactly `n` elements (DuckDB's fixed-size array,
+    /// what vector search works on); stored as a list whose rows all hold `n`.
+    Array(Box<DataType>, u32),
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
@@ -78,7 +81,7 @@ impl DataType {
             DataType::Double => PhysicalType::F64,
             DataType::Varchar | DataType::Json => PhysicalType::Str,
             DataType::Interval => PhysicalType::Interval,
-            DataType::List(_) | DataType::Map(..) => PhysicalType::List,
+            DataType::List(_) | DataType::Map(..) | DataType::Array(..) => PhysicalType::List,
             DataType::Struct(_) => PhysicalType::Struct,
         }
     }
@@ -107,7 +110,7 @@ impl DataType {
     pub fn is_nested(&self) -> bool {
         matches!(
             self,
-            DataType::List(_) | DataType::Struct(_) | DataType::Map(..)
+            DataType::List(_) | DataType::Struct(_) | DataType::Map(..) | DataType::Array(..)
         )
     }
 
@@ -115,7 +118,7 @@ impl DataType {
     /// `STRUCT(key, value)` entries.
     pub fn list_child(&self) -> Option<DataType> {
         match self {
-            DataType::List(t) => Some((**t).clone()),
+            DataType::List(t) | DataType::Array(t, _) => Some((**t).clone()),
             DataType::Map(k, v) => Some(Self::map_entry(k, v)),
             _ => None,
         }
@@ -209,6 +212,13 @@ impl DataType {
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
+            // arrays meet arrays of their size, and lists (as arrays)
+            (Array(x, n), Array(y, m)) if n == m => {
+                Some(Array(Box::new(Self::common_supertype(x, y)?), *n))
+            }
+            (Array(x, n), List(y)) | (List(y), Array(x, n)) => {
+                Some(Array(Box::new(Self::common_supertype(x, y)?), *n))
+            }
             (Map(k1, v1), Map(k2, v2)) => Some(Map(
                 Box::new(Self::common_supertype(k1, k2)?),
                 Box::new(Self::common_supertype(v1, v2)?),
@@ -252,6 +262,8 @@ impl DataType {
             }
             (DataType::Date, DataType::Timestamp) => true,
             (DataType::Varchar, _) => !target.is_nested(),
+            // an array is a list of its elements wherever a list is expected
+            (DataType::Array(a, _), DataType::List(b)) => a == b,
             (DataType::Struct(a), DataType::Struct(b)) => {
                 a.len() == b.len()
                     && a.iter().zip(b).all(|((n1, t1), (n2, t2))| {
@@ -286,6 +298,7 @@ impl fmt::Display for DataType {
             DataType::Uuid => write!(f, "UUID"),
             DataType::List(t) => write!(f, "{t}[]"),
             DataType::Map(k, v) => write!(f, "MAP({k}, {v})"),
+            DataType::Array(t, n) => write!(f, "{t}[{n}]"),
             DataType::Struct(fields) => {
                 write!(f, "STRUCT(")?;
                 for (i, (name, ty)) in fields.iter().enumerate() {

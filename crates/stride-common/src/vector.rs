@@ -215,7 +215,7 @@ impl VectorData {
 
     pub fn with_capacity(ty: &DataType, n: usize) -> VectorData {
         match ty {
-            DataType::List(_) | DataType::Map(..) => {
+            DataType::List(_) | DataType::Map(..) | DataType::Array(..) => {
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0);
                 let child = ty.list_child().expect("list-shaped");
@@ -415,7 +415,7 @@ impl Vector {
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),
-            (DataType::List(t), VectorData::List(l)) => {
+            (DataType::List(t) | DataType::Array(t, _), VectorData::List(l)) => {
                 let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
                 ScalarValue::List((**t).clone(), (a..b).map(|j| l.child.get(j)).collect())
             }

@@ -125,7 +125,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
             i64::from_le_bytes(r.take()),
         )),
         DataType::Varchar => S::Varchar(String::from_utf8_lossy(r.bytes()).into_owned()),
-        DataType::List(elem) => {
+        DataType::List(elem) | DataType::Array(elem, _) => {
             let n = u32::from_le_bytes(r.take::<4>()) as usize;
             let items = (0..n).map(|_| read(r, elem)).collect();
             S::List((**elem).clone(), items)

@@ -153,7 +153,9 @@ pub fn oid_of(ty: &DataType) -> u32 {
         // PostgreSQL has no anonymous struct type a client could decode: a STRUCT
         // goes out as its text, `{'a': 1, 'b': x}`
         DataType::Null | DataType::Struct(_) | DataType::Map(..) => TEXT,
-        DataType::List(inner) => by_oid(oid_of(inner)).map_or(0, |t| t.array),
+        DataType::List(inner) | DataType::Array(inner, _) => {
+            by_oid(oid_of(inner)).map_or(0, |t| t.array)
+        }
     }
 }
 
@@ -162,7 +164,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
 pub fn typmod_of(ty: &DataType) -> i32 {
     match ty {
         DataType::Decimal(p, s) => (((*p as i32) << 16) | *s as i32) + 4,
-        DataType::List(inner) => typmod_of(inner),
+        DataType::List(inner) | DataType::Array(inner, _) => typmod_of(inner),
         _ => -1,
     }
 }

@@ -24,8 +24,9 @@ use arrow_array::types::{
     Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, BooleanArray, LargeStringArray, ListArray, MapArray, NullArray,
-    PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray,
+    ArrayRef, ArrowPrimitiveType, BooleanArray, FixedSizeListArray, LargeStringArray, ListArray,
+    MapArray, NullArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray,
+    StringViewArray, StructArray,
 };
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, Buffer as ArrowBuffer, IntervalMonthDayNano, NullBuffer,
@@ -77,6 +78,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
             true,
         ))),
         DataType::Struct(fields) => ArrowType::Struct(struct_fields(fields, strings)),
+        DataType::Array(t, n) => ArrowType::FixedSizeList(
+            Arc::new(Field::new_list_field(arrow_type(t, strings), true)),
+            *n as i32,
+        ),
         // Arrow's map: a list of non-NULL keys with their values
         DataType::Map(k, v) => {
             let entries = Fields::from(vec![
@@ -223,6 +228,40 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                 values,
                 nulls,
             ))
+        }
+        DataType::Array(elem, n) => {
+            let ArrowType::FixedSizeList(field, size) = target else {
+                return Err(Error::internal(format!(
+                    "an array column exported as {target}"
+                )));
+            };
+            let n = *n as usize;
+            let total: usize = parts.iter().map(|(_, rows)| rows).sum();
+            // n elements per row, NULL rows included (as NULL elements)
+            let mut child = Vector::with_capacity(elem, total * n);
+            for (v, rows) in parts {
+                let l = v.list();
+                let whole = (0..*rows)
+                    .all(|i| v.is_valid(i) && (l.offsets[i + 1] - l.offsets[i]) as usize == n);
+                if whole {
+                    let idx: Vec<u32> = (l.offsets[0]..l.offsets[*rows]).collect();
+                    child.append(&l.child.take(&idx), idx.len());
+                    continue;
+                }
+                for i in 0..*rows {
+                    if v.is_valid(i) && (l.offsets[i + 1] - l.offsets[i]) as usize == n {
+                        let idx: Vec<u32> = (l.offsets[i]..l.offsets[i + 1]).collect();
+                        child.append(&l.child.take(&idx), n);
+                    } else {
+                        (0..n).for_each(|_| child.push_null());
+                    }
+                }
+            }
+            let values = column(elem, field.data_type(), &[(&child, total * n)])?;
+            Arc::new(
+                FixedSizeListArray::try_new(field.clone(), *size, values, nulls)
+                    .map_err(|e| Error::internal(format!("building an Arrow array: {e}")))?,
+            )
         }
         DataType::Map(..) => {
             let ArrowType::Map(field, _) = target else {
@@ -596,6 +635,9 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::ListView(f) => {
             DataType::List(Box::new(stride_type(name, f.data_type())?))
         }
+        ArrowType::FixedSizeList(f, n) if *n > 0 => {
+            DataType::Array(Box::new(stride_type(name, f.data_type())?), *n as u32)
+        }
         ArrowType::Map(entries, _) => match entries.data_type() {
             ArrowType::Struct(kv) if kv.len() == 2 => DataType::Map(
                 Box::new(stride_type(name, kv[0].data_type())?),
@@ -902,6 +944,16 @@ pub fn to_vector_with(
                 .map_err(|_| Error::out_of_range("a list column holds more than 2^32 elements"))?;
             VectorData::List(stride_common::vector::ListData {
                 offsets,
+                child: Box::new(child),
+            })
+        }
+        (ArrowType::FixedSizeList(_, n), DataType::Array(elem, _)) => {
+            let a = array.as_fixed_size_list();
+            let n = *n as usize;
+            let values = a.values().slice(a.value_offset_at(0) as usize, len * n);
+            let child = to_vector_with(values.as_ref(), elem, copied)?;
+            VectorData::List(stride_common::vector::ListData {
+                offsets: (0..=len).map(|i| (i * n) as u32).collect(),
                 child: Box::new(child),
             })
         }

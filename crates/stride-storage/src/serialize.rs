@@ -178,6 +178,11 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::Time => w.u8(15),
         DataType::Uuid => w.u8(16),
         // format 8
+        DataType::Array(t, n) => {
+            w.u8(19);
+            write_type(w, t);
+            w.u32(*n);
+        }
         DataType::Map(k, v) => {
             w.u8(18);
             write_type(w, k);
@@ -234,6 +239,10 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         18 => {
             let k = read_type(r)?;
             DataType::Map(Box::new(k), Box::new(read_type(r)?))
+        }
+        19 => {
+            let t = read_type(r)?;
+            DataType::Array(Box::new(t), r.u32()?)
         }
         20 => DataType::Json,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),

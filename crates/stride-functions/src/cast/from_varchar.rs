@@ -43,7 +43,8 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::Null
         | DataType::List(_)
         | DataType::Struct(_)
-        | DataType::Map(..) => Err(unimplemented_cast(&v.ty, to)),
+        | DataType::Map(..)
+        | DataType::Array(..) => Err(unimplemented_cast(&v.ty, to)),
     }
 }
 

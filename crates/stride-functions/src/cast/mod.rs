@@ -7,6 +7,7 @@
 //! that does not fit the target); with `try_cast` the failing rows become NULL.
 //! Constant inputs give constant outputs.
 
+mod array;
 pub mod decimal;
 mod from_varchar;
 pub mod interval;
@@ -38,6 +39,10 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (DataType::Json, _) => json::to_type(v, len, to, try_cast),
         (_, DataType::Varchar) => to_varchar::cast(v, len),
         (DataType::Varchar, DataType::List(_)) => list::from_text(v, len, to, try_cast),
+        (DataType::Varchar, DataType::Array(elem, _)) => {
+            let as_list = list::from_text(v, len, &DataType::List(elem.clone()), try_cast)?;
+            array::to_array(&as_list, len, to, try_cast)
+        }
         (DataType::Varchar, DataType::Struct(_)) => structs::from_text(v, len, to, try_cast),
         (DataType::Varchar, DataType::Map(..)) => maps::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
@@ -48,7 +53,12 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | (DataType::Timestamp, DataType::Date | DataType::Time) => {
             temporal::cast(v, len, to, try_cast)
         }
-        (DataType::List(_), DataType::List(_)) => list::cast(v, len, to, try_cast),
+        (DataType::List(_), DataType::List(_)) | (DataType::Array(..), DataType::List(_)) => {
+            list::cast(v, len, to, try_cast)
+        }
+        (DataType::List(_) | DataType::Array(..), DataType::Array(..)) => {
+            array::to_array(v, len, to, try_cast)
+        }
         (DataType::Struct(_), DataType::Struct(_)) => structs::cast(v, to, try_cast),
         (DataType::Map(..), DataType::Map(..)) => list::cast(v, len, to, try_cast),
         // NULL casts to NULL of any type (a VALUES column of NULLs is INTEGER).
@@ -95,13 +105,15 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         (DataType::Null, _) | (_, DataType::Varchar) | (_, DataType::Json) => true,
         (DataType::Json, t) => !matches!(t, DataType::Interval),
         (DataType::Varchar, t) => match t {
-            DataType::List(e) => !matches!(**e, DataType::List(_)),
+            DataType::List(e) | DataType::Array(e, _) => !e.is_nested(),
             _ => true,
         },
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
         (DataType::Date, DataType::Timestamp)
         | (DataType::Timestamp, DataType::Date | DataType::Time) => true,
-        (DataType::List(a), DataType::List(b)) => can_cast(a, b),
+        (DataType::List(a) | DataType::Array(a, _), DataType::List(b) | DataType::Array(b, _)) => {
+            can_cast(a, b)
+        }
         (DataType::Struct(a), DataType::Struct(b)) => structs::can_cast(a, b),
         (DataType::Map(k1, v1), DataType::Map(k2, v2)) => can_cast(k1, k2) && can_cast(v1, v2),
         _ => false,

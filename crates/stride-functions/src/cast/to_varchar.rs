@@ -50,6 +50,7 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::List(_)
         | DataType::Struct(_)
         | DataType::Map(..)
+        | DataType::Array(..)
         | DataType::Null
         | DataType::Varchar => slow(v, len),
     })

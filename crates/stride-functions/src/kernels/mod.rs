@@ -162,9 +162,9 @@ pub fn make_string_vector(strings: StringVector, validity: Validity, constant: b
 pub fn null_vector(ty: &DataType, rows: usize, constant: bool) -> Vector {
     let rows = if constant { 1 } else { rows };
     let data = match ty {
-        DataType::List(inner) => VectorData::List(ListData {
+        DataType::List(_) | DataType::Map(..) | DataType::Array(..) => VectorData::List(ListData {
             offsets: vec![0; rows + 1],
-            child: Box::new(Vector::empty(inner)),
+            child: Box::new(Vector::empty(&ty.list_child().expect("list-shaped"))),
         }),
         DataType::Struct(fields) => VectorData::Struct(stride_common::vector::StructData {
             fields: fields

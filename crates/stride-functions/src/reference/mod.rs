@@ -24,6 +24,7 @@ const FILES: &[(&str, &str)] = &[
     ("list", include_str!("list.txt")),
     ("struct", include_str!("struct.txt")),
     ("map", include_str!("map.txt")),
+    ("array", include_str!("array.txt")),
     ("json", include_str!("json.txt")),
     ("aggregate", include_str!("aggregate.txt")),
     ("window", include_str!("window.txt")),

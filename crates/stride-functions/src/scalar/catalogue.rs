@@ -3,11 +3,14 @@
 //! names with one resolver. Unknown names get a did-you-mean suggestion by edit
 //! distance, as DuckDB does.
 
+use super::array::ArrayFunction as A;
 use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
 use super::maps::MapFunction as M;
-use super::{arithmetic, comparison, date, list, maps, math, meta, pg, regex, string, structs};
+use super::{
+    arithmetic, array, comparison, date, list, maps, math, meta, pg, regex, string, structs,
+};
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
 
@@ -462,6 +465,31 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     // structs (struct_pack, struct_insert, struct_update and struct_concat take
     // named arguments and are bound in the binder)
     ("row", structs::resolve_row),
+    // fixed-size arrays
+    ("array_distance", |a| {
+        array::resolve(A::Distance(Distance::Euclidean), a)
+    }),
+    ("array_inner_product", |a| {
+        array::resolve(A::Distance(Distance::InnerProduct), a)
+    }),
+    ("array_dot_product", |a| {
+        array::resolve(A::Distance(Distance::InnerProduct), a)
+    }),
+    ("array_negative_inner_product", |a| {
+        array::resolve(A::Distance(Distance::NegativeInnerProduct), a)
+    }),
+    ("array_negative_dot_product", |a| {
+        array::resolve(A::Distance(Distance::NegativeInnerProduct), a)
+    }),
+    ("array_cosine_similarity", |a| {
+        array::resolve(A::Distance(Distance::Cosine), a)
+    }),
+    ("array_cosine_distance", |a| {
+        array::resolve(A::Distance(Distance::OneMinusCosine), a)
+    }),
+    ("array_cross_product", |a| {
+        array::resolve(A::CrossProduct, a)
+    }),
     // maps
     ("map", |a| maps::resolve(M::FromLists, a)),
     ("map_from_entries", |a| maps::resolve(M::FromEntries, a)),

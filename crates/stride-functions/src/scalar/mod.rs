@@ -17,6 +17,7 @@
 //! maps SQL names to resolvers.
 
 mod arithmetic;
+pub mod array;
 pub mod catalogue;
 mod comparison;
 pub mod date;
@@ -406,6 +407,8 @@ pub enum ScalarFunction {
     Struct(structs::StructFunction),
     /// The MAP functions (`maps`).
     Map(maps::MapFunction),
+    /// The fixed-size ARRAY functions (`array`).
+    Array(array::ArrayFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -671,6 +674,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Json(j) => json::evaluate(f, j, args, len),
         F::Struct(s) => structs::evaluate(f, s, args, len),
         F::Map(m) => maps::evaluate(f, m, args, len),
+        F::Array(a) => array::evaluate(f, a, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),

@@ -619,6 +619,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::Struct(_) => 100,
         DataType::List(_) => 101,
         DataType::Map(..) => 102,
+        DataType::Array(..) => 108,
     }
 }
 

@@ -95,10 +95,25 @@ fn is_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal { .. })
 }
 
-/// Resolves an operator or function and casts the arguments to what it expects.
+/// Resolves an operator or function and casts the arguments to what it expects. A
+/// fixed-size ARRAY argument a function does not take is passed as a LIST, as
+/// DuckDB does (`list_sum(a)`, `a || [4]`).
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
-    let mut func = resolve_scalar(name, &types)?;
+    let mut func = match resolve_scalar(name, &types) {
+        Ok(f) => f,
+        Err(e) if types.iter().any(|t| matches!(t, DataType::Array(..))) => {
+            let as_lists: Vec<DataType> = types
+                .iter()
+                .map(|t| match t {
+                    DataType::Array(elem, _) => DataType::List(elem.clone()),
+                    other => other.clone(),
+                })
+                .collect();
+            resolve_scalar(name, &as_lists).map_err(|_| e)?
+        }
+        Err(e) => return Err(e),
+    };
     let args = args
         .into_iter()
         .zip(func.arg_types.iter())

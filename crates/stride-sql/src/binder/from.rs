@@ -708,7 +708,10 @@ fn bind_unnest(mut args: Vec<Expr>) -> Result<LogicalPlan> {
             args.len()
         )));
     }
-    let arg = args.remove(0);
+    let mut arg = args.remove(0);
+    if let DataType::Array(e, _) = arg.data_type() {
+        arg = cast_expr(arg, &DataType::List(e))?;
+    }
     let elem = match arg.data_type() {
         DataType::List(e) => *e,
         DataType::Null => DataType::Varchar,

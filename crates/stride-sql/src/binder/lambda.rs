@@ -70,6 +70,9 @@ impl Binder<'_> {
             _ => return Err(usage()),
         };
         let mut list = self.bind_expr(&list_expr, ctx)?;
+        if let DataType::Array(e, _) = list.data_type() {
+            list = cast_expr(list, &DataType::List(e))?;
+        }
         let elem = match list.data_type() {
             DataType::List(e) => *e,
             DataType::Null => {

@@ -187,6 +187,10 @@ impl Binder<'_> {
         let list = self.bind_expr(e, ctx)?;
         match list.data_type() {
             DataType::List(elem) => Ok((list, *elem)),
+            DataType::Array(elem, _) => {
+                let as_list = cast_expr(list, &DataType::List(elem.clone()))?;
+                Ok((as_list, *elem))
+            }
             DataType::Null => {
                 let ty = DataType::List(Box::new(DataType::Varchar));
                 Ok((cast_expr(list, &ty)?, DataType::Varchar))

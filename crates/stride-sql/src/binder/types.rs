@@ -16,9 +16,11 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
         A::BigInt(_) | A::Int8(_) | A::Int64 => DataType::BigInt,
         A::HugeInt | A::Int128 => DataType::HugeInt,
         A::Real | A::Float4 | A::Float32 => DataType::Real,
+        // FLOAT is 4 bytes, as in DuckDB (PostgreSQL makes it DOUBLE); FLOAT(p)
+        // with more than 24 bits of precision is DOUBLE in both
         A::Float(info) => match info {
-            ast::ExactNumberInfo::Precision(p) if *p <= 24 => DataType::Real,
-            _ => DataType::Double,
+            ast::ExactNumberInfo::Precision(p) if *p > 24 => DataType::Double,
+            _ => DataType::Real,
         },
         A::Double(_) | A::DoublePrecision | A::Float8 | A::Float64 => DataType::Double,
         A::Decimal(info) | A::Numeric(info) | A::Dec(info) => {
@@ -62,8 +64,17 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
         }
         A::Uuid => DataType::Uuid,
         A::Interval { .. } => DataType::Interval,
+        // `T[n]` is an ARRAY of n elements, `T[]` a LIST
+        A::Array(ast::ArrayElemTypeDef::SquareBracket(inner, Some(n))) => {
+            if *n == 0 || *n > 100_000 {
+                return Err(Error::binder(format!(
+                    "an ARRAY's size must be between 1 and 100000, not {n}"
+                )));
+            }
+            DataType::Array(Box::new(convert_data_type(inner)?), *n as u32)
+        }
         A::Array(
-            ast::ArrayElemTypeDef::SquareBracket(inner, _)
+            ast::ArrayElemTypeDef::SquareBracket(inner, None)
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::JSON => DataType::Json,

@@ -3,8 +3,7 @@
 //! `list_negative_inner_product` (`list_negative_dot_product`),
 //! `list_cosine_similarity` and `list_cosine_distance`. Lists of different lengths or
 //! with NULL elements are an error naming the function (DuckDB's messages); a NULL
-//! list gives NULL. (DuckDB's `array_*` forms need the fixed-size ARRAY type, which
-//! stride does not have.)
+//! list gives NULL. The `array_*` forms over fixed-size ARRAYs are in `scalar/array.rs`.
 
 use super::{element, items, list_arg};
 use crate::kernels::map_values;
