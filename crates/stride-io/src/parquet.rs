@@ -738,7 +738,7 @@ pub fn write_file(
     if let Some(first) = groups.first() {
         for (c, name) in names.iter().enumerate() {
             let ty = &types[c];
-            if matches!(ty, DataType::List(_)) {
+            if ty.is_nested() {
                 continue;
             }
             let column = first.iter().map(|(cols, n)| (&cols[c], *n));

@@ -17,11 +17,12 @@ use stride::{DataChunk, DataType, ScalarValue, Vector};
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
 pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
 
-/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists); lists
-/// and untyped NULLs travel as text.
+/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists); nested
+/// values (lists, arrays, structs, maps) and untyped NULLs travel as text.
 pub fn pg_type(t: &DataType) -> Type {
     match t {
-        DataType::Null | DataType::List(_) => Type::TEXT,
+        DataType::Null => Type::TEXT,
+        t if t.is_nested() => Type::TEXT,
         t => Type::from_oid(stride::pg_types::oid_of(t)).unwrap_or(Type::TEXT),
     }
 }

@@ -159,7 +159,77 @@ pub fn split(name: &str) -> (Option<String>, FrameExclude) {
     (base, kind)
 }
 
+/// SQL text printed from a rewritten statement with its EXCLUDE clauses put back
+/// where they were written (column names of window calls).
+pub fn restore(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(at) = out.find(&format!("\"{PREFIX}")) {
+        let Some(len) = out[at + 1..].find('"') else {
+            break;
+        };
+        let name = out[at + 1..at + 1 + len].to_string();
+        let (base, kind) = split(&name);
+        // the specification's closing parenthesis
+        let mut depth = 0i32;
+        let mut close = None;
+        for (i, c) in out[at..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    close = Some(at + i);
+                    break;
+                }
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        let Some(close) = close else { break };
+        let clause = match kind {
+            FrameExclude::NoOthers => " EXCLUDE NO OTHERS",
+            FrameExclude::CurrentRow => " EXCLUDE CURRENT ROW",
+            FrameExclude::Group => " EXCLUDE GROUP",
+            FrameExclude::Ties => " EXCLUDE TIES",
+        };
+        out.insert_str(close, clause);
+        let marker_end = at + 2 + len;
+        let replacement = match base {
+            Some(b) => b,
+            None => String::new(),
+        };
+        // drop the space after a removed marker
+        let end = if replacement.is_empty() && out[marker_end..].starts_with(' ') {
+            marker_end + 1
+        } else {
+            marker_end
+        };
+        out.replace_range(at..end, &replacement);
+    }
+    out
+}
+
 /// The name that records `kind` alone (a specification without a base window).
 pub fn marker(kind: FrameExclude) -> String {
     format!("{PREFIX}{}", kind_name(kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_round_trip() {
+        assert_eq!(
+            restore("sum(x) OVER (\"__stride_exclude_ties\" ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"),
+            "sum(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES)"
+        );
+        assert_eq!(
+            restore("f() OVER (\"__stride_exclude_group__w\" ROWS 1 PRECEDING)"),
+            "f() OVER (w ROWS 1 PRECEDING EXCLUDE GROUP)"
+        );
+        assert_eq!(split("w"), (Some("w".into()), FrameExclude::NoOthers));
+        assert_eq!(
+            split(&marker(FrameExclude::CurrentRow)),
+            (None, FrameExclude::CurrentRow)
+        );
+    }
 }

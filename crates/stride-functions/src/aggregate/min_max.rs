@@ -12,7 +12,7 @@ pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
             is_max,
             vals: Vec::new(),
         }),
-        DataType::List(_) | DataType::Struct(_) => Box::new(MinMaxScalar {
+        _ if arg.is_nested() => Box::new(MinMaxScalar {
             ty: arg.clone(),
             is_max,
             vals: Vec::new(),

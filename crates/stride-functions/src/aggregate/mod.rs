@@ -392,7 +392,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             } else {
                 args[1].clone()
             };
-            if matches!(v, DataType::List(_)) {
+            if v.is_nested() {
                 return Err(mismatch(name, args));
             }
             bound(func, vec![a.clone(), v], a)
@@ -422,13 +422,13 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             } else {
                 args[1].clone()
             };
-            if matches!(v, DataType::List(_)) {
+            if v.is_nested() {
                 return Err(mismatch(name, args));
             }
             bound(func, vec![a.clone(), v], a)
         }
         F::StringAgg => {
-            let ok = |t: &DataType| !matches!(t, DataType::List(_));
+            let ok = |t: &DataType| !t.is_nested();
             if !args.iter().all(ok) {
                 return Err(mismatch(name, args));
             }

@@ -19,7 +19,8 @@ pub enum ArrayFunction {
 }
 
 impl ArrayFunction {
-    fn name(self) -> &'static str {
+    /// The SQL name (EXPLAIN, column names, errors).
+    pub fn name(self) -> &'static str {
         match self {
             ArrayFunction::Distance(Distance::Euclidean) => "array_distance",
             ArrayFunction::Distance(Distance::InnerProduct) => "array_inner_product",

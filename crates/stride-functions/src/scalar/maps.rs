@@ -30,6 +30,26 @@ pub enum MapFunction {
     Concat,
 }
 
+impl MapFunction {
+    /// The SQL name (EXPLAIN, column names).
+    pub fn name(self) -> &'static str {
+        match self {
+            MapFunction::FromLists => "map",
+            MapFunction::FromEntries => "map_from_entries",
+            MapFunction::Extract => "map_extract",
+            MapFunction::ExtractValue => "map_extract_value",
+            MapFunction::Keys => "map_keys",
+            MapFunction::Values => "map_values",
+            MapFunction::Entries => "map_entries",
+            MapFunction::Cardinality => "cardinality",
+            MapFunction::Contains => "map_contains",
+            MapFunction::ContainsValue => "map_contains_value",
+            MapFunction::ContainsEntry => "map_contains_entry",
+            MapFunction::Concat => "map_concat",
+        }
+    }
+}
+
 fn key_value(t: &DataType) -> Option<(&DataType, &DataType)> {
     match t {
         DataType::Map(k, v) => Some((k, v)),

@@ -31,6 +31,21 @@ pub enum StructFunction {
     Position,
 }
 
+impl StructFunction {
+    /// The SQL name (EXPLAIN, column names).
+    pub fn name(self) -> &'static str {
+        match self {
+            StructFunction::Pack => "struct_pack",
+            StructFunction::Extract => "struct_extract",
+            StructFunction::ExtractAt => "struct_extract_at",
+            StructFunction::Keys => "struct_keys",
+            StructFunction::Values => "struct_values",
+            StructFunction::Contains => "struct_contains",
+            StructFunction::Position => "struct_position",
+        }
+    }
+}
+
 /// `struct_pack` with the given field names (empty names: `row`). A name given twice
 /// is an error, as in DuckDB.
 pub fn bind_pack(names: &[String], types: &[DataType]) -> Result<BoundFunction> {

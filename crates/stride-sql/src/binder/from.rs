@@ -543,6 +543,9 @@ impl<'a> Binder<'a> {
                 schema: vec![Field::new(name, DataType::BigInt)],
             });
         }
+        if !matches!(name, "range" | "generate_series") {
+            return Err(unknown_table_function(name));
+        }
         let mut values = Vec::new();
         for bound in bound_args {
             let v = fold_constant(&bound)?
@@ -602,33 +605,7 @@ impl<'a> Binder<'a> {
                     schema: vec![Field::new(name, DataType::BigInt)],
                 })
             }
-            other => {
-                let known = [
-                    "range",
-                    "generate_series",
-                    "unnest",
-                    "read_csv",
-                    "read_csv_auto",
-                    "read_parquet",
-                    "parquet_scan",
-                    "read_arrow",
-                    "read_json",
-                    "read_json_auto",
-                    "read_ndjson",
-                    "read_ndjson_auto",
-                    "parquet_schema",
-                    "parquet_metadata",
-                    "sniff_csv",
-                    "pragma_storage_info",
-                    "pragma_table_info",
-                    "duckdb_databases",
-                ];
-                let mut msg = format!("Table Function with name {other} does not exist!");
-                if let Some(s) = did_you_mean(other, known) {
-                    msg.push_str(&format!(" Did you mean \"{s}\"?"));
-                }
-                Err(Error::catalog(msg))
-            }
+            other => Err(unknown_table_function(other)),
         }
     }
 
@@ -1007,4 +984,33 @@ pub(super) fn apply_alias(
         other => rename(other, fields.clone()),
     };
     Ok((plan, Scope::new(fields)))
+}
+
+/// The error for a table function stride does not have, with a suggestion.
+fn unknown_table_function(name: &str) -> Error {
+    let known = [
+        "range",
+        "generate_series",
+        "unnest",
+        "read_csv",
+        "read_csv_auto",
+        "read_parquet",
+        "parquet_scan",
+        "read_arrow",
+        "read_json",
+        "read_json_auto",
+        "read_ndjson",
+        "read_ndjson_auto",
+        "parquet_schema",
+        "parquet_metadata",
+        "sniff_csv",
+        "pragma_storage_info",
+        "pragma_table_info",
+        "duckdb_databases",
+    ];
+    let mut msg = format!("Table Function with name {name} does not exist!");
+    if let Some(s) = did_you_mean(name, known) {
+        msg.push_str(&format!(" Did you mean \"{s}\"?"));
+    }
+    Error::catalog(msg)
 }

@@ -1227,7 +1227,7 @@ pub(super) fn unaliased_name(e: &ast::Expr, expr: &Expr) -> String {
                     }
                 }
             }
-            f.to_string()
+            crate::frame_exclude::restore(&f.to_string())
         }
         _ => e.to_string(),
     }

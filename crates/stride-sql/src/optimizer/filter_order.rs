@@ -40,7 +40,7 @@ fn cost(e: &Expr) -> u8 {
             if !plain(a) || !plain(b) {
                 return 4;
             }
-            let fixed = !matches!(a.data_type(), DataType::Varchar | DataType::List(_));
+            let fixed = !(a.data_type() == DataType::Varchar || a.data_type().is_nested());
             let constant = matches!(a, Expr::Literal { .. }) || matches!(b, Expr::Literal { .. });
             match (fixed, constant) {
                 (true, true) if func.func == ScalarFunction::Eq => 0,

@@ -609,6 +609,9 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::Like => "~~".into(),
         F::ILike => "~~*".into(),
         F::StripAccents => "strip_accents".into(),
+        F::Struct(s) => s.name().into(),
+        F::Map(m) => m.name().into(),
+        F::Array(a) => a.name().into(),
         other => format!("{other:?}").to_lowercase(),
     }
 }

@@ -278,6 +278,10 @@ fn table_functions() -> Vec<Proc> {
         "parquet_schema",
         "parquet_metadata",
         "parquet_file_metadata",
+        "read_json",
+        "read_json_auto",
+        "read_ndjson",
+        "read_ndjson_auto",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
