@@ -266,6 +266,10 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[INT8, INT8, INT8], INT8));
     }
     rows.push(f("unnest", &[ANYARRAY], ANYELEMENT));
+    for name in ["json_each", "json_tree"] {
+        rows.push(f(name, &[TEXT], RECORD));
+        rows.push(f(name, &[TEXT, TEXT], RECORD));
+    }
     for name in [
         "read_csv",
         "read_csv_auto",

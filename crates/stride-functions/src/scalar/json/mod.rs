@@ -20,6 +20,7 @@
 //! the byte where parsing stopped.
 
 pub mod convert;
+pub mod each;
 pub mod merge;
 pub mod modify;
 pub mod path;
