@@ -282,6 +282,9 @@ fn table_functions() -> Vec<Proc> {
         "parquet_schema",
         "parquet_metadata",
         "parquet_file_metadata",
+        "read_json_objects",
+        "read_json_objects_auto",
+        "read_ndjson_objects",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
