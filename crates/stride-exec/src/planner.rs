@@ -362,6 +362,24 @@ fn deferred(func: DeferredFunction, args: &[Expr], schema: &[Field]) -> Result<P
                 types,
             })
         }
+        DeferredFunction::JsonEach { tree } => {
+            let rows = stride_sql::binder::json_each_rows(&values, tree)?;
+            Ok(PhysicalPlan::Values {
+                rows: rows
+                    .into_iter()
+                    .map(|r| {
+                        r.into_iter()
+                            .zip(&types)
+                            .map(|(value, ty)| Expr::Literal {
+                                value,
+                                ty: ty.clone(),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                types,
+            })
+        }
         DeferredFunction::Series { inclusive } => {
             if values.iter().any(|v| v.is_null()) {
                 return Ok(PhysicalPlan::Values {

@@ -61,6 +61,9 @@ pub struct JsonOptions {
     pub sample_size: usize,
     pub ignore_errors: bool,
     pub maximum_object_size: usize,
+    /// `read_json_objects`: one JSON column `json` with each value's text as
+    /// written (no sniffing).
+    pub objects: bool,
 }
 
 impl Default for JsonOptions {
@@ -72,6 +75,7 @@ impl Default for JsonOptions {
             sample_size: 20480,
             ignore_errors: false,
             maximum_object_size: 16 << 20,
+            objects: false,
         }
     }
 }
@@ -97,6 +101,8 @@ pub struct JsonReader {
     data_columns: usize,
     ignore_errors: bool,
     maximum_object_size: usize,
+    /// Values as their text (`JsonOptions::objects`).
+    objects: bool,
     extra: FileColumns,
     paths: Vec<String>,
 }
@@ -112,9 +118,9 @@ impl JsonReader {
             cut_morsels(f, bytes, format, &mut morsels);
             files.push(data);
         }
-        // Sample values in file order.
+        // Sample values in file order (none when they are read as text).
         let mut sample: Vec<Value> = Vec::new();
-        for m in &morsels {
+        for m in morsels.iter().filter(|_| !options.objects) {
             if sample.len() >= options.sample_size {
                 break;
             }
@@ -141,6 +147,7 @@ impl JsonReader {
             )?;
         }
         let records = match options.records {
+            _ if options.objects => false,
             Some(r) => r,
             None => {
                 options.columns.is_some()
@@ -148,6 +155,7 @@ impl JsonReader {
             }
         };
         let (names, types) = match &options.columns {
+            _ if options.objects => (vec!["json".to_string()], vec![DataType::Json]),
             Some(cols) => cols.iter().cloned().unzip(),
             None if records => sniff_columns(&sample),
             None => {
@@ -179,6 +187,7 @@ impl JsonReader {
             data_columns,
             ignore_errors: options.ignore_errors,
             maximum_object_size: options.maximum_object_size,
+            objects: options.objects,
             extra,
             paths: paths.to_vec(),
         })
@@ -249,6 +258,20 @@ fn cut_morsels(file: usize, bytes: &[u8], format: JsonFormat, out: &mut Vec<Mors
     }
 }
 
+/// The error for a malformed value of the file at `path` (`line_offset`: the
+/// line the parsed text starts on, less one).
+pub(crate) fn malformed(path: &str, e: &serde_json::Error, line_offset: usize) -> Error {
+    let mut what = e.to_string();
+    if let Some(at) = what.rfind(" at line ") {
+        what.truncate(at);
+    }
+    Error::invalid_input(format!(
+        "Malformed JSON in file \"{path}\", at byte {} in line {}: {what}. Check the file, or read it with ignore_errors = true to skip malformed values",
+        e.column(),
+        e.line() + line_offset
+    ))
+}
+
 /// Calls `f` with each value of `bytes` (a whole array file, or values one after
 /// another) until it returns false; a malformed value goes to `on_error` (which
 /// fails the read or skips it) and, for newline-delimited text, the reading goes on
@@ -261,17 +284,7 @@ fn for_each_value(
     f: &mut dyn FnMut(Value) -> Result<bool>,
     on_error: &mut dyn FnMut(Error) -> Result<()>,
 ) -> Result<()> {
-    let located = |e: &serde_json::Error, line_offset: usize| {
-        let mut what = e.to_string();
-        if let Some(at) = what.rfind(" at line ") {
-            what.truncate(at);
-        }
-        Error::invalid_input(format!(
-            "Malformed JSON in file \"{path}\", at byte {} in line {}: {what}. Check the file, or read it with ignore_errors = true to skip malformed values",
-            e.column(),
-            e.line() + line_offset
-        ))
-    };
+    let located = |e: &serde_json::Error, line_offset: usize| malformed(path, e, line_offset);
     match format {
         JsonFormat::Array => {
             let v: Value = match serde_json::from_slice(bytes) {
@@ -435,7 +448,11 @@ fn sniff_columns(sample: &[Value]) -> (Vec<String>, Vec<DataType>) {
 
 impl ColumnarReader for JsonReader {
     fn function_name(&self) -> &'static str {
-        "READ_JSON"
+        if self.objects {
+            "READ_JSON_OBJECTS"
+        } else {
+            "READ_JSON"
+        }
     }
 
     fn paths(&self) -> Vec<&str> {
@@ -505,6 +522,35 @@ impl ColumnarReader for JsonReader {
             *rows = 0;
             emit_windows(&out, n, emit)
         };
+        if self.objects {
+            let mut on_error = |e: Error| if ignore { Ok(()) } else { Err(e) };
+            crate::json_objects::for_each_raw(
+                bytes,
+                morsel.format,
+                path,
+                morsel.line,
+                &mut |text| {
+                    for (vec, &c) in vectors.iter_mut().zip(columns) {
+                        if c >= self.data_columns {
+                            continue;
+                        }
+                        match text {
+                            Some(t) => vec.push(&ScalarValue::Varchar(
+                                String::from_utf8_lossy(t).into_owned(),
+                            ))?,
+                            None => vec.push_null(),
+                        }
+                    }
+                    rows += 1;
+                    if rows == 2048 {
+                        flush(&mut vectors, &mut rows)?;
+                    }
+                    Ok(true)
+                },
+                &mut on_error,
+            )?;
+            return flush(&mut vectors, &mut rows);
+        }
         let mut failure: Option<Error> = None;
         let mut on_error = |e: Error| -> Result<()> {
             if ignore {

@@ -16,4 +16,5 @@ pub mod csv;
 pub mod file;
 pub mod hive;
 pub mod json;
+pub mod json_objects;
 pub mod parquet;

@@ -784,7 +784,21 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("json_pretty", |a| json::resolve_unary(J::Pretty, a)),
     ("json", |a| json::resolve_unary(J::Minify, a)),
     ("json_contains", json::resolve_contains),
-    ("json_merge_patch", json::resolve_merge_patch),
+    ("json_merge_patch", |a| {
+        json::resolve_merge(J::MergePatch, a)
+    }),
+    ("json_deep_merge", |a| json::resolve_merge(J::DeepMerge, a)),
+    ("json_merge_patch_diff", |a| {
+        json::resolve_merge(J::MergePatchDiff, a)
+    }),
+    ("json_strip_nulls", |a| {
+        json::resolve_modify(J::StripNulls, a)
+    }),
+    ("json_remove", |a| json::resolve_modify(J::Remove, a)),
+    ("json_set", |a| json::resolve_modify(J::Set, a)),
+    ("json_insert", |a| json::resolve_modify(J::Insert, a)),
+    ("json_replace", |a| json::resolve_modify(J::Replace, a)),
+    ("row_to_json", json::resolve_row_to_json),
     ("json_object", json::resolve_object),
     ("json_array", json::resolve_array),
     ("to_json", json::resolve_to_json),

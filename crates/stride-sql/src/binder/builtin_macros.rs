@@ -110,6 +110,7 @@ const MACROS: &[Macro] = &[
     // lists
     m("array_pop_back", &[1], "$1[:(len($1) - 1)]"),
     m("array_pop_front", &[1], "$1[2:]"),
+    m("list_histogram", &[1], "list_aggr($1, 'histogram')"),
     m(
         "array_to_string_comma_default",
         &[2],
@@ -127,6 +128,11 @@ const MACROS: &[Macro] = &[
         "weighted_avg",
         &[2],
         "(sum($1 * $2) / CAST(sum(CASE WHEN $1 IS NOT NULL THEN $2 ELSE 0 END) AS DOUBLE))",
+    ),
+    m(
+        "json_group_structure",
+        &[1],
+        "json_extract(json_structure(json_group_array($1)), 0)",
     ),
     m(
         "wavg",

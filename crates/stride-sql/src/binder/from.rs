@@ -444,7 +444,13 @@ impl<'a> Binder<'a> {
             }
             "read_arrow" => return self.bind_read_columnar(args, ColumnarFormat::Arrow),
             "read_json" | "read_json_auto" => return self.bind_read_json(args, name, false),
-            "read_ndjson" | "read_ndjson_auto" => return self.bind_read_json(args, name, true),
+            "read_ndjson" | "read_ndjson_auto" | "read_ndjson_objects" => {
+                return self.bind_read_json(args, name, true)
+            }
+            "read_json_objects" | "read_json_objects_auto" => {
+                return self.bind_read_json(args, name, false)
+            }
+            "json_each" | "json_tree" => return self.bind_json_each(name, args),
             "parquet_schema" => return self.bind_parquet_footer(args, false),
             "parquet_metadata" => return self.bind_parquet_footer(args, true),
             "parquet_file_metadata" => return self.bind_parquet_file_metadata(args),
@@ -1001,6 +1007,11 @@ fn unknown_table_function(name: &str) -> Error {
         "read_json_auto",
         "read_ndjson",
         "read_ndjson_auto",
+        "read_json_objects",
+        "read_json_objects_auto",
+        "read_ndjson_objects",
+        "json_each",
+        "json_tree",
         "parquet_schema",
         "parquet_metadata",
         "sniff_csv",

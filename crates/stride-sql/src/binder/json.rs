@@ -1,5 +1,7 @@
 //! JSON files: `read_json(path | [paths], option = value, ...)`, `read_json_auto`,
-//! `read_ndjson`, `read_ndjson_auto` and `FROM 'x.json'` / `.ndjson` / `.jsonl`.
+//! `read_ndjson`, `read_ndjson_auto` and `FROM 'x.json'` / `.ndjson` / `.jsonl`;
+//! `read_json_objects`, `read_json_objects_auto` and `read_ndjson_objects` read the
+//! same files as one JSON column `json` of each value's text.
 //! Binding expands globs, checks the allowed directories, and has
 //! `stride_io::json::JsonReader` sniff the files' columns, so the query is typed
 //! like one over a table; the plan node is the columnar scan
@@ -47,9 +49,15 @@ impl Binder<'_> {
         if ndjson {
             opts.format = JsonFormat::NewlineDelimited;
         }
+        opts.objects = function.contains("_objects");
         let (mut filename, mut hive) = (false, None);
         for (name, e) in options {
             let name = name.to_ascii_lowercase();
+            if opts.objects && matches!(name.as_str(), "columns" | "records" | "sample_size") {
+                return Err(Error::binder(format!(
+                    "{function} has no option {name}: it reads each value whole, as JSON"
+                )));
+            }
             if name == "columns" {
                 let ast::Expr::Dictionary(fields) = e else {
                     return Err(Error::binder(format!(

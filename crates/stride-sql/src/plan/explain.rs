@@ -147,6 +147,8 @@ fn render(plan: &LogicalPlan, depth: usize, out: &mut String) {
                 DeferredFunction::Unnest => "UNNEST",
                 DeferredFunction::Series { inclusive: true } => "GENERATE_SERIES",
                 DeferredFunction::Series { inclusive: false } => "RANGE",
+                DeferredFunction::JsonEach { tree: false } => "JSON_EACH",
+                DeferredFunction::JsonEach { tree: true } => "JSON_TREE",
             };
             format!("{name}({})", join_list(args))
         }

@@ -149,6 +149,8 @@ pub enum DeferredFunction {
     Unnest,
     /// `range` / `generate_series` (`inclusive`) with 1 to 3 integer arguments.
     Series { inclusive: bool },
+    /// `json_each` / `json_tree` (`tree`) of a document and an optional path.
+    JsonEach { tree: bool },
 }
 
 /// A bound CSV reader; plans compare readers by identity.

@@ -266,6 +266,10 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[INT8, INT8, INT8], INT8));
     }
     rows.push(f("unnest", &[ANYARRAY], ANYELEMENT));
+    for name in ["json_each", "json_tree"] {
+        rows.push(f(name, &[TEXT], RECORD));
+        rows.push(f(name, &[TEXT, TEXT], RECORD));
+    }
     for name in [
         "read_csv",
         "read_csv_auto",
@@ -282,6 +286,9 @@ fn table_functions() -> Vec<Proc> {
         "read_json_auto",
         "read_ndjson",
         "read_ndjson_auto",
+        "read_json_objects",
+        "read_json_objects_auto",
+        "read_ndjson_objects",
     ] {
         rows.push(f(name, &[TEXT], RECORD));
     }

@@ -2,8 +2,10 @@
 //! (`json_extract` and `->`, `json_extract_string` and `->>`, `json_value`,
 //! `json_exists`, `json_type`, `json_array_length`, `json_keys`), inspection
 //! (`json_valid`, `json_structure`, `json_contains`), building (`json_object`,
-//! `json_array`, `to_json` / `json_quote`, `array_to_json`, `json_merge_patch`),
-//! formatting (`json` minifies, `json_pretty`) and reading into stride types
+//! `json_array`, `to_json` / `json_quote`, `array_to_json`, `row_to_json`),
+//! merging (`merge`: `json_merge_patch`, `json_deep_merge`, `json_merge_patch_diff`),
+//! editing at a path (`modify`: `json_set`, `json_insert`, `json_replace`,
+//! `json_remove`, `json_strip_nulls`), formatting (`json` minifies, `json_pretty`) and reading into stride types
 //! (`json_transform` / `from_json`, and their `_strict` forms).
 //!
 //! Resolution ([`resolve`]) binds the document argument as JSON or VARCHAR and the
@@ -18,8 +20,13 @@
 //! the byte where parsing stopped.
 
 pub mod convert;
+pub mod each;
+pub mod merge;
+pub mod modify;
 pub mod path;
 pub mod value;
+
+pub use merge::merge_patch;
 
 use super::signature::castable;
 use super::{BoundFunction, ScalarFunction};
@@ -53,6 +60,17 @@ pub enum JsonFunction {
     ToJson,
     ArrayToJson,
     MergePatch,
+    /// `json_deep_merge`: a merge patch whose nulls do not remove
+    DeepMerge,
+    /// `json_merge_patch_diff(old, new)`
+    MergePatchDiff,
+    StripNulls,
+    Remove,
+    Set,
+    Insert,
+    Replace,
+    /// `row_to_json(struct)`: `to_json` of a STRUCT with named fields
+    RowToJson,
     /// `json_transform`, `from_json`
     Transform,
     /// `json_transform_strict`, `from_json_strict`
@@ -137,12 +155,47 @@ pub(crate) fn resolve_contains(args: &[DataType]) -> Option<BoundFunction> {
     )
 }
 
-pub(crate) fn resolve_merge_patch(args: &[DataType]) -> Option<BoundFunction> {
-    if args.len() < 2 {
+/// `json_merge_patch` and `json_deep_merge` (two documents or more) and
+/// `json_merge_patch_diff` (exactly two).
+pub(crate) fn resolve_merge(f: JsonFunction, args: &[DataType]) -> Option<BoundFunction> {
+    if args.len() < 2 || (f == J::MergePatchDiff && args.len() != 2) {
         return None;
     }
     let types = args.iter().map(doc_type).collect::<Option<Vec<_>>>()?;
-    bind(J::MergePatch, types, DataType::Json)
+    bind(f, types, DataType::Json)
+}
+
+/// The editing functions (`modify`): a JSON document, then (but for
+/// `json_strip_nulls`) a VARCHAR path, then (for `json_set`, `json_insert`,
+/// `json_replace`) a value. Document and value are bound as JSON, so text is checked
+/// by the cast (a Conversion error) and any other value becomes its JSON.
+pub(crate) fn resolve_modify(f: JsonFunction, args: &[DataType]) -> Option<BoundFunction> {
+    let arity = match f {
+        J::StripNulls => 1,
+        J::Remove => 2,
+        _ => 3,
+    };
+    if args.len() != arity || doc_type(&args[0]).is_none() {
+        return None;
+    }
+    let mut types = vec![DataType::Json];
+    if arity > 1 {
+        if !matches!(args[1], DataType::Varchar | DataType::Json | DataType::Null) {
+            return None;
+        }
+        types.push(DataType::Varchar);
+    }
+    if arity > 2 {
+        types.push(DataType::Json);
+    }
+    bind(f, types, DataType::Json)
+}
+
+/// `row_to_json(x)`: any one argument binds, so that a non-STRUCT can be refused
+/// by name in `specialize`.
+pub(crate) fn resolve_row_to_json(args: &[DataType]) -> Option<BoundFunction> {
+    let [a] = args else { return None };
+    bind(J::RowToJson, vec![a.clone()], DataType::Json)
 }
 
 /// `json_object(k, v, ...)`: keys VARCHAR, values of any type.
@@ -258,6 +311,13 @@ pub(crate) fn specialize(
             }
             Ok(())
         }
+        J::RowToJson => match &bf.arg_types[0] {
+            DataType::Struct(fields) if fields.iter().all(|(n, _)| !n.is_empty()) => Ok(()),
+            DataType::Null => Ok(()),
+            _ => Err(Error::binder(
+                "row_to_json() argument type must be STRUCT (with named fields)",
+            )),
+        },
         _ => Ok(()),
     }
 }
@@ -405,8 +465,11 @@ pub(super) fn evaluate(
                 out.push(ScalarValue::Boolean(contains(&hay, &needle)))?;
             }
         }
-        J::Object | J::Array | J::ToJson | J::ArrayToJson => {
-            let strict = matches!(func, J::ToJson | J::ArrayToJson);
+        J::StripNulls | J::Remove | J::Set | J::Insert | J::Replace => {
+            modify::evaluate(func, args, rows, &mut out)?
+        }
+        J::Object | J::Array | J::ToJson | J::ArrayToJson | J::RowToJson => {
+            let strict = matches!(func, J::ToJson | J::ArrayToJson | J::RowToJson);
             let mut buf = String::new();
             for i in 0..rows {
                 let vals: Vec<ScalarValue> = args.iter().map(|a| a.get(i)).collect();
@@ -483,7 +546,25 @@ pub(super) fn evaluate(
                 out.push_str(&buf)?;
             }
         }
-        J::MergePatch => {
+        J::MergePatchDiff => {
+            let (old, new) = (StrSlot::new(&args[0]), StrSlot::new(&args[1]));
+            let mut buf = String::new();
+            for i in 0..rows {
+                if !args[1].is_valid(i) {
+                    out.push_null();
+                    continue;
+                }
+                let o = if args[0].is_valid(i) {
+                    value::parse(old.get(i))?
+                } else {
+                    Value::Null
+                };
+                buf.clear();
+                value::write(&mut buf, &merge::diff(&o, &value::parse(new.get(i))?));
+                out.push_str(&buf)?;
+            }
+        }
+        J::MergePatch | J::DeepMerge => {
             let mut buf = String::new();
             'rows: for i in 0..rows {
                 let mut acc = if args[0].is_valid(i) {
@@ -497,7 +578,11 @@ pub(super) fn evaluate(
                         continue 'rows;
                     }
                     let patch = value::parse(a.strings().get(a.index(i)))?;
-                    merge_patch(&mut acc, patch);
+                    if func == J::DeepMerge {
+                        merge::deep_merge(&mut acc, patch);
+                    } else {
+                        merge_patch(&mut acc, patch);
+                    }
                 }
                 buf.clear();
                 value::write(&mut buf, &acc);
@@ -734,28 +819,6 @@ fn contained(hay: &Value, needle: &Value) -> bool {
             a.as_str() == b.as_str() || a.as_f64().is_some() && a.as_f64() == b.as_f64()
         }
         (a, b) => a == b,
-    }
-}
-
-/// RFC 7386 merge patch: objects merge key by key, `null` removes a key, anything
-/// else replaces the target.
-pub fn merge_patch(target: &mut Value, patch: Value) {
-    let Value::Object(p) = patch else {
-        *target = patch;
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(Default::default());
-    }
-    let Value::Object(t) = target else {
-        unreachable!("made an object above")
-    };
-    for (k, v) in p {
-        if v.is_null() {
-            t.shift_remove(&k);
-        } else {
-            merge_patch(t.entry(k).or_insert(Value::Null), v);
-        }
     }
 }
 
