@@ -992,33 +992,13 @@ pub(super) fn apply_alias(
     Ok((plan, Scope::new(fields)))
 }
 
-/// The error for a table function stride does not have, with a suggestion.
+/// The error for a table function stride does not have, with a suggestion among
+/// those it has (pg_proc's set-returning functions).
 fn unknown_table_function(name: &str) -> Error {
-    let known = [
-        "range",
-        "generate_series",
-        "unnest",
-        "read_csv",
-        "read_csv_auto",
-        "read_parquet",
-        "parquet_scan",
-        "read_arrow",
-        "read_json",
-        "read_json_auto",
-        "read_ndjson",
-        "read_ndjson_auto",
-        "read_json_objects",
-        "read_json_objects_auto",
-        "read_ndjson_objects",
-        "json_each",
-        "json_tree",
-        "parquet_schema",
-        "parquet_metadata",
-        "sniff_csv",
-        "pragma_storage_info",
-        "pragma_table_info",
-        "duckdb_databases",
-    ];
+    let known = crate::system::pg_proc::procs()
+        .iter()
+        .filter(|p| p.retset)
+        .map(|p| p.name.as_str());
     let mut msg = format!("Table Function with name {name} does not exist!");
     if let Some(s) = did_you_mean(name, known) {
         msg.push_str(&format!(" Did you mean \"{s}\"?"));
