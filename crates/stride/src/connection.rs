@@ -8,7 +8,9 @@
 //! A statement whose CSV read found a detected column type too narrow is planned and
 //! run again (the reader's note says so; the result carries it).
 //!
-//! Which database a statement reads and changes, and the write lock it takes, are in
+//! What a connection keeps between statements besides its settings (registered
+//! relations, TEMP macros, prepared statements, session variables) is in
+//! `connection/session.rs`. Which database a statement reads and changes, and the write lock it takes, are in
 //! `connection/access.rs`. Transactions (`connection/transaction.rs`): outside BEGIN
 //! ... COMMIT each statement commits by itself, and a query reads its own fork of every
 //! database's catalog, one snapshot. BEGIN gives the connection a [`Transaction`]:
@@ -28,6 +30,7 @@
 
 mod access;
 mod ids;
+mod session;
 mod transaction;
 mod upsert;
 mod writes;
@@ -290,129 +293,6 @@ impl Connection {
     /// Alias of [`Connection::execute`], reading better for SELECT.
     pub fn query(&self, sql: &str) -> Result<QueryResult> {
         self.execute(sql)
-    }
-
-    /// Makes `relation` queryable under `name` on this connection (DuckDB's
-    /// `register`, as the Python package uses it for DataFrames), until unregistered
-    /// or replaced. It hides a table or view of the same name.
-    pub fn register(&self, name: &str, relation: RegisteredRelation) -> Result<()> {
-        if relation.names.len() != relation.types.len()
-            || relation
-                .chunks
-                .iter()
-                .any(|c| c.columns.len() != relation.types.len())
-        {
-            return Err(Error::invalid_input(format!(
-                "cannot register \"{name}\": its chunks do not match its columns"
-            )));
-        }
-        let mut r = self
-            .registered
-            .lock()
-            .map_err(|_| Error::internal("lock poisoned"))?;
-        let mut next = HashMap::clone(&r);
-        next.insert(name.to_lowercase(), Arc::new(relation));
-        *r = Arc::new(next);
-        Ok(())
-    }
-
-    /// Whether a relation is registered under `name`.
-    pub fn is_registered(&self, name: &str) -> bool {
-        self.registered().contains_key(&name.to_lowercase())
-    }
-
-    /// Removes the relation registered under `name`; whether there was one.
-    pub fn unregister(&self, name: &str) -> bool {
-        let Ok(mut r) = self.registered.lock() else {
-            return false;
-        };
-        let mut next = HashMap::clone(&r);
-        let found = next.remove(&name.to_lowercase()).is_some();
-        *r = Arc::new(next);
-        found
-    }
-
-    fn registered(&self) -> Arc<HashMap<String, Arc<RegisteredRelation>>> {
-        self.registered
-            .lock()
-            .map(|r| r.clone())
-            .unwrap_or_default()
-    }
-
-    fn temp_macros(&self) -> Arc<stride_sql::binder::TempMacros> {
-        self.temp_macros
-            .lock()
-            .map(|p| p.clone())
-            .unwrap_or_default()
-    }
-
-    fn variables(&self) -> Arc<stride_sql::binder::SessionVariables> {
-        self.variables.lock().map(|v| v.clone()).unwrap_or_default()
-    }
-
-    /// Sets (`Some`) or forgets (`None`) a session variable.
-    fn change_variable(&self, name: String, value: Option<(ScalarValue, DataType)>) -> Result<()> {
-        let mut variables = self
-            .variables
-            .lock()
-            .map_err(|_| Error::internal("session variables lock"))?;
-        let mut next = (**variables).clone();
-        match value {
-            Some(v) => next.insert(name, v),
-            None => next.remove(&name),
-        };
-        *variables = Arc::new(next);
-        Ok(())
-    }
-
-    /// The numbers of this connection, of the statement about to run (counted now)
-    /// and of its transaction: the open one, or a new one for this statement alone.
-    fn statement_ids(&self) -> stride_sql::binder::SessionIds {
-        let query = self.statements.fetch_add(1, Ordering::Relaxed) + 1;
-        let open = self
-            .transaction
-            .lock()
-            .ok()
-            .and_then(|t| t.as_ref().map(|t| t.id));
-        stride_sql::binder::SessionIds {
-            connection: self.id,
-            transaction: open.unwrap_or_else(|| self.databases.ids.next_transaction()),
-            query,
-        }
-    }
-
-    /// Changes the connection's TEMP macros.
-    fn change_temp_macros(
-        &self,
-        change: impl FnOnce(&mut stride_sql::binder::TempMacros),
-    ) -> Result<()> {
-        let mut macros = self
-            .temp_macros
-            .lock()
-            .map_err(|_| Error::internal("temporary macros lock"))?;
-        let mut next = (**macros).clone();
-        change(&mut next);
-        *macros = Arc::new(next);
-        Ok(())
-    }
-
-    fn prepared(&self) -> Arc<stride_sql::binder::PreparedStatements> {
-        self.prepared.lock().map(|p| p.clone()).unwrap_or_default()
-    }
-
-    /// Changes the connection's prepared statements (PREPARE, DEALLOCATE).
-    fn change_prepared(
-        &self,
-        change: impl FnOnce(&mut stride_sql::binder::PreparedStatements),
-    ) -> Result<()> {
-        let mut prepared = self
-            .prepared
-            .lock()
-            .map_err(|_| Error::internal("prepared statements lock"))?;
-        let mut next = (**prepared).clone();
-        change(&mut next);
-        *prepared = Arc::new(next);
-        Ok(())
     }
 
     pub fn interrupt_handle(&self) -> InterruptHandle {
