@@ -9,12 +9,12 @@
 //! Volatile functions (random, gen_random_uuid, ...) give a value per row and are
 //! never folded ([`ScalarFunction::is_volatile`]); a few calls are refined from
 //! their constant arguments at bind time ([`specialize`]: `date_part('epoch', x)`,
-//! `list_aggregate(l, 'sum')`).
+//! `list_aggregate(l, 'sum')`, `struct_extract(s, 'a')`).
 //!
 //! One file per function or family of functions under `arithmetic`, `comparison`,
-//! `string`, `regex`, `math`, `date`, `list` and `json` (plus `hash`, `uuid`,
-//! `volatile`, `meta` and the PostgreSQL client functions in `pg`); [`catalogue`]
-//! maps SQL names to resolvers.
+//! `string`, `regex`, `math`, `date`, `list` and `json` (plus `structs`, `maps` and
+//! `array` for the nested types, `hash`, `uuid`, `volatile`, `meta` and the
+//! PostgreSQL client functions in `pg`); [`catalogue`] maps SQL names to resolvers.
 
 mod arithmetic;
 pub mod array;
