@@ -21,6 +21,7 @@ pub enum ScalarValue {
     /// Unscaled value, precision, scale.
     Decimal(i128, u8, u8),
     Varchar(String),
+    Blob(Vec<u8>),
     Date(i32),
     Timestamp(i64),
     /// Microseconds since midnight.
@@ -54,6 +55,7 @@ impl ScalarValue {
             ScalarValue::Double(_) => DataType::Double,
             ScalarValue::Decimal(_, p, s) => DataType::Decimal(*p, *s),
             ScalarValue::Varchar(_) => DataType::Varchar,
+            ScalarValue::Blob(_) => DataType::Blob,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
             ScalarValue::Time(_) => DataType::Time,
@@ -98,6 +100,7 @@ impl ScalarValue {
             (_, Null) => Ordering::Less,
             (Boolean(a), Boolean(b)) => a.cmp(b),
             (Varchar(a), Varchar(b)) => a.cmp(b),
+            (Blob(a), Blob(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
@@ -213,6 +216,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Double(v) => write!(f, "{}", format_f64(*v)),
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
             ScalarValue::Varchar(s) => write!(f, "{s}"),
+            ScalarValue::Blob(b) => write!(f, "{}", crate::blob::to_escaped(b)),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
             ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),

@@ -101,7 +101,7 @@ pub fn hash_rows(v: &Vector, len: usize, mut f: impl FnMut(usize, u64)) {
         VectorData::Interval(x) => each(&|i| {
             mix(x[i].micros as u64 ^ mix((x[i].months as u64) << 32 | x[i].days as u32 as u64))
         }),
-        VectorData::Str(s) => each(&|i| hash_bytes(s.get(i).as_bytes())),
+        VectorData::Str(s) => each(&|i| hash_bytes(s.get_bytes(i))),
         VectorData::List(_) | VectorData::Struct(_) => {
             each(&|i| hash_bytes(v.get(i).to_string().as_bytes()))
         }

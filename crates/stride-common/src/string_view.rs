@@ -3,9 +3,12 @@
 //! and offset into shared heap buffers. Comparisons and hashing touch the heap only when
 //! prefixes agree and the string is long.
 //!
-//! Invariants: every view holds valid UTF-8 (all producers append `&str`), and the
-//! unused bytes of an inline view are zero, so two inline views are equal exactly when
-//! their strings are.
+//! Invariants: every view of a text vector (VARCHAR, JSON) holds valid UTF-8 (its
+//! producers append `&str`); a BLOB vector's views hold any bytes (appended with
+//! [`StringVector::push_blob`]) and are read with [`StringVector::get_bytes`], never
+//! [`StringVector::get`]. Code that handles every string-shaped type alike (hashing,
+//! comparing, sorting, storing) works on bytes. The unused bytes of an inline view
+//! are zero, so two inline views are equal exactly when their strings are.
 
 use crate::Buffer;
 
@@ -137,16 +140,32 @@ impl StringVector {
         }
     }
 
+    /// Row `i` of a text vector (not of a BLOB vector: see the module's invariants).
     #[inline]
     pub fn get(&self, i: usize) -> &str {
         let b = self.bytes_of(&self.views[i]);
-        // SAFETY: every view was built from a `&str` (module invariant).
+        // SAFETY: every view of a text vector was built from a `&str` (module invariant).
         unsafe { std::str::from_utf8_unchecked(b) }
+    }
+
+    /// Row `i`'s bytes, for vectors of every string-shaped type.
+    #[inline]
+    pub fn get_bytes(&self, i: usize) -> &[u8] {
+        self.bytes_of(&self.views[i])
+    }
+
+    /// Appends a BLOB value (any bytes; see the module's invariants).
+    pub fn push_blob(&mut self, bytes: &[u8]) {
+        let v = self.make_view_of_bytes(bytes);
+        self.views.make_mut().push(v);
     }
 
     /// Makes a view for `s`, copying long strings into this vector's heap.
     pub fn make_view(&mut self, s: &str) -> StringView {
-        let bytes = s.as_bytes();
+        self.make_view_of_bytes(s.as_bytes())
+    }
+
+    fn make_view_of_bytes(&mut self, bytes: &[u8]) -> StringView {
         let mut data = [0u8; 12];
         if bytes.len() <= INLINE_LEN {
             data[..bytes.len()].copy_from_slice(bytes);
@@ -199,7 +218,7 @@ impl StringVector {
     /// Appends a string given as bytes, without checking them.
     ///
     /// # Safety
-    /// `bytes` must be valid UTF-8 (the module invariant).
+    /// `bytes` must be valid UTF-8 unless this is a BLOB vector (the module invariant).
     #[inline]
     pub unsafe fn push_bytes_unchecked(&mut self, bytes: &[u8]) {
         let mut data = [0u8; 12];
@@ -213,8 +232,7 @@ impl StringVector {
                 .and_then(Buffer::get_mut)
                 .is_some_and(|b| b.capacity() - b.len() >= bytes.len());
             if !fits {
-                // SAFETY: the caller guarantees UTF-8.
-                let v = self.make_view(std::str::from_utf8_unchecked(bytes));
+                let v = self.make_view_of_bytes(bytes);
                 self.views.make_mut().push(v);
                 return;
             }
@@ -237,8 +255,8 @@ impl StringVector {
         if v.is_inline() {
             self.views.make_mut().push(v);
         } else {
-            let s = other.get(i);
-            self.push(s);
+            let v = self.make_view_of_bytes(other.get_bytes(i));
+            self.views.make_mut().push(v);
         }
     }
 
@@ -352,9 +370,9 @@ impl StringVector {
     /// length and prefix are compared without a branch; only the rows that agree on
     /// those read their bytes (a branch per row mispredicts whenever matches are
     /// neither rare nor common).
-    pub fn equal_to(&self, rows: usize, s: &str) -> Vec<bool> {
+    pub fn equal_to(&self, rows: usize, s: &[u8]) -> Vec<bool> {
         let views = &self.views[..rows];
-        let c = StringVector::default().make_view(s);
+        let c = StringVector::default().make_view_of_bytes(s);
         if c.is_inline() {
             let [c0, c1] = c.words();
             return views
@@ -374,7 +392,7 @@ impl StringVector {
         }
         let mut out = vec![false; rows];
         for &i in &candidates[..n] {
-            out[i as usize] = same_tail(self.bytes_of(&views[i as usize]), s.as_bytes());
+            out[i as usize] = same_tail(self.bytes_of(&views[i as usize]), s);
         }
         out
     }
@@ -444,7 +462,7 @@ mod tests {
             sv.push(s);
         }
         for probe in &strings {
-            let got = sv.equal_to(strings.len(), probe);
+            let got = sv.equal_to(strings.len(), probe.as_bytes());
             let want: Vec<bool> = strings.iter().map(|s| s == probe).collect();
             assert_eq!(got, want, "{probe:?}");
             let j = strings.iter().position(|s| s == probe).unwrap();

@@ -44,6 +44,10 @@ pub enum DataType {
     /// ARRAY: `T[n]`, a list of exactly `n` elements (DuckDB's fixed-size array,
     /// what vector search works on); stored as a list whose rows all hold `n`.
     Array(Box<DataType>, u32),
+    /// BLOB (BYTEA): a string of bytes, compared byte by byte; its text form escapes
+    /// non-printable bytes as `\xAA` ([`crate::blob`]). Stored like a VARCHAR, but the
+    /// bytes need not be UTF-8.
+    Blob,
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
@@ -79,7 +83,7 @@ impl DataType {
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
             DataType::Double => PhysicalType::F64,
-            DataType::Varchar | DataType::Json => PhysicalType::Str,
+            DataType::Varchar | DataType::Json | DataType::Blob => PhysicalType::Str,
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) | DataType::Map(..) | DataType::Array(..) => PhysicalType::List,
             DataType::Struct(_) => PhysicalType::Struct,
@@ -313,6 +317,7 @@ impl fmt::Display for DataType {
                 write!(f, ")")
             }
             DataType::Json => write!(f, "JSON"),
+            DataType::Blob => write!(f, "BLOB"),
         }
     }
 }

@@ -412,6 +412,7 @@ impl Vector {
             (DataType::Varchar | DataType::Json, VectorData::Str(v)) => {
                 ScalarValue::Varchar(v.get(i).to_string())
             }
+            (DataType::Blob, VectorData::Str(v)) => ScalarValue::Blob(v.get_bytes(i).to_vec()),
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),
@@ -482,6 +483,7 @@ impl Vector {
             (VectorData::F32(v), ScalarValue::Real(x)) => v.make_mut().push(*x),
             (VectorData::F64(v), ScalarValue::Double(x)) => v.make_mut().push(*x),
             (VectorData::Str(v), ScalarValue::Varchar(x)) => v.push(x),
+            (VectorData::Str(v), ScalarValue::Blob(x)) => v.push_blob(x),
             (VectorData::Interval(v), ScalarValue::Interval(x)) => v.make_mut().push(*x),
             (VectorData::List(l), ScalarValue::List(_, items)) => {
                 for it in items {

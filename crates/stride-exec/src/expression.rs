@@ -552,7 +552,7 @@ fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool
         .collect::<Option<Vec<_>>>()?;
     let mut found = vec![false; len];
     for s in constants {
-        for (f, e) in found.iter_mut().zip(sv.equal_to(len, s)) {
+        for (f, e) in found.iter_mut().zip(sv.equal_to(len, s.as_bytes())) {
             *f |= e;
         }
     }

@@ -51,6 +51,10 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         }
+        S::Blob(b) => {
+            out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            out.extend_from_slice(b);
+        }
         S::List(_, items) => {
             out.extend_from_slice(&(items.len() as u32).to_le_bytes());
             for x in items {
@@ -125,6 +129,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
             i64::from_le_bytes(r.take()),
         )),
         DataType::Varchar => S::Varchar(String::from_utf8_lossy(r.bytes()).into_owned()),
+        DataType::Blob => S::Blob(r.bytes().to_vec()),
         DataType::List(elem) | DataType::Array(elem, _) => {
             let n = u32::from_le_bytes(r.take::<4>()) as usize;
             let items = (0..n).map(|_| read(r, elem)).collect();
@@ -185,6 +190,10 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Varchar(s) => {
             out.push(1);
             ordered_bytes(s.as_bytes(), out);
+        }
+        S::Blob(b) => {
+            out.push(1);
+            ordered_bytes(b, out);
         }
         S::List(_, items) => {
             out.push(1);

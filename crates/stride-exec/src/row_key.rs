@@ -491,8 +491,8 @@ pub fn decode<'a>(
                         } else {
                             marker as usize - 1
                         };
-                        // Keys were encoded from valid UTF-8 strings.
-                        sv.push(std::str::from_utf8(&key[at..at + l]).unwrap_or(""));
+                        // The key's bytes are the column's own: UTF-8 unless a BLOB.
+                        sv.push_blob(&key[at..at + l]);
                         at += l;
                     } else {
                         sv.push("");

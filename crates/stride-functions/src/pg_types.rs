@@ -53,6 +53,7 @@ pub const INT8: u32 = 20;
 pub const INT2: u32 = 21;
 pub const INT4: u32 = 23;
 pub const TEXT: u32 = 25;
+pub const BYTEA: u32 = 17;
 pub const FLOAT4: u32 = 700;
 pub const FLOAT8: u32 = 701;
 pub const VARCHAR: u32 = 1043;
@@ -84,6 +85,8 @@ pub const PG_TYPES: &[PgType] = &[
     t(JSON, "json", "json", -1, 'U', 0, 199),
     t(199, "_json", "json[]", -1, 'A', JSON, 0),
     t(TEXT, "text", "text", -1, 'S', 0, 1009),
+    t(BYTEA, "bytea", "bytea", -1, 'U', 0, 1001),
+    t(1001, "_bytea", "bytea[]", -1, 'A', BYTEA, 0),
     t(DATE, "date", "date", 4, 'D', 0, 1182),
     t(
         TIMESTAMP,
@@ -145,6 +148,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Decimal(..) | DataType::HugeInt => NUMERIC,
         DataType::Varchar => VARCHAR,
         DataType::Json => JSON,
+        DataType::Blob => BYTEA,
         DataType::Date => DATE,
         DataType::Timestamp => TIMESTAMP,
         DataType::Time => TIME,

@@ -24,9 +24,9 @@ use arrow_array::types::{
     Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, BooleanArray, FixedSizeListArray, LargeStringArray, ListArray,
-    MapArray, NullArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray,
-    StringViewArray, StructArray,
+    ArrayRef, ArrowPrimitiveType, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeListArray,
+    LargeBinaryArray, LargeStringArray, ListArray, MapArray, NullArray, PrimitiveArray,
+    RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray,
 };
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, Buffer as ArrowBuffer, IntervalMonthDayNano, NullBuffer,
@@ -69,6 +69,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Varchar | DataType::Json | DataType::Uuid => match strings {
             StringLayout::View => ArrowType::Utf8View,
             StringLayout::Offsets => ArrowType::Utf8,
+        },
+        DataType::Blob => match strings {
+            StringLayout::View => ArrowType::BinaryView,
+            StringLayout::Offsets => ArrowType::Binary,
         },
         DataType::Date => ArrowType::Date32,
         DataType::Timestamp => ArrowType::Timestamp(TimeUnit::Microsecond, None),
@@ -212,8 +216,45 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
             ))
         }
         DataType::Varchar | DataType::Json => match target {
-            ArrowType::Utf8View => Arc::new(string_views(parts, nulls)),
-            _ => string_offsets(parts, nulls)?,
+            ArrowType::Utf8View => {
+                let (views, buffers) = string_views(parts);
+                // SAFETY: every view of a text vector holds valid UTF-8 (a StringVector
+                // invariant) and points into the buffers passed with it, which keep
+                // the chunks' order and indexes.
+                Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers.into(), nulls) })
+            }
+            _ => {
+                let (offsets, data) = string_offsets(parts);
+                // SAFETY: offsets rise monotonically within `data`, at string boundaries
+                // of valid UTF-8 (text vectors hold UTF-8).
+                match offsets {
+                    Offsets::Small(o) => {
+                        Arc::new(unsafe { StringArray::new_unchecked(o, data, nulls) })
+                    }
+                    Offsets::Large(o) => {
+                        Arc::new(unsafe { LargeStringArray::new_unchecked(o, data, nulls) })
+                    }
+                }
+            }
+        },
+        DataType::Blob => match target {
+            ArrowType::BinaryView => {
+                let (views, buffers) = string_views(parts);
+                // SAFETY: the views point into the buffers passed with them.
+                Arc::new(unsafe { BinaryViewArray::new_unchecked(views, buffers.into(), nulls) })
+            }
+            _ => {
+                let (offsets, data) = string_offsets(parts);
+                // SAFETY: offsets rise monotonically within `data`.
+                match offsets {
+                    Offsets::Small(o) => {
+                        Arc::new(unsafe { BinaryArray::new_unchecked(o, data, nulls) })
+                    }
+                    Offsets::Large(o) => {
+                        Arc::new(unsafe { LargeBinaryArray::new_unchecked(o, data, nulls) })
+                    }
+                }
+            }
         },
         DataType::List(child_ty) => {
             let ArrowType::List(field) = target else {
@@ -494,7 +535,9 @@ where
 /// the bytes inline up to 12, or a 4-byte prefix, buffer index and offset), so one
 /// chunk's views and heap buffers are shared as they are; several chunks' views are
 /// copied with their buffer indexes moved past the buffers of the chunks before.
-fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> StringViewArray {
+/// The views and heap buffers of string-shaped vectors one after the other, as
+/// Arrow's view arrays (`Utf8View`, `BinaryView`) hold them.
+fn string_views(parts: &[(&Vector, usize)]) -> (ScalarBuffer<u128>, Vec<ArrowBuffer>) {
     let mut buffers: Vec<ArrowBuffer> = Vec::new();
     // Views can be shared when they lie one after the other and every chunk's views
     // index the same heap buffers (windows of one stored string column do).
@@ -540,9 +583,13 @@ fn string_views(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> String
             all.into()
         }
     };
-    // SAFETY: every view holds valid UTF-8 (a StringVector invariant) and points into
-    // the buffers passed with it, which keep the chunks' order and indexes.
-    unsafe { StringViewArray::new_unchecked(views, buffers.into(), nulls) }
+    (views, buffers)
+}
+
+/// 32-bit offsets, or 64-bit ones when a batch holds 2 GiB or more.
+enum Offsets {
+    Small(OffsetBuffer<i32>),
+    Large(OffsetBuffer<i64>),
 }
 
 /// Contiguous views as Arrow's u128 views (same bytes; checked aligned by the caller).
@@ -563,8 +610,8 @@ fn share_bytes(b: &Buffer<u8>) -> ArrowBuffer {
     unsafe { ArrowBuffer::from_custom_allocation(ptr, b.len(), Arc::new(b.clone())) }
 }
 
-/// Strings as offsets and bytes (a copy); `LargeUtf8` when a batch holds 2 GiB or more.
-fn string_offsets(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+/// Strings as offsets and bytes (a copy); large offsets when a batch holds 2 GiB or more.
+fn string_offsets(parts: &[(&Vector, usize)]) -> (Offsets, ArrowBuffer) {
     let total: usize = parts.iter().map(|(_, n)| n).sum();
     let bytes: usize = parts
         .iter()
@@ -577,30 +624,21 @@ fn string_offsets(parts: &[(&Vector, usize)], nulls: Option<NullBuffer>) -> Resu
         let s = v.strings();
         for i in 0..*n {
             if v.is_valid(i) {
-                data.extend_from_slice(s.get(i).as_bytes());
+                data.extend_from_slice(s.get_bytes(i));
             }
             offsets.push(data.len());
         }
     }
     let data = ArrowBuffer::from_vec(data);
-    Ok(if bytes <= i32::MAX as usize {
-        let offsets: Vec<i32> = offsets.into_iter().map(|o| o as i32).collect();
-        // SAFETY: offsets rise monotonically within `data`, at string boundaries of
-        // valid UTF-8.
-        Arc::new(unsafe {
-            StringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets.into()), data, nulls)
-        })
+    // SAFETY (both): the offsets start at 0 and rise monotonically.
+    let offsets = if bytes <= i32::MAX as usize {
+        let o: Vec<i32> = offsets.into_iter().map(|o| o as i32).collect();
+        Offsets::Small(unsafe { OffsetBuffer::new_unchecked(o.into()) })
     } else {
-        let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
-        // SAFETY: as above.
-        Arc::new(unsafe {
-            LargeStringArray::new_unchecked(
-                OffsetBuffer::new_unchecked(offsets.into()),
-                data,
-                nulls,
-            )
-        })
-    })
+        let o: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+        Offsets::Large(unsafe { OffsetBuffer::new_unchecked(o.into()) })
+    };
+    (offsets, data)
 }
 
 fn strings_len(s: &StringVector, n: usize) -> usize {
@@ -622,6 +660,10 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::Float16 | ArrowType::Float32 => DataType::Real,
         ArrowType::Float64 => DataType::Double,
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => DataType::Varchar,
+        ArrowType::Binary
+        | ArrowType::LargeBinary
+        | ArrowType::BinaryView
+        | ArrowType::FixedSizeBinary(_) => DataType::Blob,
         ArrowType::Date32 | ArrowType::Date64 => DataType::Date,
         // An instant with a time zone is kept as UTC (stride has no TIMESTAMPTZ yet).
         ArrowType::Timestamp(_, _) => DataType::Timestamp,
@@ -900,7 +942,52 @@ pub fn to_vector_with(
             }))
         }
         (ArrowType::Utf8View, _) => {
-            VectorData::Str(views_to_strings(array.as_string_view(), &validity, copied))
+            let a = array.as_string_view();
+            VectorData::Str(views_to_strings(
+                a.views(),
+                a.data_buffers(),
+                &validity,
+                copied,
+            ))
+        }
+        (ArrowType::BinaryView, _) => {
+            let a = array.as_binary_view();
+            VectorData::Str(views_to_strings(
+                a.views(),
+                a.data_buffers(),
+                &validity,
+                copied,
+            ))
+        }
+        (ArrowType::Binary, _) => {
+            let a = array.as_binary::<i32>();
+            VectorData::Str(offsets_to_strings(
+                a.offsets(),
+                a.values(),
+                &validity,
+                copied,
+            ))
+        }
+        (ArrowType::LargeBinary, _) => {
+            let a = array.as_binary::<i64>();
+            VectorData::Str(offsets_to_strings(
+                a.offsets(),
+                a.values(),
+                &validity,
+                copied,
+            ))
+        }
+        (ArrowType::FixedSizeBinary(_), _) => {
+            let a = array.as_fixed_size_binary();
+            let mut out = StringVector::with_capacity(len);
+            for i in 0..len {
+                out.push_blob(if validity.is_valid(i) {
+                    a.value(i)
+                } else {
+                    &[]
+                });
+            }
+            VectorData::Str(out)
         }
         (ArrowType::Utf8, _) => {
             let a = array.as_string::<i32>();
@@ -1002,17 +1089,20 @@ pub fn to_vector_with(
 /// data buffers become the vector's heap buffers in the same order, so the views'
 /// buffer indexes hold. Views are shared too when no row is NULL; otherwise they
 /// are copied with NULL rows' views cleared (Arrow leaves those undefined).
+/// The views and data buffers of an Arrow view array (`Utf8View`, whose strings are
+/// UTF-8, or `BinaryView` for a BLOB) as a string vector reading them in place.
 fn views_to_strings(
-    a: &StringViewArray,
+    raw: &ScalarBuffer<u128>,
+    data_buffers: &[ArrowBuffer],
     validity: &Validity,
     heaps: &mut SharedHeaps,
 ) -> StringVector {
-    let raw = a.views();
     let views: Buffer<StringView> = if !validity.has_nulls() {
         // SAFETY: StringView is 16 plain bytes with Arrow's view layout (length,
         // then inline bytes or prefix, buffer index and offset), and its alignment
-        // (8) divides u128's; every view is valid UTF-8 (a StringViewArray
-        // invariant) whose unused inline bytes are zero (Arrow's rule too). The
+        // (8) divides u128's; a Utf8View's views hold valid UTF-8 (a StringViewArray
+        // invariant; a BinaryView is read as a BLOB), and unused inline bytes are
+        // zero (Arrow's rule too). The
         // views live in the Arrow buffer, kept alive by the handle moved in.
         unsafe {
             Buffer::from_foreign(
@@ -1034,7 +1124,7 @@ fn views_to_strings(
     };
     StringVector {
         views,
-        buffers: a.data_buffers().iter().map(|b| heaps.get(b)).collect(),
+        buffers: data_buffers.iter().map(|b| heaps.get(b)).collect(),
     }
 }
 
@@ -1058,7 +1148,8 @@ fn offsets_to_strings<O: arrow_array::OffsetSizeTrait>(
             } else {
                 &[]
             };
-            // SAFETY: Arrow string arrays hold UTF-8 between offsets.
+            // SAFETY: Arrow string arrays hold UTF-8 between offsets (binary arrays
+            // are read as BLOBs, which may hold any bytes).
             unsafe { out.push_bytes_unchecked(s) };
         }
         return out;
@@ -1068,8 +1159,9 @@ fn offsets_to_strings<O: arrow_array::OffsetSizeTrait>(
     for (i, w) in offsets.windows(2).enumerate() {
         let (start, end) = (w[0].as_usize(), w[1].as_usize());
         views.push(if validity.is_valid(i) {
-            // SAFETY: `bytes[start..end]` is UTF-8 (an Arrow string array invariant)
-            // in heap buffer 0, whose offsets fit in 32 bits (checked above).
+            // SAFETY: `bytes[start..end]` is UTF-8 (an Arrow string array invariant,
+            // or a BLOB's bytes) in heap buffer 0, whose offsets fit in 32 bits
+            // (checked above).
             unsafe { StringView::of_heap(&bytes[start..end], 0, start as u32) }
         } else {
             StringView::default()

@@ -52,6 +52,7 @@ impl<'py> ToPython<'py> {
             ScalarValue::Double(x) => PyFloat::new(py, *x).into_any(),
             ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
             ScalarValue::Varchar(s) => PyString::new(py, s).into_any(),
+            ScalarValue::Blob(b) => pyo3::types::PyBytes::new(py, b).into_any(),
             ScalarValue::Date(d) => {
                 let (y, m, d) = civil_from_days(*d as i64);
                 self.date.call1((y, m, d))?
@@ -237,10 +238,17 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
     if let Ok(d) = v.cast::<PyDict>() {
         return struct_value(d);
     }
+    if let Ok(b) = v.cast::<pyo3::types::PyBytes>() {
+        return Ok(ScalarValue::Blob(b.as_bytes().to_vec()));
+    }
+    if let Ok(b) = v.cast::<pyo3::types::PyByteArray>() {
+        return Ok(ScalarValue::Blob(b.to_vec()));
+    }
     let type_name = v.get_type().name()?.to_string();
-    if type_name == "bytes" || type_name == "bytearray" || type_name == "memoryview" {
-        return Err(NotImplementedException::new_err(
-            "BLOB values are not supported yet: pass text instead",
+    if type_name == "memoryview" {
+        let bytes = py.import("builtins")?.getattr("bytes")?.call1((v,))?;
+        return Ok(ScalarValue::Blob(
+            bytes.cast::<pyo3::types::PyBytes>()?.as_bytes().to_vec(),
         ));
     }
     Err(NotImplementedException::new_err(format!(

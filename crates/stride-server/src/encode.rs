@@ -158,6 +158,16 @@ impl ToSqlText for Value<'_> {
                 out.put_slice(s.as_bytes());
                 return Ok(IsNull::No);
             }
+            // PostgreSQL's bytea hex format, which psql shows and drivers decode
+            ScalarValue::Blob(b) => {
+                use std::fmt::Write;
+                let mut text = String::with_capacity(2 + 2 * b.len());
+                text.push_str("\\x");
+                for byte in b {
+                    let _ = write!(text, "{byte:02x}");
+                }
+                text
+            }
             ScalarValue::List(_, items) => array_text(items),
             other => other.to_string(),
         };
@@ -186,6 +196,7 @@ impl ToSql for Value<'_> {
             ScalarValue::Time(t) => out.put_i64(*t),
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
+            ScalarValue::Blob(b) => out.put_slice(b),
             ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
             ScalarValue::Timestamp(t) => out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY),
             ScalarValue::Interval(i) => {

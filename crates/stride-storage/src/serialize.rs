@@ -148,6 +148,12 @@ impl<'a> ByteReader<'a> {
     }
 }
 
+/// Whether a string-shaped type's values must be UTF-8 (all but BLOB): what readers
+/// check before a string enters a vector.
+pub fn is_text(ty: &DataType) -> bool {
+    *ty != DataType::Blob
+}
+
 pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
     match ty {
         DataType::Null => w.u8(0),
@@ -188,6 +194,8 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
             write_type(w, k);
             write_type(w, v);
         }
+        // format 9
+        DataType::Blob => w.u8(21),
         DataType::Struct(fields) => {
             w.u8(17);
             w.len_of(fields.len());
@@ -224,6 +232,7 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         14 => DataType::HugeInt,
         15 => DataType::Time,
         16 => DataType::Uuid,
+        21 => DataType::Blob,
         17 => {
             let n = r.len_of(2)?;
             if n == 0 {
@@ -354,8 +363,9 @@ pub fn write_strings(w: &mut ByteWriter, strings: &[&[u8]]) {
     }
 }
 
-/// `n` strings written by [`write_strings`], checked to be UTF-8.
-pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize) -> Result<Vec<&'a str>> {
+/// `n` strings written by [`write_strings`], checked to be UTF-8 when `text` (every
+/// string-shaped type but BLOB, [`is_text`]).
+pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize, text: bool) -> Result<Vec<&'a [u8]>> {
     let lens = r.items(n, 4)?;
     let total = r.u64()?;
     let bytes = r.raw(usize::try_from(total).unwrap_or(usize::MAX))?;
@@ -366,7 +376,10 @@ pub fn read_strings<'a>(r: &mut ByteReader<'a>, n: usize) -> Result<Vec<&'a str>
         let piece = bytes
             .get(at..at + k)
             .ok_or_else(|| r.corrupt("string lengths exceed the string bytes"))?;
-        out.push(std::str::from_utf8(piece).map_err(|_| r.corrupt("a string is not UTF-8"))?);
+        if text && std::str::from_utf8(piece).is_err() {
+            return Err(r.corrupt("a string is not UTF-8"));
+        }
+        out.push(piece);
         at += k;
     }
     Ok(out)
@@ -507,11 +520,12 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             VectorData::Interval(v.into())
         }
         PhysicalType::Str => {
-            let strings = read_strings(r, len)?;
+            let strings = read_strings(r, len, is_text(ty))?;
             let mut s = stride_common::StringVector::with_capacity(len);
             s.reserve_heap(strings.iter().map(|x| x.len()).sum());
-            for text in strings {
-                s.push(text);
+            for bytes in strings {
+                // checked to be UTF-8 above unless the type is BLOB
+                s.push_blob(bytes);
             }
             VectorData::Str(s)
         }

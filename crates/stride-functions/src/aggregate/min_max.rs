@@ -4,11 +4,14 @@
 use super::{vector_with_seen, GroupedState};
 use std::cmp::Ordering;
 use stride_common::vector::NativeType;
-use stride_common::{with_native, DataType, Result, ScalarValue, Vector};
+use stride_common::{
+    with_native, DataType, Result, ScalarValue, StringVector, Validity, Vector, VectorData,
+};
 
 pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
     match arg {
-        DataType::Varchar => Box::new(MinMaxStr {
+        DataType::Varchar | DataType::Blob => Box::new(MinMaxStr {
+            ty: arg.clone(),
             is_max,
             vals: Vec::new(),
         }),
@@ -111,9 +114,12 @@ impl<T: NativeType> GroupedState for MinMaxNative<T> {
     }
 }
 
+/// min/max of VARCHAR or BLOB: compared as bytes (which orders UTF-8 text by code
+/// point, as SQL does without a collation).
 pub struct MinMaxStr {
+    ty: DataType,
     is_max: bool,
-    vals: Vec<Option<Box<str>>>,
+    vals: Vec<Option<Box<[u8]>>>,
 }
 
 impl GroupedState for MinMaxStr {
@@ -129,7 +135,7 @@ impl GroupedState for MinMaxStr {
             if !v.validity.is_valid(j) {
                 continue;
             }
-            let x = s.get(j);
+            let x = s.get_bytes(j);
             let slot = &mut self.vals[g as usize];
             let better = match slot {
                 None => true,
@@ -151,14 +157,17 @@ impl GroupedState for MinMaxStr {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        let mut out = Vector::with_capacity(&DataType::Varchar, self.vals.len());
+        let mut strings = StringVector::with_capacity(self.vals.len());
+        let validity = Validity::from_fn(self.vals.len(), |i| self.vals[i].is_some());
         for v in &self.vals {
-            match v {
-                Some(s) => out.push(&ScalarValue::Varchar(s.to_string()))?,
-                None => out.push_null(),
-            }
+            // the bytes of one input row: UTF-8 unless the type is BLOB
+            strings.push_blob(v.as_deref().unwrap_or_default());
         }
-        Ok(out)
+        Ok(Vector::new(
+            self.ty.clone(),
+            VectorData::Str(strings),
+            validity,
+        ))
     }
 }
 

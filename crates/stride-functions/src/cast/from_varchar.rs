@@ -9,7 +9,7 @@ use super::{bad_string, unimplemented_cast};
 use crate::kernels::{make_vector, with_integer, SqlInt};
 use stride_common::interval::MICROS_PER_DAY;
 use stride_common::vector::NativeType;
-use stride_common::{temporal, DataType, Error, Result, Vector};
+use stride_common::{blob, temporal, DataType, Error, Result, StringVector, Vector, VectorData};
 
 pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     match to {
@@ -38,6 +38,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
         }),
+        DataType::Blob => parse_blobs(v, len, try_cast),
         DataType::Varchar
         | DataType::Json
         | DataType::Null
@@ -46,6 +47,34 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::Map(..)
         | DataType::Array(..) => Err(unimplemented_cast(&v.ty, to)),
     }
+}
+
+/// BLOB from its text form (`\xAA` escapes, [`stride_common::blob`]).
+fn parse_blobs(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
+    let rows = if v.constant { 1 } else { len };
+    let strings = v.strings();
+    let mut validity = v.validity.clone();
+    let mut out = StringVector::with_capacity(rows);
+    let mut bytes = Vec::new();
+    for i in 0..rows {
+        bytes.clear();
+        if v.validity.is_valid(i) {
+            if let Err(e) = blob::parse_escaped(strings.get(i), &mut bytes) {
+                if !try_cast {
+                    return Err(Error::conversion(e));
+                }
+                validity.set_invalid(i, rows);
+                bytes.clear();
+            }
+        }
+        out.push_blob(&bytes);
+    }
+    Ok(Vector {
+        ty: DataType::Blob,
+        data: VectorData::Str(out),
+        validity,
+        constant: v.constant,
+    })
 }
 
 /// Parses every valid row with `f`; a failure is a Conversion error naming the text,

@@ -42,6 +42,19 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Interval => each(v, len, |iv: Interval, out| {
             let _ = write!(out, "{iv}");
         }),
+        DataType::Blob => {
+            let rows = if v.constant { 1 } else { len };
+            let (strings, mut out) = (v.strings(), StringVector::with_capacity(rows));
+            let mut buf = String::new();
+            for i in 0..rows {
+                buf.clear();
+                if v.validity.is_valid(i) {
+                    stride_common::blob::format_escaped(strings.get_bytes(i), &mut buf);
+                }
+                out.push(&buf);
+            }
+            make_string_vector(out, v.validity.clone(), v.constant)
+        }
         DataType::Json => {
             let mut out = v.clone();
             out.ty = DataType::Varchar;

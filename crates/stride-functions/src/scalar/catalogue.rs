@@ -4,6 +4,7 @@
 //! distance, as DuckDB does.
 
 use super::array::ArrayFunction as A;
+use super::blobs::{self, BlobFunction as B};
 use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
@@ -64,7 +65,9 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     (">", comparison::resolve_gt),
     (">=", comparison::resolve_gt_eq),
     // string
-    ("||", list::resolve_concat_operator),
+    ("||", |a| {
+        blobs::resolve(B::Concat, a).or_else(|| list::resolve_concat_operator(a))
+    }),
     ("concat", string::concat::resolve_concat),
     ("concat_ws", string::concat::resolve_concat_ws),
     ("~~", string::like::resolve_like),
@@ -111,7 +114,9 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("right", string::left_right::resolve_right),
     ("lpad", string::pad::resolve_lpad),
     ("rpad", string::pad::resolve_rpad),
-    ("repeat", string::repeat::resolve),
+    ("repeat", |a| {
+        blobs::resolve(B::Repeat, a).or_else(|| string::repeat::resolve(a))
+    }),
     ("reverse", string::reverse::resolve),
     ("split_part", string::split_part::resolve),
     ("ascii", string::ascii::resolve_ascii),
@@ -170,6 +175,16 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("path_join", string::path_join::resolve),
     ("to_hex", string::hex::resolve_hex),
     ("hex", string::hex::resolve_hex),
+    // blob
+    ("to_base64", |a| blobs::resolve(B::ToBase64, a)),
+    ("base64", |a| blobs::resolve(B::ToBase64, a)),
+    ("from_base64", |a| blobs::resolve(B::FromBase64, a)),
+    ("from_hex", |a| blobs::resolve(B::FromHex, a)),
+    ("unhex", |a| blobs::resolve(B::FromHex, a)),
+    ("from_binary", |a| blobs::resolve(B::FromBinary, a)),
+    ("unbin", |a| blobs::resolve(B::FromBinary, a)),
+    ("encode", |a| blobs::resolve(B::Encode, a)),
+    ("decode", |a| blobs::resolve(B::Decode, a)),
     ("to_binary", string::hex::resolve_bin),
     ("bin", string::hex::resolve_bin),
     ("bar", string::bar::resolve),

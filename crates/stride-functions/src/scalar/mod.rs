@@ -18,6 +18,7 @@
 
 mod arithmetic;
 pub mod array;
+pub mod blobs;
 pub mod catalogue;
 mod comparison;
 pub mod date;
@@ -409,6 +410,8 @@ pub enum ScalarFunction {
     Map(maps::MapFunction),
     /// The fixed-size ARRAY functions (`array`).
     Array(array::ArrayFunction),
+    /// The BLOB functions (`blobs`).
+    Blob(blobs::BlobFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -675,6 +678,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Struct(s) => structs::evaluate(f, s, args, len),
         F::Map(m) => maps::evaluate(f, m, args, len),
         F::Array(a) => array::evaluate(f, a, args, len),
+        F::Blob(b) => blobs::evaluate(b, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),

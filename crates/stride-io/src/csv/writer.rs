@@ -147,8 +147,14 @@ fn format_value(
         (DataType::Integer, VectorData::I32(x)) => {
             let _ = write!(text_clear(text), "{}", x[r]);
         }
+        // a BLOB as its text form (`\xAA` escapes), which reads back as the bytes
+        (DataType::Blob, VectorData::Str(s)) => {
+            stride_common::blob::format_escaped(s.get_bytes(r), text_clear(text));
+            write_text(buf, text.as_bytes(), opts);
+            return;
+        }
         (_, VectorData::Str(s)) => {
-            write_text(buf, s.get(r).as_bytes(), opts);
+            write_text(buf, s.get_bytes(r), opts);
             return;
         }
         // Other types (DOUBLE included) as the engine prints them, so they read back.

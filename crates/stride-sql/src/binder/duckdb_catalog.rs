@@ -613,6 +613,7 @@ fn type_id(t: &DataType) -> i64 {
         // JSON is VARCHAR with an alias, as in DuckDB
         DataType::Varchar | DataType::Json => 25,
         DataType::Interval => 27,
+        DataType::Blob => 26,
         DataType::Time => 16,
         DataType::HugeInt => 50,
         DataType::Uuid => 54,

@@ -2,8 +2,9 @@
 //! `query(sql)` (the rows of a query given as a string), `query_table(name)` (every
 //! row of a table or view named by a string), `repeat_row(v1, v2, ..., num_rows = n)`
 //! (one row of the given values, n times), `glob(pattern)` (the files a pattern
-//! names, one `file` per row) and `read_text(path or pattern)` (each file's name,
-//! content, size and modification time); `pragma_show(t)` and `pragma_collations()`,
+//! names, one `file` per row), `read_text(path or pattern)` (each file's name,
+//! content, size and modification time) and `read_blob` (the same, content as a
+//! BLOB); `pragma_show(t)` and `pragma_collations()`,
 //! the table forms of PRAGMA show and PRAGMA collations.
 //!
 //! Where it sits: binding FROM (`from.rs`). The string arguments must be constants;
@@ -26,6 +27,7 @@ pub(crate) const QUERY_TABLE_FUNCTIONS: &[&str] = &[
     "repeat_row",
     "glob",
     "read_text",
+    "read_blob",
     "pragma_show",
     "pragma_collations",
 ];
@@ -87,7 +89,7 @@ impl Binder<'_> {
             }),
             "pragma_collations" if args.is_empty() => Ok(self.collations()),
             "pragma_collations" => Err(Error::binder("pragma_collations takes no arguments")),
-            _ => self.bind_read_text(args),
+            _ => self.bind_read_file(name, args),
         })
     }
 
@@ -198,9 +200,11 @@ impl Binder<'_> {
         ))
     }
 
-    fn bind_read_text(&mut self, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
-        let pattern = self.string_argument("read_text", args)?;
-        let files = self.glob_files("read_text", &pattern)?;
+    /// `read_text` (content as VARCHAR, which must be UTF-8) or `read_blob` (as BLOB).
+    fn bind_read_file(&mut self, name: &str, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
+        let blob = name == "read_blob";
+        let pattern = self.string_argument(name, args)?;
+        let files = self.glob_files(name, &pattern)?;
         if files.is_empty() && !pattern.contains(['*', '?']) {
             return Err(Error::io(format!(
                 "No files found that match the pattern \"{pattern}\""
@@ -210,11 +214,15 @@ impl Binder<'_> {
         for f in files {
             let bytes = std::fs::read(&f).map_err(|e| Error::io(format!("{f}: {e}")))?;
             let size = bytes.len() as i64;
-            let content = String::from_utf8(bytes).map_err(|_| {
-                Error::invalid_input(format!(
-                    "read_text: could not read content of file '{f}' as valid UTF-8 encoded text. You may try read_blob instead."
-                ))
-            })?;
+            let content = if blob {
+                ScalarValue::Blob(bytes)
+            } else {
+                ScalarValue::Varchar(String::from_utf8(bytes).map_err(|_| {
+                    Error::invalid_input(format!(
+                        "read_text: could not read content of file '{f}' as valid UTF-8 encoded text. You may try read_blob instead."
+                    ))
+                })?)
+            };
             let modified = std::fs::metadata(&f)
                 .and_then(|m| m.modified())
                 .ok()
@@ -224,7 +232,7 @@ impl Binder<'_> {
                 });
             rows.push(vec![
                 ScalarValue::Varchar(f),
-                ScalarValue::Varchar(content),
+                content,
                 ScalarValue::BigInt(size),
                 modified,
             ]);
@@ -232,7 +240,14 @@ impl Binder<'_> {
         Ok(super::constant_rows(
             vec![
                 Field::new("filename", DataType::Varchar),
-                Field::new("content", DataType::Varchar),
+                Field::new(
+                    "content",
+                    if blob {
+                        DataType::Blob
+                    } else {
+                        DataType::Varchar
+                    },
+                ),
                 Field::new("size", DataType::BigInt),
                 Field::new("last_modified", DataType::Timestamp),
             ],

@@ -78,6 +78,14 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
             | ast::ArrayElemTypeDef::AngleBracket(inner),
         ) => DataType::List(Box::new(convert_data_type(inner)?)),
         A::JSON => DataType::Json,
+        // DuckDB's BLOB and its aliases (BYTEA, BINARY, VARBINARY)
+        A::Blob(_)
+        | A::TinyBlob
+        | A::MediumBlob
+        | A::LongBlob
+        | A::Bytea
+        | A::Binary(_)
+        | A::Varbinary(_) => DataType::Blob,
         A::Map(k, v, _) => DataType::Map(
             Box::new(convert_data_type(k)?),
             Box::new(convert_data_type(v)?),

@@ -612,6 +612,7 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::Struct(s) => s.name().into(),
         F::Map(m) => m.name().into(),
         F::Array(a) => a.name().into(),
+        F::Blob(b) => b.name().into(),
         other => format!("{other:?}").to_lowercase(),
     }
 }

@@ -297,7 +297,14 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[], RECORD));
     }
     rows.push(f("pragma_collations", &[], RECORD));
-    for name in ["query", "query_table", "glob", "read_text", "pragma_show"] {
+    for name in [
+        "query",
+        "query_table",
+        "glob",
+        "read_text",
+        "read_blob",
+        "pragma_show",
+    ] {
         rows.push(f(name, &[TEXT], RECORD));
     }
     rows.push(Proc {

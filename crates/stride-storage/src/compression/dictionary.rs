@@ -55,9 +55,10 @@ pub struct Dictionary {
 
 impl Dictionary {
     /// Reads the dictionary and the codes of `len` rows, checking every code.
-    pub fn read(r: &mut ByteReader, len: usize) -> Result<Dictionary> {
+    /// `text`: the values must be UTF-8 (not a BLOB column).
+    pub fn read(r: &mut ByteReader, len: usize, text: bool) -> Result<Dictionary> {
         let n = r.len_of(4)?;
-        let strings = read_strings(r, n)?;
+        let strings = read_strings(r, n, text)?;
         let codes = BitPacked::read(r, len)?;
         let mut chunk = Vec::with_capacity(VECTOR_SIZE);
         for at in (0..len).step_by(VECTOR_SIZE) {
@@ -69,7 +70,8 @@ impl Dictionary {
         }
         let mut values = StringVector::with_capacity(n);
         for v in strings {
-            values.push(v);
+            // checked to be UTF-8 by `read_strings` unless a BLOB
+            values.push_blob(v);
         }
         Ok(Dictionary { values, codes })
     }

@@ -227,7 +227,8 @@ pub fn encode(w: &mut ByteWriter, table: &SymbolTable, strings: &[&[u8]]) {
 }
 
 /// Reads `len` strings written by [`encode`].
-pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
+/// `text`: every row must be UTF-8 (not a BLOB column).
+pub fn decode(r: &mut ByteReader, len: usize, text: bool) -> Result<StringVector> {
     let n = r.u8()? as usize;
     let lens = r.raw(n)?.to_vec();
     if lens.iter().any(|&l| l == 0 || l as usize > MAX_LEN) {
@@ -273,8 +274,10 @@ pub fn decode(r: &mut ByteReader, len: usize) -> Result<StringVector> {
                 i += 1;
             }
         }
-        let s = std::str::from_utf8(&row).map_err(|_| r.corrupt("an FSST row is not UTF-8"))?;
-        out.push(s);
+        if text && std::str::from_utf8(&row).is_err() {
+            return Err(r.corrupt("an FSST row is not UTF-8"));
+        }
+        out.push_blob(&row);
     }
     Ok(out)
 }

@@ -135,7 +135,7 @@ pub fn decode(bytes: &[u8], ty: &DataType, len: usize) -> Result<Vector> {
             let validity = read_validity(&mut r, len)?;
             Vector::new(
                 ty.clone(),
-                VectorData::Str(fsst::decode(&mut r, len)?),
+                VectorData::Str(fsst::decode(&mut r, len, crate::serialize::is_text(ty))?),
                 validity,
             )
         }

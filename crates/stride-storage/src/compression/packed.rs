@@ -12,7 +12,7 @@ use super::bitpacking::BitPacked;
 use super::dictionary::Dictionary;
 use super::rle::Runs;
 use super::{BITPACKED, DICTIONARY, RLE};
-use crate::serialize::{read_validity, ByteReader};
+use crate::serialize::{is_text, read_validity, ByteReader};
 use stride_common::{DataType, PhysicalType, Result, Validity, Vector, VectorData};
 
 /// One segment's values, compressed.
@@ -50,7 +50,7 @@ impl Packed {
         let form = match codec {
             BITPACKED => Form::Bits(BitPacked::read(&mut r, len)?),
             RLE => Form::Runs(Runs::read(&mut r, len)?),
-            _ => Form::Dictionary(Dictionary::read(&mut r, len)?),
+            _ => Form::Dictionary(Dictionary::read(&mut r, len, is_text(ty))?),
         };
         if !r.is_at_end() {
             return Err(r.corrupt("bytes follow the segment's values"));

@@ -64,7 +64,7 @@ pub fn take(
         }
         DICTIONARY => {
             let n = r.len_of(4)?;
-            let strings = read_strings(&mut r, n)?;
+            let strings = read_strings(&mut r, n, crate::serialize::is_text(ty))?;
             let codes = bitpacking::unpack(&mut r, len)?;
             if codes.iter().any(|&c| c < 0 || c as usize >= n) {
                 return Err(r.corrupt("a dictionary code past its end"));
@@ -79,7 +79,7 @@ pub fn take(
                     let slot = &mut renumber[c as usize];
                     if *slot < 0 {
                         *slot = used.len() as i64;
-                        used.push(strings[c as usize].as_bytes());
+                        used.push(strings[c as usize]);
                     }
                     *slot
                 })

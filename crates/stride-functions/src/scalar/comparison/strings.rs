@@ -46,7 +46,7 @@ fn run<O: CmpOp, const AC: bool, const BC: bool>(
 /// string's length differs), so no row's bytes are read. Longer: the length and
 /// prefix decide most rows, and only the rest compare bytes.
 fn equals_constant(a: &StringVector, c: &StringVector, rows: usize, when_equal: bool) -> Vec<bool> {
-    let mut equal = a.equal_to(rows, c.get(0));
+    let mut equal = a.equal_to(rows, c.get_bytes(0));
     if !when_equal {
         equal.iter_mut().for_each(|e| *e = !*e);
     }

@@ -1,5 +1,5 @@
-//! `md5(s)`, `sha1(s)` and `sha256(s)`: the digest of the string's UTF-8 bytes as
-//! lower-case hexadecimal (the BLOB forms of DuckDB wait for a BLOB type).
+//! `md5(s)`, `sha1(s)` and `sha256(s)`: the digest of the string's UTF-8 bytes, or
+//! of a BLOB's bytes, as lower-case hexadecimal.
 
 use crate::kernels::{map_rows_to_strings, StrSlot};
 use crate::scalar::signature::fixed;
@@ -7,7 +7,11 @@ use crate::scalar::{BoundFunction, ScalarFunction};
 use sha2::Digest;
 use stride_common::{DataType, Result, Vector};
 
+/// Text or a BLOB: the digest of the bytes either way.
 fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
+    if let [DataType::Blob] = args {
+        return crate::scalar::signature::bind(func, vec![DataType::Blob], DataType::Varchar);
+    }
     fixed(func, args, &[DataType::Varchar], DataType::Varchar)
 }
 

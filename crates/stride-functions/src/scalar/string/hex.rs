@@ -1,6 +1,7 @@
 //! `to_hex(x)` (`hex`) and `to_binary(x)` (`bin`): an integer's two's-complement
 //! 64-bit pattern in upper-case hexadecimal or binary without leading zeros ('0'
-//! for 0), or a string's UTF-8 bytes, two hexadecimal or eight binary digits each.
+//! for 0), or a string's UTF-8 bytes (or a BLOB's bytes), two hexadecimal or eight
+//! binary digits each.
 
 use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
 use crate::scalar::signature::bind;
@@ -15,6 +16,7 @@ fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
             DataType::BigInt
         }
         DataType::Varchar | DataType::Null => DataType::Varchar,
+        DataType::Blob => DataType::Blob,
         _ => return None,
     };
     bind(func, vec![param], DataType::Varchar)

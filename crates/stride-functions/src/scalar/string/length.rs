@@ -20,6 +20,13 @@ pub(crate) fn resolve_length(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 pub(crate) fn resolve_octet_length(args: &[DataType]) -> Option<BoundFunction> {
+    if let [DataType::Blob] = args {
+        return crate::scalar::signature::bind(
+            ScalarFunction::OctetLength,
+            vec![DataType::Blob],
+            DataType::BigInt,
+        );
+    }
     fixed(
         ScalarFunction::OctetLength,
         args,
