@@ -35,6 +35,8 @@ def fmt(v):
         return repr(v) if v != int(v) or abs(v) >= 1e16 else "%.1f" % v
     if isinstance(v, decimal.Decimal):
         return str(v)
+    if isinstance(v, bytes):
+        return blob_text(v) or "(empty)"
     if isinstance(v, (datetime.datetime, datetime.time)) and v.microsecond:
         return str(v).rstrip("0")
     if isinstance(v, list):
@@ -44,6 +46,15 @@ def fmt(v):
         return "(" + ", ".join(element(x) for x in v) + ")"
     s = str(v)
     return s if s else "(empty)"
+
+
+def blob_text(b):
+    """A BLOB's text form, as DuckDB and stride print it: printable ASCII as is, other
+    bytes (and backslash and quotes) as \\xHH."""
+    return "".join(
+        chr(c) if 0x20 <= c <= 0x7E and chr(c) not in "\\\"'" else "\\x%02X" % c
+        for c in b
+    )
 
 
 def element(v):
@@ -58,6 +69,8 @@ def element(v):
         return fmt(v)
     if isinstance(v, (datetime.datetime, datetime.time)) and v.microsecond:
         return str(v).rstrip("0")
+    if isinstance(v, bytes):
+        return blob_text(v)
     return str(v)
 
 

@@ -25,6 +25,7 @@ const FILES: &[(&str, &str)] = &[
     ("struct", include_str!("struct.txt")),
     ("map", include_str!("map.txt")),
     ("array", include_str!("array.txt")),
+    ("blob", include_str!("blob.txt")),
     ("json", include_str!("json.txt")),
     ("aggregate", include_str!("aggregate.txt")),
     ("window", include_str!("window.txt")),

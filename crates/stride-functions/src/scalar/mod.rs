@@ -13,7 +13,7 @@
 //!
 //! One file per function or family of functions under `arithmetic`, `comparison`,
 //! `string`, `regex`, `math`, `date`, `list` and `json` (plus `structs`, `maps` and
-//! `array` for the nested types, `hash`, `uuid`, `volatile`, `meta` and the
+//! `array` for the nested types, `blobs` for BLOB, `hash`, `uuid`, `volatile`, `meta` and the
 //! PostgreSQL client functions in `pg`); [`catalogue`] maps SQL names to resolvers.
 
 mod arithmetic;

@@ -53,6 +53,7 @@ fn type_name(oid: u32) -> String {
         DATE => "DATE".into(),
         TIMESTAMP => "TIMESTAMP".into(),
         INTERVAL => "INTERVAL".into(),
+        BYTEA => "BLOB".into(),
         ANYARRAY => "ANY[]".into(),
         ANY | ANYELEMENT => "ANY".into(),
         RECORD => "TABLE".into(),
