@@ -10,6 +10,7 @@ use pgwire::api::Type;
 use stride::{Error, Result, ScalarValue};
 
 use crate::encode::{MICROS_PER_DAY, PG_EPOCH_DAYS};
+use stride::blob::hex_digit;
 
 /// The type the client declared for parameter `i`, if it declared one.
 pub fn declared(portal: &Portal<String>, i: usize) -> Option<Type> {
@@ -70,8 +71,50 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             "f" | "false" | "0" | "no" | "n" | "off" => false,
             _ => return Err(bad(i, ty, "not a boolean")),
         }),
+        Type::BYTEA => {
+            ScalarValue::Blob(bytea_text(s).ok_or_else(|| bad(i, ty, "malformed bytea"))?)
+        }
         _ => ScalarValue::Varchar(s.to_string()),
     })
+}
+
+/// PostgreSQL's bytea text: hex (`\x` then two hex digits per byte) or the escape
+/// format (bytes as they are, `\\` for a backslash, `\nnn` in octal).
+fn bytea_text(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if let Some(hex) = s.strip_prefix("\\x") {
+        let digits: Vec<u8> = hex.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+        if digits.len() % 2 != 0 {
+            return None;
+        }
+        return digits
+            .chunks(2)
+            .map(|p| Some(hex_digit(p[0])? << 4 | hex_digit(p[1])?))
+            .collect();
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut k = 0;
+    while k < b.len() {
+        match (b[k], b.get(k + 1)) {
+            (b'\\', Some(b'\\')) => {
+                out.push(b'\\');
+                k += 2;
+            }
+            (b'\\', _) => {
+                let octal = b.get(k + 1..k + 4)?;
+                if !octal.iter().all(|d| (b'0'..=b'7').contains(d)) || octal[0] > b'3' {
+                    return None;
+                }
+                out.push(octal.iter().fold(0u8, |acc, d| acc << 3 | (d - b'0')));
+                k += 4;
+            }
+            (c, _) => {
+                out.push(c);
+                k += 1;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Whether a binary value of `ty` can be read ([`binary`]): an inferred parameter type
@@ -91,6 +134,7 @@ pub fn decodable(ty: &Type) -> bool {
             | Type::TIMESTAMPTZ
             | Type::TIME
             | Type::UUID
+            | Type::BYTEA
             | Type::NUMERIC
             | Type::TEXT
             | Type::VARCHAR
@@ -138,6 +182,7 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             fixed(16)?.try_into().unwrap_or_default(),
         )),
         Type::NUMERIC => numeric(b).ok_or_else(|| bad(i, ty, "malformed numeric"))?,
+        Type::BYTEA => ScalarValue::Blob(b.to_vec()),
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             ScalarValue::Varchar(
                 std::str::from_utf8(b)

@@ -100,10 +100,22 @@ def test_uuid_and_unsupported(con):
     got = con.execute("SELECT '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'::UUID").fetchone()[0]
     assert got == uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
     assert con.execute("SELECT ?::VARCHAR", [u]).fetchone()[0] == str(u)
-    with pytest.raises(stride.NotSupportedError, match="BLOB"):
-        roundtrip(con, b"\x00")
     with pytest.raises(stride.NotSupportedError, match="object"):
         roundtrip(con, object())
+
+
+def test_blobs(con):
+    assert roundtrip(con, b"\x00\xff") == b"\x00\xff"
+    assert roundtrip(con, bytearray(b"ab")) == b"ab"
+    assert roundtrip(con, memoryview(b"cd")) == b"cd"
+    assert con.execute("SELECT typeof(?)", [b"x"]).fetchone()[0] == "BLOB"
+    assert con.execute("SELECT '\\xAA'::BLOB, ''::BLOB").fetchone() == (b"\xaa", b"")
+    table = con.sql("SELECT from_hex('00FF') AS b UNION ALL SELECT NULL").arrow()
+    assert table.column("b").to_pylist() == [b"\x00\xff", None]
+    import pyarrow as pa
+
+    con.register("incoming", pa.table({"b": pa.array([b"\x01", None, b"zz"], pa.binary())}))
+    assert con.execute("SELECT hex(b) FROM incoming").fetchall() == [("01",), (None,), ("7A7A",)]
 
 
 def test_parameters_in_predicates(con):

@@ -36,7 +36,16 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
             datetime.time(10, 0, 0, 500000),
             decimal.Decimal(1),
         ), binary
+    # BLOB travels as bytea: hex text or raw bytes out, either format in.
+    for binary in (False, True):
+        cur = c.cursor(binary=binary)
+        cur.execute("SELECT '\\xFF\\x00a'::BLOB, NULL::BLOB, ''::BLOB")
+        assert cur.fetchone() == (b"\xff\x00a", None, b""), binary
     cur = c.cursor()
+    cur.execute("CREATE TABLE blobs (b BYTEA)")
+    cur.execute("INSERT INTO blobs VALUES (%s), (%b), (%t)", (b"\x00\x01", b"\xff", b"\\z"))
+    cur.execute("SELECT b, octet_length(b) FROM blobs WHERE b <> %s ORDER BY b", (b"\xff",))
+    assert cur.fetchall() == [(b"\x00\x01", 2), (b"\\z", 2)]
     cur.execute("CREATE TABLE ids (id UUID, at TIME)")
     u = uuid.UUID("12345678-1234-5678-1234-567812345678")
     cur.execute("INSERT INTO ids VALUES (%s, %s)", (u, datetime.time(1, 2, 3)))
