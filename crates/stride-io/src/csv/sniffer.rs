@@ -12,7 +12,7 @@
 
 use super::options::{CsvOptions, Dialect};
 use super::tokenizer::{next_record_start, Records, Tokenizer};
-use super::values::{decimal_shape, fits, unquote};
+use super::values::{decimal_shape, fits, parse_i128, unquote};
 use stride_common::DataType;
 use stride_functions::scalar::date::format::Format;
 
@@ -490,12 +490,19 @@ fn detect_header(
     if typed {
         // A header cell does not read as its column's type. Any number is data in a
         // DECIMAL column: one with more decimals than the sample widens the column.
+        // Given types (COPY FROM into a table, `columns = {...}`) need not be the
+        // sniffer's candidates: any integer width reads as an integer, any number as
+        // a DOUBLE.
         return first.iter().zip(types).any(|(v, t)| {
-            let t = match t {
-                DataType::Decimal(..) => &DataType::Double,
-                t => t,
+            let data = match t {
+                DataType::Varchar => true,
+                t if t.is_integer() => parse_i128(v).is_some(),
+                DataType::Decimal(..) | DataType::Real | DataType::Double => {
+                    fits(&DataType::Double, v, date, ts)
+                }
+                t => fits(t, v, date, ts),
             };
-            *t != DataType::Varchar && !nullstr.contains(v) && !fits(t, v, date, ts)
+            !data && !nullstr.contains(v)
         });
     }
     // All text: a header has a distinct, non-empty name per column.

@@ -318,16 +318,23 @@ impl Binder<'_> {
         if let Some(path) = &path {
             refuse_other_file_formats(path, to, options)?;
         }
+        // A CSV file is written with a header and read with the sniffer deciding
+        // whether it has one, as in DuckDB; streams and the text format have none.
+        let csv_file = path.is_some() && !o.text;
         let mut write = CsvWriteOptions {
             delimiter: o.delimiter,
             null: o.null.clone(),
-            header: o.header,
+            header: o.header.unwrap_or(csv_file),
             text_format: o.text,
             ..Default::default()
         };
         // For text input the reader sees the CSV that `pg_text` makes of it.
         let mut read = CsvOptions {
-            header: Some(o.header),
+            header: if csv_file {
+                o.header
+            } else {
+                Some(o.header.unwrap_or(false))
+            },
             ..Default::default()
         };
         if !o.text {
@@ -559,7 +566,9 @@ struct CopyOptions {
     text: bool,
     delimiter: u8,
     null: String,
-    header: bool,
+    /// HEADER as given; not given, a file is read with the sniffer deciding and
+    /// written with a header (DuckDB), a stream has none (PostgreSQL).
+    header: Option<bool>,
     quote: Option<u8>,
     escape: Option<u8>,
 }
@@ -577,7 +586,7 @@ fn copy_options(
     // DuckDB's options without syntax in the parser (see `parser.rs`).
     let mut duckdb: Vec<(String, String)> = Vec::new();
     let (mut delimiter, mut null, mut header, mut quote, mut escape) =
-        (None, None, false, None, None);
+        (None, None, None, None, None);
     for o in options {
         match o {
             ast::CopyOption::Format(f) if f.value.contains('=') => {
@@ -603,7 +612,7 @@ fn copy_options(
             }
             ast::CopyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
             ast::CopyOption::Null(s) => null = Some(s.clone()),
-            ast::CopyOption::Header(h) => header = *h,
+            ast::CopyOption::Header(h) => header = Some(*h),
             ast::CopyOption::Quote(c) => quote = Some(ascii(*c, "QUOTE")?),
             ast::CopyOption::Escape(c) => escape = Some(ascii(*c, "ESCAPE")?),
             ast::CopyOption::Encoding(e)
@@ -622,7 +631,7 @@ fn copy_options(
                 format = Some(false);
                 for c in csv {
                     match c {
-                        ast::CopyLegacyCsvOption::Header => header = true,
+                        ast::CopyLegacyCsvOption::Header => header = Some(true),
                         ast::CopyLegacyCsvOption::Quote(q) => quote = Some(ascii(*q, "QUOTE")?),
                         ast::CopyLegacyCsvOption::Escape(e) => escape = Some(ascii(*e, "ESCAPE")?),
                         other => {
@@ -635,7 +644,7 @@ fn copy_options(
             }
             ast::CopyLegacyOption::Delimiter(c) => delimiter = Some(ascii(*c, "DELIMITER")?),
             ast::CopyLegacyOption::Null(s) => null = Some(s.clone()),
-            ast::CopyLegacyOption::Header => header = true,
+            ast::CopyLegacyOption::Header => header = Some(true),
             other => {
                 return Err(Error::not_supported(format!(
                     "COPY option {other} is not supported; use (FORMAT csv, DELIMITER ',', HEADER, NULL '', QUOTE '\"', ESCAPE '\"')"
@@ -702,7 +711,7 @@ fn copy_options(
         let name = c.format().name();
         if delimiter.is_some()
             || null.is_some()
-            || header
+            || header.is_some()
             || quote.is_some()
             || escape.is_some()
             || !legacy.is_empty()

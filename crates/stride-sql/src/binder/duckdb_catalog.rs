@@ -148,13 +148,20 @@ const TYPES: &[(i64, &str, i64, &str, &str)] = &[
     (13, "integer", 4, "INTEGER", "NUMERIC"),
     (14, "bigint", 8, "BIGINT", "NUMERIC"),
     (15, "date", 4, "DATE", "DATETIME"),
+    (16, "time", 8, "TIME", "DATETIME"),
     (19, "timestamp", 8, "TIMESTAMP", "DATETIME"),
     (21, "decimal", 8, "DECIMAL", "NUMERIC"),
     (22, "float", 4, "FLOAT", "NUMERIC"),
     (23, "double", 8, "DOUBLE", "NUMERIC"),
     (25, "varchar", 16, "VARCHAR", "STRING"),
+    (26, "blob", 16, "BLOB", ""),
     (27, "interval", 16, "INTERVAL", "DATETIME"),
+    (50, "hugeint", 16, "HUGEINT", "NUMERIC"),
+    (54, "uuid", 16, "UUID", ""),
+    (100, "struct", 0, "STRUCT", "COMPOSITE"),
     (101, "list", 16, "LIST", "COMPOSITE"),
+    (102, "map", 16, "MAP", "COMPOSITE"),
+    (108, "array", 0, "ARRAY", "COMPOSITE"),
 ];
 
 impl Binder<'_> {

@@ -319,14 +319,14 @@ mod tests {
         let plain: usize = strings.iter().map(|s| s.len()).sum();
         assert!(w.bytes.len() * 2 < plain, "{} of {plain}", w.bytes.len());
         let mut r = ByteReader::new(&w.bytes, "test");
-        let back = decode(&mut r, strings.len()).unwrap();
+        let back = decode(&mut r, strings.len(), true).unwrap();
         assert!(r.is_at_end());
         for (i, s) in rows.iter().enumerate() {
             assert_eq!(back.get(i), s);
         }
         for cut in [0, 1, w.bytes.len() / 2, w.bytes.len() - 1] {
             let mut r = ByteReader::new(&w.bytes[..cut], "test");
-            assert!(decode(&mut r, strings.len()).is_err());
+            assert!(decode(&mut r, strings.len(), true).is_err());
         }
     }
 }
