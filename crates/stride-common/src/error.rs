@@ -24,6 +24,9 @@ pub enum ErrorKind {
     Timeout,
     /// A reservation passed `memory_limit` where the operator could not spill.
     OutOfMemory,
+    /// A sequence past its last value, or read before its first (`nextval`,
+    /// `currval`).
+    Sequence,
     Internal,
 }
 
@@ -44,6 +47,7 @@ impl ErrorKind {
             ErrorKind::Interrupted => "Interrupted",
             ErrorKind::Timeout => "Timeout Error",
             ErrorKind::OutOfMemory => "Out of Memory Error",
+            ErrorKind::Sequence => "Sequence Error",
             ErrorKind::Internal => "Internal Error",
         }
     }

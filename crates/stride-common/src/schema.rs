@@ -12,6 +12,9 @@ pub struct ColumnSchema {
     pub not_null: bool,
     /// Value used when an INSERT omits the column; NULL when none was declared.
     pub default: Option<ScalarValue>,
+    /// A DEFAULT that is not a constant (`nextval('seq')`, `random()`, `now()`): its
+    /// SQL text, bound again by every INSERT that uses it (`default` is then `None`).
+    pub default_expr: Option<String>,
     /// How the column's strings compare (`COLLATE NOCASE`); byte order by default.
     pub collation: Collation,
 }
@@ -24,6 +27,7 @@ impl ColumnSchema {
             ty,
             not_null: false,
             default: None,
+            default_expr: None,
             collation: Collation::BINARY,
         }
     }

@@ -35,6 +35,38 @@ pub fn eval_ref<'a>(e: &Expr, chunk: &'a DataChunk, ctx: &QueryContext) -> Resul
     }
 }
 
+/// `nextval` (a value per row, taken from the sequence in order) or `currval` (the
+/// last value taken) of the sequence whose id the binder put in the argument.
+fn sequence_values(
+    func: ScalarFunction,
+    args: &[Expr],
+    len: usize,
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    let id = match args {
+        [Expr::Literal {
+            value: ScalarValue::BigInt(id),
+            ..
+        }] => *id as u64,
+        _ => return Err(Error::internal("nextval without its sequence's id")),
+    };
+    let seq = ctx.catalog.sequence_by_id(id).ok_or_else(|| {
+        Error::catalog("the sequence this statement uses was dropped; run the statement again")
+    })?;
+    let values = if func == ScalarFunction::NextVal {
+        let mut v = Vec::with_capacity(len);
+        seq.next_values(len, &mut v)?;
+        v
+    } else {
+        vec![seq.current()?; len]
+    };
+    Ok(Vector::new(
+        DataType::BigInt,
+        VectorData::I64(values.into()),
+        Validity::all_valid(),
+    ))
+}
+
 pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
     let len = chunk.len();
     match e {
@@ -55,6 +87,11 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
                 .map(|a| eval(a, chunk, ctx))
                 .collect::<Result<Vec<_>>>()?;
             stride_functions::scalar::evaluate_at_clock(func.func, &vs, len, ctx.clock)
+        }
+        Expr::Function { func, args }
+            if matches!(func.func, ScalarFunction::NextVal | ScalarFunction::CurrVal) =>
+        {
+            sequence_values(func.func, args, len, ctx)
         }
         Expr::Function { func, args } => {
             let vs = args

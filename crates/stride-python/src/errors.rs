@@ -126,6 +126,12 @@ create_exception!(
 );
 create_exception!(
     stride,
+    SequenceException,
+    DatabaseError,
+    "A sequence passed its last value, or currval before nextval."
+);
+create_exception!(
+    stride,
     OutOfMemoryException,
     OperationalError,
     "The statement needed more memory than memory_limit allows."
@@ -174,6 +180,7 @@ pub fn to_py(e: StrideError) -> PyErr {
         ErrorKind::Interrupted => InterruptException::new_err(message),
         ErrorKind::Timeout => TimeoutException::new_err(message),
         ErrorKind::OutOfMemory => OutOfMemoryException::new_err(message),
+        ErrorKind::Sequence => SequenceException::new_err(message),
         ErrorKind::Internal => InternalException::new_err(message),
     }
 }
@@ -207,6 +214,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ConnectionException,
         TimeoutException,
         OutOfMemoryException,
+        SequenceException,
         PermissionException,
         InterruptException,
         NotImplementedException,

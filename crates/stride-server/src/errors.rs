@@ -29,6 +29,8 @@ pub fn sqlstate(e: &Error) -> &'static str {
         ErrorKind::Timeout if e.message.contains("lock timeout") => "55P03",
         ErrorKind::Interrupted | ErrorKind::Timeout => "57014",
         ErrorKind::OutOfMemory => "53200",
+        // sequence_generator_limit_exceeded
+        ErrorKind::Sequence => "2200H",
         ErrorKind::Internal => "XX000",
     }
 }

@@ -32,6 +32,24 @@ pub struct ViewEntry {
     pub columns: Vec<String>,
 }
 
+/// A sequence as the catalog lists it (`duckdb_sequences()`), and as `nextval`
+/// binds to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceEntry {
+    /// Global: carries the database's slot, as table ids do.
+    pub id: u64,
+    pub name: String,
+    pub start: i64,
+    pub increment: i64,
+    pub min: i64,
+    pub max: i64,
+    pub cycle: bool,
+    /// The value the last `nextval` returned, if any.
+    pub last: Option<i64>,
+    /// The value the next `nextval` returns; `None` when the sequence is used up.
+    pub next: Option<i64>,
+}
+
 /// A database the session can read: the one it was opened with, or one ATTACHed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DatabaseEntry {
@@ -88,6 +106,14 @@ pub trait Catalog {
     }
     /// Every macro's stored text.
     fn macros(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// A sequence, by case-insensitive name.
+    fn sequence(&self, _name: &str) -> Option<SequenceEntry> {
+        None
+    }
+    /// Every sequence.
+    fn sequences(&self) -> Vec<SequenceEntry> {
         Vec::new()
     }
     /// The database's memory accountant (`stride_memory()`, `duckdb_memory()`).

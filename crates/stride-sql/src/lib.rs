@@ -16,6 +16,7 @@ pub mod parser;
 mod pivot_syntax;
 pub mod plan;
 mod prefix_alias;
+mod sequence_syntax;
 pub mod system;
 mod variable_syntax;
 

@@ -663,7 +663,8 @@ fn parse_insert_by(parser: &mut Parser) -> Option<std::result::Result<Statement,
 }
 
 /// `CREATE [OR REPLACE] [TEMP | TEMPORARY] MACRO | FUNCTION name(params) AS ...`
-/// (DuckDB's CREATE FUNCTION is CREATE MACRO). `None` for every other CREATE.
+/// (DuckDB's CREATE FUNCTION is CREATE MACRO) and `CREATE ... SEQUENCE`
+/// (`sequence_syntax.rs`). `None` for every other CREATE.
 fn parse_create_function(
     parser: &mut Parser,
 ) -> Option<std::result::Result<Statement, ParserError>> {
@@ -676,6 +677,12 @@ fn parse_create_function(
     let temporary = is_word(i, "TEMP") || is_word(i, "TEMPORARY");
     if temporary {
         i += 1;
+    }
+    if is_word(i, "SEQUENCE") {
+        for _ in 0..=i {
+            parser.next_token();
+        }
+        return Some(crate::sequence_syntax::parse(parser, or_replace, temporary));
     }
     if !is_word(i, "FUNCTION") && !is_word(i, "MACRO") {
         return None;

@@ -1,7 +1,8 @@
-//! The catalog of one database: tables, views and macros by name (case-insensitive,
-//! as in DuckDB). Tables and views share one namespace; macros (functions) have their
-//! own.
+//! The catalog of one database: tables, views, macros and sequences by name
+//! (case-insensitive, as in DuckDB). Tables and views share one namespace; macros
+//! (functions) and sequences have their own.
 
+use crate::sequence::{Sequence, SequenceOptions};
 use crate::table::Table;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,6 +36,8 @@ pub struct Catalog {
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, View>>,
     macros: RwLock<BTreeMap<String, Macro>>,
+    /// Shared with every fork: a sequence is not transactional.
+    sequences: RwLock<BTreeMap<String, Arc<Sequence>>>,
     next_id: AtomicU64,
     /// Held exclusively while a transaction's changes are applied, and shared while
     /// a transaction's copy is taken, so the copy has all of a commit or none of it.
@@ -109,10 +112,16 @@ impl Catalog {
             .read()
             .map_err(|_| Error::internal("catalog lock poisoned"))?
             .clone();
+        let sequences = self
+            .sequences
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .clone();
         Ok(Catalog {
             tables: RwLock::new(tables),
             views: RwLock::new(views),
             macros: RwLock::new(macros),
+            sequences: RwLock::new(sequences),
             next_id: AtomicU64::new(self.peek_next_id()),
             commits: RwLock::new(()),
         })
@@ -378,5 +387,77 @@ impl Catalog {
             .write()
             .map_err(|_| Error::internal("catalog lock poisoned"))?;
         Ok(macros.remove(&name.to_ascii_lowercase()).is_some())
+    }
+
+    /// Every sequence, in name order.
+    pub fn sequences(&self) -> Vec<Arc<Sequence>> {
+        self.sequences
+            .read()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
+        self.sequences
+            .read()
+            .ok()?
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    pub fn sequence_by_id(&self, id: u64) -> Option<Arc<Sequence>> {
+        self.sequences
+            .read()
+            .ok()?
+            .values()
+            .find(|s| s.id == id)
+            .cloned()
+    }
+
+    /// Whether [`Catalog::create_sequence`] would accept a sequence named `name`.
+    pub fn check_new_sequence(&self, name: &str, replace: bool) -> Result<()> {
+        if self.sequence(name).is_some() && !replace {
+            return Err(Error::catalog(format!(
+                "Sequence with name \"{name}\" already exists!"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Creates a sequence at its start (with `replace`, in place of one of that name,
+    /// with a new id: statements bound to the old one no longer find it).
+    pub fn create_sequence(
+        &self,
+        name: &str,
+        options: SequenceOptions,
+        replace: bool,
+    ) -> Result<Arc<Sequence>> {
+        self.check_new_sequence(name, replace)?;
+        let s = Arc::new(Sequence::new(
+            self.new_object_id(),
+            name.to_string(),
+            options,
+        ));
+        self.restore_sequence(s.clone())?;
+        Ok(s)
+    }
+
+    /// Adds a sequence read back from a database file, keeping its id.
+    pub fn restore_sequence(&self, s: Arc<Sequence>) -> Result<()> {
+        self.sequences
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .insert(s.name.to_ascii_lowercase(), s);
+        Ok(())
+    }
+
+    /// Removes a sequence; `Ok(false)` when it did not exist.
+    pub fn drop_sequence(&self, name: &str) -> Result<bool> {
+        Ok(self
+            .sequences
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .remove(&name.to_ascii_lowercase())
+            .is_some())
     }
 }

@@ -54,6 +54,11 @@ impl Catalogs {
     }
 
     /// The catalog of the database in `slot`.
+    /// The sequence a plan's id names, in whichever database it is.
+    pub fn sequence_by_id(&self, id: u64) -> Option<Arc<crate::Sequence>> {
+        self.catalog(slot_of(id))?.sequence_by_id(local_id(id))
+    }
+
     pub fn catalog(&self, slot: u64) -> Option<&Arc<Catalog>> {
         self.list.iter().find(|(s, _)| *s == slot).map(|(_, c)| c)
     }

@@ -16,10 +16,14 @@ use crate::block_file::{BlockFile, BlockWriter, Extent, PAYLOAD};
 use crate::buffer::{BufferPool, Segment};
 use crate::catalog::{Catalog, Macro, View};
 use crate::column::Column;
+use crate::sequence::Sequence;
 use crate::serialize::{
     read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
 };
 use crate::table::{IndexInfo, RowGroup, Table};
+use crate::wal::{
+    read_sequence_options, read_sequence_state, write_sequence_options, write_sequence_state,
+};
 use crate::zone_map::ZoneMap;
 use std::sync::Arc;
 use stride_common::{DataType, Result};
@@ -231,6 +235,18 @@ pub fn checkpoint(
         meta.str(&m.name);
         meta.str(&m.sql);
     }
+    // Format 9 and later: the sequences.
+    let sequences = catalog.sequences();
+    meta.len_of(sequences.len());
+    for s in &sequences {
+        meta.u64(s.id);
+        meta.str(&s.name);
+        write_sequence_options(&mut meta, &s.options);
+        // taken now: a value handed out while the checkpoint is written is logged
+        // again by the statement that took it
+        s.take_moved();
+        write_sequence_state(&mut meta, &s.state());
+    }
     let (header, chain) = w.finish(&meta.bytes)?;
     used.extend(chain);
     used.extend(pool.live_blocks());
@@ -329,6 +345,15 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> 
                 name: r.str()?,
                 sql: r.str()?,
             })?;
+        }
+    }
+    if file.header.version >= 9 {
+        for _ in 0..r.len_of(8 + 4 + 33 + 2)? {
+            let id = r.u64()?;
+            let name = r.str()?;
+            let options = read_sequence_options(&mut r)?;
+            let state = read_sequence_state(&mut r)?;
+            catalog.restore_sequence(Arc::new(Sequence::restore(id, name, options, state)))?;
         }
     }
     if !r.is_at_end() {

@@ -412,6 +412,24 @@ fn replay_entry(
         WalEntry::DropMacro { name } => {
             catalog.drop_macro(&name)?;
         }
+        WalEntry::CreateSequence {
+            name,
+            options,
+            replace,
+        } => {
+            catalog.create_sequence(&name, options, replace)?;
+        }
+        WalEntry::DropSequence { name } => {
+            catalog.drop_sequence(&name)?;
+        }
+        WalEntry::SequenceValue { name, state } => match catalog.sequence(&name) {
+            Some(s) => s.set_state(state)?,
+            None => {
+                return Err(Error::io(format!(
+                    "the WAL names a sequence \"{name}\" that does not exist"
+                )))
+            }
+        },
         WalEntry::CreateIndex {
             table: t,
             name,

@@ -268,12 +268,17 @@ pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
             | u8::from(c.collation.nocase) << 1
             | u8::from(c.collation.noaccent) << 2;
         w.u8(flags);
-        match &c.default {
-            None => w.u8(0),
-            Some(v) => {
+        match (&c.default, &c.default_expr) {
+            (Some(v), _) => {
                 w.u8(1);
                 write_scalar(w, v, &c.ty);
             }
+            // format 9
+            (None, Some(sql)) => {
+                w.u8(2);
+                w.str(sql);
+            }
+            (None, None) => w.u8(0),
         }
     }
     w.len_of(s.unique_keys.len());
@@ -298,15 +303,18 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
             nocase: flags & 2 != 0,
             noaccent: flags & 4 != 0,
         };
-        let default = match r.bool()? {
-            false => None,
-            true => Some(read_scalar(r, &ty)?),
+        let (default, default_expr) = match r.u8()? {
+            0 => (None, None),
+            1 => (Some(read_scalar(r, &ty)?), None),
+            2 => (None, Some(r.str()?)),
+            b => return Err(r.corrupt(&format!("{b} is not a column default's kind"))),
         };
         columns.push(ColumnSchema {
             name,
             ty,
             not_null,
             default,
+            default_expr,
             collation,
         });
     }
@@ -649,6 +657,7 @@ mod tests {
                     ty: DataType::Decimal(10, 2),
                     not_null: true,
                     default: Some(ScalarValue::Decimal(150, 10, 2)),
+                    default_expr: None,
                     collation: stride_common::Collation::BINARY,
                 },
                 ColumnSchema {
@@ -656,6 +665,7 @@ mod tests {
                     ty: DataType::List(Box::new(DataType::Varchar)),
                     not_null: false,
                     default: None,
+                    default_expr: Some("nextval('s')".into()),
                     collation: stride_common::Collation {
                         nocase: true,
                         noaccent: true,

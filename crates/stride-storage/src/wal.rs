@@ -11,6 +11,7 @@ use crate::block_file::Extent;
 use crate::catalog::{Macro, View};
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
+use crate::sequence::{SequenceOptions, SequenceState};
 use crate::serialize::{
     read_positions, read_scalar, read_schema, read_type, read_vector, write_positions,
     write_scalar, write_schema, write_type, write_vector, ByteReader, ByteWriter,
@@ -47,6 +48,20 @@ pub enum WalEntry {
     },
     DropMacro {
         name: String,
+    },
+    /// A sequence created at its start (format 9).
+    CreateSequence {
+        name: String,
+        options: SequenceOptions,
+        replace: bool,
+    },
+    DropSequence {
+        name: String,
+    },
+    /// Where a sequence's counter stands after `nextval` moved it.
+    SequenceValue {
+        name: String,
+        state: SequenceState,
     },
     CreateIndex {
         table: String,
@@ -242,6 +257,52 @@ impl Wal {
     }
 }
 
+/// A sequence's options: start, increment, min, max (i64 each), cycle (u8).
+pub(crate) fn write_sequence_options(w: &mut ByteWriter, o: &SequenceOptions) {
+    for v in [o.start, o.increment, o.min, o.max] {
+        w.u64(v as u64);
+    }
+    w.u8(o.cycle as u8);
+}
+
+pub(crate) fn read_sequence_options(r: &mut ByteReader) -> Result<SequenceOptions> {
+    let mut v = [0i64; 4];
+    for x in &mut v {
+        *x = r.u64()? as i64;
+    }
+    let [start, increment, min, max] = v;
+    SequenceOptions::new(increment, Some(min), Some(max), Some(start), r.bool()?)
+        .map_err(|e| r.corrupt(&format!("a sequence's options: {}", e.message)))
+}
+
+/// A sequence's counter: the next value and the last one handed out, each a u8 flag
+/// (0: none) followed, when 1, by the value (i64).
+pub(crate) fn write_sequence_state(w: &mut ByteWriter, s: &SequenceState) {
+    for v in [s.next, s.last] {
+        match v {
+            Some(x) => {
+                w.u8(1);
+                w.u64(x as u64);
+            }
+            None => w.u8(0),
+        }
+    }
+}
+
+pub(crate) fn read_sequence_state(r: &mut ByteReader) -> Result<SequenceState> {
+    let mut value = || -> Result<Option<i64>> {
+        Ok(if r.bool()? {
+            Some(r.u64()? as i64)
+        } else {
+            None
+        })
+    };
+    Ok(SequenceState {
+        next: value()?,
+        last: value()?,
+    })
+}
+
 fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
     w.len_of(entries.len());
     for e in entries {
@@ -278,6 +339,25 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
             WalEntry::DropMacro { name } => {
                 w.u8(14);
                 w.str(name);
+            }
+            WalEntry::CreateSequence {
+                name,
+                options,
+                replace,
+            } => {
+                w.u8(15);
+                w.str(name);
+                write_sequence_options(w, options);
+                w.u8(*replace as u8);
+            }
+            WalEntry::DropSequence { name } => {
+                w.u8(16);
+                w.str(name);
+            }
+            WalEntry::SequenceValue { name, state } => {
+                w.u8(17);
+                w.str(name);
+                write_sequence_state(w, state);
             }
             WalEntry::CreateIndex {
                 table,
@@ -461,6 +541,16 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                 replace: r.bool()?,
             },
             14 => WalEntry::DropMacro { name: r.str()? },
+            15 => WalEntry::CreateSequence {
+                name: r.str()?,
+                options: read_sequence_options(&mut r)?,
+                replace: r.bool()?,
+            },
+            16 => WalEntry::DropSequence { name: r.str()? },
+            17 => WalEntry::SequenceValue {
+                name: r.str()?,
+                state: read_sequence_state(&mut r)?,
+            },
             5 => WalEntry::CreateIndex {
                 table: r.str()?,
                 name: r.str()?,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use stride_common::memory::MemoryAccountant;
 use stride_common::{Error, Result, ScalarValue, TableSchema};
-use stride_sql::catalog::{DatabaseEntry, IndexEntry, ViewEntry};
+use stride_sql::catalog::{DatabaseEntry, IndexEntry, SequenceEntry, ViewEntry};
 use stride_storage::catalogs::global_id;
 use stride_storage::Catalog as StorageCatalog;
 
@@ -42,6 +42,21 @@ impl CatalogView {
 
     fn id(&self, local: u64) -> u64 {
         global_id(self.all[self.at].slot, local)
+    }
+
+    fn sequence_entry(&self, s: &stride_storage::Sequence) -> SequenceEntry {
+        let o = s.options;
+        SequenceEntry {
+            id: self.id(s.id),
+            name: s.name.clone(),
+            start: o.start,
+            increment: o.increment,
+            min: o.min,
+            max: o.max,
+            cycle: o.cycle,
+            last: s.state().last,
+            next: s.state().next,
+        }
     }
 
     /// The table of an id this database handed out.
@@ -112,6 +127,20 @@ impl stride_sql::Catalog for CatalogView {
 
     fn macros(&self) -> Vec<String> {
         self.catalog().macros().into_iter().map(|m| m.sql).collect()
+    }
+
+    fn sequence(&self, name: &str) -> Option<SequenceEntry> {
+        self.catalog()
+            .sequence(name)
+            .map(|s| self.sequence_entry(&s))
+    }
+
+    fn sequences(&self) -> Vec<SequenceEntry> {
+        self.catalog()
+            .sequences()
+            .iter()
+            .map(|s| self.sequence_entry(s))
+            .collect()
     }
 
     fn views(&self) -> Vec<ViewEntry> {

@@ -494,10 +494,42 @@ impl Connection {
         Ok((columns, parameters))
     }
 
+    /// Writes to the log where every sequence that moved since it was last logged
+    /// stands (sequences are not transactional; a database without a file has no
+    /// log). Statements call it before and after they run.
+    fn log_sequences(&self) -> Result<()> {
+        for store in self.databases.all() {
+            if store.file.is_none() {
+                continue;
+            }
+            let entries: Vec<WalEntry> = store
+                .catalog
+                .sequences()
+                .iter()
+                .filter_map(|s| {
+                    s.take_moved().map(|state| WalEntry::SequenceValue {
+                        name: s.name.clone(),
+                        state,
+                    })
+                })
+                .collect();
+            if !entries.is_empty() {
+                let mut writer = self.writer(&store)?;
+                log(&mut writer, &entries)?;
+            }
+        }
+        Ok(())
+    }
+
     fn attempt(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
+        // values a streamed query took from sequences reach the log before anything
+        // this statement stores
+        self.log_sequences()?;
         let ctx = self.new_context();
-        let planned = self.plan_on_big_stack(sql, params, &ctx)?;
-        match planned {
+        let planned = self.plan_on_big_stack(sql, params, &ctx);
+        // and those this statement took, before the next one stores anything
+        self.log_sequences()?;
+        match planned? {
             Planned::Done(r) => Ok(r),
             Planned::Query {
                 names,
@@ -868,6 +900,56 @@ impl Connection {
                     }],
                 )?;
                 self.catalog_of(store).create_macro(m, or_replace)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::CreateSequence {
+                name,
+                spec,
+                or_replace,
+                if_not_exists,
+            } => {
+                let mut writer = self.writer(store)?;
+                let catalog = self.catalog_of(store);
+                if if_not_exists && catalog.sequence(&name).is_some() {
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                let options = stride_storage::SequenceOptions::new(
+                    spec.increment,
+                    spec.min,
+                    spec.max,
+                    spec.start,
+                    spec.cycle,
+                )?;
+                catalog.check_new_sequence(&name, or_replace)?;
+                log(
+                    &mut writer,
+                    &[WalEntry::CreateSequence {
+                        name: name.clone(),
+                        options,
+                        replace: or_replace,
+                    }],
+                )?;
+                catalog.create_sequence(&name, options, or_replace)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::DropSequence { name, if_exists } => {
+                let mut writer = self.writer(store)?;
+                let catalog = self.catalog_of(store);
+                if catalog.sequence(&name).is_none() {
+                    if if_exists {
+                        return Ok(Planned::Done(QueryResult::done(None)));
+                    }
+                    return Err(Error::catalog(format!(
+                        "Sequence with name {name} does not exist!"
+                    )));
+                }
+                log(
+                    &mut writer,
+                    &[WalEntry::DropSequence { name: name.clone() }],
+                )?;
+                catalog.drop_sequence(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }

@@ -175,6 +175,24 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("path_join", string::path_join::resolve),
     ("to_hex", string::hex::resolve_hex),
     ("hex", string::hex::resolve_hex),
+    // sequences: the binder binds them (`binder/sequences.rs`); these entries
+    // name their signatures
+    ("nextval", |a| {
+        super::signature::fixed(
+            ScalarFunction::NextVal,
+            a,
+            &[DataType::Varchar],
+            DataType::BigInt,
+        )
+    }),
+    ("currval", |a| {
+        super::signature::fixed(
+            ScalarFunction::CurrVal,
+            a,
+            &[DataType::Varchar],
+            DataType::BigInt,
+        )
+    }),
     // blob
     ("to_base64", |a| blobs::resolve(B::ToBase64, a)),
     ("base64", |a| blobs::resolve(B::ToBase64, a)),

@@ -387,6 +387,10 @@ pub enum ScalarFunction {
     Hash,
     /// `random()`: volatile
     Random,
+    /// `nextval('seq')` and `currval('seq')`: bound with the sequence's id as their
+    /// argument, and evaluated by the executor, which holds the catalog.
+    NextVal,
+    CurrVal,
     /// `setseed(x)`: volatile
     SetSeed,
     /// `sleep_ms(n)`: volatile
@@ -431,6 +435,8 @@ impl ScalarFunction {
         matches!(
             self,
             ScalarFunction::Random
+                | ScalarFunction::NextVal
+                | ScalarFunction::CurrVal
                 | ScalarFunction::GenRandomUuid
                 | ScalarFunction::UuidV7
                 | ScalarFunction::SetSeed
@@ -682,6 +688,9 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),
+        F::NextVal | F::CurrVal => Err(Error::internal(
+            "nextval and currval are evaluated by the executor",
+        )),
         _ => string::evaluate(f, args, len),
     }
 }

@@ -133,9 +133,11 @@ impl Binder<'_> {
             match &opt.option {
                 ast::ColumnOption::Null => {}
                 ast::ColumnOption::NotNull => col.not_null = true,
-                ast::ColumnOption::Default(e) => {
-                    col.default = Some(self.bind_default(e, &ty, &cname)?);
-                }
+                ast::ColumnOption::Default(e) => match self.bind_default(e, &ty)? {
+                    Some(v) => col.default = Some(v),
+                    // bound again by each INSERT (`insert.rs`): a value per row
+                    None => col.default_expr = Some(e.to_string()),
+                },
                 ast::ColumnOption::PrimaryKey(_) => {
                     col.not_null = true;
                     key = true;
@@ -160,24 +162,40 @@ impl Binder<'_> {
     }
 
     /// ALTER TABLE with one of ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO.
-    /// A column's DEFAULT: a constant of the column's type.
-    fn bind_default(&mut self, e: &ast::Expr, ty: &DataType, column: &str) -> Result<ScalarValue> {
+    /// A column's DEFAULT, checked to bind without columns and cast to the column's
+    /// type: its value when it is a constant; `None` when each insert must compute it
+    /// (`nextval('seq')`, `random()`, `now()`: the clock is read per statement, so it
+    /// is never folded into the table's definition).
+    pub(super) fn bind_default(
+        &mut self,
+        e: &ast::Expr,
+        ty: &DataType,
+    ) -> Result<Option<ScalarValue>> {
         let scope = Scope::default();
         let mut ctx = ExprCtx::new(&scope, "DEFAULT");
         let bound = cast_expr(self.bind_expr(e, &mut ctx)?, ty)?;
-        // now() would be folded to the CREATE's instant, not each insert's.
         if bound.any(&mut |x| {
             matches!(x, Expr::Function { func, args } if stride_functions::scalar::reads_clock(func.func, args.len()))
         }) {
-            return Err(Error::not_supported(format!(
-                "DEFAULT of column {column} reads the clock (now(), current_date, ...), which would give every row the same instant; such defaults are not supported yet: insert the value explicitly"
-            )));
+            return Ok(None);
         }
-        fold_constant(&bound)?.ok_or_else(|| {
-            Error::not_supported(format!(
-                "DEFAULT of column {column} must be a constant for now"
-            ))
-        })
+        fold_constant(&bound)
+    }
+
+    /// What a row gets for a column an INSERT (or `UPDATE ... SET c = DEFAULT`) does
+    /// not give: its DEFAULT, a constant or an expression bound again here (its SQL
+    /// text), cast to the column's type; NULL without one.
+    pub(super) fn column_default(&mut self, col: &ColumnSchema) -> Result<Expr> {
+        let Some(sql) = &col.default_expr else {
+            return cast_expr(
+                Expr::literal(col.default.clone().unwrap_or(ScalarValue::Null)),
+                &col.ty,
+            );
+        };
+        let e = crate::parser::parse_expr(sql)?;
+        let scope = Scope::default();
+        let mut ctx = ExprCtx::new(&scope, "DEFAULT");
+        cast_expr(self.bind_expr(&e, &mut ctx)?, &col.ty)
     }
 
     pub(super) fn bind_alter_table(&mut self, at: &ast::AlterTable) -> Result<BoundStatement> {
@@ -291,7 +309,12 @@ impl Binder<'_> {
                         not_null: false,
                     },
                     C::SetDefault { value } => TableAlteration::SetDefault {
-                        default: Some(self.bind_default(value, &ty, &column)?),
+                        default: Some(self.bind_default(value, &ty)?.ok_or_else(|| {
+                            Error::not_supported(format!(
+                                "ALTER TABLE ... SET DEFAULT of column {column} takes a constant for now; \
+                                 a default such as nextval('seq') or now() can be given in CREATE TABLE"
+                            ))
+                        })?),
                         column,
                     },
                     C::DropDefault => TableAlteration::SetDefault {
@@ -341,6 +364,12 @@ impl Binder<'_> {
         match object_type {
             ast::ObjectType::Table => {}
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
+            ast::ObjectType::Sequence => {
+                let [qualified] = names else {
+                    unreachable!("one name")
+                };
+                return self.bind_drop_sequence(qualified, if_exists);
+            }
             ast::ObjectType::View => {
                 if !if_exists && catalog.view(&name).is_none() {
                     return Err(Error::catalog(format!(

@@ -1,9 +1,9 @@
 //! DuckDB's system table functions over the catalog and the session:
 //! `duckdb_tables()`, `duckdb_columns()`, `duckdb_views()`, `duckdb_schemas()`,
 //! `duckdb_indexes()`, `duckdb_types()`, `duckdb_settings()`, `duckdb_optimizers()`,
-//! the always-empty `duckdb_sequences()`, `duckdb_extensions()`,
-//! `duckdb_temporary_files()` and `duckdb_variables()` (stride has no sequences,
-//! extensions, spill files or variables) and `duckdb_triggers()` (nor triggers),
+//! `duckdb_sequences()`, the always-empty `duckdb_extensions()`,
+//! `duckdb_temporary_files()` and `duckdb_variables()` (stride has no extensions,
+//! spill files listed there, or variables of that kind) and `duckdb_triggers()` (nor triggers),
 //! `duckdb_dependencies()` (each index depends on its table, deptype 'a'),
 //! `duckdb_memory()` (DuckDB's memory tags, filled in from the tables' bytes and the
 //! memory accountant's parts: estimates, not the allocator's count),
@@ -455,7 +455,42 @@ impl Binder<'_> {
                     ("last_value", BigInt),
                     ("sql", Varchar),
                 ]);
-                plan(&cols, vec![])
+                let rows = self
+                    .catalog
+                    .sequences()
+                    .into_iter()
+                    .map(|s| {
+                        let opt = |v: Option<i64>| v.map_or(ScalarValue::Null, big);
+                        // as DuckDB writes it: START is where the sequence stands now
+                        let sql = format!(
+                            "CREATE SEQUENCE {} INCREMENT BY {} MINVALUE {} MAXVALUE {} START {}{};",
+                            stride_common::types::quote_identifier(&s.name),
+                            s.increment,
+                            s.min,
+                            s.max,
+                            s.next.unwrap_or(s.start),
+                            if s.cycle { " CYCLE" } else { "" }
+                        );
+                        vec![
+                            text(DATABASE_NAME),
+                            big(DATABASE_OID),
+                            text(SCHEMA_NAME),
+                            big(MAIN_NAMESPACE_OID),
+                            text(s.name),
+                            big(s.id as i64),
+                            ScalarValue::Null,
+                            ScalarValue::Boolean(false),
+                            big(s.start),
+                            big(s.min),
+                            big(s.max),
+                            big(s.increment),
+                            ScalarValue::Boolean(s.cycle),
+                            opt(s.last),
+                            text(sql),
+                        ]
+                    })
+                    .collect();
+                plan(&cols, rows)
             }
             "duckdb_extensions" => plan(
                 &[

@@ -154,6 +154,9 @@ impl Binder<'_> {
         if name == "getvariable" {
             return self.getvariable(&args);
         }
+        if name == "nextval" || name == "currval" {
+            return self.sequence_call(&name, &args);
+        }
         bind_scalar_call(&name, args)
     }
 

@@ -13,7 +13,7 @@ use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
-use stride_common::{DataType, Error, Result, ScalarValue, TableSchema};
+use stride_common::{DataType, Error, Result, TableSchema};
 
 /// `INSERT INTO t BY NAME query`: the table column each of the query's columns fills,
 /// matched by name (case-insensitively).
@@ -146,10 +146,7 @@ impl Binder<'_> {
                         }
                     }
                 }
-                None => cast_expr(
-                    Expr::literal(col.default.clone().unwrap_or(ScalarValue::Null)),
-                    &col.ty,
-                )?,
+                None => self.column_default(col)?,
             };
             exprs.push(e);
         }

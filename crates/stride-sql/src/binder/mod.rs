@@ -36,6 +36,7 @@ mod query_functions;
 mod returning;
 mod scope;
 mod select;
+pub mod sequences;
 mod session_ids;
 mod set_function;
 mod star;
@@ -242,6 +243,19 @@ pub enum BoundStatement {
     },
     /// `DROP MACRO [TABLE] [IF EXISTS] name`; `if_exists`: there is none (nothing to do).
     DropMacro {
+        name: String,
+        if_exists: bool,
+    },
+    /// `CREATE [OR REPLACE] SEQUENCE [IF NOT EXISTS] name ...` (`binder/sequences.rs`);
+    /// with `if_not_exists`, nothing happens when it exists.
+    CreateSequence {
+        name: String,
+        spec: sequences::SequenceSpec,
+        or_replace: bool,
+        if_not_exists: bool,
+    },
+    /// `DROP SEQUENCE [IF EXISTS] name`.
+    DropSequence {
         name: String,
         if_exists: bool,
     },
@@ -506,6 +520,21 @@ impl<'a> Binder<'a> {
                 args,
                 definition,
             } => self.bind_create_macro(*or_replace, *temporary, name, args.as_deref(), definition),
+            S::CreateSequence {
+                temporary,
+                if_not_exists,
+                name,
+                data_type,
+                sequence_options,
+                owned_by,
+            } => self.bind_create_sequence(
+                *temporary,
+                *if_not_exists,
+                name,
+                data_type,
+                sequence_options,
+                owned_by,
+            ),
             S::DropFunction(d) => {
                 let [desc] = d.func_desc.as_slice() else {
                     return Err(Error::not_supported("DROP MACRO of several macros at once"));

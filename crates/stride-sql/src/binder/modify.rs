@@ -122,13 +122,7 @@ impl Binder<'_> {
                 ast::Expr::Identifier(id)
                     if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default") =>
                 {
-                    Expr::Literal {
-                        value: column
-                            .default
-                            .clone()
-                            .unwrap_or(stride_common::ScalarValue::Null),
-                        ty: column.ty.clone(),
-                    }
+                    self.column_default(column)?
                 }
                 e => {
                     let mut ctx = ExprCtx::new(&scope, "UPDATE SET");

@@ -263,9 +263,13 @@ impl Binder<'_> {
                     ScalarValue::Varchar(c.name.clone()),
                     ScalarValue::Varchar(c.ty.to_string()),
                     ScalarValue::Boolean(c.not_null),
-                    c.default.as_ref().map_or(ScalarValue::Null, |d| {
-                        ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))
-                    }),
+                    match (&c.default, &c.default_expr) {
+                        (Some(d), _) => {
+                            ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))
+                        }
+                        (None, Some(e)) => ScalarValue::Varchar(e.clone()),
+                        (None, None) => ScalarValue::Null,
+                    },
                     ScalarValue::Boolean(pk),
                 ]
             })

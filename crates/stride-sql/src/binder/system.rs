@@ -207,7 +207,11 @@ impl Binder<'_> {
                         name: c.name.clone(),
                         ty: c.ty.clone(),
                         not_null: c.not_null,
-                        default: c.default.as_ref().map(sql_literal),
+                        default: c
+                            .default
+                            .as_ref()
+                            .map(sql_literal)
+                            .or_else(|| c.default_expr.clone()),
                     })
                     .collect(),
                 rows: Some(self.catalog.row_count(*id)),

@@ -175,9 +175,11 @@ impl Binder<'_> {
                     text(c.ty.to_string()),
                     text(if c.not_null { "NO" } else { "YES" }),
                     key,
-                    c.default
-                        .as_ref()
-                        .map_or(ScalarValue::Null, |d| text(d.to_string())),
+                    match (&c.default, &c.default_expr) {
+                        (Some(d), _) => text(d.to_string()),
+                        (None, Some(e)) => text(e.clone()),
+                        (None, None) => ScalarValue::Null,
+                    },
                 ]
             })
             .collect();

@@ -1,0 +1,205 @@
+//! Sequences in SQL: `CREATE [OR REPLACE] SEQUENCE` (parsed by `sequence_syntax.rs`),
+//! `DROP SEQUENCE`, and the calls `nextval('seq')` and `currval('seq')`.
+//!
+//! Where it sits: binding. The sequence's name must be a constant (as in DuckDB); it
+//! is looked up now and the call is bound with the sequence's id as its argument, so
+//! the executor (`stride-exec/src/expression.rs`) finds the counter in the catalog
+//! without a name lookup per chunk.
+
+use super::fold::fold_constant;
+use super::{Binder, BoundStatement};
+use crate::plan::Expr;
+use sqlparser::ast;
+use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_functions::{BoundFunction, ScalarFunction};
+
+/// What `CREATE SEQUENCE` gave; the storage layer checks the options and fills in
+/// the defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceSpec {
+    pub increment: i64,
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    pub start: Option<i64>,
+    pub cycle: bool,
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_create_sequence(
+        &mut self,
+        temporary: bool,
+        if_not_exists: bool,
+        name: &ast::ObjectName,
+        data_type: &Option<ast::DataType>,
+        options: &[ast::SequenceOptions],
+        owned_by: &Option<ast::ObjectName>,
+    ) -> Result<BoundStatement> {
+        if temporary {
+            return Err(Error::not_supported(
+                "CREATE TEMP SEQUENCE is not supported yet; create a sequence without TEMP",
+            ));
+        }
+        if data_type.is_some() {
+            return Err(Error::not_supported(
+                "CREATE SEQUENCE ... AS type is not supported: sequences count in BIGINT",
+            ));
+        }
+        let or_replace = crate::sequence_syntax::is_or_replace(owned_by);
+        if owned_by.is_some() && !or_replace {
+            return Err(Error::not_supported(
+                "CREATE SEQUENCE ... OWNED BY is not supported",
+            ));
+        }
+        let (catalog, bare) = self.target(name)?;
+        let mut spec = SequenceSpec {
+            increment: 1,
+            min: None,
+            max: None,
+            start: None,
+            cycle: false,
+        };
+        for o in options {
+            match o {
+                ast::SequenceOptions::IncrementBy(e, _) => {
+                    spec.increment = self.option(e, "INCREMENT")?
+                }
+                ast::SequenceOptions::MinValue(e) => {
+                    spec.min = e.as_ref().map(|e| self.option(e, "MINVALUE")).transpose()?
+                }
+                ast::SequenceOptions::MaxValue(e) => {
+                    spec.max = e.as_ref().map(|e| self.option(e, "MAXVALUE")).transpose()?
+                }
+                ast::SequenceOptions::StartWith(e, _) => {
+                    spec.start = Some(self.option(e, "START")?)
+                }
+                // how many values to reserve at once: every value is counted in
+                // memory, so there is nothing to reserve
+                ast::SequenceOptions::Cache(e) => {
+                    self.option(e, "CACHE")?;
+                }
+                // sqlparser's flag says NO CYCLE
+                ast::SequenceOptions::Cycle(no) => spec.cycle = !no,
+            }
+        }
+        if !or_replace && !if_not_exists && catalog.sequence(&bare).is_some() {
+            return Err(Error::catalog(format!(
+                "Sequence with name \"{bare}\" already exists!"
+            )));
+        }
+        Ok(BoundStatement::CreateSequence {
+            name: bare,
+            spec,
+            or_replace,
+            if_not_exists,
+        })
+    }
+
+    /// An option's value: a constant integer.
+    fn option(&mut self, e: &ast::Expr, what: &str) -> Result<i64> {
+        let scope = super::scope::Scope::default();
+        let mut ctx = super::expr::ExprCtx::new(&scope, "CREATE SEQUENCE");
+        let bound = self.bind_expr(e, &mut ctx)?;
+        match fold_constant(&bound)? {
+            Some(v) if v.as_i64().is_some() => Ok(v.as_i64().unwrap_or_default()),
+            _ => Err(Error::parse(format!(
+                "{what} of a sequence must be an integer constant, not {e}"
+            ))),
+        }
+    }
+
+    pub(super) fn bind_drop_sequence(
+        &mut self,
+        name: &ast::ObjectName,
+        if_exists: bool,
+    ) -> Result<BoundStatement> {
+        let (catalog, bare) = self.target(name)?;
+        if catalog.sequence(&bare).is_none() {
+            if !if_exists {
+                return Err(Error::catalog(format!(
+                    "Sequence with name {bare} does not exist!"
+                )));
+            }
+        } else if let Some((table, column)) = catalog.tables().iter().find_map(|(_, t)| {
+            t.columns.iter().find_map(|c| {
+                let sql = c.default_expr.as_deref()?;
+                uses_sequence(sql, &bare).then(|| (t.name.clone(), c.name.clone()))
+            })
+        }) {
+            return Err(Error::catalog(format!(
+                "Cannot drop entry \"{bare}\" because there are entries that depend on it: \
+                 the DEFAULT of column \"{column}\" of table \"{table}\" uses it; drop that \
+                 table first"
+            )));
+        }
+        Ok(BoundStatement::DropSequence {
+            name: bare,
+            if_exists,
+        })
+    }
+
+    /// `nextval('seq')` or `currval('seq')` (`name` is one of them), bound to the
+    /// sequence's id; NULL for a NULL name, as in DuckDB.
+    pub(super) fn sequence_call(&mut self, name: &str, args: &[Expr]) -> Result<Expr> {
+        let func = if name == "nextval" {
+            ScalarFunction::NextVal
+        } else {
+            ScalarFunction::CurrVal
+        };
+        let [arg] = args else {
+            return Err(Error::binder(format!(
+                "{name} takes one argument, the sequence's name, as in {name}('seq')"
+            )));
+        };
+        let text = match fold_constant(arg)? {
+            Some(ScalarValue::Null) => {
+                return Ok(Expr::Literal {
+                    value: ScalarValue::Null,
+                    ty: DataType::BigInt,
+                })
+            }
+            Some(ScalarValue::Varchar(s)) => s,
+            _ => {
+                return Err(Error::binder(format!(
+                    "The \"sequence_name\" argument in function \"{name}\" must be a constant expression"
+                )))
+            }
+        };
+        let parts: Vec<ast::Ident> = text.split('.').map(ast::Ident::new).collect();
+        let qualified = ast::ObjectName::from(parts);
+        let (catalog, bare) = self.relation(&qualified)?;
+        let seq = catalog
+            .sequence(&bare)
+            .ok_or_else(|| Error::catalog(format!("Sequence with name {bare} does not exist!")))?;
+        Ok(Expr::Function {
+            func: BoundFunction::new(func, vec![DataType::BigInt], DataType::BigInt),
+            args: vec![Expr::literal(ScalarValue::BigInt(seq.id as i64))],
+        })
+    }
+}
+
+/// Whether a DEFAULT's SQL text calls `nextval` or `currval` on the sequence `name`
+/// (bare or qualified).
+fn uses_sequence(sql: &str, name: &str) -> bool {
+    use std::ops::ControlFlow;
+    let Ok(e) = crate::parser::parse_expr(sql) else {
+        return false;
+    };
+    let found = ast::visit_expressions(&e, |x| {
+        if let ast::Expr::Function(f) = x {
+            let called = f.name.to_string().to_ascii_lowercase();
+            let ast::FunctionArguments::List(list) = &f.args else {
+                return ControlFlow::Continue(());
+            };
+            let names_it = list.args.iter().any(|a| {
+                matches!(a, ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))
+                    if matches!(&v.value, ast::Value::SingleQuotedString(s)
+                        if s.rsplit('.').next().is_some_and(|n| n.eq_ignore_ascii_case(name))))
+            });
+            if (called == "nextval" || called == "currval") && names_it {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    found.is_break()
+}
