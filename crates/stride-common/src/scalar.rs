@@ -23,6 +23,8 @@ pub enum ScalarValue {
     Varchar(String),
     Date(i32),
     Timestamp(i64),
+    /// An instant: microseconds since 1970-01-01 00:00:00 UTC.
+    TimestampTz(i64),
     /// Microseconds since midnight.
     Time(i64),
     Interval(Interval),
@@ -56,6 +58,7 @@ impl ScalarValue {
             ScalarValue::Varchar(_) => DataType::Varchar,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::TimestampTz(_) => DataType::TimestampTz,
             ScalarValue::Time(_) => DataType::Time,
             ScalarValue::Interval(_) => DataType::Interval,
             ScalarValue::Uuid(_) => DataType::Uuid,
@@ -99,7 +102,7 @@ impl ScalarValue {
             (Boolean(a), Boolean(b)) => a.cmp(b),
             (Varchar(a), Varchar(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
-            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
@@ -215,6 +218,9 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Varchar(s) => write!(f, "{s}"),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
+            ScalarValue::TimestampTz(t) => {
+                write!(f, "{}", crate::zone::format_in(&crate::zone::current(), *t))
+            }
             ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),
             ScalarValue::Interval(i) => write!(f, "{i}"),
             ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),

@@ -187,7 +187,9 @@ impl ToSql for Value<'_> {
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
             ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
-            ScalarValue::Timestamp(t) => out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY),
+            ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => {
+                out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY)
+            }
             ScalarValue::Interval(i) => {
                 out.put_i64(i.micros);
                 out.put_i32(i.days);

@@ -571,7 +571,10 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let mut ctx = QueryContext::new(Arc::new(self.catalogs()), self.settings(), cancel)
+        let settings = self.settings();
+        // the statement's threads (this one and every worker it starts) use its zone
+        stride_common::zone::enter(Some(settings.time_zone.clone()));
+        let mut ctx = QueryContext::new(Arc::new(self.catalogs()), settings, cancel)
             .with_memory(self.pool.accountant().clone());
         // In a transaction, now() is when it began (as in DuckDB and PostgreSQL).
         if let Some(started) = self
@@ -1228,6 +1231,17 @@ impl Connection {
                     .current
                     .lock()
                     .map_err(|_| Error::internal("current database lock"))? = store.slot;
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::Set { name, value } if Settings::is_time_zone(&name) => {
+                let zone = match &value {
+                    ScalarValue::Varchar(z) => stride_functions::timezone::lookup(z)?,
+                    other => stride_functions::timezone::lookup(&other.to_string())?,
+                };
+                self.change_settings(|s| {
+                    s.set_time_zone(zone);
+                    Ok(())
+                })?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Set { name, value } => {
