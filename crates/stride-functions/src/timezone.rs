@@ -148,6 +148,52 @@ fn retype(v: &Vector, ty: DataType) -> Vector {
     out
 }
 
+/// An instant moved by an interval as DuckDB does: the months and days on the zone's
+/// clocks (a day across a DST shift is 23 or 25 hours), then the microseconds as
+/// elapsed time.
+pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> Option<i64> {
+    let moved = if iv.months == 0 && iv.days == 0 {
+        t
+    } else if zone.is_utc() {
+        stride_common::temporal::timestamp_add_interval(
+            t,
+            stride_common::Interval::new(iv.months, iv.days, 0),
+        )?
+    } else {
+        let local = zone.local_of(t)?;
+        let local = stride_common::temporal::timestamp_add_interval(
+            local,
+            stride_common::Interval::new(iv.months, iv.days, 0),
+        )?;
+        zone.instant_of(local)?
+    };
+    moved.checked_add(iv.micros)
+}
+
+/// `x - y` of two instants as DuckDB computes it: the whole days on the zone's
+/// clocks from `y` toward `x` (so across a DST shift a day may be 23 or 25 hours),
+/// then the elapsed microseconds left.
+pub fn difference(zone: &SessionZone, x: i64, y: i64) -> Option<stride_common::Interval> {
+    use stride_common::interval::MICROS_PER_DAY;
+    let after_days = |d: i64| add_interval(zone, y, stride_common::Interval::new(0, d as i32, 0));
+    let mut days = (zone.local_of(x)? - zone.local_of(y)?) / MICROS_PER_DAY;
+    i32::try_from(days).ok()?;
+    let mut base = after_days(days)?;
+    // one step back when the estimate overshoots `x`
+    if days > 0 && base > x {
+        days -= 1;
+        base = after_days(days)?;
+    } else if days < 0 && base < x {
+        days += 1;
+        base = after_days(days)?;
+    }
+    Some(stride_common::Interval::new(
+        0,
+        days as i32,
+        x.checked_sub(base)?,
+    ))
+}
+
 /// UTC offsets in seconds of every instant of a TIMESTAMPTZ vector, in the session
 /// zone.
 pub fn offsets(v: &Vector, len: usize) -> Vector {
