@@ -312,8 +312,9 @@ mod tests {
         );
         assert_eq!(ny.offset_at(ts("2024-07-01 00:00:00")), -4 * 3600);
         // far outside jiff's range: the nearest rules, no panic
-        assert!(ny.local_of(i64::MAX).is_none());
-        assert!(ny.instant_of(i64::MIN + 1).is_some() || ny.instant_of(i64::MIN + 1).is_none());
+        assert!(ny.local_of(i64::MIN).is_none());
+        assert_eq!(ny.instant_of(i64::MAX), None);
+        assert!(ny.instant_of(i64::MIN).is_some());
     }
 
     #[test]

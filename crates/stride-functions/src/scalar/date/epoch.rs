@@ -138,7 +138,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                     .then_some(micros as i64)
                     .filter(|&t| valid_timestamp(t))
             },
-            |_| Error::conversion("Epoch seconds out of range for TIMESTAMP"),
+            |_| Error::conversion("Epoch seconds out of range for TIMESTAMP WITH TIME ZONE"),
         ),
         ScalarFunction::MakeTimestampMicros => try_unary(
             v,
@@ -209,7 +209,7 @@ mod tests {
         assert!(eval("epoch_ms", &[BigInt(i64::MAX)]).is_err());
         assert_eq!(
             eval("to_timestamp", &[Double(1.5)]).unwrap(),
-            Timestamp(1_500_000)
+            TimestampTz(1_500_000)
         );
         assert_eq!(eval("to_timestamp", &[Null]).unwrap(), Null);
         let e = eval("to_timestamp", &[Double(1e20)]).unwrap_err();
