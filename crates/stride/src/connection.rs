@@ -311,7 +311,23 @@ impl Connection {
     /// `SET name = 'value'` for this connection (the server applies a client's
     /// startup options, `-c statement_timeout=5s`, this way).
     pub fn set_option(&self, name: &str, value: &str) -> Result<()> {
-        self.change_settings(|s| s.set(name, &ScalarValue::Varchar(value.to_string())))
+        self.apply_setting(name, &ScalarValue::Varchar(value.to_string()))
+    }
+
+    /// `SET name = value`; a time zone is resolved here (stride-common knows no zone
+    /// rules), an unknown one an error naming it.
+    fn apply_setting(&self, name: &str, value: &ScalarValue) -> Result<()> {
+        if Settings::is_time_zone(name) {
+            let zone = match value {
+                ScalarValue::Varchar(z) => stride_functions::timezone::lookup(z)?,
+                other => stride_functions::timezone::lookup(&other.to_string())?,
+            };
+            return self.change_settings(|s| {
+                s.set_time_zone(zone);
+                Ok(())
+            });
+        }
+        self.change_settings(|s| s.set(name, value))
     }
 
     /// The current database's name in qualified table names: `memory`, the file's
@@ -1233,19 +1249,8 @@ impl Connection {
                     .map_err(|_| Error::internal("current database lock"))? = store.slot;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
-            BoundStatement::Set { name, value } if Settings::is_time_zone(&name) => {
-                let zone = match &value {
-                    ScalarValue::Varchar(z) => stride_functions::timezone::lookup(z)?,
-                    other => stride_functions::timezone::lookup(&other.to_string())?,
-                };
-                self.change_settings(|s| {
-                    s.set_time_zone(zone);
-                    Ok(())
-                })?;
-                Ok(Planned::Done(QueryResult::done(None)))
-            }
             BoundStatement::Set { name, value } => {
-                self.change_settings(|s| s.set(&name, &value))?;
+                self.apply_setting(&name, &value)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Reset { name } => {
