@@ -25,13 +25,16 @@ pub struct ToPython<'py> {
     time: Bound<'py, PyAny>,
     decimal: Bound<'py, PyAny>,
     uuid: Bound<'py, PyAny>,
-    /// `datetime.timezone.utc` and the session zone as a `zoneinfo.ZoneInfo`, looked
-    /// up at the first TIMESTAMPTZ value
+    /// The session's time zone, TIMESTAMPTZ values are shown in
+    zone: stride_common::zone::SessionZone,
+    /// `datetime.timezone.utc` and `zone` as a `zoneinfo.ZoneInfo`, looked up at the
+    /// first TIMESTAMPTZ value
     zones: std::cell::OnceCell<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
 }
 
 impl<'py> ToPython<'py> {
-    pub fn new(py: Python<'py>) -> PyResult<Self> {
+    /// The converter for results of a session whose time zone is `zone`.
+    pub fn new(py: Python<'py>, zone: stride_common::zone::SessionZone) -> PyResult<Self> {
         let dt = py.import("datetime")?;
         Ok(ToPython {
             date: dt.getattr("date")?,
@@ -40,6 +43,7 @@ impl<'py> ToPython<'py> {
             time: dt.getattr("time")?,
             decimal: py.import("decimal")?.getattr("Decimal")?,
             uuid: py.import("uuid")?.getattr("UUID")?,
+            zone,
             zones: std::cell::OnceCell::new(),
         })
     }
@@ -51,7 +55,7 @@ impl<'py> ToPython<'py> {
         }
         let py = self.date.py();
         let utc = py.import("datetime")?.getattr("timezone")?.getattr("utc")?;
-        let name = stride_common::zone::current().name().to_string();
+        let name = self.zone.name().to_string();
         let zone = py.import("zoneinfo")?.getattr("ZoneInfo")?.call1((name,))?;
         Ok(self.zones.get_or_init(|| (utc, zone)))
     }

@@ -83,9 +83,12 @@ pub(crate) fn age(a: i64, b: i64) -> Option<Interval> {
 }
 
 /// `age(b)` at instant `clock` (microseconds since the epoch; the executor passes the
-/// statement's): age(midnight of clock's day, b).
+/// statement's): age(midnight of clock's day in the session's zone, b).
 pub(super) fn since(clock: i64, b: &Vector, len: usize) -> Result<Vector> {
-    let today = clock.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
+    let local = stride_common::zone::current()
+        .local_of(clock)
+        .unwrap_or(clock);
+    let today = local.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
     let b_slot = Slot::<i64>::new(b);
     map_rows(&[b], len, DataType::Interval, |i| {
         age(today, b_slot.get(i)).ok_or_else(|| Error::out_of_range("age out of range"))
