@@ -304,8 +304,9 @@ async fn timestamptz_travels_as_1184_in_the_session_zone() {
         .await
         .unwrap_err();
     assert!(
-        e.to_string().contains("Unknown TimeZone 'Nowhere/Else'"),
-        "{e}"
+        e.as_db_error()
+            .is_some_and(|d| d.message().contains("Unknown TimeZone 'Nowhere/Else'")),
+        "{e:?}"
     );
 }
 
