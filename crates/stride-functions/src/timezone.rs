@@ -117,7 +117,7 @@ pub fn to_local_in(zone: &SessionZone, v: &Vector, len: usize) -> Result<Vector>
         DataType::Timestamp,
         false,
         |t: i64| zone.local_of(t),
-        |t| out_of_range(t),
+        out_of_range,
     )
 }
 
@@ -137,7 +137,7 @@ pub fn to_instant_in(zone: &SessionZone, v: &Vector, len: usize) -> Result<Vecto
         DataType::TimestampTz,
         false,
         |t: i64| zone.instant_of(t),
-        |t| out_of_range(t),
+        out_of_range,
     )
 }
 
