@@ -24,9 +24,26 @@ except ImportError:
     import duckdb
 
 
+def aware(v):
+    """A TIMESTAMP WITH TIME ZONE as DuckDB and stride print it: the local time in the
+    session's zone, then the offset as +HH, +HH:MM or +HH:MM:SS."""
+    secs = int(v.utcoffset().total_seconds())
+    sign, secs = ("-" if secs < 0 else "+"), abs(secs)
+    off = "%s%02d" % (sign, secs // 3600)
+    if secs % 3600:
+        off += ":%02d" % (secs // 60 % 60)
+    if secs % 60:
+        off += ":%02d" % (secs % 60)
+    local = v.replace(tzinfo=None)
+    text = str(local).rstrip("0") if local.microsecond else str(local)
+    return text + off
+
+
 def fmt(v):
     if v is None:
         return "NULL"
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        return aware(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -61,6 +78,8 @@ def element(v):
     """A value inside a list, as stride prints it (strings unquoted, floats in full)."""
     if v is None:
         return "NULL"
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        return aware(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -90,6 +109,8 @@ def records(lines):
 def process(path, check):
     lines = open(path).read().split("\n")
     con = duckdb.connect()
+    # stride's sessions start in UTC; DuckDB's in the machine's zone
+    con.execute("SET TimeZone = 'UTC'")
     out, pos, differences = [], 0, 0
     for start, end in records(lines):
         out.extend(lines[pos:start])

@@ -27,6 +27,7 @@ pub mod uuid;
 pub mod validity;
 pub mod vector;
 pub mod workers;
+pub mod zone;
 
 pub use buffer::Buffer;
 pub use chunk::DataChunk;

@@ -24,6 +24,8 @@ pub enum ScalarValue {
     Blob(Vec<u8>),
     Date(i32),
     Timestamp(i64),
+    /// An instant: microseconds since 1970-01-01 00:00:00 UTC.
+    TimestampTz(i64),
     /// Microseconds since midnight.
     Time(i64),
     Interval(Interval),
@@ -58,6 +60,7 @@ impl ScalarValue {
             ScalarValue::Blob(_) => DataType::Blob,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::TimestampTz(_) => DataType::TimestampTz,
             ScalarValue::Time(_) => DataType::Time,
             ScalarValue::Interval(_) => DataType::Interval,
             ScalarValue::Uuid(_) => DataType::Uuid,
@@ -102,7 +105,7 @@ impl ScalarValue {
             (Varchar(a), Varchar(b)) => a.cmp(b),
             (Blob(a), Blob(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
-            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
@@ -219,6 +222,9 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Blob(b) => write!(f, "{}", crate::blob::to_escaped(b)),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
+            ScalarValue::TimestampTz(t) => {
+                write!(f, "{}", crate::zone::format_in(&crate::zone::current(), *t))
+            }
             ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),
             ScalarValue::Interval(i) => write!(f, "{i}"),
             ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),

@@ -51,6 +51,10 @@ pub struct Settings {
     /// the client shows it (the shell prints it after the result, `stride serve`
     /// sends it as a notice).
     pub profiling_output: Option<String>,
+    /// The zone TIMESTAMP WITH TIME ZONE values are shown and split into fields in, and
+    /// local times are read in (`TimeZone`, also `SET TIME ZONE`). The connection
+    /// resolves the name ([`Settings::set_time_zone`]): this crate knows no zone rules.
+    pub time_zone: crate::zone::SessionZone,
     /// Parameters PostgreSQL clients set and show (application_name, DateStyle, ...):
     /// kept and echoed, with no effect on stride.
     pub client_parameters: std::collections::BTreeMap<String, String>,
@@ -66,7 +70,6 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("intervalstyle", "postgres"),
     ("search_path", "main"),
     ("standard_conforming_strings", "on"),
-    ("timezone", "UTC"),
     ("server_version", "16.0"),
     ("server_encoding", "UTF8"),
     ("integer_datetimes", "on"),
@@ -116,6 +119,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "checkpoint_threshold",
     "enable_profiling",
     "profiling_output",
+    "TimeZone",
 ];
 
 impl Default for Settings {
@@ -135,12 +139,23 @@ impl Default for Settings {
             checkpoint_threshold: 16 << 20,
             enable_profiling: None,
             profiling_output: None,
+            time_zone: Default::default(),
             client_parameters: Default::default(),
         }
     }
 }
 
 impl Settings {
+    /// Whether `name` is the `TimeZone` setting, whose values the connection resolves
+    /// to a zone before [`Settings::set_time_zone`].
+    pub fn is_time_zone(name: &str) -> bool {
+        name.eq_ignore_ascii_case("timezone")
+    }
+
+    pub fn set_time_zone(&mut self, zone: crate::zone::SessionZone) {
+        self.time_zone = zone;
+    }
+
     pub fn set(&mut self, name: &str, value: &ScalarValue) -> Result<()> {
         match name.to_ascii_lowercase().as_str() {
             "threads" | "worker_threads" => {
@@ -246,6 +261,11 @@ impl Settings {
                 }
                 self.profiling_output = (!path.is_empty()).then_some(path);
             }
+            "timezone" => {
+                return Err(Error::internal(
+                    "the TimeZone setting must be resolved to a zone by the connection; this is a bug",
+                ))
+            }
             other if client_parameter(other).is_some() => {
                 let v = match value {
                     ScalarValue::Varchar(s) => s.clone(),
@@ -282,6 +302,7 @@ impl Settings {
             }
             "enable_profiling" => self.enable_profiling = None,
             "profiling_output" | "profile_output" => self.profiling_output = None,
+            "timezone" => self.time_zone = d.time_zone,
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -338,6 +359,7 @@ impl Settings {
             "profiling_output" | "profile_output" => {
                 ScalarValue::Varchar(self.profiling_output.clone().unwrap_or_default())
             }
+            "timezone" => ScalarValue::Varchar(self.time_zone.name().to_string()),
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters

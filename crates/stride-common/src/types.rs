@@ -28,6 +28,9 @@ pub enum DataType {
     Date,
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp,
+    /// TIMESTAMP WITH TIME ZONE: an instant, microseconds since 1970-01-01 00:00:00
+    /// UTC, shown and split into fields in the session's time zone ([`crate::zone`]).
+    TimestampTz,
     /// Microseconds since midnight, 0 to 24:00:00 inclusive (as DuckDB).
     Time,
     Interval,
@@ -77,7 +80,9 @@ impl DataType {
             DataType::TinyInt => PhysicalType::I8,
             DataType::SmallInt => PhysicalType::I16,
             DataType::Integer | DataType::Date => PhysicalType::I32,
-            DataType::BigInt | DataType::Timestamp | DataType::Time => PhysicalType::I64,
+            DataType::BigInt | DataType::Timestamp | DataType::TimestampTz | DataType::Time => {
+                PhysicalType::I64
+            }
             DataType::HugeInt | DataType::Uuid => PhysicalType::I128,
             DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
             DataType::Decimal(..) => PhysicalType::I128,
@@ -147,7 +152,11 @@ impl DataType {
     pub fn is_temporal(&self) -> bool {
         matches!(
             self,
-            DataType::Date | DataType::Timestamp | DataType::Time | DataType::Interval
+            DataType::Date
+                | DataType::Timestamp
+                | DataType::TimestampTz
+                | DataType::Time
+                | DataType::Interval
         )
     }
 
@@ -215,6 +224,8 @@ impl DataType {
             // DuckDB's rule: a BOOLEAN meets a number as 0 or 1 (so `2 = true` is false)
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
+            // a local time meets an instant as an instant (DuckDB)
+            (Date | Timestamp, TimestampTz) | (TimestampTz, Date | Timestamp) => Some(TimestampTz),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
             // arrays meet arrays of their size, and lists (as arrays)
             (Array(x, n), Array(y, m)) if n == m => {
@@ -264,7 +275,8 @@ impl DataType {
                     _ => false,
                 }
             }
-            (DataType::Date, DataType::Timestamp) => true,
+            (DataType::Date, DataType::Timestamp | DataType::TimestampTz) => true,
+            (DataType::Timestamp, DataType::TimestampTz) => true,
             (DataType::Varchar, _) => !target.is_nested(),
             // an array is a list of its elements wherever a list is expected
             (DataType::Array(a, _), DataType::List(b)) => a == b,
@@ -297,6 +309,7 @@ impl fmt::Display for DataType {
             DataType::Varchar => write!(f, "VARCHAR"),
             DataType::Date => write!(f, "DATE"),
             DataType::Timestamp => write!(f, "TIMESTAMP"),
+            DataType::TimestampTz => write!(f, "TIMESTAMP WITH TIME ZONE"),
             DataType::Time => write!(f, "TIME"),
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::Uuid => write!(f, "UUID"),

@@ -415,6 +415,7 @@ impl Vector {
             (DataType::Blob, VectorData::Str(v)) => ScalarValue::Blob(v.get_bytes(i).to_vec()),
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
+            (DataType::TimestampTz, VectorData::I64(v)) => ScalarValue::TimestampTz(v[i]),
             (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),
             (DataType::List(t) | DataType::Array(t, _), VectorData::List(l)) => {
                 let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
@@ -472,7 +473,10 @@ impl Vector {
             }
             (
                 VectorData::I64(v),
-                ScalarValue::BigInt(x) | ScalarValue::Timestamp(x) | ScalarValue::Time(x),
+                ScalarValue::BigInt(x)
+                | ScalarValue::Timestamp(x)
+                | ScalarValue::TimestampTz(x)
+                | ScalarValue::Time(x),
             ) => v.make_mut().push(*x),
             (VectorData::I128(v), ScalarValue::HugeInt(x)) => v.make_mut().push(*x),
             (VectorData::I128(v), ScalarValue::Uuid(x)) => {

@@ -68,6 +68,12 @@ fn lock(pool: &Pool) -> MutexGuard<'_, Queue> {
 /// Queues `job`; it runs on an idle worker thread, or on a new one. When no thread can
 /// be started, the job is dropped unrun and the error says so.
 fn submit(job: Job) -> Result<()> {
+    // the job runs in the submitting statement's time zone
+    let zone = crate::zone::entered();
+    let job: Job = Box::new(move || {
+        crate::zone::enter(zone);
+        job();
+    });
     let pool = pool();
     let mut q = lock(pool);
     q.jobs.push_back(job);

@@ -41,7 +41,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Double(x) => out.extend_from_slice(&float_bits(*x).to_le_bytes()),
         S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
         S::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
-        S::Timestamp(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Timestamp(x) | S::TimestampTz(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Interval(i) => {
             out.extend_from_slice(&i.months.to_le_bytes());
             out.extend_from_slice(&i.days.to_le_bytes());
@@ -123,6 +123,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         DataType::Decimal(p, s) => S::Decimal(i128::from_le_bytes(r.take()), *p, *s),
         DataType::Date => S::Date(i32::from_le_bytes(r.take())),
         DataType::Timestamp => S::Timestamp(i64::from_le_bytes(r.take())),
+        DataType::TimestampTz => S::TimestampTz(i64::from_le_bytes(r.take())),
         DataType::Interval => S::Interval(Interval::new(
             i32::from_le_bytes(r.take()),
             i32::from_le_bytes(r.take()),
@@ -169,7 +170,7 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             out.push(1);
             out.extend_from_slice(&((*x as u32) ^ (1 << 31)).to_be_bytes());
         }
-        S::BigInt(x) | S::Timestamp(x) => {
+        S::BigInt(x) | S::Timestamp(x) | S::TimestampTz(x) => {
             out.push(1);
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes());
         }

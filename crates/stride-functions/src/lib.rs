@@ -21,6 +21,7 @@ pub mod kernels;
 pub mod pg_types;
 pub mod reference;
 pub mod scalar;
+pub mod timezone;
 
 pub use cast::{cast_scalar, cast_typed_scalar, cast_vector};
 pub use scalar::{

@@ -60,6 +60,7 @@ pub const VARCHAR: u32 = 1043;
 pub const JSON: u32 = 114;
 pub const DATE: u32 = 1082;
 pub const TIMESTAMP: u32 = 1114;
+pub const TIMESTAMPTZ: u32 = 1184;
 pub const INTERVAL: u32 = 1186;
 pub const TIME: u32 = 1083;
 pub const UUID: u32 = 2950;
@@ -97,6 +98,15 @@ pub const PG_TYPES: &[PgType] = &[
         0,
         1115,
     ),
+    t(
+        TIMESTAMPTZ,
+        "timestamptz",
+        "timestamp with time zone",
+        8,
+        'D',
+        0,
+        1185,
+    ),
     t(TIME, "time", "time without time zone", 8, 'D', 0, 1183),
     t(INTERVAL, "interval", "interval", 16, 'T', 0, 1187),
     t(UUID, "uuid", "uuid", 16, 'U', 0, 2951),
@@ -117,6 +127,15 @@ pub const PG_TYPES: &[PgType] = &[
         -1,
         'A',
         TIMESTAMP,
+        0,
+    ),
+    t(
+        1185,
+        "_timestamptz",
+        "timestamp with time zone[]",
+        -1,
+        'A',
+        TIMESTAMPTZ,
         0,
     ),
     t(1183, "_time", "time without time zone[]", -1, 'A', TIME, 0),
@@ -151,6 +170,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Blob => BYTEA,
         DataType::Date => DATE,
         DataType::Timestamp => TIMESTAMP,
+        DataType::TimestampTz => TIMESTAMPTZ,
         DataType::Time => TIME,
         DataType::Interval => INTERVAL,
         DataType::Uuid => UUID,
@@ -224,6 +244,7 @@ pub fn oid_by_name(name: &str) -> Option<u32> {
         "decimal" => "numeric",
         "character varying" => "varchar",
         "timestamp without time zone" => "timestamp",
+        "timestamp with time zone" => "timestamptz",
         "time without time zone" => "time",
         other => other,
     };

@@ -76,6 +76,11 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         },
         DataType::Date => ArrowType::Date32,
         DataType::Timestamp => ArrowType::Timestamp(TimeUnit::Microsecond, None),
+        // an instant, labelled with the session's zone (as DuckDB exports it)
+        DataType::TimestampTz => ArrowType::Timestamp(
+            TimeUnit::Microsecond,
+            Some(stride_common::zone::current().name().into()),
+        ),
         DataType::Interval => ArrowType::Interval(IntervalUnit::MonthDayNano),
         DataType::List(t) => ArrowType::List(Arc::new(Field::new_list_field(
             arrow_type(t, strings),
@@ -167,7 +172,9 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
         DataType::Real => primitive::<Float32Type>(parts, nulls, target),
         DataType::Double => primitive::<Float64Type>(parts, nulls, target),
         DataType::Date => primitive::<Date32Type>(parts, nulls, target),
-        DataType::Timestamp => primitive::<TimestampMicrosecondType>(parts, nulls, target),
+        DataType::Timestamp | DataType::TimestampTz => {
+            primitive::<TimestampMicrosecondType>(parts, nulls, target)
+        }
         DataType::Decimal(..) if matches!(parts.first(), Some((v, _)) if matches!(v.data, VectorData::I64(_))) =>
         {
             let values: Vec<i128> = parts
@@ -665,8 +672,9 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         | ArrowType::BinaryView
         | ArrowType::FixedSizeBinary(_) => DataType::Blob,
         ArrowType::Date32 | ArrowType::Date64 => DataType::Date,
-        // An instant with a time zone is kept as UTC (stride has no TIMESTAMPTZ yet).
-        ArrowType::Timestamp(_, _) => DataType::Timestamp,
+        // A timestamp with a zone is an instant; without one, a local time.
+        ArrowType::Timestamp(_, Some(_)) => DataType::TimestampTz,
+        ArrowType::Timestamp(_, None) => DataType::Timestamp,
         ArrowType::Decimal32(p, s) | ArrowType::Decimal64(p, s) | ArrowType::Decimal128(p, s)
             if *s >= 0 && *s as u8 <= *p =>
         {

@@ -246,9 +246,13 @@ impl ColumnarReader for ParquetReader {
                 ScalarValue::BigInt(*s.min_opt()?),
                 ScalarValue::BigInt(*s.max_opt()?),
             ),
-            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, _)) => (
+            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, None)) => (
                 ScalarValue::Timestamp(*s.min_opt()?),
                 ScalarValue::Timestamp(*s.max_opt()?),
+            ),
+            (Statistics::Int64(s), A::Timestamp(TimeUnit::Microsecond, Some(_))) => (
+                ScalarValue::TimestampTz(*s.min_opt()?),
+                ScalarValue::TimestampTz(*s.max_opt()?),
             ),
             (Statistics::Int64(s), A::Time64(TimeUnit::Microsecond)) => (
                 ScalarValue::Time(*s.min_opt()?),
@@ -277,7 +281,10 @@ impl ColumnarReader for ParquetReader {
             let (min, max, _, _) = self.statistics(m, c)?;
             let int = |v: &ScalarValue| match v {
                 ScalarValue::Date(d) => Some(*d as i128),
-                ScalarValue::Timestamp(_) | ScalarValue::Real(_) | ScalarValue::Double(_) => None,
+                ScalarValue::Timestamp(_)
+                | ScalarValue::TimestampTz(_)
+                | ScalarValue::Real(_)
+                | ScalarValue::Double(_) => None,
                 other => other.as_i64().map(|x| x as i128),
             };
             lo = lo.min(int(&min)?);

@@ -85,6 +85,11 @@ impl PyConnection {
         Ok(self.open_database()?.1)
     }
 
+    /// The session's time zone (`SET TimeZone`), which TIMESTAMPTZ results are shown in.
+    pub fn zone(&self) -> PyResult<stride_common::zone::SessionZone> {
+        Ok(self.live()?.settings().time_zone)
+    }
+
     fn open_database(&self) -> PyResult<(Arc<Database>, Arc<Connection>)> {
         self.conn
             .lock()
@@ -123,7 +128,12 @@ impl PyConnection {
             let (conn, params) = (conn.clone(), params.clone());
             run(py, &interrupt, move || execute_text(&conn, sql, &params))
         };
-        let mut result = with_replacement_scans(py, &conn, sql, found, once)?;
+        let result = with_replacement_scans(py, &conn, sql, found, once);
+        // This thread builds the result's Arrow schema (whose TIMESTAMPTZ columns name
+        // the session's zone): it takes the zone the statements left, as the engine's
+        // own threads do.
+        stride_common::zone::enter(Some(conn.settings().time_zone));
+        let mut result = result?;
         print_profile(py, result.profile.take())?;
         Ok(result)
     }
@@ -237,8 +247,10 @@ impl PyConnection {
                 Ok((pending, columns, rowcount, profile))
             })
         };
-        let (pending, columns, rowcount, profile) =
-            with_replacement_scans(slf.py(), &conn, query, &mut Vec::new(), once)?;
+        let ran = with_replacement_scans(slf.py(), &conn, query, &mut Vec::new(), once);
+        // the zone the statements left, for the result's Arrow schema (see run_with)
+        stride_common::zone::enter(Some(conn.settings().time_zone));
+        let (pending, columns, rowcount, profile) = ran?;
         print_profile(slf.py(), profile)?;
         this.put_pending(pending);
         *this.columns.lock().expect("columns lock") = columns;
@@ -270,19 +282,19 @@ impl PyConnection {
 
     fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let rows = self.fetch(py, Some(1))?;
-        let to = ToPython::new(py)?;
+        let to = ToPython::new(py, self.zone()?)?;
         rows.first().map(|r| to.row(r)).transpose()
     }
 
     #[pyo3(signature = (size=None))]
     fn fetchmany<'py>(&self, py: Python<'py>, size: Option<usize>) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, Some(size.unwrap_or(self.arraysize)))?;
-        rows_to_list(py, &rows)
+        rows_to_list(py, &rows, self.zone()?)
     }
 
     fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, None)?;
-        rows_to_list(py, &rows)
+        rows_to_list(py, &rows, self.zone()?)
     }
 
     /// The rest of the result as a pyarrow Table.
@@ -584,8 +596,9 @@ impl PyConnection {
 pub fn rows_to_list<'py>(
     py: Python<'py>,
     rows: &[Vec<ScalarValue>],
+    zone: stride_common::zone::SessionZone,
 ) -> PyResult<Bound<'py, PyList>> {
-    let to = ToPython::new(py)?;
+    let to = ToPython::new(py, zone)?;
     let items = rows
         .iter()
         .map(|r| to.row(r))

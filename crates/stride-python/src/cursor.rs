@@ -34,10 +34,13 @@ pub fn blocking<T: Send>(
                 None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
             }
         };
+        // the work runs in this thread's time zone (see stride_common::zone)
+        let zone = stride_common::zone::entered();
         std::thread::Builder::new()
             .name("stride-python".into())
             .stack_size(STACK)
             .spawn_scoped(s, move || {
+                stride_common::zone::enter(zone);
                 let _ = tx.send(f());
             })
             .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;

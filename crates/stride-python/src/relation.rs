@@ -420,19 +420,19 @@ impl Relation {
 
     fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, None)?;
-        rows_to_list(py, &rows)
+        rows_to_list(py, &rows, self.conn.borrow(py).zone()?)
     }
 
     fn fetchone<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let rows = self.fetch(py, Some(1))?;
-        let to = ToPython::new(py)?;
+        let to = ToPython::new(py, self.conn.borrow(py).zone()?)?;
         rows.first().map(|r| to.row(r)).transpose()
     }
 
     #[pyo3(signature = (size=1))]
     fn fetchmany<'py>(&self, py: Python<'py>, size: usize) -> PyResult<Bound<'py, PyList>> {
         let rows = self.fetch(py, Some(size))?;
-        rows_to_list(py, &rows)
+        rows_to_list(py, &rows, self.conn.borrow(py).zone()?)
     }
 
     /// Prints the rows as the shell's box table.

@@ -1,6 +1,8 @@
 //! Python values in and out: query parameters become [`ScalarValue`]s, result values
 //! become the Python objects DuckDB's package returns (int, float, Decimal, str, bool,
-//! None, date, datetime, time, timedelta, uuid.UUID, list).
+//! None, date, datetime, time, timedelta, uuid.UUID, list). A TIMESTAMP WITH TIME ZONE
+//! leaves as an aware datetime in the session's zone (a `zoneinfo.ZoneInfo`), as
+//! DuckDB's package returns it; an aware datetime parameter is one.
 //!
 //! The row-by-row path (`fetchall` and friends) goes through here; bulk results
 //! leave through Arrow instead (see `stream.rs`).
@@ -23,10 +25,16 @@ pub struct ToPython<'py> {
     time: Bound<'py, PyAny>,
     decimal: Bound<'py, PyAny>,
     uuid: Bound<'py, PyAny>,
+    /// The session's time zone, TIMESTAMPTZ values are shown in
+    zone: stride_common::zone::SessionZone,
+    /// `datetime.timezone.utc` and `zone` as a `zoneinfo.ZoneInfo`, looked up at the
+    /// first TIMESTAMPTZ value
+    zones: std::cell::OnceCell<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
 }
 
 impl<'py> ToPython<'py> {
-    pub fn new(py: Python<'py>) -> PyResult<Self> {
+    /// The converter for results of a session whose time zone is `zone`.
+    pub fn new(py: Python<'py>, zone: stride_common::zone::SessionZone) -> PyResult<Self> {
         let dt = py.import("datetime")?;
         Ok(ToPython {
             date: dt.getattr("date")?,
@@ -35,7 +43,38 @@ impl<'py> ToPython<'py> {
             time: dt.getattr("time")?,
             decimal: py.import("decimal")?.getattr("Decimal")?,
             uuid: py.import("uuid")?.getattr("UUID")?,
+            zone,
+            zones: std::cell::OnceCell::new(),
         })
+    }
+
+    /// `datetime.timezone.utc` and the session's zone.
+    fn zones(&self) -> PyResult<&(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        if let Some(z) = self.zones.get() {
+            return Ok(z);
+        }
+        let py = self.date.py();
+        let utc = py.import("datetime")?.getattr("timezone")?.getattr("utc")?;
+        let name = self.zone.name().to_string();
+        let zone = py.import("zoneinfo")?.getattr("ZoneInfo")?.call1((name,))?;
+        Ok(self.zones.get_or_init(|| (utc, zone)))
+    }
+
+    /// A naive datetime of microseconds since 1970-01-01 00:00:00.
+    fn naive(&self, t: i64) -> PyResult<Bound<'py, PyAny>> {
+        let days = t.div_euclid(MICROS_PER_DAY);
+        let micros = t.rem_euclid(MICROS_PER_DAY);
+        let (y, mo, d) = civil_from_days(days);
+        let secs = micros / 1_000_000;
+        self.datetime.call1((
+            y,
+            mo,
+            d,
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60,
+            micros % 1_000_000,
+        ))
     }
 
     pub fn value(&self, v: &ScalarValue) -> PyResult<Bound<'py, PyAny>> {
@@ -57,20 +96,14 @@ impl<'py> ToPython<'py> {
                 let (y, m, d) = civil_from_days(*d as i64);
                 self.date.call1((y, m, d))?
             }
-            ScalarValue::Timestamp(t) => {
-                let days = t.div_euclid(MICROS_PER_DAY);
-                let micros = t.rem_euclid(MICROS_PER_DAY);
-                let (y, mo, d) = civil_from_days(days);
-                let secs = micros / 1_000_000;
-                self.datetime.call1((
-                    y,
-                    mo,
-                    d,
-                    secs / 3600,
-                    secs / 60 % 60,
-                    secs % 60,
-                    micros % 1_000_000,
-                ))?
+            ScalarValue::Timestamp(t) => self.naive(*t)?,
+            ScalarValue::TimestampTz(t) => {
+                let (utc, zone) = self.zones()?;
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("tzinfo", utc)?;
+                self.naive(*t)?
+                    .call_method("replace", (), Some(&kwargs))?
+                    .call_method1("astimezone", (zone,))?
             }
             // datetime.time stops before 24:00:00, which DuckDB's package returns as
             // text.
@@ -260,11 +293,12 @@ fn stride_err(e: stride_common::Error) -> PyErr {
     crate::errors::to_py(e)
 }
 
-/// A datetime as a TIMESTAMP; one with a time zone is moved to UTC first (stride has
-/// no TIMESTAMP WITH TIME ZONE yet, so the instant is kept, not the zone).
+/// A datetime as a TIMESTAMP; one with a time zone (aware) as the instant it names, a
+/// TIMESTAMP WITH TIME ZONE.
 fn timestamp(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
     let mut v = v.clone();
-    if !v.getattr("tzinfo")?.is_none() {
+    let aware = !v.getattr("tzinfo")?.is_none();
+    if aware {
         let utc = v
             .py()
             .import("datetime")?
@@ -281,7 +315,12 @@ fn timestamp(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
     let days = days_from_civil(get("year")?, get("month")? as u32, get("day")? as u32);
     let micros = ((get("hour")? * 60 + get("minute")?) * 60 + get("second")?) * 1_000_000
         + get("microsecond")?;
-    Ok(ScalarValue::Timestamp(days * MICROS_PER_DAY + micros))
+    let t = days * MICROS_PER_DAY + micros;
+    Ok(if aware {
+        ScalarValue::TimestampTz(t)
+    } else {
+        ScalarValue::Timestamp(t)
+    })
 }
 
 /// A `decimal.Decimal` as a DECIMAL with its own digits and scale.

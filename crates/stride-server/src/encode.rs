@@ -198,7 +198,9 @@ impl ToSql for Value<'_> {
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
             ScalarValue::Blob(b) => out.put_slice(b),
             ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
-            ScalarValue::Timestamp(t) => out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY),
+            ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => {
+                out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY)
+            }
             ScalarValue::Interval(i) => {
                 out.put_i64(i.micros);
                 out.put_i32(i.days);

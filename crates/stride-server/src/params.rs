@@ -167,9 +167,13 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             let d = i32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default()) as i64;
             ScalarValue::Date((d + PG_EPOCH_DAYS) as i32)
         }
-        Type::TIMESTAMP | Type::TIMESTAMPTZ => {
+        Type::TIMESTAMP => {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
             ScalarValue::Timestamp(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
+        }
+        Type::TIMESTAMPTZ => {
+            let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
+            ScalarValue::TimestampTz(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
         }
         Type::TIME => {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());

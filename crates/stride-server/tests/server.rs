@@ -273,6 +273,44 @@ async fn hugeint_uuid_and_time_travel_as_numeric_uuid_and_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timestamptz_travels_as_1184_in_the_session_zone() {
+    let addr = start(100);
+    let c = connect(addr).await;
+    let sql = "SELECT TIMESTAMPTZ '2024-07-01 12:00:00.5+00' AS t";
+    let msgs = c.simple_query(sql).await.unwrap();
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(rows(&msgs), vec![vec![s("2024-07-01 12:00:00.5+00")]]);
+    c.simple_query("SET TIME ZONE 'America/New_York'")
+        .await
+        .unwrap();
+    let msgs = c.simple_query(sql).await.unwrap();
+    assert_eq!(rows(&msgs), vec![vec![s("2024-07-01 08:00:00.5-04")]]);
+    // binary: microseconds since 2000-01-01 UTC, whatever the session's zone
+    let st = c.prepare(sql).await.unwrap();
+    assert_eq!(st.columns()[0].type_(), &Type::TIMESTAMPTZ);
+    let r = c.query_one(&st, &[]).await.unwrap();
+    let t: std::time::SystemTime = r.get(0);
+    let since = t.duration_since(std::time::UNIX_EPOCH).unwrap();
+    assert_eq!(since.as_micros(), 1_719_835_200_500_000);
+    // a binary TIMESTAMPTZ parameter is the same instant
+    let st = c
+        .prepare_typed("SELECT $1::VARCHAR", &[Type::TIMESTAMPTZ])
+        .await
+        .unwrap();
+    let r = c.query_one(&st, &[&t]).await.unwrap();
+    assert_eq!(r.get::<_, String>(0), "2024-07-01 08:00:00.5-04");
+    let e = c
+        .simple_query("SET TimeZone = 'Nowhere/Else'")
+        .await
+        .unwrap_err();
+    assert!(
+        e.as_db_error()
+            .is_some_and(|d| d.message().contains("Unknown TimeZone 'Nowhere/Else'")),
+        "{e:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_a_million_rows_and_serves_clients_concurrently() {
     let addr = start(100);
     let c = connect(addr).await;

@@ -93,6 +93,7 @@ fn stats_text(zone: &ZoneMap, ty: &DataType) -> String {
             DataType::Boolean => ScalarValue::Boolean(v != 0),
             DataType::Date => ScalarValue::Date(v as i32),
             DataType::Timestamp => ScalarValue::Timestamp(v as i64),
+            DataType::TimestampTz => ScalarValue::TimestampTz(v as i64),
             DataType::Time => ScalarValue::Time(v as i64),
             DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(v)),
             DataType::Decimal(p, s) => ScalarValue::Decimal(v, *p, *s),

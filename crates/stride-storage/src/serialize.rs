@@ -172,6 +172,8 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::Varchar => w.u8(9),
         DataType::Date => w.u8(10),
         DataType::Timestamp => w.u8(11),
+        // 22: 20 is JSON, 21 BLOB (added in parallel)
+        DataType::TimestampTz => w.u8(22),
         DataType::Interval => w.u8(12),
         // 20, not the next free tag: other types are being added in parallel
         DataType::Json => w.u8(20),
@@ -254,6 +256,7 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
             DataType::Array(Box::new(t), r.u32()?)
         }
         20 => DataType::Json,
+        22 => DataType::TimestampTz,
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })
 }

@@ -54,6 +54,7 @@ impl Key {
             (S::BigInt(v), DataType::BigInt) => Key::Int(*v as i128),
             (S::Date(v), DataType::Date) => Key::Int(*v as i128),
             (S::Timestamp(v), DataType::Timestamp) => Key::Int(*v as i128),
+            (S::TimestampTz(v), DataType::TimestampTz) => Key::Int(*v as i128),
             (S::Time(v), DataType::Time) => Key::Int(*v as i128),
             (S::HugeInt(v), DataType::HugeInt) => Key::Int(*v),
             (S::Uuid(v), DataType::Uuid) => Key::Int(stride_common::uuid::to_physical(*v)),

@@ -311,7 +311,23 @@ impl Connection {
     /// `SET name = 'value'` for this connection (the server applies a client's
     /// startup options, `-c statement_timeout=5s`, this way).
     pub fn set_option(&self, name: &str, value: &str) -> Result<()> {
-        self.change_settings(|s| s.set(name, &ScalarValue::Varchar(value.to_string())))
+        self.apply_setting(name, &ScalarValue::Varchar(value.to_string()))
+    }
+
+    /// `SET name = value`; a time zone is resolved here (stride-common knows no zone
+    /// rules), an unknown one an error naming it.
+    fn apply_setting(&self, name: &str, value: &ScalarValue) -> Result<()> {
+        if Settings::is_time_zone(name) {
+            let zone = match value {
+                ScalarValue::Varchar(z) => stride_functions::timezone::lookup(z)?,
+                other => stride_functions::timezone::lookup(&other.to_string())?,
+            };
+            return self.change_settings(|s| {
+                s.set_time_zone(zone);
+                Ok(())
+            });
+        }
+        self.change_settings(|s| s.set(name, value))
     }
 
     /// The current database's name in qualified table names: `memory`, the file's
@@ -603,7 +619,10 @@ impl Connection {
     /// A context for one statement, cancellable through the interrupt handle.
     pub(crate) fn new_context(&self) -> Arc<QueryContext> {
         let cancel = self.interrupt.arm();
-        let mut ctx = QueryContext::new(Arc::new(self.catalogs()), self.settings(), cancel)
+        let settings = self.settings();
+        // the statement's threads (this one and every worker it starts) use its zone
+        stride_common::zone::enter(Some(settings.time_zone.clone()));
+        let mut ctx = QueryContext::new(Arc::new(self.catalogs()), settings, cancel)
             .with_memory(self.pool.accountant().clone());
         // In a transaction, now() is when it began (as in DuckDB and PostgreSQL).
         if let Some(started) = self
@@ -1313,7 +1332,7 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Set { name, value } => {
-                self.change_settings(|s| s.set(&name, &value))?;
+                self.apply_setting(&name, &value)?;
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Reset { name } => {

@@ -240,6 +240,72 @@ fn hugeint_uuid_and_time_survive_the_log_and_checkpoints() {
 }
 
 #[test]
+fn timestamptz_survives_the_log_and_checkpoints() {
+    let d = dir("timestamptz");
+    let path = path_in(&d);
+    // the instants are stored; each session shows them in its own zone
+    let rows = |db: &Database, zone: &str| -> Vec<String> {
+        let conn = db.connect().unwrap();
+        conn.execute(&format!("SET TimeZone = '{zone}'")).unwrap();
+        let r = conn
+            .query(
+                "SELECT ts::VARCHAR, count(*) OVER (), min(ts) OVER ()::VARCHAR FROM t                  WHERE ts >= TIMESTAMPTZ '2024-01-01 00:00:00+00' AND k < 3 ORDER BY k",
+            )
+            .unwrap();
+        r.rows()
+            .map(|r| {
+                r.unwrap()
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let utc = [
+        "2024-03-10 07:30:00+00 2 2024-03-10 07:30:00+00",
+        "2024-11-03 06:30:00.25+00 2 2024-03-10 07:30:00+00",
+    ];
+    let new_york = [
+        "2024-03-10 03:30:00-04 2 2024-03-10 03:30:00-04",
+        "2024-11-03 01:30:00.25-05 2 2024-03-10 03:30:00-04",
+    ];
+    {
+        let db = Database::open(&path).unwrap();
+        exec(
+            &db,
+            "CREATE TABLE t(k INTEGER, ts TIMESTAMP WITH TIME ZONE)",
+        );
+        exec(
+            &db,
+            "SET TimeZone = 'America/New_York'; INSERT INTO t VALUES              (0, '2024-03-10 02:30:00'), (1, '2024-11-03 01:30:00.25'), (2, NULL)",
+        );
+        exec(
+            &db,
+            "INSERT INTO t SELECT i + 3, TIMESTAMPTZ '2000-01-01 00:00:00+00' + i * INTERVAL 1 SECOND              FROM range(100000) r(i)",
+        );
+        assert_eq!(rows(&db, "UTC"), utc);
+    }
+    // From the log.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(rows(&db, "UTC"), utc);
+    exec(&db, "CHECKPOINT");
+    drop(db);
+    // From the checkpoint, zone maps included.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(rows(&db, "America/New_York"), new_york);
+    assert_eq!(
+        query(&db, "SELECT typeof(ts), count(*) FROM t WHERE ts < TIMESTAMPTZ '2000-01-01 00:00:10+00' GROUP BY 1")[0]
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>(),
+        ["TIMESTAMP WITH TIME ZONE", "10"]
+    );
+    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn rows_added_after_reading_an_all_null_column_keep_their_values() {
     let d = dir("all-null");
     let path = path_in(&d);

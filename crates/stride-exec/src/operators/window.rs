@@ -408,7 +408,7 @@ fn args_key(
         .map(|p| match v.get(p) {
             ScalarValue::Null => None,
             ScalarValue::Date(d) => Some(d as f64),
-            ScalarValue::Timestamp(t) => Some(t as f64),
+            ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => Some(t as f64),
             other => other.as_f64(),
         })
         .collect();

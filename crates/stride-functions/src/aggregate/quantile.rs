@@ -50,7 +50,10 @@ pub fn result_type(kind: Kind, t: &DataType) -> Option<DataType> {
         (Kind::Disc, t) => t.clone(),
         (_, DataType::Uuid) => return None,
         (_, t) if t.is_integer() => DataType::Double,
-        (Kind::Mad, DataType::Date | DataType::Timestamp | DataType::Time) => DataType::Interval,
+        (
+            Kind::Mad,
+            DataType::Date | DataType::Timestamp | DataType::TimestampTz | DataType::Time,
+        ) => DataType::Interval,
         (_, DataType::Date) => DataType::Timestamp,
         (_, t) => t.clone(),
     })
@@ -316,7 +319,7 @@ impl<T: Sample> Quantile<T> {
                 0,
                 (mad * MICROS_PER_DAY as f64) as i64,
             )),
-            (DataType::Timestamp | DataType::Time, _) => {
+            (DataType::Timestamp | DataType::TimestampTz | DataType::Time, _) => {
                 ScalarValue::Interval(stride_common::Interval::new(0, 0, mad as i64))
             }
             (_, out) => typed(out, mad as i128, mad),
@@ -346,6 +349,7 @@ fn typed(ty: &DataType, i: i128, f: f64) -> ScalarValue {
         DataType::Decimal(p, s) => ScalarValue::Decimal(i, *p, *s),
         DataType::Date => ScalarValue::Date(i as i32),
         DataType::Timestamp => ScalarValue::Timestamp(i as i64),
+        DataType::TimestampTz => ScalarValue::TimestampTz(i as i64),
         DataType::Time => ScalarValue::Time(i as i64),
         DataType::HugeInt => ScalarValue::HugeInt(i),
         DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(i)),

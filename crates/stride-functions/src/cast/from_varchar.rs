@@ -35,6 +35,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
         DataType::Time => parse_each_time(v, len, try_cast),
+        DataType::TimestampTz => parse_each_instant(v, len, try_cast),
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
         }),
@@ -123,6 +124,37 @@ fn parse_each_time(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
             None => Ok(out),
         }
     })
+}
+
+/// TIMESTAMP WITH TIME ZONE text, local times read in the session's zone; an unknown
+/// zone name is an error even under TRY_CAST (DuckDB).
+fn parse_each_instant(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
+    let zone = stride_common::zone::current();
+    let rows = if v.constant { 1 } else { len };
+    let strings = v.strings();
+    let mut validity = v.validity.clone();
+    let mut out = Vec::with_capacity(rows);
+    for i in 0..rows {
+        if !v.validity.is_valid(i) {
+            out.push(0);
+            continue;
+        }
+        let s = strings.get(i);
+        match crate::timezone::parse(s, &zone)? {
+            Some(t) => out.push(t),
+            None if try_cast => {
+                out.push(0);
+                validity.set_invalid(i, rows);
+            }
+            None => return Err(crate::timezone::bad_text(s)),
+        }
+    }
+    Ok(make_vector(
+        DataType::TimestampTz,
+        out,
+        validity,
+        v.constant,
+    ))
 }
 
 /// `[+-]digits` with surrounding whitespace; `None` past i128 (the caller narrows).

@@ -50,7 +50,9 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             numeric::cast(v, len, to, try_cast)
         }
         (DataType::Date, DataType::Timestamp)
-        | (DataType::Timestamp, DataType::Date | DataType::Time) => {
+        | (DataType::Timestamp, DataType::Date | DataType::Time)
+        | (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
+        | (DataType::TimestampTz, DataType::Date | DataType::Timestamp) => {
             temporal::cast(v, len, to, try_cast)
         }
         (DataType::List(_), DataType::List(_)) | (DataType::Array(..), DataType::List(_)) => {
@@ -110,7 +112,9 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         },
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
         (DataType::Date, DataType::Timestamp)
-        | (DataType::Timestamp, DataType::Date | DataType::Time) => true,
+        | (DataType::Timestamp, DataType::Date | DataType::Time)
+        | (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
+        | (DataType::TimestampTz, DataType::Date | DataType::Timestamp) => true,
         (DataType::List(a) | DataType::Array(a, _), DataType::List(b) | DataType::Array(b, _)) => {
             can_cast(a, b)
         }

@@ -35,6 +35,16 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Double => each(v, len, |x: f64, out| out.push_str(&format_f64(x))),
         DataType::Date => each(v, len, |d: i32, out| write_date(out, d)),
         DataType::Timestamp => each(v, len, |t: i64, out| write_timestamp(out, t)),
+        DataType::TimestampTz => {
+            let zone = stride_common::zone::current();
+            each(v, len, |t: i64, out| match zone.local_of(t) {
+                Some(local) => {
+                    write_timestamp(out, local);
+                    stride_common::zone::write_offset(out, zone.offset_at(t));
+                }
+                None => out.push_str(&stride_common::zone::format_in(&zone, t)),
+            })
+        }
         DataType::Time => each(v, len, |t: i64, out| temporal::write_time(out, t)),
         DataType::Uuid => each(v, len, |u: i128, out| {
             stride_common::uuid::write(out, stride_common::uuid::from_physical(u))

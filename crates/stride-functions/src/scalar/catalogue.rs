@@ -385,17 +385,25 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         date::part::resolve_field(a, DateField::Nanosecond)
     }),
     ("era", |a| date::part::resolve_field(a, DateField::Era)),
-    // always 0 (no time zones); DuckDB refuses them for dates
+    // the session zone's offset for TIMESTAMPTZ, 0 for TIMESTAMP; DuckDB refuses
+    // them for dates. `timezone(zone, ts)` is AT TIME ZONE.
     ("timezone", |a| match a {
-        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        [DataType::Timestamp | DataType::TimestampTz] => {
+            date::part::resolve_field(a, DateField::Timezone)
+        }
+        [_, _] => date::zone::resolve(a),
         _ => None,
     }),
     ("timezone_hour", |a| match a {
-        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        [DataType::Timestamp | DataType::TimestampTz] => {
+            date::part::resolve_field(a, DateField::TimezoneHour)
+        }
         _ => None,
     }),
     ("timezone_minute", |a| match a {
-        [DataType::Timestamp] => date::part::resolve_field(a, DateField::Timezone),
+        [DataType::Timestamp | DataType::TimestampTz] => {
+            date::part::resolve_field(a, DateField::TimezoneMinute)
+        }
         _ => None,
     }),
     ("to_quarters", |a| {
@@ -421,6 +429,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("datesub", date::sub::resolve),
     ("make_date", date::make::resolve_make_date),
     ("make_time", date::make::resolve_make_time),
+    ("make_timestamptz", date::make::resolve_make_timestamptz),
     ("make_timestamp", |a| {
         date::make::resolve_make_timestamp(a)
             .or_else(|| date::epoch::resolve_make_timestamp_micros(a))
@@ -451,7 +460,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ),
     (
         "current_localtimestamp",
-        date::now::resolve_current_timestamp,
+        date::now::resolve_current_local_timestamp,
     ),
     // other
     ("typeof", meta::resolve_typeof),

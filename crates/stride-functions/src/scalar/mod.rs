@@ -250,8 +250,10 @@ pub enum ScalarFunction {
     MonthName,
     /// `current_date`, `today`
     CurrentDate,
-    /// `current_timestamp`, `now`
+    /// `current_timestamp`, `now`: the statement's instant (TIMESTAMPTZ)
     CurrentTimestamp,
+    /// `current_localtimestamp`: its local time in the session's zone (TIMESTAMP)
+    CurrentLocalTimestamp,
     /// `current_time`, `get_current_time`: the time of day (UTC), a TIME
     CurrentTime,
     /// `make_time(hour, minute, seconds)`
@@ -274,6 +276,10 @@ pub enum ScalarFunction {
     TimeBucket,
     /// `date_sub(part, start, end)`, `datesub`: complete periods between
     DateSub,
+    /// `timezone(zone, x)`, `x AT TIME ZONE zone`: instant <-> local time in a zone
+    AtTimeZone,
+    /// `make_timestamptz(...)`: an instant from local fields (and a zone) or micros
+    MakeTimestampTz,
     // other
     /// `gen_random_uuid()`, `uuid()`: a random version 4 UUID per row (volatile)
     GenRandomUuid,
@@ -475,6 +481,8 @@ pub fn needs_constants(func: ScalarFunction) -> bool {
     matches!(
         func,
         ScalarFunction::DatePart
+            | ScalarFunction::Strptime
+            | ScalarFunction::TryStrptime
             | ScalarFunction::StrptimeList(_)
             | ScalarFunction::DatePartList
             | ScalarFunction::ListAggregateByName
@@ -494,6 +502,12 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
         ScalarFunction::DatePart => {
             if let Some(Some(part)) = constants.first() {
                 date::part::specialize_date_part(f, part);
+            }
+            Ok(())
+        }
+        ScalarFunction::Strptime | ScalarFunction::TryStrptime => {
+            if let Some(Some(format)) = constants.get(1) {
+                date::strptime::specialize(f, format);
             }
             Ok(())
         }
@@ -610,6 +624,9 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::MonthName
         | F::CurrentDate
         | F::CurrentTimestamp
+        | F::CurrentLocalTimestamp
+        | F::AtTimeZone
+        | F::MakeTimestampTz
         | F::EpochUnit(_)
         | F::TimestampFromEpochMs
         | F::ToTimestamp

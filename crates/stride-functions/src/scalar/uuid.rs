@@ -2,8 +2,8 @@
 //! (version 4) UUID for every row; `uuidv7()`, a time-ordered (version 7) UUID whose
 //! first 48 bits are the current Unix time in milliseconds; and the readers
 //! `uuid_extract_version(u)` (INTEGER: stride has no UINTEGER) and
-//! `uuid_extract_timestamp(u)` (the milliseconds of a version 7 UUID as a TIMESTAMP in
-//! UTC: stride has no TIMESTAMP WITH TIME ZONE).
+//! `uuid_extract_timestamp(u)` (the milliseconds of a version 7 UUID as an instant, a
+//! TIMESTAMP WITH TIME ZONE, as in DuckDB).
 //!
 //! The generators are volatile ([`super::ScalarFunction::is_volatile`]): their result is
 //! a flat vector of `len` fresh values, never one constant for a chunk, and the binder
@@ -36,7 +36,7 @@ pub(crate) fn resolve_extract_timestamp(args: &[DataType]) -> Option<BoundFuncti
         ScalarFunction::UuidExtractTimestamp,
         args,
         &[DataType::Uuid],
-        DataType::Timestamp,
+        DataType::TimestampTz,
     )
 }
 
@@ -70,7 +70,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         ScalarFunction::UuidExtractTimestamp => try_unary(
             &args[0],
             len,
-            DataType::Timestamp,
+            DataType::TimestampTz,
             |u: i128| {
                 let bits = uuid::from_physical(u);
                 (uuid::version(bits) == 7).then(|| uuid::v7_unix_ms(bits) * 1000)
@@ -135,7 +135,7 @@ mod tests {
         );
         assert_eq!(
             eval("uuid_extract_timestamp", &[v7]).unwrap(),
-            ScalarValue::Timestamp(parse_timestamp("2024-05-22 07:53:05.323").unwrap())
+            ScalarValue::TimestampTz(parse_timestamp("2024-05-22 07:53:05.323").unwrap())
         );
         let v4 = u("c83a5ba8-73b4-44d2-991a-4710aa6eb869");
         let e = eval("uuid_extract_timestamp", &[v4]).unwrap_err();

@@ -5,8 +5,8 @@
 //! Types are decided from rows sampled over the **whole** file, not only its head: a
 //! small file is read entirely; a large one in evenly spaced runs of records, so a
 //! column whose values change character late in the file is still seen. A column's
-//! type is the narrowest of BOOLEAN, BIGINT, DECIMAL, DOUBLE, DATE, TIMESTAMP and
-//! VARCHAR that every sampled value reads as. A column of plain decimals (digits and
+//! type is the narrowest of BOOLEAN, BIGINT, DECIMAL, DOUBLE, DATE, TIMESTAMP, TIME,
+//! TIMESTAMP WITH TIME ZONE and VARCHAR that every sampled value reads as. A column of plain decimals (digits and
 //! a point, at most six decimals) is DECIMAL(18, s), s being the most decimals seen;
 //! a value the sample missed that needs more widens it (see [`widen_for`]).
 
@@ -27,12 +27,13 @@ const DIALECT_BYTES: usize = 1 << 16;
 
 /// For each candidate, the wider candidates every value of it also reads as (an
 /// integer is a double, a date is a timestamp), which need no separate test.
-const IMPLIES: [u32; 8] = [0, 1 << 2 | 1 << 4, 1 << 4, 0, 0, 1 << 6, 0, 0];
+const IMPLIES: [u32; 9] = [0, 1 << 2 | 1 << 4, 1 << 4, 0, 0, 1 << 6, 0, 0, 0];
 
 /// Candidates in order of preference: a column gets the first that fits every value.
 /// The decimal's scale is the most decimals a sampled value has. Integers beyond
-/// BIGINT are HUGEINT, and times of day TIME, as DuckDB detects them.
-const TYPE_CANDIDATES: [DataType; 8] = [
+/// BIGINT are HUGEINT, times of day TIME and timestamps with a UTC offset or zone
+/// TIMESTAMP WITH TIME ZONE, as DuckDB detects them.
+const TYPE_CANDIDATES: [DataType; 9] = [
     DataType::Boolean,
     DataType::BigInt,
     DataType::HugeInt,
@@ -41,6 +42,7 @@ const TYPE_CANDIDATES: [DataType; 8] = [
     DataType::Date,
     DataType::Timestamp,
     DataType::Time,
+    DataType::TimestampTz,
 ];
 const DECIMAL: usize = 3;
 

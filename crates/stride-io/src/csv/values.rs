@@ -550,6 +550,19 @@ pub fn fits(ty: &DataType, s: &[u8], date: &Option<Format>, ts: &Option<Format>)
             }
             parse_timestamp_bytes(s, ts).is_some()
         }
+        // a timestamp with an offset or zone (a plain one is a TIMESTAMP first)
+        DataType::TimestampTz => {
+            ts.is_none()
+                && s.len() >= 12
+                && std::str::from_utf8(s).is_ok_and(|t| {
+                    let t = t.trim();
+                    t.contains(':')
+                        && matches!(
+                            stride_functions::timezone::parse(t, &Default::default()),
+                            Ok(Some(_))
+                        )
+                })
+        }
         _ => true,
     }
 }

@@ -50,9 +50,12 @@ def test_dates_and_times(con):
     assert roundtrip(con, datetime.datetime(1969, 12, 31, 23, 59, 59)) == datetime.datetime(
         1969, 12, 31, 23, 59, 59
     )
-    # An aware datetime keeps its instant, in UTC (stride has no TIMESTAMPTZ yet).
+    # An aware datetime is a TIMESTAMP WITH TIME ZONE: the same instant comes back,
+    # in the session's zone (as DuckDB returns it).
     aware = datetime.datetime(2024, 1, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
-    assert roundtrip(con, aware) == datetime.datetime(2024, 1, 1, 10, 0)
+    got = roundtrip(con, aware)
+    assert got == aware and str(got.tzinfo) == "UTC"
+    assert con.execute("SELECT typeof(?)", [aware]).fetchone()[0] == "TIMESTAMP WITH TIME ZONE"
     td = datetime.timedelta(days=3, seconds=5, microseconds=7)
     assert roundtrip(con, td) == td
     assert con.execute("SELECT INTERVAL 1 MONTH").fetchone()[0] == datetime.timedelta(days=30)
@@ -64,6 +67,19 @@ def test_dates_and_times(con):
     assert con.execute("SELECT '24:00:00'::TIME").fetchone()[0] == "24:00:00"
     with pytest.raises(stride.NotSupportedError):
         roundtrip(con, datetime.time(1, 2, tzinfo=datetime.timezone.utc))
+
+
+def test_timestamptz_in_the_session_zone(con):
+    con.execute("SET TimeZone = 'America/New_York'")
+    got = con.execute("SELECT TIMESTAMPTZ '2024-07-01 12:00:00+00'").fetchone()[0]
+    assert got.utcoffset() == datetime.timedelta(hours=-4)
+    assert (got.year, got.month, got.day, got.hour) == (2024, 7, 1, 8)
+    assert str(got.tzinfo) == "America/New_York"
+    with pytest.raises(stride.Error, match="Unknown TimeZone 'Nowhere/Else'"):
+        con.execute("SET TimeZone = 'Nowhere/Else'")
+    # Arrow results carry the zone too
+    table = con.execute("SELECT TIMESTAMPTZ '2024-07-01 12:00:00+00' AS t").fetch_arrow_table()
+    assert str(table.schema.field("t").type) == "timestamp[us, tz=America/New_York]"
 
 
 def test_lists(con):

@@ -649,6 +649,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::BigInt => 14,
         DataType::Date => 15,
         DataType::Timestamp => 19,
+        DataType::TimestampTz => 32,
         DataType::Decimal(..) => 21,
         DataType::Real => 22,
         DataType::Double => 23,

@@ -588,6 +588,15 @@ impl Binder<'_> {
                 })
             }
             A::Function(f) => self.bind_function(f, ctx),
+            // `ts AT TIME ZONE zone` is DuckDB's `timezone(zone, ts)`
+            A::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => {
+                let ts = self.bind_expr(timestamp, ctx)?;
+                let zone = self.bind_expr(time_zone, ctx)?;
+                call("timezone", vec![zone, ts])
+            }
             A::Extract { field, expr, .. } => {
                 let part = match field {
                     ast::DateTimeField::Custom(id) => id.value.to_ascii_lowercase(),

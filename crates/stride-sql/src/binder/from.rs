@@ -518,7 +518,7 @@ impl<'a> Binder<'a> {
         let temporal = |e: &Expr| {
             matches!(
                 e.data_type(),
-                DataType::Date | DataType::Timestamp | DataType::Interval
+                DataType::Date | DataType::Timestamp | DataType::TimestampTz | DataType::Interval
             )
         };
         if matches!(name, "range" | "generate_series") && bound_args.iter().any(temporal) {

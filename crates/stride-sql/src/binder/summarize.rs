@@ -73,7 +73,10 @@ fn summary_sql(source: &str, columns: &[(String, DataType)]) -> String {
         let c = ident(name);
         let orderable = !matches!(ty, DataType::List(_) | DataType::Null);
         let numeric = ty.is_numeric();
-        let temporal = matches!(ty, DataType::Date | DataType::Timestamp);
+        let temporal = matches!(
+            ty,
+            DataType::Date | DataType::Timestamp | DataType::TimestampTz
+        );
         let quartiles = numeric || temporal;
         let mut agg = |what: &str, expr: String| aggregates.push(format!("{expr} AS {what}_{k}"));
         if orderable {

@@ -47,11 +47,10 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
         A::Date => DataType::Date,
         A::Timestamp(_, tz) => {
             if matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) {
-                return Err(Error::not_supported(
-                    "TIMESTAMP WITH TIME ZONE is not supported yet; use TIMESTAMP",
-                ));
+                DataType::TimestampTz
+            } else {
+                DataType::Timestamp
             }
-            DataType::Timestamp
         }
         A::TimestampNtz(_) | A::Datetime(_) => DataType::Timestamp,
         A::Time(_, tz) => {

@@ -450,8 +450,11 @@ impl Binder<'_> {
                     };
                     let key_ty = key.expr.data_type();
                     let v = match (&key_ty, value.data_type()) {
-                        (DataType::Date | DataType::Timestamp, DataType::Interval) => value,
-                        (DataType::Date | DataType::Timestamp, _) => {
+                        (
+                            DataType::Date | DataType::Timestamp | DataType::TimestampTz,
+                            DataType::Interval,
+                        ) => value,
+                        (DataType::Date | DataType::Timestamp | DataType::TimestampTz, _) => {
                             return Err(Error::binder(format!(
                                 "RANGE over a {key_ty} needs an INTERVAL offset, got {e}"
                             )))

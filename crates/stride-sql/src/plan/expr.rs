@@ -488,6 +488,7 @@ impl fmt::Display for Expr {
                     ty,
                     DataType::Date
                         | DataType::Timestamp
+                        | DataType::TimestampTz
                         | DataType::Time
                         | DataType::Interval
                         | DataType::Uuid

@@ -181,7 +181,10 @@ fn columns(s: &Snapshot) -> Rows {
             };
             let datetime = match &c.ty {
                 DataType::Date => Some(0),
-                DataType::Timestamp | DataType::Time | DataType::Interval => Some(6),
+                DataType::Timestamp
+                | DataType::TimestampTz
+                | DataType::Time
+                | DataType::Interval => Some(6),
                 _ => None,
             };
             let udt = pg_types::by_oid(pg_types::oid_of(&c.ty)).map_or("", |t| t.name);

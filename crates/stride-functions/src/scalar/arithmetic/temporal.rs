@@ -3,7 +3,9 @@
 //! midnight), TIMESTAMP - TIMESTAMP (INTERVAL of days and microseconds, as DuckDB
 //! prints '1 day 03:00:00'), INTERVAL ± INTERVAL and INTERVAL * integer, TIME ±
 //! INTERVAL (TIME, wrapping around midnight; the interval's days and months are
-//! ignored, as in DuckDB) and DATE + TIME (TIMESTAMP). Month
+//! ignored, as in DuckDB) and DATE + TIME (TIMESTAMP). TIMESTAMP WITH TIME ZONE ±
+//! INTERVAL and the difference of two of them count months and days on the session
+//! zone's clocks and the rest as elapsed time ([`crate::timezone::add_interval`]). Month
 //! arithmetic clamps the day (Jan 31 + 1 month = Feb 28/29), as PostgreSQL does.
 
 use super::negate::negate_interval;
@@ -24,7 +26,8 @@ fn untyped_as(op: ScalarFunction, partner: &DataType, left: bool) -> DataType {
         (Subtract, Date) if left => Date,
         (Subtract, Date) => Integer,
         (Subtract, Timestamp) if left => Timestamp,
-        (_, Timestamp | Time) => Interval,
+        (Subtract, TimestampTz) if left => TimestampTz,
+        (_, Timestamp | TimestampTz | Time) => Interval,
         (_, Interval) if left => Timestamp,
         _ => partner.clone(),
     }
@@ -49,6 +52,10 @@ pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<
     };
     let int = |t: &DataType| t.is_integer();
     let (args, ret) = match (op, &a, &b) {
+        (Add | Subtract, TimestampTz, Interval) => ([TimestampTz, Interval], TimestampTz),
+        (Add, Interval, TimestampTz) => ([Interval, TimestampTz], TimestampTz),
+        (Subtract, TimestampTz, Date | Timestamp | TimestampTz)
+        | (Subtract, Date | Timestamp, TimestampTz) => ([TimestampTz, TimestampTz], Interval),
         (Add, Date, t) if int(t) => ([Date, Integer], Date),
         (Add, t, Date) if int(t) => ([Integer, Date], Date),
         (Subtract, Date, t) if int(t) => ([Date, Integer], Date),
@@ -122,6 +129,43 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
     use ScalarFunction::*;
     let ty = f.return_type.clone();
     match (f.func, &f.arg_types[0], &f.arg_types[1]) {
+        (Add | Subtract, TimestampTz, Interval) => {
+            let zone = stride_common::zone::current();
+            let neg = f.func == Subtract;
+            try_binary(
+                a,
+                b,
+                len,
+                ty,
+                |t: i64, iv: Iv| {
+                    let iv = if neg { negate_interval(iv)? } else { iv };
+                    crate::timezone::add_interval(&zone, t, iv)
+                },
+                |_, _| timestamp_range(),
+            )
+        }
+        (Add, Interval, TimestampTz) => {
+            let zone = stride_common::zone::current();
+            try_binary(
+                a,
+                b,
+                len,
+                ty,
+                |iv: Iv, t: i64| crate::timezone::add_interval(&zone, t, iv),
+                |_, _| timestamp_range(),
+            )
+        }
+        (Subtract, TimestampTz, TimestampTz) => {
+            let zone = stride_common::zone::current();
+            try_binary(
+                a,
+                b,
+                len,
+                ty,
+                |x: i64, y: i64| crate::timezone::difference(&zone, x, y),
+                |_, _| interval_range(),
+            )
+        }
         (Add, Date, Integer) => try_binary(
             a,
             b,

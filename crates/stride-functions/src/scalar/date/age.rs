@@ -3,7 +3,8 @@
 //! larger field, a borrowed month being as long as the month of the earlier value.
 //! `age(b)` is age(today's midnight, b), today being the statement's date
 //! ([`since`]). Also `date_add(x, interval)`, the function form of x + interval (a
-//! TIMESTAMP, as in DuckDB).
+//! TIMESTAMP, as in DuckDB, or a TIMESTAMP WITH TIME ZONE for one). The age of
+//! instants is the age of their local times in the session's zone.
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::{bind, castable};
@@ -14,7 +15,9 @@ use stride_common::{DataType, Error, Interval, Result, Vector};
 
 pub(crate) fn resolve_age(args: &[DataType]) -> Option<BoundFunction> {
     let ts = DataType::Timestamp;
-    if args.is_empty() || args.len() > 2 || !args.iter().all(|a| castable(a, &ts)) {
+    // instants count on the session zone's clocks: the binder casts them to local time
+    let local = |a: &DataType| castable(a, &ts) || *a == DataType::TimestampTz;
+    if args.is_empty() || args.len() > 2 || !args.iter().all(local) {
         return None;
     }
     bind(
@@ -26,7 +29,10 @@ pub(crate) fn resolve_age(args: &[DataType]) -> Option<BoundFunction> {
 
 pub(crate) fn resolve_date_add(args: &[DataType]) -> Option<BoundFunction> {
     let [x, iv] = args else { return None };
-    let ts = DataType::Timestamp;
+    let ts = match x {
+        DataType::TimestampTz => DataType::TimestampTz,
+        _ => DataType::Timestamp,
+    };
     if !castable(x, &ts) || !castable(iv, &DataType::Interval) {
         return None;
     }
@@ -77,9 +83,12 @@ pub(crate) fn age(a: i64, b: i64) -> Option<Interval> {
 }
 
 /// `age(b)` at instant `clock` (microseconds since the epoch; the executor passes the
-/// statement's): age(midnight of clock's day, b).
+/// statement's): age(midnight of clock's day in the session's zone, b).
 pub(super) fn since(clock: i64, b: &Vector, len: usize) -> Result<Vector> {
-    let today = clock.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
+    let local = stride_common::zone::current()
+        .local_of(clock)
+        .unwrap_or(clock);
+    let today = local.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
     let b_slot = Slot::<i64>::new(b);
     map_rows(&[b], len, DataType::Interval, |i| {
         age(today, b_slot.get(i)).ok_or_else(|| Error::out_of_range("age out of range"))
@@ -95,6 +104,16 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
             let b = Slot::<i64>::new(&args[1]);
             map_rows(&refs, len, DataType::Interval, |i| {
                 age(a.get(i), b.get(i)).ok_or_else(|| Error::out_of_range("age out of range"))
+            })
+        }
+        _ if args[0].ty == DataType::TimestampTz => {
+            let (iv, zone) = (
+                Slot::<Interval>::new(&args[1]),
+                stride_common::zone::current(),
+            );
+            map_rows(&refs, len, DataType::TimestampTz, |i| {
+                crate::timezone::add_interval(&zone, a.get(i), iv.get(i))
+                    .ok_or_else(|| Error::out_of_range("Timestamp out of range in date_add"))
             })
         }
         _ => {

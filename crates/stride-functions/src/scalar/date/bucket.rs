@@ -3,7 +3,9 @@
 //! aligned to the origin 2000-01-03 (a Monday); buckets of whole months to
 //! 2000-01-01, and start on the first of a month. An INTERVAL third argument shifts
 //! the buckets by that offset; a DATE/TIMESTAMP third argument is the origin. A
-//! width mixing months with days or time, or not positive, is an error.
+//! width mixing months with days or time, or not positive, is an error. A TIMESTAMP
+//! WITH TIME ZONE is bucketed in UTC, or on the clocks of a zone named by a VARCHAR
+//! third argument, as DuckDB does.
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::{bind, castable};
@@ -22,6 +24,9 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     if !castable(width, &DataType::Interval) || rest.is_empty() || rest.len() > 2 {
         return None;
     }
+    if rest[0] == DataType::TimestampTz {
+        return resolve_instants(rest);
+    }
     let x = match &rest[0] {
         DataType::Date => DataType::Date,
         t if castable(t, &DataType::Timestamp) => DataType::Timestamp,
@@ -37,6 +42,60 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
         });
     }
     bind(ScalarFunction::TimeBucket, types, x)
+}
+
+/// `time_bucket(width, instant [, offset | origin | zone])`: buckets of UTC time, or
+/// of the local time in the zone named by a third VARCHAR argument (DuckDB).
+fn resolve_instants(rest: &[DataType]) -> Option<BoundFunction> {
+    let tz = DataType::TimestampTz;
+    let mut types = vec![DataType::Interval, tz.clone()];
+    if let Some(third) = rest.get(1) {
+        types.push(match third {
+            DataType::Interval | DataType::Null => DataType::Interval,
+            DataType::Date | DataType::Timestamp | DataType::TimestampTz => tz.clone(),
+            DataType::Varchar => DataType::Varchar,
+            _ => return None,
+        });
+    }
+    bind(ScalarFunction::TimeBucket, types, tz)
+}
+
+/// [`evaluate`] for instants: on their UTC values, or on their local times in the
+/// zone of a third VARCHAR argument.
+fn evaluate_instants(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let utc = |v: &Vector| {
+        let mut r = v.clone();
+        if r.ty == DataType::TimestampTz {
+            r.ty = DataType::Timestamp;
+        }
+        r
+    };
+    let mut on_utc = f.clone();
+    on_utc.return_type = DataType::Timestamp;
+    let zone = match args.get(2) {
+        Some(z) if z.ty == DataType::Varchar => {
+            if !z.constant {
+                return Err(Error::not_supported(
+                    "time_bucket's time zone must be a constant",
+                ));
+            }
+            if !z.validity.is_valid(0) {
+                return Ok(crate::kernels::null_vector(&f.return_type, len, false));
+            }
+            Some(crate::timezone::lookup(z.strings().get(0))?)
+        }
+        _ => None,
+    };
+    let Some(zone) = zone else {
+        let args: Vec<Vector> = args.iter().map(utc).collect();
+        let mut out = evaluate(&on_utc, &args, len)?;
+        out.ty = DataType::TimestampTz;
+        return Ok(out);
+    };
+    on_utc.arg_types.truncate(2);
+    let local = crate::timezone::to_local_in(&zone, &args[1], len)?;
+    let buckets = evaluate(&on_utc, &[args[0].clone(), local], len)?;
+    crate::timezone::to_instant_in(&zone, &buckets, len)
 }
 
 fn month_index(t: i64) -> i64 {
@@ -79,6 +138,9 @@ fn bucket(width: Interval, t: i64, origin: Option<i64>, offset: Interval) -> Res
 }
 
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    if f.return_type == DataType::TimestampTz {
+        return evaluate_instants(f, args, len);
+    }
     let refs: Vec<&Vector> = args.iter().collect();
     let width = Slot::<Interval>::new(&args[0]);
     let is_date = f.return_type == DataType::Date;

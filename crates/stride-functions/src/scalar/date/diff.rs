@@ -1,7 +1,9 @@
 //! `date_diff(part, start, end)` / `datediff`: how many `part` boundaries lie between
 //! two dates or timestamps (DuckDB semantics): date_diff('month', '2024-01-31',
 //! '2024-02-01') is 1. Weeks are ISO weeks starting on Monday. Both values are
-//! compared as timestamps (a date is its midnight).
+//! compared as timestamps (a date is its midnight). Two instants (TIMESTAMP WITH TIME
+//! ZONE) count hours and smaller units in elapsed time, days and larger ones on the
+//! session zone's clocks, as DuckDB does.
 
 use super::field::DateField;
 use super::temporal_arg;
@@ -18,7 +20,13 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     }
     temporal_arg(a, false)?;
     temporal_arg(b, false)?;
-    let ts = DataType::Timestamp;
+    // with an instant on either side both are instants (a local time is read in the
+    // session's zone)
+    let ts = if matches!(a, DataType::TimestampTz) || matches!(b, DataType::TimestampTz) {
+        DataType::TimestampTz
+    } else {
+        DataType::Timestamp
+    };
     bind(
         ScalarFunction::DateDiff,
         vec![DataType::Varchar, ts.clone(), ts],
@@ -49,7 +57,7 @@ fn period_index(field: DateField, t: i64) -> Option<i64> {
         Millisecond => t.div_euclid(1_000),
         Microsecond => t,
         Nanosecond => t.checked_mul(1_000)?,
-        IsoYear | Timezone | YearWeek | Era => return None,
+        IsoYear | Timezone | TimezoneHour | TimezoneMinute | YearWeek | Era => return None,
     })
 }
 
@@ -66,6 +74,9 @@ fn diff(field: DateField, a: i64, b: i64) -> Result<i64> {
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
+    if args[1].ty == DataType::TimestampTz {
+        return super::by_part_of_two_instants(args, len, "date_diff", diff);
+    }
     super::by_part_of_two(args, len, "date_diff", diff)
 }
 

@@ -51,19 +51,22 @@ pub(crate) fn resolve_epoch_unit(args: &[DataType], unit: EpochUnit) -> Option<B
             DataType::Timestamp,
         );
     }
-    let x = temporal_arg(x, true)?;
+    // an instant's count is the instant's, not its local time's
+    let x = match x {
+        DataType::TimestampTz => DataType::TimestampTz,
+        x => temporal_arg(x, true)?,
+    };
     bind(ScalarFunction::EpochUnit(unit), vec![x], DataType::BigInt)
 }
 
-/// `to_timestamp(seconds)`: a DOUBLE count of seconds since the epoch. DuckDB returns
-/// a TIMESTAMP WITH TIME ZONE; stride has no time zones, so the same instant as a
-/// TIMESTAMP (UTC).
+/// `to_timestamp(seconds)`: a DOUBLE count of seconds since the epoch, an instant
+/// (TIMESTAMP WITH TIME ZONE, as in DuckDB).
 pub(crate) fn resolve_to_timestamp(args: &[DataType]) -> Option<BoundFunction> {
     fixed(
         ScalarFunction::ToTimestamp,
         args,
         &[DataType::Double],
-        DataType::Timestamp,
+        DataType::TimestampTz,
     )
 }
 
@@ -106,7 +109,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                     |d: i32| unit.of_micros(d as i64 * MICROS_PER_DAY),
                     |_| err(),
                 ),
-                DataType::Timestamp => try_unary(v, len, ty, |t: i64| unit.of_micros(t), |_| err()),
+                DataType::Timestamp | DataType::TimestampTz => {
+                    try_unary(v, len, ty, |t: i64| unit.of_micros(t), |_| err())
+                }
                 _ => try_unary(
                     v,
                     len,
@@ -126,14 +131,14 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         ScalarFunction::ToTimestamp => try_unary(
             v,
             len,
-            ts,
+            DataType::TimestampTz,
             |s: f64| {
                 let micros = (s * MICROS_PER_SEC as f64).round();
                 (micros.is_finite() && micros.abs() < 9.2e18)
                     .then_some(micros as i64)
                     .filter(|&t| valid_timestamp(t))
             },
-            |_| Error::conversion("Epoch seconds out of range for TIMESTAMP"),
+            |_| Error::conversion("Epoch seconds out of range for TIMESTAMP WITH TIME ZONE"),
         ),
         ScalarFunction::MakeTimestampMicros => try_unary(
             v,
@@ -204,7 +209,7 @@ mod tests {
         assert!(eval("epoch_ms", &[BigInt(i64::MAX)]).is_err());
         assert_eq!(
             eval("to_timestamp", &[Double(1.5)]).unwrap(),
-            Timestamp(1_500_000)
+            TimestampTz(1_500_000)
         );
         assert_eq!(eval("to_timestamp", &[Null]).unwrap(), Null);
         let e = eval("to_timestamp", &[Double(1e20)]).unwrap_err();

@@ -36,8 +36,13 @@ pub enum DateField {
     Epoch,
     /// Julian day number (days since 4714-11-24 BC)
     Julian,
-    /// Time zone offset fields: always 0, stride has no time zones
+    /// The UTC offset in seconds: of a TIMESTAMP WITH TIME ZONE in the session's
+    /// zone, 0 for the types without a zone
     Timezone,
+    /// The offset's hours (with its sign)
+    TimezoneHour,
+    /// The offset's minutes past the hours (with its sign)
+    TimezoneMinute,
     /// 1 for years AD, 0 for years BC
     Era,
     /// ISO year * 100 + ISO week (`yearweek`)
@@ -75,7 +80,9 @@ impl DateField {
             "epoch" => Epoch,
             "julian" => Julian,
             "era" => Era,
-            "timezone" | "timezone_hour" | "timezone_minute" => Timezone,
+            "timezone" => Timezone,
+            "timezone_hour" => TimezoneHour,
+            "timezone_minute" => TimezoneMinute,
             _ => {
                 return Err(Error::conversion(format!(
                     "extract specifier \"{}\" not recognized",
@@ -102,7 +109,7 @@ impl DateField {
             Millisecond => micros % MICROS_PER_MINUTE / 1000,
             Microsecond => micros % MICROS_PER_MINUTE,
             Epoch => micros / MICROS_PER_SEC,
-            Timezone => 0,
+            Timezone | TimezoneHour | TimezoneMinute => 0,
             other => {
                 return Err(Error::not_supported(format!(
                     "\"time\" units \"{}\" not recognized",
@@ -110,6 +117,23 @@ impl DateField {
                 )))
             }
         })
+    }
+
+    /// Whether the field is one of the UTC offset's.
+    pub fn is_zone(self) -> bool {
+        matches!(
+            self,
+            DateField::Timezone | DateField::TimezoneHour | DateField::TimezoneMinute
+        )
+    }
+
+    /// A zone field of a UTC offset of `secs` seconds.
+    pub fn of_offset(self, secs: i64) -> i64 {
+        match self {
+            DateField::TimezoneHour => secs / 3600,
+            DateField::TimezoneMinute => secs / 60 % 60,
+            _ => secs,
+        }
     }
 
     /// The field of a timestamp.
@@ -164,7 +188,7 @@ impl DateField {
             Nanosecond => secs_in_minute * 1_000,
             Epoch => days * 86_400 + time / MICROS_PER_SEC,
             Julian => days + 2_440_588,
-            Timezone => 0,
+            Timezone | TimezoneHour | TimezoneMinute => 0,
             Era => i64::from(year() > 0),
             YearWeek => {
                 let (y, w) = iso_week(days);
@@ -193,7 +217,7 @@ impl DateField {
             Millisecond => in_minute / 1000,
             Microsecond => in_minute,
             Nanosecond => in_minute * 1_000,
-            Timezone => 0,
+            Timezone | TimezoneHour | TimezoneMinute => 0,
             // PostgreSQL: a year is 365.25 days, a month 30 days
             Epoch => {
                 years * 31_557_600
@@ -234,6 +258,8 @@ impl DateField {
             Epoch => "epoch",
             Julian => "julian",
             Timezone => "timezone",
+            TimezoneHour => "timezone_hour",
+            TimezoneMinute => "timezone_minute",
             Era => "era",
             YearWeek => "yearweek",
         }

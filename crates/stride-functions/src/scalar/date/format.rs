@@ -139,7 +139,10 @@ fn bad_specifier(format: &str, spec: &str) -> Error {
 }
 
 /// The fields of a timestamp that formatting needs.
-struct Parts {
+struct Parts<'z> {
+    /// The UTC offset in seconds and the zone's name (`%z`, `%Z`)
+    offset: i32,
+    zone: &'z str,
     days: i64,
     year: i64,
     month: u32,
@@ -201,9 +204,17 @@ impl Format {
 
     /// Appends timestamp `micros` formatted.
     pub fn write(&self, micros: i64, out: &mut String) {
+        self.write_zoned(micros, 0, "", out)
+    }
+
+    /// Appends local time `micros` formatted, with `%z` the UTC offset `offset`
+    /// (seconds, as TIMESTAMPTZ text shows it: `-04`, `+05:30`) and `%Z` `zone`.
+    pub fn write_zoned(&self, micros: i64, offset: i32, zone: &str, out: &mut String) {
         let days = micros.div_euclid(MICROS_PER_DAY);
         let (year, month, day) = civil_from_days(days);
         let p = Parts {
+            offset,
+            zone,
             days,
             year,
             month,
@@ -259,8 +270,8 @@ fn write_spec(spec: Spec, pad: bool, p: &Parts, out: &mut String) {
         WeekMon => num(out, (yday + 7 - (dow + 6) % 7) / 7, 2, pad),
         IsoWeek => num(out, iso_week(p.days).1, 2, pad),
         IsoYear => num(out, iso_week(p.days).0, 4, pad),
-        TzOffset => out.push_str("+00"),
-        TzName => {}
+        TzOffset => stride_common::zone::write_offset(out, p.offset),
+        TzName => out.push_str(p.zone),
     }
 }
 

@@ -10,6 +10,35 @@ use stride_common::temporal::{days_from_civil, make_date};
 impl Format {
     /// Parses `s` into a timestamp; `None` when it does not match the format.
     pub fn parse_timestamp(&self, s: &str) -> Option<i64> {
+        let st = self.parse_state(s)?;
+        let offset = st.offset_minutes * 60 * MICROS_PER_SEC;
+        st.finish()?.checked_sub(offset)
+    }
+
+    /// Parses `s` into an instant (strptime with `%z` or `%Z`): the local time read
+    /// with the parsed offset, in the parsed zone, or in `zone` when the text has
+    /// neither. `Ok(None)` when it does not match; an unknown zone name is an error.
+    pub fn parse_instant(
+        &self,
+        s: &str,
+        zone: &stride_common::zone::SessionZone,
+    ) -> stride_common::Result<Option<i64>> {
+        let Some(st) = self.parse_state(s) else {
+            return Ok(None);
+        };
+        let offset = st.offset_minutes * 60 * MICROS_PER_SEC;
+        let (has_offset, name) = (st.has_offset, st.zone.clone());
+        let Some(local) = st.finish() else {
+            return Ok(None);
+        };
+        Ok(match name {
+            Some(n) => crate::timezone::lookup(&n)?.instant_of(local),
+            None if has_offset => local.checked_sub(offset),
+            None => zone.instant_of(local),
+        })
+    }
+
+    fn parse_state(&self, s: &str) -> Option<ParseState> {
         let mut st = ParseState::default();
         let mut b = s.as_bytes();
         for item in &self.items {
@@ -21,7 +50,21 @@ impl Format {
         if !b.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        st.finish()
+        Some(st)
+    }
+
+    /// Whether the format reads a UTC offset or a zone name (strptime then returns a
+    /// TIMESTAMP WITH TIME ZONE, as in DuckDB).
+    pub fn has_zone(&self) -> bool {
+        self.items.iter().any(|i| {
+            matches!(
+                i,
+                Item::Spec {
+                    spec: Spec::TzOffset | Spec::TzName,
+                    ..
+                }
+            )
+        })
     }
 }
 
@@ -38,10 +81,13 @@ struct ParseState {
     micros: i64,
     pm: Option<bool>,
     offset_minutes: i64,
+    has_offset: bool,
+    zone: Option<String>,
 }
 
 impl ParseState {
-    fn finish(self) -> Option<i64> {
+    /// The local time read (the offset not applied).
+    fn finish(&self) -> Option<i64> {
         let year = self.year.unwrap_or(1900);
         let days = match (self.month, self.day, self.day_of_year) {
             (None, None, Some(doy)) => {
@@ -70,9 +116,7 @@ impl ParseState {
             return None;
         }
         let time = ((hour * 60 + self.minute) * 60 + self.second) * MICROS_PER_SEC + self.micros;
-        days.checked_mul(MICROS_PER_DAY)?
-            .checked_add(time)?
-            .checked_sub(self.offset_minutes * 60 * MICROS_PER_SEC)
+        days.checked_mul(MICROS_PER_DAY)?.checked_add(time)
     }
 }
 
@@ -206,6 +250,7 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
         IsoYear => digits(b, 4)?.2,
         TzOffset => {
             if let Some(rest) = b.strip_prefix(b"Z") {
+                st.has_offset = true;
                 return Some(rest);
             }
             let sign = match b.first()? {
@@ -220,10 +265,19 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
                 None => (0, rest),
             };
             st.offset_minutes = sign * (h * 60 + m);
+            st.has_offset = true;
             rest
         }
         TzName => {
-            let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            // a zone name: `UTC`, `Europe/Berlin`, `America/Port-au-Prince`, `Etc/GMT+5`
+            let n = b
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || b"/_+-".contains(c))
+                .count();
+            if n == 0 {
+                return None;
+            }
+            st.zone = Some(String::from_utf8_lossy(&b[..n]).into_owned());
             &b[n..]
         }
     })

@@ -1,5 +1,8 @@
-//! `make_date(year, month, day)`, `make_time(hour, minute, seconds)` and
-//! `make_timestamp(year, month, day, hour, minute, seconds)`; fields out of range are a Conversion error naming the value.
+//! `make_date(year, month, day)`, `make_time(hour, minute, seconds)`,
+//! `make_timestamp(year, month, day, hour, minute, seconds)` and `make_timestamptz`
+//! (the same fields read as local time in the session's zone or in a named zone, or
+//! microseconds since the epoch); fields out of range are a Conversion error naming
+//! the value.
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::fixed;
@@ -33,6 +36,24 @@ pub(crate) fn resolve_make_timestamp(args: &[DataType]) -> Option<BoundFunction>
         args,
         &params,
         DataType::Timestamp,
+    )
+}
+
+pub(crate) fn resolve_make_timestamptz(args: &[DataType]) -> Option<BoundFunction> {
+    let i = DataType::BigInt;
+    let mut params = vec![i.clone(), i.clone(), i.clone(), i.clone(), i.clone()];
+    params.push(DataType::Double);
+    match args.len() {
+        1 => params.truncate(1),
+        6 => {}
+        7 => params.push(DataType::Varchar),
+        _ => return None,
+    }
+    fixed(
+        ScalarFunction::MakeTimestampTz,
+        args,
+        &params,
+        DataType::TimestampTz,
     )
 }
 
@@ -92,6 +113,29 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         let micros = time_of_day(h.get(i), mi.get(i), s.get(i))?;
         days.checked_mul(MICROS_PER_DAY)
             .and_then(|d| d.checked_add(micros))
+            .ok_or_else(|| Error::conversion("Timestamp out of range"))
+    })
+}
+
+/// `make_timestamptz`: micros as an instant, or the local fields' instant in the
+/// session's zone or the zone of the seventh argument.
+pub(super) fn evaluate_tz(args: &[Vector], len: usize) -> Result<Vector> {
+    if args.len() == 1 {
+        let mut out = args[0].clone();
+        out.ty = DataType::TimestampTz;
+        return Ok(out);
+    }
+    let local = evaluate(ScalarFunction::MakeTimestamp, &args[..6], len)?;
+    if args.len() == 6 {
+        return crate::timezone::to_instant(&local, len);
+    }
+    let (l, zones) = (
+        Slot::<i64>::new(&local),
+        crate::kernels::StrSlot::new(&args[6]),
+    );
+    map_rows(&[&local, &args[6]], len, DataType::TimestampTz, |i| {
+        crate::timezone::lookup(zones.get(i))?
+            .instant_of(l.get(i))
             .ok_or_else(|| Error::conversion("Timestamp out of range"))
     })
 }

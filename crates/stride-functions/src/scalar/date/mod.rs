@@ -25,6 +25,7 @@ pub(crate) mod strptime_list;
 pub(crate) mod sub;
 pub(crate) mod to_interval;
 pub(crate) mod trunc;
+pub(crate) mod zone;
 
 pub use epoch::EpochUnit;
 pub use field::DateField;
@@ -34,10 +35,13 @@ use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
 
 /// The temporal type a date function computes in for an argument: dates and
-/// timestamps keep their type, an untyped NULL or text is a TIMESTAMP.
+/// timestamps keep their type, an untyped NULL or text is a TIMESTAMP, and a
+/// TIMESTAMP WITH TIME ZONE is its local time in the session's zone (a TIMESTAMP:
+/// the binder casts it), so its fields are the ones its text shows.
 pub(crate) fn temporal_arg(t: &DataType, allow_interval: bool) -> Option<DataType> {
     match t {
         DataType::Date | DataType::Timestamp => Some(t.clone()),
+        DataType::TimestampTz => Some(DataType::Timestamp),
         DataType::Interval if allow_interval => Some(t.clone()),
         DataType::Null | DataType::Varchar => Some(DataType::Timestamp),
         _ => None,
@@ -52,11 +56,13 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::DateDiff => diff::evaluate(args, len),
         F::MakeDate | F::MakeTimestamp | F::MakeTime => make::evaluate(f.func, args, len),
         F::Strftime => strftime::evaluate(args, len),
-        F::Strptime | F::TryStrptime => strptime::evaluate(f.func, args, len),
+        F::Strptime | F::TryStrptime => strptime::evaluate(f, args, len),
         F::DatePartList => part_list::evaluate(f, args, len),
         F::StrptimeList(try_) => strptime_list::evaluate(try_, args, len),
         F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
-        F::CurrentDate | F::CurrentTimestamp | F::CurrentTime => now::evaluate(f.func),
+        F::CurrentDate | F::CurrentTimestamp | F::CurrentLocalTimestamp | F::CurrentTime => {
+            now::evaluate(f.func)
+        }
         F::EpochUnit(_) | F::TimestampFromEpochMs | F::ToTimestamp | F::MakeTimestampMicros => {
             epoch::evaluate(f.func, args, len)
         }
@@ -64,6 +70,8 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Age | F::DateAdd => age::evaluate(f.func, args, len),
         F::TimeBucket => bucket::evaluate(f, args, len),
         F::DateSub => sub::evaluate(args, len),
+        F::AtTimeZone => zone::evaluate(f, args, len),
+        F::MakeTimestampTz => make::evaluate_tz(args, len),
         F::NormalizedInterval => normalize::evaluate(args, len),
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
@@ -99,5 +107,59 @@ pub(super) fn by_part_of_two(
     let (parts, x, y) = (StrSlot::new(part), Slot::<i64>::new(a), Slot::<i64>::new(b));
     map_rows(&[part, a, b], len, ty, |i| {
         f(DateField::parse(parts.get(i))?, x.get(i), y.get(i))
+    })
+}
+
+/// [`by_part_of_two`] over two instants (TIMESTAMP WITH TIME ZONE): parts below a day
+/// see the instants (elapsed time), the others their local times in the session's
+/// zone, as DuckDB's `date_diff` and `date_sub` do.
+pub(super) fn by_part_of_two_instants(
+    args: &[Vector],
+    len: usize,
+    what: &'static str,
+    f: fn(DateField, i64, i64) -> Result<i64>,
+) -> Result<Vector> {
+    use crate::kernels::{map_rows, Slot, StrSlot};
+    let elapsed = |field: DateField| {
+        use DateField::*;
+        matches!(
+            field,
+            Hour | Minute | Second | Millisecond | Microsecond | Nanosecond | Epoch
+        )
+    };
+    let zone = stride_common::zone::current();
+    let (part, a, b) = (&args[0], &args[1], &args[2]);
+    let raw = |v: &Vector| {
+        let mut r = v.clone();
+        r.ty = DataType::Timestamp;
+        r
+    };
+    let (la, lb) = (
+        crate::timezone::to_local_in(&zone, a, len)?,
+        crate::timezone::to_local_in(&zone, b, len)?,
+    );
+    if part.constant && part.validity.is_valid(0) {
+        let field = DateField::parse(part.strings().get(0))?;
+        let (x, y) = if elapsed(field) {
+            (raw(a), raw(b))
+        } else {
+            (la, lb)
+        };
+        return by_part_of_two(&[part.clone(), x, y], len, what, f);
+    }
+    let parts = StrSlot::new(part);
+    let (ra, rb, xa, xb) = (
+        Slot::<i64>::new(a),
+        Slot::<i64>::new(b),
+        Slot::<i64>::new(&la),
+        Slot::<i64>::new(&lb),
+    );
+    map_rows(&[part, a, b], len, DataType::BigInt, |i| {
+        let field = DateField::parse(parts.get(i))?;
+        if elapsed(field) {
+            f(field, ra.get(i), rb.get(i))
+        } else {
+            f(field, xa.get(i), xb.get(i))
+        }
     })
 }

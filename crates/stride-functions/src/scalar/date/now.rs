@@ -1,9 +1,11 @@
-//! `current_date`/`today`, `current_time`/`get_current_time` (a TIME: stride has no
-//! TIME WITH TIME ZONE, which DuckDB returns) and `current_timestamp`/`now`: the
-//! instant the statement (or its transaction) started, UTC, no time zones. The
-//! executor passes that instant ([`at`]), so every row and every call of a statement
-//! sees the same one, as in DuckDB and PostgreSQL; [`evaluate`], for folding
-//! without a statement, reads the clock.
+//! `current_timestamp`/`now`/`get_current_timestamp`/`transaction_timestamp`: the
+//! instant the statement (or its transaction) started, a TIMESTAMP WITH TIME ZONE;
+//! `current_localtimestamp` (a TIMESTAMP), `current_date`/`today` and
+//! `current_time`/`get_current_time` (a TIME: stride has no TIME WITH TIME ZONE,
+//! which DuckDB returns): that instant's local time, date and time of day in the
+//! session's zone. The executor passes that instant ([`at`]), so every row and every
+//! call of a statement sees the same one, as in DuckDB and PostgreSQL; [`evaluate`],
+//! for folding without a statement, reads the clock.
 
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
@@ -18,6 +20,15 @@ pub(crate) fn resolve_current_date(args: &[DataType]) -> Option<BoundFunction> {
 pub(crate) fn resolve_current_timestamp(args: &[DataType]) -> Option<BoundFunction> {
     fixed(
         ScalarFunction::CurrentTimestamp,
+        args,
+        &[],
+        DataType::TimestampTz,
+    )
+}
+
+pub(crate) fn resolve_current_local_timestamp(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::CurrentLocalTimestamp,
         args,
         &[],
         DataType::Timestamp,
@@ -47,6 +58,7 @@ pub fn reads_clock(func: ScalarFunction, arity: usize) -> bool {
     match func {
         ScalarFunction::CurrentDate
         | ScalarFunction::CurrentTimestamp
+        | ScalarFunction::CurrentLocalTimestamp
         | ScalarFunction::CurrentTime => true,
         ScalarFunction::Age => arity == 1,
         _ => false,
@@ -69,15 +81,20 @@ pub fn evaluate_at(
 
 /// `func`'s value at `t` (microseconds since the epoch): a constant vector.
 fn at(func: ScalarFunction, t: i64) -> Result<Vector> {
-    if func == ScalarFunction::CurrentTime {
-        let time = t.rem_euclid(MICROS_PER_DAY);
-        return Vector::constant(&ScalarValue::Time(time), &DataType::Time);
+    if func == ScalarFunction::CurrentTimestamp {
+        return Vector::constant(&ScalarValue::TimestampTz(t), &DataType::TimestampTz);
     }
-    if func == ScalarFunction::CurrentDate {
-        let days = t.div_euclid(MICROS_PER_DAY) as i32;
-        Vector::constant(&ScalarValue::Date(days), &DataType::Date)
-    } else {
-        Vector::constant(&ScalarValue::Timestamp(t), &DataType::Timestamp)
+    let local = stride_common::zone::current().local_of(t).unwrap_or(t);
+    match func {
+        ScalarFunction::CurrentTime => {
+            let time = local.rem_euclid(MICROS_PER_DAY);
+            Vector::constant(&ScalarValue::Time(time), &DataType::Time)
+        }
+        ScalarFunction::CurrentDate => {
+            let days = local.div_euclid(MICROS_PER_DAY) as i32;
+            Vector::constant(&ScalarValue::Date(days), &DataType::Date)
+        }
+        _ => Vector::constant(&ScalarValue::Timestamp(local), &DataType::Timestamp),
     }
 }
 
@@ -95,7 +112,7 @@ mod tests {
         assert!(d > 19_723);
         assert!(matches!(
             call("now", &[]).unwrap(),
-            ScalarValue::Timestamp(_)
+            ScalarValue::TimestampTz(_)
         ));
     }
 }

@@ -41,10 +41,12 @@ pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<Bound
     bind(ScalarFunction::Extract(field), vec![x], ret)
 }
 
-/// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields).
+/// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields); a TIMESTAMP
+/// WITH TIME ZONE keeps its type (its epoch is the instant's, its other fields are
+/// its local time's).
 pub(super) fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
     match x {
-        DataType::Time => Some(DataType::Time),
+        DataType::Time | DataType::TimestampTz => Some(x.clone()),
         x => temporal_arg(x, true),
     }
 }
@@ -85,8 +87,29 @@ fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector
     }
 }
 
+/// `field` of every instant of a TIMESTAMP WITH TIME ZONE vector: the epoch of the
+/// instant, the zone fields of its offset, the others of its local time in the
+/// session's zone.
+fn extract_instant(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
+    if field == DateField::Epoch {
+        let mut raw = v.clone();
+        raw.ty = DataType::Timestamp;
+        return extract(field, &raw, len, ret);
+    }
+    if field.is_zone() {
+        let offsets = crate::timezone::offsets(v, len);
+        return Ok(unary(&offsets, len, DataType::BigInt, |o: i64| {
+            field.of_offset(o)
+        }));
+    }
+    extract(field, &crate::timezone::to_local(v, len)?, len, ret)
+}
+
 /// `field` of every row of `v` (a DATE, TIMESTAMP or INTERVAL vector).
 pub(super) fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
+    if v.ty == DataType::TimestampTz {
+        return extract_instant(field, v, len, ret);
+    }
     if *ret == DataType::Double {
         return extract_fractional(field, v, len);
     }
@@ -127,6 +150,23 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     }
     let parts = StrSlot::new(part);
     let refs = [part, v];
+    if v.ty == DataType::TimestampTz {
+        let local = crate::timezone::to_local(v, len)?;
+        let offsets = crate::timezone::offsets(v, len);
+        let (t, l, o) = (
+            Slot::<i64>::new(v),
+            Slot::<i64>::new(&local),
+            Slot::<i64>::new(&offsets),
+        );
+        return map_rows(&refs, len, DataType::BigInt, |i| {
+            let field = DateField::parse(parts.get(i))?;
+            Ok(match field {
+                DateField::Epoch => field.of_timestamp(t.get(i)),
+                f if f.is_zone() => f.of_offset(o.get(i)),
+                f => f.of_timestamp(l.get(i)),
+            })
+        });
+    }
     match v.ty {
         DataType::Date => {
             let d = Slot::<i32>::new(v);

@@ -1,5 +1,7 @@
 //! `strftime(x, format)`: a DATE or TIMESTAMP formatted as text (dates format as
-//! their midnight). A constant format is compiled once per call.
+//! their midnight); a TIMESTAMP WITH TIME ZONE formats its local time in the
+//! session's zone, `%z` its offset and `%Z` the zone's name. A constant format is
+//! compiled once per call.
 
 use super::format::Format;
 use super::temporal_arg;
@@ -10,18 +12,25 @@ use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let [x, fmt] = args else { return None };
-    temporal_arg(x, false)?;
+    let x = match x {
+        DataType::TimestampTz => DataType::TimestampTz,
+        x => {
+            temporal_arg(x, false)?;
+            DataType::Timestamp
+        }
+    };
     if !castable(fmt, &DataType::Varchar) {
         return None;
     }
     bind(
         ScalarFunction::Strftime,
-        vec![DataType::Timestamp, DataType::Varchar],
+        vec![x, DataType::Varchar],
         DataType::Varchar,
     )
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
+    let zone = (args[0].ty == DataType::TimestampTz).then(stride_common::zone::current);
     let (t, fmt) = (Slot::<i64>::new(&args[0]), StrSlot::new(&args[1]));
     let mut compiled: Option<Format> = None;
     let mut buf = String::new();
@@ -31,8 +40,16 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
             compiled = Some(Format::parse(f)?);
         }
         buf.clear();
-        if let Some(c) = &compiled {
-            c.write(t.get(i), &mut buf);
+        match (&compiled, &zone) {
+            (Some(c), Some(z)) => {
+                let instant = t.get(i);
+                let local = z.local_of(instant).ok_or_else(|| {
+                    stride_common::Error::out_of_range("timestamp out of range for strftime")
+                })?;
+                c.write_zoned(local, z.offset_at(instant), z.name(), &mut buf)
+            }
+            (Some(c), None) => c.write(t.get(i), &mut buf),
+            _ => {}
         }
         out.push(&buf);
         Ok(())

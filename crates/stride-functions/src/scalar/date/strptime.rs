@@ -1,5 +1,7 @@
 //! `strptime(text, format)` -> TIMESTAMP, an Invalid Input error when the text does
 //! not match; `try_strptime` gives NULL instead. A constant format is compiled once.
+//! A constant format with `%z` (offset) or `%Z` (zone name) gives a TIMESTAMP WITH
+//! TIME ZONE ([`specialize`], as DuckDB binds it).
 
 use super::format::Format;
 use crate::kernels::{all_constant, make_vector, strict_validity, StrSlot};
@@ -24,7 +26,18 @@ pub(crate) fn resolve_try_strptime(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::TryStrptime, args)
 }
 
-pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
+/// A constant format reading a zone makes the call return instants.
+pub(crate) fn specialize(f: &mut BoundFunction, format: &stride_common::ScalarValue) {
+    if let stride_common::ScalarValue::Varchar(text) = format {
+        if Format::parse(text).is_ok_and(|c| c.has_zone()) {
+            f.return_type = DataType::TimestampTz;
+        }
+    }
+}
+
+pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
+    let func = f.func;
+    let instants = (f.return_type == DataType::TimestampTz).then(stride_common::zone::current);
     let null_on_failure = func == ScalarFunction::TryStrptime;
     let refs = [&args[0], &args[1]];
     let constant = all_constant(&refs);
@@ -42,9 +55,11 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         if compiled.as_ref().is_none_or(|c| c.text() != f) {
             compiled = Some(Format::parse(f)?);
         }
-        let parsed = compiled
-            .as_ref()
-            .and_then(|c| c.parse_timestamp(text.get(i)));
+        let parsed = match (&compiled, &instants) {
+            (Some(c), Some(zone)) => c.parse_instant(text.get(i), zone)?,
+            (Some(c), None) => c.parse_timestamp(text.get(i)),
+            _ => None,
+        };
         match parsed {
             Some(t) => out.push(t),
             None if null_on_failure => {
@@ -59,7 +74,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
             }
         }
     }
-    Ok(make_vector(DataType::Timestamp, out, validity, constant))
+    Ok(make_vector(f.return_type.clone(), out, validity, constant))
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! Months (and the years, quarters, decades, centuries and millennia made of them)
 //! come from [`age`](super::age::age), with an end on the last day of its month
 //! completing a month that started on a later day; days, weeks and time units are
-//! the elapsed time divided by the unit, truncated toward zero.
+//! the elapsed time divided by the unit, truncated toward zero. Two instants count
+//! as in `date_diff`: units below a day in elapsed time, the others on the session
+//! zone's clocks.
 
 use super::age::age;
 use super::field::DateField;
@@ -62,14 +64,19 @@ fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
         Second | Epoch => elapsed(MICROS_PER_SEC),
         Millisecond => elapsed(1_000),
         Microsecond => elapsed(1),
-        Nanosecond | Timezone | YearWeek | Era => Err(Error::not_supported(format!(
-            "date_sub specifier \"{}\" not supported",
-            field.name()
-        ))),
+        Nanosecond | Timezone | TimezoneHour | TimezoneMinute | YearWeek | Era => {
+            Err(Error::not_supported(format!(
+                "date_sub specifier \"{}\" not supported",
+                field.name()
+            )))
+        }
     }
 }
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
+    if args[1].ty == DataType::TimestampTz {
+        return super::by_part_of_two_instants(args, len, "date_sub", sub);
+    }
     super::by_part_of_two(args, len, "date_sub", sub)
 }
 

@@ -5,7 +5,8 @@
 //! centuries in 2001). An INTERVAL is truncated part by part, toward zero: the units
 //! below `part` are cleared (`date_trunc('month', INTERVAL '14 months 3 days')` is 1
 //! year 2 months, `'week'` keeps whole weeks of its days, the day-of-week and
-//! day-of-year parts keep its days, `'epoch'` its whole seconds).
+//! day-of-year parts keep its days, `'epoch'` its whole seconds). A TIMESTAMP WITH
+//! TIME ZONE is truncated on the session zone's clocks and stays an instant.
 
 use super::field::DateField;
 use super::temporal_arg;
@@ -21,9 +22,12 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     if !castable(part, &DataType::Varchar) {
         return None;
     }
-    let x = match temporal_arg(x, true)? {
-        DataType::Date => DataType::Timestamp,
-        other => other,
+    let x = match x {
+        DataType::TimestampTz => DataType::TimestampTz,
+        x => match temporal_arg(x, true)? {
+            DataType::Date => DataType::Timestamp,
+            other => other,
+        },
     };
     bind(
         ScalarFunction::DateTrunc,
@@ -37,8 +41,8 @@ fn trunc_field(spec: &str) -> Result<DateField> {
     use DateField::*;
     let f = DateField::parse(spec)?;
     match f {
-        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone | YearWeek
-        | Era => Err(Error::not_supported(format!(
+        DayOfWeek | IsoDayOfWeek | DayOfYear | Epoch | IsoYear | Julian | Timezone
+        | TimezoneHour | TimezoneMinute | YearWeek | Era => Err(Error::not_supported(format!(
             "date_trunc specifier \"{}\" not supported",
             f.name()
         ))),
@@ -102,7 +106,7 @@ fn trunc_interval(field: DateField, iv: Interval) -> Result<Interval> {
         Second | Epoch => micros(MICROS_PER_SEC),
         Millisecond => micros(1_000),
         Microsecond | Nanosecond => iv,
-        Timezone | Era => {
+        Timezone | TimezoneHour | TimezoneMinute | Era => {
             return Err(Error::not_supported(format!(
                 "date_trunc specifier \"{}\" not supported for INTERVAL",
                 field.name()
@@ -115,9 +119,46 @@ fn out_of_range() -> Error {
     Error::out_of_range("Timestamp out of range")
 }
 
+/// date_trunc of instants: their local times truncated, back to instants. Below a
+/// day (a constant hour, minute, ... part) the instant moves back by what the local
+/// time lost, so an hour repeated by a DST shift truncates within itself; a day or
+/// longer is the instant of the truncated local time.
+fn evaluate_instants(f: &BoundFunction, part: &Vector, v: &Vector, len: usize) -> Result<Vector> {
+    let zone = stride_common::zone::current();
+    let local = crate::timezone::to_local_in(&zone, v, len)?;
+    let mut on_local = f.clone();
+    on_local.arg_types[1] = DataType::Timestamp;
+    on_local.return_type = DataType::Timestamp;
+    let truncated = evaluate(&on_local, &[part.clone(), local.clone()], len)?;
+    let below_day = part.constant
+        && part.validity.is_valid(0)
+        && trunc_field(part.strings().get(0)).is_ok_and(|f| {
+            use DateField::*;
+            matches!(
+                f,
+                Hour | Minute | Second | Millisecond | Microsecond | Nanosecond
+            )
+        });
+    let (t, l, r) = (
+        Slot::<i64>::new(v),
+        Slot::<i64>::new(&local),
+        Slot::<i64>::new(&truncated),
+    );
+    map_rows(&[v, &truncated], len, DataType::TimestampTz, |i| {
+        if below_day {
+            Ok(t.get(i) - (l.get(i) - r.get(i)))
+        } else {
+            zone.instant_of(r.get(i)).ok_or_else(out_of_range)
+        }
+    })
+}
+
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let (part, v) = (&args[0], &args[1]);
     let ty = f.return_type.clone();
+    if ty == DataType::TimestampTz {
+        return evaluate_instants(f, part, v, len);
+    }
     if ty == DataType::Interval {
         let parts = StrSlot::new(part);
         let iv = Slot::<Interval>::new(v);

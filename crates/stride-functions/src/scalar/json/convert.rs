@@ -129,6 +129,7 @@ fn type_by_name(name: &str) -> Option<DataType> {
         "VARCHAR" | "TEXT" | "STRING" => DataType::Varchar,
         "DATE" => DataType::Date,
         "TIMESTAMP" => DataType::Timestamp,
+        "TIMESTAMP WITH TIME ZONE" | "TIMESTAMPTZ" => DataType::TimestampTz,
         "INTERVAL" => DataType::Interval,
         "JSON" => DataType::Json,
         _ => {

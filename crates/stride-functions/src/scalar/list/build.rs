@@ -129,7 +129,13 @@ pub(crate) fn resolve_range(args: &[DataType], inclusive: bool) -> Option<BoundF
         );
     }
     let [a, b, step] = args else { return None };
-    let ts = DataType::Timestamp;
+    // over instants when either end is one (days and months step on the session
+    // zone's clocks)
+    let ts = if *a == DataType::TimestampTz || *b == DataType::TimestampTz {
+        DataType::TimestampTz
+    } else {
+        DataType::Timestamp
+    };
     if !castable(a, &ts) || !castable(b, &ts) || !castable(step, &DataType::Interval) {
         return None;
     }
@@ -173,10 +179,14 @@ fn integer_range(row: &[ScalarValue], inclusive: bool) -> Result<Vec<ScalarValue
 }
 
 fn timestamp_range(row: &[ScalarValue], inclusive: bool) -> Result<Vec<ScalarValue>> {
-    let (ScalarValue::Timestamp(start), ScalarValue::Timestamp(stop), ScalarValue::Interval(step)) =
-        (&row[0], &row[1], &row[2])
-    else {
-        return Err(Error::internal("timestamp range arguments"));
+    let (start, stop, step, zone) = match (&row[0], &row[1], &row[2]) {
+        (ScalarValue::Timestamp(a), ScalarValue::Timestamp(b), ScalarValue::Interval(s)) => {
+            (a, b, s, None)
+        }
+        (ScalarValue::TimestampTz(a), ScalarValue::TimestampTz(b), ScalarValue::Interval(s)) => {
+            (a, b, s, Some(stride_common::zone::current()))
+        }
+        _ => return Err(Error::internal("timestamp range arguments")),
     };
     let (start, stop, step) = (*start, *stop, *step);
     if step == Interval::default() {
@@ -199,8 +209,15 @@ fn timestamp_range(row: &[ScalarValue], inclusive: bool) -> Result<Vec<ScalarVal
                 "Lists larger than 2^32 elements are not supported",
             ));
         }
-        out.push(ScalarValue::Timestamp(t));
-        let Some(next) = timestamp_add_interval(t, step) else {
+        out.push(match zone {
+            Some(_) => ScalarValue::TimestampTz(t),
+            None => ScalarValue::Timestamp(t),
+        });
+        let next = match &zone {
+            Some(z) => crate::timezone::add_interval(z, t, step),
+            None => timestamp_add_interval(t, step),
+        };
+        let Some(next) = next else {
             break;
         };
         if (up && next <= t) || (!up && next >= t) {
@@ -288,7 +305,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             )
         }),
         ScalarFunction::ListRange(inclusive) => map_values(&refs, len, ty, true, |row| {
-            if elem == DataType::Timestamp {
+            if matches!(elem, DataType::Timestamp | DataType::TimestampTz) {
                 list(timestamp_range(row, inclusive)?)
             } else {
                 list(integer_range(row, inclusive)?)

@@ -1,0 +1,343 @@
+//! Time zones for TIMESTAMP WITH TIME ZONE: zone names resolved against the IANA
+//! database bundled into the binary (the `jiff` crate, so a machine without
+//! /usr/share/zoneinfo behaves the same), conversion between instants and local
+//! times, and the text form DuckDB reads (`2024-01-01 10:00:00+02`, `...Z`,
+//! `... America/New_York`, or a local time read in the session's zone).
+//!
+//! The session's zone reaches this code as [`stride_common::zone::current`]: the
+//! connection enters it on the statement's threads. A TIMESTAMPTZ is an instant; its
+//! local time in a zone is `instant + offset`, and a local time maps back to an
+//! instant with the zone's rules (a time skipped by a forward shift is read with the
+//! offset before it, a repeated one is the later instant, as DuckDB's ICU does).
+//! Jiff's rules cover years -9999 to 9999: an instant past them takes the offset at
+//! the nearest end.
+
+use crate::kernels::{try_unary_or_null, unary};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use stride_common::zone::{SessionZone, ZoneRules};
+use stride_common::{DataType, Error, Result, Vector};
+
+/// A zone of the IANA database.
+struct Iana {
+    name: String,
+    tz: jiff::tz::TimeZone,
+}
+
+/// The nearest instant jiff's rules cover.
+fn jiff_instant(micros: i64) -> jiff::Timestamp {
+    let min = jiff::Timestamp::MIN.as_microsecond();
+    let max = jiff::Timestamp::MAX.as_microsecond();
+    jiff::Timestamp::from_microsecond(micros.clamp(min, max)).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+}
+
+impl ZoneRules for Iana {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn offset_at(&self, instant: i64) -> i32 {
+        self.tz.to_offset(jiff_instant(instant)).seconds()
+    }
+
+    fn instant_of(&self, local: i64) -> Option<i64> {
+        let ts = jiff_instant(local);
+        // the local time's fields, read as if it were UTC
+        let dt = jiff::tz::TimeZone::UTC.to_datetime(ts);
+        let offset = match self.tz.to_ambiguous_timestamp(dt).offset() {
+            jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset,
+            jiff::tz::AmbiguousOffset::Gap { before, .. } => before,
+            jiff::tz::AmbiguousOffset::Fold { after, .. } => after,
+        };
+        local.checked_sub(offset.seconds() as i64 * 1_000_000)
+    }
+}
+
+/// The zone named `name` (case-insensitive: `utc`, `America/New_York`, `EST`), with
+/// its canonical spelling; an unknown name is an error naming it.
+pub fn lookup(name: &str) -> Result<SessionZone> {
+    static CACHE: OnceLock<Mutex<HashMap<String, SessionZone>>> = OnceLock::new();
+    let key = name.trim();
+    if key.eq_ignore_ascii_case("utc") {
+        return Ok(SessionZone::utc());
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(z) = cache.lock().ok().and_then(|c| c.get(key).cloned()) {
+        return Ok(z);
+    }
+    let tz = jiff::tz::TimeZone::get(key).map_err(|_| unknown_zone(key))?;
+    let canonical = tz.iana_name().unwrap_or(key).to_string();
+    let zone = SessionZone(Arc::new(Iana {
+        name: canonical,
+        tz,
+    }));
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key.to_string(), zone.clone());
+    }
+    Ok(zone)
+}
+
+fn unknown_zone(name: &str) -> Error {
+    let lower = name.to_ascii_lowercase();
+    let last = lower.rsplit('/').next().unwrap_or(&lower).to_string();
+    let mut candidates: Vec<String> = jiff::tz::db()
+        .available()
+        .map(|n| n.as_str().to_string())
+        .filter(|n| !last.is_empty() && n.to_ascii_lowercase().contains(&last))
+        .take(5)
+        .collect();
+    candidates.sort();
+    let hint = if candidates.is_empty() {
+        "use an IANA time zone name such as 'UTC', 'America/New_York' or 'Europe/Berlin'"
+            .to_string()
+    } else {
+        format!("did you mean {}?", candidates.join(", "))
+    };
+    Error::invalid_input(format!("Unknown TimeZone '{name}': {hint}"))
+}
+
+/// Local time of an instant in `zone`.
+pub fn local_of(zone: &SessionZone, instant: i64) -> Option<i64> {
+    zone.local_of(instant)
+}
+
+/// TIMESTAMPTZ -> TIMESTAMP: every instant's local time in the session's zone.
+pub fn to_local(v: &Vector, len: usize) -> Result<Vector> {
+    to_local_in(&stride_common::zone::current(), v, len)
+}
+
+/// TIMESTAMPTZ -> TIMESTAMP in `zone`.
+pub fn to_local_in(zone: &SessionZone, v: &Vector, len: usize) -> Result<Vector> {
+    if zone.is_utc() {
+        return Ok(retype(v, DataType::Timestamp));
+    }
+    try_unary_or_null(
+        v,
+        len,
+        DataType::Timestamp,
+        false,
+        |t: i64| zone.local_of(t),
+        out_of_range,
+    )
+}
+
+/// TIMESTAMP -> TIMESTAMPTZ: every local time read in the session's zone.
+pub fn to_instant(v: &Vector, len: usize) -> Result<Vector> {
+    to_instant_in(&stride_common::zone::current(), v, len)
+}
+
+/// TIMESTAMP -> TIMESTAMPTZ in `zone`.
+pub fn to_instant_in(zone: &SessionZone, v: &Vector, len: usize) -> Result<Vector> {
+    if zone.is_utc() {
+        return Ok(retype(v, DataType::TimestampTz));
+    }
+    try_unary_or_null(
+        v,
+        len,
+        DataType::TimestampTz,
+        false,
+        |t: i64| zone.instant_of(t),
+        out_of_range,
+    )
+}
+
+/// The same values under another type of the same physical form.
+fn retype(v: &Vector, ty: DataType) -> Vector {
+    let mut out = v.clone();
+    out.ty = ty;
+    out
+}
+
+/// An instant moved by an interval as DuckDB does: the months and days on the zone's
+/// clocks (a day across a DST shift is 23 or 25 hours), then the microseconds as
+/// elapsed time.
+pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> Option<i64> {
+    let moved = if iv.months == 0 && iv.days == 0 {
+        t
+    } else if zone.is_utc() {
+        stride_common::temporal::timestamp_add_interval(
+            t,
+            stride_common::Interval::new(iv.months, iv.days, 0),
+        )?
+    } else {
+        let local = zone.local_of(t)?;
+        let local = stride_common::temporal::timestamp_add_interval(
+            local,
+            stride_common::Interval::new(iv.months, iv.days, 0),
+        )?;
+        zone.instant_of(local)?
+    };
+    moved.checked_add(iv.micros)
+}
+
+/// `x - y` of two instants as DuckDB computes it: the whole days on the zone's
+/// clocks from `y` toward `x` (so across a DST shift a day may be 23 or 25 hours),
+/// then the elapsed microseconds left.
+pub fn difference(zone: &SessionZone, x: i64, y: i64) -> Option<stride_common::Interval> {
+    use stride_common::interval::MICROS_PER_DAY;
+    let after_days = |d: i64| add_interval(zone, y, stride_common::Interval::new(0, d as i32, 0));
+    let mut days = (zone.local_of(x)? - zone.local_of(y)?) / MICROS_PER_DAY;
+    i32::try_from(days).ok()?;
+    let mut base = after_days(days)?;
+    // one step back when the estimate overshoots `x`
+    if days > 0 && base > x {
+        days -= 1;
+        base = after_days(days)?;
+    } else if days < 0 && base < x {
+        days += 1;
+        base = after_days(days)?;
+    }
+    Some(stride_common::Interval::new(
+        0,
+        days as i32,
+        x.checked_sub(base)?,
+    ))
+}
+
+/// UTC offsets in seconds of every instant of a TIMESTAMPTZ vector, in the session
+/// zone.
+pub fn offsets(v: &Vector, len: usize) -> Vector {
+    let zone = stride_common::zone::current();
+    unary(v, len, DataType::BigInt, |t: i64| zone.offset_at(t) as i64)
+}
+
+fn out_of_range(t: i64) -> Error {
+    Error::out_of_range(format!(
+        "timestamp {} is out of range in time zone {}",
+        stride_common::temporal::format_timestamp(t),
+        stride_common::zone::current().name()
+    ))
+}
+
+/// Parses a TIMESTAMP WITH TIME ZONE's text: `YYYY-MM-DD[ |T]HH:MM[:SS[.US]]`
+/// followed by nothing (local time in `zone`), `Z`, an offset `±HH[[:]MM[[:]SS]]` or
+/// a zone name after a space; a bare date is local midnight. `Ok(None)` when the
+/// text is no timestamp; an error for an unknown zone name.
+pub fn parse(s: &str, zone: &SessionZone) -> Result<Option<i64>> {
+    let s = s.trim();
+    let Some(sep) = s.find([' ', 'T']) else {
+        let Some(d) = stride_common::temporal::parse_date(s) else {
+            return Ok(None);
+        };
+        return Ok((d as i64)
+            .checked_mul(stride_common::interval::MICROS_PER_DAY)
+            .and_then(|l| zone.instant_of(l)));
+    };
+    let rest = s[sep + 1..].trim_start();
+    let time_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+        .unwrap_or(rest.len());
+    let (time, tail) = (&rest[..time_end], rest[time_end..].trim());
+    let Some(local) = stride_common::temporal::parse_timestamp(&format!("{} {time}", &s[..sep]))
+    else {
+        return Ok(None);
+    };
+    if tail.is_empty() {
+        return Ok(zone.instant_of(local));
+    }
+    if tail.eq_ignore_ascii_case("z") {
+        return Ok(Some(local));
+    }
+    if let Some(sign) = tail
+        .strip_prefix('+')
+        .map(|o| (1, o))
+        .or(tail.strip_prefix('-').map(|o| (-1, o)))
+    {
+        let Some(offset) = parse_offset(sign.1) else {
+            return Ok(None);
+        };
+        return Ok(local.checked_sub(sign.0 * offset * 1_000_000));
+    }
+    if !tail.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Ok(None);
+    }
+    let named = lookup(tail).map_err(|e| Error::conversion(e.message))?;
+    Ok(named.instant_of(local))
+}
+
+/// `HH`, `HH:MM`, `HHMM`, `HH:MM:SS` or `HHMMSS`: seconds.
+fn parse_offset(s: &str) -> Option<i64> {
+    let digits: String = s.chars().filter(|c| *c != ':').collect();
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let colons = s.matches(':').count();
+    if colons > 0 && s.split(':').any(|p| p.len() != 2) {
+        return None;
+    }
+    let n = |a: usize| digits.get(a..a + 2).and_then(|p| p.parse::<i64>().ok());
+    let (h, m, sec) = match digits.len() {
+        1 => (digits.parse().ok()?, 0, 0),
+        2 => (n(0)?, 0, 0),
+        4 => (n(0)?, n(2)?, 0),
+        6 => (n(0)?, n(2)?, n(4)?),
+        _ => return None,
+    };
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    Some(h * 3600 + m * 60 + sec)
+}
+
+/// The error for text that is no TIMESTAMP WITH TIME ZONE (DuckDB's message).
+pub fn bad_text(s: &str) -> Error {
+    Error::conversion(format!(
+        "invalid timestamp field format: \"{s}\", expected format is (YYYY-MM-DD HH:MM[:SS[.US]][±HH[:MM[:SS]]| ZONE])"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stride_common::temporal::parse_timestamp;
+
+    fn ts(s: &str) -> i64 {
+        parse_timestamp(s).unwrap()
+    }
+
+    #[test]
+    fn zones_and_dst() {
+        let ny = lookup("america/new_york").unwrap();
+        assert_eq!(ny.name(), "America/New_York");
+        assert!(lookup("Foo/Bar").unwrap_err().message.contains("Foo/Bar"));
+        // the gap: 02:30 does not exist, read with EST: 07:30Z
+        assert_eq!(
+            ny.instant_of(ts("2024-03-10 02:30:00")),
+            Some(ts("2024-03-10 07:30:00"))
+        );
+        // the fold: 01:30 happens twice, the later (EST) wins: 06:30Z
+        assert_eq!(
+            ny.instant_of(ts("2024-11-03 01:30:00")),
+            Some(ts("2024-11-03 06:30:00"))
+        );
+        assert_eq!(ny.offset_at(ts("2024-07-01 00:00:00")), -4 * 3600);
+        // far outside jiff's range: the nearest rules, no panic
+        assert!(ny.local_of(i64::MIN).is_none());
+        assert_eq!(ny.instant_of(i64::MAX), None);
+        assert!(ny.instant_of(i64::MIN).is_some());
+    }
+
+    #[test]
+    fn text() {
+        let utc = SessionZone::utc();
+        let p = |s| parse(s, &utc).unwrap();
+        assert_eq!(p("2024-01-01 10:00:00+02"), Some(ts("2024-01-01 08:00:00")));
+        assert_eq!(
+            p("2024-01-01T10:00:00+0200"),
+            Some(ts("2024-01-01 08:00:00"))
+        );
+        assert_eq!(
+            p("2024-01-01 10:00:00+05:30"),
+            Some(ts("2024-01-01 04:30:00"))
+        );
+        assert_eq!(p("2024-01-01 10:00:00Z"), Some(ts("2024-01-01 10:00:00")));
+        assert_eq!(
+            p("2024-01-01 10:00:00 America/New_York"),
+            Some(ts("2024-01-01 15:00:00"))
+        );
+        assert_eq!(p("2024-01-01"), Some(ts("2024-01-01 00:00:00")));
+        assert_eq!(p("garbage"), None);
+        assert_eq!(p("2024-01-01 10:00:00+2x"), None);
+        assert!(parse("2024-01-01 10:00:00 Foo/Bar", &utc).is_err());
+    }
+}
