@@ -156,6 +156,7 @@ const TYPES: &[(i64, &str, i64, &str, &str)] = &[
     (25, "varchar", 16, "VARCHAR", "STRING"),
     (26, "blob", 16, "BLOB", ""),
     (27, "interval", 16, "INTERVAL", "DATETIME"),
+    (32, "timestamp with time zone", 8, "TIMESTAMP WITH TIME ZONE", "DATETIME"),
     (50, "hugeint", 16, "HUGEINT", "NUMERIC"),
     (54, "uuid", 16, "UUID", ""),
     (100, "struct", 0, "STRUCT", "COMPOSITE"),
