@@ -40,19 +40,42 @@ pub fn eval_ref<'a>(e: &Expr, chunk: &'a DataChunk, ctx: &QueryContext) -> Resul
 fn sequence_values(
     func: ScalarFunction,
     args: &[Expr],
-    len: usize,
+    chunk: &DataChunk,
     ctx: &QueryContext,
 ) -> Result<Vector> {
-    let id = match args {
-        [Expr::Literal {
+    let len = chunk.len();
+    let id = match args.first() {
+        Some(Expr::Literal {
             value: ScalarValue::BigInt(id),
             ..
-        }] => *id as u64,
+        }) => *id as u64,
         _ => return Err(Error::internal("nextval without its sequence's id")),
     };
     let seq = ctx.catalog.sequence_by_id(id).ok_or_else(|| {
         Error::catalog("the sequence this statement uses was dropped; run the statement again")
     })?;
+    if let [_, value, Expr::Literal {
+        value: ScalarValue::Boolean(called),
+        ..
+    }] = args
+    {
+        // setval: each row's value in turn (a NULL value leaves the sequence as is)
+        let v = eval(value, chunk, ctx)?;
+        let values = v.values::<i64>();
+        let mut out = Vec::with_capacity(len);
+        for i in 0..len {
+            out.push(if v.is_valid(i) {
+                seq.set(values[v.index(i)], *called)?
+            } else {
+                0
+            });
+        }
+        return Ok(Vector::new(
+            DataType::BigInt,
+            VectorData::I64(out.into()),
+            Validity::from_fn(len, |i| v.is_valid(i)),
+        ));
+    }
     let values = if func == ScalarFunction::NextVal {
         let mut v = Vec::with_capacity(len);
         seq.next_values(len, &mut v)?;
@@ -89,9 +112,12 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             stride_functions::scalar::evaluate_at_clock(func.func, &vs, len, ctx.clock)
         }
         Expr::Function { func, args }
-            if matches!(func.func, ScalarFunction::NextVal | ScalarFunction::CurrVal) =>
+            if matches!(
+                func.func,
+                ScalarFunction::NextVal | ScalarFunction::CurrVal | ScalarFunction::SetVal
+            ) =>
         {
-            sequence_values(func.func, args, len, ctx)
+            sequence_values(func.func, args, chunk, ctx)
         }
         Expr::Function { func, args } => {
             let vs = args

@@ -147,13 +147,44 @@ impl Sequence {
             out.push(v);
             c.state.last = Some(v);
             c.dirty = true;
-            c.state.next = match v.checked_add(o.increment) {
-                Some(x) if (o.min..=o.max).contains(&x) => Some(x),
-                _ if o.cycle => Some(if o.increment > 0 { o.min } else { o.max }),
-                _ => None,
-            };
+            c.state.next = self.after(v);
         }
         Ok(())
+    }
+
+    /// The value that follows `v`: a step on, wrapped around with CYCLE; `None` past
+    /// the end.
+    fn after(&self, v: i64) -> Option<i64> {
+        let o = &self.options;
+        match v.checked_add(o.increment) {
+            Some(x) if (o.min..=o.max).contains(&x) => Some(x),
+            _ if o.cycle => Some(if o.increment > 0 { o.min } else { o.max }),
+            _ => None,
+        }
+    }
+
+    /// `setval`: moves the counter to `value`, which the next `nextval` returns
+    /// unless `is_called` (then `value` counts as handed out, and `currval` reads it).
+    pub fn set(&self, value: i64, is_called: bool) -> Result<i64> {
+        let o = &self.options;
+        if !(o.min..=o.max).contains(&value) {
+            return Err(Error::new(
+                ErrorKind::Sequence,
+                format!(
+                    "setval: value {value} is out of bounds for sequence \"{}\" ({}..{})",
+                    self.name, o.min, o.max
+                ),
+            ));
+        }
+        let mut c = self.counter()?;
+        c.dirty = true;
+        if !is_called {
+            c.state.next = Some(value);
+            return Ok(value);
+        }
+        c.state.last = Some(value);
+        c.state.next = self.after(value);
+        Ok(value)
     }
 
     /// The value the last `nextval` returned.
@@ -228,6 +259,15 @@ mod tests {
         assert!(take(&t, 1).is_err());
         assert!(t.take_moved().is_some());
         assert!(t.take_moved().is_none());
+        assert_eq!(s.set(10, true).unwrap(), 10);
+        assert_eq!(take(&s, 1).unwrap(), vec![11]);
+        s.set(5, false).unwrap();
+        assert_eq!(take(&s, 1).unwrap(), vec![5]);
+        let e = s.set(0, true).unwrap_err().to_string();
+        assert!(
+            e.contains("value 0 is out of bounds for sequence \"s\" (1..9223372036854775807)"),
+            "{e}"
+        );
     }
 
     #[test]

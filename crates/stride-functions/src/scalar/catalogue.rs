@@ -193,6 +193,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
             DataType::BigInt,
         )
     }),
+    ("setval", |a| {
+        use DataType::{BigInt, Boolean, Varchar};
+        let f = ScalarFunction::SetVal;
+        super::signature::fixed(f, a, &[Varchar, BigInt], BigInt)
+            .or_else(|| super::signature::fixed(f, a, &[Varchar, BigInt, Boolean], BigInt))
+    }),
     // blob
     ("to_base64", |a| blobs::resolve(B::ToBase64, a)),
     ("base64", |a| blobs::resolve(B::ToBase64, a)),
@@ -448,6 +454,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("today", date::now::resolve_current_date),
     ("current_time", date::now::resolve_current_time),
     ("get_current_time", date::now::resolve_current_time),
+    // the local clock's time (stride has no TIME WITH TIME ZONE, so current_time is too)
+    ("current_localtime", date::now::resolve_current_time),
     ("current_timestamp", date::now::resolve_current_timestamp),
     ("now", date::now::resolve_current_timestamp),
     (

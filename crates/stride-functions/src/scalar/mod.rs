@@ -397,6 +397,8 @@ pub enum ScalarFunction {
     /// argument, and evaluated by the executor, which holds the catalog.
     NextVal,
     CurrVal,
+    /// `setval('seq', value [, is_called])`, bound like `nextval`.
+    SetVal,
     /// `setseed(x)`: volatile
     SetSeed,
     /// `sleep_ms(n)`: volatile
@@ -443,6 +445,7 @@ impl ScalarFunction {
             ScalarFunction::Random
                 | ScalarFunction::NextVal
                 | ScalarFunction::CurrVal
+                | ScalarFunction::SetVal
                 | ScalarFunction::GenRandomUuid
                 | ScalarFunction::UuidV7
                 | ScalarFunction::SetSeed
@@ -705,7 +708,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),
-        F::NextVal | F::CurrVal => Err(Error::internal(
+        F::NextVal | F::CurrVal | F::SetVal => Err(Error::internal(
             "nextval and currval are evaluated by the executor",
         )),
         _ => string::evaluate(f, args, len),

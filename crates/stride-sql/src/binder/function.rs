@@ -57,9 +57,10 @@ impl Binder<'_> {
             ast::FunctionArguments::None => {
                 return match name.as_str() {
                     "current_date" | "today" => call("current_date", vec![]),
-                    "current_time" => call("current_time", vec![]),
-                    "current_timestamp" | "now" | "localtimestamp" | "current_localtimestamp" => {
-                        call("current_timestamp", vec![])
+                    "current_time" | "localtime" => call("current_time", vec![]),
+                    "current_timestamp" | "now" => call("current_timestamp", vec![]),
+                    "localtimestamp" | "current_localtimestamp" => {
+                        call("current_localtimestamp", vec![])
                     }
                     "current_user" | "session_user" | "user" | "current_role"
                     | "current_catalog" | "current_schema" => bind_scalar_call(&name, vec![]),
@@ -154,7 +155,7 @@ impl Binder<'_> {
         if name == "getvariable" {
             return self.getvariable(&args);
         }
-        if name == "nextval" || name == "currval" {
+        if name == "nextval" || name == "currval" || name == "setval" {
             return self.sequence_call(&name, &args);
         }
         bind_scalar_call(&name, args)

@@ -137,18 +137,30 @@ impl Binder<'_> {
         })
     }
 
-    /// `nextval('seq')` or `currval('seq')` (`name` is one of them), bound to the
-    /// sequence's id; NULL for a NULL name, as in DuckDB.
+    /// `nextval('seq')`, `currval('seq')` or `setval('seq', value [, is_called])`
+    /// (`name` is one of them), bound to the sequence's id; NULL for a NULL name, as
+    /// in DuckDB.
     pub(super) fn sequence_call(&mut self, name: &str, args: &[Expr]) -> Result<Expr> {
-        let func = if name == "nextval" {
-            ScalarFunction::NextVal
-        } else {
-            ScalarFunction::CurrVal
+        let func = match name {
+            "nextval" => ScalarFunction::NextVal,
+            "currval" => ScalarFunction::CurrVal,
+            _ => ScalarFunction::SetVal,
         };
-        let [arg] = args else {
-            return Err(Error::binder(format!(
-                "{name} takes one argument, the sequence's name, as in {name}('seq')"
-            )));
+        let (arg, rest) = match (func, args) {
+            (ScalarFunction::SetVal, [arg, rest @ ..]) if (1..=2).contains(&rest.len()) => {
+                (arg, rest)
+            }
+            (ScalarFunction::SetVal, _) => {
+                return Err(Error::binder(
+                    "setval takes the sequence's name, a value and optionally is_called, as in setval('seq', 10)",
+                ))
+            }
+            (_, [arg]) => (arg, &[][..]),
+            _ => {
+                return Err(Error::binder(format!(
+                    "{name} takes one argument, the sequence's name, as in {name}('seq')"
+                )))
+            }
         };
         let text = match fold_constant(arg)? {
             Some(ScalarValue::Null) => {
@@ -170,9 +182,29 @@ impl Binder<'_> {
         let seq = catalog
             .sequence(&bare)
             .ok_or_else(|| Error::catalog(format!("Sequence with name {bare} does not exist!")))?;
+        let mut bound = vec![Expr::literal(ScalarValue::BigInt(seq.id as i64))];
+        let mut types = vec![DataType::BigInt];
+        if let [value, called @ ..] = rest {
+            bound.push(super::expr::cast_expr(value.clone(), &DataType::BigInt)?);
+            types.push(DataType::BigInt);
+            let called = match called {
+                [] => true,
+                [c] => match fold_constant(c)? {
+                    Some(ScalarValue::Boolean(b)) => b,
+                    _ => {
+                        return Err(Error::binder(
+                            "setval's is_called must be a constant true or false",
+                        ))
+                    }
+                },
+                _ => unreachable!("at most three arguments"),
+            };
+            bound.push(Expr::literal(ScalarValue::Boolean(called)));
+            types.push(DataType::Boolean);
+        }
         Ok(Expr::Function {
-            func: BoundFunction::new(func, vec![DataType::BigInt], DataType::BigInt),
-            args: vec![Expr::literal(ScalarValue::BigInt(seq.id as i64))],
+            func: BoundFunction::new(func, types, DataType::BigInt),
+            args: bound,
         })
     }
 }
