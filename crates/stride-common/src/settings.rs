@@ -120,6 +120,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "enable_profiling",
     "profiling_output",
     "TimeZone",
+    "Calendar",
 ];
 
 impl Default for Settings {
@@ -261,6 +262,18 @@ impl Settings {
                 }
                 self.profiling_output = (!path.is_empty()).then_some(path);
             }
+            // ICU's calendar: stride counts dates in the Gregorian calendar only
+            "calendar" => {
+                let v = match value {
+                    ScalarValue::Varchar(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if !v.eq_ignore_ascii_case("gregorian") {
+                    return Err(Error::not_supported(format!(
+                        "Calendar '{v}' is not supported: stride's dates follow the Gregorian calendar (SET Calendar = 'gregorian')"
+                    )));
+                }
+            }
             "timezone" => {
                 return Err(Error::internal(
                     "the TimeZone setting must be resolved to a zone by the connection; this is a bug",
@@ -303,6 +316,7 @@ impl Settings {
             "enable_profiling" => self.enable_profiling = None,
             "profiling_output" | "profile_output" => self.profiling_output = None,
             "timezone" => self.time_zone = d.time_zone,
+            "calendar" => {}
             "enable_external_access" if !self.enable_external_access => {
                 return Err(external_access_locked())
             }
@@ -360,6 +374,7 @@ impl Settings {
                 ScalarValue::Varchar(self.profiling_output.clone().unwrap_or_default())
             }
             "timezone" => ScalarValue::Varchar(self.time_zone.name().to_string()),
+            "calendar" => ScalarValue::Varchar("gregorian".into()),
             other => match client_parameter(other) {
                 Some(default) => ScalarValue::Varchar(
                     self.client_parameters

@@ -27,6 +27,12 @@ pub trait ZoneRules: Send + Sync {
     /// offset before it; one repeated by a backward shift is the later instant (as
     /// DuckDB's ICU extension resolves them). `None` when out of range.
     fn instant_of(&self, local: i64) -> Option<i64>;
+    /// As [`ZoneRules::instant_of`], but a repeated local time takes the occurrence
+    /// with UTC offset `prefer` when it has one (adding days to an instant keeps its
+    /// side of a backward shift, as DuckDB's ICU does).
+    fn instant_of_preferring(&self, local: i64, _prefer: i32) -> Option<i64> {
+        self.instant_of(local)
+    }
 }
 
 /// The `TimeZone` setting: a zone's rules, compared by name.
@@ -58,6 +64,10 @@ impl SessionZone {
 
     pub fn instant_of(&self, local: i64) -> Option<i64> {
         self.0.instant_of(local)
+    }
+
+    pub fn instant_of_preferring(&self, local: i64, prefer: i32) -> Option<i64> {
+        self.0.instant_of_preferring(local, prefer)
     }
 }
 

@@ -54,18 +54,15 @@ fn sequence_values(
     let seq = ctx.catalog.sequence_by_id(id).ok_or_else(|| {
         Error::catalog("the sequence this statement uses was dropped; run the statement again")
     })?;
-    if let [_, value, Expr::Literal {
-        value: ScalarValue::Boolean(called),
-        ..
-    }] = args
-    {
-        // setval: each row's value in turn (a NULL value leaves the sequence as is)
-        let v = eval(value, chunk, ctx)?;
-        let values = v.values::<i64>();
+    if let [_, value, called] = args {
+        // setval: each row's value in turn (a NULL leaves the sequence as it is)
+        let (v, c) = (eval(value, chunk, ctx)?, eval(called, chunk, ctx)?);
+        let (values, flags) = (v.values::<i64>(), c.values::<bool>());
+        let valid = |i: usize| v.is_valid(i) && c.is_valid(i);
         let mut out = Vec::with_capacity(len);
         for i in 0..len {
-            out.push(if v.is_valid(i) {
-                seq.set(values[v.index(i)], *called)?
+            out.push(if valid(i) {
+                seq.set(values[v.index(i)], flags[c.index(i)])?
             } else {
                 0
             });
@@ -73,7 +70,7 @@ fn sequence_values(
         return Ok(Vector::new(
             DataType::BigInt,
             VectorData::I64(out.into()),
-            Validity::from_fn(len, |i| v.is_valid(i)),
+            Validity::from_fn(len, valid),
         ));
     }
     let values = if func == ScalarFunction::NextVal {

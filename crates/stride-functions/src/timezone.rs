@@ -41,12 +41,27 @@ impl ZoneRules for Iana {
     }
 
     fn instant_of(&self, local: i64) -> Option<i64> {
+        self.resolve(local, None)
+    }
+
+    fn instant_of_preferring(&self, local: i64, prefer: i32) -> Option<i64> {
+        self.resolve(local, Some(prefer))
+    }
+}
+
+impl Iana {
+    /// The instant of a local time: a skipped one read with the offset before the
+    /// shift, a repeated one the occurrence with offset `prefer`, else the later.
+    fn resolve(&self, local: i64, prefer: Option<i32>) -> Option<i64> {
         let ts = jiff_instant(local);
         // the local time's fields, read as if it were UTC
         let dt = jiff::tz::TimeZone::UTC.to_datetime(ts);
         let offset = match self.tz.to_ambiguous_timestamp(dt).offset() {
             jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset,
             jiff::tz::AmbiguousOffset::Gap { before, .. } => before,
+            jiff::tz::AmbiguousOffset::Fold { before, .. } if prefer == Some(before.seconds()) => {
+                before
+            }
             jiff::tz::AmbiguousOffset::Fold { after, .. } => after,
         };
         local.checked_sub(offset.seconds() as i64 * 1_000_000)
@@ -165,7 +180,7 @@ pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> 
             local,
             stride_common::Interval::new(iv.months, iv.days, 0),
         )?;
-        zone.instant_of(local)?
+        zone.instant_of_preferring(local, zone.offset_at(t))?
     };
     moved.checked_add(iv.micros)
 }

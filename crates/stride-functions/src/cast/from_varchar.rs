@@ -140,13 +140,15 @@ fn parse_each_instant(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> 
             continue;
         }
         let s = strings.get(i);
-        match crate::timezone::parse(s, &zone)? {
-            Some(t) => out.push(t),
-            None if try_cast => {
+        // TRY_CAST: an unknown zone name is NULL too
+        match crate::timezone::parse(s, &zone) {
+            Ok(Some(t)) => out.push(t),
+            Ok(None) | Err(_) if try_cast => {
                 out.push(0);
                 validity.set_invalid(i, rows);
             }
-            None => return Err(crate::timezone::bad_text(s)),
+            Ok(None) => return Err(crate::timezone::bad_text(s)),
+            Err(e) => return Err(e),
         }
     }
     Ok(make_vector(

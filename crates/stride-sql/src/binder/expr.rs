@@ -1202,6 +1202,28 @@ pub fn value_literal(v: &ast::Value) -> Result<ScalarValue> {
         V::DollarQuotedString(d) => ScalarValue::Varchar(d.value.clone()),
         V::Boolean(b) => ScalarValue::Boolean(*b),
         V::Null => ScalarValue::Null,
+        // X'DEADBEEF': a BLOB of the bytes the hexadecimal digits spell
+        V::HexStringLiteral(h) => {
+            if h.len() % 2 != 0 {
+                return Err(Error::parse(
+                    "Hex string literal must have an even number of hex digits",
+                ));
+            }
+            let digit = |c: u8| {
+                stride_common::blob::hex_digit(c).ok_or_else(|| {
+                    Error::parse(format!(
+                        "Hex string literal contains a non-hexadecimal character '{}'",
+                        c as char
+                    ))
+                })
+            };
+            let b = h.as_bytes();
+            ScalarValue::Blob(
+                b.chunks(2)
+                    .map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?))
+                    .collect::<Result<Vec<u8>>>()?,
+            )
+        }
         V::Placeholder(p) => {
             return Err(Error::binder(format!("parameter {p} has no value bound")))
         }

@@ -13,7 +13,7 @@ use super::scope::Scope;
 use super::{Binder, BoundStatement};
 use crate::plan::{Expr, Field, LogicalPlan};
 use sqlparser::ast;
-use stride_common::{DataType, Error, Result, TableSchema};
+use stride_common::{ColumnSchema, DataType, Error, Result, TableSchema};
 
 /// `INSERT INTO t BY NAME query`: the table column each of the query's columns fills,
 /// matched by name (case-insensitively).
@@ -41,6 +41,80 @@ fn by_name_targets(schema: &TableSchema, fields: &[Field]) -> Result<Vec<usize>>
         targets.push(idx);
     }
     Ok(targets)
+}
+
+/// A column's default as SQL for a VALUES row: its expression, its constant, or NULL.
+fn default_ast(col: &ColumnSchema) -> Result<ast::Expr> {
+    let sql = match (&col.default, &col.default_expr) {
+        (Some(v), _) => crate::system::snapshot::sql_literal(v),
+        (None, Some(e)) => e.clone(),
+        (None, None) => "NULL".to_string(),
+    };
+    crate::parser::parse_expr(&sql)
+}
+
+fn is_default_keyword(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+/// `INSERT INTO t DEFAULT VALUES`: one row of the target columns' defaults.
+fn default_values(schema: &TableSchema, targets: &[usize]) -> Result<ast::Query> {
+    let row = targets
+        .iter()
+        .map(|&t| default_ast(&schema.columns[t]))
+        .collect::<Result<Vec<_>>>()?;
+    values_query(vec![row])
+}
+
+/// A VALUES source with `DEFAULT` in some rows, with each replaced by its column's
+/// default; `None` when there is none.
+fn defaults_in_values(
+    q: &ast::Query,
+    schema: &TableSchema,
+    targets: &[usize],
+) -> Result<Option<ast::Query>> {
+    let ast::SetExpr::Values(v) = q.body.as_ref() else {
+        return Ok(None);
+    };
+    if !v
+        .rows
+        .iter()
+        .flat_map(|r| r.content.iter())
+        .any(is_default_keyword)
+    {
+        return Ok(None);
+    }
+    let mut rows = v.rows.clone();
+    for row in &mut rows {
+        for (e, &t) in row.content.iter_mut().zip(targets) {
+            if is_default_keyword(e) {
+                *e = default_ast(&schema.columns[t])?;
+            }
+        }
+    }
+    let mut q = q.clone();
+    q.body = Box::new(ast::SetExpr::Values(ast::Values { rows, ..v.clone() }));
+    Ok(Some(q))
+}
+
+fn values_query(rows: Vec<Vec<ast::Expr>>) -> Result<ast::Query> {
+    let sql = format!(
+        "VALUES {}",
+        rows.iter()
+            .map(|r| format!(
+                "({})",
+                r.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match crate::parser::parse(&sql)?.pop() {
+        Some(ast::Statement::Query(q)) => Ok(*q),
+        _ => Err(Error::internal("VALUES did not parse as a query")),
+    }
 }
 
 impl Binder<'_> {
@@ -85,9 +159,21 @@ impl Binder<'_> {
             }
             t
         };
-        let source = ins.source.as_ref().ok_or_else(|| {
-            Error::not_supported("INSERT ... DEFAULT VALUES is not supported yet")
-        })?;
+        // `DEFAULT VALUES`, and `DEFAULT` in a VALUES row: the column's default.
+        let owned;
+        let source = match &ins.source {
+            None => {
+                owned = default_values(&schema, &targets)?;
+                &owned
+            }
+            Some(q) => match defaults_in_values(q, &schema, &targets)? {
+                Some(q) => {
+                    owned = q;
+                    &owned
+                }
+                None => q.as_ref(),
+            },
+        };
         // `VALUES ($1, $2)`: each parameter has its target column's type.
         if let ast::SetExpr::Values(v) = source.body.as_ref() {
             for row in &v.rows {

@@ -176,7 +176,12 @@ impl Binder<'_> {
                 )))
             }
         };
-        let parts: Vec<ast::Ident> = text.split('.').map(ast::Ident::new).collect();
+        // a name as SQL spells it: `seq`, `"Seq"`, `main.seq`
+        let parts: Vec<ast::Ident> = match crate::parser::parse_expr(&text) {
+            Ok(ast::Expr::Identifier(id)) => vec![id],
+            Ok(ast::Expr::CompoundIdentifier(ids)) => ids,
+            _ => text.split('.').map(ast::Ident::new).collect(),
+        };
         let qualified = ast::ObjectName::from(parts);
         let (catalog, bare) = self.relation(&qualified)?;
         let seq = catalog
@@ -187,19 +192,11 @@ impl Binder<'_> {
         if let [value, called @ ..] = rest {
             bound.push(super::expr::cast_expr(value.clone(), &DataType::BigInt)?);
             types.push(DataType::BigInt);
-            let called = match called {
-                [] => true,
-                [c] => match fold_constant(c)? {
-                    Some(ScalarValue::Boolean(b)) => b,
-                    _ => {
-                        return Err(Error::binder(
-                            "setval's is_called must be a constant true or false",
-                        ))
-                    }
-                },
+            bound.push(match called {
+                [] => Expr::literal(ScalarValue::Boolean(true)),
+                [c] => super::expr::cast_expr(c.clone(), &DataType::Boolean)?,
                 _ => unreachable!("at most three arguments"),
-            };
-            bound.push(Expr::literal(ScalarValue::Boolean(called)));
+            });
             types.push(DataType::Boolean);
         }
         Ok(Expr::Function {

@@ -138,8 +138,42 @@ pub(super) fn by_part_of_two_instants(
         crate::timezone::to_local_in(&zone, a, len)?,
         crate::timezone::to_local_in(&zone, b, len)?,
     );
+    // date_diff in hours, minutes or seconds: the elapsed time between the two
+    // instants truncated on the zone's clock (DuckDB's ICU), so half-hour zones and
+    // shifts count local boundaries
+    let on_clock = |field: DateField| -> Option<i64> {
+        match (what, field) {
+            ("date_diff", DateField::Hour) => Some(3_600_000_000),
+            ("date_diff", DateField::Minute) => Some(60_000_000),
+            ("date_diff", DateField::Second) => Some(1_000_000),
+            _ => None,
+        }
+    };
+    // as date_trunc of an instant: an hour read on the clock again, a minute or a
+    // second cut off the instant itself
+    let truncated = |t: i64, unit: i64| -> Result<i64> {
+        zone.local_of(t)
+            .and_then(|l| {
+                let cut = l.rem_euclid(unit);
+                if unit == 3_600_000_000 {
+                    zone.instant_of(l - cut)
+                } else {
+                    Some(t - cut)
+                }
+            })
+            .ok_or_else(|| Error::out_of_range("Timestamp out of range"))
+    };
+    let clock_diff = |unit: i64, x: i64, y: i64| -> Result<i64> {
+        Ok((truncated(y, unit)? - truncated(x, unit)?) / unit)
+    };
     if part.constant && part.validity.is_valid(0) {
         let field = DateField::parse(part.strings().get(0))?;
+        if let Some(unit) = on_clock(field) {
+            let (ra, rb) = (Slot::<i64>::new(a), Slot::<i64>::new(b));
+            return map_rows(&[part, a, b], len, DataType::BigInt, |i| {
+                clock_diff(unit, ra.get(i), rb.get(i))
+            });
+        }
         let (x, y) = if elapsed(field) {
             (raw(a), raw(b))
         } else {
@@ -156,7 +190,9 @@ pub(super) fn by_part_of_two_instants(
     );
     map_rows(&[part, a, b], len, DataType::BigInt, |i| {
         let field = DateField::parse(parts.get(i))?;
-        if elapsed(field) {
+        if let Some(unit) = on_clock(field) {
+            clock_diff(unit, ra.get(i), rb.get(i))
+        } else if elapsed(field) {
             f(field, ra.get(i), rb.get(i))
         } else {
             f(field, xa.get(i), xb.get(i))

@@ -119,10 +119,12 @@ fn out_of_range() -> Error {
     Error::out_of_range("Timestamp out of range")
 }
 
-/// date_trunc of instants: their local times truncated, back to instants. Below a
-/// day (a constant hour, minute, ... part) the instant moves back by what the local
-/// time lost, so an hour repeated by a DST shift truncates within itself; a day or
-/// longer is the instant of the truncated local time.
+/// date_trunc of instants: their local times truncated, back to instants, as DuckDB's
+/// ICU does it: from an hour up, the truncated local time is read in the zone again
+/// (a repeated time is its later occurrence, a skipped one is read with the offset
+/// before the shift), so zones whose shifts are not whole hours truncate on their
+/// local clock; below an hour the instant just moves back by what the local time
+/// lost (staying on its side of a repeated hour).
 fn evaluate_instants(f: &BoundFunction, part: &Vector, v: &Vector, len: usize) -> Result<Vector> {
     let zone = stride_common::zone::current();
     let local = crate::timezone::to_local_in(&zone, v, len)?;
@@ -134,10 +136,7 @@ fn evaluate_instants(f: &BoundFunction, part: &Vector, v: &Vector, len: usize) -
         && part.validity.is_valid(0)
         && trunc_field(part.strings().get(0)).is_ok_and(|f| {
             use DateField::*;
-            matches!(
-                f,
-                Hour | Minute | Second | Millisecond | Microsecond | Nanosecond
-            )
+            matches!(f, Minute | Second | Millisecond | Microsecond | Nanosecond)
         });
     let (t, l, r) = (
         Slot::<i64>::new(v),
