@@ -356,3 +356,25 @@ mod tests {
         assert!(parse("2024-01-01 10:00:00 Foo/Bar", &utc).is_err());
     }
 }
+
+/// Every zone of the bundled IANA database as it stands at `instant`: name,
+/// abbreviation, UTC offset in seconds and whether daylight saving time is in effect
+/// (`pg_timezone_names()`), in name order.
+pub fn zone_table(instant: i64) -> Vec<(String, String, i32, bool)> {
+    let db = jiff::tz::db();
+    let mut rows: Vec<(String, String, i32, bool)> = db
+        .available()
+        .filter_map(|name| {
+            let tz = db.get(name.as_str()).ok()?;
+            let info = tz.to_offset_info(jiff_instant(instant));
+            Some((
+                name.as_str().to_string(),
+                info.abbreviation().to_string(),
+                info.offset().seconds(),
+                info.dst().is_dst(),
+            ))
+        })
+        .collect();
+    rows.sort();
+    rows
+}

@@ -30,6 +30,7 @@ pub(crate) const QUERY_TABLE_FUNCTIONS: &[&str] = &[
     "read_blob",
     "pragma_show",
     "pragma_collations",
+    "pg_timezone_names",
 ];
 
 impl Binder<'_> {
@@ -88,6 +89,8 @@ impl Binder<'_> {
                 }
             }),
             "pragma_collations" if args.is_empty() => Ok(self.collations()),
+            "pg_timezone_names" if args.is_empty() => Ok(timezone_names()),
+            "pg_timezone_names" => Err(Error::binder("pg_timezone_names takes no arguments")),
             "pragma_collations" => Err(Error::binder("pragma_collations takes no arguments")),
             _ => self.bind_read_file(name, args),
         })
@@ -254,4 +257,33 @@ impl Binder<'_> {
             rows,
         ))
     }
+}
+
+/// `pg_timezone_names()`: every time zone TimeZone accepts, with its abbreviation,
+/// UTC offset and daylight saving time now (PostgreSQL's and DuckDB's columns).
+fn timezone_names() -> LogicalPlan {
+    let now = stride_functions::scalar::clock_micros();
+    super::constant_rows(
+        vec![
+            Field::new("name", DataType::Varchar),
+            Field::new("abbrev", DataType::Varchar),
+            Field::new("utc_offset", DataType::Interval),
+            Field::new("is_dst", DataType::Boolean),
+        ],
+        stride_functions::timezone::zone_table(now)
+            .into_iter()
+            .map(|(name, abbrev, offset, dst)| {
+                vec![
+                    ScalarValue::Varchar(name),
+                    ScalarValue::Varchar(abbrev),
+                    ScalarValue::Interval(stride_common::Interval::new(
+                        0,
+                        0,
+                        offset as i64 * 1_000_000,
+                    )),
+                    ScalarValue::Boolean(dst),
+                ]
+            })
+            .collect(),
+    )
 }

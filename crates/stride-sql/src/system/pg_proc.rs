@@ -297,6 +297,7 @@ fn table_functions() -> Vec<Proc> {
         rows.push(f(name, &[], RECORD));
     }
     rows.push(f("pragma_collations", &[], RECORD));
+    rows.push(f("pg_timezone_names", &[], RECORD));
     for name in [
         "query",
         "query_table",
