@@ -116,6 +116,15 @@ pub trait Catalog {
     fn sequences(&self) -> Vec<SequenceEntry> {
         Vec::new()
     }
+    /// A type created by `CREATE TYPE`, by case-insensitive name: an ENUM carrying
+    /// the name, or the type an alias stands for.
+    fn user_type(&self, _name: &str) -> Option<DataType> {
+        None
+    }
+    /// Every type created by `CREATE TYPE`, with its name as created, in name order.
+    fn user_types(&self) -> Vec<(String, DataType)> {
+        Vec::new()
+    }
     /// The database's memory accountant (`stride_memory()`, `duckdb_memory()`).
     fn memory(&self) -> Option<Arc<stride_common::memory::MemoryAccountant>> {
         None

@@ -198,6 +198,22 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         }
         // format 9
         DataType::Blob => w.u8(21),
+        // the type's name (a flag byte, then the name when the flag is 1) and its
+        // labels in order
+        DataType::Enum(e) => {
+            w.u8(23);
+            match e.name() {
+                Some(name) => {
+                    w.u8(1);
+                    w.str(name);
+                }
+                None => w.u8(0),
+            }
+            w.len_of(e.len());
+            for l in e.labels() {
+                w.str(l);
+            }
+        }
         DataType::Struct(fields) => {
             w.u8(17);
             w.len_of(fields.len());
@@ -257,6 +273,21 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         }
         20 => DataType::Json,
         22 => DataType::TimestampTz,
+        23 => {
+            let name = match r.u8()? {
+                0 => None,
+                1 => Some(r.str()?),
+                b => return Err(r.corrupt(&format!("{b} is not an ENUM name's flag"))),
+            };
+            let n = r.len_of(4)?;
+            let mut labels = Vec::with_capacity(n);
+            for _ in 0..n {
+                labels.push(r.str()?);
+            }
+            let e = stride_common::EnumType::new(name, labels)
+                .map_err(|e| r.corrupt(&format!("an ENUM type is not valid: {}", e.message)))?;
+            DataType::Enum(e)
+        }
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })
 }

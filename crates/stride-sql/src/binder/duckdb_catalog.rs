@@ -156,7 +156,13 @@ const TYPES: &[(i64, &str, i64, &str, &str)] = &[
     (25, "varchar", 16, "VARCHAR", "STRING"),
     (26, "blob", 16, "BLOB", ""),
     (27, "interval", 16, "INTERVAL", "DATETIME"),
-    (32, "timestamp with time zone", 8, "TIMESTAMP WITH TIME ZONE", "DATETIME"),
+    (
+        32,
+        "timestamp with time zone",
+        8,
+        "TIMESTAMP WITH TIME ZONE",
+        "DATETIME",
+    ),
     (50, "hugeint", 16, "HUGEINT", "NUMERIC"),
     (54, "uuid", 16, "UUID", ""),
     (100, "struct", 0, "STRUCT", "COMPOSITE"),
@@ -665,6 +671,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::List(_) => 101,
         DataType::Map(..) => 102,
         DataType::Array(..) => 108,
+        DataType::Enum(_) => 104,
     }
 }
 
