@@ -121,8 +121,9 @@ pub trait Catalog {
     fn user_type(&self, _name: &str) -> Option<DataType> {
         None
     }
-    /// Every type created by `CREATE TYPE`, with its name as created, in name order.
-    fn user_types(&self) -> Vec<(String, DataType)> {
+    /// Every type created by `CREATE TYPE`: its id, its name as created and the
+    /// type, in name order.
+    fn user_types(&self) -> Vec<(u64, String, DataType)> {
         Vec::new()
     }
     /// The database's memory accountant (`stride_memory()`, `duckdb_memory()`).

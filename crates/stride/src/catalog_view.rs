@@ -133,11 +133,11 @@ impl stride_sql::Catalog for CatalogView {
         self.catalog().type_named(name).map(|t| t.ty)
     }
 
-    fn user_types(&self) -> Vec<(String, stride_common::DataType)> {
+    fn user_types(&self) -> Vec<(u64, String, stride_common::DataType)> {
         self.catalog()
             .types()
             .into_iter()
-            .map(|t| (t.name, t.ty))
+            .map(|t| (self.id(t.id), t.name, t.ty))
             .collect()
     }
 
