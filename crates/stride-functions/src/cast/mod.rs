@@ -37,6 +37,8 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (DataType::Varchar, DataType::Enum(e)) => enums::from_text(v, len, to, e, try_cast),
         (DataType::Enum(a), DataType::Enum(b)) => enums::to_enum(v, len, a, to, b, try_cast),
         (DataType::Enum(e), DataType::Varchar) => enums::to_text(v, len, e),
+        // a JSON string of the label
+        (DataType::Enum(_), DataType::Json) => json::from_value(v, len),
         (DataType::Enum(e), _) => cast_vector(&enums::to_text(v, len, e)?, len, to, try_cast),
         (DataType::Varchar, DataType::Json) => json::from_text(v, len, try_cast),
         (_, DataType::Json) => json::from_value(v, len),
