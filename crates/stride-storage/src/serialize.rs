@@ -647,6 +647,31 @@ mod tests {
         );
         round_trip(DataType::Json, vec![Varchar(r#"{"a":[1,2]}"#.into()), Null]);
         round_trip(DataType::Date, vec![Date(-1), Date(19000)]);
+        let mood = stride_common::EnumType::new(
+            Some("mood".into()),
+            vec!["sad".into(), "ok".into(), "happy".into()],
+        )
+        .unwrap();
+        round_trip(
+            DataType::Enum(mood.clone()),
+            vec![Enum(mood.clone(), 2), Null, Enum(mood.clone(), 0)],
+        );
+        // the type itself, its name and labels included
+        for e in [mood.clone(), mood.with_name(None)] {
+            let mut w = ByteWriter::new();
+            write_type(&mut w, &DataType::Enum(e.clone()));
+            let mut r = ByteReader::new(&w.bytes, "test type");
+            match read_type(&mut r).unwrap() {
+                DataType::Enum(back) => {
+                    assert_eq!(back.name(), e.name());
+                    assert_eq!(back.labels(), e.labels());
+                }
+                other => panic!("read back {other}"),
+            }
+            for cut in 0..w.bytes.len() {
+                assert!(read_type(&mut ByteReader::new(&w.bytes[..cut], "test type")).is_err());
+            }
+        }
         round_trip(
             DataType::Interval,
             vec![Interval(stride_common::Interval {
