@@ -27,6 +27,8 @@ pub enum ErrorKind {
     /// A sequence past its last value, or read before its first (`nextval`,
     /// `currval`).
     Sequence,
+    /// An object others depend on (`DROP TYPE` of a type a table uses).
+    Dependency,
     Internal,
 }
 
@@ -48,6 +50,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "Timeout Error",
             ErrorKind::OutOfMemory => "Out of Memory Error",
             ErrorKind::Sequence => "Sequence Error",
+            ErrorKind::Dependency => "Dependency Error",
             ErrorKind::Internal => "Internal Error",
         }
     }
@@ -91,6 +94,9 @@ impl Error {
     }
     pub fn io(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Io, m)
+    }
+    pub fn dependency(m: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Dependency, m)
     }
     pub fn not_supported(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotSupported, m)

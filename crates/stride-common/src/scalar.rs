@@ -1,6 +1,7 @@
 //! Single SQL values. Used for literals, settings, results handed to callers and slow
 //! paths; never inside a hot loop (kernels work on [`crate::Vector`]s).
 
+use crate::enum_type::EnumType;
 use crate::interval::Interval;
 use crate::temporal;
 use crate::types::DataType;
@@ -36,6 +37,8 @@ pub enum ScalarValue {
     Struct(Vec<(String, DataType)>, Vec<ScalarValue>),
     /// The key type, the value type, and the entries in order.
     Map(DataType, DataType, Vec<(ScalarValue, ScalarValue)>),
+    /// A value of an ENUM type: its label's position (always within the labels).
+    Enum(EnumType, u32),
 }
 
 impl ScalarValue {
@@ -67,6 +70,7 @@ impl ScalarValue {
             ScalarValue::List(t, _) => DataType::List(Box::new(t.clone())),
             ScalarValue::Struct(fields, _) => DataType::Struct(fields.clone()),
             ScalarValue::Map(k, v, _) => DataType::Map(Box::new(k.clone()), Box::new(v.clone())),
+            ScalarValue::Enum(e, _) => DataType::Enum(e.clone()),
         }
     }
 
@@ -108,6 +112,7 @@ impl ScalarValue {
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
+            (Enum(_, a), Enum(_, b)) => a.cmp(b),
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
@@ -228,6 +233,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),
             ScalarValue::Interval(i) => write!(f, "{i}"),
             ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),
+            ScalarValue::Enum(e, i) => write!(f, "{}", e.label(*i as usize).unwrap_or_default()),
             ScalarValue::List(_, items) => {
                 write!(f, "[")?;
                 for (i, v) in items.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! [`crate::Vector`]. The binder reasons in [`DataType`]; kernels are monomorphized over
 //! [`PhysicalType`].
 
+use crate::enum_type::EnumType;
 use std::fmt;
 
 /// Widest DECIMAL precision stored in an `i64`; wider ones use `i128`.
@@ -54,6 +55,9 @@ pub enum DataType {
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
+    /// ENUM('a', 'b', ...): one of a fixed list of labels, stored as its position in
+    /// the list ([`crate::enum_type`]) and ordered by it.
+    Enum(EnumType),
 }
 
 /// How values of a type are laid out in memory.
@@ -92,6 +96,7 @@ impl DataType {
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) | DataType::Map(..) | DataType::Array(..) => PhysicalType::List,
             DataType::Struct(_) => PhysicalType::Struct,
+            DataType::Enum(e) => e.physical(),
         }
     }
 
@@ -217,6 +222,9 @@ impl DataType {
                 };
                 Some(wider.clone())
             }
+            // an enum meets text, or an enum of other labels, as text (DuckDB)
+            (Enum(_), Varchar | Enum(_)) | (Varchar, Enum(_)) => Some(Varchar),
+            (Enum(_), t) | (t, Enum(_)) if !t.is_nested() && *t != Json => None,
             // JSON meets text as text (DuckDB compares them as strings)
             (Json, Varchar) | (Varchar, Json) => Some(Varchar),
             (Json, t) | (t, Json) if !t.is_nested() => Some(Varchar),
@@ -288,6 +296,8 @@ impl DataType {
                     })
             }
             (DataType::Json, DataType::Varchar) => true,
+            // an enum is its label wherever text is expected (DuckDB)
+            (DataType::Enum(_), DataType::Varchar) => true,
             _ => false,
         }
     }
@@ -331,6 +341,7 @@ impl fmt::Display for DataType {
             }
             DataType::Json => write!(f, "JSON"),
             DataType::Blob => write!(f, "BLOB"),
+            DataType::Enum(e) => write!(f, "{e}"),
         }
     }
 }

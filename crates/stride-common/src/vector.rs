@@ -413,6 +413,9 @@ impl Vector {
                 ScalarValue::Varchar(v.get(i).to_string())
             }
             (DataType::Blob, VectorData::Str(v)) => ScalarValue::Blob(v.get_bytes(i).to_vec()),
+            (DataType::Enum(e), VectorData::I8(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
+            (DataType::Enum(e), VectorData::I16(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
+            (DataType::Enum(e), VectorData::I32(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::TimestampTz, VectorData::I64(v)) => ScalarValue::TimestampTz(v[i]),
@@ -488,6 +491,10 @@ impl Vector {
             (VectorData::F64(v), ScalarValue::Double(x)) => v.make_mut().push(*x),
             (VectorData::Str(v), ScalarValue::Varchar(x)) => v.push(x),
             (VectorData::Str(v), ScalarValue::Blob(x)) => v.push_blob(x),
+            // positions fit the vector's width (`EnumType::physical`)
+            (VectorData::I8(v), ScalarValue::Enum(_, x)) => v.make_mut().push(*x as i8),
+            (VectorData::I16(v), ScalarValue::Enum(_, x)) => v.make_mut().push(*x as i16),
+            (VectorData::I32(v), ScalarValue::Enum(_, x)) => v.make_mut().push(*x as i32),
             (VectorData::Interval(v), ScalarValue::Interval(x)) => v.make_mut().push(*x),
             (VectorData::List(l), ScalarValue::List(_, items)) => {
                 for it in items {

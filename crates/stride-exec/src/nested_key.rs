@@ -42,6 +42,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
         S::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Timestamp(x) | S::TimestampTz(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Enum(_, p) => out.extend_from_slice(&p.to_le_bytes()),
         S::Interval(i) => {
             out.extend_from_slice(&i.months.to_le_bytes());
             out.extend_from_slice(&i.days.to_le_bytes());
@@ -131,6 +132,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         )),
         DataType::Varchar => S::Varchar(String::from_utf8_lossy(r.bytes()).into_owned()),
         DataType::Blob => S::Blob(r.bytes().to_vec()),
+        DataType::Enum(e) => S::Enum(e.clone(), u32::from_le_bytes(r.take())),
         DataType::List(elem) | DataType::Array(elem, _) => {
             let n = u32::from_le_bytes(r.take::<4>()) as usize;
             let items = (0..n).map(|_| read(r, elem)).collect();
@@ -177,6 +179,11 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Decimal(x, _, _) => {
             out.push(1);
             out.extend_from_slice(&((*x as u128) ^ (1 << 127)).to_be_bytes());
+        }
+        // by position, the enum's order
+        S::Enum(_, p) => {
+            out.push(1);
+            out.extend_from_slice(&p.to_be_bytes());
         }
         S::Real(x) => ordered_float(*x as f64, out),
         S::Double(x) => ordered_float(*x, out),

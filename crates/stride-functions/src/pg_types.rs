@@ -165,7 +165,8 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Real => FLOAT4,
         DataType::Double => FLOAT8,
         DataType::Decimal(..) | DataType::HugeInt => NUMERIC,
-        DataType::Varchar => VARCHAR,
+        // an enum goes out as its label (PostgreSQL's enums have per-type OIDs)
+        DataType::Varchar | DataType::Enum(_) => VARCHAR,
         DataType::Json => JSON,
         DataType::Blob => BYTEA,
         DataType::Date => DATE,

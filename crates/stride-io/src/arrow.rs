@@ -91,6 +91,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
             Arc::new(Field::new_list_field(arrow_type(t, strings), true)),
             *n as i32,
         ),
+        // as DuckDB exports an enum: the labels as a dictionary, each row its index
+        DataType::Enum(e) => {
+            ArrowType::Dictionary(Box::new(enum_key_type(e)), Box::new(ArrowType::Utf8))
+        }
         // Arrow's map: a list of non-NULL keys with their values
         DataType::Map(k, v) => {
             let entries = Fields::from(vec![
@@ -337,6 +341,7 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                 .map_err(|e| Error::internal(format!("building an Arrow map: {e}")))?,
             )
         }
+        DataType::Enum(e) => enum_column(e, parts, nulls)?,
         DataType::Struct(fields) => {
             let ArrowType::Struct(arrow_fields) = target else {
                 return Err(Error::internal(format!(
@@ -392,6 +397,66 @@ fn list_children(
     }
     let child_parts: Vec<(&Vector, usize)> = children.iter().map(|(v, n)| (v, *n)).collect();
     Ok((offsets, column(child_ty, child_target, &child_parts)?))
+}
+
+/// The unsigned index type of an enum's Arrow dictionary, the narrowest that holds
+/// every position (DuckDB's choice: UInt8 up to 256 labels).
+fn enum_key_type(e: &stride_common::EnumType) -> ArrowType {
+    match e.len() {
+        n if n <= 1 << 8 => ArrowType::UInt8,
+        n if n <= 1 << 16 => ArrowType::UInt16,
+        _ => ArrowType::UInt32,
+    }
+}
+
+/// An ENUM column as a dictionary array: the labels once, each row's position as its
+/// key (widened from stride's signed storage to the key type).
+fn enum_column(
+    e: &stride_common::EnumType,
+    parts: &[(&Vector, usize)],
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    use arrow_array::types::{UInt16Type, UInt32Type, UInt8Type};
+    use arrow_array::DictionaryArray;
+    let total: usize = parts.iter().map(|(_, n)| n).sum();
+    let mut keys: Vec<u32> = Vec::with_capacity(total);
+    for (v, n) in parts {
+        match &v.data {
+            VectorData::I8(b) => keys.extend(b[..*n].iter().map(|&x| x as u8 as u32)),
+            VectorData::I16(b) => keys.extend(b[..*n].iter().map(|&x| x as u16 as u32)),
+            VectorData::I32(b) => keys.extend(b[..*n].iter().map(|&x| x as u32)),
+            d => {
+                return Err(Error::internal(format!(
+                    "an ENUM column holds {:?} data",
+                    d.physical()
+                )))
+            }
+        }
+    }
+    // NULL rows may hold anything: point them at the first label
+    for (i, k) in keys.iter_mut().enumerate() {
+        if nulls.as_ref().is_some_and(|b| !b.is_valid(i)) || *k as usize >= e.len() {
+            *k = 0;
+        }
+    }
+    let values: ArrayRef = Arc::new(StringArray::from_iter_values(e.labels()));
+    let built = match enum_key_type(e) {
+        ArrowType::UInt8 => DictionaryArray::<UInt8Type>::try_new(
+            PrimitiveArray::new(keys.iter().map(|&k| k as u8).collect(), nulls),
+            values,
+        )
+        .map(|a| Arc::new(a) as ArrayRef),
+        ArrowType::UInt16 => DictionaryArray::<UInt16Type>::try_new(
+            PrimitiveArray::new(keys.iter().map(|&k| k as u16).collect(), nulls),
+            values,
+        )
+        .map(|a| Arc::new(a) as ArrayRef),
+        _ => {
+            DictionaryArray::<UInt32Type>::try_new(PrimitiveArray::new(keys.into(), nulls), values)
+                .map(|a| Arc::new(a) as ArrayRef)
+        }
+    };
+    built.map_err(|err| Error::internal(format!("building an Arrow dictionary: {err}")))
 }
 
 /// The first `n` rows of a UUID vector as their text.

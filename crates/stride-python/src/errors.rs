@@ -132,6 +132,12 @@ create_exception!(
 );
 create_exception!(
     stride,
+    DependencyException,
+    DatabaseError,
+    "An object others depend on cannot be dropped (a type a table uses)."
+);
+create_exception!(
+    stride,
     OutOfMemoryException,
     OperationalError,
     "The statement needed more memory than memory_limit allows."
@@ -181,6 +187,7 @@ pub fn to_py(e: StrideError) -> PyErr {
         ErrorKind::Timeout => TimeoutException::new_err(message),
         ErrorKind::OutOfMemory => OutOfMemoryException::new_err(message),
         ErrorKind::Sequence => SequenceException::new_err(message),
+        ErrorKind::Dependency => DependencyException::new_err(message),
         ErrorKind::Internal => InternalException::new_err(message),
     }
 }
@@ -215,6 +222,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         TimeoutException,
         OutOfMemoryException,
         SequenceException,
+        DependencyException,
         PermissionException,
         InterruptException,
         NotImplementedException,

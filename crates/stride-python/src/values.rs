@@ -92,6 +92,8 @@ impl<'py> ToPython<'py> {
             ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
             ScalarValue::Varchar(s) => PyString::new(py, s).into_any(),
             ScalarValue::Blob(b) => pyo3::types::PyBytes::new(py, b).into_any(),
+            // an enum is its label, a str (as DuckDB's fetchall gives it)
+            ScalarValue::Enum(..) => PyString::new(py, &v.to_string()).into_any(),
             ScalarValue::Date(d) => {
                 let (y, m, d) = civil_from_days(*d as i64);
                 self.date.call1((y, m, d))?

@@ -197,6 +197,8 @@ impl ToSql for Value<'_> {
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
             ScalarValue::Blob(b) => out.put_slice(b),
+            // an enum travels as its label (VARCHAR's OID, `pg_types::oid_of`)
+            ScalarValue::Enum(..) => out.put_slice(self.0.to_string().as_bytes()),
             ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
             ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => {
                 out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY)

@@ -31,6 +31,8 @@ pub fn sqlstate(e: &Error) -> &'static str {
         ErrorKind::OutOfMemory => "53200",
         // sequence_generator_limit_exceeded
         ErrorKind::Sequence => "2200H",
+        // dependent_objects_still_exist
+        ErrorKind::Dependency => "2BP01",
         ErrorKind::Internal => "XX000",
     }
 }

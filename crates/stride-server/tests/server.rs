@@ -207,6 +207,24 @@ impl tokio_postgres::types::ToSql for Raw {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enums_travel_as_varchar_text() {
+    let addr = start(100);
+    let c = connect(addr).await;
+    let sql = "SELECT 'ok'::ENUM('sad', 'ok') AS m, ['sad'::ENUM('sad', 'ok')] AS l";
+    let msgs = c.simple_query(sql).await.unwrap();
+    assert_eq!(
+        rows(&msgs),
+        vec![vec![Some("ok".to_string()), Some("{sad}".to_string())]]
+    );
+    let st = c.prepare(sql).await.unwrap();
+    let types: Vec<Type> = st.columns().iter().map(|c| c.type_().clone()).collect();
+    // lists travel as text, as every nested type does (`encode::pg_type`)
+    assert_eq!(types, [Type::VARCHAR, Type::TEXT]);
+    let r = c.query(&st, &[]).await.unwrap();
+    assert_eq!(r[0].get::<_, String>(0), "ok");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hugeint_uuid_and_time_travel_as_numeric_uuid_and_time() {
     let addr = start(100);
     let c = connect(addr).await;

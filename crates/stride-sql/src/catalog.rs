@@ -116,6 +116,16 @@ pub trait Catalog {
     fn sequences(&self) -> Vec<SequenceEntry> {
         Vec::new()
     }
+    /// A type created by `CREATE TYPE`, by case-insensitive name: an ENUM carrying
+    /// the name, or the type an alias stands for.
+    fn user_type(&self, _name: &str) -> Option<DataType> {
+        None
+    }
+    /// Every type created by `CREATE TYPE`: its id, its name as created and the
+    /// type, in name order.
+    fn user_types(&self) -> Vec<(u64, String, DataType)> {
+        Vec::new()
+    }
     /// The database's memory accountant (`stride_memory()`, `duckdb_memory()`).
     fn memory(&self) -> Option<Arc<stride_common::memory::MemoryAccountant>> {
         None

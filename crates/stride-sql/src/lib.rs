@@ -18,6 +18,7 @@ pub mod plan;
 mod prefix_alias;
 mod sequence_syntax;
 pub mod system;
+mod type_syntax;
 mod variable_syntax;
 
 pub use catalog::Catalog;

@@ -663,8 +663,9 @@ fn parse_insert_by(parser: &mut Parser) -> Option<std::result::Result<Statement,
 }
 
 /// `CREATE [OR REPLACE] [TEMP | TEMPORARY] MACRO | FUNCTION name(params) AS ...`
-/// (DuckDB's CREATE FUNCTION is CREATE MACRO) and `CREATE ... SEQUENCE`
-/// (`sequence_syntax.rs`). `None` for every other CREATE.
+/// (DuckDB's CREATE FUNCTION is CREATE MACRO), `CREATE ... SEQUENCE`
+/// (`sequence_syntax.rs`) and `CREATE ... TYPE` (`type_syntax.rs`). `None` for every
+/// other CREATE.
 fn parse_create_function(
     parser: &mut Parser,
 ) -> Option<std::result::Result<Statement, ParserError>> {
@@ -683,6 +684,12 @@ fn parse_create_function(
             parser.next_token();
         }
         return Some(crate::sequence_syntax::parse(parser, or_replace, temporary));
+    }
+    if is_word(i, "TYPE") {
+        for _ in 0..=i {
+            parser.next_token();
+        }
+        return Some(crate::type_syntax::parse(parser, or_replace, temporary));
     }
     if !is_word(i, "FUNCTION") && !is_word(i, "MACRO") {
         return None;

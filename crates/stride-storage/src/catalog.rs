@@ -1,13 +1,13 @@
-//! The catalog of one database: tables, views, macros and sequences by name
-//! (case-insensitive, as in DuckDB). Tables and views share one namespace; macros
-//! (functions) and sequences have their own.
+//! The catalog of one database: tables, views, macros, sequences and types (CREATE
+//! TYPE) by name (case-insensitive, as in DuckDB). Tables and views share one
+//! namespace; macros (functions), sequences and types have their own.
 
 use crate::sequence::{Sequence, SequenceOptions};
 use crate::table::Table;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
-use stride_common::{Error, Result, TableSchema};
+use stride_common::{DataType, Error, Result, TableSchema};
 
 /// A view: a named query, stored as SQL text and bound again each time it is used.
 #[derive(Clone, Debug)]
@@ -31,11 +31,22 @@ pub struct Macro {
     pub sql: String,
 }
 
+/// A type made by `CREATE TYPE name AS type`: an ENUM (carrying `name`) or an alias
+/// of another type. Transactional, like a macro.
+#[derive(Clone, Debug)]
+pub struct UserType {
+    /// Assigned by [`Catalog::create_type`] (kept when a type is replaced).
+    pub id: u64,
+    pub name: String,
+    pub ty: DataType,
+}
+
 #[derive(Default)]
 pub struct Catalog {
     tables: RwLock<BTreeMap<String, Arc<Table>>>,
     views: RwLock<BTreeMap<String, View>>,
     macros: RwLock<BTreeMap<String, Macro>>,
+    types: RwLock<BTreeMap<String, UserType>>,
     /// Shared with every fork: a sequence is not transactional.
     sequences: RwLock<BTreeMap<String, Arc<Sequence>>>,
     next_id: AtomicU64,
@@ -117,10 +128,16 @@ impl Catalog {
             .read()
             .map_err(|_| Error::internal("catalog lock poisoned"))?
             .clone();
+        let types = self
+            .types
+            .read()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?
+            .clone();
         Ok(Catalog {
             tables: RwLock::new(tables),
             views: RwLock::new(views),
             macros: RwLock::new(macros),
+            types: RwLock::new(types),
             sequences: RwLock::new(sequences),
             next_id: AtomicU64::new(self.peek_next_id()),
             commits: RwLock::new(()),
@@ -387,6 +404,74 @@ impl Catalog {
             .write()
             .map_err(|_| Error::internal("catalog lock poisoned"))?;
         Ok(macros.remove(&name.to_ascii_lowercase()).is_some())
+    }
+
+    /// Every type made by CREATE TYPE, in name order.
+    pub fn types(&self) -> Vec<UserType> {
+        self.types
+            .read()
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    pub fn type_named(&self, name: &str) -> Option<UserType> {
+        self.types
+            .read()
+            .ok()?
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    /// Whether [`Catalog::create_type`] would accept a type named `name`.
+    pub fn check_new_type(&self, name: &str, replace: bool) -> Result<()> {
+        if self.type_named(name).is_some() && !replace {
+            return Err(Error::catalog(format!(
+                "Type with name \"{name}\" already exists!"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Creates a type and gives it its id; with `replace`, an existing type of that
+    /// name is replaced (and keeps its id).
+    pub fn create_type(&self, mut t: UserType, replace: bool) -> Result<()> {
+        let key = t.name.to_ascii_lowercase();
+        let mut types = self
+            .types
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        if types.contains_key(&key) && !replace {
+            return Err(Error::catalog(format!(
+                "Type with name \"{}\" already exists!",
+                t.name
+            )));
+        }
+        t.id = match types.get(&key) {
+            Some(old) => old.id,
+            None => self.new_object_id(),
+        };
+        types.insert(key, t);
+        Ok(())
+    }
+
+    /// Adds a type read back from a database file, keeping its id.
+    pub fn restore_type(&self, t: UserType) -> Result<()> {
+        let mut types = self
+            .types
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        self.next_id.fetch_max(t.id + 1, Ordering::Relaxed);
+        types.insert(t.name.to_ascii_lowercase(), t);
+        Ok(())
+    }
+
+    /// Removes a type; `Ok(false)` when it did not exist.
+    pub fn drop_type(&self, name: &str) -> Result<bool> {
+        let mut types = self
+            .types
+            .write()
+            .map_err(|_| Error::internal("catalog lock poisoned"))?;
+        Ok(types.remove(&name.to_ascii_lowercase()).is_some())
     }
 
     /// Every sequence, in name order.

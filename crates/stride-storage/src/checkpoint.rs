@@ -14,11 +14,12 @@
 
 use crate::block_file::{BlockFile, BlockWriter, Extent, PAYLOAD};
 use crate::buffer::{BufferPool, Segment};
-use crate::catalog::{Catalog, Macro, View};
+use crate::catalog::{Catalog, Macro, UserType, View};
 use crate::column::Column;
 use crate::sequence::Sequence;
 use crate::serialize::{
-    read_positions, read_schema, write_positions, write_schema, ByteReader, ByteWriter,
+    read_positions, read_schema, read_type, write_positions, write_schema, write_type, ByteReader,
+    ByteWriter,
 };
 use crate::table::{IndexInfo, RowGroup, Table};
 use crate::wal::{
@@ -247,6 +248,15 @@ pub fn checkpoint(
         s.take_moved();
         write_sequence_state(&mut meta, &s.state());
     }
+    // Format 9, after the sequences (absent from files written before types
+    // existed): the types made by CREATE TYPE.
+    let types = catalog.types();
+    meta.len_of(types.len());
+    for t in &types {
+        meta.u64(t.id);
+        meta.str(&t.name);
+        write_type(&mut meta, &t.ty);
+    }
     let (header, chain) = w.finish(&meta.bytes)?;
     used.extend(chain);
     used.extend(pool.live_blocks());
@@ -354,6 +364,17 @@ pub fn load(file: &mut BlockFile, catalog: &Catalog, pool: &Arc<BufferPool>) -> 
             let options = read_sequence_options(&mut r)?;
             let state = read_sequence_state(&mut r)?;
             catalog.restore_sequence(Arc::new(Sequence::restore(id, name, options, state)))?;
+        }
+    }
+    // the types' list ends the checkpoint; files of format 9 written before types
+    // existed end before it
+    if file.header.version >= 9 && !r.is_at_end() {
+        for _ in 0..r.len_of(8 + 4 + 1)? {
+            catalog.restore_type(UserType {
+                id: r.u64()?,
+                name: r.str()?,
+                ty: read_type(&mut r)?,
+            })?;
         }
     }
     if !r.is_at_end() {

@@ -422,6 +422,10 @@ fn replay_entry(
         WalEntry::DropSequence { name } => {
             catalog.drop_sequence(&name)?;
         }
+        WalEntry::CreateType { user_type, replace } => catalog.create_type(user_type, replace)?,
+        WalEntry::DropType { name } => {
+            catalog.drop_type(&name)?;
+        }
         WalEntry::SequenceValue { name, state } => match catalog.sequence(&name) {
             Some(s) => s.set_state(state)?,
             None => {

@@ -42,7 +42,7 @@ pub mod wal;
 pub mod zone_map;
 
 pub use buffer::BufferPool;
-pub use catalog::{Catalog, Macro, View};
+pub use catalog::{Catalog, Macro, UserType, View};
 pub use catalogs::Catalogs;
 pub use column::Column;
 pub use database_file::{apply_entry, DatabaseFile, Writer};

@@ -198,6 +198,22 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         }
         // format 9
         DataType::Blob => w.u8(21),
+        // the type's name (a flag byte, then the name when the flag is 1) and its
+        // labels in order
+        DataType::Enum(e) => {
+            w.u8(23);
+            match e.name() {
+                Some(name) => {
+                    w.u8(1);
+                    w.str(name);
+                }
+                None => w.u8(0),
+            }
+            w.len_of(e.len());
+            for l in e.labels() {
+                w.str(l);
+            }
+        }
         DataType::Struct(fields) => {
             w.u8(17);
             w.len_of(fields.len());
@@ -257,6 +273,21 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         }
         20 => DataType::Json,
         22 => DataType::TimestampTz,
+        23 => {
+            let name = match r.u8()? {
+                0 => None,
+                1 => Some(r.str()?),
+                b => return Err(r.corrupt(&format!("{b} is not an ENUM name's flag"))),
+            };
+            let n = r.len_of(4)?;
+            let mut labels = Vec::with_capacity(n);
+            for _ in 0..n {
+                labels.push(r.str()?);
+            }
+            let e = stride_common::EnumType::new(name, labels)
+                .map_err(|e| r.corrupt(&format!("an ENUM type is not valid: {}", e.message)))?;
+            DataType::Enum(e)
+        }
         t => return Err(r.corrupt(&format!("unknown type tag {t}"))),
     })
 }
@@ -616,6 +647,31 @@ mod tests {
         );
         round_trip(DataType::Json, vec![Varchar(r#"{"a":[1,2]}"#.into()), Null]);
         round_trip(DataType::Date, vec![Date(-1), Date(19000)]);
+        let mood = stride_common::EnumType::new(
+            Some("mood".into()),
+            vec!["sad".into(), "ok".into(), "happy".into()],
+        )
+        .unwrap();
+        round_trip(
+            DataType::Enum(mood.clone()),
+            vec![Enum(mood.clone(), 2), Null, Enum(mood.clone(), 0)],
+        );
+        // the type itself, its name and labels included
+        for e in [mood.clone(), mood.with_name(None)] {
+            let mut w = ByteWriter::new();
+            write_type(&mut w, &DataType::Enum(e.clone()));
+            let mut r = ByteReader::new(&w.bytes, "test type");
+            match read_type(&mut r).unwrap() {
+                DataType::Enum(back) => {
+                    assert_eq!(back.name(), e.name());
+                    assert_eq!(back.labels(), e.labels());
+                }
+                other => panic!("read back {other}"),
+            }
+            for cut in 0..w.bytes.len() {
+                assert!(read_type(&mut ByteReader::new(&w.bytes[..cut], "test type")).is_err());
+            }
+        }
         round_trip(
             DataType::Interval,
             vec![Interval(stride_common::Interval {

@@ -8,7 +8,7 @@
 //! crash after the header switch, before the log was reset) is recognised and dropped.
 
 use crate::block_file::Extent;
-use crate::catalog::{Macro, View};
+use crate::catalog::{Macro, UserType, View};
 use crate::checkpoint::{read_extent, write_extent};
 use crate::fs::StorageFile;
 use crate::sequence::{SequenceOptions, SequenceState};
@@ -62,6 +62,14 @@ pub enum WalEntry {
     SequenceValue {
         name: String,
         state: SequenceState,
+    },
+    /// A type made by CREATE TYPE (its id is given when the entry is applied).
+    CreateType {
+        user_type: UserType,
+        replace: bool,
+    },
+    DropType {
+        name: String,
     },
     CreateIndex {
         table: String,
@@ -354,6 +362,16 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                 w.u8(16);
                 w.str(name);
             }
+            WalEntry::CreateType { user_type, replace } => {
+                w.u8(18);
+                w.str(&user_type.name);
+                write_type(w, &user_type.ty);
+                w.u8(*replace as u8);
+            }
+            WalEntry::DropType { name } => {
+                w.u8(19);
+                w.str(name);
+            }
             WalEntry::SequenceValue { name, state } => {
                 w.u8(17);
                 w.str(name);
@@ -547,6 +565,15 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
                 replace: r.bool()?,
             },
             16 => WalEntry::DropSequence { name: r.str()? },
+            18 => WalEntry::CreateType {
+                user_type: UserType {
+                    id: 0,
+                    name: r.str()?,
+                    ty: read_type(&mut r)?,
+                },
+                replace: r.bool()?,
+            },
+            19 => WalEntry::DropType { name: r.str()? },
             17 => WalEntry::SequenceValue {
                 name: r.str()?,
                 state: read_sequence_state(&mut r)?,

@@ -58,6 +58,8 @@ impl Key {
             (S::Time(v), DataType::Time) => Key::Int(*v as i128),
             (S::HugeInt(v), DataType::HugeInt) => Key::Int(*v),
             (S::Uuid(v), DataType::Uuid) => Key::Int(stride_common::uuid::to_physical(*v)),
+            // an enum's stored value is its position
+            (S::Enum(_, p), DataType::Enum(e)) if e.len() > *p as usize => Key::Int(*p as i128),
             (S::Decimal(v, _, s), DataType::Decimal(_, scale)) if s == scale => Key::Int(*v),
             (S::Real(v), DataType::Real) if !v.is_nan() => Key::Float(*v as f64),
             (S::Double(v), DataType::Double) if !v.is_nan() => Key::Float(*v),

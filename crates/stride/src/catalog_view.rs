@@ -129,6 +129,18 @@ impl stride_sql::Catalog for CatalogView {
         self.catalog().macros().into_iter().map(|m| m.sql).collect()
     }
 
+    fn user_type(&self, name: &str) -> Option<stride_common::DataType> {
+        self.catalog().type_named(name).map(|t| t.ty)
+    }
+
+    fn user_types(&self) -> Vec<(u64, String, stride_common::DataType)> {
+        self.catalog()
+            .types()
+            .into_iter()
+            .map(|t| (self.id(t.id), t.name, t.ty))
+            .collect()
+    }
+
     fn sequence(&self, name: &str) -> Option<SequenceEntry> {
         self.catalog()
             .sequence(name)

@@ -972,6 +972,46 @@ impl Connection {
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
+            BoundStatement::CreateType {
+                name,
+                ty,
+                or_replace,
+                if_not_exists,
+            } => {
+                let mut writer = self.writer(store)?;
+                let catalog = self.catalog_of(store);
+                if if_not_exists && catalog.type_named(&name).is_some() {
+                    return Ok(Planned::Done(QueryResult::done(None)));
+                }
+                catalog.check_new_type(&name, or_replace)?;
+                let user_type = stride_storage::UserType { id: 0, name, ty };
+                log(
+                    &mut writer,
+                    &[WalEntry::CreateType {
+                        user_type: user_type.clone(),
+                        replace: or_replace,
+                    }],
+                )?;
+                catalog.create_type(user_type, or_replace)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
+            BoundStatement::DropType { name, if_exists } => {
+                let mut writer = self.writer(store)?;
+                let catalog = self.catalog_of(store);
+                if catalog.type_named(&name).is_none() {
+                    if if_exists {
+                        return Ok(Planned::Done(QueryResult::done(None)));
+                    }
+                    return Err(Error::catalog(format!(
+                        "Type with name {name} does not exist!"
+                    )));
+                }
+                log(&mut writer, &[WalEntry::DropType { name: name.clone() }])?;
+                catalog.drop_type(&name)?;
+                checkpoint_if_due(&mut writer);
+                Ok(Planned::Done(QueryResult::done(None)))
+            }
             BoundStatement::DropMacro { name, if_exists } => {
                 if if_exists {
                     return Ok(Planned::Done(QueryResult::done(None)));

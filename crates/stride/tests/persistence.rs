@@ -982,12 +982,123 @@ fn sequences_replay_from_the_log() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Types made, replaced and dropped, a table of an enum, then killed without a
+/// checkpoint (see `types_replay_from_the_log_and_the_checkpoint`).
+fn child_types(path: &str) {
+    let db = Database::open(path).unwrap();
+    exec(&db, "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')");
+    exec(&db, "CREATE TYPE id AS INTEGER");
+    exec(&db, "CREATE TYPE gone AS ENUM ('x')");
+    exec(&db, "DROP TYPE gone");
+    exec(&db, "CREATE OR REPLACE TYPE id AS BIGINT");
+    exec(
+        &db,
+        "CREATE TYPE w AS ENUM (SELECT 'w' || range FROM range(300) ORDER BY range)",
+    );
+    exec(
+        &db,
+        "CREATE TABLE t(m mood, i id, l ENUM('a', 'b')[], wide w)",
+    );
+    exec(
+        &db,
+        "INSERT INTO t VALUES ('happy', 1, ['b', 'a'], 'w299'), ('sad', 2, NULL, 'w0'), (NULL, 3, [], NULL)",
+    );
+    println!("STRIDE-DONE");
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(Duration::from_secs(600));
+}
+
+#[test]
+fn types_replay_from_the_log_and_the_checkpoint() {
+    let d = dir("types");
+    let path = path_in(&d);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, &path)
+        .env("STRIDE_PERSISTENCE_MODE", "types")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Once from the WAL, once from the checkpoint written at close.
+    for round in 0..2 {
+        let db = Database::open(&path).unwrap();
+        if round == 0 {
+            assert!(db.recovery().replayed >= 8, "{:?}", db.recovery());
+        } else {
+            assert_eq!(db.recovery().replayed, 0);
+        }
+        let rows: Vec<String> = query(
+            &db,
+            "SELECT m, typeof(m), typeof(i), l, wide, enum_code(wide) FROM t ORDER BY m",
+        )
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+        assert_eq!(
+            rows,
+            vec![
+                "sad | ENUM('sad', 'ok', 'happy') | BIGINT | NULL | w0 | 0",
+                "happy | ENUM('sad', 'ok', 'happy') | BIGINT | [b, a] | w299 | 299",
+                "NULL | ENUM('sad', 'ok', 'happy') | BIGINT | [] | NULL | NULL",
+            ],
+            "round {round}"
+        );
+        assert_eq!(
+            query(
+                &db,
+                "SELECT type_name, logical_type FROM duckdb_types() WHERE NOT internal ORDER BY 1"
+            ),
+            vec![
+                vec![
+                    ScalarValue::Varchar("id".into()),
+                    ScalarValue::Varchar("BIGINT".into())
+                ],
+                vec![
+                    ScalarValue::Varchar("mood".into()),
+                    ScalarValue::Varchar("ENUM".into())
+                ],
+                vec![
+                    ScalarValue::Varchar("w".into()),
+                    ScalarValue::Varchar("ENUM".into())
+                ],
+            ]
+        );
+        // the type is still in use, and still the table's
+        let conn = db.connect().unwrap();
+        let e = conn.query("DROP TYPE mood").unwrap_err();
+        assert!(
+            e.message.contains("table \"t\" depends on type \"mood\""),
+            "{e}"
+        );
+        exec(&db, "INSERT INTO t(m) VALUES ('ok'::mood)");
+        exec(&db, "DELETE FROM t WHERE m = 'ok'");
+        assert!(conn.query("SELECT 'meh'::mood").is_err());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn child_process_writer() {
     if let Ok(path) = std::env::var(CHILD) {
         match std::env::var("STRIDE_PERSISTENCE_MODE").as_deref() {
             Ok("changes") => child_changes(&path),
             Ok("sequences") => child_sequences(&path),
+            Ok("types") => child_types(&path),
             _ => child_workload(&path),
         }
     }

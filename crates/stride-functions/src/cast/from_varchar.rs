@@ -46,7 +46,8 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::List(_)
         | DataType::Struct(_)
         | DataType::Map(..)
-        | DataType::Array(..) => Err(unimplemented_cast(&v.ty, to)),
+        | DataType::Array(..)
+        | DataType::Enum(_) => Err(unimplemented_cast(&v.ty, to)),
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod array;
 pub mod decimal;
+mod enums;
 mod from_varchar;
 pub mod interval;
 mod json;
@@ -33,6 +34,12 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     }
     match (from, to) {
         (DataType::Null, _) => Ok(null_vector(to, len, v.constant)),
+        (DataType::Varchar, DataType::Enum(e)) => enums::from_text(v, len, to, e, try_cast),
+        (DataType::Enum(a), DataType::Enum(b)) => enums::to_enum(v, len, a, to, b, try_cast),
+        (DataType::Enum(e), DataType::Varchar) => enums::to_text(v, len, e),
+        // a JSON string of the label
+        (DataType::Enum(_), DataType::Json) => json::from_value(v, len),
+        (DataType::Enum(e), _) => cast_vector(&enums::to_text(v, len, e)?, len, to, try_cast),
         (DataType::Varchar, DataType::Json) => json::from_text(v, len, try_cast),
         (_, DataType::Json) => json::from_value(v, len),
         (DataType::Json, DataType::Varchar) => to_varchar::cast(v, len),
@@ -105,6 +112,8 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
     match (from, to) {
         _ if from == to => true,
         (DataType::Null, _) | (_, DataType::Varchar) | (_, DataType::Json) => true,
+        (DataType::Enum(_), DataType::Enum(_)) => true,
+        (DataType::Enum(_), t) => can_cast(&DataType::Varchar, t),
         (DataType::Json, t) => !matches!(t, DataType::Interval),
         (DataType::Varchar, t) => match t {
             DataType::List(e) | DataType::Array(e, _) => !e.is_nested(),

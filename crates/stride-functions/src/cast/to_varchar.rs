@@ -70,6 +70,7 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
             out.ty = DataType::Varchar;
             out
         }
+        DataType::Enum(e) => super::enums::to_text(v, len, e)?,
         DataType::List(_)
         | DataType::Struct(_)
         | DataType::Map(..)

@@ -6,6 +6,7 @@
 use super::array::ArrayFunction as A;
 use super::blobs::{self, BlobFunction as B};
 use super::date::{DateField, EpochUnit, IntervalUnit};
+use super::enums::EnumFunction;
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
 use super::maps::MapFunction as M;
@@ -472,6 +473,21 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ),
     // other
     ("typeof", meta::resolve_typeof),
+    ("enum_first", |a| {
+        super::enums::resolve(EnumFunction::First, a)
+    }),
+    ("enum_last", |a| {
+        super::enums::resolve(EnumFunction::Last, a)
+    }),
+    ("enum_range", |a| {
+        super::enums::resolve(EnumFunction::Range, a)
+    }),
+    ("enum_range_boundary", |a| {
+        super::enums::resolve(EnumFunction::RangeBoundary, a)
+    }),
+    ("enum_code", |a| {
+        super::enums::resolve(EnumFunction::Code, a)
+    }),
     ("gen_random_uuid", super::uuid::resolve),
     ("uuid", super::uuid::resolve),
     ("uuidv4", super::uuid::resolve),
@@ -868,6 +884,19 @@ const CATALOGUE: &[(&str, Resolver)] = &[
 ];
 
 /// The resolver registered under `name` (already lower-case).
+/// The enum function a (lower-case) name calls, if any: its resolution errors are
+/// DuckDB's own (`enums::resolve_error`).
+pub fn enum_function(name: &str) -> Option<EnumFunction> {
+    Some(match name {
+        "enum_first" => EnumFunction::First,
+        "enum_last" => EnumFunction::Last,
+        "enum_range" => EnumFunction::Range,
+        "enum_range_boundary" => EnumFunction::RangeBoundary,
+        "enum_code" => EnumFunction::Code,
+        _ => return None,
+    })
+}
+
 pub fn lookup(name: &str) -> Option<Resolver> {
     CATALOGUE.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
 }

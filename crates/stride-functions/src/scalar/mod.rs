@@ -13,7 +13,7 @@
 //!
 //! One file per function or family of functions under `arithmetic`, `comparison`,
 //! `string`, `regex`, `math`, `date`, `list` and `json` (plus `structs`, `maps` and
-//! `array` for the nested types, `blobs` for BLOB, `hash`, `uuid`, `volatile`, `meta` and the
+//! `array` for the nested types, `blobs` for BLOB, `enums` for ENUM, `hash`, `uuid`, `volatile`, `meta` and the
 //! PostgreSQL client functions in `pg`); [`catalogue`] maps SQL names to resolvers.
 
 mod arithmetic;
@@ -22,6 +22,7 @@ pub mod blobs;
 pub mod catalogue;
 mod comparison;
 pub mod date;
+pub mod enums;
 mod hash;
 pub mod json;
 pub mod list;
@@ -291,6 +292,8 @@ pub enum ScalarFunction {
     UuidExtractTimestamp,
     /// `typeof(x)`: the name of x's type
     TypeOf,
+    /// `enum_first`, `enum_last`, `enum_range`, `enum_range_boundary`, `enum_code`
+    Enum(enums::EnumFunction),
     /// `version()`, `current_database()`, `current_schema()`
     Version,
     CurrentDatabase,
@@ -475,7 +478,10 @@ pub fn resolve_scalar(name: &str, args: &[DataType]) -> Result<BoundFunction> {
     let Some(resolver) = catalogue::lookup(&lower) else {
         return Err(catalogue::unknown_function(&lower));
     };
-    resolver(args).ok_or_else(|| no_match(&lower, args))
+    resolver(args).ok_or_else(|| match catalogue::enum_function(&lower) {
+        Some(which) => enums::resolve_error(which, args),
+        None => no_match(&lower, args),
+    })
 }
 
 /// Whether [`specialize`] may refine a call of `func` from its constant arguments:
@@ -641,6 +647,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::DateSub
         | F::NormalizedInterval => date::evaluate(f, args, len),
         F::TypeOf => meta::evaluate(f, args, len),
+        F::Enum(which) => enums::evaluate(which, f, args, len),
         F::GenRandomUuid | F::UuidV7 | F::UuidExtractVersion | F::UuidExtractTimestamp => {
             uuid::evaluate(f, args, len)
         }

@@ -154,3 +154,16 @@ def test_an_arrow_stream_is_read_once(con):
     # A relation can be read again: each read runs it.
     assert pa.table(rel).num_rows == 1
     assert pa.table(rel).num_rows == 1
+
+
+def test_enums_leave_as_dictionaries(con):
+    # as DuckDB exports an ENUM: the labels as the dictionary, uint8 keys
+    t = con.sql(
+        "SELECT m::ENUM('sad', 'ok', 'happy') AS m FROM (VALUES ('ok'), (NULL), ('sad')) v(m)"
+    ).arrow()
+    assert t.schema.field("m").type == pa.dictionary(pa.uint8(), pa.string())
+    assert t.column("m").to_pylist() == ["ok", None, "sad"]
+    assert t.column("m").combine_chunks().dictionary.to_pylist() == ["sad", "ok", "happy"]
+    # an Arrow dictionary read in is VARCHAR (DuckDB reads it so too)
+    d = pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode()})
+    assert con.sql("SELECT typeof(d) FROM d LIMIT 1").fetchone()[0] == "VARCHAR"

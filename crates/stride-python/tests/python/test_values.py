@@ -141,3 +141,15 @@ def test_parameters_in_predicates(con):
     ).fetchall()
     assert rows == [(7,), (8,)]
     assert con.execute("SELECT count(*) FROM t WHERE i IN (?, ?)", [1, 3]).fetchone() == (2,)
+
+
+def test_enums_are_strings(con):
+    con.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')")
+    assert con.execute("SELECT 'ok'::mood, ['sad'::mood]").fetchone() == ("ok", ["sad"])
+    con.execute("CREATE TABLE moods (m mood)")
+    con.execute("INSERT INTO moods VALUES (?)", ["happy"])
+    assert con.execute("SELECT m FROM moods").fetchall() == [("happy",)]
+    with pytest.raises(stride.DependencyException):
+        con.execute("DROP TYPE mood")
+    with pytest.raises(stride.ConversionException):
+        con.execute("SELECT 'meh'::mood")

@@ -285,7 +285,17 @@ impl Binder<'_> {
                 "read_csv types are given as strings such as 'BIGINT', got {e}"
             )));
         };
-        parse_type(&s)
+        self.type_from_text(&s)
+    }
+
+    /// A type name given as text, types created by CREATE TYPE included.
+    pub(super) fn type_from_text(&self, s: &str) -> Result<DataType> {
+        let dialect = sqlparser::dialect::DuckDbDialect {};
+        let dt = sqlparser::parser::Parser::new(&dialect)
+            .try_with_sql(s)
+            .and_then(|mut p| p.parse_data_type())
+            .map_err(|e| Error::binder(format!("\"{s}\" is not a type: {e}")))?;
+        self.convert_type(&dt)
     }
 
     /// `COPY table FROM 'file' (options)` and `COPY table | (query) TO 'file' (options)`.

@@ -5,7 +5,6 @@ use super::expr::{cast_expr, ident_name, ExprCtx};
 use super::fold::fold_constant;
 use super::from::object_name;
 use super::scope::Scope;
-use super::types::convert_data_type;
 use super::{Binder, BoundStatement};
 use crate::plan::Expr;
 use sqlparser::ast;
@@ -126,7 +125,7 @@ impl Binder<'_> {
     /// A column definition: its schema, and whether it is a PRIMARY KEY or UNIQUE.
     fn bind_column_def(&mut self, c: &ast::ColumnDef) -> Result<(ColumnSchema, bool)> {
         let cname = ident_name(&c.name);
-        let ty = convert_data_type(&c.data_type)?;
+        let ty = self.convert_type(&c.data_type)?;
         let mut col = ColumnSchema::new(cname.clone(), ty.clone());
         let mut key = false;
         for opt in &c.options {
@@ -327,7 +326,7 @@ impl Binder<'_> {
                         ..
                     } => TableAlteration::SetType {
                         column,
-                        ty: super::types::convert_data_type(data_type)?,
+                        ty: self.convert_type(data_type)?,
                         values: Vec::new(),
                     },
                     other => {

@@ -392,8 +392,9 @@ impl Binder<'_> {
                     ("type_category", Varchar),
                     ("comment", Varchar),
                     ("internal", Boolean),
+                    ("labels", text_list.clone()),
                 ];
-                let rows = TYPES
+                let mut rows: Vec<Vec<ScalarValue>> = TYPES
                     .iter()
                     .map(|(oid, name, size, logical, category)| {
                         vec![
@@ -412,9 +413,13 @@ impl Binder<'_> {
                             },
                             ScalarValue::Null,
                             ScalarValue::Boolean(true),
+                            ScalarValue::Null,
                         ]
                     })
                     .collect();
+                rows.extend(self.catalog.user_types().into_iter().map(|(id, name, ty)| {
+                    user_type_row(&self.catalog.database_name(), id, name, &ty)
+                }));
                 plan(&cols, rows)
             }
             "duckdb_settings" => {
@@ -645,6 +650,60 @@ impl Binder<'_> {
     }
 }
 
+/// A `duckdb_types()` row of a type made by CREATE TYPE (schema main, not internal):
+/// its logical type and category as DuckDB gives them for the type it stands for, an
+/// ENUM's labels.
+fn user_type_row(database: &str, id: u64, name: String, ty: &DataType) -> Vec<ScalarValue> {
+    use stride_common::PhysicalType as P;
+    let size = match (ty, ty.physical()) {
+        (DataType::Array(..), _) | (_, P::Struct) => 0,
+        (_, P::Bool | P::I8) => 1,
+        (_, P::I16) => 2,
+        (_, P::I32 | P::F32) => 4,
+        (_, P::I64 | P::F64) => 8,
+        (_, P::I128 | P::Str | P::Interval | P::List) => 16,
+    };
+    let id_of = type_id(ty);
+    let (logical, category) = match ty {
+        DataType::Enum(_) => ("ENUM".to_string(), ScalarValue::Null),
+        _ => match TYPES.iter().find(|t| t.0 == id_of) {
+            Some((_, _, _, logical, category)) => (
+                logical.to_string(),
+                if category.is_empty() {
+                    ScalarValue::Null
+                } else {
+                    ScalarValue::Varchar(category.to_string())
+                },
+            ),
+            None => (ty.to_string(), ScalarValue::Null),
+        },
+    };
+    let labels = match ty {
+        DataType::Enum(e) => ScalarValue::List(
+            DataType::Varchar,
+            e.labels()
+                .iter()
+                .map(|l| ScalarValue::Varchar(l.clone()))
+                .collect(),
+        ),
+        _ => ScalarValue::Null,
+    };
+    vec![
+        ScalarValue::Varchar(database.to_string()),
+        ScalarValue::BigInt(DATABASE_OID),
+        ScalarValue::Varchar("main".into()),
+        ScalarValue::BigInt(MAIN_NAMESPACE_OID),
+        ScalarValue::BigInt(id as i64),
+        ScalarValue::Varchar(name),
+        ScalarValue::BigInt(size),
+        ScalarValue::Varchar(logical),
+        category,
+        ScalarValue::Null,
+        ScalarValue::Boolean(false),
+        labels,
+    ]
+}
+
 /// DuckDB's LogicalTypeId of a type (`data_type_id`).
 fn type_id(t: &DataType) -> i64 {
     match t {
@@ -671,6 +730,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::List(_) => 101,
         DataType::Map(..) => 102,
         DataType::Array(..) => 108,
+        DataType::Enum(_) => 104,
     }
 }
 

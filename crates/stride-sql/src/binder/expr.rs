@@ -3,7 +3,7 @@
 
 use super::fold::fold_constant;
 use super::scope::{column_not_found, Lookup, Scope};
-use super::types::{convert_data_type, number_literal};
+use super::types::number_literal;
 use super::Binder;
 use crate::plan::{AggregateExpr, Expr, Subquery, SubqueryKind};
 use sqlparser::ast;
@@ -232,7 +232,7 @@ impl Binder<'_> {
             },
             A::Nested(inner) => self.bind_expr(inner, ctx),
             A::TypedString(ts) => {
-                let ty = convert_data_type(&ts.data_type)?;
+                let ty = self.convert_type(&ts.data_type)?;
                 let text = match &ts.value.value {
                     ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
                         s.clone()
@@ -260,7 +260,7 @@ impl Binder<'_> {
                         return self.bind_reg_list_cast(inner, reg);
                     }
                 }
-                let ty = convert_data_type(data_type)?;
+                let ty = self.convert_type(data_type)?;
                 self.hint_parameter(expr, &ty);
                 // A reg value shown as text is the object's name: `'t'::regclass::text`
                 // looks the name up and prints it back as the catalog spells it.

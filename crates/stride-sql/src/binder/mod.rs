@@ -44,6 +44,7 @@ mod structs;
 mod summarize;
 mod system;
 mod types;
+mod user_types;
 mod utility;
 mod variables;
 mod view;
@@ -259,6 +260,20 @@ pub enum BoundStatement {
         name: String,
         if_exists: bool,
     },
+    /// `CREATE [OR REPLACE] TYPE [IF NOT EXISTS] name AS type` (`binder/user_types.rs`):
+    /// an ENUM carries `name`; with `if_not_exists` and a type of that name, nothing
+    /// happens (`ty` is then NULL).
+    CreateType {
+        name: String,
+        ty: DataType,
+        or_replace: bool,
+        if_not_exists: bool,
+    },
+    /// `DROP TYPE [IF EXISTS] name`, checked to be used by no table.
+    DropType {
+        name: String,
+        if_exists: bool,
+    },
     /// `DEALLOCATE [PREPARE] name`: the connection forgets the prepared statement
     /// (lower case), if it has one; `None`: `DEALLOCATE ALL` (PostgreSQL's), every one.
     Deallocate {
@@ -457,11 +472,27 @@ impl<'a> Binder<'a> {
             S::Query(q) => Ok(BoundStatement::Query(self.bind_query(q)?)),
             S::CreateTable(ct) => self.bind_create_table(ct),
             S::Drop {
+                object_type: ast::ObjectType::Type,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } => match names.as_slice() {
+                [name] => self.bind_drop_type(name, *if_exists, *cascade),
+                _ => Err(Error::not_supported("DROP TYPE of several types at once")),
+            },
+            S::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => self.bind_drop(object_type, *if_exists, names),
+            S::CreateDomain(d) => match crate::type_syntax::type_flags(d) {
+                Some(flags) => self.bind_create_type(d, flags),
+                None => Err(Error::not_supported(
+                    "CREATE DOMAIN is not supported; CREATE TYPE name AS type makes a type alias",
+                )),
+            },
             S::CreateIndex(ci) => self.bind_create_index(ci),
             S::AlterTable(at) => self.bind_alter_table(at),
             S::CreateView(cv) => self.bind_create_view(cv),

@@ -1,14 +1,49 @@
 //! SQL type names and literals: `sqlparser` data types to [`DataType`], and number
 //! literals to the narrowest fitting type (INTEGER, BIGINT, HUGEINT, DECIMAL or DOUBLE), as
 //! DuckDB types them.
+//!
+//! A name the parser does not know may be a type created by `CREATE TYPE`: the
+//! binder passes a lookup over its catalog ([`convert_data_type_in`]); without one
+//! ([`convert_data_type`]) such names are unknown types.
 
 use sqlparser::ast;
 use stride_common::types::DECIMAL_MAX_PRECISION;
-use stride_common::{DataType, Error, Result, ScalarValue};
+use stride_common::{DataType, EnumType, Error, Result, ScalarValue};
 
+/// Finds a type created by `CREATE TYPE` by its (lower-case) name.
+pub type UserTypes<'a> = &'a dyn Fn(&str) -> Option<DataType>;
+
+/// A type name as a [`DataType`], knowing only the built-in types.
 pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
+    convert_data_type_in(t, &|_| None)
+}
+
+/// `ENUM('a', 'b', ...)`: string labels, each once.
+fn enum_type(members: &[ast::EnumMember], bits: &Option<u8>) -> Result<DataType> {
+    if bits.is_some() {
+        return Err(Error::not_supported(
+            "ENUM8 and ENUM16 are not supported; write ENUM('a', 'b', ...)",
+        ));
+    }
+    let labels = members
+        .iter()
+        .map(|m| match m {
+            ast::EnumMember::Name(n) => Ok(n.clone()),
+            ast::EnumMember::NamedValue(n, _) => Err(Error::binder(format!(
+                "an ENUM's values are strings without numbers: write '{n}', not '{n}' = ..."
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DataType::Enum(EnumType::new(None, labels)?))
+}
+
+/// A type name as a [`DataType`]; `user` finds the types created by CREATE TYPE.
+pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataType> {
     use ast::DataType as A;
+    let convert_data_type = |t: &ast::DataType| convert_data_type_in(t, user);
+    let parse_type_text = |text: &str, full: &ast::ObjectName| parse_type_text(text, full, user);
     Ok(match t {
+        A::Enum(members, bits) => enum_type(members, bits)?,
         A::Boolean | A::Bool => DataType::Boolean,
         A::TinyInt(_) => DataType::TinyInt,
         A::SmallInt(_) | A::Int2(_) | A::Int16 => DataType::SmallInt,
@@ -131,6 +166,7 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
                     Box::new(parse_type_text(&args[0], name)?),
                     Box::new(parse_type_text(&args[1], name)?),
                 ),
+                [n] if args.is_empty() && user(n).is_some() => user(n).unwrap_or(DataType::Null),
                 [n] => match n.as_str() {
                     "int1" => DataType::TinyInt,
                     "long" => DataType::BigInt,
@@ -145,8 +181,8 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
                         )))
                     }
                     _ => {
-                        return Err(Error::not_supported(format!(
-                            "type {name} is not supported"
+                        return Err(Error::catalog(format!(
+                            "Type with name {n} does not exist!"
                         )));
                     }
                 },
@@ -166,13 +202,13 @@ pub fn convert_data_type(t: &ast::DataType) -> Result<DataType> {
 }
 
 /// A type given as text inside another type's arguments (`map(varchar, int)`).
-fn parse_type_text(text: &str, full: &ast::ObjectName) -> Result<DataType> {
+fn parse_type_text(text: &str, full: &ast::ObjectName, user: UserTypes) -> Result<DataType> {
     let dialect = sqlparser::dialect::DuckDbDialect {};
     sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_data_type())
         .map_err(|_| Error::not_supported(format!("type {full} is not supported")))
-        .and_then(|t| convert_data_type(&t))
+        .and_then(|t| convert_data_type_in(&t, user))
 }
 
 /// A type named with its schema (`pg_catalog.int2`): the name read as a type on its

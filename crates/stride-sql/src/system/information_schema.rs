@@ -159,6 +159,8 @@ fn tables(s: &Snapshot) -> Rows {
 fn data_type_name(ty: &DataType) -> String {
     match ty {
         DataType::List(_) => "ARRAY".into(),
+        // PostgreSQL's enums are user types named by their own names; DuckDB's label
+        DataType::Enum(_) => ty.to_string(),
         t => pg_types::format_type(pg_types::oid_of(t), None),
     }
 }
