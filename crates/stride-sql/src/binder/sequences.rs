@@ -125,7 +125,7 @@ impl Binder<'_> {
                 uses_sequence(sql, &bare).then(|| (t.name.clone(), c.name.clone()))
             })
         }) {
-            return Err(Error::catalog(format!(
+            return Err(Error::dependency(format!(
                 "Cannot drop entry \"{bare}\" because there are entries that depend on it: \
                  the DEFAULT of column \"{column}\" of table \"{table}\" uses it; drop that \
                  table first"
