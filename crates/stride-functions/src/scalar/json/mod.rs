@@ -21,6 +21,7 @@
 
 pub mod convert;
 pub mod each;
+mod find;
 pub mod merge;
 pub mod modify;
 pub mod path;
@@ -664,6 +665,29 @@ fn path_function(func: JsonFunction, args: &[Vector], rows: usize, out: &mut Out
     };
     let wildcard_result = matches!(&cached, Some(Paths::One(Some(p))) if p.has_wildcard());
     let mut buf = String::new();
+    // a constant path of keys and indexes: found in the text without a tree
+    if let (J::Extract | J::ExtractString, Some(Paths::One(Some(p)))) = (func, &cached) {
+        if find::is_simple(&p.steps) {
+            for i in 0..rows {
+                if !args[0].is_valid(i) {
+                    out.push_null();
+                    continue;
+                }
+                let text = doc.get(i);
+                let found = match find::find(text, &p.steps) {
+                    Ok(f) => f,
+                    // the parser's own message, naming the byte
+                    Err(_) => {
+                        return Err(value::parse(text).err().unwrap_or_else(|| {
+                            Error::internal("a document the parser reads failed to be walked")
+                        }))
+                    }
+                };
+                push_found(func, found, &mut buf, out)?;
+            }
+            return Ok(());
+        }
+    }
     for i in 0..rows {
         if !args[0].is_valid(i) {
             out.push_null();
@@ -706,6 +730,36 @@ fn path_function(func: JsonFunction, args: &[Vector], rows: usize, out: &mut Out
         }
     }
     Ok(())
+}
+
+/// `json_extract` or `json_extract_string` of the text of the value a simple path
+/// found (`None`: no match): plain strings and integers as they are written, other
+/// values through the parser and writer, so they print as [`apply`] prints them.
+fn push_found(
+    func: JsonFunction,
+    found: Option<&str>,
+    buf: &mut String,
+    out: &mut Out,
+) -> Result<()> {
+    let Some(t) = found else {
+        out.push_null();
+        return Ok(());
+    };
+    let plain_string = t.len() >= 2 && t.starts_with('"') && !t.contains('\\');
+    let integer = !t.is_empty()
+        && t.bytes()
+            .enumerate()
+            .all(|(k, c)| c.is_ascii_digit() || (k == 0 && c == b'-'))
+        && !(t.len() > 1 && t.trim_start_matches('-').starts_with('0'));
+    match func {
+        J::ExtractString if plain_string => out.push_str(&t[1..t.len() - 1]),
+        J::ExtractString if t == "null" => {
+            out.push_null();
+            Ok(())
+        }
+        _ if integer || (plain_string && func == J::Extract) => out.push_str(t),
+        _ => out.push(apply(func, Some(&value::parse(t)?), buf)),
+    }
 }
 
 /// One path function's result for the value a path found (`None`: no match).
