@@ -481,7 +481,7 @@ impl Binder<'_> {
                             s.min,
                             s.max,
                             s.next.unwrap_or(s.start),
-                            if s.cycle { " CYCLE" } else { "" }
+                            if s.cycle { " CYCLE" } else { " NO CYCLE" }
                         );
                         vec![
                             text(DATABASE_NAME),

@@ -206,12 +206,39 @@ impl Binder<'_> {
     /// `read_text` (content as VARCHAR, which must be UTF-8) or `read_blob` (as BLOB).
     fn bind_read_file(&mut self, name: &str, args: &[ast::FunctionArg]) -> Result<LogicalPlan> {
         let blob = name == "read_blob";
-        let pattern = self.string_argument(name, args)?;
-        let files = self.glob_files(name, &pattern)?;
-        if files.is_empty() && !pattern.contains(['*', '?']) {
-            return Err(Error::io(format!(
-                "No files found that match the pattern \"{pattern}\""
-            )));
+        // a path or pattern, or a list of them; what matches nothing adds no rows (as
+        // in DuckDB)
+        let patterns = match args {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] => {
+                match self.constant_argument(name, e)? {
+                    ScalarValue::Varchar(s) => vec![s],
+                    ScalarValue::List(_, items) => items
+                        .into_iter()
+                        .map(|v| match v {
+                            ScalarValue::Varchar(s) => Ok(s),
+                            other => Err(Error::binder(format!(
+                                "{name} takes file names, got {}",
+                                other.data_type()
+                            ))),
+                        })
+                        .collect::<Result<Vec<_>>>()?,
+                    other => {
+                        return Err(Error::binder(format!(
+                            "{name} takes a file name or a list of them, got {}",
+                            other.data_type()
+                        )))
+                    }
+                }
+            }
+            _ => {
+                return Err(Error::binder(format!(
+                    "{name} takes one argument, a file name or a list of them"
+                )))
+            }
+        };
+        let mut files = Vec::new();
+        for p in &patterns {
+            files.extend(self.glob_files(name, p)?);
         }
         let mut rows = Vec::with_capacity(files.len());
         for f in files {
@@ -231,7 +258,7 @@ impl Binder<'_> {
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(ScalarValue::Null, |d| {
-                    ScalarValue::Timestamp(d.as_micros() as i64)
+                    ScalarValue::TimestampTz(d.as_micros() as i64)
                 });
             rows.push(vec![
                 ScalarValue::Varchar(f),
@@ -252,7 +279,7 @@ impl Binder<'_> {
                     },
                 ),
                 Field::new("size", DataType::BigInt),
-                Field::new("last_modified", DataType::Timestamp),
+                Field::new("last_modified", DataType::TimestampTz),
             ],
             rows,
         ))
