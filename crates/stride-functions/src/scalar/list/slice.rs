@@ -4,7 +4,7 @@
 //! start, positions past either end are clamped; a negative `step` walks from `begin`
 //! down to `end`; a zero step is an error. Also over VARCHAR (characters, no step).
 //! Any NULL argument gives NULL. And `list_extract`/`array_extract` of a VARCHAR: the
-//! character at a position ('' when out of range).
+//! character at a position ('' when out of range). Over a BLOB, the bytes (no step).
 
 use super::list_arg;
 use crate::kernels::{map_rows_to_strings, map_values, Slot, StrSlot};
@@ -19,6 +19,7 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     }
     let x = match x {
         DataType::Varchar if pos.len() == 2 => DataType::Varchar,
+        DataType::Blob if pos.len() == 2 => DataType::Blob,
         other => list_arg(other)?,
     };
     let mut types = vec![x.clone()];
@@ -55,6 +56,24 @@ pub(crate) fn positions(n: usize, begin: i64, end: i64, step: i64) -> Result<Vec
 
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let refs: Vec<&Vector> = args.iter().collect();
+    if f.return_type == DataType::Blob {
+        let (s, b, e) = (
+            StrSlot::new(&args[0]),
+            Slot::<i64>::new(&args[1]),
+            Slot::<i64>::new(&args[2]),
+        );
+        let mut out = map_rows_to_strings(&refs, len, |i, out| {
+            let bytes = s.bytes(i);
+            let picked: Vec<u8> = positions(bytes.len(), b.get(i), e.get(i), 1)?
+                .into_iter()
+                .map(|k| bytes[k])
+                .collect();
+            out.push_blob(&picked);
+            Ok(())
+        })?;
+        out.ty = DataType::Blob;
+        return Ok(out);
+    }
     if f.return_type == DataType::Varchar {
         let (s, b, e) = (
             StrSlot::new(&args[0]),
