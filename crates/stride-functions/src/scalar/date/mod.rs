@@ -58,7 +58,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Strftime => strftime::evaluate(args, len),
         F::Strptime | F::TryStrptime => strptime::evaluate(f, args, len),
         F::DatePartList => part_list::evaluate(f, args, len),
-        F::StrptimeList(try_) => strptime_list::evaluate(try_, args, len),
+        F::StrptimeList(try_) => strptime_list::evaluate(f, try_, args, len),
         F::LastDay | F::DayName | F::MonthName => names::evaluate(f.func, args, len),
         F::CurrentDate | F::CurrentTimestamp | F::CurrentLocalTimestamp | F::CurrentTime => {
             now::evaluate(f.func)

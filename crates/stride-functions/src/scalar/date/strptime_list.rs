@@ -56,14 +56,22 @@ fn compile(formats: &[&str]) -> Result<Vec<Format>> {
     formats.iter().map(|f| Format::parse(f)).collect()
 }
 
-/// Checks at bind time that the list is a constant of valid formats.
-pub(crate) fn specialize(f: &BoundFunction, constants: &[Option<ScalarValue>]) -> Result<()> {
+/// Checks at bind time that the list is a constant of valid formats; a format that
+/// reads a zone (`%z`, `%Z`) makes the call return instants (TIMESTAMPTZ), as the
+/// single-format strptime does.
+pub(crate) fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> Result<()> {
     let ScalarFunction::StrptimeList(try_) = f.func else {
         return Ok(());
     };
     match constants.get(1) {
         Some(Some(ScalarValue::Null)) => Ok(()),
-        Some(Some(list)) => compile(&formats_of(list).unwrap_or_default()).map(|_| ()),
+        Some(Some(list)) => {
+            let formats = compile(&formats_of(list).unwrap_or_default())?;
+            if formats.iter().any(Format::has_zone) {
+                f.return_type = DataType::TimestampTz;
+            }
+            Ok(())
+        }
         _ => Err(Error::binder(format!(
             "The \"format-list\" argument in function \"{}\" must be a constant expression",
             if try_ { "try_strptime" } else { "strptime" }
@@ -71,7 +79,13 @@ pub(crate) fn specialize(f: &BoundFunction, constants: &[Option<ScalarValue>]) -
     }
 }
 
-pub(super) fn evaluate(try_: bool, args: &[Vector], len: usize) -> Result<Vector> {
+pub(super) fn evaluate(
+    f: &BoundFunction,
+    try_: bool,
+    args: &[Vector],
+    len: usize,
+) -> Result<Vector> {
+    let instants = (f.return_type == DataType::TimestampTz).then(stride_common::zone::current);
     let refs = [&args[0], &args[1]];
     let constant = refs.iter().all(|a| a.constant);
     let rows = if constant { 1 } else { len };
@@ -92,7 +106,20 @@ pub(super) fn evaluate(try_: bool, args: &[Vector], len: usize) -> Result<Vector
         }
         let formats = &compiled.as_ref().expect("compiled above").1;
         let s = text.get(i);
-        match formats.iter().find_map(|f| f.parse_timestamp(s)) {
+        let parsed = match &instants {
+            Some(zone) => {
+                let mut found = None;
+                for f in formats {
+                    if let Some(t) = f.parse_instant(s, zone)? {
+                        found = Some(t);
+                        break;
+                    }
+                }
+                found
+            }
+            None => formats.iter().find_map(|f| f.parse_timestamp(s)),
+        };
+        match parsed {
             Some(t) => out.push(t),
             None if try_ => {
                 validity.set_invalid(i, rows);
@@ -106,7 +133,7 @@ pub(super) fn evaluate(try_: bool, args: &[Vector], len: usize) -> Result<Vector
             }
         }
     }
-    Ok(make_vector(DataType::Timestamp, out, validity, constant))
+    Ok(make_vector(f.return_type.clone(), out, validity, constant))
 }
 
 #[cfg(test)]
