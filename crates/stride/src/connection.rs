@@ -953,7 +953,11 @@ impl Connection {
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
             }
-            BoundStatement::DropSequence { name, if_exists } => {
+            BoundStatement::DropSequence {
+                name,
+                if_exists,
+                tables,
+            } => {
                 let mut writer = self.writer(store)?;
                 let catalog = self.catalog_of(store);
                 if catalog.sequence(&name).is_none() {
@@ -964,10 +968,16 @@ impl Connection {
                         "Sequence with name {name} does not exist!"
                     )));
                 }
-                log(
-                    &mut writer,
-                    &[WalEntry::DropSequence { name: name.clone() }],
-                )?;
+                // CASCADE: the tables whose DEFAULT uses it go first
+                let mut entries: Vec<WalEntry> = tables
+                    .iter()
+                    .map(|t| WalEntry::DropTable { name: t.clone() })
+                    .collect();
+                entries.push(WalEntry::DropSequence { name: name.clone() });
+                log(&mut writer, &entries)?;
+                for t in &tables {
+                    catalog.drop_table(t)?;
+                }
                 catalog.drop_sequence(&name)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))

@@ -363,12 +363,6 @@ impl Binder<'_> {
         match object_type {
             ast::ObjectType::Table => {}
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
-            ast::ObjectType::Sequence => {
-                let [qualified] = names else {
-                    unreachable!("one name")
-                };
-                return self.bind_drop_sequence(qualified, if_exists);
-            }
             ast::ObjectType::View => {
                 if !if_exists && catalog.view(&name).is_none() {
                     return Err(Error::catalog(format!(

@@ -255,10 +255,12 @@ pub enum BoundStatement {
         or_replace: bool,
         if_not_exists: bool,
     },
-    /// `DROP SEQUENCE [IF EXISTS] name`.
+    /// `DROP SEQUENCE [IF EXISTS] name [CASCADE]`; `tables`: those CASCADE drops with
+    /// it (their DEFAULTs use it).
     DropSequence {
         name: String,
         if_exists: bool,
+        tables: Vec<String>,
     },
     /// `CREATE [OR REPLACE] TYPE [IF NOT EXISTS] name AS type` (`binder/user_types.rs`):
     /// an ENUM carries `name`; with `if_not_exists` and a type of that name, nothing
@@ -480,6 +482,18 @@ impl<'a> Binder<'a> {
             } => match names.as_slice() {
                 [name] => self.bind_drop_type(name, *if_exists, *cascade),
                 _ => Err(Error::not_supported("DROP TYPE of several types at once")),
+            },
+            S::Drop {
+                object_type: ast::ObjectType::Sequence,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } => match names.as_slice() {
+                [name] => self.bind_drop_sequence(name, *if_exists, *cascade),
+                _ => Err(Error::not_supported(
+                    "DROP SEQUENCE of several sequences at once",
+                )),
             },
             S::Drop {
                 object_type,

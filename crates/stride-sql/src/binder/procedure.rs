@@ -221,6 +221,11 @@ impl Binder<'_> {
             "integrity_check" if value.is_none() => {
                 Ok(BoundStatement::Query(self.bind_integrity_check()))
             }
+            // `PRAGMA setting = value` (DuckDB's spelling of SET)
+            _ if value.is_some() => Ok(BoundStatement::Set {
+                value: super::expr::value_literal(&value.expect("checked").value)?,
+                name,
+            }),
             other => Err(Error::catalog(format!(
                 "pragma \"{other}\" does not exist; the built-in pragmas are tpch, tpcds, checkpoint, database_size, database_list, storage_info, table_info, show, show_tables, show_tables_expanded, show_databases, functions, collations, platform, user_agent, version, enable_optimizer, disable_optimizer, enable_profiling, disable_profiling, profiling_output and integrity_check"
             ))),

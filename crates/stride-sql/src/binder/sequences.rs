@@ -107,33 +107,42 @@ impl Binder<'_> {
         }
     }
 
+    /// `DROP SEQUENCE [IF EXISTS] name [CASCADE]`: refused while a table's DEFAULT
+    /// uses the sequence, unless CASCADE, which drops those tables too (as DuckDB).
     pub(super) fn bind_drop_sequence(
         &mut self,
         name: &ast::ObjectName,
         if_exists: bool,
+        cascade: bool,
     ) -> Result<BoundStatement> {
         let (catalog, bare) = self.target(name)?;
-        if catalog.sequence(&bare).is_none() {
-            if !if_exists {
-                return Err(Error::catalog(format!(
-                    "Sequence with name {bare} does not exist!"
-                )));
-            }
-        } else if let Some((table, column)) = catalog.tables().iter().find_map(|(_, t)| {
-            t.columns.iter().find_map(|c| {
-                let sql = c.default_expr.as_deref()?;
-                uses_sequence(sql, &bare).then(|| (t.name.clone(), c.name.clone()))
+        if catalog.sequence(&bare).is_none() && !if_exists {
+            return Err(Error::catalog(format!(
+                "Sequence with name {bare} does not exist!"
+            )));
+        }
+        // (table, column) of each DEFAULT that uses the sequence
+        let users: Vec<(String, String)> = catalog
+            .tables()
+            .iter()
+            .filter_map(|(_, t)| {
+                t.columns.iter().find_map(|c| {
+                    let sql = c.default_expr.as_deref()?;
+                    uses_sequence(sql, &bare).then(|| (t.name.clone(), c.name.clone()))
+                })
             })
-        }) {
+            .collect();
+        if let (Some((table, column)), false) = (users.first(), cascade) {
             return Err(Error::dependency(format!(
                 "Cannot drop entry \"{bare}\" because there are entries that depend on it: \
                  the DEFAULT of column \"{column}\" of table \"{table}\" uses it; drop that \
-                 table first"
+                 table first, or use DROP SEQUENCE ... CASCADE to drop it too"
             )));
         }
         Ok(BoundStatement::DropSequence {
             name: bare,
             if_exists,
+            tables: users.into_iter().map(|(t, _)| t).collect(),
         })
     }
 
