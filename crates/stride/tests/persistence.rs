@@ -932,23 +932,7 @@ fn child_sequences(path: &str) {
 fn sequences_replay_from_the_log() {
     let d = dir("sequences");
     let path = path_in(&d);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, &path)
-        .env("STRIDE_PERSISTENCE_MODE", "sequences")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
-    child.kill().unwrap();
-    child.wait().unwrap();
+    run_child_until_done(&path, "sequences");
     {
         let db = Database::open(&path).unwrap();
         assert!(db.recovery().replayed >= 5, "{:?}", db.recovery());
@@ -1012,23 +996,7 @@ fn child_types(path: &str) {
 fn types_replay_from_the_log_and_the_checkpoint() {
     let d = dir("types");
     let path = path_in(&d);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, &path)
-        .env("STRIDE_PERSISTENCE_MODE", "types")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
-    child.kill().unwrap();
-    child.wait().unwrap();
+    run_child_until_done(&path, "types");
     // Once from the WAL, once from the checkpoint written at close.
     for round in 0..2 {
         let db = Database::open(&path).unwrap();
@@ -1159,23 +1127,7 @@ fn deletes_cut_stored_columns_of_every_codec() {
 fn updates_and_deletes_replay_from_the_log() {
     let d = dir("changes");
     let path = path_in(&d);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, &path)
-        .env("STRIDE_PERSISTENCE_MODE", "changes")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
-    child.kill().unwrap();
-    child.wait().unwrap();
+    run_child_until_done(&path, "changes");
     let check = |db: &Database| {
         assert_eq!(
             query(db, "SELECT typeof(v) FROM t LIMIT 1")[0][0],
@@ -1227,6 +1179,28 @@ fn updates_and_deletes_replay_from_the_log() {
     assert_eq!(db.recovery().replayed, 0);
     check(&db);
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Runs this test binary as a child writing in `mode` (`child_process_writer`), waits
+/// for it to say it is done, and kills it: a crash with nothing checkpointed.
+fn run_child_until_done(path: &str, mode: &str) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, path)
+        .env("STRIDE_PERSISTENCE_MODE", mode)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while !lines.next().unwrap().unwrap().contains("STRIDE-DONE") {}
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 fn spawn_child(path: &str) -> std::process::Child {
