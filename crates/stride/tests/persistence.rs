@@ -51,6 +51,23 @@ fn int(v: &ScalarValue) -> i64 {
 }
 
 #[test]
+fn a_database_file_is_named_by_its_stem() {
+    let d = dir("named");
+    let db = Database::open(&path_in(&d)).unwrap();
+    exec(&db, "CREATE TABLE t(a INTEGER)");
+    let name = ScalarValue::Varchar("db".into());
+    for sql in [
+        "SELECT current_database()",
+        "SELECT current_catalog",
+        "SELECT DISTINCT database_name FROM duckdb_tables()",
+        "SELECT DISTINCT table_catalog FROM information_schema.tables",
+        "SELECT datname FROM pg_database",
+    ] {
+        assert_eq!(query(&db, sql), vec![vec![name.clone()]], "{sql}");
+    }
+}
+
+#[test]
 fn macros_survive_reopening() {
     let d = dir("macros");
     let path = path_in(&d);

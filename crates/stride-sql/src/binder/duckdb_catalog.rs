@@ -24,7 +24,7 @@ use crate::system::snapshot::{
 };
 use stride_common::memory::MemoryTag;
 use stride_common::{DataType, Result, ScalarValue};
-use stride_functions::scalar::meta::{DATABASE_NAME, SCHEMA_NAME};
+use stride_functions::scalar::meta::SCHEMA_NAME;
 
 /// The names [`Binder::duckdb_table_function`] binds.
 pub(crate) const DUCKDB_TABLE_FUNCTIONS: &[&str] = &[
@@ -73,9 +73,9 @@ fn plan(columns: &[(&str, DataType)], rows: Vec<Vec<ScalarValue>>) -> LogicalPla
 }
 
 /// The database, schema and object columns every catalog row starts with.
-fn object_prefix(r: &Relation) -> Vec<ScalarValue> {
+fn object_prefix(database: &str, r: &Relation) -> Vec<ScalarValue> {
     vec![
-        text(DATABASE_NAME),
+        text(database),
         big(DATABASE_OID),
         text(SCHEMA_NAME),
         big(MAIN_NAMESPACE_OID),
@@ -218,7 +218,7 @@ impl Binder<'_> {
                         let indexes = user(RelKind::Index)
                             .filter(|i| i.index.as_ref().is_some_and(|d| d.table == r.oid))
                             .count();
-                        let mut row = object_prefix(r);
+                        let mut row = object_prefix(&snap.database, r);
                         row.extend([
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
@@ -257,7 +257,7 @@ impl Binder<'_> {
                 for r in user(RelKind::Table).chain(user(RelKind::View)) {
                     for (k, c) in r.columns.iter().enumerate() {
                         let (precision, radix, scale) = numeric_shape(&c.ty);
-                        let mut row = object_prefix(r);
+                        let mut row = object_prefix(&snap.database, r);
                         row.extend([
                             text(c.name.clone()),
                             ScalarValue::Integer(k as i32 + 1),
@@ -292,7 +292,7 @@ impl Binder<'_> {
                 ]);
                 let rows = user(RelKind::View)
                     .map(|r| {
-                        let mut row = object_prefix(r);
+                        let mut row = object_prefix(&snap.database, r);
                         row.extend([
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
@@ -326,7 +326,7 @@ impl Binder<'_> {
                     .map(|n| {
                         vec![
                             big(n.oid),
-                            text(DATABASE_NAME),
+                            text(snap.database.clone()),
                             big(DATABASE_OID),
                             text(n.name),
                             ScalarValue::Null,
@@ -358,7 +358,7 @@ impl Binder<'_> {
                             .filter_map(|&k| table.columns.get((k - 1) as usize))
                             .map(|c| c.name.clone())
                             .collect();
-                        let mut row = object_prefix(r);
+                        let mut row = object_prefix(&snap.database, r);
                         row.extend([
                             text(table.name.clone()),
                             big(table.oid),
@@ -398,7 +398,7 @@ impl Binder<'_> {
                     .iter()
                     .map(|(oid, name, size, logical, category)| {
                         vec![
-                            text(DATABASE_NAME),
+                            text(snap.database.clone()),
                             big(DATABASE_OID),
                             text("pg_catalog"),
                             big(PG_CATALOG_OID),
@@ -484,7 +484,7 @@ impl Binder<'_> {
                             if s.cycle { " CYCLE" } else { " NO CYCLE" }
                         );
                         vec![
-                            text(DATABASE_NAME),
+                            text(snap.database.clone()),
                             big(DATABASE_OID),
                             text(SCHEMA_NAME),
                             big(MAIN_NAMESPACE_OID),

@@ -868,8 +868,14 @@ impl Binder<'_> {
                 "true" => return Ok(Expr::literal(ScalarValue::Boolean(true))),
                 "false" => return Ok(Expr::literal(ScalarValue::Boolean(false))),
                 // SQL's special values written without parentheses.
-                n @ ("current_user" | "session_user" | "current_role" | "current_catalog"
-                | "current_schema") => return super::function::bind_scalar_call(n, Vec::new()),
+                "current_catalog" => {
+                    return Ok(Expr::literal(ScalarValue::Varchar(
+                        self.catalog.database_name(),
+                    )))
+                }
+                n @ ("current_user" | "session_user" | "current_role" | "current_schema") => {
+                    return super::function::bind_scalar_call(n, Vec::new())
+                }
                 _ => {}
             }
         }

@@ -53,6 +53,17 @@ impl Binder<'_> {
                 "{name}() is a window function: it needs an OVER clause, as in {name}() OVER (ORDER BY ...)"
             )));
         }
+        // the session's database: `memory`, or the file's name without its extension
+        let no_args = match &f.args {
+            ast::FunctionArguments::None => true,
+            ast::FunctionArguments::List(l) => l.args.is_empty(),
+            _ => false,
+        };
+        if no_args && (name == "current_database" || name == "current_catalog") {
+            return Ok(Expr::literal(ScalarValue::Varchar(
+                self.catalog.database_name(),
+            )));
+        }
         let list = match &f.args {
             ast::FunctionArguments::None => {
                 return match name.as_str() {

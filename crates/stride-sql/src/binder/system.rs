@@ -313,6 +313,7 @@ impl Binder<'_> {
             });
         }
         Ok(Snapshot {
+            database: self.catalog.database_name(),
             relations,
             settings,
         })
@@ -712,7 +713,7 @@ impl Binder<'_> {
                 arity(1..=1, args.len())?;
                 let total: usize = snap.relations.iter().filter_map(|r| r.bytes).sum();
                 let arg = args.remove(0);
-                let db = stride_functions::scalar::meta::DATABASE_NAME;
+                let db = snap.database.as_str();
                 match fold_constant(&arg)? {
                     Some(ScalarValue::Null) => return Ok(null_of(DataType::BigInt)),
                     Some(ScalarValue::Varchar(n)) if n != db => {

@@ -99,10 +99,6 @@ pub const TABLES: &[SystemTable] = &[
     ),
 ];
 
-fn catalog_name() -> &'static str {
-    stride_functions::scalar::meta::DATABASE_NAME
-}
-
 fn yes_no(b: bool) -> &'static str {
     if b {
         "YES"
@@ -111,12 +107,12 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
-fn schemata(_: &Snapshot) -> Rows {
+fn schemata(s: &Snapshot) -> Rows {
     NAMESPACES
         .iter()
         .map(|n| {
             vec![
-                text(catalog_name()),
+                text(&s.database),
                 text(n.name),
                 text(OWNER_NAME),
                 null(),
@@ -138,7 +134,7 @@ fn tables(s: &Snapshot) -> Rows {
         .map(|r| {
             let table = r.kind == RelKind::Table;
             vec![
-                text(catalog_name()),
+                text(&s.database),
                 text(s.namespace_name(r.namespace).unwrap_or("")),
                 text(&r.name),
                 text(if table { "BASE TABLE" } else { "VIEW" }),
@@ -191,7 +187,7 @@ fn columns(s: &Snapshot) -> Rows {
             };
             let udt = pg_types::by_oid(pg_types::oid_of(&c.ty)).map_or("", |t| t.name);
             rows.push(vec![
-                text(catalog_name()),
+                text(&s.database),
                 text(schema),
                 text(&r.name),
                 text(&c.name),
@@ -211,7 +207,7 @@ fn columns(s: &Snapshot) -> Rows {
                 int(datetime),
                 null(),
                 null(),
-                text(catalog_name()),
+                text(&s.database),
                 text("pg_catalog"),
                 text(udt),
                 text("NO"),
@@ -229,7 +225,7 @@ fn views(s: &Snapshot) -> Rows {
         .filter(|r| r.kind == RelKind::View)
         .map(|r| {
             vec![
-                text(catalog_name()),
+                text(&s.database),
                 text(s.namespace_name(r.namespace).unwrap_or("")),
                 text(&r.name),
                 r.view_sql.as_deref().map_or(null(), text),

@@ -781,10 +781,10 @@ fn types(_: &Snapshot) -> Rows {
         .collect()
 }
 
-fn databases(_: &Snapshot) -> Rows {
+fn databases(s: &Snapshot) -> Rows {
     vec![vec![
         oid(DATABASE_OID),
-        text(stride_functions::scalar::meta::DATABASE_NAME),
+        text(&s.database),
         oid(OWNER_OID),
         int4(stride_functions::scalar::UTF8_ENCODING),
         text("c"),

@@ -143,6 +143,9 @@ pub struct SettingRow {
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// The session's database: `memory`, or the file's name without its extension
+    /// (`current_database()`, `pg_database`, the catalog columns).
+    pub database: String,
     pub relations: Vec<Relation>,
     pub settings: Vec<SettingRow>,
 }
@@ -300,6 +303,7 @@ pub(crate) mod tests {
             ..table.clone()
         };
         Snapshot {
+            database: "memory".into(),
             relations: vec![table, view, index],
             settings: vec![SettingRow {
                 name: "threads".into(),
