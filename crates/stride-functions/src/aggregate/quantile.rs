@@ -43,10 +43,12 @@ pub fn result_type(kind: Kind, t: &DataType) -> Option<DataType> {
     };
     Some(match (kind, t) {
         // strings have discrete quantiles only (quantile_text.rs)
-        (Kind::Median | Kind::Disc, DataType::Varchar) => DataType::Varchar,
+        (Kind::Median | Kind::Disc, DataType::Varchar | DataType::Blob) => t.clone(),
         (_, DataType::Boolean | DataType::Varchar | DataType::List(_) | DataType::Interval) => {
             return None
         }
+        // other strings (BLOB, JSON) and nested values have no quantiles here
+        (_, t) if t.is_nested() || t.physical() == stride_common::PhysicalType::Str => return None,
         (Kind::Disc, t) => t.clone(),
         (_, DataType::Uuid) => return None,
         (_, t) if t.is_integer() => DataType::Double,
@@ -198,8 +200,12 @@ pub fn new(kind: Kind, input: &DataType, q: Option<&ScalarValue>) -> Box<dyn Gro
             matches!(q, ScalarValue::List(..)),
         ),
     };
-    if *input == DataType::Varchar {
-        return Box::new(super::quantile_text::TextQuantile::new(fractions, list));
+    if matches!(input, DataType::Varchar | DataType::Blob) {
+        return Box::new(super::quantile_text::TextQuantile::new(
+            input.clone(),
+            fractions,
+            list,
+        ));
     }
     let output = result_type(kind, input).unwrap_or(DataType::Double);
     fn make<T: Sample>(
