@@ -1,6 +1,6 @@
-//! Per-query execution state shared by all worker threads: the catalogs to scan, the
-//! settings, the cancellation flag, the caches of subquery results, the rows of CTEs
-//! computed once, the last round's rows of each running recursive CTE, the memory
+//! Per-query execution state shared by all worker threads: the catalogs to scan (and
+//! whose sequences `nextval` takes from), the settings, the cancellation flag, the
+//! caches of subquery results, the rows of CTEs computed once, the last round's rows of each running recursive CTE, the memory
 //! accountant operators reserve from, the instant `now()` reads, and under EXPLAIN
 //! ANALYZE the operators' counters.
 

@@ -8,6 +8,8 @@
 //! that reach them, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` never divides by zero.
 //! Subqueries the `decorrelate` pass left in place run through the executor, once per
 //! distinct set of outer values, with results cached in the [`QueryContext`].
+//! `nextval`, `currval` and `setval` are evaluated here too, as they need the
+//! sequence in the query's catalogs (`sequence_values`).
 
 use crate::context::{QueryContext, SubqueryRows};
 use std::borrow::Cow;

@@ -1,8 +1,9 @@
 //! INSERT INTO t [(columns)] VALUES ... | SELECT ...: the source query is bound, its
 //! columns matched to the named target columns (or with DuckDB's `INSERT INTO t BY
 //! NAME SELECT ...`, to the columns of their names; see `parser.rs` for how BY NAME
-//! reaches here), omitted columns filled with their
-//! DEFAULT (or NULL), and every value cast to its column's type (a plain VALUES list
+//! reaches here), omitted columns (and `DEFAULT` in a VALUES row, and `DEFAULT
+//! VALUES`) filled with their DEFAULT (or NULL; a computed DEFAULT such as
+//! `nextval('s')` is bound here from its SQL text), and every value cast to its column's type (a plain VALUES list
 //! casts each value straight to its column's type, without unifying the list first). `ON CONFLICT [(key)]
 //! DO NOTHING | DO UPDATE SET ... [WHERE ...]` (and DuckDB's and SQLite's `INSERT OR
 //! IGNORE` / `INSERT OR REPLACE`) says what happens to a row whose unique key is

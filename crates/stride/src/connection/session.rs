@@ -76,17 +76,12 @@ impl Connection {
         name: String,
         value: Option<(ScalarValue, DataType)>,
     ) -> Result<()> {
-        let mut variables = self
-            .variables
-            .lock()
-            .map_err(|_| Error::internal("session variables lock"))?;
-        let mut next = (**variables).clone();
-        match value {
-            Some(v) => next.insert(name, v),
-            None => next.remove(&name),
-        };
-        *variables = Arc::new(next);
-        Ok(())
+        change_shared(&self.variables, "session variables", |next| {
+            match value {
+                Some(v) => next.insert(name, v),
+                None => next.remove(&name),
+            };
+        })
     }
 
     /// The numbers of this connection, of the statement about to run (counted now)
@@ -110,14 +105,7 @@ impl Connection {
         &self,
         change: impl FnOnce(&mut stride_sql::binder::TempMacros),
     ) -> Result<()> {
-        let mut macros = self
-            .temp_macros
-            .lock()
-            .map_err(|_| Error::internal("temporary macros lock"))?;
-        let mut next = (**macros).clone();
-        change(&mut next);
-        *macros = Arc::new(next);
-        Ok(())
+        change_shared(&self.temp_macros, "temporary macros", change)
     }
 
     pub(super) fn prepared(&self) -> Arc<stride_sql::binder::PreparedStatements> {
@@ -129,13 +117,22 @@ impl Connection {
         &self,
         change: impl FnOnce(&mut stride_sql::binder::PreparedStatements),
     ) -> Result<()> {
-        let mut prepared = self
-            .prepared
-            .lock()
-            .map_err(|_| Error::internal("prepared statements lock"))?;
-        let mut next = (**prepared).clone();
-        change(&mut next);
-        *prepared = Arc::new(next);
-        Ok(())
+        change_shared(&self.prepared, "prepared statements", change)
     }
+}
+
+/// Replaces a value statements share by a changed copy: a statement already running
+/// keeps the one it took.
+fn change_shared<T: Clone>(
+    lock: &std::sync::Mutex<Arc<T>>,
+    what: &str,
+    change: impl FnOnce(&mut T),
+) -> Result<()> {
+    let mut shared = lock
+        .lock()
+        .map_err(|_| Error::internal(format!("{what} lock")))?;
+    let mut next = (**shared).clone();
+    change(&mut next);
+    *shared = Arc::new(next);
+    Ok(())
 }

@@ -8,6 +8,9 @@
 //! `json_remove`, `json_strip_nulls`), formatting (`json` minifies, `json_pretty`) and reading into stride types
 //! (`json_transform` / `from_json`, and their `_strict` forms).
 //!
+//! `json_extract` and `json_extract_string` with a constant path of keys and indexes
+//! find their value in the text without building the document (`find.rs`).
+//!
 //! Resolution ([`resolve`]) binds the document argument as JSON or VARCHAR and the
 //! path as VARCHAR, BIGINT (an array index) or VARCHAR[] (several paths: the result
 //! is a list). A constant path is parsed once, at bind time by [`specialize`] (a

@@ -7,6 +7,7 @@
 use crate::kernels::{map_rows_to_strings, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::blob::hex_digit;
 use stride_common::{DataType, Error, Result, Vector};
 
 fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
@@ -32,10 +33,6 @@ fn encode(s: &str, out: &mut String) {
             out.push(HEX[(b & 15) as usize] as char);
         }
     }
-}
-
-fn hex_digit(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
 }
 
 fn decode(s: &str, out: &mut Vec<u8>) {
