@@ -28,20 +28,39 @@ use stride_common::memory::CountingAllocator;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
 
+// Option numbers are those of the mimalloc the crate builds, v3 (its
+// `include/mimalloc.h`); v2 numbers them differently, and the crate's own constants
+// follow neither. `MIMALLOC_VERBOSE=1 stride -c ''` prints each option by name with
+// its value, which shows whether these took.
+
 /// mimalloc's `arena_reserve` option (KiB reserved at a time).
-const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
+const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 24;
 
 /// mimalloc's `purge_delay` option.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-/// How long freed memory stays with the process before it goes back to the kernel.
-/// mimalloc's default (10 ms) is shorter than one phase of a query: the pages of a
-/// hash table freed between a query's phases, or between statements, came back
-/// fresh, and zeroing them was half of `CALL dbgen(sf = 1)` (11.6 s, 5.3 s with one
-/// second). One second still let memory go between statements typed or sent a few
-/// seconds apart, and during a run of the 22 TPC-H queries the kernel zeroed 63,000
-/// pages; with ten seconds, 2,900 (the worker threads also live on between queries,
-/// see `stride_common::workers`).
-const PURGE_DELAY_MS: std::ffi::c_long = 10_000;
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 16;
+/// Freed memory stays with the process (-1: mimalloc never purges), for the next
+/// allocation to reuse, as a database's buffer pool keeps its memory. The kernel
+/// zeroes every page it hands out again, and that zeroing was most of some queries'
+/// time: half of `CALL dbgen(sf = 1)` once (11.6 s, 5.3 s with a one-second delay).
+/// Any delay is not enough with mimalloc v3, which purged 3.6 GiB during a 10M-row
+/// window query even with a 100-second delay (`MIMALLOC_SHOW_STATS=1`); with none,
+/// its hot runs spent 0.06-0.4 s in the kernel instead of 0.8-1.4 s. What
+/// `memory_limit` bounds is counted by the accountant, not by the pages kept here.
+const PURGE_DELAY_MS: std::ffi::c_long = -1;
+
+/// Sets a mimalloc option unless the environment sets it (`variable`). mimalloc reads
+/// its options from the environment as the process starts, before `main`, so
+/// `mi_option_set_default` would come too late to take.
+fn set_allocator_option(
+    option: libmimalloc_sys::mi_option_t,
+    variable: &str,
+    value: std::ffi::c_long,
+) {
+    if std::env::var_os(variable).is_none() {
+        // SAFETY: sets a plain integer option, before any other thread runs.
+        unsafe { libmimalloc_sys::mi_option_set(option, value) };
+    }
+}
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -127,15 +146,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
 }
 
 fn main() {
-    // SAFETY: sets a plain integer option, before any other thread runs. A default
-    // only: MIMALLOC_PURGE_DELAY in the environment still wins.
-    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    set_allocator_option(
+        MI_OPTION_PURGE_DELAY,
+        "MIMALLOC_PURGE_DELAY",
+        PURGE_DELAY_MS,
+    );
     // Under a limit on address space, mimalloc reserves it in smaller steps than its
     // 1 GiB, which would leave little of a few gigabytes for anything else.
     if let Some(limit) = stride_common::memory::process_limit() {
         let kib = (limit / 1024 / 32).clamp(16 << 10, 1 << 20);
-        // SAFETY: as above.
-        unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_RESERVE, kib as _) };
+        set_allocator_option(MI_OPTION_ARENA_RESERVE, "MIMALLOC_ARENA_RESERVE", kib as _);
     }
     CountingAllocator::<mimalloc::MiMalloc>::enable();
     let code = run();

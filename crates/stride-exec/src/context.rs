@@ -61,6 +61,14 @@ pub struct QueryContext {
     ctes: Arc<Mutex<HashMap<u64, CteRows>>>,
     /// The rows the last round of each running recursive CTE added, by id.
     rounds: Arc<Mutex<HashMap<u64, Arc<Vec<DataChunk>>>>>,
+    /// Hash tables of joins in a recursive CTE's step whose build input does not
+    /// change between rounds ([`PhysicalPlan::round_invariant`]), built in the first
+    /// round and probed by the later ones; by the build input's address in the plan.
+    /// Emptied when the outermost recursion ends. Not shared with child contexts,
+    /// whose plans may depend on an outer row.
+    ///
+    /// [`PhysicalPlan::round_invariant`]: crate::physical_plan::PhysicalPlan::round_invariant
+    builds: Mutex<HashMap<usize, Arc<crate::operators::hash_join::JoinProbe>>>,
 }
 
 /// The rows of one shared CTE, computed by whichever reference runs first.
@@ -82,6 +90,7 @@ impl QueryContext {
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),
             rounds: Arc::default(),
+            builds: Mutex::new(HashMap::new()),
             profile: None,
             memory: MemoryAccountant::new(settings.memory_limit),
             settings,
@@ -112,6 +121,54 @@ impl QueryContext {
             .map_err(|_| Error::internal("recursive CTE lock"))?
             .insert(id, rows);
         Ok(())
+    }
+
+    /// Ends recursive CTE `id`'s rounds; the last recursion to end drops the hash
+    /// tables kept across rounds.
+    pub fn end_rounds(&self, id: u64) -> Result<()> {
+        let mut rounds = self
+            .rounds
+            .lock()
+            .map_err(|_| Error::internal("recursive CTE lock"))?;
+        rounds.remove(&id);
+        if rounds.is_empty() {
+            self.builds
+                .lock()
+                .map_err(|_| Error::internal("join cache lock"))?
+                .clear();
+        }
+        Ok(())
+    }
+
+    /// Whether a recursive CTE's rounds are running.
+    pub fn in_recursion(&self) -> bool {
+        self.rounds.lock().is_ok_and(|r| !r.is_empty())
+    }
+
+    /// The hash table kept for the build input at `key` (see `builds`), or the one
+    /// `build` makes, kept when `keep` says so.
+    pub fn kept_build(
+        &self,
+        key: usize,
+        build: impl FnOnce() -> Result<crate::operators::grace_join::HashJoin>,
+        keep: impl Fn(&crate::operators::grace_join::HashJoin) -> bool,
+    ) -> Result<crate::operators::grace_join::HashJoin> {
+        use crate::operators::grace_join::HashJoin;
+        let lock = || {
+            self.builds
+                .lock()
+                .map_err(|_| Error::internal("join cache lock"))
+        };
+        if let Some(probe) = lock()?.get(&key) {
+            return Ok(HashJoin::InMemory(probe.clone()));
+        }
+        let join = build()?;
+        if let HashJoin::InMemory(probe) = &join {
+            if keep(&join) {
+                lock()?.insert(key, probe.clone());
+            }
+        }
+        Ok(join)
     }
 
     /// The rows the last round of recursive CTE `id` added.

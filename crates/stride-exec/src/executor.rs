@@ -244,13 +244,21 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 probe_keys: probe_keys.clone(),
                 filter: filter.clone(),
             });
-            let input = {
+            let make = || -> Result<HashJoin> {
                 let p = build(build_side, ctx)?;
                 let sink = BuildSink::new(ctx);
                 pipeline::run_counted(&p, &sink, stats.as_deref(), ctx)?;
-                timed(&stats, || sink.finish())
+                let input = timed(&stats, || sink.finish());
+                timed(&stats, || HashJoin::new(spec.clone(), input, ctx))
             };
-            let join = timed(&stats, || HashJoin::new(spec, input, ctx))?;
+            // In a recursive CTE's step, a build input that is the same in every
+            // round is built once (in memory, without rows kept for the end).
+            let join = if ctx.in_recursion() && !build_left && build_side.round_invariant() {
+                let key = &**build_side as *const PhysicalPlan as usize;
+                ctx.kept_build(key, make, |j| j.late_rows().is_none())?
+            } else {
+                make()?
+            };
             let mut p = build(probe_side, ctx)?;
             // Probe rows without a match are dropped: the build keys' range bounds
             // what the probe side's scan needs to read.

@@ -23,6 +23,7 @@
 
 pub mod bloom;
 pub mod coalesce;
+pub mod compact_key;
 pub mod context;
 pub mod dense_index;
 pub mod estimate;

@@ -208,6 +208,45 @@ impl PhysicalPlan {
         }
     }
 
+    /// Whether this plan gives the same rows each time it runs within one query: it
+    /// reads tables, files and constants only, through filters, projections and
+    /// hash joins without subqueries, never a recursive CTE's last round. (Its
+    /// volatile functions, such as random(), would differ, as they do between the
+    /// rows of one run.) A hash join in a recursive CTE's step keeps the table built on
+    /// such an input across rounds.
+    pub fn round_invariant(&self) -> bool {
+        let plain = |e: &Expr| !e.has_subquery();
+        match self {
+            PhysicalPlan::Scan { .. }
+            | PhysicalPlan::ColumnarScan { .. }
+            | PhysicalPlan::Registered { .. }
+            | PhysicalPlan::Range { .. } => true,
+            PhysicalPlan::CsvScan { filter, .. } => filter.as_ref().is_none_or(plain),
+            PhysicalPlan::Values { rows, .. } => rows.iter().flatten().all(plain),
+            PhysicalPlan::CteScan { input, .. } => input.round_invariant(),
+            PhysicalPlan::Filter { input, predicate } => {
+                plain(predicate) && input.round_invariant()
+            }
+            PhysicalPlan::Project { input, exprs, .. } => {
+                exprs.iter().all(plain) && input.round_invariant()
+            }
+            PhysicalPlan::HashJoin {
+                left,
+                right,
+                left_keys,
+                right_keys,
+                filter,
+                ..
+            } => {
+                left_keys.iter().chain(right_keys).all(plain)
+                    && filter.as_ref().is_none_or(plain)
+                    && left.round_invariant()
+                    && right.round_invariant()
+            }
+            _ => false,
+        }
+    }
+
     /// Calls `f` on this node and every node below it.
     pub fn visit(&self, f: &mut dyn FnMut(&PhysicalPlan)) {
         f(self);

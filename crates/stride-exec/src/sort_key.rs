@@ -19,7 +19,7 @@ pub struct SortColumn<'a> {
 }
 
 /// Fixed-width values as unsigned integers whose order is the SQL order.
-trait Ordered: NativeType {
+pub(crate) trait Ordered: NativeType {
     /// Bytes the value takes in a key.
     const WIDTH: usize;
     fn ordered(self) -> u128;

@@ -24,6 +24,7 @@ pub mod top_n;
 pub mod unnest;
 pub mod window;
 pub mod window_sink;
+pub mod window_sort;
 
 /// Bytes `chunk`'s vectors take: what an operator reserves for holding it.
 pub fn chunk_bytes(chunk: &DataChunk) -> u64 {

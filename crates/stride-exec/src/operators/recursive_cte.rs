@@ -25,13 +25,18 @@ pub fn run(
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     let mut round = fresh(collect(base, ctx)?, all, &mut seen)?;
     let mut out: Vec<DataChunk> = round.clone();
-    while round.iter().any(|c| c.len() > 0) {
-        ctx.check()?;
-        ctx.set_round(id, Arc::new(round))?;
-        round = fresh(collect(step, ctx)?, all, &mut seen)?;
-        out.extend(round.iter().cloned());
-    }
-    Ok(out)
+    let rounds = || -> Result<()> {
+        while round.iter().any(|c| c.len() > 0) {
+            ctx.check()?;
+            ctx.set_round(id, Arc::new(round))?;
+            round = fresh(collect(step, ctx)?, all, &mut seen)?;
+            out.extend(round.iter().cloned());
+        }
+        Ok(())
+    };
+    let done = rounds();
+    ctx.end_rounds(id)?;
+    done.map(|()| out)
 }
 
 /// The rows of `chunks` to keep: all of them (UNION ALL), or those not seen before.

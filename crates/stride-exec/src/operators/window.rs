@@ -16,25 +16,14 @@
 //! (whole partitions, running frames), and otherwise gathers each frame's distinct
 //! rows one frame at a time.
 
+use super::window_sort::{sort_buckets, Sorted};
 use crate::context::QueryContext;
 use crate::expression::eval;
-use crate::operators::sort::{chunk_keys, ChunkKeys};
+use crate::parallel::map_tasks;
 use std::cmp::Ordering;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Vector};
 use stride_functions::aggregate::{new_state, BoundAggregate};
-use stride_sql::plan::{
-    Expr, FrameBound, FrameExclude, FrameUnits, SortExpr, WindowExpr, WindowFunction,
-};
-
-/// The input's rows sorted for one (PARTITION BY, ORDER BY): positions in the sorted
-/// order, and where partitions and peer groups start.
-struct Sorted {
-    /// Input row (in input order) at each sorted position.
-    order: Vec<u32>,
-    /// Per sorted position: the start and end of its partition and of its peer group.
-    partition: Vec<(u32, u32)>,
-    peers: Vec<(u32, u32)>,
-}
+use stride_sql::plan::{Expr, FrameBound, FrameExclude, FrameUnits, WindowExpr, WindowFunction};
 
 /// Appends one column per function to `chunks` (the window's whole input, flat).
 pub fn compute(
@@ -54,18 +43,43 @@ pub fn compute(
             continue;
         }
         ctx.check()?;
-        let sorted = sort_rows(&chunks, &f.partition_by, &f.order_by, ctx)?;
+        // Every function with the same window shares the sort.
+        let group: Vec<usize> = (i..functions.len())
+            .filter(|&j| {
+                functions[j].partition_by == f.partition_by && functions[j].order_by == f.order_by
+            })
+            .collect();
+        let inputs = group
+            .iter()
+            .map(|&j| Inputs::new(&functions[j], &chunks, n, ctx))
+            .collect::<Result<Vec<_>>>()?;
+        let buckets = sort_buckets(&chunks, &f.partition_by, &f.order_by, ctx)?;
+        // values[bucket][function of the group], each bucket on a thread of its own.
+        let values = map_tasks(ctx, buckets.len(), |b| {
+            group
+                .iter()
+                .zip(&inputs)
+                .map(|(&j, input)| evaluate(&functions[j], &buckets[b], input, ctx))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        drop(inputs);
         // Each sorted position's input row, inverted: values go back in input order.
         let mut inverse = vec![0u32; n];
-        for (p, &row) in sorted.order.iter().enumerate() {
-            inverse[row as usize] = p as u32;
-        }
-        // Every function with the same window shares the sort.
-        for (j, g) in functions.iter().enumerate().skip(i) {
-            if g.partition_by == f.partition_by && g.order_by == f.order_by {
-                let values = evaluate(g, &sorted, &chunks, n, ctx)?;
-                columns[j] = Some(values.take(&inverse));
+        let mut p = 0u32;
+        for b in &buckets {
+            for &row in &b.order {
+                inverse[row as usize] = p;
+                p += 1;
             }
+        }
+        let lens: Vec<usize> = buckets.iter().map(Sorted::len).collect();
+        drop(buckets);
+        for (g, &j) in group.iter().enumerate() {
+            let mut all = Vector::with_capacity(&functions[j].ty, n);
+            for (v, b) in values.iter().zip(&lens) {
+                all.append(&v[g], *b);
+            }
+            columns[j] = Some(all.take(&inverse));
         }
     }
     let columns: Vec<Vector> = columns
@@ -84,6 +98,45 @@ pub fn compute(
     Ok(out)
 }
 
+/// What a function reads, over every input row in input order: its arguments, the
+/// ORDER BY key of a RANGE frame with an offset, and which rows its FILTER keeps.
+struct Inputs {
+    args: Vec<Vector>,
+    range_key: Option<Vector>,
+    filter: Option<Vec<bool>>,
+}
+
+impl Inputs {
+    fn new(w: &WindowExpr, chunks: &[DataChunk], n: usize, ctx: &QueryContext) -> Result<Inputs> {
+        let offset =
+            |b: &FrameBound| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_));
+        let ranged = w.frame.units == FrameUnits::Range
+            && (offset(&w.frame.start) || offset(&w.frame.end))
+            && matches!(
+                w.func,
+                WindowFunction::Aggregate(_)
+                    | WindowFunction::FirstValue
+                    | WindowFunction::LastValue
+                    | WindowFunction::NthValue
+            );
+        Ok(Inputs {
+            args: w
+                .args
+                .iter()
+                .map(|a| column(a, chunks, n, ctx))
+                .collect::<Result<_>>()?,
+            range_key: match ranged {
+                true => Some(column(&w.order_by[0].expr, chunks, n, ctx)?),
+                false => None,
+            },
+            filter: match &w.filter {
+                Some(f) => Some(filter_rows(f, chunks, n, ctx)?),
+                None => None,
+            },
+        })
+    }
+}
+
 /// `e` evaluated over every input row, as one vector in input order.
 fn column(
     e: &stride_sql::plan::Expr,
@@ -99,135 +152,12 @@ fn column(
     Ok(out)
 }
 
-fn sort_rows(
-    chunks: &[DataChunk],
-    partition_by: &[stride_sql::plan::Expr],
-    order_by: &[SortExpr],
-    ctx: &QueryContext,
-) -> Result<Sorted> {
-    let part_keys: Vec<SortExpr> = partition_by
-        .iter()
-        .map(|e| SortExpr {
-            expr: e.clone(),
-            asc: true,
-            nulls_first: true,
-        })
-        .collect();
-    let all_keys: Vec<SortExpr> = part_keys.iter().chain(order_by).cloned().collect();
-    // Each chunk's keys (PARTITION BY, and PARTITION BY then ORDER BY), compared in
-    // place: no key is copied per row.
-    let keys_of = |keys: &[SortExpr]| -> Result<Vec<ChunkKeys>> {
-        if keys.is_empty() {
-            return Ok(Vec::new());
-        }
-        chunks.iter().map(|c| chunk_keys(keys, c, ctx)).collect()
-    };
-    let part = keys_of(&part_keys)?;
-    let full = keys_of(&all_keys)?;
-    // (chunk, row in chunk) of every input row, in input order.
-    let mut rows: Vec<(u32, u32)> = Vec::new();
-    for (i, c) in chunks.iter().enumerate() {
-        rows.extend((0..c.len() as u32).map(|r| (i as u32, r)));
-    }
-    let cmp = |keys: &[ChunkKeys], a: (u32, u32), b: (u32, u32)| -> Ordering {
-        if keys.is_empty() {
-            return Ordering::Equal;
-        }
-        match (&keys[a.0 as usize], &keys[b.0 as usize]) {
-            (ChunkKeys::Packed(x), ChunkKeys::Packed(y)) => x[a.1 as usize].cmp(&y[b.1 as usize]),
-            (ChunkKeys::Bytes(x), ChunkKeys::Bytes(y)) => {
-                x.key(a.1 as usize).cmp(y.key(b.1 as usize))
-            }
-            (x, y) => x.key(a.1 as usize).cmp(&y.key(b.1 as usize)),
-        }
-    };
-    // Peers keep input order ((chunk, row) ascends with it).
-    if full.iter().all(|k| matches!(k, ChunkKeys::Packed(_))) && !full.is_empty() {
-        let mut keyed: Vec<(u128, u32)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, &(c, r))| match &full[c as usize] {
-                ChunkKeys::Packed(p) => (p[r as usize], i as u32),
-                ChunkKeys::Bytes(_) => unreachable!("checked above"),
-            })
-            .collect();
-        keyed.sort_unstable();
-        rows = keyed.into_iter().map(|(_, i)| rows[i as usize]).collect();
-    } else if full.iter().all(|k| matches!(k, ChunkKeys::Bytes(_))) && !full.is_empty() {
-        // The first 16 bytes as an integer decide most comparisons without memcmp.
-        let mut keyed: Vec<(u128, &[u8], u32)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, &(c, r))| match &full[c as usize] {
-                ChunkKeys::Bytes(b) => {
-                    let k = b.key(r as usize);
-                    (crate::sort_key::pack(&k[..k.len().min(16)]), k, i as u32)
-                }
-                ChunkKeys::Packed(_) => unreachable!("checked above"),
-            })
-            .collect();
-        keyed.sort_unstable();
-        rows = keyed
-            .into_iter()
-            .map(|(_, _, i)| rows[i as usize])
-            .collect();
-    } else if !full.is_empty() {
-        rows.sort_by(|&a, &b| cmp(&full, a, b));
-    }
-    let n = rows.len();
-    let mut partition = vec![(0u32, 0u32); n];
-    let mut peers = vec![(0u32, 0u32); n];
-    let mut start = 0;
-    while start < n {
-        let mut end = start + 1;
-        while end < n && cmp(&part, rows[end], rows[start]) == Ordering::Equal {
-            end += 1;
-        }
-        partition[start..end].fill((start as u32, end as u32));
-        let mut g = start;
-        while g < end {
-            let mut h = g + 1;
-            while h < end && cmp(&full, rows[h], rows[g]) == Ordering::Equal {
-                h += 1;
-            }
-            peers[g..h].fill((g as u32, h as u32));
-            g = h;
-        }
-        start = end;
-    }
-    let firsts: Vec<u32> = chunks
-        .iter()
-        .scan(0u32, |at, c| {
-            let f = *at;
-            *at += c.len() as u32;
-            Some(f)
-        })
-        .collect();
-    Ok(Sorted {
-        order: rows
-            .into_iter()
-            .map(|(c, r)| firsts[c as usize] + r)
-            .collect(),
-        partition,
-        peers,
-    })
-}
-
 /// The function's values at each sorted position.
-fn evaluate(
-    w: &WindowExpr,
-    s: &Sorted,
-    chunks: &[DataChunk],
-    n: usize,
-    ctx: &QueryContext,
-) -> Result<Vector> {
+fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> Result<Vector> {
     use WindowFunction as F;
+    let n = s.len();
     // The arguments, in sorted order.
-    let args: Vec<Vector> = w
-        .args
-        .iter()
-        .map(|a| Ok(column(a, chunks, n, ctx)?.take(&s.order)))
-        .collect::<Result<_>>()?;
+    let args: Vec<Vector> = input.args.iter().map(|a| a.take(&s.order)).collect();
     let ints =
         |f: &dyn Fn(usize) -> i64| Vector::from_values(DataType::BigInt, (0..n).map(f).collect());
     let size = |p: usize| (s.partition[p].1 - s.partition[p].0) as usize;
@@ -291,42 +221,67 @@ fn evaluate(
         }
         F::Lag | F::Lead => {
             let forward = w.func == F::Lead;
-            let mut out = Vector::with_capacity(&w.ty, n);
+            // Where each position's value comes from: a row of the first argument, or
+            // (past `n`) of the default; NULL at the positions in `nulls`.
+            let mut from = Vec::with_capacity(n);
+            let mut nulls = Vec::new();
+            let constant = w.args[1].literal_value().map(|k| k.as_i64());
             for p in 0..n {
-                let Some(k) = args[1].get(p).as_i64() else {
-                    out.push(&ScalarValue::Null)?;
+                let k = match &constant {
+                    Some(k) => *k,
+                    None => args[1].get(p).as_i64(),
+                };
+                let Some(k) = k else {
+                    from.push(0);
+                    nulls.push(p);
                     continue;
                 };
                 let (ps, pe) = (s.partition[p].0 as i64, s.partition[p].1 as i64);
-                let step = if forward == (k >= 0) { 1 } else { -1 };
-                let mut left = k.unsigned_abs();
-                let mut q = p as i64;
-                let target = loop {
-                    if left == 0 {
-                        break Some(q);
-                    }
-                    q += step;
-                    if q < ps || q >= pe {
-                        break None;
-                    }
-                    if !w.ignore_nulls || args[0].is_valid(q as usize) {
-                        left -= 1;
+                let step: i64 = if forward == (k >= 0) { 1 } else { -1 };
+                let target = if !w.ignore_nulls {
+                    let q = (p as i64).saturating_add(step.saturating_mul(k.saturating_abs()));
+                    (ps..pe).contains(&q).then_some(q)
+                } else {
+                    let mut left = k.unsigned_abs();
+                    let mut q = p as i64;
+                    loop {
+                        if left == 0 {
+                            break Some(q);
+                        }
+                        q += step;
+                        if q < ps || q >= pe {
+                            break None;
+                        }
+                        if args[0].is_valid(q as usize) {
+                            left -= 1;
+                        }
                     }
                 };
                 match target {
-                    Some(q) => out.append(&args[0].slice(q as usize, 1), 1),
-                    None if args.len() > 2 => out.append(&args[2].slice(p, 1), 1),
-                    None => out.push(&ScalarValue::Null)?,
+                    Some(q) => from.push(q as u32),
+                    None if args.len() > 2 => from.push((n + p) as u32),
+                    None => {
+                        from.push(0);
+                        nulls.push(p);
+                    }
                 }
+            }
+            let mut values = args[0].clone().flatten(n);
+            if args.len() > 2 {
+                values.append(&args[2], n);
+            }
+            let mut out = values.take(&from);
+            for p in nulls {
+                out.validity.set_invalid(p, n);
             }
             out
         }
         F::FirstValue | F::LastValue | F::NthValue => {
             let mut out = Vector::with_capacity(&w.ty, n);
-            let key = args_key(w, chunks, n, ctx, s)?;
+            let key = args_key(w, input, s);
             for p in 0..n {
                 let parts = pieces(w, s, frame(w, s, &key, p)?, p);
-                let rows = || parts.iter().flat_map(|&(a, b)| a..b);
+                let rows = || parts.iter().flat_map(|&(a, b)| a as usize..b as usize);
                 let valid = |q: usize| !w.ignore_nulls || args[0].is_valid(q);
                 let pick = match w.func {
                     F::FirstValue => rows().find(|&q| valid(q)),
@@ -349,28 +304,46 @@ fn evaluate(
             out
         }
         F::Aggregate(func) => {
-            let key = args_key(w, chunks, n, ctx, s)?;
-            let frames = (0..n)
-                .map(|p| Ok(pieces(w, s, frame(w, s, &key, p)?, p)))
-                .collect::<Result<Vec<_>>>()?;
+            let key = args_key(w, input, s);
             let agg = BoundAggregate {
                 func,
                 arg_types: w.args.iter().map(|a| a.data_type()).collect(),
                 return_type: w.ty.clone(),
                 constants: w.args.iter().map(Expr::literal_value).collect(),
             };
-            let mut keep = match &w.filter {
-                Some(f) => Some(filter_rows(f, s, chunks, ctx)?),
-                None => None,
-            };
+            let mut keep: Option<Vec<bool>> = input
+                .filter
+                .as_ref()
+                .map(|f| s.order.iter().map(|&row| f[row as usize]).collect());
+            // Frames from the partition's start: each is a prefix of it.
+            let running = matches!(w.frame.start, FrameBound::UnboundedPreceding)
+                && w.frame.exclude == FrameExclude::NoOthers;
+            if running && !w.distinct {
+                let mut ends = Vec::with_capacity(n);
+                for p in 0..n {
+                    ends.push(frame(w, s, &key, p)?.1 as u32);
+                }
+                return prefixes(&agg, &args, s, &ends, keep.as_deref(), ctx);
+            }
+            let mut frames = Vec::with_capacity(n);
+            for p in 0..n {
+                frames.push(pieces(w, s, frame(w, s, &key, p)?, p));
+            }
             if w.distinct {
                 let keys = distinct_keys(&args, n);
                 let whole: Option<Vec<(usize, usize)>> = frames
                     .iter()
-                    .map(|f| (f[1].0 == f[1].1 && f[2].0 == f[2].1).then_some(f[0]))
+                    .map(|f| {
+                        (f[1].0 == f[1].1 && f[2].0 == f[2].1)
+                            .then_some((f[0].0 as usize, f[0].1 as usize))
+                    })
                     .collect();
                 let first = whole.and_then(|w| first_occurrences(&keys, &w, keep.as_deref()));
                 match first {
+                    Some(first) if running => {
+                        let ends: Vec<u32> = frames.iter().map(|f| f[0].1 as u32).collect();
+                        return prefixes(&agg, &args, s, &ends, Some(&first), ctx);
+                    }
                     Some(first) => keep = Some(first),
                     None => {
                         return distinct_per_frame(
@@ -391,20 +364,10 @@ fn evaluate(
 
 /// The single ORDER BY key as numbers, in sorted order, for RANGE frames with an
 /// offset (DATE in days, TIMESTAMP in microseconds); `None` when not needed.
-fn args_key(
-    w: &WindowExpr,
-    chunks: &[DataChunk],
-    n: usize,
-    ctx: &QueryContext,
-    s: &Sorted,
-) -> Result<Option<Vec<Option<f64>>>> {
-    let offset = |b: &FrameBound| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_));
-    if w.frame.units != FrameUnits::Range || !(offset(&w.frame.start) || offset(&w.frame.end)) {
-        return Ok(None);
-    }
-    let key = &w.order_by[0].expr;
-    let v = column(key, chunks, n, ctx)?.take(&s.order);
-    let numbers = (0..n)
+fn args_key(w: &WindowExpr, input: &Inputs, s: &Sorted) -> Option<Vec<Option<f64>>> {
+    let _ = w;
+    let v = input.range_key.as_ref()?.take(&s.order);
+    let numbers = (0..s.len())
         .map(|p| match v.get(p) {
             ScalarValue::Null => None,
             ScalarValue::Date(d) => Some(d as f64),
@@ -412,7 +375,7 @@ fn args_key(
             other => other.as_f64(),
         })
         .collect();
-    Ok(Some(numbers))
+    Some(numbers)
 }
 
 /// A RANGE offset in the key's units.
@@ -534,7 +497,7 @@ fn frame(
 
 /// A frame less the rows its EXCLUDE clause leaves out: up to three ranges of
 /// positions, in order (empty ones as `(x, x)`).
-type Pieces = [(usize, usize); 3];
+type Pieces = [(u32, u32); 3];
 
 /// The pieces of position `p`'s frame `(fs, fe)`.
 fn pieces(w: &WindowExpr, s: &Sorted, (fs, fe): (usize, usize), p: usize) -> Pieces {
@@ -545,12 +508,13 @@ fn pieces(w: &WindowExpr, s: &Sorted, (fs, fe): (usize, usize), p: usize) -> Pie
         (a, b.max(a))
     };
     const NONE: (usize, usize) = (0, 0);
-    match w.frame.exclude {
+    let pieces = match w.frame.exclude {
         FrameExclude::NoOthers => [(fs, fe), NONE, NONE],
         FrameExclude::CurrentRow => [clip(fs, p), clip(p + 1, fe), NONE],
         FrameExclude::Group => [clip(fs, gs), clip(ge, fe), NONE],
         FrameExclude::Ties => [clip(fs, gs), clip(p, p + 1), clip(ge, fe)],
-    }
+    };
+    pieces.map(|(a, b)| (a as u32, b as u32))
 }
 
 /// The first position in `lo..hi` where `pred` is false, for a `pred` that holds on
@@ -567,14 +531,14 @@ fn first_not(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usiz
     lo
 }
 
-/// Whether each sorted position passes a `FILTER (WHERE f)`.
+/// Whether each input row passes a `FILTER (WHERE f)`.
 fn filter_rows(
     f: &stride_sql::plan::Expr,
-    s: &Sorted,
     chunks: &[DataChunk],
+    n: usize,
     ctx: &QueryContext,
 ) -> Result<Vec<bool>> {
-    let mut passes = Vec::with_capacity(s.order.len());
+    let mut passes = Vec::with_capacity(n);
     for c in chunks {
         let start = passes.len();
         passes.resize(start + c.len(), false);
@@ -582,7 +546,7 @@ fn filter_rows(
             passes[start + *i as usize] = true;
         }
     }
-    Ok(s.order.iter().map(|&row| passes[row as usize]).collect())
+    Ok(passes)
 }
 
 /// Each sorted position's argument values, as a key that is equal for equal values.
@@ -652,7 +616,7 @@ fn distinct_per_frame(
     for (p, parts) in frames.iter().enumerate() {
         ctx.check()?;
         let mut seen = std::collections::HashSet::new();
-        for q in parts.iter().flat_map(|&(lo, hi)| lo..hi) {
+        for q in parts.iter().flat_map(|&(lo, hi)| lo as usize..hi as usize) {
             if keep.is_none_or(|k| k[q]) && seen.insert(&keys[q]) {
                 groups.push(p as u32);
                 rows.push(q as u32);
@@ -710,7 +674,7 @@ fn segment_tree(
     // The pieces one after another, so an order-sensitive aggregate sees the rows in
     // frame order.
     for k in 0..3 {
-        let ranges: Vec<(usize, usize)> = frames.iter().map(|f| f[k]).collect();
+        let ranges: Vec<(u32, u32)> = frames.iter().map(|f| f[k]).collect();
         if k > 0 && ranges.iter().all(|r| r.0 >= r.1) {
             continue;
         }
@@ -719,12 +683,144 @@ fn segment_tree(
     result.finalize()
 }
 
+/// Each position's aggregate over its frame when every frame starts at its
+/// partition's start and ends at `ends[p]`: a segmented scan (Blelloch's) of the
+/// rows' states, with about four merges per row whatever the frames' lengths.
+///
+/// Going up, each tree node holds the rows from the last partition start within it
+/// to its end (all of them when none starts within it). Going down, each node gets
+/// the rows from its first row's partition start up to that row (a left child its
+/// parent's; a right child its parent's and its left sibling's, or only its
+/// sibling's when a partition starts there). A row's frame is then what its leaf got
+/// down (unless the row starts a partition) and the row itself, merged in that order,
+/// so order-sensitive aggregates see the rows in order.
+fn prefixes(
+    agg: &BoundAggregate,
+    args: &[Vector],
+    s: &Sorted,
+    ends: &[u32],
+    keep: Option<&[bool]>,
+    ctx: &QueryContext,
+) -> Result<Vector> {
+    let n = s.len();
+    let mut leaves = new_state(agg);
+    leaves.resize(n);
+    match keep {
+        None => {
+            let ids: Vec<u32> = (0..n as u32).collect();
+            let arg_refs: Vec<&Vector> = args.iter().collect();
+            leaves.update(&ids, &arg_refs, n)?;
+        }
+        Some(keep) => {
+            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
+            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
+            let arg_refs: Vec<&Vector> = taken.iter().collect();
+            leaves.update(&ids, &arg_refs, ids.len())?;
+        }
+    }
+    // `merge` of the nodes `from` of `level` into `groups` of `state`.
+    let merge = |state: &mut Box<dyn stride_functions::aggregate::GroupedState>,
+                 level: &[Vector],
+                 groups: &[u32],
+                 from: &[u32]|
+     -> Result<()> {
+        if groups.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<Vector> = level.iter().map(|v| v.take(from)).collect();
+        state.merge(groups, &rows, groups.len())
+    };
+    // Up: the states of each level, and which nodes hold a partition start.
+    let mut up: Vec<Vec<Vector>> = vec![leaves.partial()?];
+    let mut starts: Vec<Vec<bool>> = vec![(0..n).map(|p| s.partition[p].0 as usize == p).collect()];
+    while let Some(below) = starts.last().filter(|f| f.len() > 1) {
+        ctx.check()?;
+        let width = below.len();
+        let above = width.div_ceil(2);
+        let mut state = new_state(agg);
+        state.resize(above);
+        // A left child counts unless its right sibling holds a start.
+        let lefts: Vec<u32> = (0..width as u32)
+            .step_by(2)
+            .filter(|&a| !below.get(a as usize + 1).copied().unwrap_or(false))
+            .collect();
+        let rights: Vec<u32> = (1..width as u32).step_by(2).collect();
+        let level = up.last().expect("a level");
+        merge(
+            &mut state,
+            level,
+            &lefts.iter().map(|a| a / 2).collect::<Vec<_>>(),
+            &lefts,
+        )?;
+        merge(
+            &mut state,
+            level,
+            &rights.iter().map(|b| b / 2).collect::<Vec<_>>(),
+            &rights,
+        )?;
+        let flags = (0..above)
+            .map(|j| below[2 * j] || below.get(2 * j + 1).copied().unwrap_or(false))
+            .collect();
+        up.push(state.partial()?);
+        starts.push(flags);
+    }
+    // Down: from the root, which gets nothing.
+    let mut down = {
+        let mut state = new_state(agg);
+        state.resize(1);
+        state.partial()?
+    };
+    for level in (0..up.len() - 1).rev() {
+        ctx.check()?;
+        let flags = &starts[level];
+        let width = flags.len();
+        let mut state = new_state(agg);
+        state.resize(width);
+        let inherit: Vec<u32> = (0..width as u32)
+            .filter(|&i| i % 2 == 0 || !flags[i as usize - 1])
+            .collect();
+        merge(
+            &mut state,
+            &down,
+            &inherit,
+            &inherit.iter().map(|i| i / 2).collect::<Vec<_>>(),
+        )?;
+        let rights: Vec<u32> = (1..width as u32).step_by(2).collect();
+        merge(
+            &mut state,
+            &up[level],
+            &rights,
+            &rights.iter().map(|b| b - 1).collect::<Vec<_>>(),
+        )?;
+        down = state.partial()?;
+    }
+    // Each row's prefix of its partition, itself included; one more empty group for
+    // empty frames.
+    let mut result = new_state(agg);
+    result.resize(n + 1);
+    let inner: Vec<u32> = (0..n as u32).filter(|&p| !starts[0][p as usize]).collect();
+    merge(&mut result, &down, &inner, &inner)?;
+    let all: Vec<u32> = (0..n as u32).collect();
+    merge(&mut result, &up[0], &all, &all)?;
+    let values = result.finalize()?;
+    let pick: Vec<u32> = (0..n)
+        .map(|p| {
+            if ends[p] > s.partition[p].0 {
+                ends[p] - 1
+            } else {
+                n as u32
+            }
+        })
+        .collect();
+    Ok(values.take(&pick))
+}
+
 /// Merges into `result[p]` the tree nodes that cover `ranges[p]`.
 fn merge_ranges(
     agg: &BoundAggregate,
     levels: &[Vec<Vector>],
     result: &mut Box<dyn stride_functions::aggregate::GroupedState>,
-    frames: &[(usize, usize)],
+    frames: &[(u32, u32)],
     ctx: &QueryContext,
 ) -> Result<()> {
     let n = frames.len();
@@ -748,7 +844,7 @@ fn merge_ranges(
     };
     for level in 0..levels.len() {
         ctx.check()?;
-        let (mut left, mut right) = (Vec::new(), Vec::new());
+        let (mut left, mut right) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in 0..n {
             let (l, h) = (lo[p], hi[p]);
             if l >= h {

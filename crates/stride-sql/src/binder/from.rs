@@ -245,7 +245,13 @@ impl<'a> Binder<'a> {
                     let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
-                if let Some(cte) = self.find_cte(&tname) {
+                // A CTE's own body (not WITH RECURSIVE) reads a table of that name, as
+                // in PostgreSQL and DuckDB.
+                let cte = self.find_cte(&tname).filter(|c| {
+                    let key = std::sync::Arc::as_ptr(c) as usize;
+                    !self.binding_ctes.contains(&key) || self.recursive_ctes.contains(&key)
+                });
+                if let Some(cte) = cte {
                     let plan = self.bind_cte(&cte)?;
                     let mut fields = super::unqualified(plan.schema());
                     for (f, c) in fields.iter_mut().zip(&cte.alias.columns) {
@@ -623,15 +629,16 @@ impl<'a> Binder<'a> {
         let (id, body) = match self.cte_bodies.get(&key) {
             Some(shared) => shared.clone(),
             None => {
-                let recursive = if self.recursive_ctes.contains(&key) {
-                    super::select::bind_recursive_cte(self, cte)?
-                } else {
-                    None
-                };
-                let body = match recursive {
-                    Some(plan) => plan,
-                    None => self.bind_query(&cte.query)?,
-                };
+                if self.binding_ctes.contains(&key) {
+                    return Err(Error::binder(format!(
+                        "Circular reference to CTE \"{}\": only the part after the last UNION of a recursive CTE (WITH RECURSIVE name AS (base UNION [ALL] step)) may read it",
+                        ident_name(&cte.alias.name)
+                    )));
+                }
+                self.binding_ctes.push(key);
+                let body = self.bind_cte_body(cte, key);
+                self.binding_ctes.pop();
+                let body = body?;
                 let depth = max_outer_depth(&body);
                 if (1..=depth).any(|level| references_outer(&body, level)) {
                     return Ok(body);
@@ -648,6 +655,16 @@ impl<'a> Binder<'a> {
             schema,
             shared: false,
         })
+    }
+
+    /// A CTE's body: recursive (base UNION step, the step reading the CTE) or not.
+    fn bind_cte_body(&mut self, cte: &ast::Cte, key: usize) -> Result<LogicalPlan> {
+        if self.recursive_ctes.contains(&key) {
+            if let Some(plan) = super::select::bind_recursive_cte(self, cte)? {
+                return Ok(plan);
+            }
+        }
+        self.bind_query(&cte.query)
     }
 
     fn find_cte(&self, name: &str) -> Option<std::sync::Arc<ast::Cte>> {

@@ -344,6 +344,9 @@ pub struct Binder<'a> {
     recursive_ctes: std::collections::HashSet<usize>,
     /// Recursive CTEs whose recursive part is being bound: name, id, columns.
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
+    /// CTEs whose bodies are being bound (by address), to refuse a recursive CTE's
+    /// base reading itself and to let a plain CTE's body read a table of its name.
+    binding_ctes: Vec<usize>,
     /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
     rowid_column: bool,
     /// Runs queries binding needs the answers of (PIVOT's values).
@@ -393,6 +396,7 @@ impl<'a> Binder<'a> {
             window_defs: Vec::new(),
             recursive_ctes: Default::default(),
             recursive_refs: Vec::new(),
+            binding_ctes: Vec::new(),
             rowid_column: false,
             runner: None,
             prepared: Arc::default(),

@@ -85,7 +85,10 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
         LogicalPlan::LateralJoin { left, .. } => estimate(left) * 2.0,
         // A guess: a few rounds of the step's size.
         LogicalPlan::RecursiveCte { base, .. } => (estimate(base) * 10.0).max(100.0),
-        LogicalPlan::RecursiveRef { .. } => 100.0,
+        // Assumed large, so joins in the step probe with the last round's rows and
+        // build on the other input, which the executor then builds once for all
+        // rounds (`PhysicalPlan::round_invariant`).
+        LogicalPlan::RecursiveRef { .. } => 1e9,
     }
 }
 
