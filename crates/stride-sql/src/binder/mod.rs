@@ -17,7 +17,7 @@ mod csv;
 mod ddl;
 mod duckdb_catalog;
 mod expr;
-mod fold;
+pub(crate) mod fold;
 mod from;
 mod function;
 mod grouping_sets;

@@ -12,7 +12,9 @@
 //! - a grouped aggregate (GROUP BY, DISTINCT): when it reads only grouping columns
 //!   (never an aggregate's value), with the grouping expressions substituted; a
 //!   filter over an aggregate without GROUP BY stays, as that aggregate yields a row
-//!   even for no input;
+//!   even for no input. A disjunction that also reads aggregates stays, and implies
+//!   a weaker one that moves down: each branch's conjuncts over grouping columns
+//!   (`(y = 2001 AND sum(x) > 0) OR y = 2002` gives `y = 2001 OR y = 2002`);
 //! - a sort: always;
 //! - a set operation: into every branch (a row is kept or dropped by its values, which
 //!   are the same in each branch), when the branches have the output's types;
@@ -22,6 +24,10 @@
 //!   outer join under a condition that rejects its NULL-extended rows becomes inner
 //!   first (rule `outer_to_inner`);
 //! - an unnest: when it reads only the columns the unnest passes through.
+//!
+//! Conditions are folded as they move: comparisons of constants (which substituting
+//! a projection's literals makes, as in a CTE's UNION of `'s' AS sale_type` branches)
+//! become TRUE or FALSE, and AND and OR with them shrink.
 //!
 //! A LIMIT is a barrier (filtering before it would change which rows it keeps), and
 //! so is everything else; conditions holding correlated subqueries stay where they
@@ -65,7 +71,7 @@ impl Pushdown {
                 let (down, stay) = split(terms, |t| {
                     reads(t).iter().all(|&c| !exprs[c].has_subquery())
                 });
-                let down = down.into_iter().map(|t| substitute(t, &exprs)).collect();
+                let down = folded(down.into_iter().map(|t| substitute(t, &exprs)));
                 let plan = LogicalPlan::Project {
                     input: Box::new(self.push(*input, down)),
                     exprs,
@@ -86,7 +92,20 @@ impl Pushdown {
                             .iter()
                             .all(|&c| c < g && !group_by[c].has_subquery())
                 });
-                let down = down.into_iter().map(|t| substitute(t, &group_by)).collect();
+                let mut down = folded(down.into_iter().map(|t| substitute(t, &group_by)));
+                if g > 0 {
+                    let on_groups = |c: &Expr| {
+                        !c.has_correlated_subquery()
+                            && reads(c)
+                                .iter()
+                                .all(|&i| i < g && !group_by[i].has_subquery())
+                    };
+                    let weaker = stay
+                        .iter()
+                        .filter_map(|t| weaker_disjunction(t, on_groups))
+                        .map(|t| substitute(t, &group_by));
+                    down.extend(folded(weaker));
+                }
                 let plan = LogicalPlan::Aggregate {
                     input: Box::new(self.push(*input, down)),
                     group_by,
@@ -367,6 +386,118 @@ fn reads(t: &Expr) -> Vec<usize> {
     let mut cols = Vec::new();
     t.collect_columns(&mut cols);
     cols
+}
+
+/// For a disjunction, the weaker one made of each branch's conjuncts that `keep`
+/// holds for; `None` when some branch has none (the weaker condition is then TRUE)
+/// or `t` is no disjunction.
+fn weaker_disjunction(t: &Expr, keep: impl Fn(&Expr) -> bool) -> Option<Expr> {
+    if !matches!(t, Expr::Or(..)) {
+        return None;
+    }
+    t.clone()
+        .disjuncts()
+        .into_iter()
+        .map(|d| {
+            let mut terms = Vec::new();
+            d.split_conjunction(&mut terms);
+            Expr::conjunction(terms.into_iter().filter(|c| keep(c)).collect())
+        })
+        .collect::<Option<Vec<Expr>>>()?
+        .into_iter()
+        .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+}
+
+/// `terms` folded (see [`fold`]), split again into conjuncts, TRUE ones left out.
+fn folded(terms: impl IntoIterator<Item = Expr>) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for t in terms {
+        fold(t).split_conjunction(&mut out);
+    }
+    out.retain(|t| !is_bool(t, true));
+    out
+}
+
+/// Whether `e` is the BOOLEAN literal `value`.
+fn is_bool(e: &Expr, value: bool) -> bool {
+    matches!(e, Expr::Literal { value: stride_common::ScalarValue::Boolean(b), .. } if *b == value)
+}
+
+/// `t` with its constant parts computed: a function of constants (a comparison,
+/// `2001 + 1`) becomes its value, and AND / OR with a TRUE or FALSE operand shrink
+/// (NULL operands stay as they are).
+fn fold(t: Expr) -> Expr {
+    let boolean = |b: bool| Expr::literal(stride_common::ScalarValue::Boolean(b));
+    match t {
+        Expr::And(a, b) => {
+            let (a, b) = (fold(*a), fold(*b));
+            if is_bool(&a, false) || is_bool(&b, false) {
+                boolean(false)
+            } else if is_bool(&a, true) {
+                b
+            } else if is_bool(&b, true) {
+                a
+            } else {
+                Expr::And(Box::new(a), Box::new(b))
+            }
+        }
+        Expr::Or(a, b) => {
+            let (a, b) = (fold(*a), fold(*b));
+            if is_bool(&a, true) || is_bool(&b, true) {
+                boolean(true)
+            } else if is_bool(&a, false) {
+                b
+            } else if is_bool(&b, false) {
+                a
+            } else {
+                Expr::Or(Box::new(a), Box::new(b))
+            }
+        }
+        Expr::Cast { expr, to, try_cast } => {
+            let inner = fold(*expr);
+            let zoned = matches!(to, stride_common::DataType::TimestampTz)
+                || matches!(inner.data_type(), stride_common::DataType::TimestampTz);
+            let e = Expr::Cast {
+                expr: Box::new(inner),
+                to,
+                try_cast,
+            };
+            match &e {
+                Expr::Cast { expr, to, .. } if !zoned && matches!(**expr, Expr::Literal { .. }) => {
+                    match crate::binder::fold::fold_constant(&e) {
+                        Ok(Some(v)) if !v.is_null() && v.data_type() == *to => Expr::literal(v),
+                        _ => e,
+                    }
+                }
+                _ => e,
+            }
+        }
+        Expr::Function { func, args } => {
+            let args: Vec<Expr> = args.into_iter().map(fold).collect();
+            // Only calls whose value is the same at any time in any session: of
+            // literals, not reading the clock, no TIMESTAMP WITH TIME ZONE (whose
+            // text depends on the session's zone). A prepared statement keeps its
+            // plan.
+            let fixed = !args.is_empty()
+                && args.iter().all(|a| matches!(a, Expr::Literal { .. }))
+                && !stride_functions::scalar::reads_clock(func.func, args.len())
+                && !func
+                    .arg_types
+                    .iter()
+                    .chain([&func.return_type])
+                    .any(|t| matches!(t, stride_common::DataType::TimestampTz));
+            let e = Expr::Function { func, args };
+            if !fixed {
+                return e;
+            }
+            match crate::binder::fold::fold_constant(&e) {
+                // Only where the literal keeps the type (a DECIMAL's scale, say).
+                Ok(Some(v)) if !v.is_null() && v.data_type() == e.data_type() => Expr::literal(v),
+                _ => e,
+            }
+        }
+        e => e,
+    }
 }
 
 /// Splits `terms` into those that may move down (`movable` holds and they hold no

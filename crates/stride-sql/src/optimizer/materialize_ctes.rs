@@ -38,7 +38,7 @@ pub fn optimize(
 /// References per CTE id, counting those inside a body once, however many times the
 /// body is referenced (it runs once, or is inlined once per reference and counted
 /// anew when its own references are optimized).
-fn count(plan: &LogicalPlan, counts: &mut HashMap<u64, usize>) {
+pub(super) fn count(plan: &LogicalPlan, counts: &mut HashMap<u64, usize>) {
     if let LogicalPlan::CteRef { id, body, .. } = plan {
         let n = counts.entry(*id).or_insert(0);
         *n += 1;

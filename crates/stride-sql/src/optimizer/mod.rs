@@ -4,6 +4,7 @@
 
 pub mod cardinality;
 mod common_subexpressions;
+mod cte_filters;
 mod decorrelate;
 mod distinct_aggregates;
 mod empty_results;
@@ -26,6 +27,7 @@ pub const PASSES: &[&str] = &[
     "filter_pushdown",
     "implied_filters",
     "outer_to_inner",
+    "cte_filters",
     "empty_results",
     "join_order",
     "semi_join_reduction",
@@ -74,6 +76,9 @@ pub fn optimize(
             settings.is_optimizer_enabled("implied_filters"),
             settings.is_optimizer_enabled("outer_to_inner"),
         )?;
+    }
+    if settings.is_optimizer_enabled("cte_filters") {
+        plan = cte_filters::optimize(plan, settings, stats)?;
     }
     if settings.is_optimizer_enabled("empty_results") {
         plan = empty_results::optimize(plan)?;
