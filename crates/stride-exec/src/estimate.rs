@@ -1,10 +1,9 @@
 //! Estimated rows of each physical plan node: what EXPLAIN (ANALYZE) prints beside
 //! the rows a node really produced, so that a bad estimate stands out.
 //!
-//! The planner itself still chooses a SEMI or ANTI join's build side with the
-//! optimizer's cruder logical estimate (`cardinality::estimate`); with these
-//! estimates 29 of TPC-DS's joins would build on the other side, a change to measure
-//! before making.
+//! The planner also chooses hash joins' build sides with them: a SEMI or ANTI join's,
+//! and whether an inner join ordered by the optimizer's cruder logical estimate
+//! (`cardinality::estimate`) is better turned around.
 //!
 //! The rules are the optimizer's (`stride_sql::optimizer::cardinality`): a fixed
 //! selectivity per filter conjunct, except that `column = constant` (or IN, or an OR of

@@ -10,7 +10,6 @@
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{DataType, Error, Result, ScalarValue};
-use stride_sql::optimizer::cardinality::estimate;
 use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
 use stride_storage::Catalogs;
 
@@ -343,9 +342,13 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
                 }
             } else {
                 // A SEMI or ANTI join builds on its preserved input when that is the
-                // smaller one; the residual filter then sees the other input first.
+                // smaller one by the physical estimates (TPC-DS Q95: 147 web sales
+                // against 6.6 million rows of its ws_wh CTE, which the optimizer's
+                // estimate, without distinct counts, put the other way); the residual
+                // filter then sees the other input first.
+                let (left_plan, right_plan) = (p(left)?, p(right)?);
                 let build_left = matches!(kind, JoinKind::Semi | JoinKind::Anti)
-                    && estimate(left) < estimate(right);
+                    && crate::estimate::rows(&left_plan) < crate::estimate::rows(&right_plan);
                 let filter = match filter {
                     Some(f) if build_left => {
                         let mut f = f.clone();
@@ -354,7 +357,6 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
                     }
                     other => other.clone(),
                 };
-                let (left_plan, right_plan) = (p(left)?, p(right)?);
                 let left_keys: Vec<Expr> = on.iter().map(|(l, _)| l.clone()).collect();
                 let right_keys: Vec<Expr> = on.iter().map(|(_, r)| r.clone()).collect();
                 if *kind == JoinKind::Inner && builds_on_larger(&left_plan, &right_plan) {
