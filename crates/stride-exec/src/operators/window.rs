@@ -642,22 +642,7 @@ fn segment_tree(
     let n = frames.len();
     // Level 0: one state per row (left empty for rows not kept); each level above
     // merges pairs.
-    let mut leaves = new_state(agg);
-    leaves.resize(n);
-    match keep {
-        None => {
-            let ids: Vec<u32> = (0..n as u32).collect();
-            let arg_refs: Vec<&Vector> = args.iter().collect();
-            leaves.update(&ids, &arg_refs, n)?;
-        }
-        Some(keep) => {
-            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
-            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
-            let arg_refs: Vec<&Vector> = taken.iter().collect();
-            leaves.update(&ids, &arg_refs, ids.len())?;
-        }
-    }
-    let mut levels: Vec<Vec<Vector>> = vec![leaves.partial()?];
+    let mut levels: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep)?];
     let mut width = n;
     while width > 1 {
         ctx.check()?;
@@ -683,6 +668,32 @@ fn segment_tree(
     result.finalize()
 }
 
+/// One state per row of the `n` rows of `args` (partial states, as vectors), left
+/// empty for the rows `keep` drops.
+fn leaf_states(
+    agg: &BoundAggregate,
+    args: &[Vector],
+    n: usize,
+    keep: Option<&[bool]>,
+) -> Result<Vec<Vector>> {
+    let mut leaves = new_state(agg);
+    leaves.resize(n);
+    match keep {
+        None => {
+            let ids: Vec<u32> = (0..n as u32).collect();
+            let arg_refs: Vec<&Vector> = args.iter().collect();
+            leaves.update(&ids, &arg_refs, n)?;
+        }
+        Some(keep) => {
+            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
+            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
+            let arg_refs: Vec<&Vector> = taken.iter().collect();
+            leaves.update(&ids, &arg_refs, ids.len())?;
+        }
+    }
+    leaves.partial()
+}
+
 /// Each position's aggregate over its frame when every frame starts at its
 /// partition's start and ends at `ends[p]`: a segmented scan (Blelloch's) of the
 /// rows' states, with about four merges per row whatever the frames' lengths.
@@ -703,21 +714,6 @@ fn prefixes(
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let n = s.len();
-    let mut leaves = new_state(agg);
-    leaves.resize(n);
-    match keep {
-        None => {
-            let ids: Vec<u32> = (0..n as u32).collect();
-            let arg_refs: Vec<&Vector> = args.iter().collect();
-            leaves.update(&ids, &arg_refs, n)?;
-        }
-        Some(keep) => {
-            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
-            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
-            let arg_refs: Vec<&Vector> = taken.iter().collect();
-            leaves.update(&ids, &arg_refs, ids.len())?;
-        }
-    }
     // `merge` of the nodes `from` of `level` into `groups` of `state`.
     let merge = |state: &mut Box<dyn stride_functions::aggregate::GroupedState>,
                  level: &[Vector],
@@ -731,7 +727,7 @@ fn prefixes(
         state.merge(groups, &rows, groups.len())
     };
     // Up: the states of each level, and which nodes hold a partition start.
-    let mut up: Vec<Vec<Vector>> = vec![leaves.partial()?];
+    let mut up: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep)?];
     let mut starts: Vec<Vec<bool>> = vec![(0..n).map(|p| s.partition[p].0 as usize == p).collect()];
     while let Some(below) = starts.last().filter(|f| f.len() > 1) {
         ctx.check()?;

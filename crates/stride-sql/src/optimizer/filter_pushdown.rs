@@ -423,36 +423,28 @@ fn is_bool(e: &Expr, value: bool) -> bool {
     matches!(e, Expr::Literal { value: stride_common::ScalarValue::Boolean(b), .. } if *b == value)
 }
 
+/// `a AND b` (`absorbing` FALSE) or `a OR b` (`absorbing` TRUE), made by `op`: the
+/// absorbing constant when either operand is it, the other operand when one is the
+/// identity.
+fn connective(a: Expr, b: Expr, absorbing: bool, op: fn(Box<Expr>, Box<Expr>) -> Expr) -> Expr {
+    if is_bool(&a, absorbing) || is_bool(&b, absorbing) {
+        Expr::literal(stride_common::ScalarValue::Boolean(absorbing))
+    } else if is_bool(&a, !absorbing) {
+        b
+    } else if is_bool(&b, !absorbing) {
+        a
+    } else {
+        op(Box::new(a), Box::new(b))
+    }
+}
+
 /// `t` with its constant parts computed: a function of constants (a comparison,
 /// `2001 + 1`) becomes its value, and AND / OR with a TRUE or FALSE operand shrink
 /// (NULL operands stay as they are).
 fn fold(t: Expr) -> Expr {
-    let boolean = |b: bool| Expr::literal(stride_common::ScalarValue::Boolean(b));
     match t {
-        Expr::And(a, b) => {
-            let (a, b) = (fold(*a), fold(*b));
-            if is_bool(&a, false) || is_bool(&b, false) {
-                boolean(false)
-            } else if is_bool(&a, true) {
-                b
-            } else if is_bool(&b, true) {
-                a
-            } else {
-                Expr::And(Box::new(a), Box::new(b))
-            }
-        }
-        Expr::Or(a, b) => {
-            let (a, b) = (fold(*a), fold(*b));
-            if is_bool(&a, true) || is_bool(&b, true) {
-                boolean(true)
-            } else if is_bool(&a, false) {
-                b
-            } else if is_bool(&b, false) {
-                a
-            } else {
-                Expr::Or(Box::new(a), Box::new(b))
-            }
-        }
+        Expr::And(a, b) => connective(fold(*a), fold(*b), false, Expr::And),
+        Expr::Or(a, b) => connective(fold(*a), fold(*b), true, Expr::Or),
         Expr::Cast { expr, to, try_cast } => {
             let inner = fold(*expr);
             let zoned = matches!(to, stride_common::DataType::TimestampTz)
