@@ -77,6 +77,9 @@ pub struct MemoryAccountant {
     /// Bytes ever written to spill files (for tests and profiles).
     spilled_total: AtomicU64,
     evictors: Mutex<Vec<Weak<dyn Evict>>>,
+    /// Held while a reservation checks the limit and counts itself, so that two
+    /// reservations never see each other's bytes before they are granted.
+    reserving: Mutex<()>,
 }
 
 impl std::fmt::Debug for MemoryAccountant {
@@ -96,6 +99,7 @@ impl MemoryAccountant {
             spilled: AtomicU64::new(0),
             spilled_total: AtomicU64::new(0),
             evictors: Mutex::new(Vec::new()),
+            reserving: Mutex::new(()),
         })
     }
 
@@ -179,22 +183,29 @@ impl MemoryAccountant {
 
     /// Reserves `bytes` for `tag` if they fit under the limit, evicting cached
     /// segments to make room; false (and nothing reserved) when they do not fit.
+    ///
+    /// The check and the count happen under one lock: two workers reserving at once
+    /// (an aggregate's two threads asking for megabytes ahead) used to count their
+    /// bytes first and check after, so each could see the other's request, not yet
+    /// granted, and fail one that fitted. Eviction runs outside the lock.
     pub fn try_reserve(&self, tag: MemoryTag, bytes: u64) -> bool {
-        self.add(tag, bytes);
-        let limit = self.limit();
-        let used = self.used();
-        if used <= limit {
-            return true;
-        }
-        // Other parts may fit by evicting the pool's cache (never the pool itself:
-        // it makes its own room).
-        if tag != MemoryTag::BufferPool {
-            self.evict(used - limit);
-            if self.used() <= limit {
-                return true;
+        for attempt in 0..2 {
+            let over = {
+                let _held = self.reserving.lock().unwrap_or_else(|e| e.into_inner());
+                let (limit, used) = (self.limit(), self.used());
+                if used.saturating_add(bytes) <= limit {
+                    self.add(tag, bytes);
+                    return true;
+                }
+                used.saturating_add(bytes) - limit
+            };
+            // Other parts may fit by evicting the pool's cache (never the pool
+            // itself: it makes its own room).
+            if attempt == 1 || tag == MemoryTag::BufferPool {
+                break;
             }
+            self.evict(over);
         }
-        self.sub(tag, bytes);
         false
     }
 
