@@ -770,6 +770,13 @@ impl JoinProbe {
         out: &mut dyn FnMut(DataChunk) -> Result<()>,
     ) -> Result<()> {
         const AHEAD: usize = 16;
+        let spec = &self.spec;
+        // A SEMI or ANTI join without a residual condition asks only whether a key
+        // matches: one build row of each key answers (the decorrelated TPC-DS Q81
+        // probed 27,000 rows against 51 keys of 545 rows each, all pairs).
+        let first_only = !spec.marking
+            && spec.filter.is_none()
+            && matches!(spec.kind, JoinKind::Semi | JoinKind::Anti);
         let mut pi = Vec::with_capacity(found.len());
         let mut bi = Vec::with_capacity(found.len());
         for (k, &(i, p, id)) in found.iter().enumerate() {
@@ -780,13 +787,15 @@ impl JoinProbe {
             let [first, mut rest] = part.heads[id as usize];
             pi.push(i);
             bi.push(first);
+            if first_only {
+                continue;
+            }
             while rest != NONE {
                 pi.push(i);
                 bi.push(part.rows[rest as usize]);
                 rest = part.next[rest as usize];
             }
         }
-        let spec = &self.spec;
         if spec.marking {
             let (_, matched) =
                 passing_pairs(chunk, &self.build, (pi, bi), spec.filter.as_ref(), ctx)?;
