@@ -153,7 +153,10 @@ impl Estimates {
             }
             // A guess: a few rounds of the first one's size.
             PhysicalPlan::RecursiveCte { base, .. } => (self.rows(base) * 10.0).max(100.0),
-            PhysicalPlan::RecursiveScan { .. } => 100.0,
+            // Assumed large, as the optimizer assumes (`cardinality.rs`): the joins of a
+            // recursive step build on their other input, once for all rounds, and the
+            // planner must not turn them around.
+            PhysicalPlan::RecursiveScan { .. } => 1e9,
         }
     }
 }
