@@ -1201,14 +1201,7 @@ fn updates_and_deletes_replay_from_the_log() {
 /// Runs this test binary as a child writing in `mode` (`child_process_writer`), waits
 /// for it to say it is done, and kills it: a crash with nothing checkpointed.
 fn run_child_until_done(path: &str, mode: &str) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, path)
+    let mut child = child_command(path)
         .env("STRIDE_PERSISTENCE_MODE", mode)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -1220,15 +1213,21 @@ fn run_child_until_done(path: &str, mode: &str) {
     child.wait().unwrap();
 }
 
+/// This test binary, to run only `child_process_writer` on the database at `path`.
+fn child_command(path: &str) -> Command {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args([
+        "--exact",
+        "child_process_writer",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD, path);
+    c
+}
+
 fn spawn_child(path: &str) -> std::process::Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, path)
+    child_command(path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -3,7 +3,9 @@
 //! the query context), until a round adds none. UNION (without ALL) keeps each
 //! distinct row once, so a walk over a graph with cycles ends; UNION ALL keeps
 //! everything, and a recursion that never ends runs until it is cancelled or its
-//! statement_timeout passes (each round checks).
+//! statement_timeout passes (each round checks). A hash join in the step whose build
+//! input is the same in every round keeps its table from the first round
+//! (`QueryContext::kept_build`, dropped here when the outermost recursion ends).
 
 use crate::context::QueryContext;
 use crate::physical_plan::PhysicalPlan;

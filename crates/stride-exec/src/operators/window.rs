@@ -1,16 +1,18 @@
 //! Window functions (`LogicalPlan::Window`): a pipeline breaker. Its input is
 //! collected whole (`window_sink.rs`; past `memory_limit`, it is split by PARTITION BY
 //! on disk and each part comes here alone); for each distinct (PARTITION BY, ORDER BY)
-//! the rows are sorted
-//! once by normalized keys (`sort_key.rs`), which gives the partitions and the peer
-//! groups (rows equal in ORDER BY); each function is then computed along the sorted
-//! rows and its values put back in input order, one column appended per function.
+//! the rows are sorted once, in buckets of whole partitions (`window_sort.rs`), which
+//! gives the partitions and the peer groups (rows equal in ORDER BY); each bucket's
+//! functions are computed on a worker thread along its sorted rows, and the values go
+//! back in input order, one column appended per function.
 //!
-//! Ranking and offset functions take one pass. Aggregates over a frame use a segment
-//! tree built from the aggregate's own states (`GroupedState`): level 0 holds one row
-//! each, every level above merges pairs, and each row's frame is the merge of at most
-//! two nodes per level, taken left to right (so order-sensitive aggregates such as
-//! string_agg see the frame in order). That costs O(n log n) for any frame. FILTER
+//! Ranking and offset functions take one pass. Aggregates over frames that start at
+//! the partition's start (running frames, whole partitions) take a segmented scan of
+//! the aggregate's own states (`GroupedState`), about four merges per row. Other
+//! frames use a segment tree of those states: level 0 holds one row each, every
+//! level above merges pairs, and each row's frame is the merge of at most two nodes
+//! per level, taken left to right (so order-sensitive aggregates such as string_agg
+//! see the frame in order). That costs O(n log n) for any frame. FILTER
 //! leaves the states of the rows it drops empty; DISTINCT keeps only the first row
 //! of each value from the frame's start where overlapping frames share their start
 //! (whole partitions, running frames), and otherwise gathers each frame's distinct
@@ -278,7 +280,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
         }
         F::FirstValue | F::LastValue | F::NthValue => {
             let mut out = Vector::with_capacity(&w.ty, n);
-            let key = args_key(w, input, s);
+            let key = args_key(input, s);
             for p in 0..n {
                 let parts = pieces(w, s, frame(w, s, &key, p)?, p);
                 let rows = || parts.iter().flat_map(|&(a, b)| a as usize..b as usize);
@@ -304,7 +306,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
             out
         }
         F::Aggregate(func) => {
-            let key = args_key(w, input, s);
+            let key = args_key(input, s);
             let agg = BoundAggregate {
                 func,
                 arg_types: w.args.iter().map(|a| a.data_type()).collect(),
@@ -364,8 +366,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
 
 /// The single ORDER BY key as numbers, in sorted order, for RANGE frames with an
 /// offset (DATE in days, TIMESTAMP in microseconds); `None` when not needed.
-fn args_key(w: &WindowExpr, input: &Inputs, s: &Sorted) -> Option<Vec<Option<f64>>> {
-    let _ = w;
+fn args_key(input: &Inputs, s: &Sorted) -> Option<Vec<Option<f64>>> {
     let v = input.range_key.as_ref()?.take(&s.order);
     let numbers = (0..s.len())
         .map(|p| match v.get(p) {

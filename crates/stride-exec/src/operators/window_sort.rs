@@ -105,7 +105,7 @@ pub fn sort_buckets(
     }
     // Buckets: a power of two, several per thread so that uneven ones balance.
     let buckets = if n >= PARALLEL_ROWS && ctx.threads() > 1 {
-        (ctx.threads() * 8).next_power_of_two()
+        (ctx.threads() * 8).next_power_of_two().min(1 << 12)
     } else {
         1
     };
@@ -157,13 +157,15 @@ fn compact(
             k.checked_shr(layout.bits.saturating_sub(log)).unwrap_or(0) as usize & (buckets - 1)
         }
     };
+    // Each row's bucket, found once, then the buckets filled at their sizes.
+    let of: Vec<u16> = keys.iter().map(|&k| bucket_of(k) as u16).collect();
     let mut counts = vec![0usize; buckets];
-    for &k in &keys {
-        counts[bucket_of(k)] += 1;
+    for &b in &of {
+        counts[b as usize] += 1;
     }
     let mut parts: Vec<Vec<(u64, u32)>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
-    for (row, &k) in keys.iter().enumerate() {
-        parts[bucket_of(k)].push((k, row as u32));
+    for (row, (&k, &b)) in keys.iter().zip(&of).enumerate() {
+        parts[b as usize].push((k, row as u32));
     }
     drop(keys);
     let parts: Vec<std::sync::Mutex<Vec<(u64, u32)>>> =
