@@ -53,9 +53,7 @@ impl Estimates {
                 }
             }
             PhysicalPlan::ColumnarScan { reader, .. } => reader.estimated_rows() as f64,
-            PhysicalPlan::Registered { data, .. } => {
-                data.chunks.iter().map(|c| c.len()).sum::<usize>() as f64
-            }
+            PhysicalPlan::Registered { data, .. } => data.estimated_rows(),
             PhysicalPlan::Range {
                 start,
                 stop,

@@ -39,7 +39,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use stride_common::memory::MemoryTag;
 use stride_common::{DataChunk, DataType, Error, Result, Vector};
-use stride_sql::plan::{Expr, JoinKind, LogicalPlan};
+use stride_sql::plan::{Expr, JoinKind, LogicalPlan, RegisteredRows};
 
 /// Builds the pipeline that produces `plan`'s output, running every breaker below it.
 fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
@@ -86,17 +86,24 @@ fn build(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Pipeline> {
                 (pred.clone(), reads)
             }),
         }),
-        PhysicalPlan::Registered { data, columns, .. } => {
-            // The columns read, as chunks sharing the registered vectors.
-            let chunks = data
-                .chunks
-                .iter()
-                .map(|c| {
-                    let c = c.clone().flatten();
-                    let len = c.len();
-                    DataChunk::new(columns.iter().map(|&i| c.columns[i].clone()).collect(), len)
-                })
-                .collect();
+        PhysicalPlan::Registered {
+            data,
+            columns,
+            filters,
+            ..
+        } => {
+            let chunks = match &data.rows {
+                // The columns read, as chunks sharing the registered vectors.
+                RegisteredRows::Chunks(chunks) => chunks
+                    .iter()
+                    .map(|c| {
+                        let c = c.clone().flatten();
+                        let len = c.len();
+                        DataChunk::new(columns.iter().map(|&i| c.columns[i].clone()).collect(), len)
+                    })
+                    .collect(),
+                RegisteredRows::External(source) => source.read(columns, filters)?,
+            };
             counted(Source::Chunks(Arc::new(chunks)))
         }
         PhysicalPlan::ColumnarScan {

@@ -15,6 +15,7 @@ use stride_sql::plan::explain::{
     aggregates_text, join_kind_name as join_kind, join_list as list, set_op_text,
     sort_keys_text as keys,
 };
+use stride_sql::plan::RegisteredRows;
 
 /// How the query as a whole ran.
 pub struct Totals {
@@ -54,12 +55,31 @@ fn detail(plan: &PhysicalPlan) -> String {
             }
             s
         }
-        PhysicalPlan::Registered { data, .. } => {
-            format!(
-                "{} rows",
-                data.chunks.iter().map(|c| c.len()).sum::<usize>()
-            )
-        }
+        PhysicalPlan::Registered {
+            data,
+            columns,
+            filters,
+            ..
+        } => match &data.rows {
+            RegisteredRows::Chunks(chunks) => {
+                format!("{} rows", chunks.iter().map(|c| c.len()).sum::<usize>())
+            }
+            RegisteredRows::External(source) => {
+                let mut s = format!(
+                    "{} [{}]",
+                    source.kind(),
+                    list(columns.iter().map(|&c| data.names[c].as_str()))
+                );
+                if !filters.is_empty() {
+                    let conditions: Vec<String> = filters
+                        .iter()
+                        .map(|f| f.describe(&data.names[f.column]))
+                        .collect();
+                    let _ = write!(s, " filters: {}", conditions.join(" AND "));
+                }
+                s
+            }
+        },
         PhysicalPlan::ColumnarScan {
             reader, filters, ..
         } => {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use stride_common::DataType;
 use stride_io::columnar::ColumnarReader;
 use stride_io::csv::CsvReader;
+use stride_io::external::SourceFilter;
 use stride_sql::plan::{
     AggregateExpr, Expr, JoinKind, RegisteredRelation, SetFunction, SetOpKind, SortExpr, Subquery,
     WindowExpr,
@@ -41,11 +42,14 @@ pub enum PhysicalPlan {
         types: Vec<DataType>,
         filters: Vec<ZoneFilter>,
     },
-    /// Reads `columns` of a relation registered on the connection.
+    /// Reads `columns` of a relation registered on the connection; one whose rows
+    /// are read when the query runs gets the conditions of a filter above the scan
+    /// that it evaluates itself (`filters`; the filter still runs).
     Registered {
         data: Arc<RegisteredRelation>,
         columns: Vec<usize>,
         types: Vec<DataType>,
+        filters: Vec<SourceFilter>,
     },
     Range {
         start: i64,

@@ -10,7 +10,9 @@
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{DataType, Error, Result, ScalarValue};
-use stride_sql::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
+use stride_sql::plan::{
+    DeferredFunction, Expr, Field, JoinKind, LogicalPlan, RegisteredRows, TableFunction,
+};
 use stride_storage::Catalogs;
 
 /// Whether an inner join would build its hash table on the clearly larger input by
@@ -142,6 +144,7 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             data: data.0.clone(),
             columns: columns.clone(),
             types: types(schema),
+            filters: Vec::new(),
         },
         LogicalPlan::TableFunction {
             func: TableFunction::ReadColumnar { source, columns },
@@ -212,6 +215,32 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
                 PhysicalPlan::Filter {
                     input: Box::new(PhysicalPlan::ColumnarScan {
                         reader,
+                        columns,
+                        types,
+                        filters,
+                    }),
+                    predicate: predicate.clone(),
+                }
+            }
+            // Over a registered source read when the query runs (a pyarrow
+            // Dataset, a polars LazyFrame): the conditions it evaluates itself are
+            // handed to it, so it reads fewer rows.
+            PhysicalPlan::Registered {
+                data,
+                columns,
+                types,
+                mut filters,
+            } => {
+                if let RegisteredRows::External(source) = &data.rows {
+                    filters.extend(
+                        crate::zone_filters::conditions(predicate, data.types.len(), &columns)
+                            .into_iter()
+                            .filter(|f| source.accepts(f)),
+                    );
+                }
+                PhysicalPlan::Filter {
+                    input: Box::new(PhysicalPlan::Registered {
+                        data,
                         columns,
                         types,
                         filters,

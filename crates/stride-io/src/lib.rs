@@ -13,6 +13,7 @@ pub mod arrow;
 pub mod arrow_file;
 pub mod columnar;
 pub mod csv;
+pub mod external;
 pub mod file;
 pub mod hive;
 pub mod json;

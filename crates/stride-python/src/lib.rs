@@ -8,12 +8,15 @@
 //! - `cursor.rs`: reading a result, and waiting for the engine (GIL released, Ctrl-C).
 //! - `stream.rs`: results as Arrow through the PyCapsule stream protocol.
 //! - `register.rs`: DataFrames and Arrow data as tables (`register`, replacement scans).
+//! - `lazy_source.rs`: pyarrow Datasets and polars LazyFrames, read with the query's
+//!   columns and filters pushed into them.
 //! - `values.rs`: Python values as parameters, SQL values as Python objects.
 //! - `errors.rs`: the exception hierarchy.
 
 mod connection;
 mod cursor;
 mod errors;
+mod lazy_source;
 mod register;
 mod relation;
 mod stream;

@@ -2,21 +2,26 @@
 //! scans (`SELECT sum(x) FROM df` finds the variable `df` in the caller's scope).
 //!
 //! Anything with the Arrow PyCapsule stream protocol (`__arrow_c_stream__`: pyarrow
-//! Tables and RecordBatchReaders, polars and pandas DataFrames; polars LazyFrames
-//! are collected and pyarrow Datasets scanned first) is read through the
+//! Tables and RecordBatchReaders, polars and pandas DataFrames) is read through the
 //! Arrow C stream interface and turned into stride vectors that point into the
 //! Arrow memory (`stride_io::arrow`): numbers, dates and string bytes are not
 //! copied, and the Arrow arrays stay alive while any vector reads them (changes made
 //! to the object in place show, as in DuckDB). A replacement scan registers the
 //! variable for the statement that named it and unregisters it afterwards, so every
 //! statement reads the variable as it is then.
+//!
+//! pyarrow Datasets and polars LazyFrames are not read at registration: they are
+//! read when a query runs, with its columns and filters pushed into them
+//! (`lazy_source.rs`).
 
 use crate::errors::{to_py, CatalogException, InvalidInputException};
+use crate::lazy_source::{LazySource, Library};
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::RecordBatchReader;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use stride::{Connection, RegisteredRelation};
+use std::sync::Arc;
+use stride::{Connection, RegisteredRelation, RegisteredRows};
 use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 
 /// Most Python objects one statement may find by name.
@@ -26,10 +31,12 @@ const MAX_REPLACEMENTS: usize = 64;
 enum Kind {
     /// It has `__arrow_c_stream__` itself.
     Stream,
-    /// A polars LazyFrame: collected first (as DuckDB does).
+    /// A polars LazyFrame: read when a query runs (see `lazy_source.rs`).
     LazyFrame,
-    /// A pyarrow Dataset or Scanner: scanned as a RecordBatchReader.
+    /// A pyarrow Dataset: read when a query runs (see `lazy_source.rs`).
     Dataset,
+    /// A pyarrow Scanner (its columns and filter fixed): read as a RecordBatchReader.
+    Scanner,
 }
 
 /// What kind of Arrow data `obj` is (an instance, not a class), if any.
@@ -48,7 +55,7 @@ fn arrow_kind(obj: &Bound<'_, PyAny>) -> Option<Kind> {
         ("pyarrow", "FileSystemDataset" | "UnionDataset" | "InMemoryDataset" | "Dataset") => {
             Some(Kind::Dataset)
         }
-        ("pyarrow", "Scanner") => Some(Kind::Dataset),
+        ("pyarrow", "Scanner") => Some(Kind::Scanner),
         _ => None,
     }
 }
@@ -57,14 +64,23 @@ fn is_arrow_data(obj: &Bound<'_, PyAny>) -> bool {
     arrow_kind(obj).is_some()
 }
 
-/// The rows of a Python object with `__arrow_c_stream__` (or a polars LazyFrame, a
-/// pyarrow Dataset), as a relation.
+/// The rows of a Python object with `__arrow_c_stream__`, a polars LazyFrame or a
+/// pyarrow Dataset, as a relation: the first read in place now, the others read
+/// when a query runs, only the columns and rows it needs.
 pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
+    let lazy = |library| -> PyResult<RegisteredRelation> {
+        let source = LazySource::new(library, obj)?;
+        Ok(RegisteredRelation {
+            names: source.names().to_vec(),
+            types: source.types().to_vec(),
+            rows: RegisteredRows::External(Arc::new(source)),
+        })
+    };
     let stream = match arrow_kind(obj) {
         Some(Kind::Stream) => obj.clone(),
-        Some(Kind::LazyFrame) => obj.call_method0("collect")?,
-        Some(Kind::Dataset) if obj.hasattr("to_reader")? => obj.call_method0("to_reader")?,
-        Some(Kind::Dataset) => obj.call_method0("scanner")?.call_method0("to_reader")?,
+        Some(Kind::LazyFrame) => return lazy(Library::Polars),
+        Some(Kind::Dataset) => return lazy(Library::Pyarrow),
+        Some(Kind::Scanner) => obj.call_method0("to_reader")?,
         None => {
             return Err(InvalidInputException::new_err(format!(
                 "a {} cannot be read as a table: pass a pandas or polars DataFrame or \
@@ -74,17 +90,7 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
             )))
         }
     };
-    let capsule = stream.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>()?;
-    let ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
-    // SAFETY: the capsule holds an ArrowArrayStream (its name says so, per the
-    // PyCapsule protocol); `from_raw` moves the stream out and marks the capsule's
-    // copy released, so the capsule's destructor does not release it again.
-    let reader =
-        unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr() as *mut FFI_ArrowArrayStream) }
-            .map_err(|e| {
-                InvalidInputException::new_err(format!("reading the Arrow stream: {e}"))
-            })?;
+    let reader = stream_reader(&stream)?;
     let schema = reader.schema();
     let mut names = Vec::with_capacity(schema.fields().len());
     let mut types = Vec::with_capacity(schema.fields().len());
@@ -103,8 +109,20 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
     Ok(RegisteredRelation {
         names,
         types,
-        chunks,
+        rows: RegisteredRows::Chunks(chunks),
     })
+}
+
+/// The Arrow stream of an object with `__arrow_c_stream__`.
+pub fn stream_reader(stream: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
+    let capsule = stream.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    let ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
+    // SAFETY: the capsule holds an ArrowArrayStream (its name says so, per the
+    // PyCapsule protocol); `from_raw` moves the stream out and marks the capsule's
+    // copy released, so the capsule's destructor does not release it again.
+    unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr() as *mut FFI_ArrowArrayStream) }
+        .map_err(|e| InvalidInputException::new_err(format!("reading the Arrow stream: {e}")))
 }
 
 /// Registers `obj` under `name`.

@@ -34,7 +34,8 @@ pub use stride_common::blob;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
 pub use stride_functions::pg_types;
-pub use stride_sql::plan::RegisteredRelation;
+pub use stride_io::external::{CompareOp, ExternalSource, SourceFilter, SourceTest};
+pub use stride_sql::plan::{RegisteredRelation, RegisteredRows};
 /// The file-system layer database files are read and written through.
 pub use stride_storage::fs;
 pub use stride_storage::Recovery;

@@ -33,9 +33,7 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
             }
             TableFunction::ReadCsv { source, .. } => source.0.estimated_rows() as f64,
             TableFunction::ReadColumnar { source, .. } => source.0.estimated_rows() as f64,
-            TableFunction::Registered { data, .. } => {
-                data.0.chunks.iter().map(|c| c.len()).sum::<usize>() as f64
-            }
+            TableFunction::Registered { data, .. } => data.0.estimated_rows(),
             // Known only once the outer row is: a small guess.
             TableFunction::Deferred { .. } => 10.0,
         },

@@ -180,7 +180,33 @@ impl std::fmt::Debug for CsvSource {
 pub struct RegisteredRelation {
     pub names: Vec<String>,
     pub types: Vec<DataType>,
-    pub chunks: Vec<stride_common::DataChunk>,
+    pub rows: RegisteredRows,
+}
+
+/// Where a registered relation's rows come from.
+#[derive(Clone)]
+pub enum RegisteredRows {
+    /// Read already (a DataFrame's columns, shared in place).
+    Chunks(Vec<stride_common::DataChunk>),
+    /// Read when a query runs, only the columns and rows it needs (a pyarrow
+    /// Dataset, a polars LazyFrame).
+    External(Arc<dyn stride_io::external::ExternalSource>),
+}
+
+impl RegisteredRelation {
+    /// Its rows, where they are known without reading them.
+    pub fn known_rows(&self) -> Option<usize> {
+        match &self.rows {
+            RegisteredRows::Chunks(chunks) => Some(chunks.iter().map(|c| c.len()).sum()),
+            RegisteredRows::External(source) => source.estimated_rows(),
+        }
+    }
+
+    /// Its rows for the optimizer: known, or a guess of a million for a source that
+    /// cannot tell without reading (a polars LazyFrame).
+    pub fn estimated_rows(&self) -> f64 {
+        self.known_rows().map_or(1e6, |n| n as f64)
+    }
 }
 
 /// A registered relation in a plan; plans compare them by identity.

@@ -8,6 +8,6 @@ pub mod visit;
 pub use expr::{Expr, LambdaKind, Subquery, SubqueryKind};
 pub use logical::{
     AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameExclude,
-    FrameUnits, JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, SetFunction, SetOpKind,
-    SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
+    FrameUnits, JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, RegisteredRows,
+    SetFunction, SetOpKind, SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
 };

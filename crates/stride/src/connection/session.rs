@@ -9,16 +9,19 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
-use stride_sql::plan::RegisteredRelation;
+use stride_sql::plan::{RegisteredRelation, RegisteredRows};
 
 impl Connection {
     /// Makes `relation` queryable under `name` on this connection (DuckDB's
     /// `register`, as the Python package uses it for DataFrames), until unregistered
     /// or replaced. It hides a table or view of the same name.
     pub fn register(&self, name: &str, relation: RegisteredRelation) -> Result<()> {
+        let chunks: &[_] = match &relation.rows {
+            RegisteredRows::Chunks(chunks) => chunks,
+            RegisteredRows::External(_) => &[],
+        };
         if relation.names.len() != relation.types.len()
-            || relation
-                .chunks
+            || chunks
                 .iter()
                 .any(|c| c.columns.len() != relation.types.len())
         {
