@@ -576,15 +576,17 @@ impl ResultStream {
     pub fn cancel(&self) {
         self.ctx.cancel();
     }
-}
 
-impl Iterator for ResultStream {
-    type Item = Result<DataChunk>;
+    /// The next chunk (`None` at the end) if it can be had without waiting for the
+    /// query; `Err(WouldBlock)` if it cannot.
+    pub fn try_next(&mut self) -> std::result::Result<Option<Result<DataChunk>>, WouldBlock> {
+        self.poll(false)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn poll(&mut self, wait: bool) -> std::result::Result<Option<Result<DataChunk>>, WouldBlock> {
         loop {
             if let Some(c) = self.ready.pop_front() {
-                return Some(Ok(c));
+                return Ok(Some(Ok(c)));
             }
             if let Some(chunks) = self.pending.remove(&self.next_morsel) {
                 self.next_morsel += 1;
@@ -593,9 +595,18 @@ impl Iterator for ResultStream {
                 continue;
             }
             if self.finished {
-                return None;
+                return Ok(None);
             }
-            match self.rx.recv() {
+            let message = if wait {
+                self.rx.recv().map_err(|_| ())
+            } else {
+                match self.rx.try_recv() {
+                    Ok(m) => Ok(m),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => return Err(WouldBlock),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => Err(()),
+                }
+            };
+            match message {
                 Ok(Message::Morsel(m, chunks)) => {
                     self.pending.insert(m, chunks);
                 }
@@ -609,14 +620,28 @@ impl Iterator for ResultStream {
                 Ok(Message::Failed(e)) => {
                     self.finished = true;
                     self.pending.clear();
-                    return Some(Err(e));
+                    return Ok(Some(Err(e)));
                 }
-                Err(_) => {
+                Err(()) => {
                     self.finished = true;
-                    return Some(Err(Error::internal("query driver stopped unexpectedly")));
+                    return Ok(Some(Err(Error::internal(
+                        "query driver stopped unexpectedly",
+                    ))));
                 }
             }
         }
+    }
+}
+
+/// A result's next chunk is not there yet: reading it would wait for the query.
+#[derive(Debug)]
+pub struct WouldBlock;
+
+impl Iterator for ResultStream {
+    type Item = Result<DataChunk>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.poll(true).unwrap_or(None)
     }
 }
 

@@ -52,7 +52,9 @@ pub mod stream_source;
 pub mod zone_filters;
 
 pub use context::QueryContext;
-pub use executor::{execute_collect, execute_materialize, execute_stream, ResultStream};
+pub use executor::{
+    execute_collect, execute_materialize, execute_stream, ResultStream, WouldBlock,
+};
 pub use physical_plan::PhysicalPlan;
 pub use progress::Progress;
 pub use statistics::TableStatistics;

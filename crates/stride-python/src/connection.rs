@@ -8,7 +8,7 @@
 //! database). Its locks are held only for moments and never while waiting for the
 //! engine, so a second thread misusing it sees an error, not a deadlock.
 
-use crate::cursor::{blocking, run, Pending};
+use crate::cursor::{run, Pending};
 use crate::errors::{
     to_py, CatalogException, ConnectionException, InterfaceError, ProgrammingError,
 };
@@ -153,12 +153,9 @@ impl PyConnection {
     }
 
     fn fetch(&self, py: Python<'_>, n: Option<usize>) -> PyResult<Vec<Vec<ScalarValue>>> {
-        let mut pending = self.take_pending()?;
+        let pending = self.take_pending()?;
         let interrupt = self.live()?.interrupt_handle();
-        let (pending, rows) = blocking(py, &interrupt, move || {
-            let rows = pending.rows(n);
-            (pending, rows)
-        })?;
+        let (pending, rows) = crate::cursor::fetch(py, &interrupt, pending, n)?;
         self.put_pending(pending);
         rows.map_err(to_py)
     }

@@ -73,6 +73,26 @@ pub fn run<T: Send>(
     blocking(py, interrupt, f)?.map_err(to_py)
 }
 
+/// Up to `n` more rows of `pending` (all when `None`): those the engine has
+/// produced already are read on this thread, and only the rest is waited for as
+/// [`blocking`] waits (a helper thread costs more than a short result).
+pub fn fetch(
+    py: Python<'_>,
+    interrupt: &InterruptHandle,
+    mut pending: Pending,
+    n: Option<usize>,
+) -> PyResult<(Pending, Result<Vec<Vec<ScalarValue>>>)> {
+    let mut rows = Vec::new();
+    match pending.rows(n, &mut rows, false) {
+        Ok(false) => {}
+        done => return Ok((pending, done.map(|_| rows))),
+    }
+    blocking(py, interrupt, move || {
+        let done = pending.rows(n, &mut rows, true);
+        (pending, done.map(|_| rows))
+    })
+}
+
 /// A result and how far it has been read.
 pub struct Pending {
     pub result: QueryResult,
@@ -112,26 +132,42 @@ impl Pending {
         self.result.next_chunk()
     }
 
-    /// Up to `n` more rows (all when `None`).
-    pub fn rows(&mut self, n: Option<usize>) -> Result<Vec<Vec<ScalarValue>>> {
-        let mut out = Vec::new();
+    /// Adds up to `n` more rows (all when `None`, counting those in `out`) to `out`.
+    /// With `wait` false it reads only rows the engine has produced already, and
+    /// returns whether it got all it was asked for (false: the rest needs waiting).
+    pub fn rows(
+        &mut self,
+        n: Option<usize>,
+        out: &mut Vec<Vec<ScalarValue>>,
+        wait: bool,
+    ) -> Result<bool> {
         while n.is_none_or(|n| out.len() < n) {
             let chunk = match &self.chunk {
                 Some(c) if self.pos < c.len() => c,
-                _ => match self.result.next_chunk() {
-                    None => break,
-                    Some(c) => {
-                        self.chunk = Some(c?.flatten());
-                        self.pos = 0;
-                        continue;
+                _ => {
+                    let next = if wait {
+                        self.result.next_chunk()
+                    } else {
+                        match self.result.try_next_chunk() {
+                            Ok(next) => next,
+                            Err(stride::WouldBlock) => return Ok(false),
+                        }
+                    };
+                    match next {
+                        None => break,
+                        Some(c) => {
+                            self.chunk = Some(c?.flatten());
+                            self.pos = 0;
+                            continue;
+                        }
                     }
-                },
+                }
             };
             let end = n.map_or(chunk.len(), |n| chunk.len().min(self.pos + n - out.len()));
             out.extend((self.pos..end).map(|i| chunk.row(i)));
             self.pos = end;
         }
-        Ok(out)
+        Ok(true)
     }
 
     pub fn batches(self, batch_rows: usize) -> Batches {

@@ -163,12 +163,9 @@ impl Relation {
     }
 
     fn fetch(&self, py: Python<'_>, n: Option<usize>) -> PyResult<Vec<Vec<ScalarValue>>> {
-        let mut pending = self.take_or_execute(py)?;
+        let pending = self.take_or_execute(py)?;
         let interrupt = self.interrupt(py)?;
-        let (pending, rows) = crate::cursor::blocking(py, &interrupt, move || {
-            let rows = pending.rows(n);
-            (pending, rows)
-        })?;
+        let (pending, rows) = crate::cursor::fetch(py, &interrupt, pending, n)?;
         if n.is_some() {
             if let Ok(mut slot) = self.pending.lock() {
                 *slot = Some(pending);
@@ -225,7 +222,8 @@ impl Relation {
             let io = |e: std::io::Error| stride_common::Error::internal(e.to_string());
             renderer.begin(&mut out).map_err(io)?;
             loop {
-                let rows = pending.rows(Some(2048))?;
+                let mut rows = Vec::new();
+                pending.rows(Some(2048), &mut rows, true)?;
                 if rows.is_empty() {
                     break;
                 }

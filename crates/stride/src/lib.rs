@@ -32,6 +32,7 @@ pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::blob;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
+pub use stride_exec::WouldBlock;
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
 pub use stride_functions::pg_types;
 pub use stride_io::external::{CompareOp, ExternalSource, SourceFilter, SourceTest};

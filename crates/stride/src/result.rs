@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};
-use stride_exec::ResultStream;
+use stride_exec::{ResultStream, WouldBlock};
 use stride_io::csv::CsvReader;
 
 /// "N rows skipped" for a CSV reader that skipped rows.
@@ -128,6 +128,18 @@ impl QueryResult {
         match &mut self.body {
             Body::Stream(s) => s.next(),
             Body::Chunks(c) => c.next().map(Ok),
+        }
+    }
+
+    /// The next chunk (`None` at the end) if it can be had without waiting for a
+    /// running query; `Err(WouldBlock)` if reading it would wait.
+    pub fn try_next_chunk(&mut self) -> std::result::Result<Option<Result<DataChunk>>, WouldBlock> {
+        if let Some(c) = self.peeked.take() {
+            return Ok(Some(Ok(c)));
+        }
+        match &mut self.body {
+            Body::Stream(s) => s.try_next(),
+            Body::Chunks(c) => Ok(c.next().map(Ok)),
         }
     }
 
