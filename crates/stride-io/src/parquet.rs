@@ -133,7 +133,12 @@ pub struct ParquetReader {
     pub extra: FileColumns,
     /// (file, row group) of each morsel.
     morsels: Vec<(usize, usize)>,
+    /// Distinct values per column, estimated when first asked for (strings).
+    distinct: Vec<std::sync::OnceLock<Option<f64>>>,
 }
+
+/// Row groups whose dictionaries a distinct-value estimate reads, at most.
+const DICTIONARY_SAMPLES: usize = 3;
 
 fn file_error(path: &str, e: impl std::fmt::Display) -> Error {
     Error::new(
@@ -157,6 +162,7 @@ impl ParquetReader {
             .flat_map(|(i, f)| (0..f.metadata.metadata().num_row_groups()).map(move |g| (i, g)))
             .collect();
         Ok(ParquetReader {
+            distinct: (0..names.len()).map(|_| Default::default()).collect(),
             files,
             names,
             types,
@@ -164,6 +170,107 @@ impl ParquetReader {
             morsels,
         })
     }
+
+    /// Distinct values of string column `c`, from the dictionary pages of up to
+    /// [`DICTIONARY_SAMPLES`] row groups spread over the files (first, middle, last):
+    /// the values of the sampled dictionaries, counted once, plus as many new
+    /// values per row group not sampled as each sample added on average. A column
+    /// chunk without a dictionary holds values that do not repeat enough for one:
+    /// about one per row. `None` where that cannot be read (nested schemas, a
+    /// dictionary the writer gave up on, a damaged page: reading the rows reports
+    /// those).
+    fn dictionary_distinct(&self, c: usize) -> Option<f64> {
+        let groups = self.morsels.len();
+        let mut samples: Vec<usize> = (0..DICTIONARY_SAMPLES.min(groups))
+            .map(|i| i * (groups - 1) / (DICTIONARY_SAMPLES - 1).max(1))
+            .collect();
+        samples.dedup();
+        let mut seen = std::collections::HashSet::new();
+        let (mut sampled, mut sizes) = (0, 0);
+        for &m in &samples {
+            let (f, g) = self.morsels[m];
+            let file = &self.files[f];
+            let metadata = file.metadata.metadata();
+            let rg = metadata.row_group(g);
+            if rg.num_columns() != file.metadata.schema().fields().len() {
+                return None;
+            }
+            let column = rg.column(c);
+            if column.column_type() != parquet::basic::Type::BYTE_ARRAY {
+                return None;
+            }
+            match dictionary_values(&file.path, column, rg.num_rows())? {
+                Some(values) => {
+                    sampled += 1;
+                    sizes += values.len();
+                    seen.extend(values);
+                }
+                None => return Some(self.estimated_rows().max(1) as f64),
+            }
+        }
+        if sampled == 0 {
+            return None;
+        }
+        let found = seen.len() as f64;
+        let per_sample = sizes as f64 / sampled as f64;
+        // New values each further sample brought, on average (0 when every sample
+        // held the same values, `per_sample` when none shared any).
+        let fresh = if sampled > 1 {
+            (found - per_sample) / (sampled - 1) as f64
+        } else {
+            0.0
+        };
+        let estimate = found + fresh * (groups - sampled) as f64;
+        Some(estimate.clamp(1.0, self.estimated_rows().max(1) as f64))
+    }
+}
+
+/// Hashes of the values in the dictionary page of a string column chunk:
+/// `Some(None)` when the chunk has no dictionary page, `None` when its data pages
+/// are not all dictionary-encoded (the writer gave up on the dictionary) or the
+/// page cannot be read.
+fn dictionary_values(
+    path: &str,
+    column: &parquet::file::metadata::ColumnChunkMetaData,
+    rows: i64,
+) -> Option<Option<Vec<u64>>> {
+    use parquet::basic::{Encoding, PageType};
+    use parquet::column::page::{Page, PageReader};
+    use parquet::file::serialized_reader::SerializedPageReader;
+    use std::hash::BuildHasher;
+    if column.dictionary_page_offset().is_none() {
+        return Some(None);
+    }
+    let dictionary =
+        |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
+    if let Some(stats) = column.page_encoding_stats() {
+        let data_pages = stats
+            .iter()
+            .filter(|s| matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2));
+        if !data_pages.into_iter().all(|s| dictionary(s.encoding)) {
+            return None;
+        }
+    }
+    let file = File::open(path).ok()?;
+    let mut pages =
+        SerializedPageReader::new(Arc::new(file), column, rows.max(0) as usize, None).ok()?;
+    let Page::DictionaryPage {
+        buf, num_values, ..
+    } = pages.get_next_page().ok()??
+    else {
+        return Some(None);
+    };
+    // PLAIN byte arrays: a 4-byte little-endian length, then the bytes.
+    let hasher = foldhash::quality::FixedState::with_seed(0);
+    let mut values = Vec::with_capacity(num_values as usize);
+    let mut rest: &[u8] = &buf;
+    for _ in 0..num_values {
+        let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let value = rest.get(4..4 + len)?;
+        values.push(hasher.hash_one(value));
+        rest = &rest[4 + len..];
+    }
+    Some(Some(values))
 }
 
 impl ColumnarReader for ParquetReader {
@@ -271,11 +378,16 @@ impl ColumnarReader for ParquetReader {
         Some((min, max, nulls, rows))
     }
 
-    /// An upper bound on the distinct values of integer or date column `c`, from the
-    /// files' statistics: the span between its smallest and largest value, at most
-    /// the rows. Join ordering needs it to tell a small key domain (a nation key,
-    /// 25 values) from a unique key. `None` without statistics.
+    /// The distinct values of column `c`: for integers and dates an upper bound from
+    /// the files' statistics (the span between the smallest and largest value, at
+    /// most the rows); for strings an estimate from the dictionaries of a few row
+    /// groups ([`ParquetReader::dictionary_distinct`]). Join ordering and the
+    /// selectivity of `x = constant` need it to tell a small domain (a nation key, an
+    /// order status) from a unique key. `None` when the files do not tell.
     fn distinct_estimate(&self, c: usize) -> Option<f64> {
+        if matches!(self.types.get(c), Some(DataType::Varchar)) {
+            return *self.distinct[c].get_or_init(|| self.dictionary_distinct(c));
+        }
         let (mut lo, mut hi) = (i128::MAX, i128::MIN);
         for m in 0..self.morsels() {
             let (min, max, _, _) = self.statistics(m, c)?;
@@ -810,6 +922,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn string_distinct_values_from_dictionaries() {
+        let dir = std::env::temp_dir().join(format!("stride-parquet-ndv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet").to_string_lossy().into_owned();
+        // 10 row groups of 500 rows: `status` has 5 values in every group; `batch`
+        // has 10 values per group, none shared between groups (100 in all).
+        let rows = 5000;
+        let mut status = Vector::with_capacity(&DataType::Varchar, rows);
+        let mut batch = Vector::with_capacity(&DataType::Varchar, rows);
+        for i in 0..rows {
+            status
+                .push(&ScalarValue::Varchar(format!("status {}", i % 5)))
+                .unwrap();
+            batch
+                .push(&ScalarValue::Varchar(format!("batch {}", i / 50)))
+                .unwrap();
+        }
+        let names = vec!["status".to_string(), "batch".to_string()];
+        let types = vec![DataType::Varchar, DataType::Varchar];
+        let options = ParquetWriteOptions {
+            compression: ParquetCompression::Zstd,
+            compression_level: None,
+            row_group_size: 500,
+        };
+        let chunk = DataChunk::new(vec![status, batch], rows);
+        write_file(&path, &names, &types, &[chunk], &options, 2).unwrap();
+        let paths = [path];
+        let reader =
+            ParquetReader::bind(&paths, FileColumns::new(&paths, false, None).unwrap()).unwrap();
+        assert_eq!(reader.morsels(), 10);
+        assert_eq!(reader.distinct_estimate(0), Some(5.0));
+        // Three groups sampled, each adding 10 new values: 30 + 10 per other group.
+        assert_eq!(reader.distinct_estimate(1), Some(100.0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn writes_and_reads_back() {
         let dir = std::env::temp_dir().join(format!("stride-parquet-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -845,7 +994,8 @@ mod tests {
         );
         assert_eq!(reader.morsels(), 3);
         assert_eq!(reader.distinct_estimate(0), Some(5000.0));
-        assert_eq!(reader.distinct_estimate(1), None);
+        // Strings that do not repeat are written without a dictionary: one per row.
+        assert_eq!(reader.distinct_estimate(1), Some(5000.0));
         assert_eq!(reader.estimated_rows(), 5000);
         assert_eq!(
             reader.statistics(1, 0),

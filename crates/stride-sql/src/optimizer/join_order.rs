@@ -606,13 +606,17 @@ fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Op
 
 /// Estimated rows of a join input: [`estimate`], except that a condition matching a
 /// column to constants keeps one row per distinct value named when the column's
-/// distinct count is known ([`selectivity`]).
+/// distinct count is known ([`selectivity`]), also under the projections a view or
+/// column pruning puts above the filter.
 fn leaf_estimate(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
-    let LogicalPlan::Filter { input, predicate } = plan else {
-        return estimate(plan);
-    };
-    let kept = selectivity(predicate, &mut |c| column_distinct(input, c, stats));
-    (estimate(input) * kept).max(1.0)
+    match plan {
+        LogicalPlan::Project { input, .. } => leaf_estimate(input, stats),
+        LogicalPlan::Filter { input, predicate } => {
+            let kept = selectivity(predicate, &mut |c| column_distinct(input, c, stats));
+            (estimate(input) * kept).max(1.0)
+        }
+        _ => estimate(plan),
+    }
 }
 
 fn is_inner_join(p: &LogicalPlan) -> bool {
