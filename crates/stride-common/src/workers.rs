@@ -46,6 +46,9 @@ struct Queue {
     jobs: VecDeque<Job>,
     /// Threads waiting for a job (including ones woken that have not taken one yet).
     idle: usize,
+    /// The process the threads belong to: a child forked from it (Python's
+    /// multiprocessing) has none of them, and starts its own.
+    pid: u32,
 }
 
 fn pool() -> &'static Pool {
@@ -54,6 +57,7 @@ fn pool() -> &'static Pool {
         queue: Mutex::new(Queue {
             jobs: VecDeque::new(),
             idle: 0,
+            pid: std::process::id(),
         }),
         wake: Condvar::new(),
     })
@@ -76,6 +80,13 @@ fn submit(job: Job) -> Result<()> {
     });
     let pool = pool();
     let mut q = lock(pool);
+    let pid = std::process::id();
+    if q.pid != pid {
+        // Forked: the parent's threads and the jobs they had queued are not here.
+        q.jobs.clear();
+        q.idle = 0;
+        q.pid = pid;
+    }
     q.jobs.push_back(job);
     if q.jobs.len() <= q.idle {
         pool.wake.notify_one();

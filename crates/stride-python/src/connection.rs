@@ -125,8 +125,8 @@ impl PyConnection {
         let conn = self.live()?;
         let interrupt = conn.interrupt_handle();
         let once = || {
-            let (conn, params) = (conn.clone(), params.clone());
-            run(py, &interrupt, move || execute_text(&conn, sql, &params))
+            let (conn, params, sql) = (conn.clone(), params.clone(), sql.to_string());
+            run(py, &interrupt, move || execute_text(&conn, &sql, &params))
         };
         let result = with_replacement_scans(py, &conn, sql, found, once);
         // This thread builds the result's Arrow schema (whose TIMESTAMPTZ columns name
@@ -235,9 +235,9 @@ impl PyConnection {
         let interrupt = conn.interrupt_handle();
         // One wait for the statement and its first chunk.
         let once = || {
-            let (conn, params) = (conn.clone(), params.clone());
+            let (conn, params, query) = (conn.clone(), params.clone(), query.to_string());
             run(slf.py(), &interrupt, move || {
-                let mut result = execute_text(&conn, query, &params)?;
+                let mut result = execute_text(&conn, &query, &params)?;
                 let profile = result.profile.take();
                 let (mut pending, columns, rowcount) = fetchable(result);
                 pending.prefetch()?;

@@ -15,60 +15,117 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// Stack of the thread a statement runs on (deeply nested SQL recurses in the binder).
 const STACK: usize = 256 << 20;
 
-/// Runs `f` on a helper thread while this thread waits without the GIL. Ctrl-C while
-/// waiting interrupts the statement, waits for it to stop, and raises the
-/// KeyboardInterrupt.
-pub fn blocking<T: Send>(
-    py: Python<'_>,
-    interrupt: &InterruptHandle,
-    f: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
-    std::thread::scope(|s| {
-        let (tx, rx) = mpsc::channel();
-        // Borrowed by the GIL-free waits below, which need a shareable receiver.
-        let rx = std::sync::Mutex::new(rx);
-        let recv = |timeout: Option<Duration>| {
-            let rx = rx.lock().expect("only this thread receives");
-            match timeout {
-                Some(t) => rx.recv_timeout(t),
-                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            }
-        };
-        // the work runs in this thread's time zone (see stride_common::zone)
-        let zone = stride_common::zone::entered();
+/// A thread that runs statements for Python callers, one job at a time, with the
+/// deep stack the binder needs; kept between statements, since starting a thread
+/// costs about as much as a short statement.
+struct Helper {
+    jobs: mpsc::Sender<Box<dyn FnOnce() + Send>>,
+}
+
+/// Helpers waiting for work, and the process that started them (a forked child
+/// has none of its parent's threads, and starts its own).
+static IDLE: std::sync::Mutex<(u32, Vec<Helper>)> = std::sync::Mutex::new((0, Vec::new()));
+
+impl Helper {
+    fn start() -> PyResult<Helper> {
+        let (jobs, queue) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
         std::thread::Builder::new()
             .name("stride-python".into())
             .stack_size(STACK)
-            .spawn_scoped(s, move || {
-                stride_common::zone::enter(zone);
-                let _ = tx.send(f());
+            .spawn(move || {
+                for job in queue {
+                    // A job that panics drops its result's sender, which its caller
+                    // reports; the helper goes on.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
             })
             .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-        loop {
-            match py.detach(|| recv(Some(SIGNAL_POLL))) {
-                Ok(v) => return Ok(v),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        interrupt.interrupt();
-                        let _ = py.detach(|| recv(None));
-                        return Err(e);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(crate::errors::InternalException::new_err(
-                        "the statement's thread stopped without a result (a bug in stride)",
-                    ))
-                }
+        Ok(Helper { jobs })
+    }
+
+    /// An idle helper of this process, or a new one.
+    fn take() -> PyResult<Helper> {
+        let pid = std::process::id();
+        if let Ok(mut idle) = IDLE.lock() {
+            if idle.0 != pid {
+                *idle = (pid, Vec::new());
+            }
+            if let Some(h) = idle.1.pop() {
+                return Ok(h);
             }
         }
-    })
+        Helper::start()
+    }
+
+    fn put_back(self) {
+        if let Ok(mut idle) = IDLE.lock() {
+            if idle.0 == std::process::id() {
+                idle.1.push(self);
+            }
+        }
+    }
+}
+
+/// Runs `f` on a helper thread while this thread waits without the GIL. Ctrl-C while
+/// waiting interrupts the statement, waits for it to stop, and raises the
+/// KeyboardInterrupt.
+pub fn blocking<T: Send + 'static>(
+    py: Python<'_>,
+    interrupt: &InterruptHandle,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = mpsc::channel();
+    // Borrowed by the GIL-free waits below, which need a shareable receiver.
+    let rx = std::sync::Mutex::new(rx);
+    let recv = |timeout: Option<Duration>| {
+        let rx = rx.lock().expect("only this thread receives");
+        match timeout {
+            Some(t) => rx.recv_timeout(t),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        }
+    };
+    // the work runs in this thread's time zone (see stride_common::zone)
+    let zone = stride_common::zone::entered();
+    let mut job: Box<dyn FnOnce() + Send> = Box::new(move || {
+        stride_common::zone::enter(zone);
+        let _ = tx.send(f());
+    });
+    let helper = loop {
+        let helper = Helper::take()?;
+        // A helper whose thread is gone (it cannot be, short of a bug) hands the
+        // job back; another takes it.
+        match helper.jobs.send(job) {
+            Ok(()) => break helper,
+            Err(mpsc::SendError(back)) => job = back,
+        }
+    };
+    let result = loop {
+        match py.detach(|| recv(Some(SIGNAL_POLL))) {
+            Ok(v) => break Ok(v),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    interrupt.interrupt();
+                    let _ = py.detach(|| recv(None));
+                    break Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(crate::errors::InternalException::new_err(
+                    "the statement's thread stopped without a result (a bug in stride)",
+                ))
+            }
+        }
+    };
+    // Only now is the job done with: the helper can take another.
+    helper.put_back();
+    result
 }
 
 /// Like [`blocking`] for work that returns a stride result.
-pub fn run<T: Send>(
+pub fn run<T: Send + 'static>(
     py: Python<'_>,
     interrupt: &InterruptHandle,
-    f: impl FnOnce() -> Result<T> + Send,
+    f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> PyResult<T> {
     blocking(py, interrupt, f)?.map_err(to_py)
 }

@@ -196,6 +196,52 @@ def test_queries_release_the_gil(con):
     assert len(ticks) > 10
 
 
+def test_statements_from_many_threads(con):
+    """Statements run on helper threads kept between statements; several Python
+    threads at once each get their own, and their own answers."""
+    results = {}
+
+    def work(i):
+        c = con.cursor()
+        results[i] = [c.execute("SELECT ? * 2", [i + k]).fetchone()[0] for k in range(50)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {i: [2 * (i + k) for k in range(50)] for i in range(8)}
+
+
+def test_a_forked_child_runs_statements(con):
+    """A child forked after statements ran (multiprocessing's default on Linux) has
+    none of its parent's helper threads and starts its own instead of waiting for
+    them."""
+    import os
+
+    assert con.execute("SELECT 41 + 1").fetchone() == (42,)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child = stride.connect()
+            ok = child.execute("SELECT 6 * 7").fetchone() == (42,)
+        finally:
+            os._exit(0 if ok else 1)
+    import time
+
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        pytest.fail("the forked child hung")
+    assert con.execute("SELECT 1").fetchone() == (1,)
+
+
 def test_ctrl_c_cancels_the_statement(tmp_path):
     import subprocess
     import sys
