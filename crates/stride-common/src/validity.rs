@@ -67,13 +67,28 @@ impl Validity {
 
     /// Builds a mask from a per-row flag, dropping it when every row is valid.
     pub fn from_fn(len: usize, mut f: impl FnMut(usize) -> bool) -> Self {
-        let mut v = Validity::all_valid();
-        for i in 0..len {
-            if !f(i) {
-                v.set_invalid(i, len);
+        let mut bits = vec![u64::MAX; len.div_ceil(64).max(1)];
+        let mut all = true;
+        for (w, word) in bits.iter_mut().enumerate() {
+            let first = w * 64;
+            let mut valid = 0u64;
+            for b in 0..64.min(len.saturating_sub(first)) {
+                valid |= (f(first + b) as u64) << b;
             }
+            // Bits past the last row stay set, as `set_invalid` leaves them.
+            let past = if len - first.min(len) >= 64 {
+                0
+            } else {
+                u64::MAX << (len - first.min(len))
+            };
+            *word = valid | past;
+            all &= *word == u64::MAX;
         }
-        v
+        if all {
+            Validity::all_valid()
+        } else {
+            Validity { bits: Some(bits) }
+        }
     }
 
     /// The mask of rows valid in both.
@@ -133,6 +148,26 @@ mod tests {
         let mut v = Validity::all_invalid(3);
         v.append(3, &Validity::all_valid(), 2);
         assert!(!v.is_valid(2) && v.is_valid(3) && v.is_valid(4));
+    }
+
+    #[test]
+    fn from_fn_matches_setting_row_by_row() {
+        for len in [0, 1, 63, 64, 65, 128, 200] {
+            for every in [1, 3, 64, 1000] {
+                let invalid = |i: usize| i % every == every - 1;
+                let mut slow = Validity::all_valid();
+                for i in 0..len {
+                    if invalid(i) {
+                        slow.set_invalid(i, len);
+                    }
+                }
+                let fast = Validity::from_fn(len, |i| !invalid(i));
+                assert_eq!(fast.has_nulls(), slow.has_nulls(), "{len} {every}");
+                for i in 0..len + 70 {
+                    assert_eq!(fast.is_valid(i), slow.is_valid(i), "{len} {every} {i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! - `cursor.rs`: reading a result, and waiting for the engine (GIL released, Ctrl-C).
 //! - `stream.rs`: results as Arrow through the PyCapsule stream protocol.
 //! - `register.rs`: DataFrames and Arrow data as tables (`register`, replacement scans).
+//! - `pandas.rs`: pandas DataFrames, their numpy columns read in place.
 //! - `lazy_source.rs`: pyarrow Datasets and polars LazyFrames, read with the query's
 //!   columns and filters pushed into them.
 //! - `values.rs`: Python values as parameters, SQL values as Python objects.
@@ -17,6 +18,7 @@ mod connection;
 mod cursor;
 mod errors;
 mod lazy_source;
+mod pandas;
 mod register;
 mod relation;
 mod stream;

@@ -76,6 +76,9 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
             rows: RegisteredRows::External(Arc::new(source)),
         })
     };
+    if crate::pandas::is_data_frame(obj) {
+        return crate::pandas::relation(obj);
+    }
     let stream = match arrow_kind(obj) {
         Some(Kind::Stream) => obj.clone(),
         Some(Kind::LazyFrame) => return lazy(Library::Polars),

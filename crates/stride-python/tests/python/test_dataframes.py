@@ -228,3 +228,59 @@ def test_lazy_sources_are_read_at_each_query(con, tmp_path):
     with pytest.raises(stride.Error, match="pyarrow Dataset"):
         con.execute("SELECT sum(a) FROM files").fetchall()
     assert con.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_pandas_columns_of_every_kind(con):
+    """numpy integer and float columns are read in place (NaN is NULL, as DuckDB
+    reads it), the others through pyarrow; the chunks line up wherever pyarrow cuts
+    its batches, and the index is not a column."""
+    import numpy as np
+
+    n = 200_003
+    floats = np.arange(n, dtype=np.float64) / 4
+    floats[::7] = np.nan
+    df = pd.DataFrame(
+        {
+            "i8": (np.arange(n) % 100).astype(np.int8),
+            "i16": (np.arange(n) % 1000).astype(np.int16),
+            "i32": np.arange(n, dtype=np.int32),
+            "i64": np.arange(n, dtype=np.int64) * 3,
+            "f32": (np.arange(n) % 10).astype(np.float32),
+            "f64": floats,
+            "u64": np.arange(n, dtype=np.uint64),
+            "b": np.arange(n) % 2 == 0,
+            "s": [f"s{i % 10}" for i in range(n)],
+            "ts": pd.date_range("2024-01-01", periods=n, freq="s"),
+            "nullable": pd.array([None if i % 5 == 0 else i for i in range(n)], dtype="Int64"),
+            "cat": pd.Categorical([["x", "y", "z"][i % 3] for i in range(n)]),
+        },
+        index=np.arange(n) * 10,
+    )
+    con.register("frame", df)
+    assert [d[0] for d in con.execute("SELECT * FROM frame LIMIT 0").description] == list(df.columns)
+    row = con.execute(
+        "SELECT sum(i8), sum(i16), sum(i32), sum(i64), sum(f32), count(f64), sum(f64), sum(u64), "
+        "count_if(b), count_if(s = 's3'), max(ts), count(nullable), sum(nullable), count_if(cat = 'y') "
+        "FROM frame"
+    ).fetchone()
+    valid = floats[~np.isnan(floats)]
+    assert row[:4] == (int(df.i8.sum()), int(df.i16.sum()), int(df.i32.sum()), int(df.i64.sum()))
+    assert row[4] == float(df.f32.sum())
+    assert row[5] == len(valid)
+    assert row[6] == pytest.approx(float(valid.sum()))
+    assert row[7] == int(df.u64.sum())
+    assert row[8:10] == (int(df.b.sum()), int((df.s == "s3").sum()))
+    assert row[10] == df.ts.max().to_pydatetime()
+    assert row[11:13] == (int(df.nullable.count()), int(df.nullable.sum()))
+    assert row[13] == int((df.cat == "y").sum())
+    # Rows stay whole across chunks: columns read in place and through pyarrow agree.
+    assert con.execute(
+        "SELECT count(*) FROM frame WHERE i32 * 3 <> i64 OR s <> 's' || (i32 % 10) "
+        "OR nullable IS DISTINCT FROM CASE WHEN i32 % 5 = 0 THEN NULL ELSE i32 END"
+    ).fetchone() == (0,)
+    # Columns that are not contiguous numpy arrays (a 2-D block's rows), integer
+    # column names, an empty frame.
+    grid = pd.DataFrame(np.arange(20, dtype=np.int64).reshape(10, 2))
+    assert con.execute('SELECT sum("0"), sum("1") FROM grid').fetchone() == (90, 100)
+    empty = pd.DataFrame({"a": np.array([], dtype=np.int64), "s": pd.Series([], dtype=object)})
+    assert con.execute("SELECT count(*), sum(a) FROM empty").fetchone() == (0, None)
