@@ -128,7 +128,7 @@ fn reads_in_expr(e: &Expr, seen: &mut HashMap<u64, Reads>) {
 }
 
 /// Gives the references of the CTEs in `bodies` their filtered bodies.
-fn replace(plan: &mut LogicalPlan, bodies: &HashMap<u64, Arc<LogicalPlan>>) {
+pub(super) fn replace(plan: &mut LogicalPlan, bodies: &HashMap<u64, Arc<LogicalPlan>>) {
     if let LogicalPlan::CteRef {
         id,
         body,

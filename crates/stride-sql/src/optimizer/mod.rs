@@ -15,6 +15,7 @@ mod join_order;
 mod materialize_ctes;
 mod outer_to_inner;
 mod semi_join_reduction;
+mod set_semantics;
 mod unused_columns;
 
 use crate::plan::LogicalPlan;
@@ -30,6 +31,7 @@ pub const PASSES: &[&str] = &[
     "cte_filters",
     "empty_results",
     "join_order",
+    "set_semantics",
     "semi_join_reduction",
     "distinct_aggregates",
     "common_subexpressions",
@@ -85,6 +87,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("join_order") {
         plan = join_order::optimize(plan, stats)?;
+    }
+    if settings.is_optimizer_enabled("set_semantics") {
+        plan = set_semantics::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("semi_join_reduction") {
         plan = semi_join_reduction::optimize(plan)?;
