@@ -9,10 +9,11 @@ use crate::context::QueryContext;
 use crate::expression;
 use crate::operators::hash_join::BuildSide;
 use crate::pipeline::{Operator, Pipeline, Source};
+use stride_common::CompareOp;
 use stride_common::{DataChunk, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::Expr;
 use stride_storage::zone_map::Bounds;
-use stride_storage::{CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
+use stride_storage::{Key, ZoneFilter, ZoneMap, ZoneTest};
 
 /// Adds to `probe`'s scan the bounds of `build_keys` (over `build`'s rows) on the
 /// columns its `probe_keys` read.
@@ -48,7 +49,7 @@ pub fn add(
         let Some((lo, hi)) = bounds(bk, build, ctx)? else {
             continue;
         };
-        for (op, key) in [(CmpOp::GtEq, lo), (CmpOp::LtEq, hi)] {
+        for (op, key) in [(CompareOp::GtEq, lo), (CompareOp::LtEq, hi)] {
             filters.push(ZoneFilter {
                 column: table_column,
                 test: ZoneTest::Compare(op, Key::Int(key)),

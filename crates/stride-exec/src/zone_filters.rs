@@ -10,7 +10,7 @@ use stride_common::{DataType, ScalarValue};
 use stride_functions::scalar::ScalarFunction as F;
 use stride_io::external::{CompareOp, SourceFilter, SourceTest};
 use stride_sql::plan::Expr;
-use stride_storage::{CmpOp, Key, ZoneFilter, ZoneTest};
+use stride_storage::{Key, ZoneFilter, ZoneTest};
 
 /// The zone filters implied by `predicate` over a scan reading `columns` of a table
 /// (or files) whose columns have the types `table` (the scan's output column `i` is
@@ -103,17 +103,7 @@ fn condition(e: &Expr, width: usize, columns: &[usize]) -> Option<SourceFilter> 
 /// with the column's values directly.
 fn zone_filter(c: &SourceFilter, ty: &DataType) -> Option<ZoneFilter> {
     let test = match &c.test {
-        SourceTest::Compare(op, value) => {
-            let op = match op {
-                CompareOp::Eq => CmpOp::Eq,
-                CompareOp::NotEq => CmpOp::NotEq,
-                CompareOp::Lt => CmpOp::Lt,
-                CompareOp::LtEq => CmpOp::LtEq,
-                CompareOp::Gt => CmpOp::Gt,
-                CompareOp::GtEq => CmpOp::GtEq,
-            };
-            ZoneTest::Compare(op, Key::of(value, ty)?)
-        }
+        SourceTest::Compare(op, value) => ZoneTest::Compare(*op, Key::of(value, ty)?),
         SourceTest::In(list) => ZoneTest::In(
             list.iter()
                 .map(|v| Key::of(v, ty))

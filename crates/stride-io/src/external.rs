@@ -12,43 +12,8 @@
 //! [`accepts`]: ExternalSource::accepts
 
 use std::fmt;
+pub use stride_common::CompareOp;
 use stride_common::{DataChunk, Result, ScalarValue};
-
-/// A comparison of a column with a constant: `column <op> constant`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    Eq,
-    NotEq,
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-}
-
-impl CompareOp {
-    /// The operator with its operands swapped (`5 < x` is `x > 5`).
-    pub fn flip(self) -> CompareOp {
-        match self {
-            CompareOp::Lt => CompareOp::Gt,
-            CompareOp::LtEq => CompareOp::GtEq,
-            CompareOp::Gt => CompareOp::Lt,
-            CompareOp::GtEq => CompareOp::LtEq,
-            other => other,
-        }
-    }
-
-    /// The operator as SQL writes it.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CompareOp::Eq => "=",
-            CompareOp::NotEq => "<>",
-            CompareOp::Lt => "<",
-            CompareOp::LtEq => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::GtEq => ">=",
-        }
-    }
-}
 
 /// What a [`SourceFilter`] checks of its column.
 #[derive(Clone, Debug, PartialEq)]

@@ -49,4 +49,4 @@ pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use sequence::{Sequence, SequenceOptions, SequenceState};
 pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};
 pub use wal::{Recovery, WalEntry};
-pub use zone_map::{Bounds, CmpOp, Key, ZoneFilter, ZoneMap, ZoneTest};
+pub use zone_map::{Bounds, Key, ZoneFilter, ZoneMap, ZoneTest};

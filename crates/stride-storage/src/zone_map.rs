@@ -12,7 +12,7 @@
 
 use crate::serialize::{ByteReader, ByteWriter};
 use std::cmp::Ordering;
-use stride_common::{DataType, Result, ScalarValue, Vector, VectorData};
+use stride_common::{CompareOp, DataType, Result, ScalarValue, Vector, VectorData};
 
 /// Bytes of a string bound kept.
 pub const STRING_PREFIX: usize = 32;
@@ -70,29 +70,6 @@ impl Key {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum CmpOp {
-    Eq,
-    NotEq,
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-}
-
-impl CmpOp {
-    /// The operator with its operands swapped (`5 < x` is `x > 5`).
-    pub fn flip(self) -> CmpOp {
-        match self {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::LtEq => CmpOp::GtEq,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::GtEq => CmpOp::LtEq,
-            other => other,
-        }
-    }
-}
-
 /// A condition on one column that every row a scan returns must meet.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZoneFilter {
@@ -103,7 +80,7 @@ pub struct ZoneFilter {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ZoneTest {
-    Compare(CmpOp, Key),
+    Compare(CompareOp, Key),
     In(Vec<Key>),
     IsNull,
     IsNotNull,
@@ -146,11 +123,11 @@ impl ZoneMap {
             ZoneTest::IsNotNull => self.nulls < self.rows,
             _ if self.nulls >= self.rows => false,
             ZoneTest::Compare(op, key) => self.may_compare(*op, key),
-            ZoneTest::In(keys) => keys.iter().any(|k| self.may_compare(CmpOp::Eq, k)),
+            ZoneTest::In(keys) => keys.iter().any(|k| self.may_compare(CompareOp::Eq, k)),
         }
     }
 
-    fn may_compare(&self, op: CmpOp, key: &Key) -> bool {
+    fn may_compare(&self, op: CompareOp, key: &Key) -> bool {
         // (key vs smallest, key vs largest); None where unknown.
         let (lo, hi) = match (&self.bounds, key) {
             (Some(Bounds::Int(a, b)), Key::Int(k)) => (Some(k.cmp(a)), Some(k.cmp(b))),
@@ -163,13 +140,13 @@ impl ZoneMap {
         };
         use Ordering::*;
         match op {
-            CmpOp::Eq => lo != Some(Less) && hi != Some(Greater),
+            CompareOp::Eq => lo != Some(Less) && hi != Some(Greater),
             // Every value equals the key only when smallest = largest = key.
-            CmpOp::NotEq => !(lo == Some(Equal) && hi == Some(Equal)),
-            CmpOp::Lt => lo == Some(Greater) || lo.is_none(),
-            CmpOp::LtEq => lo != Some(Less),
-            CmpOp::Gt => hi == Some(Less) || hi.is_none(),
-            CmpOp::GtEq => hi != Some(Greater),
+            CompareOp::NotEq => !(lo == Some(Equal) && hi == Some(Equal)),
+            CompareOp::Lt => lo == Some(Greater) || lo.is_none(),
+            CompareOp::LtEq => lo != Some(Less),
+            CompareOp::Gt => hi == Some(Less) || hi.is_none(),
+            CompareOp::GtEq => hi != Some(Greater),
         }
     }
 
@@ -354,20 +331,20 @@ mod tests {
         assert_eq!(z.nulls, 1);
         assert_eq!(z.bounds, Some(Bounds::Int(10, 20)));
         let cmp = |op, k: i128| z.may_match(&ZoneTest::Compare(op, Key::Int(k)));
-        assert!(cmp(CmpOp::Eq, 10) && cmp(CmpOp::Eq, 20) && !cmp(CmpOp::Eq, 21));
-        assert!(!cmp(CmpOp::Lt, 10) && cmp(CmpOp::Lt, 11));
-        assert!(cmp(CmpOp::LtEq, 10) && !cmp(CmpOp::LtEq, 9));
-        assert!(!cmp(CmpOp::Gt, 20) && cmp(CmpOp::Gt, 19));
-        assert!(cmp(CmpOp::GtEq, 20) && !cmp(CmpOp::GtEq, 21));
-        assert!(cmp(CmpOp::NotEq, 10));
+        assert!(cmp(CompareOp::Eq, 10) && cmp(CompareOp::Eq, 20) && !cmp(CompareOp::Eq, 21));
+        assert!(!cmp(CompareOp::Lt, 10) && cmp(CompareOp::Lt, 11));
+        assert!(cmp(CompareOp::LtEq, 10) && !cmp(CompareOp::LtEq, 9));
+        assert!(!cmp(CompareOp::Gt, 20) && cmp(CompareOp::Gt, 19));
+        assert!(cmp(CompareOp::GtEq, 20) && !cmp(CompareOp::GtEq, 21));
+        assert!(cmp(CompareOp::NotEq, 10));
         assert!(z.may_match(&ZoneTest::IsNull) && z.may_match(&ZoneTest::IsNotNull));
         assert!(!z.may_match(&ZoneTest::In(vec![Key::Int(1), Key::Int(30)])));
         assert!(z.may_match(&ZoneTest::In(vec![Key::Int(1), Key::Int(12)])));
         let same = ints(&[Some(7), Some(7)]);
-        assert!(!same.may_match(&ZoneTest::Compare(CmpOp::NotEq, Key::Int(7))));
+        assert!(!same.may_match(&ZoneTest::Compare(CompareOp::NotEq, Key::Int(7))));
         assert!(!same.may_match(&ZoneTest::IsNull));
         let nulls = ints(&[None, None]);
-        assert!(!nulls.may_match(&ZoneTest::Compare(CmpOp::NotEq, Key::Int(7))));
+        assert!(!nulls.may_match(&ZoneTest::Compare(CompareOp::NotEq, Key::Int(7))));
         assert!(!nulls.may_match(&ZoneTest::IsNotNull));
     }
 
@@ -380,7 +357,7 @@ mod tests {
         );
         let z = ZoneMap::of(&v, 2);
         let cmp = |op, k: &str| z.may_match(&ZoneTest::Compare(op, Key::Str(k.into())));
-        assert!(!cmp(CmpOp::Lt, "a") && cmp(CmpOp::Gt, "zzz") && cmp(CmpOp::Eq, "c"));
+        assert!(!cmp(CompareOp::Lt, "a") && cmp(CompareOp::Gt, "zzz") && cmp(CompareOp::Eq, "c"));
         let mut w = ByteWriter::new();
         z.write(&mut w);
         let back = ZoneMap::read(&mut ByteReader::new(&w.bytes, "test"), 2).expect("read");
@@ -395,6 +372,6 @@ mod tests {
         );
         let z = ZoneMap::of(&v, 2);
         assert_eq!(z.bounds, None);
-        assert!(z.may_match(&ZoneTest::Compare(CmpOp::Gt, Key::Float(5.0))));
+        assert!(z.may_match(&ZoneTest::Compare(CompareOp::Gt, Key::Float(5.0))));
     }
 }

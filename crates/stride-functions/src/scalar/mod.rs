@@ -40,9 +40,10 @@ mod volatile;
 pub use comparison::{select_all_comparisons, select_comparison};
 pub use date::now::{evaluate_at as evaluate_at_clock, now_micros as clock_micros, reads_clock};
 pub use date::DateField;
-pub use list::{resolve_quantified, CmpKind};
+pub use list::resolve_quantified;
 pub use math::bitwise::BitOp;
 pub use pg::UTF8_ENCODING;
+pub use stride_common::CompareOp;
 
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
 
@@ -337,9 +338,9 @@ pub enum ScalarFunction {
     /// `element || list`
     ListPrepend,
     /// `x op ANY(list)`
-    ListAny(CmpKind),
+    ListAny(CompareOp),
     /// `x op ALL(list)`
-    ListAll(CmpKind),
+    ListAll(CompareOp),
     /// `len(list)`, `length(list)`
     ListLength,
     /// `list_sum(l)`, `list_min(l)`, ...: an aggregate over each list's elements

@@ -175,43 +175,36 @@ fn in_set(mut plan: LogicalPlan, used: &[bool], reads: &mut Reads) -> LogicalPla
             }
             let (left_fields, right_fields) = (left.schema().to_vec(), right.schema().to_vec());
             let nright = right_fields.len();
-            if !reads_right {
-                // Left rows with a match; the right columns, never read, are NULL.
-                let semi = LogicalPlan::Join {
-                    left: Box::new(in_set(*left, &left_needs, reads)),
-                    right: Box::new(in_set(*right, &right_needs, reads)),
-                    kind: JoinKind::Semi,
-                    on,
-                    filter,
-                    schema: left_fields.clone(),
-                };
-                let exprs = columns(&left_fields).chain(nulls(&right_fields)).collect();
-                LogicalPlan::Project {
-                    input: Box::new(semi),
-                    exprs,
-                    schema,
-                }
+            // The rows of the side whose columns are read that have a match (the join
+            // turned around when that is the right side); the other side's columns,
+            // never read, are NULL.
+            let (kept, kept_needs, other, other_needs, on, filter) = if !reads_right {
+                (left, left_needs, right, right_needs, on, filter)
             } else {
-                // Right rows with a match: the join turned around.
                 let on = on.into_iter().map(|(l, r)| (r, l)).collect();
                 let filter = filter.map(|mut f| {
                     f.remap_columns(&|c| if c < nleft { c + nright } else { c - nleft });
                     f
                 });
-                let semi = LogicalPlan::Join {
-                    left: Box::new(in_set(*right, &right_needs, reads)),
-                    right: Box::new(in_set(*left, &left_needs, reads)),
-                    kind: JoinKind::Semi,
-                    on,
-                    filter,
-                    schema: right_fields.clone(),
-                };
-                let exprs = nulls(&left_fields).chain(columns(&right_fields)).collect();
-                LogicalPlan::Project {
-                    input: Box::new(semi),
-                    exprs,
-                    schema,
-                }
+                (right, right_needs, left, left_needs, on, filter)
+            };
+            let semi = LogicalPlan::Join {
+                schema: kept.schema().to_vec(),
+                left: Box::new(in_set(*kept, &kept_needs, reads)),
+                right: Box::new(in_set(*other, &other_needs, reads)),
+                kind: JoinKind::Semi,
+                on,
+                filter,
+            };
+            let exprs = if !reads_right {
+                columns(&left_fields).chain(nulls(&right_fields)).collect()
+            } else {
+                nulls(&left_fields).chain(columns(&right_fields)).collect()
+            };
+            LogicalPlan::Project {
+                input: Box::new(semi),
+                exprs,
+                schema,
             }
         }
         LogicalPlan::Join {

@@ -27,44 +27,7 @@ pub(crate) mod zip;
 use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
 use crate::kernels::map_values;
-use std::cmp::Ordering;
-use stride_common::{DataType, Error, Result, ScalarValue, Vector};
-
-/// The comparison of a quantified `x op ANY/ALL (list)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CmpKind {
-    Eq,
-    NotEq,
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-}
-
-impl CmpKind {
-    pub fn from_operator(op: &str) -> Option<CmpKind> {
-        Some(match op {
-            "=" => CmpKind::Eq,
-            "<>" | "!=" => CmpKind::NotEq,
-            "<" => CmpKind::Lt,
-            "<=" => CmpKind::LtEq,
-            ">" => CmpKind::Gt,
-            ">=" => CmpKind::GtEq,
-            _ => return None,
-        })
-    }
-
-    fn holds(self, o: Ordering) -> bool {
-        match self {
-            CmpKind::Eq => o == Ordering::Equal,
-            CmpKind::NotEq => o != Ordering::Equal,
-            CmpKind::Lt => o == Ordering::Less,
-            CmpKind::LtEq => o != Ordering::Greater,
-            CmpKind::Gt => o == Ordering::Greater,
-            CmpKind::GtEq => o != Ordering::Less,
-        }
-    }
-}
+use stride_common::{CompareOp, DataType, Error, Result, ScalarValue, Vector};
 
 fn element(t: &DataType) -> Option<&DataType> {
     match t {
@@ -201,7 +164,7 @@ pub(crate) fn resolve_concat_operator(args: &[DataType]) -> Option<BoundFunction
 
 /// `x op ANY(list)` (or ALL): `x` and the elements are compared as their common type.
 pub fn resolve_quantified(op: &str, all: bool, args: &[DataType]) -> Result<BoundFunction> {
-    let cmp = CmpKind::from_operator(op)
+    let cmp = CompareOp::from_operator(op)
         .ok_or_else(|| Error::binder(format!("operator {op} cannot be used with ANY/ALL")))?;
     let [x, l] = args else {
         return Err(Error::internal("ANY/ALL takes two operands"));
