@@ -136,6 +136,19 @@ fn in_set(mut plan: LogicalPlan, used: &[bool], reads: &mut Reads) -> LogicalPla
             for (e, _) in exprs.iter().zip(used).filter(|(_, &u)| u) {
                 mark(e, &mut needs);
             }
+            // Columns nobody reads are not computed (they may read the NULL columns
+            // of a join turned into a semi join below).
+            let exprs = exprs
+                .into_iter()
+                .enumerate()
+                .map(|(i, e)| match used.get(i) {
+                    Some(false) => Expr::Literal {
+                        value: ScalarValue::Null,
+                        ty: e.data_type(),
+                    },
+                    _ => e,
+                })
+                .collect();
             LogicalPlan::Project {
                 input: Box::new(in_set(*input, &needs, reads)),
                 exprs,
