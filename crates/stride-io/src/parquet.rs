@@ -176,10 +176,23 @@ impl ParquetReader {
     /// the values of the sampled dictionaries, counted once, plus as many new
     /// values per row group not sampled as each sample added on average. A column
     /// chunk without a dictionary holds values that do not repeat enough for one:
-    /// about one per row. `None` where that cannot be read (nested schemas, a
+    /// about one per row. A Hive partition key or file name: its values among the
+    /// files. `None` where that cannot be read (nested schemas, a
     /// dictionary the writer gave up on, a damaged page: reading the rows reports
     /// those).
     fn dictionary_distinct(&self, c: usize) -> Option<f64> {
+        // A column after the files' own (a Hive partition key, the file name) holds
+        // one value per file.
+        let own = self.files.first()?.metadata.schema().fields().len();
+        if let Some(v) = c.checked_sub(own) {
+            let values: std::collections::HashSet<String> = self
+                .extra
+                .values
+                .iter()
+                .filter_map(|file| file.get(v).map(|x| format!("{x:?}")))
+                .collect();
+            return Some(values.len().max(1) as f64);
+        }
         let groups = self.morsels.len();
         let mut samples: Vec<usize> = (0..DICTIONARY_SAMPLES.min(groups))
             .map(|i| i * (groups - 1) / (DICTIONARY_SAMPLES - 1).max(1))
@@ -192,7 +205,7 @@ impl ParquetReader {
             let file = &self.files[f];
             let metadata = file.metadata.metadata();
             let rg = metadata.row_group(g);
-            if rg.num_columns() != file.metadata.schema().fields().len() {
+            if rg.num_columns() != file.metadata.schema().fields().len() || c >= rg.num_columns() {
                 return None;
             }
             let column = rg.column(c);
@@ -950,11 +963,13 @@ mod tests {
         write_file(&path, &names, &types, &[chunk], &options, 2).unwrap();
         let paths = [path];
         let reader =
-            ParquetReader::bind(&paths, FileColumns::new(&paths, false, None).unwrap()).unwrap();
+            ParquetReader::bind(&paths, FileColumns::new(&paths, true, None).unwrap()).unwrap();
         assert_eq!(reader.morsels(), 10);
         assert_eq!(reader.distinct_estimate(0), Some(5.0));
         // Three groups sampled, each adding 10 new values: 30 + 10 per other group.
         assert_eq!(reader.distinct_estimate(1), Some(100.0));
+        // `filename`, after the file's own columns: one value per file.
+        assert_eq!(reader.distinct_estimate(2), Some(1.0));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
