@@ -102,7 +102,7 @@ impl Pushdown {
                     };
                     let weaker = stay
                         .iter()
-                        .filter_map(|t| weaker_disjunction(t, on_groups))
+                        .filter_map(|t| t.implied_disjunction(on_groups))
                         .map(|t| substitute(t, &group_by));
                     down.extend(folded(weaker));
                 }
@@ -386,26 +386,6 @@ fn reads(t: &Expr) -> Vec<usize> {
     let mut cols = Vec::new();
     t.collect_columns(&mut cols);
     cols
-}
-
-/// For a disjunction, the weaker one made of each branch's conjuncts that `keep`
-/// holds for; `None` when some branch has none (the weaker condition is then TRUE)
-/// or `t` is no disjunction.
-fn weaker_disjunction(t: &Expr, keep: impl Fn(&Expr) -> bool) -> Option<Expr> {
-    if !matches!(t, Expr::Or(..)) {
-        return None;
-    }
-    t.clone()
-        .disjuncts()
-        .into_iter()
-        .map(|d| {
-            let mut terms = Vec::new();
-            d.split_conjunction(&mut terms);
-            Expr::conjunction(terms.into_iter().filter(|c| keep(c)).collect())
-        })
-        .collect::<Option<Vec<Expr>>>()?
-        .into_iter()
-        .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
 }
 
 /// `terms` folded (see [`fold`]), split again into conjuncts, TRUE ones left out.

@@ -685,27 +685,6 @@ fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
     }
 }
 
-/// For a disjunction over several inputs, a condition on one input that it implies:
-/// the OR of each branch's conjuncts that `only_here` accepts, when every branch has
-/// some. Filtering that input early keeps the join small; the full condition still
-/// applies after the join.
-fn implied_filter(term: &Expr, only_here: &dyn Fn(&Expr) -> bool) -> Option<Expr> {
-    if !matches!(term, Expr::Or(..)) {
-        return None;
-    }
-    term.clone()
-        .disjuncts()
-        .into_iter()
-        .map(|d| {
-            let mut c = Vec::new();
-            d.split_conjunction(&mut c);
-            Expr::conjunction(c.into_iter().filter(|x| only_here(x)).collect())
-        })
-        .collect::<Option<Vec<Expr>>>()?
-        .into_iter()
-        .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
-}
-
 /// Collects the leaves and conditions of a tree of inner joins (and of the filters
 /// between them).
 fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, terms: &mut Vec<Expr>, offset: usize) {
@@ -809,7 +788,7 @@ fn reorder(
             Some(ls) if ls.len() > 1 => {
                 for &l in &ls {
                     if let Some(mut implied) =
-                        implied_filter(&t, &|e| leaves_of(e) == Some(vec![l]))
+                        t.implied_disjunction(|e| leaves_of(e) == Some(vec![l]))
                     {
                         let base = starts[l];
                         implied.remap_columns(&|i| i - base);

@@ -24,7 +24,7 @@ use stride_common::{Result, ScalarValue};
 
 pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
     let mut reads = Reads::default();
-    let mut plan = normal(plan, &mut reads);
+    let mut plan = rewrite(plan, None, &mut reads);
     let mut all = HashMap::new();
     count(&plan, &mut all);
     let mut bodies: HashMap<u64, Arc<LogicalPlan>> = HashMap::new();
@@ -41,9 +41,9 @@ pub fn optimize(plan: LogicalPlan) -> Result<LogicalPlan> {
             .map(|c| uses.iter().any(|u| u.get(c).copied().unwrap_or(true)))
             .collect();
         // References of other CTEs inside the body stay as they are.
-        let rewritten = in_set(
+        let rewritten = rewrite(
             Arc::unwrap_or_clone(body.clone()),
-            &used,
+            Some(&used),
             &mut Reads::default(),
         );
         if rewritten != *body {
@@ -71,67 +71,50 @@ impl Reads {
     }
 }
 
-/// `plan`, read as rows: only the right inputs of its semi and anti joins (and what
-/// its subqueries read that way) are sets.
-fn normal(mut plan: LogicalPlan, reads: &mut Reads) -> LogicalPlan {
+/// `plan` rewritten where it is read as a set: with `set` holding the columns of its
+/// output that are read when only the set of its rows matters, or `None` when its
+/// rows are read as they come. The right input of a semi or anti join is always
+/// read as a set (as are, within a set, the inputs of projections, filters and
+/// joins); subqueries in expressions are read as rows.
+fn rewrite(mut plan: LogicalPlan, set: Option<&[bool]>, reads: &mut Reads) -> LogicalPlan {
     subqueries(&mut plan, reads);
-    match plan {
-        LogicalPlan::CteRef {
-            id,
-            ref body,
-            shared: true,
-            ..
-        } => {
-            reads.note(id, body, None);
+    match (plan, set) {
+        (plan @ LogicalPlan::CteRef { shared: true, .. }, _) => {
+            if let LogicalPlan::CteRef { id, body, .. } = &plan {
+                reads.note(*id, body, set.map(<[bool]>::to_vec));
+            }
             plan
         }
-        LogicalPlan::Join {
-            left,
-            right,
-            kind: kind @ (JoinKind::Semi | JoinKind::Anti),
-            on,
-            filter,
-            schema,
-        } => {
-            let (_, right_needs) = join_needs(&left, &right, &on, filter.as_ref(), &[]);
+        (
             LogicalPlan::Join {
-                left: Box::new(normal(*left, reads)),
-                right: Box::new(in_set(*right, &right_needs, reads)),
+                left,
+                right,
+                kind: kind @ (JoinKind::Semi | JoinKind::Anti),
+                on,
+                filter,
+                schema,
+            },
+            _,
+        ) => {
+            let (left_needs, right_needs) =
+                join_needs(&left, &right, &on, filter.as_ref(), set.unwrap_or(&[]));
+            LogicalPlan::Join {
+                left: Box::new(rewrite(*left, set.map(|_| &left_needs[..]), reads)),
+                right: Box::new(rewrite(*right, Some(&right_needs), reads)),
                 kind,
                 on,
                 filter,
                 schema,
             }
         }
-        mut other => {
-            for c in children_mut(&mut other) {
-                let child = std::mem::replace(c, super::placeholder());
-                *c = normal(child, reads);
-            }
-            other
-        }
-    }
-}
-
-/// `plan`, of whose output only the set of rows matters, and of each row only the
-/// columns marked in `used`.
-fn in_set(mut plan: LogicalPlan, used: &[bool], reads: &mut Reads) -> LogicalPlan {
-    subqueries(&mut plan, reads);
-    match plan {
-        LogicalPlan::CteRef {
-            id,
-            ref body,
-            shared: true,
-            ..
-        } => {
-            reads.note(id, body, Some(used.to_vec()));
-            plan
-        }
-        LogicalPlan::Project {
-            input,
-            exprs,
-            schema,
-        } => {
+        (
+            LogicalPlan::Project {
+                input,
+                exprs,
+                schema,
+            },
+            Some(used),
+        ) => {
             let mut needs = vec![false; input.schema().len()];
             for (e, _) in exprs.iter().zip(used).filter(|(_, &u)| u) {
                 mark(e, &mut needs);
@@ -150,95 +133,98 @@ fn in_set(mut plan: LogicalPlan, used: &[bool], reads: &mut Reads) -> LogicalPla
                 })
                 .collect();
             LogicalPlan::Project {
-                input: Box::new(in_set(*input, &needs, reads)),
+                input: Box::new(rewrite(*input, Some(&needs), reads)),
                 exprs,
                 schema,
             }
         }
-        LogicalPlan::Filter { input, predicate } => {
+        (LogicalPlan::Filter { input, predicate }, Some(used)) => {
             let mut needs = used.to_vec();
             needs.resize(input.schema().len(), false);
             mark(&predicate, &mut needs);
             LogicalPlan::Filter {
-                input: Box::new(in_set(*input, &needs, reads)),
+                input: Box::new(rewrite(*input, Some(&needs), reads)),
                 predicate,
             }
         }
-        LogicalPlan::Join {
-            left,
-            right,
+        (
+            LogicalPlan::Join {
+                left,
+                right,
+                kind: JoinKind::Inner,
+                on,
+                filter,
+                schema,
+            },
+            Some(used),
+        ) => inner_join_in_set(*left, *right, on, filter, schema, used, reads),
+        (mut other, _) => {
+            for c in children_mut(&mut other) {
+                let child = std::mem::replace(c, super::placeholder());
+                *c = rewrite(child, None, reads);
+            }
+            other
+        }
+    }
+}
+
+/// An inner join read as a set through its output's `used` columns: a semi join
+/// of the side those columns come from, when they all come from one side.
+fn inner_join_in_set(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    on: Vec<(Expr, Expr)>,
+    filter: Option<Expr>,
+    schema: Vec<Field>,
+    used: &[bool],
+    reads: &mut Reads,
+) -> LogicalPlan {
+    let nleft = left.schema().len();
+    let (left_needs, right_needs) = join_needs(&left, &right, &on, filter.as_ref(), used);
+    let reads_left = used[..nleft.min(used.len())].iter().any(|&u| u);
+    let reads_right = used.get(nleft..).is_some_and(|r| r.iter().any(|&u| u));
+    if on.is_empty() || (reads_left && reads_right) {
+        return LogicalPlan::Join {
+            left: Box::new(rewrite(left, Some(&left_needs), reads)),
+            right: Box::new(rewrite(right, Some(&right_needs), reads)),
             kind: JoinKind::Inner,
             on,
             filter,
             schema,
-        } => {
-            let nleft = left.schema().len();
-            let (left_needs, right_needs) = join_needs(&left, &right, &on, filter.as_ref(), used);
-            let reads_left = used[..nleft.min(used.len())].iter().any(|&u| u);
-            let reads_right = used.get(nleft..).is_some_and(|r| r.iter().any(|&u| u));
-            if on.is_empty() || (reads_left && reads_right) {
-                return LogicalPlan::Join {
-                    left: Box::new(in_set(*left, &left_needs, reads)),
-                    right: Box::new(in_set(*right, &right_needs, reads)),
-                    kind: JoinKind::Inner,
-                    on,
-                    filter,
-                    schema,
-                };
-            }
-            let (left_fields, right_fields) = (left.schema().to_vec(), right.schema().to_vec());
-            let nright = right_fields.len();
-            // The rows of the side whose columns are read that have a match (the join
-            // turned around when that is the right side); the other side's columns,
-            // never read, are NULL.
-            let (kept, kept_needs, other, other_needs, on, filter) = if !reads_right {
-                (left, left_needs, right, right_needs, on, filter)
-            } else {
-                let on = on.into_iter().map(|(l, r)| (r, l)).collect();
-                let filter = filter.map(|mut f| {
-                    f.remap_columns(&|c| if c < nleft { c + nright } else { c - nleft });
-                    f
-                });
-                (right, right_needs, left, left_needs, on, filter)
-            };
-            let semi = LogicalPlan::Join {
-                schema: kept.schema().to_vec(),
-                left: Box::new(in_set(*kept, &kept_needs, reads)),
-                right: Box::new(in_set(*other, &other_needs, reads)),
-                kind: JoinKind::Semi,
-                on,
-                filter,
-            };
-            let exprs = if !reads_right {
-                columns(&left_fields).chain(nulls(&right_fields)).collect()
-            } else {
-                nulls(&left_fields).chain(columns(&right_fields)).collect()
-            };
-            LogicalPlan::Project {
-                input: Box::new(semi),
-                exprs,
-                schema,
-            }
-        }
-        LogicalPlan::Join {
-            left,
-            right,
-            kind: kind @ (JoinKind::Semi | JoinKind::Anti),
-            on,
-            filter,
-            schema,
-        } => {
-            let (left_needs, right_needs) = join_needs(&left, &right, &on, filter.as_ref(), used);
-            LogicalPlan::Join {
-                left: Box::new(in_set(*left, &left_needs, reads)),
-                right: Box::new(in_set(*right, &right_needs, reads)),
-                kind,
-                on,
-                filter,
-                schema,
-            }
-        }
-        other => normal(other, reads),
+        };
+    }
+    let (left_fields, right_fields) = (left.schema().to_vec(), right.schema().to_vec());
+    let nright = right_fields.len();
+    // The rows of the side whose columns are read that have a match (the join
+    // turned around when that is the right side); the other side's columns,
+    // never read, are NULL.
+    let (kept, kept_needs, other, other_needs, on, filter) = if !reads_right {
+        (left, left_needs, right, right_needs, on, filter)
+    } else {
+        let on = on.into_iter().map(|(l, r)| (r, l)).collect();
+        let filter = filter.map(|mut f| {
+            f.remap_columns(&|c| if c < nleft { c + nright } else { c - nleft });
+            f
+        });
+        (right, right_needs, left, left_needs, on, filter)
+    };
+    let semi = LogicalPlan::Join {
+        schema: kept.schema().to_vec(),
+        left: Box::new(rewrite(kept, Some(&kept_needs), reads)),
+        right: Box::new(rewrite(other, Some(&other_needs), reads)),
+        kind: JoinKind::Semi,
+        on,
+        filter,
+    };
+    let exprs = if !reads_right {
+        columns(&left_fields).chain(nulls(&right_fields)).collect()
+    } else {
+        nulls(&left_fields).chain(columns(&right_fields)).collect()
+    };
+    LogicalPlan::Project {
+        input: Box::new(semi),
+        exprs,
+        schema,
     }
 }
 
@@ -304,7 +290,7 @@ fn subqueries(plan: &mut LogicalPlan, reads: &mut Reads) {
 fn in_expr(e: &mut Expr, reads: &mut Reads) {
     if let Expr::Subquery(s) = e {
         let p = std::mem::replace(&mut s.plan, super::placeholder());
-        s.plan = normal(p, reads);
+        s.plan = rewrite(p, None, reads);
     }
     for c in e.children_mut() {
         in_expr(c, reads);

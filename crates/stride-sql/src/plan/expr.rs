@@ -438,6 +438,28 @@ impl Expr {
         }
     }
 
+    /// For a disjunction, a weaker condition it implies: the OR of each branch's
+    /// conjuncts that `keep` holds for. `None` when some branch has none (the weaker
+    /// condition would be TRUE) or `self` is no disjunction. Filter pushdown moves it
+    /// below an aggregate (`keep`: reads only grouping columns), join ordering onto
+    /// one join input (`keep`: reads only that input).
+    pub fn implied_disjunction(&self, keep: impl Fn(&Expr) -> bool) -> Option<Expr> {
+        if !matches!(self, Expr::Or(..)) {
+            return None;
+        }
+        self.clone()
+            .disjuncts()
+            .into_iter()
+            .map(|d| {
+                let mut terms = Vec::new();
+                d.split_conjunction(&mut terms);
+                Expr::conjunction(terms.into_iter().filter(|t| keep(t)).collect())
+            })
+            .collect::<Option<Vec<Expr>>>()?
+            .into_iter()
+            .reduce(|a, b| Expr::Or(Box::new(a), Box::new(b)))
+    }
+
     pub fn conjunction(terms: Vec<Expr>) -> Option<Expr> {
         terms
             .into_iter()
