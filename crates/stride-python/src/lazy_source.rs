@@ -13,8 +13,7 @@
 //! are left out (stride orders NaN above every number, Arrow compute does not),
 //! as are dictionary-encoded columns (polars compares categoricals by their codes).
 
-use crate::errors::to_py;
-use crate::register::stream_reader;
+use crate::register::{read_chunks, stream_reader, stride_schema};
 use crate::values::ToPython;
 use arrow_array::RecordBatchReader;
 use arrow_schema::DataType as ArrowType;
@@ -22,7 +21,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use stride::{CompareOp, ExternalSource, SourceFilter, SourceTest};
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue};
-use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 
 /// Which Python library reads the source.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -88,15 +86,14 @@ impl LazySource {
                 .call_method1("limit", (0,))?
                 .call_method0("collect")?,
         };
-        let schema = stream_reader(&empty)?.schema();
-        let mut names = Vec::with_capacity(schema.fields().len());
-        let mut types = Vec::with_capacity(schema.fields().len());
-        let mut domains = Vec::with_capacity(schema.fields().len());
-        for f in schema.fields() {
-            names.push(f.name().clone());
-            types.push(stride_type(f.name(), f.data_type()).map_err(to_py)?);
-            domains.push(domain(f.data_type()));
-        }
+        let reader = stream_reader(&empty)?;
+        let (names, types) = stride_schema(&reader)?;
+        let domains = reader
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| domain(f.data_type()))
+            .collect();
         let rows = match library {
             Library::Pyarrow if counts_cheaply(object)? => {
                 Some(object.call_method0("count_rows")?.extract()?)
@@ -274,19 +271,13 @@ impl ExternalSource for LazySource {
         } else {
             columns.iter().map(|&c| self.types[c].clone()).collect()
         };
-        let mut chunks = Vec::new();
-        let mut copied = SharedHeaps::default();
-        for batch in reader {
-            let batch = batch
-                .map_err(|e| Error::invalid_input(format!("reading the {}: {e}", self.kind())))?;
-            for chunk in batch_to_chunks(&batch, &read_types, &mut copied)? {
-                chunks.push(if drop_first {
-                    DataChunk::new(Vec::new(), chunk.len())
-                } else {
-                    chunk
-                });
-            }
-        }
-        Ok(chunks)
+        let chunks = read_chunks(reader, &read_types, &format!("the {}", self.kind()))?;
+        Ok(match drop_first {
+            true => chunks
+                .into_iter()
+                .map(|c| DataChunk::new(Vec::new(), c.len()))
+                .collect(),
+            false => chunks,
+        })
     }
 }

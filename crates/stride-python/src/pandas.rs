@@ -8,13 +8,12 @@
 //! The frame's index is not a column, as in DuckDB.
 
 use crate::errors::to_py;
-use crate::register::stream_reader;
+use crate::register::{read_chunks, stream_reader, stride_schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice};
 use std::sync::Arc;
 use stride::{RegisteredRelation, RegisteredRows};
 use stride_common::{Buffer, DataChunk, DataType, Validity, Vector, VectorData, VECTOR_SIZE};
-use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 
 /// A numpy array kept alive while stride vectors read its memory.
 struct NumpyOwner(#[allow(dead_code)] Py<PyAny>);
@@ -146,20 +145,11 @@ pub fn relation(df: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
             Some(&kwargs),
         )?;
         let reader = stream_reader(&table)?;
-        let schema = arrow_array::RecordBatchReader::schema(&reader);
-        let mut part_types = Vec::with_capacity(through_arrow.len());
-        for (f, &i) in schema.fields().iter().zip(&through_arrow) {
-            let ty = stride_type(&names[i], f.data_type()).map_err(to_py)?;
+        let (_, part_types) = stride_schema(&reader)?;
+        for (ty, &i) in part_types.iter().zip(&through_arrow) {
             types[i] = ty.clone();
-            part_types.push(ty);
         }
-        let mut copied = SharedHeaps::default();
-        for batch in reader {
-            let batch = batch.map_err(|e| {
-                crate::errors::InvalidInputException::new_err(format!("reading the DataFrame: {e}"))
-            })?;
-            arrow_chunks.extend(batch_to_chunks(&batch, &part_types, &mut copied).map_err(to_py)?);
-        }
+        arrow_chunks = read_chunks(reader, &part_types, "the DataFrame").map_err(to_py)?;
     }
     // Chunks of every column: cut where pyarrow's are, or every VECTOR_SIZE rows.
     let cuts: Vec<usize> = if through_arrow.is_empty() {

@@ -2,7 +2,7 @@
 //! scans (`SELECT sum(x) FROM df` finds the variable `df` in the caller's scope).
 //!
 //! Anything with the Arrow PyCapsule stream protocol (`__arrow_c_stream__`: pyarrow
-//! Tables and RecordBatchReaders, polars and pandas DataFrames) is read through the
+//! Tables and RecordBatchReaders, polars DataFrames) is read through the
 //! Arrow C stream interface and turned into stride vectors that point into the
 //! Arrow memory (`stride_io::arrow`): numbers, dates and string bytes are not
 //! copied, and the Arrow arrays stay alive while any vector reads them (changes made
@@ -10,9 +10,10 @@
 //! variable for the statement that named it and unregisters it afterwards, so every
 //! statement reads the variable as it is then.
 //!
-//! pyarrow Datasets and polars LazyFrames are not read at registration: they are
-//! read when a query runs, with its columns and filters pushed into them
-//! (`lazy_source.rs`).
+//! A pandas DataFrame's numpy columns are wrapped in place, and only its other
+//! columns go through pyarrow (`pandas.rs`). pyarrow Datasets and polars LazyFrames
+//! are not read at registration: they are read when a query runs, with its columns
+//! and filters pushed into them (`lazy_source.rs`).
 
 use crate::errors::{to_py, CatalogException, InvalidInputException};
 use crate::lazy_source::{LazySource, Library};
@@ -21,7 +22,7 @@ use arrow_array::RecordBatchReader;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use std::sync::Arc;
-use stride::{Connection, RegisteredRelation, RegisteredRows};
+use stride::{Connection, DataChunk, DataType, RegisteredRelation, RegisteredRows};
 use stride_io::arrow::{batch_to_chunks, stride_type, SharedHeaps};
 
 /// Most Python objects one statement may find by name.
@@ -94,6 +95,17 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
         }
     };
     let reader = stream_reader(&stream)?;
+    let (names, types) = stride_schema(&reader)?;
+    let chunks = read_chunks(reader, &types, "the Arrow stream").map_err(to_py)?;
+    Ok(RegisteredRelation {
+        names,
+        types,
+        rows: RegisteredRows::Chunks(chunks),
+    })
+}
+
+/// The column names and stride types of an Arrow stream.
+pub fn stride_schema(reader: &RecordBatchStreamReader) -> PyResult<(Vec<String>, Vec<DataType>)> {
     let schema = reader.schema();
     let mut names = Vec::with_capacity(schema.fields().len());
     let mut types = Vec::with_capacity(schema.fields().len());
@@ -101,19 +113,24 @@ pub fn relation_of(obj: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
         names.push(f.name().clone());
         types.push(stride_type(f.name(), f.data_type()).map_err(to_py)?);
     }
+    Ok((names, types))
+}
+
+/// Every batch of `reader` as chunks of columns of `types`, reading the Arrow
+/// memory in place; errors name the stream as `what`.
+pub fn read_chunks(
+    reader: RecordBatchStreamReader,
+    types: &[DataType],
+    what: &str,
+) -> stride_common::Result<Vec<DataChunk>> {
     let mut chunks = Vec::new();
     let mut copied = SharedHeaps::default();
     for batch in reader {
-        let batch = batch.map_err(|e| {
-            InvalidInputException::new_err(format!("reading the Arrow stream: {e}"))
-        })?;
-        chunks.extend(batch_to_chunks(&batch, &types, &mut copied).map_err(to_py)?);
+        let batch = batch
+            .map_err(|e| stride_common::Error::invalid_input(format!("reading {what}: {e}")))?;
+        chunks.extend(batch_to_chunks(&batch, types, &mut copied)?);
     }
-    Ok(RegisteredRelation {
-        names,
-        types,
-        rows: RegisteredRows::Chunks(chunks),
-    })
+    Ok(chunks)
 }
 
 /// The Arrow stream of an object with `__arrow_c_stream__`.
