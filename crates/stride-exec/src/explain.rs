@@ -61,9 +61,7 @@ fn detail(plan: &PhysicalPlan) -> String {
             filters,
             ..
         } => match &data.rows {
-            RegisteredRows::Chunks(chunks) => {
-                format!("{} rows", chunks.iter().map(|c| c.len()).sum::<usize>())
-            }
+            RegisteredRows::Chunks(_) => format!("{} rows", data.known_rows().unwrap_or(0)),
             RegisteredRows::External(source) => {
                 let mut s = format!(
                     "{} [{}]",

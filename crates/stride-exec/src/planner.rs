@@ -2,11 +2,12 @@
 //! LIMIT becomes a top-N; a join with equality keys a hash join (a SEMI or ANTI one
 //! built on its preserved input when that input is estimated smaller, an inner one
 //! turned around when the physical estimates find its build input clearly the
-//! larger), otherwise a nested loop; GROUP BY and DISTINCT a hash aggregate. A filter over a CSV read that
-//! needs fewer columns than the read produces becomes part of the read; a filter over
-//! a table scan stays, and its simple conditions also become the scan's zone filters
-//! (`zone_filters.rs`). A shared CTE reference becomes a `CteScan` over its planned
-//! body.
+//! larger), otherwise a nested loop; GROUP BY and DISTINCT a hash aggregate. A
+//! filter over a CSV read that needs fewer columns than the read produces becomes
+//! part of the read; a filter over a table scan or Parquet/Arrow files stays, and its
+//! simple conditions also become the scan's zone filters (`zone_filters.rs`); over an
+//! external registered source (a pyarrow Dataset) those the source accepts are handed
+//! to it. A shared CTE reference becomes a `CteScan` over its planned body.
 
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -372,8 +373,9 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             } else {
                 // A SEMI or ANTI join builds on its preserved input when that is the
                 // smaller one by the physical estimates (TPC-DS Q95: 147 web sales
-                // against 6.6 million rows of its ws_wh CTE, which the optimizer's
-                // estimate, without distinct counts, put the other way); the residual
+                // against the hundreds of thousands of rows of its ws_wh CTE, which
+                // the optimizer's estimate, without distinct counts, put the other
+                // way); the residual
                 // filter then sees the other input first.
                 let (left_plan, right_plan) = (p(left)?, p(right)?);
                 let build_left = matches!(kind, JoinKind::Semi | JoinKind::Anti)

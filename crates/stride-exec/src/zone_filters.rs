@@ -1,14 +1,14 @@
 //! Which conditions of a filter directly over a scan its source can use: a column
 //! compared with a constant, a column IN a list of constants, a column IS [NOT]
-//! NULL, a boolean column or its negation, joined by AND ([`conditions`]). A table scan or a scan of Parquet or Arrow
-//! files checks them against each row group's zone maps (or files' Hive partition
-//! values) before reading it ([`zone_filters`], [`stride_storage::zone_map`]); an
-//! external source (a pyarrow Dataset) evaluates those it accepts itself. The filter
-//! itself still runs on the rows read.
+//! NULL, a boolean column or its negation, joined by AND ([`conditions`]). A table
+//! scan or a scan of Parquet or Arrow files checks them against each row group's
+//! zone maps (or files' Hive partition values) before reading it ([`zone_filters`],
+//! [`stride_storage::zone_map`]); an external source (a pyarrow Dataset) evaluates
+//! those it accepts itself. The filter itself still runs on the rows read.
 
-use stride_common::{DataType, ScalarValue};
+use stride_common::{CompareOp, DataType, ScalarValue};
 use stride_functions::scalar::ScalarFunction as F;
-use stride_io::external::{CompareOp, SourceFilter, SourceTest};
+use stride_io::external::{SourceFilter, SourceTest};
 use stride_sql::plan::Expr;
 use stride_storage::{Key, ZoneFilter, ZoneTest};
 
