@@ -118,6 +118,13 @@ impl LazySource {
         &self.types
     }
 
+    /// Whether a read of `columns` reads the first column instead, dropped after: a
+    /// polars frame without columns has no rows, so a query that reads none
+    /// (`count(*)`) would count none.
+    fn reads_first_instead(&self, columns: &[usize]) -> bool {
+        columns.is_empty() && !self.names.is_empty() && self.library == Library::Polars
+    }
+
     /// The rows of `columns` that may meet `filters`, as an Arrow stream object.
     fn scan<'py>(
         &self,
@@ -133,7 +140,12 @@ impl LazySource {
                 let field = py.import("pyarrow.dataset")?.getattr("field")?;
                 let mut filter: Option<Bound<'py, PyAny>> = None;
                 for f in filters {
-                    let e = condition(&field.call1((&self.names[f.column],))?, &f.test, &values)?;
+                    let e = condition(
+                        self.library,
+                        &field.call1((&self.names[f.column],))?,
+                        &f.test,
+                        &values,
+                    )?;
                     filter = Some(match filter {
                         Some(all) => all.call_method1("__and__", (e,))?,
                         None => e,
@@ -150,12 +162,15 @@ impl LazySource {
                 let col = py.import("polars")?.getattr("col")?;
                 let mut frame = object.clone();
                 for f in filters {
-                    let e = condition(&col.call1((&self.names[f.column],))?, &f.test, &values)?;
+                    let e = condition(
+                        self.library,
+                        &col.call1((&self.names[f.column],))?,
+                        &f.test,
+                        &values,
+                    )?;
                     frame = frame.call_method1("filter", (e,))?;
                 }
-                // A frame without columns has no rows in polars: a query that reads
-                // none (count(*)) reads the first and drops it.
-                let read = if columns.is_empty() && !self.names.is_empty() {
+                let read = if self.reads_first_instead(columns) {
                     PyList::new(py, [&self.names[0]])?
                 } else {
                     names
@@ -185,9 +200,11 @@ fn counts_cheaply(dataset: &Bound<'_, PyAny>) -> PyResult<bool> {
     ))
 }
 
-/// `test` on the column expression `column` (a pyarrow `field` or a polars `col`),
-/// which both libraries spell with Python's operators and `is_null`.
+/// `test` on the column expression `column` (a pyarrow `field` or a polars `col`):
+/// both libraries spell comparisons with Python's operators and IS NULL as
+/// `is_null`, and differ in IN and IS NOT NULL.
 fn condition<'py>(
+    library: Library,
     column: &Bound<'py, PyAny>,
     test: &SourceTest,
     values: &ToPython<'py>,
@@ -209,19 +226,17 @@ fn condition<'py>(
                 .iter()
                 .map(|v| values.value(v))
                 .collect::<PyResult<Vec<_>>>()?;
-            let method = if column.hasattr("isin")? {
-                "isin"
-            } else {
-                "is_in"
+            let method = match library {
+                Library::Pyarrow => "isin",
+                Library::Polars => "is_in",
             };
             column.call_method1(method, (PyList::new(column.py(), items)?,))
         }
         SourceTest::IsNull => column.call_method0("is_null"),
         SourceTest::IsNotNull => {
-            let method = if column.hasattr("is_valid")? {
-                "is_valid"
-            } else {
-                "is_not_null"
+            let method = match library {
+                Library::Pyarrow => "is_valid",
+                Library::Polars => "is_not_null",
             };
             column.call_method0(method)
         }
@@ -260,10 +275,7 @@ impl ExternalSource for LazySource {
         let failed = |e: PyErr| Error::invalid_input(format!("reading the {}: {e}", self.kind()));
         let (reader, drop_first) = Python::attach(|py| -> PyResult<_> {
             let stream = self.scan(py, columns, filters)?;
-            Ok((
-                stream_reader(&stream)?,
-                columns.is_empty() && self.library == Library::Polars,
-            ))
+            Ok((stream_reader(&stream)?, self.reads_first_instead(columns)))
         })
         .map_err(failed)?;
         let read_types: Vec<DataType> = if drop_first {

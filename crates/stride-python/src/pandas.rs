@@ -34,7 +34,8 @@ pub fn is_data_frame(obj: &Bound<'_, PyAny>) -> bool {
 }
 
 /// Column `series` as a vector over its numpy memory, when it is a contiguous,
-/// native-endian array of 1-, 2-, 4- or 8-byte integers or 4- or 8-byte floats.
+/// aligned, native-endian array of 1-, 2-, 4- or 8-byte integers or 4- or 8-byte
+/// floats.
 fn numpy_column(series: &Bound<'_, PyAny>, rows: usize) -> PyResult<Option<(DataType, Vector)>> {
     let dtype = series.getattr("dtype")?;
     let module: String = dtype.get_type().module()?.extract()?;
@@ -68,12 +69,16 @@ fn numpy_column(series: &Bound<'_, PyAny>, rows: usize) -> PyResult<Option<(Data
         return Ok(None);
     }
     let (address, _read_only): (usize, bool) = interface.get_item("data")?.extract()?;
+    // A view into a record array, or a buffer read at an offset, may be unaligned.
+    if address % size != 0 {
+        return Ok(None);
+    }
     let owner: Arc<dyn std::panic::RefUnwindSafe + Send + Sync> =
         Arc::new(NumpyOwner(array.unbind()));
     // SAFETY: numpy says `rows` values of this type lie contiguously at `address`
-    // (its array interface; a numpy buffer is aligned to its item size), and the
-    // array they belong to is kept alive with every buffer made from it. Values
-    // changed in place by the caller show in later reads, as in DuckDB.
+    // (its array interface), aligned (checked above), and the array they belong to
+    // is kept alive with every buffer made from it. Values the caller changes in
+    // place between statements show in later reads, as in DuckDB.
     let data = unsafe {
         match ty {
             DataType::TinyInt => {
@@ -146,6 +151,11 @@ pub fn relation(df: &Bound<'_, PyAny>) -> PyResult<RegisteredRelation> {
         )?;
         let reader = stream_reader(&table)?;
         let (_, part_types) = stride_schema(&reader)?;
+        if part_types.len() != through_arrow.len() {
+            return Err(crate::errors::InternalException::new_err(
+                "pyarrow read a different number of columns than the DataFrame has",
+            ));
+        }
         for (ty, &i) in part_types.iter().zip(&through_arrow) {
             types[i] = ty.clone();
         }

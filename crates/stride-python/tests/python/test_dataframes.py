@@ -282,5 +282,12 @@ def test_pandas_columns_of_every_kind(con):
     # column names, an empty frame.
     grid = pd.DataFrame(np.arange(20, dtype=np.int64).reshape(10, 2))
     assert con.execute('SELECT sum("0"), sum("1") FROM grid').fetchone() == (90, 100)
+    # An unaligned array (read at an odd offset) goes through pyarrow.
+    raw = bytearray(8 * 1000 + 1)
+    unaligned = np.frombuffer(raw, dtype=np.int64, count=1000, offset=1)
+    unaligned[:] = np.arange(1000)
+    odd = pd.DataFrame({"a": unaligned}, copy=False)
+    assert not odd.iloc[:, 0].to_numpy(copy=False).flags.aligned
+    assert con.execute("SELECT sum(a), count(*) FROM odd").fetchone() == (499500, 1000)
     empty = pd.DataFrame({"a": np.array([], dtype=np.int64), "s": pd.Series([], dtype=object)})
     assert con.execute("SELECT count(*), sum(a) FROM empty").fetchone() == (0, None)
