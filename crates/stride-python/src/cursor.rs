@@ -1,6 +1,9 @@
 //! A statement's result being read from Python, and the one way Python waits for
-//! the engine: with the GIL released (other Python threads run) and Ctrl-C watched
-//! (it interrupts the statement and raises KeyboardInterrupt).
+//! the engine: the work runs on a helper thread (kept between statements; a forked
+//! child starts its own) while the caller waits with the GIL released (other Python
+//! threads run) and Ctrl-C watched (it interrupts the statement and raises
+//! KeyboardInterrupt). Rows the engine has produced already are fetched without
+//! waiting ([`fetch`]).
 
 use crate::errors::to_py;
 use crate::stream::Batches;
