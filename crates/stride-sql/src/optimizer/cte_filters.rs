@@ -12,7 +12,7 @@
 //! another shared body, leaves its CTE as it is.
 
 use super::Statistics;
-use crate::plan::visit::{children_mut, node_expressions, node_expressions_mut};
+use crate::plan::visit::{children_mut, subquery_plans, subquery_plans_mut};
 use crate::plan::{Expr, LogicalPlan};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -99,7 +99,7 @@ fn reads(plan: &LogicalPlan, seen: &mut HashMap<u64, Reads>) {
             } = &**input
             {
                 note(*id, body, movable(predicate).then(|| predicate.clone()));
-                return reads_in_expr(predicate, seen);
+                return subquery_plans(plan, &mut |p| reads(p, seen));
             }
         }
         LogicalPlan::CteRef {
@@ -110,20 +110,9 @@ fn reads(plan: &LogicalPlan, seen: &mut HashMap<u64, Reads>) {
         } => return note(*id, body, None),
         _ => {}
     }
-    for e in node_expressions(plan) {
-        reads_in_expr(e, seen);
-    }
+    subquery_plans(plan, &mut |p| reads(p, seen));
     for c in plan.children() {
         reads(c, seen);
-    }
-}
-
-fn reads_in_expr(e: &Expr, seen: &mut HashMap<u64, Reads>) {
-    if let Expr::Subquery(s) = e {
-        reads(&s.plan, seen);
-    }
-    for c in e.children() {
-        reads_in_expr(c, seen);
     }
 }
 
@@ -141,19 +130,8 @@ pub(super) fn replace(plan: &mut LogicalPlan, bodies: &HashMap<u64, Arc<LogicalP
         }
         return;
     }
-    for e in node_expressions_mut(plan) {
-        replace_in_expr(e, bodies);
-    }
+    subquery_plans_mut(plan, &mut |p| replace(p, bodies));
     for c in children_mut(plan) {
         replace(c, bodies);
-    }
-}
-
-fn replace_in_expr(e: &mut Expr, bodies: &HashMap<u64, Arc<LogicalPlan>>) {
-    if let Expr::Subquery(s) = e {
-        replace(&mut s.plan, bodies);
-    }
-    for c in e.children_mut() {
-        replace_in_expr(c, bodies);
     }
 }

@@ -47,20 +47,9 @@ pub(super) fn count(plan: &LogicalPlan, counts: &mut HashMap<u64, usize>) {
         }
         return;
     }
-    for e in crate::plan::visit::node_expressions(plan) {
-        count_in_expr(e, counts);
-    }
+    crate::plan::visit::subquery_plans(plan, &mut |p| count(p, counts));
     for c in plan.children() {
         count(c, counts);
-    }
-}
-
-fn count_in_expr(e: &Expr, counts: &mut HashMap<u64, usize>) {
-    if let Expr::Subquery(s) = e {
-        count(&s.plan, counts);
-    }
-    for c in e.children() {
-        count_in_expr(c, counts);
     }
 }
 

@@ -16,7 +16,7 @@
 //! with keys are turned into semi joins.
 
 use super::materialize_ctes::count;
-use crate::plan::visit::{children_mut, node_expressions_mut};
+use crate::plan::visit::{children_mut, subquery_plans_mut};
 use crate::plan::{Expr, Field, JoinKind, LogicalPlan};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -282,17 +282,8 @@ fn nulls(fields: &[Field]) -> impl Iterator<Item = Expr> + '_ {
 
 /// Rewrites the plans of the subqueries in `plan`'s own expressions, read as rows.
 fn subqueries(plan: &mut LogicalPlan, reads: &mut Reads) {
-    for e in node_expressions_mut(plan) {
-        in_expr(e, reads);
-    }
-}
-
-fn in_expr(e: &mut Expr, reads: &mut Reads) {
-    if let Expr::Subquery(s) = e {
-        let p = std::mem::replace(&mut s.plan, super::placeholder());
-        s.plan = rewrite(p, None, reads);
-    }
-    for c in e.children_mut() {
-        in_expr(c, reads);
-    }
+    subquery_plans_mut(plan, &mut |p| {
+        let taken = std::mem::replace(p, super::placeholder());
+        *p = rewrite(taken, None, reads);
+    });
 }

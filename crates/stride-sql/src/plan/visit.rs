@@ -5,6 +5,37 @@
 use super::expr::{Expr, SubqueryKind};
 use super::logical::{LogicalPlan, TableFunction, WindowExpr};
 
+/// Calls `f` on the plan of every subquery in the expressions of this node (not its
+/// children), outermost first; what those plans hold is `f`'s to walk.
+pub fn subquery_plans(plan: &LogicalPlan, f: &mut dyn FnMut(&LogicalPlan)) {
+    fn walk(e: &Expr, f: &mut dyn FnMut(&LogicalPlan)) {
+        if let Expr::Subquery(s) = e {
+            f(&s.plan);
+        }
+        for c in e.children() {
+            walk(c, f);
+        }
+    }
+    for e in node_expressions(plan) {
+        walk(e, f);
+    }
+}
+
+/// [`subquery_plans`], mutably.
+pub fn subquery_plans_mut(plan: &mut LogicalPlan, f: &mut dyn FnMut(&mut LogicalPlan)) {
+    fn walk(e: &mut Expr, f: &mut dyn FnMut(&mut LogicalPlan)) {
+        if let Expr::Subquery(s) = e {
+            f(&mut s.plan);
+        }
+        for c in e.children_mut() {
+            walk(c, f);
+        }
+    }
+    for e in node_expressions_mut(plan) {
+        walk(e, f);
+    }
+}
+
 /// Mutable references to every expression evaluated by this node (not its children).
 pub fn node_expressions_mut(plan: &mut LogicalPlan) -> Vec<&mut Expr> {
     match plan {
