@@ -20,6 +20,14 @@ pub enum DataType {
     BigInt,
     /// HUGEINT (INT128): a 128-bit two's complement integer.
     HugeInt,
+    /// The unsigned integers UTINYINT, USMALLINT, UINTEGER and UBIGINT. Each is
+    /// stored in the next wider signed type ([`DataType::physical`]), so every
+    /// signed kernel, hash, sort and zone map serves it unchanged; casts and
+    /// arithmetic check the unsigned range ([`DataType::integer_range`]).
+    UTinyInt,
+    USmallInt,
+    UInteger,
+    UBigInt,
     Real,
     Double,
     /// DECIMAL(precision, scale): a scaled integer, exact.
@@ -82,12 +90,14 @@ impl DataType {
         match self {
             DataType::Null | DataType::Boolean => PhysicalType::Bool,
             DataType::TinyInt => PhysicalType::I8,
-            DataType::SmallInt => PhysicalType::I16,
-            DataType::Integer | DataType::Date => PhysicalType::I32,
-            DataType::BigInt | DataType::Timestamp | DataType::TimestampTz | DataType::Time => {
-                PhysicalType::I64
-            }
-            DataType::HugeInt | DataType::Uuid => PhysicalType::I128,
+            DataType::SmallInt | DataType::UTinyInt => PhysicalType::I16,
+            DataType::Integer | DataType::Date | DataType::USmallInt => PhysicalType::I32,
+            DataType::BigInt
+            | DataType::Timestamp
+            | DataType::TimestampTz
+            | DataType::Time
+            | DataType::UInteger => PhysicalType::I64,
+            DataType::HugeInt | DataType::Uuid | DataType::UBigInt => PhysicalType::I128,
             DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
@@ -108,7 +118,50 @@ impl DataType {
                 | DataType::Integer
                 | DataType::BigInt
                 | DataType::HugeInt
+        ) || self.is_unsigned()
+    }
+
+    /// UTINYINT, USMALLINT, UINTEGER or UBIGINT.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(
+            self,
+            DataType::UTinyInt | DataType::USmallInt | DataType::UInteger | DataType::UBigInt
         )
+    }
+
+    /// The smallest and largest value of an integer type. For the signed types they
+    /// are their storage's; an unsigned type is stored wider, so a value computed in
+    /// its storage must be checked against this range.
+    pub fn integer_range(&self) -> Option<(i128, i128)> {
+        Some(match self {
+            DataType::TinyInt => (i8::MIN as i128, i8::MAX as i128),
+            DataType::SmallInt => (i16::MIN as i128, i16::MAX as i128),
+            DataType::Integer => (i32::MIN as i128, i32::MAX as i128),
+            DataType::BigInt => (i64::MIN as i128, i64::MAX as i128),
+            DataType::HugeInt => (i128::MIN, i128::MAX),
+            DataType::UTinyInt => (0, u8::MAX as i128),
+            DataType::USmallInt => (0, u16::MAX as i128),
+            DataType::UInteger => (0, u32::MAX as i128),
+            DataType::UBigInt => (0, u64::MAX as i128),
+            _ => return None,
+        })
+    }
+
+    /// The name overflow and cast errors give an integer type's storage, as DuckDB
+    /// names it ("INT32", "UINT8").
+    pub fn physical_integer_name(&self) -> Option<&'static str> {
+        Some(match self {
+            DataType::TinyInt => "INT8",
+            DataType::SmallInt => "INT16",
+            DataType::Integer => "INT32",
+            DataType::BigInt => "INT64",
+            DataType::HugeInt => "INT128",
+            DataType::UTinyInt => "UINT8",
+            DataType::USmallInt => "UINT16",
+            DataType::UInteger => "UINT32",
+            DataType::UBigInt => "UINT64",
+            _ => return None,
+        })
     }
 
     pub fn is_float(&self) -> bool {
@@ -173,6 +226,10 @@ impl DataType {
             DataType::Integer => Some((10, 0)),
             DataType::BigInt => Some((19, 0)),
             DataType::HugeInt => Some((38, 0)),
+            DataType::UTinyInt => Some((3, 0)),
+            DataType::USmallInt => Some((5, 0)),
+            DataType::UInteger => Some((10, 0)),
+            DataType::UBigInt => Some((20, 0)),
             DataType::Decimal(p, s) => Some((*p, *s)),
             _ => None,
         }
@@ -181,16 +238,39 @@ impl DataType {
     /// Rank used to pick the wider of two numeric types in implicit casts.
     fn numeric_rank(&self) -> u8 {
         match self {
-            DataType::TinyInt => 1,
-            DataType::SmallInt => 2,
-            DataType::Integer => 3,
-            DataType::BigInt => 4,
+            DataType::TinyInt | DataType::UTinyInt => 1,
+            DataType::SmallInt | DataType::USmallInt => 2,
+            DataType::Integer | DataType::UInteger => 3,
+            DataType::BigInt | DataType::UBigInt => 4,
             DataType::HugeInt => 5,
             DataType::Decimal(..) => 6,
             DataType::Real => 7,
             DataType::Double => 8,
             _ => 0,
         }
+    }
+
+    /// The narrowest integer type holding every value of two integer types
+    /// (DuckDB's rule): the wider of two signed or of two unsigned types; a signed
+    /// type meeting an unsigned one as wide or wider than itself gives the next
+    /// signed type wider than the unsigned one (UINTEGER and INTEGER: BIGINT).
+    pub fn integer_supertype(a: &DataType, b: &DataType) -> Option<DataType> {
+        use DataType::*;
+        let (ra, rb) = (a.integer_range()?, b.integer_range()?);
+        if a.is_unsigned() == b.is_unsigned() {
+            return Some(if ra.1 >= rb.1 { a.clone() } else { b.clone() });
+        }
+        let (signed, unsigned) = if a.is_unsigned() { (rb, ra) } else { (ra, rb) };
+        if signed.1 >= unsigned.1 {
+            return Some(if a.is_unsigned() {
+                b.clone()
+            } else {
+                a.clone()
+            });
+        }
+        [SmallInt, Integer, BigInt, HugeInt]
+            .into_iter()
+            .find(|t| t.integer_range().is_some_and(|r| r.1 >= unsigned.1))
     }
 
     /// The type both sides are cast to when two values meet in a comparison, a UNION,
@@ -214,6 +294,7 @@ impl DataType {
                 let int_digits = (p - s).max(ip);
                 Some(Decimal((int_digits + s).min(DECIMAL_MAX_PRECISION), s))
             }
+            (x, y) if x.is_integer() && y.is_integer() => Self::integer_supertype(x, y),
             (x, y) if x.is_numeric() && y.is_numeric() => {
                 let wider = if x.numeric_rank() >= y.numeric_rank() {
                     x
@@ -278,6 +359,12 @@ impl DataType {
                 if a.is_float() {
                     return false;
                 }
+                if let (Some(ra), Some(rb)) = (a.integer_range(), b.integer_range()) {
+                    return rb.0 <= ra.0 && ra.1 <= rb.1;
+                }
+                if b.is_unsigned() {
+                    return false;
+                }
                 match (a.decimal_properties(), b.decimal_properties()) {
                     (Some((p1, s1)), Some((p2, s2))) => p1 - s1 <= p2 - s2 && s1 <= s2,
                     _ => false,
@@ -313,6 +400,10 @@ impl fmt::Display for DataType {
             DataType::Integer => write!(f, "INTEGER"),
             DataType::BigInt => write!(f, "BIGINT"),
             DataType::HugeInt => write!(f, "HUGEINT"),
+            DataType::UTinyInt => write!(f, "UTINYINT"),
+            DataType::USmallInt => write!(f, "USMALLINT"),
+            DataType::UInteger => write!(f, "UINTEGER"),
+            DataType::UBigInt => write!(f, "UBIGINT"),
             DataType::Real => write!(f, "FLOAT"),
             DataType::Double => write!(f, "DOUBLE"),
             DataType::Decimal(p, s) => write!(f, "DECIMAL({p},{s})"),
@@ -383,5 +474,25 @@ mod tests {
         );
         assert_eq!(DataType::common_supertype(&Null, &Varchar), Some(Varchar));
         assert_eq!(DataType::common_supertype(&Boolean, &Date), None);
+        assert_eq!(
+            DataType::common_supertype(&UTinyInt, &TinyInt),
+            Some(SmallInt)
+        );
+        assert_eq!(
+            DataType::common_supertype(&UTinyInt, &Integer),
+            Some(Integer)
+        );
+        assert_eq!(
+            DataType::common_supertype(&UInteger, &USmallInt),
+            Some(UInteger)
+        );
+        assert_eq!(
+            DataType::common_supertype(&UBigInt, &Integer),
+            Some(HugeInt)
+        );
+        assert_eq!(
+            DataType::common_supertype(&UBigInt, &Decimal(18, 2)),
+            Some(Decimal(22, 2))
+        );
     }
 }

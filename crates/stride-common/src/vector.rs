@@ -399,6 +399,11 @@ impl Vector {
             (DataType::Integer, VectorData::I32(v)) => ScalarValue::Integer(v[i]),
             (DataType::BigInt, VectorData::I64(v)) => ScalarValue::BigInt(v[i]),
             (DataType::HugeInt, VectorData::I128(v)) => ScalarValue::HugeInt(v[i]),
+            // unsigned values are stored wider, always within their type's range
+            (DataType::UTinyInt, VectorData::I16(v)) => ScalarValue::UTinyInt(v[i] as u8),
+            (DataType::USmallInt, VectorData::I32(v)) => ScalarValue::USmallInt(v[i] as u16),
+            (DataType::UInteger, VectorData::I64(v)) => ScalarValue::UInteger(v[i] as u32),
+            (DataType::UBigInt, VectorData::I128(v)) => ScalarValue::UBigInt(v[i] as u64),
             (DataType::Uuid, VectorData::I128(v)) => {
                 ScalarValue::Uuid(crate::uuid::from_physical(v[i]))
             }
@@ -482,6 +487,10 @@ impl Vector {
                 | ScalarValue::Time(x),
             ) => v.make_mut().push(*x),
             (VectorData::I128(v), ScalarValue::HugeInt(x)) => v.make_mut().push(*x),
+            (VectorData::I16(v), ScalarValue::UTinyInt(x)) => v.make_mut().push(*x as i16),
+            (VectorData::I32(v), ScalarValue::USmallInt(x)) => v.make_mut().push(*x as i32),
+            (VectorData::I64(v), ScalarValue::UInteger(x)) => v.make_mut().push(*x as i64),
+            (VectorData::I128(v), ScalarValue::UBigInt(x)) => v.make_mut().push(*x as i128),
             (VectorData::I128(v), ScalarValue::Uuid(x)) => {
                 v.make_mut().push(crate::uuid::to_physical(*x))
             }

@@ -37,6 +37,11 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         S::SmallInt(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Integer(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::BigInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::HugeInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::UTinyInt(x) => out.push(*x),
+        S::USmallInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::UInteger(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::UBigInt(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Real(x) => out.extend_from_slice(&float_bits(*x as f64).to_le_bytes()),
         S::Double(x) => out.extend_from_slice(&float_bits(*x).to_le_bytes()),
         S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
@@ -119,6 +124,11 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         DataType::SmallInt => S::SmallInt(i16::from_le_bytes(r.take())),
         DataType::Integer => S::Integer(i32::from_le_bytes(r.take())),
         DataType::BigInt => S::BigInt(i64::from_le_bytes(r.take())),
+        DataType::HugeInt => S::HugeInt(i128::from_le_bytes(r.take())),
+        DataType::UTinyInt => S::UTinyInt(r.take::<1>()[0]),
+        DataType::USmallInt => S::USmallInt(u16::from_le_bytes(r.take())),
+        DataType::UInteger => S::UInteger(u32::from_le_bytes(r.take())),
+        DataType::UBigInt => S::UBigInt(u64::from_le_bytes(r.take())),
         DataType::Real => S::Real(f64::from_bits(u64::from_le_bytes(r.take())) as f32),
         DataType::Double => S::Double(f64::from_bits(u64::from_le_bytes(r.take()))),
         DataType::Decimal(p, s) => S::Decimal(i128::from_le_bytes(r.take()), *p, *s),
@@ -176,9 +186,22 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             out.push(1);
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes());
         }
-        S::Decimal(x, _, _) => {
+        S::Decimal(x, _, _) | S::HugeInt(x) => {
             out.push(1);
             out.extend_from_slice(&((*x as u128) ^ (1 << 127)).to_be_bytes());
+        }
+        S::UTinyInt(x) => out.extend_from_slice(&[1, *x]),
+        S::USmallInt(x) => {
+            out.push(1);
+            out.extend_from_slice(&x.to_be_bytes());
+        }
+        S::UInteger(x) => {
+            out.push(1);
+            out.extend_from_slice(&x.to_be_bytes());
+        }
+        S::UBigInt(x) => {
+            out.push(1);
+            out.extend_from_slice(&x.to_be_bytes());
         }
         // by position, the enum's order
         S::Enum(_, p) => {

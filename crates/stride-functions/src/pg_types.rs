@@ -159,9 +159,11 @@ pub fn by_oid(oid: u32) -> Option<&'static PgType> {
 pub fn oid_of(ty: &DataType) -> u32 {
     match ty {
         DataType::Boolean => BOOL,
-        DataType::TinyInt | DataType::SmallInt => INT2,
-        DataType::Integer => INT4,
-        DataType::BigInt => INT8,
+        // an unsigned type goes out as the signed type that holds all its values
+        DataType::TinyInt | DataType::SmallInt | DataType::UTinyInt => INT2,
+        DataType::Integer | DataType::USmallInt => INT4,
+        DataType::BigInt | DataType::UInteger => INT8,
+        DataType::UBigInt => NUMERIC,
         DataType::Real => FLOAT4,
         DataType::Double => FLOAT8,
         DataType::Decimal(..) | DataType::HugeInt => NUMERIC,

@@ -22,6 +22,7 @@
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
+    UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{
     ArrayRef, ArrowPrimitiveType, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeListArray,
@@ -60,6 +61,10 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::SmallInt => ArrowType::Int16,
         DataType::Integer => ArrowType::Int32,
         DataType::BigInt => ArrowType::Int64,
+        DataType::UTinyInt => ArrowType::UInt8,
+        DataType::USmallInt => ArrowType::UInt16,
+        DataType::UInteger => ArrowType::UInt32,
+        DataType::UBigInt => ArrowType::UInt64,
         DataType::Real => ArrowType::Float32,
         DataType::Double => ArrowType::Float64,
         DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
@@ -173,6 +178,11 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
         DataType::SmallInt => primitive::<Int16Type>(parts, nulls, target),
         DataType::Integer => primitive::<Int32Type>(parts, nulls, target),
         DataType::BigInt => primitive::<Int64Type>(parts, nulls, target),
+        // unsigned values are stored wider (always within their range)
+        DataType::UTinyInt => narrowed::<i16, UInt8Type>(parts, nulls, |x| x as u8),
+        DataType::USmallInt => narrowed::<i32, UInt16Type>(parts, nulls, |x| x as u16),
+        DataType::UInteger => narrowed::<i64, UInt32Type>(parts, nulls, |x| x as u32),
+        DataType::UBigInt => narrowed::<i128, UInt64Type>(parts, nulls, |x| x as u64),
         DataType::Real => primitive::<Float32Type>(parts, nulls, target),
         DataType::Double => primitive::<Float64Type>(parts, nulls, target),
         DataType::Date => primitive::<Date32Type>(parts, nulls, target),
@@ -416,7 +426,6 @@ fn enum_column(
     parts: &[(&Vector, usize)],
     nulls: Option<NullBuffer>,
 ) -> Result<ArrayRef> {
-    use arrow_array::types::{UInt16Type, UInt32Type, UInt8Type};
     use arrow_array::DictionaryArray;
     let total: usize = parts.iter().map(|(_, n)| n).sum();
     let mut keys: Vec<u32> = Vec::with_capacity(total);
@@ -561,6 +570,19 @@ where
         }
     };
     Arc::new(PrimitiveArray::<A>::new(values, nulls).with_data_type(target.clone()))
+}
+
+/// An Arrow array of `A` from parts stored as `S`, each value converted by `f`.
+fn narrowed<S: NativeType, A: ArrowPrimitiveType>(
+    parts: &[(&Vector, usize)],
+    nulls: Option<NullBuffer>,
+    f: impl Fn(S) -> A::Native,
+) -> ArrayRef {
+    let values: Vec<A::Native> = parts
+        .iter()
+        .flat_map(|(v, n)| v.values::<S>()[..*n].iter().map(|&x| f(x)))
+        .collect();
+    Arc::new(PrimitiveArray::<A>::new(values.into(), nulls))
 }
 
 /// The first `n` values of each buffer, one after the other, as an Arrow buffer over
@@ -724,11 +746,13 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::Null => DataType::Null,
         ArrowType::Boolean => DataType::Boolean,
         ArrowType::Int8 => DataType::TinyInt,
-        ArrowType::Int16 | ArrowType::UInt8 => DataType::SmallInt,
-        ArrowType::Int32 | ArrowType::UInt16 => DataType::Integer,
-        ArrowType::Int64 | ArrowType::UInt32 => DataType::BigInt,
-        // Unsigned 64-bit values do not all fit a BIGINT.
-        ArrowType::UInt64 => DataType::Decimal(20, 0),
+        ArrowType::Int16 => DataType::SmallInt,
+        ArrowType::Int32 => DataType::Integer,
+        ArrowType::Int64 => DataType::BigInt,
+        ArrowType::UInt8 => DataType::UTinyInt,
+        ArrowType::UInt16 => DataType::USmallInt,
+        ArrowType::UInt32 => DataType::UInteger,
+        ArrowType::UInt64 => DataType::UBigInt,
         ArrowType::Float16 | ArrowType::Float32 => DataType::Real,
         ArrowType::Float64 => DataType::Double,
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => DataType::Varchar,
@@ -1319,6 +1343,31 @@ mod tests {
             s.data_buffers()[0].as_ptr(),
             strs.strings().buffers[0].as_ptr()
         );
+    }
+
+    #[test]
+    fn unsigned_integers_leave_and_return_as_arrow_unsigned() {
+        use ScalarValue as S;
+        let cases = [
+            (DataType::UTinyInt, S::UTinyInt(255)),
+            (DataType::USmallInt, S::USmallInt(65535)),
+            (DataType::UInteger, S::UInteger(u32::MAX)),
+            (DataType::UBigInt, S::UBigInt(u64::MAX)),
+        ];
+        for (ty, max) in cases {
+            let v = vector(ty.clone(), &[S::Null, max.clone()]);
+            let types = [ty.clone()];
+            let schema = arrow_schema(&["u".into()], &types, StringLayout::View);
+            let (cols, n) = DataChunk::new(vec![v], 2).into_flat_columns();
+            let batch = record_batch(&schema, &types, &[(cols, n)]).unwrap();
+            let array = batch.column(0);
+            assert!(array.data_type().is_unsigned_integer(), "{ty}");
+            assert!(array.is_null(0));
+            assert_eq!(stride_type("u", array.data_type()).unwrap(), ty);
+            let back = to_vector(array, &ty).unwrap();
+            assert_eq!(back.get(0), S::Null);
+            assert_eq!(back.get(1), max);
+        }
     }
 
     #[test]

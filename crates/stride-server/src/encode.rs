@@ -193,6 +193,11 @@ impl ToSql for Value<'_> {
             ScalarValue::Double(v) => out.put_f64(*v),
             ScalarValue::Decimal(v, _, s) => numeric_binary(*v, *s, out),
             ScalarValue::HugeInt(v) => numeric_binary(*v, 0, out),
+            // as the signed types that hold them (`pg_types::oid_of`)
+            ScalarValue::UTinyInt(v) => out.put_i16(*v as i16),
+            ScalarValue::USmallInt(v) => out.put_i32(*v as i32),
+            ScalarValue::UInteger(v) => out.put_i64(*v as i64),
+            ScalarValue::UBigInt(v) => numeric_binary(*v as i128, 0, out),
             ScalarValue::Time(t) => out.put_i64(*t),
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),

@@ -198,6 +198,11 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         }
         // format 9
         DataType::Blob => w.u8(21),
+        // format 10: each stored as the next wider signed integer is
+        DataType::UTinyInt => w.u8(24),
+        DataType::USmallInt => w.u8(25),
+        DataType::UInteger => w.u8(26),
+        DataType::UBigInt => w.u8(27),
         // the type's name (a flag byte, then the name when the flag is 1) and its
         // labels in order
         DataType::Enum(e) => {
@@ -273,6 +278,10 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         }
         20 => DataType::Json,
         22 => DataType::TimestampTz,
+        24 => DataType::UTinyInt,
+        25 => DataType::USmallInt,
+        26 => DataType::UInteger,
+        27 => DataType::UBigInt,
         23 => {
             let name = match r.u8()? {
                 0 => None,

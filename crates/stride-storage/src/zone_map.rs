@@ -57,6 +57,10 @@ impl Key {
             (S::TimestampTz(v), DataType::TimestampTz) => Key::Int(*v as i128),
             (S::Time(v), DataType::Time) => Key::Int(*v as i128),
             (S::HugeInt(v), DataType::HugeInt) => Key::Int(*v),
+            (S::UTinyInt(v), DataType::UTinyInt) => Key::Int(*v as i128),
+            (S::USmallInt(v), DataType::USmallInt) => Key::Int(*v as i128),
+            (S::UInteger(v), DataType::UInteger) => Key::Int(*v as i128),
+            (S::UBigInt(v), DataType::UBigInt) => Key::Int(*v as i128),
             (S::Uuid(v), DataType::Uuid) => Key::Int(stride_common::uuid::to_physical(*v)),
             // an enum's stored value is its position
             (S::Enum(_, p), DataType::Enum(e)) if e.len() > *p as usize => Key::Int(*p as i128),

@@ -358,6 +358,10 @@ fn typed(ty: &DataType, i: i128, f: f64) -> ScalarValue {
         DataType::TimestampTz => ScalarValue::TimestampTz(i as i64),
         DataType::Time => ScalarValue::Time(i as i64),
         DataType::HugeInt => ScalarValue::HugeInt(i),
+        DataType::UTinyInt => ScalarValue::UTinyInt(i as u8),
+        DataType::USmallInt => ScalarValue::USmallInt(i as u16),
+        DataType::UInteger => ScalarValue::UInteger(i as u32),
+        DataType::UBigInt => ScalarValue::UBigInt(i as u64),
         DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(i)),
         _ => ScalarValue::Null,
     }

@@ -17,9 +17,18 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::SmallInt
         | DataType::Integer
         | DataType::BigInt
-        | DataType::HugeInt => {
+        | DataType::HugeInt
+        | DataType::UTinyInt
+        | DataType::USmallInt
+        | DataType::UInteger
+        | DataType::UBigInt => {
+            let (lo, hi) = to.integer_range().expect("an integer type");
             with_integer!(to.physical(), O => parse_each(v, len, to, try_cast, |s| {
-                O::from_i128(parse_integer(s)?)
+                let x = parse_integer(s)?;
+                if x < lo || x > hi {
+                    return None;
+                }
+                O::from_i128(x)
             }), _ => Err(Error::internal("integer storage")))
         }
         DataType::Decimal(p, sc) => {

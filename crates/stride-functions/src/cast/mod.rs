@@ -164,13 +164,24 @@ pub(crate) fn unimplemented_cast(from: &DataType, to: &DataType) -> Error {
 }
 
 pub(crate) fn out_of_range(from: &DataType, value: impl Display, to: &DataType) -> Error {
+    let (from, to) = (error_name(from), error_name(to));
     Error::out_of_range(format!(
         "Type {from} with value {value} can't be cast because the value is out of range for the destination type {to}"
     ))
 }
 
 pub(crate) fn bad_string(s: &str, to: &DataType) -> Error {
+    let to = error_name(to);
     Error::conversion(format!("Could not convert string '{s}' to {to}"))
+}
+
+/// A type as cast errors name it: integers by their storage, as DuckDB does
+/// ("INT32", "UINT8"), everything else by its SQL name.
+fn error_name(t: &DataType) -> String {
+    match t.physical_integer_name() {
+        Some(name) => name.to_string(),
+        None => t.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -268,7 +279,7 @@ mod tests {
     fn string_errors_and_try_cast() {
         let e = cast(s("abc"), DataType::Integer).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Conversion);
-        assert_eq!(e.message, "Could not convert string 'abc' to INTEGER");
+        assert_eq!(e.message, "Could not convert string 'abc' to INT32");
         assert!(cast(s("300"), DataType::TinyInt).is_err());
         assert!(cast(s("1.5"), DataType::Integer).is_err());
         assert!(cast(s("2021-02-30"), DataType::Date).is_err());
@@ -287,7 +298,7 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::OutOfRange);
         assert_eq!(
             e.message,
-            "Type BIGINT with value 300 can't be cast because the value is out of range for the destination type TINYINT"
+            "Type INT64 with value 300 can't be cast because the value is out of range for the destination type INT8"
         );
         assert_eq!(
             cast_scalar(&BigInt(300), &DataType::TinyInt, true).unwrap(),

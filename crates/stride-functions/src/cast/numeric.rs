@@ -115,6 +115,18 @@ fn int_to_int<I: SqlInt, O: SqlInt>(
     let (fs, ts) = (scale_of(from), scale_of(to));
     let precision = decimal_precision(to);
     let err = |x: I| out_of_range(from, decimal_to_string(x.to_i128(), fs), to);
+    if to.is_unsigned() {
+        // stored wider than its range: check the range itself
+        let (lo, hi) = to.integer_range().expect("an integer type");
+        let convert = |x: I| {
+            let r = rescale(x.to_i128(), fs, 0)?;
+            if r < lo || r > hi {
+                return None;
+            }
+            O::from_i128(r)
+        };
+        return try_unary_or_null(v, len, to.clone(), try_cast, convert, err);
+    }
     if fs == ts && precision.is_none() {
         return try_unary_or_null(
             v,
@@ -180,10 +192,11 @@ fn float_to_int<F: SqlFloat, O: SqlInt>(
             try_unary_or_null(v, len, to.clone(), try_cast, convert, err)
         }
         _ => {
+            let (lo, hi) = to.integer_range().unwrap_or((i128::MIN, i128::MAX));
             let convert = |x: F| {
                 let r = x.to_f64().round_ties_even();
                 // the range test also rejects NaN
-                if (-1.7e38..=1.7e38).contains(&r) {
+                if (-1.7e38..=1.7e38).contains(&r) && (lo..=hi).contains(&(r as i128)) {
                     O::from_i128(r as i128)
                 } else {
                     None

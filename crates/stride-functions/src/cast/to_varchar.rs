@@ -26,7 +26,11 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         | DataType::SmallInt
         | DataType::Integer
         | DataType::BigInt
-        | DataType::HugeInt => {
+        | DataType::HugeInt
+        | DataType::UTinyInt
+        | DataType::USmallInt
+        | DataType::UInteger
+        | DataType::UBigInt => {
             with_integer!(v.ty.physical(), I => each(v, len, |x: I, out| {
                 let _ = write!(out, "{x}");
             }), _ => unreachable!("integer storage"))

@@ -214,6 +214,19 @@ fn convert_spans(
             DataType::Integer => fixed!(ty.clone(), I32, 0, |s| parse_i64(s)
                 .and_then(|v| i32::try_from(v).ok())),
             DataType::HugeInt => fixed!(DataType::HugeInt, I128, 0, |s| parse_i128(s)),
+            // the unsigned types, in their wider storage
+            DataType::UTinyInt => fixed!(ty.clone(), I16, 0, |s| parse_i64(s)
+                .and_then(|v| u8::try_from(v).ok())
+                .map(i16::from)),
+            DataType::USmallInt => fixed!(ty.clone(), I32, 0, |s| parse_i64(s)
+                .and_then(|v| u16::try_from(v).ok())
+                .map(i32::from)),
+            DataType::UInteger => fixed!(ty.clone(), I64, 0, |s| parse_i64(s)
+                .and_then(|v| u32::try_from(v).ok())
+                .map(i64::from)),
+            DataType::UBigInt => fixed!(ty.clone(), I128, 0, |s| parse_i128(s)
+                .and_then(|v| u64::try_from(v).ok())
+                .map(i128::from)),
             _ => fixed!(DataType::BigInt, I64, 0, |s| parse_i64(s)),
         },
         Parser::Time => fixed!(DataType::Time, I64, 0, |s| parse_time_bytes(s)),

@@ -50,6 +50,18 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
         A::Int(_) | A::Integer(_) | A::Int4(_) | A::Int32 => DataType::Integer,
         A::BigInt(_) | A::Int8(_) | A::Int64 => DataType::BigInt,
         A::HugeInt | A::Int128 => DataType::HugeInt,
+        A::UTinyInt | A::UInt8 | A::TinyIntUnsigned(_) => DataType::UTinyInt,
+        A::USmallInt | A::UInt16 | A::SmallIntUnsigned(_) | A::Int2Unsigned(_) => {
+            DataType::USmallInt
+        }
+        A::UInt32
+        | A::IntUnsigned(_)
+        | A::IntegerUnsigned(_)
+        | A::Int4Unsigned(_)
+        | A::Unsigned
+        | A::UnsignedInteger => DataType::UInteger,
+        A::UBigInt | A::UInt64 | A::BigIntUnsigned(_) | A::Int8Unsigned(_) => DataType::UBigInt,
+        A::UHugeInt | A::UInt128 => return Err(uhugeint_unsupported()),
         A::Real | A::Float4 | A::Float32 => DataType::Real,
         // FLOAT is 4 bytes, as in DuckDB (PostgreSQL makes it DOUBLE); FLOAT(p)
         // with more than 24 bits of precision is DOUBLE in both
@@ -171,6 +183,11 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "int1" => DataType::TinyInt,
                     "long" => DataType::BigInt,
                     "hugeint" | "int128" => DataType::HugeInt,
+                    "utinyint" | "uint8" => DataType::UTinyInt,
+                    "usmallint" | "uint16" => DataType::USmallInt,
+                    "uinteger" | "uint32" | "uint" => DataType::UInteger,
+                    "ubigint" | "uint64" => DataType::UBigInt,
+                    "uhugeint" | "uint128" => return Err(uhugeint_unsupported()),
                     // PostgreSQL's internal string types: `name`, `"char"`.
                     "string" | "bpchar" | "name" | "char" => DataType::Varchar,
                     "float2" => DataType::Real,
@@ -199,6 +216,12 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
             )))
         }
     })
+}
+
+fn uhugeint_unsupported() -> Error {
+    Error::not_supported(
+        "type UHUGEINT is not supported yet: use UBIGINT (up to 2^64 - 1), HUGEINT or DECIMAL(38, 0)",
+    )
 }
 
 /// A type given as text inside another type's arguments (`map(varchar, int)`).

@@ -234,6 +234,10 @@ pub fn sql_literal(v: &ScalarValue) -> String {
         | ScalarValue::Integer(_)
         | ScalarValue::BigInt(_)
         | ScalarValue::HugeInt(_)
+        | ScalarValue::UTinyInt(_)
+        | ScalarValue::USmallInt(_)
+        | ScalarValue::UInteger(_)
+        | ScalarValue::UBigInt(_)
         | ScalarValue::Decimal(..) => v.to_string(),
         ScalarValue::Varchar(s) => format!("'{}'", s.replace('\'', "''")),
         other => format!(

@@ -63,6 +63,10 @@ fn push_value(s: &mut String, v: &ScalarValue) {
         | ScalarValue::Integer(_)
         | ScalarValue::BigInt(_)
         | ScalarValue::HugeInt(_)
+        | ScalarValue::UTinyInt(_)
+        | ScalarValue::USmallInt(_)
+        | ScalarValue::UInteger(_)
+        | ScalarValue::UBigInt(_)
         | ScalarValue::Decimal(..) => s.push_str(&v.to_string()),
         ScalarValue::Real(f) if f.is_finite() => s.push_str(&v.to_string()),
         ScalarValue::Double(f) if f.is_finite() => s.push_str(&v.to_string()),

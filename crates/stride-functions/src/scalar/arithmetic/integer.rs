@@ -6,10 +6,12 @@ use super::ScalarFunction;
 use crate::kernels::{try_binary, SqlInt};
 use stride_common::{DataType, Error, Result, Vector};
 
-pub(super) fn overflow<T: SqlInt>(what: &str, x: T, sym: &str, y: T) -> Error {
-    Error::out_of_range(format!("Overflow in {what} of {} ({x} {sym} {y})", T::NAME))
+pub(super) fn overflow<T: SqlInt>(what: &str, name: &str, x: T, sym: &str, y: T) -> Error {
+    Error::out_of_range(format!("Overflow in {what} of {name} ({x} {sym} {y})"))
 }
 
+/// `op` over two integers of the return type `ty`, stored as `T`. An unsigned type
+/// is stored wider than its range, so its results are checked against the range.
 pub(super) fn evaluate<T: SqlInt>(
     op: ScalarFunction,
     a: &Vector,
@@ -17,21 +19,60 @@ pub(super) fn evaluate<T: SqlInt>(
     len: usize,
     ty: DataType,
 ) -> Result<Vector> {
+    let name = ty.physical_integer_name().unwrap_or(T::NAME);
+    match ty.integer_range().filter(|_| ty.is_unsigned()) {
+        Some((lo, hi)) => {
+            let (lo, hi) = (T::from_i128(lo), T::from_i128(hi));
+            let (lo, hi) = lo
+                .zip(hi)
+                .ok_or_else(|| Error::internal("unsigned storage"))?;
+            evaluate_within(op, a, b, len, ty, name, move |r: T| r >= lo && r <= hi)
+        }
+        None => evaluate_within(op, a, b, len, ty, name, |_: T| true),
+    }
+}
+
+fn evaluate_within<T: SqlInt>(
+    op: ScalarFunction,
+    a: &Vector,
+    b: &Vector,
+    len: usize,
+    ty: DataType,
+    name: &str,
+    fits: impl Fn(T) -> bool + Copy,
+) -> Result<Vector> {
+    let checked = |r: Option<T>| r.filter(|r| fits(*r));
     match op {
-        ScalarFunction::Add => try_binary(a, b, len, ty, T::checked_add, |x, y| {
-            overflow("addition", x, "+", y)
-        }),
-        ScalarFunction::Subtract => try_binary(a, b, len, ty, T::checked_sub, |x, y| {
-            overflow("subtraction", x, "-", y)
-        }),
-        ScalarFunction::Multiply => try_binary(a, b, len, ty, T::checked_mul, |x, y| {
-            overflow("multiplication", x, "*", y)
-        }),
+        ScalarFunction::Add => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x, y| checked(T::checked_add(x, y)),
+            |x, y| overflow("addition", name, x, "+", y),
+        ),
+        ScalarFunction::Subtract => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x, y| checked(T::checked_sub(x, y)),
+            |x, y| overflow("subtraction", name, x, "-", y),
+        ),
+        ScalarFunction::Multiply => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x, y| checked(T::checked_mul(x, y)),
+            |x, y| overflow("multiplication", name, x, "*", y),
+        ),
+        // the quotient and remainder of values in range are in range
         ScalarFunction::Divide => try_binary(a, b, len, ty, T::checked_div, |x, y: T| {
             if y == T::ZERO {
                 Error::division_by_zero()
             } else {
-                overflow("division", x, "/", y)
+                overflow("division", name, x, "/", y)
             }
         }),
         ScalarFunction::Modulo => try_binary(a, b, len, ty, T::checked_rem, |_, _| {

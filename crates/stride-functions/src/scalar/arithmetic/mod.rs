@@ -87,12 +87,8 @@ fn resolve_numeric(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<Bou
         return bind(op, vec![t.clone(), t.clone()], t);
     }
     if a.is_integer() && b.is_integer() {
-        let t = if a.decimal_properties() >= b.decimal_properties() {
-            a
-        } else {
-            b
-        };
-        return bind(op, vec![t.clone(), t.clone()], t.clone());
+        let t = DataType::integer_supertype(a, b)?;
+        return bind(op, vec![t.clone(), t.clone()], t);
     }
     let (p1, s1) = a.decimal_properties()?;
     let (p2, s2) = b.decimal_properties()?;

@@ -28,13 +28,18 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, len: usize) -> Result<Vect
         DataType::Decimal(..) => with_integer!(ty.physical(), T => try_unary(a, len, ty.clone(),
             |x: T| x.checked_neg(), |_| Error::internal("decimal negation overflow")),
             _ => Err(Error::internal("decimal storage"))),
+        // only 0 has an unsigned negation
+        t if t.is_unsigned() => with_integer!(t.physical(), T => try_unary(a, len, ty.clone(),
+            |x: T| (x == T::ZERO).then_some(x), |x: T| negation_overflow(t, x)),
+            _ => Err(Error::internal(format!("negation of {t}")))),
         t => with_integer!(t.physical(), T => try_unary(a, len, ty.clone(), |x: T| x.checked_neg(),
-            |x: T| negation_overflow(x)), _ => Err(Error::internal(format!("negation of {t}")))),
+            |x: T| negation_overflow(t, x)), _ => Err(Error::internal(format!("negation of {t}")))),
     }
 }
 
-fn negation_overflow<T: SqlInt>(x: T) -> Error {
-    Error::out_of_range(format!("Overflow in negation of {} ({x})", T::NAME))
+fn negation_overflow<T: SqlInt>(t: &DataType, x: T) -> Error {
+    let name = t.physical_integer_name().unwrap_or(T::NAME);
+    Error::out_of_range(format!("Overflow in negation of {name} ({x})"))
 }
 
 pub(crate) fn negate_interval(iv: Interval) -> Option<Interval> {

@@ -29,6 +29,21 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
         ScalarValue::BigInt(x) => {
             let _ = write!(out, "{x}");
         }
+        ScalarValue::HugeInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::UTinyInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::USmallInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::UInteger(x) => {
+            let _ = write!(out, "{x}");
+        }
+        ScalarValue::UBigInt(x) => {
+            let _ = write!(out, "{x}");
+        }
         ScalarValue::Real(x) => write_double(out, *x as f64),
         ScalarValue::Double(x) => write_double(out, *x),
         ScalarValue::Decimal(u, _, s) => write_double(out, *u as f64 / 10f64.powi(*s as i32)),
@@ -120,10 +135,15 @@ fn type_by_name(name: &str) -> Option<DataType> {
     let n = name.trim().to_ascii_uppercase();
     Some(match n.as_str() {
         "BOOLEAN" | "BOOL" => DataType::Boolean,
-        "TINYINT" | "UTINYINT" => DataType::TinyInt,
-        "SMALLINT" | "USMALLINT" => DataType::SmallInt,
-        "INTEGER" | "INT" | "INT4" | "UINTEGER" => DataType::Integer,
-        "BIGINT" | "INT8" | "UBIGINT" | "HUGEINT" => DataType::BigInt,
+        "TINYINT" => DataType::TinyInt,
+        "SMALLINT" => DataType::SmallInt,
+        "INTEGER" | "INT" | "INT4" => DataType::Integer,
+        "BIGINT" | "INT8" => DataType::BigInt,
+        "HUGEINT" => DataType::HugeInt,
+        "UTINYINT" => DataType::UTinyInt,
+        "USMALLINT" => DataType::USmallInt,
+        "UINTEGER" => DataType::UInteger,
+        "UBIGINT" => DataType::UBigInt,
         "FLOAT" | "REAL" => DataType::Real,
         "DOUBLE" => DataType::Double,
         "VARCHAR" | "TEXT" | "STRING" => DataType::Varchar,

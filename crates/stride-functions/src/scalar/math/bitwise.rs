@@ -38,9 +38,42 @@ pub(crate) fn resolve_not(args: &[DataType]) -> Option<BoundFunction> {
     bind(ScalarFunction::Bitwise(BitOp::Not), vec![t.clone()], t)
 }
 
+/// The bits of an integer type and its largest value: its storage's for the signed
+/// types; an unsigned type's own (it is stored wider). DuckDB lets an unsigned
+/// value shift by its full width (an overflow unless it is 0).
+#[derive(Clone, Copy)]
+struct Width {
+    bits: i128,
+    max: i128,
+    /// the widest shift that is not "out of range"
+    max_shift: i128,
+}
+
+impl Width {
+    fn of<T: SqlInt>(ty: &DataType) -> Width {
+        match ty.integer_range().filter(|_| ty.is_unsigned()) {
+            Some((_, max)) => {
+                let bits = 128 - max.leading_zeros() as i128;
+                Width {
+                    bits,
+                    max,
+                    max_shift: bits,
+                }
+            }
+            None => {
+                let bits = (std::mem::size_of::<T>() * 8) as i128;
+                Width {
+                    bits,
+                    max: (1i128 << (bits - 1)) - 1,
+                    max_shift: bits - 1,
+                }
+            }
+        }
+    }
+}
+
 /// `x << s`, or the error DuckDB reports.
-fn shift_left<T: SqlInt>(x: T, s: T) -> std::result::Result<T, Error> {
-    let bits = (std::mem::size_of::<T>() * 8) as i128;
+fn shift_left<T: SqlInt>(x: T, s: T, w: Width) -> std::result::Result<T, Error> {
     let (xv, sv) = (x.to_i128(), s.to_i128());
     if sv < 0 {
         return Err(Error::out_of_range(format!(
@@ -52,13 +85,12 @@ fn shift_left<T: SqlInt>(x: T, s: T) -> std::result::Result<T, Error> {
             "Cannot left-shift negative number {x}"
         )));
     }
-    if sv >= bits {
+    if sv > w.max_shift {
         return Err(Error::out_of_range(format!(
             "Left-shift value {s} is out of range"
         )));
     }
-    let limit = (1i128 << (bits - 1)) - 1; // the type's largest value
-    if sv > 0 && xv > (limit >> sv) {
+    if sv > 0 && xv > (w.max >> sv) {
         return Err(Error::out_of_range(format!(
             "Overflow in left shift ({x} << {s})"
         )));
@@ -68,10 +100,9 @@ fn shift_left<T: SqlInt>(x: T, s: T) -> std::result::Result<T, Error> {
 }
 
 /// `x >> s`: 0 for shifts outside `0..width`.
-fn shift_right<T: SqlInt>(x: T, s: T) -> T {
-    let bits = (std::mem::size_of::<T>() * 8) as i128;
+fn shift_right<T: SqlInt>(x: T, s: T, w: Width) -> T {
     let sv = s.to_i128();
-    if !(0..bits).contains(&sv) {
+    if !(0..w.bits).contains(&sv) {
         return T::ZERO;
     }
     T::from_i128(x.to_i128() >> sv).unwrap_or(T::ZERO)
@@ -85,23 +116,32 @@ pub(super) fn evaluate(
 ) -> Result<Vector> {
     let ty = f.return_type.clone();
     if op == BitOp::Not {
-        return with_integer!(args[0].ty.physical(), T => Ok(unary(&args[0], len, ty, |x: T| !x)),
-            _ => Err(Error::internal("bitwise NOT on a non-integer")));
+        return with_integer!(args[0].ty.physical(), T => Ok(match ty.is_unsigned() {
+            // the type's own bits flipped, not its wider storage's
+            true => {
+                let max = Width::of::<T>(&ty).max;
+                unary(&args[0], len, ty, move |x: T| T::from_i128(max - x.to_i128()).unwrap_or(x))
+            }
+            false => unary(&args[0], len, ty, |x: T| !x),
+        }), _ => Err(Error::internal("bitwise NOT on a non-integer")));
     }
     let (a, b) = (&args[0], &args[1]);
-    with_integer!(a.ty.physical(), T => match op {
+    with_integer!(a.ty.physical(), T => {
+        let w = Width::of::<T>(&ty);
+        match op {
         BitOp::And => Ok(binary(a, b, len, ty, |x: T, y: T| x & y)),
         BitOp::Or => Ok(binary(a, b, len, ty, |x: T, y: T| x | y)),
-        BitOp::ShiftRight => Ok(binary(a, b, len, ty, shift_right::<T>)),
+        BitOp::ShiftRight => Ok(binary(a, b, len, ty, move |x: T, s: T| shift_right(x, s, w))),
         BitOp::Not => Err(Error::internal("bitwise NOT takes one argument")),
         BitOp::ShiftLeft => try_binary(
             a,
             b,
             len,
             ty,
-            |x: T, s: T| shift_left(x, s).ok(),
-            |x: T, s: T| shift_left(x, s).err().unwrap_or_else(|| Error::internal("shift")),
+            move |x: T, s: T| shift_left(x, s, w).ok(),
+            move |x: T, s: T| shift_left(x, s, w).err().unwrap_or_else(|| Error::internal("shift")),
         ),
+        }
     }, _ => Err(Error::internal("bitwise operator on a non-integer")))
 }
 

@@ -17,10 +17,10 @@ pub(crate) fn resolve_lcm(args: &[DataType]) -> Option<BoundFunction> {
     resolve_divisor(ScalarFunction::Lcm, args)
 }
 
-/// gcd / lcm over HUGEINT when an argument is one, else over BIGINT.
+/// gcd / lcm over HUGEINT when an argument is one (or a UBIGINT), else over BIGINT.
 fn resolve_divisor(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
-    use DataType::{BigInt, HugeInt};
-    if args.contains(&HugeInt) {
+    use DataType::{BigInt, HugeInt, UBigInt};
+    if args.contains(&HugeInt) || args.contains(&UBigInt) {
         return fixed(func, args, &[HugeInt, HugeInt], HugeInt);
     }
     fixed(func, args, &[BigInt, BigInt], BigInt)

@@ -12,9 +12,14 @@ use stride_common::{DataType, Result, Vector};
 fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
     let param = match t {
-        DataType::TinyInt | DataType::SmallInt | DataType::Integer | DataType::BigInt => {
-            DataType::BigInt
-        }
+        DataType::TinyInt
+        | DataType::SmallInt
+        | DataType::Integer
+        | DataType::BigInt
+        | DataType::UTinyInt
+        | DataType::USmallInt
+        | DataType::UInteger => DataType::BigInt,
+        DataType::UBigInt => DataType::UBigInt,
         DataType::Varchar | DataType::Null => DataType::Varchar,
         DataType::Blob => DataType::Blob,
         _ => return None,
@@ -33,11 +38,19 @@ pub(crate) fn resolve_bin(args: &[DataType]) -> Option<BoundFunction> {
 pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     let hex = f.func == ScalarFunction::ToHex;
     let mut buf = String::new();
-    if f.arg_types[0] == DataType::BigInt {
-        let v = Slot::<i64>::new(&args[0]);
+    if matches!(f.arg_types[0], DataType::BigInt | DataType::UBigInt) {
+        // a UBIGINT is stored in an i128 (within 0..2^64)
+        let (narrow, wide) = match f.arg_types[0] {
+            DataType::BigInt => (Some(Slot::<i64>::new(&args[0])), None),
+            _ => (None, Some(Slot::<i128>::new(&args[0]))),
+        };
         return map_rows_to_strings(&[&args[0]], len, |i, out| {
             buf.clear();
-            let x = v.get(i) as u64;
+            let x = match (narrow, wide) {
+                (Some(v), _) => v.get(i) as u64,
+                (_, Some(v)) => v.get(i) as u64,
+                _ => 0,
+            };
             let _ = if hex {
                 write!(buf, "{x:X}")
             } else {
