@@ -4,6 +4,48 @@
 
 use crate::interval::{Interval, MICROS_PER_DAY};
 
+/// DATE 'infinity' and '-infinity', as DuckDB stores them: the largest day number and
+/// its negation. They sort after and before every date, read and print as their
+/// names, and have no fields (`year` of them is NULL).
+pub const DATE_INFINITY: i32 = i32::MAX;
+pub const DATE_NEG_INFINITY: i32 = -i32::MAX;
+/// TIMESTAMP (and TIMESTAMPTZ) 'infinity' and '-infinity'.
+pub const TIMESTAMP_INFINITY: i64 = i64::MAX;
+pub const TIMESTAMP_NEG_INFINITY: i64 = -i64::MAX;
+
+/// Whether a DATE is a day (not 'infinity' or '-infinity').
+pub fn is_finite_date(days: i32) -> bool {
+    days != DATE_INFINITY && days != DATE_NEG_INFINITY
+}
+
+/// Whether a TIMESTAMP is an instant (not 'infinity' or '-infinity').
+pub fn is_finite_timestamp(micros: i64) -> bool {
+    micros != TIMESTAMP_INFINITY && micros != TIMESTAMP_NEG_INFINITY
+}
+
+/// The infinite value a date's or timestamp's text names ('infinity', '+infinity',
+/// '-infinity', any case): `Some(true)` for +, `Some(false)` for -.
+fn infinity_sign(s: &str) -> Option<bool> {
+    let (positive, word) = match s.as_bytes().first()? {
+        b'-' => (false, &s[1..]),
+        b'+' => (true, &s[1..]),
+        _ => (true, s),
+    };
+    word.eq_ignore_ascii_case("infinity").then_some(positive)
+}
+
+/// A date's text without a trailing " (BC)" (or " BC"), and whether it had one.
+fn strip_bc(s: &str) -> (&str, bool) {
+    for suffix in ["(BC)", "BC"] {
+        if let Some(rest) = s.strip_suffix(suffix) {
+            if rest.ends_with(' ') {
+                return (rest.trim_end(), true);
+            }
+        }
+    }
+    (s, false)
+}
+
 /// Days since the epoch of a civil date (month 1..=12, day 1..=31).
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -42,16 +84,18 @@ pub fn days_in_month(y: i64, m: u32) -> u32 {
     }
 }
 
-/// Builds a date, checking the fields.
+/// Builds a date, checking the fields; `None` outside the days an i32 holds (about
+/// 5.8 million years either side of 1970, DuckDB's range).
 pub fn make_date(y: i64, m: i64, d: i64) -> Option<i32> {
     if !(1..=12).contains(&m)
         || d < 1
         || d > days_in_month(y, m as u32) as i64
-        || !(-290_000..=290_000).contains(&y)
+        || !(-5_900_000..=5_900_000).contains(&y)
     {
         return None;
     }
-    i32::try_from(days_from_civil(y, m as u32, d as u32)).ok()
+    let days = i32::try_from(days_from_civil(y, m as u32, d as u32)).ok()?;
+    is_finite_date(days).then_some(days)
 }
 
 fn parse_uint(s: &[u8]) -> Option<i64> {
@@ -68,18 +112,32 @@ fn parse_uint(s: &[u8]) -> Option<i64> {
     Some(v)
 }
 
-/// Parses `YYYY-MM-DD` (also with a leading `-` for BC-style negative years).
+/// Parses `YYYY-MM-DD`, with a leading `-` for astronomical negative years or a
+/// trailing ` (BC)` (year 1 BC is year 0), or 'infinity' / '-infinity' / 'epoch'.
 pub fn parse_date(s: &str) -> Option<i32> {
     let s = s.trim();
+    match infinity_sign(s) {
+        Some(true) => return Some(DATE_INFINITY),
+        Some(false) => return Some(DATE_NEG_INFINITY),
+        None if s.eq_ignore_ascii_case("epoch") => return Some(0),
+        None => {}
+    }
+    let (s, bc) = strip_bc(s);
     let (neg, body) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s),
+        Some(r) if !bc => (true, r),
+        _ => (false, s),
     };
     let mut it = body.splitn(3, '-');
     let y = parse_uint(it.next()?.as_bytes())?;
     let m = parse_uint(it.next()?.as_bytes())?;
     let d = parse_uint(it.next()?.as_bytes())?;
-    make_date(if neg { -y } else { y }, m, d)
+    let year = match (neg, bc) {
+        (true, _) => -y,
+        (_, true) if y == 0 => return None,
+        (_, true) => 1 - y,
+        _ => y,
+    };
+    make_date(year, m, d)
 }
 
 /// Parses `HH:MM[:SS[.ffffff]]` into microseconds since midnight.
@@ -196,34 +254,73 @@ pub fn write_time(out: &mut String, micros: i64) {
     }
 }
 
-/// Parses `YYYY-MM-DD[ |T]HH:MM[:SS[.ffffff]]` or a bare date.
+/// Parses `YYYY-MM-DD[ (BC)][ |T]HH:MM[:SS[.ffffff]]` or a bare date, or
+/// 'infinity' / '-infinity' / 'epoch'.
 pub fn parse_timestamp(s: &str) -> Option<i64> {
     let s = s.trim();
+    match infinity_sign(s) {
+        Some(true) => return Some(TIMESTAMP_INFINITY),
+        Some(false) => return Some(TIMESTAMP_NEG_INFINITY),
+        None if s.eq_ignore_ascii_case("epoch") => return Some(0),
+        None => {}
+    }
     let s = s.strip_suffix('Z').unwrap_or(s);
     let split = s.find([' ', 'T']);
-    let (date, time) = match split {
+    let (mut date, mut time) = match split {
         Some(i) => (&s[..i], s[i + 1..].trim()),
         None => (s, ""),
     };
-    let days = parse_date(date)? as i64;
+    let with_bc;
+    if let Some(rest) = time.strip_prefix("(BC)") {
+        with_bc = format!("{date} (BC)");
+        date = &with_bc;
+        time = rest.trim_start();
+    }
+    let days = parse_date(date)?;
+    if !is_finite_date(days) {
+        return None;
+    }
     let micros = if time.is_empty() {
         0
     } else {
         parse_time(time)?
     };
-    days.checked_mul(MICROS_PER_DAY)?.checked_add(micros)
+    let t = (days as i64)
+        .checked_mul(MICROS_PER_DAY)?
+        .checked_add(micros)?;
+    is_finite_timestamp(t).then_some(t)
 }
 
 pub fn format_date(days: i32) -> String {
-    let (y, m, d) = civil_from_days(days as i64);
-    if y < 0 {
-        format!("{:04}-{:02}-{:02} (BC)", -y + 1, m, d)
-    } else {
-        format!("{y:04}-{m:02}-{d:02}")
+    let mut s = String::with_capacity(10);
+    write_date(&mut s, days);
+    s
+}
+
+/// Appends a date as `YYYY-MM-DD`, years before 1 as `YYYY-MM-DD (BC)` (year 0 is
+/// 1 BC), the infinite dates as 'infinity' and '-infinity' (DuckDB's text).
+pub fn write_date(out: &mut String, days: i32) {
+    use std::fmt::Write;
+    match days {
+        DATE_INFINITY => out.push_str("infinity"),
+        DATE_NEG_INFINITY => out.push_str("-infinity"),
+        _ => {
+            let (y, m, d) = civil_from_days(days as i64);
+            let _ = if y <= 0 {
+                write!(out, "{:04}-{m:02}-{d:02} (BC)", 1 - y)
+            } else {
+                write!(out, "{y:04}-{m:02}-{d:02}")
+            };
+        }
     }
 }
 
 pub fn format_timestamp(micros: i64) -> String {
+    match micros {
+        TIMESTAMP_INFINITY => return "infinity".into(),
+        TIMESTAMP_NEG_INFINITY => return "-infinity".into(),
+        _ => {}
+    }
     let days = micros.div_euclid(MICROS_PER_DAY);
     let rem = micros.rem_euclid(MICROS_PER_DAY);
     let secs = rem / 1_000_000;
@@ -262,12 +359,37 @@ pub fn add_months_to_days(days: i64, months: i64) -> Option<i64> {
 
 /// TIMESTAMP + INTERVAL.
 pub fn timestamp_add_interval(ts: i64, iv: Interval) -> Option<i64> {
+    if !is_finite_timestamp(ts) {
+        return Some(ts);
+    }
     let days = ts.div_euclid(MICROS_PER_DAY);
     let rem = ts.rem_euclid(MICROS_PER_DAY);
     let days = add_months_to_days(days, iv.months as i64)?.checked_add(iv.days as i64)?;
-    days.checked_mul(MICROS_PER_DAY)?
+    let t = days
+        .checked_mul(MICROS_PER_DAY)?
         .checked_add(rem)?
-        .checked_add(iv.micros)
+        .checked_add(iv.micros)?;
+    is_finite_timestamp(t).then_some(t)
+}
+
+/// A date moved by `n` days; the infinite dates stay as they are, and a finite one
+/// may not become one.
+pub fn date_add_days(d: i32, n: i64) -> Option<i32> {
+    if !is_finite_date(d) {
+        return Some(d);
+    }
+    let r = i32::try_from(d as i64 + n).ok()?;
+    is_finite_date(r).then_some(r)
+}
+
+/// The midnight of a date plus a time of day, as a TIMESTAMP; the infinite dates
+/// give the infinite timestamps.
+pub fn date_at_time(d: i32, micros: i64) -> Option<i64> {
+    match d {
+        DATE_INFINITY => Some(TIMESTAMP_INFINITY),
+        DATE_NEG_INFINITY => Some(TIMESTAMP_NEG_INFINITY),
+        _ => (d as i64).checked_mul(MICROS_PER_DAY)?.checked_add(micros),
+    }
 }
 
 /// Day of week, 0 = Sunday.

@@ -57,16 +57,25 @@ impl SessionZone {
     }
 
     /// Local time (microseconds on the zone's clocks) of an instant; `None` past the
-    /// range of a timestamp.
+    /// range of a timestamp. 'infinity' and '-infinity' are their own local times.
     pub fn local_of(&self, instant: i64) -> Option<i64> {
+        if !crate::temporal::is_finite_timestamp(instant) {
+            return Some(instant);
+        }
         instant.checked_add(self.0.offset_at(instant) as i64 * 1_000_000)
     }
 
     pub fn instant_of(&self, local: i64) -> Option<i64> {
+        if !crate::temporal::is_finite_timestamp(local) {
+            return Some(local);
+        }
         self.0.instant_of(local)
     }
 
     pub fn instant_of_preferring(&self, local: i64, prefer: i32) -> Option<i64> {
+        if !crate::temporal::is_finite_timestamp(local) {
+            return Some(local);
+        }
         self.0.instant_of_preferring(local, prefer)
     }
 }
@@ -126,6 +135,9 @@ pub fn enter(zone: Option<SessionZone>) -> Option<SessionZone> {
 /// An instant as DuckDB shows a TIMESTAMP WITH TIME ZONE, in `zone`: the local time
 /// as a TIMESTAMP prints, then the offset as `+HH`, `+HH:MM` or `+HH:MM:SS`.
 pub fn format_in(zone: &SessionZone, instant: i64) -> String {
+    if !crate::temporal::is_finite_timestamp(instant) {
+        return crate::temporal::format_timestamp(instant);
+    }
     let offset = zone.offset_at(instant);
     let mut s = match zone.local_of(instant) {
         Some(local) => crate::temporal::format_timestamp(local),

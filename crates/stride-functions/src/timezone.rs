@@ -167,6 +167,10 @@ fn retype(v: &Vector, ty: DataType) -> Vector {
 /// clocks (a day across a DST shift is 23 or 25 hours), then the microseconds as
 /// elapsed time.
 pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> Option<i64> {
+    use stride_common::temporal::is_finite_timestamp;
+    if !is_finite_timestamp(t) {
+        return Some(t);
+    }
     let moved = if iv.months == 0 && iv.days == 0 {
         t
     } else if zone.is_utc() {
@@ -182,7 +186,9 @@ pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> 
         )?;
         zone.instant_of_preferring(local, zone.offset_at(t))?
     };
-    moved.checked_add(iv.micros)
+    moved
+        .checked_add(iv.micros)
+        .filter(|m| is_finite_timestamp(*m))
 }
 
 /// `x - y` of two instants as DuckDB computes it: the whole days on the zone's
@@ -231,12 +237,17 @@ fn out_of_range(t: i64) -> Error {
 pub fn parse(s: &str, zone: &SessionZone) -> Result<Option<i64>> {
     let s = s.trim();
     let Some(sep) = s.find([' ', 'T']) else {
+        // 'infinity' and '-infinity' name no zone's time; 'epoch' is an instant
+        if let Some(t) = stride_common::temporal::parse_timestamp(s)
+            .filter(|t| !stride_common::temporal::is_finite_timestamp(*t) || *t == 0)
+            .filter(|_| !s.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            return Ok(Some(t));
+        }
         let Some(d) = stride_common::temporal::parse_date(s) else {
             return Ok(None);
         };
-        return Ok((d as i64)
-            .checked_mul(stride_common::interval::MICROS_PER_DAY)
-            .and_then(|l| zone.instant_of(l)));
+        return Ok(stride_common::temporal::date_at_time(d, 0).and_then(|l| zone.instant_of(l)));
     };
     let rest = s[sep + 1..].trim_start();
     let time_end = rest
@@ -328,7 +339,9 @@ mod tests {
         assert_eq!(ny.offset_at(ts("2024-07-01 00:00:00")), -4 * 3600);
         // far outside jiff's range: the nearest rules, no panic
         assert!(ny.local_of(i64::MIN).is_none());
-        assert_eq!(ny.instant_of(i64::MAX), None);
+        assert_eq!(ny.instant_of(i64::MAX - 1), None);
+        // 'infinity' is its own instant
+        assert_eq!(ny.instant_of(i64::MAX), Some(i64::MAX));
         assert!(ny.instant_of(i64::MIN).is_some());
     }
 

@@ -62,6 +62,16 @@ impl<'py> ToPython<'py> {
 
     /// A naive datetime of microseconds since 1970-01-01 00:00:00.
     fn naive(&self, t: i64) -> PyResult<Bound<'py, PyAny>> {
+        // as DuckDB's package: the infinite timestamps are datetime.max and .min
+        match t {
+            stride_common::temporal::TIMESTAMP_INFINITY => {
+                return self.datetime.call1((9999, 12, 31, 23, 59, 59, 999_999))
+            }
+            stride_common::temporal::TIMESTAMP_NEG_INFINITY => {
+                return self.datetime.call1((1, 1, 1))
+            }
+            _ => {}
+        }
         let days = t.div_euclid(MICROS_PER_DAY);
         let micros = t.rem_euclid(MICROS_PER_DAY);
         let (y, mo, d) = civil_from_days(days);
@@ -98,6 +108,13 @@ impl<'py> ToPython<'py> {
             ScalarValue::Blob(b) => pyo3::types::PyBytes::new(py, b).into_any(),
             // an enum is its label, a str (as DuckDB's fetchall gives it)
             ScalarValue::Enum(..) => PyString::new(py, &v.to_string()).into_any(),
+            // as DuckDB's package: the infinite dates are date.max and date.min
+            ScalarValue::Date(stride_common::temporal::DATE_INFINITY) => {
+                self.date.call1((9999, 12, 31))?
+            }
+            ScalarValue::Date(stride_common::temporal::DATE_NEG_INFINITY) => {
+                self.date.call1((1, 1, 1))?
+            }
             ScalarValue::Date(d) => {
                 let (y, m, d) = civil_from_days(*d as i64);
                 self.date.call1((y, m, d))?

@@ -11,7 +11,7 @@ use pgwire::types::format::FormatOptions;
 use pgwire::types::ToSqlText;
 use postgres_types::{IsNull, ToSql};
 use std::error::Error as StdError;
-use stride::{DataChunk, DataType, ScalarValue, Vector};
+use stride::{temporal, DataChunk, DataType, ScalarValue, Vector};
 
 /// Days from 1970-01-01 (stride's epoch) to 2000-01-01 (PostgreSQL's).
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
@@ -204,7 +204,14 @@ impl ToSql for Value<'_> {
             ScalarValue::Blob(b) => out.put_slice(b),
             // an enum travels as its label (VARCHAR's OID, `pg_types::oid_of`)
             ScalarValue::Enum(..) => out.put_slice(self.0.to_string().as_bytes()),
+            // PostgreSQL's infinite dates and timestamps are the extreme values
+            ScalarValue::Date(temporal::DATE_INFINITY) => out.put_i32(i32::MAX),
+            ScalarValue::Date(temporal::DATE_NEG_INFINITY) => out.put_i32(i32::MIN),
             ScalarValue::Date(d) => out.put_i32((*d as i64 - PG_EPOCH_DAYS) as i32),
+            ScalarValue::Timestamp(temporal::TIMESTAMP_INFINITY)
+            | ScalarValue::TimestampTz(temporal::TIMESTAMP_INFINITY) => out.put_i64(i64::MAX),
+            ScalarValue::Timestamp(temporal::TIMESTAMP_NEG_INFINITY)
+            | ScalarValue::TimestampTz(temporal::TIMESTAMP_NEG_INFINITY) => out.put_i64(i64::MIN),
             ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => {
                 out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY)
             }

@@ -11,6 +11,7 @@ use stride::{Error, Result, ScalarValue};
 
 use crate::encode::{MICROS_PER_DAY, PG_EPOCH_DAYS};
 use stride::blob::hex_digit;
+use stride::temporal;
 
 /// The type the client declared for parameter `i`, if it declared one.
 pub fn declared(portal: &Portal<String>, i: usize) -> Option<Type> {
@@ -164,16 +165,20 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             ScalarValue::Double(f64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default()))
         }
         Type::DATE => {
-            let d = i32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default()) as i64;
-            ScalarValue::Date((d + PG_EPOCH_DAYS) as i32)
+            let d = i32::from_be_bytes(fixed(4)?.try_into().unwrap_or_default());
+            ScalarValue::Date(match d {
+                i32::MAX => temporal::DATE_INFINITY,
+                i32::MIN => temporal::DATE_NEG_INFINITY,
+                d => i32::try_from(d as i64 + PG_EPOCH_DAYS).unwrap_or(temporal::DATE_INFINITY),
+            })
         }
         Type::TIMESTAMP => {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
-            ScalarValue::Timestamp(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
+            ScalarValue::Timestamp(from_pg_timestamp(t))
         }
         Type::TIMESTAMPTZ => {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
-            ScalarValue::TimestampTz(t.saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY))
+            ScalarValue::TimestampTz(from_pg_timestamp(t))
         }
         Type::TIME => {
             let t = i64::from_be_bytes(fixed(8)?.try_into().unwrap_or_default());
@@ -205,6 +210,18 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
 }
 
 /// PostgreSQL's binary NUMERIC into a DECIMAL of its scale (up to 38 digits).
+/// A binary TIMESTAMP parameter (microseconds since 2000-01-01): PostgreSQL's
+/// extreme values are its infinite timestamps.
+fn from_pg_timestamp(t: i64) -> i64 {
+    match t {
+        i64::MAX => temporal::TIMESTAMP_INFINITY,
+        i64::MIN => temporal::TIMESTAMP_NEG_INFINITY,
+        t => t
+            .saturating_add(PG_EPOCH_DAYS * MICROS_PER_DAY)
+            .min(temporal::TIMESTAMP_INFINITY - 1),
+    }
+}
+
 fn numeric(b: &[u8]) -> Option<ScalarValue> {
     let word = |k: usize| b.get(k..k + 2).map(|w| i16::from_be_bytes([w[0], w[1]]));
     let ndigits = word(0)? as u16 as usize;

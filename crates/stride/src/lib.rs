@@ -31,6 +31,7 @@ pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::blob;
+pub use stride_common::temporal;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 pub use stride_exec::WouldBlock;
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).

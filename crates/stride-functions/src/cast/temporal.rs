@@ -30,15 +30,26 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
             len,
             DataType::Timestamp,
             try_cast,
-            |d: i32| (d as i64).checked_mul(MICROS_PER_DAY),
+            |d: i32| match d {
+                temporal::DATE_INFINITY => Some(temporal::TIMESTAMP_INFINITY),
+                temporal::DATE_NEG_INFINITY => Some(temporal::TIMESTAMP_NEG_INFINITY),
+                _ => (d as i64).checked_mul(MICROS_PER_DAY),
+            },
             |d| out_of_range(&DataType::Date, temporal::format_date(d), to),
         ),
-        DataType::Time => Ok(unary(v, len, DataType::Time, |t: i64| {
-            t.rem_euclid(MICROS_PER_DAY)
-        })),
-        _ => Ok(unary(v, len, DataType::Date, |t: i64| {
+        DataType::Time => try_unary_or_null(
+            v,
+            len,
+            DataType::Time,
+            try_cast,
+            |t: i64| temporal::is_finite_timestamp(t).then(|| t.rem_euclid(MICROS_PER_DAY)),
+            |_| stride_common::Error::conversion("Can't get TIME of infinite TIMESTAMP"),
+        ),
+        _ => Ok(unary(v, len, DataType::Date, |t: i64| match t {
+            temporal::TIMESTAMP_INFINITY => temporal::DATE_INFINITY,
+            temporal::TIMESTAMP_NEG_INFINITY => temporal::DATE_NEG_INFINITY,
             // |t| / MICROS_PER_DAY is far below i32::MAX, so the narrowing is exact
-            t.div_euclid(MICROS_PER_DAY) as i32
+            _ => t.div_euclid(MICROS_PER_DAY) as i32,
         })),
     }
 }

@@ -42,6 +42,7 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::TimestampTz => {
             let zone = stride_common::zone::current();
             each(v, len, |t: i64, out| match zone.local_of(t) {
+                Some(_) if !temporal::is_finite_timestamp(t) => write_timestamp(out, t),
                 Some(local) => {
                     write_timestamp(out, local);
                     stride_common::zone::write_offset(out, zone.offset_at(t));
@@ -112,19 +113,19 @@ fn slow(v: &Vector, len: usize) -> Vector {
     make_string_vector(out, v.validity.clone(), v.constant)
 }
 
-/// Appends a date as `YYYY-MM-DD` (stride-common's format, BC dates included).
+/// Appends a date as `YYYY-MM-DD` (stride-common's format, BC and infinite dates
+/// included).
 pub(crate) fn write_date(out: &mut String, days: i32) {
-    let (y, m, d) = temporal::civil_from_days(days as i64);
-    if y < 0 {
-        out.push_str(&temporal::format_date(days));
-    } else {
-        let _ = write!(out, "{y:04}-{m:02}-{d:02}");
-    }
+    temporal::write_date(out, days)
 }
 
 /// Appends a timestamp as `YYYY-MM-DD HH:MM:SS[.ffffff]`, trailing zeros of the
-/// fraction dropped.
+/// fraction dropped; the infinite ones as their names.
 pub(crate) fn write_timestamp(out: &mut String, micros: i64) {
+    if !temporal::is_finite_timestamp(micros) {
+        out.push_str(&temporal::format_timestamp(micros));
+        return;
+    }
     let days = micros.div_euclid(MICROS_PER_DAY);
     let rem = micros.rem_euclid(MICROS_PER_DAY);
     write_date(out, days as i32);

@@ -13,7 +13,9 @@ use crate::kernels::{binary, try_binary};
 use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::MICROS_PER_DAY;
-use stride_common::temporal::timestamp_add_interval;
+use stride_common::temporal::{
+    date_add_days, date_at_time, is_finite_timestamp, timestamp_add_interval,
+};
 use stride_common::{DataType, Error, Interval as Iv, Result, Vector};
 
 /// The type an untyped operand (NULL or text) takes next to a temporal `partner`.
@@ -119,6 +121,9 @@ fn time_add(t: i64, micros: i64) -> i64 {
 
 /// TIMESTAMP - TIMESTAMP as whole days plus the remaining microseconds.
 fn timestamp_difference(x: i64, y: i64) -> Option<Iv> {
+    if !is_finite_timestamp(x) || !is_finite_timestamp(y) {
+        return None;
+    }
     let d = x.checked_sub(y)?;
     // |d| / MICROS_PER_DAY < 2^63 / 8.64e10, well inside i32
     Some(Iv::new(0, (d / MICROS_PER_DAY) as i32, d % MICROS_PER_DAY))
@@ -171,7 +176,7 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             b,
             len,
             ty,
-            |d: i32, n: i32| d.checked_add(n),
+            |d: i32, n: i32| date_add_days(d, n as i64),
             |_, _| date_range(),
         ),
         (Add, Integer, Date) => try_binary(
@@ -179,7 +184,7 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             b,
             len,
             ty,
-            |n: i32, d: i32| d.checked_add(n),
+            |n: i32, d: i32| date_add_days(d, n as i64),
             |_, _| date_range(),
         ),
         (Subtract, Date, Integer) => try_binary(
@@ -187,7 +192,7 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             b,
             len,
             ty,
-            |d: i32, n: i32| d.checked_sub(n),
+            |d: i32, n: i32| date_add_days(d, -(n as i64)),
             |_, _| date_range(),
         ),
         (Subtract, Date, Date) => Ok(binary(a, b, len, ty, |x: i32, y: i32| x as i64 - y as i64)),
@@ -229,7 +234,7 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             b,
             len,
             ty,
-            |d: i32, t: i64| (d as i64).checked_mul(MICROS_PER_DAY)?.checked_add(t),
+            |d: i32, t: i64| date_at_time(d, t),
             |_, _| timestamp_range(),
         ),
         (Add, Time, Date) => try_binary(
@@ -237,11 +242,16 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             b,
             len,
             ty,
-            |t: i64, d: i32| (d as i64).checked_mul(MICROS_PER_DAY)?.checked_add(t),
+            |t: i64, d: i32| date_at_time(d, t),
             |_, _| timestamp_range(),
         ),
         (Subtract, Timestamp, Timestamp) => {
-            try_binary(a, b, len, ty, timestamp_difference, |_, _| interval_range())
+            try_binary(a, b, len, ty, timestamp_difference, |x: i64, y: i64| {
+                match is_finite_timestamp(x) && is_finite_timestamp(y) {
+                    true => interval_range(),
+                    false => Error::invalid_input("Cannot subtract infinite timestamps"),
+                }
+            })
         }
         (Add, Interval, Interval) => {
             try_binary(a, b, len, ty, add_intervals, |_, _| interval_range())
@@ -305,7 +315,13 @@ mod tests {
             BigInt(60)
         );
         assert_eq!(eval("+", &[date("2024-01-01"), Null]).unwrap(), Null);
-        assert!(eval("+", &[Date(i32::MAX), Integer(1)]).is_err());
+        // the largest day plus one would be 'infinity': out of range
+        assert!(eval("+", &[Date(i32::MAX - 1), Integer(1)]).is_err());
+        // 'infinity' stays itself
+        assert_eq!(
+            eval("+", &[Date(i32::MAX), Integer(1)]).unwrap(),
+            Date(i32::MAX)
+        );
     }
 
     #[test]

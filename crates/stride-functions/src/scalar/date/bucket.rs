@@ -107,6 +107,9 @@ fn month_index(t: i64) -> i64 {
 /// given) or the default origin, after shifting by `offset`.
 fn bucket(width: Interval, t: i64, origin: Option<i64>, offset: Interval) -> Result<i64> {
     let overflow = || Error::out_of_range("Timestamp out of range in time_bucket");
+    if !stride_common::temporal::is_finite_timestamp(t) {
+        return Ok(t);
+    }
     let neg = Interval::new(-offset.months, -offset.days, -offset.micros);
     let t = timestamp_add_interval(t, neg).ok_or_else(overflow)?;
     let start = if width.months != 0 {

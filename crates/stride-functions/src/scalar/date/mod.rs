@@ -50,6 +50,29 @@ pub(crate) fn temporal_arg(t: &DataType, allow_interval: bool) -> Option<DataTyp
 
 pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result<Vector> {
     use ScalarFunction as F;
+    let reads_fields = matches!(
+        f.func,
+        F::DatePart
+            | F::Extract(_)
+            | F::DatePartList
+            | F::DateDiff
+            | F::DateSub
+            | F::LastDay
+            | F::DayName
+            | F::MonthName
+            | F::EpochUnit(_)
+            | F::Age
+    );
+    let finite;
+    let args = if reads_fields && args.iter().any(|a| has_infinity(a, len)) {
+        finite = args
+            .iter()
+            .map(|a| without_infinities(a, len))
+            .collect::<Vec<_>>();
+        &finite[..]
+    } else {
+        args
+    };
     match f.func {
         F::DatePart | F::Extract(_) => part::evaluate(f, args, len),
         F::DateTrunc => trunc::evaluate(f, args, len),
@@ -75,6 +98,45 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::NormalizedInterval => normalize::evaluate(args, len),
         other => Err(Error::internal(format!("{other:?} is not a date function"))),
     }
+}
+
+/// Whether a DATE, TIMESTAMP or TIMESTAMPTZ vector holds 'infinity' or '-infinity'.
+fn has_infinity(v: &Vector, len: usize) -> bool {
+    use stride_common::temporal::{is_finite_date, is_finite_timestamp};
+    let rows = if v.constant { 1 } else { len };
+    match v.ty {
+        DataType::Date => v.values::<i32>()[..rows]
+            .iter()
+            .any(|&d| !is_finite_date(d)),
+        DataType::Timestamp | DataType::TimestampTz => v.values::<i64>()[..rows]
+            .iter()
+            .any(|&t| !is_finite_timestamp(t)),
+        _ => false,
+    }
+}
+
+/// `v` with its infinite dates or timestamps made NULL: they have no fields, so the
+/// functions that read fields (`year`, `date_diff`, `dayname`, `epoch`, ...) give
+/// NULL for them, as in DuckDB.
+fn without_infinities(v: &Vector, len: usize) -> Vector {
+    use stride_common::temporal::{is_finite_date, is_finite_timestamp};
+    if !has_infinity(v, len) {
+        return v.clone();
+    }
+    let rows = if v.constant { 1 } else { len };
+    let finite = match v.ty {
+        DataType::Date => {
+            let d = v.values::<i32>();
+            stride_common::Validity::from_fn(rows, |i| is_finite_date(d[i]))
+        }
+        _ => {
+            let t = v.values::<i64>();
+            stride_common::Validity::from_fn(rows, |i| is_finite_timestamp(t[i]))
+        }
+    };
+    let mut out = v.clone();
+    out.validity = v.validity.and(&finite);
+    out
 }
 
 /// `f(part, a, b)` over rows of (part name, a, b), with a constant part parsed once:

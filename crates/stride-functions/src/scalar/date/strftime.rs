@@ -40,6 +40,11 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
             compiled = Some(Format::parse(f)?);
         }
         buf.clear();
+        if !stride_common::temporal::is_finite_timestamp(t.get(i)) {
+            // DuckDB formats the infinite timestamps as their names
+            out.push(&stride_common::temporal::format_timestamp(t.get(i)));
+            return Ok(());
+        }
         match (&compiled, &zone) {
             (Some(c), Some(z)) => {
                 let instant = t.get(i);

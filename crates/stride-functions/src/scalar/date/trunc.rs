@@ -59,6 +59,10 @@ fn period_start(y: i64, size: i64) -> i64 {
 /// A day number truncated to the start of `field`'s period (sub-day fields keep it).
 fn trunc_days(field: DateField, days: i64) -> i64 {
     use DateField::*;
+    // 'infinity' and '-infinity' are their own truncations
+    if i32::try_from(days).is_ok_and(|d| !stride_common::temporal::is_finite_date(d)) {
+        return days;
+    }
     let (y, m, _) = civil_from_days(days);
     match field {
         Millennium => days_from_civil(period_start(y, 1000), 1, 1),
@@ -74,6 +78,9 @@ fn trunc_days(field: DateField, days: i64) -> i64 {
 
 fn trunc_micros(field: DateField, t: i64) -> Option<i64> {
     use DateField::*;
+    if !stride_common::temporal::is_finite_timestamp(t) {
+        return Some(t);
+    }
     let unit = match field {
         Hour => 3_600 * MICROS_PER_SEC,
         Minute => 60 * MICROS_PER_SEC,

@@ -109,11 +109,37 @@ pub(crate) fn resolve_isnan(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 pub(crate) fn resolve_isinf(args: &[DataType]) -> Option<BoundFunction> {
-    test_fn(ScalarFunction::IsInf, args)
+    temporal_test_fn(ScalarFunction::IsInf, args).or_else(|| test_fn(ScalarFunction::IsInf, args))
 }
 
 pub(crate) fn resolve_isfinite(args: &[DataType]) -> Option<BoundFunction> {
-    test_fn(ScalarFunction::IsFinite, args)
+    temporal_test_fn(ScalarFunction::IsFinite, args)
+        .or_else(|| test_fn(ScalarFunction::IsFinite, args))
+}
+
+/// `isinf` and `isfinite` of a DATE, TIMESTAMP or TIMESTAMPTZ: whether it is
+/// 'infinity' or '-infinity'.
+fn temporal_test_fn(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
+    match args {
+        [t @ (DataType::Date | DataType::Timestamp | DataType::TimestampTz)] => {
+            fixed(func, args, &[t.clone()], DataType::Boolean)
+        }
+        _ => None,
+    }
+}
+
+/// isinf / isfinite over dates and timestamps.
+fn temporal_test(func: ScalarFunction, v: &Vector, len: usize) -> Vector {
+    use stride_common::temporal::{is_finite_date, is_finite_timestamp};
+    let finite = func == ScalarFunction::IsFinite;
+    match v.ty {
+        DataType::Date => unary(v, len, DataType::Boolean, move |d: i32| {
+            is_finite_date(d) == finite
+        }),
+        _ => unary(v, len, DataType::Boolean, move |t: i64| {
+            is_finite_timestamp(t) == finite
+        }),
+    }
 }
 
 pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Result<Vector> {
@@ -123,6 +149,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         // pi(): the only function without arguments
         return Vector::constant(&ScalarValue::Double(std::f64::consts::PI), &ty);
     };
+    if matches!(func, F::IsInf | F::IsFinite) && v.ty != DataType::Double {
+        return Ok(temporal_test(func, v, len));
+    }
     match func {
         F::Sqrt => Ok(unary(v, len, ty, f64::sqrt)),
         F::Cbrt => Ok(unary(v, len, ty, f64::cbrt)),
