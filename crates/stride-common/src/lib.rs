@@ -7,6 +7,7 @@
 //! result is a stream of `DataChunk`s). Everything above depends on it, so it stays
 //! small and changes rarely.
 
+pub mod bit;
 pub mod blob;
 pub mod buffer;
 pub mod chunk;

@@ -27,6 +27,8 @@ pub enum ScalarValue {
     Decimal(i128, u8, u8),
     Varchar(String),
     Blob(Vec<u8>),
+    /// A BIT value in its stored layout ([`crate::bit`]).
+    Bit(Vec<u8>),
     Date(i32),
     Timestamp(i64),
     /// An instant: microseconds since 1970-01-01 00:00:00 UTC.
@@ -69,6 +71,7 @@ impl ScalarValue {
             ScalarValue::Decimal(_, p, s) => DataType::Decimal(*p, *s),
             ScalarValue::Varchar(_) => DataType::Varchar,
             ScalarValue::Blob(_) => DataType::Blob,
+            ScalarValue::Bit(_) => DataType::Bit,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
             ScalarValue::TimestampTz(_) => DataType::TimestampTz,
@@ -120,7 +123,7 @@ impl ScalarValue {
             (_, Null) => Ordering::Less,
             (Boolean(a), Boolean(b)) => a.cmp(b),
             (Varchar(a), Varchar(b)) => a.cmp(b),
-            (Blob(a), Blob(b)) => a.cmp(b),
+            (Blob(a), Blob(b)) | (Bit(a), Bit(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
@@ -246,6 +249,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),
             ScalarValue::Varchar(s) => write!(f, "{s}"),
             ScalarValue::Blob(b) => write!(f, "{}", crate::blob::to_escaped(b)),
+            ScalarValue::Bit(b) => write!(f, "{}", crate::bit::to_text(b)),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
             ScalarValue::TimestampTz(t) => {

@@ -60,6 +60,9 @@ pub enum DataType {
     /// non-printable bytes as `\xAA` ([`crate::blob`]). Stored like a VARCHAR, but the
     /// bytes need not be UTF-8.
     Blob,
+    /// BIT (BITSTRING): a string of bits, stored like a BLOB in DuckDB's layout
+    /// ([`crate::bit`]), so its bytes compare as DuckDB compares bit strings.
+    Bit,
     /// JSON text: stored, compared and sorted as a VARCHAR, but with its own type name
     /// (DuckDB's JSON logical type). Casting text to it validates the text.
     Json,
@@ -102,7 +105,9 @@ impl DataType {
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
             DataType::Double => PhysicalType::F64,
-            DataType::Varchar | DataType::Json | DataType::Blob => PhysicalType::Str,
+            DataType::Varchar | DataType::Json | DataType::Blob | DataType::Bit => {
+                PhysicalType::Str
+            }
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) | DataType::Map(..) | DataType::Array(..) => PhysicalType::List,
             DataType::Struct(_) => PhysicalType::Struct,
@@ -385,6 +390,8 @@ impl DataType {
             (DataType::Json, DataType::Varchar) => true,
             // an enum is its label wherever text is expected (DuckDB)
             (DataType::Enum(_), DataType::Varchar) => true,
+            // a bit string is its 0s and 1s wherever text is expected (DuckDB)
+            (DataType::Bit, DataType::Varchar) => true,
             _ => false,
         }
     }
@@ -432,6 +439,7 @@ impl fmt::Display for DataType {
             }
             DataType::Json => write!(f, "JSON"),
             DataType::Blob => write!(f, "BLOB"),
+            DataType::Bit => write!(f, "BIT"),
             DataType::Enum(e) => write!(f, "{e}"),
         }
     }

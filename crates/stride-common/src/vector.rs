@@ -418,6 +418,7 @@ impl Vector {
                 ScalarValue::Varchar(v.get(i).to_string())
             }
             (DataType::Blob, VectorData::Str(v)) => ScalarValue::Blob(v.get_bytes(i).to_vec()),
+            (DataType::Bit, VectorData::Str(v)) => ScalarValue::Bit(v.get_bytes(i).to_vec()),
             (DataType::Enum(e), VectorData::I8(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
             (DataType::Enum(e), VectorData::I16(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
             (DataType::Enum(e), VectorData::I32(v)) => ScalarValue::Enum(e.clone(), v[i] as u32),
@@ -499,7 +500,7 @@ impl Vector {
             (VectorData::F32(v), ScalarValue::Real(x)) => v.make_mut().push(*x),
             (VectorData::F64(v), ScalarValue::Double(x)) => v.make_mut().push(*x),
             (VectorData::Str(v), ScalarValue::Varchar(x)) => v.push(x),
-            (VectorData::Str(v), ScalarValue::Blob(x)) => v.push_blob(x),
+            (VectorData::Str(v), ScalarValue::Blob(x) | ScalarValue::Bit(x)) => v.push_blob(x),
             // positions fit the vector's width (`EnumType::physical`)
             (VectorData::I8(v), ScalarValue::Enum(_, x)) => v.make_mut().push(*x as i8),
             (VectorData::I16(v), ScalarValue::Enum(_, x)) => v.make_mut().push(*x as i16),

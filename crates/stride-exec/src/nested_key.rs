@@ -57,7 +57,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         }
-        S::Blob(b) => {
+        S::Blob(b) | S::Bit(b) => {
             out.extend_from_slice(&(b.len() as u32).to_le_bytes());
             out.extend_from_slice(b);
         }
@@ -142,6 +142,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         )),
         DataType::Varchar => S::Varchar(String::from_utf8_lossy(r.bytes()).into_owned()),
         DataType::Blob => S::Blob(r.bytes().to_vec()),
+        DataType::Bit => S::Bit(r.bytes().to_vec()),
         DataType::Enum(e) => S::Enum(e.clone(), u32::from_le_bytes(r.take())),
         DataType::List(elem) | DataType::Array(elem, _) => {
             let n = u32::from_le_bytes(r.take::<4>()) as usize;
@@ -222,7 +223,7 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             out.push(1);
             ordered_bytes(s.as_bytes(), out);
         }
-        S::Blob(b) => {
+        S::Blob(b) | S::Bit(b) => {
             out.push(1);
             ordered_bytes(b, out);
         }

@@ -54,6 +54,7 @@ pub const INT2: u32 = 21;
 pub const INT4: u32 = 23;
 pub const TEXT: u32 = 25;
 pub const BYTEA: u32 = 17;
+pub const VARBIT: u32 = 1562;
 pub const FLOAT4: u32 = 700;
 pub const FLOAT8: u32 = 701;
 pub const VARCHAR: u32 = 1043;
@@ -88,6 +89,8 @@ pub const PG_TYPES: &[PgType] = &[
     t(TEXT, "text", "text", -1, 'S', 0, 1009),
     t(BYTEA, "bytea", "bytea", -1, 'U', 0, 1001),
     t(1001, "_bytea", "bytea[]", -1, 'A', BYTEA, 0),
+    t(VARBIT, "varbit", "bit varying", -1, 'V', 0, 1563),
+    t(1563, "_varbit", "bit varying[]", -1, 'A', VARBIT, 0),
     t(DATE, "date", "date", 4, 'D', 0, 1182),
     t(
         TIMESTAMP,
@@ -171,6 +174,8 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Varchar | DataType::Enum(_) => VARCHAR,
         DataType::Json => JSON,
         DataType::Blob => BYTEA,
+        // sent as its text of 0s and 1s
+        DataType::Bit => VARBIT,
         DataType::Date => DATE,
         DataType::Timestamp => TIMESTAMP,
         DataType::TimestampTz => TIMESTAMPTZ,

@@ -71,7 +71,8 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         // As DuckDB exports them: HUGEINT as DECIMAL(38,0), UUID as text.
         DataType::HugeInt => ArrowType::Decimal128(38, 0),
         DataType::Time => ArrowType::Time64(TimeUnit::Microsecond),
-        DataType::Varchar | DataType::Json | DataType::Uuid => match strings {
+        // a BIT leaves as its text of 0s and 1s
+        DataType::Varchar | DataType::Json | DataType::Uuid | DataType::Bit => match strings {
             StringLayout::View => ArrowType::Utf8View,
             StringLayout::Offsets => ArrowType::Utf8,
         },
@@ -258,6 +259,12 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                 }
             }
         },
+        DataType::Bit => {
+            let text: Vec<Vector> = parts.iter().map(|(v, n)| bits_as_text(v, *n)).collect();
+            let text_parts: Vec<(&Vector, usize)> =
+                text.iter().zip(parts).map(|(v, (_, n))| (v, *n)).collect();
+            return column(&DataType::Varchar, target, &text_parts);
+        }
         DataType::Blob => match target {
             ArrowType::BinaryView => {
                 let (views, buffers) = string_views(parts);
@@ -477,6 +484,20 @@ fn uuids_as_text(v: &Vector, n: usize) -> Vector {
         buf.clear();
         if v.is_valid(i) {
             stride_common::uuid::write(&mut buf, stride_common::uuid::from_physical(x));
+        }
+        out.push(&buf);
+    }
+    Vector::new(DataType::Varchar, VectorData::Str(out), v.validity.clone())
+}
+
+fn bits_as_text(v: &Vector, n: usize) -> Vector {
+    let strings = v.strings();
+    let mut out = StringVector::with_capacity(n);
+    let mut buf = String::new();
+    for i in 0..n {
+        buf.clear();
+        if v.is_valid(i) {
+            stride_common::bit::write_text(strings.get_bytes(i), &mut buf);
         }
         out.push(&buf);
     }

@@ -106,6 +106,8 @@ impl<'py> ToPython<'py> {
             ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
             ScalarValue::Varchar(s) => PyString::new(py, s).into_any(),
             ScalarValue::Blob(b) => pyo3::types::PyBytes::new(py, b).into_any(),
+            // a str of 0s and 1s, as DuckDB's package returns it
+            ScalarValue::Bit(_) => PyString::new(py, &v.to_string()).into_any(),
             // an enum is its label, a str (as DuckDB's fetchall gives it)
             ScalarValue::Enum(..) => PyString::new(py, &v.to_string()).into_any(),
             // as DuckDB's package: the infinite dates are date.max and date.min

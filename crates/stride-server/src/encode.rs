@@ -202,6 +202,16 @@ impl ToSql for Value<'_> {
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
             ScalarValue::Blob(b) => out.put_slice(b),
+            // varbit's binary form: the bit count, then the bits left-aligned
+            ScalarValue::Bit(b) => {
+                let n = stride::bit::len(b);
+                out.put_i32(n as i32);
+                let mut bytes = vec![0u8; n.div_ceil(8)];
+                for i in (0..n).filter(|&i| stride::bit::get(b, i)) {
+                    bytes[i / 8] |= 0x80 >> (i % 8);
+                }
+                out.put_slice(&bytes);
+            }
             // an enum travels as its label (VARCHAR's OID, `pg_types::oid_of`)
             ScalarValue::Enum(..) => out.put_slice(self.0.to_string().as_bytes()),
             // PostgreSQL's infinite dates and timestamps are the extreme values

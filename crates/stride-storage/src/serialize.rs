@@ -151,7 +151,7 @@ impl<'a> ByteReader<'a> {
 /// Whether a string-shaped type's values must be UTF-8 (all but BLOB): what readers
 /// check before a string enters a vector.
 pub fn is_text(ty: &DataType) -> bool {
-    *ty != DataType::Blob
+    !matches!(ty, DataType::Blob | DataType::Bit)
 }
 
 pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
@@ -203,6 +203,8 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::USmallInt => w.u8(25),
         DataType::UInteger => w.u8(26),
         DataType::UBigInt => w.u8(27),
+        // stored as a BLOB is, in DuckDB's layout (`stride_common::bit`)
+        DataType::Bit => w.u8(28),
         // the type's name (a flag byte, then the name when the flag is 1) and its
         // labels in order
         DataType::Enum(e) => {
@@ -282,6 +284,7 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         25 => DataType::USmallInt,
         26 => DataType::UInteger,
         27 => DataType::UBigInt,
+        28 => DataType::Bit,
         23 => {
             let name = match r.u8()? {
                 0 => None,

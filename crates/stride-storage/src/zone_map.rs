@@ -68,7 +68,7 @@ impl Key {
             (S::Real(v), DataType::Real) if !v.is_nan() => Key::Float(*v as f64),
             (S::Double(v), DataType::Double) if !v.is_nan() => Key::Float(*v),
             (S::Varchar(s), DataType::Varchar) => Key::Str(s.as_bytes().to_vec()),
-            (S::Blob(b), DataType::Blob) => Key::Str(b.clone()),
+            (S::Blob(b), DataType::Blob) | (S::Bit(b), DataType::Bit) => Key::Str(b.clone()),
             _ => return None,
         })
     }

@@ -30,6 +30,7 @@ mod split;
 pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
+pub use stride_common::bit;
 pub use stride_common::blob;
 pub use stride_common::temporal;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};

@@ -10,7 +10,7 @@ use stride_common::{
 
 pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
     match arg {
-        DataType::Varchar | DataType::Blob => Box::new(MinMaxStr {
+        DataType::Varchar | DataType::Blob | DataType::Bit => Box::new(MinMaxStr {
             ty: arg.clone(),
             is_max,
             vals: Vec::new(),

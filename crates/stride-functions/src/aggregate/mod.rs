@@ -74,6 +74,8 @@ pub enum AggregateFunction {
     Entropy,
     CountIf,
     BitAgg(bit_agg::Op),
+    /// bitstring_agg(x, min, max): which values of a range occur, as a BIT
+    BitstringAgg,
     Product(product::Output),
     /// fsum, sumkahan, kahan_sum
     KahanSum,
@@ -184,6 +186,7 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ("bit_and", AggregateFunction::BitAgg(bit_agg::Op::And)),
     ("bit_or", AggregateFunction::BitAgg(bit_agg::Op::Or)),
     ("bit_xor", AggregateFunction::BitAgg(bit_agg::Op::Xor)),
+    ("bitstring_agg", AggregateFunction::BitstringAgg),
     (
         "product",
         AggregateFunction::Product(product::Output::Product),
@@ -298,6 +301,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         F::Count => args.len() <= 1,
         F::CountStar => args.is_empty(),
         F::ArgNulls(..) | F::ApproxTopK => args.len() == 2,
+        F::BitstringAgg => args.len() == 1 || args.len() == 3,
         F::Min | F::Max => args.len() == 1 || args.len() == 2,
         F::ArgMin | F::ArgMax => args.len() == 2 || args.len() == 3,
         F::Covariance(_) => args.len() == 2,
@@ -364,6 +368,15 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             }
             DataType::BigInt => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, 0)),
             DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
+            _ => Err(mismatch(name, args)),
+        },
+        F::BitstringAgg if args.len() == 1 => Err(Error::not_supported(
+            "bitstring_agg without its range is not supported yet: give it as bitstring_agg(x, min, max)",
+        )),
+        F::BitstringAgg => match &t {
+            t if t.is_integer() && args[1..].iter().all(|a| a.can_implicitly_cast_to(&DataType::HugeInt) || *a == DataType::Null) => {
+                bound(func, vec![t.clone(), t.clone(), t.clone()], DataType::Bit)
+            }
             _ => Err(mismatch(name, args)),
         },
         F::ApproxTopK => {
@@ -497,7 +510,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         },
         F::BitAgg(_) => match &t {
             DataType::Null => bound(func, vec![DataType::Integer], DataType::Integer),
-            t if t.is_integer() => bound(func, vec![t.clone()], t.clone()),
+            t if t.is_integer() || *t == DataType::Bit => bound(func, vec![t.clone()], t.clone()),
             _ => Err(mismatch(name, args)),
         },
         F::Product(_) | F::KahanSum | F::KahanAvg => {
@@ -582,6 +595,25 @@ pub trait GroupedState: Send + Sync {
     fn finalize(&mut self) -> Result<Vector>;
 }
 
+/// The state of an aggregate whose parameters were refused: every use is the error.
+struct Failed(Error);
+
+impl GroupedState for Failed {
+    fn resize(&mut self, _: usize) {}
+    fn update(&mut self, _: &[u32], _: &[&Vector], _: usize) -> Result<()> {
+        Err(self.0.clone())
+    }
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        Err(self.0.clone())
+    }
+    fn merge(&mut self, _: &[u32], _: &[Vector], _: usize) -> Result<()> {
+        Err(self.0.clone())
+    }
+    fn finalize(&mut self) -> Result<Vector> {
+        Err(self.0.clone())
+    }
+}
+
 /// A fresh, empty state for a bound aggregate.
 pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
     use AggregateFunction as F;
@@ -634,7 +666,14 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
             Box::new(mode::ValueCounts::new(mode::Output::TopK(k), &arg))
         }
         F::CountIf => Box::<count::CountIf>::default(),
-        F::BitAgg(op) => Box::new(bit_agg::BitAgg::new(op, &arg)),
+        F::BitAgg(op) => bit_agg::new(op, &arg),
+        F::BitstringAgg => match bit_agg::BitstringAgg::new(
+            agg.constants.get(1).and_then(Option::as_ref),
+            agg.constants.get(2).and_then(Option::as_ref),
+        ) {
+            Ok(state) => Box::new(state),
+            Err(e) => Box::new(Failed(e)),
+        },
         F::Product(out) => Box::new(product::Product::new(out)),
         F::KahanSum => Box::new(kahan::KahanSum::new(false)),
         F::KahanAvg => Box::new(kahan::KahanSum::new(true)),

@@ -48,7 +48,13 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
         }),
-        DataType::Blob => parse_blobs(v, len, try_cast),
+        DataType::Blob => parse_bytes(v, len, DataType::Blob, try_cast, |s, out| {
+            blob::parse_escaped(s, out)
+        }),
+        DataType::Bit => parse_bytes(v, len, DataType::Bit, try_cast, |s, out| {
+            *out = stride_common::bit::parse(s)?;
+            Ok(())
+        }),
         DataType::Varchar
         | DataType::Json
         | DataType::Null
@@ -60,8 +66,15 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     }
 }
 
-/// BLOB from its text form (`\xAA` escapes, [`stride_common::blob`]).
-fn parse_blobs(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
+/// BLOB from its text form (`\xAA` escapes, [`stride_common::blob`]) or BIT from
+/// its bits ([`stride_common::bit`]): `parse` fills the bytes of one row.
+fn parse_bytes(
+    v: &Vector,
+    len: usize,
+    ty: DataType,
+    try_cast: bool,
+    parse: impl Fn(&str, &mut Vec<u8>) -> std::result::Result<(), String>,
+) -> Result<Vector> {
     let rows = if v.constant { 1 } else { len };
     let strings = v.strings();
     let mut validity = v.validity.clone();
@@ -70,7 +83,7 @@ fn parse_blobs(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
     for i in 0..rows {
         bytes.clear();
         if v.validity.is_valid(i) {
-            if let Err(e) = blob::parse_escaped(strings.get(i), &mut bytes) {
+            if let Err(e) = parse(strings.get(i), &mut bytes) {
                 if !try_cast {
                     return Err(Error::conversion(e));
                 }
@@ -81,7 +94,7 @@ fn parse_blobs(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
         out.push_blob(&bytes);
     }
     Ok(Vector {
-        ty: DataType::Blob,
+        ty,
         data: VectorData::Str(out),
         validity,
         constant: v.constant,

@@ -8,6 +8,7 @@
 //! Constant inputs give constant outputs.
 
 mod array;
+mod bits;
 pub mod decimal;
 mod enums;
 mod from_varchar;
@@ -53,6 +54,8 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (DataType::Varchar, DataType::Struct(_)) => structs::from_text(v, len, to, try_cast),
         (DataType::Varchar, DataType::Map(..)) => maps::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
+        (DataType::Bit, t) if bits::castable(t) => bits::from_bit(v, len, to),
+        (f, DataType::Bit) if bits::castable(f) => bits::to_bit(v, len),
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
         }
@@ -113,6 +116,7 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         _ if from == to => true,
         (DataType::Null, _) | (_, DataType::Varchar) | (_, DataType::Json) => true,
         (DataType::Enum(_), DataType::Enum(_)) => true,
+        (DataType::Bit, t) | (t, DataType::Bit) if bits::castable(t) => true,
         (DataType::Enum(_), t) => can_cast(&DataType::Varchar, t),
         (DataType::Json, t) => !matches!(t, DataType::Interval),
         (DataType::Varchar, t) => match t {

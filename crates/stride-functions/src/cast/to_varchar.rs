@@ -57,14 +57,18 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Interval => each(v, len, |iv: Interval, out| {
             let _ = write!(out, "{iv}");
         }),
-        DataType::Blob => {
+        DataType::Blob | DataType::Bit => {
             let rows = if v.constant { 1 } else { len };
             let (strings, mut out) = (v.strings(), StringVector::with_capacity(rows));
             let mut buf = String::new();
+            let write = match v.ty {
+                DataType::Bit => stride_common::bit::write_text,
+                _ => stride_common::blob::format_escaped,
+            };
             for i in 0..rows {
                 buf.clear();
                 if v.validity.is_valid(i) {
-                    stride_common::blob::format_escaped(strings.get_bytes(i), &mut buf);
+                    write(strings.get_bytes(i), &mut buf);
                 }
                 out.push(&buf);
             }

@@ -26,6 +26,7 @@ const FILES: &[(&str, &str)] = &[
     ("map", include_str!("map.txt")),
     ("array", include_str!("array.txt")),
     ("blob", include_str!("blob.txt")),
+    ("bitstring", include_str!("bitstring.txt")),
     ("enum", include_str!("enum.txt")),
     ("json", include_str!("json.txt")),
     ("aggregate", include_str!("aggregate.txt")),

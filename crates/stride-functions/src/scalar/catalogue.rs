@@ -4,6 +4,7 @@
 //! distance, as DuckDB does.
 
 use super::array::ArrayFunction as A;
+use super::bits::{self, BitFunction as Bits};
 use super::blobs::{self, BlobFunction as B};
 use super::date::{DateField, EpochUnit, IntervalUnit};
 use super::enums::EnumFunction;
@@ -47,14 +48,18 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("@", math::abs_sign::resolve_abs),
     ("!__postfix", math::integer_fns::resolve_factorial),
     ("&", |a| {
-        math::bitwise::resolve(math::bitwise::BitOp::And, a)
+        bits::resolve(Bits::And, a).or_else(|| math::bitwise::resolve(math::bitwise::BitOp::And, a))
     }),
-    ("|", |a| math::bitwise::resolve(math::bitwise::BitOp::Or, a)),
+    ("|", |a| {
+        bits::resolve(Bits::Or, a).or_else(|| math::bitwise::resolve(math::bitwise::BitOp::Or, a))
+    }),
     ("<<", |a| {
-        math::bitwise::resolve(math::bitwise::BitOp::ShiftLeft, a)
+        bits::resolve(Bits::ShiftLeft, a)
+            .or_else(|| math::bitwise::resolve(math::bitwise::BitOp::ShiftLeft, a))
     }),
     (">>", |a| {
-        math::bitwise::resolve(math::bitwise::BitOp::ShiftRight, a)
+        bits::resolve(Bits::ShiftRight, a)
+            .or_else(|| math::bitwise::resolve(math::bitwise::BitOp::ShiftRight, a))
     }),
     // comparison
     ("=", comparison::resolve_eq),
@@ -80,14 +85,20 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("!~~*", string::like::resolve_not_ilike),
     ("not_ilike", string::like::resolve_not_ilike),
     ("length", |a| {
-        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+        list::build::resolve_len(a)
+            .or_else(|| bits::resolve(Bits::BitLength, a))
+            .or_else(|| string::length::resolve_length(a))
     }),
     ("len", |a| {
-        list::build::resolve_len(a).or_else(|| string::length::resolve_length(a))
+        list::build::resolve_len(a)
+            .or_else(|| bits::resolve(Bits::BitLength, a))
+            .or_else(|| string::length::resolve_length(a))
     }),
     ("char_length", string::length::resolve_length),
     ("character_length", string::length::resolve_length),
-    ("octet_length", string::length::resolve_octet_length),
+    ("octet_length", |a| {
+        bits::resolve(Bits::OctetLength, a).or_else(|| string::length::resolve_octet_length(a))
+    }),
     ("strlen", string::length::resolve_octet_length),
     ("lower", string::case::resolve_lower),
     ("lcase", string::case::resolve_lower),
@@ -136,7 +147,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("not_ilike_escape", |a| {
         string::like::resolve_escape(ScalarFunction::NotILike, a)
     }),
-    ("bit_length", string::length::resolve_bit_length),
+    ("bit_length", |a| {
+        bits::resolve(Bits::BitLength, a).or_else(|| string::length::resolve_bit_length(a))
+    }),
+    ("bitstring", |a| bits::resolve(Bits::Bitstring, a)),
+    ("get_bit", |a| bits::resolve(Bits::GetBit, a)),
+    ("set_bit", |a| bits::resolve(Bits::SetBit, a)),
+    ("bit_position", |a| bits::resolve(Bits::BitPosition, a)),
     ("length_grapheme", string::length::resolve_length_grapheme),
     ("string_split", string::split::resolve),
     ("str_split", string::split::resolve),
@@ -273,8 +290,12 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("least_common_multiple", math::integer_fns::resolve_lcm),
     ("factorial", math::integer_fns::resolve_factorial),
     ("binom", math::integer_fns::resolve_binom),
-    ("bit_count", math::integer_fns::resolve_bit_count),
-    ("xor", math::integer_fns::resolve_xor),
+    ("bit_count", |a| {
+        bits::resolve(Bits::BitCount, a).or_else(|| math::integer_fns::resolve_bit_count(a))
+    }),
+    ("xor", |a| {
+        bits::resolve(Bits::Xor, a).or_else(|| math::integer_fns::resolve_xor(a))
+    }),
     ("round_even", math::rounding::resolve_round_even),
     ("roundbankers", math::rounding::resolve_round_even),
     // dates and times
@@ -511,7 +532,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     // unary `~` is bitwise NOT, binary `~` a regular expression match
     ("~", |a| {
         if a.len() == 1 {
-            math::bitwise::resolve_not(a)
+            bits::resolve(Bits::Not, a).or_else(|| math::bitwise::resolve_not(a))
         } else {
             regex::resolve_regexp_matches(a)
         }

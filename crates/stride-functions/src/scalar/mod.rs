@@ -18,6 +18,7 @@
 
 mod arithmetic;
 pub mod array;
+pub mod bits;
 pub mod blobs;
 pub mod catalogue;
 mod comparison;
@@ -428,6 +429,7 @@ pub enum ScalarFunction {
     Array(array::ArrayFunction),
     /// The BLOB functions (`blobs`).
     Blob(blobs::BlobFunction),
+    Bit(bits::BitFunction),
 }
 
 /// A resolved call: the function, the type each argument must be cast to before
@@ -713,6 +715,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Map(m) => maps::evaluate(f, m, args, len),
         F::Array(a) => array::evaluate(f, a, args, len),
         F::Blob(b) => blobs::evaluate(b, args, len),
+        F::Bit(b) => bits::evaluate(b, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
         F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),

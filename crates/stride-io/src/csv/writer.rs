@@ -153,6 +153,11 @@ fn format_value(
             write_text(buf, text.as_bytes(), opts);
             return;
         }
+        (DataType::Bit, VectorData::Str(s)) => {
+            stride_common::bit::write_text(s.get_bytes(r), text_clear(text));
+            write_text(buf, text.as_bytes(), opts);
+            return;
+        }
         (_, VectorData::Str(s)) => {
             write_text(buf, s.get_bytes(r), opts);
             return;

@@ -398,6 +398,19 @@ fn constant_parameters(
         F::Quantile(_) if args.len() == 2 => (1, "quantile"),
         F::TopN(_) => (args.len() - 1, "n"),
         F::ApproxTopK => (1, "k"),
+        F::BitstringAgg if args.len() == 3 => {
+            // both ends of the range, constants
+            for at in [1, 2] {
+                let Some(value) = super::fold::fold_constant(&args[at])? else {
+                    return Err(Error::binder(format!(
+                        "The range arguments of \"{name}\" must be constant expressions"
+                    )));
+                };
+                let ty = args[at].data_type();
+                args[at] = Expr::Literal { value, ty };
+            }
+            return Ok(args);
+        }
         _ => return Ok(args),
     };
     let q = &args[at];

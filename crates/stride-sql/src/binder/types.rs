@@ -132,6 +132,8 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
         | A::Bytea
         | A::Binary(_)
         | A::Varbinary(_) => DataType::Blob,
+        // DuckDB's BIT is a bit string of any length (PostgreSQL's BIT VARYING)
+        A::Bit(_) | A::BitVarying(_) | A::VarBit(_) => DataType::Bit,
         A::Map(k, v, _) => DataType::Map(
             Box::new(convert_data_type(k)?),
             Box::new(convert_data_type(v)?),
@@ -183,6 +185,7 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "int1" => DataType::TinyInt,
                     "long" => DataType::BigInt,
                     "hugeint" | "int128" => DataType::HugeInt,
+                    "bitstring" => DataType::Bit,
                     "utinyint" | "uint8" => DataType::UTinyInt,
                     "usmallint" | "uint16" => DataType::USmallInt,
                     "uinteger" | "uint32" | "uint" => DataType::UInteger,

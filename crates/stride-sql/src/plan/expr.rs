@@ -636,6 +636,7 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::Map(m) => m.name().into(),
         F::Array(a) => a.name().into(),
         F::Blob(b) => b.name().into(),
+        F::Bit(b) => b.name().into(),
         other => format!("{other:?}").to_lowercase(),
     }
 }
