@@ -72,9 +72,9 @@ pub(crate) fn resolve(f: BitFunction, args: &[DataType]) -> Option<BoundFunction
         (B::BitPosition, [a, b]) if is_bit(a) && is_bit(b) && args.contains(&Bit) => {
             bind(func, vec![Bit, Bit], Integer)
         }
+        // a text literal on either side reads as a bit string
         (B::And | B::Or | B::Xor, [a, b])
-            if (is_bit(a) || castable(a, &Varchar)) && is_bit(b) && args.contains(&Bit)
-                || is_bit(a) && castable(b, &Varchar) && args.contains(&Bit) =>
+            if args.contains(&Bit) && [a, b].iter().all(|t| is_bit(t) || **t == Varchar) =>
         {
             bind(func, vec![Bit, Bit], Bit)
         }
