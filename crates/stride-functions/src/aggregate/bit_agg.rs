@@ -93,6 +93,16 @@ impl GroupedState for BitAgg {
     }
 }
 
+/// Each group's stored bit string as a BIT vector; NULL for a group without one.
+fn bit_vector(vals: Vec<Option<Vec<u8>>>) -> Vector {
+    let validity = Validity::from_fn(vals.len(), |i| vals[i].is_some());
+    let mut out = StringVector::with_capacity(vals.len());
+    for v in &vals {
+        out.push_blob(v.as_deref().unwrap_or_default());
+    }
+    Vector::new(DataType::Bit, VectorData::Str(out), validity)
+}
+
 /// The fold over bit strings: each group's bits so far (stored layout), or `None`.
 struct BitStringAgg {
     op: Op,
@@ -145,13 +155,7 @@ impl GroupedState for BitStringAgg {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        let vals = std::mem::take(&mut self.vals);
-        let validity = Validity::from_fn(vals.len(), |i| vals[i].is_some());
-        let mut out = StringVector::with_capacity(vals.len());
-        for v in &vals {
-            out.push_blob(v.as_deref().unwrap_or_default());
-        }
-        Ok(Vector::new(DataType::Bit, VectorData::Str(out), validity))
+        Ok(bit_vector(std::mem::take(&mut self.vals)))
     }
 }
 
@@ -250,12 +254,6 @@ impl GroupedState for BitstringAgg {
     }
 
     fn finalize(&mut self) -> Result<Vector> {
-        let vals = std::mem::take(&mut self.vals);
-        let validity = Validity::from_fn(vals.len(), |i| vals[i].is_some());
-        let mut out = StringVector::with_capacity(vals.len());
-        for v in &vals {
-            out.push_blob(v.as_deref().unwrap_or_default());
-        }
-        Ok(Vector::new(DataType::Bit, VectorData::Str(out), validity))
+        Ok(bit_vector(std::mem::take(&mut self.vals)))
     }
 }

@@ -17,32 +17,17 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
     match v {
         ScalarValue::Null => out.push_str("null"),
         ScalarValue::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-        ScalarValue::TinyInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::SmallInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::Integer(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::BigInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::HugeInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::UTinyInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::USmallInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::UInteger(x) => {
-            let _ = write!(out, "{x}");
-        }
-        ScalarValue::UBigInt(x) => {
-            let _ = write!(out, "{x}");
+        // integers as their digits (ScalarValue's Display)
+        ScalarValue::TinyInt(_)
+        | ScalarValue::SmallInt(_)
+        | ScalarValue::Integer(_)
+        | ScalarValue::BigInt(_)
+        | ScalarValue::HugeInt(_)
+        | ScalarValue::UTinyInt(_)
+        | ScalarValue::USmallInt(_)
+        | ScalarValue::UInteger(_)
+        | ScalarValue::UBigInt(_) => {
+            let _ = write!(out, "{v}");
         }
         ScalarValue::Real(x) => write_double(out, *x as f64),
         ScalarValue::Double(x) => write_double(out, *x),
