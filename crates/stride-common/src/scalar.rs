@@ -85,6 +85,23 @@ impl ScalarValue {
         }
     }
 
+    /// Whether this is a value of an integer type (signed or unsigned, any width).
+    pub fn is_integer(&self) -> bool {
+        use ScalarValue::*;
+        matches!(
+            self,
+            TinyInt(_)
+                | SmallInt(_)
+                | Integer(_)
+                | BigInt(_)
+                | HugeInt(_)
+                | UTinyInt(_)
+                | USmallInt(_)
+                | UInteger(_)
+                | UBigInt(_)
+        )
+    }
+
     /// Integer value of any integer type, for settings and table-function arguments.
     pub fn as_i64(&self) -> Option<i64> {
         match self {

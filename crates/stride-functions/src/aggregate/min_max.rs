@@ -1,5 +1,6 @@
 //! min(x) and max(x) for every type: a typed array per group for fixed-width values,
-//! owned strings for VARCHAR, and scalar values for the rare LIST case.
+//! owned byte strings for VARCHAR, BLOB and BIT (compared as bytes, which is each
+//! one's order), and scalar values for the rare LIST case.
 
 use super::{vector_with_seen, GroupedState};
 use std::cmp::Ordering;

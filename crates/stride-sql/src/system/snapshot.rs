@@ -228,17 +228,8 @@ pub use stride_common::types::quote_identifier as quote_if_needed;
 pub fn sql_literal(v: &ScalarValue) -> String {
     match v {
         ScalarValue::Null => "NULL".into(),
-        ScalarValue::Boolean(_)
-        | ScalarValue::TinyInt(_)
-        | ScalarValue::SmallInt(_)
-        | ScalarValue::Integer(_)
-        | ScalarValue::BigInt(_)
-        | ScalarValue::HugeInt(_)
-        | ScalarValue::UTinyInt(_)
-        | ScalarValue::USmallInt(_)
-        | ScalarValue::UInteger(_)
-        | ScalarValue::UBigInt(_)
-        | ScalarValue::Decimal(..) => v.to_string(),
+        ScalarValue::Boolean(_) | ScalarValue::Decimal(..) => v.to_string(),
+        v if v.is_integer() => v.to_string(),
         ScalarValue::Varchar(s) => format!("'{}'", s.replace('\'', "''")),
         other => format!(
             "'{}'::{}",

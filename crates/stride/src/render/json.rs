@@ -58,16 +58,8 @@ fn push_value(s: &mut String, v: &ScalarValue) {
     match v {
         ScalarValue::Null => s.push_str("null"),
         ScalarValue::Boolean(b) => s.push_str(if *b { "true" } else { "false" }),
-        ScalarValue::TinyInt(_)
-        | ScalarValue::SmallInt(_)
-        | ScalarValue::Integer(_)
-        | ScalarValue::BigInt(_)
-        | ScalarValue::HugeInt(_)
-        | ScalarValue::UTinyInt(_)
-        | ScalarValue::USmallInt(_)
-        | ScalarValue::UInteger(_)
-        | ScalarValue::UBigInt(_)
-        | ScalarValue::Decimal(..) => s.push_str(&v.to_string()),
+        ScalarValue::Decimal(..) => s.push_str(&v.to_string()),
+        v if v.is_integer() => s.push_str(&v.to_string()),
         ScalarValue::Real(f) if f.is_finite() => s.push_str(&v.to_string()),
         ScalarValue::Double(f) if f.is_finite() => s.push_str(&v.to_string()),
         ScalarValue::List(_, items) => {

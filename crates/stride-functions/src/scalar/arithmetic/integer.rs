@@ -1,6 +1,8 @@
 //! Checked integer arithmetic over one integer width: overflow is an Out of Range
 //! error naming the operation and operands, `/` truncates toward zero and `%` takes
 //! the dividend's sign (PostgreSQL); a zero divisor is a division-by-zero error.
+//! An unsigned type is computed in its wider storage and its results checked against
+//! its own range, so `1::UTINYINT - 2::UTINYINT` overflows as in DuckDB.
 
 use super::ScalarFunction;
 use crate::kernels::{try_binary, SqlInt};

@@ -18,15 +18,7 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
         ScalarValue::Null => out.push_str("null"),
         ScalarValue::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         // integers as their digits (ScalarValue's Display)
-        ScalarValue::TinyInt(_)
-        | ScalarValue::SmallInt(_)
-        | ScalarValue::Integer(_)
-        | ScalarValue::BigInt(_)
-        | ScalarValue::HugeInt(_)
-        | ScalarValue::UTinyInt(_)
-        | ScalarValue::USmallInt(_)
-        | ScalarValue::UInteger(_)
-        | ScalarValue::UBigInt(_) => {
+        v if v.is_integer() => {
             let _ = write!(out, "{v}");
         }
         ScalarValue::Real(x) => write_double(out, *x as f64),

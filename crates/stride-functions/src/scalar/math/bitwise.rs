@@ -1,9 +1,12 @@
 //! Bitwise operators on integers, in the common integer type of both sides:
 //! `&` (AND), `|` (OR), `<<` and `>>` (`xor(a, b)` lives with the integer
-//! functions), and the unary `~` (NOT: every bit flipped, in the argument's type). Shifts follow DuckDB: a left shift of a negative number, by a
-//! negative count, by the type's width or more, or one that overflows is an error;
-//! a right shift by a negative count or by the width or more gives 0, otherwise it
-//! is arithmetic (the sign is kept).
+//! functions), and the unary `~` (NOT: every bit flipped, in the argument's type).
+//! Shifts follow DuckDB: a left shift of a negative number, by a negative count, by
+//! the type's width or more (an unsigned type may shift by its full width, an
+//! overflow unless the value is 0), or one that overflows is an error; a right shift
+//! by a negative count or by the width or more gives 0, otherwise it is arithmetic
+//! (the sign is kept). An unsigned type's width is its own, not its wider storage's.
+//! Bit strings (BIT) have their own operators in `scalar/bits.rs`.
 
 use super::integer_fns::integer_type;
 use crate::kernels::{binary, try_binary, unary, with_integer, SqlInt};
