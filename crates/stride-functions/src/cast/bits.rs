@@ -39,41 +39,31 @@ pub(super) fn to_bit(v: &Vector, len: usize) -> Result<Vector> {
                 Ok(())
             })?
         }
-        PhysicalType::F32 => {
-            let x = crate::kernels::Slot::<f32>::new(v);
-            map_rows_to_strings(&[v], len, |i, out| {
-                out.push_blob(&bit::from_bytes(&x.get(i).to_bits().to_be_bytes()));
-                Ok(())
-            })?
-        }
-        PhysicalType::F64 => {
-            let x = crate::kernels::Slot::<f64>::new(v);
-            map_rows_to_strings(&[v], len, |i, out| {
-                out.push_blob(&bit::from_bytes(&x.get(i).to_bits().to_be_bytes()));
-                Ok(())
-            })?
-        }
-        PhysicalType::Bool => {
-            let x = crate::kernels::Slot::<bool>::new(v);
-            map_rows_to_strings(&[v], len, |i, out| {
-                out.push_blob(&bit::from_bytes(&[x.get(i) as u8]));
-                Ok(())
-            })?
-        }
+        PhysicalType::F32 => each_as_bits(v, len, |x: f32| x.to_bits().to_be_bytes().to_vec())?,
+        PhysicalType::F64 => each_as_bits(v, len, |x: f64| x.to_bits().to_be_bytes().to_vec())?,
+        PhysicalType::Bool => each_as_bits(v, len, |x: bool| vec![x as u8])?,
         p => {
             let bytes = width_of(&from).ok_or_else(|| unsupported(&from, &DataType::Bit))? / 8;
-            with_integer!(p, T => {
-                let x = crate::kernels::Slot::<T>::new(v);
-                map_rows_to_strings(&[v], len, |i, out| {
-                    let be = x.get(i).to_i128().to_be_bytes();
-                    out.push_blob(&bit::from_bytes(&be[16 - bytes..]));
-                    Ok(())
-                })?
-            }, _ => return Err(unsupported(&from, &DataType::Bit)))
+            with_integer!(p, T => each_as_bits(v, len, |x: T| {
+                x.to_i128().to_be_bytes()[16 - bytes..].to_vec()
+            })?, _ => return Err(unsupported(&from, &DataType::Bit)))
         }
     };
     out.ty = DataType::Bit;
     Ok(out)
+}
+
+/// Each value's bytes (`bytes_of`, most significant first) as its bits.
+fn each_as_bits<T: stride_common::vector::NativeType>(
+    v: &Vector,
+    len: usize,
+    bytes_of: impl Fn(T) -> Vec<u8>,
+) -> Result<Vector> {
+    let x = crate::kernels::Slot::<T>::new(v);
+    map_rows_to_strings(&[v], len, |i, out| {
+        out.push_blob(&bit::from_bytes(&bytes_of(x.get(i))));
+        Ok(())
+    })
 }
 
 fn unsupported(from: &DataType, to: &DataType) -> Error {
