@@ -13,6 +13,39 @@
 use crate::Buffer;
 
 pub const INLINE_LEN: usize = 12;
+
+/// The bytes of a string of at most [`INLINE_LEN`] bytes as two little-endian words
+/// (bytes 0..8 and 8..12), zero-padded. Read as at most two overlapping fixed-size
+/// words and put together in registers: a `memcpy` call, or small copies into a stack
+/// array read back whole (a load the CPU cannot forward from the stores), dominated
+/// pushing short strings.
+#[inline(always)]
+fn inline_words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    debug_assert!(n <= INLINE_LEN);
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64;
+    if n >= 8 {
+        let lo = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        // bytes n-4..n, of which the last n-8 are bytes 8..n
+        (lo, u32_at(n - 4) >> (8 * (12 - n)))
+    } else if n >= 4 {
+        // bytes 0..4 and n-4..n overlap where they agree
+        (u32_at(0) | u32_at(n - 4) << (8 * (n - 4)), 0)
+    } else if n > 0 {
+        let at = |i: usize| (b[i] as u64) << (8 * i);
+        (at(0) | at(n / 2) | at(n - 1), 0)
+    } else {
+        (0, 0)
+    }
+}
+
+/// The inline view of `bytes` as the two words of its memory (length, then data).
+#[inline(always)]
+fn inline_view_words(bytes: &[u8]) -> [u64; 2] {
+    let (lo, hi) = inline_words(bytes);
+    [bytes.len() as u64 | lo << 32, lo >> 32 | hi << 32]
+}
+
 /// Heap buffers start small and double up to this size, so small vectors stay small.
 const BUFFER_MAX: usize = 256 * 1024;
 const BUFFER_MIN: usize = 4 * 1024;
@@ -30,6 +63,34 @@ pub struct StringView {
 }
 
 impl StringView {
+    /// The view of a string of at most [`INLINE_LEN`] bytes, built in registers.
+    #[inline(always)]
+    fn inline(bytes: &[u8]) -> StringView {
+        StringView::of_words(inline_view_words(bytes))
+    }
+
+    /// The view whose memory is these two words.
+    #[inline(always)]
+    fn of_words(words: [u64; 2]) -> StringView {
+        #[cfg(target_endian = "little")]
+        // SAFETY: `repr(C)` puts `len` in bytes 0..4 and `data` in 4..16, which on a
+        // little-endian machine are the two words' bytes in order; every bit
+        // pattern is a valid `u32` and `[u8; 12]`.
+        unsafe {
+            std::mem::transmute::<[u64; 2], StringView>(words)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            let (a, b) = (words[0].to_le_bytes(), words[1].to_le_bytes());
+            StringView {
+                len: words[0] as u32,
+                data: [
+                    a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                ],
+            }
+        }
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
@@ -73,14 +134,13 @@ impl StringView {
     /// `offset` of the heap buffer `buffer` of the vector the view goes into.
     #[inline]
     pub unsafe fn of_heap(bytes: &[u8], buffer: u32, offset: u32) -> StringView {
-        let mut data = [0u8; 12];
         if bytes.len() <= INLINE_LEN {
-            data[..bytes.len()].copy_from_slice(bytes);
-        } else {
-            data[..4].copy_from_slice(&bytes[..4]);
-            data[4..8].copy_from_slice(&buffer.to_le_bytes());
-            data[8..12].copy_from_slice(&offset.to_le_bytes());
+            return StringView::inline(bytes);
         }
+        let mut data = [0u8; 12];
+        data[..4].copy_from_slice(&bytes[..4]);
+        data[4..8].copy_from_slice(&buffer.to_le_bytes());
+        data[8..12].copy_from_slice(&offset.to_le_bytes());
         StringView {
             len: bytes.len() as u32,
             data,
@@ -156,50 +216,84 @@ impl StringVector {
 
     /// Appends a BLOB value (any bytes; see the module's invariants).
     pub fn push_blob(&mut self, bytes: &[u8]) {
-        let v = self.make_view_of_bytes(bytes);
-        self.views.make_mut().push(v);
+        // SAFETY: a BLOB vector may hold any bytes (the module invariant)
+        unsafe { self.push_bytes_unchecked(bytes) }
     }
 
     /// Makes a view for `s`, copying long strings into this vector's heap.
+    #[inline]
     pub fn make_view(&mut self, s: &str) -> StringView {
         self.make_view_of_bytes(s.as_bytes())
     }
 
+    #[inline]
     fn make_view_of_bytes(&mut self, bytes: &[u8]) -> StringView {
-        let mut data = [0u8; 12];
         if bytes.len() <= INLINE_LEN {
-            data[..bytes.len()].copy_from_slice(bytes);
-        } else {
-            let (need_new, last_cap) = match self.buffers.last_mut() {
-                Some(last) => match last.get_mut() {
-                    Some(buf) => (buf.len() + bytes.len() > buf.capacity(), buf.capacity()),
-                    None => (true, last.len()),
-                },
-                None => (true, 0),
-            };
-            if need_new {
-                let cap = (last_cap * 2)
-                    .clamp(BUFFER_MIN, BUFFER_MAX)
-                    .max(bytes.len());
-                self.buffers.push(Vec::with_capacity(cap).into());
-            }
-            let bi = self.buffers.len() - 1;
-            let buf = self.buffers[bi].get_mut().expect("fresh buffer is unique");
-            let off = buf.len();
-            buf.extend_from_slice(bytes);
-            data[..4].copy_from_slice(&bytes[..4]);
-            data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
-            data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
+            return StringView::inline(bytes);
         }
+        self.heap_view(bytes)
+    }
+
+    /// The view of a long string, copied to the end of the heap.
+    fn heap_view(&mut self, bytes: &[u8]) -> StringView {
+        let mut data = [0u8; 12];
+        let (need_new, last_cap) = match self.buffers.last_mut() {
+            Some(last) => match last.get_mut() {
+                Some(buf) => (buf.len() + bytes.len() > buf.capacity(), buf.capacity()),
+                None => (true, last.len()),
+            },
+            None => (true, 0),
+        };
+        if need_new {
+            let cap = (last_cap * 2)
+                .clamp(BUFFER_MIN, BUFFER_MAX)
+                .max(bytes.len());
+            self.buffers.push(Vec::with_capacity(cap).into());
+        }
+        let bi = self.buffers.len() - 1;
+        let buf = self.buffers[bi].get_mut().expect("fresh buffer is unique");
+        let off = buf.len();
+        buf.extend_from_slice(bytes);
+        data[..4].copy_from_slice(&bytes[..4]);
+        data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
+        data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
         StringView {
             len: bytes.len() as u32,
             data,
         }
     }
 
+    #[inline]
     pub fn push(&mut self, s: &str) {
-        let v = self.make_view(s);
-        self.views.make_mut().push(v);
+        if s.len() <= INLINE_LEN {
+            self.push_inline(s.as_bytes());
+        } else {
+            let v = self.heap_view(s.as_bytes());
+            self.views.make_mut().push(v);
+        }
+    }
+
+    /// Appends a string of at most [`INLINE_LEN`] bytes, writing its view's two words
+    /// straight into the views (a view put together on the stack and copied as one
+    /// 16-byte move stalls on the stores that built it).
+    #[inline(always)]
+    fn push_inline(&mut self, bytes: &[u8]) {
+        let words = inline_view_words(bytes);
+        let views = self.views.make_mut();
+        views.reserve(1);
+        let n = views.len();
+        #[cfg(target_endian = "little")]
+        // SAFETY: there is room for one more view (reserved above); a view is two
+        // 8-aligned words, laid out as `of_words` says; `set_len` covers exactly the
+        // view written.
+        unsafe {
+            let at = views.as_mut_ptr().add(n) as *mut u64;
+            at.write(words[0]);
+            at.add(1).write(words[1]);
+            views.set_len(n + 1);
+        }
+        #[cfg(not(target_endian = "little"))]
+        views.push(StringView::of_words(words));
     }
 
     /// Starts a heap buffer with room for `bytes` more bytes, unless the current one
@@ -221,32 +315,26 @@ impl StringVector {
     /// `bytes` must be valid UTF-8 unless this is a BLOB vector (the module invariant).
     #[inline]
     pub unsafe fn push_bytes_unchecked(&mut self, bytes: &[u8]) {
-        let mut data = [0u8; 12];
         if bytes.len() <= INLINE_LEN {
-            data[..bytes.len()].copy_from_slice(bytes);
-        } else {
-            let bi = self.buffers.len().wrapping_sub(1);
-            let fits = self
-                .buffers
-                .last_mut()
-                .and_then(Buffer::get_mut)
-                .is_some_and(|b| b.capacity() - b.len() >= bytes.len());
-            if !fits {
-                let v = self.make_view_of_bytes(bytes);
-                self.views.make_mut().push(v);
-                return;
-            }
+            self.push_inline(bytes);
+            return;
+        }
+        let bi = self.buffers.len().wrapping_sub(1);
+        let fits = self
+            .buffers
+            .last_mut()
+            .and_then(Buffer::get_mut)
+            .is_some_and(|b| b.capacity() - b.len() >= bytes.len());
+        let v = if fits {
             let buf = self.buffers[bi].get_mut().expect("checked unique");
             let off = buf.len();
             buf.extend_from_slice(bytes);
-            data[..4].copy_from_slice(&bytes[..4]);
-            data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
-            data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
-        }
-        self.views.make_mut().push(StringView {
-            len: bytes.len() as u32,
-            data,
-        });
+            // SAFETY: the bytes were just put at `off` of buffer `bi`
+            unsafe { StringView::of_heap(bytes, bi as u32, off as u32) }
+        } else {
+            self.heap_view(bytes)
+        };
+        self.views.make_mut().push(v);
     }
 
     /// Copies a view from another string vector into this one, sharing its buffer.
@@ -439,6 +527,20 @@ fn same_tail(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_strings_of_every_length_round_trip_zero_padded() {
+        let text = "abcdefghijklm";
+        let mut v = StringVector::default();
+        for n in 0..=text.len() {
+            v.push(&text[..n]);
+        }
+        for n in 0..=INLINE_LEN {
+            assert_eq!(v.get(n), &text[..n]);
+            assert!(v.views[n].data[n..].iter().all(|&b| b == 0), "length {n}");
+        }
+        assert_eq!(v.get(13), text);
+    }
 
     #[test]
     fn equal_to_agrees_with_string_equality() {
