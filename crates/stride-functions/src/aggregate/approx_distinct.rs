@@ -37,7 +37,15 @@ impl GroupedState for ApproxDistinct {
             }
             return Ok(());
         }
-        hash_rows(v, rows, |i, h| self.sketch(groups[i] as usize).insert(h));
+        let groups = &groups[..rows];
+        match groups.first() {
+            // one group (always so without GROUP BY): its sketch looked up once
+            Some(&g) if groups.iter().all(|&x| x == g) => {
+                let sketch = self.sketch(g as usize);
+                hash_rows(v, rows, |_, h| sketch.insert(h));
+            }
+            _ => hash_rows(v, rows, |i, h| self.sketch(groups[i] as usize).insert(h)),
+        }
         Ok(())
     }
 
