@@ -565,9 +565,16 @@ impl Vector {
         }
         let data = match &self.data {
             VectorData::Str(s) => VectorData::Str(s.slice(offset, len)),
-            VectorData::List(_) => {
-                let idx: Vec<u32> = (offset as u32..(offset + len) as u32).collect();
-                return self.take(&idx);
+            // the offsets rebased, the child sliced (shared, not copied, when flat)
+            VectorData::List(l) => {
+                let (a, b) = (l.offsets[offset], l.offsets[offset + len]);
+                VectorData::List(ListData {
+                    offsets: l.offsets[offset..=offset + len]
+                        .iter()
+                        .map(|o| o - a)
+                        .collect(),
+                    child: Box::new(l.child.slice(a as usize, (b - a) as usize)),
+                })
             }
             VectorData::Struct(st) => VectorData::Struct(StructData {
                 fields: st.fields.iter().map(|f| f.slice(offset, len)).collect(),

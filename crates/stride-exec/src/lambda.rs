@@ -39,6 +39,9 @@ pub fn eval_lambda(l: &Lambda, chunk: &DataChunk, ctx: &QueryContext) -> Result<
     let mut row_of = Vec::new();
     let mut positions = Vec::new();
     let mut lengths = vec![0u32; rows];
+    // whether the elements lie one after the other in the child vector (as they do in
+    // a flat vector of lists), so batches of them are slices rather than gathers
+    let mut contiguous = true;
     for (i, n) in lengths.iter_mut().enumerate() {
         if !lists.is_valid(i) {
             continue;
@@ -46,15 +49,19 @@ pub fn eval_lambda(l: &Lambda, chunk: &DataChunk, ctx: &QueryContext) -> Result<
         let j = lists.index(i);
         let (a, b) = (data.offsets[j], data.offsets[j + 1]);
         *n = b - a;
+        contiguous &= elements.last().is_none_or(|&last| last + 1 == a) || a == b;
         elements.extend(a..b);
         row_of.extend(std::iter::repeat_n(i as u32, (b - a) as usize));
-        positions.extend(1..=i64::from(b - a));
+        if l.params == 2 {
+            positions.extend(1..=i64::from(b - a));
+        }
     }
     let validity = Validity::from_fn(rows, |i| lists.is_valid(i));
     let mut out = match l.func {
         LambdaKind::Transform | LambdaKind::Filter => {
             let places = Places {
                 elements: &elements,
+                contiguous,
                 rows: &row_of,
                 positions: &positions,
             };
@@ -98,6 +105,8 @@ fn body_chunk(
 /// position in its list.
 struct Places<'a> {
     elements: &'a [u32],
+    /// Each element is the one after the element before it.
+    contiguous: bool,
     rows: &'a [u32],
     positions: &'a [i64],
 }
@@ -124,7 +133,12 @@ fn map_elements(
         let idx = &places.elements[start..end];
         let rows = &places.rows[start..end];
         let positions = (l.params == 2).then(|| places.positions[start..end].to_vec());
-        let chunk = body_chunk(vec![data.child.take(idx)], positions, rows, captures);
+        let values_in = if places.contiguous {
+            data.child.slice(idx[0] as usize, idx.len())
+        } else {
+            data.child.take(idx)
+        };
+        let chunk = body_chunk(vec![values_in], positions, rows, captures);
         let result = eval(l.body, &chunk, ctx)?;
         if l.func == LambdaKind::Transform {
             values.append(&result, idx.len());
