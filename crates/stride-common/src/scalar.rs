@@ -33,6 +33,8 @@ pub enum ScalarValue {
     Timestamp(i64),
     /// An instant: microseconds since 1970-01-01 00:00:00 UTC.
     TimestampTz(i64),
+    /// A TIMESTAMP_S, _MS or _NS value in its unit ([`crate::time_unit`]).
+    TimestampUnit(crate::time_unit::TimeUnit, i64),
     /// Microseconds since midnight.
     Time(i64),
     Interval(Interval),
@@ -74,6 +76,7 @@ impl ScalarValue {
             ScalarValue::Bit(_) => DataType::Bit,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::TimestampUnit(u, _) => DataType::TimestampUnit(*u),
             ScalarValue::TimestampTz(_) => DataType::TimestampTz,
             ScalarValue::Time(_) => DataType::Time,
             ScalarValue::Interval(_) => DataType::Interval,
@@ -143,6 +146,7 @@ impl ScalarValue {
             (Blob(a), Blob(b)) | (Bit(a), Bit(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
+            (TimestampUnit(_, a), TimestampUnit(_, b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Enum(_, a), Enum(_, b)) => a.cmp(b),
@@ -269,6 +273,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Bit(b) => write!(f, "{}", crate::bit::to_text(b)),
             ScalarValue::Date(d) => write!(f, "{}", temporal::format_date(*d)),
             ScalarValue::Timestamp(t) => write!(f, "{}", temporal::format_timestamp(*t)),
+            ScalarValue::TimestampUnit(u, t) => write!(f, "{}", crate::time_unit::format(*t, *u)),
             ScalarValue::TimestampTz(t) => {
                 write!(f, "{}", crate::zone::format_in(&crate::zone::current(), *t))
             }

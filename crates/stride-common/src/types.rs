@@ -3,6 +3,7 @@
 //! [`PhysicalType`].
 
 use crate::enum_type::EnumType;
+use crate::time_unit::TimeUnit;
 use std::fmt;
 
 /// Widest DECIMAL precision stored in an `i64`; wider ones use `i128`.
@@ -40,6 +41,9 @@ pub enum DataType {
     /// TIMESTAMP WITH TIME ZONE: an instant, microseconds since 1970-01-01 00:00:00
     /// UTC, shown and split into fields in the session's time zone ([`crate::zone`]).
     TimestampTz,
+    /// TIMESTAMP_S, TIMESTAMP_MS, TIMESTAMP_NS: a timestamp counted in seconds,
+    /// milliseconds or nanoseconds since 1970-01-01 00:00:00 ([`crate::time_unit`]).
+    TimestampUnit(TimeUnit),
     /// Microseconds since midnight, 0 to 24:00:00 inclusive (as DuckDB).
     Time,
     Interval,
@@ -98,6 +102,7 @@ impl DataType {
             DataType::BigInt
             | DataType::Timestamp
             | DataType::TimestampTz
+            | DataType::TimestampUnit(_)
             | DataType::Time
             | DataType::UInteger => PhysicalType::I64,
             DataType::HugeInt | DataType::Uuid | DataType::UBigInt => PhysicalType::I128,
@@ -218,6 +223,7 @@ impl DataType {
             DataType::Date
                 | DataType::Timestamp
                 | DataType::TimestampTz
+                | DataType::TimestampUnit(_)
                 | DataType::Time
                 | DataType::Interval
         )
@@ -318,6 +324,16 @@ impl DataType {
             // DuckDB's rule: a BOOLEAN meets a number as 0 or 1 (so `2 = true` is false)
             (Boolean, t) | (t, Boolean) if t.is_numeric() => Some(t.clone()),
             (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
+            // timestamps in other units meet at the finer one, seconds and milliseconds
+            // meeting TIMESTAMP (or a date) as TIMESTAMP (DuckDB)
+            (TimestampUnit(x), TimestampUnit(y)) => Some(TimestampUnit(*x.max(y))),
+            (TimestampUnit(TimeUnit::Nanosecond), Date | Timestamp)
+            | (Date | Timestamp, TimestampUnit(TimeUnit::Nanosecond)) => {
+                Some(TimestampUnit(TimeUnit::Nanosecond))
+            }
+            (TimestampUnit(_), Date | Timestamp) | (Date | Timestamp, TimestampUnit(_)) => {
+                Some(Timestamp)
+            }
             // a local time meets an instant as an instant (DuckDB)
             (Date | Timestamp, TimestampTz) | (TimestampTz, Date | Timestamp) => Some(TimestampTz),
             (List(x), List(y)) => Some(List(Box::new(Self::common_supertype(x, y)?))),
@@ -377,6 +393,8 @@ impl DataType {
             }
             (DataType::Date, DataType::Timestamp | DataType::TimestampTz) => true,
             (DataType::Timestamp, DataType::TimestampTz) => true,
+            // what takes a TIMESTAMP takes one in another unit (DuckDB)
+            (DataType::TimestampUnit(_), DataType::Timestamp) => true,
             (DataType::Varchar, _) => !target.is_nested(),
             // an array is a list of its elements wherever a list is expected
             (DataType::Array(a, _), DataType::List(b)) => a == b,
@@ -418,6 +436,7 @@ impl fmt::Display for DataType {
             DataType::Date => write!(f, "DATE"),
             DataType::Timestamp => write!(f, "TIMESTAMP"),
             DataType::TimestampTz => write!(f, "TIMESTAMP WITH TIME ZONE"),
+            DataType::TimestampUnit(u) => write!(f, "{}", u.type_name()),
             DataType::Time => write!(f, "TIME"),
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::Uuid => write!(f, "UUID"),

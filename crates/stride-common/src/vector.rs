@@ -425,6 +425,9 @@ impl Vector {
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::TimestampTz, VectorData::I64(v)) => ScalarValue::TimestampTz(v[i]),
+            (DataType::TimestampUnit(u), VectorData::I64(v)) => {
+                ScalarValue::TimestampUnit(*u, v[i])
+            }
             (DataType::Interval, VectorData::Interval(v)) => ScalarValue::Interval(v[i]),
             (DataType::List(t) | DataType::Array(t, _), VectorData::List(l)) => {
                 let (a, b) = (l.offsets[i] as usize, l.offsets[i + 1] as usize);
@@ -485,6 +488,7 @@ impl Vector {
                 ScalarValue::BigInt(x)
                 | ScalarValue::Timestamp(x)
                 | ScalarValue::TimestampTz(x)
+                | ScalarValue::TimestampUnit(_, x)
                 | ScalarValue::Time(x),
             ) => v.make_mut().push(*x),
             (VectorData::I128(v), ScalarValue::HugeInt(x)) => v.make_mut().push(*x),

@@ -177,7 +177,9 @@ pub fn oid_of(ty: &DataType) -> u32 {
         // sent as its text of 0s and 1s
         DataType::Bit => VARBIT,
         DataType::Date => DATE,
-        DataType::Timestamp => TIMESTAMP,
+        // TIMESTAMP_NS goes out as text with its nine digits, which PostgreSQL's
+        // clients read (rounded) as a timestamp
+        DataType::Timestamp | DataType::TimestampUnit(_) => TIMESTAMP,
         DataType::TimestampTz => TIMESTAMPTZ,
         DataType::Time => TIME,
         DataType::Interval => INTERVAL,

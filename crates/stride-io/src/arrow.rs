@@ -22,7 +22,8 @@
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, IntervalMonthDayNanoType, Time64MicrosecondType, TimestampMicrosecondType,
-    UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
 };
 use arrow_array::{
     ArrayRef, ArrowPrimitiveType, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeListArray,
@@ -38,6 +39,7 @@ use arrow_schema::{
 };
 use std::ptr::NonNull;
 use std::sync::Arc;
+use stride_common::time_unit::TimeUnit as Unit;
 use stride_common::vector::NativeType;
 use stride_common::{
     Buffer, DataType, Error, Result, StringVector, StringView, Vector, VectorData,
@@ -86,6 +88,14 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         },
         DataType::Date => ArrowType::Date32,
         DataType::Timestamp => ArrowType::Timestamp(TimeUnit::Microsecond, None),
+        DataType::TimestampUnit(u) => ArrowType::Timestamp(
+            match u {
+                Unit::Second => TimeUnit::Second,
+                Unit::Millisecond => TimeUnit::Millisecond,
+                Unit::Nanosecond => TimeUnit::Nanosecond,
+            },
+            None,
+        ),
         // an instant, labelled with the session's zone (as DuckDB exports it)
         DataType::TimestampTz => ArrowType::Timestamp(
             TimeUnit::Microsecond,
@@ -193,6 +203,15 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
         DataType::Date => primitive::<Date32Type>(parts, nulls, target),
         DataType::Timestamp | DataType::TimestampTz => {
             primitive::<TimestampMicrosecondType>(parts, nulls, target)
+        }
+        DataType::TimestampUnit(Unit::Second) => {
+            primitive::<TimestampSecondType>(parts, nulls, target)
+        }
+        DataType::TimestampUnit(Unit::Millisecond) => {
+            primitive::<TimestampMillisecondType>(parts, nulls, target)
+        }
+        DataType::TimestampUnit(Unit::Nanosecond) => {
+            primitive::<TimestampNanosecondType>(parts, nulls, target)
         }
         DataType::Decimal(..) if matches!(parts.first(), Some((v, _)) if matches!(v.data, VectorData::I64(_))) =>
         {

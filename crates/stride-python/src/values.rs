@@ -122,6 +122,24 @@ impl<'py> ToPython<'py> {
                 self.date.call1((y, m, d))?
             }
             ScalarValue::Timestamp(t) => self.naive(*t)?,
+            // datetime holds microseconds: nanoseconds are cut off, as DuckDB's
+            // package does
+            ScalarValue::TimestampUnit(u, t) => {
+                let micros = match u {
+                    stride_common::time_unit::TimeUnit::Nanosecond
+                        if stride_common::temporal::is_finite_timestamp(*t) =>
+                    {
+                        Some(t.div_euclid(1_000))
+                    }
+                    _ => stride_common::time_unit::to_micros(*t, *u),
+                };
+                let micros = micros.ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!(
+                        "{v} is outside the range of datetime"
+                    ))
+                })?;
+                self.value(&ScalarValue::Timestamp(micros))?
+            }
             ScalarValue::TimestampTz(t) => {
                 let (utc, zone) = self.zones()?;
                 let kwargs = PyDict::new(py);

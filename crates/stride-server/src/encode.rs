@@ -225,6 +225,12 @@ impl ToSql for Value<'_> {
             ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => {
                 out.put_i64(t - PG_EPOCH_DAYS * MICROS_PER_DAY)
             }
+            // as the TIMESTAMP it rounds to (PostgreSQL's timestamps hold microseconds)
+            ScalarValue::TimestampUnit(u, t) => {
+                let micros = stride::time_unit::to_micros(*t, *u)
+                    .ok_or("a timestamp outside TIMESTAMP's range")?;
+                return Value(&ScalarValue::Timestamp(micros)).to_sql(_ty, out);
+            }
             ScalarValue::Interval(i) => {
                 out.put_i64(i.micros);
                 out.put_i32(i.days);

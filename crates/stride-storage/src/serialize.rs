@@ -6,6 +6,7 @@
 //! Integers are little-endian; a string is its byte length (u32) and its UTF-8 bytes; a
 //! list is its length (u32) and its elements.
 
+use stride_common::time_unit::TimeUnit;
 use stride_common::{
     ColumnSchema, DataType, Error, Interval, PhysicalType, Result, ScalarValue, TableSchema,
     Validity, Vector, VectorData,
@@ -205,6 +206,10 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::UBigInt => w.u8(27),
         // stored as a BLOB is, in DuckDB's layout (`stride_common::bit`)
         DataType::Bit => w.u8(28),
+        // format 11: the value in its unit, as a BIGINT is stored
+        DataType::TimestampUnit(TimeUnit::Second) => w.u8(29),
+        DataType::TimestampUnit(TimeUnit::Millisecond) => w.u8(30),
+        DataType::TimestampUnit(TimeUnit::Nanosecond) => w.u8(31),
         // the type's name (a flag byte, then the name when the flag is 1) and its
         // labels in order
         DataType::Enum(e) => {
@@ -285,6 +290,9 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         26 => DataType::UInteger,
         27 => DataType::UBigInt,
         28 => DataType::Bit,
+        29 => DataType::TimestampUnit(TimeUnit::Second),
+        30 => DataType::TimestampUnit(TimeUnit::Millisecond),
+        31 => DataType::TimestampUnit(TimeUnit::Nanosecond),
         23 => {
             let name = match r.u8()? {
                 0 => None,

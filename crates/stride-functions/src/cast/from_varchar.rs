@@ -42,6 +42,12 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Boolean => parse_each(v, len, to, try_cast, parse_bool),
         DataType::Date => parse_each(v, len, to, try_cast, parse_date),
         DataType::Timestamp => parse_each(v, len, to, try_cast, temporal::parse_timestamp),
+        DataType::TimestampUnit(u) => {
+            let u = *u;
+            parse_each(v, len, to, try_cast, |s| {
+                stride_common::time_unit::parse(s, u)
+            })
+        }
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
         DataType::Time => parse_each_time(v, len, try_cast),
         DataType::TimestampTz => parse_each_instant(v, len, try_cast),

@@ -39,6 +39,12 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Double => each(v, len, |x: f64, out| out.push_str(&format_f64(x))),
         DataType::Date => each(v, len, |d: i32, out| write_date(out, d)),
         DataType::Timestamp => each(v, len, |t: i64, out| write_timestamp(out, t)),
+        DataType::TimestampUnit(u) => {
+            let u = *u;
+            each(v, len, |t: i64, out| {
+                stride_common::time_unit::write(out, t, u)
+            })
+        }
         DataType::TimestampTz => {
             let zone = stride_common::zone::current();
             each(v, len, |t: i64, out| match zone.local_of(t) {

@@ -7,6 +7,7 @@ use arrow_array::{ArrowPrimitiveType, RecordBatch};
 use arrow_buffer::{Buffer as ArrowBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType as ArrowType, IntervalUnit, TimeUnit};
 use std::sync::Arc;
+use stride_common::time_unit::TimeUnit as Unit;
 use stride_common::{
     Buffer, DataType, Error, Result, StringVector, StringView, Validity, Vector, VectorData,
 };
@@ -35,7 +36,13 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
         ArrowType::Date32 | ArrowType::Date64 => DataType::Date,
         // A timestamp with a zone is an instant; without one, a local time.
         ArrowType::Timestamp(_, Some(_)) => DataType::TimestampTz,
-        ArrowType::Timestamp(_, None) => DataType::Timestamp,
+        // in its own unit, as DuckDB reads it (pandas' nanoseconds stay exact)
+        ArrowType::Timestamp(unit, None) => match unit {
+            TimeUnit::Second => DataType::TimestampUnit(Unit::Second),
+            TimeUnit::Millisecond => DataType::TimestampUnit(Unit::Millisecond),
+            TimeUnit::Microsecond => DataType::Timestamp,
+            TimeUnit::Nanosecond => DataType::TimestampUnit(Unit::Nanosecond),
+        },
         ArrowType::Decimal32(p, s) | ArrowType::Decimal64(p, s) | ArrowType::Decimal128(p, s)
             if *s >= 0 && *s as u8 <= *p =>
         {
@@ -202,6 +209,15 @@ pub fn to_vector_with(
         (ArrowType::Date32, _) => VectorData::I32(shared::<t::Date32Type>(array)),
         (ArrowType::Timestamp(TimeUnit::Microsecond, _), _) => {
             VectorData::I64(shared::<t::TimestampMicrosecondType>(array))
+        }
+        (ArrowType::Timestamp(TimeUnit::Second, None), _) => {
+            VectorData::I64(shared::<t::TimestampSecondType>(array))
+        }
+        (ArrowType::Timestamp(TimeUnit::Millisecond, None), _) => {
+            VectorData::I64(shared::<t::TimestampMillisecondType>(array))
+        }
+        (ArrowType::Timestamp(TimeUnit::Nanosecond, None), _) => {
+            VectorData::I64(shared::<t::TimestampNanosecondType>(array))
         }
         (ArrowType::Time64(TimeUnit::Microsecond), _) => {
             VectorData::I64(shared::<t::Time64MicrosecondType>(array))

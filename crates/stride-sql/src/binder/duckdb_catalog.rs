@@ -23,6 +23,7 @@ use crate::system::snapshot::{
     RelKind, Relation, DATABASE_OID, MAIN_NAMESPACE_OID, NAMESPACES, PG_CATALOG_OID,
 };
 use stride_common::memory::MemoryTag;
+use stride_common::time_unit::TimeUnit;
 use stride_common::{DataType, Result, ScalarValue};
 use stride_functions::scalar::meta::SCHEMA_NAME;
 
@@ -150,6 +151,9 @@ const TYPES: &[(i64, &str, i64, &str, &str)] = &[
     (15, "date", 4, "DATE", "DATETIME"),
     (16, "time", 8, "TIME", "DATETIME"),
     (19, "timestamp", 8, "TIMESTAMP", "DATETIME"),
+    (17, "timestamp_s", 8, "TIMESTAMP_S", "DATETIME"),
+    (18, "timestamp_ms", 8, "TIMESTAMP_MS", "DATETIME"),
+    (20, "timestamp_ns", 8, "TIMESTAMP_NS", "DATETIME"),
     (21, "decimal", 8, "DECIMAL", "NUMERIC"),
     (22, "float", 4, "FLOAT", "NUMERIC"),
     (23, "double", 8, "DOUBLE", "NUMERIC"),
@@ -721,6 +725,9 @@ fn type_id(t: &DataType) -> i64 {
         DataType::Date => 15,
         DataType::Timestamp => 19,
         DataType::TimestampTz => 32,
+        DataType::TimestampUnit(TimeUnit::Second) => 17,
+        DataType::TimestampUnit(TimeUnit::Millisecond) => 18,
+        DataType::TimestampUnit(TimeUnit::Nanosecond) => 20,
         DataType::Decimal(..) => 21,
         DataType::Real => 22,
         DataType::Double => 23,

@@ -95,24 +95,19 @@ fn is_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal { .. })
 }
 
-/// Resolves an operator or function and casts the arguments to what it expects. A
-/// fixed-size ARRAY argument a function does not take is passed as a LIST, as
-/// DuckDB does (`list_sum(a)`, `a || [4]`).
+/// Resolves an operator or function and casts the arguments to what it expects. An
+/// argument of a type the function does not take is passed as its stand-in type
+/// when it has one, as DuckDB casts implicitly: a fixed-size ARRAY as a LIST
+/// (`list_sum(a)`, `a || [4]`), a TIMESTAMP_S, _MS or _NS as a TIMESTAMP
+/// (`year(ts_ns)`).
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
     let mut func = match resolve_scalar(name, &types) {
         Ok(f) => f,
-        Err(e) if types.iter().any(|t| matches!(t, DataType::Array(..))) => {
-            let as_lists: Vec<DataType> = types
-                .iter()
-                .map(|t| match t {
-                    DataType::Array(elem, _) => DataType::List(elem.clone()),
-                    other => other.clone(),
-                })
-                .collect();
-            resolve_scalar(name, &as_lists).map_err(|_| e)?
-        }
-        Err(e) => return Err(e),
+        Err(e) => match stand_ins(&types) {
+            Some(others) => resolve_scalar(name, &others).map_err(|_| e)?,
+            None => return Err(e),
+        },
     };
     let args = args
         .into_iter()
@@ -129,6 +124,22 @@ pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
         stride_functions::scalar::specialize(&mut func, &constants)?;
     }
     Ok(Expr::Function { func, args })
+}
+
+/// The argument types with each that has a stand-in replaced by it (see [`call`]);
+/// `None` when none has one.
+fn stand_ins(types: &[DataType]) -> Option<Vec<DataType>> {
+    let stand_in = |t: &DataType| match t {
+        DataType::Array(elem, _) => Some(DataType::List(elem.clone())),
+        DataType::TimestampUnit(_) => Some(DataType::Timestamp),
+        _ => None,
+    };
+    types.iter().any(|t| stand_in(t).is_some()).then(|| {
+        types
+            .iter()
+            .map(|t| stand_in(t).unwrap_or_else(|| t.clone()))
+            .collect()
+    })
 }
 
 /// `l op r` for a comparison operator, with both sides of one type (and strings

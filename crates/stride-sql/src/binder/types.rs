@@ -186,6 +186,10 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "long" => DataType::BigInt,
                     "hugeint" | "int128" => DataType::HugeInt,
                     "bitstring" => DataType::Bit,
+                    "timestamp_us" => DataType::Timestamp,
+                    "timestamp_s" | "timestamp_ms" | "timestamp_ns" => DataType::TimestampUnit(
+                        stride_common::time_unit::TimeUnit::of_type_name(n).expect("a unit's name"),
+                    ),
                     "utinyint" | "uint8" => DataType::UTinyInt,
                     "usmallint" | "uint16" => DataType::USmallInt,
                     "uinteger" | "uint32" | "uint" => DataType::UInteger,

@@ -7,6 +7,8 @@
 //! INTERVAL and the difference of two of them count months and days on the session
 //! zone's clocks and the rest as elapsed time ([`crate::timezone::add_interval`]). Month
 //! arithmetic clamps the day (Jan 31 + 1 month = Feb 28/29), as PostgreSQL does.
+//! TIMESTAMP_NS ± INTERVAL stays in nanoseconds; the other timestamp units meet the
+//! operators as TIMESTAMP (the binder's stand-in types, `binder::expr::call`).
 
 use super::negate::negate_interval;
 use crate::kernels::{binary, try_binary};
@@ -16,6 +18,7 @@ use stride_common::interval::MICROS_PER_DAY;
 use stride_common::temporal::{
     date_add_days, date_at_time, is_finite_timestamp, timestamp_add_interval,
 };
+use stride_common::time_unit::{nanos_add_interval, TimeUnit};
 use stride_common::{DataType, Error, Interval as Iv, Result, Vector};
 
 /// The type an untyped operand (NULL or text) takes next to a temporal `partner`.
@@ -63,6 +66,11 @@ pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<
         (Subtract, Date, t) if int(t) => ([Date, Integer], Date),
         (Subtract, Date, Date) => ([Date, Date], BigInt),
         (Add | Subtract, Date | Timestamp, Interval) => ([Timestamp, Interval], Timestamp),
+        // nanoseconds stay (DuckDB); seconds and milliseconds become a TIMESTAMP
+        (Add | Subtract, TimestampUnit(TimeUnit::Nanosecond), Interval) => {
+            ([a.clone(), Interval], a.clone())
+        }
+        (Add, Interval, TimestampUnit(TimeUnit::Nanosecond)) => ([Interval, b.clone()], b.clone()),
         (Add, Interval, Date | Timestamp) => ([Interval, Timestamp], Timestamp),
         (Subtract, Date | Timestamp, Date | Timestamp) => ([Timestamp, Timestamp], Interval),
         (Add | Subtract, Interval, Interval) => ([Interval, Interval], Interval),
@@ -218,6 +226,25 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             len,
             ty,
             |iv: Iv, t: i64| timestamp_add_interval(t, iv),
+            |_, _| timestamp_range(),
+        ),
+        (Add, TimestampUnit(_), Interval) => {
+            try_binary(a, b, len, ty, nanos_add_interval, |_, _| timestamp_range())
+        }
+        (Subtract, TimestampUnit(_), Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |t: i64, iv: Iv| nanos_add_interval(t, negate_interval(iv)?),
+            |_, _| timestamp_range(),
+        ),
+        (Add, Interval, TimestampUnit(_)) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |iv: Iv, t: i64| nanos_add_interval(t, iv),
             |_, _| timestamp_range(),
         ),
         (Add, Time, Interval) => Ok(binary(a, b, len, ty, |t: i64, iv: Iv| {
