@@ -320,6 +320,68 @@ fn unsigned_integers_survive_the_log_and_checkpoints() {
 }
 
 #[test]
+fn timestamp_units_survive_the_log_and_checkpoints() {
+    let d = dir("timestamp_units");
+    let path = path_in(&d);
+    let check = |db: &Database| {
+        let rows: Vec<String> = query(
+            db,
+            "SELECT s::VARCHAR, ms::VARCHAR, ns::VARCHAR, typeof(ns) FROM t WHERE k < 3 ORDER BY k",
+        )
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+        assert_eq!(
+            rows,
+            [
+                "2024-01-01 10:00:01 | 2024-01-01 10:00:00.123 | 2024-01-01 10:00:00.123456789 | TIMESTAMP_NS",
+                "NULL | NULL | NULL | TIMESTAMP_NS",
+                "infinity | -infinity | 1677-09-22 00:00:00.000000001 | TIMESTAMP_NS"
+            ]
+        );
+        // a filter on the stored nanoseconds (zone maps over the i64 values)
+        let n = query(
+            db,
+            "SELECT count(*) FROM t WHERE ns >= '2000-01-01 00:00:00.050000001'::TIMESTAMP_NS",
+        )[0][0]
+            .to_string();
+        assert_eq!(n, "50000");
+    };
+    {
+        let db = Database::open(&path).unwrap();
+        exec(
+            &db,
+            "CREATE TABLE t(k INTEGER, s TIMESTAMP_S, ms TIMESTAMP_MS, ns TIMESTAMP_NS)",
+        );
+        exec(
+            &db,
+            "INSERT INTO t VALUES (0, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.123', '2024-01-01 10:00:00.123456789'), \
+             (1, NULL, NULL, NULL), (2, 'infinity', '-infinity', '1677-09-22 00:00:00.000000001')",
+        );
+        exec(
+            &db,
+            "INSERT INTO t SELECT i + 3, NULL, NULL, '2000-01-01'::TIMESTAMP_NS + to_microseconds(i) FROM range(100000) r(i)",
+        );
+        check(&db);
+    }
+    // From the log.
+    let db = Database::open(&path).unwrap();
+    check(&db);
+    exec(&db, "CHECKPOINT");
+    drop(db);
+    // From the checkpoint.
+    let db = Database::open(&path).unwrap();
+    check(&db);
+    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn timestamptz_survives_the_log_and_checkpoints() {
     let d = dir("timestamptz");
     let path = path_in(&d);
