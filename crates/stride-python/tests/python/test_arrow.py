@@ -77,6 +77,37 @@ def test_arrow_new_types(con):
     ]
 
 
+def test_timestamps_keep_their_unit(con):
+    # pandas' nanoseconds are read as TIMESTAMP_NS (as DuckDB reads them), exactly,
+    # and leave as timestamp[ns]; seconds and milliseconds likewise
+    df = pd.DataFrame({"ts": pd.to_datetime(["2024-01-01 10:00:00.123456789", None])})
+    assert str(df["ts"].dtype) == "datetime64[ns]"
+    assert con.execute("SELECT typeof(ts), ts::VARCHAR FROM df ORDER BY ts").fetchall() == [
+        ("TIMESTAMP_NS", "2024-01-01 10:00:00.123456789"),
+        ("TIMESTAMP_NS", None),
+    ]
+    back = con.sql("SELECT ts, ts + INTERVAL 1 DAY AS later FROM df ORDER BY ts").arrow()
+    assert back.schema.field("ts").type == pa.timestamp("ns")
+    assert back.column("later").cast(pa.int64()).to_pylist()[0] == 1704189600123456789
+    # fetchall gives datetime, which holds microseconds: the nanoseconds are cut off
+    assert con.execute("SELECT ts FROM df ORDER BY ts").fetchone()[0] == datetime.datetime(
+        2024, 1, 1, 10, 0, 0, 123456
+    )
+    t = pa.table(
+        {
+            "s": pa.array([1704103200], pa.timestamp("s")),
+            "ms": pa.array([1704103200123], pa.timestamp("ms")),
+        }
+    )
+    assert con.execute("SELECT typeof(s), typeof(ms), ms::VARCHAR FROM t").fetchall() == [
+        ("TIMESTAMP_S", "TIMESTAMP_MS", "2024-01-01 10:00:00.123")
+    ]
+    assert con.sql("SELECT s, ms FROM t").arrow().schema.types == [
+        pa.timestamp("s"),
+        pa.timestamp("ms"),
+    ]
+
+
 def test_arrow_matches_fetchall(con):
     rel = con.sql(ALL_TYPES.replace("INTERVAL (range) DAY AS iv,", ""))
     rows = rel.fetchall()
