@@ -458,6 +458,10 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("make_date", date::make::resolve_make_date),
     ("make_time", date::make::resolve_make_time),
     ("make_timestamptz", date::make::resolve_make_timestamptz),
+    (
+        "make_timestamp_ns",
+        date::epoch::resolve_make_timestamp_nanos,
+    ),
     ("make_timestamp", |a| {
         date::make::resolve_make_timestamp(a)
             .or_else(|| date::epoch::resolve_make_timestamp_micros(a))

@@ -269,6 +269,8 @@ pub enum ScalarFunction {
     ToTimestamp,
     /// `make_timestamp(BIGINT micros)`
     MakeTimestampMicros,
+    /// `make_timestamp_ns(BIGINT)`: nanoseconds since 1970 as a TIMESTAMP_NS.
+    MakeTimestampNanos,
     /// `to_years(n)`, `to_days(n)`, `to_seconds(x)`, ...
     ToInterval(date::IntervalUnit),
     /// `age(a [, b])`
@@ -643,6 +645,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::TimestampFromEpochMs
         | F::ToTimestamp
         | F::MakeTimestampMicros
+        | F::MakeTimestampNanos
         | F::ToInterval(_)
         | F::Age
         | F::DateAdd

@@ -2,7 +2,9 @@
 //! `epoch_ms(x)` / `epoch_us(x)` / `epoch_ns(x)` of a DATE, TIMESTAMP or INTERVAL
 //! (BIGINT milliseconds, microseconds, nanoseconds; an interval's month is 30 days, as
 //! in DuckDB), `epoch_ms(BIGINT)` (milliseconds to a TIMESTAMP), `to_timestamp(DOUBLE
-//! seconds)` and `make_timestamp(BIGINT microseconds)`. (`epoch(x)`, fractional
+//! seconds)`, `make_timestamp(BIGINT microseconds)` and `make_timestamp_ns(BIGINT
+//! nanoseconds)`; the counts of a TIMESTAMP_S, _MS or _NS come from its own value, so
+//! `epoch_ns` of a TIMESTAMP_NS keeps its nanoseconds. (`epoch(x)`, fractional
 //! seconds, is the `epoch` field of `date_part`.) Results that do not fit are a
 //! Conversion error, never a wrapped value.
 
@@ -11,6 +13,7 @@ use crate::kernels::try_unary;
 use crate::scalar::signature::{bind, castable, fixed};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
+use stride_common::time_unit::TimeUnit;
 use stride_common::{DataType, Error, Interval, Result, Vector};
 
 /// The unit of an `epoch_*` function.
@@ -28,6 +31,25 @@ impl EpochUnit {
             EpochUnit::Micros => "US",
             EpochUnit::Nanos => "NS",
         }
+    }
+
+    /// A count in `from` (of a TIMESTAMP_S, _MS or _NS) in this unit, truncated toward
+    /// zero.
+    fn of_count(self, t: i64, from: TimeUnit) -> Option<i64> {
+        let ns_per = |u: TimeUnit| -> i128 {
+            match u {
+                TimeUnit::Second => 1_000_000_000,
+                TimeUnit::Millisecond => 1_000_000,
+                TimeUnit::Nanosecond => 1,
+            }
+        };
+        let ns = t as i128 * ns_per(from);
+        let per = match self {
+            EpochUnit::Millis => 1_000_000,
+            EpochUnit::Micros => 1_000,
+            EpochUnit::Nanos => 1,
+        };
+        i64::try_from(ns / per).ok()
     }
 
     /// `micros` in this unit (milliseconds truncate toward zero, as DuckDB does).
@@ -51,9 +73,10 @@ pub(crate) fn resolve_epoch_unit(args: &[DataType], unit: EpochUnit) -> Option<B
             DataType::Timestamp,
         );
     }
-    // an instant's count is the instant's, not its local time's
+    // an instant's count is the instant's, not its local time's; a timestamp in
+    // another unit counts from its own value, nanoseconds included
     let x = match x {
-        DataType::TimestampTz => DataType::TimestampTz,
+        DataType::TimestampTz | DataType::TimestampUnit(_) => x.clone(),
         x => temporal_arg(x, true)?,
     };
     bind(ScalarFunction::EpochUnit(unit), vec![x], DataType::BigInt)
@@ -80,6 +103,17 @@ pub(crate) fn resolve_make_timestamp_micros(args: &[DataType]) -> Option<BoundFu
         ScalarFunction::MakeTimestampMicros,
         vec![DataType::BigInt],
         DataType::Timestamp,
+    )
+}
+
+/// `make_timestamp_ns(nanos)`: a BIGINT count of nanoseconds as a TIMESTAMP_NS (the
+/// extremes, its infinities, are an error, as in DuckDB).
+pub(crate) fn resolve_make_timestamp_nanos(args: &[DataType]) -> Option<BoundFunction> {
+    fixed(
+        ScalarFunction::MakeTimestampNanos,
+        args,
+        &[DataType::BigInt],
+        DataType::TimestampUnit(TimeUnit::Nanosecond),
     )
 }
 
@@ -112,6 +146,9 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                 DataType::Timestamp | DataType::TimestampTz => {
                     try_unary(v, len, ty, |t: i64| unit.of_micros(t), |_| err())
                 }
+                DataType::TimestampUnit(from) => {
+                    try_unary(v, len, ty, |t: i64| unit.of_count(t, from), |_| err())
+                }
                 _ => try_unary(
                     v,
                     len,
@@ -139,6 +176,13 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                     .filter(|&t| valid_timestamp(t))
             },
             |_| Error::conversion("Epoch seconds out of range for TIMESTAMP WITH TIME ZONE"),
+        ),
+        ScalarFunction::MakeTimestampNanos => try_unary(
+            v,
+            len,
+            DataType::TimestampUnit(TimeUnit::Nanosecond),
+            |t: i64| valid_timestamp(t).then_some(t),
+            |t| Error::conversion(format!("Timestamp nanoseconds out of range: {t}")),
         ),
         ScalarFunction::MakeTimestampMicros => try_unary(
             v,

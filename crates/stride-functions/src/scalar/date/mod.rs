@@ -86,9 +86,11 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::CurrentDate | F::CurrentTimestamp | F::CurrentLocalTimestamp | F::CurrentTime => {
             now::evaluate(f.func)
         }
-        F::EpochUnit(_) | F::TimestampFromEpochMs | F::ToTimestamp | F::MakeTimestampMicros => {
-            epoch::evaluate(f.func, args, len)
-        }
+        F::EpochUnit(_)
+        | F::TimestampFromEpochMs
+        | F::ToTimestamp
+        | F::MakeTimestampMicros
+        | F::MakeTimestampNanos => epoch::evaluate(f.func, args, len),
         F::ToInterval(unit) => to_interval::evaluate(unit, args, len),
         F::Age | F::DateAdd => age::evaluate(f.func, args, len),
         F::TimeBucket => bucket::evaluate(f, args, len),
@@ -108,7 +110,8 @@ fn has_infinity(v: &Vector, len: usize) -> bool {
         DataType::Date => v.values::<i32>()[..rows]
             .iter()
             .any(|&d| !is_finite_date(d)),
-        DataType::Timestamp | DataType::TimestampTz => v.values::<i64>()[..rows]
+        DataType::Timestamp | DataType::TimestampTz | DataType::TimestampUnit(_) => v
+            .values::<i64>()[..rows]
             .iter()
             .any(|&t| !is_finite_timestamp(t)),
         _ => false,
