@@ -25,6 +25,7 @@ pub mod settings;
 pub mod sketch;
 pub mod string_view;
 pub mod temporal;
+pub mod time_tz;
 pub mod time_unit;
 pub mod types;
 pub mod uuid;

@@ -37,6 +37,8 @@ pub enum ScalarValue {
     TimestampUnit(crate::time_unit::TimeUnit, i64),
     /// Microseconds since midnight.
     Time(i64),
+    /// A TIME WITH TIME ZONE in its stored form ([`crate::time_tz`]).
+    TimeTz(i64),
     Interval(Interval),
     /// The UUID's 128 bits (not the stored form, see [`crate::uuid`]).
     Uuid(u128),
@@ -76,6 +78,7 @@ impl ScalarValue {
             ScalarValue::Bit(_) => DataType::Bit,
             ScalarValue::Date(_) => DataType::Date,
             ScalarValue::Timestamp(_) => DataType::Timestamp,
+            ScalarValue::TimeTz(_) => DataType::TimeTz,
             ScalarValue::TimestampUnit(u, _) => DataType::TimestampUnit(*u),
             ScalarValue::TimestampTz(_) => DataType::TimestampTz,
             ScalarValue::Time(_) => DataType::Time,
@@ -147,7 +150,7 @@ impl ScalarValue {
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (TimestampUnit(_, a), TimestampUnit(_, b)) => a.cmp(b),
-            (Time(a), Time(b)) => a.cmp(b),
+            (Time(a), Time(b)) | (TimeTz(a), TimeTz(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Enum(_, a), Enum(_, b)) => a.cmp(b),
             (HugeInt(a), HugeInt(b)) => a.cmp(b),
@@ -278,6 +281,7 @@ impl fmt::Display for ScalarValue {
                 write!(f, "{}", crate::zone::format_in(&crate::zone::current(), *t))
             }
             ScalarValue::Time(t) => write!(f, "{}", temporal::format_time(*t)),
+            ScalarValue::TimeTz(t) => write!(f, "{}", crate::time_tz::format(*t)),
             ScalarValue::Interval(i) => write!(f, "{i}"),
             ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),
             ScalarValue::Enum(e, i) => write!(f, "{}", e.label(*i as usize).unwrap_or_default()),

@@ -46,6 +46,9 @@ pub enum DataType {
     TimestampUnit(TimeUnit),
     /// Microseconds since midnight, 0 to 24:00:00 inclusive (as DuckDB).
     Time,
+    /// TIME WITH TIME ZONE: a time of day and a UTC offset in one `i64`
+    /// ([`crate::time_tz`]).
+    TimeTz,
     Interval,
     /// A UUID stored as an i128 whose top bit is flipped ([`crate::uuid`]), so the
     /// signed order of the stored values is the order of the UUIDs' text.
@@ -104,6 +107,7 @@ impl DataType {
             | DataType::TimestampTz
             | DataType::TimestampUnit(_)
             | DataType::Time
+            | DataType::TimeTz
             | DataType::UInteger => PhysicalType::I64,
             DataType::HugeInt | DataType::Uuid | DataType::UBigInt => PhysicalType::I128,
             DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
@@ -225,6 +229,7 @@ impl DataType {
                 | DataType::TimestampTz
                 | DataType::TimestampUnit(_)
                 | DataType::Time
+                | DataType::TimeTz
                 | DataType::Interval
         )
     }
@@ -438,6 +443,7 @@ impl fmt::Display for DataType {
             DataType::TimestampTz => write!(f, "TIMESTAMP WITH TIME ZONE"),
             DataType::TimestampUnit(u) => write!(f, "{}", u.type_name()),
             DataType::Time => write!(f, "TIME"),
+            DataType::TimeTz => write!(f, "TIME WITH TIME ZONE"),
             DataType::Interval => write!(f, "INTERVAL"),
             DataType::Uuid => write!(f, "UUID"),
             DataType::List(t) => write!(f, "{t}[]"),

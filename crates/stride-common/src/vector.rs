@@ -425,6 +425,7 @@ impl Vector {
             (DataType::Date, VectorData::I32(v)) => ScalarValue::Date(v[i]),
             (DataType::Timestamp, VectorData::I64(v)) => ScalarValue::Timestamp(v[i]),
             (DataType::TimestampTz, VectorData::I64(v)) => ScalarValue::TimestampTz(v[i]),
+            (DataType::TimeTz, VectorData::I64(v)) => ScalarValue::TimeTz(v[i]),
             (DataType::TimestampUnit(u), VectorData::I64(v)) => {
                 ScalarValue::TimestampUnit(*u, v[i])
             }
@@ -489,6 +490,7 @@ impl Vector {
                 | ScalarValue::Timestamp(x)
                 | ScalarValue::TimestampTz(x)
                 | ScalarValue::TimestampUnit(_, x)
+                | ScalarValue::TimeTz(x)
                 | ScalarValue::Time(x),
             ) => v.make_mut().push(*x),
             (VectorData::I128(v), ScalarValue::HugeInt(x)) => v.make_mut().push(*x),

@@ -64,6 +64,7 @@ pub const TIMESTAMP: u32 = 1114;
 pub const TIMESTAMPTZ: u32 = 1184;
 pub const INTERVAL: u32 = 1186;
 pub const TIME: u32 = 1083;
+pub const TIMETZ: u32 = 1266;
 pub const UUID: u32 = 2950;
 pub const NUMERIC: u32 = 1700;
 pub const RECORD: u32 = 2249;
@@ -111,6 +112,7 @@ pub const PG_TYPES: &[PgType] = &[
         1185,
     ),
     t(TIME, "time", "time without time zone", 8, 'D', 0, 1183),
+    t(TIMETZ, "timetz", "time with time zone", 12, 'D', 0, 1270),
     t(INTERVAL, "interval", "interval", 16, 'T', 0, 1187),
     t(UUID, "uuid", "uuid", 16, 'U', 0, 2951),
     t(1000, "_bool", "boolean[]", -1, 'A', BOOL, 0),
@@ -142,6 +144,7 @@ pub const PG_TYPES: &[PgType] = &[
         0,
     ),
     t(1183, "_time", "time without time zone[]", -1, 'A', TIME, 0),
+    t(1270, "_timetz", "time with time zone[]", -1, 'A', TIMETZ, 0),
     t(1187, "_interval", "interval[]", -1, 'A', INTERVAL, 0),
     t(2951, "_uuid", "uuid[]", -1, 'A', UUID, 0),
     // Pseudo-types (category P): no value has them, but function signatures in
@@ -182,6 +185,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Timestamp | DataType::TimestampUnit(_) => TIMESTAMP,
         DataType::TimestampTz => TIMESTAMPTZ,
         DataType::Time => TIME,
+        DataType::TimeTz => TIMETZ,
         DataType::Interval => INTERVAL,
         DataType::Uuid => UUID,
         // PostgreSQL has no anonymous struct type a client could decode: a STRUCT

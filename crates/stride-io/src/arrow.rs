@@ -76,7 +76,8 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
         // As DuckDB exports them: HUGEINT as DECIMAL(38,0), UUID as text.
         DataType::HugeInt => ArrowType::Decimal128(38, 0),
-        DataType::Time => ArrowType::Time64(TimeUnit::Microsecond),
+        // a TIMETZ leaves as its local time, the offset dropped (as DuckDB exports it)
+        DataType::Time | DataType::TimeTz => ArrowType::Time64(TimeUnit::Microsecond),
         // a BIT leaves as its text of 0s and 1s
         DataType::Varchar | DataType::Json | DataType::Uuid | DataType::Bit => match strings {
             StringLayout::View => ArrowType::Utf8View,
@@ -228,6 +229,9 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
             primitive::<Decimal128Type>(parts, nulls, target)
         }
         DataType::Time => primitive::<Time64MicrosecondType>(parts, nulls, target),
+        DataType::TimeTz => narrowed::<i64, Time64MicrosecondType>(parts, nulls, |x| {
+            stride_common::time_tz::decode(x).0
+        }),
         DataType::Uuid => {
             let text: Vec<Vector> = parts.iter().map(|(v, n)| uuids_as_text(v, *n)).collect();
             let text_parts: Vec<(&Vector, usize)> =

@@ -158,6 +158,21 @@ impl<'py> ToPython<'py> {
                 self.time
                     .call1((secs / 3600, secs / 60 % 60, secs % 60, t % 1_000_000))?
             }
+            // a datetime.time with a fixed-offset tzinfo, as DuckDB's package gives it
+            ScalarValue::TimeTz(x) => {
+                let (micros, offset) = stride_common::time_tz::decode(*x);
+                let local = self.value(&ScalarValue::Time(micros))?;
+                let dt = py.import("datetime")?;
+                let delta = dt.getattr("timedelta")?.call1((0, offset))?;
+                let zone = dt.getattr("timezone")?.call1((delta,))?;
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("tzinfo", zone)?;
+                match local.call_method("replace", (), Some(&kwargs)) {
+                    Ok(t) => t,
+                    // 24:00:00 is text (see TIME above)
+                    Err(_) => local,
+                }
+            }
             ScalarValue::Uuid(u) => self.uuid.call1((stride_common::uuid::format(*u),))?,
             // As DuckDB's package does: a month counts as 30 days.
             ScalarValue::Interval(iv) => {
@@ -279,15 +294,24 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         return Ok(ScalarValue::Date(days_from_civil(y, m, d) as i32));
     }
     if v.is_instance(&dt.getattr("time")?)? {
-        if !v.getattr("tzinfo")?.is_none() {
-            return Err(NotImplementedException::new_err(
-                "a time with a time zone cannot be a parameter yet (stride has no TIME WITH TIME ZONE)",
-            ));
-        }
         let get = |name: &str| -> PyResult<i64> { v.getattr(name)?.extract() };
         let micros = ((get("hour")? * 60 + get("minute")?) * 60 + get("second")?) * 1_000_000
             + get("microsecond")?;
-        return Ok(ScalarValue::Time(micros));
+        // a time with a tzinfo is a TIME WITH TIME ZONE at its UTC offset
+        let offset = v.call_method0("utcoffset")?;
+        if offset.is_none() {
+            return Ok(ScalarValue::Time(micros));
+        }
+        let seconds: f64 = offset.call_method0("total_seconds")?.extract()?;
+        if seconds.fract() != 0.0 || seconds.abs() > stride_common::time_tz::MAX_OFFSET as f64 {
+            return Err(NotImplementedException::new_err(format!(
+                "a time's UTC offset must be whole seconds within 15:59:59, not {seconds} s"
+            )));
+        }
+        return Ok(ScalarValue::TimeTz(stride_common::time_tz::encode(
+            micros,
+            seconds as i32,
+        )));
     }
     if v.is_instance(&dt.getattr("timedelta")?)? {
         let days: i64 = v.getattr("days")?.extract()?;

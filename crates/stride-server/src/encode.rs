@@ -199,6 +199,13 @@ impl ToSql for Value<'_> {
             ScalarValue::UInteger(v) => out.put_i64(*v as i64),
             ScalarValue::UBigInt(v) => numeric_binary(*v as i128, 0, out),
             ScalarValue::Time(t) => out.put_i64(*t),
+            // timetz's binary form: the local time, then the offset in seconds west of
+            // UTC (PostgreSQL's sign)
+            ScalarValue::TimeTz(x) => {
+                let (micros, offset) = stride::time_tz::decode(*x);
+                out.put_i64(micros);
+                out.put_i32(-offset);
+            }
             ScalarValue::Uuid(u) => out.put_u128(*u),
             ScalarValue::Varchar(s) => out.put_slice(s.as_bytes()),
             ScalarValue::Blob(b) => out.put_slice(b),

@@ -33,6 +33,7 @@ pub use split::{is_complete, split_statements};
 pub use stride_common::bit;
 pub use stride_common::blob;
 pub use stride_common::temporal;
+pub use stride_common::time_tz;
 pub use stride_common::time_unit;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 pub use stride_exec::WouldBlock;

@@ -320,13 +320,13 @@ fn unsigned_integers_survive_the_log_and_checkpoints() {
 }
 
 #[test]
-fn timestamp_units_survive_the_log_and_checkpoints() {
+fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
     let d = dir("timestamp_units");
     let path = path_in(&d);
     let check = |db: &Database| {
         let rows: Vec<String> = query(
             db,
-            "SELECT s::VARCHAR, ms::VARCHAR, ns::VARCHAR, typeof(ns) FROM t WHERE k < 3 ORDER BY k",
+            "SELECT s::VARCHAR, ms::VARCHAR, ns::VARCHAR, typeof(ns), tz::VARCHAR FROM t WHERE k < 3 ORDER BY k",
         )
         .iter()
         .map(|r| {
@@ -339,9 +339,9 @@ fn timestamp_units_survive_the_log_and_checkpoints() {
         assert_eq!(
             rows,
             [
-                "2024-01-01 10:00:01 | 2024-01-01 10:00:00.123 | 2024-01-01 10:00:00.123456789 | TIMESTAMP_NS",
-                "NULL | NULL | NULL | TIMESTAMP_NS",
-                "infinity | -infinity | 1677-09-22 00:00:00.000000001 | TIMESTAMP_NS"
+                "2024-01-01 10:00:01 | 2024-01-01 10:00:00.123 | 2024-01-01 10:00:00.123456789 | TIMESTAMP_NS | 10:00:00+02",
+                "NULL | NULL | NULL | TIMESTAMP_NS | NULL",
+                "infinity | -infinity | 1677-09-22 00:00:00.000000001 | TIMESTAMP_NS | 23:59:59.999999-15:59"
             ]
         );
         // a filter on the stored nanoseconds (zone maps over the i64 values)
@@ -356,16 +356,16 @@ fn timestamp_units_survive_the_log_and_checkpoints() {
         let db = Database::open(&path).unwrap();
         exec(
             &db,
-            "CREATE TABLE t(k INTEGER, s TIMESTAMP_S, ms TIMESTAMP_MS, ns TIMESTAMP_NS)",
+            "CREATE TABLE t(k INTEGER, s TIMESTAMP_S, ms TIMESTAMP_MS, ns TIMESTAMP_NS, tz TIMETZ)",
         );
         exec(
             &db,
-            "INSERT INTO t VALUES (0, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.123', '2024-01-01 10:00:00.123456789'), \
-             (1, NULL, NULL, NULL), (2, 'infinity', '-infinity', '1677-09-22 00:00:00.000000001')",
+            "INSERT INTO t VALUES (0, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.123', '2024-01-01 10:00:00.123456789', '10:00:00+02'), \
+             (1, NULL, NULL, NULL, NULL), (2, 'infinity', '-infinity', '1677-09-22 00:00:00.000000001', '23:59:59.999999-15:59')",
         );
         exec(
             &db,
-            "INSERT INTO t SELECT i + 3, NULL, NULL, '2000-01-01'::TIMESTAMP_NS + to_microseconds(i) FROM range(100000) r(i)",
+            "INSERT INTO t SELECT i + 3, NULL, NULL, '2000-01-01'::TIMESTAMP_NS + to_microseconds(i), NULL FROM range(100000) r(i)",
         );
         check(&db);
     }

@@ -50,6 +50,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         }
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
         DataType::Time => parse_each_time(v, len, try_cast),
+        DataType::TimeTz => parse_each(v, len, to, try_cast, stride_common::time_tz::parse),
         DataType::TimestampTz => parse_each_instant(v, len, try_cast),
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)

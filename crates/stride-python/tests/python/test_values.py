@@ -65,8 +65,14 @@ def test_dates_and_times(con):
     assert con.execute("SELECT TIME '23:59:59.5'").fetchone()[0] == datetime.time(23, 59, 59, 500000)
     # datetime.time ends before 24:00:00: DuckDB's package returns that as text.
     assert con.execute("SELECT '24:00:00'::TIME").fetchone()[0] == "24:00:00"
-    with pytest.raises(stride.NotSupportedError):
-        roundtrip(con, datetime.time(1, 2, tzinfo=datetime.timezone.utc))
+    # a time with a UTC offset is a TIME WITH TIME ZONE, both ways (as in DuckDB)
+    aware_time = datetime.time(1, 2, 3, tzinfo=datetime.timezone(datetime.timedelta(hours=-5, minutes=-30)))
+    assert roundtrip(con, aware_time) == aware_time
+    assert roundtrip(con, aware_time).utcoffset() == datetime.timedelta(hours=-5, minutes=-30)
+    assert con.execute("SELECT typeof(?)", [aware_time]).fetchone()[0] == "TIME WITH TIME ZONE"
+    assert con.execute("SELECT '10:00:00+02'::TIMETZ").fetchone()[0] == datetime.time(
+        10, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
+    )
 
 
 def test_timestamptz_in_the_session_zone(con):

@@ -99,7 +99,7 @@ fn is_literal(e: &Expr) -> bool {
 /// argument of a type the function does not take is passed as its stand-in type
 /// when it has one, as DuckDB casts implicitly: a fixed-size ARRAY as a LIST
 /// (`list_sum(a)`, `a || [4]`), a TIMESTAMP_S, _MS or _NS as a TIMESTAMP
-/// (`year(ts_ns)`).
+/// (`year(ts_ns)`), a TIME WITH TIME ZONE as its local TIME (`hour(t)`).
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
     let mut func = match resolve_scalar(name, &types) {
@@ -132,6 +132,8 @@ fn stand_ins(types: &[DataType]) -> Option<Vec<DataType>> {
     let stand_in = |t: &DataType| match t {
         DataType::Array(elem, _) => Some(DataType::List(elem.clone())),
         DataType::TimestampUnit(_) => Some(DataType::Timestamp),
+        // what reads a TIME reads a TIMETZ's local time
+        DataType::TimeTz => Some(DataType::Time),
         _ => None,
     };
     types.iter().any(|t| stand_in(t).is_some()).then(|| {

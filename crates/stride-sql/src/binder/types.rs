@@ -102,11 +102,10 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
         A::TimestampNtz(_) | A::Datetime(_) => DataType::Timestamp,
         A::Time(_, tz) => {
             if matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) {
-                return Err(Error::not_supported(
-                    "TIME WITH TIME ZONE is not supported yet; use TIME",
-                ));
+                DataType::TimeTz
+            } else {
+                DataType::Time
             }
-            DataType::Time
         }
         A::Uuid => DataType::Uuid,
         A::Interval { .. } => DataType::Interval,
@@ -187,6 +186,7 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "hugeint" | "int128" => DataType::HugeInt,
                     "bitstring" => DataType::Bit,
                     "timestamp_us" => DataType::Timestamp,
+                    "timetz" => DataType::TimeTz,
                     "timestamp_s" | "timestamp_ms" | "timestamp_ns" => DataType::TimestampUnit(
                         stride_common::time_unit::TimeUnit::of_type_name(n).expect("a unit's name"),
                     ),

@@ -7,6 +7,7 @@
 //! INTERVAL and the difference of two of them count months and days on the session
 //! zone's clocks and the rest as elapsed time ([`crate::timezone::add_interval`]). Month
 //! arithmetic clamps the day (Jan 31 + 1 month = Feb 28/29), as PostgreSQL does.
+//! TIMETZ ± INTERVAL moves the local time as TIME's does and keeps the offset.
 //! TIMESTAMP_NS ± INTERVAL stays in nanoseconds; the other timestamp units meet the
 //! operators as TIMESTAMP (the binder's stand-in types, `binder::expr::call`).
 
@@ -18,6 +19,7 @@ use stride_common::interval::MICROS_PER_DAY;
 use stride_common::temporal::{
     date_add_days, date_at_time, is_finite_timestamp, timestamp_add_interval,
 };
+use stride_common::time_tz;
 use stride_common::time_unit::{nanos_add_interval, TimeUnit};
 use stride_common::{DataType, Error, Interval as Iv, Result, Vector};
 
@@ -75,6 +77,8 @@ pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<
         (Subtract, Date | Timestamp, Date | Timestamp) => ([Timestamp, Timestamp], Interval),
         (Add | Subtract, Interval, Interval) => ([Interval, Interval], Interval),
         (Add | Subtract, Time, Interval) => ([Time, Interval], Time),
+        (Add | Subtract, TimeTz, Interval) => ([TimeTz, Interval], TimeTz),
+        (Add, Interval, TimeTz) => ([Interval, TimeTz], TimeTz),
         (Add, Interval, Time) => ([Interval, Time], Time),
         (Add, Date, Time) => ([Date, Time], Timestamp),
         (Add, Time, Date) => ([Time, Date], Timestamp),
@@ -255,6 +259,15 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
         })),
         (Add, Interval, Time) => Ok(binary(a, b, len, ty, |iv: Iv, t: i64| {
             time_add(t, iv.micros)
+        })),
+        (Add, TimeTz, Interval) => Ok(binary(a, b, len, ty, |t: i64, iv: Iv| {
+            time_tz::add_micros(t, iv.micros)
+        })),
+        (Subtract, TimeTz, Interval) => Ok(binary(a, b, len, ty, |t: i64, iv: Iv| {
+            time_tz::add_micros(t, iv.micros.wrapping_neg())
+        })),
+        (Add, Interval, TimeTz) => Ok(binary(a, b, len, ty, |iv: Iv, t: i64| {
+            time_tz::add_micros(t, iv.micros)
         })),
         (Add, Date, Time) => try_binary(
             a,
