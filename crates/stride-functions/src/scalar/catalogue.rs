@@ -423,13 +423,13 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         _ => None,
     }),
     ("timezone_hour", |a| match a {
-        [DataType::Timestamp | DataType::TimestampTz] => {
+        [DataType::Timestamp | DataType::TimestampTz | DataType::TimeTz] => {
             date::part::resolve_field(a, DateField::TimezoneHour)
         }
         _ => None,
     }),
     ("timezone_minute", |a| match a {
-        [DataType::Timestamp | DataType::TimestampTz] => {
+        [DataType::Timestamp | DataType::TimestampTz | DataType::TimeTz] => {
             date::part::resolve_field(a, DateField::TimezoneMinute)
         }
         _ => None,

@@ -12,6 +12,7 @@ use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::MICROS_PER_DAY;
+use stride_common::time_tz;
 use stride_common::{DataType, Error, Interval, Result, ScalarValue, Vector};
 
 pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
@@ -30,7 +31,8 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
 pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
     let [x] = args else { return None };
     let x = time_or_temporal_arg(x)?;
-    if x == DataType::Time && field.of_time(0).is_err() {
+    let time_like = matches!(x, DataType::Time | DataType::TimeTz);
+    if time_like && !(x == DataType::TimeTz && field.is_zone()) && field.of_time(0).is_err() {
         return None;
     }
     let ret = if field.is_fractional() {
@@ -43,10 +45,11 @@ pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<Bound
 
 /// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields); a TIMESTAMP
 /// WITH TIME ZONE keeps its type (its epoch is the instant's, its other fields are
-/// its local time's).
+/// its local time's), and so does a TIME WITH TIME ZONE (its zone fields are its
+/// offset's, the others its local time's).
 pub(super) fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
     match x {
-        DataType::Time | DataType::TimestampTz => Some(x.clone()),
+        DataType::Time | DataType::TimestampTz | DataType::TimeTz => Some(x.clone()),
         x => temporal_arg(x, true),
     }
 }
@@ -109,6 +112,15 @@ fn extract_instant(field: DateField, v: &Vector, len: usize, ret: &DataType) -> 
 pub(super) fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
     if v.ty == DataType::TimestampTz {
         return extract_instant(field, v, len, ret);
+    }
+    if v.ty == DataType::TimeTz {
+        if field.is_zone() {
+            return Ok(unary(v, len, DataType::BigInt, |x: i64| {
+                field.of_offset(time_tz::decode(x).1 as i64)
+            }));
+        }
+        let local = unary(v, len, DataType::Time, |x: i64| time_tz::decode(x).0);
+        return extract(field, &local, len, ret);
     }
     if *ret == DataType::Double {
         return extract_fractional(field, v, len);
@@ -184,6 +196,16 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             let t = Slot::<i64>::new(v);
             map_rows(&refs, len, DataType::BigInt, |i| {
                 DateField::parse(parts.get(i))?.of_time(t.get(i))
+            })
+        }
+        DataType::TimeTz => {
+            let t = Slot::<i64>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                let (local, offset) = time_tz::decode(t.get(i));
+                match DateField::parse(parts.get(i))? {
+                    f if f.is_zone() => Ok(f.of_offset(offset as i64)),
+                    f => f.of_time(local),
+                }
             })
         }
         _ => {
