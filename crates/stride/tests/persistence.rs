@@ -189,145 +189,9 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-#[test]
-fn hugeint_uuid_and_time_survive_the_log_and_checkpoints() {
-    let d = dir("new-types");
-    let path = path_in(&d);
-    let rows = |db: &Database| -> Vec<String> {
-        query(db, "SELECT h, u, t FROM t WHERE k < 3 ORDER BY k")
-            .iter()
-            .map(|r| format!("{} {} {}", r[0], r[1], r[2]))
-            .collect()
-    };
-    let summary = |db: &Database| -> Vec<String> {
-        query(
-            db,
-            "SELECT count(*), count(DISTINCT u), sum(h), min(t), max(t), \
-             count(*) FILTER (WHERE t > TIME '12:00:00'), \
-             count(*) FILTER (WHERE u = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11') FROM t",
-        )[0]
-        .iter()
-        .map(|v| v.to_string())
-        .collect()
-    };
-    let expected_rows = [
-        "170141183460469231731687303715884105727 a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 10:00:00.5",
-        "-170141183460469231731687303715884105728 NULL 24:00:00",
-        "NULL ffffffff-ffff-ffff-ffff-ffffffffffff NULL",
-    ];
-    let expected_summary = [
-        "200003",
-        "200002",
-        "19999899999",
-        "00:00:00",
-        "24:00:00",
-        "98330",
-        "1",
-    ];
-    {
-        let db = Database::open(&path).unwrap();
-        exec(&db, "CREATE TABLE t(k INTEGER, h HUGEINT, u UUID, t TIME)");
-        exec(
-            &db,
-            "INSERT INTO t VALUES \
-             (0, 170141183460469231731687303715884105727, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '10:00:00.5'), \
-             (1, -170141183460469231731687303715884105727 - 1, NULL, '24:00:00'), \
-             (2, NULL, '{FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF}', NULL)",
-        );
-        // a bulk load: row groups written at once, their extents logged
-        exec(
-            &db,
-            "INSERT INTO t SELECT i + 3, i, gen_random_uuid(), make_time(i % 24, i % 60, 0) \
-             FROM range(200000) r(i)",
-        );
-        assert_eq!(rows(&db), expected_rows);
-    }
-    // From the log.
-    let db = Database::open(&path).unwrap();
-    assert_eq!(rows(&db), expected_rows);
-    assert_eq!(summary(&db), expected_summary);
-    exec(&db, "CHECKPOINT");
-    drop(db);
-    // From the checkpoint.
-    let db = Database::open(&path).unwrap();
-    assert_eq!(rows(&db), expected_rows);
-    assert_eq!(summary(&db), expected_summary);
-    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-#[test]
-fn unsigned_integers_survive_the_log_and_checkpoints() {
-    let d = dir("unsigned");
-    let path = path_in(&d);
-    let check = |db: &Database| {
-        let rows: Vec<String> = query(
-            db,
-            "SELECT a, b, c, d, typeof(d) FROM u WHERE k < 2 ORDER BY k",
-        )
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-        assert_eq!(
-            rows,
-            [
-                "255 65535 4294967295 18446744073709551615 UBIGINT",
-                "NULL NULL NULL NULL UBIGINT"
-            ]
-        );
-        // a filter on the stored column uses its zone maps, in the unsigned range
-        let summary: Vec<String> = query(
-            db,
-            "SELECT count(*), sum(a), sum(d), count(*) FILTER (WHERE d > 18446744073709551000) FROM u",
-        )[0]
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
-        assert_eq!(summary, ["100002", "12742575", "18447244068709551615", "1"]);
-    };
-    {
-        let db = Database::open(&path).unwrap();
-        exec(
-            &db,
-            "CREATE TABLE u(k INTEGER, a UTINYINT, b USMALLINT, c UINTEGER, d UBIGINT)",
-        );
-        exec(
-            &db,
-            "INSERT INTO u VALUES (0, 255, 65535, 4294967295, 18446744073709551615), \
-             (1, NULL, NULL, NULL, NULL)",
-        );
-        exec(
-            &db,
-            "INSERT INTO u SELECT i + 2, i % 256, i % 65536, i * 1000, i * 100000 FROM range(100000) r(i)",
-        );
-        check(&db);
-    }
-    // From the log.
-    let db = Database::open(&path).unwrap();
-    check(&db);
-    exec(&db, "CHECKPOINT");
-    drop(db);
-    // From the checkpoint.
-    let db = Database::open(&path).unwrap();
-    check(&db);
-    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-#[test]
-fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
-    let d = dir("timestamp_units");
-    let path = path_in(&d);
-    let check = |db: &Database| {
-        let rows: Vec<String> = query(
-            db,
-            "SELECT s::VARCHAR, ms::VARCHAR, ns::VARCHAR, typeof(ns), tz::VARCHAR FROM t WHERE k < 3 ORDER BY k",
-        )
+/// The rows of `sql` as text, values separated by " | ".
+fn text_rows(db: &Database, sql: &str) -> Vec<String> {
+    query(db, sql)
         .iter()
         .map(|r| {
             r.iter()
@@ -335,46 +199,27 @@ fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
                 .collect::<Vec<_>>()
                 .join(" | ")
         })
-        .collect();
-        assert_eq!(
-            rows,
-            [
-                "2024-01-01 10:00:01 | 2024-01-01 10:00:00.123 | 2024-01-01 10:00:00.123456789 | TIMESTAMP_NS | 10:00:00+02",
-                "NULL | NULL | NULL | TIMESTAMP_NS | NULL",
-                "infinity | -infinity | 1677-09-22 00:00:00.000000001 | TIMESTAMP_NS | 23:59:59.999999-15:59"
-            ]
-        );
-        // a filter on the stored nanoseconds (zone maps over the i64 values)
-        let n = query(
-            db,
-            "SELECT count(*) FROM t WHERE ns >= '2000-01-01 00:00:00.050000001'::TIMESTAMP_NS",
-        )[0][0]
-            .to_string();
-        assert_eq!(n, "50000");
-    };
+        .collect()
+}
+
+/// Runs `setup` on a new database file, then `check`s the database three times: in
+/// the session that wrote it, reopened from the write-ahead log, and reopened after a
+/// checkpoint (rows read back from compressed segments, filters through zone maps);
+/// the file then passes the integrity check.
+fn survives_the_log_and_a_checkpoint(name: &str, setup: &[&str], check: impl Fn(&Database)) {
+    let d = dir(name);
+    let path = path_in(&d);
     {
         let db = Database::open(&path).unwrap();
-        exec(
-            &db,
-            "CREATE TABLE t(k INTEGER, s TIMESTAMP_S, ms TIMESTAMP_MS, ns TIMESTAMP_NS, tz TIMETZ)",
-        );
-        exec(
-            &db,
-            "INSERT INTO t VALUES (0, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.123', '2024-01-01 10:00:00.123456789', '10:00:00+02'), \
-             (1, NULL, NULL, NULL, NULL), (2, 'infinity', '-infinity', '1677-09-22 00:00:00.000000001', '23:59:59.999999-15:59')",
-        );
-        exec(
-            &db,
-            "INSERT INTO t SELECT i + 3, NULL, NULL, '2000-01-01'::TIMESTAMP_NS + to_microseconds(i), NULL FROM range(100000) r(i)",
-        );
+        for sql in setup {
+            exec(&db, sql);
+        }
         check(&db);
     }
-    // From the log.
     let db = Database::open(&path).unwrap();
     check(&db);
     exec(&db, "CHECKPOINT");
     drop(db);
-    // From the checkpoint.
     let db = Database::open(&path).unwrap();
     check(&db);
     assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
@@ -382,16 +227,115 @@ fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
 }
 
 #[test]
+fn hugeint_uuid_and_time_survive_the_log_and_checkpoints() {
+    survives_the_log_and_a_checkpoint(
+        "new-types",
+        &[
+            "CREATE TABLE t(k INTEGER, h HUGEINT, u UUID, t TIME)",
+            "INSERT INTO t VALUES \
+             (0, 170141183460469231731687303715884105727, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '10:00:00.5'), \
+             (1, -170141183460469231731687303715884105727 - 1, NULL, '24:00:00'), \
+             (2, NULL, '{FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF}', NULL)",
+            // a bulk load: row groups written at once, their extents logged
+            "INSERT INTO t SELECT i + 3, i, gen_random_uuid(), make_time(i % 24, i % 60, 0) \
+             FROM range(200000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                text_rows(db, "SELECT h, u, t FROM t WHERE k < 3 ORDER BY k"),
+                [
+                    "170141183460469231731687303715884105727 | a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 | 10:00:00.5",
+                    "-170141183460469231731687303715884105728 | NULL | 24:00:00",
+                    "NULL | ffffffff-ffff-ffff-ffff-ffffffffffff | NULL",
+                ]
+            );
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT count(*), count(DISTINCT u), sum(h), min(t), max(t), \
+                     count(*) FILTER (WHERE t > TIME '12:00:00'), \
+                     count(*) FILTER (WHERE u = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11') FROM t",
+                ),
+                ["200003 | 200002 | 19999899999 | 00:00:00 | 24:00:00 | 98330 | 1"]
+            );
+        },
+    );
+}
+
+#[test]
+fn unsigned_integers_survive_the_log_and_checkpoints() {
+    survives_the_log_and_a_checkpoint(
+        "unsigned",
+        &[
+            "CREATE TABLE u(k INTEGER, a UTINYINT, b USMALLINT, c UINTEGER, d UBIGINT)",
+            "INSERT INTO u VALUES (0, 255, 65535, 4294967295, 18446744073709551615), \
+             (1, NULL, NULL, NULL, NULL)",
+            "INSERT INTO u SELECT i + 2, i % 256, i % 65536, i * 1000, i * 100000 FROM range(100000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                text_rows(db, "SELECT a, b, c, d, typeof(d) FROM u WHERE k < 2 ORDER BY k"),
+                [
+                    "255 | 65535 | 4294967295 | 18446744073709551615 | UBIGINT",
+                    "NULL | NULL | NULL | NULL | UBIGINT"
+                ]
+            );
+            // a filter on the stored column uses its zone maps, in the unsigned range
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT count(*), sum(a), sum(d), count(*) FILTER (WHERE d > 18446744073709551000) FROM u",
+                ),
+                ["100002 | 12742575 | 18447244068709551615 | 1"]
+            );
+        },
+    );
+}
+
+#[test]
+fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
+    survives_the_log_and_a_checkpoint(
+        "timestamp_units",
+        &[
+            "CREATE TABLE t(k INTEGER, s TIMESTAMP_S, ms TIMESTAMP_MS, ns TIMESTAMP_NS, tz TIMETZ)",
+            "INSERT INTO t VALUES (0, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.123', '2024-01-01 10:00:00.123456789', '10:00:00+02'), \
+             (1, NULL, NULL, NULL, NULL), (2, 'infinity', '-infinity', '1677-09-22 00:00:00.000000001', '23:59:59.999999-15:59')",
+            "INSERT INTO t SELECT i + 3, NULL, NULL, '2000-01-01'::TIMESTAMP_NS + to_microseconds(i), NULL FROM range(100000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT s::VARCHAR, ms::VARCHAR, ns::VARCHAR, typeof(ns), tz::VARCHAR FROM t WHERE k < 3 ORDER BY k",
+                ),
+                [
+                    "2024-01-01 10:00:01 | 2024-01-01 10:00:00.123 | 2024-01-01 10:00:00.123456789 | TIMESTAMP_NS | 10:00:00+02",
+                    "NULL | NULL | NULL | TIMESTAMP_NS | NULL",
+                    "infinity | -infinity | 1677-09-22 00:00:00.000000001 | TIMESTAMP_NS | 23:59:59.999999-15:59"
+                ]
+            );
+            // a filter on the stored nanoseconds (zone maps over the i64 values)
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT count(*) FROM t WHERE ns >= '2000-01-01 00:00:00.050000001'::TIMESTAMP_NS",
+                ),
+                ["50000"]
+            );
+        },
+    );
+}
+
+#[test]
 fn timestamptz_survives_the_log_and_checkpoints() {
-    let d = dir("timestamptz");
-    let path = path_in(&d);
     // the instants are stored; each session shows them in its own zone
     let rows = |db: &Database, zone: &str| -> Vec<String> {
         let conn = db.connect().unwrap();
         conn.execute(&format!("SET TimeZone = '{zone}'")).unwrap();
         let r = conn
             .query(
-                "SELECT ts::VARCHAR, count(*) OVER (), min(ts) OVER ()::VARCHAR FROM t                  WHERE ts >= TIMESTAMPTZ '2024-01-01 00:00:00+00' AND k < 3 ORDER BY k",
+                "SELECT ts::VARCHAR, count(*) OVER (), min(ts) OVER ()::VARCHAR FROM t \
+                 WHERE ts >= TIMESTAMPTZ '2024-01-01 00:00:00+00' AND k < 3 ORDER BY k",
             )
             .unwrap();
         r.rows()
@@ -404,47 +348,40 @@ fn timestamptz_survives_the_log_and_checkpoints() {
             })
             .collect()
     };
-    let utc = [
-        "2024-03-10 07:30:00+00 2 2024-03-10 07:30:00+00",
-        "2024-11-03 06:30:00.25+00 2 2024-03-10 07:30:00+00",
-    ];
-    let new_york = [
-        "2024-03-10 03:30:00-04 2 2024-03-10 03:30:00-04",
-        "2024-11-03 01:30:00.25-05 2 2024-03-10 03:30:00-04",
-    ];
-    {
-        let db = Database::open(&path).unwrap();
-        exec(
-            &db,
+    survives_the_log_and_a_checkpoint(
+        "timestamptz",
+        &[
             "CREATE TABLE t(k INTEGER, ts TIMESTAMP WITH TIME ZONE)",
-        );
-        exec(
-            &db,
-            "SET TimeZone = 'America/New_York'; INSERT INTO t VALUES              (0, '2024-03-10 02:30:00'), (1, '2024-11-03 01:30:00.25'), (2, NULL)",
-        );
-        exec(
-            &db,
-            "INSERT INTO t SELECT i + 3, TIMESTAMPTZ '2000-01-01 00:00:00+00' + i * INTERVAL 1 SECOND              FROM range(100000) r(i)",
-        );
-        assert_eq!(rows(&db, "UTC"), utc);
-    }
-    // From the log.
-    let db = Database::open(&path).unwrap();
-    assert_eq!(rows(&db, "UTC"), utc);
-    exec(&db, "CHECKPOINT");
-    drop(db);
-    // From the checkpoint, zone maps included.
-    let db = Database::open(&path).unwrap();
-    assert_eq!(rows(&db, "America/New_York"), new_york);
-    assert_eq!(
-        query(&db, "SELECT typeof(ts), count(*) FROM t WHERE ts < TIMESTAMPTZ '2000-01-01 00:00:10+00' GROUP BY 1")[0]
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>(),
-        ["TIMESTAMP WITH TIME ZONE", "10"]
+            "SET TimeZone = 'America/New_York'; INSERT INTO t VALUES \
+             (0, '2024-03-10 02:30:00'), (1, '2024-11-03 01:30:00.25'), (2, NULL)",
+            "INSERT INTO t SELECT i + 3, TIMESTAMPTZ '2000-01-01 00:00:00+00' + i * INTERVAL 1 SECOND \
+             FROM range(100000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                rows(db, "UTC"),
+                [
+                    "2024-03-10 07:30:00+00 2 2024-03-10 07:30:00+00",
+                    "2024-11-03 06:30:00.25+00 2 2024-03-10 07:30:00+00",
+                ]
+            );
+            assert_eq!(
+                rows(db, "America/New_York"),
+                [
+                    "2024-03-10 03:30:00-04 2 2024-03-10 03:30:00-04",
+                    "2024-11-03 01:30:00.25-05 2 2024-03-10 03:30:00-04",
+                ]
+            );
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT typeof(ts), count(*) FROM t \
+                     WHERE ts < TIMESTAMPTZ '2000-01-01 00:00:10+00' GROUP BY 1",
+                ),
+                ["TIMESTAMP WITH TIME ZONE | 10"]
+            );
+        },
     );
-    assert_eq!(query(&db, "PRAGMA integrity_check")[0][0].to_string(), "ok");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
