@@ -33,7 +33,8 @@ pub fn decode(v: i64) -> (i64, i32) {
 }
 
 /// Parses a TIMETZ's text: a TIME's text (`[date ]HH:MM:SS[.ffffff]`), then an offset
-/// `+HH`, `+HH:MM`, `+HH:MM:SS` (or `-`), or `Z`; no offset is UTC.
+/// as TIMESTAMPTZ text takes it (`+HH`, `+HH:MM`, `+HHMM`, `+HH:MM:SS`, or `-`), or
+/// `Z`; no offset is UTC.
 pub fn parse(s: &str) -> Option<i64> {
     let s = s.trim();
     let (time, offset) = split_offset(s)?;
@@ -53,25 +54,7 @@ fn split_offset(s: &str) -> Option<(&str, i32)> {
         return Some((s, 0));
     };
     let sign = if s.as_bytes()[at] == b'-' { -1 } else { 1 };
-    let mut parts = s[at + 1..].trim().split(':');
-    let mut seconds = 0i32;
-    let mut units = 0;
-    for (k, p) in parts.by_ref().enumerate() {
-        if k > 2 || p.is_empty() || p.len() > 2 || !p.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let n: i32 = p.parse().ok()?;
-        if k > 0 && n > 59 {
-            return None;
-        }
-        seconds = seconds * 60 + n;
-        units = k + 1;
-    }
-    if units == 0 {
-        return None;
-    }
-    // scale `+HH` and `+HH:MM` to seconds
-    seconds *= 60i32.pow(3 - units as u32);
+    let seconds = crate::zone::parse_offset(s[at + 1..].trim())? as i32;
     if seconds > MAX_OFFSET {
         return None;
     }
@@ -83,21 +66,7 @@ fn split_offset(s: &str) -> Option<(&str, i32)> {
 pub fn write(out: &mut String, v: i64) {
     let (micros, offset) = decode(v);
     write_time(out, micros);
-    write_offset(out, offset);
-}
-
-/// Appends an offset in seconds as `+HH[:MM[:SS]]`.
-pub fn write_offset(out: &mut String, offset: i32) {
-    use std::fmt::Write;
-    let sign = if offset < 0 { '-' } else { '+' };
-    let a = offset.abs();
-    let _ = write!(out, "{sign}{:02}", a / 3600);
-    if a % 3600 != 0 {
-        let _ = write!(out, ":{:02}", a / 60 % 60);
-        if a % 60 != 0 {
-            let _ = write!(out, ":{:02}", a % 60);
-        }
-    }
+    crate::zone::write_offset(out, offset);
 }
 
 /// A TIMETZ as text.

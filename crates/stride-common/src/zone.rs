@@ -163,6 +163,31 @@ pub fn write_offset(out: &mut String, offset: i32) {
     }
 }
 
+/// A UTC offset's digits after its sign: `HH`, `HH:MM`, `HHMM`, `HH:MM:SS` or
+/// `HHMMSS` (hours below 24), in seconds.
+pub fn parse_offset(s: &str) -> Option<i64> {
+    let digits: String = s.chars().filter(|c| *c != ':').collect();
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let colons = s.matches(':').count();
+    if colons > 0 && s.split(':').any(|p| p.len() != 2) {
+        return None;
+    }
+    let n = |a: usize| digits.get(a..a + 2).and_then(|p| p.parse::<i64>().ok());
+    let (h, m, sec) = match digits.len() {
+        1 => (digits.parse().ok()?, 0, 0),
+        2 => (n(0)?, 0, 0),
+        4 => (n(0)?, n(2)?, 0),
+        6 => (n(0)?, n(2)?, n(4)?),
+        _ => return None,
+    };
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    Some(h * 3600 + m * 60 + sec)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -269,7 +269,7 @@ pub fn parse(s: &str, zone: &SessionZone) -> Result<Option<i64>> {
         .map(|o| (1, o))
         .or(tail.strip_prefix('-').map(|o| (-1, o)))
     {
-        let Some(offset) = parse_offset(sign.1) else {
+        let Some(offset) = stride_common::zone::parse_offset(sign.1) else {
             return Ok(None);
         };
         return Ok(local.checked_sub(sign.0 * offset * 1_000_000));
@@ -279,30 +279,6 @@ pub fn parse(s: &str, zone: &SessionZone) -> Result<Option<i64>> {
     }
     let named = lookup(tail).map_err(|e| Error::conversion(e.message))?;
     Ok(named.instant_of(local))
-}
-
-/// `HH`, `HH:MM`, `HHMM`, `HH:MM:SS` or `HHMMSS`: seconds.
-fn parse_offset(s: &str) -> Option<i64> {
-    let digits: String = s.chars().filter(|c| *c != ':').collect();
-    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let colons = s.matches(':').count();
-    if colons > 0 && s.split(':').any(|p| p.len() != 2) {
-        return None;
-    }
-    let n = |a: usize| digits.get(a..a + 2).and_then(|p| p.parse::<i64>().ok());
-    let (h, m, sec) = match digits.len() {
-        1 => (digits.parse().ok()?, 0, 0),
-        2 => (n(0)?, 0, 0),
-        4 => (n(0)?, n(2)?, 0),
-        6 => (n(0)?, n(2)?, n(4)?),
-        _ => return None,
-    };
-    if h > 23 || m > 59 || sec > 59 {
-        return None;
-    }
-    Some(h * 3600 + m * 60 + sec)
 }
 
 /// The error for text that is no TIMESTAMP WITH TIME ZONE (DuckDB's message).
