@@ -43,81 +43,55 @@ impl TimeUnit {
         }
     }
 
-    /// Whether this unit is finer than a microsecond.
-    fn finer(self) -> bool {
-        self == TimeUnit::Nanosecond
-    }
-
-    /// Microseconds per unit, or (nanoseconds) units per microsecond.
-    fn factor(self) -> i64 {
+    /// Nanoseconds per unit.
+    pub fn nanos(self) -> i64 {
         match self {
-            TimeUnit::Second => 1_000_000,
-            TimeUnit::Millisecond => 1_000,
-            TimeUnit::Nanosecond => 1_000,
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Nanosecond => 1,
         }
     }
 }
 
-/// `n / d` rounded to the nearest, halves away from zero.
-fn div_round(n: i64, d: i64) -> i64 {
-    let q = n / d;
-    let r = n % d;
-    if 2 * r.abs() >= d {
-        q + n.signum()
-    } else {
-        q
-    }
-}
+/// Nanoseconds per microsecond, TIMESTAMP's unit.
+const MICROSECOND: i64 = 1_000;
 
-/// A value in `unit` as TIMESTAMP microseconds (nanoseconds rounded); infinities stay.
-pub fn to_micros(v: i64, unit: TimeUnit) -> Option<i64> {
+/// A count of `from`-nanosecond units as a count of `to`-nanosecond units (each a
+/// power of ten, so one divides the other): exact to a finer unit, rounded to the
+/// nearest (halves away from zero) to a coarser one; infinities stay; `None` outside
+/// the range.
+fn rescale(v: i64, from: i64, to: i64) -> Option<i64> {
     if !is_finite_timestamp(v) {
         return Some(v);
     }
-    let us = if unit.finer() {
-        div_round(v, unit.factor())
+    let r = if from >= to {
+        v.checked_mul(from / to)?
     } else {
-        v.checked_mul(unit.factor())?
+        let d = to / from;
+        let (q, rem) = (v / d, v % d);
+        if 2 * rem.abs() >= d {
+            q + v.signum()
+        } else {
+            q
+        }
     };
-    is_finite_timestamp(us).then_some(us)
+    is_finite_timestamp(r).then_some(r)
+}
+
+/// A value in `unit` as TIMESTAMP microseconds (nanoseconds rounded).
+pub fn to_micros(v: i64, unit: TimeUnit) -> Option<i64> {
+    rescale(v, unit.nanos(), MICROSECOND)
 }
 
 /// TIMESTAMP microseconds in `unit` (rounded to a coarser one); `None` when out of
 /// the unit's range (nanoseconds reach only 1677 to 2262).
 pub fn from_micros(us: i64, unit: TimeUnit) -> Option<i64> {
-    if !is_finite_timestamp(us) {
-        return Some(us);
-    }
-    let v = if unit.finer() {
-        us.checked_mul(unit.factor())?
-    } else {
-        div_round(us, unit.factor())
-    };
-    is_finite_timestamp(v).then_some(v)
+    rescale(us, MICROSECOND, unit.nanos())
 }
 
 /// A value in `from` converted to `to`.
 pub fn convert(v: i64, from: TimeUnit, to: TimeUnit) -> Option<i64> {
-    if from == to {
-        return Some(v);
-    }
-    if !is_finite_timestamp(v) {
-        return Some(v);
-    }
-    // through nanoseconds held in 128 bits, so no step loses or overflows
-    let per = |u: TimeUnit| -> i128 {
-        match u {
-            TimeUnit::Second => 1_000_000_000,
-            TimeUnit::Millisecond => 1_000_000,
-            TimeUnit::Nanosecond => 1,
-        }
-    };
-    let ns = v as i128 * per(from);
-    let d = per(to);
-    let q = ns / d;
-    let r = ns % d;
-    let q = if 2 * r.abs() >= d { q + ns.signum() } else { q };
-    i64::try_from(q).ok().filter(|&x| is_finite_timestamp(x))
+    rescale(v, from.nanos(), to.nanos())
 }
 
 /// A TIMESTAMP_NS moved by an interval: its microseconds moved as a TIMESTAMP's are,
@@ -140,7 +114,7 @@ pub fn parse(s: &str, unit: TimeUnit) -> Option<i64> {
     if !is_finite_timestamp(us) {
         return Some(us);
     }
-    if !unit.finer() {
+    if unit != TimeUnit::Nanosecond {
         // the sub-microsecond digits, which TIMESTAMP drops, can still round a coarser
         // unit only through the microseconds, as in DuckDB
         return from_micros(us, unit);
@@ -173,10 +147,10 @@ fn nanos_past_micros(s: &str) -> i64 {
 /// Appends a value in `unit` as text: TIMESTAMP's form, with up to nine fractional
 /// digits for nanoseconds (trailing zeros dropped).
 pub fn write(out: &mut String, v: i64, unit: TimeUnit) {
-    if !unit.finer() || !is_finite_timestamp(v) {
+    if unit != TimeUnit::Nanosecond || !is_finite_timestamp(v) {
         let us = match v {
             TIMESTAMP_INFINITY | TIMESTAMP_NEG_INFINITY => v,
-            _ => v.saturating_mul(unit.factor()),
+            _ => v.saturating_mul(unit.nanos() / MICROSECOND),
         };
         out.push_str(&format_timestamp(us));
         return;

@@ -36,14 +36,7 @@ impl EpochUnit {
     /// A count in `from` (of a TIMESTAMP_S, _MS or _NS) in this unit, truncated toward
     /// zero.
     fn of_count(self, t: i64, from: TimeUnit) -> Option<i64> {
-        let ns_per = |u: TimeUnit| -> i128 {
-            match u {
-                TimeUnit::Second => 1_000_000_000,
-                TimeUnit::Millisecond => 1_000_000,
-                TimeUnit::Nanosecond => 1,
-            }
-        };
-        let ns = t as i128 * ns_per(from);
+        let ns = t as i128 * from.nanos() as i128;
         let per = match self {
             EpochUnit::Millis => 1_000_000,
             EpochUnit::Micros => 1_000,
