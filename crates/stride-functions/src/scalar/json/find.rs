@@ -134,61 +134,51 @@ impl Scanner<'_> {
         &mut self,
         mut member: impl FnMut(&mut Self, Name) -> Result<(), Malformed>,
     ) -> Result<(), Malformed> {
-        self.nest()?;
-        self.at += 1;
-        self.space();
-        if self.peek()? == b'}' {
-            self.at += 1;
-            self.depth += 1;
-            return Ok(());
-        }
-        loop {
-            self.space();
-            if self.peek()? != b'"' {
+        self.items(b'}', |s| {
+            if s.peek()? != b'"' {
                 return Err(Malformed);
             }
-            let from = self.at;
-            let escaped = self.string()?;
+            let from = s.at;
+            let escaped = s.string()?;
             let name = Name {
-                quoted: &self.doc[from..self.at],
+                quoted: &s.doc[from..s.at],
                 escaped,
             };
-            self.expect(b':')?;
-            self.space();
-            member(self, name)?;
-            self.space();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => break,
-                _ => return Err(Malformed),
-            }
-        }
-        self.at += 1;
-        self.depth += 1;
-        Ok(())
+            s.expect(b':')?;
+            s.space();
+            member(s, name)
+        })
     }
 
     /// Reads an array, calling `element` at the start of each element.
     fn elements(
         &mut self,
-        mut element: impl FnMut(&mut Self) -> Result<(), Malformed>,
+        element: impl FnMut(&mut Self) -> Result<(), Malformed>,
+    ) -> Result<(), Malformed> {
+        self.items(b']', element)
+    }
+
+    /// Reads the comma-separated items of an object or array up to its `close`
+    /// byte, calling `item` at the start of each (whitespace skipped).
+    #[inline(always)]
+    fn items(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Result<(), Malformed>,
     ) -> Result<(), Malformed> {
         self.nest()?;
         self.at += 1;
         self.space();
-        if self.peek()? == b']' {
-            self.at += 1;
-            self.depth += 1;
-            return Ok(());
-        }
-        loop {
-            self.space();
-            element(self)?;
-            self.space();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => break,
-                _ => return Err(Malformed),
+        if self.peek()? != close {
+            loop {
+                self.space();
+                item(self)?;
+                self.space();
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    c if c == close => break,
+                    _ => return Err(Malformed),
+                }
             }
         }
         self.at += 1;
