@@ -130,8 +130,9 @@ impl StringView {
     /// `offset` in heap buffer `buffer` (where the caller has put or found them).
     ///
     /// # Safety
-    /// `bytes` must be valid UTF-8 and, when longer than 12 bytes, be the bytes at
-    /// `offset` of the heap buffer `buffer` of the vector the view goes into.
+    /// `bytes` must be valid UTF-8 unless the view goes into a BLOB vector (the module
+    /// invariant) and, when longer than 12 bytes, be the bytes at `offset` of the heap
+    /// buffer `buffer` of the vector the view goes into.
     #[inline]
     pub unsafe fn of_heap(bytes: &[u8], buffer: u32, offset: u32) -> StringView {
         if bytes.len() <= INLINE_LEN {
@@ -236,7 +237,6 @@ impl StringVector {
 
     /// The view of a long string, copied to the end of the heap.
     fn heap_view(&mut self, bytes: &[u8]) -> StringView {
-        let mut data = [0u8; 12];
         let (need_new, last_cap) = match self.buffers.last_mut() {
             Some(last) => match last.get_mut() {
                 Some(buf) => (buf.len() + bytes.len() > buf.capacity(), buf.capacity()),
@@ -254,13 +254,8 @@ impl StringVector {
         let buf = self.buffers[bi].get_mut().expect("fresh buffer is unique");
         let off = buf.len();
         buf.extend_from_slice(bytes);
-        data[..4].copy_from_slice(&bytes[..4]);
-        data[4..8].copy_from_slice(&(bi as u32).to_le_bytes());
-        data[8..12].copy_from_slice(&(off as u32).to_le_bytes());
-        StringView {
-            len: bytes.len() as u32,
-            data,
-        }
+        // SAFETY: the bytes were just put at `off` of buffer `bi`
+        unsafe { StringView::of_heap(bytes, bi as u32, off as u32) }
     }
 
     #[inline]
