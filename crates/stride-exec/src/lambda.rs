@@ -1,7 +1,8 @@
 //! Evaluation of lambdas over lists (`list_transform`, `list_filter`,
 //! `list_reduce`; the binder builds the [`Expr::Lambda`]). The body runs vectorized
 //! over the elements of every row's list at once: the elements are gathered into
-//! chunks of up to [`VECTOR_SIZE`], with the element's position and the values the
+//! chunks of up to [`VECTOR_SIZE`] (sliced, not copied, when the lists lie one after
+//! another in their child vector, as in a flat vector), with the element's position and the values the
 //! body captures from its row beside them, so one evaluation covers many lists. A
 //! reduce folds step by step, each step one evaluation over the lists still long
 //! enough.

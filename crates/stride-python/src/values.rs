@@ -2,7 +2,9 @@
 //! become the Python objects DuckDB's package returns (int, float, Decimal, str, bool,
 //! None, date, datetime, time, timedelta, uuid.UUID, list). A TIMESTAMP WITH TIME ZONE
 //! leaves as an aware datetime in the session's zone (a `zoneinfo.ZoneInfo`), as
-//! DuckDB's package returns it; an aware datetime parameter is one.
+//! DuckDB's package returns it; an aware datetime parameter is one. A TIME WITH TIME
+//! ZONE is a time with a fixed-offset tzinfo, both ways; TIMESTAMP_S, _MS and _NS
+//! leave as datetime (nanoseconds cut off).
 //!
 //! The row-by-row path (`fetchall` and friends) goes through here; bulk results
 //! leave through Arrow instead (see `stream.rs`).

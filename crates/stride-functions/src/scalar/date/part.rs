@@ -1,5 +1,7 @@
 //! `date_part(part, x)` (also EXTRACT(part FROM x)) and the fixed-field shorthands
-//! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP and INTERVAL, returning BIGINT,
+//! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP, TIMESTAMPTZ, TIME, TIME WITH TIME
+//! ZONE (the zone fields its offset's, the others its local time's) and INTERVAL,
+//! returning BIGINT,
 //! except the fractional fields `epoch` and `julian`, which are DOUBLE (DuckDB:
 //! EXTRACT(epoch FROM INTERVAL '2066.3434 seconds') is 2066.3434). `date_part` with a
 //! constant part is bound to that part's type by [`specialize_date_part`]; with a
@@ -108,7 +110,8 @@ fn extract_instant(field: DateField, v: &Vector, len: usize, ret: &DataType) -> 
     extract(field, &crate::timezone::to_local(v, len)?, len, ret)
 }
 
-/// `field` of every row of `v` (a DATE, TIMESTAMP or INTERVAL vector).
+/// `field` of every row of `v` (a DATE, TIMESTAMP, TIMESTAMPTZ, TIME, TIMETZ or
+/// INTERVAL vector).
 pub(super) fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
     if v.ty == DataType::TimestampTz {
         return extract_instant(field, v, len, ret);
