@@ -15,6 +15,7 @@ pub mod collation;
 pub mod compare;
 pub mod enum_type;
 pub mod error;
+pub mod flip128;
 pub mod interval;
 pub mod memory;
 pub mod process;

@@ -21,6 +21,7 @@ pub enum ScalarValue {
     USmallInt(u16),
     UInteger(u32),
     UBigInt(u64),
+    UHugeInt(u128),
     Real(f32),
     Double(f64),
     /// Unscaled value, precision, scale.
@@ -70,6 +71,7 @@ impl ScalarValue {
             ScalarValue::USmallInt(_) => DataType::USmallInt,
             ScalarValue::UInteger(_) => DataType::UInteger,
             ScalarValue::UBigInt(_) => DataType::UBigInt,
+            ScalarValue::UHugeInt(_) => DataType::UHugeInt,
             ScalarValue::Real(_) => DataType::Real,
             ScalarValue::Double(_) => DataType::Double,
             ScalarValue::Decimal(_, p, s) => DataType::Decimal(*p, *s),
@@ -105,6 +107,7 @@ impl ScalarValue {
                 | USmallInt(_)
                 | UInteger(_)
                 | UBigInt(_)
+                | UHugeInt(_)
         )
     }
 
@@ -120,6 +123,7 @@ impl ScalarValue {
             ScalarValue::USmallInt(v) => Some(*v as i64),
             ScalarValue::UInteger(v) => Some(*v as i64),
             ScalarValue::UBigInt(v) => i64::try_from(*v).ok(),
+            ScalarValue::UHugeInt(v) => i64::try_from(*v).ok(),
             ScalarValue::Decimal(v, _, 0) => i64::try_from(*v).ok(),
             _ => None,
         }
@@ -132,6 +136,7 @@ impl ScalarValue {
             ScalarValue::Decimal(v, _, s) => Some(*v as f64 / 10f64.powi(*s as i32)),
             ScalarValue::HugeInt(v) => Some(*v as f64),
             ScalarValue::UBigInt(v) => Some(*v as f64),
+            ScalarValue::UHugeInt(v) => Some(*v as f64),
             other => other.as_i64().map(|v| v as f64),
         }
     }
@@ -158,6 +163,7 @@ impl ScalarValue {
             (USmallInt(a), USmallInt(b)) => a.cmp(b),
             (UInteger(a), UInteger(b)) => a.cmp(b),
             (UBigInt(a), UBigInt(b)) => a.cmp(b),
+            (UHugeInt(a), UHugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
             (Map(_, _, a), Map(_, _, b)) => {
@@ -268,6 +274,7 @@ impl fmt::Display for ScalarValue {
             ScalarValue::USmallInt(v) => write!(f, "{v}"),
             ScalarValue::UInteger(v) => write!(f, "{v}"),
             ScalarValue::UBigInt(v) => write!(f, "{v}"),
+            ScalarValue::UHugeInt(v) => write!(f, "{v}"),
             ScalarValue::Real(v) => write!(f, "{}", format_f32(*v)),
             ScalarValue::Double(v) => write!(f, "{}", format_f64(*v)),
             ScalarValue::Decimal(v, _, s) => write!(f, "{}", format_decimal(*v, *s)),

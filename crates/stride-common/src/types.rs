@@ -29,6 +29,11 @@ pub enum DataType {
     USmallInt,
     UInteger,
     UBigInt,
+    /// UHUGEINT: an unsigned 128-bit integer, stored as an i128 whose top bit is
+    /// flipped ([`crate::flip128`]), so the signed order of the stored values is the
+    /// order of the numbers. It is not one of [`DataType::is_integer`]'s types,
+    /// whose stored value is their value: its casts and arithmetic are its own.
+    UHugeInt,
     Real,
     Double,
     /// DECIMAL(precision, scale): a scaled integer, exact.
@@ -109,7 +114,9 @@ impl DataType {
             | DataType::Time
             | DataType::TimeTz
             | DataType::UInteger => PhysicalType::I64,
-            DataType::HugeInt | DataType::Uuid | DataType::UBigInt => PhysicalType::I128,
+            DataType::HugeInt | DataType::Uuid | DataType::UBigInt | DataType::UHugeInt => {
+                PhysicalType::I128
+            }
             DataType::Decimal(p, _) if *p <= DECIMAL_I64_MAX_PRECISION => PhysicalType::I64,
             DataType::Decimal(..) => PhysicalType::I128,
             DataType::Real => PhysicalType::F32,
@@ -174,6 +181,7 @@ impl DataType {
             DataType::USmallInt => "UINT16",
             DataType::UInteger => "UINT32",
             DataType::UBigInt => "UINT64",
+            DataType::UHugeInt => "UINT128",
             _ => return None,
         })
     }
@@ -311,6 +319,13 @@ impl DataType {
                 Some(Decimal((int_digits + s).min(DECIMAL_MAX_PRECISION), s))
             }
             (x, y) if x.is_integer() && y.is_integer() => Self::integer_supertype(x, y),
+            // UHUGEINT holds every unsigned value; with a signed integer or a float
+            // the two meet as DOUBLE, with a DECIMAL as the widest DECIMAL (DuckDB)
+            (UHugeInt, t) | (t, UHugeInt) if t.is_unsigned() => Some(UHugeInt),
+            (UHugeInt, Decimal(_, s)) | (Decimal(_, s), UHugeInt) => {
+                Some(Decimal(DECIMAL_MAX_PRECISION, *s))
+            }
+            (UHugeInt, t) | (t, UHugeInt) if t.is_numeric() => Some(Double),
             (x, y) if x.is_numeric() && y.is_numeric() => {
                 let wider = if x.numeric_rank() >= y.numeric_rank() {
                     x
@@ -396,6 +411,8 @@ impl DataType {
                     _ => false,
                 }
             }
+            (DataType::UHugeInt, t) => t.is_float(),
+            (t, DataType::UHugeInt) => t.is_unsigned(),
             (DataType::Date, DataType::Timestamp | DataType::TimestampTz) => true,
             (DataType::Timestamp, DataType::TimestampTz) => true,
             // what takes a TIMESTAMP takes one in another unit (DuckDB)
@@ -434,6 +451,7 @@ impl fmt::Display for DataType {
             DataType::USmallInt => write!(f, "USMALLINT"),
             DataType::UInteger => write!(f, "UINTEGER"),
             DataType::UBigInt => write!(f, "UBIGINT"),
+            DataType::UHugeInt => write!(f, "UHUGEINT"),
             DataType::Real => write!(f, "FLOAT"),
             DataType::Double => write!(f, "DOUBLE"),
             DataType::Decimal(p, s) => write!(f, "DECIMAL({p},{s})"),

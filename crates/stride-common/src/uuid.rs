@@ -1,20 +1,10 @@
 //! UUIDs: parsing DuckDB's input forms, formatting, and the stored form.
 //!
-//! A UUID is stored as an i128 whose top bit is flipped (as DuckDB stores it), so that
-//! comparing the stored values as signed integers orders UUIDs as their text: byte by
-//! byte, `00000000-...` first and `ffffffff-...` last.
+//! A UUID is stored as an i128 whose top bit is flipped ([`crate::flip128`], as DuckDB
+//! stores it), so that comparing the stored values as signed integers orders UUIDs as
+//! their text: byte by byte, `00000000-...` first and `ffffffff-...` last.
 
-/// The stored (physical) value of a UUID's 128 bits.
-#[inline]
-pub fn to_physical(bits: u128) -> i128 {
-    (bits ^ (1u128 << 127)) as i128
-}
-
-/// A UUID's 128 bits from its stored value.
-#[inline]
-pub fn from_physical(v: i128) -> u128 {
-    (v as u128) ^ (1u128 << 127)
-}
+pub use crate::flip128::{from_physical, to_physical};
 
 /// Parses a UUID as DuckDB does: 32 hexadecimal digits in either case, with hyphens
 /// anywhere between them, optionally inside braces (`{...}`). No spaces.

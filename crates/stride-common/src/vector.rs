@@ -404,6 +404,9 @@ impl Vector {
             (DataType::USmallInt, VectorData::I32(v)) => ScalarValue::USmallInt(v[i] as u16),
             (DataType::UInteger, VectorData::I64(v)) => ScalarValue::UInteger(v[i] as u32),
             (DataType::UBigInt, VectorData::I128(v)) => ScalarValue::UBigInt(v[i] as u64),
+            (DataType::UHugeInt, VectorData::I128(v)) => {
+                ScalarValue::UHugeInt(crate::flip128::from_physical(v[i]))
+            }
             (DataType::Uuid, VectorData::I128(v)) => {
                 ScalarValue::Uuid(crate::uuid::from_physical(v[i]))
             }
@@ -498,6 +501,9 @@ impl Vector {
             (VectorData::I32(v), ScalarValue::USmallInt(x)) => v.make_mut().push(*x as i32),
             (VectorData::I64(v), ScalarValue::UInteger(x)) => v.make_mut().push(*x as i64),
             (VectorData::I128(v), ScalarValue::UBigInt(x)) => v.make_mut().push(*x as i128),
+            (VectorData::I128(v), ScalarValue::UHugeInt(x)) => {
+                v.make_mut().push(crate::flip128::to_physical(*x))
+            }
             (VectorData::I128(v), ScalarValue::Uuid(x)) => {
                 v.make_mut().push(crate::uuid::to_physical(*x))
             }

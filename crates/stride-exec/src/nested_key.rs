@@ -42,6 +42,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         S::USmallInt(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::UInteger(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::UBigInt(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::UHugeInt(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Real(x) => out.extend_from_slice(&float_bits(*x as f64).to_le_bytes()),
         S::Double(x) => out.extend_from_slice(&float_bits(*x).to_le_bytes()),
         S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
@@ -129,6 +130,7 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         DataType::USmallInt => S::USmallInt(u16::from_le_bytes(r.take())),
         DataType::UInteger => S::UInteger(u32::from_le_bytes(r.take())),
         DataType::UBigInt => S::UBigInt(u64::from_le_bytes(r.take())),
+        DataType::UHugeInt => S::UHugeInt(u128::from_le_bytes(r.take())),
         DataType::Real => S::Real(f64::from_bits(u64::from_le_bytes(r.take())) as f32),
         DataType::Double => S::Double(f64::from_bits(u64::from_le_bytes(r.take()))),
         DataType::Decimal(p, s) => S::Decimal(i128::from_le_bytes(r.take()), *p, *s),
@@ -201,6 +203,10 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             out.extend_from_slice(&x.to_be_bytes());
         }
         S::UBigInt(x) => {
+            out.push(1);
+            out.extend_from_slice(&x.to_be_bytes());
+        }
+        S::UHugeInt(x) => {
             out.push(1);
             out.extend_from_slice(&x.to_be_bytes());
         }

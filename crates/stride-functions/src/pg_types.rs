@@ -169,7 +169,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::TinyInt | DataType::SmallInt | DataType::UTinyInt => INT2,
         DataType::Integer | DataType::USmallInt => INT4,
         DataType::BigInt | DataType::UInteger => INT8,
-        DataType::UBigInt => NUMERIC,
+        DataType::UBigInt | DataType::UHugeInt => NUMERIC,
         DataType::Real => FLOAT4,
         DataType::Double => FLOAT8,
         DataType::Decimal(..) | DataType::HugeInt => NUMERIC,

@@ -39,6 +39,7 @@ use arrow_schema::{
 };
 use std::ptr::NonNull;
 use std::sync::Arc;
+use stride_common::flip128::from_physical;
 use stride_common::time_unit::TimeUnit as Unit;
 use stride_common::vector::NativeType;
 use stride_common::{
@@ -75,7 +76,7 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
         DataType::Double => ArrowType::Float64,
         DataType::Decimal(p, s) => ArrowType::Decimal128(*p, *s as i8),
         // As DuckDB exports them: HUGEINT as DECIMAL(38,0), UUID as text.
-        DataType::HugeInt => ArrowType::Decimal128(38, 0),
+        DataType::HugeInt | DataType::UHugeInt => ArrowType::Decimal128(38, 0),
         // a TIMETZ leaves as its local time, the offset dropped (as DuckDB exports it)
         DataType::Time | DataType::TimeTz => ArrowType::Time64(TimeUnit::Microsecond),
         // a BIT leaves as its text of 0s and 1s
@@ -227,6 +228,22 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
         }
         DataType::Decimal(..) | DataType::HugeInt => {
             primitive::<Decimal128Type>(parts, nulls, target)
+        }
+        DataType::UHugeInt => {
+            // as DuckDB exports it: a DECIMAL(38,0), which holds values below 10^38
+            let too_large = parts.iter().find_map(|(v, n)| {
+                (0..*n).find_map(|i| {
+                    let x = from_physical(v.values::<i128>()[i]);
+                    (v.is_valid(i) && x >= 10u128.pow(38)).then_some(x)
+                })
+            });
+            if let Some(x) = too_large {
+                return Err(Error::out_of_range(format!(
+                    "UHUGEINT value {x} does not fit Arrow's DECIMAL(38,0), which UHUGEINT \
+                     leaves as; cast the column to VARCHAR or DOUBLE"
+                )));
+            }
+            narrowed::<i128, Decimal128Type>(parts, nulls, |x| from_physical(x) as i128)
         }
         DataType::Time => primitive::<Time64MicrosecondType>(parts, nulls, target),
         DataType::TimeTz => narrowed::<i64, Time64MicrosecondType>(parts, nulls, |x| {

@@ -103,6 +103,7 @@ impl<'py> ToPython<'py> {
             ScalarValue::USmallInt(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::UInteger(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::UBigInt(x) => x.into_pyobject(py)?.into_any(),
+            ScalarValue::UHugeInt(x) => x.into_pyobject(py)?.into_any(),
             ScalarValue::Real(x) => PyFloat::new(py, *x as f64).into_any(),
             ScalarValue::Double(x) => PyFloat::new(py, *x).into_any(),
             ScalarValue::Decimal(x, _, s) => self.decimal.call1((format_decimal(*x, *s),))?,
@@ -268,11 +269,14 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<ScalarValue> {
         if let Ok(x) = v.extract::<i64>() {
             return Ok(ScalarValue::BigInt(x));
         }
-        // Beyond BIGINT a HUGEINT, as DuckDB binds it.
-        return match v.extract::<i128>() {
-            Ok(x) => Ok(ScalarValue::HugeInt(x)),
+        // Beyond BIGINT a HUGEINT, beyond that a UHUGEINT, as DuckDB binds them.
+        if let Ok(x) = v.extract::<i128>() {
+            return Ok(ScalarValue::HugeInt(x));
+        }
+        return match v.extract::<u128>() {
+            Ok(x) => Ok(ScalarValue::UHugeInt(x)),
             _ => Err(stride_err(stride_common::Error::out_of_range(format!(
-                "the integer {v} is outside HUGEINT's range (-2^127 to 2^127 - 1)"
+                "the integer {v} is outside the range of HUGEINT and UHUGEINT (-2^127 to 2^128 - 1)"
             )))),
         };
     }

@@ -198,6 +198,7 @@ impl ToSql for Value<'_> {
             ScalarValue::USmallInt(v) => out.put_i32(*v as i32),
             ScalarValue::UInteger(v) => out.put_i64(*v as i64),
             ScalarValue::UBigInt(v) => numeric_binary(*v as i128, 0, out),
+            ScalarValue::UHugeInt(v) => numeric_binary_parts(false, *v, 0, out),
             ScalarValue::Time(t) => out.put_i64(*t),
             // timetz's binary form: the local time, then the offset in seconds west of
             // UTC (PostgreSQL's sign)
@@ -346,8 +347,11 @@ fn interval_text(months: i32, days: i32, micros: i64) -> String {
 
 /// PostgreSQL's binary NUMERIC: base-10000 digits with a weight, sign and scale.
 fn numeric_binary(v: i128, scale: u8, out: &mut BytesMut) {
-    let negative = v < 0;
-    let mut mag = v.unsigned_abs();
+    numeric_binary_parts(v < 0, v.unsigned_abs(), scale, out)
+}
+
+/// numeric's binary form of a sign and a magnitude (a UHUGEINT needs all 128 bits).
+fn numeric_binary_parts(negative: bool, mut mag: u128, scale: u8, out: &mut BytesMut) {
     // Align the scale to whole base-10000 digits by padding the fraction with zeros.
     let pad = (4 - scale as u32 % 4) % 4;
     mag *= 10u128.pow(pad);

@@ -212,6 +212,8 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::TimestampUnit(TimeUnit::Nanosecond) => w.u8(31),
         // the stored form of `stride_common::time_tz`, as a BIGINT is stored
         DataType::TimeTz => w.u8(32),
+        // format 12: the stored form of `stride_common::flip128`, as HUGEINT is stored
+        DataType::UHugeInt => w.u8(33),
         // the type's name (a flag byte, then the name when the flag is 1) and its
         // labels in order
         DataType::Enum(e) => {
@@ -296,6 +298,7 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         30 => DataType::TimestampUnit(TimeUnit::Millisecond),
         31 => DataType::TimestampUnit(TimeUnit::Nanosecond),
         32 => DataType::TimeTz,
+        33 => DataType::UHugeInt,
         23 => {
             let name = match r.u8()? {
                 0 => None,

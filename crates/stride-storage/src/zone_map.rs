@@ -61,6 +61,9 @@ impl Key {
             (S::USmallInt(v), DataType::USmallInt) => Key::Int(*v as i128),
             (S::UInteger(v), DataType::UInteger) => Key::Int(*v as i128),
             (S::UBigInt(v), DataType::UBigInt) => Key::Int(*v as i128),
+            (S::UHugeInt(v), DataType::UHugeInt) => {
+                Key::Int(stride_common::flip128::to_physical(*v))
+            }
             (S::Uuid(v), DataType::Uuid) => Key::Int(stride_common::uuid::to_physical(*v)),
             // an enum's stored value is its position
             (S::Enum(_, p), DataType::Enum(e)) if e.len() > *p as usize => Key::Int(*p as i128),

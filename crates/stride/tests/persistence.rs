@@ -327,6 +327,36 @@ fn timestamp_units_and_timetz_survive_the_log_and_checkpoints() {
 }
 
 #[test]
+fn uhugeint_survives_the_log_and_checkpoints() {
+    survives_the_log_and_a_checkpoint(
+        "uhugeint",
+        &[
+            "CREATE TABLE t(k INTEGER, u UHUGEINT)",
+            "INSERT INTO t VALUES (0, 340282366920938463463374607431768211455), (1, NULL), (2, 0)",
+            "INSERT INTO t SELECT i + 3, i::UHUGEINT * 18446744073709551616 FROM range(100000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                text_rows(db, "SELECT u::VARCHAR, typeof(u) FROM t WHERE k < 3 ORDER BY k"),
+                [
+                    "340282366920938463463374607431768211455 | UHUGEINT",
+                    "NULL | UHUGEINT",
+                    "0 | UHUGEINT"
+                ]
+            );
+            // a filter on the stored column: zone maps over the flipped stored values
+            assert_eq!(
+                text_rows(
+                    db,
+                    "SELECT count(*), max(u)::VARCHAR FROM t WHERE u >= 50000::UHUGEINT * 18446744073709551616",
+                ),
+                ["50001 | 340282366920938463463374607431768211455"]
+            );
+        },
+    );
+}
+
+#[test]
 fn timestamptz_survives_the_log_and_checkpoints() {
     // the instants are stored; each session shows them in its own zone
     let rows = |db: &Database, zone: &str| -> Vec<String> {

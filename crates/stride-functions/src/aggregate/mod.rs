@@ -283,6 +283,12 @@ fn mismatch(name: &str, args: &[DataType]) -> Error {
 
 /// Resolves `name(args)`; `Ok(None)` when `name` is not an aggregate. `count()` with no
 /// arguments is count(*).
+/// Whether an aggregate computed in DOUBLE (variance, product, fsum) takes values of
+/// this type: every number, UHUGEINT included, and untyped NULL.
+fn averages(t: &DataType) -> bool {
+    t.is_numeric() || matches!(t, DataType::Null | DataType::UHugeInt)
+}
+
 pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAggregate>> {
     use AggregateFunction as F;
     let Some(&(_, func)) = NAMES.iter().find(|(n, _)| *n == name) else {
@@ -321,7 +327,8 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::HugeInt),
             t if t.is_integer() => bound(F::Sum, vec![t.clone()], DataType::HugeInt),
             DataType::Decimal(_, s) => bound(F::Sum, vec![t.clone()], DataType::Decimal(38, *s)),
-            DataType::Real | DataType::Double => {
+            // a UHUGEINT sum is a DOUBLE, as in DuckDB
+            DataType::Real | DataType::Double | DataType::UHugeInt => {
                 bound(F::Sum, vec![DataType::Double], DataType::Double)
             }
             DataType::Interval => Err(Error::not_supported("sum(INTERVAL) is not supported yet")),
@@ -332,7 +339,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             t if t.is_integer() || matches!(t, DataType::Decimal(..)) => {
                 bound(F::Avg, vec![t.clone()], DataType::Double)
             }
-            DataType::Real | DataType::Double => {
+            DataType::Real | DataType::Double | DataType::UHugeInt => {
                 bound(F::Avg, vec![DataType::Double], DataType::Double)
             }
             DataType::Interval => bound(F::Avg, vec![DataType::Interval], DataType::Interval),
@@ -460,14 +467,14 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             bound(F::List, vec![t.clone()], DataType::List(Box::new(t)))
         }
         F::VarSamp | F::VarPop | F::StddevSamp | F::StddevPop | F::Sem | F::Moments(_) => {
-            if t.is_numeric() || t == DataType::Null {
+            if averages(&t) {
                 bound(func, vec![DataType::Double], DataType::Double)
             } else {
                 Err(mismatch(name, args))
             }
         }
         F::Covariance(out) => {
-            if !args.iter().all(|t| t.is_numeric() || *t == DataType::Null) {
+            if !args.iter().all(averages) {
                 return Err(mismatch(name, args));
             }
             let ret = if out == Cov::RegrCount {
@@ -514,7 +521,7 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             _ => Err(mismatch(name, args)),
         },
         F::Product(_) | F::KahanSum | F::KahanAvg => {
-            if t.is_numeric() || t == DataType::Null {
+            if averages(&t) {
                 bound(func, vec![DataType::Double], DataType::Double)
             } else {
                 Err(mismatch(name, args))
@@ -529,10 +536,11 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             bound(func, vec![t], DataType::BigInt)
         }
         F::Quantile(kind) => {
-            let t = if t == DataType::Null {
-                DataType::Integer
-            } else {
-                t
+            let t = match t {
+                DataType::Null => DataType::Integer,
+                // interpolated in DOUBLE, as DuckDB does
+                DataType::UHugeInt if kind != Q::Disc => DataType::Double,
+                t => t,
             };
             let Some(ret) = quantile::result_type(kind, &t) else {
                 return Err(mismatch(name, args));

@@ -363,6 +363,7 @@ fn typed(ty: &DataType, i: i128, f: f64) -> ScalarValue {
         DataType::UInteger => ScalarValue::UInteger(i as u32),
         DataType::UBigInt => ScalarValue::UBigInt(i as u64),
         DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(i)),
+        DataType::UHugeInt => ScalarValue::UHugeInt(stride_common::flip128::from_physical(i)),
         _ => ScalarValue::Null,
     }
 }

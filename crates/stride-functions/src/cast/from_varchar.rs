@@ -52,6 +52,9 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         DataType::Time => parse_each_time(v, len, try_cast),
         DataType::TimeTz => parse_each(v, len, to, try_cast, stride_common::time_tz::parse),
         DataType::TimestampTz => parse_each_instant(v, len, try_cast),
+        DataType::UHugeInt => parse_each(v, len, to, try_cast, |s| {
+            super::uhugeint::parse(s).map(stride_common::flip128::to_physical)
+        }),
         DataType::Uuid => parse_each(v, len, to, try_cast, |s| {
             stride_common::uuid::parse(s).map(stride_common::uuid::to_physical)
         }),

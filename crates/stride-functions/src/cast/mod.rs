@@ -22,6 +22,7 @@ mod temporal;
 mod time_tz;
 mod time_unit;
 mod to_varchar;
+mod uhugeint;
 
 pub use from_varchar::{parse_bool, parse_float, parse_integer};
 
@@ -61,6 +62,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
         }
+        (f, t) if uhugeint::castable(f, t) => uhugeint::cast(v, len, to, try_cast),
         (f, t) if time_unit::castable(f, t) => time_unit::cast(v, len, to, try_cast),
         (f, t) if time_tz::castable(f, t) => time_tz::cast(v, len, to, try_cast),
         (DataType::Date, DataType::Timestamp)
@@ -128,6 +130,7 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
             _ => true,
         },
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => true,
+        (f, t) if uhugeint::castable(f, t) => true,
         (f, t) if time_unit::castable(f, t) || time_tz::castable(f, t) => true,
         (DataType::Date, DataType::Timestamp)
         | (DataType::Timestamp, DataType::Date | DataType::Time)

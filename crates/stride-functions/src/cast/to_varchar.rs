@@ -58,6 +58,9 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         }
         DataType::Time => each(v, len, |t: i64, out| temporal::write_time(out, t)),
         DataType::TimeTz => each(v, len, |t: i64, out| stride_common::time_tz::write(out, t)),
+        DataType::UHugeInt => each(v, len, |x: i128, out| {
+            let _ = write!(out, "{}", stride_common::flip128::from_physical(x));
+        }),
         DataType::Uuid => each(v, len, |u: i128, out| {
             stride_common::uuid::write(out, stride_common::uuid::from_physical(u))
         }),

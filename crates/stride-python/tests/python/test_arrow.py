@@ -69,6 +69,12 @@ def test_arrow_new_types(con):
     assert row["h"] == decimal.Decimal(2**127 - 3)
     assert row["u"] == "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
     assert row["t"] == datetime.time(10, 2, 0, 500000)
+    # UHUGEINT leaves as decimal128(38, 0) too; a value beyond it is an error
+    u = con.sql("SELECT 99999999999999999999999999999999999999::UHUGEINT AS u").arrow()
+    assert u.schema.field("u").type == pa.decimal128(38, 0)
+    assert u.column("u").to_pylist() == [decimal.Decimal(10**38 - 1)]
+    with pytest.raises(stride.OutOfRangeException, match="DECIMAL\\(38,0\\)"):
+        con.sql("SELECT 340282366920938463463374607431768211455::UHUGEINT AS u").arrow()
     # Arrow times read back as TIME.
     t = pa.table({"t": pa.array([datetime.time(1, 2, 3), None], pa.time64("us"))})
     assert con.execute("SELECT typeof(t), t FROM t ORDER BY t").fetchall() == [

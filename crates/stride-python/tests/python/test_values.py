@@ -27,6 +27,11 @@ def test_big_integers_become_hugeints(con):
     big = con.execute("SELECT 170141183460469231731687303715884105727::HUGEINT").fetchone()[0]
     assert big == 2**127 - 1 and type(big) is int
     assert con.execute("SELECT sum(i) FROM range(10) t(i)").fetchone()[0] == 45
+    # beyond HUGEINT a UHUGEINT, both ways
+    assert roundtrip(con, 2**128 - 1) == 2**128 - 1
+    assert con.execute("SELECT typeof(?)", [2**127]).fetchone()[0] == "UHUGEINT"
+    top = con.execute("SELECT 340282366920938463463374607431768211455::UHUGEINT").fetchone()[0]
+    assert top == 2**128 - 1 and type(top) is int
     with pytest.raises(stride.OutOfRangeException):
         roundtrip(con, 10**40)
 

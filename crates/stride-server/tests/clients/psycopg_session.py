@@ -28,13 +28,15 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
         cur = c.cursor(binary=binary)
         cur.execute(
             "SELECT 170141183460469231731687303715884105727::HUGEINT, "
-            "'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::UUID, TIME '10:00:00.5', sum(1)"
+            "'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::UUID, TIME '10:00:00.5', sum(1), "
+            "340282366920938463463374607431768211455::UHUGEINT"
         )
         assert cur.fetchone() == (
             decimal.Decimal("170141183460469231731687303715884105727"),
             uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
             datetime.time(10, 0, 0, 500000),
             decimal.Decimal(1),
+            decimal.Decimal(2**128 - 1),
         ), binary
     # BLOB travels as bytea: hex text or raw bytes out, either format in.
     for binary in (False, True):

@@ -67,6 +67,9 @@ pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
 
 /// Casts both sides of a comparison to their common type.
 pub fn unify_pair(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr)> {
+    let [l, r]: [Expr; 2] = literals_beside_uhugeint(vec![l, r])?
+        .try_into()
+        .map_err(|_| Error::internal("a pair of two"))?;
     // A string literal meets a list: it is the list's text (`'{1,2}'`), as an untyped
     // literal is in PostgreSQL.
     let (l, r) = match (l.data_type(), r.data_type()) {
@@ -95,12 +98,33 @@ fn is_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal { .. })
 }
 
+/// DuckDB types an integer literal by what it meets. Beside a UHUGEINT a literal of
+/// zero or more is a UHUGEINT (`u + 1`, `u = 5`, `[u, 2]`), where an INTEGER and a
+/// UHUGEINT would meet as DOUBLE and lose digits.
+fn literals_beside_uhugeint(exprs: Vec<Expr>) -> Result<Vec<Expr>> {
+    if !exprs.iter().any(|e| e.data_type() == DataType::UHugeInt) {
+        return Ok(exprs);
+    }
+    exprs
+        .into_iter()
+        .map(|e| match &e {
+            Expr::Literal { value, .. }
+                if value.is_integer() && value.as_f64().is_some_and(|x| x >= 0.0) =>
+            {
+                cast_expr(e, &DataType::UHugeInt)
+            }
+            _ => Ok(e),
+        })
+        .collect()
+}
+
 /// Resolves an operator or function and casts the arguments to what it expects. An
 /// argument of a type the function does not take is passed as its stand-in type
 /// when it has one, as DuckDB casts implicitly: a fixed-size ARRAY as a LIST
 /// (`list_sum(a)`, `a || [4]`), a TIMESTAMP_S, _MS or _NS as a TIMESTAMP
 /// (`year(ts_ns)`), a TIME WITH TIME ZONE as its local TIME (`hour(t)`).
 pub fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let args = literals_beside_uhugeint(args)?;
     let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
     let mut func = match resolve_scalar(name, &types) {
         Ok(f) => f,
@@ -181,6 +205,7 @@ fn comparison_name(op: &ast::BinaryOperator) -> Option<&'static str> {
 
 /// A common type for a list of expressions (CASE branches, IN lists, COALESCE).
 pub fn unify_all(exprs: Vec<Expr>, what: &str) -> Result<(Vec<Expr>, DataType)> {
+    let exprs = literals_beside_uhugeint(exprs)?;
     let mut t = DataType::Null;
     for e in &exprs {
         let et = e.data_type();

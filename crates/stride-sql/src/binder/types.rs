@@ -61,7 +61,7 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
         | A::Unsigned
         | A::UnsignedInteger => DataType::UInteger,
         A::UBigInt | A::UInt64 | A::BigIntUnsigned(_) | A::Int8Unsigned(_) => DataType::UBigInt,
-        A::UHugeInt | A::UInt128 => return Err(uhugeint_unsupported()),
+        A::UHugeInt | A::UInt128 => DataType::UHugeInt,
         A::Real | A::Float4 | A::Float32 => DataType::Real,
         // FLOAT is 4 bytes, as in DuckDB (PostgreSQL makes it DOUBLE); FLOAT(p)
         // with more than 24 bits of precision is DOUBLE in both
@@ -194,7 +194,7 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "usmallint" | "uint16" => DataType::USmallInt,
                     "uinteger" | "uint32" | "uint" => DataType::UInteger,
                     "ubigint" | "uint64" => DataType::UBigInt,
-                    "uhugeint" | "uint128" => return Err(uhugeint_unsupported()),
+                    "uhugeint" | "uint128" => DataType::UHugeInt,
                     // PostgreSQL's internal string types: `name`, `"char"`.
                     "string" | "bpchar" | "name" | "char" => DataType::Varchar,
                     "float2" => DataType::Real,
@@ -225,12 +225,6 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
     })
 }
 
-fn uhugeint_unsupported() -> Error {
-    Error::not_supported(
-        "type UHUGEINT is not supported yet: use UBIGINT (up to 2^64 - 1), HUGEINT or DECIMAL(38, 0)",
-    )
-}
-
 /// A type given as text inside another type's arguments (`map(varchar, int)`).
 fn parse_type_text(text: &str, full: &ast::ObjectName, user: UserTypes) -> Result<DataType> {
     let dialect = sqlparser::dialect::DuckDbDialect {};
@@ -259,7 +253,7 @@ fn pg_catalog_type(text: &str, full: &ast::ObjectName) -> Result<DataType> {
     }
 }
 
-/// Types a numeric literal: integers as INTEGER/BIGINT/HUGEINT (DOUBLE beyond), decimals as
+/// Types a numeric literal: integers as INTEGER/BIGINT/HUGEINT/UHUGEINT (DOUBLE beyond), decimals as
 /// DECIMAL(p,s), exponents as DOUBLE.
 pub fn number_literal(text: &str) -> Result<ScalarValue> {
     let t: String = text.chars().filter(|c| *c != '_').collect();
@@ -297,7 +291,9 @@ pub fn number_literal(text: &str) -> Result<ScalarValue> {
     if let Ok(v) = t.parse::<i128>() {
         return Ok(ScalarValue::HugeInt(v));
     }
-    // DuckDB types these (up to 2^128 - 1) as UHUGEINT, which stride lacks.
+    if let Ok(v) = t.parse::<u128>() {
+        return Ok(ScalarValue::UHugeInt(v));
+    }
     t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad())
 }
 
@@ -325,7 +321,11 @@ mod tests {
         );
         assert_eq!(
             number_literal("170141183460469231731687303715884105728").unwrap(),
-            ScalarValue::Double(1.7014118346046923e38)
+            ScalarValue::UHugeInt(1 << 127)
+        );
+        assert_eq!(
+            number_literal("340282366920938463463374607431768211456").unwrap(),
+            ScalarValue::Double(3.402823669209385e38)
         );
     }
 }

@@ -42,7 +42,10 @@ impl BoxRenderer {
     pub fn new(names: Vec<String>, types: Vec<DataType>) -> Self {
         BoxRenderer {
             names: names.iter().map(|n| cell_text(n, true)).collect(),
-            right_aligned: types.iter().map(DataType::is_numeric).collect(),
+            right_aligned: types
+                .iter()
+                .map(|t| t.is_numeric() || *t == DataType::UHugeInt)
+                .collect(),
             types: types.iter().map(type_label).collect(),
             head: Vec::new(),
             tail: VecDeque::new(),

@@ -2,10 +2,13 @@
 //! error naming the operation and operands, `/` truncates toward zero and `%` takes
 //! the dividend's sign (PostgreSQL); a zero divisor is a division-by-zero error.
 //! An unsigned type is computed in its wider storage and its results checked against
-//! its own range, so `1::UTINYINT - 2::UTINYINT` overflows as in DuckDB.
+//! its own range, so `1::UTINYINT - 2::UTINYINT` overflows as in DuckDB. A UHUGEINT
+//! has no wider storage: it is computed in `u128` from its flipped stored form
+//! ([`stride_common::flip128`]).
 
 use super::ScalarFunction;
 use crate::kernels::{try_binary, SqlInt};
+use stride_common::flip128::{from_physical as value, to_physical as stored};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub(super) fn overflow<T: SqlInt>(what: &str, name: &str, x: T, sym: &str, y: T) -> Error {
@@ -78,6 +81,64 @@ fn evaluate_within<T: SqlInt>(
             }
         }),
         ScalarFunction::Modulo => try_binary(a, b, len, ty, T::checked_rem, |_, _| {
+            Error::division_by_zero()
+        }),
+        other => Err(Error::internal(format!(
+            "{other:?} is not integer arithmetic"
+        ))),
+    }
+}
+
+/// `op` over two UHUGEINTs: the values are read from their stored form, computed
+/// checked in `u128` and stored back.
+pub(super) fn evaluate_uhugeint(
+    op: ScalarFunction,
+    a: &Vector,
+    b: &Vector,
+    len: usize,
+) -> Result<Vector> {
+    let ty = DataType::UHugeInt;
+    let overflow = |what: &'static str, sym: &'static str| {
+        move |x: i128, y: i128| {
+            Error::out_of_range(format!(
+                "Overflow in {what} of UINT128 ({} {sym} {})",
+                value(x),
+                value(y)
+            ))
+        }
+    };
+    let apply = |f: fn(u128, u128) -> Option<u128>| {
+        move |x: i128, y: i128| f(value(x), value(y)).map(stored)
+    };
+    match op {
+        ScalarFunction::Add => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            apply(u128::checked_add),
+            overflow("addition", "+"),
+        ),
+        ScalarFunction::Subtract => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            apply(u128::checked_sub),
+            overflow("subtraction", "-"),
+        ),
+        ScalarFunction::Multiply => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            apply(u128::checked_mul),
+            overflow("multiplication", "*"),
+        ),
+        ScalarFunction::Divide => try_binary(a, b, len, ty, apply(u128::checked_div), |_, _| {
+            Error::division_by_zero()
+        }),
+        ScalarFunction::Modulo => try_binary(a, b, len, ty, apply(u128::checked_rem), |_, _| {
             Error::division_by_zero()
         }),
         other => Err(Error::internal(format!(

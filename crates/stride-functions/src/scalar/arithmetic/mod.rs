@@ -66,17 +66,38 @@ fn resolve_untyped(a: &DataType, b: &DataType) -> Option<(DataType, DataType)> {
     use DataType::*;
     Some(match (a, b) {
         (Null, Null) => (Integer, Integer),
-        (Null | Varchar, t) | (t, Null | Varchar) if !t.is_numeric() => return None,
+        (Null | Varchar, t) | (t, Null | Varchar) if !is_number(t) => return None,
         (Null | Varchar, t) => (t.clone(), t.clone()),
         (t, Null | Varchar) => (t.clone(), t.clone()),
         _ => (a.clone(), b.clone()),
     })
 }
 
+/// A numeric type or UHUGEINT (which has its own arithmetic, see
+/// [`DataType::UHugeInt`]).
+fn is_number(t: &DataType) -> bool {
+    t.is_numeric() || *t == DataType::UHugeInt
+}
+
 fn resolve_numeric(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<BoundFunction> {
     use DataType::*;
-    if !a.is_numeric() || !b.is_numeric() {
+    if !is_number(a) || !is_number(b) {
         return None;
+    }
+    if *a == UHugeInt || *b == UHugeInt {
+        // With unsigned integers UHUGEINT arithmetic, with a DECIMAL decimal
+        // arithmetic at the widest precision, with anything else DOUBLE (DuckDB).
+        return match DataType::common_supertype(a, b)? {
+            UHugeInt => bind(op, vec![UHugeInt, UHugeInt], UHugeInt),
+            Decimal(..) => {
+                let as_decimal = |t: &DataType| match t {
+                    UHugeInt => Decimal(DECIMAL_MAX_PRECISION, 0),
+                    t => t.clone(),
+                };
+                resolve_numeric(op, &as_decimal(a), &as_decimal(b))
+            }
+            _ => bind(op, vec![Double, Double], Double),
+        };
     }
     if a.is_float() || b.is_float() {
         let t = if *a == Real && *b == Real {
@@ -135,6 +156,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         DataType::Decimal(..) => decimal::evaluate(f, a, b, len),
         DataType::Real => float::evaluate::<f32>(f.func, a, b, len, ty),
         DataType::Double => float::evaluate::<f64>(f.func, a, b, len, ty),
+        DataType::UHugeInt => integer::evaluate_uhugeint(f.func, a, b, len),
         t if t.is_integer() => {
             with_integer!(t.physical(), T => integer::evaluate::<T>(f.func, a, b, len, ty),
             _ => Err(Error::internal("integer storage")))

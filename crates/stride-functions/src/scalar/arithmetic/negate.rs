@@ -11,7 +11,7 @@ pub(super) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let t = match t {
         DataType::Null => DataType::Integer,
         DataType::Varchar => DataType::Double,
-        t if t.is_numeric() || *t == DataType::Interval => t.clone(),
+        t if t.is_numeric() || matches!(t, DataType::Interval | DataType::UHugeInt) => t.clone(),
         _ => return None,
     };
     bind(ScalarFunction::Negate, vec![t.clone()], t)
@@ -29,6 +29,18 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, len: usize) -> Result<Vect
             |x: T| x.checked_neg(), |_| Error::internal("decimal negation overflow")),
             _ => Err(Error::internal("decimal storage"))),
         // only 0 has an unsigned negation
+        DataType::UHugeInt => try_unary(
+            a,
+            len,
+            ty.clone(),
+            |x: i128| (stride_common::flip128::from_physical(x) == 0).then_some(x),
+            |x: i128| {
+                Error::out_of_range(format!(
+                    "Overflow in negation of UINT128 ({})",
+                    stride_common::flip128::from_physical(x)
+                ))
+            },
+        ),
         t if t.is_unsigned() => with_integer!(t.physical(), T => try_unary(a, len, ty.clone(),
             |x: T| (x == T::ZERO).then_some(x), |x: T| negation_overflow(t, x)),
             _ => Err(Error::internal(format!("negation of {t}")))),

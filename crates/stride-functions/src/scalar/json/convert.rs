@@ -121,6 +121,7 @@ fn type_by_name(name: &str) -> Option<DataType> {
         "USMALLINT" => DataType::USmallInt,
         "UINTEGER" => DataType::UInteger,
         "UBIGINT" => DataType::UBigInt,
+        "UHUGEINT" => DataType::UHugeInt,
         "FLOAT" | "REAL" => DataType::Real,
         "DOUBLE" => DataType::Double,
         "VARCHAR" | "TEXT" | "STRING" => DataType::Varchar,

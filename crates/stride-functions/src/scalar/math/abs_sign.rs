@@ -1,5 +1,6 @@
 //! `abs(x)` (same type; checked for integers, where abs(-128::TINYINT) overflows) and
-//! `sign(x)` (-1, 0 or 1 as TINYINT, as in DuckDB).
+//! `sign(x)` (-1, 0 or 1 as TINYINT, as in DuckDB). A UHUGEINT is its own absolute
+//! value.
 
 use super::numeric_arg;
 use crate::kernels::{try_unary, unary, with_integer, SqlInt};
@@ -7,19 +8,23 @@ use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error, Result, Vector};
 
+/// [`numeric_arg`], or UHUGEINT.
+fn arg(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::UHugeInt => Some(DataType::UHugeInt),
+        t => numeric_arg(t),
+    }
+}
+
 pub(crate) fn resolve_abs(args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
-    let t = numeric_arg(t)?;
+    let t = arg(t)?;
     bind(ScalarFunction::Abs, vec![t.clone()], t)
 }
 
 pub(crate) fn resolve_sign(args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
-    bind(
-        ScalarFunction::Sign,
-        vec![numeric_arg(t)?],
-        DataType::TinyInt,
-    )
+    bind(ScalarFunction::Sign, vec![arg(t)?], DataType::TinyInt)
 }
 
 fn abs_int<T: SqlInt>(v: &Vector, len: usize, ty: DataType) -> Result<Vector> {
@@ -63,6 +68,9 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         return Ok(match arg {
             DataType::Real => unary(v, len, DataType::TinyInt, |x: f32| sign_float(x as f64)),
             DataType::Double => unary(v, len, DataType::TinyInt, sign_float),
+            DataType::UHugeInt => unary(v, len, DataType::TinyInt, |x: i128| {
+                (stride_common::flip128::from_physical(x) != 0) as i8
+            }),
             t => with_integer!(t.physical(), T => sign_int::<T>(v, len),
                 _ => return Err(Error::internal(format!("sign of {t}")))),
         });
@@ -71,6 +79,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     match arg {
         DataType::Real => Ok(unary(v, len, ty, f32::abs)),
         DataType::Double => Ok(unary(v, len, ty, f64::abs)),
+        DataType::UHugeInt => Ok(v.clone()),
         t => with_integer!(t.physical(), T => abs_int::<T>(v, len, ty),
             _ => Err(Error::internal(format!("abs of {t}")))),
     }

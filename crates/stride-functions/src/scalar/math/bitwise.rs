@@ -6,12 +6,14 @@
 //! overflow unless the value is 0), or one that overflows is an error; a right shift
 //! by a negative count or by the width or more gives 0, otherwise it is arithmetic
 //! (the sign is kept). An unsigned type's width is its own, not its wider storage's.
+//! A UHUGEINT is read from its flipped stored form and computed in `u128`.
 //! Bit strings (BIT) have their own operators in `scalar/bits.rs`.
 
 use super::integer_fns::integer_type;
 use crate::kernels::{binary, try_binary, unary, with_integer, SqlInt};
 use crate::scalar::signature::bind;
 use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::flip128::{from_physical as value, to_physical as stored};
 use stride_common::{DataType, Error, Result, Vector};
 
 /// Which bitwise operator.
@@ -27,8 +29,8 @@ pub enum BitOp {
 
 pub(crate) fn resolve(op: BitOp, args: &[DataType]) -> Option<BoundFunction> {
     let [a, b] = args else { return None };
-    let t = DataType::common_supertype(&integer_type(a)?, &integer_type(b)?)?;
-    if !t.is_integer() {
+    let t = DataType::common_supertype(&operand(a)?, &operand(b)?)?;
+    if !t.is_integer() && t != DataType::UHugeInt {
         return None;
     }
     bind(ScalarFunction::Bitwise(op), vec![t.clone(), t.clone()], t)
@@ -37,8 +39,64 @@ pub(crate) fn resolve(op: BitOp, args: &[DataType]) -> Option<BoundFunction> {
 /// The unary `~x` on one integer argument (an untyped NULL counts as INTEGER).
 pub(crate) fn resolve_not(args: &[DataType]) -> Option<BoundFunction> {
     let [a] = args else { return None };
-    let t = integer_type(a)?;
+    let t = operand(a)?;
     bind(ScalarFunction::Bitwise(BitOp::Not), vec![t.clone()], t)
+}
+
+/// An integer type or UHUGEINT.
+fn operand(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::UHugeInt => Some(DataType::UHugeInt),
+        t => integer_type(t),
+    }
+}
+
+/// The operators over UHUGEINTs, with DuckDB's shift rules at 128 bits.
+fn evaluate_uhugeint(op: BitOp, args: &[Vector], len: usize) -> Result<Vector> {
+    let ty = DataType::UHugeInt;
+    let apply = |f: fn(u128, u128) -> u128| move |x: i128, y: i128| stored(f(value(x), value(y)));
+    let shift_left = |x: i128, s: i128| {
+        let (x, s) = (value(x), value(s));
+        match s {
+            s if s > 128 => Err(Error::out_of_range(format!(
+                "Left-shift value {s} is out of range"
+            ))),
+            0 => Ok(stored(x)),
+            s if x > u128::MAX >> (s - 1) >> 1 => Err(Error::out_of_range(format!(
+                "Overflow in left shift ({x} << {s})"
+            ))),
+            s => Ok(stored(x.checked_shl(s as u32).unwrap_or(0))),
+        }
+    };
+    match op {
+        BitOp::Not => Ok(unary(&args[0], len, ty, |x: i128| stored(!value(x)))),
+        BitOp::And => Ok(binary(&args[0], &args[1], len, ty, apply(|x, y| x & y))),
+        BitOp::Or => Ok(binary(&args[0], &args[1], len, ty, apply(|x, y| x | y))),
+        BitOp::ShiftRight => Ok(binary(
+            &args[0],
+            &args[1],
+            len,
+            ty,
+            apply(|x, s| {
+                u32::try_from(s)
+                    .ok()
+                    .and_then(|s| x.checked_shr(s))
+                    .unwrap_or(0)
+            }),
+        )),
+        BitOp::ShiftLeft => try_binary(
+            &args[0],
+            &args[1],
+            len,
+            ty,
+            move |x: i128, s: i128| shift_left(x, s).ok(),
+            move |x: i128, s: i128| {
+                shift_left(x, s)
+                    .err()
+                    .unwrap_or_else(|| Error::internal("shift"))
+            },
+        ),
+    }
 }
 
 /// The bits of an integer type and its largest value: its storage's for the signed
@@ -118,6 +176,9 @@ pub(super) fn evaluate(
     len: usize,
 ) -> Result<Vector> {
     let ty = f.return_type.clone();
+    if ty == DataType::UHugeInt {
+        return evaluate_uhugeint(op, args, len);
+    }
     if op == BitOp::Not {
         return with_integer!(args[0].ty.physical(), T => Ok(match ty.is_unsigned() {
             // the type's own bits flipped, not its wider storage's
