@@ -29,6 +29,7 @@ pub mod temporal;
 pub mod time_tz;
 pub mod time_unit;
 pub mod types;
+pub mod union_type;
 pub mod uuid;
 pub mod validity;
 pub mod vector;

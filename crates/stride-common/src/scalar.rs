@@ -50,6 +50,9 @@ pub enum ScalarValue {
     Map(DataType, DataType, Vec<(ScalarValue, ScalarValue)>),
     /// A value of an ENUM type: its label's position (always within the labels).
     Enum(EnumType, u32),
+    /// A UNION value: the union's members, the tag (the member's position) and the
+    /// member's value (NULL for a tagged NULL). A NULL union is [`ScalarValue::Null`].
+    Union(Vec<(String, DataType)>, u8, Box<ScalarValue>),
 }
 
 impl ScalarValue {
@@ -90,6 +93,7 @@ impl ScalarValue {
             ScalarValue::Struct(fields, _) => DataType::Struct(fields.clone()),
             ScalarValue::Map(k, v, _) => DataType::Map(Box::new(k.clone()), Box::new(v.clone())),
             ScalarValue::Enum(e, _) => DataType::Enum(e.clone()),
+            ScalarValue::Union(m, ..) => DataType::Union(m.clone()),
         }
     }
 
@@ -165,6 +169,8 @@ impl ScalarValue {
             (UBigInt(a), UBigInt(b)) => a.cmp(b),
             (UHugeInt(a), UHugeInt(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
+            // by tag (the members' order), then by value
+            (Union(_, t1, a), Union(_, t2, b)) => t1.cmp(t2).then_with(|| a.total_cmp(b)),
             (Decimal(a, _, s1), Decimal(b, _, s2)) if s1 == s2 => a.cmp(b),
             (Map(_, _, a), Map(_, _, b)) => {
                 for ((k1, v1), (k2, v2)) in a.iter().zip(b) {
@@ -292,6 +298,8 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Interval(i) => write!(f, "{i}"),
             ScalarValue::Uuid(u) => write!(f, "{}", crate::uuid::format(*u)),
             ScalarValue::Enum(e, i) => write!(f, "{}", e.label(*i as usize).unwrap_or_default()),
+            // the member's value alone (DuckDB's text of a union)
+            ScalarValue::Union(_, _, v) => write!(f, "{v}"),
             ScalarValue::List(_, items) => {
                 write!(f, "[")?;
                 for (i, v) in items.iter().enumerate() {

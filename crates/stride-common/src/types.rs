@@ -81,6 +81,10 @@ pub enum DataType {
     /// ENUM('a', 'b', ...): one of a fixed list of labels, stored as its position in
     /// the list ([`crate::enum_type`]) and ordered by it.
     Enum(EnumType),
+    /// UNION(name type, ...): a value of one of the member types, tagged with the
+    /// member's position; stored as a STRUCT of the tag and the members
+    /// ([`crate::union_type`]).
+    Union(Vec<(String, DataType)>),
 }
 
 /// How values of a type are laid out in memory.
@@ -126,7 +130,7 @@ impl DataType {
             }
             DataType::Interval => PhysicalType::Interval,
             DataType::List(_) | DataType::Map(..) | DataType::Array(..) => PhysicalType::List,
-            DataType::Struct(_) => PhysicalType::Struct,
+            DataType::Struct(_) | DataType::Union(_) => PhysicalType::Struct,
             DataType::Enum(e) => e.physical(),
         }
     }
@@ -199,7 +203,11 @@ impl DataType {
     pub fn is_nested(&self) -> bool {
         matches!(
             self,
-            DataType::List(_) | DataType::Struct(_) | DataType::Map(..) | DataType::Array(..)
+            DataType::List(_)
+                | DataType::Struct(_)
+                | DataType::Map(..)
+                | DataType::Array(..)
+                | DataType::Union(_)
         )
     }
 
@@ -225,6 +233,18 @@ impl DataType {
     pub fn struct_fields(&self) -> Option<&[(String, DataType)]> {
         match self {
             DataType::Struct(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The fields of the STRUCT values of this type are stored as (a struct-shaped
+    /// vector's children): a STRUCT's own, a UNION's tag and members.
+    pub fn stored_fields(&self) -> Option<std::borrow::Cow<'_, [(String, DataType)]>> {
+        match self {
+            DataType::Struct(f) => Some(std::borrow::Cow::Borrowed(f)),
+            DataType::Union(m) => Some(std::borrow::Cow::Owned(crate::union_type::storage_fields(
+                m,
+            ))),
             _ => None,
         }
     }
@@ -364,6 +384,11 @@ impl DataType {
             (Array(x, n), List(y)) | (List(y), Array(x, n)) => {
                 Some(Array(Box::new(Self::common_supertype(x, y)?), *n))
             }
+            (Union(x), Union(y)) => crate::union_type::merge(x, y).map(Union),
+            // a value meets a union as the member it would be cast to
+            (Union(m), t) | (t, Union(m)) => crate::union_type::member_for(m, t)
+                .ok()
+                .map(|_| Union(m.clone())),
             (Map(k1, v1), Map(k2, v2)) => Some(Map(
                 Box::new(Self::common_supertype(k1, k2)?),
                 Box::new(Self::common_supertype(v1, v2)?),
@@ -428,6 +453,8 @@ impl DataType {
                     })
             }
             (DataType::Json, DataType::Varchar) => true,
+            (DataType::Union(a), DataType::Union(b)) => crate::union_type::member_map(a, b).is_ok(),
+            (t, DataType::Union(m)) => crate::union_type::member_for(m, t).is_ok(),
             // an enum is its label wherever text is expected (DuckDB)
             (DataType::Enum(_), DataType::Varchar) => true,
             // a bit string is its 0s and 1s wherever text is expected (DuckDB)
@@ -484,6 +511,16 @@ impl fmt::Display for DataType {
             DataType::Blob => write!(f, "BLOB"),
             DataType::Bit => write!(f, "BIT"),
             DataType::Enum(e) => write!(f, "{e}"),
+            DataType::Union(members) => {
+                write!(f, "UNION(")?;
+                for (i, (name, ty)) in members.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{} {ty}", quote_identifier(name))?;
+                }
+                write!(f, ")")
+            }
         }
     }
 }

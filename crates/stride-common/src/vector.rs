@@ -224,8 +224,10 @@ impl VectorData {
                     child: Box::new(Vector::empty(&child)),
                 })
             }
-            DataType::Struct(fields) => VectorData::Struct(StructData {
-                fields: fields
+            DataType::Struct(_) | DataType::Union(_) => VectorData::Struct(StructData {
+                fields: ty
+                    .stored_fields()
+                    .expect("struct-shaped")
                     .iter()
                     .map(|(_, t)| Vector::with_capacity(t, n))
                     .collect(),
@@ -453,6 +455,14 @@ impl Vector {
             (DataType::Struct(fields), VectorData::Struct(st)) => {
                 ScalarValue::Struct(fields.clone(), st.fields.iter().map(|f| f.get(i)).collect())
             }
+            (DataType::Union(members), VectorData::Struct(st)) => {
+                let tag = match st.fields[0].get(i) {
+                    ScalarValue::UTinyInt(t) if (t as usize) < members.len() => t,
+                    _ => return ScalarValue::Null,
+                };
+                let value = st.fields[tag as usize + 1].get(i);
+                ScalarValue::Union(members.clone(), tag, Box::new(value))
+            }
             (t, d) => panic!("internal: vector of type {t} holds {:?} data", d.physical()),
         }
     }
@@ -542,6 +552,18 @@ impl Vector {
             {
                 for (f, v) in st.fields.iter_mut().zip(values) {
                     f.push(v)?;
+                }
+            }
+            // the tag, the value in its member, NULL in the others
+            (VectorData::Struct(st), ScalarValue::Union(_, tag, value))
+                if (*tag as usize) + 1 < st.fields.len() =>
+            {
+                st.fields[0].push(&ScalarValue::UTinyInt(*tag))?;
+                for (k, f) in st.fields[1..].iter_mut().enumerate() {
+                    match k == *tag as usize {
+                        true => f.push(value)?,
+                        false => f.push_null(),
+                    }
                 }
             }
             (d, v) => {

@@ -190,7 +190,7 @@ pub fn oid_of(ty: &DataType) -> u32 {
         DataType::Uuid => UUID,
         // PostgreSQL has no anonymous struct type a client could decode: a STRUCT
         // goes out as its text, `{'a': 1, 'b': x}`
-        DataType::Null | DataType::Struct(_) | DataType::Map(..) => TEXT,
+        DataType::Null | DataType::Struct(_) | DataType::Map(..) | DataType::Union(_) => TEXT,
         DataType::List(inner) | DataType::Array(inner, _) => {
             by_oid(oid_of(inner)).map_or(0, |t| t.array)
         }

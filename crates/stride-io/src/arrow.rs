@@ -28,14 +28,15 @@ use arrow_array::types::{
 use arrow_array::{
     ArrayRef, ArrowPrimitiveType, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeListArray,
     LargeBinaryArray, LargeStringArray, ListArray, MapArray, NullArray, PrimitiveArray,
-    RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray,
+    RecordBatch, RecordBatchOptions, StringArray, StringViewArray, StructArray, UnionArray,
 };
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, Buffer as ArrowBuffer, IntervalMonthDayNano, NullBuffer,
     OffsetBuffer, ScalarBuffer,
 };
 use arrow_schema::{
-    DataType as ArrowType, Field, Fields, IntervalUnit, Schema, SchemaRef, TimeUnit,
+    DataType as ArrowType, Field, Fields, IntervalUnit, Schema, SchemaRef, TimeUnit, UnionFields,
+    UnionMode,
 };
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -109,6 +110,16 @@ pub fn arrow_type(ty: &DataType, strings: StringLayout) -> ArrowType {
             true,
         ))),
         DataType::Struct(fields) => ArrowType::Struct(struct_fields(fields, strings)),
+        // as DuckDB exports a union: sparse, the members' positions as type ids
+        DataType::Union(members) => ArrowType::Union(
+            // at most 255 members, so a position fits an i8 only up to 127
+            UnionFields::try_new(
+                (0..members.len()).map(|i| i as i8),
+                struct_fields(members, strings).iter().cloned(),
+            )
+            .unwrap_or_else(|_| UnionFields::empty()),
+            UnionMode::Sparse,
+        ),
         DataType::Array(t, n) => ArrowType::FixedSizeList(
             Arc::new(Field::new_list_field(arrow_type(t, strings), true)),
             *n as i32,
@@ -421,6 +432,41 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
             Arc::new(
                 StructArray::try_new_with_length(arrow_fields.clone(), children, nulls, rows)
                     .map_err(|e| Error::internal(format!("building an Arrow struct: {e}")))?,
+            )
+        }
+        // Each member is a full-length child, NULL where another member is the
+        // tag's. A sparse union has no NULLs of its own: a NULL row is member 0's
+        // NULL, as DuckDB exports it.
+        DataType::Union(members) => {
+            let ArrowType::Union(arrow_fields, _) = target else {
+                return Err(Error::internal(format!(
+                    "a union column exported as {target}"
+                )));
+            };
+            let mut type_ids = Vec::with_capacity(parts.iter().map(|(_, n)| n).sum());
+            for (v, n) in parts {
+                let tags = &v.struct_data().fields[0];
+                for i in 0..*n {
+                    let tag = match v.is_valid(i) && tags.is_valid(i) {
+                        true => tags.values::<i16>()[i] as i8,
+                        false => 0,
+                    };
+                    type_ids.push(tag);
+                }
+            }
+            let mut children = Vec::with_capacity(members.len());
+            for (j, ((_, member_ty), (_, field))) in
+                members.iter().zip(arrow_fields.iter()).enumerate()
+            {
+                let member_parts: Vec<(&Vector, usize)> = parts
+                    .iter()
+                    .map(|(v, n)| (&v.struct_data().fields[j + 1], *n))
+                    .collect();
+                children.push(column(member_ty, field.data_type(), &member_parts)?);
+            }
+            Arc::new(
+                UnionArray::try_new(arrow_fields.clone(), type_ids.into(), None, children)
+                    .map_err(|e| Error::internal(format!("building an Arrow union: {e}")))?,
             )
         }
     })

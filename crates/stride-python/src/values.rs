@@ -197,6 +197,8 @@ impl<'py> ToPython<'py> {
                 }
                 dict.into_any()
             }
+            // the member's value, without its tag (as DuckDB's package returns it)
+            ScalarValue::Union(_, _, x) => self.value(x)?,
             // As DuckDB's package does: a dict, or a tuple when the fields are unnamed.
             ScalarValue::Struct(fields, values) => {
                 if fields.iter().all(|(n, _)| n.is_empty()) {

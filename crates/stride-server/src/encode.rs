@@ -246,8 +246,8 @@ impl ToSql for Value<'_> {
             }
             // Lists travel as text (see `pg_type`), in PostgreSQL's array syntax.
             ScalarValue::List(_, items) => out.put_slice(array_text(items).as_bytes()),
-            // Structs and maps travel as text (`pg_types::oid_of`).
-            ScalarValue::Struct(..) | ScalarValue::Map(..) => {
+            // Structs, maps and unions travel as text (`pg_types::oid_of`).
+            ScalarValue::Struct(..) | ScalarValue::Map(..) | ScalarValue::Union(..) => {
                 out.put_slice(self.0.to_string().as_bytes())
             }
         }

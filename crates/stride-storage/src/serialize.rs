@@ -214,6 +214,16 @@ pub fn write_type(w: &mut ByteWriter, ty: &DataType) {
         DataType::TimeTz => w.u8(32),
         // format 12: the stored form of `stride_common::flip128`, as HUGEINT is stored
         DataType::UHugeInt => w.u8(33),
+        // the members as a STRUCT's fields; the values are stored as the STRUCT of the
+        // tag and the members (`stride_common::union_type`)
+        DataType::Union(members) => {
+            w.u8(34);
+            w.len_of(members.len());
+            for (name, ty) in members {
+                w.str(name);
+                write_type(w, ty);
+            }
+        }
         // the type's name (a flag byte, then the name when the flag is 1) and its
         // labels in order
         DataType::Enum(e) => {
@@ -299,6 +309,17 @@ pub fn read_type(r: &mut ByteReader) -> Result<DataType> {
         31 => DataType::TimestampUnit(TimeUnit::Nanosecond),
         32 => DataType::TimeTz,
         33 => DataType::UHugeInt,
+        34 => {
+            let n = r.len_of(2)?;
+            let mut members = Vec::with_capacity(n);
+            for _ in 0..n {
+                let name = r.str()?;
+                members.push((name, read_type(r)?));
+            }
+            stride_common::union_type::check(&members)
+                .map_err(|e| r.corrupt(&format!("a bad UNION type: {}", e.message)))?;
+            DataType::Union(members)
+        }
         23 => {
             let name = match r.u8()? {
                 0 => None,
@@ -616,7 +637,7 @@ pub fn read_vector(r: &mut ByteReader, ty: &DataType, len: usize) -> Result<Vect
             })
         }
         PhysicalType::Struct => {
-            let DataType::Struct(fields) = ty else {
+            let Some(fields) = ty.stored_fields() else {
                 return Err(Error::internal(format!("{ty} is not a struct type")));
             };
             VectorData::Struct(stride_common::vector::StructData {

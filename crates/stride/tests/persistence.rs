@@ -357,6 +357,32 @@ fn uhugeint_survives_the_log_and_checkpoints() {
 }
 
 #[test]
+fn unions_survive_the_log_and_checkpoints() {
+    survives_the_log_and_a_checkpoint(
+        "unions",
+        &[
+            "CREATE TABLE t(k INTEGER, u UNION(num INTEGER, str VARCHAR))",
+            "INSERT INTO t VALUES (0, 1), (1, NULL), (2, 'two')",
+            "INSERT INTO t SELECT i + 3, CASE WHEN i % 2 = 0 THEN union_value(num := i::INTEGER) ELSE union_value(str := i::VARCHAR) END FROM range(100000) r(i)",
+        ],
+        |db| {
+            assert_eq!(
+                text_rows(db, "SELECT u::VARCHAR, union_tag(u)::VARCHAR, typeof(u) FROM t WHERE k < 3 ORDER BY k"),
+                [
+                    "1 | num | UNION(num INTEGER, str VARCHAR)",
+                    "NULL | NULL | UNION(num INTEGER, str VARCHAR)",
+                    "two | str | UNION(num INTEGER, str VARCHAR)"
+                ]
+            );
+            assert_eq!(
+                text_rows(db, "SELECT union_tag(u)::VARCHAR, count(*), max(u.num) FROM t WHERE k >= 3 GROUP BY ALL ORDER BY 1"),
+                ["num | 50000 | 99998", "str | 50000 | NULL"]
+            );
+        },
+    );
+}
+
+#[test]
 fn timestamptz_survives_the_log_and_checkpoints() {
     // the instants are stored; each session shows them in its own zone
     let rows = |db: &Database, zone: &str| -> Vec<String> {

@@ -70,6 +70,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::Null
         | DataType::List(_)
         | DataType::Struct(_)
+        | DataType::Union(_)
         | DataType::Map(..)
         | DataType::Array(..)
         | DataType::Enum(_) => Err(unimplemented_cast(&v.ty, to)),

@@ -23,6 +23,7 @@ mod time_tz;
 mod time_unit;
 mod to_varchar;
 mod uhugeint;
+mod unions;
 
 pub use from_varchar::{parse_bool, parse_float, parse_integer};
 
@@ -38,6 +39,8 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
     }
     match (from, to) {
         (DataType::Null, _) => Ok(null_vector(to, len, v.constant)),
+        (DataType::Union(a), DataType::Union(b)) => unions::between(v, len, a, b, to, try_cast),
+        (_, DataType::Union(members)) => unions::into_union(v, len, members, to, try_cast),
         (DataType::Varchar, DataType::Enum(e)) => enums::from_text(v, len, to, e, try_cast),
         (DataType::Enum(a), DataType::Enum(b)) => enums::to_enum(v, len, a, to, b, try_cast),
         (DataType::Enum(e), DataType::Varchar) => enums::to_text(v, len, e),
@@ -121,6 +124,7 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
     match (from, to) {
         _ if from == to => true,
         (DataType::Null, _) | (_, DataType::Varchar) | (_, DataType::Json) => true,
+        (f, DataType::Union(members)) => unions::can_cast(f, members),
         (DataType::Enum(_), DataType::Enum(_)) => true,
         (DataType::Bit, t) | (t, DataType::Bit) if bits::castable(t) => true,
         (DataType::Enum(_), t) => can_cast(&DataType::Varchar, t),

@@ -92,6 +92,7 @@ pub(super) fn cast(v: &Vector, len: usize) -> Result<Vector> {
         DataType::Enum(e) => super::enums::to_text(v, len, e)?,
         DataType::List(_)
         | DataType::Struct(_)
+        | DataType::Union(_)
         | DataType::Map(..)
         | DataType::Array(..)
         | DataType::Null

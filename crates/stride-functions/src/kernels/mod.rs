@@ -166,12 +166,16 @@ pub fn null_vector(ty: &DataType, rows: usize, constant: bool) -> Vector {
             offsets: vec![0; rows + 1],
             child: Box::new(Vector::empty(&ty.list_child().expect("list-shaped"))),
         }),
-        DataType::Struct(fields) => VectorData::Struct(stride_common::vector::StructData {
-            fields: fields
-                .iter()
-                .map(|(_, t)| null_vector(t, rows, false))
-                .collect(),
-        }),
+        DataType::Struct(_) | DataType::Union(_) => {
+            VectorData::Struct(stride_common::vector::StructData {
+                fields: ty
+                    .stored_fields()
+                    .expect("struct-shaped")
+                    .iter()
+                    .map(|(_, t)| null_vector(t, rows, false))
+                    .collect(),
+            })
+        }
         _ => stride_common::with_native!(ty.physical(), T => T::wrap(vec![T::default(); rows]),
         _ => VectorData::Str(StringVector {
             views: vec![Default::default(); rows].into(),

@@ -12,7 +12,7 @@ use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
 use super::maps::MapFunction as M;
 use super::{
-    arithmetic, array, comparison, date, list, maps, math, meta, pg, regex, string, structs,
+    arithmetic, array, comparison, date, list, maps, math, meta, pg, regex, string, structs, unions,
 };
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
@@ -597,6 +597,8 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("struct_extract", |a| structs::resolve_extract(a, false)),
     ("struct_extract_at", |a| structs::resolve_extract(a, true)),
     ("struct_keys", structs::resolve_keys),
+    ("union_tag", unions::resolve_tag),
+    ("union_extract", unions::resolve_extract),
     ("struct_values", structs::resolve_values),
     ("struct_contains", |a| structs::resolve_search(a, false)),
     ("struct_has", |a| structs::resolve_search(a, false)),

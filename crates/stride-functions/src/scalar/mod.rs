@@ -35,6 +35,7 @@ mod regex;
 mod signature;
 pub mod string;
 pub mod structs;
+pub mod unions;
 mod uuid;
 mod volatile;
 
@@ -425,6 +426,8 @@ pub enum ScalarFunction {
     Json(json::JsonFunction),
     /// The STRUCT functions (`structs`).
     Struct(structs::StructFunction),
+    /// The UNION functions (`unions`).
+    Union(unions::UnionFunction),
     /// The MAP functions (`maps`).
     Map(maps::MapFunction),
     /// The fixed-size ARRAY functions (`array`).
@@ -504,6 +507,7 @@ pub fn needs_constants(func: ScalarFunction) -> bool {
             | ScalarFunction::Struct(
                 structs::StructFunction::Extract | structs::StructFunction::ExtractAt
             )
+            | ScalarFunction::Union(unions::UnionFunction::Extract)
     )
 }
 
@@ -532,6 +536,9 @@ pub fn specialize(f: &mut BoundFunction, constants: &[Option<ScalarValue>]) -> R
         ScalarFunction::Struct(
             structs::StructFunction::Extract | structs::StructFunction::ExtractAt,
         ) => structs::specialize_extract(f, constants),
+        ScalarFunction::Union(unions::UnionFunction::Extract) => {
+            unions::specialize_extract(f, constants)
+        }
         _ => Ok(()),
     }
 }
@@ -715,6 +722,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         | F::PgSizePretty => pg::evaluate(f, args, len),
         F::Json(j) => json::evaluate(f, j, args, len),
         F::Struct(s) => structs::evaluate(f, s, args, len),
+        F::Union(u) => unions::evaluate(f, u, args, len),
         F::Map(m) => maps::evaluate(f, m, args, len),
         F::Array(a) => array::evaluate(f, a, args, len),
         F::Blob(b) => blobs::evaluate(b, args, len),

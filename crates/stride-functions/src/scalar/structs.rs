@@ -273,7 +273,7 @@ pub fn evaluate(
 }
 
 /// A struct whose fields are `args` (constant when every argument is).
-fn pack(ty: &DataType, args: &[Vector], len: usize) -> Vector {
+pub(crate) fn pack(ty: &DataType, args: &[Vector], len: usize) -> Vector {
     let constant = args.iter().all(|a| a.constant);
     let rows = if constant { 1 } else { len };
     let fields = args

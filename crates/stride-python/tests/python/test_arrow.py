@@ -204,3 +204,16 @@ def test_enums_leave_as_dictionaries(con):
     # an Arrow dictionary read in is VARCHAR (DuckDB reads it so too)
     d = pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode()})
     assert con.sql("SELECT typeof(d) FROM d LIMIT 1").fetchone()[0] == "VARCHAR"
+
+
+def test_unions_leave_as_sparse_unions(con):
+    con.execute("CREATE TABLE un (u UNION(num INTEGER, str VARCHAR))")
+    con.execute("INSERT INTO un VALUES (1), ('two'), (NULL)")
+    # the member's value, without its tag, as DuckDB's package returns it
+    assert con.execute("SELECT u FROM un").fetchall() == [(1,), ("two",), (None,)]
+    table = con.sql("SELECT u FROM un").arrow()
+    t = table.schema.field("u").type
+    assert t.mode == "sparse"
+    assert [t.field(i).name for i in range(t.num_fields)] == ["num", "str"]
+    assert t.type_codes == [0, 1]
+    assert table.column("u").to_pylist() == [1, "two", None]

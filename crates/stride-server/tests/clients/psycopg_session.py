@@ -38,6 +38,9 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride dbname=stride") as
             decimal.Decimal(1),
             decimal.Decimal(2**128 - 1),
         ), binary
+        # a UNION travels as its member's text
+        cur.execute("SELECT 1::UNION(num INTEGER, str VARCHAR), 'x'::UNION(num INTEGER, str VARCHAR)")
+        assert cur.fetchone() == ("1", "x"), binary
     # BLOB travels as bytea: hex text or raw bytes out, either format in.
     for binary in (False, True):
         cur = c.cursor(binary=binary)

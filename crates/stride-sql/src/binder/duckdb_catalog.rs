@@ -186,6 +186,7 @@ const TYPES: &[(i64, &str, i64, &str, &str)] = &[
     (101, "list", 16, "LIST", "COMPOSITE"),
     (102, "map", 16, "MAP", "COMPOSITE"),
     (108, "array", 0, "ARRAY", "COMPOSITE"),
+    (107, "union", 0, "UNION", "COMPOSITE"),
 ];
 
 impl Binder<'_> {
@@ -757,6 +758,7 @@ fn type_id(t: &DataType) -> i64 {
         DataType::List(_) => 101,
         DataType::Map(..) => 102,
         DataType::Array(..) => 108,
+        DataType::Union(_) => 107,
         DataType::Enum(_) => 104,
     }
 }

@@ -1,7 +1,8 @@
 //! Binding STRUCT expressions: the `{'a': 1, 'b': x}` literal, `(1, 'x')` and
 //! `row(...)`, `struct_pack(a := 1)`, field access (`s.a`, `t.s.a`, `s['a']`,
 //! `(expr).a`), and `struct_insert` / `struct_update` / `struct_concat`, which become
-//! a `struct_pack` of the fields they keep and the values they add. The functions
+//! a `struct_pack` of the fields they keep and the values they add. `union_value(k :=
+//! v)` (a cast into a union of one member) and a UNION's `u.name` are bound here too. The functions
 //! themselves live in stride-functions (`scalar/structs.rs`).
 
 use super::expr::{call, ident_name, ExprCtx};
@@ -19,6 +20,7 @@ pub const STRUCT_FUNCTIONS: &[&str] = &[
     "struct_insert",
     "struct_update",
     "struct_concat",
+    "union_value",
 ];
 
 /// The struct of `values` named `names` (empty names: unnamed fields), folded to a
@@ -46,6 +48,9 @@ pub fn field_named(x: Expr, name: &str) -> Result<Expr> {
     let key = Expr::literal(ScalarValue::Varchar(name.to_string()));
     if matches!(x.data_type(), DataType::Map(..)) {
         return call("map_extract_value", vec![x, key]);
+    }
+    if matches!(x.data_type(), DataType::Union(_)) {
+        return call("union_extract", vec![x, key]);
     }
     if !matches!(x.data_type(), DataType::Struct(_)) {
         return Err(Error::binder(format!(
@@ -227,6 +232,22 @@ impl Binder<'_> {
             bound.push((n, self.bind_expr(e, ctx)?));
         }
         let e = match name {
+            // a cast of the value into the union of one member, named and typed by it
+            "union_value" => {
+                match &bound[..] {
+                    [(Some(n), v)] => {
+                        let t = match v.data_type() {
+                            DataType::Null => DataType::Integer,
+                            t => t,
+                        };
+                        let v = super::expr::cast_expr(v.clone(), &t)?;
+                        super::expr::cast_expr(v, &DataType::Union(vec![(n.clone(), t)]))?
+                    }
+                    _ => return Err(Error::binder(
+                        "union_value takes exactly one named argument, as in union_value(k := 1)",
+                    )),
+                }
+            }
             "struct_pack" => {
                 let mut names = Vec::new();
                 let mut values = Vec::new();

@@ -156,6 +156,19 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
             }
             DataType::Struct(out)
         }
+        A::Union(fields) => {
+            let members = fields
+                .iter()
+                .map(|f| {
+                    Ok((
+                        f.field_name.value.clone(),
+                        convert_data_type(&f.field_type)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            stride_common::union_type::check(&members)?;
+            DataType::Union(members)
+        }
         A::Custom(name, args) => {
             let parts: Vec<String> = name
                 .0

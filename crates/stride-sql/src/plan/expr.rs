@@ -633,6 +633,7 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::ILike => "~~*".into(),
         F::StripAccents => "strip_accents".into(),
         F::Struct(s) => s.name().into(),
+        F::Union(u) => u.name().into(),
         F::Map(m) => m.name().into(),
         F::Array(a) => a.name().into(),
         F::Blob(b) => b.name().into(),

@@ -68,6 +68,15 @@ pub fn write_scalar(out: &mut String, v: &ScalarValue, ty: &DataType) {
             }
             out.push(if unnamed { ']' } else { '}' });
         }
+        // an object of one key, the member's name (DuckDB's JSON of a union)
+        ScalarValue::Union(members, tag, x) => {
+            let (name, t) = &members[*tag as usize];
+            out.push('{');
+            write_string(out, name);
+            out.push(':');
+            write_scalar(out, x, t);
+            out.push('}');
+        }
         other => write_string(out, &other.to_string()),
     }
 }
