@@ -24,6 +24,7 @@ const FILES: &[(&str, &str)] = &[
     ("list", include_str!("list.txt")),
     ("struct", include_str!("struct.txt")),
     ("map", include_str!("map.txt")),
+    ("union", include_str!("union.txt")),
     ("array", include_str!("array.txt")),
     ("blob", include_str!("blob.txt")),
     ("bitstring", include_str!("bitstring.txt")),
