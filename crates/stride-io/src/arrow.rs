@@ -254,7 +254,15 @@ fn column(ty: &DataType, target: &ArrowType, parts: &[(&Vector, usize)]) -> Resu
                      leaves as; cast the column to VARCHAR or DOUBLE"
                 )));
             }
-            narrowed::<i128, Decimal128Type>(parts, nulls, |x| from_physical(x) as i128)
+            let values: Vec<i128> = parts
+                .iter()
+                .flat_map(|(v, n)| v.values::<i128>()[..*n].iter())
+                .map(|&x| from_physical(x) as i128)
+                .collect();
+            Arc::new(
+                PrimitiveArray::<Decimal128Type>::new(values.into(), nulls)
+                    .with_data_type(target.clone()),
+            )
         }
         DataType::Time => primitive::<Time64MicrosecondType>(parts, nulls, target),
         DataType::TimeTz => narrowed::<i64, Time64MicrosecondType>(parts, nulls, |x| {
