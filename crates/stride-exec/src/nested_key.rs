@@ -1,4 +1,4 @@
-//! Keys of LIST and STRUCT values, for grouping, DISTINCT and joins (row_key.rs) and
+//! Keys of LIST, STRUCT and UNION values, for grouping, DISTINCT and joins (row_key.rs) and
 //! for ORDER BY (sort_key.rs): a nested value encoded as bytes, element by element (a
 //! struct field by field), recursively.
 //!
@@ -47,7 +47,11 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Double(x) => out.extend_from_slice(&float_bits(*x).to_le_bytes()),
         S::Decimal(x, _, _) => out.extend_from_slice(&x.to_le_bytes()),
         S::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
-        S::Timestamp(x) | S::TimestampTz(x) => out.extend_from_slice(&x.to_le_bytes()),
+        S::Timestamp(x)
+        | S::TimestampTz(x)
+        | S::TimestampUnit(_, x)
+        | S::Time(x)
+        | S::TimeTz(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Enum(_, p) => out.extend_from_slice(&p.to_le_bytes()),
         S::Interval(i) => {
             out.extend_from_slice(&i.months.to_le_bytes());
@@ -69,6 +73,11 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
             }
         }
         S::Struct(_, values) => values.iter().for_each(|x| write_equal(x, out)),
+        // the tag, then the member's value (which may be a tagged NULL)
+        S::Union(_, tag, x) => {
+            out.push(*tag);
+            write_equal(x, out);
+        }
         S::Map(_, _, entries) => {
             out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
             for (k, x) in entries {
@@ -137,6 +146,9 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
         DataType::Date => S::Date(i32::from_le_bytes(r.take())),
         DataType::Timestamp => S::Timestamp(i64::from_le_bytes(r.take())),
         DataType::TimestampTz => S::TimestampTz(i64::from_le_bytes(r.take())),
+        DataType::TimestampUnit(u) => S::TimestampUnit(*u, i64::from_le_bytes(r.take())),
+        DataType::Time => S::Time(i64::from_le_bytes(r.take())),
+        DataType::TimeTz => S::TimeTz(i64::from_le_bytes(r.take())),
         DataType::Interval => S::Interval(Interval::new(
             i32::from_le_bytes(r.take()),
             i32::from_le_bytes(r.take()),
@@ -160,6 +172,13 @@ fn read(r: &mut Reader, ty: &DataType) -> ScalarValue {
             fields.clone(),
             fields.iter().map(|(_, t)| read(r, t)).collect(),
         ),
+        DataType::Union(members) => {
+            let tag = r.take::<1>()[0];
+            match members.get(tag as usize) {
+                Some((_, t)) => S::Union(members.clone(), tag, Box::new(read(r, t))),
+                None => S::Null,
+            }
+        }
         other => {
             let text = String::from_utf8_lossy(r.bytes()).into_owned();
             let v = Vector::constant(&S::Varchar(text), &DataType::Varchar)
@@ -185,7 +204,13 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
             out.push(1);
             out.extend_from_slice(&((*x as u32) ^ (1 << 31)).to_be_bytes());
         }
-        S::BigInt(x) | S::Timestamp(x) | S::TimestampTz(x) => {
+        // a TIMETZ by its stored form, which orders by UTC time (its text would not)
+        S::BigInt(x)
+        | S::Timestamp(x)
+        | S::TimestampTz(x)
+        | S::TimestampUnit(_, x)
+        | S::Time(x)
+        | S::TimeTz(x) => {
             out.push(1);
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes());
         }
@@ -255,6 +280,11 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Struct(_, values) => {
             out.push(1);
             values.iter().for_each(|x| write_ordered(x, out));
+        }
+        // by tag (the members' order), then by value, as DuckDB orders unions
+        S::Union(_, tag, x) => {
+            out.extend_from_slice(&[1, *tag]);
+            write_ordered(x, out);
         }
         #[allow(unreachable_patterns)]
         other => {
