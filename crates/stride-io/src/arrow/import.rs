@@ -5,7 +5,7 @@
 
 use arrow_array::{ArrowPrimitiveType, RecordBatch};
 use arrow_buffer::{Buffer as ArrowBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType as ArrowType, IntervalUnit, TimeUnit};
+use arrow_schema::{DataType as ArrowType, IntervalUnit, TimeUnit, UnionMode};
 use std::sync::Arc;
 use stride_common::time_unit::TimeUnit as Unit;
 use stride_common::{
@@ -74,6 +74,25 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
                 .collect::<Result<_>>()?,
         ),
         ArrowType::Dictionary(_, value) => stride_type(name, value)?,
+        // a sparse union whose type ids are the members' positions (as DuckDB writes
+        // and reads them)
+        ArrowType::Union(fields, UnionMode::Sparse)
+            if fields
+                .iter()
+                .enumerate()
+                .all(|(i, (id, _))| id as usize == i) =>
+        {
+            let members = fields
+                .iter()
+                .map(|(_, f)| Ok((f.name().clone(), stride_type(name, f.data_type())?)))
+                .collect::<Result<Vec<_>>>()?;
+            stride_common::union_type::check(&members)?;
+            DataType::Union(members)
+        }
+        ArrowType::Union(..) => return Err(Error::not_supported(format!(
+            "column \"{name}\" is an Arrow dense union or one whose type ids are not 0, 1, ...; \
+                 stride reads sparse unions with type ids 0, 1, ... (as DuckDB writes them)"
+        ))),
         other => {
             return Err(Error::not_supported(format!(
                 "column \"{name}\" has the Arrow type {other}, which stride cannot read yet"
@@ -459,6 +478,32 @@ pub fn to_vector_with(
                         if !validity.is_valid(i) {
                             child.validity.set_invalid(i, len);
                         }
+                    }
+                }
+                children.push(child);
+            }
+            VectorData::Struct(stride_common::vector::StructData { fields: children })
+        }
+        // The tag, then each member NULL but where it is the row's. A row whose
+        // member is NULL is a NULL union (`validity` is the selected child's).
+        (ArrowType::Union(..), DataType::Union(members)) => {
+            let a = array
+                .as_any()
+                .downcast_ref::<arrow_array::UnionArray>()
+                .ok_or_else(unsupported)?;
+            let ids = a.type_ids();
+            let tags: Vec<i16> = ids.iter().map(|&t| t as i16).collect();
+            let mut children = Vec::with_capacity(members.len() + 1);
+            children.push(Vector::new(
+                DataType::UTinyInt,
+                VectorData::I16(tags.into()),
+                validity.clone(),
+            ));
+            for (k, (_, member_ty)) in members.iter().enumerate() {
+                let mut child = to_vector_with(a.child(k as i8).as_ref(), member_ty, copied)?;
+                for (i, &t) in ids.iter().enumerate() {
+                    if t as usize != k {
+                        child.validity.set_invalid(i, len);
                     }
                 }
                 children.push(child);
