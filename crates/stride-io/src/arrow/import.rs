@@ -89,10 +89,12 @@ pub fn stride_type(name: &str, ty: &ArrowType) -> Result<DataType> {
             stride_common::union_type::check(&members)?;
             DataType::Union(members)
         }
-        ArrowType::Union(..) => return Err(Error::not_supported(format!(
+        ArrowType::Union(..) => {
+            return Err(Error::not_supported(format!(
             "column \"{name}\" is an Arrow dense union or one whose type ids are not 0, 1, ...; \
                  stride reads sparse unions with type ids 0, 1, ... (as DuckDB writes them)"
-        ))),
+        )))
+        }
         other => {
             return Err(Error::not_supported(format!(
                 "column \"{name}\" has the Arrow type {other}, which stride cannot read yet"

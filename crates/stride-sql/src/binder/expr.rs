@@ -98,6 +98,44 @@ fn is_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal { .. })
 }
 
+/// Whether `e` is an integer written as digits (`1`, `-7`, `(3)`), which DuckDB types
+/// by what it meets rather than as an INTEGER.
+fn is_integer_literal(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Value(v) => matches!(&v.value,
+            ast::Value::Number(n, _) if n.chars().all(|c| c.is_ascii_digit() || c == '_')),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Minus | ast::UnaryOperator::Plus,
+            expr,
+        }
+        | ast::Expr::Nested(expr) => is_integer_literal(expr),
+        _ => false,
+    }
+}
+
+/// An integer literal beside an operand of another integer type: that type when it
+/// holds the literal's value (DuckDB's rule: `tinyint_col + 1` is TINYINT arithmetic,
+/// `200::UTINYINT + 100` overflows), otherwise the literal as it is.
+fn literal_as(literal: Expr, other: &DataType) -> Result<Expr> {
+    let value = match &literal {
+        Expr::Literal { value, .. } => match value {
+            ScalarValue::Integer(v) => *v as i128,
+            ScalarValue::BigInt(v) => *v as i128,
+            ScalarValue::HugeInt(v) => *v,
+            _ => return Ok(literal),
+        },
+        _ => return Ok(literal),
+    };
+    let fits = match other.integer_range() {
+        Some((lo, hi)) => (lo..=hi).contains(&value),
+        None => *other == DataType::UHugeInt && value >= 0,
+    };
+    match fits {
+        true => cast_expr(literal, other),
+        false => Ok(literal),
+    }
+}
+
 /// DuckDB types an integer literal by what it meets. Beside a UHUGEINT a literal of
 /// zero or more is a UHUGEINT (`u + 1`, `u = 5`, `[u, 2]`), where an INTEGER and a
 /// UHUGEINT would meet as DOUBLE and lose digits.
@@ -1018,6 +1056,14 @@ impl Binder<'_> {
         // `i >= $1`, `$1 + 1`: an untyped parameter takes its typed operand's type.
         self.hint_parameter(l, &right.data_type());
         self.hint_parameter(r, &left.data_type());
+        let (left, right) = match (is_integer_literal(l), is_integer_literal(r)) {
+            (true, false) => (literal_as(left, &right.data_type())?, right),
+            (false, true) => {
+                let t = left.data_type();
+                (left, literal_as(right, &t)?)
+            }
+            _ => (left, right),
+        };
         if let Some(name) = comparison_name(op) {
             return compare(name, left, right);
         }
