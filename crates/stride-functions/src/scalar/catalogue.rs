@@ -11,6 +11,7 @@ use super::enums::EnumFunction;
 use super::json::{self, JsonFunction as J};
 use super::list::distance::Distance;
 use super::maps::MapFunction as M;
+use super::string::hash::Md5Part;
 use super::{
     arithmetic, array, comparison, date, list, maps, math, meta, pg, regex, string, structs, unions,
 };
@@ -174,6 +175,15 @@ const CATALOGUE: &[(&str, Resolver)] = &[
         string::similarity::resolve_jaro_winkler,
     ),
     ("md5", string::hash::resolve_md5),
+    ("md5_number", |a| {
+        string::hash::resolve_md5_number(Md5Part::Whole, a)
+    }),
+    ("md5_number_upper", |a| {
+        string::hash::resolve_md5_number(Md5Part::Upper, a)
+    }),
+    ("md5_number_lower", |a| {
+        string::hash::resolve_md5_number(Md5Part::Lower, a)
+    }),
     ("sha1", string::hash::resolve_sha1),
     ("sha256", string::hash::resolve_sha256),
     ("translate", string::translate::resolve),

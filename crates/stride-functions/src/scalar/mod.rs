@@ -130,6 +130,8 @@ pub enum ScalarFunction {
     JaroSimilarity,
     JaroWinklerSimilarity,
     Md5,
+    /// `md5_number` (UHUGEINT), `md5_number_lower` and `md5_number_upper` (UBIGINT)
+    Md5Number(string::hash::Md5Part),
     Sha1,
     Sha256,
     Translate,

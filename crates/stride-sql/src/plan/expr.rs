@@ -634,6 +634,12 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::StripAccents => "strip_accents".into(),
         F::Struct(s) => s.name().into(),
         F::Union(u) => u.name().into(),
+        F::Md5Number(part) => match part {
+            stride_functions::scalar::string::hash::Md5Part::Whole => "md5_number",
+            stride_functions::scalar::string::hash::Md5Part::Upper => "md5_number_upper",
+            stride_functions::scalar::string::hash::Md5Part::Lower => "md5_number_lower",
+        }
+        .into(),
         F::Map(m) => m.name().into(),
         F::Array(a) => a.name().into(),
         F::Blob(b) => b.name().into(),

@@ -1,7 +1,9 @@
 //! `md5(s)`, `sha1(s)` and `sha256(s)`: the digest of the string's UTF-8 bytes, or
-//! of a BLOB's bytes, as lower-case hexadecimal.
+//! of a BLOB's bytes, as lower-case hexadecimal. `md5_number(s)` is the MD5 digest as
+//! a UHUGEINT (its 16 bytes read little-endian), `md5_number_upper` and
+//! `md5_number_lower` its first and last 8 bytes as UBIGINTs, as DuckDB reads them.
 
-use crate::kernels::{map_rows_to_strings, StrSlot};
+use crate::kernels::{map_rows, map_rows_to_strings, StrSlot};
 use crate::scalar::signature::fixed;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use sha2::Digest;
@@ -17,6 +19,51 @@ fn resolve(func: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
 
 pub(crate) fn resolve_md5(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::Md5, args)
+}
+
+/// Which number `md5_number*` makes of the digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Md5Part {
+    /// all 16 bytes: `md5_number`
+    Whole,
+    /// bytes 0..8: `md5_number_upper`
+    Upper,
+    /// bytes 8..16: `md5_number_lower`
+    Lower,
+}
+
+pub(crate) fn resolve_md5_number(part: Md5Part, args: &[DataType]) -> Option<BoundFunction> {
+    let ret = match part {
+        Md5Part::Whole => DataType::UHugeInt,
+        _ => DataType::UBigInt,
+    };
+    let func = ScalarFunction::Md5Number(part);
+    if let [DataType::Blob] = args {
+        return crate::scalar::signature::bind(func, vec![DataType::Blob], ret);
+    }
+    fixed(func, args, &[DataType::Varchar], ret)
+}
+
+pub(super) fn evaluate_md5_number(part: Md5Part, args: &[Vector], len: usize) -> Result<Vector> {
+    let s = StrSlot::new(&args[0]);
+    let ty = match part {
+        Md5Part::Whole => DataType::UHugeInt,
+        _ => DataType::UBigInt,
+    };
+    map_rows(&[&args[0]], len, ty, |i| {
+        let d: [u8; 16] = md5::Md5::digest(s.bytes(i)).into();
+        let half = |from: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&d[from..from + 8]);
+            u64::from_le_bytes(b) as i128
+        };
+        // a UHUGEINT is stored flipped, a UBIGINT as its value
+        Ok(match part {
+            Md5Part::Whole => stride_common::flip128::to_physical(u128::from_le_bytes(d)),
+            Md5Part::Upper => half(0),
+            Md5Part::Lower => half(8),
+        })
+    })
 }
 
 pub(crate) fn resolve_sha1(args: &[DataType]) -> Option<BoundFunction> {

@@ -13,7 +13,7 @@ pub(crate) mod format;
 pub(crate) mod format_bytes;
 pub mod glob;
 pub(crate) mod grapheme;
-pub(crate) mod hash;
+pub mod hash;
 pub(crate) mod hex;
 pub(crate) mod left_right;
 pub(crate) mod length;
@@ -117,6 +117,7 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             similarity::evaluate(f.func, args, len)
         }
         F::Md5 | F::Sha1 | F::Sha256 => hash::evaluate(f.func, args, len),
+        F::Md5Number(part) => hash::evaluate_md5_number(part, args, len),
         F::Translate => translate::evaluate(args, len),
         F::NfcNormalize => normalize::evaluate(args, len),
         F::UrlEncode | F::UrlDecode => url::evaluate(f.func, args, len),
