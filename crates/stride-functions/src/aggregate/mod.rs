@@ -21,6 +21,7 @@ mod count;
 pub mod covariance;
 mod few_sums;
 mod first;
+pub mod histogram_bins;
 mod kahan;
 mod list;
 mod min_max;
@@ -70,7 +71,11 @@ pub enum AggregateFunction {
     Moments(moments::Output),
     Mode,
     /// histogram(x): each distinct value's count, as a MAP ordered by value
+    /// (histogram(x, bins) binds to `HistogramBins(false)`)
     Histogram,
+    /// histogram(x, bins) (`false`) and histogram_exact(x, bins) (`true`): counts
+    /// per bin of a constant list
+    HistogramBins(bool),
     Entropy,
     CountIf,
     BitAgg(bit_agg::Op),
@@ -180,6 +185,7 @@ const NAMES: &[(&str, AggregateFunction)] = &[
     ),
     ("mode", AggregateFunction::Mode),
     ("histogram", AggregateFunction::Histogram),
+    ("histogram_exact", AggregateFunction::HistogramBins(true)),
     ("entropy", AggregateFunction::Entropy),
     ("count_if", AggregateFunction::CountIf),
     ("countif", AggregateFunction::CountIf),
@@ -313,6 +319,8 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
         F::Covariance(_) => args.len() == 2,
         F::Quantile(Q::Cont | Q::Disc) => args.len() == 2,
         F::StringAgg => args.len() == 1 || args.len() == 2,
+        F::Histogram => args.len() == 1 || args.len() == 2,
+        F::HistogramBins(_) => args.len() == 2,
         _ => args.len() == 1,
     };
     if !arity_ok {
@@ -492,14 +500,36 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
             };
             bound(func, vec![t.clone()], t)
         }
+        F::Histogram if args.len() == 2 => {
+            resolve_aggregate("histogram_exact", args).map(|b| {
+                b.map(|b| BoundAggregate {
+                    func: F::HistogramBins(false),
+                    ..b
+                })
+            })
+        }
         F::Histogram => {
             let t = if t == DataType::Null {
                 DataType::Integer
             } else {
                 t
             };
-            let ret = DataType::Map(Box::new(t.clone()), Box::new(DataType::BigInt));
+            let ret = DataType::Map(Box::new(t.clone()), Box::new(DataType::UBigInt));
             bound(func, vec![t], ret)
+        }
+        // values and bins meet at their common type; decimals count as DOUBLE (DuckDB)
+        F::HistogramBins(_) => {
+            let Some(DataType::List(bin)) = args.get(1) else {
+                return Err(mismatch(name, args));
+            };
+            let t = match DataType::common_supertype(&t, bin) {
+                Some(DataType::Null) => DataType::Integer,
+                Some(DataType::Decimal(..)) => DataType::Double,
+                Some(t) if histogram_bins::other_bin(&t).is_some() => t,
+                _ => return Err(mismatch(name, args)),
+            };
+            let ret = DataType::Map(Box::new(t.clone()), Box::new(DataType::UBigInt));
+            bound(func, vec![t.clone(), DataType::List(Box::new(t))], ret)
         }
         F::Entropy => {
             let t = if t == DataType::Null {
@@ -663,6 +693,14 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Moments(out) => Box::new(moments::Moments::new(out)),
         F::Mode => Box::new(mode::ValueCounts::new(mode::Output::Mode, &arg)),
         F::Histogram => Box::new(mode::ValueCounts::new(mode::Output::Histogram, &arg)),
+        F::HistogramBins(exact) => match histogram_bins::HistogramBins::new(
+            exact,
+            &arg,
+            agg.constants.get(1).and_then(Option::as_ref),
+        ) {
+            Ok(state) => Box::new(state),
+            Err(e) => Box::new(Failed(e)),
+        },
         F::Entropy => Box::new(mode::ValueCounts::new(mode::Output::Entropy, &arg)),
         F::ApproxTopK => {
             let k = agg

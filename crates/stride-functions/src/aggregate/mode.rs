@@ -183,7 +183,7 @@ impl GroupedState for ValueCounts {
                 Ok(out)
             }
             Output::Histogram => {
-                let ty = DataType::Map(Box::new(self.ty.clone()), Box::new(DataType::BigInt));
+                let ty = DataType::Map(Box::new(self.ty.clone()), Box::new(DataType::UBigInt));
                 let mut out = Vector::with_capacity(&ty, n);
                 for map in &self.groups {
                     if map.is_empty() {
@@ -194,11 +194,11 @@ impl GroupedState for ValueCounts {
                     all.sort_by(|a, b| a.value.total_cmp(&b.value));
                     let entries = all
                         .iter()
-                        .map(|s| (s.value.clone(), ScalarValue::BigInt(s.count)))
+                        .map(|s| (s.value.clone(), ScalarValue::UBigInt(s.count as u64)))
                         .collect();
                     out.push(&ScalarValue::Map(
                         self.ty.clone(),
-                        DataType::BigInt,
+                        DataType::UBigInt,
                         entries,
                     ))?;
                 }

@@ -13,7 +13,8 @@ use super::list::distance::Distance;
 use super::maps::MapFunction as M;
 use super::string::hash::Md5Part;
 use super::{
-    arithmetic, array, comparison, date, list, maps, math, meta, pg, regex, string, structs, unions,
+    arithmetic, array, comparison, date, histogram_bin, list, maps, math, meta, pg, regex, string,
+    structs, unions,
 };
 use super::{BoundFunction, ScalarFunction};
 use stride_common::{DataType, Error};
@@ -608,6 +609,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("struct_extract_at", |a| structs::resolve_extract(a, true)),
     ("struct_keys", structs::resolve_keys),
     ("union_tag", unions::resolve_tag),
+    ("is_histogram_other_bin", histogram_bin::resolve),
     ("union_extract", unions::resolve_extract),
     ("struct_values", structs::resolve_values),
     ("struct_contains", |a| structs::resolve_search(a, false)),

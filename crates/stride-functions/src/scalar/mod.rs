@@ -25,6 +25,7 @@ mod comparison;
 pub mod date;
 pub mod enums;
 mod hash;
+mod histogram_bin;
 pub mod json;
 pub mod list;
 pub mod maps;
@@ -430,6 +431,8 @@ pub enum ScalarFunction {
     Struct(structs::StructFunction),
     /// The UNION functions (`unions`).
     Union(unions::UnionFunction),
+    /// `is_histogram_other_bin(x)`
+    IsHistogramOtherBin,
     /// The MAP functions (`maps`).
     Map(maps::MapFunction),
     /// The fixed-size ARRAY functions (`array`).
@@ -725,6 +728,7 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Json(j) => json::evaluate(f, j, args, len),
         F::Struct(s) => structs::evaluate(f, s, args, len),
         F::Union(u) => unions::evaluate(f, u, args, len),
+        F::IsHistogramOtherBin => histogram_bin::evaluate(args, len),
         F::Map(m) => maps::evaluate(f, m, args, len),
         F::Array(a) => array::evaluate(f, a, args, len),
         F::Blob(b) => blobs::evaluate(b, args, len),

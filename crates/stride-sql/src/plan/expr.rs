@@ -634,6 +634,7 @@ pub fn function_name(f: ScalarFunction) -> String {
         F::StripAccents => "strip_accents".into(),
         F::Struct(s) => s.name().into(),
         F::Union(u) => u.name().into(),
+        F::IsHistogramOtherBin => "is_histogram_other_bin".into(),
         F::Md5Number(part) => match part {
             stride_functions::scalar::string::hash::Md5Part::Whole => "md5_number",
             stride_functions::scalar::string::hash::Md5Part::Upper => "md5_number_upper",
