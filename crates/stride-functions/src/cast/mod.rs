@@ -104,13 +104,19 @@ pub fn cast_scalar(v: &ScalarValue, to: &DataType, try_cast: bool) -> Result<Sca
 }
 
 /// CAST of one value whose type is `from`: the same as [`cast_scalar`] except for
-/// values whose type their [`ScalarValue`] does not tell (JSON is held as text).
+/// values whose type their [`ScalarValue`] does not tell (JSON is held as text), and
+/// a typed NULL cast into a union, which is a NULL of the member of its type (a tagged
+/// NULL, as in DuckDB), not a NULL union.
 pub fn cast_typed_scalar(
     v: &ScalarValue,
     from: &DataType,
     to: &DataType,
     try_cast: bool,
 ) -> Result<ScalarValue> {
+    if v.is_null() && matches!(to, DataType::Union(_)) && *from != DataType::Null {
+        let input = null_vector(from, 1, true);
+        return Ok(cast_vector(&input, 1, to, try_cast)?.get(0));
+    }
     if v.is_null() || *from != DataType::Json || from == to {
         return cast_scalar(v, to, try_cast);
     }

@@ -72,7 +72,7 @@ fn summary_sql(source: &str, columns: &[(String, DataType)]) -> String {
     for (k, (name, ty)) in columns.iter().enumerate() {
         let c = ident(name);
         let orderable = !matches!(ty, DataType::List(_) | DataType::Null);
-        let numeric = ty.is_numeric();
+        let numeric = ty.is_numeric() || *ty == DataType::UHugeInt;
         let temporal = matches!(
             ty,
             DataType::Date | DataType::Timestamp | DataType::TimestampTz
@@ -100,7 +100,7 @@ fn summary_sql(source: &str, columns: &[(String, DataType)]) -> String {
         if quartiles {
             // Integers take a value of the column (as DuckDB's approximate quartiles
             // of integers are), others interpolate.
-            let f = if ty.is_integer() {
+            let f = if ty.is_integer() || *ty == DataType::UHugeInt {
                 "quantile_disc"
             } else {
                 "quantile_cont"

@@ -16,7 +16,7 @@ use super::signature::bind;
 use super::{BoundFunction, ScalarFunction};
 use crate::kernels::{binary, map_rows, SqlOrd};
 use stride_common::vector::NativeType;
-use stride_common::{DataType, Error, PhysicalType, Result, Vector};
+use stride_common::{DataType, Error, PhysicalType, Result, ScalarValue, Vector};
 
 fn resolve(op: ScalarFunction, args: &[DataType]) -> Option<BoundFunction> {
     let [a, b] = args else { return None };
@@ -71,14 +71,32 @@ fn compare<O: CmpOp>(a: &Vector, b: &Vector, len: usize) -> Result<Vector> {
     match a.ty.physical() {
         PhysicalType::Str => Ok(strings::compare::<O>(a, b, len)),
         PhysicalType::List | PhysicalType::Struct => {
-            map_rows(&[a, b], len, DataType::Boolean, |i| {
+            let mut out = map_rows(&[a, b], len, DataType::Boolean, |i| {
                 Ok(O::ord(a.get(i).total_cmp(&b.get(i))))
-            })
+            })?;
+            if matches!(a.ty, DataType::Union(_)) {
+                unknown_tagged_nulls(&mut out, a, b);
+            }
+            Ok(out)
         }
         p => Ok(
             stride_common::with_native!(p, T => fixed::<T, O>(a, b, len),
             _ => unreachable!("strings, lists and structs handled above")),
         ),
+    }
+}
+
+/// Two unions of one tag compare as their values, so where either value is NULL (a
+/// tagged NULL) the comparison is NULL, as in DuckDB; unions of different tags
+/// compare by tag even then.
+fn unknown_tagged_nulls(out: &mut Vector, a: &Vector, b: &Vector) {
+    let n = out.data_len();
+    for i in 0..n {
+        if let (ScalarValue::Union(_, t, x), ScalarValue::Union(_, u, y)) = (a.get(i), b.get(i)) {
+            if t == u && (x.is_null() || y.is_null()) {
+                out.validity.set_invalid(i, n);
+            }
+        }
     }
 }
 
