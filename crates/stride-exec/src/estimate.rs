@@ -11,11 +11,13 @@
 //! product of its inputs over the larger side's distinct key count, the foreign-key
 //! case; GROUP BY yields as many rows as its keys have distinct combinations. Distinct
 //! counts come from the stored tables' sketches and from Parquet statistics, followed
-//! through the nodes that pass a column on unchanged.
+//! through the nodes that pass a column on unchanged; comparisons of a stored column
+//! with constants keep the part of its range of values (zone maps) they leave.
 
 use crate::physical_plan::PhysicalPlan;
 use std::collections::HashMap;
-use stride_sql::optimizer::cardinality::selectivity;
+use stride_common::ScalarValue;
+use stride_sql::optimizer::cardinality::{selectivity, ColumnFacts};
 use stride_sql::plan::{Expr, JoinKind, SetOpKind};
 
 /// Estimated rows of `plan`.
@@ -48,7 +50,7 @@ impl Estimates {
             PhysicalPlan::CsvScan { reader, filter, .. } => {
                 let rows = reader.estimated_rows() as f64;
                 match filter {
-                    Some(f) => filtered(rows, f, &mut |_| None),
+                    Some(f) => filtered(rows, f, &mut NoFacts),
                     None => rows,
                 }
             }
@@ -69,9 +71,8 @@ impl Estimates {
             | PhysicalPlan::Sort { input, .. }
             | PhysicalPlan::Window { input, .. } => self.rows(input),
             PhysicalPlan::Filter { input, predicate } => {
-                filtered(self.rows(input), predicate, &mut |c| {
-                    self.distinct(input, c)
-                })
+                let rows = self.rows(input);
+                filtered(rows, predicate, &mut InputFacts { est: self, input })
             }
             // List lengths are unknown before running: a small guess.
             PhysicalPlan::Unnest { input, .. } => self.rows(input) * 10.0,
@@ -121,7 +122,7 @@ impl Estimates {
                 let keys = keys.min(l.max(r)).max(1.0);
                 let mut inner = l * r / keys;
                 if let Some(f) = filter {
-                    inner = filtered(inner, f, &mut |_| None);
+                    inner = filtered(inner, f, &mut NoFacts);
                 }
                 joined(*kind, l, r, inner)
             }
@@ -134,7 +135,7 @@ impl Estimates {
             } => {
                 let (l, r) = (self.rows(left), self.rows(right));
                 let inner = match filter {
-                    Some(f) => filtered(l * r, f, &mut |_| None),
+                    Some(f) => filtered(l * r, f, &mut NoFacts),
                     None => l * r,
                 };
                 joined(*kind, l, r, inner)
@@ -175,8 +176,67 @@ fn joined(kind: JoinKind, l: f64, r: f64, inner: f64) -> f64 {
 }
 
 /// `rows` after `predicate` ([`selectivity`]).
-fn filtered(rows: f64, predicate: &Expr, distinct: &mut dyn FnMut(usize) -> Option<f64>) -> f64 {
-    (rows * selectivity(predicate, distinct)).max(1.0)
+fn filtered(rows: f64, predicate: &Expr, facts: &mut dyn ColumnFacts) -> f64 {
+    (rows * selectivity(predicate, facts)).max(1.0)
+}
+
+/// No statistics: the fixed selectivities.
+struct NoFacts;
+
+impl ColumnFacts for NoFacts {
+    fn distinct(&mut self, _: usize) -> Option<f64> {
+        None
+    }
+
+    fn range_fraction(
+        &mut self,
+        _: usize,
+        _: Option<&ScalarValue>,
+        _: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        None
+    }
+}
+
+/// The statistics of a filter's input's columns.
+struct InputFacts<'a> {
+    est: &'a mut Estimates,
+    input: &'a PhysicalPlan,
+}
+
+impl ColumnFacts for InputFacts<'_> {
+    fn distinct(&mut self, column: usize) -> Option<f64> {
+        self.est.distinct(self.input, column)
+    }
+
+    fn range_fraction(
+        &mut self,
+        column: usize,
+        lo: Option<&ScalarValue>,
+        hi: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        stored_range_fraction(self.input, column, lo, hi)
+    }
+}
+
+/// [`stride_storage::Table::range_fraction`] of the stored column an output column of
+/// `plan` is, passed through unchanged by filters and projections.
+fn stored_range_fraction(
+    plan: &PhysicalPlan,
+    col: usize,
+    lo: Option<&ScalarValue>,
+    hi: Option<&ScalarValue>,
+) -> Option<f64> {
+    match plan {
+        PhysicalPlan::Scan { table, columns, .. } => {
+            table.range_fraction(*columns.get(col)?, lo, hi)
+        }
+        PhysicalPlan::Filter { input, .. } => stored_range_fraction(input, col, lo, hi),
+        PhysicalPlan::Project { input, exprs, .. } => {
+            stored_range_fraction(input, column(exprs.get(col)?)?, lo, hi)
+        }
+        _ => None,
+    }
 }
 
 /// The input column `e` reads, when it is a plain column.

@@ -1,9 +1,11 @@
 //! Runtime join filters: once a hash join's build side is complete, the smallest and
 //! largest value of each of its keys bound the probe side's key. When the probe side
-//! is a table scan whose key is one of the table's columns (through filters and plain
-//! projections), those bounds join the scan's zone filters, so row groups whose key
-//! range misses the build side's are never read. Only for joins that drop probe rows
-//! without a match (inner and semi joins).
+//! is a table scan whose key is one of the table's columns (through filters, plain
+//! projections and the probes of other hash joins, which pass their probe columns
+//! through unchanged), those bounds join the scan's zone filters, so row groups whose
+//! key range misses the build side's are never read. Only for joins that drop probe
+//! rows without a match (inner and semi joins): whatever the joins in between do, a
+//! row whose key is out of range would be dropped at this join.
 
 use crate::context::QueryContext;
 use crate::expression;
@@ -74,6 +76,8 @@ fn trace(key: &Expr, operators: &[Operator]) -> Option<usize> {
                 Expr::Column { index, .. } => *index,
                 _ => return None,
             },
+            // a probe's output starts with its input's columns, as they were
+            Operator::HashProbe(p) if !p.spec.marking && at < p.spec.probe_types.len() => at,
             _ => return None,
         };
     }

@@ -11,6 +11,7 @@
 
 use crate::column::Column;
 use crate::row_ids::{RowIds, FORK_IDS};
+use crate::zone_map::{Bounds, Key};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{DataChunk, Error, Result, ScalarValue, TableSchema, Vector, MORSEL_SIZE};
@@ -223,6 +224,54 @@ impl Table {
         self.counts_unsaved
             .store(true, std::sync::atomic::Ordering::Relaxed);
         d
+    }
+
+    /// The fraction of `column`'s range of values (its smallest to its largest, from
+    /// the row groups' zone maps) that lies between `lo` and `hi` (either open): the
+    /// optimizer's guess of the rows a range condition keeps. `None` for text, or when
+    /// a bound is not of the column's type.
+    pub fn range_fraction(
+        &self,
+        column: usize,
+        lo: Option<&ScalarValue>,
+        hi: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        let ty = &self.schema.columns.get(column)?.ty;
+        // The column's smallest and largest value over its row groups, and whether
+        // they are integers (a range of integers counts its ends).
+        let (mut min, mut max, mut integers) = (f64::INFINITY, f64::NEG_INFINITY, true);
+        for g in self.snapshot() {
+            match &g.columns.get(column)?.zone(g.len).ok()?.bounds {
+                Some(Bounds::Int(a, b)) => {
+                    (min, max) = (min.min(*a as f64), max.max(*b as f64));
+                }
+                Some(Bounds::Float(a, b)) => {
+                    (min, max, integers) = (min.min(*a), max.max(*b), false);
+                }
+                None => {}
+                Some(Bounds::Str(..)) => return None,
+            }
+        }
+        if min > max {
+            return None;
+        }
+        let value = |v: Option<&ScalarValue>| -> Option<Option<f64>> {
+            match v {
+                None => Some(None),
+                Some(v) => match Key::of(v, ty)? {
+                    Key::Int(x) => Some(Some(x as f64)),
+                    Key::Float(x) => Some(Some(x)),
+                    Key::Str(_) => None,
+                },
+            }
+        };
+        let (lo, hi) = (value(lo)?, value(hi)?);
+        let (from, to) = (lo.unwrap_or(min).max(min), hi.unwrap_or(max).min(max));
+        let one = if integers { 1.0 } else { 0.0 };
+        if to < from {
+            return Some(0.0);
+        }
+        Some(((to - from + one) / (max - min + one).max(f64::MIN_POSITIVE)).min(1.0))
     }
 
     /// Whether distinct counts were made since a checkpoint last saved them; clears it.

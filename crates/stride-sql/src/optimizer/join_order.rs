@@ -17,11 +17,11 @@
 //! correlated references inside them point at the original column positions; a
 //! projection on top restores that column order.
 
-use super::cardinality::{estimate, selectivity, unfiltered_estimate};
+use super::cardinality::{estimate, selectivity, unfiltered_estimate, ColumnFacts};
 use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
-use stride_common::Result;
+use stride_common::{Result, ScalarValue};
 use stride_functions::ScalarFunction;
 
 pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<LogicalPlan> {
@@ -604,6 +604,44 @@ fn column_distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Op
     }
 }
 
+/// The statistics of a filter's input's columns, where they are a stored table's.
+struct InputFacts<'a> {
+    input: &'a LogicalPlan,
+    stats: &'a dyn Statistics,
+}
+
+impl ColumnFacts for InputFacts<'_> {
+    fn distinct(&mut self, column: usize) -> Option<f64> {
+        column_distinct(self.input, column, self.stats)
+    }
+
+    fn range_fraction(
+        &mut self,
+        column: usize,
+        lo: Option<&ScalarValue>,
+        hi: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        let (table_id, table_column) = stored_column(self.input, column)?;
+        self.stats.range_fraction(table_id, table_column, lo, hi)
+    }
+}
+
+/// The stored table and column an output column of `plan` is, passed through
+/// unchanged by filters and projections.
+fn stored_column(plan: &LogicalPlan, col: usize) -> Option<(u64, usize)> {
+    match plan {
+        LogicalPlan::Scan {
+            table_id, columns, ..
+        } => Some((*table_id, *columns.get(col)?)),
+        LogicalPlan::Filter { input, .. } => stored_column(input, col),
+        LogicalPlan::Project { input, exprs, .. } => match exprs.get(col)? {
+            Expr::Column { index, .. } => stored_column(input, *index),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Estimated rows of a join input: [`estimate`], except that a condition matching a
 /// column to constants keeps one row per distinct value named when the column's
 /// distinct count is known ([`selectivity`]), also under the projections a view or
@@ -612,7 +650,7 @@ fn leaf_estimate(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
     match plan {
         LogicalPlan::Project { input, .. } => leaf_estimate(input, stats),
         LogicalPlan::Filter { input, predicate } => {
-            let kept = selectivity(predicate, &mut |c| column_distinct(input, c, stats));
+            let kept = selectivity(predicate, &mut InputFacts { input, stats });
             (estimate(input) * kept).max(1.0)
         }
         _ => estimate(plan),

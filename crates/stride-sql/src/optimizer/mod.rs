@@ -19,7 +19,7 @@ mod set_semantics;
 mod unused_columns;
 
 use crate::plan::LogicalPlan;
-use stride_common::{Result, Settings};
+use stride_common::{Result, ScalarValue, Settings};
 
 /// The passes in the order they run.
 pub const PASSES: &[&str] = &[
@@ -43,6 +43,19 @@ pub const PASSES: &[&str] = &[
 pub trait Statistics {
     /// Estimated distinct non-NULL values in column `column` of table `table_id`.
     fn distinct_values(&self, table_id: u64, column: usize) -> Option<f64>;
+
+    /// The fraction of column `column`'s range of values (its smallest to its
+    /// largest) that lies between `lo` and `hi` (either open), as a guess of the rows
+    /// a range condition keeps; `None` when unknown.
+    fn range_fraction(
+        &self,
+        _table_id: u64,
+        _column: usize,
+        _lo: Option<&ScalarValue>,
+        _hi: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        None
+    }
 }
 
 /// Statistics of nothing: every estimate falls back to row counts.
