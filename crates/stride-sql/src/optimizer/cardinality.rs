@@ -160,7 +160,8 @@ pub fn selectivity(predicate: &Expr, facts: &mut dyn ColumnFacts) -> f64 {
 }
 
 /// `column >= constant` and the like: the column, whether the constant is a lower
-/// bound, and the constant.
+/// bound, and the constant (an expression of constants counts, `d_month_seq <= 1200 +
+/// 11`).
 fn range_bound(e: &Expr) -> Option<(usize, bool, ScalarValue)> {
     let Expr::Function { func, args } = e else {
         return None;
@@ -170,13 +171,15 @@ fn range_bound(e: &Expr) -> Option<(usize, bool, ScalarValue)> {
         ScalarFunction::Lt | ScalarFunction::LtEq => false,
         _ => return None,
     };
+    let constant = |e: &Expr| {
+        crate::binder::fold::fold_constant(e)
+            .ok()
+            .flatten()
+            .filter(|v| !v.is_null())
+    };
     match (args.first()?, args.get(1)?) {
-        (Expr::Column { index, .. }, Expr::Literal { value, .. }) if !value.is_null() => {
-            Some((*index, lower, value.clone()))
-        }
-        (Expr::Literal { value, .. }, Expr::Column { index, .. }) if !value.is_null() => {
-            Some((*index, !lower, value.clone()))
-        }
+        (Expr::Column { index, .. }, c) => Some((*index, lower, constant(c)?)),
+        (c, Expr::Column { index, .. }) => Some((*index, !lower, constant(c)?)),
         _ => None,
     }
 }
