@@ -17,7 +17,7 @@
 use crate::physical_plan::PhysicalPlan;
 use std::collections::HashMap;
 use stride_common::ScalarValue;
-use stride_sql::optimizer::cardinality::{selectivity, ColumnFacts};
+use stride_sql::optimizer::cardinality::{selectivity, ColumnFacts, NoFacts};
 use stride_sql::plan::{Expr, JoinKind, SetOpKind};
 
 /// Estimated rows of `plan`.
@@ -178,24 +178,6 @@ fn joined(kind: JoinKind, l: f64, r: f64, inner: f64) -> f64 {
 /// `rows` after `predicate` ([`selectivity`]).
 fn filtered(rows: f64, predicate: &Expr, facts: &mut dyn ColumnFacts) -> f64 {
     (rows * selectivity(predicate, facts)).max(1.0)
-}
-
-/// No statistics: the fixed selectivities.
-struct NoFacts;
-
-impl ColumnFacts for NoFacts {
-    fn distinct(&mut self, _: usize) -> Option<f64> {
-        None
-    }
-
-    fn range_fraction(
-        &mut self,
-        _: usize,
-        _: Option<&ScalarValue>,
-        _: Option<&ScalarValue>,
-    ) -> Option<f64> {
-        None
-    }
 }
 
 /// The statistics of a filter's input's columns.

@@ -16,8 +16,9 @@
 //! whose 16-byte views are Arrow's `Utf8View` layout byte for byte. Otherwise a batch
 //! copies each value once, into its own buffer, and still shares string bytes. What always
 //! converts: BOOLEAN (bytes to bits), DECIMAL of at most 18 digits (`i64` to Arrow's
-//! `i128`), INTERVAL (microseconds to nanoseconds), list offsets (`u32` to `i32`) and
-//! validity masks (one bit per row, cheap).
+//! `i128`), INTERVAL (microseconds to nanoseconds), list offsets (`u32` to `i32`),
+//! UHUGEINT (its flipped stored form to `decimal128(38, 0)`), UNION (the tag to a
+//! sparse union's type ids) and validity masks (one bit per row, cheap).
 
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,

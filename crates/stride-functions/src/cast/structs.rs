@@ -56,21 +56,39 @@ pub(super) fn cast(v: &Vector, to: &DataType, try_cast: bool) -> Result<Vector> 
     let mapping = field_mapping(from_fields, to_fields)?;
     let src = v.struct_data();
     let rows = v.data_len();
-    let mut fields = Vec::with_capacity(to_fields.len());
-    for (src_field, (_, ty)) in mapping.iter().zip(to_fields) {
-        let f = match src_field {
-            Some(j) => cast_vector(&src.fields[*j], rows, ty, try_cast)?,
-            None => null_vector(ty, rows, false),
-        };
-        fields.push(f);
-    }
+    let sources: Vec<Option<&Vector>> = mapping.iter().map(|m| m.map(|j| &src.fields[j])).collect();
+    let fields = cast_fields(&sources, to_fields, rows, try_cast)?;
+    Ok(with_fields(v, to, fields))
+}
+
+/// `sources` (one per target field) cast to the target fields' types; NULLs where a
+/// source is missing.
+pub(super) fn cast_fields(
+    sources: &[Option<&Vector>],
+    to: &[(String, DataType)],
+    rows: usize,
+    try_cast: bool,
+) -> Result<Vec<Vector>> {
+    sources
+        .iter()
+        .zip(to)
+        .map(|(source, (_, ty))| match source {
+            Some(f) => cast_vector(f, rows, ty, try_cast),
+            None => Ok(null_vector(ty, rows, false)),
+        })
+        .collect()
+}
+
+/// A struct-shaped vector of type `to` (a STRUCT or a UNION) holding `fields`, with
+/// `v`'s rows: its validity and whether it is constant.
+pub(super) fn with_fields(v: &Vector, to: &DataType, fields: Vec<Vector>) -> Vector {
     let mut out = Vector::new(
         to.clone(),
         VectorData::Struct(StructData { fields }),
         v.validity.clone(),
     );
     out.constant = v.constant;
-    Ok(out)
+    out
 }
 
 /// VARCHAR -> STRUCT, row by row; a malformed text is a Conversion error (NULL under

@@ -9,8 +9,7 @@
 use crate::kernels::{null_vector, unary};
 use crate::scalar::structs;
 use stride_common::union_type::{self, member_for, member_map};
-use stride_common::vector::StructData;
-use stride_common::{DataType, Result, ScalarValue, Vector, VectorData};
+use stride_common::{DataType, Result, ScalarValue, Vector};
 
 /// A value of another type into the union `to` of `members`.
 pub(super) fn into_union(
@@ -49,26 +48,24 @@ pub(super) fn between(
     let rows = if v.constant { 1 } else { len };
     let source = v.struct_data();
     let retag: Vec<i16> = map.iter().map(|&m| m as i16).collect();
-    let mut fields = Vec::with_capacity(to_members.len() + 1);
-    fields.push(unary(
+    let mut fields = vec![unary(
         &source.fields[0],
         rows,
         DataType::UTinyInt,
         |t: i16| retag.get(t as usize).copied().unwrap_or(t),
-    ));
-    for (j, (_, t)) in to_members.iter().enumerate() {
-        fields.push(match map.iter().position(|&m| m == j) {
-            Some(i) => super::cast_vector(&source.fields[i + 1], rows, t, try_cast)?,
-            None => null_vector(t, rows, false),
-        });
-    }
-    let mut out = Vector::new(
-        to.clone(),
-        VectorData::Struct(StructData { fields }),
-        v.validity.clone(),
-    );
-    out.constant = v.constant;
-    Ok(out)
+    )];
+    // each target member's source member, where the source has it
+    let sources: Vec<Option<&Vector>> = (0..to_members.len())
+        .map(|j| {
+            map.iter()
+                .position(|&m| m == j)
+                .map(|i| &source.fields[i + 1])
+        })
+        .collect();
+    fields.extend(super::structs::cast_fields(
+        &sources, to_members, rows, try_cast,
+    )?);
+    Ok(super::structs::with_fields(v, to, fields))
 }
 
 /// Whether a cast into `members` exists from `from` (a union or not).

@@ -94,16 +94,26 @@ fn rows(plan: &LogicalPlan, filters: bool) -> f64 {
 
 /// What a column's statistics tell the estimates: its distinct count, and the
 /// fraction of its range of values between two bounds (see
-/// [`super::Statistics::range_fraction`]).
+/// [`super::Statistics::range_fraction`]). Each is unknown unless an input says.
 pub trait ColumnFacts {
-    fn distinct(&mut self, column: usize) -> Option<f64>;
+    fn distinct(&mut self, _column: usize) -> Option<f64> {
+        None
+    }
+
     fn range_fraction(
         &mut self,
-        column: usize,
-        lo: Option<&ScalarValue>,
-        hi: Option<&ScalarValue>,
-    ) -> Option<f64>;
+        _column: usize,
+        _lo: Option<&ScalarValue>,
+        _hi: Option<&ScalarValue>,
+    ) -> Option<f64> {
+        None
+    }
 }
+
+/// No statistics: the fixed selectivities.
+pub struct NoFacts;
+
+impl ColumnFacts for NoFacts {}
 
 /// Fraction of rows `predicate` keeps: per conjunct, one row per distinct value named
 /// when it matches a column whose distinct count is known to constants

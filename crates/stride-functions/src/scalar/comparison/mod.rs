@@ -2,7 +2,9 @@
 //! supertype, so every kernel compares two values of one physical type: fixed-width
 //! values through [`SqlOrd`] (NaN above all numbers and equal to itself, intervals by
 //! normalized length), strings bytewise (UTF-8 order) using the 4-byte view prefix
-//! before touching string bodies, lists element by element.
+//! before touching string bodies, lists and structs element by element. Unions
+//! compare by tag, then value; two of one tag whose value is NULL (tagged NULLs)
+//! compare as NULL, as in DuckDB.
 
 mod ops;
 mod select;
