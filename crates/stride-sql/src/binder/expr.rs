@@ -145,14 +145,7 @@ fn literals_beside_uhugeint(exprs: Vec<Expr>) -> Result<Vec<Expr>> {
     }
     exprs
         .into_iter()
-        .map(|e| match &e {
-            Expr::Literal { value, .. }
-                if value.is_integer() && value.as_f64().is_some_and(|x| x >= 0.0) =>
-            {
-                cast_expr(e, &DataType::UHugeInt)
-            }
-            _ => Ok(e),
-        })
+        .map(|e| literal_as(e, &DataType::UHugeInt))
         .collect()
 }
 
