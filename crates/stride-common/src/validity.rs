@@ -114,8 +114,23 @@ impl Validity {
     pub fn take(&self, indices: &[u32]) -> Validity {
         match &self.bits {
             None => Validity::all_valid(),
-            Some(_) => Validity::from_fn(indices.len(), |i| self.is_valid(indices[i] as usize)),
+            Some(b) => Validity::from_fn(indices.len(), |i| {
+                let j = indices[i] as usize;
+                b.get(j / 64).is_none_or(|w| w >> (j % 64) & 1 != 0)
+            }),
         }
+    }
+
+    /// The mask with only `rows` (ascending, each below `len`) valid.
+    pub fn from_rows(len: usize, rows: &[u32]) -> Validity {
+        if rows.len() == len {
+            return Validity::all_valid();
+        }
+        let mut bits = vec![0u64; len.div_ceil(64).max(1)];
+        for &r in rows {
+            bits[r as usize / 64] |= 1u64 << (r % 64);
+        }
+        Validity { bits: Some(bits) }
     }
 
     pub fn slice(&self, offset: usize, len: usize) -> Validity {
@@ -130,12 +145,31 @@ impl Validity {
         if !self.has_nulls() && !other.has_nulls() {
             return;
         }
-        self.materialize(len + other_len);
-        // Every bit is written: bits past the end of `self` may be either value (a
-        // mask made by `all_invalid` has them clear).
-        for i in 0..other_len {
-            self.set(len + i, other.is_valid(i), len + other_len);
+        let bits = self.materialize(len + other_len);
+        // Every bit is written, a word of `other` at a time: bits past the end of
+        // `self` may be either value (a mask made by `all_invalid` has them clear).
+        let mut done = 0;
+        while done < other_len {
+            let n = (other_len - done).min(64);
+            let word = match &other.bits {
+                None => u64::MAX,
+                Some(b) => b.get(done / 64).copied().unwrap_or(u64::MAX),
+            };
+            write_bits(bits, len + done, word, n);
+            done += n;
         }
+    }
+}
+
+/// Writes the low `n` (1 to 64) bits of `word` into `dst` from bit `at` on.
+fn write_bits(dst: &mut [u64], at: usize, word: u64, n: usize) {
+    let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let value = word & mask;
+    let (w, shift) = (at / 64, at % 64);
+    dst[w] = dst[w] & !(mask << shift) | value << shift;
+    if shift + n > 64 {
+        let high = mask >> (64 - shift);
+        dst[w + 1] = dst[w + 1] & !high | value >> (64 - shift);
     }
 }
 
@@ -168,6 +202,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn append_matches_setting_row_by_row() {
+        for first in [0, 1, 5, 63, 64, 65, 130] {
+            for second in [1, 2, 63, 64, 65, 200] {
+                for (a_every, b_every) in [(3, 5), (0, 7), (4, 0), (1, 1)] {
+                    let mask = |len: usize, every: usize| {
+                        Validity::from_fn(len, |i| every == 0 || i % every != 0)
+                    };
+                    let (a, b) = (mask(first, a_every), mask(second, b_every));
+                    for start in [a.clone(), Validity::all_invalid(first)] {
+                        let mut got = start.clone();
+                        got.append(first, &b, second);
+                        for i in 0..first + second {
+                            let want = if i < first {
+                                start.is_valid(i)
+                            } else {
+                                b.is_valid(i - first)
+                            };
+                            assert_eq!(got.is_valid(i), want, "{first} {second} {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn from_rows_marks_only_those_rows() {
+        let v = Validity::from_rows(130, &[0, 64, 129]);
+        let valid: Vec<usize> = (0..130).filter(|&i| v.is_valid(i)).collect();
+        assert_eq!(valid, vec![0, 64, 129]);
+        assert!(!Validity::from_rows(3, &[0, 1, 2]).has_nulls());
     }
 
     #[test]

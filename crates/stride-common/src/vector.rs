@@ -631,10 +631,15 @@ impl Vector {
             return self;
         }
         let idx = vec![0u32; len];
+        let validity = if self.validity.is_valid(0) {
+            Validity::all_valid()
+        } else {
+            Validity::all_invalid(len)
+        };
         Vector {
             ty: self.ty.clone(),
             data: self.data.take(&idx),
-            validity: self.validity.take(&idx),
+            validity,
             constant: false,
         }
     }

@@ -15,8 +15,10 @@ use crate::context::{QueryContext, SubqueryRows};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
+use stride_common::vector::NativeType;
 use stride_common::{
-    DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity, Vector, VectorData,
+    with_native, DataChunk, DataType, Error, Result, ScalarValue, SelectionVector, Validity,
+    Vector, VectorData,
 };
 use stride_functions::{
     cast_vector, evaluate_scalar, resolve_scalar, select_all_comparisons, select_comparison,
@@ -459,19 +461,43 @@ fn eval_case(
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let len = chunk.len();
+    // `CASE WHEN c THEN x END` (ELSE NULL), x a column or a constant, as in
+    // `sum(CASE WHEN d_day_name = 'Sunday' THEN price END)`: x itself, NULL where c
+    // is not true. Nothing is gathered, and x cannot fail on rows c rejects.
+    if let ([(cond, result)], Expr::Literal { value, .. }) = (branches, else_expr) {
+        if value.is_null()
+            && matches!(result, Expr::Column { .. } | Expr::Literal { .. })
+            && result.data_type() == *ty
+        {
+            let hit = select(cond, chunk, ctx)?;
+            let v = eval(result, chunk, ctx)?.flatten(len);
+            let validity = v.validity.and(&Validity::from_rows(len, &hit.indices));
+            return Ok(Vector { validity, ..v });
+        }
+    }
+    if let Some(v) = case_in_place(branches, else_expr, ty, chunk, ctx)? {
+        return Ok(v);
+    }
+    // The rows of `chunk` at `rows`, without a copy when that is all of them.
+    let rows_of = |rows: &[u32]| {
+        if rows.len() == len {
+            chunk.clone()
+        } else {
+            subset(chunk, rows)
+        }
+    };
     let mut remaining: Vec<u32> = (0..len as u32).collect();
     let mut pieces = Vec::new();
     for (cond, result) in branches {
         if remaining.is_empty() {
             break;
         }
-        let sub = subset(chunk, &remaining);
-        let hit = select(cond, &sub, ctx)?;
+        let hit = select(cond, &rows_of(&remaining), ctx)?;
         if hit.is_empty() {
             continue;
         }
         let hit_rows: Vec<u32> = hit.indices.iter().map(|&i| remaining[i as usize]).collect();
-        let v = eval(result, &subset(chunk, &hit_rows), ctx)?;
+        let v = eval(result, &rows_of(&hit_rows), ctx)?;
         let mut is_hit = vec![false; remaining.len()];
         for &i in &hit.indices {
             is_hit[i as usize] = true;
@@ -487,13 +513,85 @@ fn eval_case(
     }
     if !remaining.is_empty() {
         let n = remaining.len();
-        let v = eval(else_expr, &subset(chunk, &remaining), ctx)?;
+        let v = eval(else_expr, &rows_of(&remaining), ctx)?;
         pieces.push((remaining, v.flatten(n)));
     }
     if pieces.len() == 1 && pieces[0].0.len() == len {
         return Ok(pieces.pop().expect("one piece").1);
     }
     Ok(assemble(ty, len, pieces))
+}
+
+/// CASE of fixed-width values whose results are all columns or constants (`CASE WHEN
+/// a - b <= 30 THEN 1 ELSE 0 END`): the ELSE value is read whole, then each branch's
+/// value is written over it at the rows the branch takes. The conditions still see
+/// only the rows earlier branches left, so a condition never fails on a row it
+/// should not see; the results are read in place, never gathered.
+fn case_in_place(
+    branches: &[(Expr, Expr)],
+    else_expr: &Expr,
+    ty: &DataType,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Option<Vector>> {
+    let in_place =
+        |e: &Expr| matches!(e, Expr::Column { .. } | Expr::Literal { .. }) && e.data_type() == *ty;
+    let fixed = with_native!(ty.physical(), T => true, _ => false);
+    if !fixed || !in_place(else_expr) || !branches.iter().all(|(_, r)| in_place(r)) {
+        return Ok(None);
+    }
+    let len = chunk.len();
+    let mut out = eval(else_expr, chunk, ctx)?.flatten(len);
+    let mut remaining: Vec<u32> = (0..len as u32).collect();
+    for (cond, result) in branches {
+        if remaining.is_empty() {
+            break;
+        }
+        let hit = if remaining.len() == len {
+            select(cond, chunk, ctx)?
+        } else {
+            select(cond, &subset(chunk, &remaining), ctx)?
+        };
+        if hit.is_empty() {
+            continue;
+        }
+        let rows: Vec<u32> = hit.indices.iter().map(|&i| remaining[i as usize]).collect();
+        let v = eval(result, chunk, ctx)?;
+        with_native!(ty.physical(), T => write_rows::<T>(&mut out, &rows, &v, len), _ => unreachable!("fixed width"));
+        let mut is_hit = vec![false; remaining.len()];
+        for &i in &hit.indices {
+            is_hit[i as usize] = true;
+        }
+        let mut k = 0;
+        remaining.retain(|_| {
+            k += 1;
+            !is_hit[k - 1]
+        });
+    }
+    Ok(Some(out))
+}
+
+/// `out[r] = src[r]` (or src's one value, when constant) for each of `rows`.
+fn write_rows<T: NativeType>(out: &mut Vector, rows: &[u32], src: &Vector, len: usize) {
+    let values = T::vec_mut(&mut out.data);
+    let from = T::slice(&src.data);
+    if src.constant {
+        let c = from[0];
+        for &r in rows {
+            values[r as usize] = c;
+        }
+    } else {
+        for &r in rows {
+            values[r as usize] = from[r as usize];
+        }
+    }
+    if src.validity.has_nulls() || out.validity.has_nulls() {
+        let at = |r: u32| if src.constant { 0 } else { r as usize };
+        for &r in rows {
+            out.validity
+                .set(r as usize, src.validity.is_valid(at(r)), len);
+        }
+    }
 }
 
 fn eval_coalesce(
