@@ -134,9 +134,34 @@ impl Validity {
     }
 
     pub fn slice(&self, offset: usize, len: usize) -> Validity {
-        match &self.bits {
-            None => Validity::all_valid(),
-            Some(_) => Validity::from_fn(len, |i| self.is_valid(offset + i)),
+        let Some(b) = &self.bits else {
+            return Validity::all_valid();
+        };
+        // A word at a time: output word w is the 64 bits from offset + 64 w on.
+        let word = |i: usize| b.get(i).copied().unwrap_or(u64::MAX);
+        let (first, shift) = (offset / 64, offset % 64);
+        let mut bits = vec![u64::MAX; len.div_ceil(64).max(1)];
+        let mut all = true;
+        for (w, out) in bits.iter_mut().enumerate() {
+            let low = word(first + w) >> shift;
+            let value = if shift == 0 {
+                low
+            } else {
+                low | word(first + w + 1) << (64 - shift)
+            };
+            // Bits past the last row stay set, as `from_fn` leaves them.
+            let rows = len.saturating_sub(w * 64);
+            *out = if rows >= 64 {
+                value
+            } else {
+                value | u64::MAX << rows
+            };
+            all &= *out == u64::MAX;
+        }
+        if all {
+            Validity::all_valid()
+        } else {
+            Validity { bits: Some(bits) }
         }
     }
 
@@ -225,6 +250,25 @@ mod tests {
                             assert_eq!(got.is_valid(i), want, "{first} {second} {i}");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slice_matches_reading_row_by_row() {
+        let len = 300;
+        for every in [2, 7, 64, 299] {
+            let v = Validity::from_fn(len, |i| i % every != 1);
+            for offset in [0, 1, 63, 64, 65, 128, 200] {
+                for n in [0, 1, 63, 64, 65, 100] {
+                    let s = v.slice(offset, n);
+                    for i in 0..n + 70 {
+                        let want = i >= n || v.is_valid(offset + i);
+                        assert_eq!(s.is_valid(i), want, "{every} {offset} {n} {i}");
+                    }
+                    let nulls = (0..n).any(|i| !v.is_valid(offset + i));
+                    assert_eq!(s.has_nulls(), nulls, "{every} {offset} {n}");
                 }
             }
         }

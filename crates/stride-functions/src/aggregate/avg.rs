@@ -19,6 +19,48 @@ pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
     }
 }
 
+/// avg over `(sum, count)` rows, the parts an earlier aggregation computed: the sum
+/// is the DECIMAL(38, s) or HUGEINT sum of the values (DOUBLE for floats), the count
+/// their number. The same state as avg's, so the mean is the same as when the
+/// values are averaged directly.
+pub fn from_parts(sum: &DataType) -> Box<dyn GroupedState> {
+    Box::new(FromParts(new(sum)))
+}
+
+struct FromParts(Box<dyn GroupedState>);
+
+impl GroupedState for FromParts {
+    fn resize(&mut self, groups: usize) {
+        self.0.resize(groups)
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
+        // A NULL sum is a group without values (count 0): nothing to add.
+        let (sum, count) = (args[0], args[1]);
+        if !sum.validity.has_nulls() {
+            return self.0.merge(groups, &[sum.clone(), count.clone()], rows);
+        }
+        let kept: Vec<u32> = (0..rows as u32)
+            .filter(|&i| sum.is_valid(i as usize))
+            .collect();
+        let groups: Vec<u32> = kept.iter().map(|&i| groups[i as usize]).collect();
+        let parts = [sum.take(&kept), count.take(&kept)];
+        self.0.merge(&groups, &parts, kept.len())
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.0.partial()
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        self.0.merge(groups, partial, rows)
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        self.0.finalize()
+    }
+}
+
 fn finish(counts: &[i64], mean: impl Fn(usize) -> f64) -> Vector {
     let values: Vec<f64> = (0..counts.len())
         .map(|g| if counts[g] > 0 { mean(g) } else { 0.0 })
@@ -75,13 +117,39 @@ impl GroupedState for AvgExact {
 
     fn finalize(&mut self) -> Result<Vector> {
         let div = 10f64.powi(self.scale as i32);
+        let ten = 10i128.checked_pow(self.scale as u32);
         let (sums, counts) = (&self.sums, &self.counts);
-        // Integer part first keeps precision for large sums.
         Ok(finish(counts, |g| {
-            let (q, r) = (sums[g] / counts[g] as i128, sums[g] % counts[g] as i128);
-            (q as f64 + r as f64 / counts[g] as f64) / div
+            let exact = ten
+                .and_then(|t| t.checked_mul(counts[g] as i128))
+                .and_then(|d| divide_rounded(sums[g], d));
+            exact.unwrap_or_else(|| {
+                // Integer part first keeps precision for large sums.
+                let (q, r) = (sums[g] / counts[g] as i128, sums[g] % counts[g] as i128);
+                (q as f64 + r as f64 / counts[g] as f64) / div
+            })
         }))
     }
+}
+
+/// `n / d` (d > 0) rounded once to the nearest double, as an exact division would
+/// round it; `None` where the quotient cannot be made wide enough for that.
+fn divide_rounded(n: i128, d: i128) -> Option<f64> {
+    let (m, d) = (n.unsigned_abs(), d as u128);
+    if m == 0 {
+        return Some(0.0);
+    }
+    // Shift the dividend up until the quotient has 66 significant bits or more, so
+    // that the remainder only decides the rounding as a "sticky" low bit.
+    let bits = |x: u128| 128 - x.leading_zeros() as i32;
+    let shift = (66 - (bits(m) - bits(d))).clamp(0, m.leading_zeros() as i32);
+    let wide = m << shift;
+    let (q, r) = (wide / d, wide % d);
+    if r != 0 && bits(q) < 55 {
+        return None;
+    }
+    let v = (q | (r != 0) as u128) as f64 / 2f64.powi(shift);
+    Some(if n < 0 { -v } else { v })
 }
 
 #[derive(Default)]
@@ -126,5 +194,31 @@ impl GroupedState for AvgFloat {
     fn finalize(&mut self) -> Result<Vector> {
         let (sums, counts) = (&self.sums, &self.counts);
         Ok(finish(counts, |g| sums[g] / counts[g] as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::divide_rounded;
+
+    #[test]
+    fn quotients_are_rounded_once() {
+        // Where the double of the sum divided by the count is exact, it must agree.
+        for (n, d) in [
+            (1i128, 3i128),
+            (-2, 3),
+            (10, 4),
+            (7_623_000, 1_000),
+            (1 << 60, 3),
+        ] {
+            assert_eq!(divide_rounded(n, d), Some(n as f64 / d as f64), "{n}/{d}");
+        }
+        // 2^53 + 1 over 1 is not a double: it rounds to even, 2^53.
+        assert_eq!(divide_rounded((1 << 53) + 1, 1), Some(9007199254740992.0));
+        // Just above the halfway point rounds up, thanks to the remainder.
+        let n = ((1i128 << 53) + 1) * 3 + 1;
+        assert_eq!(divide_rounded(n, 3), Some(9007199254740994.0));
+        assert_eq!(divide_rounded(i128::MAX, 1), Some(i128::MAX as f64));
+        assert_eq!(divide_rounded(0, 7), Some(0.0));
     }
 }

@@ -67,6 +67,10 @@ pub enum AggregateFunction {
     Sem,
     /// sum_no_overflow: sum of integers (DuckDB's internal form of sum)
     SumNoOverflow,
+    /// avg from its parts, `(sum, count)` columns of an earlier aggregation (a ROLLUP
+    /// computing coarser grouping sets from the finest one's results); never named
+    /// in SQL.
+    AvgOfParts,
     Covariance(covariance::Output),
     Moments(moments::Output),
     Mode,
@@ -245,6 +249,7 @@ impl AggregateFunction {
     pub fn name(self) -> &'static str {
         match self {
             AggregateFunction::CountStar => "count_star",
+            AggregateFunction::AvgOfParts => "avg",
             AggregateFunction::TopN(true) => "max",
             AggregateFunction::TopN(false) => "min",
             other => NAMES
@@ -330,6 +335,8 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
     match func {
         F::Count | F::CountStar if args.is_empty() => bound(F::CountStar, vec![], DataType::BigInt),
         F::Count => bound(F::Count, vec![t], DataType::BigInt),
+        // Only the planner builds it, from the parts it computes.
+        F::AvgOfParts => Err(mismatch(name, args)),
         F::Sum => match &t {
             // As DuckDB: the sum of any integers is a HUGEINT.
             DataType::Null => bound(F::Sum, vec![DataType::Integer], DataType::HugeInt),
@@ -661,6 +668,7 @@ pub fn new_state(agg: &BoundAggregate) -> Box<dyn GroupedState> {
         F::Count => Box::new(count::Count::new(false)),
         F::Sum => sum::new(&arg, &agg.return_type),
         F::Avg => avg::new(&arg),
+        F::AvgOfParts => avg::from_parts(&arg),
         F::Min => min_max::new(&arg, false),
         F::Max => min_max::new(&arg, true),
         F::BoolAnd => Box::new(bool_agg::BoolAgg::new(true)),

@@ -8,8 +8,9 @@
 //! would be (NULL in the columns a set does not group by), with one more column per
 //! GROUPING() call holding that set's constant bits; HAVING and the select list then
 //! read it like any aggregate's output. When one set contains every other (ROLLUP,
-//! CUBE) and the aggregates combine from their own partial results (count, sum, min,
-//! max), only that finest set reads the FROM rows; the others aggregate its result.
+//! CUBE) and the aggregates combine from partial results (count, sum, min, max, and
+//! avg from a sum and a count), only that finest set reads the FROM rows; the others
+//! aggregate its result.
 
 use super::expr::ExprCtx;
 use super::Binder;
@@ -386,8 +387,9 @@ pub(super) fn grouped_union(
 /// The finest grouping set aggregated once, shared, for the other sets to aggregate
 /// again: ROLLUP (a, b, c) reads the FROM rows once for (a, b, c) and computes (a, b),
 /// (a) and () from that result. Only where a set contains every other and every
-/// aggregate can be computed from its own partial results (count, sum, min and max
-/// of numbers, without DISTINCT, FILTER or ORDER BY).
+/// aggregate can be computed from partial results (count, sum, min and max of
+/// numbers, and avg of numbers from its sum and count, without DISTINCT, FILTER or
+/// ORDER BY).
 struct FinestRollup {
     finest: Vec<Expr>,
     /// The finest set's aggregate, computed once.
@@ -407,10 +409,42 @@ fn finest_rollup(
         .find(|s| sets.iter().all(|t| t.iter().all(|e| s.contains(e))))?
         .clone();
     let g = finest.len();
+    // What the finest set computes (an avg as its sum and count), and how each
+    // aggregate combines from those columns.
+    let mut parts: Vec<AggregateExpr> = Vec::new();
     let mut combine = Vec::new();
-    for (j, a) in aggregates.iter().enumerate() {
+    for a in aggregates {
         if a.distinct || a.filter.is_some() || !a.order_by.is_empty() {
             return None;
+        }
+        let column = |k: usize, ty: &DataType| Expr::column(g + k, ty.clone(), format!("agg{k}"));
+        if a.func == F::Avg && a.args.len() == 1 && a.args[0].data_type().is_numeric() {
+            let arg = [a.args[0].data_type()];
+            let sum = resolve_aggregate("sum", &arg).ok()??;
+            let count = resolve_aggregate("count", &arg).ok()??;
+            let k = parts.len();
+            for part in [&sum, &count] {
+                parts.push(AggregateExpr {
+                    func: part.func,
+                    args: a.args.clone(),
+                    distinct: false,
+                    filter: None,
+                    order_by: vec![],
+                    ty: part.return_type.clone(),
+                });
+            }
+            combine.push(AggregateExpr {
+                func: F::AvgOfParts,
+                args: vec![
+                    column(k, &sum.return_type),
+                    column(k + 1, &count.return_type),
+                ],
+                distinct: false,
+                filter: None,
+                order_by: vec![],
+                ty: a.ty.clone(),
+            });
+            continue;
         }
         let name = match a.func {
             F::CountStar | F::Count => "sum",
@@ -420,7 +454,8 @@ fn finest_rollup(
             _ => return None,
         };
         let bound = resolve_aggregate(name, std::slice::from_ref(&a.ty)).ok()??;
-        let column = Expr::column(g + j, a.ty.clone(), format!("agg{j}"));
+        let column = column(parts.len(), &a.ty);
+        parts.push(a.clone());
         let arg = if bound.arg_types[0] == a.ty {
             column
         } else {
@@ -442,8 +477,8 @@ fn finest_rollup(
     let aggregate = LogicalPlan::Aggregate {
         input: Box::new(input),
         group_by: finest.clone(),
-        aggregates: aggregates.to_vec(),
-        schema: aggregate_schema(&finest, aggregates),
+        schema: aggregate_schema(&finest, &parts),
+        aggregates: parts,
     };
     let schema = aggregate.schema().to_vec();
     let rows = LogicalPlan::CteRef {
