@@ -4,6 +4,7 @@
 
 pub mod cardinality;
 mod common_subexpressions;
+mod common_subplan;
 mod cte_filters;
 mod decorrelate;
 mod distinct_aggregates;
@@ -35,6 +36,7 @@ pub const PASSES: &[&str] = &[
     "semi_join_reduction",
     "distinct_aggregates",
     "common_subexpressions",
+    "common_subplan",
     "unused_columns",
     "filter_order",
 ];
@@ -113,11 +115,18 @@ pub fn optimize(
     if settings.is_optimizer_enabled("common_subexpressions") {
         plan = common_subexpressions::optimize(plan)?;
     }
-    if settings.is_optimizer_enabled("unused_columns") {
-        plan = unused_columns::optimize(plan)?;
+    // The passes after this one, for a plan it shares (optimized once, on its own).
+    let finish = |mut plan: LogicalPlan| -> Result<LogicalPlan> {
+        if settings.is_optimizer_enabled("unused_columns") {
+            plan = unused_columns::optimize(plan)?;
+        }
+        if settings.is_optimizer_enabled("filter_order") {
+            plan = filter_order::optimize(plan)?;
+        }
+        Ok(plan)
+    };
+    if settings.is_optimizer_enabled("common_subplan") {
+        plan = common_subplan::optimize(plan, &finish)?;
     }
-    if settings.is_optimizer_enabled("filter_order") {
-        plan = filter_order::optimize(plan)?;
-    }
-    Ok(plan)
+    finish(plan)
 }
