@@ -11,7 +11,9 @@
 //! matches, and the marked rows (SEMI) or the others (ANTI) are the late rows.
 //!
 //! Key equality is decided on the encoded keys; a residual `filter` (non-equality
-//! conditions) is checked on each candidate pair.
+//! conditions) is checked on each candidate pair. A streaming SEMI or ANTI join
+//! checks a probe row's candidates in growing rounds and stops at the first that
+//! passes (`emit_first_passing`).
 //!
 //! Keys that are all integers are packed into one word by the build side's value
 //! ranges (`key_packing.rs`), which also drops probe rows outside those ranges. A
@@ -234,18 +236,29 @@ pub fn emit_pairs(
             for &p in &keep_p {
                 has[p as usize] = true;
             }
-            let want = kind == JoinKind::Semi;
-            let rows: Vec<u32> = (0..probe_len as u32)
-                .filter(|&p| has[p as usize] == want)
-                .collect();
-            if rows.is_empty() {
-                return Ok(());
-            }
-            let mut c = probe.clone();
-            c.select(stride_common::SelectionVector::new(rows));
-            out(c)
+            emit_semi(kind, probe, &has, out)
         }
     }
+}
+
+/// A SEMI join's probe rows that found a partner (`has`), or an ANTI join's that
+/// did not.
+fn emit_semi(
+    kind: JoinKind,
+    probe: &DataChunk,
+    has: &[bool],
+    out: &mut dyn FnMut(DataChunk) -> Result<()>,
+) -> Result<()> {
+    let want = kind == JoinKind::Semi;
+    let rows: Vec<u32> = (0..probe.len() as u32)
+        .filter(|&p| has[p as usize] == want)
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut c = probe.clone();
+    c.select(stride_common::SelectionVector::new(rows));
+    out(c)
 }
 
 /// The candidate pairs that pass the residual filter (all of them without one).
@@ -884,16 +897,7 @@ impl JoinProbe {
             pending.retain(|c| !matched[c.row as usize] && (c.first != NONE || c.rest != NONE));
             per_row = (per_row * 2).min(VECTOR_SIZE);
         }
-        let want = spec.kind == JoinKind::Semi;
-        let rows: Vec<u32> = (0..chunk.len() as u32)
-            .filter(|&p| matched[p as usize] == want)
-            .collect();
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let mut c = chunk.clone();
-        c.select(stride_common::SelectionVector::new(rows));
-        out(c)
+        emit_semi(spec.kind, chunk, &matched, out)
     }
 }
 
