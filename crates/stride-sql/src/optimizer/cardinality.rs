@@ -209,12 +209,13 @@ pub fn conjunct_selectivity(e: &Expr) -> f64 {
 }
 
 /// The column a condition compares with constants, and how many constants: `c = x`,
-/// `c = x OR c = y ...`, `c IN (x, y, ...)`.
+/// `c = x OR c = y ...`, `c IN (x, y, ...)`. The column may be cast to another
+/// number type, as the binder does to compare it with a wider constant
+/// (`CAST(s_gmt_offset AS DECIMAL(12,2)) = -5.00`).
 pub fn constants_matched(t: &Expr) -> Option<(usize, usize)> {
     match t {
         Expr::Function { func, args } if func.func == ScalarFunction::Eq => match &args[..] {
-            [Expr::Column { index, .. }, Expr::Literal { .. }]
-            | [Expr::Literal { .. }, Expr::Column { index, .. }] => Some((*index, 1)),
+            [c, Expr::Literal { .. }] | [Expr::Literal { .. }, c] => Some((compared_column(c)?, 1)),
             _ => None,
         },
         Expr::Or(a, b) => {
@@ -226,12 +227,20 @@ pub fn constants_matched(t: &Expr) -> Option<(usize, usize)> {
             expr,
             list,
             negated: false,
-        } => match &**expr {
-            Expr::Column { index, .. }
-                if list.iter().all(|e| matches!(e, Expr::Literal { .. })) =>
-            {
-                Some((*index, list.len()))
-            }
+        } if list.iter().all(|e| matches!(e, Expr::Literal { .. })) => {
+            Some((compared_column(expr)?, list.len()))
+        }
+        _ => None,
+    }
+}
+
+/// The column `e` reads, itself or cast from one number type to another (which keeps
+/// its values apart, or nearly: a guess of its distinct values stays one).
+fn compared_column(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Column { index, .. } => Some(*index),
+        Expr::Cast { expr, to, .. } => match &**expr {
+            Expr::Column { index, ty, .. } if ty.is_numeric() && to.is_numeric() => Some(*index),
             _ => None,
         },
         _ => None,

@@ -481,7 +481,7 @@ fn split(terms: Vec<Expr>, movable: impl Fn(&Expr) -> bool) -> (Vec<Expr>, Vec<E
 }
 
 /// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).
-fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
+pub(super) fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
     match t {
         Expr::Column { index, .. } => exprs[index].clone(),
         mut other => {

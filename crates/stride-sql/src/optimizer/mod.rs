@@ -8,6 +8,7 @@ mod common_subplan;
 mod cte_filters;
 mod decorrelate;
 mod distinct_aggregates;
+mod eager_aggregation;
 mod empty_results;
 mod filter_order;
 mod filter_pushdown;
@@ -35,6 +36,7 @@ pub const PASSES: &[&str] = &[
     "set_semantics",
     "semi_join_reduction",
     "distinct_aggregates",
+    "eager_aggregation",
     "common_subexpressions",
     "common_subplan",
     "unused_columns",
@@ -111,6 +113,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("eager_aggregation") {
+        plan = eager_aggregation::optimize(plan, stats)?;
     }
     if settings.is_optimizer_enabled("common_subexpressions") {
         plan = common_subexpressions::optimize(plan)?;
