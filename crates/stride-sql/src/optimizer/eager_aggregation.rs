@@ -22,8 +22,9 @@
 //! nothing changes. The pass runs after the join order is fixed, before
 //! `common_subexpressions` and `unused_columns`.
 
-use super::cardinality::{constants_matched, estimate, selectivity, ColumnFacts};
+use super::cardinality::{estimate, selectivity};
 use super::filter_pushdown::substitute;
+use super::join_order::{distinct_through, InputFacts};
 use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{AggregateExpr, Expr, Field, JoinKind, LogicalPlan};
@@ -354,21 +355,12 @@ fn rewrite(plan: &LogicalPlan, stats: &dyn Statistics) -> Option<LogicalPlan> {
 }
 
 /// The estimated fraction of its rows that `plan`'s filters keep (by the columns'
-/// distinct counts and ranges where known), and so of the rows of a side joined to
+/// distinct counts and ranges where known, as join ordering estimates them), and so of the rows of a side joined to
 /// it on a key that it keeps.
 fn kept_fraction(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
-    struct Facts<'a> {
-        input: &'a LogicalPlan,
-        stats: &'a dyn Statistics,
-    }
-    impl ColumnFacts for Facts<'_> {
-        fn distinct(&mut self, column: usize) -> Option<f64> {
-            distinct(self.input, column, self.stats)
-        }
-    }
     match plan {
         LogicalPlan::Filter { input, predicate } => {
-            let mut facts = Facts { input, stats };
+            let mut facts = InputFacts { input, stats };
             selectivity(predicate, &mut facts) * kept_fraction(input, stats)
         }
         LogicalPlan::Project { input, .. } => kept_fraction(input, stats),
@@ -386,40 +378,5 @@ fn kept_fraction(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
 /// Estimated distinct values of output column `col` of `plan`: a stored column's
 /// count, or as many as the constants a filter compares it with.
 fn distinct(plan: &LogicalPlan, col: usize, stats: &dyn Statistics) -> Option<f64> {
-    match plan {
-        LogicalPlan::Scan {
-            table_id, columns, ..
-        } => stats.distinct_values(*table_id, *columns.get(col)?),
-        LogicalPlan::Filter { input, predicate } => {
-            let mut terms = Vec::new();
-            predicate.clone().split_conjunction(&mut terms);
-            let named = terms
-                .iter()
-                .filter_map(constants_matched)
-                .filter(|&(c, _)| c == col)
-                .map(|(_, n)| n as f64)
-                .reduce(f64::min);
-            match (named, distinct(input, col, stats)) {
-                (Some(n), Some(d)) => Some(n.min(d)),
-                (n, d) => n.or(d),
-            }
-        }
-        LogicalPlan::Project { input, exprs, .. } => match exprs.get(col)? {
-            Expr::Column { index, .. } => distinct(input, *index, stats),
-            _ => None,
-        },
-        LogicalPlan::Join {
-            left, right, kind, ..
-        } => {
-            let nleft = left.schema().len();
-            if col < nleft {
-                distinct(left, col, stats)
-            } else if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
-                None
-            } else {
-                distinct(right, col - nleft, stats)
-            }
-        }
-        _ => None,
-    }
+    distinct_through(plan, col, stats, true)
 }
