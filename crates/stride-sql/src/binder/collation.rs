@@ -497,7 +497,7 @@ pub(super) fn distinct_rows(plan: LogicalPlan, set_op: Option<SetOpKind>) -> Res
         }
     }
     let ngroups = group_by.len();
-    let schema = super::grouping_sets::aggregate_schema(&group_by, &aggregates);
+    let schema = crate::plan::aggregate_schema(&group_by, &aggregates);
     let mut plan = LogicalPlan::Aggregate {
         input: Box::new(plan),
         group_by,

@@ -14,9 +14,10 @@
 
 use super::expr::ExprCtx;
 use super::Binder;
+use crate::plan::aggregate_split::split;
 use crate::plan::expr::next_subquery_id;
 use crate::plan::visit::references_outer;
-use crate::plan::{AggregateExpr, Expr, Field, LogicalPlan, SetOpKind};
+use crate::plan::{aggregate_schema, AggregateExpr, Expr, Field, LogicalPlan, SetOpKind};
 use sqlparser::ast;
 use std::sync::Arc;
 use stride_common::{DataType, Error, Result, ScalarValue};
@@ -211,22 +212,6 @@ pub(super) fn single_set_groupings(e: Expr, set: &[Expr]) -> Result<Expr> {
     })
 }
 
-/// The output of an aggregate grouping by `groups`: `group0..`, then `agg0..`.
-pub(super) fn aggregate_schema(groups: &[Expr], aggregates: &[AggregateExpr]) -> Vec<Field> {
-    let mut schema: Vec<Field> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
-        .collect();
-    schema.extend(
-        aggregates
-            .iter()
-            .enumerate()
-            .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
-    );
-    schema
-}
-
 /// One aggregate per grouping set over `input`, as a UNION ALL laid out as the
 /// aggregate of `all` would be: `all`'s columns (NULL where a set does not group),
 /// the aggregates, then one BIGINT column per GROUPING() call in `calls`.
@@ -387,9 +372,7 @@ pub(super) fn grouped_union(
 /// The finest grouping set aggregated once, shared, for the other sets to aggregate
 /// again: ROLLUP (a, b, c) reads the FROM rows once for (a, b, c) and computes (a, b),
 /// (a) and () from that result. Only where a set contains every other and every
-/// aggregate can be computed from partial results (count, sum, min and max of
-/// numbers, and avg of numbers from its sum and count, without DISTINCT, FILTER or
-/// ORDER BY).
+/// aggregate splits into parts and their combination (`plan/aggregate_split.rs`).
 struct FinestRollup {
     finest: Vec<Expr>,
     /// The finest set's aggregate, computed once.
@@ -403,76 +386,18 @@ fn finest_rollup(
     sets: &[Vec<Expr>],
     aggregates: &[AggregateExpr],
 ) -> Option<FinestRollup> {
-    use stride_functions::aggregate::{resolve_aggregate, AggregateFunction as F};
     let finest = sets
         .iter()
         .find(|s| sets.iter().all(|t| t.iter().all(|e| s.contains(e))))?
         .clone();
-    let g = finest.len();
     // What the finest set computes (an avg as its sum and count), and how each
     // aggregate combines from those columns.
     let mut parts: Vec<AggregateExpr> = Vec::new();
     let mut combine = Vec::new();
     for a in aggregates {
-        if a.distinct || a.filter.is_some() || !a.order_by.is_empty() {
-            return None;
-        }
-        let column = |k: usize, ty: &DataType| Expr::column(g + k, ty.clone(), format!("agg{k}"));
-        if a.func == F::Avg && a.args.len() == 1 && a.args[0].data_type().is_numeric() {
-            let arg = [a.args[0].data_type()];
-            let sum = resolve_aggregate("sum", &arg).ok()??;
-            let count = resolve_aggregate("count", &arg).ok()??;
-            let k = parts.len();
-            for part in [&sum, &count] {
-                parts.push(AggregateExpr {
-                    func: part.func,
-                    args: a.args.clone(),
-                    distinct: false,
-                    filter: None,
-                    order_by: vec![],
-                    ty: part.return_type.clone(),
-                });
-            }
-            combine.push(AggregateExpr {
-                func: F::AvgOfParts,
-                args: vec![
-                    column(k, &sum.return_type),
-                    column(k + 1, &count.return_type),
-                ],
-                distinct: false,
-                filter: None,
-                order_by: vec![],
-                ty: a.ty.clone(),
-            });
-            continue;
-        }
-        let name = match a.func {
-            F::CountStar | F::Count => "sum",
-            F::Sum if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "sum",
-            F::Min if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "min",
-            F::Max if a.args.len() == 1 && a.args[0].data_type().is_numeric() => "max",
-            _ => return None,
-        };
-        let bound = resolve_aggregate(name, std::slice::from_ref(&a.ty)).ok()??;
-        let column = column(parts.len(), &a.ty);
-        parts.push(a.clone());
-        let arg = if bound.arg_types[0] == a.ty {
-            column
-        } else {
-            Expr::Cast {
-                expr: Box::new(column),
-                to: bound.arg_types[0].clone(),
-                try_cast: false,
-            }
-        };
-        combine.push(AggregateExpr {
-            func: bound.func,
-            args: vec![arg],
-            distinct: false,
-            filter: None,
-            order_by: vec![],
-            ty: bound.return_type,
-        });
+        let s = split(a)?;
+        combine.push(s.combine(finest.len() + parts.len()));
+        parts.extend(s.parts);
     }
     let aggregate = LogicalPlan::Aggregate {
         input: Box::new(input),

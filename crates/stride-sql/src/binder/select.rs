@@ -819,7 +819,7 @@ fn bind_select_list(
             }
         }
         let naggs = aggregates.len();
-        let schema = super::grouping_sets::aggregate_schema(&keys, &aggregates);
+        let schema = crate::plan::aggregate_schema(&keys, &aggregates);
         // Expressions above the grouping read its output; GROUPING() becomes a
         // constant with one grouping set, else a column of the union.
         let mut calls: Vec<Vec<Expr>> = Vec::new();

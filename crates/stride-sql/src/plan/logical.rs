@@ -655,3 +655,19 @@ impl LogicalPlan {
         }
     }
 }
+
+/// The output of an aggregate grouping by `groups`: `group0..`, then `agg0..`.
+pub fn aggregate_schema(groups: &[Expr], aggregates: &[AggregateExpr]) -> Vec<Field> {
+    let mut schema: Vec<Field> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Field::new(format!("group{i}"), g.data_type()))
+        .collect();
+    schema.extend(
+        aggregates
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Field::new(format!("agg{i}"), a.ty.clone())),
+    );
+    schema
+}

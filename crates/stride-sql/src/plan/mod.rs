@@ -1,5 +1,6 @@
 //! Logical plans and bound expressions: the binder's output and the optimizer's input.
 
+pub mod aggregate_split;
 pub mod explain;
 pub mod expr;
 pub mod logical;
@@ -7,7 +8,8 @@ pub mod visit;
 
 pub use expr::{Expr, LambdaKind, Subquery, SubqueryKind};
 pub use logical::{
-    AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field, FrameBound, FrameExclude,
-    FrameUnits, JoinKind, LogicalPlan, RegisteredData, RegisteredRelation, RegisteredRows,
-    SetFunction, SetOpKind, SortExpr, TableFunction, WindowExpr, WindowFrame, WindowFunction,
+    aggregate_schema, AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field,
+    FrameBound, FrameExclude, FrameUnits, JoinKind, LogicalPlan, RegisteredData,
+    RegisteredRelation, RegisteredRows, SetFunction, SetOpKind, SortExpr, TableFunction,
+    WindowExpr, WindowFrame, WindowFunction,
 };
