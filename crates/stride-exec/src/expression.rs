@@ -6,6 +6,8 @@
 //!
 //! Conditional forms (CASE, COALESCE, AND) evaluate later branches only on the rows
 //! that reach them, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` never divides by zero.
+//! A CASE whose results are columns or constants reads them in place rather than
+//! gathering each branch's rows (`case_in_place`).
 //! Subqueries the `decorrelate` pass left in place run through the executor, once per
 //! distinct set of outer values, with results cached in the [`QueryContext`].
 //! `nextval`, `currval` and `setval` are evaluated here too, as they need the

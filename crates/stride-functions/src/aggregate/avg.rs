@@ -1,5 +1,6 @@
 //! avg(x) as DOUBLE: an exact i128 sum for integers and decimals (divided once at the
-//! end, so the mean of decimals is correctly rounded), a float sum otherwise.
+//! end and rounded once, `divide_rounded`), a float sum otherwise. `from_parts` is the
+//! same state fed with sums and counts an earlier aggregation computed (`AvgOfParts`).
 
 use super::{add_to_sums, for_each_f64, GroupedState};
 use stride_common::{DataType, Error, Result, Validity, Vector};

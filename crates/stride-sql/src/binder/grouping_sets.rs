@@ -8,8 +8,8 @@
 //! would be (NULL in the columns a set does not group by), with one more column per
 //! GROUPING() call holding that set's constant bits; HAVING and the select list then
 //! read it like any aggregate's output. When one set contains every other (ROLLUP,
-//! CUBE) and the aggregates combine from partial results (count, sum, min, max, and
-//! avg from a sum and a count), only that finest set reads the FROM rows; the others
+//! CUBE) and every aggregate splits into parts and their combination
+//! (`plan/aggregate_split.rs`), only that finest set reads the FROM rows; the others
 //! aggregate its result.
 
 use super::expr::ExprCtx;
