@@ -38,6 +38,7 @@ pub mod key_packing;
 pub mod lambda;
 pub mod nested_key;
 pub mod operators;
+pub mod packed_groups;
 pub mod parallel;
 pub mod physical_plan;
 pub mod pipeline;

@@ -8,7 +8,9 @@
 //! ([`DenseIndex`]), the partitions are ranges of keys instead, and each group finds
 //! its merged group by its key's offset in the range: no hashing, no probing. While a
 //! thread table has only a few groups of short keys, their ids are found in a small
-//! direct-mapped array ([`FewKeys`]) rather than in the hash table. Aggregates with
+//! direct-mapped array ([`FewKeys`]) rather than in the hash table; keys of several
+//! narrow integer columns find theirs in an array indexed by the packed key
+//! ([`PackedGroups`]). Aggregates with
 //! DISTINCT or ORDER BY buffer their input rows instead;
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
 
@@ -18,6 +20,7 @@ use crate::expression::{eval, eval_ref, select};
 use crate::few_keys::FewKeys;
 use crate::hash_table::{hash_key, inline_word, KeyTable};
 use crate::operators::aggregate_spill::{SpilledAggregate, SpilledGroups};
+use crate::packed_groups::PackedGroups;
 use crate::parallel::map_tasks;
 use crate::pipeline::{Sink, Source};
 use crate::row_key::{self, Keys};
@@ -43,6 +46,9 @@ pub struct LocalTable {
     dense: Option<Option<DenseIndex>>,
     /// Ids of the first few short keys, until the table has more groups.
     few: Option<FewKeys>,
+    /// Decided at the first chunk: a direct lookup for keys of several narrow integer
+    /// columns (then neither `dense` nor `few` is used).
+    packed: Option<Option<PackedGroups>>,
     pub(super) states: Vec<Box<dyn GroupedState>>,
     pub(super) buffered: Vec<Option<Buffered>>,
     /// Bytes of the buffered rows.
@@ -58,8 +64,9 @@ const STATE_BYTES: u64 = 16;
 impl LocalTable {
     /// About how many bytes the table holds.
     pub(super) fn bytes(&self) -> u64 {
-        let dense = match &self.dense {
-            Some(Some(d)) => d.bytes(),
+        let dense = match (&self.dense, &self.packed) {
+            (Some(Some(d)), _) => d.bytes(),
+            (_, Some(Some(p))) => p.bytes(),
             _ => 0,
         };
         self.table.bytes() as u64
@@ -99,6 +106,7 @@ impl Merger {
             table: KeyTable::default(),
             dense: None,
             few: Some(FewKeys::default()),
+            packed: None,
             states: self.bound.iter().map(new_state).collect(),
             buffered: self
                 .aggs
@@ -191,6 +199,21 @@ impl<'a> HashAggregate<'a> {
             .iter()
             .map(|g| eval_ref(g, chunk, self.ctx))
             .collect::<Result<Vec<_>>>()?;
+        if cols.len() > 1 && !matches!(local.packed, Some(None)) {
+            let refs: Vec<&Vector> = cols.iter().map(|c| &**c).collect();
+            let packed = local
+                .packed
+                .get_or_insert_with(|| PackedGroups::fit(&refs, len));
+            if let Some(p) = packed {
+                // The other lookups would not know the groups this one inserts.
+                local.dense = Some(None);
+                local.few = None;
+                match p.group_ids(&mut local.table, &refs, len)? {
+                    Some(gids) => return Ok(gids),
+                    None => local.packed = Some(None),
+                }
+            }
+        }
         // Once a direct lookup is set up, a BIGINT key column without NULLs is looked
         // up straight from its values (its key word is the value's bits).
         if let (Some(Some(d)), [c]) = (&mut local.dense, cols.as_slice()) {
