@@ -28,16 +28,18 @@ use stride_common::memory::CountingAllocator;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
 
-// Option numbers are those of the mimalloc the crate builds, v3 (its
-// `include/mimalloc.h`); v2 numbers them differently, and the crate's own constants
-// follow neither. `MIMALLOC_VERBOSE=1 stride -c ''` prints each option by name with
-// its value, which shows whether these took.
+// Option numbers are those of the mimalloc the crate builds, v3 (the position in
+// `enum mi_option_e` of its `include/mimalloc.h`, counted from 0); v2 numbers them
+// differently, and the crate's own constants name only some. A miscount once set
+// `use_numa_nodes` instead of `purge_delay`, silently: the test `allocator_options`
+// pins each number to its option's default value. `MIMALLOC_SHOW_STATS=1` prints
+// how much was purged at exit (nothing, when `purge_delay` took).
 
 /// mimalloc's `arena_reserve` option (KiB reserved at a time).
-const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 24;
+const MI_OPTION_ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 
 /// mimalloc's `purge_delay` option.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 16;
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Freed memory stays with the process (-1: mimalloc never purges), for the next
 /// allocation to reuse, as a database's buffer pool keeps its memory. The kernel
 /// zeroes every page it hands out again, and that zeroing was most of some queries'
@@ -355,5 +357,19 @@ mod tests {
             panic!()
         };
         assert_eq!(o.commands, vec!["SELECT 2"]);
+    }
+
+    /// The option numbers name the options meant: in the test process nothing sets
+    /// them, so each holds its own default (purge_delay 1000 ms, arena_reserve 1 GiB
+    /// in KiB), which the neighbouring options do not share.
+    #[test]
+    fn allocator_options() {
+        if std::env::vars().any(|(k, _)| k.starts_with("MIMALLOC_")) {
+            return;
+        }
+        // SAFETY: reads plain integer options.
+        let get = |o| unsafe { libmimalloc_sys::mi_option_get(o) };
+        assert_eq!(get(MI_OPTION_PURGE_DELAY), 1000);
+        assert_eq!(get(MI_OPTION_ARENA_RESERVE), 1 << 20);
     }
 }

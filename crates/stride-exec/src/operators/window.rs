@@ -56,12 +56,15 @@ pub fn compute(
             .map(|&j| Inputs::new(&functions[j], &chunks, n, ctx))
             .collect::<Result<Vec<_>>>()?;
         let buckets = sort_buckets(&chunks, &f.partition_by, &f.order_by, ctx)?;
+        // Fewer buckets than threads (one partition, or a few): each bucket's frames
+        // are also split over the threads.
+        let within = buckets.len() < ctx.threads();
         // values[bucket][function of the group], each bucket on a thread of its own.
         let values = map_tasks(ctx, buckets.len(), |b| {
             group
                 .iter()
                 .zip(&inputs)
-                .map(|(&j, input)| evaluate(&functions[j], &buckets[b], input, ctx))
+                .map(|(&j, input)| evaluate(&functions[j], &buckets[b], input, within, ctx))
                 .collect::<Result<Vec<_>>>()
         })?;
         drop(inputs);
@@ -154,8 +157,15 @@ fn column(
     Ok(out)
 }
 
-/// The function's values at each sorted position.
-fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> Result<Vector> {
+/// The function's values at each sorted position; aggregates split their work over
+/// the threads when `parallel`.
+fn evaluate(
+    w: &WindowExpr,
+    s: &Sorted,
+    input: &Inputs,
+    parallel: bool,
+    ctx: &QueryContext,
+) -> Result<Vector> {
     use WindowFunction as F;
     let n = s.len();
     // The arguments, in sorted order.
@@ -325,7 +335,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
                 for p in 0..n {
                     ends.push(frame(w, s, &key, p)?.1 as u32);
                 }
-                return prefixes(&agg, &args, s, &ends, keep.as_deref(), ctx);
+                return prefixes(&agg, &args, s, &ends, keep.as_deref(), parallel, ctx);
             }
             let mut frames = Vec::with_capacity(n);
             for p in 0..n {
@@ -344,7 +354,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
                 match first {
                     Some(first) if running => {
                         let ends: Vec<u32> = frames.iter().map(|f| f[0].1 as u32).collect();
-                        return prefixes(&agg, &args, s, &ends, Some(&first), ctx);
+                        return prefixes(&agg, &args, s, &ends, Some(&first), parallel, ctx);
                     }
                     Some(first) => keep = Some(first),
                     None => {
@@ -359,7 +369,7 @@ fn evaluate(w: &WindowExpr, s: &Sorted, input: &Inputs, ctx: &QueryContext) -> R
                     }
                 }
             }
-            segment_tree(&agg, &args, &frames, keep.as_deref(), ctx)?
+            segment_tree(&agg, &args, &frames, keep.as_deref(), parallel, ctx)?
         }
     })
 }
@@ -631,6 +641,94 @@ fn distinct_per_frame(
     state.finalize()
 }
 
+/// Groups per block when the states of a level or the frames' results are built:
+/// blocks go to the threads one at a time, and keep each allocation small enough for
+/// the allocator to reuse rather than take fresh pages from the system.
+const BLOCK: usize = 1 << 16;
+
+type State = Box<dyn stride_functions::aggregate::GroupedState>;
+
+/// The states of `width` groups, built block by block (on the threads when
+/// `parallel`): `fill(state, lo, hi)` fills a fresh state whose group `g` stands for
+/// group `lo + g`. Returns the states as partial-state vectors, or, with `finalize`,
+/// as the aggregate's values (one vector).
+fn in_blocks(
+    agg: &BoundAggregate,
+    width: usize,
+    finalize: bool,
+    parallel: bool,
+    ctx: &QueryContext,
+    fill: impl Fn(&mut State, usize, usize) -> Result<()> + Sync,
+) -> Result<Vec<Vector>> {
+    let blocks = width.div_ceil(BLOCK).max(1);
+    let one = |b: usize| -> Result<(Vec<Vector>, usize)> {
+        ctx.check()?;
+        let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(width));
+        let mut state = new_state(agg);
+        state.resize(hi - lo);
+        fill(&mut state, lo, hi)?;
+        let out = match finalize {
+            true => vec![state.finalize()?],
+            false => state.partial()?,
+        };
+        Ok((out, hi - lo))
+    };
+    let mut parts = match parallel && blocks > 1 {
+        true => map_tasks(ctx, blocks, one)?,
+        false => (0..blocks).map(one).collect::<Result<Vec<_>>>()?,
+    };
+    if parts.len() == 1 {
+        return Ok(parts.pop().expect("one block").0);
+    }
+    let mut out: Vec<Vector> = parts[0]
+        .0
+        .iter()
+        .map(|v| Vector::with_capacity(&v.ty, width))
+        .collect();
+    for (vectors, len) in parts {
+        for (o, v) in out.iter_mut().zip(&vectors) {
+            o.append(v, len);
+        }
+    }
+    Ok(out)
+}
+
+/// A merge of the partial states `from[i]` of `level` into the groups `groups[i]`
+/// (in ascending order).
+struct Merge<'a> {
+    level: &'a [Vector],
+    groups: Vec<u32>,
+    from: Vec<u32>,
+}
+
+/// The partial states of `width` groups after `merges`, applied in order.
+fn merged(
+    agg: &BoundAggregate,
+    width: usize,
+    merges: &[Merge],
+    parallel: bool,
+    ctx: &QueryContext,
+) -> Result<Vec<Vector>> {
+    in_blocks(agg, width, false, parallel, ctx, |state, lo, hi| {
+        merge_block(state, merges, lo, hi)
+    })
+}
+
+/// The part of `merges` into groups `lo..hi`, into `state` (whose group 0 is `lo`).
+fn merge_block(state: &mut State, merges: &[Merge], lo: usize, hi: usize) -> Result<()> {
+    for m in merges {
+        let a = m.groups.partition_point(|&g| (g as usize) < lo);
+        let b = m.groups.partition_point(|&g| (g as usize) < hi);
+        if a == b {
+            continue;
+        }
+        let groups: Vec<u32> = m.groups[a..b].iter().map(|&g| g - lo as u32).collect();
+        let rows: Vec<Vector> = m.level.iter().map(|v| v.take(&m.from[a..b])).collect();
+        state.merge(&groups, &rows, b - a)?;
+    }
+    Ok(())
+}
+
 /// Each position's aggregate over its frame's pieces, through a segment tree of
 /// states; with `keep`, only the rows it keeps count.
 fn segment_tree(
@@ -638,35 +736,38 @@ fn segment_tree(
     args: &[Vector],
     frames: &[Pieces],
     keep: Option<&[bool]>,
+    parallel: bool,
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let n = frames.len();
     // Level 0: one state per row (left empty for rows not kept); each level above
     // merges pairs.
-    let mut levels: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep)?];
+    let mut levels: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep, parallel, ctx)?];
     let mut width = n;
     while width > 1 {
-        ctx.check()?;
         let up = width.div_ceil(2);
-        let mut state = new_state(agg);
-        state.resize(up);
-        let parents: Vec<u32> = (0..width as u32).map(|i| i / 2).collect();
-        state.merge(&parents, levels.last().expect("a level"), width)?;
-        levels.push(state.partial()?);
+        let pairs = Merge {
+            level: levels.last().expect("a level"),
+            groups: (0..width as u32).map(|i| i / 2).collect(),
+            from: (0..width as u32).collect(),
+        };
+        let level = merged(agg, up, &[pairs], parallel, ctx)?;
+        levels.push(level);
         width = up;
     }
-    let mut result = new_state(agg);
-    result.resize(n);
-    // The pieces one after another, so an order-sensitive aggregate sees the rows in
-    // frame order.
-    for k in 0..3 {
-        let ranges: Vec<(u32, u32)> = frames.iter().map(|f| f[k]).collect();
-        if k > 0 && ranges.iter().all(|r| r.0 >= r.1) {
-            continue;
+    let values = in_blocks(agg, n, true, parallel, ctx, |state, lo, hi| {
+        // The pieces one after another, so an order-sensitive aggregate sees the rows
+        // in frame order.
+        for k in 0..3 {
+            let ranges: Vec<(u32, u32)> = frames[lo..hi].iter().map(|f| f[k]).collect();
+            if k > 0 && ranges.iter().all(|r| r.0 >= r.1) {
+                continue;
+            }
+            merge_ranges(agg, &levels, state, &ranges, ctx)?;
         }
-        merge_ranges(agg, &levels, &mut result, &ranges, ctx)?;
-    }
-    result.finalize()
+        Ok(())
+    })?;
+    Ok(values.into_iter().next().expect("one vector of values"))
 }
 
 /// One state per row of the `n` rows of `args` (partial states, as vectors), left
@@ -676,23 +777,21 @@ fn leaf_states(
     args: &[Vector],
     n: usize,
     keep: Option<&[bool]>,
+    parallel: bool,
+    ctx: &QueryContext,
 ) -> Result<Vec<Vector>> {
-    let mut leaves = new_state(agg);
-    leaves.resize(n);
-    match keep {
-        None => {
-            let ids: Vec<u32> = (0..n as u32).collect();
-            let arg_refs: Vec<&Vector> = args.iter().collect();
-            leaves.update(&ids, &arg_refs, n)?;
-        }
-        Some(keep) => {
-            let ids: Vec<u32> = (0..n as u32).filter(|&p| keep[p as usize]).collect();
-            let taken: Vec<Vector> = args.iter().map(|a| a.take(&ids)).collect();
-            let arg_refs: Vec<&Vector> = taken.iter().collect();
-            leaves.update(&ids, &arg_refs, ids.len())?;
-        }
-    }
-    leaves.partial()
+    in_blocks(agg, n, false, parallel, ctx, |leaves, lo, hi| {
+        let ids: Vec<u32> = match keep {
+            None => (0..(hi - lo) as u32).collect(),
+            Some(keep) => (0..(hi - lo) as u32)
+                .filter(|&p| keep[lo + p as usize])
+                .collect(),
+        };
+        let rows: Vec<u32> = ids.iter().map(|&p| lo as u32 + p).collect();
+        let taken: Vec<Vector> = args.iter().map(|a| a.take(&rows)).collect();
+        let arg_refs: Vec<&Vector> = taken.iter().collect();
+        leaves.update(&ids, &arg_refs, ids.len())
+    })
 }
 
 /// Each position's aggregate over its frame when every frame starts at its
@@ -712,94 +811,85 @@ fn prefixes(
     s: &Sorted,
     ends: &[u32],
     keep: Option<&[bool]>,
+    parallel: bool,
     ctx: &QueryContext,
 ) -> Result<Vector> {
     let n = s.len();
-    // `merge` of the nodes `from` of `level` into `groups` of `state`.
-    let merge = |state: &mut Box<dyn stride_functions::aggregate::GroupedState>,
-                 level: &[Vector],
-                 groups: &[u32],
-                 from: &[u32]|
-     -> Result<()> {
-        if groups.is_empty() {
-            return Ok(());
-        }
-        let rows: Vec<Vector> = level.iter().map(|v| v.take(from)).collect();
-        state.merge(groups, &rows, groups.len())
-    };
     // Up: the states of each level, and which nodes hold a partition start.
-    let mut up: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep)?];
+    let mut up: Vec<Vec<Vector>> = vec![leaf_states(agg, args, n, keep, parallel, ctx)?];
     let mut starts: Vec<Vec<bool>> = vec![(0..n).map(|p| s.partition[p].0 as usize == p).collect()];
     while let Some(below) = starts.last().filter(|f| f.len() > 1) {
-        ctx.check()?;
         let width = below.len();
         let above = width.div_ceil(2);
-        let mut state = new_state(agg);
-        state.resize(above);
+        let level = up.last().expect("a level");
         // A left child counts unless its right sibling holds a start.
         let lefts: Vec<u32> = (0..width as u32)
             .step_by(2)
             .filter(|&a| !below.get(a as usize + 1).copied().unwrap_or(false))
             .collect();
         let rights: Vec<u32> = (1..width as u32).step_by(2).collect();
-        let level = up.last().expect("a level");
-        merge(
-            &mut state,
-            level,
-            &lefts.iter().map(|a| a / 2).collect::<Vec<_>>(),
-            &lefts,
-        )?;
-        merge(
-            &mut state,
-            level,
-            &rights.iter().map(|b| b / 2).collect::<Vec<_>>(),
-            &rights,
-        )?;
+        let pairs = [
+            Merge {
+                level,
+                groups: lefts.iter().map(|a| a / 2).collect(),
+                from: lefts,
+            },
+            Merge {
+                level,
+                groups: rights.iter().map(|b| b / 2).collect(),
+                from: rights,
+            },
+        ];
+        let states = merged(agg, above, &pairs, parallel, ctx)?;
         let flags = (0..above)
             .map(|j| below[2 * j] || below.get(2 * j + 1).copied().unwrap_or(false))
             .collect();
-        up.push(state.partial()?);
+        up.push(states);
         starts.push(flags);
     }
     // Down: from the root, which gets nothing.
-    let mut down = {
-        let mut state = new_state(agg);
-        state.resize(1);
-        state.partial()?
-    };
+    let mut down = merged(agg, 1, &[], false, ctx)?;
     for level in (0..up.len() - 1).rev() {
-        ctx.check()?;
         let flags = &starts[level];
         let width = flags.len();
-        let mut state = new_state(agg);
-        state.resize(width);
         let inherit: Vec<u32> = (0..width as u32)
             .filter(|&i| i % 2 == 0 || !flags[i as usize - 1])
             .collect();
-        merge(
-            &mut state,
-            &down,
-            &inherit,
-            &inherit.iter().map(|i| i / 2).collect::<Vec<_>>(),
-        )?;
         let rights: Vec<u32> = (1..width as u32).step_by(2).collect();
-        merge(
-            &mut state,
-            &up[level],
-            &rights,
-            &rights.iter().map(|b| b - 1).collect::<Vec<_>>(),
-        )?;
-        down = state.partial()?;
+        let steps = [
+            Merge {
+                level: &down,
+                from: inherit.iter().map(|i| i / 2).collect(),
+                groups: inherit,
+            },
+            Merge {
+                level: &up[level],
+                from: rights.iter().map(|b| b - 1).collect(),
+                groups: rights,
+            },
+        ];
+        let states = merged(agg, width, &steps, parallel, ctx)?;
+        down = states;
     }
     // Each row's prefix of its partition, itself included; one more empty group for
     // empty frames.
-    let mut result = new_state(agg);
-    result.resize(n + 1);
     let inner: Vec<u32> = (0..n as u32).filter(|&p| !starts[0][p as usize]).collect();
-    merge(&mut result, &down, &inner, &inner)?;
-    let all: Vec<u32> = (0..n as u32).collect();
-    merge(&mut result, &up[0], &all, &all)?;
-    let values = result.finalize()?;
+    let rows = [
+        Merge {
+            level: &down,
+            groups: inner.clone(),
+            from: inner,
+        },
+        Merge {
+            level: &up[0],
+            groups: (0..n as u32).collect(),
+            from: (0..n as u32).collect(),
+        },
+    ];
+    let values = in_blocks(agg, n + 1, true, parallel, ctx, |state, lo, hi| {
+        merge_block(state, &rows, lo, hi)
+    })?;
+    let values = values.into_iter().next().expect("one vector of values");
     let pick: Vec<u32> = (0..n)
         .map(|p| {
             if ends[p] > s.partition[p].0 {
@@ -816,7 +906,7 @@ fn prefixes(
 fn merge_ranges(
     agg: &BoundAggregate,
     levels: &[Vec<Vector>],
-    result: &mut Box<dyn stride_functions::aggregate::GroupedState>,
+    result: &mut State,
     frames: &[(u32, u32)],
     ctx: &QueryContext,
 ) -> Result<()> {
@@ -827,10 +917,7 @@ fn merge_ranges(
     let mut lo: Vec<u32> = frames.iter().map(|f| f.0 as u32).collect();
     let mut hi: Vec<u32> = frames.iter().map(|f| f.1 as u32).collect();
     let ordered = agg.func.is_order_sensitive();
-    let merge = |result: &mut Box<dyn stride_functions::aggregate::GroupedState>,
-                 level: usize,
-                 picks: Vec<(u32, u32)>|
-     -> Result<()> {
+    let merge = |result: &mut State, level: usize, picks: Vec<(u32, u32)>| -> Result<()> {
         if picks.is_empty() {
             return Ok(());
         }
