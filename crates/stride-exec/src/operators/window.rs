@@ -926,14 +926,23 @@ fn merge_ranges(
         let rows: Vec<Vector> = levels[level].iter().map(|v| v.take(&take)).collect();
         result.merge(&groups, &rows, groups.len())
     };
+    // Positions whose frames still have nodes to merge: short frames are done after a
+    // few levels, long before the root.
+    let mut active: Vec<u32> = (0..n as u32)
+        .filter(|&p| lo[p as usize] < hi[p as usize])
+        .collect();
     for level in 0..levels.len() {
+        if active.is_empty() {
+            break;
+        }
         ctx.check()?;
-        let (mut left, mut right) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for p in 0..n {
+        let (mut left, mut right) = (
+            Vec::with_capacity(active.len()),
+            Vec::with_capacity(active.len()),
+        );
+        for &p in &active {
+            let p = p as usize;
             let (l, h) = (lo[p], hi[p]);
-            if l >= h {
-                continue;
-            }
             let (mut l2, mut h2) = (l, h);
             if l % 2 == 1 {
                 left.push((p as u32, l));
@@ -949,6 +958,7 @@ fn merge_ranges(
                 lo[p] = hi[p];
             }
         }
+        active.retain(|&p| lo[p as usize] < hi[p as usize]);
         merge(result, level, left)?;
         if !ordered {
             // Order does not matter: the right nodes go in now.
