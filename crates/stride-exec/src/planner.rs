@@ -12,7 +12,7 @@
 use crate::physical_plan::PhysicalPlan;
 use stride_common::{DataType, Error, Result, ScalarValue};
 use stride_sql::plan::{
-    DeferredFunction, Expr, Field, JoinKind, LogicalPlan, RegisteredRows, TableFunction,
+    DeferredFunction, Expr, Field, JoinKind, LogicalPlan, RegisteredRows, SetOpKind, TableFunction,
 };
 use stride_storage::Catalogs;
 
@@ -405,6 +405,32 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
                     types,
                     build_left,
                 }
+            }
+        }
+        LogicalPlan::SetOp {
+            left,
+            right,
+            kind: SetOpKind::Union,
+            all: false,
+            schema,
+        } => {
+            // UNION is DISTINCT over UNION ALL: the parallel hash aggregate, with its
+            // fast paths for narrow keys, finds the distinct rows.
+            let union_all = PhysicalPlan::SetOp {
+                left: p(left)?,
+                right: p(right)?,
+                kind: SetOpKind::Union,
+                all: true,
+            };
+            PhysicalPlan::HashAggregate {
+                input: Box::new(union_all),
+                groups: schema
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+                    .collect(),
+                aggregates: Vec::new(),
+                types: types(schema),
             }
         }
         LogicalPlan::SetOp {

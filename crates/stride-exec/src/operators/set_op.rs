@@ -1,10 +1,12 @@
-//! UNION, INTERSECT and EXCEPT (each with or without ALL) over materialized inputs,
-//! with rows compared by their encoded keys (NULLs equal, as SQL set operations
-//! require). Output keeps the order in which rows first appear.
+//! UNION ALL, INTERSECT and EXCEPT (each with or without ALL) over materialized
+//! inputs, with rows compared by their encoded keys (NULLs equal, as SQL set
+//! operations require). Output keeps the order in which rows first appear. UNION
+//! without ALL is planned as a hash aggregate (DISTINCT) over UNION ALL
+//! (`planner.rs`), which runs on every thread.
 
 use crate::hash_table::{hash_key, KeyTable};
 use crate::row_key;
-use stride_common::{DataChunk, DataType, Result, Vector, VECTOR_SIZE};
+use stride_common::{DataChunk, DataType, Error, Result, Vector, VECTOR_SIZE};
 use stride_sql::plan::SetOpKind;
 
 pub fn run(
@@ -20,12 +22,20 @@ pub fn run(
     // Count occurrences per distinct row on each side.
     let mut table = KeyTable::default();
     let mut counts: Vec<(u64, u64)> = Vec::new();
-    let mut first: Vec<(usize, u32)> = Vec::new();
+    // Each distinct row's first occurrence, numbered across all input chunks.
+    let mut first: Vec<u32> = Vec::new();
+    let mut total = 0u32;
     let sides = [&left, &right];
     let mut all_chunks: Vec<&DataChunk> = Vec::new();
     for (s, chunks) in sides.iter().enumerate() {
         for c in chunks.iter() {
-            let ci = all_chunks.len();
+            let at = total;
+            total = u32::try_from(c.len())
+                .ok()
+                .and_then(|n| total.checked_add(n))
+                .ok_or_else(|| {
+                    Error::not_supported("INTERSECT and EXCEPT over more than 4 billion rows")
+                })?;
             all_chunks.push(c);
             let cols = &c.columns;
             let keys = row_key::encode(cols, c.len())?;
@@ -34,7 +44,7 @@ pub fn run(
                 let (id, new) = table.find_or_insert(k, hash_key(k));
                 if new {
                     counts.push((0, 0));
-                    first.push((ci, i as u32));
+                    first.push(at + i as u32);
                 }
                 if s == 0 {
                     counts[id].0 += 1;
@@ -44,7 +54,7 @@ pub fn run(
             }
         }
     }
-    let mut out_rows: Vec<(usize, u32)> = Vec::new();
+    let mut out_rows: Vec<u32> = Vec::new();
     for (id, &(l, r)) in counts.iter().enumerate() {
         let times = match (kind, all) {
             (SetOpKind::Union, _) => 1,
@@ -57,19 +67,18 @@ pub fn run(
             out_rows.push(first[id]);
         }
     }
-    let mut out = Vec::new();
-    for batch in out_rows.chunks(VECTOR_SIZE) {
-        let mut cols: Vec<Vector> = types
-            .iter()
-            .map(|t| Vector::with_capacity(t, batch.len()))
-            .collect();
-        for &(ci, r) in batch {
-            let c = all_chunks[ci];
-            for (k, col) in cols.iter_mut().enumerate() {
-                col.push(&c.columns[k].get(r as usize))?;
-            }
+    // The inputs as one column each, from which the output rows are taken.
+    let mut cols: Vec<Vector> = types
+        .iter()
+        .map(|t| Vector::with_capacity(t, total as usize))
+        .collect();
+    for c in &all_chunks {
+        for (col, v) in cols.iter_mut().zip(&c.columns) {
+            col.append(v, c.len());
         }
-        out.push(DataChunk::new(cols, batch.len()));
     }
-    Ok(out)
+    Ok(out_rows
+        .chunks(VECTOR_SIZE)
+        .map(|batch| DataChunk::new(cols.iter().map(|c| c.take(batch)).collect(), batch.len()))
+        .collect())
 }
