@@ -23,8 +23,8 @@ use stride_common::{
     Vector, VectorData,
 };
 use stride_functions::{
-    cast_vector, evaluate_scalar, resolve_scalar, select_all_comparisons, select_comparison,
-    ScalarFunction,
+    cast_vector, comparison_masks, evaluate_scalar, mask_rows, resolve_scalar,
+    select_all_comparisons, select_comparison, ScalarFunction,
 };
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
@@ -254,6 +254,11 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
         if let Some(sel) = select_column_ranges(e, chunk, ctx)? {
             return Ok(sel);
         }
+        if has_or(e) {
+            if let Some(masks) = comparison_tree_masks(e, chunk, ctx)? {
+                return Ok(SelectionVector::new(mask_rows(&masks)));
+            }
+        }
         let first = select(a, chunk, ctx)?;
         if first.is_empty() || first.len() == chunk.len() && !chunk.is_empty() {
             if first.is_empty() {
@@ -265,6 +270,12 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
         sub.select(first.clone());
         let second = select(b, &sub, ctx)?;
         return Ok(second.compose(&first));
+    }
+    if let Expr::Or(..) = e {
+        if let Some(masks) = comparison_tree_masks(e, chunk, ctx)? {
+            return Ok(SelectionVector::new(mask_rows(&masks)));
+        }
+        return select_any(e, chunk, ctx);
     }
     if let Expr::Function { func, args } = e {
         if let [a, b] = &args[..] {
@@ -331,6 +342,126 @@ fn select_column_ranges(
 }
 
 /// The terms of a conjunction, left to right.
+fn has_or(e: &Expr) -> bool {
+    match e {
+        Expr::Or(..) => true,
+        Expr::And(a, b) => has_or(a) || has_or(b),
+        _ => false,
+    }
+}
+
+/// For an AND/OR tree whose leaves all compare a column with a constant (Q48's
+/// `(p BETWEEN 0 AND 2000 OR p BETWEEN 150 AND 3000 OR ...) AND (...)`) over a chunk
+/// without a selection: the rows where it is TRUE, as one bit per row, each
+/// conjunction's comparisons evaluated together 64 rows at a time and the
+/// conjunctions' masks combined word by word, with no rows gathered between terms.
+/// `None` for any other shape. (A leaf that is NULL is not TRUE, and neither AND nor
+/// OR can make a tree TRUE from a NULL leaf that a FALSE leaf would not.)
+fn comparison_tree_masks(
+    e: &Expr,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Option<Vec<u64>>> {
+    if chunk.selection.is_some() {
+        return Ok(None);
+    }
+    let len = chunk.len();
+    match e {
+        Expr::Or(..) => {
+            let mut terms = Vec::new();
+            disjuncts(e, &mut terms);
+            let mut acc: Option<Vec<u64>> = None;
+            for t in terms {
+                let Some(m) = comparison_tree_masks(t, chunk, ctx)? else {
+                    return Ok(None);
+                };
+                acc = Some(match acc {
+                    None => m,
+                    Some(mut a) => {
+                        a.iter_mut().zip(&m).for_each(|(x, y)| *x |= y);
+                        a
+                    }
+                });
+            }
+            Ok(acc)
+        }
+        _ => {
+            let mut terms = Vec::new();
+            conjuncts(e, &mut terms);
+            let (mut simple, mut rest) = (Vec::new(), Vec::new());
+            for t in terms {
+                match column_comparison(t) {
+                    Some(c) => simple.push(c),
+                    None if matches!(t, Expr::Or(..)) => rest.push(t),
+                    None => return Ok(None),
+                }
+            }
+            let constants = simple
+                .iter()
+                .map(|(_, _, c)| eval(c, chunk, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            let comparisons: Vec<_> = simple
+                .iter()
+                .zip(&constants)
+                .map(|(&(func, col, _), c)| (func, &chunk.columns[col], c))
+                .collect();
+            let Some(mut masks) = comparison_masks(&comparisons, len) else {
+                return Ok(None);
+            };
+            for t in rest {
+                let Some(m) = comparison_tree_masks(t, chunk, ctx)? else {
+                    return Ok(None);
+                };
+                masks.iter_mut().zip(&m).for_each(|(x, y)| *x &= y);
+            }
+            Ok(Some(masks))
+        }
+    }
+}
+
+/// Rows where a disjunction is TRUE: each term is selected only among the rows the
+/// terms before it left (so each of `(a AND b) OR (c AND d)`'s conjunctions takes its
+/// own fast path), rather than every term evaluated to TRUE/FALSE/NULL over every row
+/// and the results combined.
+fn select_any(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<SelectionVector> {
+    let mut terms = Vec::new();
+    disjuncts(e, &mut terms);
+    let len = chunk.len();
+    let mut chosen = vec![false; len];
+    // The rows no term has selected yet; `None`: all of them.
+    let mut left: Option<SelectionVector> = None;
+    for t in terms {
+        let sel = match &left {
+            None => select(t, chunk, ctx)?,
+            Some(rest) if rest.is_empty() => break,
+            Some(rest) => {
+                let mut sub = chunk.clone();
+                sub.select(rest.clone());
+                select(t, &sub, ctx)?.compose(rest)
+            }
+        };
+        for &i in &sel.indices {
+            chosen[i as usize] = true;
+        }
+        left = Some(SelectionVector::new(
+            (0..len as u32).filter(|&i| !chosen[i as usize]).collect(),
+        ));
+    }
+    Ok(SelectionVector::new(
+        (0..len as u32).filter(|&i| chosen[i as usize]).collect(),
+    ))
+}
+
+fn disjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Or(a, b) => {
+            disjuncts(a, out);
+            disjuncts(b, out);
+        }
+        other => out.push(other),
+    }
+}
+
 fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::And(a, b) => {

@@ -202,9 +202,59 @@ fn stand_ins(types: &[DataType]) -> Option<Vec<DataType>> {
 /// `l op r` for a comparison operator, with both sides of one type (and strings
 /// compared by their collation keys when either side is collated).
 pub fn compare(op: &str, l: Expr, r: Expr) -> Result<Expr> {
+    let (l, r) = match (is_constant(&l), is_constant(&r)) {
+        (false, true) => {
+            let t = l.data_type();
+            (l, constant_as(r, &t))
+        }
+        (true, false) => (constant_as(l, &r.data_type()), r),
+        _ => (l, r),
+    };
     let (l, r) = unify_pair(l, r, "compare")?;
     let (l, r) = super::collation::keys_of_pair(l, r)?;
     call(op, vec![l, r])
+}
+
+/// Whether `e` reads no column (a literal, or an expression of literals).
+fn is_constant(e: &Expr) -> bool {
+    let mut columns = Vec::new();
+    e.collect_columns(&mut columns);
+    columns.is_empty()
+        && !e.has_subquery()
+        && !e.any(&mut |x| matches!(x, Expr::OuterColumn { .. }))
+}
+
+/// A constant compared with a value of type `ty`, as a literal of that type when both
+/// are integers or decimals and the constant converts to it and back unchanged: then
+/// the comparison reads the column as it is, rather than casting every value to a
+/// type wide enough for both (`ss_net_profit BETWEEN 0 AND 2000` compares the
+/// DECIMAL(7,2) column with 0.00 and 2000.00). Otherwise the constant as it was.
+fn constant_as(constant: Expr, ty: &DataType) -> Expr {
+    let exact = |t: &DataType| t.is_integer() || matches!(t, DataType::Decimal(..));
+    let from = constant.data_type();
+    if from == *ty || !exact(&from) || !exact(ty) {
+        return constant;
+    }
+    let value = match fold_constant(&constant) {
+        Ok(Some(v)) if !v.is_null() => v,
+        _ => return constant,
+    };
+    let literal = |value: ScalarValue, ty: &DataType| Expr::Literal {
+        value,
+        ty: ty.clone(),
+    };
+    let convert = |value: ScalarValue, from: &DataType, to: &DataType| {
+        cast_expr(literal(value, from), to)
+            .and_then(|e| fold_constant(&e))
+            .ok()
+            .flatten()
+    };
+    match convert(value.clone(), &from, ty) {
+        Some(narrow) if convert(narrow.clone(), ty, &from).as_ref() == Some(&value) => {
+            literal(narrow, ty)
+        }
+        _ => constant,
+    }
 }
 
 /// `x LIKE pattern [ESCAPE esc]` (`op` "~~", or "~~*" for ILIKE): collated strings

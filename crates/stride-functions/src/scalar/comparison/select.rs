@@ -89,6 +89,15 @@ pub fn select_all_comparisons(
     terms: &[(ScalarFunction, &Vector, &Vector)],
     len: usize,
 ) -> Option<Vec<u32>> {
+    comparison_masks(terms, len).map(|m| mask_rows(&m))
+}
+
+/// The rows `select_all_comparisons` selects as a bit mask per 64 rows (row `64k + j`
+/// is bit `j` of word `k`), for callers that combine conjunctions (`a OR b`).
+pub fn comparison_masks(
+    terms: &[(ScalarFunction, &Vector, &Vector)],
+    len: usize,
+) -> Option<Vec<u64>> {
     let mut masks = vec![u64::MAX; len.div_ceil(64)];
     if let (Some(last), tail @ 1..) = (masks.last_mut(), len % 64) {
         *last = (1u64 << tail) - 1;
@@ -99,7 +108,7 @@ pub fn select_all_comparisons(
             return None;
         }
         if !constant.is_valid(0) {
-            return Some(vec![]);
+            return Some(vec![0; len.div_ceil(64)]);
         }
         macro_rules! by_op {
             ($T:ty) => {{
@@ -129,11 +138,16 @@ pub fn select_all_comparisons(
             }
         }
     }
+    Some(masks)
+}
+
+/// The rows whose bits are set in `masks`, in order.
+pub fn mask_rows(masks: &[u64]) -> Vec<u32> {
     let mut out = Vec::new();
     for (k, &m) in masks.iter().enumerate() {
         push_set_bits(&mut out, k, m);
     }
-    Some(out)
+    out
 }
 
 /// ANDs into each block's mask the rows of `xs` where `x O c` holds. On x86-64 with
