@@ -496,7 +496,21 @@ impl JoinProbe {
                 })
             })
             .collect::<Vec<_>>();
-        let packing = KeyPacking::fit(&packing);
+        let mut packing = KeyPacking::fit(&packing);
+        let direct_domain = match &packing {
+            Some(p) if bits == 0 && p.domain() <= direct_limit(build_rows) => Some(p.domain()),
+            _ => None,
+        };
+        // Without a direct array (which answers membership itself), bitmaps of the
+        // values each key column holds rule most probe rows out before hashing.
+        if let (Some(p), None) = (&mut packing, direct_domain) {
+            let chunk_keys: Vec<(Vec<&Vector>, usize)> = key_cols
+                .iter()
+                .zip(chunks)
+                .map(|((cols, _), c)| (cols.iter().map(|v| &**v).collect(), c.len()))
+                .collect();
+            p.add_members(build_rows, &chunk_keys);
+        }
         let encoded = map_tasks(ctx, chunks.len(), |ci| {
             let len = chunks[ci].len();
             let cols = &key_cols[ci].0;
@@ -516,15 +530,11 @@ impl JoinProbe {
             })
         })?;
         drop(key_cols);
-        let direct_domain = match &packing {
-            Some(p) if bits == 0 && p.domain() <= direct_limit(build_rows) => Some(p.domain()),
-            _ => None,
-        };
         let rows_bytes = rows.reservation.size();
-        if !rows
-            .reservation
-            .try_grow(index_bytes(&encoded, build_rows, direct_domain, track))
-        {
+        if !rows.reservation.try_grow(
+            index_bytes(&encoded, build_rows, direct_domain, track)
+                + packing.as_ref().map_or(0, |p| p.member_bytes() as u64),
+        ) {
             return Ok(None);
         }
         let mut reservation = std::mem::replace(
