@@ -16,6 +16,7 @@ mod implied_filters;
 mod join_order;
 mod materialize_ctes;
 mod outer_to_inner;
+mod semi_join_pushdown;
 mod semi_join_reduction;
 mod set_semantics;
 mod unused_columns;
@@ -35,6 +36,7 @@ pub const PASSES: &[&str] = &[
     "join_order",
     "set_semantics",
     "semi_join_reduction",
+    "semi_join_pushdown",
     "distinct_aggregates",
     "eager_aggregation",
     "common_subexpressions",
@@ -110,6 +112,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("semi_join_reduction") {
         plan = semi_join_reduction::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("semi_join_pushdown") {
+        plan = semi_join_pushdown::optimize(plan)?;
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
