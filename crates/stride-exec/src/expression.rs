@@ -396,6 +396,11 @@ fn comparison_tree_masks(
                     None => return Ok(None),
                 }
             }
+            // String (in)equalities take their own loop; the others compare together.
+            let (strings, simple): (Vec<_>, Vec<_>) = simple.into_iter().partition(|&(f, c, _)| {
+                chunk.columns[c].ty.physical() == stride_common::PhysicalType::Str
+                    && matches!(f, ScalarFunction::Eq | ScalarFunction::NotEq)
+            });
             let constants = simple
                 .iter()
                 .map(|(_, _, c)| eval(c, chunk, ctx))
@@ -408,6 +413,36 @@ fn comparison_tree_masks(
             let Some(mut masks) = comparison_masks(&comparisons, len) else {
                 return Ok(None);
             };
+            for (func, col, literal) in strings {
+                let c = &chunk.columns[col];
+                let Expr::Literal {
+                    value: ScalarValue::Varchar(text),
+                    ..
+                } = literal
+                else {
+                    return Ok(None);
+                };
+                if c.constant {
+                    return Ok(None);
+                }
+                let want = func == ScalarFunction::Eq;
+                let equal = c.strings().equal_to(len, text.as_bytes());
+                for (k, m) in masks.iter_mut().enumerate() {
+                    let rows = &equal[k * 64..(k * 64 + 64).min(len)];
+                    let bits = rows
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |w, (j, &e)| w | ((e == want) as u64) << j);
+                    *m &= bits;
+                }
+                if c.validity.has_nulls() {
+                    for i in 0..len {
+                        if !c.validity.is_valid(i) {
+                            masks[i / 64] &= !(1u64 << (i % 64));
+                        }
+                    }
+                }
+            }
             for t in rest {
                 let Some(m) = comparison_tree_masks(t, chunk, ctx)? else {
                     return Ok(None);
