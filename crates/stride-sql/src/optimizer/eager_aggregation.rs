@@ -298,7 +298,7 @@ fn rewrite(plan: &LogicalPlan, stats: &dyn Statistics) -> Option<LogicalPlan> {
 /// The estimated fraction of its rows that `plan`'s filters keep (by the columns'
 /// distinct counts and ranges where known, as join ordering estimates them), and so of the rows of a side joined to
 /// it on a key that it keeps.
-fn kept_fraction(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
+pub(super) fn kept_fraction(plan: &LogicalPlan, stats: &dyn Statistics) -> f64 {
     match plan {
         LogicalPlan::Filter { input, predicate } => {
             let mut facts = InputFacts { input, stats };

@@ -16,6 +16,7 @@ mod implied_filters;
 mod join_order;
 mod materialize_ctes;
 mod outer_to_inner;
+mod semi_join_bounds;
 mod semi_join_pushdown;
 mod semi_join_reduction;
 mod set_semantics;
@@ -37,6 +38,7 @@ pub const PASSES: &[&str] = &[
     "set_semantics",
     "semi_join_reduction",
     "semi_join_pushdown",
+    "semi_join_bounds",
     "distinct_aggregates",
     "eager_aggregation",
     "common_subexpressions",
@@ -115,6 +117,9 @@ pub fn optimize(
     }
     if settings.is_optimizer_enabled("semi_join_pushdown") {
         plan = semi_join_pushdown::optimize(plan)?;
+    }
+    if settings.is_optimizer_enabled("semi_join_bounds") {
+        plan = semi_join_bounds::optimize(plan, stats)?;
     }
     if settings.is_optimizer_enabled("distinct_aggregates") {
         plan = distinct_aggregates::optimize(plan)?;
