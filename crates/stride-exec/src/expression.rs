@@ -23,8 +23,8 @@ use stride_common::{
     Vector, VectorData,
 };
 use stride_functions::{
-    cast_vector, comparison_masks, evaluate_scalar, mask_rows, resolve_scalar,
-    select_all_comparisons, select_comparison, ScalarFunction,
+    cast_vector, comparison_masks, evaluate_scalar, mask_rows, resolve_scalar, select_comparison,
+    ScalarFunction,
 };
 use stride_sql::plan::visit::for_each_outer_ref;
 use stride_sql::plan::{Expr, Subquery, SubqueryKind};
@@ -294,7 +294,7 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
 /// A conjunction with at least two comparisons of a column with a constant (a date
 /// range, `BETWEEN`) over a chunk without a selection: those comparisons are
 /// evaluated together, 64 rows at a time into one mask
-/// ([`select_all_comparisons`]), and the other terms then on the rows they keep.
+/// ([`comparison_masks`]), and the other terms then on the rows they keep.
 /// `None` when the conjunction has no such shape.
 fn select_column_ranges(
     e: &Expr,
@@ -316,19 +316,10 @@ fn select_column_ranges(
     if simple.len() < 2 {
         return Ok(None);
     }
-    let len = chunk.len();
-    let constants = simple
-        .iter()
-        .map(|(_, _, c)| eval(c, chunk, ctx))
-        .collect::<Result<Vec<_>>>()?;
-    let comparisons: Vec<_> = simple
-        .iter()
-        .zip(&constants)
-        .map(|(&(func, col, _), c)| (func, &chunk.columns[col], c))
-        .collect();
-    let Some(rows) = select_all_comparisons(&comparisons, len) else {
+    let Some(masks) = masks_of_comparisons(&simple, chunk, ctx)? else {
         return Ok(None);
     };
+    let rows = mask_rows(&masks);
     let mut sel = SelectionVector::new(rows);
     for t in rest {
         if sel.is_empty() {
@@ -342,6 +333,25 @@ fn select_column_ranges(
 }
 
 /// The terms of a conjunction, left to right.
+/// The rows where all of `comparisons` (column, constant) hold, as one bit per row
+/// ([`comparison_masks`]); `None` where a column's type has no such kernel.
+fn masks_of_comparisons(
+    comparisons: &[(ScalarFunction, usize, &Expr)],
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<Option<Vec<u64>>> {
+    let constants = comparisons
+        .iter()
+        .map(|(_, _, c)| eval(c, chunk, ctx))
+        .collect::<Result<Vec<_>>>()?;
+    let terms: Vec<_> = comparisons
+        .iter()
+        .zip(&constants)
+        .map(|(&(func, col, _), c)| (func, &chunk.columns[col], c))
+        .collect();
+    Ok(comparison_masks(&terms, chunk.len()))
+}
+
 fn has_or(e: &Expr) -> bool {
     match e {
         Expr::Or(..) => true,
@@ -401,16 +411,7 @@ fn comparison_tree_masks(
                 chunk.columns[c].ty.physical() == stride_common::PhysicalType::Str
                     && matches!(f, ScalarFunction::Eq | ScalarFunction::NotEq)
             });
-            let constants = simple
-                .iter()
-                .map(|(_, _, c)| eval(c, chunk, ctx))
-                .collect::<Result<Vec<_>>>()?;
-            let comparisons: Vec<_> = simple
-                .iter()
-                .zip(&constants)
-                .map(|(&(func, col, _), c)| (func, &chunk.columns[col], c))
-                .collect();
-            let Some(mut masks) = comparison_masks(&comparisons, len) else {
+            let Some(mut masks) = masks_of_comparisons(&simple, chunk, ctx)? else {
                 return Ok(None);
             };
             for (func, col, literal) in strings {

@@ -26,5 +26,5 @@ pub mod timezone;
 pub use cast::{cast_scalar, cast_typed_scalar, cast_vector};
 pub use scalar::{
     comparison_masks, evaluate_scalar, mask_rows, resolve_quantified, resolve_scalar,
-    select_all_comparisons, select_comparison, BoundFunction, ScalarFunction,
+    select_comparison, BoundFunction, ScalarFunction,
 };

@@ -40,7 +40,7 @@ pub mod unions;
 mod uuid;
 mod volatile;
 
-pub use comparison::{comparison_masks, mask_rows, select_all_comparisons, select_comparison};
+pub use comparison::{comparison_masks, mask_rows, select_comparison};
 pub use date::now::{evaluate_at as evaluate_at_clock, now_micros as clock_micros, reads_clock};
 pub use date::DateField;
 pub use list::resolve_quantified;

@@ -75,68 +75,22 @@ fn collect_bodies(plan: &mut LogicalPlan, out: &mut HashMap<u64, Arc<LogicalPlan
 }
 
 fn rewrite(plan: LogicalPlan, stats: &dyn Statistics) -> LogicalPlan {
-    let LogicalPlan::Join {
-        left,
-        right,
-        kind: kind @ (JoinKind::Semi | JoinKind::Anti),
-        on,
-        filter: Some(filter),
-        schema,
-    } = plan
-    else {
+    let Some((y, least, greatest)) = bounds(&plan, stats) else {
         return plan;
     };
+    let (left, right, kind, on, filter, schema) = match plan {
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            filter: Some(filter),
+            schema,
+        } => (left, right, kind, on, filter, schema),
+        // `bounds` accepts only joins with a condition.
+        other => return other,
+    };
     let nl = left.schema().len();
-    let Some(y) = inequality(&filter, nl) else {
-        return LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter: Some(filter),
-            schema,
-        };
-    };
-    let field = &right.schema()[y - nl];
-    let y_expr = Expr::column(y - nl, field.ty.clone(), field.name.clone());
-    let bound = |name: &str| -> Option<AggregateExpr> {
-        let b = resolve_aggregate(name, &[y_expr.data_type()]).ok()??;
-        Some(AggregateExpr {
-            func: b.func,
-            args: vec![y_expr.clone()],
-            distinct: false,
-            filter: None,
-            order_by: vec![],
-            ty: b.return_type,
-        })
-    };
-    let (Some(least), Some(greatest)) = (bound("min"), bound("max")) else {
-        return LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter: Some(filter),
-            schema,
-        };
-    };
-    // Aggregating the right side costs a pass over it: worth it only when the left
-    // side is not much smaller (where it is, the hash table is built on the left
-    // side's few rows, and the right side only probes it).
-    if on.is_empty()
-        || least.ty != y_expr.data_type()
-        || greatest.ty != y_expr.data_type()
-        || estimate(&left) * kept_fraction(&left, stats) * 4.0 < estimate(&right)
-    {
-        return LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter: Some(filter),
-            schema,
-        };
-    }
     // One row per key of the right side: its keys, then the least and greatest y.
     let keys: Vec<Expr> = on.iter().map(|(_, r)| r.clone()).collect();
     let aggregates = vec![least, greatest];
@@ -167,6 +121,49 @@ fn rewrite(plan: LogicalPlan, stats: &dyn Statistics) -> LogicalPlan {
         filter: Some(filter),
         schema,
     }
+}
+
+/// For a SEMI or ANTI join this pass rewrites: the right column its condition
+/// compares (numbered over the joined row), and the aggregates of its least and
+/// greatest value.
+fn bounds(
+    plan: &LogicalPlan,
+    stats: &dyn Statistics,
+) -> Option<(usize, AggregateExpr, AggregateExpr)> {
+    let LogicalPlan::Join {
+        left,
+        right,
+        kind: JoinKind::Semi | JoinKind::Anti,
+        on,
+        filter: Some(filter),
+        ..
+    } = plan
+    else {
+        return None;
+    };
+    let nl = left.schema().len();
+    let y = inequality(filter, nl)?;
+    let field = &right.schema()[y - nl];
+    let y_expr = Expr::column(y - nl, field.ty.clone(), field.name.clone());
+    let bound = |name: &str| -> Option<AggregateExpr> {
+        let b = resolve_aggregate(name, &[y_expr.data_type()]).ok()??;
+        (b.return_type == y_expr.data_type()).then(|| AggregateExpr {
+            func: b.func,
+            args: vec![y_expr.clone()],
+            distinct: false,
+            filter: None,
+            order_by: vec![],
+            ty: b.return_type,
+        })
+    };
+    // Aggregating the right side costs a pass over it: worth it only when the left
+    // side is not much smaller (where it is, the hash table is built on the left
+    // side's few rows, and the right side only probes it).
+    let worth = estimate(left) * kept_fraction(left, stats) * 4.0 >= estimate(right);
+    if on.is_empty() || !worth {
+        return None;
+    }
+    Some((y, bound("min")?, bound("max")?))
 }
 
 /// For a condition `a <> b` of two plain columns of one type, one of the left input

@@ -28,13 +28,16 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 /// `plan` with a SEMI or ANTI join at its top moved below the inner join under it,
 /// as far down as it goes.
 fn push(plan: LogicalPlan) -> LogicalPlan {
+    let Some(onto_a) = target(&plan) else {
+        return plan;
+    };
     let LogicalPlan::Join {
         left,
         right,
-        kind: kind @ (JoinKind::Semi | JoinKind::Anti),
+        kind,
         on,
         filter,
-        schema,
+        ..
     } = plan
     else {
         return plan;
@@ -42,67 +45,16 @@ fn push(plan: LogicalPlan) -> LogicalPlan {
     let LogicalPlan::Join {
         left: a,
         right: b,
-        kind: JoinKind::Inner,
         on: inner_on,
         filter: inner_filter,
         schema: inner_schema,
+        ..
     } = *left
     else {
-        return LogicalPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            filter,
-            schema,
-        };
+        // `target` accepts only a SEMI or ANTI join over an inner join.
+        return *left;
     };
-    // The inner join's columns the conditions read.
-    let nl = inner_schema.len();
-    let mut read = Vec::new();
-    for (l, _) in &on {
-        l.collect_columns(&mut read);
-    }
-    if let Some(f) = &filter {
-        let mut cols = Vec::new();
-        f.collect_columns(&mut cols);
-        read.extend(cols.into_iter().filter(|&c| c < nl));
-    }
-    let na = a.schema().len();
-    let onto_a = read.iter().all(|&c| c < na);
-    let onto_b = read.iter().all(|&c| c >= na);
-    let joined = estimate(&LogicalPlan::Join {
-        left: a.clone(),
-        right: b.clone(),
-        kind: JoinKind::Inner,
-        on: inner_on.clone(),
-        filter: inner_filter.clone(),
-        schema: inner_schema.clone(),
-    });
-    let fits = |side: &LogicalPlan| estimate(side) <= joined;
-    let correlated = |e: &Expr| e.has_subquery();
-    let movable = !read.is_empty()
-        && (onto_a && fits(&a) || onto_b && fits(&b))
-        && !on.iter().any(|(l, r)| correlated(l) || correlated(r))
-        && !filter.as_ref().is_some_and(correlated);
-    if !movable {
-        let inner = LogicalPlan::Join {
-            left: a,
-            right: b,
-            kind: JoinKind::Inner,
-            on: inner_on,
-            filter: inner_filter,
-            schema: inner_schema,
-        };
-        return LogicalPlan::Join {
-            left: Box::new(inner),
-            right,
-            kind,
-            on,
-            filter,
-            schema,
-        };
-    }
+    let (nl, na) = (inner_schema.len(), a.schema().len());
     // Column numbers as the moved join sees them: the side's own, then the right
     // input's (after the side's).
     let (offset, width) = if onto_a { (0, na) } else { (na, nl - na) };
@@ -131,5 +83,57 @@ fn push(plan: LogicalPlan) -> LogicalPlan {
         on: inner_on,
         filter: inner_filter,
         schema: inner_schema,
+    }
+}
+
+/// For a SEMI or ANTI join over an inner join whose conditions read the columns of
+/// one of the inner join's inputs only, expected to be no larger than the join:
+/// whether that input is the left one (`Some(true)`) or the right one.
+fn target(plan: &LogicalPlan) -> Option<bool> {
+    let LogicalPlan::Join {
+        left,
+        kind: JoinKind::Semi | JoinKind::Anti,
+        on,
+        filter,
+        ..
+    } = plan
+    else {
+        return None;
+    };
+    let LogicalPlan::Join {
+        left: a,
+        right: b,
+        kind: JoinKind::Inner,
+        schema: inner_schema,
+        ..
+    } = &**left
+    else {
+        return None;
+    };
+    // The inner join's columns the conditions read.
+    let nl = inner_schema.len();
+    let mut read = Vec::new();
+    for (l, _) in on {
+        l.collect_columns(&mut read);
+    }
+    if let Some(f) = filter {
+        let mut cols = Vec::new();
+        f.collect_columns(&mut cols);
+        read.extend(cols.into_iter().filter(|&c| c < nl));
+    }
+    let correlated = on.iter().any(|(l, r)| l.has_subquery() || r.has_subquery())
+        || filter.as_ref().is_some_and(Expr::has_subquery);
+    if read.is_empty() || correlated {
+        return None;
+    }
+    let na = a.schema().len();
+    let joined = estimate(left);
+    let fits = |side: &LogicalPlan| estimate(side) <= joined;
+    if read.iter().all(|&c| c < na) && fits(a) {
+        Some(true)
+    } else if read.iter().all(|&c| c >= na) && fits(b) {
+        Some(false)
+    } else {
+        None
     }
 }

@@ -10,7 +10,7 @@ mod ops;
 mod select;
 mod strings;
 
-pub use select::{comparison_masks, mask_rows, select_all_comparisons, select_comparison};
+pub use select::{comparison_masks, mask_rows, select_comparison};
 
 use ops::{CmpOp, EqOp, GeOp, GtOp, LeOp, LtOp, NeOp};
 

@@ -3,7 +3,7 @@
 //! one bit mask and only the set bits are visited, so a selective filter costs one
 //! pass over its input and nothing per rejected row. Several comparisons of columns
 //! with constants (a date range) AND their masks block by block
-//! ([`select_all_comparisons`]), so no rows are gathered between them.
+//! ([`comparison_masks`]), so no rows are gathered between them.
 
 use super::ops::{CmpOp, EqOp, GeOp, GtOp, LeOp, LtOp, NeOp};
 use super::BoundFunction;
@@ -79,21 +79,14 @@ fn select<T: NativeType + SqlOrd, O: CmpOp>(a: &Vector, b: &Vector, len: usize) 
     out
 }
 
-/// Rows `0..len` where every term holds, each term `(func, column, constant)` a
-/// comparison of a flat column with a constant (`column func constant`); `None` when a
-/// term is not such a comparison of fixed-width values. Each term turns 64 rows at a
-/// time into a bit mask ANDed into the block's mask (blocks already empty are
-/// skipped), so a conjunction such as a date range costs one pass per term over the
-/// column and no gathering between terms.
-pub fn select_all_comparisons(
-    terms: &[(ScalarFunction, &Vector, &Vector)],
-    len: usize,
-) -> Option<Vec<u32>> {
-    comparison_masks(terms, len).map(|m| mask_rows(&m))
-}
-
-/// The rows `select_all_comparisons` selects as a bit mask per 64 rows (row `64k + j`
-/// is bit `j` of word `k`), for callers that combine conjunctions (`a OR b`).
+/// Rows `0..len` where every term holds, as a bit mask per 64 rows (row `64k + j` is
+/// bit `j` of word `k`; [`mask_rows`] lists them), each term `(func, column,
+/// constant)` a comparison of a flat column with a constant (`column func constant`);
+/// `None` when a term is not such a comparison of fixed-width values. Each term turns
+/// 64 rows at a time into a bit mask ANDed into the block's mask (blocks already empty
+/// are skipped), so a conjunction such as a date range costs one pass per term over
+/// the column and no gathering between terms, and callers can combine conjunctions
+/// (`a OR b`) word by word.
 pub fn comparison_masks(
     terms: &[(ScalarFunction, &Vector, &Vector)],
     len: usize,
