@@ -10,7 +10,8 @@
 //! from `x` exactly when `x` is not NULL and the key's non-NULL `y` values are not all
 //! equal to `x`, that is when `x` differs from their least or their greatest. Where
 //! `x` is NULL or the key has no `y` but NULLs, both comparisons are NULL, and the
-//! row does not match, as with the original condition. The pass runs after
+//! row does not match, as with the original condition. Floating-point columns are
+//! left alone: `<>` and min/max need not treat NaN alike. The pass runs after
 //! `set_semantics`, which makes such joins out of inner joins whose right columns
 //! nothing reads.
 
@@ -144,6 +145,10 @@ fn bounds(
     let nl = left.schema().len();
     let y = inequality(filter, nl)?;
     let field = &right.schema()[y - nl];
+    // Floating point has NaN, which `<>` and min/max need not order alike.
+    if field.ty.is_float() {
+        return None;
+    }
     let y_expr = Expr::column(y - nl, field.ty.clone(), field.name.clone());
     let bound = |name: &str| -> Option<AggregateExpr> {
         let b = resolve_aggregate(name, &[y_expr.data_type()]).ok()??;
