@@ -332,7 +332,6 @@ fn select_column_ranges(
     Ok(Some(sel))
 }
 
-/// The terms of a conjunction, left to right.
 /// The rows where all of `comparisons` (column, constant) hold, as one bit per row
 /// ([`comparison_masks`]); `None` where a column's type has no such kernel.
 fn masks_of_comparisons(
@@ -352,6 +351,7 @@ fn masks_of_comparisons(
     Ok(comparison_masks(&terms, chunk.len()))
 }
 
+/// Whether a conjunction has a disjunction among its terms.
 fn has_or(e: &Expr) -> bool {
     match e {
         Expr::Or(..) => true,
@@ -488,21 +488,26 @@ fn select_any(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
     ))
 }
 
+/// The terms of a disjunction, left to right.
 fn disjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-    match e {
-        Expr::Or(a, b) => {
-            disjuncts(a, out);
-            disjuncts(b, out);
-        }
-        other => out.push(other),
-    }
+    terms(e, false, out)
 }
 
+/// The terms of a conjunction, left to right.
 fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    terms(e, true, out)
+}
+
+/// The terms of a chain of ANDs (`and`) or of ORs, left to right.
+fn terms<'a>(e: &'a Expr, and: bool, out: &mut Vec<&'a Expr>) {
     match e {
-        Expr::And(a, b) => {
-            conjuncts(a, out);
-            conjuncts(b, out);
+        Expr::And(a, b) if and => {
+            terms(a, and, out);
+            terms(b, and, out);
+        }
+        Expr::Or(a, b) if !and => {
+            terms(a, and, out);
+            terms(b, and, out);
         }
         other => out.push(other),
     }

@@ -21,6 +21,8 @@ struct Field {
     min: i64,
     max: i64,
     shift: u32,
+    /// Bits of the word the column takes (0 for a column of one value).
+    bits: u32,
     /// Bit `x - min` is set when the build side holds the value `x`.
     members: Option<Vec<u64>>,
 }
@@ -97,6 +99,7 @@ impl KeyPacking {
                 min,
                 max,
                 shift: at,
+                bits,
                 members: None,
             });
             shift += bits;
@@ -110,7 +113,7 @@ impl KeyPacking {
     /// key columns and length.
     pub fn add_members(&mut self, rows: usize, chunks: &[(Vec<&Vector>, usize)]) {
         for (k, f) in self.fields.iter_mut().enumerate() {
-            let span = (f.max as i128 - f.min as i128) as u64 + 1;
+            let span = ((f.max as i128 - f.min as i128) as u64).saturating_add(1);
             if span > MEMBER_SPAN || span < rows as u64 * 4 {
                 continue;
             }
@@ -215,11 +218,10 @@ impl KeyPacking {
     fn holds(&self, w: u64) -> bool {
         self.fields.iter().all(|f| {
             let Some(m) = &f.members else { return true };
-            let bits = 64 - ((f.max as i128 - f.min as i128) as u64).leading_zeros();
             // A column of one value takes no bits of the word.
-            let o = match bits {
+            let o = match f.bits {
                 0 => 0,
-                _ => (w >> f.shift) & (u64::MAX >> (64 - bits)),
+                b => (w >> f.shift) & (u64::MAX >> (64 - b)),
             };
             m.get((o >> 6) as usize)
                 .is_some_and(|b| b >> (o & 63) & 1 == 1)

@@ -12,7 +12,10 @@
 //! frames use a segment tree of those states: level 0 holds one row each, every
 //! level above merges pairs, and each row's frame is the merge of at most two nodes
 //! per level, taken left to right (so order-sensitive aggregates such as string_agg
-//! see the frame in order). That costs O(n log n) for any frame. FILTER
+//! see the frame in order). That costs O(n log n) for any frame. Both build their
+//! states and the frames' results in blocks of positions; when a window has fewer
+//! buckets than threads (one partition), the blocks of a bucket go to the threads
+//! too. FILTER
 //! leaves the states of the rows it drops empty; DISTINCT keeps only the first row
 //! of each value from the frame's start where overlapping frames share their start
 //! (whole partitions, running frames), and otherwise gathers each frame's distinct
