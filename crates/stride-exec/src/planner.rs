@@ -69,6 +69,43 @@ fn swapped_inner_join(
     }
 }
 
+/// The sort under a LIMIT, seen through projections (an ORDER BY on a computed key
+/// is planned as a projection that drops the key over the sort: TPC-DS Q47): the
+/// projections from the top down, the sort's input and its keys. A projection keeps
+/// one row per row, so the limit can be taken first, unless a volatile call (nextval,
+/// random) would then run fewer times.
+#[allow(clippy::type_complexity)]
+fn sorted_under_projections(
+    mut plan: &LogicalPlan,
+) -> Option<(
+    Vec<(&[Expr], &[Field])>,
+    &LogicalPlan,
+    &[stride_sql::plan::SortExpr],
+)> {
+    let mut projections = Vec::new();
+    loop {
+        match plan {
+            LogicalPlan::Sort { input, keys } => return Some((projections, input, keys)),
+            LogicalPlan::Project {
+                input,
+                exprs,
+                schema,
+            } if !exprs.iter().any(volatile) => {
+                projections.push((exprs.as_slice(), schema.as_slice()));
+                plan = input;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether evaluating `e` once more or less is visible: a volatile function or a
+/// subquery.
+fn volatile(e: &Expr) -> bool {
+    e.has_subquery()
+        || e.any(&mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()))
+}
+
 /// Whether `predicate` reads fewer than all `columns` of its input.
 fn reads_fewer_columns(predicate: &Expr, columns: usize) -> bool {
     let mut used = Vec::new();
@@ -334,19 +371,23 @@ pub fn plan(logical: &LogicalPlan, catalog: &Catalogs) -> Result<PhysicalPlan> {
             input,
             limit,
             offset,
-        } => match (&**input, limit) {
-            (
-                LogicalPlan::Sort {
-                    input: sorted,
-                    keys,
-                },
-                Some(l),
-            ) => PhysicalPlan::TopN {
-                input: p(sorted)?,
-                keys: keys.clone(),
-                limit: *l,
-                offset: *offset,
-            },
+        } => match (sorted_under_projections(input), limit) {
+            (Some((projections, sorted, keys)), Some(l)) => {
+                let mut plan = PhysicalPlan::TopN {
+                    input: p(sorted)?,
+                    keys: keys.to_vec(),
+                    limit: *l,
+                    offset: *offset,
+                };
+                for (exprs, schema) in projections.into_iter().rev() {
+                    plan = PhysicalPlan::Project {
+                        input: Box::new(plan),
+                        exprs: exprs.to_vec(),
+                        types: types(schema),
+                    };
+                }
+                plan
+            }
             _ => PhysicalPlan::Limit {
                 input: p(input)?,
                 limit: *limit,

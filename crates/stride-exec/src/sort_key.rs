@@ -123,52 +123,150 @@ pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
     if let Some(w) = fixed_width(&types) {
         return Ok(encode_fixed(cols, len, w));
     }
-    // Variable width (strings): row at a time.
-    let mut data = Vec::with_capacity(len * 16);
-    let mut offsets = Vec::with_capacity(len + 1);
-    offsets.push(0u32);
-    for i in 0..len {
-        for c in cols {
+    Ok(encode_variable(cols, len))
+}
+
+/// Keys with strings (or nested values): each row's length is summed a column at a
+/// time, then each column is written into every row at that row's cursor, so the
+/// type is dispatched once per column rather than once per value.
+fn encode_variable(cols: &[SortColumn], len: usize) -> KeyBuffer {
+    // Nested values are encoded element by element (nested_key.rs) up front.
+    let nested: Vec<Option<Vec<Vec<u8>>>> = cols
+        .iter()
+        .map(|c| {
             let v = c.values;
+            v.ty.is_nested().then(|| {
+                (0..len)
+                    .map(|i| {
+                        let mut key = Vec::new();
+                        if v.validity.is_valid(v.index(i)) {
+                            crate::nested_key::write_ordered(&v.get(i), &mut key);
+                        }
+                        key
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    // Each row's width: a marker byte per column, plus the value's bytes.
+    let mut widths = vec![cols.len() as u32; len];
+    for (c, nested) in cols.iter().zip(&nested) {
+        let v = c.values;
+        let mut add = |value: &dyn Fn(usize, usize) -> u32| {
+            for (i, w) in widths.iter_mut().enumerate() {
+                let j = v.index(i);
+                if v.validity.is_valid(j) {
+                    *w += value(i, j);
+                }
+            }
+        };
+        match nested {
+            // less the nested key's own leading marker
+            Some(keys) => add(&|i, _| keys[i].len() as u32 - 1),
+            None => with_native!(v.data.physical(), T => {
+                add(&|_, _| <T as Ordered>::WIDTH as u32)
+            }, _ => {
+                let s = v.strings();
+                add(&|_, j| {
+                    let b = s.bytes_of(&s.views[j]);
+                    // each 0x00 is escaped, then a 0x00 0x00 terminator
+                    (b.len() + b.iter().filter(|&&x| x == 0).count() + 2) as u32
+                })
+            }),
+        }
+    }
+    let mut offsets = Vec::with_capacity(len + 1);
+    let mut at = 0u32;
+    offsets.push(0);
+    for w in &widths {
+        at += w;
+        offsets.push(at);
+    }
+    drop(widths);
+    let mut data = vec![0u8; at as usize];
+    let mut cursor: Vec<u32> = offsets[..len].to_vec();
+    for (c, nested) in cols.iter().zip(&nested) {
+        write_column(c, nested.as_deref(), &mut data, &mut cursor);
+    }
+    KeyBuffer { data, offsets }
+}
+
+/// One column's part of every row's key, written at `cursor[row]`, which moves on.
+fn write_column(c: &SortColumn, nested: Option<&[Vec<u8>]>, data: &mut [u8], cursor: &mut [u32]) {
+    fn fixed<T: Ordered>(c: &SortColumn, data: &mut [u8], cursor: &mut [u32]) {
+        let v = c.values;
+        let vals = v.values::<T>();
+        for (i, at) in cursor.iter_mut().enumerate() {
+            let p = *at as usize;
+            let j = v.index(i);
+            if v.validity.is_valid(j) {
+                data[p] = 1;
+                let x = bits(vals, j, c.asc).to_be_bytes();
+                data[p + 1..p + 1 + T::WIDTH].copy_from_slice(&x[16 - T::WIDTH..]);
+                *at += 1 + T::WIDTH as u32;
+            } else {
+                data[p] = null_marker(c);
+                *at += 1;
+            }
+        }
+    }
+    // Variable-width values: `value(i, j, out)` writes row i's bytes (vector index j)
+    // at the start of `out` and says how many; DESC inverts them.
+    fn variable(
+        c: &SortColumn,
+        data: &mut [u8],
+        cursor: &mut [u32],
+        value: impl Fn(usize, usize, &mut [u8]) -> usize,
+    ) {
+        let v = c.values;
+        for (i, at) in cursor.iter_mut().enumerate() {
+            let p = *at as usize;
             let j = v.index(i);
             if !v.validity.is_valid(j) {
-                data.push(null_marker(c));
+                data[p] = null_marker(c);
+                *at += 1;
                 continue;
             }
-            data.push(1);
-            if v.ty.is_nested() {
-                // element by element (nested_key.rs), less its leading marker
-                let mut key = Vec::new();
-                crate::nested_key::write_ordered(&v.get(i), &mut key);
-                let start = data.len();
-                data.extend_from_slice(&key[1..]);
-                if !c.asc {
-                    data[start..].iter_mut().for_each(|b| *b = !*b);
-                }
-                continue;
+            data[p] = 1;
+            let n = value(i, j, &mut data[p + 1..]);
+            if !c.asc {
+                data[p + 1..p + 1 + n].iter_mut().for_each(|b| *b = !*b);
             }
-            with_native!(v.data.physical(), T => {
-                let x = bits(v.values::<T>(), j, c.asc);
-                data.extend_from_slice(&x.to_be_bytes()[16 - <T as Ordered>::WIDTH..]);
-            }, _ => {
-                // Strings: bytes with 0x00 escaped, then a 0x00 0x00 terminator.
-                let s = v.strings();
-                let start = data.len();
-                for &x in s.bytes_of(&s.views[j]) {
-                    data.push(x);
+            *at += 1 + n as u32;
+        }
+    }
+    if let Some(keys) = nested {
+        // less the nested key's own leading marker
+        return variable(c, data, cursor, |i, _, out| {
+            let key = &keys[i][1..];
+            out[..key.len()].copy_from_slice(key);
+            key.len()
+        });
+    }
+    with_native!(c.values.data.physical(), T => fixed::<T>(c, data, cursor), _ => {
+        let s = c.values.strings();
+        // Strings: bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x00.
+        variable(c, data, cursor, |_, j, out| {
+            let b = s.bytes_of(&s.views[j]);
+            let mut q = b.len();
+            if b.contains(&0) {
+                q = 0;
+                for &x in b {
+                    out[q] = x;
+                    q += 1;
                     if x == 0 {
-                        data.push(0xFF);
+                        out[q] = 0xFF;
+                        q += 1;
                     }
                 }
-                data.extend_from_slice(&[0, 0]);
-                if !c.asc {
-                    data[start..].iter_mut().for_each(|b| *b = !*b);
-                }
-            });
-        }
-        offsets.push(data.len() as u32);
-    }
-    Ok(KeyBuffer { data, offsets })
+            } else {
+                out[..q].copy_from_slice(b);
+            }
+            out[q] = 0;
+            out[q + 1] = 0;
+            q + 2
+        })
+    });
 }
 
 /// Fixed-width keys, written a column at a time into rows of `width` bytes.

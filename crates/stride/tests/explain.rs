@@ -352,3 +352,31 @@ fn range_estimates_and_runtime_filters_through_joins_skip_row_groups() {
     assert_eq!(scan["row_groups_read"].as_u64(), Some(1), "{scan}");
     assert!(scan["row_groups_skipped"].as_u64().unwrap() >= 7, "{scan}");
 }
+
+#[test]
+fn limit_over_a_computed_order_key_is_a_top_n() {
+    let db = Database::open_in_memory().unwrap();
+    let c = db.connect().unwrap();
+    let names = |sql: &str| {
+        let json = lines(&c, &format!("EXPLAIN (FORMAT json) {sql}")).join("");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        let mut all = Vec::new();
+        nodes(&v, &mut all);
+        all.iter()
+            .map(|n| n["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // The key x % 7 is computed below the sort and dropped above it: the limit still
+    // makes the sort a top-N, under the projection.
+    let q = "SELECT x FROM range(1000) t(x) ORDER BY x % 7 DESC, x LIMIT 3";
+    let plan = names(q);
+    assert!(plan.contains(&"TOP_N".to_string()), "{plan:?}");
+    assert!(!plan.contains(&"ORDER_BY".to_string()), "{plan:?}");
+    assert_eq!(lines(&c, q), ["6", "13", "20"]);
+    // A volatile call over the sorted rows runs once per row, as without the limit.
+    c.execute("CREATE SEQUENCE s").unwrap();
+    let q = "SELECT nextval('s') AS n, x FROM (SELECT x FROM range(100) t(x) ORDER BY x % 7 DESC, x) LIMIT 2";
+    assert!(names(q).contains(&"ORDER_BY".to_string()));
+    assert_eq!(lines(&c, q), ["1", "2"]);
+    assert_eq!(count(&c, "SELECT currval('s')"), 100);
+}
