@@ -119,17 +119,31 @@ fn value_width(t: &DataType) -> Option<usize> {
 
 /// Encodes the sort keys of `len` rows.
 pub fn encode(cols: &[SortColumn], len: usize) -> Result<KeyBuffer> {
+    Ok(encode_with_prefix(cols, len, 0).0)
+}
+
+/// How many bytes of each row's key its first columns take (a window's PARTITION BY
+/// columns, ahead of its ORDER BY ones).
+pub enum Prefix {
+    /// The same for every row: fixed-width columns.
+    Fixed(u32),
+    PerRow(Vec<u32>),
+}
+
+/// [`encode`], and how much of each key the first `split` columns take.
+pub fn encode_with_prefix(cols: &[SortColumn], len: usize, split: usize) -> (KeyBuffer, Prefix) {
     let types: Vec<DataType> = cols.iter().map(|c| c.values.ty.clone()).collect();
     if let Some(w) = fixed_width(&types) {
-        return Ok(encode_fixed(cols, len, w));
+        let prefix = fixed_width(&types[..split]).unwrap_or(0);
+        return (encode_fixed(cols, len, w), Prefix::Fixed(prefix as u32));
     }
-    Ok(encode_variable(cols, len))
+    encode_variable(cols, len, split)
 }
 
 /// Keys with strings (or nested values): each row's length is summed a column at a
 /// time, then each column is written into every row at that row's cursor, so the
 /// type is dispatched once per column rather than once per value.
-fn encode_variable(cols: &[SortColumn], len: usize) -> KeyBuffer {
+fn encode_variable(cols: &[SortColumn], len: usize, split: usize) -> (KeyBuffer, Prefix) {
     // Nested values are encoded element by element (nested_key.rs) up front.
     let nested: Vec<Option<Vec<Vec<u8>>>> = cols
         .iter()
@@ -185,10 +199,14 @@ fn encode_variable(cols: &[SortColumn], len: usize) -> KeyBuffer {
     drop(widths);
     let mut data = vec![0u8; at as usize];
     let mut cursor: Vec<u32> = offsets[..len].to_vec();
-    for (c, nested) in cols.iter().zip(&nested) {
+    let mut prefix = Prefix::Fixed(0);
+    for (k, (c, nested)) in cols.iter().zip(&nested).enumerate() {
         write_column(c, nested.as_deref(), &mut data, &mut cursor);
+        if k + 1 == split {
+            prefix = Prefix::PerRow(cursor.iter().zip(&offsets).map(|(c, o)| c - o).collect());
+        }
     }
-    KeyBuffer { data, offsets }
+    (KeyBuffer { data, offsets }, prefix)
 }
 
 /// One column's part of every row's key, written at `cursor[row]`, which moves on.

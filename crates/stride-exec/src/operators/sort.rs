@@ -67,6 +67,16 @@ impl ChunkKeys {
 
 /// Computes the keys of a chunk's rows.
 pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> Result<ChunkKeys> {
+    Ok(chunk_keys_with_prefix(keys, 0, chunk, ctx)?.0)
+}
+
+/// [`chunk_keys`], and how many bytes of each key its first `split` keys take.
+pub fn chunk_keys_with_prefix(
+    keys: &[SortExpr],
+    split: usize,
+    chunk: &DataChunk,
+    ctx: &QueryContext,
+) -> Result<(ChunkKeys, sort_key::Prefix)> {
     let values = keys
         .iter()
         .map(|k| eval_ref(&k.expr, chunk, ctx))
@@ -81,9 +91,12 @@ pub fn chunk_keys(keys: &[SortExpr], chunk: &DataChunk, ctx: &QueryContext) -> R
         })
         .collect();
     if let Some(p) = sort_key::encode_packed(&cols, chunk.len()) {
-        return Ok(ChunkKeys::Packed(p));
+        let types: Vec<DataType> = cols[..split].iter().map(|c| c.values.ty.clone()).collect();
+        let prefix = sort_key::fixed_width(&types).unwrap_or(0) as u32;
+        return Ok((ChunkKeys::Packed(p), sort_key::Prefix::Fixed(prefix)));
     }
-    Ok(ChunkKeys::Bytes(sort_key::encode(&cols, chunk.len())?))
+    let (keys, prefix) = sort_key::encode_with_prefix(&cols, chunk.len(), split);
+    Ok((ChunkKeys::Bytes(keys), prefix))
 }
 
 /// Sorted entries of one worker: (key, morsel << 32 | row within the run).

@@ -17,9 +17,9 @@ use crate::compact_key::CompactKeys;
 use crate::context::QueryContext;
 use crate::expression::eval;
 use crate::hash_table::hash_key;
-use crate::operators::sort::{chunk_keys, ChunkKeys};
+use crate::operators::sort::{chunk_keys_with_prefix, ChunkKeys};
 use crate::parallel::map_tasks;
-use std::cmp::Ordering;
+use crate::sort_key::Prefix;
 use stride_common::{DataChunk, Result, Vector};
 use stride_sql::plan::{Expr, SortExpr};
 
@@ -246,7 +246,9 @@ fn radix_sort(entries: &mut Vec<(u64, u32)>, bits: u32) {
     }
 }
 
-/// Sorting normalized keys, per chunk, for keys `compact` cannot take.
+/// Sorting normalized keys, per chunk, for keys `compact` cannot take. Each row's
+/// key is encoded once: its PARTITION BY part is the key's prefix, which picks the
+/// row's bucket and, after the sort, tells partitions apart.
 fn generic(
     chunks: &[DataChunk],
     part_keys: &[SortExpr],
@@ -254,29 +256,24 @@ fn generic(
     buckets: usize,
     ctx: &QueryContext,
 ) -> Result<Vec<Sorted>> {
-    let keys_of = |keys: &[SortExpr]| -> Result<Vec<ChunkKeys>> {
-        if keys.is_empty() {
-            return Ok(Vec::new());
-        }
-        chunks.iter().map(|c| chunk_keys(keys, c, ctx)).collect()
-    };
-    let part = keys_of(part_keys)?;
-    let full = keys_of(all_keys)?;
+    let keys: Vec<(ChunkKeys, Prefix)> = chunks
+        .iter()
+        .map(|c| chunk_keys_with_prefix(all_keys, part_keys.len(), c, ctx))
+        .collect::<Result<_>>()?;
     // Without PARTITION BY the input is one partition: one bucket.
-    let buckets = if part.is_empty() { 1 } else { buckets };
+    let buckets = if part_keys.is_empty() { 1 } else { buckets };
     // (chunk, row in chunk) of every input row, by bucket, in input order.
     let mut rows: Vec<Vec<(u32, u32)>> = vec![Vec::new(); buckets];
-    for (i, c) in chunks.iter().enumerate() {
-        for r in 0..c.len() {
+    for (i, (k, prefix)) in keys.iter().enumerate() {
+        for r in 0..chunks[i].len() {
             let b = if buckets == 1 {
                 0
             } else {
-                let h = match &part[i] {
+                let h = match k {
                     ChunkKeys::Packed(p) => {
-                        let k = p[r];
-                        hash_key(&k.to_le_bytes())
+                        hash_key(&leading(p[r], prefix_at(prefix, r)).to_le_bytes())
                     }
-                    ChunkKeys::Bytes(b) => hash_key(b.key(r)),
+                    ChunkKeys::Bytes(b) => hash_key(&b.key(r)[..prefix_at(prefix, r) as usize]),
                 };
                 (h >> (64 - buckets.trailing_zeros())) as usize
             };
@@ -299,69 +296,67 @@ fn generic(
                 .lock()
                 .map_err(|_| stride_common::Error::internal("window bucket lock poisoned"))?,
         );
-        let rows = sort_generic(rows, &full);
-        let cmp = |keys: &[ChunkKeys], a: (u32, u32), b: (u32, u32)| -> Ordering {
-            if keys.is_empty() {
-                return Ordering::Equal;
-            }
-            match (&keys[a.0 as usize], &keys[b.0 as usize]) {
-                (ChunkKeys::Packed(x), ChunkKeys::Packed(y)) => {
-                    x[a.1 as usize].cmp(&y[b.1 as usize])
-                }
-                (ChunkKeys::Bytes(x), ChunkKeys::Bytes(y)) => {
-                    x.key(a.1 as usize).cmp(y.key(b.1 as usize))
-                }
-                (x, y) => x.key(a.1 as usize).cmp(&y.key(b.1 as usize)),
-            }
-        };
-        let order = rows.iter().map(|&(c, r)| firsts[c as usize] + r).collect();
-        Ok(Sorted::bounds(
-            order,
-            |a, b| cmp(&part, rows[a], rows[b]) == Ordering::Equal,
-            |a, b| cmp(&full, rows[a], rows[b]) == Ordering::Equal,
-        ))
+        sort_bucket(&rows, &keys, &firsts)
     })
 }
 
-/// `rows` ((chunk, row) pairs in input order) sorted by their keys in `full`; peers
-/// keep input order.
-fn sort_generic(mut rows: Vec<(u32, u32)>, full: &[ChunkKeys]) -> Vec<(u32, u32)> {
-    if full.iter().all(|k| matches!(k, ChunkKeys::Packed(_))) {
-        let mut keyed: Vec<(u128, u32)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, &(c, r))| match &full[c as usize] {
-                ChunkKeys::Packed(p) => (p[r as usize], i as u32),
-                ChunkKeys::Bytes(_) => unreachable!("checked above"),
-            })
-            .collect();
-        keyed.sort_unstable();
-        return keyed.into_iter().map(|(_, i)| rows[i as usize]).collect();
+/// Bytes of row `r`'s key its PARTITION BY part takes.
+fn prefix_at(prefix: &Prefix, r: usize) -> u32 {
+    match prefix {
+        Prefix::Fixed(w) => *w,
+        Prefix::PerRow(w) => w[r],
     }
-    if full.iter().all(|k| matches!(k, ChunkKeys::Bytes(_))) {
-        // The first 16 bytes as an integer decide most comparisons without memcmp.
-        let mut keyed: Vec<(u128, &[u8], u32)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, &(c, r))| match &full[c as usize] {
-                ChunkKeys::Bytes(b) => {
-                    let k = b.key(r as usize);
-                    (crate::sort_key::pack(&k[..k.len().min(16)]), k, i as u32)
-                }
-                ChunkKeys::Packed(_) => unreachable!("checked above"),
-            })
-            .collect();
+}
+
+/// The first `bytes` bytes of a packed (left-aligned) key.
+fn leading(key: u128, bytes: u32) -> u128 {
+    key.checked_shr(128 - 8 * bytes).unwrap_or(0)
+}
+
+/// One bucket's `rows` ((chunk, row) pairs in input order) sorted by their keys,
+/// peers in input order, with the partitions and peer groups read off neighbouring
+/// keys.
+fn sort_bucket(
+    rows: &[(u32, u32)],
+    keys: &[(ChunkKeys, Prefix)],
+    firsts: &[u32],
+) -> Result<Sorted> {
+    let input_row = |c: u32, r: u32| firsts[c as usize] + r;
+    let mismatch = || stride_common::Error::internal("window keys of two kinds in one sort");
+    if keys.iter().all(|k| matches!(k.0, ChunkKeys::Packed(_))) {
+        let mut keyed: Vec<(u128, u32, u32)> = Vec::with_capacity(rows.len());
+        for &(c, r) in rows {
+            let (ChunkKeys::Packed(p), prefix) = &keys[c as usize] else {
+                return Err(mismatch());
+            };
+            let key = p[r as usize];
+            keyed.push((key, input_row(c, r), prefix_at(prefix, r as usize)));
+        }
         keyed.sort_unstable();
-        return keyed
-            .into_iter()
-            .map(|(_, _, i)| rows[i as usize])
-            .collect();
+        let order = keyed.iter().map(|e| e.1).collect();
+        return Ok(Sorted::bounds(
+            order,
+            |a, b| leading(keyed[a].0, keyed[a].2) == leading(keyed[b].0, keyed[b].2),
+            |a, b| keyed[a].0 == keyed[b].0,
+        ));
     }
-    rows.sort_by(|&a, &b| {
-        full[a.0 as usize]
-            .key(a.1 as usize)
-            .cmp(&full[b.0 as usize].key(b.1 as usize))
-            .then(a.cmp(&b))
-    });
-    rows
+    // The first 16 bytes as an integer decide most comparisons without memcmp; the
+    // input row breaks ties, and the prefix length comes along.
+    let mut keyed: Vec<(u128, &[u8], u32, u32)> = Vec::with_capacity(rows.len());
+    for &(c, r) in rows {
+        let (ChunkKeys::Bytes(b), prefix) = &keys[c as usize] else {
+            return Err(mismatch());
+        };
+        let k = b.key(r as usize);
+        let packed = crate::sort_key::pack(&k[..k.len().min(16)]);
+        keyed.push((packed, k, input_row(c, r), prefix_at(prefix, r as usize)));
+    }
+    keyed.sort_unstable();
+    let order = keyed.iter().map(|e| e.2).collect();
+    let part = |i: usize| &keyed[i].1[..keyed[i].3 as usize];
+    Ok(Sorted::bounds(
+        order,
+        |a, b| part(a) == part(b),
+        |a, b| keyed[a].0 == keyed[b].0 && keyed[a].1 == keyed[b].1,
+    ))
 }
