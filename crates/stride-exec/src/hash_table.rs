@@ -106,15 +106,28 @@ impl Default for KeyTable {
 
 impl KeyTable {
     pub fn with_capacity(entries: usize) -> Self {
+        Self::with_capacity_bytes(entries, 0)
+    }
+
+    /// A table for `entries` keys of `key_bytes` bytes in all, that neither grows nor
+    /// copies its keys on the way there.
+    pub fn with_capacity_bytes(entries: usize, key_bytes: usize) -> Self {
         let cap = (entries * 2).next_power_of_two().max(64);
+        let mut offsets = Vec::with_capacity(entries + 1);
+        offsets.push(0);
         KeyTable {
             slots: vec![EMPTY_SLOT; cap],
             mask: cap - 1,
-            arena: Vec::new(),
-            offsets: vec![0],
-            hashes: Vec::new(),
+            arena: Vec::with_capacity(key_bytes),
+            offsets,
+            hashes: Vec::with_capacity(entries),
             indexed: 0,
         }
+    }
+
+    /// Bytes of entry `id`'s key.
+    pub fn key_len(&self, id: usize) -> usize {
+        self.offsets[id + 1] - self.offsets[id]
     }
 
     pub fn len(&self) -> usize {

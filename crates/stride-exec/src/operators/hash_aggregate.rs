@@ -438,9 +438,20 @@ impl Merger {
     ) -> Result<LocalTable> {
         let mut out = self.new_table();
         let groups: usize = members.iter().map(|m| m.len()).sum();
-        // At most this many groups: no growing on the way.
+        // At most this many groups and key bytes: no growing on the way.
         out.table = match assign {
-            Assign::Hash => KeyTable::with_capacity(groups),
+            Assign::Hash => {
+                let bytes = tables
+                    .iter()
+                    .zip(members)
+                    .map(|(t, m)| {
+                        m.iter()
+                            .map(|&g| t.table.key_len(g as usize))
+                            .sum::<usize>()
+                    })
+                    .sum();
+                KeyTable::with_capacity_bytes(groups, bytes)
+            }
             Assign::Range { .. } => KeyTable::default(),
         };
         let any_buffered = self.aggs.iter().any(is_buffered);
