@@ -1,8 +1,11 @@
 //! Hash aggregation (GROUP BY, DISTINCT, aggregates without GROUP BY), in parallel.
 //!
 //! Phase 1, per worker: each thread owns a [`KeyTable`] of groups and one state per
-//! aggregate, and folds its morsels in without any lock. Phase 2, merge: the groups of
-//! all thread tables are split into partitions by hash; each partition is merged by
+//! aggregate, and folds its morsels in without any lock. Where nearly every row
+//! starts a group that the worker's input never repeats (keys close to unique), a
+//! worker hands each table to the merge once it holds 32,768 groups and starts a
+//! fresh one, so that its table stays in cache (`flush_scattered`). Phase 2, merge:
+//! the groups of all tables are split into partitions by hash; each partition is merged by
 //! one thread into a fresh table (states travel as partial-state vectors) and
 //! finalized. When every thread found its keys through a direct-lookup array
 //! ([`DenseIndex`]), the partitions are ranges of keys instead, and each group finds
@@ -53,6 +56,9 @@ pub struct LocalTable {
     pub(super) buffered: Vec<Option<Buffered>>,
     /// Bytes of the buffered rows.
     buffered_bytes: u64,
+    /// Input rows folded in since the table started.
+    rows: u64,
+    flush: Flush,
     /// A worker's table: the memory it holds, reserved from the accountant.
     memory: Option<Reservation>,
 }
@@ -93,6 +99,22 @@ pub struct HashAggregate<'a> {
     spilled: Mutex<Option<SpilledGroups>>,
 }
 
+/// Groups a worker's table holds before it may be flushed (`flush_scattered`).
+const FLUSH_GROUPS: usize = 1 << 15;
+
+/// Whether a worker flushes its table of groups (`flush_scattered`).
+#[derive(Clone, Copy)]
+enum Flush {
+    /// Not yet known: `at` is (rows, groups) when the table reached
+    /// [`FLUSH_GROUPS`] groups, and the rows after it decide.
+    Watching {
+        at: Option<(u64, u64)>,
+    },
+    /// Each table is flushed when full, while nearly every row starts a group.
+    Flushing,
+    Off,
+}
+
 /// Reservations grow by at least this much at a time.
 const RESERVE_STEP: u64 = 4 << 20;
 
@@ -114,6 +136,8 @@ impl Merger {
                 .map(|a| is_buffered(a).then(Buffered::default))
                 .collect(),
             buffered_bytes: 0,
+            rows: 0,
+            flush: Flush::Watching { at: None },
             memory: None,
         }
     }
@@ -180,9 +204,65 @@ impl<'a> HashAggregate<'a> {
         }
         let groups = spilled.as_mut().expect("created");
         groups.write(&self.merger, t)?;
+        // Tables flushed whole (`flush_scattered`) hold memory too.
+        let flushed = std::mem::take(
+            &mut *self
+                .tables
+                .lock()
+                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
+        );
+        for mut f in flushed {
+            groups.write(&self.merger, &mut f)?;
+        }
         drop(spilled);
         *t = self.new_table();
         Ok(())
+    }
+
+    /// Hands `t` to the merge as it is and starts the worker on a fresh table when
+    /// the worker's rows scatter over groups that do not recur (`Flush`): a table
+    /// of all of its groups would grow as large as its input, with a cache miss per
+    /// row, and the merge would insert every group again all the same. Tables kept
+    /// this small stay in cache. Where groups recur (TPC-DS Q39's weekly inventory
+    /// rows of one month), flushing would only multiply what the merge inserts, and
+    /// the table grows as before.
+    fn flush_scattered(&self, t: &mut LocalTable) -> Result<()> {
+        let groups = t.table.len() as u64;
+        let fill = FLUSH_GROUPS as u64;
+        let scattered = match t.flush {
+            Flush::Off => return Ok(()),
+            _ if groups < fill => return Ok(()),
+            // Direct lookups find their keys without probing: nothing to gain.
+            _ if matches!(t.dense, Some(Some(_))) || matches!(t.packed, Some(Some(_))) => {
+                t.flush = Flush::Off;
+                return Ok(());
+            }
+            Flush::Watching { at: None } => {
+                t.flush = Flush::Watching {
+                    at: Some((t.rows, groups)),
+                };
+                return Ok(());
+            }
+            Flush::Watching { at: Some(_) } if groups < 2 * fill => return Ok(()),
+            // Since the table reached `fill` groups, did nearly every row start one?
+            Flush::Watching {
+                at: Some((rows, at)),
+            } => (groups - at) * 20 >= (t.rows - rows) * 19,
+            Flush::Flushing => groups * 20 >= t.rows * 19,
+        };
+        if !scattered {
+            t.flush = Flush::Off;
+            return Ok(());
+        }
+        let mut fresh = self.new_table();
+        // The keys are known to scatter: straight to the hash table.
+        fresh.table = KeyTable::with_capacity(FLUSH_GROUPS);
+        fresh.dense = Some(None);
+        fresh.few = None;
+        fresh.packed = Some(None);
+        fresh.flush = Flush::Flushing;
+        let full = std::mem::replace(t, fresh);
+        self.combine(Some(full))
     }
 
     /// Group ids of the chunk's rows, inserting new groups.
@@ -702,6 +782,7 @@ impl Sink for HashAggregate<'_> {
     fn consume(&self, local: &mut Self::Local, _morsel: usize, chunk: DataChunk) -> Result<()> {
         let t = local.get_or_insert_with(|| self.new_table());
         let gids = self.group_ids(t, &chunk)?;
+        t.rows += chunk.len() as u64;
         let ngroups = t.table.len();
         for (i, agg) in self.merger.aggs.iter().enumerate() {
             let (sub, sub_gids);
@@ -749,7 +830,8 @@ impl Sink for HashAggregate<'_> {
                 }
             }
         }
-        self.account(t)
+        self.account(t)?;
+        self.flush_scattered(t)
     }
 
     fn combine(&self, local: Self::Local) -> Result<()> {

@@ -228,7 +228,7 @@ fn radix_sort(entries: &mut Vec<(u64, u32)>, bits: u32) {
     }
     let mut buf = vec![(0u64, 0u32); n];
     for (p, c) in counts.iter().enumerate() {
-        if c.iter().any(|&x| x == n) {
+        if c.contains(&n) {
             continue;
         }
         let mut offsets = [0usize; 256];
