@@ -296,7 +296,24 @@ fn pair_chunk(
     used: Option<&[usize]>,
 ) -> DataChunk {
     let wanted = |i: usize| used.is_none_or(|u| u.contains(&i));
-    let mut cols = probe.gather_where(p, wanted);
+    // Every probe row once, in order (a foreign key's join where each row finds its
+    // partner): the probe columns as they are, without a copy.
+    let every_row = probe.selection.is_none()
+        && p.len() == probe.len()
+        && p.iter().enumerate().all(|(i, &r)| r as usize == i);
+    let mut cols = if every_row {
+        probe
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match wanted(i) {
+                true => c.clone(),
+                false => Vector::null_constant(&c.ty),
+            })
+            .collect()
+    } else {
+        probe.gather_where(p, wanted)
+    };
     let width = probe.columns.len();
     cols.extend(
         build
