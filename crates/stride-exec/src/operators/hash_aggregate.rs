@@ -168,6 +168,20 @@ impl<'a> HashAggregate<'a> {
         }
     }
 
+    /// Writes the tables handed over so far (by workers done, or flushed) to disk.
+    fn spill_tables(&self, spilled: &mut SpilledGroups) -> Result<()> {
+        let tables = std::mem::take(
+            &mut *self
+                .tables
+                .lock()
+                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
+        );
+        for mut t in tables {
+            spilled.write(&self.merger, &mut t)?;
+        }
+        Ok(())
+    }
+
     /// A worker's table, with its reservation.
     fn new_table(&self) -> LocalTable {
         let mut t = self.merger.new_table();
@@ -205,15 +219,7 @@ impl<'a> HashAggregate<'a> {
         let groups = spilled.as_mut().expect("created");
         groups.write(&self.merger, t)?;
         // Tables flushed whole (`flush_scattered`) hold memory too.
-        let flushed = std::mem::take(
-            &mut *self
-                .tables
-                .lock()
-                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
-        );
-        for mut f in flushed {
-            groups.write(&self.merger, &mut f)?;
-        }
+        self.spill_tables(groups)?;
         drop(spilled);
         *t = self.new_table();
         Ok(())
@@ -367,15 +373,7 @@ impl<'a> HashAggregate<'a> {
         };
         // The groups still in memory join those on disk, so every partition is
         // merged the same way, one at a time.
-        let tables = std::mem::take(
-            &mut *self
-                .tables
-                .lock()
-                .map_err(|_| Error::internal("aggregate lock poisoned"))?,
-        );
-        for mut t in tables {
-            spilled.write(&self.merger, &mut t)?;
-        }
+        self.spill_tables(&mut spilled)?;
         Ok(Source::Late(Arc::new(SpilledAggregate::new(
             self.merger.clone(),
             spilled,
