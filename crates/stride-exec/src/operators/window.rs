@@ -4,7 +4,8 @@
 //! the rows are sorted once, in buckets of whole partitions (`window_sort.rs`), which
 //! gives the partitions and the peer groups (rows equal in ORDER BY); each bucket's
 //! functions are computed on a worker thread along its sorted rows, and the values go
-//! back in input order, one column appended per function.
+//! back in input order (where sorted order is input order, they are there already),
+//! one column appended per function.
 //!
 //! Ranking and offset functions take one pass. Aggregates over frames that start at
 //! the partition's start (running frames, whole partitions) take a segmented scan of
@@ -71,18 +72,34 @@ pub fn compute(
                 .collect::<Result<Vec<_>>>()
         })?;
         drop(inputs);
-        // Each sorted position's input row, inverted: values go back in input order.
-        let mut inverse = vec![0u32; n];
-        let mut p = 0u32;
-        for b in &buckets {
-            for &row in &b.order {
-                inverse[row as usize] = p;
-                p += 1;
+        // Sorted order is input order (ORDER BY the column the rows came sorted by):
+        // the values are already where they go.
+        let in_order = buckets.len() == 1
+            && buckets[0]
+                .order
+                .iter()
+                .enumerate()
+                .all(|(i, &row)| row as usize == i);
+        // Otherwise each sorted position's input row, inverted: values go back in
+        // input order.
+        let mut inverse = Vec::new();
+        if !in_order {
+            inverse = vec![0u32; n];
+            let mut p = 0u32;
+            for b in &buckets {
+                for &row in &b.order {
+                    inverse[row as usize] = p;
+                    p += 1;
+                }
             }
         }
         let lens: Vec<usize> = buckets.iter().map(Sorted::len).collect();
         drop(buckets);
         for (g, &j) in group.iter().enumerate() {
+            if in_order {
+                columns[j] = Some(values[0][g].clone().flatten(n));
+                continue;
+            }
             let mut all = Vector::with_capacity(&functions[j].ty, n);
             for (v, b) in values.iter().zip(&lens) {
                 all.append(&v[g], *b);
