@@ -304,15 +304,7 @@ fn select_column_ranges(
     if chunk.selection.is_some() {
         return Ok(None);
     }
-    let mut terms = Vec::new();
-    conjuncts(e, &mut terms);
-    let (mut simple, mut rest) = (Vec::new(), Vec::new());
-    for t in terms {
-        match column_comparison(t) {
-            Some(c) => simple.push(c),
-            None => rest.push(t),
-        }
-    }
+    let (simple, rest) = comparisons_and_rest(e);
     if simple.len() < 2 {
         return Ok(None);
     }
@@ -330,6 +322,22 @@ fn select_column_ranges(
         sel = select(t, &sub, ctx)?.compose(&sel);
     }
     Ok(Some(sel))
+}
+
+/// The terms of conjunction `e` split into comparisons of a column with a constant
+/// and the others.
+#[allow(clippy::type_complexity)]
+fn comparisons_and_rest(e: &Expr) -> (Vec<(ScalarFunction, usize, &Expr)>, Vec<&Expr>) {
+    let mut terms = Vec::new();
+    conjuncts(e, &mut terms);
+    let (mut simple, mut rest) = (Vec::new(), Vec::new());
+    for t in terms {
+        match column_comparison(t) {
+            Some(c) => simple.push(c),
+            None => rest.push(t),
+        }
+    }
+    (simple, rest)
 }
 
 /// The rows where all of `comparisons` (column, constant) hold, as one bit per row
@@ -396,15 +404,9 @@ fn comparison_tree_masks(
             Ok(acc)
         }
         _ => {
-            let mut terms = Vec::new();
-            conjuncts(e, &mut terms);
-            let (mut simple, mut rest) = (Vec::new(), Vec::new());
-            for t in terms {
-                match column_comparison(t) {
-                    Some(c) => simple.push(c),
-                    None if matches!(t, Expr::Or(..)) => rest.push(t),
-                    None => return Ok(None),
-                }
+            let (simple, rest) = comparisons_and_rest(e);
+            if !rest.iter().all(|t| matches!(t, Expr::Or(..))) {
+                return Ok(None);
             }
             // String (in)equalities take their own loop; the others compare together.
             let (strings, simple): (Vec<_>, Vec<_>) = simple.into_iter().partition(|&(f, c, _)| {

@@ -125,8 +125,7 @@ fn sorted_under_projections(
 /// Whether evaluating `e` once more or less is visible: a volatile function or a
 /// subquery.
 fn volatile(e: &Expr) -> bool {
-    e.has_subquery()
-        || e.any(&mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()))
+    e.has_subquery() || e.calls_volatile()
 }
 
 /// Whether `predicate` reads fewer than all `columns` of its input.

@@ -6,7 +6,10 @@
 //! Per key column: a marker byte (NULL before or after values, as requested) and, for
 //! values, order-preserving bytes (big-endian with the sign bit flipped for integers,
 //! the IEEE total-order trick for floats, escaped and terminated bytes for strings),
-//! inverted for DESC. Fixed-width keys are written a column at a time.
+//! inverted for DESC. Keys are written a column at a time: fixed-width ones at fixed
+//! offsets, variable-width ones (strings) at each row's cursor once the rows' widths
+//! are summed. A window also learns where each key's PARTITION BY part ends
+//! ([`encode_with_prefix`]).
 
 use crate::row_key::KeyBuffer;
 use stride_common::vector::NativeType;
@@ -163,25 +166,26 @@ fn encode_variable(cols: &[SortColumn], len: usize, split: usize) -> (KeyBuffer,
         })
         .collect();
     // Each row's width: a marker byte per column, plus the value's bytes.
+    // `value(i, j)`: the bytes of row i's value (vector index j), when not NULL.
+    fn add(widths: &mut [u32], v: &Vector, value: impl Fn(usize, usize) -> u32) {
+        for (i, w) in widths.iter_mut().enumerate() {
+            let j = v.index(i);
+            if v.validity.is_valid(j) {
+                *w += value(i, j);
+            }
+        }
+    }
     let mut widths = vec![cols.len() as u32; len];
     for (c, nested) in cols.iter().zip(&nested) {
         let v = c.values;
-        let mut add = |value: &dyn Fn(usize, usize) -> u32| {
-            for (i, w) in widths.iter_mut().enumerate() {
-                let j = v.index(i);
-                if v.validity.is_valid(j) {
-                    *w += value(i, j);
-                }
-            }
-        };
         match nested {
             // less the nested key's own leading marker
-            Some(keys) => add(&|i, _| keys[i].len() as u32 - 1),
+            Some(keys) => add(&mut widths, v, |i, _| keys[i].len() as u32 - 1),
             None => with_native!(v.data.physical(), T => {
-                add(&|_, _| <T as Ordered>::WIDTH as u32)
+                add(&mut widths, v, |_, _| <T as Ordered>::WIDTH as u32)
             }, _ => {
                 let s = v.strings();
-                add(&|_, j| {
+                add(&mut widths, v, |_, j| {
                     let b = s.bytes_of(&s.views[j]);
                     // each 0x00 is escaped, then a 0x00 0x00 terminator
                     (b.len() + b.iter().filter(|&&x| x == 0).count() + 2) as u32

@@ -10,8 +10,10 @@
 //!
 //! Keys of fixed-width columns whose ranges fit 64 bits together (`compact_key.rs`)
 //! are sorted as integers by a radix sort; other keys as normalized keys
-//! (`sort_key.rs`). Rows with equal keys keep their input order, so ties resolve the
-//! same way on every run.
+//! (`sort_key.rs`), encoded once per row with the PARTITION BY part as their prefix,
+//! which picks the bucket and, compared between sorted neighbours, the partitions.
+//! Rows with equal keys keep their input order, so ties resolve the same way on every
+//! run.
 
 use crate::compact_key::CompactKeys;
 use crate::context::QueryContext;

@@ -89,7 +89,7 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 fn shareable(e: &Expr) -> bool {
     matches!(e, Expr::Function { .. } | Expr::Cast { .. })
         && !e.has_subquery()
-        && !e.any(&mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()))
+        && !e.calls_volatile()
         && !e.any(&mut |x| matches!(x, Expr::OuterColumn { .. }))
 }
 

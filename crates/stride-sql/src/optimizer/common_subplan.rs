@@ -66,12 +66,7 @@ fn collect(plan: &LogicalPlan, out: &mut Vec<LogicalPlan>) {
 /// Whether computing `plan` once gives each reader what its own copy would.
 fn shareable(plan: &LogicalPlan) -> bool {
     fn deterministic(plan: &LogicalPlan) -> bool {
-        let volatile = |e: &Expr| {
-            e.has_subquery()
-                || e.any(
-                    &mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()),
-                )
-        };
+        let volatile = |e: &Expr| e.has_subquery() || e.calls_volatile();
         !matches!(plan, LogicalPlan::RecursiveRef { .. })
             && !node_expressions(plan).into_iter().any(volatile)
             && plan.children().into_iter().all(deterministic)

@@ -72,10 +72,8 @@ struct Reads {
 /// the row, the same each time it is evaluated.
 fn movable(e: &Expr) -> bool {
     !e.has_subquery()
-        && !e.any(&mut |x| {
-            matches!(x, Expr::OuterColumn { .. } | Expr::OuterAggregateRef { .. })
-                || matches!(x, Expr::Function { func, .. } if func.func.is_volatile())
-        })
+        && !e.calls_volatile()
+        && !e.any(&mut |x| matches!(x, Expr::OuterColumn { .. } | Expr::OuterAggregateRef { .. }))
 }
 
 /// Records every shared reference in `plan` (not inside shared bodies).

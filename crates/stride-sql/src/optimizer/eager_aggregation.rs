@@ -106,10 +106,7 @@ fn rewrite(plan: &LogicalPlan, stats: &dyn Statistics) -> Option<LogicalPlan> {
         })
         .collect();
     let exprs = || groups.iter().chain(aggs.iter().flat_map(|a| &a.args));
-    let volatile = |e: &Expr| {
-        e.has_subquery()
-            || e.any(&mut |x| matches!(x, Expr::Function { func, .. } if func.func.is_volatile()))
-    };
+    let volatile = |e: &Expr| e.has_subquery() || e.calls_volatile();
     if exprs().any(volatile) {
         return None;
     }

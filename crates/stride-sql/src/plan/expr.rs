@@ -364,6 +364,13 @@ impl Expr {
         self.any(&mut |e| matches!(e, Expr::Subquery(_)))
     }
 
+    /// Whether a call inside may give another value each time it is evaluated, or
+    /// has an effect (random, nextval): such an expression runs once per row, where
+    /// it was written.
+    pub fn calls_volatile(&self) -> bool {
+        self.any(&mut |e| matches!(e, Expr::Function { func, .. } if func.func.is_volatile()))
+    }
+
     /// Whether a subquery inside reads the row the expression is evaluated on (an
     /// uncorrelated one is a constant wherever the expression goes).
     pub fn has_correlated_subquery(&self) -> bool {
