@@ -2,7 +2,7 @@
 //! (so cuts fall everywhere) and reading every column, with and without a filter,
 //! must end in rows or an error, never a panic. Run with `cargo +nightly fuzz run
 //! csv_reader` from this folder; replay what it finds with `STRIDE_CSV_CORPUS=fuzz/artifacts/csv_reader cargo test
-//! -p stride --test csv`.
+//! -p stride --test integration csv::`.
 
 #![no_main]
 

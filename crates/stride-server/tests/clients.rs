@@ -3,7 +3,7 @@
 //! pgcli (installed with pip when missing). When a client can be neither found nor
 //! installed, the test says so and checks nothing for it.
 
-mod common;
+use crate::common;
 
 use common::{start, start_with};
 use std::net::SocketAddr;

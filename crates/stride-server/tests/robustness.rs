@@ -5,7 +5,7 @@
 //! getting answers, new clients must still connect, and no server thread may panic.
 //! The same bytes can be explored further with the `pg_messages` fuzz target.
 
-mod common;
+use crate::common;
 
 use common::start_with;
 use std::io::{Read, Write};

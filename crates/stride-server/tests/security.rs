@@ -2,7 +2,7 @@
 //! (right and wrong passwords, unknown users), loopback-only trust without one, the
 //! authentication and idle timeouts, and message size limits checked from headers.
 
-mod common;
+use crate::common;
 
 use common::start_with;
 use std::io::{Read, Write};

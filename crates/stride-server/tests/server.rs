@@ -2,7 +2,7 @@
 //! simple and extended queries, parameters, text and binary results, NULLs, command
 //! tags, SQLSTATE codes, a streamed million-row result and concurrent clients.
 
-mod common;
+use crate::common;
 
 use common::{start, start_with};
 use std::net::SocketAddr;

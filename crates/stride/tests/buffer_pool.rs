@@ -3,7 +3,7 @@
 //! what stays cached without changing answers, and blocks that an open transaction may
 //! still read are not reused.
 
-mod common;
+use crate::common;
 
 use stride::{Connection, Database, ScalarValue};
 

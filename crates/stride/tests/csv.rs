@@ -3,7 +3,7 @@
 //! sampling over the whole file, and a corpus of malformed files that must each give a
 //! result or a clear error, never a panic or a hang.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 

@@ -22,9 +22,9 @@
 //! A failing case is reduced before it is reported: rows are deleted and the
 //! predicate replaced by its parts while the failure remains.
 //!
-//! `cargo test -p stride --test fuzz` runs a fixed set of seeds (about a minute).
+//! `cargo test -p stride --test integration fuzz::` runs a fixed set of seeds (about a minute).
 //! A long run by hand: `STRIDE_FUZZ_SECONDS=900 STRIDE_FUZZ_SEED=1000 cargo test
-//! --release -p stride --test fuzz -- --nocapture` (it prints queries checked per
+//! --release -p stride --test integration fuzz:: -- --nocapture` (it prints queries checked per
 //! second). `STRIDE_FUZZ_DUCKDB=0` leaves DuckDB out.
 
 use std::io::{BufRead, BufReader, Write};

@@ -6,7 +6,7 @@
 //! `STRIDE_PERSISTENCE_CHILD` set) that writes and prints each acknowledged commit;
 //! the parent kills it and checks the database it left.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -1336,7 +1336,7 @@ fn child_command(path: &str) -> Command {
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args([
         "--exact",
-        "child_process_writer",
+        "persistence::child_process_writer",
         "--nocapture",
         "--test-threads=1",
     ])

@@ -2,7 +2,7 @@
 //! statements. Each must end in a result or an error — never a panic, abort, stack
 //! overflow or hang (a watchdog fails the test if one statement runs over 20 seconds).
 
-mod common;
+use crate::common;
 
 use common::Rng;
 

@@ -4,7 +4,7 @@
 //! memory. What cannot spill fails with an Out of Memory Error, and the connection
 //! goes on.
 
-mod common;
+use crate::common;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};

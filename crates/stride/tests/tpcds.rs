@@ -5,7 +5,7 @@
 //! order is accepted: TPC-DS queries order by keys that tie, and the order of tied
 //! rows is not specified (the TPC-H test compares in order).
 
-mod common;
+use crate::common;
 
 use common::answers::{assert_row_counts, check_queries, Reference};
 use stride::Connection;

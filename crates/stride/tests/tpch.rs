@@ -4,7 +4,7 @@
 //! TPC-H tolerances: strings, dates and integers exactly, money to the cent, averages
 //! within 1%.
 
-mod common;
+use crate::common;
 
 use common::answers::{assert_row_counts, check_queries, Reference};
 

@@ -4,7 +4,7 @@
 //! table both commit. Write skew is allowed, as snapshot isolation allows it. Runs in
 //! memory and on a database file.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
