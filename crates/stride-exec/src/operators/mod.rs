@@ -25,6 +25,7 @@ pub mod unnest;
 pub mod window;
 pub mod window_sink;
 pub mod window_sort;
+mod window_sums;
 
 /// Bytes `chunk`'s vectors take: what an operator reserves for holding it.
 pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
