@@ -14,7 +14,7 @@
 //! level above merges pairs, and each row's frame is the merge of at most two nodes
 //! per level, taken left to right (so order-sensitive aggregates such as string_agg
 //! see the frame in order). That costs O(n log n) for any frame. sum, avg, count and
-//! count(*) over integers and decimals of up to 64 bits take neither: any frame is a
+//! count(*) over integers and decimals take neither: any frame is a
 //! difference of running totals (`window_sums.rs`). Both build their
 //! states and the frames' results in blocks of positions; when a window has fewer
 //! buckets than threads (one partition), the blocks of a bucket go to the threads

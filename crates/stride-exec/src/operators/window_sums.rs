@@ -1,12 +1,14 @@
 //! Window sums, counts and averages of exact numbers from running totals: a fast
 //! path of `window.rs` for `sum`, `avg`, `count` and `count(*)` over integers and
-//! decimals of up to 64 bits, whatever the frame (running, sliding, EXCLUDE).
+//! decimals, whatever the frame (running, sliding, EXCLUDE).
 //!
 //! One pass along the sorted rows writes the running total of the values and of the
 //! rows counted (valid, and kept by FILTER); a frame piece `lo..hi` then holds
 //! `total[hi] - total[lo]`. That is O(1) a row where the general path merges about
-//! four states a row (running frames) or O(log n) (others). The totals are i128:
-//! 2^64 rows of 64-bit values cannot overflow them, so every difference is exact.
+//! four states a row (running frames) or O(log n) (others). Totals are kept in 64
+//! bits while they fit and in 128 otherwise, and differences are taken in 128, so
+//! they are exact; 128-bit values (HUGEINT, wide DECIMAL) whose totals pass 128 bits
+//! go to the general path instead.
 //!
 //! The frames' sums and counts become the partial states the aggregate's own state
 //! merges (DECIMAL(38) sums, BIGINT counts), and that state finishes them: results,
@@ -15,7 +17,7 @@
 use super::window::{in_blocks, Pieces};
 use crate::context::QueryContext;
 use stride_common::vector::NativeType;
-use stride_common::{DataType, PhysicalType, Result, Validity, Vector};
+use stride_common::{DataType, Error, PhysicalType, Result, Validity, Vector};
 use stride_functions::aggregate::{new_state, AggregateFunction, BoundAggregate};
 
 /// The running totals of one aggregate's argument along the sorted rows.
@@ -44,11 +46,16 @@ impl<'a> Totals<'a> {
             F::Count => true,
             F::Sum | F::Avg => {
                 let t = &agg.arg_types[0];
-                let small = matches!(
-                    args[0].data.physical(),
-                    PhysicalType::I8 | PhysicalType::I16 | PhysicalType::I32 | PhysicalType::I64
-                );
-                if !small || !(t.is_integer() || matches!(t, DataType::Decimal(..))) {
+                let exact = match args[0].data.physical() {
+                    PhysicalType::I8
+                    | PhysicalType::I16
+                    | PhysicalType::I32
+                    | PhysicalType::I64 => t.is_integer() || matches!(t, DataType::Decimal(..)),
+                    // Not UBIGINT or UHUGEINT, whose 128 bits are not their value.
+                    PhysicalType::I128 => matches!(t, DataType::HugeInt | DataType::Decimal(..)),
+                    _ => false,
+                };
+                if !exact {
                     return None;
                 }
                 true
@@ -102,11 +109,24 @@ impl<'a> Totals<'a> {
                     PhysicalType::I8 => running_sums::<i8>(v, n, keep),
                     PhysicalType::I16 => running_sums::<i16>(v, n, keep),
                     PhysicalType::I32 => running_sums::<i32>(v, n, keep),
-                    _ => running_sums::<i64>(v, n, keep),
+                    PhysicalType::I64 => running_sums::<i64>(v, n, keep),
+                    _ => (Err(()), None),
                 };
                 let sums = match sums {
                     Ok(narrow) => Sums::Narrow(narrow),
-                    Err(()) => Sums::Wide(wide_running_sums(v, n, keep)),
+                    // Totals that pass 128 bits (of 128-bit values) leave the frames to
+                    // the general path, which says which sum overflows.
+                    Err(()) => Sums::Wide(wide_running_sums(v, n, keep)?),
+                };
+                let counts = match (counts, v.data.physical()) {
+                    (None, PhysicalType::I128)
+                        if keep.is_some() || v.validity.has_nulls() || v.constant =>
+                    {
+                        Some(running_counts(n, |i| {
+                            v.is_valid(i) && keep.is_none_or(|k| k[i])
+                        }))
+                    }
+                    (counts, _) => counts,
                 };
                 Totals {
                     sums,
@@ -147,10 +167,22 @@ impl<'a> Totals<'a> {
                 .collect();
             let partial = match self.agg.func {
                 F::Sum | F::Avg => {
-                    let sums: Vec<i128> = frames
-                        .iter()
-                        .map(|f| f.iter().map(|&(a, b)| self.sums.between(a, b)).sum())
-                        .collect();
+                    let mut sums = Vec::with_capacity(frames.len());
+                    for f in &frames {
+                        let mut total = 0i128;
+                        for &(a, b) in f {
+                            total = self
+                                .sums
+                                .between(a, b)
+                                .and_then(|d| total.checked_add(d))
+                                .ok_or_else(|| {
+                                    Error::out_of_range(
+                                        "Overflow in sum: the result does not fit in 128 bits",
+                                    )
+                                })?;
+                        }
+                        sums.push(total);
+                    }
                     let sums = match self.agg.func {
                         // A sum over no rows is NULL.
                         F::Sum => Vector::new(
@@ -203,12 +235,12 @@ enum Sums {
 }
 
 impl Sums {
-    /// The sum of rows `a..b`.
-    fn between(&self, a: u32, b: u32) -> i128 {
+    /// The sum of rows `a..b` (`None` where it passes 128 bits).
+    fn between(&self, a: u32, b: u32) -> Option<i128> {
         let (a, b) = (a as usize, b as usize);
         match self {
-            Sums::Narrow(s) => s[b] as i128 - s[a] as i128,
-            Sums::Wide(s) => s[b] - s[a],
+            Sums::Narrow(s) => Some(s[b] as i128 - s[a] as i128),
+            Sums::Wide(s) => s[b].checked_sub(s[a]),
         }
     }
 }
@@ -251,15 +283,17 @@ fn running_sums<T: NativeType + Into<i64>>(
     )
 }
 
-/// The running sums in 128 bits, for values whose sums pass 64 bits.
-fn wide_running_sums(v: &Vector, n: usize, keep: Option<&[bool]>) -> Vec<i128> {
+/// The running sums in 128 bits, for 128-bit values and for values whose sums pass
+/// 64 bits; `None` where they pass 128.
+fn wide_running_sums(v: &Vector, n: usize, keep: Option<&[bool]>) -> Option<Vec<i128>> {
     let value = |i: usize| -> i128 {
         let j = v.index(i);
         match v.data.physical() {
             PhysicalType::I8 => v.values::<i8>()[j].into(),
             PhysicalType::I16 => v.values::<i16>()[j].into(),
             PhysicalType::I32 => v.values::<i32>()[j].into(),
-            _ => v.values::<i64>()[j].into(),
+            PhysicalType::I64 => v.values::<i64>()[j].into(),
+            _ => v.values::<i128>()[j],
         }
     };
     let mut sums = Vec::with_capacity(n + 1);
@@ -267,9 +301,9 @@ fn wide_running_sums(v: &Vector, n: usize, keep: Option<&[bool]>) -> Vec<i128> {
     sums.push(s);
     for i in 0..n {
         if v.is_valid(i) && keep.is_none_or(|k| k[i]) {
-            s += value(i);
+            s = s.checked_add(value(i))?;
         }
         sums.push(s);
     }
-    sums
+    Some(sums)
 }
