@@ -139,6 +139,14 @@ class StrideSession:
         times = [self._timed(sql) for _ in range(runs + 1)]
         return times[0], statistics.median(times[1:])
 
+    def peak_rss_gb(self):
+        """The shell's peak resident memory so far (Linux's VmHWM), in GB."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024 / 1e9
+        return float("nan")
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
