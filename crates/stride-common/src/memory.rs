@@ -29,6 +29,10 @@ use std::sync::{Arc, Mutex, Weak};
 /// What holds reserved memory, for error messages and `stride_memory()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryTag {
+    /// The values of tables held in memory (an in-memory database's, and a database
+    /// file's rows not checkpointed yet): counted after each statement that changes
+    /// data, never refused, so that operators get what the limit leaves.
+    InMemoryTables,
     BufferPool,
     HashAggregate,
     HashJoin,
@@ -39,7 +43,8 @@ pub enum MemoryTag {
 }
 
 impl MemoryTag {
-    pub const ALL: [MemoryTag; 7] = [
+    pub const ALL: [MemoryTag; 8] = [
+        MemoryTag::InMemoryTables,
         MemoryTag::BufferPool,
         MemoryTag::HashAggregate,
         MemoryTag::HashJoin,
@@ -52,6 +57,7 @@ impl MemoryTag {
     /// The name `stride_memory()` and error messages use.
     pub fn name(self) -> &'static str {
         match self {
+            MemoryTag::InMemoryTables => "in-memory tables",
             MemoryTag::BufferPool => "buffer pool",
             MemoryTag::HashAggregate => "hash aggregate",
             MemoryTag::HashJoin => "hash join",
@@ -110,10 +116,29 @@ impl MemoryAccountant {
     /// Changes the limit, asking the evictors to drop what no longer fits.
     pub fn set_limit(&self, bytes: u64) {
         self.limit.store(bytes, Ordering::Relaxed);
-        let used = self.used();
-        if used > bytes {
-            self.evict(used - bytes);
+        let (held, room) = self.room();
+        if held > room {
+            self.evict(held - room);
         }
+    }
+
+    /// How far past their room (see `room`) the parts would be with `extra` more
+    /// bytes: what the buffer pool drops before it caches `extra`.
+    pub fn excess(&self, extra: u64) -> u64 {
+        let (held, room) = self.room();
+        held.saturating_add(extra).saturating_sub(room)
+    }
+
+    /// What the parts other than the in-memory tables hold, and the room they have:
+    /// the limit less the tables, but never less than a quarter of it. Tables can
+    /// neither be evicted nor spilled, and an operator needs memory to spill from,
+    /// so tables larger than the limit leave operators that quarter (the process
+    /// then holds the tables and a quarter of the limit).
+    fn room(&self) -> (u64, u64) {
+        let limit = self.limit();
+        let tables = self.used_by(MemoryTag::InMemoryTables);
+        let held = self.used().saturating_sub(tables);
+        (held, limit.saturating_sub(tables).max(limit / 4))
     }
 
     /// Bytes reserved by every part.
@@ -174,6 +199,16 @@ impl MemoryAccountant {
         self.used[tag as usize].fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// Sets what `tag` holds to `bytes`, without checking the limit (the in-memory
+    /// tables, counted whole after a change); the evictors drop what no longer fits.
+    pub fn set(&self, tag: MemoryTag, bytes: u64) {
+        self.used[tag as usize].store(bytes, Ordering::Relaxed);
+        let (held, room) = self.room();
+        if held > room {
+            self.evict(held - room);
+        }
+    }
+
     pub fn sub(&self, tag: MemoryTag, bytes: u64) {
         // Saturating: a release never underflows the count, even if mismatched.
         let _ = self.used[tag as usize].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
@@ -192,12 +227,12 @@ impl MemoryAccountant {
         for attempt in 0..2 {
             let over = {
                 let _held = self.reserving.lock().unwrap_or_else(|e| e.into_inner());
-                let (limit, used) = (self.limit(), self.used());
-                if used.saturating_add(bytes) <= limit {
+                let (held, room) = self.room();
+                if held.saturating_add(bytes) <= room {
                     self.add(tag, bytes);
                     return true;
                 }
-                used.saturating_add(bytes) - limit
+                held.saturating_add(bytes) - room
             };
             // Other parts may fit by evicting the pool's cache (never the pool
             // itself: it makes its own room).
@@ -462,13 +497,45 @@ thread_local! {
 
 const FLUSH_BYTES: i64 = 1 << 20;
 
+/// Allocations past which the process is under memory pressure ([`PRESSURE_HOOK`] is
+/// called with `true`), and below which it is no longer (`false`); 0 when no hook is
+/// set.
+static PRESSURE_HIGH: AtomicI64 = AtomicI64::new(0);
+static PRESSURE_LOW: AtomicI64 = AtomicI64::new(0);
+static PRESSED: AtomicBool = AtomicBool::new(false);
+static PRESSURE_HOOK: std::sync::OnceLock<fn(bool)> = std::sync::OnceLock::new();
+
+/// Calls the pressure hook when `total` allocated bytes cross a threshold.
+#[inline]
+fn check_pressure(total: i64) {
+    let high = PRESSURE_HIGH.load(Ordering::Relaxed);
+    if high == 0 {
+        return;
+    }
+    let pressed = PRESSED.load(Ordering::Relaxed);
+    let now = match pressed {
+        false if total > high => true,
+        true if total < PRESSURE_LOW.load(Ordering::Relaxed) => false,
+        _ => return,
+    };
+    if PRESSED
+        .compare_exchange(pressed, now, Ordering::Relaxed, Ordering::Relaxed)
+        .is_ok()
+    {
+        if let Some(hook) = PRESSURE_HOOK.get() {
+            hook(now);
+        }
+    }
+}
+
 #[inline]
 fn record(delta: i64) {
     let flushed = PENDING.try_with(|p| {
         let v = p.get() + delta;
         if v.abs() >= FLUSH_BYTES {
-            ALLOCATED.fetch_add(v, Ordering::Relaxed);
+            let total = ALLOCATED.fetch_add(v, Ordering::Relaxed) + v;
             p.set(0);
+            check_pressure(total);
         } else {
             p.set(v);
         }
@@ -521,6 +588,21 @@ impl<A> CountingAllocator<A> {
     /// Call once at start-up from a binary that installed the allocator.
     pub fn enable() {
         COUNTING.store(true, Ordering::Relaxed);
+    }
+
+    /// Calls `hook(true)` when the process's allocations pass half of the machine's
+    /// memory, and `hook(false)` when they fall below a quarter again: the shell
+    /// keeps freed memory for reuse until then, and hands it back to the system
+    /// while memory is short. The hook runs inside an allocation: it must not
+    /// allocate. Call once at start-up, after [`CountingAllocator::enable`].
+    pub fn on_pressure(hook: fn(bool)) {
+        let Some(ram) = crate::settings::physical_memory() else {
+            return;
+        };
+        if PRESSURE_HOOK.set(hook).is_ok() {
+            PRESSURE_LOW.store((ram / 4) as i64, Ordering::Relaxed);
+            PRESSURE_HIGH.store((ram / 2) as i64, Ordering::Relaxed);
+        }
     }
 }
 

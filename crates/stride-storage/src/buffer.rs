@@ -173,10 +173,9 @@ impl BufferPool {
     /// Drops cached segments, least recently used first, until `room` more bytes fit
     /// under the limit (with what every other part of the database holds).
     fn evict(&self, room: u64) {
-        let total = self.accountant.used() + room;
-        let limit = self.limit();
-        if total > limit {
-            self.drop_cached(total - limit);
+        let over = self.accountant.excess(room);
+        if over > 0 {
+            self.drop_cached(over);
         }
     }
 

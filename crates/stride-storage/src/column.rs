@@ -117,6 +117,22 @@ impl Column {
         })
     }
 
+    /// Bytes the values hold in memory outside the buffer pool (which counts what it
+    /// caches itself): an in-memory column's values, or an encoded column's bytes
+    /// and what was decoded of them.
+    pub fn memory_bytes(&self, seen: &mut std::collections::HashSet<*const u8>) -> usize {
+        let count = |v: &Vector, seen: &mut std::collections::HashSet<*const u8>| {
+            crate::size::columns_bytes(std::slice::from_ref(v), seen)
+        };
+        match self.data() {
+            Ok(ColumnData::Memory(v)) => count(&v, seen),
+            Ok(ColumnData::Encoded(e)) => {
+                e.bytes.len() + e.decoded.get().map_or(0, |v| count(v, seen))
+            }
+            Ok(ColumnData::Stored(_)) | Err(_) => 0,
+        }
+    }
+
     /// The segment bytes of a column encoded but not written yet.
     pub fn encoded_bytes(&self) -> Option<Vec<u8>> {
         match self.data().ok()? {

@@ -55,6 +55,12 @@ impl RowGroup {
     pub fn bytes(&self, seen: &mut HashSet<*const u8>) -> usize {
         self.columns.iter().map(|c| c.bytes(seen)).sum()
     }
+
+    /// Bytes the values hold in memory outside the buffer pool
+    /// ([`Column::memory_bytes`]).
+    pub fn memory_bytes(&self, seen: &mut HashSet<*const u8>) -> usize {
+        self.columns.iter().map(|c| c.memory_bytes(seen)).sum()
+    }
 }
 
 /// A uniqueness rule checked on every insert: a PRIMARY KEY or UNIQUE constraint, or a
@@ -196,6 +202,12 @@ impl Table {
     pub fn bytes(&self) -> usize {
         let mut seen = HashSet::new();
         self.snapshot().iter().map(|g| g.bytes(&mut seen)).sum()
+    }
+
+    /// Bytes the values hold in memory outside the buffer pool, for the accountant
+    /// ([`RowGroup::memory_bytes`]); `seen` holds heap buffers already counted.
+    pub fn memory_bytes(&self, seen: &mut HashSet<*const u8>) -> usize {
+        self.snapshot().iter().map(|g| g.memory_bytes(seen)).sum()
     }
 
     /// Estimated distinct non-NULL values in `column` (see [`crate::stats`]). Counted

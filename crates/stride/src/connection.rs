@@ -47,7 +47,7 @@ use crate::result::QueryResult;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use stride_common::memory::MemoryAccountant;
+use stride_common::memory::{MemoryAccountant, MemoryTag};
 use stride_common::Vector;
 use stride_common::{DataChunk, DataType, Error, Result, ScalarValue, Settings};
 use stride_exec::{planner, QueryContext, TableStatistics};
@@ -520,7 +520,13 @@ impl Connection {
         // and those this statement took, before the next one stores anything
         self.log_sequences()?;
         match planned? {
-            Planned::Done(r) => Ok(r),
+            Planned::Done(r) => {
+                // What the statement changed counts against memory_limit from now on.
+                self.pool
+                    .accountant()
+                    .set(MemoryTag::InMemoryTables, self.databases.memory_bytes());
+                Ok(r)
+            }
             Planned::Query {
                 names,
                 plan,

@@ -72,6 +72,17 @@ impl Databases {
         self.list.read().map(|l| l.clone()).unwrap_or_default()
     }
 
+    /// Bytes the tables of every database hold in memory outside the buffer pool
+    /// (each shared buffer once), which the accountant counts as in-memory tables.
+    pub fn memory_bytes(&self) -> u64 {
+        let mut seen = std::collections::HashSet::new();
+        self.all()
+            .iter()
+            .flat_map(|s| s.catalog.tables())
+            .map(|t| t.memory_bytes(&mut seen) as u64)
+            .sum()
+    }
+
     /// The database opened first.
     pub fn main(&self) -> Arc<Store> {
         self.all().swap_remove(0)

@@ -3,6 +3,7 @@
 //! fails with an Out of Memory Error, and the connection and database go on working.
 
 use stride::{Connection, Database, ErrorKind, ScalarValue};
+use stride_common::memory::MemoryTag;
 
 fn rows(conn: &Connection, sql: &str) -> Vec<Vec<ScalarValue>> {
     let r = conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -144,6 +145,7 @@ fn stride_memory_lists_every_part() {
     assert_eq!(
         names,
         [
+            "in-memory tables",
             "buffer pool",
             "hash aggregate",
             "hash join",
@@ -154,21 +156,61 @@ fn stride_memory_lists_every_part() {
             "total"
         ]
     );
-    // The scanned column is cached; no query is running, so no operator holds memory.
+    // The checkpoint moved the table into the file; the scanned column is cached; no
+    // query is running, so no operator holds memory.
     let bytes = |r: &Vec<ScalarValue>| match r[1] {
         ScalarValue::BigInt(b) => b,
         _ => -1,
     };
-    assert!(bytes(&parts[0]) > 0, "{parts:?}");
-    assert!(parts[1..7].iter().all(|r| bytes(r) == 0), "{parts:?}");
-    assert_eq!(bytes(&parts[7]), bytes(&parts[0]));
-    assert_eq!(parts[7][2], ScalarValue::BigInt(0));
+    assert_eq!(bytes(&parts[0]), 0, "{parts:?}");
+    assert!(bytes(&parts[1]) > 0, "{parts:?}");
+    assert!(parts[2..8].iter().all(|r| bytes(r) == 0), "{parts:?}");
+    assert_eq!(bytes(&parts[8]), bytes(&parts[1]));
+    assert_eq!(parts[8][2], ScalarValue::BigInt(0));
     let base = rows(
         &conn,
         "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'",
     );
-    assert!(matches!(base[0][0], ScalarValue::BigInt(b) if b >= bytes(&parts[0])));
+    assert!(matches!(base[0][0], ScalarValue::BigInt(b) if b >= bytes(&parts[1])));
     drop(conn);
     drop(db);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An in-memory table's values count against memory_limit from the statement that
+/// made them, and leave it with the table. Tables larger than the limit leave
+/// operators a quarter of it, so they still spill and answer.
+#[test]
+fn in_memory_tables_count_against_the_limit() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect().unwrap();
+    let tables = || db.memory().used_by(MemoryTag::InMemoryTables);
+    assert_eq!(tables(), 0);
+    conn.execute(
+        "CREATE TABLE t AS SELECT x, x % 350000 AS k, 'value ' || x AS s FROM range(1000000) r(x)",
+    )
+    .unwrap();
+    let made = tables();
+    // 8-byte integers twice and 16-byte string views, at the least.
+    assert!(made >= 32_000_000, "{made} bytes counted");
+    conn.execute("INSERT INTO t SELECT * FROM t").unwrap();
+    assert!(
+        tables() >= 2 * made - made / 10,
+        "{} after doubling {made}",
+        tables()
+    );
+    let listed = rows(
+        &conn,
+        "SELECT memory_usage_bytes FROM stride_memory() WHERE part = 'in-memory tables'",
+    );
+    assert_eq!(listed[0][0], ScalarValue::BigInt(tables() as i64));
+    let sql = "SELECT count(*), sum(c), sum(m) FROM (SELECT k, count(*) AS c, max(length(s)) AS m FROM t GROUP BY k)";
+    let expected = rows(&conn, sql);
+    // A limit below the table: the aggregate spills within a quarter of it.
+    conn.execute("SET memory_limit = '40MB'").unwrap();
+    let before = db.memory().spilled_total();
+    assert_eq!(rows(&conn, sql), expected);
+    assert!(db.memory().spilled_total() > before, "nothing spilled");
+    conn.execute("DROP TABLE t").unwrap();
+    assert_eq!(tables(), 0);
 }

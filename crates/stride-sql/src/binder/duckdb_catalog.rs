@@ -582,7 +582,6 @@ impl Binder<'_> {
                 plan(&cols, rows)
             }
             "duckdb_memory" => {
-                let tables: usize = user(RelKind::Table).filter_map(|r| r.bytes).sum();
                 let memory = self.catalog.memory();
                 let used = |tags: &[MemoryTag]| -> i64 {
                     memory.as_ref().map_or(0, |m| {
@@ -594,7 +593,9 @@ impl Binder<'_> {
                     .map(|tag| {
                         let (bytes, temporary) = match *tag {
                             // In-memory tables' values, and stored segments cached.
-                            "BASE_TABLE" => (tables as i64 + used(&[MemoryTag::BufferPool]), 0),
+                            "BASE_TABLE" => {
+                                (used(&[MemoryTag::InMemoryTables, MemoryTag::BufferPool]), 0)
+                            }
                             "HASH_TABLE" => (
                                 used(&[
                                     MemoryTag::HashAggregate,
