@@ -16,6 +16,15 @@ use crate::zone_map::ZoneMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use stride_common::{DataType, Error, Result, Vector};
 
+/// Counts the columns moved between memory and the file ([`Column::store`],
+/// [`Column::vector_mut`]): what a table holds in memory may have changed when it has.
+static MOVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// See [`MOVES`].
+pub fn moves() -> u64 {
+    MOVES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct Column {
     data: RwLock<ColumnData>,
     zone: OnceLock<ZoneMap>,
@@ -161,8 +170,9 @@ impl Column {
         match data {
             ColumnData::Stored(s) => *data = ColumnData::Memory(s.load()?),
             ColumnData::Encoded(e) => *data = ColumnData::Memory(e.vector()?),
-            ColumnData::Memory(_) => {}
+            ColumnData::Memory(v) => return Ok(v),
         }
+        MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match data {
             ColumnData::Memory(v) => Ok(v),
             _ => unreachable!("just loaded"),
@@ -192,6 +202,7 @@ impl Column {
                 }
             }
             *data = ColumnData::Stored(segment);
+            MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

@@ -8,10 +8,11 @@
 //! connection's current one (`USE`); a transaction too (as in DuckDB). A database is
 //! closed when it is detached and the last statement using it ends.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{Error, Result};
 use stride_storage::fs::FileSystem;
-use stride_storage::{BufferPool, Catalog, DatabaseFile};
+use stride_storage::{BufferPool, Catalog, DatabaseFile, Table};
 
 /// One database.
 pub(crate) struct Store {
@@ -49,9 +50,37 @@ impl Store {
     }
 }
 
+/// What says a table's bytes in memory may have changed: its deletes and updates
+/// (version), its row groups (how many, and the last one's identity and rows, which
+/// appends change), and every column's move between memory and a file (a checkpoint).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct TableStamp {
+    version: u64,
+    groups: usize,
+    last: Option<(usize, usize)>,
+    moves: u64,
+}
+
+impl TableStamp {
+    fn of(table: &Table) -> TableStamp {
+        let groups = table.snapshot();
+        TableStamp {
+            version: table.version(),
+            groups: groups.len(),
+            last: groups.last().map(|g| (Arc::as_ptr(g) as usize, g.len)),
+            moves: stride_storage::column::moves(),
+        }
+    }
+}
+
+/// A table (held, so its address is not reused), its stamp and its bytes in memory.
+type Counted = (Arc<Table>, TableStamp, u64);
+
 /// Every database of a [`crate::Database`], the one opened first at the front.
 pub(crate) struct Databases {
     list: RwLock<Vec<Arc<Store>>>,
+    /// Each table's bytes in memory when last counted (`memory_bytes`), by address.
+    table_bytes: Mutex<HashMap<usize, Counted>>,
     /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
     /// database attached after it was bound).
     next_slot: Mutex<u64>,
@@ -63,6 +92,7 @@ impl Databases {
     pub fn new(main: Store) -> Databases {
         Databases {
             list: RwLock::new(vec![Arc::new(main)]),
+            table_bytes: Mutex::new(HashMap::new()),
             next_slot: Mutex::new(1),
             ids: Default::default(),
         }
@@ -72,15 +102,28 @@ impl Databases {
         self.list.read().map(|l| l.clone()).unwrap_or_default()
     }
 
-    /// Bytes the tables of every database hold in memory outside the buffer pool
-    /// (each shared buffer once), which the accountant counts as in-memory tables.
+    /// Bytes the tables of every database hold in memory outside the buffer pool,
+    /// which the accountant counts as in-memory tables. A table is counted again
+    /// only when it may have changed (see [`TableStamp`]); counting every column of
+    /// a large database after each statement made a single-row INSERT cost
+    /// milliseconds. Heap buffers shared within a table count once.
     pub fn memory_bytes(&self) -> u64 {
-        let mut seen = std::collections::HashSet::new();
-        self.all()
-            .iter()
-            .flat_map(|s| s.catalog.tables())
-            .map(|t| t.memory_bytes(&mut seen) as u64)
-            .sum()
+        let mut counted = self.table_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::new();
+        let mut total = 0;
+        for table in self.all().iter().flat_map(|s| s.catalog.tables()) {
+            let stamp = TableStamp::of(&table);
+            let key = Arc::as_ptr(&table) as usize;
+            let bytes = match counted.remove(&key) {
+                Some((_, s, bytes)) if s == stamp => bytes,
+                _ => table.memory_bytes(&mut HashSet::new()) as u64,
+            };
+            total += bytes;
+            // The table is held so that its address is not reused while listed.
+            next.insert(key, (table, stamp, bytes));
+        }
+        *counted = next;
+        total
     }
 
     /// The database opened first.

@@ -95,7 +95,7 @@ impl<'a> Totals<'a> {
             (F::Count, _) => {
                 let v = &args[0];
                 let counted = |i: usize| v.is_valid(i) && keep.is_none_or(|k| k[i]);
-                match keep.is_none() && !v.validity.has_nulls() && !(v.constant && !v.is_valid(0)) {
+                match keep.is_none() && !v.validity.has_nulls() && (!v.constant || v.is_valid(0)) {
                     true => totals,
                     false => Totals {
                         counts: Some(running_counts(n, counted)),
