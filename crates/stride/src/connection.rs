@@ -1013,7 +1013,11 @@ impl Connection {
                     ("used_blocks", int(used as u64)),
                     ("free_blocks", int(total.saturating_sub(used as u64))),
                     ("wal_size", text(format_bytes(wal))),
-                    ("memory_usage", text(format_bytes(self.pool.used()))),
+                    // Everything memory_limit bounds, as DuckDB's buffer manager reports.
+                    (
+                        "memory_usage",
+                        text(format_bytes(self.pool.accountant().used())),
+                    ),
                     ("memory_limit", text(format_bytes(self.pool.limit()))),
                 ];
                 let mut columns = Vec::new();

@@ -204,6 +204,9 @@ fn in_memory_tables_count_against_the_limit() {
         "SELECT memory_usage_bytes FROM stride_memory() WHERE part = 'in-memory tables'",
     );
     assert_eq!(listed[0][0], ScalarValue::BigInt(tables() as i64));
+    // PRAGMA database_size's memory_usage is everything memory_limit bounds.
+    let size = rows(&conn, "PRAGMA database_size");
+    assert!(size[0][7].to_string().contains("MiB"), "{:?}", size[0]);
     let sql = "SELECT count(*), sum(c), sum(m) FROM (SELECT k, count(*) AS c, max(length(s)) AS m FROM t GROUP BY k)";
     let expected = rows(&conn, sql);
     // A limit below the table: the aggregate spills within a quarter of it.

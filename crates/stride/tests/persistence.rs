@@ -980,7 +980,19 @@ fn a_write_failing_at_any_point_loses_no_acknowledged_commit() {
 /// with its number (every fifth a bulk load of a whole row group, every seventh with
 /// a checkpoint after it), printing "ack N" once each returns.
 fn child_workload(path: &str) {
-    let db = Database::open(path).unwrap();
+    // The parent has just closed the file, but a worker thread of its may still be
+    // dropping its last task's hold on the database (and so the file's lock), all
+    // the more while other tests in the process keep the workers busy: retry a while.
+    let mut tries = 0;
+    let db = loop {
+        match Database::open(path) {
+            Err(e) if e.message.contains("conflicting lock") && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => break other.unwrap(),
+        }
+    };
     let conn = db.connect().unwrap();
     conn.execute("CREATE TABLE IF NOT EXISTS log(commit_no BIGINT, k BIGINT)")
         .unwrap();

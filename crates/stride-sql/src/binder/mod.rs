@@ -209,7 +209,7 @@ pub enum BoundStatement {
     Checkpoint {
         vacuum: bool,
     },
-    /// `PRAGMA database_size`: the file's blocks, its WAL, the buffer pool's use.
+    /// `PRAGMA database_size`: the file's blocks, its WAL, the memory in use.
     DatabaseSize,
     /// `ATTACH 'path' [AS name] [(READ_ONLY)]`: open another database file (or an
     /// in-memory database, for `:memory:`) beside this one, for the whole database.
