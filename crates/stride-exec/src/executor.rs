@@ -667,6 +667,11 @@ pub fn execute_stream(plan: PhysicalPlan, ctx: Arc<QueryContext>) -> Result<Resu
         let ctx = driver_ctx;
         let result = build(&plan, &ctx)
             .and_then(|p| pipeline::run(&p, &ChannelSink { tx: tx.clone() }, &ctx));
+        // What the query holds (its plan, and through it the tables and database files
+        // it read) goes before the end is announced: a caller that then closes the
+        // database closes its file, and its lock, at once.
+        drop(plan);
+        drop(ctx);
         let _ = tx.send(match result {
             Ok(()) => Message::Done,
             Err(e) => Message::Failed(e),
