@@ -1,10 +1,12 @@
 //! The memory accountant: one per database, so `SET memory_limit` bounds the buffer
-//! pool's cached segments and every operator's state together.
+//! pool's cached segments, in-memory tables and every operator's state together.
 //!
 //! Whatever grows with its input reserves bytes here before it grows: the buffer pool
 //! when it caches a segment, a hash aggregate or join when its tables grow, a sort or
 //! window when it buffers rows. (Rows a statement must keep, collected or materialized,
-//! are tracked with [`Reservation::track`] and never refused.) When a
+//! are tracked with [`Reservation::track`] and never refused; so are the values of
+//! in-memory tables, recounted after each statement that changes data, which take
+//! from the operators' room only down to a quarter of the limit.) When a
 //! reservation would pass the limit, the accountant first asks the evictors (the buffer
 //! pools, whose segments can be read again) to drop what they cache; if that is not
 //! enough the reservation fails. An operator that can spill then writes part of its
@@ -116,9 +118,14 @@ impl MemoryAccountant {
     /// Changes the limit, asking the evictors to drop what no longer fits.
     pub fn set_limit(&self, bytes: u64) {
         self.limit.store(bytes, Ordering::Relaxed);
-        let (held, room) = self.room();
-        if held > room {
-            self.evict(held - room);
+        self.evict_excess();
+    }
+
+    /// Asks the evictors to drop what the parts hold past their room.
+    fn evict_excess(&self) {
+        let over = self.excess(0);
+        if over > 0 {
+            self.evict(over);
         }
     }
 
@@ -203,10 +210,7 @@ impl MemoryAccountant {
     /// tables, counted whole after a change); the evictors drop what no longer fits.
     pub fn set(&self, tag: MemoryTag, bytes: u64) {
         self.used[tag as usize].store(bytes, Ordering::Relaxed);
-        let (held, room) = self.room();
-        if held > room {
-            self.evict(held - room);
-        }
+        self.evict_excess();
     }
 
     pub fn sub(&self, tag: MemoryTag, bytes: u64) {

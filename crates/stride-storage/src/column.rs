@@ -121,22 +121,17 @@ impl Column {
             },
             Err(_) => None,
         };
-        decoded.map_or(0, |v| {
-            crate::size::columns_bytes(std::slice::from_ref(&v), seen)
-        })
+        decoded.map_or(0, |v| values_bytes(&v, seen))
     }
 
     /// Bytes the values hold in memory outside the buffer pool (which counts what it
     /// caches itself): an in-memory column's values, or an encoded column's bytes
     /// and what was decoded of them.
     pub fn memory_bytes(&self, seen: &mut std::collections::HashSet<*const u8>) -> usize {
-        let count = |v: &Vector, seen: &mut std::collections::HashSet<*const u8>| {
-            crate::size::columns_bytes(std::slice::from_ref(v), seen)
-        };
         match self.data() {
-            Ok(ColumnData::Memory(v)) => count(&v, seen),
+            Ok(ColumnData::Memory(v)) => values_bytes(&v, seen),
             Ok(ColumnData::Encoded(e)) => {
-                e.bytes.len() + e.decoded.get().map_or(0, |v| count(v, seen))
+                e.bytes.len() + e.decoded.get().map_or(0, |v| values_bytes(v, seen))
             }
             Ok(ColumnData::Stored(_)) | Err(_) => 0,
         }
@@ -215,6 +210,12 @@ impl Column {
         let z = ZoneMap::of(&self.vector()?, len);
         Ok(self.zone.get_or_init(|| z))
     }
+}
+
+/// Bytes of decoded values ([`crate::size`]); `seen` holds heap buffers already
+/// counted.
+fn values_bytes(v: &Vector, seen: &mut std::collections::HashSet<*const u8>) -> usize {
+    crate::size::columns_bytes(std::slice::from_ref(v), seen)
 }
 
 impl Encoded {

@@ -350,15 +350,16 @@ fn evaluate(
                 .filter
                 .as_ref()
                 .map(|f| s.order.iter().map(|&row| f[row as usize]).collect());
-            // Frames from the partition's start: each is a prefix of it.
-            let running = matches!(w.frame.start, FrameBound::UnboundedPreceding)
-                && w.frame.exclude == FrameExclude::NoOthers;
+            // Sums, counts and averages of exact numbers: differences of running totals.
             if !w.distinct {
                 if let Some(totals) = Totals::new(&agg, &args, n, keep.as_deref()) {
                     let frame = |p| Ok(pieces(w, s, frame(w, s, &key, p)?, p));
                     return totals.over(n, frame, parallel, ctx);
                 }
             }
+            // Frames from the partition's start: each is a prefix of it.
+            let running = matches!(w.frame.start, FrameBound::UnboundedPreceding)
+                && w.frame.exclude == FrameExclude::NoOthers;
             if running && !w.distinct {
                 let mut ends = Vec::with_capacity(n);
                 for p in 0..n {

@@ -23,8 +23,8 @@ use stride_functions::aggregate::{new_state, AggregateFunction, BoundAggregate};
 /// The running totals of one aggregate's argument along the sorted rows.
 pub(super) struct Totals<'a> {
     agg: &'a BoundAggregate,
-    /// The values' running sums; empty for counts.
-    sums: Sums,
+    /// The values' running sums (sum and avg only).
+    sums: Option<Sums>,
     /// The running count of rows counted; `None` when every row counts.
     counts: Option<Vec<i64>>,
     /// The scale of the DECIMAL(38) partial sums.
@@ -41,25 +41,11 @@ impl<'a> Totals<'a> {
         keep: Option<&[bool]>,
     ) -> Option<Self> {
         use AggregateFunction as F;
-        let summed = match agg.func {
-            F::CountStar => false,
-            F::Count => true,
-            F::Sum | F::Avg => {
-                let t = &agg.arg_types[0];
-                let exact = match args[0].data.physical() {
-                    PhysicalType::I8
-                    | PhysicalType::I16
-                    | PhysicalType::I32
-                    | PhysicalType::I64 => t.is_integer() || matches!(t, DataType::Decimal(..)),
-                    // Not UBIGINT or UHUGEINT, whose 128 bits are not their value.
-                    PhysicalType::I128 => matches!(t, DataType::HugeInt | DataType::Decimal(..)),
-                    _ => false,
-                };
-                if !exact {
-                    return None;
-                }
-                true
-            }
+        // The argument whose non-NULL values count (none for count(*)).
+        let value = match agg.func {
+            F::CountStar => None,
+            F::Count => Some(&args[0]),
+            F::Sum | F::Avg if exact(&agg.arg_types[0], &args[0]) => Some(&args[0]),
             _ => return None,
         };
         let scale = agg
@@ -67,86 +53,33 @@ impl<'a> Totals<'a> {
             .first()
             .and_then(|t| t.decimal_properties())
             .map_or(0, |(_, s)| s);
-        let totals = Totals {
-            agg,
-            sums: Sums::Narrow(Vec::new()),
-            counts: None,
-            scale,
-        };
-        // The partial states built below must be the ones the state merges (checked,
-        // so that a change there turns this path off instead of making it wrong).
-        let layout: Vec<DataType> = new_state(agg)
-            .partial()
-            .ok()?
+        // The partial states `over` builds must be the ones the state merges
+        // (checked, so that a change there turns this path off instead of making it
+        // wrong).
+        let layout = new_state(agg).partial().ok()?;
+        if !layout
             .iter()
-            .map(|v| v.ty.clone())
-            .collect();
-        if layout != totals.layout() {
+            .map(|v| &v.ty)
+            .eq(&partial_layout(agg.func, scale))
+        {
             return None;
         }
-        Some(match (agg.func, summed) {
-            (F::CountStar, _) => match keep {
-                None => totals,
-                Some(keep) => Totals {
-                    counts: Some(running_counts(n, |i| keep[i])),
-                    ..totals
-                },
-            },
-            (F::Count, _) => {
-                let v = &args[0];
-                let counted = |i: usize| v.is_valid(i) && keep.is_none_or(|k| k[i]);
-                match keep.is_none() && !v.validity.has_nulls() && (!v.constant || v.is_valid(0)) {
-                    true => totals,
-                    false => Totals {
-                        counts: Some(running_counts(n, counted)),
-                        ..totals
-                    },
-                }
-            }
-            _ => {
-                let v = &args[0];
-                let (sums, counts) = match v.data.physical() {
-                    PhysicalType::I8 => running_sums::<i8>(v, n, keep),
-                    PhysicalType::I16 => running_sums::<i16>(v, n, keep),
-                    PhysicalType::I32 => running_sums::<i32>(v, n, keep),
-                    PhysicalType::I64 => running_sums::<i64>(v, n, keep),
-                    _ => (Err(()), None),
-                };
-                let sums = match sums {
-                    Ok(narrow) => Sums::Narrow(narrow),
-                    // Totals that pass 128 bits (of 128-bit values) leave the frames to
-                    // the general path, which says which sum overflows.
-                    Err(()) => Sums::Wide(wide_running_sums(v, n, keep)?),
-                };
-                let counts = match (counts, v.data.physical()) {
-                    (None, PhysicalType::I128)
-                        if keep.is_some() || v.validity.has_nulls() || v.constant =>
-                    {
-                        Some(running_counts(n, |i| {
-                            v.is_valid(i) && keep.is_none_or(|k| k[i])
-                        }))
-                    }
-                    (counts, _) => counts,
-                };
-                Totals {
-                    sums,
-                    counts,
-                    ..totals
-                }
-            }
+        let counted = |i: usize| value.is_none_or(|v| v.is_valid(i)) && keep.is_none_or(|k| k[i]);
+        let every_row = keep.is_none()
+            && value.is_none_or(|v| match v.constant {
+                true => v.is_valid(0),
+                false => !v.validity.has_nulls(),
+            });
+        let sums = match (agg.func, value) {
+            (F::Sum | F::Avg, Some(v)) => Some(running_sums(v, n, &counted, every_row)?),
+            _ => None,
+        };
+        Some(Totals {
+            agg,
+            sums,
+            counts: (!every_row).then(|| running_counts(n, counted)),
+            scale,
         })
-    }
-
-    /// The types of the partial states this path builds, as the aggregate's state
-    /// hands them to `merge`.
-    fn layout(&self) -> Vec<DataType> {
-        use AggregateFunction as F;
-        let sum = DataType::Decimal(38, self.scale);
-        match self.agg.func {
-            F::Sum => vec![sum],
-            F::Avg => vec![sum, DataType::BigInt],
-            _ => vec![DataType::BigInt],
-        }
     }
 
     /// Each of `n` positions' aggregate over the pieces `frame(p)` of its frame (on
@@ -159,44 +92,30 @@ impl<'a> Totals<'a> {
         ctx: &QueryContext,
     ) -> Result<Vector> {
         use AggregateFunction as F;
+        let sum_type = DataType::Decimal(38, self.scale);
         let values = in_blocks(self.agg, n, true, parallel, ctx, |state, lo, hi| {
-            let frames = (lo..hi).map(&frame).collect::<Result<Vec<Pieces>>>()?;
+            let mut frames = Vec::with_capacity(hi - lo);
+            for p in lo..hi {
+                frames.push(frame(p)?);
+            }
             let counts: Vec<i64> = frames
                 .iter()
                 .map(|f| f.iter().map(|&(a, b)| self.count(a, b)).sum())
                 .collect();
-            let partial = match self.agg.func {
-                F::Sum | F::Avg => {
-                    let mut sums = Vec::with_capacity(frames.len());
-                    for f in &frames {
-                        let mut total = 0i128;
-                        for &(a, b) in f {
-                            total = self
-                                .sums
-                                .between(a, b)
-                                .and_then(|d| total.checked_add(d))
-                                .ok_or_else(|| {
-                                    Error::out_of_range(
-                                        "Overflow in sum: the result does not fit in 128 bits",
-                                    )
-                                })?;
-                        }
-                        sums.push(total);
-                    }
-                    let sums = match self.agg.func {
-                        // A sum over no rows is NULL.
-                        F::Sum => Vector::new(
-                            DataType::Decimal(38, self.scale),
-                            i128::wrap(sums),
-                            Validity::from_fn(counts.len(), |i| counts[i] > 0),
-                        ),
-                        _ => Vector::from_values(DataType::Decimal(38, self.scale), sums),
-                    };
-                    match self.agg.func {
-                        F::Sum => vec![sums],
-                        _ => vec![sums, Vector::from_values(DataType::BigInt, counts)],
-                    }
+            let partial = match (self.agg.func, &self.sums) {
+                // A sum over no rows is NULL.
+                (F::Sum, Some(sums)) => {
+                    let valid = Validity::from_fn(counts.len(), |i| counts[i] > 0);
+                    vec![Vector::new(
+                        sum_type.clone(),
+                        i128::wrap(frame_sums(sums, &frames)?),
+                        valid,
+                    )]
                 }
+                (F::Avg, Some(sums)) => vec![
+                    Vector::from_values(sum_type.clone(), frame_sums(sums, &frames)?),
+                    Vector::from_values(DataType::BigInt, counts),
+                ],
                 _ => vec![Vector::from_values(DataType::BigInt, counts)],
             };
             let groups: Vec<u32> = (0..(hi - lo) as u32).collect();
@@ -212,6 +131,49 @@ impl<'a> Totals<'a> {
             None => b.saturating_sub(a) as i64,
         }
     }
+}
+
+/// Whether sums of `v` (of type `t`) are exact integers this path adds: integers and
+/// decimals, not UBIGINT or UHUGEINT, whose 128 bits are not their value.
+fn exact(t: &DataType, v: &Vector) -> bool {
+    match v.data.physical() {
+        PhysicalType::I8 | PhysicalType::I16 | PhysicalType::I32 | PhysicalType::I64 => {
+            t.is_integer() || matches!(t, DataType::Decimal(..))
+        }
+        PhysicalType::I128 => matches!(t, DataType::HugeInt | DataType::Decimal(..)),
+        _ => false,
+    }
+}
+
+/// The types of the partial states of `func` as its state hands them to `merge`:
+/// DECIMAL(38) sums, BIGINT counts.
+fn partial_layout(func: AggregateFunction, scale: u8) -> Vec<DataType> {
+    use AggregateFunction as F;
+    let sum = DataType::Decimal(38, scale);
+    match func {
+        F::Sum => vec![sum],
+        F::Avg => vec![sum, DataType::BigInt],
+        _ => vec![DataType::BigInt],
+    }
+}
+
+/// Each frame's sum of its pieces.
+fn frame_sums(sums: &Sums, frames: &[Pieces]) -> Result<Vec<i128>> {
+    // Sized up front: a collect through `Result` would grow the vector step by step.
+    let mut out = Vec::with_capacity(frames.len());
+    for f in frames {
+        let mut total = 0i128;
+        for &(a, b) in f {
+            total = sums
+                .between(a, b)
+                .and_then(|d| total.checked_add(d))
+                .ok_or_else(|| {
+                    Error::out_of_range("Overflow in sum: the result does not fit in 128 bits")
+                })?;
+        }
+        out.push(total);
+    }
+    Ok(out)
 }
 
 /// `out[i]`: how many of the rows `0..i` are `counted`.
@@ -245,63 +207,79 @@ impl Sums {
     }
 }
 
-/// The running sums in 64 bits of the non-NULL values of `v` that `keep` keeps
-/// (`Err` where one passes 64 bits), and their running count (`None` when every
-/// row counts).
-#[allow(clippy::type_complexity)]
-fn running_sums<T: NativeType + Into<i64>>(
+/// The running sums of the values of `v` in the rows `counted` (`every_row`: all of
+/// them, none NULL): in 64 bits when they fit, else in 128; `None` where they pass
+/// 128 bits (of 128-bit values), which leaves the frames to the general path, which
+/// says which sum overflows.
+fn running_sums(
     v: &Vector,
     n: usize,
-    keep: Option<&[bool]>,
-) -> (std::result::Result<Vec<i64>, ()>, Option<Vec<i64>>) {
+    counted: &dyn Fn(usize) -> bool,
+    every_row: bool,
+) -> Option<Sums> {
+    let narrow = match v.data.physical() {
+        PhysicalType::I8 => narrow_sums::<i8>(v, n, counted, every_row),
+        PhysicalType::I16 => narrow_sums::<i16>(v, n, counted, every_row),
+        PhysicalType::I32 => narrow_sums::<i32>(v, n, counted, every_row),
+        PhysicalType::I64 => narrow_sums::<i64>(v, n, counted, every_row),
+        _ => None,
+    };
+    if let Some(sums) = narrow {
+        return Some(Sums::Narrow(sums));
+    }
+    Some(Sums::Wide(match v.data.physical() {
+        PhysicalType::I8 => wide_sums::<i8>(v, n, counted),
+        PhysicalType::I16 => wide_sums::<i16>(v, n, counted),
+        PhysicalType::I32 => wide_sums::<i32>(v, n, counted),
+        PhysicalType::I64 => wide_sums::<i64>(v, n, counted),
+        _ => wide_sums::<i128>(v, n, counted),
+    }?))
+}
+
+/// The running sums in 64 bits; `None` where one passes 64 bits.
+fn narrow_sums<T: NativeType + Into<i64>>(
+    v: &Vector,
+    n: usize,
+    counted: &dyn Fn(usize) -> bool,
+    every_row: bool,
+) -> Option<Vec<i64>> {
     let vals = v.values::<T>();
     let mut sums = Vec::with_capacity(n + 1);
     sums.push(0i64);
-    let mut s = 0i64;
-    let mut fits = true;
-    if !v.constant && !v.validity.has_nulls() && keep.is_none() {
+    let (mut s, mut over) = (0i64, false);
+    if every_row && !v.constant {
         for &x in &vals[..n] {
-            let (next, over) = s.overflowing_add(x.into());
-            fits &= !over;
+            let (next, o) = s.overflowing_add(x.into());
+            over |= o;
             s = next;
             sums.push(s);
         }
-        return (fits.then_some(sums).ok_or(()), None);
-    }
-    let counted = |i: usize| v.is_valid(i) && keep.is_none_or(|k| k[i]);
-    for i in 0..n {
-        if counted(i) {
-            let (next, over) = s.overflowing_add(vals[v.index(i)].into());
-            fits &= !over;
-            s = next;
+    } else {
+        for i in 0..n {
+            if counted(i) {
+                let (next, o) = s.overflowing_add(vals[v.index(i)].into());
+                over |= o;
+                s = next;
+            }
+            sums.push(s);
         }
-        sums.push(s);
     }
-    (
-        fits.then_some(sums).ok_or(()),
-        Some(running_counts(n, counted)),
-    )
+    (!over).then_some(sums)
 }
 
-/// The running sums in 128 bits, for 128-bit values and for values whose sums pass
-/// 64 bits; `None` where they pass 128.
-fn wide_running_sums(v: &Vector, n: usize, keep: Option<&[bool]>) -> Option<Vec<i128>> {
-    let value = |i: usize| -> i128 {
-        let j = v.index(i);
-        match v.data.physical() {
-            PhysicalType::I8 => v.values::<i8>()[j].into(),
-            PhysicalType::I16 => v.values::<i16>()[j].into(),
-            PhysicalType::I32 => v.values::<i32>()[j].into(),
-            PhysicalType::I64 => v.values::<i64>()[j].into(),
-            _ => v.values::<i128>()[j],
-        }
-    };
+/// The running sums in 128 bits; `None` where one passes 128 bits.
+fn wide_sums<T: NativeType + Into<i128>>(
+    v: &Vector,
+    n: usize,
+    counted: &dyn Fn(usize) -> bool,
+) -> Option<Vec<i128>> {
+    let vals = v.values::<T>();
     let mut sums = Vec::with_capacity(n + 1);
     let mut s = 0i128;
     sums.push(s);
     for i in 0..n {
-        if v.is_valid(i) && keep.is_none_or(|k| k[i]) {
-            s = s.checked_add(value(i))?;
+        if counted(i) {
+            s = s.checked_add(vals[v.index(i)].into())?;
         }
         sums.push(s);
     }
