@@ -136,9 +136,38 @@ impl KeyTable {
 
     /// Bytes the table holds.
     pub fn bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.arena.capacity()
-            + (self.offsets.capacity() + self.hashes.capacity()) * 8
+        self.bytes_ahead(0, 0)
+    }
+
+    /// Bytes of all keys.
+    pub fn key_bytes(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// The most bytes the table holds while `more` keys of at most `key_bytes` bytes
+    /// in all are added: the arrays that must grow for them at their new capacity,
+    /// with the old one alive while its entries move over. A caller reserves this
+    /// before adding, so that growing never takes memory not yet reserved.
+    pub fn bytes_ahead(&self, more: usize, key_bytes: usize) -> usize {
+        fn grown(cap: usize, need: usize, unit: usize) -> usize {
+            if need <= cap {
+                cap * unit
+            } else {
+                (cap + need.max(2 * cap)) * unit
+            }
+        }
+        let mut slots = self.slots.len();
+        while (self.indexed + more) * 2 > slots {
+            slots *= 2;
+        }
+        if slots > self.slots.len() {
+            // The last array replaced, half the size, lives while its slots move.
+            slots += slots / 2;
+        }
+        slots * std::mem::size_of::<Slot>()
+            + grown(self.arena.capacity(), self.arena.len() + key_bytes, 1)
+            + grown(self.offsets.capacity(), self.offsets.len() + more, 8)
+            + grown(self.hashes.capacity(), self.hashes.len() + more, 8)
     }
 
     /// About the bytes a table made [`KeyTable::with_capacity`]`(entries)` holds once
@@ -327,5 +356,30 @@ mod tests {
         }
         let k = 20_000u32.to_le_bytes();
         assert_eq!(t.find(&k, hash_key(&k)), None);
+    }
+
+    #[test]
+    fn bytes_ahead_covers_the_growth_of_the_next_keys() {
+        // Keys of 4 and of 12 bytes, 1,000 at a time: what a chunk grows the table to
+        // was announced before it, including the slots it leaves behind when it grows.
+        let mut t = KeyTable::default();
+        let mut next = 0u32;
+        for round in 0..300 {
+            let ahead = t.bytes_ahead(1000, 1000 * 12);
+            let slots = t.slots.len();
+            for _ in 0..1000 {
+                let k = [next.to_le_bytes().as_slice(), &[7; 8]].concat();
+                let k = if round % 2 == 0 { &k[..4] } else { &k[..] };
+                t.find_or_insert(k, hash_key(k));
+                next += 1;
+            }
+            let transient = if t.slots.len() > slots {
+                t.slots.len() / 2 * 16
+            } else {
+                0
+            };
+            assert!(t.bytes() + transient <= ahead, "round {round}");
+        }
+        assert_eq!(t.bytes(), t.bytes_ahead(0, 0));
     }
 }

@@ -70,14 +70,27 @@ const STATE_BYTES: u64 = 16;
 impl LocalTable {
     /// About how many bytes the table holds.
     pub(super) fn bytes(&self) -> u64 {
+        self.bytes_ahead(0)
+    }
+
+    /// About the most bytes the table holds while `rows` more rows are folded in,
+    /// each maybe a new group ([`KeyTable::bytes_ahead`]): reserved before they are,
+    /// so a table never grows into memory it has not reserved.
+    fn bytes_ahead(&self, rows: usize) -> u64 {
         let dense = match (&self.dense, &self.packed) {
             (Some(Some(d)), _) => d.bytes(),
             (_, Some(Some(p))) => p.bytes(),
             _ => 0,
         };
-        self.table.bytes() as u64
+        let groups = self.table.len();
+        // New keys as long as the keys so far on average.
+        let key_bytes = match groups {
+            0 => rows * 8,
+            n => self.table.key_bytes() / n * rows,
+        };
+        self.table.bytes_ahead(rows, key_bytes) as u64
             + dense as u64
-            + self.table.len() as u64 * self.states.len() as u64 * STATE_BYTES
+            + (groups + rows) as u64 * self.states.len() as u64 * STATE_BYTES
             + self.buffered_bytes
     }
 }
@@ -189,11 +202,13 @@ impl<'a> HashAggregate<'a> {
         t
     }
 
-    /// Reserves what `t` now holds; when that passes `memory_limit`, writes its
+    /// Reserves what `t` holds once the next chunk is folded in; when that passes
+    /// `memory_limit`, writes its
     /// groups to disk and starts it afresh, or fails where the aggregate cannot spill
     /// (without GROUP BY, where all rows are one group).
     fn account(&self, t: &mut LocalTable) -> Result<()> {
-        let bytes = t.bytes();
+        // What the next chunk may grow the table to, so that growing it is reserved.
+        let bytes = t.bytes_ahead(VECTOR_SIZE);
         let Some(memory) = t.memory.as_mut() else {
             return Ok(());
         };
