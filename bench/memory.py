@@ -38,6 +38,7 @@ DUCKDB_SCRIPT = """
 import duckdb, sys, time
 con = duckdb.connect()
 con.execute("SET threads = {threads}")
+con.execute("SET enable_progress_bar = false")
 con.execute("SET memory_limit = '{memory_limit}'")
 con.execute("SET temp_directory = '{temp}'")
 start = time.perf_counter()

@@ -529,6 +529,90 @@ pub fn execute_materialize(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Ve
     Ok(sink.finish())
 }
 
+/// Runs a plan to completion, handing its result to `write` in order while it runs,
+/// so that a result larger than memory is never held whole (`COPY … TO`). Each chunk
+/// is first made into a `T` by `prepare` on the worker that produced it (formatting
+/// runs on every core); `write` takes a morsel's values once every morsel before it
+/// has been written.
+pub fn execute_ordered<T: Send>(
+    plan: &PhysicalPlan,
+    ctx: &QueryContext,
+    prepare: impl Fn(&DataChunk) -> T + Sync,
+    write: impl FnMut(T) -> Result<()> + Send,
+) -> Result<()> {
+    let p = build(plan, ctx)?;
+    let sink = OrderedSink {
+        prepare,
+        state: std::sync::Mutex::new(InOrder {
+            next: 0,
+            pending: BTreeMap::new(),
+            write,
+        }),
+    };
+    pipeline::run(&p, &sink, ctx)?;
+    let mut state = sink
+        .state
+        .into_inner()
+        .map_err(|_| Error::internal("result lock poisoned"))?;
+    // Morsels are numbered densely; whatever is left goes in order.
+    for values in std::mem::take(&mut state.pending).into_values() {
+        values.into_iter().try_for_each(&mut state.write)?;
+    }
+    Ok(())
+}
+
+/// The sink of [`execute_ordered`].
+struct OrderedSink<P, W, T> {
+    prepare: P,
+    state: std::sync::Mutex<InOrder<W, T>>,
+}
+
+/// Finished morsels not yet written, and the next one to write.
+struct InOrder<W, T> {
+    next: usize,
+    pending: BTreeMap<usize, Vec<T>>,
+    write: W,
+}
+
+impl<T, P, W> Sink for OrderedSink<P, W, T>
+where
+    T: Send,
+    P: Fn(&DataChunk) -> T + Sync,
+    W: FnMut(T) -> Result<()> + Send,
+{
+    type Local = Vec<T>;
+
+    fn local(&self) -> Self::Local {
+        Vec::new()
+    }
+
+    fn consume(&self, local: &mut Self::Local, _morsel: usize, chunk: DataChunk) -> Result<()> {
+        if !chunk.is_empty() {
+            local.push((self.prepare)(&chunk));
+        }
+        Ok(())
+    }
+
+    fn morsel_done(&self, local: &mut Self::Local, morsel: usize) -> Result<()> {
+        let values = std::mem::take(local);
+        let mut guard = self
+            .state
+            .lock()
+            .map_err(|_| Error::internal("result lock poisoned"))?;
+        let state = &mut *guard;
+        state.pending.insert(morsel, values);
+        while let Some(values) = state.pending.remove(&state.next) {
+            state.next += 1;
+            values.into_iter().try_for_each(&mut state.write)?;
+        }
+        Ok(())
+    }
+
+    fn combine(&self, _local: Self::Local) -> Result<()> {
+        Ok(())
+    }
+}
+
 enum Message {
     Morsel(usize, Vec<DataChunk>),
     Done,

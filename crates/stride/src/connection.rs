@@ -1139,6 +1139,23 @@ impl Connection {
             } => {
                 let names: Vec<String> = plan.schema().iter().map(|f| f.name.clone()).collect();
                 let types: Vec<DataType> = plan.schema().iter().map(|f| f.ty.clone()).collect();
+                if columnar.is_none() && partition.is_none() {
+                    // One CSV file: written while the query runs, never held whole.
+                    let physical = self.physical(&plan, ctx)?;
+                    let mut file =
+                        stride_io::csv::writer::CsvFile::create(&path, &names, &options)?;
+                    stride_exec::execute_ordered(
+                        &physical,
+                        ctx,
+                        |chunk| {
+                            let mut text = Vec::new();
+                            stride_io::csv::writer::format_chunk(chunk, &options, &mut text);
+                            (text, chunk.len() as u64)
+                        },
+                        |(text, rows)| file.write(&text, rows),
+                    )?;
+                    return Ok(Planned::Done(QueryResult::done(Some(file.finish()?))));
+                }
                 let chunks = self.collect(&plan, ctx)?;
                 let threads = settings.threads;
                 let write = |path: &str, names: &[String], types: &[DataType], chunks: &[_]| {
@@ -1188,14 +1205,22 @@ impl Connection {
         plan: &stride_sql::plan::LogicalPlan,
         ctx: &QueryContext,
     ) -> Result<Vec<DataChunk>> {
+        stride_exec::execute_collect(&self.physical(plan, ctx)?, ctx)
+    }
+
+    /// Optimizes and plans `plan` for running.
+    fn physical(
+        &self,
+        plan: &stride_sql::plan::LogicalPlan,
+        ctx: &QueryContext,
+    ) -> Result<stride_exec::PhysicalPlan> {
         let catalogs = self.catalogs();
         let optimized = stride_sql::optimizer::optimize(
             plan.clone(),
             &ctx.settings,
             &TableStatistics(&catalogs),
         )?;
-        let physical = planner::plan(&optimized, &catalogs)?;
-        stride_exec::execute_collect(&physical, ctx)
+        planner::plan(&optimized, &catalogs)
     }
 }
 

@@ -84,6 +84,49 @@ fn copy_to_and_back() {
 }
 
 #[test]
+fn copy_to_writes_rows_in_result_order_while_the_query_runs() {
+    // Written morsel by morsel as the query produces them (never collected whole):
+    // many morsels on four threads still land in the file in the result's order.
+    let dir = TempDir::new("copy-order");
+    let out = dir.file("out.csv");
+    let c = conn();
+    c.execute("SET threads = 4").unwrap();
+    let n = c
+        .execute(&format!(
+            "COPY (SELECT (x * 7919) % 300007 AS k, x FROM range(300007) t(x) ORDER BY k DESC) \
+             TO '{out}' (HEADER)"
+        ))
+        .unwrap();
+    assert_eq!(n.changes, Some(300_007));
+    let keys: Vec<i64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 300_007);
+    assert!(keys.iter().zip(keys.iter().skip(1)).all(|(a, b)| a > b));
+    // Without ORDER BY, the scan's order.
+    c.execute(&format!(
+        "COPY (SELECT x FROM range(250000) t(x)) TO '{out}'"
+    ))
+    .unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let xs: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(xs.len(), 250_000);
+    assert!(xs.iter().enumerate().all(|(i, x)| *x == i.to_string()));
+    // A failing query leaves no file behind.
+    let failed = dir.file("failed.csv");
+    assert!(c
+        .execute(&format!(
+            "COPY (SELECT CASE WHEN x = 200000 THEN error('stop') END FROM range(250000) t(x)) \
+             TO '{failed}'"
+        ))
+        .is_err());
+    assert!(!std::path::Path::new(&failed).exists());
+}
+
+#[test]
 fn hugeint_uuid_and_time_round_trip_and_are_detected() {
     let dir = TempDir::new("new-types");
     let out = dir.file("out.csv");

@@ -67,6 +67,62 @@ pub fn write_record<'a>(
     buf.push(b'\n');
 }
 
+/// A CSV file being written: the header when asked for, then formatted rows in
+/// order ([`format_chunk`]); [`CsvFile::finish`] puts it in place of the path, and a
+/// file dropped unfinished leaves the old one, or none.
+pub struct CsvFile {
+    path: String,
+    new: crate::file::NewFile,
+    out: std::io::BufWriter<std::fs::File>,
+    rows: u64,
+}
+
+impl CsvFile {
+    /// Starts `path`, writing a header of `names` when `opts` asks for one.
+    pub fn create(path: &str, names: &[String], opts: &CsvWriteOptions) -> Result<CsvFile> {
+        let (new, file) = crate::file::NewFile::create(path).map_err(|e| io_error(path, e))?;
+        let mut f = CsvFile {
+            path: path.to_string(),
+            new,
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            rows: 0,
+        };
+        if opts.header {
+            let mut line = Vec::new();
+            write_record(names.iter().map(|n| Some(n.as_bytes())), opts, &mut line);
+            f.write(&line, 0)?;
+        }
+        Ok(f)
+    }
+
+    /// Appends `rows` rows formatted as `text`.
+    pub fn write(&mut self, text: &[u8], rows: u64) -> Result<()> {
+        self.out
+            .write_all(text)
+            .map_err(|e| io_error(&self.path, e))?;
+        self.rows += rows;
+        Ok(())
+    }
+
+    /// Flushes the file and puts it in place; returns the rows written.
+    pub fn finish(self) -> Result<u64> {
+        let CsvFile {
+            path,
+            new,
+            out,
+            rows,
+        } = self;
+        out.into_inner()
+            .map_err(|e| io_error(&path, e.into_error()))?;
+        new.commit().map_err(|e| io_error(&path, e))?;
+        Ok(rows)
+    }
+}
+
+fn io_error(path: &str, e: std::io::Error) -> Error {
+    Error::io(format!("cannot write \"{path}\": {e}"))
+}
+
 /// Writes `chunks` with a header of `names` (when asked) to `path`; returns the rows
 /// written.
 pub fn write_file(
@@ -76,17 +132,9 @@ pub fn write_file(
     opts: &CsvWriteOptions,
     threads: usize,
 ) -> Result<u64> {
-    let io_err = |e: std::io::Error| Error::io(format!("cannot write \"{path}\": {e}"));
-    let (new, file) = crate::file::NewFile::create(path).map_err(io_err)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    if opts.header {
-        let mut line = Vec::new();
-        write_record(names.iter().map(|n| Some(n.as_bytes())), opts, &mut line);
-        out.write_all(&line).map_err(io_err)?;
-    }
+    let mut file = CsvFile::create(path, names, opts)?;
     // Format a batch of chunks in parallel, then write it in order.
     let threads = threads.max(1);
-    let mut rows = 0u64;
     for batch in chunks.chunks(threads * 8) {
         let per = batch.len().div_ceil(threads);
         let parts: Vec<&[DataChunk]> = batch.chunks(per.max(1)).collect();
@@ -95,17 +143,13 @@ pub fn write_file(
             for c in *part {
                 format_chunk(c, opts, &mut buf);
             }
-            buf
+            (buf, part.iter().map(|c| c.len() as u64).sum())
         })?;
-        for b in buffers {
-            out.write_all(&b).map_err(io_err)?;
+        for (b, rows) in buffers {
+            file.write(&b, rows)?;
         }
-        rows += batch.iter().map(|c| c.len() as u64).sum::<u64>();
     }
-    out.flush().map_err(io_err)?;
-    drop(out);
-    new.commit().map_err(io_err)?;
-    Ok(rows)
+    file.finish()
 }
 
 /// Appends the rows of `chunk` as CSV lines.
