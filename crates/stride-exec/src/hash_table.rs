@@ -139,6 +139,12 @@ impl KeyTable {
         self.bytes_ahead(0, 0)
     }
 
+    /// Entries the slots point to: all but those a caller's own index finds
+    /// ([`KeyTable::push_unindexed`]).
+    pub fn indexed(&self) -> usize {
+        self.indexed
+    }
+
     /// Bytes of all keys.
     pub fn key_bytes(&self) -> usize {
         self.arena.len()

@@ -253,10 +253,13 @@ impl<'a> HashAggregate<'a> {
         let scattered = match t.flush {
             Flush::Off => return Ok(()),
             _ if groups < fill => return Ok(()),
-            // Direct lookups find their keys without probing: nothing to gain.
-            _ if matches!(t.dense, Some(Some(_))) || matches!(t.packed, Some(Some(_))) => {
-                t.flush = Flush::Off;
-                return Ok(());
+            // Direct lookups find their keys without probing: nothing to gain while
+            // they find most of them. Keys past their range go to the hash table,
+            // and are watched once it holds `fill` of them.
+            _ if (matches!(t.dense, Some(Some(_))) || matches!(t.packed, Some(Some(_))))
+                && t.table.indexed() < FLUSH_GROUPS =>
+            {
+                return Ok(())
             }
             Flush::Watching { at: None } => {
                 t.flush = Flush::Watching {
