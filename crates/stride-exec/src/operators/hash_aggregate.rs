@@ -203,9 +203,8 @@ impl<'a> HashAggregate<'a> {
     }
 
     /// Reserves what `t` holds once the next chunk is folded in; when that passes
-    /// `memory_limit`, writes its
-    /// groups to disk and starts it afresh, or fails where the aggregate cannot spill
-    /// (without GROUP BY, where all rows are one group).
+    /// `memory_limit`, writes its groups to disk and starts it afresh, or fails where
+    /// the aggregate cannot spill (without GROUP BY, where all rows are one group).
     fn account(&self, t: &mut LocalTable) -> Result<()> {
         // What the next chunk may grow the table to, so that growing it is reserved.
         let bytes = t.bytes_ahead(VECTOR_SIZE);
