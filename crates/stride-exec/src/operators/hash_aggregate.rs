@@ -58,6 +58,8 @@ pub struct LocalTable {
     buffered_bytes: u64,
     /// Input rows folded in since the table started.
     rows: u64,
+    /// Groups the last chunk added: as many may come with the next one.
+    added: usize,
     flush: Flush,
     /// A worker's table: the memory it holds, reserved from the accountant.
     memory: Option<Reservation>,
@@ -73,10 +75,10 @@ impl LocalTable {
         self.bytes_ahead(0)
     }
 
-    /// About the most bytes the table holds while `rows` more rows are folded in,
-    /// each maybe a new group ([`KeyTable::bytes_ahead`]): reserved before they are,
-    /// so a table never grows into memory it has not reserved.
-    fn bytes_ahead(&self, rows: usize) -> u64 {
+    /// About the most bytes the table holds while `more` groups are added
+    /// ([`KeyTable::bytes_ahead`]): reserved before they are, so a table never grows
+    /// into memory it has not reserved.
+    fn bytes_ahead(&self, more: usize) -> u64 {
         let dense = match (&self.dense, &self.packed) {
             (Some(Some(d)), _) => d.bytes(),
             (_, Some(Some(p))) => p.bytes(),
@@ -85,12 +87,12 @@ impl LocalTable {
         let groups = self.table.len();
         // New keys as long as the keys so far on average.
         let key_bytes = match groups {
-            0 => rows * 8,
-            n => self.table.key_bytes() / n * rows,
+            0 => more * 8,
+            n => self.table.key_bytes() / n * more,
         };
-        self.table.bytes_ahead(rows, key_bytes) as u64
+        self.table.bytes_ahead(more, key_bytes) as u64
             + dense as u64
-            + (groups + rows) as u64 * self.states.len() as u64 * STATE_BYTES
+            + (groups + more) as u64 * self.states.len() as u64 * STATE_BYTES
             + self.buffered_bytes
     }
 }
@@ -150,6 +152,7 @@ impl Merger {
                 .collect(),
             buffered_bytes: 0,
             rows: 0,
+            added: 0,
             flush: Flush::Watching { at: None },
             memory: None,
         }
@@ -206,8 +209,9 @@ impl<'a> HashAggregate<'a> {
     /// `memory_limit`, writes its groups to disk and starts it afresh, or fails where
     /// the aggregate cannot spill (without GROUP BY, where all rows are one group).
     fn account(&self, t: &mut LocalTable) -> Result<()> {
-        // What the next chunk may grow the table to, so that growing it is reserved.
-        let bytes = t.bytes_ahead(VECTOR_SIZE);
+        // What the next chunk may grow the table to, if it adds as many groups as
+        // the last one did, so that growing it is reserved.
+        let bytes = t.bytes_ahead(t.added);
         let Some(memory) = t.memory.as_mut() else {
             return Ok(());
         };
@@ -796,7 +800,9 @@ impl Sink for HashAggregate<'_> {
 
     fn consume(&self, local: &mut Self::Local, _morsel: usize, chunk: DataChunk) -> Result<()> {
         let t = local.get_or_insert_with(|| self.new_table());
+        let before = t.table.len();
         let gids = self.group_ids(t, &chunk)?;
+        t.added = t.table.len() - before;
         t.rows += chunk.len() as u64;
         let ngroups = t.table.len();
         for (i, agg) in self.merger.aggs.iter().enumerate() {
