@@ -14,7 +14,7 @@
 
 use super::hash_aggregate::{append_cols, is_buffered, LocalTable, Merger};
 use crate::context::QueryContext;
-use crate::hash_table::{hash_key, hash_word};
+use crate::hash_table::{hash_key, hash_word, KeyTable};
 use crate::pipeline::LateRows;
 use crate::row_key::{self, Keys};
 use crate::spill::{Run, SpillFile};
@@ -173,19 +173,28 @@ impl SpilledAggregate {
     fn group_ids(&self, out: &mut LocalTable, chunk: &DataChunk) -> Result<Vec<u32>> {
         let len = chunk.len();
         let keys = &chunk.columns[..self.merger.group_types.len()];
-        let ids = match row_key::encode_keys(keys, len)? {
-            Keys::Words { words, lens } => (0..len)
-                .map(|i| {
-                    let h = hash_word(words[i]);
+        let keys = row_key::encode_keys(keys, len)?;
+        let hashes: Vec<u64> = match &keys {
+            Keys::Words { words, .. } => words.iter().map(|&w| hash_word(w)).collect(),
+            Keys::Bytes(b) => (0..len).map(|i| hash_key(b.key(i))).collect(),
+        };
+        // Spilled groups seldom repeat within a chunk: each lookup misses the cache,
+        // so the slot of the key `AHEAD` rows on is loaded meanwhile.
+        const AHEAD: usize = 16;
+        let mut ids = Vec::with_capacity(len);
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + AHEAD) {
+                out.table.prefetch(next);
+            }
+            let id = match &keys {
+                Keys::Words { words, lens } => {
                     out.table
                         .find_or_insert_inline(words[i], lens[i] as usize, h)
-                        .0 as u32
-                })
-                .collect(),
-            Keys::Bytes(b) => (0..len)
-                .map(|i| out.table.find_or_insert(b.key(i), hash_key(b.key(i))).0 as u32)
-                .collect(),
-        };
+                }
+                Keys::Bytes(b) => out.table.find_or_insert(b.key(i), h),
+            };
+            ids.push(id.0 as u32);
+        }
         let groups = out.table.len();
         for s in out.states.iter_mut() {
             s.resize(groups);
@@ -246,7 +255,21 @@ impl LateRows for SpilledAggregate {
         let mut out = self.merger.new_table();
         // The merged partition must fit; it is about 1/PARTITIONS of the groups.
         let mut memory = Reservation::new(&ctx.memory, MemoryTag::HashAggregate);
-        for &run in &self.groups.runs[morsel] {
+        // Sized for the partition's groups up front: growing the table doubles it
+        // several times, each a copy out of cache. All its spilled groups may be
+        // distinct (as many as its runs hold), but at least one run's are; the
+        // first, when it fits a thread's share of the limit.
+        let runs = &self.groups.runs[morsel];
+        let most = runs.iter().map(|r| r.rows as usize).sum::<usize>();
+        let least = runs.iter().map(|r| r.rows as usize).max().unwrap_or(0);
+        let share = ctx.memory.limit() / (2 * ctx.threads().max(1)) as u64;
+        let entries = match KeyTable::bytes_for(most, most * 8) as u64 <= share {
+            true => most,
+            false => least,
+        };
+        out.table = KeyTable::with_capacity(entries);
+        hold(&mut memory, out.bytes())?;
+        for &run in runs {
             for chunk in self.groups.file.read_run(run) {
                 ctx.check()?;
                 self.merge_groups(&mut out, &chunk?)?;
