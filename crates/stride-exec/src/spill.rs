@@ -5,8 +5,11 @@
 //! the system deletes it when the query drops it: at its end, on an error, after
 //! Ctrl-C, and even when the process dies. Chunks are written in frames, each
 //! compressed with LZ4 (fast enough not to slow a spill to disk speed): the frame's
-//! compressed length (u32), then LZ4's block with its raw length in front. A frame's
-//! raw bytes are the column count (u32), the row count (u32) and each column's type
+//! compressed length (u32), then LZ4's block with its raw length in front. Where LZ4
+//! saves less than an eighth, the frame is stored as it is, its length's top bit set,
+//! and the next [`RAW_FRAMES`] frames of the file are stored without trying (sorted
+//! runs of wide random keys compress little, and compressing them was a sixth of a
+//! spilling sort's time). A frame's raw bytes are the column count (u32), the row count (u32) and each column's type
 //! and values in the encodings of the database file ([`stride_storage::serialize`]).
 //! A run is a sequence of frames written one after the other; it is read back a chunk
 //! at a time, with positioned reads, so several runs of one file can be read at once.
@@ -40,7 +43,14 @@ pub struct SpillFile {
     accountant: Arc<MemoryAccountant>,
     /// Reused for each frame.
     scratch: ByteWriter,
+    /// Frames still to store without trying to compress them.
+    raw_frames: u32,
 }
+
+/// Frames stored without compressing after one that LZ4 did not shrink by an eighth.
+const RAW_FRAMES: u32 = 32;
+/// The top bit of a frame's length: its bytes are stored as they are.
+const RAW: u32 = 1 << 31;
 
 static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
 
@@ -88,6 +98,7 @@ impl SpillFile {
             len: 0,
             accountant: ctx.memory.clone(),
             scratch: ByteWriter::new(),
+            raw_frames: 0,
         })
     }
 
@@ -126,9 +137,28 @@ impl SpillFile {
             if w.overflowed {
                 return Err(Error::internal("a spilled chunk does not fit its frame"));
             }
-            let frame = lz4_flex::block::compress_prepend_size(&w.bytes);
-            out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-            out.extend_from_slice(&frame);
+            let compressed = match self.raw_frames {
+                0 => Some(lz4_flex::block::compress_prepend_size(&w.bytes))
+                    .filter(|f| f.len() < w.bytes.len() / 8 * 7),
+                _ => None,
+            };
+            match compressed {
+                Some(frame) => {
+                    out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+                    out.extend_from_slice(&frame);
+                }
+                None => {
+                    self.raw_frames = match self.raw_frames {
+                        0 => RAW_FRAMES,
+                        n => n - 1,
+                    };
+                    if w.bytes.len() as u64 >= RAW as u64 {
+                        return Err(Error::internal("a spilled chunk does not fit its frame"));
+                    }
+                    out.extend_from_slice(&(w.bytes.len() as u32 | RAW).to_le_bytes());
+                    out.extend_from_slice(&w.bytes);
+                }
+            }
             run.chunks += 1;
             run.rows += chunk.len() as u64;
             // Written in pieces of about a megabyte.
@@ -200,14 +230,18 @@ pub struct RunReader<'a> {
 impl RunReader<'_> {
     fn next_chunk(&mut self) -> Result<DataChunk> {
         let head = self.file.read_at(self.at, 4)?;
-        let len = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as usize;
+        let head = u32::from_le_bytes(head[..4].try_into().expect("4 bytes"));
+        let len = (head & !RAW) as usize;
         if self.at + 4 + len as u64 > self.end {
             return Err(Error::internal("a spill file's frame runs past its run"));
         }
         let frame = self.file.read_at(self.at + 4, len)?;
         self.at += 4 + len as u64;
-        let raw = lz4_flex::block::decompress_size_prepended(&frame)
-            .map_err(|e| Error::internal(format!("a spill file's frame is damaged: {e}")))?;
+        let raw = match head & RAW {
+            0 => lz4_flex::block::decompress_size_prepended(&frame)
+                .map_err(|e| Error::internal(format!("a spill file's frame is damaged: {e}")))?,
+            _ => frame,
+        };
         let mut r = ByteReader::new(&raw, "spill file");
         let columns = r.u32()? as usize;
         let rows = r.u32()? as usize;
@@ -291,6 +325,55 @@ mod tests {
         assert_eq!(back_a[0].row(0), chunk(0).row(0));
         drop(file);
         assert_eq!(ctx.memory.spilled(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn frames_lz4_cannot_shrink_are_stored_as_they_are() {
+        let dir = std::env::temp_dir().join(format!("stride_spill_raw_{}", std::process::id()));
+        let ctx = ctx(dir.to_str().unwrap());
+        let mut file = SpillFile::create(&ctx, MemoryTag::Sort).unwrap();
+        // Pseudo-random values (no repeats for LZ4 to find), then a constant run that
+        // compresses well: the first frames go raw, and the file tries again later.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let random: Vec<DataChunk> = (0..40)
+            .map(|_| {
+                let values: Vec<i64> = (0..1000)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as i64
+                    })
+                    .collect();
+                DataChunk::new(vec![Vector::from_values(DataType::BigInt, values)], 1000)
+            })
+            .collect();
+        let same = DataChunk::new(
+            vec![Vector::from_values(DataType::BigInt, vec![7i64; 1000])],
+            1000,
+        );
+        let a = file.write_run(&random).unwrap();
+        let raw_bytes = a.bytes;
+        assert!(raw_bytes > 40 * 8000, "stored raw: {raw_bytes} bytes");
+        let b = file.write_run(std::iter::repeat_n(&same, 40)).unwrap();
+        // Raw until the file tries again (at most RAW_FRAMES frames), then compressed.
+        assert!(
+            b.bytes < 40 * 8000 * 3 / 4,
+            "compressed again: {} bytes",
+            b.bytes
+        );
+        let back = file.read_all(a).unwrap();
+        for (got, want) in back.iter().zip(&random) {
+            assert_eq!(got.row(999), want.row(999));
+            assert_eq!(got.row(0), want.row(0));
+        }
+        assert!(file
+            .read_all(b)
+            .unwrap()
+            .iter()
+            .all(|c| c.row(500) == same.row(500)));
+        drop(file);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
