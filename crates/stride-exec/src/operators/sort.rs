@@ -125,6 +125,23 @@ impl Entries {
         }) as u64
     }
 
+    /// Bytes of the vector the entries move to if `more` entries do not fit the
+    /// one they have (0 when they fit), as `Vec` grows: to twice its capacity, or
+    /// to what they need.
+    fn growth_bytes(&self, more: usize) -> u64 {
+        fn grown<T>(v: &Vec<T>, more: usize) -> u64 {
+            match v.len() + more > v.capacity() {
+                true => ((v.len() + more).max(2 * v.capacity()) * std::mem::size_of::<T>()) as u64,
+                false => 0,
+            }
+        }
+        match self {
+            Entries::Packed(e) => grown(e, more),
+            Entries::Narrow { entries, .. } => grown(entries, more),
+            Entries::Bytes(e) => grown(e, more),
+        }
+    }
+
     pub fn sort(&mut self) {
         match self {
             Entries::Packed(e) => e.sort_unstable(),
@@ -360,9 +377,28 @@ impl Sink for SortSink<'_> {
             ));
         }
         let keys = chunk_keys(self.keys, &chunk, self.ctx)?;
-        // What the chunk and its keys add, the entries' vector as allocated.
+        // What the chunk and its keys add, and the vector the entries move to if they
+        // must grow for them (the old one lives until they have moved): reserved
+        // before it is allocated, and when that does not fit, the run is spilled
+        // first and the chunk starts the next one.
+        let n = chunk.len();
+        let added = chunk_bytes(&chunk) + keys.boxed_bytes();
+        let ahead = |entries: &Option<Entries>| match entries {
+            Some(e) => e.growth_bytes(n),
+            // A first vector holds the chunk's entries, at most the widest kind's.
+            None => (n * std::mem::size_of::<(u128, u64)>()) as u64,
+        };
+        let mut growth = ahead(&local.entries);
+        if !local.reservation.try_grow(added + growth) {
+            spill_run(local, &mut worker.spilled, self.ctx)?;
+            growth = ahead(&local.entries);
+            // One chunk is held whatever the limit; operators that can spill make
+            // room at their next reservation.
+            local.reservation.track(added + growth);
+        }
+        // Spilling moved the run's first row on.
+        let first = local.first + local.rows;
         let allocated = local.entries.as_ref().map_or(0, Entries::capacity_bytes);
-        let mut bytes = chunk_bytes(&chunk) + keys.boxed_bytes();
         let tag = |i: usize| ((morsel as u64) << 32) | (first as u64 + i as u64);
         match (&mut local.entries, keys) {
             (None | Some(Entries::Packed(_) | Entries::Narrow { .. }), ChunkKeys::Packed(p)) => {
@@ -386,13 +422,14 @@ impl Sink for SortSink<'_> {
         }
         local.rows += chunk.len() as u32;
         local.chunks.push(chunk);
-        bytes += local
-            .entries
-            .as_ref()
-            .map_or(0, Entries::capacity_bytes)
-            .saturating_sub(allocated);
-        if !local.reservation.try_grow(bytes) {
-            spill_run(local, &mut worker.spilled, self.ctx)?;
+        // The old vector is gone if the entries moved: the reservation keeps what
+        // the run holds.
+        let held = local.entries.as_ref().map_or(0, Entries::capacity_bytes);
+        let now = held.saturating_sub(allocated);
+        if now > growth {
+            local.reservation.track(now - growth);
+        } else {
+            local.reservation.shrink(growth - now);
         }
         Ok(())
     }
