@@ -101,6 +101,7 @@ impl std::fmt::Debug for MemoryAccountant {
 
 impl MemoryAccountant {
     pub fn new(limit: u64) -> Arc<MemoryAccountant> {
+        pressure_limit(limit);
         Arc::new(MemoryAccountant {
             limit: AtomicU64::new(limit),
             used: Default::default(),
@@ -115,9 +116,13 @@ impl MemoryAccountant {
         self.limit.load(Ordering::Relaxed)
     }
 
-    /// Changes the limit, asking the evictors to drop what no longer fits.
+    /// Changes the limit, asking the evictors to drop what no longer fits. The
+    /// process counts as under memory pressure from the limit on (see
+    /// [`CountingAllocator::on_pressure`]), so a shell keeps no freed memory beyond
+    /// what `memory_limit` allows.
     pub fn set_limit(&self, bytes: u64) {
         self.limit.store(bytes, Ordering::Relaxed);
+        pressure_limit(bytes);
         self.evict_excess();
     }
 
@@ -507,6 +512,25 @@ const FLUSH_BYTES: i64 = 1 << 20;
 static PRESSURE_HIGH: AtomicI64 = AtomicI64::new(0);
 static PRESSURE_LOW: AtomicI64 = AtomicI64::new(0);
 static PRESSED: AtomicBool = AtomicBool::new(false);
+/// The thresholds the machine's memory sets; a smaller `memory_limit` lowers them.
+static RAM_HIGH: AtomicI64 = AtomicI64::new(0);
+static RAM_LOW: AtomicI64 = AtomicI64::new(0);
+
+/// Puts the pressure thresholds at `limit` (pressed above it, relieved below half of
+/// it) where that is below the machine's: the latest `memory_limit` set wins. No
+/// effect before [`CountingAllocator::on_pressure`].
+fn pressure_limit(limit: u64) {
+    let (high, low) = (
+        RAM_HIGH.load(Ordering::Relaxed),
+        RAM_LOW.load(Ordering::Relaxed),
+    );
+    if high == 0 {
+        return;
+    }
+    let limit = limit.min(i64::MAX as u64) as i64;
+    PRESSURE_HIGH.store(high.min(limit), Ordering::Relaxed);
+    PRESSURE_LOW.store(low.min(limit / 2), Ordering::Relaxed);
+}
 static PRESSURE_HOOK: std::sync::OnceLock<fn(bool)> = std::sync::OnceLock::new();
 
 /// Calls the pressure hook when `total` allocated bytes cross a threshold.
@@ -595,15 +619,17 @@ impl<A> CountingAllocator<A> {
     }
 
     /// Calls `hook(true)` when the process's allocations pass half of the machine's
-    /// memory, and `hook(false)` when they fall below a quarter again: the shell
-    /// keeps freed memory for reuse until then, and hands it back to the system
-    /// while memory is short. The hook runs inside an allocation: it must not
+    /// memory, or the latest `memory_limit` set if that is lower, and `hook(false)`
+    /// when they fall below half of that again: the shell keeps freed memory for
+    /// reuse until then, and hands it back to the system while memory is short. The hook runs inside an allocation: it must not
     /// allocate. Call once at start-up, after [`CountingAllocator::enable`].
     pub fn on_pressure(hook: fn(bool)) {
         let Some(ram) = crate::settings::physical_memory() else {
             return;
         };
         if PRESSURE_HOOK.set(hook).is_ok() {
+            RAM_LOW.store((ram / 4) as i64, Ordering::Relaxed);
+            RAM_HIGH.store((ram / 2) as i64, Ordering::Relaxed);
             PRESSURE_LOW.store((ram / 4) as i64, Ordering::Relaxed);
             PRESSURE_HIGH.store((ram / 2) as i64, Ordering::Relaxed);
         }
