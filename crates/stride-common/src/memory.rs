@@ -621,8 +621,9 @@ impl<A> CountingAllocator<A> {
     /// Calls `hook(true)` when the process's allocations pass half of the machine's
     /// memory, or the latest `memory_limit` set if that is lower, and `hook(false)`
     /// when they fall below half of that again: the shell keeps freed memory for
-    /// reuse until then, and hands it back to the system while memory is short. The hook runs inside an allocation: it must not
-    /// allocate. Call once at start-up, after [`CountingAllocator::enable`].
+    /// reuse until then, and hands it back to the system while memory is short. The
+    /// hook runs inside an allocation: it must not allocate. Call once at start-up,
+    /// after [`CountingAllocator::enable`].
     pub fn on_pressure(hook: fn(bool)) {
         let Some(ram) = crate::settings::physical_memory() else {
             return;

@@ -10,7 +10,9 @@
 //! [`DECODE_AFTER_SCANS`] scans, which decode a vector's rows at a time, so a query over
 //! data not in memory yet writes no decoded copy of it; from the next scan on, and at
 //! once for the other codecs and for [`Segment::load`] (changes, indexes), the pool keeps
-//! the decoded vector, and a scan of it costs what a scan of an in-memory table costs.
+//! the decoded vector, and a scan of it costs what a scan of an in-memory table costs,
+//! unless decoding it would take the pool past half of `memory_limit`: then it stays
+//! compressed, rather than pushing out other decoded segments.
 //! What a scan is using stays alive while the scan holds it (vectors and packed
 //! segments are shared), even if the pool drops its own reference: "pinned" is simply
 //! "referenced". The pool counts the bytes it holds in the database's
@@ -288,7 +290,7 @@ impl Segment {
         let values = match &mut *cached {
             Cached::Vector(v) => Some(Values::Vector(v.clone())),
             Cached::Packed(p, scans) if *scans < DECODE_AFTER_SCANS || !self.decoded_fits() => {
-                *scans += 1;
+                *scans = scans.saturating_add(1);
                 Some(Values::Packed(p.clone()))
             }
             _ => None,
