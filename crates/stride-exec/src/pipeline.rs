@@ -31,7 +31,9 @@ use stride_common::{
 use stride_io::columnar::ColumnarReader;
 use stride_io::csv::{CsvReader, Morsel, RowFilter};
 use stride_sql::plan::Expr;
-use stride_storage::{Bounds, Key, RowGroup, ZoneFilter, ZoneMap};
+use stride_storage::column::Values;
+use stride_storage::compression::packed::Packed;
+use stride_storage::{Bounds, Key, RowGroup, ZoneFilter, ZoneMap, ZoneTest};
 
 /// Chunks per morsel of a materialized source (≈ one row group).
 const CHUNKS_PER_MORSEL: usize = MORSEL_SIZE / VECTOR_SIZE;
@@ -192,23 +194,37 @@ impl Source {
                     .iter()
                     .map(|&c| g.columns.get(c).map(|col| col.values()).transpose())
                     .collect::<Result<Vec<_>>>()?;
+                let by_code = dictionary_tests(filters, columns, &vectors);
+                let mut codes = Vec::new();
                 let mut offset = 0;
                 while offset < g.len {
                     let n = VECTOR_SIZE.min(g.len - offset);
+                    let rows = passing_rows(&by_code, offset, n, &mut codes);
+                    let len = rows.as_ref().map_or(n, Vec::len);
+                    if len == 0 {
+                        offset += n;
+                        continue;
+                    }
                     let cols = vectors
                         .iter()
-                        .map(|v| match v {
-                            Some(col) => col.window(offset, n),
-                            None => {
+                        .map(|v| match (v, &rows) {
+                            (Some(col), None) => col.window(offset, n),
+                            (Some(col), Some(rows)) => col.take(offset, rows),
+                            (None, _) => {
                                 let first = (starts[morsel] + offset as u64) as i64;
                                 Vector::from_values(
                                     DataType::BigInt,
-                                    (first..first + n as i64).collect(),
+                                    match &rows {
+                                        None => (first..first + n as i64).collect(),
+                                        Some(rows) => {
+                                            rows.iter().map(|&r| first + r as i64).collect()
+                                        }
+                                    },
                                 )
                             }
                         })
                         .collect();
-                    emit(DataChunk::new(cols, n))?;
+                    emit(DataChunk::new(cols, len))?;
                     offset += n;
                 }
             }
@@ -483,6 +499,63 @@ impl Pipeline {
 }
 
 /// Where a pipeline's chunks end up. `Local` is one worker's private state.
+/// A scan's conditions on dictionary-compressed string columns, each tested once
+/// per dictionary value (a one-value zone map tests a value exactly): the column's
+/// values, and whether each code passes.
+fn dictionary_tests<'v>(
+    filters: &[ZoneFilter],
+    columns: &[usize],
+    vectors: &'v [Option<Values>],
+) -> Vec<(&'v Packed, Vec<bool>)> {
+    filters
+        .iter()
+        .filter(|f| match &f.test {
+            ZoneTest::Compare(_, Key::Str(_)) => true,
+            ZoneTest::In(keys) => keys.iter().all(|k| matches!(k, Key::Str(_))),
+            _ => false,
+        })
+        .filter_map(|f| {
+            let at = columns.iter().position(|&c| c == f.column)?;
+            let Some(Values::Packed(p)) = &vectors[at] else {
+                return None;
+            };
+            let values = p.dictionary()?;
+            let pass = (0..values.len())
+                .map(|i| {
+                    let v = values.get_bytes(i).to_vec();
+                    let one = ZoneMap {
+                        rows: 1,
+                        nulls: 0,
+                        bounds: Some(Bounds::Str(v.clone(), Some(v))),
+                    };
+                    one.may_match(&f.test)
+                })
+                .collect();
+            Some((&**p, pass))
+        })
+        .collect()
+}
+
+/// The rows of `offset..offset + n` (counted from `offset`) that pass every test of
+/// `by_code`; `None` when there are no tests, or every row passes.
+fn passing_rows(
+    by_code: &[(&Packed, Vec<bool>)],
+    offset: usize,
+    n: usize,
+    codes: &mut Vec<u32>,
+) -> Option<Vec<u32>> {
+    let ((first, pass), rest) = by_code.split_first()?;
+    first.codes(offset, n, codes);
+    let mut rows: Vec<u32> = (0..n as u32)
+        .filter(|&r| pass[codes[r as usize] as usize] && first.is_valid(offset + r as usize))
+        .collect();
+    for (p, pass) in rest {
+        p.codes(offset, n, codes);
+        rows.retain(|&r| pass[codes[r as usize] as usize] && p.is_valid(offset + r as usize));
+    }
+    (rows.len() < n).then_some(rows)
+}
+
 pub trait Sink: Sync {
     type Local: Send;
     fn local(&self) -> Self::Local;

@@ -244,6 +244,18 @@ impl Values {
             Values::Packed(p) => p.window(offset, n),
         }
     }
+
+    /// Rows `offset + rows[i]` (ascending), decoding only those where the codec
+    /// allows.
+    pub fn take(&self, offset: usize, rows: &[u32]) -> Vector {
+        match self {
+            Values::Vector(v) => {
+                let at: Vec<u32> = rows.iter().map(|&r| offset as u32 + r).collect();
+                v.take(&at)
+            }
+            Values::Packed(p) => p.take(offset, rows),
+        }
+    }
 }
 
 impl Clone for Column {

@@ -90,7 +90,12 @@ impl Dictionary {
     /// The strings of rows `offset..offset + n`.
     pub fn window(&self, offset: usize, n: usize) -> StringVector {
         let mut codes = Vec::with_capacity(n);
-        self.codes.unpack_into(offset, n, |c| c as u32, &mut codes);
+        self.codes(offset, n, &mut codes);
         self.values.take(&codes)
+    }
+
+    /// The codes of rows `offset..offset + n`, appended to `out`.
+    pub fn codes(&self, offset: usize, n: usize, out: &mut Vec<u32>) {
+        self.codes.unpack_into(offset, n, |c| c as u32, out);
     }
 }

@@ -98,6 +98,49 @@ impl Packed {
         Vector::new(self.ty.clone(), data, validity)
     }
 
+    /// A dictionary segment's distinct values; `None` for the other codecs.
+    pub fn dictionary(&self) -> Option<&stride_common::StringVector> {
+        match &self.form {
+            Form::Dictionary(d) => Some(d.values()),
+            _ => None,
+        }
+    }
+
+    /// A dictionary segment's codes of rows `offset..offset + n` (each row's position
+    /// among [`Packed::dictionary`]'s values; any for a NULL row) into `out`.
+    pub fn codes(&self, offset: usize, n: usize, out: &mut Vec<u32>) {
+        out.clear();
+        if let Form::Dictionary(d) = &self.form {
+            d.codes(offset, n, out);
+        }
+    }
+
+    /// Whether row `row` is not NULL.
+    pub fn is_valid(&self, row: usize) -> bool {
+        self.validity.is_valid(row)
+    }
+
+    /// Rows `offset + rows[i]`, decoded: only those, where the codec allows.
+    pub fn take(&self, offset: usize, rows: &[u32]) -> Vector {
+        let Some(&last) = rows.last() else {
+            return Vector::empty(&self.ty);
+        };
+        match &self.form {
+            Form::Dictionary(d) => {
+                let mut codes = Vec::with_capacity(last as usize + 1);
+                d.codes(offset, last as usize + 1, &mut codes);
+                let picked: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
+                let at: Vec<u32> = rows.iter().map(|&r| offset as u32 + r).collect();
+                Vector::new(
+                    self.ty.clone(),
+                    VectorData::Str(d.values().take(&picked)),
+                    self.validity.take(&at),
+                )
+            }
+            _ => self.window(offset, last as usize + 1).take(rows),
+        }
+    }
+
     /// When no row is NULL: every distinct value of the segment, each at least once
     /// and few times (a dictionary's values, the runs' values); `None` for other
     /// segments. A distinct count over these equals one over every row.
