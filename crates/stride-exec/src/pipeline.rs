@@ -537,7 +537,9 @@ fn dictionary_tests<'v>(
 }
 
 /// The rows of `offset..offset + n` (counted from `offset`) that pass every test of
-/// `by_code`; `None` when there are no tests, or every row passes.
+/// `by_code`; `None` when there are no tests, or when half the rows or more pass: then
+/// the window is read whole (decoded columns are shared slices, not copies) and the
+/// filter above sorts the rows out.
 fn passing_rows(
     by_code: &[(&Packed, Vec<bool>)],
     offset: usize,
@@ -553,7 +555,7 @@ fn passing_rows(
         p.codes(offset, n, codes);
         rows.retain(|&r| pass[codes[r as usize] as usize] && p.is_valid(offset + r as usize));
     }
-    (rows.len() < n).then_some(rows)
+    (rows.len() * 2 < n).then_some(rows)
 }
 
 pub trait Sink: Sync {
