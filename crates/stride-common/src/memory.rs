@@ -515,6 +515,7 @@ static PRESSED: AtomicBool = AtomicBool::new(false);
 /// The thresholds the machine's memory sets; a smaller `memory_limit` lowers them.
 static RAM_HIGH: AtomicI64 = AtomicI64::new(0);
 static RAM_LOW: AtomicI64 = AtomicI64::new(0);
+static PRESSURE_HOOK: std::sync::OnceLock<fn(bool)> = std::sync::OnceLock::new();
 
 /// Puts the pressure thresholds at `limit` (pressed above it, relieved below half of
 /// it) where that is below the machine's: the latest `memory_limit` set wins. No
@@ -531,7 +532,6 @@ fn pressure_limit(limit: u64) {
     PRESSURE_HIGH.store(high.min(limit), Ordering::Relaxed);
     PRESSURE_LOW.store(low.min(limit / 2), Ordering::Relaxed);
 }
-static PRESSURE_HOOK: std::sync::OnceLock<fn(bool)> = std::sync::OnceLock::new();
 
 /// Calls the pressure hook when `total` allocated bytes cross a threshold.
 #[inline]
@@ -631,8 +631,7 @@ impl<A> CountingAllocator<A> {
         if PRESSURE_HOOK.set(hook).is_ok() {
             RAM_LOW.store((ram / 4) as i64, Ordering::Relaxed);
             RAM_HIGH.store((ram / 2) as i64, Ordering::Relaxed);
-            PRESSURE_LOW.store((ram / 4) as i64, Ordering::Relaxed);
-            PRESSURE_HIGH.store((ram / 2) as i64, Ordering::Relaxed);
+            pressure_limit(u64::MAX);
         }
     }
 }

@@ -17,7 +17,9 @@
 //! [`execute_stream`] runs a query on a driver thread (a pool worker) and hands result chunks to the
 //! caller through a bounded channel as morsels finish, in input order, so the first
 //! rows arrive before the last are computed and a slow reader throttles the workers.
-//! Dropping the stream cancels the query.
+//! Dropping the stream cancels the query. [`execute_ordered`] instead hands each
+//! morsel's chunks, prepared on the worker that made them, to a writer in input order
+//! as the query runs (`COPY … TO` a CSV file).
 
 use crate::context::QueryContext;
 use crate::expression::eval;

@@ -13,6 +13,11 @@
 //! them (a marking join's rows, the partitions a join spilled). Each
 //! runs like a source of its own, its morsels numbered after those before it, into
 //! the same sink.
+//!
+//! A table scan reads a row group per morsel, after checking the conditions a filter
+//! directly above passed down against its zone maps; where such a condition is on a
+//! string column held compressed as a dictionary, it tests each dictionary value once
+//! and decodes only the rows whose codes pass (`dictionary_tests`).
 
 use crate::coalesce::Coalescer;
 use crate::context::QueryContext;

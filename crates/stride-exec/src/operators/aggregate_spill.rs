@@ -7,9 +7,9 @@
 //! or ORDER BY aggregate buffers go to runs of their own, each row with its group's
 //! key values. Every table spilled adds runs to each partition; when the input ends,
 //! the tables still in memory are spilled too. The aggregate's output is then a [`LateRows`] source with one morsel per
-//! partition: a worker reads a partition's runs, merges its groups into one table (a
-//! group's key hashes the same wherever it was, so all its partial states meet in
-//! one partition) and finalizes them. So at most one partition per thread is in
+//! partition: a worker reads a partition's runs, merges its groups into one table
+//! sized for them up front (a group's key hashes the same wherever it was, so all its
+//! partial states meet in one partition) and finalizes them. So at most one partition per thread is in
 //! memory, and the output is never materialized whole.
 
 use super::hash_aggregate::{append_cols, is_buffered, LocalTable, Merger};

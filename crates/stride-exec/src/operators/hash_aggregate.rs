@@ -16,6 +16,10 @@
 //! ([`PackedGroups`]). Aggregates with
 //! DISTINCT or ORDER BY buffer their input rows instead;
 //! at the end the rows are sorted (and deduplicated) per group and folded in order.
+//!
+//! Before folding a chunk in, a worker reserves what its table may grow to
+//! (`MemoryTag::HashAggregate`); when that does not fit under `memory_limit`, it
+//! writes its groups to disk first (`aggregate_spill.rs`).
 
 use crate::context::QueryContext;
 use crate::dense_index::DenseIndex;

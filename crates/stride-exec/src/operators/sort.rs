@@ -4,9 +4,10 @@
 //! every entry carries its morsel and its row within the worker's rows, and a morsel
 //! is always processed whole by one worker.
 //!
-//! Each worker reserves the memory its chunks and keys take (`MemoryTag::Sort`). When
-//! a reservation fails, the worker sorts what it holds, writes it to disk as a sorted
-//! run and starts again; if any worker did, the runs are merged from disk and memory
+//! Each worker reserves the memory its chunks and keys take (`MemoryTag::Sort`), and
+//! the vector its entries move to before they grow. When a reservation fails, the
+//! worker sorts what it holds, writes it to disk as a sorted run and starts again
+//! with the chunk at hand; if any worker did, the runs are merged from disk and memory
 //! as the result is read (`external_sort.rs`). Otherwise nothing changes.
 
 use super::chunk_bytes;
