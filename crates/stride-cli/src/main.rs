@@ -177,7 +177,12 @@ fn main() {
             unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, delay) };
         });
     }
-    let code = run();
+    // Statements are planned and run on the thread that reads them, which needs the
+    // workers' large stack.
+    let code = stride_common::workers::with_big_stack(run).unwrap_or_else(|e| {
+        let _ = writeln!(io::stderr(), "Error: {e}");
+        1
+    });
     let _ = io::stdout().flush();
     std::process::exit(code);
 }

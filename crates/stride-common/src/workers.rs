@@ -13,6 +13,7 @@
 //! stack, enough for planning and evaluating deeply nested expressions.
 
 use crate::{Error, Result};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,6 +30,31 @@ pub fn stack_size() -> usize {
     *SIZE.get_or_init(|| {
         const MOST: usize = 512 << 20;
         crate::memory::process_limit().map_or(MOST, |l| ((l / 32) as usize).clamp(64 << 20, MOST))
+    })
+}
+
+thread_local! {
+    /// Whether this thread was started with a [`stack_size`] stack: a worker, or a
+    /// thread made by [`with_big_stack`].
+    static BIG_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` on a new thread with a [`stack_size`] stack and returns its result: for a
+/// loop that runs statement after statement (the shell's), which then plans and runs
+/// each on its own thread instead of handing it to a worker and waiting (two thread
+/// switches a statement, most of a single-row INSERT's time besides its sync).
+pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|s| {
+        let thread = std::thread::Builder::new()
+            .name("stride-main".into())
+            .stack_size(stack_size())
+            .spawn_scoped(s, || {
+                BIG_STACK.with(|b| b.set(true));
+                f()
+            })?;
+        thread
+            .join()
+            .map_err(|_| std::io::Error::other("the main thread panicked; this is a bug"))
     })
 }
 
@@ -106,6 +132,7 @@ fn submit(job: Job) -> Result<()> {
 }
 
 fn work_loop(pool: &'static Pool) {
+    BIG_STACK.with(|b| b.set(true));
     let mut q = lock(pool);
     loop {
         if let Some(job) = q.jobs.pop_front() {
@@ -134,9 +161,14 @@ pub fn spawn(job: impl FnOnce() + Send + 'static) -> Result<()> {
     submit(Box::new(job))
 }
 
-/// Runs `f` on a worker thread (with its large stack) and waits for its result. A
-/// panic in `f` becomes an internal error naming `what`.
+/// Runs `f` on a thread with a [`stack_size`] stack and waits for its result: on the
+/// calling thread when it has one (a worker, or [`with_big_stack`]'s), otherwise on a
+/// worker. A panic in `f` becomes an internal error naming `what`.
 pub fn on_worker<T: Send>(what: &str, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if BIG_STACK.with(Cell::get) {
+        return catch_unwind(AssertUnwindSafe(f))
+            .unwrap_or_else(|_| Err(Error::internal(format!("{what} panicked; this is a bug"))));
+    }
     let slot: Mutex<Option<Result<T>>> = Mutex::new(None);
     let run = || {
         let r = catch_unwind(AssertUnwindSafe(f))
