@@ -6,6 +6,11 @@
 //! off, and the count is reported; the database always opens. The log's header names
 //! the checkpoint it continues, so a log left over from before a newer checkpoint (a
 //! crash after the header switch, before the log was reset) is recognised and dropped.
+//!
+//! The file is grown ahead of the log a mebibyte at a time, with zeros written and
+//! synced, so that a commit's sync writes only its own bytes: a sync that also grew the
+//! file wrote the file's size as a second, separate I/O (159 against 101 µs a commit
+//! here). A zero length ends the log.
 
 use crate::block_file::Extent;
 use crate::catalog::{Macro, UserType, View};
@@ -23,6 +28,8 @@ use stride_common::{Error, Result, TableSchema, Vector};
 const MAGIC: &[u8; 8] = b"STRIDEWL";
 const HEADER_LEN: u64 = 24;
 const VERSION: u32 = 1;
+/// The file grows ahead of the log in steps of this many bytes.
+const GROW: u64 = 1 << 20;
 
 /// One change of a commit.
 #[derive(Clone, Debug)]
@@ -127,6 +134,8 @@ pub struct Wal {
     file: Arc<dyn StorageFile>,
     /// Bytes in the log (the next record's offset).
     len: u64,
+    /// Bytes in the file: the log, then zeros written ahead of it.
+    allocated: u64,
 }
 
 impl Wal {
@@ -147,6 +156,7 @@ impl Wal {
             path: path.to_string(),
             file,
             len: size,
+            allocated: size,
         };
         let current = size >= HEADER_LEN
             && &bytes[..8] == MAGIC
@@ -163,6 +173,10 @@ impl Wal {
         while bytes.len() - at >= 8 {
             let n = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
             let crc = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4"));
+            if n == 0 {
+                // the zeros written ahead of the log (no commit is empty)
+                break;
+            }
             let Some(payload) = bytes.get(at + 8..at + 8 + n) else {
                 break;
             };
@@ -181,15 +195,19 @@ impl Wal {
             commits.push(entries);
             at += 8 + n;
         }
+        // What follows the last good record is either the zeros written ahead of the
+        // log, kept for the commits to come, or a damaged tail, cut off.
+        let written = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
         let recovery = Recovery {
             replayed: commits.len(),
-            cut_bytes: (bytes.len() - at) as u64,
+            cut_bytes: written.saturating_sub(at) as u64,
         };
         if recovery.cut_bytes > 0 && writable {
             wal.file
                 .set_len(at as u64)
                 .map_err(|e| wal.io_error("truncate", e))?;
             wal.sync()?;
+            wal.allocated = at as u64;
         }
         wal.len = at as u64;
         Ok((wal, commits, recovery))
@@ -211,7 +229,6 @@ impl Wal {
         self.len <= HEADER_LEN
     }
 
-    /// Appends one commit and syncs it: when this returns, the commit is durable.
     /// Appends `entries` as one commit record; with `sync`, it is on disk when this
     /// returns.
     pub fn append(&mut self, entries: &[WalEntry], sync: bool) -> Result<()> {
@@ -231,13 +248,23 @@ impl Wal {
         let crc = crc32fast::hash(&w.bytes[8..]);
         w.bytes[0..4].copy_from_slice(&n.to_le_bytes());
         w.bytes[4..8].copy_from_slice(&crc.to_le_bytes());
+        let end = self.len + w.bytes.len() as u64;
+        if end > self.allocated {
+            // Zeros past the record, up to the next step; the sync below makes both
+            // durable, and the new size with them.
+            let grown = end.div_ceil(GROW) * GROW;
+            self.file
+                .write_at(&vec![0u8; (grown - end) as usize], end)
+                .map_err(|e| self.io_error("write to", e))?;
+            self.allocated = grown;
+        }
         self.file
             .write_at(&w.bytes, self.len)
             .map_err(|e| self.io_error("write to", e))?;
         if sync {
             self.sync()?;
         }
-        self.len += w.bytes.len() as u64;
+        self.len = end;
         Ok(())
     }
 
@@ -261,6 +288,7 @@ impl Wal {
             .map_err(|e| self.io_error("write to", e))?;
         self.sync()?;
         self.len = HEADER_LEN;
+        self.allocated = HEADER_LEN;
         Ok(())
     }
 }
@@ -696,4 +724,91 @@ fn decode_commit(payload: &[u8]) -> Result<Vec<WalEntry>> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::{FileSystem, OsFileSystem};
+
+    fn drop_table(name: &str) -> Vec<WalEntry> {
+        vec![WalEntry::DropTable { name: name.into() }]
+    }
+
+    fn names(commits: &[Vec<WalEntry>]) -> Vec<String> {
+        commits
+            .iter()
+            .flatten()
+            .map(|e| match e {
+                WalEntry::DropTable { name } => name.clone(),
+                other => panic!("unexpected entry {other:?}"),
+            })
+            .collect()
+    }
+
+    fn open(path: &std::path::Path) -> (Wal, Vec<Vec<WalEntry>>, Recovery) {
+        let file = OsFileSystem.open(path, true).unwrap();
+        Wal::open(path.to_str().unwrap(), file, 7, true).unwrap()
+    }
+
+    #[test]
+    fn the_file_grows_ahead_of_the_log_and_a_torn_record_in_its_zeros_is_cut() {
+        let dir = std::env::temp_dir().join(format!("stride-wal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("grow.wal");
+        let _ = std::fs::remove_file(&path);
+        let (mut wal, commits, _) = open(&path);
+        assert!(commits.is_empty() && wal.is_empty());
+        wal.append(&drop_table("a"), true).unwrap();
+        wal.append(&drop_table("b"), true).unwrap();
+        let end = wal.len();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            GROW,
+            "grown a step ahead"
+        );
+
+        // The zeros after the log end it: nothing is cut, and the next commit goes
+        // where the log ended.
+        let (mut wal, commits, recovery) = open(&path);
+        assert_eq!(
+            (names(&commits), recovery.clone()),
+            (
+                vec!["a".into(), "b".into()],
+                Recovery {
+                    replayed: 2,
+                    cut_bytes: 0
+                }
+            )
+        );
+        assert_eq!(wal.len(), end);
+        wal.append(&drop_table("c"), true).unwrap();
+
+        // A record torn inside the zeros (a crash in mid-append) is cut off and
+        // reported; the commits before it stay, and the log goes on after them.
+        let after_c = wal.len();
+        let file = OsFileSystem.open(&path, true).unwrap();
+        file.write_at(&[9, 0, 0, 0, 1, 2, 3, 4, 5], after_c)
+            .unwrap();
+        drop(wal);
+        let (mut wal, commits, recovery) = open(&path);
+        assert_eq!(names(&commits), ["a", "b", "c"]);
+        assert_eq!(recovery.cut_bytes, 9);
+        assert_eq!(wal.len(), after_c);
+        wal.append(&drop_table("d"), true).unwrap();
+        let (_, commits, recovery) = open(&path);
+        assert_eq!(names(&commits), ["a", "b", "c", "d"]);
+        assert_eq!(recovery.cut_bytes, 0);
+
+        // A commit larger than a step grows the file past it, whole.
+        let (mut wal, _, _) = open(&path);
+        let big = "x".repeat(3 * GROW as usize);
+        wal.append(&drop_table(&big), true).unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(size >= wal.len() && size % GROW == 0 && size - wal.len() < GROW);
+        let (_, commits, recovery) = open(&path);
+        assert_eq!(names(&commits).last().map(String::len), Some(big.len()));
+        assert_eq!(recovery.cut_bytes, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
