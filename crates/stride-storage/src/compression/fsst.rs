@@ -41,23 +41,26 @@ pub struct SymbolTable {
 impl SymbolTable {
     fn new(symbols: Vec<Vec<u8>>) -> SymbolTable {
         let mut single = [None; 256];
-        let mut by_key: Vec<Vec<u8>> = vec![Vec::new(); 1 << 16];
+        let mut long_codes = Vec::new();
         for (code, s) in symbols.iter().enumerate() {
             if s.len() == 1 {
                 single[s[0] as usize] = Some(code as u8);
             } else {
-                by_key[key(s)].push(code as u8);
+                long_codes.push(code as u8);
             }
         }
+        // By first two bytes, longest first within each.
+        long_codes.sort_by_key(|&c| {
+            let s = &symbols[c as usize];
+            (key(s), std::cmp::Reverse(s.len()), c)
+        });
         let mut long_ranges = vec![(0u8, 0u8); 1 << 16];
-        let mut long_codes = Vec::new();
-        for (k, codes) in by_key.iter_mut().enumerate() {
-            if codes.is_empty() {
-                continue;
+        for (at, &c) in long_codes.iter().enumerate() {
+            let range = &mut long_ranges[key(&symbols[c as usize])];
+            if range.1 == 0 {
+                range.0 = at as u8;
             }
-            codes.sort_by_key(|&c| std::cmp::Reverse(symbols[c as usize].len()));
-            long_ranges[k] = (long_codes.len() as u8, codes.len() as u8);
-            long_codes.extend_from_slice(codes);
+            range.1 += 1;
         }
         let words = symbols
             .iter()
@@ -161,45 +164,77 @@ pub fn build(strings: &[&[u8]]) -> SymbolTable {
     let sample: Vec<&[u8]> = strings.iter().step_by(step).copied().collect();
     let mut table = SymbolTable::new(Vec::new());
     let mut scratch = Vec::new();
+    // Pair counts, and which pairs were seen: a small sample sees few of the 512²
+    // pairs, and visiting (and zeroing) them all made a small column's build cost more
+    // than the single-row inserts that filled it.
+    let mut count2 = vec![0u32; 512 * 512];
+    let mut seen: Vec<usize> = Vec::new();
     for _ in 0..ROUNDS {
         let mut count1 = vec![0u32; 512];
-        let mut count2 = vec![0u32; 512 * 512];
+        for &i in &seen {
+            count2[i] = 0;
+        }
+        seen.clear();
         for s in &sample {
             let mut prev: Option<usize> = None;
             scratch.clear();
             table.encode_with(s, &mut scratch, |t| {
                 count1[t] += 1;
                 if let Some(p) = prev {
-                    count2[p * 512 + t] += 1;
+                    let i = p * 512 + t;
+                    if count2[i] == 0 {
+                        seen.push(i);
+                    }
+                    count2[i] += 1;
                 }
                 prev = Some(t);
             });
         }
         // Candidates: every token used, and every pair used, joined (≤ 8 bytes).
-        let mut candidates: std::collections::HashMap<Vec<u8>, u64> = Default::default();
+        // Candidates: every token used, and every pair used, joined (≤ 8 bytes), each
+        // as its bytes in a big-endian word (so words order as the bytes do) and its
+        // length; the same symbol from several pairs adds up its gains.
+        let mut candidates: Vec<(u64, usize, u64)> = Vec::with_capacity(seen.len() + 512);
+        let mut add = |parts: [&[u8]; 2], n: u32| {
+            let mut b = [0u8; MAX_LEN];
+            let len = parts[0].len() + parts[1].len();
+            b[..parts[0].len()].copy_from_slice(parts[0]);
+            b[parts[0].len()..len].copy_from_slice(parts[1]);
+            candidates.push((u64::from_be_bytes(b), len, n as u64 * len as u64));
+        };
         for (t, &n) in count1.iter().enumerate() {
             if n > 0 {
-                let sym = table.token(t).to_vec();
-                let gain = n as u64 * sym.len() as u64;
-                *candidates.entry(sym).or_default() += gain;
+                add([table.token(t), &[]], n);
             }
         }
-        for (i, &n) in count2.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
+        for &i in &seen {
             let (a, b) = (table.token(i / 512), table.token(i % 512));
-            if a.len() + b.len() > MAX_LEN {
-                continue;
+            if a.len() + b.len() <= MAX_LEN {
+                add([a, b], count2[i]);
             }
-            let joined = [a, b].concat();
-            let gain = n as u64 * joined.len() as u64;
-            *candidates.entry(joined).or_default() += gain;
         }
-        let mut ranked: Vec<(Vec<u8>, u64)> = candidates.into_iter().collect();
-        ranked.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
-        ranked.truncate(MAX_SYMBOLS);
-        table = SymbolTable::new(ranked.into_iter().map(|(s, _)| s).collect());
+        candidates.sort_unstable_by_key(|&(word, len, _)| (word, len));
+        candidates.dedup_by(|later, first| {
+            let same = (later.0, later.1) == (first.0, first.1);
+            if same {
+                first.2 += later.2;
+            }
+            same
+        });
+        // The most gain first, ties by bytes: the first MAX_SYMBOLS, in that order.
+        let order = |x: &(u64, usize, u64), y: &(u64, usize, u64)| {
+            y.2.cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1)))
+        };
+        if candidates.len() > MAX_SYMBOLS {
+            candidates.select_nth_unstable_by(MAX_SYMBOLS, order);
+            candidates.truncate(MAX_SYMBOLS);
+        }
+        candidates.sort_unstable_by(order);
+        let ranked: Vec<Vec<u8>> = candidates
+            .iter()
+            .map(|&(word, len, _)| word.to_be_bytes()[..len].to_vec())
+            .collect();
+        table = SymbolTable::new(ranked);
     }
     table
 }
