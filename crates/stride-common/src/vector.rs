@@ -646,6 +646,29 @@ impl Vector {
 
     /// Appends the first `len` rows of `other` (flattening a constant).
     pub fn append(&mut self, other: &Vector, len: usize) {
+        let nested = matches!(other.data, VectorData::List(_) | VectorData::Struct(_));
+        if other.constant && !nested && other.data.len() > 0 {
+            // The one stored value, `len` times (a VALUES row's literal is one).
+            let n = self.data.len();
+            match (&mut self.data, &other.data) {
+                (VectorData::Str(a), VectorData::Str(b)) => {
+                    let value = b.get_bytes(0);
+                    for _ in 0..len {
+                        a.push_blob(value);
+                    }
+                }
+                (a, b) => with_native!(a.physical(), T => {
+                    let value = T::slice(b)[0];
+                    T::vec_mut(a).extend(std::iter::repeat_n(value, len))
+                }, _ => unreachable!()),
+            }
+            let validity = match other.validity.is_valid(0) {
+                true => Validity::all_valid(),
+                false => Validity::all_invalid(len),
+            };
+            self.validity.append(n, &validity, len);
+            return;
+        }
         let flat;
         let other = if other.constant {
             flat = other.clone().flatten(len);

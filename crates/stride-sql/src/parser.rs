@@ -63,8 +63,13 @@ pub fn parse_expr(sql: &str) -> Result<Expr> {
 /// and `OPERATOR(pg_catalog.op)` becomes `op`. Operators of other schemas do not exist
 /// in stride and are left for the parser to refuse.
 fn resolve_pg_tokens(
-    tokens: Vec<TokenWithSpan>,
+    mut tokens: Vec<TokenWithSpan>,
 ) -> std::result::Result<Vec<TokenWithSpan>, ParserError> {
+    // A token passed on as it is is moved out (only tokens ahead are looked at).
+    let take = |tokens: &mut Vec<TokenWithSpan>, i: usize| {
+        let placeholder = TokenWithSpan::new(Token::EOF, tokens[i].span);
+        std::mem::replace(&mut tokens[i], placeholder)
+    };
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     let mut question_marks = 0;
@@ -110,7 +115,7 @@ fn resolve_pg_tokens(
             }
             Token::SemiColon => {
                 question_marks = 0;
-                out.push(t.clone());
+                out.push(take(&mut tokens, i));
                 i += 1;
             }
             Token::EscapedStringLiteral(s) => {
@@ -129,13 +134,13 @@ fn resolve_pg_tokens(
                         i = next;
                     }
                     None => {
-                        out.push(t.clone());
+                        out.push(take(&mut tokens, i));
                         i += 1;
                     }
                 }
             }
             _ => {
-                out.push(t.clone());
+                out.push(take(&mut tokens, i));
                 i += 1;
             }
         }
@@ -438,6 +443,12 @@ impl Dialect for StrideDialect {
         use sqlparser::ast::UnaryOperator;
         use sqlparser::dialect::Precedence;
         let op = match &parser.peek_token_ref().token {
+            // A number or string literal is a value: the parser would first try it as
+            // a type name (for `DATE '…'`), and format the error of that failure,
+            // once for every literal (a tenth of a 1,000-row INSERT's time).
+            Token::Number(..) | Token::SingleQuotedString(_) => {
+                return Some(parser.parse_value().map(|v| Expr::Value(v)))
+            }
             Token::AtSign => UnaryOperator::PGAbs,
             Token::Tilde => UnaryOperator::BitwiseNot,
             Token::Word(w) if w.keyword == Keyword::TRIM => return parse_trim_from(parser),
