@@ -223,11 +223,23 @@ impl ZoneMap {
             VectorData::F32(x) => floats(&x[..len], v, all_valid),
             VectorData::F64(x) => floats(&x[..len], v, all_valid),
             VectorData::Str(s) => {
-                let bytes: Vec<&[u8]> = (0..len)
-                    .filter(|&i| all_valid || v.validity.is_valid(i))
-                    .map(|i| s.bytes_of(&s.views[i]))
-                    .collect();
-                let (lo, hi) = range(&bytes, v, true);
+                // Rows are compared by their views' first four bytes (big-endian, so
+                // they order as the bytes do) and only on a tie by their bytes.
+                let head = |i: usize| u32::from_be_bytes(s.views[i].prefix());
+                let mut rows = (0..len).filter(|&i| all_valid || v.validity.is_valid(i));
+                let first = rows.next().expect("a valid row");
+                let ((mut lo, mut lo_head), (mut hi, mut hi_head)) =
+                    ((first, head(first)), (first, head(first)));
+                for i in rows {
+                    let h = head(i);
+                    if h < lo_head || (h == lo_head && s.get_bytes(i) < s.get_bytes(lo)) {
+                        (lo, lo_head) = (i, h);
+                    }
+                    if h > hi_head || (h == hi_head && s.get_bytes(i) > s.get_bytes(hi)) {
+                        (hi, hi_head) = (i, h);
+                    }
+                }
+                let (lo, hi) = (s.get_bytes(lo), s.get_bytes(hi));
                 let lo = lo[..lo.len().min(STRING_PREFIX)].to_vec();
                 let hi = (hi.len() <= STRING_PREFIX).then(|| hi.to_vec());
                 Some(Bounds::Str(lo, hi))
@@ -319,6 +331,62 @@ mod tests {
             v.push(x).expect("push");
         }
         v
+    }
+
+    /// String bounds are the byte-wise smallest and largest values, also among
+    /// strings that share their first four bytes, hold zero bytes or are shorter than
+    /// four, inline or not.
+    #[test]
+    fn string_bounds_are_the_bytewise_extremes() {
+        let words = [
+            "ab",
+            "ab\0",
+            "ab\0\0x",
+            "abc",
+            "abcd",
+            "abcd\0",
+            "abcdzzzzzzzzzzzzz",
+            "abce",
+            "a",
+            "",
+            "\u{7f}",
+            "\u{80}",
+            "\u{ff}",
+            "zzzz",
+            "zzz",
+            "zzzz long enough to be out of line",
+        ];
+        let mut seed = 7u64;
+        for round in 0..200 {
+            let mut values = Vec::new();
+            for _ in 0..1 + round % 9 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let w = words[(seed >> 33) as usize % words.len()];
+                values.push(match (seed >> 20) % 7 {
+                    0 => ScalarValue::Null,
+                    _ => ScalarValue::Varchar(w.into()),
+                });
+            }
+            let v = vector(&DataType::Varchar, &values);
+            let valid: Vec<&[u8]> = values
+                .iter()
+                .filter_map(|x| match x {
+                    ScalarValue::Varchar(s) => Some(s.as_bytes()),
+                    _ => None,
+                })
+                .collect();
+            let z = ZoneMap::of(&v, values.len());
+            match (valid.iter().min(), valid.iter().max()) {
+                (Some(lo), Some(hi)) => {
+                    let want_hi = (hi.len() <= STRING_PREFIX).then(|| hi.to_vec());
+                    let want = Bounds::Str(lo[..lo.len().min(STRING_PREFIX)].to_vec(), want_hi);
+                    assert_eq!(z.bounds, Some(want), "{values:?}");
+                }
+                _ => assert_eq!(z.bounds, None),
+            }
+        }
     }
 
     fn ints(values: &[Option<i32>]) -> ZoneMap {
