@@ -7,7 +7,8 @@ same run (issue 14's benchmarks a, c, d and e; see bench/README.md):
   sum      SELECT sum(l_quantity) FROM lineitem on the reopened file, median hot time
   queries  the 22 TPC-H queries on the reopened file: the first run after opening
            (which reads the columns it needs from the file) and the median hot time
-  inserts  single-row INSERTs, each committed and synced, per second
+  inserts  rows per second inserted by single-row INSERTs and by 1,000-row INSERTs,
+           each statement committed and synced
   update   UPDATE of 10% of lineitem's rows, committed
   delete   DELETE of 10% of lineitem's rows, committed
 
@@ -73,10 +74,26 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--inserts", type=int, default=300)
+    ap.add_argument("--batches", type=int, default=50, help="1,000-row INSERTs for d)")
+    ap.add_argument("--inserts-only", action="store_true", help="run d) alone")
     args = ap.parse_args()
     duckdb = ensure("duckdb", "duckdb")
     binary = build_stride()
     os.makedirs(args.dir, exist_ok=True)
+    # d) inserts, each statement its own synced commit: single rows, then 1,000-row
+    # batches (one INSERT of 1,000 rows each); the same SQL for the three engines
+    single = [f"INSERT INTO t VALUES ({i}, 'row {i}')" for i in range(args.inserts)]
+    batches = [
+        "INSERT INTO t VALUES " + ", ".join(f"({i}, 'row {i}')" for i in range(b * 1000, (b + 1) * 1000))
+        for b in range(args.batches)
+    ]
+    rates = {
+        "single-row": insert_rates(binary, duckdb, args.dir, single, 1),
+        "1,000-row batches": insert_rates(binary, duckdb, args.dir, batches, 1000),
+    }
+    if args.inserts_only:
+        print_rates(rates)
+        return
     csv = {t: os.path.join(args.dir, f"{t}-sf{args.sf:g}.csv") for t in TABLES}
     if not all(os.path.exists(p) for p in csv.values()):
         script = f"CALL dbgen(sf = {args.sf});\n" + "".join(
@@ -137,25 +154,48 @@ def main():
     results["update 10% (s)"] = (stride_run(binary, sdb, upd) - base, timed_duckdb(duckdb, ddb, args.threads, upd))
     results["delete 10% (s)"] = (stride_run(binary, sdb, dele) - base, timed_duckdb(duckdb, ddb, args.threads, dele))
 
-    # d) single-row inserts, each its own synced commit
-    n = args.inserts
-    rows = "".join(f"INSERT INTO t VALUES ({i}, 'row {i}');\n" for i in range(n))
-    idb = os.path.join(args.dir, "inserts.stride")
+    print(f"SF {args.sf:g}, {args.threads} threads; DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}")
+    geo = lambda i: statistics.geometric_mean(q[i] for q in queries)
+    results["TPC-H first run (s)"] = (geo(1), geo(3))
+    results["TPC-H hot (s)"] = (geo(2), geo(4))
+    print(f"{'measure':<24}{'stride':>12}{'duckdb':>12}{'ratio':>8}")
+    for name, (a, b) in results.items():
+        print(f"{name:<24}{a:>12.4f}{b:>12.4f}{a / b:>8.2f}")
+    print_rates(rates)
+    print()
+    print("TPC-H on the reopened files (GEOMEAN rows above): first run after opening, then hot median")
+    print(f"{'query':<8}{'first':>10}{'duckdb':>10}{'ratio':>8}{'hot':>10}{'duckdb':>10}{'ratio':>8}")
+    for n, a, b, c, d in queries:
+        print(f"Q{n:02}{'':<5}{a:>10.4f}{c:>10.4f}{a / c:>8.2f}{b:>10.4f}{d:>10.4f}{b / d:>8.2f}")
+
+
+def print_rates(rates):
+    for name, (mine, duck, lite) in rates.items():
+        print(f"{'rows/s, ' + name:<24}{mine:>12.0f}{duck:>12.0f}{mine / duck:>8.2f}")
+        print(f"{'  sqlite (WAL, FULL)':<24}{lite:>12.0f}{'':>12}{mine / lite:>8.2f}")
+
+
+def insert_rates(binary, duckdb, directory, statements, rows):
+    """Rows per second for stride, DuckDB and SQLite (WAL mode, synchronous = FULL),
+    each running `statements` (of `rows` rows each) into a new table, every statement
+    its own synced commit."""
+    total = rows * len(statements)
+    idb = os.path.join(directory, "inserts.stride")
     remove(idb)
     stride_run(binary, idb, "CREATE TABLE t(i INTEGER, s VARCHAR);\n")
     # The shell's start, open and close, which the others do not pay per run.
     overhead = min(stride_run(binary, idb, "SELECT 1;\n") for _ in range(3))
-    stride_rate = n / (stride_run(binary, idb, rows) - overhead)
-    dpath = os.path.join(args.dir, "inserts.duckdb")
+    mine = total / (stride_run(binary, idb, "".join(s + ";\n" for s in statements)) - overhead)
+    dpath = os.path.join(directory, "inserts.duckdb")
     remove(dpath)
     con = duckdb.connect(dpath)
     con.execute("CREATE TABLE t(i INTEGER, s VARCHAR)")
     start = time.perf_counter()
-    for i in range(n):
-        con.execute(f"INSERT INTO t VALUES ({i}, 'row {i}')")
-    duck_rate = n / (time.perf_counter() - start)
+    for s in statements:
+        con.execute(s)
+    duck = total / (time.perf_counter() - start)
     con.close()
-    lpath = os.path.join(args.dir, "inserts.sqlite")
+    lpath = os.path.join(directory, "inserts.sqlite")
     for p in (lpath, lpath + "-wal", lpath + "-shm"):
         if os.path.exists(p):
             os.remove(p)
@@ -164,25 +204,11 @@ def main():
     lite.execute("PRAGMA synchronous=FULL")
     lite.execute("CREATE TABLE t(i INTEGER, s TEXT)")
     start = time.perf_counter()
-    for i in range(n):
-        lite.execute(f"INSERT INTO t VALUES ({i}, 'row {i}')")
-    lite_rate = n / (time.perf_counter() - start)
+    for s in statements:
+        lite.execute(s)
+    lite_rate = total / (time.perf_counter() - start)
     lite.close()
-
-    print(f"SF {args.sf:g}, {args.threads} threads; DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}")
-    geo = lambda i: statistics.geometric_mean(q[i] for q in queries)
-    results["TPC-H first run (s)"] = (geo(1), geo(3))
-    results["TPC-H hot (s)"] = (geo(2), geo(4))
-    print(f"{'measure':<24}{'stride':>12}{'duckdb':>12}{'ratio':>8}")
-    for name, (a, b) in results.items():
-        print(f"{name:<24}{a:>12.4f}{b:>12.4f}{a / b:>8.2f}")
-    print(f"{'inserts per second':<24}{stride_rate:>12.0f}{duck_rate:>12.0f}{stride_rate / duck_rate:>8.2f}")
-    print(f"{'  sqlite (WAL, FULL)':<24}{lite_rate:>12.0f}{'':>12}{stride_rate / lite_rate:>8.2f}")
-    print()
-    print("TPC-H on the reopened files (GEOMEAN rows above): first run after opening, then hot median")
-    print(f"{'query':<8}{'first':>10}{'duckdb':>10}{'ratio':>8}{'hot':>10}{'duckdb':>10}{'ratio':>8}")
-    for n, a, b, c, d in queries:
-        print(f"Q{n:02}{'':<5}{a:>10.4f}{c:>10.4f}{a / c:>8.2f}{b:>10.4f}{d:>10.4f}{b / d:>8.2f}")
+    return mine, duck, lite_rate
 
 
 def timed_duckdb(duckdb, path, threads, sql):
