@@ -157,7 +157,7 @@ impl StringView {
     /// The whole view as two words: [`StringView::head`] and the other 8 bytes. Two
     /// inline views are equal exactly when both words are.
     #[inline]
-    fn words(&self) -> [u64; 2] {
+    pub fn words(&self) -> [u64; 2] {
         let d = &self.data;
         let rest = u64::from_le_bytes([d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11]]);
         [self.head(), rest]

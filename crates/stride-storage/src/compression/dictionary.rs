@@ -17,6 +17,9 @@ const PROBE: usize = 2048;
 /// code, when there are at most `limit` of them. A column whose first [`PROBE`] rows
 /// are mostly distinct is given up on early.
 pub fn analyze(s: &StringVector, len: usize, limit: usize) -> Option<(Vec<&[u8]>, Vec<i64>)> {
+    // Strings short enough to sit in their views are looked up by the view's two
+    // words (equal exactly when the strings are), longer ones by their bytes.
+    let mut inline: HashMap<[u64; 2], i64, foldhash::fast::RandomState> = HashMap::default();
     let mut index: HashMap<&[u8], i64, foldhash::fast::RandomState> = HashMap::default();
     let mut values = Vec::new();
     let mut codes = Vec::with_capacity(len);
@@ -24,12 +27,20 @@ pub fn analyze(s: &StringVector, len: usize, limit: usize) -> Option<(Vec<&[u8]>
         if i == PROBE && values.len() > PROBE / 2 {
             return None;
         }
-        let b = s.bytes_of(&s.views[i]);
+        let view = &s.views[i];
         let next = values.len() as i64;
-        let code = *index.entry(b).or_insert_with(|| {
-            values.push(b);
-            next
-        });
+        let code = if view.is_inline() {
+            *inline.entry(view.words()).or_insert_with(|| {
+                values.push(s.bytes_of(view));
+                next
+            })
+        } else {
+            let b = s.bytes_of(view);
+            *index.entry(b).or_insert_with(|| {
+                values.push(b);
+                next
+            })
+        };
         if values.len() > limit {
             return None;
         }

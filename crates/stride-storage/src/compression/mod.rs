@@ -58,11 +58,10 @@ pub fn encode(v: &Vector, len: usize) -> Vec<u8> {
     };
     let mut w = ByteWriter::new();
     if let Some((values, min, width, bits)) = integers(v, len) {
-        let runs = rle::runs(&values);
-        if rle::size(&runs, width) < 9 + (len * width as usize).div_ceil(8) {
+        if rle::size(&values, width) < 9 + (len * width as usize).div_ceil(8) {
             w.u8(RLE);
             write_validity(&mut w, v, len);
-            rle::encode(&mut w, &runs, min, width);
+            rle::encode(&mut w, &rle::runs(&values), min, width);
             return w.bytes;
         }
         if width < bits {

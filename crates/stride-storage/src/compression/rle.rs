@@ -25,11 +25,20 @@ pub fn runs(values: &[i64]) -> (Vec<i64>, Vec<i64>) {
     (vals, lens)
 }
 
-/// Bytes [`encode`] writes for these runs (whose values lie in `min..=max`).
-pub fn size(runs: &(Vec<i64>, Vec<i64>), value_width: u8) -> usize {
-    let longest = runs.1.iter().copied().max().unwrap_or(1);
+/// Bytes [`encode`] would write for the runs of `values` (which fit `value_width`
+/// bits above their minimum), counted without building the runs: most columns are not
+/// worth it, and building their runs cost more than the test.
+pub fn size(values: &[i64], value_width: u8) -> usize {
+    let (mut n, mut longest, mut current) = (0usize, 1usize, 0usize);
+    for (i, &v) in values.iter().enumerate() {
+        if i == 0 || values[i - 1] != v {
+            n += 1;
+            current = 0;
+        }
+        current += 1;
+        longest = longest.max(current);
+    }
     let len_width = bitpacking::width_of((longest - 1) as u64);
-    let n = runs.0.len();
     4 + 2 * 9 + (n * value_width as usize).div_ceil(8) + (n * len_width as usize).div_ceil(8)
 }
 
