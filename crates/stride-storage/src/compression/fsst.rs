@@ -24,8 +24,9 @@ const MAX_LEN: usize = 8;
 const SAMPLE_BYTES: usize = 32 * 1024;
 const ROUNDS: usize = 5;
 
-/// A symbol table with an index for encoding: symbols of two or more bytes by their
-/// first two bytes (longest first), one-byte symbols by their byte.
+/// A symbol table with an index for encoding: symbols of three or more bytes by their
+/// first two bytes (longest first), then for every two bytes the code that covers
+/// the most of them with a symbol of one or two bytes.
 pub struct SymbolTable {
     symbols: Vec<Vec<u8>>,
     /// Each symbol's bytes as a little-endian word (zero-padded), and the mask of its
@@ -35,6 +36,10 @@ pub struct SymbolTable {
     /// table of 255 codes at most), two bytes an entry so the table stays in cache.
     long_ranges: Vec<(u8, u8)>,
     long_codes: Vec<u8>,
+    /// For each first-two-bytes key: the two-byte symbol of those bytes, else the
+    /// one-byte symbol of the first, as its length << 8 | code; 0 when neither exists
+    /// (the byte is escaped).
+    short: Vec<u16>,
     single: [Option<u8>; 256],
 }
 
@@ -43,10 +48,21 @@ impl SymbolTable {
         let mut single = [None; 256];
         let mut long_codes = Vec::new();
         for (code, s) in symbols.iter().enumerate() {
-            if s.len() == 1 {
-                single[s[0] as usize] = Some(code as u8);
-            } else {
-                long_codes.push(code as u8);
+            match s.len() {
+                1 => single[s[0] as usize] = Some(code as u8),
+                2 => {}
+                _ => long_codes.push(code as u8),
+            }
+        }
+        let mut short = vec![0u16; 1 << 16];
+        for (first, keys) in short.chunks_mut(256).enumerate() {
+            if let Some(c) = single[first] {
+                keys.fill(1 << 8 | c as u16);
+            }
+        }
+        for (code, s) in symbols.iter().enumerate() {
+            if s.len() == 2 {
+                short[key(s)] = 2 << 8 | code as u16;
             }
         }
         // By first two bytes, longest first within each.
@@ -80,6 +96,7 @@ impl SymbolTable {
             words,
             long_ranges,
             long_codes,
+            short,
             single,
         }
     }
@@ -87,7 +104,7 @@ impl SymbolTable {
     /// The code of the longest symbol `s` starts with, and its length.
     #[inline]
     fn longest(&self, s: &[u8]) -> Option<(u8, usize)> {
-        if s.len() >= 2 {
+        if s.len() >= 3 {
             let n = s.len().min(8);
             let word = match s.get(..8) {
                 Some(head) => u64::from_le_bytes(head.try_into().expect("8")),
@@ -105,27 +122,43 @@ impl SymbolTable {
                 }
             }
         }
+        if s.len() >= 2 {
+            return match self.short[key(s)] {
+                0 => None,
+                v => Some((v as u8, (v >> 8) as usize)),
+            };
+        }
         self.single[s[0] as usize].map(|c| (c, 1))
     }
 
     /// Appends the codes of `s` to `out`; calls `used` with each token (a code, or
     /// 256 + byte for an escaped byte).
+    #[inline]
     fn encode_with(&self, mut s: &[u8], out: &mut Vec<u8>, mut used: impl FnMut(usize)) {
+        // Codes go into the spare capacity (two bytes a byte of `s` at most) through a
+        // count kept in a register; the vector's length is set once at the end.
+        out.reserve(2 * s.len());
+        let spare = out.spare_capacity_mut();
+        let mut n = 0;
         while !s.is_empty() {
             match self.longest(s) {
-                Some((c, n)) => {
-                    out.push(c);
+                Some((c, len)) => {
+                    spare[n].write(c);
+                    n += 1;
                     used(c as usize);
-                    s = &s[n..];
+                    s = &s[len..];
                 }
                 None => {
-                    out.push(ESCAPE);
-                    out.push(s[0]);
+                    spare[n].write(ESCAPE);
+                    spare[n + 1].write(s[0]);
+                    n += 2;
                     used(256 + s[0] as usize);
                     s = &s[1..];
                 }
             }
         }
+        // SAFETY: the first `n` bytes of the spare capacity were written above.
+        unsafe { out.set_len(out.len() + n) };
     }
 
     pub fn encode(&self, s: &[u8], out: &mut Vec<u8>) {
@@ -248,7 +281,7 @@ pub fn encode(w: &mut ByteWriter, table: &SymbolTable, strings: &[&[u8]]) {
     for s in &table.symbols {
         w.raw(s);
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(strings.iter().map(|s| s.len()).sum());
     let mut lens = Vec::with_capacity(strings.len());
     for s in strings {
         let before = bytes.len();
@@ -320,6 +353,55 @@ pub fn decode(r: &mut ByteReader, len: usize, text: bool) -> Result<StringVector
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index finds, at every position, the longest symbol there (as a scan of the
+    /// whole table does), with symbols of one, two and more bytes sharing first bytes.
+    #[test]
+    fn encoding_takes_the_longest_symbol_at_each_position() {
+        let symbols: Vec<Vec<u8>> = [
+            "a", "ab", "abc", "abcdefgh", "b", "bc", "bcd", "xy", "xyz1", "q",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let table = SymbolTable::new(symbols.clone());
+        let reference = |mut s: &[u8]| {
+            let mut out = Vec::new();
+            while !s.is_empty() {
+                let best = (0..symbols.len())
+                    .filter(|&c| s.starts_with(&symbols[c]))
+                    .max_by_key(|&c| symbols[c].len());
+                match best {
+                    Some(c) => {
+                        out.push(c as u8);
+                        s = &s[symbols[c].len()..];
+                    }
+                    None => {
+                        out.extend([ESCAPE, s[0]]);
+                        s = &s[1..];
+                    }
+                }
+            }
+            out
+        };
+        for text in [
+            "abcdefghabc",
+            "ab",
+            "a",
+            "b",
+            "bcdx",
+            "xyz",
+            "xyz1xy",
+            "zzabq",
+            "abcdefg",
+            "",
+            "xqbcbcd",
+        ] {
+            let mut out = Vec::new();
+            table.encode(text.as_bytes(), &mut out);
+            assert_eq!(out, reference(text.as_bytes()), "{text}");
+        }
+    }
 
     #[test]
     fn round_trips_and_compresses_repetitive_text() {
