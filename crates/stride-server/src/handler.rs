@@ -226,7 +226,10 @@ impl Handler {
         let (copy_tx, mut copy_rx) =
             tokio::sync::mpsc::channel::<PgWireResult<CopyData>>(ROWS_IN_FLIGHT);
         let (head_tx, head_rx) = tokio::sync::oneshot::channel();
-        tokio::task::spawn_blocking(move || {
+        // On one of stride's worker threads, whose large stack the statement is planned
+        // on right there (a blocking thread of tokio's would hand it to a worker and
+        // wait).
+        let started = stride_common::workers::spawn(move || {
             let mut result = match conn.execute_with_params(&sql, &params) {
                 Ok(r) => r,
                 Err(e) => {
@@ -285,6 +288,7 @@ impl Handler {
                 }
             }
         });
+        started.map_err(to_pg)?;
         match head_rx.await.map_err(|_| {
             PgWireError::ApiError("the statement's thread ended unexpectedly".into())
         })?? {
