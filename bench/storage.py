@@ -180,12 +180,16 @@ def insert_rates(binary, duckdb, directory, statements, rows):
     each running `statements` (of `rows` rows each) into a new table, every statement
     its own synced commit."""
     total = rows * len(statements)
+    # Each engine starts with no dirty pages of earlier steps left to write back, which
+    # would otherwise slow its syncs.
+    os.sync()
     idb = os.path.join(directory, "inserts.stride")
     remove(idb)
     stride_run(binary, idb, "CREATE TABLE t(i INTEGER, s VARCHAR);\n")
     # The shell's start, open and close, which the others do not pay per run.
     overhead = min(stride_run(binary, idb, "SELECT 1;\n") for _ in range(3))
     mine = total / (stride_run(binary, idb, "".join(s + ";\n" for s in statements)) - overhead)
+    os.sync()
     dpath = os.path.join(directory, "inserts.duckdb")
     remove(dpath)
     con = duckdb.connect(dpath)
@@ -195,6 +199,7 @@ def insert_rates(binary, duckdb, directory, statements, rows):
         con.execute(s)
     duck = total / (time.perf_counter() - start)
     con.close()
+    os.sync()
     lpath = os.path.join(directory, "inserts.sqlite")
     for p in (lpath, lpath + "-wal", lpath + "-shm"):
         if os.path.exists(p):
