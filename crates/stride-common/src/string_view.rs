@@ -348,6 +348,14 @@ impl StringVector {
     /// like a chunk cut from a stored row group, were written into the same buffer);
     /// otherwise they are copied into a fresh buffer.
     pub fn take(&self, indices: &[u32]) -> StringVector {
+        if self.buffers.is_empty() {
+            // Every view is inline (a long one points into a buffer): a plain gather.
+            let views: Vec<StringView> = indices.iter().map(|&i| self.views[i as usize]).collect();
+            return StringVector {
+                views: views.into(),
+                buffers: Vec::new(),
+            };
+        }
         let (mut lo, mut hi) = (usize::MAX, 0);
         for &i in indices {
             let v = &self.views[i as usize];
