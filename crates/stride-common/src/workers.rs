@@ -1,6 +1,8 @@
 //! The process's worker threads: every parallel phase of a query (a pipeline's
 //! workers, an operator's partitioned build or merge, the CSV reader's conversions) and
-//! every per-statement thread (the planner, a streaming query's driver) runs on them.
+//! every per-statement thread (a streaming query's driver, a pgwire statement, the
+//! planner when the caller's stack is small) runs on them. A thread made by
+//! [`with_big_stack`] (the shell's) has the same stack and plans its statements itself.
 //!
 //! Threads live on between queries. Starting and ending threads per pipeline cost more
 //! than the thread creation: the allocator's per-thread heaps were abandoned at every
