@@ -1,6 +1,7 @@
 //! One client's session: simple and extended queries run on the client's own
-//! [`stride::Connection`], on tokio's blocking pool. Rows are encoded on that blocking
-//! thread as the query yields them and handed to the protocol task through a bounded
+//! [`stride::Connection`], on one of stride's worker threads (describing a statement
+//! and loading COPY data on tokio's blocking pool). Rows are encoded on that thread as
+//! the query yields them and handed to the protocol task through a bounded
 //! channel, so results stream and a slow client throttles the query.
 //!
 //! COPY: `COPY … TO STDOUT` streams its rows as CopyData messages the same way, each

@@ -447,7 +447,7 @@ impl Dialect for StrideDialect {
             // a type name (for `DATE '…'`), and format the error of that failure,
             // once for every literal (a tenth of a 1,000-row INSERT's time).
             Token::Number(..) | Token::SingleQuotedString(_) => {
-                return Some(parser.parse_value().map(|v| Expr::Value(v)))
+                return Some(parser.parse_value().map(Expr::Value))
             }
             Token::AtSign => UnaryOperator::PGAbs,
             Token::Tilde => UnaryOperator::BitwiseNot,

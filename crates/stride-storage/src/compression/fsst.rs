@@ -35,6 +35,7 @@ pub struct SymbolTable {
     /// For each first-two-bytes key, a range of `long_codes`: start and count (a
     /// table of 255 codes at most), two bytes an entry so the table stays in cache.
     long_ranges: Vec<(u8, u8)>,
+    /// The codes of the symbols of three bytes or more, by first two bytes.
     long_codes: Vec<u8>,
     /// For each first-two-bytes key: the two-byte symbol of those bytes, else the
     /// one-byte symbol of the first, as its length << 8 | code; 0 when neither exists
