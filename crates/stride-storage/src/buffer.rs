@@ -4,6 +4,12 @@
 //! database opens without reading its data, a scan reads only the columns and row
 //! groups it needs, and a database larger than memory can be scanned.
 //!
+//! A segment's bytes may also be in memory ([`Place::Memory`]): the columns of
+//! in-memory tables kept compressed once those tables grow large
+//! ([`crate::table::Table::compress`]), and the rows a DELETE kept of a stored column.
+//! The pool caches their decoded values the same way, and dropping them costs only
+//! decoding again.
+//!
 //! The cache holds a segment compressed or decoded, never as raw blocks. A segment whose
 //! codec decodes by windows (bit-packed, run-length, dictionary:
 //! [`crate::compression::packed`]) is kept compressed for its first
@@ -107,21 +113,38 @@ impl BufferPool {
     ) -> Arc<Segment> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.next_id += 1;
-        let segment = Arc::new(Segment {
-            id: state.next_id,
-            extent,
+        let segment = Arc::new(Segment::new(
+            state.next_id,
+            Place::File { reader, extent },
             ty,
             len,
-            reader,
-            pool: Arc::downgrade(self),
-            cached: Mutex::new(Cached::None),
-            codec: OnceLock::new(),
-        });
+            Arc::downgrade(self),
+        ));
         if state.live.len() > 64 && state.live.len().is_power_of_two() {
             state.live.retain(|w| w.strong_count() > 0);
         }
         state.live.push(Arc::downgrade(&segment));
         segment
+    }
+
+    /// A segment of `len` rows of type `ty` whose encoded `bytes` are kept in memory
+    /// (not in any file); the pool caches its decoded values as it does a stored
+    /// segment's.
+    pub fn memory_segment(
+        self: &Arc<Self>,
+        bytes: Vec<u8>,
+        ty: DataType,
+        len: usize,
+    ) -> Arc<Segment> {
+        let id = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.next_id += 1;
+            state.next_id
+        };
+        let codec = bytes.first().copied().unwrap_or(0);
+        let segment = Segment::new(id, Place::Memory(bytes), ty, len, Arc::downgrade(self));
+        segment.set_codec(codec);
+        Arc::new(segment)
     }
 
     /// The blocks of every segment still alive.
@@ -132,7 +155,11 @@ impl BufferPool {
             state.live.retain(|w| w.strong_count() > 0);
             state.live.iter().filter_map(|w| w.upgrade()).collect()
         };
-        alive.iter().flat_map(|s| s.extent.blocks.clone()).collect()
+        alive
+            .iter()
+            .filter_map(|s| s.extent())
+            .flat_map(|e| e.blocks.clone())
+            .collect()
     }
 
     /// Records that `segment` now caches `bytes` bytes, then evicts down to the limit.
@@ -247,13 +274,24 @@ impl Cached {
     }
 }
 
-/// One column of one row group as stored in the database file.
+/// Where a segment's encoded bytes are.
+pub enum Place {
+    /// In the database file, read through `reader`.
+    File {
+        reader: Arc<BlockReader>,
+        extent: Extent,
+    },
+    /// In memory, not written to any file.
+    Memory(Vec<u8>),
+}
+
+/// One column of one row group, encoded: stored in the database file, or kept
+/// compressed in memory.
 pub struct Segment {
     id: u64,
-    pub extent: Extent,
+    place: Place,
     pub ty: DataType,
     pub len: usize,
-    reader: Arc<BlockReader>,
     pool: Weak<BufferPool>,
     cached: Mutex<Cached>,
     /// The codec byte the segment starts with, once known.
@@ -261,6 +299,42 @@ pub struct Segment {
 }
 
 impl Segment {
+    fn new(id: u64, place: Place, ty: DataType, len: usize, pool: Weak<BufferPool>) -> Segment {
+        Segment {
+            id,
+            place,
+            ty,
+            len,
+            pool,
+            cached: Mutex::new(Cached::None),
+            codec: OnceLock::new(),
+        }
+    }
+
+    /// Where the segment is in the database file; `None` for one kept in memory.
+    pub fn extent(&self) -> Option<&Extent> {
+        match &self.place {
+            Place::File { extent, .. } => Some(extent),
+            Place::Memory(_) => None,
+        }
+    }
+
+    /// Bytes of the encoded segment.
+    pub fn encoded_len(&self) -> usize {
+        match &self.place {
+            Place::File { extent, .. } => extent.len as usize,
+            Place::Memory(bytes) => bytes.len(),
+        }
+    }
+
+    /// The encoded bytes of a segment kept in memory.
+    pub fn memory_bytes(&self) -> Option<&[u8]> {
+        match &self.place {
+            Place::File { .. } => None,
+            Place::Memory(bytes) => Some(bytes),
+        }
+    }
+
     /// The segment's values, decoded whole: from the cache, or read, checked and
     /// decoded (and then cached decoded).
     pub fn load(self: &Arc<Self>) -> Result<Vector> {
@@ -378,9 +452,13 @@ impl Segment {
             .map_err(|_| Error::internal("segment lock poisoned"))
     }
 
-    /// The segment's bytes, read and checked, noting the codec they start with.
-    fn read(&self) -> Result<Vec<u8>> {
-        let bytes = self.reader.read_extent(&self.extent)?;
+    /// The segment's bytes (read from the file and checked, or in memory), noting
+    /// the codec they start with.
+    fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
+        let bytes = match &self.place {
+            Place::File { reader, extent } => std::borrow::Cow::Owned(reader.read_extent(extent)?),
+            Place::Memory(bytes) => std::borrow::Cow::Borrowed(bytes.as_slice()),
+        };
         let _ = self.codec.set(bytes.first().copied().unwrap_or(0));
         Ok(bytes)
     }
@@ -390,10 +468,16 @@ impl Segment {
     }
 
     fn damaged(&self, e: Error) -> Error {
-        Error::io(format!(
-            "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
-            self.reader.path, self.extent.blocks, e.message
-        ))
+        match &self.place {
+            Place::File { reader, extent } => Error::io(format!(
+                "\"{}\" is damaged: a column segment in blocks {:?} cannot be decoded ({})",
+                reader.path, extent.blocks, e.message
+            )),
+            Place::Memory(_) => Error::internal(format!(
+                "a column segment kept compressed in memory cannot be decoded ({})",
+                e.message
+            )),
+        }
     }
 
     fn touch(&self) {
@@ -403,32 +487,54 @@ impl Segment {
     }
 
     /// The segment of rows `keep` (increasing) of this one, whose zone map is `zone`,
-    /// cut from its bytes, and its zone map ([`compression::take`]).
-    pub fn take(&self, keep: &[u32], zone: &ZoneMap) -> Result<(Vec<u8>, ZoneMap)> {
-        let bytes = self.raw_bytes()?;
-        compression::take::take(&bytes, &self.ty, self.len, keep, zone).map_err(|e| self.damaged(e))
+    /// cut from its bytes and kept in memory (in the same pool), and its zone map
+    /// ([`compression::take`]).
+    pub fn take(&self, keep: &[u32], zone: &ZoneMap) -> Result<(Arc<Segment>, ZoneMap)> {
+        let bytes = self.read()?;
+        let (cut, zone) = compression::take::take(&bytes, &self.ty, self.len, keep, zone)
+            .map_err(|e| self.damaged(e))?;
+        let segment = match self.pool.upgrade() {
+            Some(pool) => pool.memory_segment(cut, self.ty.clone(), keep.len()),
+            None => {
+                let codec = cut.first().copied().unwrap_or(0);
+                let s = Segment::new(
+                    0,
+                    Place::Memory(cut),
+                    self.ty.clone(),
+                    keep.len(),
+                    Weak::new(),
+                );
+                s.set_codec(codec);
+                Arc::new(s)
+            }
+        };
+        Ok((segment, zone))
     }
 
-    /// The segment's bytes as stored (to copy them elsewhere in the file).
+    /// The segment's bytes as encoded (to copy them elsewhere in the file).
     pub fn raw_bytes(&self) -> Result<Vec<u8>> {
-        self.reader.read_extent(&self.extent)
+        Ok(self.read()?.into_owned())
     }
 
     /// Reads and decodes the segment without caching it (an integrity check).
     pub fn read_uncached(&self) -> Result<Vector> {
-        let bytes = self.reader.read_extent(&self.extent)?;
-        compression::decode(&bytes, &self.ty, self.len)
+        compression::decode(&self.read()?, &self.ty, self.len)
     }
 
-    /// The codec the segment is stored with (its first byte; read from the file when
+    /// The codec the segment is encoded with (its first byte; read from the file when
     /// not known yet).
     pub fn codec(&self) -> Result<u8> {
         if let Some(&c) = self.codec.get() {
             return Ok(c);
         }
-        let first = self.extent.blocks.first().copied().unwrap_or(0);
-        let block = self.reader.read_block(first)?;
-        let c = block.get(self.extent.offset as usize).copied().unwrap_or(0);
+        let c = match &self.place {
+            Place::File { reader, extent } => {
+                let first = extent.blocks.first().copied().unwrap_or(0);
+                let block = reader.read_block(first)?;
+                block.get(extent.offset as usize).copied().unwrap_or(0)
+            }
+            Place::Memory(bytes) => bytes.first().copied().unwrap_or(0),
+        };
         Ok(*self.codec.get_or_init(|| c))
     }
 
@@ -463,7 +569,8 @@ impl Drop for Segment {
 impl std::fmt::Debug for Segment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Segment")
-            .field("extent", &self.extent)
+            .field("extent", &self.extent())
+            .field("bytes", &self.encoded_len())
             .field("len", &self.len)
             .finish()
     }

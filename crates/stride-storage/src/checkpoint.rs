@@ -76,7 +76,10 @@ fn write_prepared(
     let columns = group.columns.iter().zip(prepared.zones).zip(prepared.bytes);
     for (c, ((col, zone), bytes)) in columns.enumerate() {
         let extent = match (bytes, col.segment()) {
-            (None, Some(s)) => s.extent.clone(),
+            (None, Some(s)) => s
+                .extent()
+                .cloned()
+                .ok_or_else(|| stride_common::Error::internal("a stored column without a place"))?,
             (Some(bytes), _) => {
                 let extent = w.write(&bytes)?;
                 let ty = col.data_type()?;

@@ -1,6 +1,7 @@
-//! One column of one row group: its values in memory, a segment of the database file
-//! read on first use through the buffer manager ([`crate::buffer`]), or a segment's
-//! bytes not written yet (a DELETE's cut of a stored column, [`Column::encoded`]); with
+//! One column of one row group: its values in memory, or a segment read and decoded
+//! through the buffer manager ([`crate::buffer`]): stored in the database file, or
+//! encoded bytes kept in memory (an in-memory table's column compressed by
+//! [`Column::compress`], or a DELETE's cut of a stored column, [`Column::take`]); with
 //! its zone map ([`crate::zone_map`]). Scans read it through [`Column::values`], a
 //! window of rows at a time.
 //!
@@ -10,8 +11,8 @@
 //! column ([`Column::vector_mut`], only on a row group no one else holds) brings it back
 //! into memory; the next checkpoint writes it again.
 
-use crate::buffer::Segment;
-use crate::compression::packed::Packed;
+use crate::buffer::{BufferPool, Segment};
+use crate::compression::{self, packed::Packed};
 use crate::zone_map::ZoneMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use stride_common::{DataType, Error, Result, Vector};
@@ -33,18 +34,10 @@ pub struct Column {
 #[derive(Clone)]
 enum ColumnData {
     Memory(Vector),
-    Stored(Arc<Segment>),
-    Encoded(Arc<Encoded>),
-}
-
-/// Values encoded as a segment but not in the file yet: the rows a DELETE kept of a
-/// stored column, cut from its segment ([`crate::compression::take`]). Decoded when
-/// first read; the next checkpoint writes the bytes as they are.
-pub struct Encoded {
-    bytes: Vec<u8>,
-    ty: DataType,
-    len: usize,
-    decoded: OnceLock<Vector>,
+    /// Encoded: a segment of the database file, or kept compressed in memory (an
+    /// in-memory table's column, or the rows a DELETE kept of a stored column, which
+    /// the next checkpoint writes as they are).
+    Segment(Arc<Segment>),
 }
 
 impl Column {
@@ -55,20 +48,6 @@ impl Column {
         }
     }
 
-    /// A column of `len` rows of type `ty` encoded as segment `bytes`, with its zone
-    /// map.
-    pub fn encoded(bytes: Vec<u8>, ty: DataType, len: usize, zone: ZoneMap) -> Column {
-        Column {
-            data: RwLock::new(ColumnData::Encoded(Arc::new(Encoded {
-                bytes,
-                ty,
-                len,
-                decoded: OnceLock::new(),
-            }))),
-            zone: OnceLock::from(zone),
-        }
-    }
-
     /// A column whose values are in `segment`, with the zone map stored beside it.
     pub fn stored(segment: Arc<Segment>, zone: Option<ZoneMap>) -> Column {
         let z = OnceLock::new();
@@ -76,7 +55,7 @@ impl Column {
             let _ = z.set(zone);
         }
         Column {
-            data: RwLock::new(ColumnData::Stored(segment)),
+            data: RwLock::new(ColumnData::Segment(segment)),
             zone: z,
         }
     }
@@ -92,8 +71,7 @@ impl Column {
     pub fn vector(&self) -> Result<Vector> {
         match self.data()? {
             ColumnData::Memory(v) => Ok(v),
-            ColumnData::Stored(s) => s.load(),
-            ColumnData::Encoded(e) => e.vector(),
+            ColumnData::Segment(s) => s.load(),
         }
     }
 
@@ -101,8 +79,7 @@ impl Column {
     pub fn data_type(&self) -> Result<DataType> {
         Ok(match self.data()? {
             ColumnData::Memory(v) => v.ty,
-            ColumnData::Stored(s) => s.ty.clone(),
-            ColumnData::Encoded(e) => e.ty.clone(),
+            ColumnData::Segment(s) => s.ty.clone(),
         })
     }
 
@@ -111,13 +88,9 @@ impl Column {
     pub fn bytes(&self, seen: &mut std::collections::HashSet<*const u8>) -> usize {
         let decoded = match self.data() {
             Ok(ColumnData::Memory(v)) => Some(v),
-            Ok(ColumnData::Stored(s)) => match s.cached_vector() {
-                None => return s.extent.len as usize,
+            Ok(ColumnData::Segment(s)) => match s.cached_vector() {
+                None => return s.encoded_len(),
                 v => v,
-            },
-            Ok(ColumnData::Encoded(e)) => match e.decoded.get() {
-                None => return e.bytes.len(),
-                v => v.cloned(),
             },
             Err(_) => None,
         };
@@ -125,22 +98,20 @@ impl Column {
     }
 
     /// Bytes the values hold in memory outside the buffer pool (which counts what it
-    /// caches itself): an in-memory column's values, or an encoded column's bytes
-    /// and what was decoded of them.
+    /// caches itself): an in-memory column's values, or the bytes of a segment kept
+    /// in memory.
     pub fn memory_bytes(&self, seen: &mut std::collections::HashSet<*const u8>) -> usize {
         match self.data() {
             Ok(ColumnData::Memory(v)) => values_bytes(&v, seen),
-            Ok(ColumnData::Encoded(e)) => {
-                e.bytes.len() + e.decoded.get().map_or(0, |v| values_bytes(v, seen))
-            }
-            Ok(ColumnData::Stored(_)) | Err(_) => 0,
+            Ok(ColumnData::Segment(s)) => s.memory_bytes().map_or(0, <[u8]>::len),
+            Err(_) => 0,
         }
     }
 
-    /// The segment bytes of a column encoded but not written yet.
+    /// The segment bytes of a column encoded in memory but not in the file.
     pub fn encoded_bytes(&self) -> Option<Vec<u8>> {
         match self.data().ok()? {
-            ColumnData::Encoded(e) => Some(e.bytes.clone()),
+            ColumnData::Segment(s) => s.memory_bytes().map(<[u8]>::to_vec),
             _ => None,
         }
     }
@@ -150,8 +121,7 @@ impl Column {
     pub fn values(&self) -> Result<Values> {
         match self.data()? {
             ColumnData::Memory(v) => Ok(Values::Vector(v)),
-            ColumnData::Stored(s) => s.values(),
-            ColumnData::Encoded(e) => Ok(Values::Vector(e.vector()?)),
+            ColumnData::Segment(s) => s.values(),
         }
     }
 
@@ -163,8 +133,7 @@ impl Column {
             .get_mut()
             .map_err(|_| Error::internal("column lock poisoned"))?;
         match data {
-            ColumnData::Stored(s) => *data = ColumnData::Memory(s.load()?),
-            ColumnData::Encoded(e) => *data = ColumnData::Memory(e.vector()?),
+            ColumnData::Segment(s) => *data = ColumnData::Memory(s.load()?),
             ColumnData::Memory(v) => return Ok(v),
         }
         MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -177,7 +146,15 @@ impl Column {
     /// The segment holding the values, when they are stored in the file.
     pub fn segment(&self) -> Option<Arc<Segment>> {
         match self.data().ok()? {
-            ColumnData::Stored(s) => Some(s),
+            ColumnData::Segment(s) if s.extent().is_some() => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The segment holding the values, in the file or in memory.
+    pub fn encoded(&self) -> Option<Arc<Segment>> {
+        match self.data().ok()? {
+            ColumnData::Segment(s) => Some(s),
             _ => None,
         }
     }
@@ -188,16 +165,51 @@ impl Column {
         if let Ok(mut data) = self.data.write() {
             match &*data {
                 ColumnData::Memory(v) => segment.fill(v.clone()),
-                // Moved within the file (VACUUM): the cache moves along.
-                ColumnData::Stored(old) => segment.fill_from(old),
-                ColumnData::Encoded(e) => {
-                    if let Some(v) = e.decoded.get() {
-                        segment.fill(v.clone())
-                    }
-                }
+                // Moved within the file (VACUUM), or written from memory: the cache
+                // moves along.
+                ColumnData::Segment(old) => segment.fill_from(old),
             }
-            *data = ColumnData::Stored(segment);
+            *data = ColumnData::Segment(segment);
             MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Keeps the values of an in-memory column compressed ([`compression::encode`])
+    /// in a segment of `pool` from now on; the decoded values are dropped (the pool
+    /// decodes them again when they are scanned). The values stay the same, so the
+    /// row group keeps its identity, as with [`Column::store`]. Returns whether the
+    /// column was in memory.
+    pub fn compress(&self, pool: &Arc<BufferPool>, len: usize) -> Result<bool> {
+        let ColumnData::Memory(v) = self.data()? else {
+            return Ok(false);
+        };
+        // The zone map is kept: computed while the values are at hand.
+        self.zone(len)?;
+        let bytes = compression::encode(&v, len);
+        let segment = pool.memory_segment(bytes, v.ty.clone(), len);
+        let mut data = self
+            .data
+            .write()
+            .map_err(|_| Error::internal("column lock poisoned"))?;
+        // Values change only in a row group no one else holds (`vector_mut`), and
+        // the caller holds this one: still in memory means still these values.
+        if matches!(&*data, ColumnData::Memory(_)) {
+            *data = ColumnData::Segment(segment);
+            MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The column of rows `keep` (increasing) of this one's `len`: cut from the
+    /// encoded bytes of a segment (kept in memory), else taken from the values.
+    pub fn take(&self, keep: &[u32], len: usize) -> Result<Column> {
+        match self.data()? {
+            ColumnData::Segment(s) => {
+                let (segment, zone) = s.take(keep, self.zone(len)?)?;
+                Ok(Column::stored(segment, Some(zone)))
+            }
+            ColumnData::Memory(v) => Ok(Column::memory(v.take(keep))),
         }
     }
 
@@ -216,16 +228,6 @@ impl Column {
 /// counted.
 fn values_bytes(v: &Vector, seen: &mut std::collections::HashSet<*const u8>) -> usize {
     crate::size::columns_bytes(std::slice::from_ref(v), seen)
-}
-
-impl Encoded {
-    fn vector(&self) -> Result<Vector> {
-        if let Some(v) = self.decoded.get() {
-            return Ok(v.clone());
-        }
-        let v = crate::compression::decode(&self.bytes, &self.ty, self.len)?;
-        Ok(self.decoded.get_or_init(|| v).clone())
-    }
 }
 
 /// A column's values as a scan reads them.
@@ -276,8 +278,7 @@ impl std::fmt::Debug for Column {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.data() {
             Ok(ColumnData::Memory(v)) => write!(f, "Memory({:?})", v.ty),
-            Ok(ColumnData::Stored(s)) => write!(f, "Stored({s:?})"),
-            Ok(ColumnData::Encoded(e)) => write!(f, "Encoded({}, {} bytes)", e.ty, e.bytes.len()),
+            Ok(ColumnData::Segment(s)) => write!(f, "Segment({s:?})"),
             Err(_) => write!(f, "Poisoned"),
         }
     }

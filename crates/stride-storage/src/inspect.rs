@@ -50,7 +50,7 @@ pub fn storage_info(table: &Table) -> Result<Vec<SegmentInfo>> {
         for (c, col) in group.columns.iter().enumerate() {
             let zone = col.zone(group.len)?;
             let stats = stats_text(zone, &table.schema.columns[c].ty);
-            let info = match col.segment() {
+            let info = match col.encoded() {
                 Some(s) => SegmentInfo {
                     row_group: g,
                     column: c,
@@ -58,9 +58,11 @@ pub fn storage_info(table: &Table) -> Result<Vec<SegmentInfo>> {
                     count: group.len as u64,
                     compression: codec_name(s.codec()?),
                     stats,
-                    persistent: true,
-                    block: s.extent.blocks.first().map(|&b| (b, s.extent.offset)),
-                    size: s.extent.len,
+                    persistent: s.extent().is_some(),
+                    block: s
+                        .extent()
+                        .and_then(|e| e.blocks.first().map(|&b| (b, e.offset))),
+                    size: s.encoded_len() as u64,
                 },
                 None => {
                     let mut seen = HashSet::new();
@@ -124,7 +126,7 @@ pub fn integrity_check(catalog: &Catalog) -> Vec<String> {
         for (g, group) in table.snapshot().iter().enumerate() {
             for (c, col) in group.columns.iter().enumerate() {
                 let column = &table.schema.columns[c].name;
-                let Some(segment) = col.segment() else {
+                let Some(segment) = col.encoded() else {
                     continue;
                 };
                 let values = match segment.read_uncached() {

@@ -391,6 +391,38 @@ impl Table {
 }
 
 impl Table {
+    /// Keeps the values of the table's in-memory row groups compressed from now on
+    /// ([`Column::compress`]; the buffer pool caches decoded copies under
+    /// `memory_limit`), encoding row groups on all cores. The last row group stays as
+    /// it is until it is full: appends would decode it again. Returns how many row
+    /// groups were compressed.
+    pub fn compress(&self, pool: &Arc<crate::BufferPool>) -> Result<usize> {
+        let groups = self.snapshot();
+        let last = groups.len().saturating_sub(1);
+        let todo: Vec<&Arc<RowGroup>> = groups
+            .iter()
+            .enumerate()
+            .filter(|&(g, group)| g < last || group.len >= MORSEL_SIZE)
+            .map(|(_, group)| group)
+            .filter(|group| group.columns.iter().any(|c| c.encoded().is_none()))
+            .collect();
+        let done = stride_common::workers::map(&todo, crate::cores(), |group| {
+            group
+                .columns
+                .iter()
+                .try_fold(false, |any, c| -> Result<bool> {
+                    Ok(c.compress(pool, group.len)? || any)
+                })
+        })?;
+        let mut compressed = 0;
+        for d in done {
+            compressed += d? as usize;
+        }
+        Ok(compressed)
+    }
+}
+
+impl Table {
     /// Checks NOT NULL and unique constraints for appending `parts`, returning the
     /// unique keys they add (one set per key).
     fn check<'a>(
@@ -788,13 +820,7 @@ fn remaining_rows(group: &RowGroup, rows: &[usize]) -> Result<Option<RowGroup>> 
     let columns = group
         .columns
         .iter()
-        .map(|c| match c.segment() {
-            Some(s) => {
-                let (bytes, zone) = s.take(&keep, c.zone(group.len)?)?;
-                Ok(Column::encoded(bytes, s.ty.clone(), keep.len(), zone))
-            }
-            None => Ok(Column::memory(c.vector()?.take(&keep))),
-        })
+        .map(|c| c.take(&keep, group.len))
         .collect::<Result<Vec<_>>>()?;
     Ok(Some(RowGroup {
         columns,

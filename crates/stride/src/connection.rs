@@ -62,6 +62,9 @@ use stride_storage::{BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, WalE
 const MAX_RERUNS: usize = 16;
 /// `describe` binds parameters it has no values for as NULL, up to this many.
 const MAX_PARAMS_DESCRIBED: usize = 64;
+/// In-memory tables are kept compressed once they hold more than this fraction
+/// (1/n) of `memory_limit` (`Connection::account_tables`).
+const COMPRESS_TABLES_PAST: u64 = 4;
 
 /// A statement's result columns (names and types) and its parameters' inferred types.
 pub type DescribedStatement = (Vec<(String, DataType)>, Vec<Option<DataType>>);
@@ -511,6 +514,23 @@ impl Connection {
         Ok((columns, parameters))
     }
 
+    /// Recounts what in-memory tables hold after a statement that may have changed
+    /// them: it counts against memory_limit from now on. Once they pass
+    /// 1/[`COMPRESS_TABLES_PAST`] of the limit, their row groups are kept compressed
+    /// (decoded copies live in the buffer pool, which drops them under pressure), as a
+    /// database file's are; smaller ones stay decoded, the fastest to scan.
+    fn account_tables(&self) -> Result<()> {
+        let accountant = self.pool.accountant();
+        let mut bytes = self.databases.memory_bytes();
+        if bytes > accountant.limit() / COMPRESS_TABLES_PAST
+            && self.databases.compress_tables(&self.pool)? > 0
+        {
+            bytes = self.databases.memory_bytes();
+        }
+        accountant.set(MemoryTag::InMemoryTables, bytes);
+        Ok(())
+    }
+
     fn attempt(&self, sql: &str, params: &[ScalarValue]) -> Result<QueryResult> {
         // values a streamed query took from sequences reach the log before anything
         // this statement stores
@@ -521,10 +541,7 @@ impl Connection {
         self.log_sequences()?;
         match planned? {
             Planned::Done(r) => {
-                // What the statement changed counts against memory_limit from now on.
-                self.pool
-                    .accountant()
-                    .set(MemoryTag::InMemoryTables, self.databases.memory_bytes());
+                self.account_tables()?;
                 Ok(r)
             }
             Planned::Query {

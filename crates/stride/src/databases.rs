@@ -81,6 +81,9 @@ pub(crate) struct Databases {
     list: RwLock<Vec<Arc<Store>>>,
     /// Each table's bytes in memory when last counted (`memory_bytes`), by address.
     table_bytes: Mutex<HashMap<usize, Counted>>,
+    /// In-memory tables as they were when last compressed (`compress_tables`), by
+    /// address (held, so the address is not reused).
+    compressed: Mutex<HashMap<usize, (Arc<Table>, TableStamp)>>,
     /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
     /// database attached after it was bound).
     next_slot: Mutex<u64>,
@@ -93,6 +96,7 @@ impl Databases {
         Databases {
             list: RwLock::new(vec![Arc::new(main)]),
             table_bytes: Mutex::new(HashMap::new()),
+            compressed: Mutex::new(HashMap::new()),
             next_slot: Mutex::new(1),
             ids: Default::default(),
         }
@@ -124,6 +128,35 @@ impl Databases {
         }
         *counted = next;
         total
+    }
+
+    /// Keeps the row groups of every in-memory database's tables compressed
+    /// ([`Table::compress`]), skipping tables unchanged since they last were (a
+    /// checkpoint does this for a file's tables). Returns how many row groups were
+    /// compressed.
+    pub fn compress_tables(&self, pool: &Arc<BufferPool>) -> Result<usize> {
+        let mut done = self.compressed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::new();
+        let mut compressed = 0;
+        let stores = self.all();
+        for table in stores
+            .iter()
+            .filter(|s| s.file.is_none())
+            .flat_map(|s| s.catalog.tables())
+        {
+            let key = Arc::as_ptr(&table) as usize;
+            // Columns moving elsewhere do not change what is left to compress.
+            let stamp = TableStamp {
+                moves: 0,
+                ..TableStamp::of(&table)
+            };
+            if done.get(&key).is_none_or(|(_, s)| *s != stamp) {
+                compressed += table.compress(pool)?;
+            }
+            next.insert(key, (table, stamp));
+        }
+        *done = next;
+        Ok(compressed)
     }
 
     /// The database opened first.
