@@ -320,6 +320,20 @@ impl KeyTable {
         self.push_entry(key, hash)
     }
 
+    /// The entries `order` (ids), numbered from 0 in that order, in a table that
+    /// finds none of them (no slots point to them): for a caller that reads entries
+    /// only by id from then on.
+    pub fn reordered(&self, order: &[u32]) -> KeyTable {
+        let bytes = order.iter().map(|&i| self.key_len(i as usize)).sum();
+        let mut t = KeyTable::with_capacity_bytes(0, bytes);
+        t.offsets.reserve(order.len());
+        t.hashes.reserve(order.len());
+        for &i in order {
+            t.push_entry(self.key(i as usize), self.hashes[i as usize]);
+        }
+        t
+    }
+
     fn push_entry(&mut self, key: &[u8], hash: u64) -> usize {
         let id = self.len();
         self.arena.extend_from_slice(key);

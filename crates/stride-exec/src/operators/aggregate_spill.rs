@@ -60,14 +60,14 @@ impl SpilledGroups {
         }
         let keys = row_key::decode(&merger.group_types, (0..n).map(|g| t.table.key(g)));
         let mut columns = keys.clone();
-        let mut widths = Vec::with_capacity(t.states.len());
-        for (s, agg) in t.states.iter_mut().zip(&merger.aggs) {
+        let mut widths = Vec::with_capacity(merger.aggs.len());
+        let partials = t.take_partials()?;
+        for (partial, agg) in partials.into_iter().zip(&merger.aggs) {
             // A buffering aggregate's state stays empty until the rows are folded.
             let partial = if is_buffered(agg) {
                 Vec::new()
             } else {
-                s.resize(n);
-                s.partial()?
+                partial
             };
             widths.push(partial.len());
             columns.extend(partial);

@@ -1,10 +1,11 @@
 //! Hash aggregation (GROUP BY, DISTINCT, aggregates without GROUP BY), in parallel.
 //!
 //! Phase 1, per worker: each thread owns a [`KeyTable`] of groups and one state per
-//! aggregate, and folds its morsels in without any lock. Where nearly every row
-//! starts a group that the worker's input never repeats (keys close to unique), a
-//! worker hands each table to the merge once it holds 32,768 groups and starts a
-//! fresh one, so that its table stays in cache (`flush_scattered`). Phase 2, merge:
+//! aggregate, and folds its morsels in without any lock. Where the worker's keys do
+//! not recur from one stretch of its input to the next (keys close to unique, or
+//! clustered), it hands each table to the merge once it holds 32,768 groups and
+//! starts a fresh one, so that its table stays in cache (`flush_scattered`; a sketch
+//! of the keys seen tells when they do recur). Phase 2, merge:
 //! the groups of all tables are split into partitions by hash; each partition is merged by
 //! one thread into a fresh table (states travel as partial-state vectors) and
 //! finalized. When every thread found its keys through a direct-lookup array
@@ -35,6 +36,7 @@ use crate::sort_key::{self, SortColumn};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use stride_common::memory::{MemoryTag, Reservation};
+use stride_common::sketch::Sketch;
 use stride_common::{DataChunk, DataType, Error, PhysicalType, Result, Vector, VECTOR_SIZE};
 use stride_functions::aggregate::{new_state, BoundAggregate, GroupedState};
 use stride_sql::plan::{AggregateExpr, Expr};
@@ -57,11 +59,13 @@ pub struct LocalTable {
     /// columns (then neither `dense` nor `few` is used).
     packed: Option<Option<PackedGroups>>,
     pub(super) states: Vec<Box<dyn GroupedState>>,
+    /// The states as partial-state vectors, once a flushed table was put in
+    /// partition order ([`LocalTable::in_partition_order`]; `states` hold nothing
+    /// then).
+    partials: Option<Vec<Vec<Vector>>>,
     pub(super) buffered: Vec<Option<Buffered>>,
     /// Bytes of the buffered rows.
     buffered_bytes: u64,
-    /// Input rows folded in since the table started.
-    rows: u64,
     /// Groups the last chunk added: as many may come with the next one.
     added: usize,
     flush: Flush,
@@ -104,6 +108,77 @@ impl LocalTable {
     }
 }
 
+/// Top bits of the hash a flushed table's groups are ordered by
+/// ([`LocalTable::in_partition_order`]): at least as many as any partitioning of the
+/// merge uses (`hash_merge`, `aggregate_spill::PARTITIONS`).
+const ORDER_BITS: u32 = 10;
+
+impl LocalTable {
+    /// Each aggregate's states as partial-state vectors (taken: once per table).
+    pub(super) fn take_partials(&mut self) -> Result<Vec<Vec<Vector>>> {
+        if let Some(p) = self.partials.take() {
+            return Ok(p);
+        }
+        let n = self.table.len();
+        self.states
+            .iter_mut()
+            .map(|s| {
+                s.resize(n);
+                s.partial()
+            })
+            .collect()
+    }
+
+    /// The table with its groups renumbered in the order of their hashes' top
+    /// [`ORDER_BITS`] bits, its states exported as partial-state vectors in that
+    /// order: every partition of the merge then reads a run of consecutive groups
+    /// of it, not every 64th group of a table far out of cache (which made a cache
+    /// miss per group of the merge). Its hash table keeps no slots. Tables a direct
+    /// lookup or the rows of a DISTINCT or ORDER BY aggregate refer to by group id
+    /// are left as they are.
+    fn in_partition_order(mut self) -> Result<LocalTable> {
+        let direct = matches!(self.dense, Some(Some(_)))
+            || matches!(self.packed, Some(Some(_)))
+            || self.few.is_some();
+        if direct || self.buffered.iter().any(Option::is_some) {
+            return Ok(self);
+        }
+        let n = self.table.len();
+        let bucket = |g: usize| (self.table.hash(g) >> (64 - ORDER_BITS)) as usize;
+        let mut start = vec![0u32; (1 << ORDER_BITS) + 1];
+        for g in 0..n {
+            start[bucket(g) + 1] += 1;
+        }
+        for b in 1..start.len() {
+            start[b] += start[b - 1];
+        }
+        let mut order = vec![0u32; n];
+        for g in 0..n {
+            let at = &mut start[bucket(g)];
+            order[*at as usize] = g as u32;
+            *at += 1;
+        }
+        let partials = self
+            .take_partials()?
+            .into_iter()
+            .map(|cols| cols.iter().map(|c| c.take(&order)).collect())
+            .collect::<Vec<Vec<Vector>>>();
+        self.table = self.table.reordered(&order);
+        self.states = Vec::new();
+        // What the table holds now, without the slots it kept for lookups.
+        let bytes = self.table.bytes() as u64
+            + partials
+                .iter()
+                .map(|p| stride_storage::size::columns_bytes(p, &mut Default::default()) as u64)
+                .sum::<u64>();
+        self.partials = Some(partials);
+        if let Some(m) = self.memory.as_mut() {
+            m.shrink(m.size().saturating_sub(bytes));
+        }
+        Ok(self)
+    }
+}
+
 /// What merging and finalizing groups needs, owned, so that the partitions of a
 /// spilled aggregate can be merged after the sink is gone.
 pub struct Merger {
@@ -124,18 +199,30 @@ pub struct HashAggregate<'a> {
 /// Groups a worker's table holds before it may be flushed (`flush_scattered`).
 const FLUSH_GROUPS: usize = 1 << 15;
 
+/// Groups flushed tables must have handed over before the worker judges whether its
+/// keys recur from one table to the next (`flush_scattered`).
+const FLUSH_EVIDENCE: u64 = 4 * FLUSH_GROUPS as u64;
+
 /// Whether a worker flushes its table of groups (`flush_scattered`).
-#[derive(Clone, Copy)]
 enum Flush {
-    /// Not yet known: `at` is (rows, groups) when the table reached
-    /// [`FLUSH_GROUPS`] groups, and the rows after it decide.
-    Watching {
-        at: Option<(u64, u64)>,
+    /// Not flushed yet: the table is, once it holds [`FLUSH_GROUPS`] groups.
+    Watching,
+    /// Each table is flushed when full, while the groups the tables started since
+    /// the first flush handed over (`handed`) stay about as many as the distinct
+    /// keys of their rows (`keys`, a sketch of every row's key hash).
+    Flushing {
+        keys: Box<Sketch>,
+        handed: u64,
     },
-    /// Each table is flushed when full, while nearly every row starts a group.
-    Flushing,
     Off,
 }
+
+/// Groups a partition of the merge holds at most, where there are enough groups for
+/// more than 64 partitions (`hash_merge`): a table of them stays in a core's cache.
+const MERGE_GROUPS: usize = 1 << 14;
+
+/// Registers of the sketch of a flushing worker's keys: 2^10 bytes, within about 3%.
+const KEY_SKETCH_BITS: u32 = 10;
 
 /// Reservations grow by at least this much at a time.
 const RESERVE_STEP: u64 = 4 << 20;
@@ -152,15 +239,15 @@ impl Merger {
             few: Some(FewKeys::default()),
             packed: None,
             states: self.bound.iter().map(new_state).collect(),
+            partials: None,
             buffered: self
                 .aggs
                 .iter()
                 .map(|a| is_buffered(a).then(Buffered::default))
                 .collect(),
             buffered_bytes: 0,
-            rows: 0,
             added: 0,
-            flush: Flush::Watching { at: None },
+            flush: Flush::Watching,
             memory: None,
             zeros: Vec::new(),
         }
@@ -251,53 +338,55 @@ impl<'a> HashAggregate<'a> {
         Ok(())
     }
 
-    /// Hands `t` to the merge as it is and starts the worker on a fresh table when
-    /// the worker's rows scatter over groups that do not recur (`Flush`): a table
-    /// of all of its groups would grow as large as its input, with a cache miss per
-    /// row, and the merge would insert every group again all the same. Tables kept
-    /// this small stay in cache. Where groups recur (TPC-DS Q39's weekly inventory
-    /// rows of one month), flushing would only multiply what the merge inserts, and
-    /// the table grows as before.
+    /// Hands `t` to the merge as it is and starts the worker on a fresh table, once
+    /// it holds [`FLUSH_GROUPS`] groups, while the worker's keys do not recur from
+    /// one table's rows to the next (`Flush`): a table of all of its groups would
+    /// grow as large as its input, with a cache miss per row, and the merge would
+    /// insert every group again all the same. Tables kept this small stay in cache.
+    /// Keys unique or clustered (`l_orderkey` in `lineitem`) do not recur. Where
+    /// they do (2M part keys over 60M rows in random order, or TPC-DS Q39's weekly
+    /// inventory rows of one month), the flushed tables hand the merge more groups
+    /// than there are keys: once they hand over a quarter more, flushing stops and
+    /// the table grows as it would have.
     fn flush_scattered(&self, t: &mut LocalTable) -> Result<()> {
         let groups = t.table.len() as u64;
-        let fill = FLUSH_GROUPS as u64;
-        let scattered = match t.flush {
-            Flush::Off => return Ok(()),
-            _ if groups < fill => return Ok(()),
-            // Direct lookups find their keys without probing: nothing to gain while
-            // they find most of them. Keys past their range go to the hash table,
-            // and are watched once it holds `fill` of them.
-            _ if (matches!(t.dense, Some(Some(_))) || matches!(t.packed, Some(Some(_))))
-                && t.table.indexed() < FLUSH_GROUPS =>
-            {
-                return Ok(())
-            }
-            Flush::Watching { at: None } => {
-                t.flush = Flush::Watching {
-                    at: Some((t.rows, groups)),
-                };
-                return Ok(());
-            }
-            Flush::Watching { at: Some(_) } if groups < 2 * fill => return Ok(()),
-            // Since the table reached `fill` groups, did nearly every row start one?
-            Flush::Watching {
-                at: Some((rows, at)),
-            } => (groups - at) * 20 >= (t.rows - rows) * 19,
-            Flush::Flushing => groups * 20 >= t.rows * 19,
-        };
-        if !scattered {
-            t.flush = Flush::Off;
+        if groups < FLUSH_GROUPS as u64 {
             return Ok(());
         }
+        let keys = match std::mem::replace(&mut t.flush, Flush::Off) {
+            Flush::Off => return Ok(()),
+            // Direct lookups find their keys without probing: nothing to gain while
+            // they find most of them. Keys past their range go to the hash table,
+            // and count once it holds `FLUSH_GROUPS` of them.
+            Flush::Watching
+                if (matches!(t.dense, Some(Some(_))) || matches!(t.packed, Some(Some(_))))
+                    && t.table.indexed() < FLUSH_GROUPS =>
+            {
+                t.flush = Flush::Watching;
+                return Ok(());
+            }
+            Flush::Watching => Flush::Flushing {
+                keys: Box::new(Sketch::new(KEY_SKETCH_BITS)),
+                handed: 0,
+            },
+            Flush::Flushing { keys, handed } => {
+                let handed = handed + groups;
+                if handed >= FLUSH_EVIDENCE && handed as f64 > 1.25 * keys.estimate() {
+                    // Keys recur: `Off` keeps this table growing.
+                    return Ok(());
+                }
+                Flush::Flushing { keys, handed }
+            }
+        };
         let mut fresh = self.new_table();
-        // The keys are known to scatter: straight to the hash table.
+        // Straight to the hash table: the keys have shown they are many.
         fresh.table = KeyTable::with_capacity(FLUSH_GROUPS);
         fresh.dense = Some(None);
         fresh.few = None;
         fresh.packed = Some(None);
-        fresh.flush = Flush::Flushing;
+        fresh.flush = keys;
         let full = std::mem::replace(t, fresh);
-        self.combine(Some(full))
+        self.combine(Some(full.in_partition_order()?))
     }
 
     /// Group ids of the chunk's rows, inserting new groups.
@@ -368,6 +457,9 @@ impl<'a> HashAggregate<'a> {
             }
         }
         let hashes = keys.hashes();
+        if let Flush::Flushing { keys, .. } = &mut local.flush {
+            hashes.iter().for_each(|&h| keys.insert(h));
+        }
         let table = &mut local.table;
         // Small tables stay in cache; larger ones overlap their misses by prefetching
         // the slot of the key `AHEAD` rows on.
@@ -474,7 +566,14 @@ impl<'a> HashAggregate<'a> {
         if groups.iter().all(Vec::is_empty) {
             return Ok(Vec::new());
         }
-        let bits = 6u32;
+        // Partitions of at most about MERGE_GROUPS groups (counted before merging,
+        // so fewer after), whose merged table stays in cache.
+        let total: usize = groups.iter().map(Vec::len).sum();
+        let bits = (total
+            .div_ceil(MERGE_GROUPS)
+            .next_power_of_two()
+            .trailing_zeros())
+        .clamp(6, 10);
         let parts = 1usize << bits;
         // Each table's groups, bucketed by partition once.
         let buckets: Vec<Vec<Vec<u32>>> = tables
@@ -785,10 +884,7 @@ impl RangeSplit {
 
 /// Every table's aggregate states as partial-state vectors, ready to merge.
 fn export_partials(tables: &mut [LocalTable]) -> Result<Vec<Vec<Vec<Vector>>>> {
-    tables
-        .iter_mut()
-        .map(|t| t.states.iter_mut().map(|s| s.partial()).collect())
-        .collect()
+    tables.iter_mut().map(LocalTable::take_partials).collect()
 }
 
 pub(super) fn append_cols(dst: &mut Vec<Vector>, src: Vec<Vector>, len: usize) {
@@ -813,7 +909,6 @@ impl Sink for HashAggregate<'_> {
         let before = t.table.len();
         let gids = self.group_ids(t, &chunk)?;
         t.added = t.table.len() - before;
-        t.rows += chunk.len() as u64;
         let ngroups = t.table.len();
         for (i, agg) in self.merger.aggs.iter().enumerate() {
             let (sub, sub_gids);
