@@ -3,11 +3,11 @@
 //! generate independently (the generator can start at any part); parts are appended
 //! in order, so the tables hold exactly the reference generator's rows in its order.
 
-use crate::fill::{fill_tables, row_groups};
+use crate::fill::fill_tables;
 use std::fmt::{Display, Write};
 use stride_common::{
-    workers, ColumnSchema, DataChunk, DataType, Result, StringVector, TableSchema, Validity,
-    Vector, VectorData, VECTOR_SIZE,
+    ColumnSchema, DataChunk, DataType, Result, StringVector, TableSchema, Validity, Vector,
+    VectorData, VECTOR_SIZE,
 };
 use stride_storage::Catalog;
 use tpchgen::generators::{
@@ -26,25 +26,26 @@ const ROWS_PER_PART: f64 = 50_000.0;
 const MONEY: DataType = DataType::Decimal(15, 2);
 
 /// Creates and fills the TPC-H tables at scale factor `sf` using up to `threads`
-/// threads, calling `after_table` once each table is filled (a database file
-/// checkpoints there, so the tables need not all be in memory at once). Fails without
-/// touching the catalog if any table already exists; a failure later drops the tables
-/// created.
+/// threads, calling `after(false)` after each wave of rows appended and `after(true)`
+/// once each table is filled ([`fill_tables`]). Fails without touching the catalog if
+/// any table already exists; a failure later drops the tables created.
 pub fn dbgen(
     catalog: &Catalog,
     sf: f64,
     threads: usize,
-    after_table: &mut dyn FnMut() -> Result<()>,
+    after: &mut dyn FnMut(bool) -> Result<()>,
 ) -> Result<()> {
     fill_tables(
         "dbgen",
         "TPC-H",
         sf,
+        threads,
         catalog,
         &TABLES,
         &schema,
-        &|name| Ok(row_groups(generate(name, sf, threads.max(1))?)),
-        after_table,
+        &|name| Ok(parts(name, sf)),
+        &|name, part, count| Ok(generate_part(name, sf, part, count)),
+        after,
     )
 }
 
@@ -157,16 +158,11 @@ fn base_rows(table: &str) -> f64 {
     }
 }
 
-/// All rows of `table`, generated part by part on `threads` threads.
-fn generate(table: &str, sf: f64, threads: usize) -> Result<Vec<DataChunk>> {
-    let parts = ((base_rows(table) * sf) / ROWS_PER_PART)
+/// The parts a table is generated in: about [`ROWS_PER_PART`] rows each.
+fn parts(table: &str, sf: f64) -> i32 {
+    ((base_rows(table) * sf) / ROWS_PER_PART)
         .ceil()
-        .clamp(1.0, 1024.0) as usize;
-    let numbers: Vec<i32> = (1..=parts as i32).collect();
-    let done = workers::map(&numbers, threads, |&part| {
-        generate_part(table, sf, part, parts as i32)
-    })?;
-    Ok(done.into_iter().flatten().collect())
+        .clamp(1.0, 1024.0) as i32
 }
 
 /// One part (1-based, of `count`) of a table, as chunks in the schema's column order.

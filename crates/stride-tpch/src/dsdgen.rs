@@ -5,10 +5,10 @@
 //! crate's CSV writer and read back by stride's CSV reader with the table's types, so
 //! the tables hold exactly what `tpcgen-cli tpcds csv` writes, in its order.
 
-use crate::fill::{fill_tables, row_groups, Parts};
+use crate::fill::fill_tables;
 use std::fmt::Write;
 use std::sync::Arc;
-use stride_common::{workers, ColumnSchema, DataChunk, DataType, Error, Result, TableSchema};
+use stride_common::{ColumnSchema, DataChunk, DataType, Error, Result, TableSchema};
 use stride_io::csv::{CsvOptions, CsvReader};
 use stride_io::file::FileData;
 use stride_storage::Catalog;
@@ -28,24 +28,27 @@ pub fn tables() -> Vec<&'static str> {
 }
 
 /// Creates and fills the TPC-DS tables at scale factor `sf` using up to `threads`
-/// threads, calling `after_table` once each table is filled. Fails without touching
-/// the catalog if any table already exists; a failure later drops the tables created.
+/// threads, calling `after(false)` after each wave of rows appended and `after(true)`
+/// once each table is filled (`fill::fill_tables`). Fails without touching the
+/// catalog if any table already exists; a failure later drops the tables created.
 pub fn dsdgen(
     catalog: &Catalog,
     sf: f64,
     threads: usize,
-    after_table: &mut dyn FnMut() -> Result<()>,
+    after: &mut dyn FnMut(bool) -> Result<()>,
 ) -> Result<()> {
     let names = tables();
     fill_tables(
         "dsdgen",
         "TPC-DS",
         sf,
+        threads,
         catalog,
         &names,
         &schema,
-        &|name| generate(name, sf, threads.max(1)),
-        after_table,
+        &|name| parts(name, sf),
+        &|name, part, count| generate_part(table_of(name), &schema(name), sf, part, count),
+        after,
     )
 }
 
@@ -122,25 +125,16 @@ fn source_table(table: Table) -> Table {
     }
 }
 
-/// All rows of `name`, generated part by part on `threads` threads.
-fn generate(name: &str, sf: f64, threads: usize) -> Result<Parts> {
-    let table = table_of(name);
+/// The parts `name` is generated in: about `ROWS_PER_PART` rows each.
+fn parts(name: &str, sf: f64) -> Result<i32> {
     let session = SessionBuilder::new()
         .with_scale_factor(sf)
         .build()
         .map_err(|e| Error::invalid_input(format!("dsdgen: {e}")))?;
-    let rows = session.get_scaling().get_row_count(source_table(table));
-    let parts = rows.div_ceil(ROWS_PER_PART).clamp(1, 1024) as i32;
-    let numbers: Vec<i32> = (1..=parts).collect();
-    let schema = schema(name);
-    let done = workers::map(&numbers, threads, |&part| {
-        generate_part(table, &schema, sf, part, parts)
-    })?;
-    let mut chunks = Vec::new();
-    for part in done {
-        chunks.extend(part?);
-    }
-    Ok(row_groups(chunks))
+    let rows = session
+        .get_scaling()
+        .get_row_count(source_table(table_of(name)));
+    Ok(rows.div_ceil(ROWS_PER_PART).clamp(1, 1024) as i32)
 }
 
 /// Part `part` (1-based, of `count`) of `table`, as chunks of `schema`.

@@ -518,11 +518,12 @@ impl Connection {
     /// them: it counts against memory_limit from now on. Once they pass
     /// 1/[`COMPRESS_TABLES_PAST`] of the limit, their row groups are kept compressed
     /// (decoded copies live in the buffer pool, which drops them under pressure), as a
-    /// database file's are; smaller ones stay decoded, the fastest to scan.
+    /// database file's are, and so are the row groups every later statement adds;
+    /// smaller databases stay decoded, the fastest to scan.
     fn account_tables(&self) -> Result<()> {
         let accountant = self.pool.accountant();
         let mut bytes = self.databases.memory_bytes();
-        if bytes > accountant.limit() / COMPRESS_TABLES_PAST
+        if (self.databases.compressing() || bytes > accountant.limit() / COMPRESS_TABLES_PAST)
             && self.databases.compress_tables(&self.pool)? > 0
         {
             bytes = self.databases.memory_bytes();
@@ -894,22 +895,19 @@ impl Connection {
                 let before = store.catalog.table_names();
                 // A database file checkpoints after each table: its rows then move to
                 // the buffer pool, which keeps what fits under memory_limit.
-                // (A crash in the middle leaves the tables checkpointed so far.)
+                // (A crash in the middle leaves the tables checkpointed so far.) In
+                // memory, large tables are compressed as their rows come.
                 let generated = {
-                    let mut after_table = || match writer.file.as_mut() {
-                        Some(w) => w.checkpoint(),
-                        None => Ok(()),
+                    let mut after = |table_done: bool| match writer.file.as_mut() {
+                        Some(w) if table_done => w.checkpoint(),
+                        Some(_) => Ok(()),
+                        None => self.account_tables(),
                     };
                     let generate = match benchmark {
                         Benchmark::Tpch => stride_tpch::dbgen,
                         Benchmark::Tpcds => stride_tpch::dsdgen,
                     };
-                    generate(
-                        &store.catalog,
-                        scale_factor,
-                        settings.threads,
-                        &mut after_table,
-                    )
+                    generate(&store.catalog, scale_factor, settings.threads, &mut after)
                 };
                 if let Err(e) = generated {
                     // dbgen dropped the tables it made; the file forgets them too.

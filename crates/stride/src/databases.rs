@@ -84,6 +84,9 @@ pub(crate) struct Databases {
     /// In-memory tables as they were when last compressed (`compress_tables`), by
     /// address (held, so the address is not reused).
     compressed: Mutex<HashMap<usize, (Arc<Table>, TableStamp)>>,
+    /// Set once tables were compressed: from then on every statement compresses
+    /// what it added (see `Connection::account_tables`).
+    compressing: std::sync::atomic::AtomicBool,
     /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
     /// database attached after it was bound).
     next_slot: Mutex<u64>,
@@ -97,6 +100,7 @@ impl Databases {
             list: RwLock::new(vec![Arc::new(main)]),
             table_bytes: Mutex::new(HashMap::new()),
             compressed: Mutex::new(HashMap::new()),
+            compressing: Default::default(),
             next_slot: Mutex::new(1),
             ids: Default::default(),
         }
@@ -135,6 +139,8 @@ impl Databases {
     /// checkpoint does this for a file's tables). Returns how many row groups were
     /// compressed.
     pub fn compress_tables(&self, pool: &Arc<BufferPool>) -> Result<usize> {
+        self.compressing
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let mut done = self.compressed.lock().unwrap_or_else(|e| e.into_inner());
         let mut next = HashMap::new();
         let mut compressed = 0;
@@ -157,6 +163,11 @@ impl Databases {
         }
         *done = next;
         Ok(compressed)
+    }
+
+    /// Whether tables were compressed before ([`Databases::compress_tables`]).
+    pub fn compressing(&self) -> bool {
+        self.compressing.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The database opened first.
