@@ -1,6 +1,6 @@
 //! Group ids of keys from a narrow range, by direct lookup. When the keys of the first
 //! chunk a worker aggregates come as [`Keys::Words`] (one fixed-width column, or keys
-//! of at most 8 bytes such as short strings) and span fewer than about a million
+//! of at most 8 bytes such as short strings) and span fewer than about four million
 //! values, the worker keeps an array indexed by `key - base` in
 //! front of its hash table, grown on demand for keys up to 8 million past the base
 //! (sorted keys such as `l_orderkey` climb steadily): a key seen before finds its group with one subtraction and
@@ -21,8 +21,10 @@ use crate::hash_table::{hash_word, KeyTable};
 const MAX_SPAN: u64 = 1 << 23;
 
 /// The widest range of keys of the first chunk that sets up an index: beyond it the
-/// keys look spread out rather than dense.
-const FIRST_SPAN: u64 = 1 << 20;
+/// keys look spread out rather than dense. 2,048 keys drawn from 1.5M customer keys
+/// span nearly all of them (TPC-H Q13 at SF 10, grouped by `c_custkey` in the
+/// orders' order: 1.04-1.22 s with the hash table, 0.81-0.93 s with an index).
+const FIRST_SPAN: u64 = 1 << 22;
 
 pub struct DenseIndex {
     base: u64,
