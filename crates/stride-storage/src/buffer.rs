@@ -132,10 +132,12 @@ impl BufferPool {
     /// segment's.
     pub fn memory_segment(
         self: &Arc<Self>,
-        bytes: Vec<u8>,
+        mut bytes: Vec<u8>,
         ty: DataType,
         len: usize,
     ) -> Arc<Segment> {
+        // What the table is counted to hold is the bytes' length: no spare room.
+        bytes.shrink_to_fit();
         let id = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.next_id += 1;
