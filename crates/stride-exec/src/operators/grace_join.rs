@@ -28,6 +28,7 @@
 //! right so: a probe row meets every build row of its key in its partition, and a
 //! partition's late rows come once all its probe rows have been seen.
 
+use super::chunk_bytes;
 use super::hash_join::{BuildRows, JoinProbe, JoinSpec};
 use crate::coalesce::concat_column;
 use crate::context::QueryContext;
@@ -40,9 +41,8 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use stride_common::memory::{MemoryTag, Reservation};
-use stride_common::{DataChunk, Error, Result, SelectionVector, VectorData, VECTOR_SIZE};
+use stride_common::{DataChunk, Error, Result, SelectionVector, VECTOR_SIZE};
 use stride_sql::plan::Expr;
-use stride_storage::size::columns_bytes;
 
 /// About what indexing adds per build row (key table slots and entries, chains,
 /// Bloom filter, encoded keys while it builds); `JoinProbe::new` reserves the exact
@@ -55,26 +55,6 @@ const MAX_BITS: u32 = 8;
 /// Splits deeper than this give up (each level hashes with a new seed, so rows of
 /// different keys part long before).
 const MAX_LEVEL: u32 = 12;
-
-/// Bytes a chunk's rows hold as a build side keeps them: fixed-width values at their
-/// width, strings as their views plus the bytes of those too long for a view (not the
-/// heap buffers that a scan's chunks share), lists by [`columns_bytes`].
-pub fn chunk_bytes(chunk: &DataChunk) -> u64 {
-    let mut seen = HashSet::new();
-    let bytes: usize = chunk
-        .columns
-        .iter()
-        .map(|c| match &c.data {
-            VectorData::Str(s) => s
-                .views
-                .iter()
-                .map(|v| 16 + if v.is_inline() { 0 } else { v.len() })
-                .sum(),
-            _ => columns_bytes(std::slice::from_ref(c), &mut seen),
-        })
-        .sum();
-    bytes as u64
-}
 
 /// What the join may use: the limit less what other parts hold (the buffer pool's
 /// cache gives way), counting `held` (the join's own reservation) as free.
