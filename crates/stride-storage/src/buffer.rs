@@ -132,21 +132,16 @@ impl BufferPool {
     /// segment's.
     pub fn memory_segment(
         self: &Arc<Self>,
-        mut bytes: Vec<u8>,
+        bytes: Vec<u8>,
         ty: DataType,
         len: usize,
     ) -> Arc<Segment> {
-        // What the table is counted to hold is the bytes' length: no spare room.
-        bytes.shrink_to_fit();
         let id = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.next_id += 1;
             state.next_id
         };
-        let codec = bytes.first().copied().unwrap_or(0);
-        let segment = Segment::new(id, Place::Memory(bytes), ty, len, Arc::downgrade(self));
-        segment.set_codec(codec);
-        Arc::new(segment)
+        Segment::in_memory(id, bytes, ty, len, Arc::downgrade(self))
     }
 
     /// The blocks of every segment still alive.
@@ -311,6 +306,19 @@ impl Segment {
             cached: Mutex::new(Cached::None),
             codec: OnceLock::new(),
         }
+    }
+
+    /// A segment of `bytes` kept in memory (its codec is their first byte).
+    fn in_memory(
+        id: u64,
+        mut bytes: Vec<u8>,
+        ty: DataType,
+        len: usize,
+        pool: Weak<BufferPool>,
+    ) -> Arc<Segment> {
+        // What the table is counted to hold is the bytes' length: no spare room.
+        bytes.shrink_to_fit();
+        Arc::new(Segment::new(id, Place::Memory(bytes), ty, len, pool))
     }
 
     /// Where the segment is in the database file; `None` for one kept in memory.
@@ -497,18 +505,7 @@ impl Segment {
             .map_err(|e| self.damaged(e))?;
         let segment = match self.pool.upgrade() {
             Some(pool) => pool.memory_segment(cut, self.ty.clone(), keep.len()),
-            None => {
-                let codec = cut.first().copied().unwrap_or(0);
-                let s = Segment::new(
-                    0,
-                    Place::Memory(cut),
-                    self.ty.clone(),
-                    keep.len(),
-                    Weak::new(),
-                );
-                s.set_codec(codec);
-                Arc::new(s)
-            }
+            None => Segment::in_memory(0, cut, self.ty.clone(), keep.len(), Weak::new()),
         };
         Ok((segment, zone))
     }

@@ -518,8 +518,9 @@ impl Connection {
     /// them: it counts against memory_limit from now on. Once they pass
     /// 1/[`COMPRESS_TABLES_PAST`] of the limit, their row groups are kept compressed
     /// (decoded copies live in the buffer pool, which drops them under pressure), as a
-    /// database file's are, and so are the row groups every later statement adds;
-    /// smaller databases stay decoded, the fastest to scan.
+    /// database file's are, and so are the row groups every later statement adds
+    /// while any of those tables is left; smaller databases stay decoded, the fastest
+    /// to scan.
     fn account_tables(&self) -> Result<()> {
         let accountant = self.pool.accountant();
         let mut bytes = self.databases.memory_bytes();

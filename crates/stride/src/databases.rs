@@ -82,11 +82,10 @@ pub(crate) struct Databases {
     /// Each table's bytes in memory when last counted (`memory_bytes`), by address.
     table_bytes: Mutex<HashMap<usize, Counted>>,
     /// In-memory tables as they were when last compressed (`compress_tables`), by
-    /// address (held, so the address is not reused).
+    /// address (held, so the address is not reused). Not empty once tables were
+    /// compressed: from then on every statement compresses what it added (see
+    /// `Connection::account_tables`).
     compressed: Mutex<HashMap<usize, (Arc<Table>, TableStamp)>>,
-    /// Set once tables were compressed: from then on every statement compresses
-    /// what it added (see `Connection::account_tables`).
-    compressing: std::sync::atomic::AtomicBool,
     /// The next ATTACH's slot (slots are not reused, so a plan's ids never name a
     /// database attached after it was bound).
     next_slot: Mutex<u64>,
@@ -100,7 +99,6 @@ impl Databases {
             list: RwLock::new(vec![Arc::new(main)]),
             table_bytes: Mutex::new(HashMap::new()),
             compressed: Mutex::new(HashMap::new()),
-            compressing: Default::default(),
             next_slot: Mutex::new(1),
             ids: Default::default(),
         }
@@ -139,8 +137,6 @@ impl Databases {
     /// checkpoint does this for a file's tables). Returns how many row groups were
     /// compressed.
     pub fn compress_tables(&self, pool: &Arc<BufferPool>) -> Result<usize> {
-        self.compressing
-            .store(true, std::sync::atomic::Ordering::Relaxed);
         let mut done = self.compressed.lock().unwrap_or_else(|e| e.into_inner());
         let mut next = HashMap::new();
         let mut compressed = 0;
@@ -165,9 +161,14 @@ impl Databases {
         Ok(compressed)
     }
 
-    /// Whether tables were compressed before ([`Databases::compress_tables`]).
+    /// Whether in-memory tables were compressed before and still exist
+    /// ([`Databases::compress_tables`]).
     pub fn compressing(&self) -> bool {
-        self.compressing.load(std::sync::atomic::Ordering::Relaxed)
+        !self
+            .compressed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
     /// The database opened first.

@@ -573,7 +573,7 @@ impl<'a> HashAggregate<'a> {
             .div_ceil(MERGE_GROUPS)
             .next_power_of_two()
             .trailing_zeros())
-        .clamp(6, 10);
+        .clamp(6, ORDER_BITS);
         let parts = 1usize << bits;
         // Each table's groups, bucketed by partition once.
         let buckets: Vec<Vec<Vec<u32>>> = tables
