@@ -11,6 +11,7 @@
 pub mod binder;
 pub mod catalog;
 mod frame_exclude;
+pub mod literal_insert;
 pub mod optimizer;
 pub mod parser;
 mod pivot_syntax;

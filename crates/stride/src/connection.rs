@@ -679,26 +679,39 @@ impl Connection {
         params: &[ScalarValue],
         ctx: &Arc<QueryContext>,
     ) -> Result<Planned> {
+        let settings = ctx.settings.clone();
+        let ids = self.statement_ids();
+        let binder = || -> Result<Binder> {
+            Ok(Binder::new(Arc::new(self.catalog_view()?), &settings)
+                .with_query_text(sql)
+                .with_session_ids(ids)
+                .with_params(params.to_vec())
+                .with_registered(self.registered())
+                .with_prepared(self.prepared())
+                .with_temp_macros(self.temp_macros())
+                .with_variables(self.variables())
+                .with_runner(Arc::new(BindRunner {
+                    catalogs: self.catalogs(),
+                    ctx: ctx.clone(),
+                })))
+        };
+        // INSERT ... VALUES of plain literals skips the parser; any error is reported
+        // by the general path.
+        if let Some(insert) = stride_sql::literal_insert::parse(sql).filter(|_| params.is_empty()) {
+            let mut binder = binder()?;
+            if let Ok(bound) = binder.bind_literal_insert(&insert) {
+                let store = self.store_named(binder.written_database())?;
+                drop(binder);
+                return self.run_bound(bound, &store, &settings, ctx);
+            }
+        }
         let stmts = stride_sql::parser::parse(sql)?;
         let stmt = match stmts.as_slice() {
             [s] => s,
             [] => return Err(Error::invalid_input("no statement to execute")),
             _ => return Err(Error::invalid_input("execute_one takes a single statement")),
         };
-        let settings = ctx.settings.clone();
-        let ids = self.statement_ids();
-        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
-            .with_query_text(sql)
-            .with_session_ids(ids)
-            .with_params(params.to_vec())
-            .with_registered(self.registered())
-            .with_prepared(self.prepared())
-            .with_temp_macros(self.temp_macros())
-            .with_variables(self.variables())
-            .with_runner(Arc::new(BindRunner {
-                catalogs: self.catalogs(),
-                ctx: ctx.clone(),
-            }));
+        let mut binder = binder()?;
         let bound = binder.bind_statement(stmt)?;
         let store = self.store_named(binder.written_database())?;
         drop(binder);

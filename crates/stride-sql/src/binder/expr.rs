@@ -1308,7 +1308,7 @@ fn reg_type(t: &ast::DataType) -> Option<super::system::RegType> {
     }
 }
 
-fn negate_literal(v: ScalarValue) -> Result<ScalarValue> {
+pub(super) fn negate_literal(v: ScalarValue) -> Result<ScalarValue> {
     Ok(match v {
         ScalarValue::Integer(i) => ScalarValue::Integer(-i),
         ScalarValue::BigInt(2_147_483_648) => ScalarValue::Integer(i32::MIN),

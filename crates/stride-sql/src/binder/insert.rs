@@ -9,12 +9,20 @@
 //! IGNORE` / `INSERT OR REPLACE`) says what happens to a row whose unique key is
 //! taken: bound here as an [`OnConflict`], carried out by the facade.
 
-use super::expr::{bool_expr, cast_expr, ident_name, ExprCtx};
+use super::expr::{bool_expr, cast_expr, ident_name, negate_literal, ExprCtx};
 use super::scope::Scope;
+use super::types::number_literal;
 use super::{Binder, BoundStatement};
-use crate::plan::{Expr, Field, LogicalPlan};
+use crate::literal_insert::{Literal, LiteralInsert};
+use crate::plan::{
+    Expr, Field, LogicalPlan, RegisteredData, RegisteredRelation, RegisteredRows, TableFunction,
+};
 use sqlparser::ast;
-use stride_common::{ColumnSchema, DataType, Error, Result, TableSchema};
+use std::sync::Arc;
+use stride_common::{
+    ColumnSchema, DataChunk, DataType, Error, Result, ScalarValue, TableSchema, Vector,
+};
+use stride_functions::cast_typed_scalar;
 
 /// `INSERT INTO t BY NAME query`: the table column each of the query's columns fills,
 /// matched by name (case-insensitively).
@@ -118,6 +126,41 @@ fn values_query(rows: Vec<Vec<ast::Expr>>) -> Result<ast::Query> {
     }
 }
 
+/// The table columns an INSERT's values fill: the `columns` it names, or all of
+/// them in order.
+fn insert_targets(
+    name: &str,
+    schema: &TableSchema,
+    columns: &[ast::ObjectName],
+) -> Result<Vec<usize>> {
+    if columns.is_empty() {
+        return Ok((0..schema.columns.len()).collect());
+    }
+    let mut t = Vec::with_capacity(columns.len());
+    for c in columns {
+        let cname = match c.0.last() {
+            Some(ast::ObjectNamePart::Identifier(id)) => ident_name(id),
+            _ => return Err(Error::binder(format!("invalid column name {c}"))),
+        };
+        let idx = schema.column_index(&cname).ok_or_else(|| {
+            let mut msg = format!("Table \"{name}\" does not have a column with name \"{cname}\"");
+            if let Some(s) =
+                super::did_you_mean(&cname, schema.columns.iter().map(|c| c.name.as_str()))
+            {
+                msg.push_str(&format!(". Did you mean \"{s}\"?"));
+            }
+            Error::binder(msg)
+        })?;
+        if t.contains(&idx) {
+            return Err(Error::binder(format!(
+                "column \"{cname}\" specified more than once"
+            )));
+        }
+        t.push(idx);
+    }
+    Ok(t)
+}
+
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, ins: &ast::Insert) -> Result<BoundStatement> {
         let (catalog, name) = match &ins.table {
@@ -132,33 +175,10 @@ impl Binder<'_> {
             .table(&name)
             .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
         let by_name = crate::parser::is_insert_by_name(ins);
-        let targets: Vec<usize> = if by_name || ins.columns.is_empty() {
+        let targets = if by_name {
             (0..schema.columns.len()).collect()
         } else {
-            let mut t = Vec::new();
-            for c in &ins.columns {
-                let cname = match c.0.last() {
-                    Some(ast::ObjectNamePart::Identifier(id)) => ident_name(id),
-                    _ => return Err(Error::binder(format!("invalid column name {c}"))),
-                };
-                let idx = schema.column_index(&cname).ok_or_else(|| {
-                    let mut msg =
-                        format!("Table \"{name}\" does not have a column with name \"{cname}\"");
-                    if let Some(s) =
-                        super::did_you_mean(&cname, schema.columns.iter().map(|c| c.name.as_str()))
-                    {
-                        msg.push_str(&format!(". Did you mean \"{s}\"?"));
-                    }
-                    Error::binder(msg)
-                })?;
-                if t.contains(&idx) {
-                    return Err(Error::binder(format!(
-                        "column \"{cname}\" specified more than once"
-                    )));
-                }
-                t.push(idx);
-            }
-            t
+            insert_targets(&name, &schema, &ins.columns)?
         };
         // `DEFAULT VALUES`, and `DEFAULT` in a VALUES row: the column's default.
         let owned;
@@ -209,6 +229,112 @@ impl Binder<'_> {
         } else {
             targets
         };
+        let source = self.insert_source(&name, &schema, &targets, plan)?;
+        let returning = match &ins.returning {
+            Some(items) => {
+                let qual = ins
+                    .table_alias
+                    .as_ref()
+                    .map_or(schema.name.clone(), |a| ident_name(&a.alias));
+                let columns = schema
+                    .columns
+                    .iter()
+                    .map(|c| Field::of_column(c).with_qualifier(Some(qual.clone())))
+                    .collect();
+                Some(self.bind_returning(items, columns)?)
+            }
+            None => None,
+        };
+        let on_conflict = self.bind_on_conflict(ins, &*catalog, table_id, &schema)?;
+        Ok(BoundStatement::Insert {
+            table_id,
+            table: schema.name.clone(),
+            source,
+            returning,
+            on_conflict,
+        })
+    }
+
+    /// `INSERT INTO t [(columns)] VALUES` rows of plain literals, recognized by
+    /// [`crate::literal_insert`]: each target column's vector is filled straight from
+    /// its cells, typed as the general path types literals ([`super::expr::value_literal`],
+    /// [`number_literal`]) and cast as it casts them ([`cast_typed_scalar`]), so the
+    /// rows are the ones `bind_insert` would make. The caller takes the general path
+    /// on an error, to report it as that path does.
+    pub fn bind_literal_insert(&mut self, ins: &LiteralInsert) -> Result<BoundStatement> {
+        let (catalog, name) = self.target(&ins.table)?;
+        let (table_id, schema) = catalog
+            .table(&name)
+            .ok_or_else(|| Error::catalog(format!("Table with name {name} does not exist!")))?;
+        let targets = insert_targets(&name, &schema, &ins.columns)?;
+        if ins.width != targets.len() {
+            return Err(Error::binder(format!(
+                "table {name} has {} columns but {} values were supplied",
+                targets.len(),
+                ins.width
+            )));
+        }
+        let rows = ins.rows();
+        let mut columns = Vec::with_capacity(ins.width);
+        let mut fields = Vec::with_capacity(ins.width);
+        for (c, &t) in targets.iter().enumerate() {
+            let ty = &schema.columns[t].ty;
+            let mut column = Vector::with_capacity(ty, rows);
+            for cell in ins.cells[c..].iter().step_by(ins.width) {
+                let value = match cell {
+                    Literal::Null => ScalarValue::Null,
+                    Literal::Bool(b) => ScalarValue::Boolean(*b),
+                    Literal::String(s) => ScalarValue::Varchar(s.to_string()),
+                    Literal::Number { text, negative } => {
+                        let v = number_literal(text)?;
+                        if *negative {
+                            negate_literal(v)?
+                        } else {
+                            v
+                        }
+                    }
+                };
+                let from = value.data_type();
+                if from == *ty || from == DataType::Null {
+                    column.push(&value)?;
+                } else {
+                    column.push(&cast_typed_scalar(&value, &from, ty, false)?)?;
+                }
+            }
+            columns.push(column);
+            fields.push(Field::new(format!("col{c}"), ty.clone()));
+        }
+        let relation = RegisteredRelation {
+            names: fields.iter().map(|f| f.name.clone()).collect(),
+            types: fields.iter().map(|f| f.ty.clone()).collect(),
+            rows: RegisteredRows::Chunks(vec![DataChunk::new(columns, rows)]),
+        };
+        let plan = LogicalPlan::TableFunction {
+            func: TableFunction::Registered {
+                data: RegisteredData(Arc::new(relation)),
+                columns: (0..ins.width).collect(),
+            },
+            schema: fields,
+        };
+        let source = self.insert_source(&name, &schema, &targets, plan)?;
+        Ok(BoundStatement::Insert {
+            table_id,
+            table: schema.name.clone(),
+            source,
+            returning: None,
+            on_conflict: None,
+        })
+    }
+
+    /// The rows an INSERT appends: the source `plan`'s columns cast to the `targets`
+    /// columns' types, every other column its DEFAULT.
+    fn insert_source(
+        &mut self,
+        name: &str,
+        schema: &TableSchema,
+        targets: &[usize],
+        plan: LogicalPlan,
+    ) -> Result<LogicalPlan> {
         let got = plan.schema().len();
         if got != targets.len() {
             return Err(Error::binder(format!(
@@ -238,33 +364,10 @@ impl Binder<'_> {
             exprs.push(e);
         }
         let fields = schema.columns.iter().map(Field::of_column).collect();
-        let source = LogicalPlan::Project {
+        Ok(LogicalPlan::Project {
             input: Box::new(plan),
             exprs,
             schema: fields,
-        };
-        let returning = match &ins.returning {
-            Some(items) => {
-                let qual = ins
-                    .table_alias
-                    .as_ref()
-                    .map_or(schema.name.clone(), |a| ident_name(&a.alias));
-                let columns = schema
-                    .columns
-                    .iter()
-                    .map(|c| Field::of_column(c).with_qualifier(Some(qual.clone())))
-                    .collect();
-                Some(self.bind_returning(items, columns)?)
-            }
-            None => None,
-        };
-        let on_conflict = self.bind_on_conflict(ins, &*catalog, table_id, &schema)?;
-        Ok(BoundStatement::Insert {
-            table_id,
-            table: schema.name.clone(),
-            source,
-            returning,
-            on_conflict,
         })
     }
 
