@@ -74,7 +74,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--inserts", type=int, default=2000)
-    ap.add_argument("--batches", type=int, default=50, help="1,000-row INSERTs for d)")
+    ap.add_argument("--batches", type=int, default=200, help="1,000-row INSERTs for d)")
     ap.add_argument("--inserts-only", action="store_true", help="run d) alone")
     args = ap.parse_args()
     duckdb = ensure("duckdb", "duckdb")
