@@ -27,7 +27,7 @@ use crate::operators::grace_join::{BuildSink, HashJoin};
 use crate::operators::hash_aggregate::HashAggregate;
 use crate::operators::hash_join::JoinSpec;
 use crate::operators::limit::LimitSink;
-use crate::operators::materialize::{MaterializeSink, Part};
+use crate::operators::materialize::{MakePart, MaterializeSink, Part};
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::operators::set_op;
 use crate::operators::sort::SortSink;
@@ -525,8 +525,22 @@ pub fn execute_collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Da
 /// Runs a plan to completion into table-ready parts: one set of columns per morsel,
 /// in input order (for CREATE TABLE AS and INSERT).
 pub fn execute_materialize(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Part>> {
+    let keep = |part: Part| {
+        let bytes = crate::operators::chunk_bytes(&DataChunk::new(part.0.clone(), part.1));
+        Ok((part, bytes))
+    };
+    execute_materialize_into(plan, ctx, &keep)
+}
+
+/// [`execute_materialize`], each morsel's part made into a `T` by `make` on the worker
+/// that built it (a bulk load into a file encodes it there); in input order.
+pub fn execute_materialize_into<T: Send>(
+    plan: &PhysicalPlan,
+    ctx: &QueryContext,
+    make: &MakePart<'_, T>,
+) -> Result<Vec<T>> {
     let p = build(plan, ctx)?;
-    let sink = MaterializeSink::new(plan.types(), p.source.rows_per_morsel(), ctx);
+    let sink = MaterializeSink::new(plan.types(), p.source.rows_per_morsel(), make, ctx);
     pipeline::run(&p, &sink, ctx)?;
     Ok(sink.finish())
 }

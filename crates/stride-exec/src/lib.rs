@@ -54,7 +54,8 @@ pub mod zone_filters;
 
 pub use context::QueryContext;
 pub use executor::{
-    execute_collect, execute_materialize, execute_ordered, execute_stream, ResultStream, WouldBlock,
+    execute_collect, execute_materialize, execute_materialize_into, execute_ordered,
+    execute_stream, ResultStream, WouldBlock,
 };
 pub use physical_plan::PhysicalPlan;
 pub use progress::Progress;

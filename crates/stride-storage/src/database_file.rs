@@ -15,6 +15,7 @@
 
 use crate::block_file::BlockFile;
 use crate::buffer::BufferPool;
+use crate::bulk_load::EncodedGroup;
 use crate::catalog::Catalog;
 use crate::checkpoint::{self, StoredColumn};
 use crate::fs::FileSystem;
@@ -306,6 +307,34 @@ impl Writer<'_> {
         for (g, written) in groups.iter().zip(installs) {
             checkpoint::store_written(g, written);
         }
+        Ok(out)
+    }
+
+    /// [`DatabaseFile::write_groups`] for rows encoded already: writes them into free
+    /// blocks, syncs them, and returns the row groups of stored columns they make,
+    /// with where each column is.
+    pub fn write_encoded(
+        &mut self,
+        groups: Vec<EncodedGroup>,
+    ) -> Result<(Vec<Arc<RowGroup>>, Vec<Vec<StoredColumn>>)> {
+        let pool = self.db.pool.clone();
+        let mut w = self.state.blocks.writer();
+        let mut out = (
+            Vec::with_capacity(groups.len()),
+            Vec::with_capacity(groups.len()),
+        );
+        for g in groups {
+            let (group, columns) = g.write(&mut w, &pool)?;
+            out.0.push(group);
+            out.1.push(columns);
+        }
+        let result = w.commit_blocks();
+        if let Err(e) = &result {
+            if e.message.contains("cannot sync") {
+                self.state.failed = Some(e.message.clone());
+            }
+        }
+        result?;
         Ok(out)
     }
 

@@ -23,6 +23,7 @@ pub(crate) fn cores() -> usize {
 
 pub mod block_file;
 pub mod buffer;
+pub mod bulk_load;
 mod catalog;
 pub mod catalogs;
 pub mod checkpoint;

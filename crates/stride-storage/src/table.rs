@@ -9,6 +9,7 @@
 //! that outlives its position (`row_ids.rs`), and the table keeps the ids its recent
 //! deletes and updates changed ([`Table::changed_since`]).
 
+use crate::bulk_load::Piece;
 use crate::column::Column;
 use crate::row_ids::{RowIds, FORK_IDS};
 use crate::zone_map::{Bounds, Key};
@@ -430,29 +431,11 @@ impl Table {
         data: &TableData,
         parts: impl Iterator<Item = (&'a [Vector], usize)> + Clone,
     ) -> Result<Vec<HashSet<String>>> {
-        for (cols, _) in parts.clone() {
-            let fits = cols.len() == self.schema.columns.len()
-                && cols
-                    .iter()
-                    .zip(&self.schema.columns)
-                    .all(|(v, c)| v.ty == c.ty);
-            if !fits {
-                return Err(Error::new(
-                    stride_common::ErrorKind::Transaction,
-                    format!(
-                        "Transaction conflict: the rows do not fit table \"{}\" as it is now (its columns changed); run the statement again",
-                        self.schema.name
-                    ),
-                ));
-            }
-        }
         for (cols, len) in parts.clone() {
-            for (ci, col) in self.schema.columns.iter().enumerate() {
-                if col.not_null && (0..len).any(|i| !cols[ci].is_valid(i)) {
-                    return Err(Error::constraint(format!(
-                        "NOT NULL constraint failed: {}.{}",
-                        self.schema.name, col.name
-                    )));
+            self.check_fits(cols.iter().map(|v| v.ty.clone()))?;
+            for (v, col) in cols.iter().zip(&self.schema.columns) {
+                if col.not_null && (0..len).any(|i| !v.is_valid(i)) {
+                    return Err(self.null_in(col));
                 }
             }
         }
@@ -472,6 +455,99 @@ impl Table {
             }
         }
         Ok(new_keys)
+    }
+
+    /// [`Table::check`] for whole row groups, reading only what the constraints need:
+    /// NOT NULL columns' null counts from their zone maps, and the values of unique
+    /// keys' columns (a bulk load's groups are stored already: nothing else is
+    /// decoded).
+    fn check_groups(
+        &self,
+        data: &TableData,
+        groups: &[Arc<RowGroup>],
+    ) -> Result<Vec<HashSet<String>>> {
+        for g in groups {
+            let types = g.columns.iter().map(|c| c.data_type());
+            self.check_fits(types.collect::<Result<Vec<_>>>()?.into_iter())?;
+            for (c, col) in g.columns.iter().zip(&self.schema.columns) {
+                if col.not_null && c.zone(g.len)?.nulls > 0 {
+                    return Err(self.null_in(col));
+                }
+            }
+        }
+        let mut new_keys: Vec<HashSet<String>> =
+            data.unique.iter().map(|_| HashSet::new()).collect();
+        for (ki, key) in data.unique.iter().enumerate() {
+            for g in groups {
+                check_unique(
+                    &self.schema,
+                    &key.columns,
+                    &g.vectors_of(&key.columns)?,
+                    g.len,
+                    key.present()?,
+                    &mut new_keys[ki],
+                )?;
+            }
+        }
+        Ok(new_keys)
+    }
+
+    /// Fails unless rows of `types` fit the table's columns.
+    fn check_fits(
+        &self,
+        types: impl ExactSizeIterator<Item = stride_common::DataType>,
+    ) -> Result<()> {
+        let n = types.len();
+        let mut types = types.zip(&self.schema.columns);
+        if n != self.schema.columns.len() || !types.all(|(t, c)| t == c.ty) {
+            return Err(Error::new(
+                stride_common::ErrorKind::Transaction,
+                format!(
+                    "Transaction conflict: the rows do not fit table \"{}\" as it is now (its columns changed); run the statement again",
+                    self.schema.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn null_in(&self, col: &stride_common::ColumnSchema) -> Error {
+        Error::constraint(format!(
+            "NOT NULL constraint failed: {}.{}",
+            self.schema.name, col.name
+        ))
+    }
+
+    /// [`Table::check_append`] for a bulk load's pieces: those encoded already are
+    /// checked by their types and their zone maps' null counts (a load is encoded
+    /// only into a table without unique keys).
+    pub fn check_pieces(&self, pieces: &[Piece]) -> Result<()> {
+        let mut rows = Vec::new();
+        for p in pieces {
+            match p {
+                Piece::Rows(columns, len) => rows.push((columns.clone(), *len)),
+                Piece::Encoded(g) => {
+                    if self.has_unique_keys() {
+                        return Err(Error::internal(
+                            "rows encoded for a table with unique keys to check",
+                        ));
+                    }
+                    self.check_fits(g.types().iter().cloned())?;
+                    for (z, col) in g.zones().iter().zip(&self.schema.columns) {
+                        if col.not_null && z.nulls > 0 {
+                            return Err(self.null_in(col));
+                        }
+                    }
+                }
+            }
+        }
+        self.check_append(&rows)
+    }
+
+    /// Whether appended rows are checked against unique keys (PRIMARY KEY, UNIQUE,
+    /// unique indexes).
+    pub fn has_unique_keys(&self) -> bool {
+        self.data.read().map_or(true, |d| !d.unique.is_empty())
     }
 
     /// Whether appending `parts` would pass the table's constraints (checked before
@@ -500,11 +576,7 @@ impl Table {
             .write()
             .map_err(|_| Error::internal("table lock poisoned"))?;
         self.build_keys(&mut data)?;
-        let loaded = groups
-            .iter()
-            .map(|g| Ok((g.vectors()?, g.len)))
-            .collect::<Result<Vec<_>>>()?;
-        let new_keys = self.check(&data, loaded.iter().map(|(c, n)| (c.as_slice(), *n)))?;
+        let new_keys = self.check_groups(&data, &groups)?;
         add_keys(&mut data, new_keys);
         let n = groups.iter().map(|g| g.len).sum();
         for g in groups {

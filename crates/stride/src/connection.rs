@@ -54,6 +54,7 @@ use stride_exec::{planner, QueryContext, TableStatistics};
 use stride_io::csv::CsvReader;
 use stride_sql::binder::{Benchmark, Binder, BoundStatement};
 use stride_sql::plan::RegisteredRelation;
+use stride_storage::bulk_load::Piece;
 use stride_storage::catalogs::local_id;
 use stride_storage::fs::{FileSystem, OsFileSystem};
 use stride_storage::{BufferPool, Catalog, Catalogs, DatabaseFile, Recovery, WalEntry};
@@ -823,7 +824,7 @@ impl Connection {
                     return Ok(Planned::Done(QueryResult::done(Some(0))));
                 }
                 let rows = match &source {
-                    Some(plan) => Some(self.materialize(plan, ctx)?),
+                    Some(plan) => Some(self.materialize_pieces(store, false, plan, ctx)?),
                     None => None,
                 };
                 let mut writer = self.writer(store)?;
@@ -874,18 +875,27 @@ impl Connection {
                 returning,
                 on_conflict,
             } => {
-                let parts = self.materialize(&source, ctx)?;
                 let t = self
                     .catalog_of(store)
                     .table_by_id(local_id(table_id))
                     .ok_or_else(|| {
                         Error::catalog(format!("Table with name {table} does not exist!"))
                     })?;
-                let (n, images) = match &on_conflict {
-                    Some(on) => self.upsert(store, &t, parts, on, returning.is_some(), ctx)?,
-                    None => {
-                        let images = returning.as_ref().map(|_| parts.clone());
-                        (self.insert(store, &t, parts)?, images)
+                let (n, images) = match (&on_conflict, &returning) {
+                    (None, None) => {
+                        let unique = t.has_unique_keys();
+                        let pieces = self.materialize_pieces(store, unique, &source, ctx)?;
+                        (self.insert(store, &t, pieces)?, None)
+                    }
+                    (Some(on), _) => {
+                        let parts = self.materialize(&source, ctx)?;
+                        self.upsert(store, &t, parts, on, returning.is_some(), ctx)?
+                    }
+                    (None, Some(_)) => {
+                        let parts = self.materialize(&source, ctx)?;
+                        let images = Some(parts.clone());
+                        let pieces = parts.into_iter().map(|(c, n)| Piece::Rows(c, n));
+                        (self.insert(store, &t, pieces.collect())?, images)
                     }
                 };
                 let mut r = match (returning, images) {

@@ -42,7 +42,6 @@ impl Connection {
     pub fn copy_in(&self, copy: &CopyFromStdin, data: Vec<u8>) -> Result<u64> {
         let ctx = self.new_context();
         let plan = copy.plan(data)?;
-        let parts = self.materialize(&plan, &ctx)?;
         let store = self.store_of(copy.table_id)?;
         let table = self
             .catalog_of(&store)
@@ -53,7 +52,8 @@ impl Connection {
                     copy.table.name
                 ))
             })?;
-        let n = self.insert(&store, &table, parts)?;
+        let pieces = self.materialize_pieces(&store, table.has_unique_keys(), &plan, &ctx)?;
+        let n = self.insert(&store, &table, pieces)?;
         Ok(n as u64)
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use stride_common::{DataChunk, Error, Result, Vector, VECTOR_SIZE};
 use stride_exec::QueryContext;
 use stride_sql::binder::OnConflict;
+use stride_storage::bulk_load::Piece;
 use stride_storage::{key_of, Table, WalEntry};
 
 /// Parts of flat vectors and their row counts.
@@ -199,7 +200,10 @@ impl Connection {
                 &mut writer,
                 &table.schema.name,
                 &table.schema.types(),
-                new_parts,
+                new_parts
+                    .into_iter()
+                    .map(|(c, n)| Piece::Rows(c, n))
+                    .collect(),
             )?;
             entries.push(load.entry());
             Some(load)

@@ -15,9 +15,10 @@ use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Error, Result, TableSchema, Vector};
 use stride_exec::QueryContext;
 use stride_sql::binder::Returning;
+use stride_storage::bulk_load::{encoded_groups, Piece};
 use stride_storage::catalogs::local_id;
 use stride_storage::checkpoint::StoredColumn;
-use stride_storage::{row_groups_of, RowGroup, Table, WalEntry};
+use stride_storage::{RowGroup, Table, WalEntry};
 
 impl Connection {
     /// DELETE (`columns` empty) and UPDATE: runs `plan` for the row ids (and new
@@ -115,12 +116,42 @@ impl Connection {
         Ok(r)
     }
 
+    /// Runs `plan` for rows to append to a table in `store` (with unique keys to
+    /// check: `unique`). When they go straight into the database file
+    /// (autocommit, no unique key), each morsel's rows are encoded on the worker that
+    /// read them ([`Piece::of`]).
+    pub(crate) fn materialize_pieces(
+        &self,
+        store: &Store,
+        unique: bool,
+        plan: &stride_sql::plan::LogicalPlan,
+        ctx: &QueryContext,
+    ) -> Result<Vec<Piece>> {
+        let autocommit = self.transaction.lock().is_ok_and(|t| t.is_none());
+        let to_file = store.file.as_ref().is_some_and(|f| !f.read_only);
+        if unique || !autocommit || !to_file {
+            let parts = self.materialize(plan, ctx)?;
+            return Ok(parts.into_iter().map(|(c, n)| Piece::Rows(c, n)).collect());
+        }
+        let make = |(columns, len): (Vec<Vector>, usize)| -> Result<(Piece, u64)> {
+            let piece = Piece::of(columns, len);
+            let bytes = match &piece {
+                Piece::Encoded(g) => g.size() as u64,
+                Piece::Rows(c, n) => {
+                    stride_exec::operators::chunk_bytes(&DataChunk::new(c.clone(), *n))
+                }
+            };
+            Ok((piece, bytes))
+        };
+        stride_exec::execute_materialize_into(&self.physical(plan, ctx)?, ctx, &make)
+    }
+
     /// Appends rows to `table` (INSERT, COPY): checked, logged, then applied.
     pub(crate) fn insert(
         &self,
         store: &Store,
         table: &Arc<Table>,
-        parts: Vec<(Vec<Vector>, usize)>,
+        pieces: Vec<Piece>,
     ) -> Result<usize> {
         let mut writer = self.writer(store)?;
         // The table may have been altered or replaced while the rows were computed.
@@ -129,14 +160,15 @@ impl Connection {
             return Err(changed_meanwhile(&table.schema.name));
         }
         if writer.file.is_none() && writer.transaction.is_none() {
-            return table.append_parts(parts);
+            let parts = pieces.into_iter().map(Piece::into_rows);
+            return table.append_parts(parts.collect::<Result<_>>()?);
         }
-        table.check_append(&parts)?;
+        table.check_pieces(&pieces)?;
         let load = Load::new(
             &mut writer,
             &table.schema.name,
             &table.schema.types(),
-            parts,
+            pieces,
         )?;
         log(&mut writer, &[load.entry()])?;
         let n = load.apply(table)?;
@@ -164,21 +196,27 @@ impl Load {
         writer: &mut WriteLock<'_>,
         table: &str,
         types: &[DataType],
-        parts: Vec<(Vec<Vector>, usize)>,
+        pieces: Vec<Piece>,
     ) -> Result<Load> {
-        let rows: usize = parts.iter().map(|(_, n)| n).sum();
+        let rows: usize = pieces.iter().map(Piece::len).sum();
+        let encoded = pieces.iter().any(|p| matches!(p, Piece::Encoded(_)));
         let table = table.to_string();
         match &mut writer.file {
-            Some(w) if rows >= stride_common::MORSEL_SIZE => {
-                let groups = row_groups_of(types, parts);
-                let columns = w.write_groups(&groups)?;
+            Some(w) if rows >= stride_common::MORSEL_SIZE || encoded => {
+                let (groups, columns) = w.write_encoded(encoded_groups(types, pieces)?)?;
                 Ok(Load::Stored {
                     table,
                     groups,
                     columns,
                 })
             }
-            _ => Ok(Load::Logged { table, parts }),
+            _ => {
+                let parts = pieces.into_iter().map(Piece::into_rows);
+                Ok(Load::Logged {
+                    table,
+                    parts: parts.collect::<Result<_>>()?,
+                })
+            }
         }
     }
 
