@@ -491,16 +491,7 @@ impl Connection {
         let settings = self.settings();
         let mut all = params.to_vec();
         all.resize(all.len().max(MAX_PARAMS_DESCRIBED), ScalarValue::Null);
-        let mut binder = Binder::new(Arc::new(self.catalog_view()?), &settings)
-            .with_params(all)
-            .with_registered(self.registered())
-            .with_prepared(self.prepared())
-            .with_temp_macros(self.temp_macros())
-            .with_variables(self.variables())
-            .with_runner(Arc::new(BindRunner {
-                catalogs: self.catalogs(),
-                ctx: self.new_context(),
-            }));
+        let mut binder = self.binder(&settings, all, self.new_context())?;
         let bound = binder.bind_statement(stmt)?;
         let parameters = binder.parameter_types().to_vec();
         let columns = match bound {
@@ -674,6 +665,25 @@ impl Connection {
         })
     }
 
+    /// A binder over this session's catalogs, relations, macros and variables.
+    fn binder<'s>(
+        &self,
+        settings: &'s Settings,
+        params: Vec<ScalarValue>,
+        ctx: Arc<QueryContext>,
+    ) -> Result<Binder<'s>> {
+        Ok(Binder::new(Arc::new(self.catalog_view()?), settings)
+            .with_params(params)
+            .with_registered(self.registered())
+            .with_prepared(self.prepared())
+            .with_temp_macros(self.temp_macros())
+            .with_variables(self.variables())
+            .with_runner(Arc::new(BindRunner {
+                catalogs: self.catalogs(),
+                ctx,
+            })))
+    }
+
     fn plan_statement(
         &self,
         sql: &str,
@@ -683,18 +693,10 @@ impl Connection {
         let settings = ctx.settings.clone();
         let ids = self.statement_ids();
         let binder = || -> Result<Binder> {
-            Ok(Binder::new(Arc::new(self.catalog_view()?), &settings)
+            Ok(self
+                .binder(&settings, params.to_vec(), ctx.clone())?
                 .with_query_text(sql)
-                .with_session_ids(ids)
-                .with_params(params.to_vec())
-                .with_registered(self.registered())
-                .with_prepared(self.prepared())
-                .with_temp_macros(self.temp_macros())
-                .with_variables(self.variables())
-                .with_runner(Arc::new(BindRunner {
-                    catalogs: self.catalogs(),
-                    ctx: ctx.clone(),
-                })))
+                .with_session_ids(ids))
         };
         // INSERT ... VALUES of plain literals skips the parser; any error is reported
         // by the general path.
