@@ -243,11 +243,18 @@ impl BlockFile {
     fn write_block(&self, id: u64, payload: &[u8]) -> Result<()> {
         let mut buf = vec![0u8; BLOCK_SIZE];
         buf[8..8 + payload.len()].copy_from_slice(payload);
+        self.write_filled(id, &mut buf, payload.len())
+    }
+
+    /// Writes block `id` from `buf` (BLOCK_SIZE bytes), whose payload (after the
+    /// 8-byte header) holds `len` bytes: the rest is zeroed, and the header filled in.
+    fn write_filled(&self, id: u64, buf: &mut [u8], len: usize) -> Result<()> {
+        buf[8 + len..].fill(0);
         let crc = crc32fast::hash(&buf[8..]);
         buf[0..4].copy_from_slice(&crc.to_le_bytes());
         buf[4..8].copy_from_slice(&(id as u32).to_le_bytes());
         self.file
-            .write_at(&buf, BLOCKS_START + id * BLOCK_SIZE as u64)
+            .write_at(buf, BLOCKS_START + id * BLOCK_SIZE as u64)
             .map_err(|e| self.io_error(&format!("write block {id} of"), e))
     }
 
@@ -311,6 +318,7 @@ impl BlockFile {
             file: self,
             taken: Vec::new(),
             current: None,
+            block: Vec::new(),
         }
     }
 }
@@ -356,8 +364,10 @@ fn decode_slot(buf: &[u8]) -> Option<Header> {
 pub struct BlockWriter<'a> {
     file: &'a mut BlockFile,
     taken: Vec<bool>,
-    /// The block being filled and its payload so far.
-    current: Option<(u64, Vec<u8>)>,
+    /// The block being filled and how many payload bytes it holds, in `block`.
+    current: Option<(u64, usize)>,
+    /// The block being filled, header space included (one buffer for every block).
+    block: Vec<u8>,
 }
 
 impl BlockWriter<'_> {
@@ -369,42 +379,47 @@ impl BlockWriter<'_> {
     pub fn write(&mut self, bytes: &[u8]) -> Result<Extent> {
         let fits = self
             .current
-            .as_ref()
-            .is_some_and(|(_, p)| PAYLOAD - p.len() >= bytes.len());
+            .is_some_and(|(_, len)| PAYLOAD - len >= bytes.len());
         if !fits && bytes.len() <= PAYLOAD {
             self.flush()?;
         }
         if self.current.is_none() {
-            let id = self.file.allocate(&mut self.taken);
-            self.current = Some((id, Vec::with_capacity(PAYLOAD)));
+            self.open_block();
         }
-        let (first, payload) = self.current.as_mut().expect("just ensured");
+        let (first, len) = self.current.expect("just ensured");
         let mut extent = Extent {
-            blocks: vec![*first],
-            offset: payload.len() as u32,
+            blocks: vec![first],
+            offset: len as u32,
             len: bytes.len() as u64,
         };
         let mut rest = bytes;
         loop {
-            let (_, payload) = self.current.as_mut().expect("a block is open");
-            let n = rest.len().min(PAYLOAD - payload.len());
-            payload.extend_from_slice(&rest[..n]);
+            let (id, len) = self.current.expect("a block is open");
+            let n = rest.len().min(PAYLOAD - len);
+            self.block[8 + len..8 + len + n].copy_from_slice(&rest[..n]);
+            self.current = Some((id, len + n));
             rest = &rest[n..];
             if rest.is_empty() {
                 break;
             }
             self.flush()?;
-            let id = self.file.allocate(&mut self.taken);
-            extent.blocks.push(id);
-            self.current = Some((id, Vec::with_capacity(PAYLOAD)));
+            extent.blocks.push(self.open_block());
         }
         Ok(extent)
     }
 
+    /// Starts filling a newly allocated block; returns its id.
+    fn open_block(&mut self) -> u64 {
+        let id = self.file.allocate(&mut self.taken);
+        self.block.resize(BLOCK_SIZE, 0);
+        self.current = Some((id, 0));
+        id
+    }
+
     /// Writes out the block being filled.
     pub fn flush(&mut self) -> Result<()> {
-        if let Some((id, payload)) = self.current.take() {
-            self.file.write_block(id, &payload)?;
+        if let Some((id, len)) = self.current.take() {
+            self.file.write_filled(id, &mut self.block, len)?;
         }
         Ok(())
     }
