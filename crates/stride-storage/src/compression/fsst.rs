@@ -264,7 +264,6 @@ pub fn build(strings: &[&[u8]]) -> SymbolTable {
                 prev = Some(t);
             });
         }
-        // Candidates: every token used, and every pair used, joined (≤ 8 bytes).
         // Candidates: every token used, and every pair used, joined (≤ 8 bytes), each
         // as its bytes in a big-endian word (so words order as the bytes do) and its
         // length; the same symbol from several pairs adds up its gains.
