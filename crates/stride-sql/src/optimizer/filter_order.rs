@@ -4,7 +4,9 @@
 //! comparisons; with the date range first, the IN list sees a seventh of the rows.
 //!
 //! Only conditions that cannot fail move, and only to the front: comparisons of
-//! columns and constants of numbers, dates and strings, and IS [NOT] NULL. Every other
+//! columns and constants of numbers, dates and strings, IN lists of constants, and
+//! IS [NOT] NULL. TPC-H Q16 filters part by a brand, a type pattern and
+//! `p_size IN (8 sizes)`: the sizes first leave the strings a sixth of the rows. Every other
 //! condition keeps its place relative to the others, so a guard such as `x <> 0`
 //! written before `y / x > 1` still runs first (it is one of those that move).
 
@@ -30,19 +32,28 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
 }
 
 /// Rank of a condition: 0 an equality of a fixed-width value with a constant, 1 a
-/// range on one, 2 a comparison of two fixed-width values, 3 the same over strings,
-/// 4 anything else (which keeps its order).
+/// range on one or an IN list of constants, 2 a comparison of two fixed-width values,
+/// 3 a comparison or IN list over strings, 4 anything else (which keeps its order).
 fn cost(e: &Expr) -> u8 {
+    let fixed = |e: &Expr| !(e.data_type() == DataType::Varchar || e.data_type().is_nested());
     match e {
         Expr::IsNull { expr, .. } if plain(expr) => 0,
+        Expr::InList { expr, list, .. }
+            if plain(expr) && list.iter().all(|x| matches!(x, Expr::Literal { .. })) =>
+        {
+            if fixed(expr) {
+                1
+            } else {
+                3
+            }
+        }
         Expr::Function { func, args } if is_comparison(func.func) && args.len() == 2 => {
             let (a, b) = (&args[0], &args[1]);
             if !plain(a) || !plain(b) {
                 return 4;
             }
-            let fixed = !(a.data_type() == DataType::Varchar || a.data_type().is_nested());
             let constant = matches!(a, Expr::Literal { .. }) || matches!(b, Expr::Literal { .. });
-            match (fixed, constant) {
+            match (fixed(a), constant) {
                 (true, true) if func.func == ScalarFunction::Eq => 0,
                 (true, true) => 1,
                 (true, false) => 2,
