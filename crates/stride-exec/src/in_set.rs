@@ -23,10 +23,15 @@ pub struct InSet {
     has_null: bool,
 }
 
+/// Sets this small are tested by comparing with each value.
+const SMALL_SET: usize = 8;
+
+type IntSet = HashSet<i128, foldhash::fast::RandomState>;
+
 #[derive(Debug, Clone)]
 enum Values {
     /// Integers of every width, DATE, TIMESTAMP, DECIMAL (unscaled), BOOLEAN.
-    Ints(HashSet<i128, foldhash::fast::RandomState>),
+    Ints(IntSet),
     Strs(HashSet<Vec<u8>, foldhash::fast::RandomState>),
 }
 
@@ -94,30 +99,62 @@ impl InSet {
 
     /// `x [NOT] IN (the list)` for the first `len` rows of `x`.
     pub fn test(&self, x: &Vector, len: usize, negated: bool) -> Vector {
-        let mut out = Vec::with_capacity(len);
+        let found = self.found(x, len);
         let mut validity = Validity::all_valid();
-        for i in 0..len {
-            if !x.is_valid(i) {
-                validity.set_invalid(i, len);
-                out.push(false);
-                continue;
-            }
-            let j = x.index(i);
-            let found = match (&self.values, &x.data) {
-                (Values::Strs(s), VectorData::Str(v)) => s.contains(v.bytes_of(&v.views[j])),
-                (Values::Ints(s), d) => s.contains(&int_at(d, j)),
-                _ => false,
-            };
-            if !found && self.has_null {
-                validity.set_invalid(i, len);
-                out.push(false);
-            } else {
-                out.push(found != negated);
+        let mut out = Vec::with_capacity(len);
+        if !x.validity.has_nulls() && !self.has_null {
+            out.extend(found.iter().map(|&f| f != negated));
+        } else {
+            for (i, &f) in found.iter().enumerate() {
+                // A NULL row, or one that matches nothing when a constant is NULL.
+                if !x.is_valid(i) || (!f && self.has_null) {
+                    validity.set_invalid(i, len);
+                    out.push(false);
+                } else {
+                    out.push(f != negated);
+                }
             }
         }
         let mut v = Vector::from_values(DataType::Boolean, out);
         v.validity = validity;
         v
+    }
+
+    /// For each of the first `len` rows of `x`, whether the set holds its value
+    /// (whatever it is for a NULL row). Integers are read in their own width, the
+    /// type decided once for all rows; a set of a few compares each row with them.
+    fn found(&self, x: &Vector, len: usize) -> Vec<bool> {
+        fn ints<T: Copy + Into<i128>>(set: &IntSet, values: &[T]) -> Vec<bool> {
+            if set.len() <= SMALL_SET {
+                let few: Vec<i128> = set.iter().copied().collect();
+                values.iter().map(|&v| few.contains(&v.into())).collect()
+            } else {
+                values.iter().map(|&v| set.contains(&v.into())).collect()
+            }
+        }
+        match (&self.values, &x.data) {
+            (Values::Ints(s), d) if !x.constant => match d {
+                VectorData::Bool(v) => ints(s, &v[..len]),
+                VectorData::I8(v) => ints(s, &v[..len]),
+                VectorData::I16(v) => ints(s, &v[..len]),
+                VectorData::I32(v) => ints(s, &v[..len]),
+                VectorData::I64(v) => ints(s, &v[..len]),
+                VectorData::I128(v) => ints(s, &v[..len]),
+                _ => vec![false; len],
+            },
+            (values, d) => (0..len)
+                .map(|i| {
+                    let j = x.index(i);
+                    match (values, d) {
+                        (Values::Strs(s), VectorData::Str(v)) => {
+                            s.contains(v.bytes_of(&v.views[j]))
+                        }
+                        (Values::Ints(s), d) => s.contains(&int_at(d, j)),
+                        _ => false,
+                    }
+                })
+                .collect(),
+        }
     }
 }
 
