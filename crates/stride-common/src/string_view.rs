@@ -398,7 +398,14 @@ impl StringVector {
     /// few, so that later takes share it instead of copying strings: worth it for a
     /// vector many takes read, like a hash join's build side.
     pub fn compact(&mut self) {
-        if self.buffers.len() <= SHARE_LIMIT {
+        self.compact_to(SHARE_LIMIT);
+    }
+
+    /// Gathers the long strings into one buffer when they are spread over more than
+    /// `max` buffers. A table's row group is compacted to one: every scan of it clones
+    /// and drops its buffer list once per chunk and column.
+    pub fn compact_to(&mut self, max: usize) {
+        if self.buffers.len() <= max {
             return;
         }
         let long: usize = self
@@ -488,6 +495,29 @@ impl StringVector {
         out
     }
 
+    /// [`StringVector::equal_to`] for the rows `rows`, in that order: a filter's later
+    /// terms compare only the rows the earlier ones kept, where they are.
+    pub fn equal_at(&self, rows: &[u32], s: &[u8]) -> Vec<bool> {
+        let c = StringVector::default().make_view_of_bytes(s);
+        if c.is_inline() {
+            let [c0, c1] = c.words();
+            return rows
+                .iter()
+                .map(|&i| {
+                    let [v0, v1] = self.views[i as usize].words();
+                    (v0 ^ c0) | (v1 ^ c1) == 0
+                })
+                .collect();
+        }
+        let head = c.head();
+        rows.iter()
+            .map(|&i| {
+                let v = &self.views[i as usize];
+                v.head() == head && same_tail(self.bytes_of(v), s)
+            })
+            .collect()
+    }
+
     /// Equality of row `i` here and row `j` in `other`, prefix first.
     #[inline]
     pub fn eq_at(&self, i: usize, other: &StringVector, j: usize) -> bool {
@@ -570,11 +600,36 @@ mod tests {
             let got = sv.equal_to(strings.len(), probe.as_bytes());
             let want: Vec<bool> = strings.iter().map(|s| s == probe).collect();
             assert_eq!(got, want, "{probe:?}");
+            // The same for chosen rows, in any order.
+            let rows: Vec<u32> = (0..strings.len() as u32).rev().step_by(3).collect();
+            let at: Vec<bool> = rows.iter().map(|&r| want[r as usize]).collect();
+            assert_eq!(sv.equal_at(&rows, probe.as_bytes()), at, "{probe:?}");
             let j = strings.iter().position(|s| s == probe).unwrap();
             for (i, s) in strings.iter().enumerate() {
                 assert_eq!(sv.eq_at(i, &sv, j), s == probe, "{s:?} = {probe:?}");
             }
         }
+    }
+
+    /// Strings appended from many vectors keep their values when compacted into one
+    /// buffer.
+    #[test]
+    fn compacting_gathers_long_strings_into_one_buffer() {
+        let mut sv = StringVector::default();
+        for k in 0..10 {
+            let mut part = StringVector::default();
+            part.push(&format!("part {k}, a string longer than twelve bytes"));
+            part.push("short");
+            sv.append(&part);
+        }
+        assert_eq!(sv.buffers.len(), 10);
+        let before: Vec<String> = (0..sv.len()).map(|i| sv.get(i).to_string()).collect();
+        sv.compact_to(10);
+        assert_eq!(sv.buffers.len(), 10);
+        sv.compact_to(1);
+        assert_eq!(sv.buffers.len(), 1);
+        let after: Vec<String> = (0..sv.len()).map(|i| sv.get(i).to_string()).collect();
+        assert_eq!(after, before);
     }
 
     #[test]

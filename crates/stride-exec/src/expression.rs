@@ -277,6 +277,9 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
         }
         return select_any(e, chunk, ctx);
     }
+    if let Some(rows) = select_strings_at(e, chunk) {
+        return Ok(SelectionVector::new(rows));
+    }
     if let Expr::Function { func, args } = e {
         if let [a, b] = &args[..] {
             let (x, y) = (eval_ref(a, chunk, ctx)?, eval_ref(b, chunk, ctx)?);
@@ -289,6 +292,67 @@ pub fn select(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Selecti
     }
     let v = eval(e, chunk, ctx)?;
     Ok(true_rows(&v, chunk.len()))
+}
+
+/// A VARCHAR column compared with constants (`s = 'x'`, `s <> 'x'`, `s [NOT] IN ('x',
+/// ...)`) on a chunk with a selection (a filter's later term, after the earlier ones
+/// narrowed it): only the selected rows are compared, where they are in the column,
+/// instead of gathering them first. The logical rows kept; `None` for other shapes.
+fn select_strings_at(e: &Expr, chunk: &DataChunk) -> Option<Vec<u32>> {
+    let sel = chunk.selection.as_ref()?;
+    fn varchar(x: &Expr) -> Option<&[u8]> {
+        match x {
+            Expr::Literal {
+                value: ScalarValue::Varchar(s),
+                ..
+            } => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+    let (col, constants, keep_equal) = match e {
+        Expr::Function { func, args }
+            if matches!(func.func, ScalarFunction::Eq | ScalarFunction::NotEq) =>
+        {
+            let (col, text) = match &args[..] {
+                [Expr::Column { index, .. }, lit] | [lit, Expr::Column { index, .. }] => {
+                    (*index, varchar(lit)?)
+                }
+                _ => return None,
+            };
+            (col, vec![text], func.func == ScalarFunction::Eq)
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let Expr::Column { index, .. } = expr.as_ref() else {
+                return None;
+            };
+            let texts = list.iter().map(varchar).collect::<Option<Vec<_>>>()?;
+            (*index, texts, !negated)
+        }
+        _ => return None,
+    };
+    let v = &chunk.columns[col];
+    let VectorData::Str(strings) = &v.data else {
+        return None;
+    };
+    if v.constant || v.ty != DataType::Varchar {
+        return None;
+    }
+    let mut equal = vec![false; sel.len()];
+    for text in constants {
+        for (e, hit) in equal.iter_mut().zip(strings.equal_at(&sel.indices, text)) {
+            *e |= hit;
+        }
+    }
+    let kept = sel.indices.iter().zip(&equal).enumerate();
+    Some(
+        kept.filter(|(_, (&row, &e))| e == keep_equal && v.validity.is_valid(row as usize))
+            .map(|(k, _)| k as u32)
+            .collect(),
+    )
 }
 
 /// A conjunction with at least two comparisons of a column with a constant (a date

@@ -336,9 +336,13 @@ impl Table {
     /// [`Table::append`]. A part of at least [`MIN_OWN_GROUP`] rows becomes a row
     /// group as it is, without copying.
     pub fn append_parts(&self, mut flat: Vec<(Vec<Vector>, usize)>) -> Result<usize> {
-        // Rows read in place from a mapped file or a DataFrame become the table's own.
-        for (cols, _) in &mut flat {
+        // Rows read in place from a mapped file or a DataFrame become the table's own;
+        // a part that becomes a row group keeps its strings in one buffer.
+        for (cols, len) in &mut flat {
             cols.iter_mut().for_each(|c| c.data.make_owned());
+            if (MIN_OWN_GROUP..=MORSEL_SIZE).contains(len) {
+                cols.iter_mut().for_each(compact_strings);
+            }
         }
         let mut data = self
             .data
@@ -384,6 +388,11 @@ impl Table {
                 }
                 group.len += n;
                 offset += n;
+                if group.len == MORSEL_SIZE {
+                    for c in group.columns.iter_mut() {
+                        compact_strings(c.vector_mut()?);
+                    }
+                }
             }
             total += len;
         }
@@ -675,6 +684,14 @@ impl Table {
 
 /// Row groups of at most [`MORSEL_SIZE`] rows holding `parts` (flat columns and row
 /// counts), for a bulk load that stores whole groups.
+/// Gathers a string column's long strings into one buffer (see
+/// [`stride_common::StringVector::compact_to`]).
+fn compact_strings(v: &mut Vector) {
+    if let stride_common::VectorData::Str(s) = &mut v.data {
+        s.compact_to(1);
+    }
+}
+
 pub fn row_groups_of(
     types: &[stride_common::DataType],
     parts: Vec<(Vec<Vector>, usize)>,
