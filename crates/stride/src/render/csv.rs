@@ -9,11 +9,16 @@ use stride_common::ScalarValue;
 
 pub struct CsvRenderer {
     names: Vec<String>,
+    /// A value's text, reused from field to field.
+    text: String,
 }
 
 impl CsvRenderer {
     pub fn new(names: Vec<String>) -> Self {
-        CsvRenderer { names }
+        CsvRenderer {
+            names,
+            text: String::new(),
+        }
     }
 }
 
@@ -23,23 +28,47 @@ impl Renderer for CsvRenderer {
         writeln!(out, "{}", fields.join(","))
     }
 
+    /// Each field is written straight to `out` (a string as it is, other values
+    /// through one reused buffer): a result of many rows formats without a string
+    /// allocated per field.
     fn row(&mut self, out: &mut dyn Write, row: &[ScalarValue]) -> io::Result<()> {
-        let fields: Vec<String> = row
-            .iter()
-            .map(|v| {
-                if v.is_null() {
-                    String::new()
-                } else {
-                    quote(&v.to_string())
+        use std::fmt::Write as _;
+        for (i, v) in row.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            let text = match v {
+                ScalarValue::Null => continue,
+                ScalarValue::Varchar(s) => s.as_str(),
+                v => {
+                    self.text.clear();
+                    let _ = write!(self.text, "{v}");
+                    self.text.as_str()
                 }
-            })
-            .collect();
-        writeln!(out, "{}", fields.join(","))
+            };
+            write_field(out, text)?;
+        }
+        out.write_all(b"\n")
     }
 
     fn finish(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// Writes `field` as [`quote`] makes it.
+fn write_field(out: &mut dyn Write, field: &str) -> io::Result<()> {
+    if !field.contains([',', '"', '\n', '\r']) {
+        return out.write_all(field.as_bytes());
+    }
+    out.write_all(b"\"")?;
+    for (i, part) in field.split('"').enumerate() {
+        if i > 0 {
+            out.write_all(b"\"\"")?;
+        }
+        out.write_all(part.as_bytes())?;
+    }
+    out.write_all(b"\"")
 }
 
 /// `field` as a CSV field: unchanged, or quoted when it holds a comma, a quote or a line
@@ -80,5 +109,23 @@ mod tests {
             ],
         );
         assert_eq!(out, "id,\"name,full\"\n1,\"x,y\"\n2,\n,\"q\"\"\"\n");
+    }
+
+    #[test]
+    fn values_other_than_strings_are_quoted_by_their_text() {
+        let list = ScalarValue::List(
+            DataType::Integer,
+            vec![ScalarValue::Integer(1), ScalarValue::Integer(2)],
+        );
+        let out = render_to_string(
+            Mode::Csv,
+            &["l", "d"],
+            &[
+                DataType::List(Box::new(DataType::Integer)),
+                DataType::Double,
+            ],
+            &[vec![list, ScalarValue::Double(2.5)]],
+        );
+        assert_eq!(out, "l,d\n\"[1, 2]\",2.5\n");
     }
 }
