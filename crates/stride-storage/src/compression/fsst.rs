@@ -336,14 +336,18 @@ pub fn encode(w: &mut ByteWriter, table: &SymbolTable, strings: &[&[u8]]) {
     while b.live() {
         b.step(table, &padded.bytes);
     }
-    let (mut bytes, mut lens) = a.finish();
+    let (a_bytes, mut lens) = a.finish();
     let (b_bytes, b_lens) = b.finish();
-    bytes.extend_from_slice(&b_bytes);
     lens.extend_from_slice(&b_lens);
     let max = lens.iter().copied().max().unwrap_or(0);
-    bitpacking::pack(w, &lens, 0, bitpacking::width_of(max as u64));
-    w.u64(bytes.len() as u64);
-    w.raw(&bytes);
+    let width = bitpacking::width_of(max as u64);
+    // Room for all of it at once: growing by doubling copies, into fresh pages.
+    let packed = (lens.len() * width as usize).div_ceil(8);
+    w.bytes.reserve(packed + 64 + a_bytes.len() + b_bytes.len());
+    bitpacking::pack(w, &lens, 0, width);
+    w.u64((a_bytes.len() + b_bytes.len()) as u64);
+    w.raw(&a_bytes);
+    w.raw(&b_bytes);
 }
 
 /// A walk through consecutive strings of a [`Padded`], encoding them into one
