@@ -890,8 +890,7 @@ fn eval_in_list(
     if let Some(set) = crate::in_set::InSet::for_list(list, &x.ty, ctx) {
         return Ok(set.test(&x, len, negated));
     }
-    let found = in_string_constants(&x, list, len).or_else(|| in_int_constants(&x, list, len));
-    if let Some(found) = found {
+    if let Some(found) = in_string_constants(&x, list, len) {
         let vals = found.into_iter().map(|f| f != negated).collect();
         return Ok(bool_vector(vals, x.validity.clone()));
     }
@@ -958,40 +957,6 @@ fn in_string_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool
         }
     }
     Some(found)
-}
-
-/// `x IN (1, 2, ...)` over integers (of any width, DECIMAL and DATE included) and
-/// non-NULL constants of their type, fewer than a set is built for (TPC-H Q16's eight
-/// sizes): each row is compared with every constant in its native type, without a
-/// comparison vector per constant. A NULL row's answer is left to the caller's
-/// validity (`x`'s own).
-fn in_int_constants(x: &Vector, list: &[Expr], len: usize) -> Option<Vec<bool>> {
-    if x.constant {
-        return None;
-    }
-    let constants = list
-        .iter()
-        .map(|item| match item {
-            Expr::Literal { value, ty } if !value.is_null() && *ty == x.ty => {
-                Vector::constant(value, ty).ok()
-            }
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    macro_rules! found {
-        ($T:ty) => {{
-            let values = &x.values::<$T>()[..len];
-            let constants: Vec<$T> = constants.iter().map(|c| c.values::<$T>()[0]).collect();
-            values.iter().map(|v| constants.contains(v)).collect()
-        }};
-    }
-    Some(match x.data.physical() {
-        stride_common::PhysicalType::I8 => found!(i8),
-        stride_common::PhysicalType::I16 => found!(i16),
-        stride_common::PhysicalType::I32 => found!(i32),
-        stride_common::PhysicalType::I64 => found!(i64),
-        _ => return None,
-    })
 }
 
 /// Outer column positions (level 1) a subquery plan reads.

@@ -1,8 +1,11 @@
-//! `x IN (c1, c2, ...)` with a long list of constants: the constants go into a hash
-//! set once per query, and each row is one lookup, instead of one comparison with
-//! every constant (200,000 constants over a million rows took over a minute that way).
-//! Lists shorter than [`MIN_LEN`] keep the comparisons, which are faster for few.
-//! `x IN (uncorrelated subquery)` uses the same set, built from the subquery's rows
+//! `x IN (c1, c2, ...)` with a list of constants: the constants go into a set once
+//! per query, and each row is one lookup, instead of one comparison with every
+//! constant (200,000 constants over a million rows took over a minute that way). A
+//! set of a few integers is tested by comparing each row with them, in the row's
+//! own width (TPC-H Q16's eight sizes). Lists of strings shorter than
+//! [`MIN_STRINGS`] keep their comparisons, which compare lengths and prefixes of
+//! every row at once (`in_string_constants` in `expression.rs`). `x IN
+//! (uncorrelated subquery)` uses the same set, built from the subquery's rows
 //! ([`InSet::of_values`]) once per query.
 
 use crate::context::QueryContext;
@@ -12,8 +15,8 @@ use stride_common::{DataType, PhysicalType, ScalarValue, Validity, Vector, Vecto
 use stride_sql::plan::Expr;
 use stride_storage::Key;
 
-/// Constants at which a hash set pays off.
-pub const MIN_LEN: usize = 16;
+/// String constants at which a hash set pays off.
+pub const MIN_STRINGS: usize = 16;
 
 /// The constants of one IN list, by physical value.
 #[derive(Debug, Clone)]
@@ -37,10 +40,18 @@ enum Values {
 
 impl InSet {
     /// The set for `list` over values of type `ty`, built on first use in this query;
-    /// `None` when the list is short or not all constants of that type.
+    /// `None` for a short list of strings, a type without a set, or a list not all
+    /// constants of that type.
     pub fn for_list(list: &[Expr], ty: &DataType, ctx: &QueryContext) -> Option<Arc<InSet>> {
-        if list.len() < MIN_LEN {
-            return None;
+        match ty.physical() {
+            PhysicalType::Str if list.len() >= MIN_STRINGS => {}
+            PhysicalType::Bool
+            | PhysicalType::I8
+            | PhysicalType::I16
+            | PhysicalType::I32
+            | PhysicalType::I64
+            | PhysicalType::I128 => {}
+            _ => return None,
         }
         let key = list.as_ptr() as usize;
         if let Some(s) = ctx.in_sets.lock().ok()?.get(&key) {
