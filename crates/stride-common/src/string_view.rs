@@ -561,6 +561,20 @@ fn same_tail(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// A vector of `parts`' strings, each part appended from a vector of its own (and
+    /// so a heap buffer of its own).
+    fn appended(parts: impl Iterator<Item = Vec<String>>) -> StringVector {
+        let mut all = StringVector::default();
+        for strings in parts {
+            let mut part = StringVector::default();
+            for s in &strings {
+                part.push(s);
+            }
+            all.append(&part);
+        }
+        all
+    }
+
     #[test]
     fn inline_strings_of_every_length_round_trip_zero_padded() {
         let text = "abcdefghijklm";
@@ -615,13 +629,12 @@ mod tests {
     /// buffer.
     #[test]
     fn compacting_gathers_long_strings_into_one_buffer() {
-        let mut sv = StringVector::default();
-        for k in 0..10 {
-            let mut part = StringVector::default();
-            part.push(&format!("part {k}, a string longer than twelve bytes"));
-            part.push("short");
-            sv.append(&part);
-        }
+        let mut sv = appended((0..10).map(|k| {
+            vec![
+                format!("part {k}, a string longer than twelve bytes"),
+                "short".into(),
+            ]
+        }));
         assert_eq!(sv.buffers.len(), 10);
         let before: Vec<String> = (0..sv.len()).map(|i| sv.get(i).to_string()).collect();
         sv.compact_to(10);
@@ -676,12 +689,7 @@ mod tests {
 
     #[test]
     fn take_compacts_many_buffers() {
-        let mut all = StringVector::default();
-        for i in 0..100 {
-            let mut part = StringVector::default();
-            part.push(&format!("a long string number {i:04}"));
-            all.append(&part);
-        }
+        let all = appended((0..100).map(|i| vec![format!("a long string number {i:04}")]));
         assert!(all.buffers.len() > SHARE_LIMIT);
         let mut one = all.clone();
         one.compact();

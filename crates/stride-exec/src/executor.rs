@@ -27,7 +27,7 @@ use crate::operators::grace_join::{BuildSink, HashJoin};
 use crate::operators::hash_aggregate::HashAggregate;
 use crate::operators::hash_join::JoinSpec;
 use crate::operators::limit::LimitSink;
-use crate::operators::materialize::{MakePart, MaterializeSink, Part};
+use crate::operators::materialize::{part_bytes, MakePart, MaterializeSink, Part};
 use crate::operators::nested_loop_join::NestedLoopProbe;
 use crate::operators::set_op;
 use crate::operators::sort::SortSink;
@@ -526,7 +526,7 @@ pub fn execute_collect(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Da
 /// in input order (for CREATE TABLE AS and INSERT).
 pub fn execute_materialize(plan: &PhysicalPlan, ctx: &QueryContext) -> Result<Vec<Part>> {
     let keep = |part: Part| {
-        let bytes = crate::operators::chunk_bytes(&DataChunk::new(part.0.clone(), part.1));
+        let bytes = part_bytes(&part.0, part.1);
         Ok((part, bytes))
     };
     execute_materialize_into(plan, ctx, &keep)

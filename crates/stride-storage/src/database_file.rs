@@ -283,36 +283,11 @@ impl Writer<'_> {
         result
     }
 
-    /// Writes the row groups of a bulk load into free blocks and syncs them; their
-    /// columns are stored from then on (checkpoints do not write them again). They
-    /// become part of the database once an `InsertStored` entry naming the returned
-    /// segments is logged; if that fails, their blocks are free again at the next
-    /// checkpoint.
-    pub fn write_groups(&mut self, groups: &[Arc<RowGroup>]) -> Result<Vec<Vec<StoredColumn>>> {
-        let pool = self.db.pool.clone();
-        let mut w = self.state.blocks.writer();
-        let mut out = Vec::with_capacity(groups.len());
-        let mut installs = Vec::with_capacity(groups.len());
-        for (columns, written) in checkpoint::write_groups(&mut w, &pool, groups, false)? {
-            out.push(columns);
-            installs.push(written);
-        }
-        let result = w.commit_blocks();
-        if let Err(e) = &result {
-            if e.message.contains("cannot sync") {
-                self.state.failed = Some(e.message.clone());
-            }
-        }
-        result?;
-        for (g, written) in groups.iter().zip(installs) {
-            checkpoint::store_written(g, written);
-        }
-        Ok(out)
-    }
-
-    /// [`DatabaseFile::write_groups`] for rows encoded already: writes them into free
-    /// blocks, syncs them, and returns the row groups of stored columns they make,
-    /// with where each column is.
+    /// Writes the row groups of a bulk load, encoded already ([`EncodedGroup`]), into
+    /// free blocks and syncs them, returning the row groups of stored columns they
+    /// make and where each column is (checkpoints do not write them again). They
+    /// become part of the database once an `InsertStored` entry naming them is
+    /// logged; if that fails, their blocks are free again at the next checkpoint.
     pub fn write_encoded(
         &mut self,
         groups: Vec<EncodedGroup>,

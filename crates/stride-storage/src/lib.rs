@@ -48,6 +48,6 @@ pub use catalogs::Catalogs;
 pub use column::Column;
 pub use database_file::{apply_entry, DatabaseFile, Writer};
 pub use sequence::{Sequence, SequenceOptions, SequenceState};
-pub use table::{key_of, row_groups_of, IndexInfo, RowGroup, Table};
+pub use table::{key_of, IndexInfo, RowGroup, Table};
 pub use wal::{Recovery, WalEntry};
 pub use zone_map::{Bounds, Key, ZoneFilter, ZoneMap, ZoneTest};

@@ -477,12 +477,11 @@ impl Table {
     ) -> Result<Vec<HashSet<String>>> {
         for g in groups {
             let types = g.columns.iter().map(|c| c.data_type());
-            self.check_fits(types.collect::<Result<Vec<_>>>()?.into_iter())?;
-            for (c, col) in g.columns.iter().zip(&self.schema.columns) {
-                if col.not_null && c.zone(g.len)?.nulls > 0 {
-                    return Err(self.null_in(col));
-                }
-            }
+            let nulls = g.columns.iter().map(|c| Ok(c.zone(g.len)?.nulls));
+            self.check_encoded(
+                types.collect::<Result<Vec<_>>>()?,
+                nulls.collect::<Result<Vec<_>>>()?,
+            )?;
         }
         let mut new_keys: Vec<HashSet<String>> =
             data.unique.iter().map(|_| HashSet::new()).collect();
@@ -520,6 +519,18 @@ impl Table {
         Ok(())
     }
 
+    /// Fails unless encoded rows of `types`, with `nulls` NULLs in each column, fit
+    /// the table's columns and their NOT NULL constraints.
+    fn check_encoded(&self, types: Vec<stride_common::DataType>, nulls: Vec<u64>) -> Result<()> {
+        self.check_fits(types.into_iter())?;
+        for (n, col) in nulls.into_iter().zip(&self.schema.columns) {
+            if col.not_null && n > 0 {
+                return Err(self.null_in(col));
+            }
+        }
+        Ok(())
+    }
+
     fn null_in(&self, col: &stride_common::ColumnSchema) -> Error {
         Error::constraint(format!(
             "NOT NULL constraint failed: {}.{}",
@@ -541,12 +552,8 @@ impl Table {
                             "rows encoded for a table with unique keys to check",
                         ));
                     }
-                    self.check_fits(g.types().iter().cloned())?;
-                    for (z, col) in g.zones().iter().zip(&self.schema.columns) {
-                        if col.not_null && z.nulls > 0 {
-                            return Err(self.null_in(col));
-                        }
-                    }
+                    let nulls = g.zones().iter().map(|z| z.nulls).collect();
+                    self.check_encoded(g.types().to_vec(), nulls)?;
                 }
             }
         }
@@ -692,7 +699,7 @@ fn compact_strings(v: &mut Vector) {
     }
 }
 
-pub fn row_groups_of(
+pub(crate) fn row_groups_of(
     types: &[stride_common::DataType],
     parts: Vec<(Vec<Vector>, usize)>,
 ) -> Vec<Arc<RowGroup>> {

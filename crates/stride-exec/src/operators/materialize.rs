@@ -18,6 +18,11 @@ use stride_common::{DataChunk, DataType, Error, Result, Vector};
 /// Columns and row count of one morsel's rows.
 pub type Part = (Vec<Vector>, usize);
 
+/// Bytes a part's rows hold, counted as [`chunk_bytes`] counts a chunk's.
+pub fn part_bytes(columns: &[Vector], len: usize) -> u64 {
+    chunk_bytes(&DataChunk::new(columns.to_vec(), len))
+}
+
 /// What a part becomes on its worker, and the bytes that holds.
 pub type MakePart<'a, T> = dyn Fn(Part) -> Result<(T, u64)> + Sync + 'a;
 

@@ -13,6 +13,7 @@ use crate::databases::Store;
 use crate::result::QueryResult;
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Error, Result, TableSchema, Vector};
+use stride_exec::operators::materialize::part_bytes;
 use stride_exec::QueryContext;
 use stride_sql::binder::Returning;
 use stride_storage::bulk_load::{encoded_groups, Piece};
@@ -137,9 +138,7 @@ impl Connection {
             let piece = Piece::of(columns, len);
             let bytes = match &piece {
                 Piece::Encoded(g) => g.size() as u64,
-                Piece::Rows(c, n) => {
-                    stride_exec::operators::chunk_bytes(&DataChunk::new(c.clone(), *n))
-                }
+                Piece::Rows(c, n) => part_bytes(c, *n),
             };
             Ok((piece, bytes))
         };
@@ -177,8 +176,9 @@ impl Connection {
     }
 }
 
-/// Rows on their way into a table: as parts for the WAL, or, for a bulk load of a
-/// row group or more into a database file, as row groups already written to its blocks.
+/// Rows on their way into a table: as parts for the WAL, or, for a bulk load into a
+/// database file (a row group or more, or rows encoded as they were read), as row
+/// groups already written to its blocks.
 pub(super) enum Load {
     Logged {
         table: String,
