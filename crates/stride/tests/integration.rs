@@ -16,6 +16,7 @@ mod persistence;
 mod robustness;
 mod spill_join;
 mod spill_sort;
+mod stored_values;
 mod streaming;
 mod tpcds;
 mod tpch;
