@@ -24,8 +24,13 @@ impl CsvRenderer {
 
 impl Renderer for CsvRenderer {
     fn begin(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let fields: Vec<String> = self.names.iter().map(|n| quote(n)).collect();
-        writeln!(out, "{}", fields.join(","))
+        for (i, name) in self.names.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write_field(out, name)?;
+        }
+        out.write_all(b"\n")
     }
 
     /// Each field is written straight to `out` (a string as it is, other values
@@ -56,7 +61,8 @@ impl Renderer for CsvRenderer {
     }
 }
 
-/// Writes `field` as [`quote`] makes it.
+/// Writes `field` as a CSV field: unchanged, or quoted when it holds a comma, a quote
+/// or a line break (its quotes doubled).
 fn write_field(out: &mut dyn Write, field: &str) -> io::Result<()> {
     if !field.contains([',', '"', '\n', '\r']) {
         return out.write_all(field.as_bytes());
@@ -71,21 +77,17 @@ fn write_field(out: &mut dyn Write, field: &str) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
-/// `field` as a CSV field: unchanged, or quoted when it holds a comma, a quote or a line
-/// break.
-pub fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{render_to_string, Mode};
-    use super::quote;
     use stride_common::{DataType, ScalarValue};
+
+    /// `field` as [`super::write_field`] writes it.
+    fn quote(field: &str) -> String {
+        let mut out = Vec::new();
+        super::write_field(&mut out, field).unwrap();
+        String::from_utf8(out).unwrap()
+    }
 
     #[test]
     fn quoting() {
