@@ -2,7 +2,9 @@
 //! row of a chunk and returns a flat or constant vector of that length; [`select`]
 //! evaluates a predicate and returns the rows where it is TRUE. In a conjunction,
 //! comparisons of columns with constants are checked together into 64-row bit masks
-//! before the other terms run on the rows they keep.
+//! before the other terms run on the rows they keep; a later term comparing a
+//! VARCHAR column with constants reads just those rows where they are
+//! (`select_strings_at`). IN lists of constants go through sets (`in_set.rs`).
 //!
 //! Conditional forms (CASE, COALESCE, AND) evaluate later branches only on the rows
 //! that reach them, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` never divides by zero.
