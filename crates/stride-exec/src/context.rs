@@ -40,9 +40,6 @@ pub struct QueryContext {
     pub subquery_cache: Mutex<HashMap<(u64, String), Arc<SubqueryRows>>>,
     /// The rows of a LATERAL subquery, keyed as `subquery_cache`.
     pub lateral_cache: Mutex<HashMap<(u64, String), Arc<LateralRows>>>,
-    /// Hash sets of long `IN (constants)` lists, built once per query, by the list's
-    /// address in the plan (see `expression::in_list_set`).
-    pub in_sets: Mutex<HashMap<usize, Arc<crate::in_set::InSet>>>,
     /// Work done so far, for progress bars.
     pub progress: Arc<Progress>,
     /// EXPLAIN ANALYZE: every plan node's counters (`profile.rs`); `None` otherwise.
@@ -86,7 +83,6 @@ impl QueryContext {
             cancel,
             subquery_cache: Mutex::new(HashMap::new()),
             lateral_cache: Mutex::new(HashMap::new()),
-            in_sets: Mutex::new(HashMap::new()),
             progress: Arc::new(Progress::default()),
             ctes: Arc::default(),
             rounds: Arc::default(),

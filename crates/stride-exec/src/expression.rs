@@ -29,7 +29,7 @@ use stride_functions::{
     ScalarFunction,
 };
 use stride_sql::plan::visit::for_each_outer_ref;
-use stride_sql::plan::{Expr, Subquery, SubqueryKind};
+use stride_sql::plan::{Expr, ListSet, Subquery, SubqueryKind};
 
 /// Like [`eval`], but a plain column of a chunk without selection is borrowed, not
 /// copied.
@@ -238,7 +238,8 @@ pub fn eval(e: &Expr, chunk: &DataChunk, ctx: &QueryContext) -> Result<Vector> {
             expr,
             list,
             negated,
-        } => eval_in_list(expr, list, *negated, chunk, ctx),
+            set,
+        } => eval_in_list(expr, list, *negated, set, chunk, ctx),
         Expr::Subquery(s) => eval_subquery(s, chunk, ctx),
         Expr::OuterColumn { name, .. } => Err(Error::internal(format!(
             "unresolved outer reference {name}"
@@ -327,6 +328,7 @@ fn select_strings_at(e: &Expr, chunk: &DataChunk) -> Option<Vec<u32>> {
             expr,
             list,
             negated,
+            ..
         } => {
             let Expr::Column { index, .. } = expr.as_ref() else {
                 return None;
@@ -881,6 +883,7 @@ fn eval_in_list(
     expr: &Expr,
     list: &[Expr],
     negated: bool,
+    set: &ListSet,
     chunk: &DataChunk,
     ctx: &QueryContext,
 ) -> Result<Vector> {
@@ -889,7 +892,7 @@ fn eval_in_list(
     if list.is_empty() {
         return Vector::constant(&ScalarValue::Boolean(negated), &DataType::Boolean);
     }
-    if let Some(set) = crate::in_set::InSet::for_list(list, &x.ty, ctx) {
+    if let Some(set) = crate::in_set::InSet::for_list(list, set, &x.ty) {
         return Ok(set.test(&x, len, negated));
     }
     if let Some(found) = in_string_constants(&x, list, len) {

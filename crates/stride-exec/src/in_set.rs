@@ -8,11 +8,9 @@
 //! (uncorrelated subquery)` uses the same set, built from the subquery's rows
 //! ([`InSet::of_values`]) once per query.
 
-use crate::context::QueryContext;
 use std::collections::HashSet;
-use std::sync::Arc;
 use stride_common::{DataType, PhysicalType, ScalarValue, Validity, Vector, VectorData};
-use stride_sql::plan::Expr;
+use stride_sql::plan::{Expr, ListSet};
 use stride_storage::Key;
 
 /// String constants at which a hash set pays off.
@@ -39,10 +37,10 @@ enum Values {
 }
 
 impl InSet {
-    /// The set for `list` over values of type `ty`, built on first use in this query;
-    /// `None` for a short list of strings, a type without a set, or a list not all
-    /// constants of that type.
-    pub fn for_list(list: &[Expr], ty: &DataType, ctx: &QueryContext) -> Option<Arc<InSet>> {
+    /// The set for `list` over values of type `ty`, built on first use and kept in
+    /// `slot` (the list's own, in its `Expr::InList`); `None` for a short list of
+    /// strings, a type without a set, or a list not all constants of that type.
+    pub fn for_list<'a>(list: &[Expr], slot: &'a ListSet, ty: &DataType) -> Option<&'a InSet> {
         match ty.physical() {
             PhysicalType::Str if list.len() >= MIN_STRINGS => {}
             PhysicalType::Bool
@@ -53,13 +51,7 @@ impl InSet {
             | PhysicalType::I128 => {}
             _ => return None,
         }
-        let key = list.as_ptr() as usize;
-        if let Some(s) = ctx.in_sets.lock().ok()?.get(&key) {
-            return Some(s.clone());
-        }
-        let set = Arc::new(Self::build(list, ty)?);
-        ctx.in_sets.lock().ok()?.insert(key, set.clone());
-        Some(set)
+        slot.get_or_init(|| Self::build(list, ty))
     }
 
     fn build(list: &[Expr], ty: &DataType) -> Option<InSet> {

@@ -76,6 +76,7 @@ fn condition(e: &Expr, width: usize, columns: &[usize]) -> Option<SourceFilter> 
             expr,
             list,
             negated: false,
+            ..
         } => {
             let c = column(expr)?;
             (

@@ -481,11 +481,7 @@ impl Binder<'_> {
                 let (mut items, _) = unify_all(items, "IN list")?;
                 let x = items.remove(0);
                 let (x, items) = super::collation::keys_of_list(x, items)?;
-                Ok(Expr::InList {
-                    expr: Box::new(x),
-                    list: items,
-                    negated: *negated,
-                })
+                Ok(Expr::in_list(x, items, *negated))
             }
             A::InSubquery {
                 expr,

@@ -496,11 +496,7 @@ impl Binder<'_> {
                     .filter(|r| r.namespace != INFORMATION_SCHEMA_OID)
                     .map(|r| oid_literal(r.oid))
                     .collect();
-                fold(Expr::InList {
-                    expr: Box::new(key),
-                    list: visible,
-                    negated: false,
-                })
+                fold(Expr::in_list(key, visible, false))
             }
             "pg_type_is_visible" => {
                 arity(1..=1, args.len())?;
@@ -509,11 +505,7 @@ impl Binder<'_> {
                     .iter()
                     .map(|t| oid_literal(t.oid as i64))
                     .collect();
-                fold(Expr::InList {
-                    expr: Box::new(key),
-                    list,
-                    negated: false,
-                })
+                fold(Expr::in_list(key, list, false))
             }
             "pg_get_userbyid" => {
                 arity(1..=1, args.len())?;
@@ -661,11 +653,7 @@ impl Binder<'_> {
                 let list = (0..pg_proc::procs().len())
                     .map(|i| oid_literal(pg_proc::proc_oid(i)))
                     .collect();
-                fold(Expr::InList {
-                    expr: Box::new(key),
-                    list,
-                    negated: false,
-                })
+                fold(Expr::in_list(key, list, false))
             }
             "pg_get_function_arguments"
             | "pg_get_function_identity_arguments"

@@ -227,6 +227,7 @@ pub fn constants_matched(t: &Expr) -> Option<(usize, usize)> {
             expr,
             list,
             negated: false,
+            ..
         } if list.iter().all(|e| matches!(e, Expr::Literal { .. })) => {
             Some((compared_column(expr)?, list.len()))
         }

@@ -5,7 +5,9 @@
 
 use super::logical::LogicalPlan;
 use super::visit::{for_each_outer_ref, outer_refs};
+use std::any::Any;
 use std::fmt;
+use std::sync::OnceLock;
 use stride_common::{Collation, DataType, ScalarValue};
 use stride_functions::{BoundFunction, ScalarFunction};
 
@@ -71,6 +73,8 @@ pub enum Expr {
         expr: Box<Expr>,
         list: Vec<Expr>,
         negated: bool,
+        /// The list's hash set, built by execution on first use.
+        set: ListSet,
     },
     Subquery(Box<Subquery>),
     /// The value of `expr`, marked with the collation its comparisons use: written
@@ -127,6 +131,49 @@ pub enum Expr {
 }
 
 /// What a [`Expr::Lambda`] does with its body's results.
+/// What execution builds once from an `IN` list of constants (a hash set of them)
+/// and keeps for every chunk the expression is evaluated on. It belongs to this
+/// one expression value: a clone starts empty, and so does a list handed out for
+/// rewriting ([`Expr::children_mut`]), so a changed or substituted copy never reads
+/// a set built from other constants. Plans compare equal whatever it holds.
+#[derive(Default)]
+pub struct ListSet(OnceLock<Option<Box<dyn Any + Send + Sync>>>);
+
+impl ListSet {
+    /// The set, built by `build` on the first call (`None`: the list has none).
+    pub fn get_or_init<T: Any + Send + Sync>(
+        &self,
+        build: impl FnOnce() -> Option<T>,
+    ) -> Option<&T> {
+        self.0
+            .get_or_init(|| build().map(|t| Box::new(t) as Box<dyn Any + Send + Sync>))
+            .as_ref()?
+            .downcast_ref()
+    }
+}
+
+impl Clone for ListSet {
+    fn clone(&self) -> Self {
+        ListSet::default()
+    }
+}
+
+impl PartialEq for ListSet {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ListSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "ListSet(built)"
+        } else {
+            "ListSet"
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LambdaKind {
     /// Each element replaced by the body's value.
@@ -182,6 +229,16 @@ pub fn next_subquery_id() -> u64 {
 }
 
 impl Expr {
+    /// `expr [NOT] IN (list)`.
+    pub fn in_list(expr: Expr, list: Vec<Expr>, negated: bool) -> Expr {
+        Expr::InList {
+            expr: Box::new(expr),
+            list,
+            negated,
+            set: ListSet::default(),
+        }
+    }
+
     pub fn data_type(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }
@@ -301,9 +358,14 @@ impl Expr {
                 v.push(else_expr);
                 v
             }
-            Expr::InList { expr, list, .. } => std::iter::once(&mut **expr)
-                .chain(list.iter_mut())
-                .collect(),
+            Expr::InList {
+                expr, list, set, ..
+            } => {
+                *set = ListSet::default();
+                std::iter::once(&mut **expr)
+                    .chain(list.iter_mut())
+                    .collect()
+            }
             Expr::Lambda { list, captures, .. } => std::iter::once(&mut **list)
                 .chain(captures.iter_mut())
                 .collect(),
@@ -590,6 +652,7 @@ impl fmt::Display for Expr {
                 expr,
                 list: l,
                 negated,
+                ..
             } => write!(
                 f,
                 "({expr} {}IN ({}))",

@@ -6,7 +6,7 @@ pub mod expr;
 pub mod logical;
 pub mod visit;
 
-pub use expr::{Expr, LambdaKind, Subquery, SubqueryKind};
+pub use expr::{Expr, LambdaKind, ListSet, Subquery, SubqueryKind};
 pub use logical::{
     aggregate_schema, AggregateExpr, ColumnarSource, CsvSource, DeferredFunction, Field,
     FrameBound, FrameExclude, FrameUnits, JoinKind, LogicalPlan, RegisteredData,
