@@ -12,6 +12,9 @@
 //!   which no optimizer pass rewrites;
 //! - plan equivalence: `Q WHERE p` gives the same rows with each optimizer pass
 //!   switched off (`SET disabled_optimizers`);
+//! - composition: `Q WHERE p UNION ALL Q WHERE p2`, one statement, gives the rows of
+//!   its two branches run alone (each branch's expressions keep what they build to
+//!   themselves);
 //!
 //! and, when the `duckdb` Python package is there (installed with pip when missing),
 //! DuckDB as a second oracle: the same data and `Q WHERE p` in both engines, compared
@@ -290,7 +293,13 @@ fn gen_pred(rng: &mut Rng, cols: &[Col], tables: &[Table], depth: usize) -> Pred
     Pred::Leaf(match rng.below(10) {
         0 => format!("({x} IS {}NULL)", if rng.chance(50) { "NOT " } else { "" }),
         1 => {
-            let list: Vec<String> = (0..1 + rng.below(3)).map(|_| literal(rng, ty)).collect();
+            // Short lists are compared value by value, longer ones go through a set.
+            let n = 1 + if rng.chance(30) {
+                rng.below(20)
+            } else {
+                rng.below(3)
+            };
+            let list: Vec<String> = (0..n).map(|_| literal(rng, ty)).collect();
             let not = if rng.chance(30) { "NOT " } else { "" };
             format!("({x} {not}IN ({}))", list.join(", "))
         }
@@ -594,6 +603,8 @@ struct Query {
     select: String,
     agg: String,
     pred: Pred,
+    /// A second predicate, filtering the other branch of a UNION ALL.
+    other: Pred,
 }
 
 /// Checks `q` over the loaded data with every oracle; Err describes the first failure.
@@ -699,6 +710,21 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
                     ));
                 }
             }
+        }
+    }
+    // Two filters in one statement: a UNION ALL's branches run one after the other,
+    // each with its own copy of its expressions, and give together what each gives
+    // alone (expressions must not share what they build, such as IN lists' sets).
+    let second = format!("{base} WHERE {}", q.other.sql());
+    if let (Some(both), Some(apart)) = (
+        all(&[format!("{filtered} UNION ALL {second}")])?,
+        all(&[filtered.clone(), second.clone()])?,
+    ) {
+        checked += 1;
+        if both != apart {
+            return Err(format!(
+                "UNION ALL: {filtered} UNION ALL {second} gives {both:?}, its branches alone {apart:?}"
+            ));
         }
     }
     // DuckDB: the filtered rows, DISTINCT, and grouped counts.
@@ -830,11 +856,13 @@ fn run_case(seed: u64, duck: &mut Option<DuckDb>) -> Result<usize, String> {
             .collect();
         let agg = output(rng.pick(&cols));
         let pred = gen_pred(&mut rng, &cols, &tables, 0);
+        let other = gen_pred(&mut rng, &cols, &tables, 0);
         let q = Query {
             from,
             select: select.join(", "),
             agg,
             pred,
+            other,
         };
         match check(&conn, duck, &q) {
             Ok(n) => checked += n,
