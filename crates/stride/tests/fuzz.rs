@@ -17,7 +17,8 @@
 //!   themselves);
 //!
 //! and, when the `duckdb` Python package is there (installed with pip when missing),
-//! DuckDB as a second oracle: the same data and `Q WHERE p` in both engines, compared
+//! DuckDB as a second oracle: the same data and `Q WHERE p` in both engines (its rows,
+//! DISTINCT, grouped counts and max, and window counts, ranks and running max), compared
 //! as multisets with numbers to 9 significant digits. Dialect differences are avoided
 //! by the generator (no `/`, no ORDER BY); a query either engine refuses is skipped,
 //! but an Internal Error from stride is always a failure.
@@ -733,7 +734,18 @@ fn check(conn: &Connection, duck: &mut Option<DuckDb>, q: &Query) -> Result<usiz
             "SELECT {}, count(*), max({}) FROM {} WHERE {p} GROUP BY {}",
             q.select, q.agg, q.from, q.select
         );
-        for sql in [filtered, format!("{distinct} WHERE {p}"), grouped] {
+        // Window functions whose values ties do not change: counts per partition,
+        // ranks, and a running max over peers.
+        let first = q.select.split(", ").next().unwrap_or(&q.select);
+        let windowed = format!(
+            "SELECT {}, count(*) OVER (PARTITION BY {agg}), \
+             rank() OVER (PARTITION BY {agg} ORDER BY {first}), \
+             max({agg}) OVER (ORDER BY {first}) FROM {} WHERE {p}",
+            q.select,
+            q.from,
+            agg = q.agg
+        );
+        for sql in [filtered, format!("{distinct} WHERE {p}"), grouped, windowed] {
             if let (Some(ours), Outcome::Rows(theirs)) =
                 (all(std::slice::from_ref(&sql))?, d.query(&sql))
             {
