@@ -54,6 +54,7 @@ pub fn write_equal(v: &ScalarValue, out: &mut Vec<u8>) {
         | S::TimeTz(x) => out.extend_from_slice(&x.to_le_bytes()),
         S::Enum(_, p) => out.extend_from_slice(&p.to_le_bytes()),
         S::Interval(i) => {
+            let i = crate::row_key::canonical_interval(*i);
             out.extend_from_slice(&i.months.to_le_bytes());
             out.extend_from_slice(&i.days.to_le_bytes());
             out.extend_from_slice(&i.micros.to_le_bytes());

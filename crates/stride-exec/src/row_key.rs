@@ -282,12 +282,29 @@ impl KeyBytes for bool {
     }
 }
 
+/// The interval that every interval equal to `i` (30-day months, 24-hour days, as
+/// `=` compares them) is keyed as: as many whole months as fit, then whole days, then
+/// microseconds, each with the sign of the whole (months and days clamped to their
+/// fields, which leaves the rest in the microseconds). '1 month', '30 days' and '720
+/// hours' are one group, one join key, one DISTINCT value.
+pub fn canonical_interval(i: Interval) -> Interval {
+    const DAY: i128 = stride_common::interval::MICROS_PER_DAY as i128;
+    const MONTH: i128 = 30 * DAY;
+    let n = i.normalized_micros();
+    let months = (n / MONTH).clamp(i32::MIN as i128, i32::MAX as i128);
+    let rest = n - months * MONTH;
+    let days = (rest / DAY).clamp(i32::MIN as i128, i32::MAX as i128);
+    let micros = rest - days * DAY;
+    Interval::new(months as i32, days as i32, micros as i64)
+}
+
 impl KeyBytes for Interval {
     const WIDTH: usize = 16;
     fn write(self, out: &mut [u8]) {
-        out[..4].copy_from_slice(&self.months.to_le_bytes());
-        out[4..8].copy_from_slice(&self.days.to_le_bytes());
-        out[8..].copy_from_slice(&self.micros.to_le_bytes());
+        let i = canonical_interval(self);
+        out[..4].copy_from_slice(&i.months.to_le_bytes());
+        out[4..8].copy_from_slice(&i.days.to_le_bytes());
+        out[8..].copy_from_slice(&i.micros.to_le_bytes());
     }
     fn read(b: &[u8]) -> Self {
         Interval::new(
@@ -581,6 +598,38 @@ mod tests {
             assert_eq!(cols[0].get(i), a.get(i));
             assert_eq!(cols[1].get(i), b.get(i));
         }
+    }
+
+    /// The canonical interval keeps the length, at the extremes of every field too.
+    #[test]
+    fn canonical_intervals_keep_their_length() {
+        let day = stride_common::interval::MICROS_PER_DAY;
+        for i in [
+            Interval::new(1, 0, 0),
+            Interval::new(0, 30, 0),
+            Interval::new(0, 0, 30 * day),
+            Interval::new(1, -29, -1),
+            Interval::new(0, -1, 0),
+            Interval::new(i32::MAX, i32::MAX, i64::MAX),
+            Interval::new(i32::MIN, i32::MIN, i64::MIN),
+            Interval::new(i32::MIN, i32::MAX, i64::MIN),
+        ] {
+            let c = canonical_interval(i);
+            assert_eq!(
+                c.normalized_micros(),
+                i.normalized_micros(),
+                "{i:?} -> {c:?}"
+            );
+            assert_eq!(canonical_interval(c), c);
+        }
+        assert_eq!(
+            canonical_interval(Interval::new(0, 0, 30 * day)),
+            Interval::new(1, 0, 0)
+        );
+        assert_eq!(
+            canonical_interval(Interval::new(0, -1, 0)),
+            Interval::new(0, -1, 0)
+        );
     }
 
     #[test]
