@@ -965,6 +965,18 @@ impl Connection {
                 let t = catalog.table(&table).ok_or_else(|| {
                     Error::catalog(format!("Table with name {table} does not exist!"))
                 })?;
+                // ADD COLUMN ... DEFAULT random() / now() / nextval(...): each existing
+                // row would take its own value, which the change cannot carry yet;
+                // refused rather than leaving the rows NULL.
+                if let stride_common::TableAlteration::AddColumn(col) = &change {
+                    if col.default_expr.is_some() && t.snapshot().iter().any(|g| g.len > 0) {
+                        return Err(Error::not_supported(format!(
+                            "ALTER TABLE \"{table}\" ADD COLUMN \"{}\" with a DEFAULT that is not a constant ({}) is not supported yet on a table with rows; add the column without it, fill it with UPDATE, then SET DEFAULT",
+                            col.name,
+                            col.default_expr.as_deref().unwrap_or_default()
+                        )));
+                    }
+                }
                 // ALTER COLUMN ... TYPE: the values converted here, row group by row
                 // group (a value that does not convert fails the statement).
                 if let stride_common::TableAlteration::SetType { column, ty, values } = &mut change
