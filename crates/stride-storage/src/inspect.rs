@@ -98,6 +98,7 @@ fn stats_text(zone: &ZoneMap, ty: &DataType) -> String {
             DataType::TimestampTz => ScalarValue::TimestampTz(v as i64),
             DataType::Time => ScalarValue::Time(v as i64),
             DataType::Uuid => ScalarValue::Uuid(stride_common::uuid::from_physical(v)),
+            DataType::UHugeInt => ScalarValue::UHugeInt(stride_common::flip128::from_physical(v)),
             DataType::Decimal(p, s) => ScalarValue::Decimal(v, *p, *s),
             _ => return v.to_string(),
         };
