@@ -685,12 +685,9 @@ impl Binder<'_> {
                     Some(x) => self.bind_expr(x, ctx)?,
                     None => Expr::literal(ScalarValue::Null),
                 });
+                // Every result NULL: the CASE is an untyped NULL, as a bare NULL is,
+                // and takes the type its context gives it (`coalesce(.., 'x')`).
                 let (mut results, ty) = unify_all(results, "CASE")?;
-                let ty = if ty == DataType::Null {
-                    DataType::Integer
-                } else {
-                    ty
-                };
                 let else_expr = cast_expr(results.pop().expect("else branch"), &ty)?;
                 let results = results
                     .into_iter()

@@ -376,11 +376,21 @@ pub(super) fn positional(a: &ast::FunctionArg) -> Option<std::borrow::Cow<'_, as
             name,
             arg: ast::FunctionArgExpr::Expr(e),
             operator: ast::FunctionArgOperator::Equals,
-        } => Some(Cow::Owned(ast::Expr::BinaryOp {
-            left: Box::new(ast::Expr::Identifier(name.clone())),
-            op: ast::BinaryOperator::Eq,
-            right: Box::new(e.clone()),
-        })),
+        } => {
+            // `coalesce(NULL = x, ...)`: the keyword, not a column named "null".
+            let left = match name.value.to_ascii_lowercase().as_str() {
+                _ if name.quote_style.is_some() => ast::Expr::Identifier(name.clone()),
+                "null" => ast::Expr::Value(ast::Value::Null.into()),
+                "true" => ast::Expr::Value(ast::Value::Boolean(true).into()),
+                "false" => ast::Expr::Value(ast::Value::Boolean(false).into()),
+                _ => ast::Expr::Identifier(name.clone()),
+            };
+            Some(Cow::Owned(ast::Expr::BinaryOp {
+                left: Box::new(left),
+                op: ast::BinaryOperator::Eq,
+                right: Box::new(e.clone()),
+            }))
+        }
         _ => None,
     }
 }
