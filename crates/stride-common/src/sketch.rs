@@ -90,10 +90,13 @@ pub fn hash_rows(v: &Vector, len: usize, mut f: impl FnMut(usize, u64)) {
         VectorData::I128(x) => {
             each_valid(v, len, f, |i| mix(x[i] as u64 ^ mix((x[i] >> 64) as u64)))
         }
-        VectorData::F32(x) => each_valid(v, len, f, |i| mix(x[i].to_bits() as u64)),
-        VectorData::F64(x) => each_valid(v, len, f, |i| mix(x[i].to_bits())),
+        // Values that `=` finds equal hash alike: -0.0 and 0.0, every NaN, and
+        // intervals of one length ('1 month', '30 days').
+        VectorData::F32(x) => each_valid(v, len, f, |i| mix(float_bits(x[i] as f64))),
+        VectorData::F64(x) => each_valid(v, len, f, |i| mix(float_bits(x[i]))),
         VectorData::Interval(x) => each_valid(v, len, f, |i| {
-            mix(x[i].micros as u64 ^ mix((x[i].months as u64) << 32 | x[i].days as u32 as u64))
+            let n = x[i].normalized_micros();
+            mix(n as u64 ^ mix((n >> 64) as u64))
         }),
         VectorData::Str(s) => each_valid(v, len, f, |i| hash_bytes(s.get_bytes(i))),
         VectorData::List(_) | VectorData::Struct(_) => {
@@ -113,6 +116,18 @@ fn each_valid(v: &Vector, len: usize, f: &mut impl FnMut(usize, u64), hash: impl
             .for_each(|i| f(i, hash(i)));
     } else {
         (0..len).for_each(|i| f(i, hash(i)));
+    }
+}
+
+/// A float's bits with -0.0 as 0.0 and one NaN for all.
+#[inline]
+fn float_bits(x: f64) -> u64 {
+    if x == 0.0 {
+        0
+    } else if x.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        x.to_bits()
     }
 }
 
