@@ -404,22 +404,99 @@ fn evaluate(
     })
 }
 
-/// The single ORDER BY key as numbers, in sorted order, for RANGE frames with an
-/// offset (DATE in days, TIMESTAMP in microseconds); `None` when not needed.
-fn args_key(input: &Inputs, s: &Sorted) -> Option<Vec<Option<f64>>> {
-    let v = input.range_key.as_ref()?.take(&s.order);
-    let numbers = (0..s.len())
-        .map(|p| match v.get(p) {
-            ScalarValue::Null => None,
-            ScalarValue::Date(d) => Some(d as f64),
-            ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => Some(t as f64),
-            other => other.as_f64(),
-        })
-        .collect();
-    Some(numbers)
+/// The single ORDER BY key of a RANGE frame with an offset, in sorted order (NULL as
+/// `None`): exact integers in the key's units where it has them (integers, DECIMAL
+/// unscaled, DATE in days, TIMESTAMP in microseconds), so that a frame's edge falls
+/// exactly where the values say (in floating point `31.389 + 1.5` missed `32.889`);
+/// floats for REAL and DOUBLE.
+enum RangeKeys {
+    Exact(Vec<Option<i128>>),
+    Float(Vec<Option<f64>>),
 }
 
-/// A RANGE offset in the key's units.
+/// The RANGE frame key of `input`, in sorted order; `None` when not needed.
+fn args_key(input: &Inputs, s: &Sorted) -> Option<RangeKeys> {
+    let v = input.range_key.as_ref()?.take(&s.order);
+    let exact = |x: ScalarValue| -> Option<i128> {
+        Some(match x {
+            ScalarValue::Decimal(u, _, _) => u,
+            ScalarValue::Date(d) => d as i128,
+            ScalarValue::Timestamp(t) | ScalarValue::TimestampTz(t) => t as i128,
+            ScalarValue::HugeInt(u) => u,
+            ScalarValue::UHugeInt(u) => i128::try_from(u).unwrap_or(i128::MAX),
+            ScalarValue::UBigInt(u) => u as i128,
+            other if other.is_integer() => other.as_i64()? as i128,
+            _ => return None,
+        })
+    };
+    Some(match v.ty {
+        DataType::Real | DataType::Double => {
+            RangeKeys::Float((0..s.len()).map(|p| v.get(p).as_f64()).collect())
+        }
+        _ => RangeKeys::Exact((0..s.len()).map(|p| exact(v.get(p))).collect()),
+    })
+}
+
+/// A RANGE offset in the units of an exact key of type `key_ty`, rounded down and
+/// up (an offset finer than the key's units: `0.25` on a DECIMAL(10,1) key).
+fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
+    let scale = match key_ty {
+        DataType::Decimal(_, s) => *s as u32,
+        _ => 0,
+    };
+    let too_large = || Error::invalid_input(format!("the RANGE offset {v} is too large"));
+    // `u / 10^down`, rounded both ways
+    let divided = |u: i128, down: u32| -> Result<(i128, i128)> {
+        let d = 10i128.checked_pow(down).ok_or_else(too_large)?;
+        Ok((u.div_euclid(d), -(-u).div_euclid(d)))
+    };
+    match v {
+        ScalarValue::Interval(i) => {
+            if i.months != 0 {
+                return Err(Error::not_supported(
+                    "RANGE offsets of months or years are not supported yet; use days",
+                ));
+            }
+            let micros = i.days as i128 * 86_400_000_000 + i.micros as i128;
+            match key_ty {
+                DataType::Date => {
+                    let day = 86_400_000_000;
+                    Ok((micros.div_euclid(day), -(-micros).div_euclid(day)))
+                }
+                _ => Ok((micros, micros)),
+            }
+        }
+        ScalarValue::Decimal(u, _, s) => {
+            let s = *s as u32;
+            if s <= scale {
+                let m = 10i128.checked_pow(scale - s).ok_or_else(too_large)?;
+                let x = u.checked_mul(m).ok_or_else(too_large)?;
+                Ok((x, x))
+            } else {
+                divided(*u, s - scale)
+            }
+        }
+        ScalarValue::Real(_) | ScalarValue::Double(_) => {
+            let x = v.as_f64().unwrap_or(0.0) * 10f64.powi(scale as i32);
+            Ok((x.floor() as i128, x.ceil() as i128))
+        }
+        other => {
+            let u = match other {
+                ScalarValue::HugeInt(u) => *u,
+                _ => other
+                    .as_i64()
+                    .ok_or_else(|| Error::internal(format!("a RANGE offset of {other}")))?
+                    as i128,
+            };
+            let x = u
+                .checked_mul(10i128.checked_pow(scale).ok_or_else(too_large)?)
+                .ok_or_else(too_large)?;
+            Ok((x, x))
+        }
+    }
+}
+
+/// A RANGE offset in the key's units, for a REAL or DOUBLE key.
 fn range_offset(v: &ScalarValue, key_ty: &DataType) -> Result<f64> {
     match v {
         ScalarValue::Interval(i) => {
@@ -441,12 +518,7 @@ fn range_offset(v: &ScalarValue, key_ty: &DataType) -> Result<f64> {
 }
 
 /// The frame of sorted position `p`: positions `start..end`.
-fn frame(
-    w: &WindowExpr,
-    s: &Sorted,
-    key: &Option<Vec<Option<f64>>>,
-    p: usize,
-) -> Result<(usize, usize)> {
+fn frame(w: &WindowExpr, s: &Sorted, key: &Option<RangeKeys>, p: usize) -> Result<(usize, usize)> {
     let (ps, pe) = (s.partition[p].0 as usize, s.partition[p].1 as usize);
     let (gs, ge) = (s.peers[p].0 as usize, s.peers[p].1 as usize);
     let rows = |k: &ScalarValue| k.as_i64().unwrap_or(0).max(0) as usize;
@@ -502,32 +574,63 @@ fn frame(
                 let keys = key
                     .as_ref()
                     .ok_or_else(|| Error::internal("RANGE frame without its key"))?;
-                let Some(v) = keys[p] else {
-                    // NULL keys: the frame is the NULL peers.
-                    return Ok(if is_start { gs } else { ge });
-                };
                 let sort = &w.order_by[0];
-                let off = range_offset(k, &sort.expr.data_type())?;
                 let following = matches!(b, FrameBound::Following(_));
-                // The bound's key value, in sort direction.
-                let target = if following == sort.asc {
-                    v + off
-                } else {
-                    v - off
-                };
-                // Whether row q comes before the target in sort order (`ties`: whether
-                // a key equal to the target counts as before it).
-                let before = |q: usize, ties: bool| match keys[q] {
+                // Where row q's key is against the bound's key value `target`:
+                // before it in sort order, or equal (`ties`: whether equal counts as
+                // before). NULLs sort apart; NaN after every number.
+                let place = |o: Option<Ordering>, ties: bool| match o {
                     None => sort.nulls_first,
-                    Some(x) => match x.partial_cmp(&target).unwrap_or(Ordering::Equal) {
-                        Ordering::Less => sort.asc,
-                        Ordering::Greater => !sort.asc,
-                        Ordering::Equal => ties,
-                    },
+                    Some(Ordering::Less) => sort.asc,
+                    Some(Ordering::Greater) => !sort.asc,
+                    Some(Ordering::Equal) => ties,
                 };
+                // The frame of a NULL (or NaN) key is its peers.
+                let peers = Ok(if is_start { gs } else { ge });
                 // start: the first row not before the target; end: past the last
                 // row not after it.
-                first_not(ps, pe, |q| before(q, !is_start))
+                match keys {
+                    RangeKeys::Exact(keys) => {
+                        let Some(v) = keys[p] else { return peers };
+                        let (down, up) = exact_offset(k, &sort.expr.data_type())?;
+                        // In sort direction: a start bound takes the keys at or past
+                        // the offset, so it rounds toward the current row; an end
+                        // bound rounds away from it.
+                        let step = match (following, is_start) {
+                            (true, true) => up,
+                            (true, false) => down,
+                            (false, true) => -down,
+                            (false, false) => -up,
+                        };
+                        let target = if sort.asc {
+                            v.saturating_add(step)
+                        } else {
+                            v.saturating_sub(step)
+                        };
+                        first_not(ps, pe, |q| {
+                            place(keys[q].map(|x| x.cmp(&target)), !is_start)
+                        })
+                    }
+                    RangeKeys::Float(keys) => {
+                        let v = match keys[p] {
+                            Some(v) if !v.is_nan() => v,
+                            _ => return peers,
+                        };
+                        let off = range_offset(k, &sort.expr.data_type())?;
+                        let target = if following == sort.asc {
+                            v + off
+                        } else {
+                            v - off
+                        };
+                        first_not(ps, pe, |q| {
+                            let o = keys[q].map(|x| match x.partial_cmp(&target) {
+                                Some(o) => o,
+                                None => Ordering::Greater,
+                            });
+                            place(o, !is_start)
+                        })
+                    }
+                }
             }
         })
     };

@@ -336,7 +336,7 @@ pub(super) fn grouped_union(
                     out[set.len() + j].ty.clone(),
                     format!("agg{j}"),
                 );
-                if out[set.len() + j].ty == a.ty {
+                let c = if out[set.len() + j].ty == a.ty {
                     c
                 } else {
                     Expr::Cast {
@@ -344,6 +344,16 @@ pub(super) fn grouped_union(
                         to: a.ty.clone(),
                         try_cast: false,
                     }
+                };
+                // Over no rows the grand total counts 0, not the sum of no counts.
+                use stride_functions::aggregate::AggregateFunction as F;
+                if set.is_empty() && matches!(a.func, F::Count | F::CountStar) {
+                    Expr::Coalesce {
+                        args: vec![c, Expr::literal(ScalarValue::BigInt(0))],
+                        ty: a.ty.clone(),
+                    }
+                } else {
+                    c
                 }
             }));
             exprs.extend(
