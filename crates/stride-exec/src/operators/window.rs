@@ -445,11 +445,6 @@ fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
         _ => 0,
     };
     let too_large = || Error::invalid_input(format!("the RANGE offset {v} is too large"));
-    // `u / 10^down`, rounded both ways
-    let divided = |u: i128, down: u32| -> Result<(i128, i128)> {
-        let d = 10i128.checked_pow(down).ok_or_else(too_large)?;
-        Ok((u.div_euclid(d), -(-u).div_euclid(d)))
-    };
     match v {
         ScalarValue::Interval(i) => {
             if i.months != 0 {
@@ -459,10 +454,7 @@ fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
             }
             let micros = i.days as i128 * 86_400_000_000 + i.micros as i128;
             match key_ty {
-                DataType::Date => {
-                    let day = 86_400_000_000;
-                    Ok((micros.div_euclid(day), -(-micros).div_euclid(day)))
-                }
+                DataType::Date => Ok(divided(micros, 86_400_000_000)),
                 _ => Ok((micros, micros)),
             }
         }
@@ -473,7 +465,8 @@ fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
                 let x = u.checked_mul(m).ok_or_else(too_large)?;
                 Ok((x, x))
             } else {
-                divided(*u, s - scale)
+                let d = 10i128.checked_pow(s - scale).ok_or_else(too_large)?;
+                Ok(divided(*u, d))
             }
         }
         ScalarValue::Real(_) | ScalarValue::Double(_) => {
@@ -496,25 +489,16 @@ fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
     }
 }
 
-/// A RANGE offset in the key's units, for a REAL or DOUBLE key.
-fn range_offset(v: &ScalarValue, key_ty: &DataType) -> Result<f64> {
-    match v {
-        ScalarValue::Interval(i) => {
-            if i.months != 0 {
-                return Err(Error::not_supported(
-                    "RANGE offsets of months or years are not supported yet; use days",
-                ));
-            }
-            let micros = i.days as f64 * 86_400e6 + i.micros as f64;
-            Ok(match key_ty {
-                DataType::Date => micros / 86_400e6,
-                _ => micros,
-            })
-        }
-        other => other
-            .as_f64()
-            .ok_or_else(|| Error::internal(format!("a RANGE offset of {other}"))),
-    }
+/// A RANGE offset for a REAL or DOUBLE key: a number (the binder refuses an
+/// INTERVAL there).
+fn float_offset(v: &ScalarValue) -> Result<f64> {
+    v.as_f64()
+        .ok_or_else(|| Error::internal(format!("a RANGE offset of {v} for a float key")))
+}
+
+/// `u / d`, rounded down and up.
+fn divided(u: i128, d: i128) -> (i128, i128) {
+    (u.div_euclid(d), -(-u).div_euclid(d))
 }
 
 /// The frame of sorted position `p`: positions `start..end`.
@@ -616,7 +600,7 @@ fn frame(w: &WindowExpr, s: &Sorted, key: &Option<RangeKeys>, p: usize) -> Resul
                             Some(v) if !v.is_nan() => v,
                             _ => return peers,
                         };
-                        let off = range_offset(k, &sort.expr.data_type())?;
+                        let off = float_offset(k)?;
                         let target = if following == sort.asc {
                             v + off
                         } else {
