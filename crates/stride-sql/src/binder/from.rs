@@ -168,9 +168,10 @@ impl<'a> Binder<'a> {
             schema,
         };
         if matches!(kind, JoinKind::Right | JoinKind::Full) && !merged.is_empty() {
-            // The unqualified USING column is COALESCE(left, right), appended as a new
-            // column: rows only the right side has carry their key too, while `l.k`
-            // and `r.k` keep their own values.
+            // The unqualified USING column is COALESCE(left, right), in the left
+            // column's place (where `SELECT *` shows it, as in DuckDB): rows only the
+            // right side has carry their key too. The left column itself moves to the
+            // end, reachable only as `l.k`; `r.k` keeps its own values too.
             let mut fields = plan.schema().to_vec();
             let mut exprs: Vec<Expr> = (0..fields.len()).map(|i| scope.column(i)).collect();
             for &(l, r) in &merged {
@@ -181,11 +182,13 @@ impl<'a> Binder<'a> {
                 };
                 let field = Field::new(fields[l].name.clone(), ty)
                     .with_collation(super::collation::output(&merged));
-                exprs.push(merged);
-                fields.push(field.clone());
-                scope.fields.push(field);
-                scope.visibility.push(Visibility::Visible);
-                scope.visibility[l] = Visibility::Qualified;
+                let left = std::mem::replace(&mut exprs[l], merged);
+                let left_field = std::mem::replace(&mut fields[l], field.clone());
+                exprs.push(left);
+                fields.push(left_field.clone());
+                scope.fields[l] = field;
+                scope.fields.push(left_field);
+                scope.visibility.push(Visibility::Qualified);
             }
             plan = LogicalPlan::Project {
                 input: Box::new(plan),
