@@ -1,5 +1,6 @@
 //! The engine's hash table: open addressing with linear probing over one array of
-//! 16-byte slots. A slot packs a 12-bit tag of the hash, a 4-bit length marker and a
+//! 16-byte slots. A slot packs a 12-bit tag (11 bits of the hash and a bit always set,
+//! so no used slot reads as empty), a 4-bit length marker and a
 //! 48-bit entry id, plus the key itself when it is at most 8 bytes long (one
 //! fixed-width column), so such probes touch a single cache line. Every key is also
 //! kept in one contiguous byte arena, where longer keys are compared. A key of at most

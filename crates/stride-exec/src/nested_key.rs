@@ -245,9 +245,7 @@ pub fn write_ordered(v: &ScalarValue, out: &mut Vec<u8>) {
         S::Double(x) => ordered_float(*x, out),
         S::Interval(i) => {
             // by the total length, as intervals compare
-            let micros = i.months as i128 * 30 * 86_400_000_000
-                + i.days as i128 * 86_400_000_000
-                + i.micros as i128;
+            let micros = i.normalized_micros();
             out.push(1);
             out.extend_from_slice(&((micros as u128) ^ (1 << 127)).to_be_bytes());
         }

@@ -5,7 +5,8 @@
 //! encoding.
 //!
 //! Layout per column: a byte 0 (NULL) or 1 (value) followed, for values, by the
-//! fixed-width little-endian value. A string's first byte is 0 (NULL), 1 + its length
+//! fixed-width little-endian value (an INTERVAL as the canonical interval of its
+//! length, [`canonical_interval`], since `=` compares lengths). A string's first byte is 0 (NULL), 1 + its length
 //! for strings shorter than `SHORT_STRING` bytes, or `LONG_STRING` followed by a
 //! u32 length; then its bytes. A key of a single fixed-width column drops the marker
 //! byte (a NULL is the empty key), so one BIGINT makes an 8-byte key that hash tables

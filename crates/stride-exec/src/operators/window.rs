@@ -5,7 +5,9 @@
 //! gives the partitions and the peer groups (rows equal in ORDER BY); each bucket's
 //! functions are computed on a worker thread along its sorted rows, and the values go
 //! back in input order (where sorted order is input order, they are there already),
-//! one column appended per function.
+//! one column appended per function. A RANGE frame with an offset finds its edges
+//! by binary search on the ORDER BY key, in exact integers of the key's units
+//! (`RangeKeys`) or in floats for REAL and DOUBLE.
 //!
 //! Ranking and offset functions take one pass. Aggregates over frames that start at
 //! the partition's start (running frames, whole partitions) take a segmented scan of
