@@ -350,9 +350,8 @@ impl StringVector {
     pub fn take(&self, indices: &[u32]) -> StringVector {
         if self.buffers.is_empty() {
             // Every view is inline (a long one points into a buffer): a plain gather.
-            let views: Vec<StringView> = indices.iter().map(|&i| self.views[i as usize]).collect();
             return StringVector {
-                views: views.into(),
+                views: crate::selection::gather(&self.views, indices).into(),
                 buffers: Vec::new(),
             };
         }
@@ -365,8 +364,17 @@ impl StringVector {
                 hi = hi.max(b);
             }
         }
-        if lo == usize::MAX || hi - lo < SHARE_LIMIT {
-            let lo = lo.min(self.buffers.len());
+        if lo == usize::MAX || (lo == 0 && hi < SHARE_LIMIT) {
+            // No long string, or their buffers keep their numbers: the views as they are.
+            return StringVector {
+                views: crate::selection::gather(&self.views, indices).into(),
+                buffers: match lo {
+                    0 => self.buffers[..=hi].to_vec(),
+                    _ => Vec::new(),
+                },
+            };
+        }
+        if hi - lo < SHARE_LIMIT {
             let views: Vec<StringView> = indices
                 .iter()
                 .map(|&i| {
@@ -378,13 +386,9 @@ impl StringVector {
                     v
                 })
                 .collect();
-            let buffers = match lo < self.buffers.len() {
-                true => self.buffers[lo..=hi].to_vec(),
-                false => Vec::new(),
-            };
             return StringVector {
                 views: views.into(),
-                buffers,
+                buffers: self.buffers[lo..=hi].to_vec(),
             };
         }
         let mut out = StringVector::with_capacity(indices.len());

@@ -273,8 +273,7 @@ impl VectorData {
                 fields: st.fields.iter().map(|f| f.take(indices)).collect(),
             }),
             other => with_native!(other.physical(), T => {
-                let src = T::slice(other);
-                T::wrap(indices.iter().map(|&i| src[i as usize]).collect())
+                T::wrap(crate::selection::gather(T::slice(other), indices))
             }, _ => unreachable!()),
         }
     }
