@@ -250,19 +250,32 @@ pub fn format_f64(v: f64) -> String {
         };
         format!("{sign}{}.0", v as i64)
     } else {
-        let s = format!("{v:?}");
-        match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-            _ => s,
-        }
+        with_exponent_digits(format!("{v:?}"))
     }
 }
 
+/// A REAL as text: its shortest digits, as DuckDB prints them (123456789::FLOAT is
+/// 123456790.0, not the 123456792 it holds exactly).
 pub fn format_f32(v: f32) -> String {
-    if v.is_finite() && v != v.trunc() {
-        format!("{v:?}")
+    if v.is_finite() {
+        with_exponent_digits(format!("{v:?}"))
     } else {
         format_f64(v as f64)
+    }
+}
+
+/// Rust's shortest form with the exponent written as C's `%e` and DuckDB write it:
+/// signed and at least two digits (1e+16, 1e-07).
+fn with_exponent_digits(s: String) -> String {
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let (sign, digits) = match e.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', e),
+            };
+            format!("{m}e{sign}{digits:0>2}")
+        }
+        None => s,
     }
 }
 

@@ -1,6 +1,7 @@
 //! `date_diff(part, start, end)` / `datediff`: how many `part` boundaries lie between
 //! two dates or timestamps (DuckDB semantics): date_diff('month', '2024-01-31',
-//! '2024-02-01') is 1. Weeks are ISO weeks starting on Monday. Both values are
+//! '2024-02-01') is 1. Weeks are not boundaries but whole 7-day spans between the two
+//! days, counted toward zero, as DuckDB counts them: Sunday to Monday is 0. Both values are
 //! compared as timestamps (a date is its midnight). Two instants (TIMESTAMP WITH TIME
 //! ZONE) count hours and smaller units in elapsed time, days and larger ones on the
 //! session zone's clocks, as DuckDB does.
@@ -48,8 +49,8 @@ fn period_index(field: DateField, t: i64) -> Option<i64> {
         Year => y,
         Quarter => y * 4 + (m as i64 - 1) / 3,
         Month => y * 12 + m as i64 - 1,
-        // 1969-12-29 was a Monday: day -3
-        Week => (days + 3).div_euclid(7),
+        // whole weeks between the days (see `diff`)
+        Week => days,
         Day | DayOfWeek | IsoDayOfWeek | DayOfYear | Julian => days,
         Hour => t.div_euclid(3_600 * MICROS_PER_SEC),
         Minute => t.div_euclid(60 * MICROS_PER_SEC),
@@ -65,6 +66,10 @@ fn diff(field: DateField, a: i64, b: i64) -> Result<i64> {
     match (period_index(field, a), period_index(field, b)) {
         (Some(x), Some(y)) => y
             .checked_sub(x)
+            .map(|d| match field {
+                DateField::Week => d / 7,
+                _ => d,
+            })
             .ok_or_else(|| Error::out_of_range("date_diff overflow")),
         _ => Err(Error::not_supported(format!(
             "date_diff specifier \"{}\" not supported",
@@ -102,8 +107,14 @@ mod tests {
         assert_eq!(diff("year", d("2024-12-31"), d("2023-01-01")), BigInt(-1));
         assert_eq!(diff("day", d("2024-01-01"), d("2024-03-01")), BigInt(60));
         assert_eq!(diff("quarter", d("2024-03-31"), d("2024-04-01")), BigInt(1));
-        assert_eq!(diff("week", d("2024-03-03"), d("2024-03-04")), BigInt(1));
+        assert_eq!(diff("week", d("2024-03-03"), d("2024-03-04")), BigInt(0));
         assert_eq!(diff("week", d("2024-03-04"), d("2024-03-10")), BigInt(0));
+        assert_eq!(diff("week", d("2024-03-04"), d("2024-03-11")), BigInt(1));
+        assert_eq!(diff("week", d("2024-03-12"), d("2024-03-04")), BigInt(-1));
+        assert_eq!(
+            diff("week", ts("2024-03-04 10:00"), ts("2024-03-11 09:59")),
+            BigInt(1)
+        );
         assert_eq!(
             diff("hour", ts("2024-01-01 10:59:59"), ts("2024-01-01 11:00:00")),
             BigInt(1)

@@ -161,37 +161,33 @@ fn float_whole<F: SqlFloat>(v: &Vector, len: usize, ty: DataType, m: Mode) -> Ve
 }
 
 fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
-    if m == Mode::RoundEven {
-        return binary(v, n, len, ty, |x: F, n: i32| {
-            let x = x.to_f64();
-            let r = round_even_digits(x, n);
-            F::from_f64(if r.is_finite() { r } else { x })
-        });
-    }
-    let op = match m {
-        Mode::Trunc => f64::trunc,
-        _ => f64::round,
-    };
     binary(v, n, len, ty, move |x: F, n: i32| {
         let x = x.to_f64();
-        let scale = 10f64.powi(n);
-        let r = op(x * scale) / scale;
+        let r = match m {
+            Mode::Trunc => {
+                let scale = 10f64.powi(n);
+                (x * scale).trunc() / scale
+            }
+            Mode::RoundEven => round_float_digits(x, n, f64::round_ties_even),
+            _ => round_float_digits(x, n, f64::round),
+        };
         // huge n overflows the scaled value: the input is already that precise
         F::from_f64(if r.is_finite() { r } else { x })
     })
 }
 
-/// `x` rounded half to even at `n` decimal digits. A scaled value that lands on a
+/// `x` rounded at `n` decimal digits, a tie going the way `ties` rounds it (half away
+/// from zero for round, half to even for round_even). A scaled value that lands on a
 /// tie only through the product's rounding (2.675 * 100 is 267.5 in doubles, though
 /// 2.675 is stored a little below it) is rounded by the exact product's side, as
-/// DuckDB does: round_even(2.675, 2) is 2.67.
-fn round_even_digits(x: f64, n: i32) -> f64 {
+/// DuckDB does: round(2.675, 2) and round_even(2.675, 2) are 2.67.
+fn round_float_digits(x: f64, n: i32, ties: fn(f64) -> f64) -> f64 {
     let up = n >= 0;
     let scale = 10f64.powi(n.abs());
     let r = if up { x * scale } else { x / scale };
     let floor = r.floor();
     if r - floor != 0.5 {
-        let k = r.round_ties_even();
+        let k = r.round();
         return if up { k / scale } else { k * scale };
     }
     // the sign of the exact value minus the tie
@@ -205,7 +201,7 @@ fn round_even_digits(x: f64, n: i32) -> f64 {
     } else if err < 0.0 {
         floor
     } else {
-        r.round_ties_even()
+        ties(r)
     };
     if up {
         k / scale
