@@ -16,7 +16,7 @@
 use super::learned::{self, FileKey};
 use super::options::{show_byte, CsvOptions, Dialect};
 use super::sniffer::widen_for;
-use super::sniffer::{skip_lines, sniff, Sniffed};
+use super::sniffer::{file_header_names, skip_blank_lines, skip_lines, sniff, Sniffed};
 use super::tokenizer::{
     ends_in_quote, next_record_start, record_start_at_or_after, Records, TokenError, Tokenizer,
     UNWANTED,
@@ -40,6 +40,9 @@ pub struct CsvReader {
     pub header: bool,
     /// Offset of each file's first data record.
     data_start: Vec<usize>,
+    /// Per file, where each column is among its fields, when its header names the
+    /// first file's columns in another order (None: in the same order).
+    field_orders: Vec<Option<Vec<usize>>>,
     /// Columns per record in the files.
     pub file_columns: usize,
     pub names: Vec<String>,
@@ -178,12 +181,17 @@ impl CsvReader {
                 let b = f.bytes();
                 let s = skip_lines(b, dialect.newline, options.skip);
                 if sniffed.header {
+                    let s = skip_blank_lines(b, dialect.newline, s);
                     next_record_start(b, dialect, s, false)
                 } else {
                     s
                 }
             })
             .collect();
+        let field_orders = match sniffed.header {
+            true => header_orders(&files, &sniffed.names, dialect, &options)?,
+            false => vec![None; files.len()],
+        };
         let parsers = types
             .iter()
             .zip(&detected)
@@ -195,6 +203,7 @@ impl CsvReader {
             dialect,
             header: sniffed.header,
             data_start,
+            field_orders,
             file_columns,
             names: col_names,
             types,
@@ -321,13 +330,15 @@ impl CsvReader {
         let mut want = vec![UNWANTED; self.file_columns + 1];
         let mut slot_of = Vec::with_capacity(columns.len());
         let mut slots = 0u32;
+        let order = self.field_orders[morsel.file].as_deref();
         for &c in columns {
             if c < self.file_columns {
-                if want[c] == UNWANTED {
-                    want[c] = slots;
+                let f = order.map_or(c, |o| o[c]);
+                if want[f] == UNWANTED {
+                    want[f] = slots;
                     slots += 1;
                 }
-                slot_of.push(Some(want[c] as usize));
+                slot_of.push(Some(want[f] as usize));
             } else {
                 slot_of.push(None);
             }
@@ -688,6 +699,54 @@ impl CsvReader {
             "CSV error in \"{path}\" on line {line}, column \"{name}\": could not convert \"{shown}\" to {ty}. {hint}"
         ))
     }
+}
+
+/// For files that start with a header: per file after the first, where each of the
+/// first file's columns (`names`) is among its fields, when its header names the same
+/// columns in another order, as DuckDB matches them. A file whose header names other
+/// columns (or none: data where a header should be) is an error, not rows read under
+/// the wrong names.
+fn header_orders(
+    files: &[Arc<FileData>],
+    names: &[String],
+    dialect: Dialect,
+    options: &CsvOptions,
+) -> Result<Vec<Option<Vec<usize>>>> {
+    let mut orders = vec![None; files.len()];
+    for (f, file) in files.iter().enumerate().skip(1) {
+        let Some(theirs) = file_header_names(
+            file.bytes(),
+            dialect,
+            options.skip,
+            names.len(),
+            options.max_line_size(),
+        ) else {
+            continue;
+        };
+        if theirs == names {
+            continue;
+        }
+        let order: Option<Vec<usize>> = match theirs.len() == names.len() {
+            true => names
+                .iter()
+                .map(|n| theirs.iter().position(|t| t == n))
+                .collect(),
+            false => None,
+        };
+        match order {
+            Some(o) => orders[f] = Some(o),
+            None => {
+                return Err(Error::binder(format!(
+                    "read_csv: the files do not have the same columns: {} has ({}) but {} has ({}); read them separately, or give the columns with columns = {{...}} and header = false",
+                    files[0].path,
+                    names.join(", "),
+                    file.path,
+                    theirs.join(", ")
+                )))
+            }
+        }
+    }
+    Ok(orders)
 }
 
 #[cfg(test)]

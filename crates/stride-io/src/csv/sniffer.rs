@@ -68,7 +68,12 @@ pub struct Sniffed {
 
 /// Offset after the first `skip` lines.
 pub fn skip_lines(bytes: &[u8], newline: u8, skip: usize) -> usize {
-    let mut pos = 0;
+    // A UTF-8 byte order mark is no part of the first line.
+    let mut pos = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     for _ in 0..skip {
         match memchr::memchr(newline, &bytes[pos..]) {
             Some(i) => pos += i + 1,
@@ -76,6 +81,18 @@ pub fn skip_lines(bytes: &[u8], newline: u8, skip: usize) -> usize {
         }
     }
     pos
+}
+
+/// Past the empty lines at `pos`, a line start: where the header is, as the sniffer
+/// reads the first record (blank lines before it skipped).
+pub fn skip_blank_lines(bytes: &[u8], newline: u8, mut pos: usize) -> usize {
+    loop {
+        match bytes.get(pos..) {
+            Some([b'\r', b'\n', ..]) if newline == b'\n' => pos += 2,
+            Some([c, ..]) if *c == newline => pos += 1,
+            _ => return pos,
+        }
+    }
 }
 
 pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
@@ -186,7 +203,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     }
     let detected: Vec<DataType> = (0..ncols)
         .map(|c| {
-            if opts.all_varchar || !seen[c] || possible[c] == 0 {
+            if !seen[c] || possible[c] == 0 {
                 DataType::Varchar
             } else {
                 match possible[c].trailing_zeros() as usize {
@@ -227,20 +244,16 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
     if trailing {
         columns -= 1;
     }
-    let names = (0..columns)
-        .map(|c| {
-            if header {
-                first_values
-                    .get(c)
-                    .map(|v| String::from_utf8_lossy(v).into_owned())
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| generated_name(c, columns))
-            } else {
-                generated_name(c, columns)
-            }
-        })
-        .collect();
-    let mut types: Vec<DataType> = detected.into_iter().take(columns).collect();
+    let names = match header {
+        true => header_names(&first_values, columns),
+        false => (0..columns).map(|c| generated_name(c, columns)).collect(),
+    };
+    // all_varchar reads every column as text, but the types the values would have
+    // still tell a header from data (above).
+    let mut types: Vec<DataType> = match opts.all_varchar {
+        true => vec![DataType::Varchar; columns],
+        false => detected.into_iter().take(columns).collect(),
+    };
     if !header && !opts.all_varchar {
         // The first record is data: its values must fit too.
         for (c, ty) in types.iter_mut().enumerate() {
@@ -266,7 +279,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
         dialect,
         header,
         columns,
-        names: dedup_names(names),
+        names,
         types,
         sample_rows: rows + (!header && !first.is_empty()) as usize,
         row_bytes: if sample.is_empty() {
@@ -516,6 +529,57 @@ fn detect_header(
 }
 
 /// `column0`… for ten or fewer columns, `column00`… for up to a hundred (as DuckDB).
+/// The column names a header record gives `columns` columns: its values, a generated
+/// name where one is empty or missing, and a suffix on repeats.
+fn header_names(values: &[Vec<u8>], columns: usize) -> Vec<String> {
+    let names = (0..columns)
+        .map(|c| {
+            values
+                .get(c)
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| generated_name(c, columns))
+        })
+        .collect();
+    dedup_names(names)
+}
+
+/// The names in the header of another file read with `dialect` (one of a glob's after
+/// the first, whose header the sniffer read, with `columns` columns); None for a file
+/// without records. An empty field after the last column (a trailing delimiter) is no
+/// column, as in the first file.
+pub fn file_header_names(
+    bytes: &[u8],
+    dialect: Dialect,
+    skip: usize,
+    columns: usize,
+    max_line: usize,
+) -> Option<Vec<String>> {
+    let start = skip_blank_lines(
+        bytes,
+        dialect.newline,
+        skip_lines(bytes, dialect.newline, skip),
+    );
+    let want: Vec<u32> = (0..MAX_COLUMNS as u32).collect();
+    let mut first = Records::new(&want);
+    let mut t = Tokenizer::new(bytes, dialect, &want, start, bytes.len(), max_line, true);
+    let _ = t.next_records(&mut first, 1);
+    let count = *first.field_counts.first()? as usize;
+    let mut scratch = Vec::new();
+    let mut values: Vec<Vec<u8>> = (0..count.min(MAX_COLUMNS))
+        .map(|c| {
+            let s = first.span(0, c);
+            unquote(&bytes[s.start..s.end], dialect, &mut scratch)
+                .0
+                .to_vec()
+        })
+        .collect();
+    if values.len() == columns + 1 && values.last().is_some_and(|v| v.is_empty()) {
+        values.pop();
+    }
+    Some(header_names(&values, values.len()))
+}
+
 pub fn generated_name(i: usize, n: usize) -> String {
     let width = (n.max(1) - 1).to_string().len();
     format!("column{i:0width$}")
