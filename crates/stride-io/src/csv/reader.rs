@@ -18,8 +18,8 @@ use super::options::{show_byte, CsvOptions, Dialect};
 use super::sniffer::widen_for;
 use super::sniffer::{file_header_names, skip_blank_lines, skip_lines, sniff, Sniffed};
 use super::tokenizer::{
-    ends_in_quote, next_record_start, record_start_at_or_after, Records, TokenError, Tokenizer,
-    UNWANTED,
+    next_record_start, quotes_after, record_start_at_or_after, QuoteState, Records, TokenError,
+    Tokenizer, UNWANTED,
 };
 use super::values::{convert, unquote, BadValue, Parser};
 use crate::file::{self, FileData};
@@ -182,7 +182,7 @@ impl CsvReader {
                 let s = skip_lines(b, dialect.newline, options.skip);
                 if sniffed.header {
                     let s = skip_blank_lines(b, dialect.newline, s);
-                    next_record_start(b, dialect, s, false)
+                    next_record_start(b, dialect, s, QuoteState::RECORD_START)
                 } else {
                     s
                 }
@@ -268,27 +268,9 @@ impl CsvReader {
             }
         }
         let mut starts = Vec::with_capacity(cuts.len());
-        if d.escape.is_none() || d.escape == d.quote {
-            // Whether each cut starts inside quotes: the parity of quotes before it,
-            // counted on every core.
-            let odd: Vec<bool> = workers::map(&cuts, threads, |&(f, s, e)| {
-                ends_in_quote(&self.files[f].bytes()[s..e], d)
-            })?;
-            let mut in_quote = false;
-            for (i, &(f, s, _)) in cuts.iter().enumerate() {
-                let b = self.files[f].bytes();
-                if i == 0 || cuts[i - 1].0 != f {
-                    in_quote = false;
-                    starts.push(s);
-                } else if !in_quote && b[s - 1] == d.newline {
-                    starts.push(s);
-                } else {
-                    starts.push(next_record_start(b, d, s, in_quote));
-                }
-                in_quote ^= odd[i];
-            }
-        } else {
-            // An escaped quote does not toggle: follow the quotes from the start.
+        if d.escape.is_some() && d.escape != d.quote {
+            // An escaped quote does not toggle, and a cut may fall just after an escape
+            // byte: follow the quotes from the start.
             for (i, &(f, s, _)) in cuts.iter().enumerate() {
                 if i == 0 || cuts[i - 1].0 != f {
                     starts.push(s);
@@ -297,6 +279,55 @@ impl CsvReader {
                     starts.push(record_start_at_or_after(self.files[f].bytes(), d, from, s));
                 }
             }
+        } else if d.quote.is_some() {
+            // The quote state after each cut when it starts outside quoted fields (as
+            // most do), found on every core; then followed from each file's start,
+            // walking again a cut that starts inside one or right after a closing quote.
+            let firsts: Vec<bool> = (0..cuts.len())
+                .map(|i| i == 0 || cuts[i - 1].0 != cuts[i].0)
+                .collect();
+            let outside: Vec<QuoteState> = workers::map(&cuts, threads, |&(f, s, e)| {
+                let b = self.files[f].bytes();
+                // A file's first cut starts at its first record.
+                let first = self.data_start[f] == s;
+                let from = match first {
+                    true => QuoteState::RECORD_START,
+                    false => QuoteState::at(b, d, s, false, false),
+                };
+                quotes_after(b, d, s, e, from)
+            })?;
+            let mut state = QuoteState::RECORD_START;
+            for (i, &(f, s, e)) in cuts.iter().enumerate() {
+                let b = self.files[f].bytes();
+                if firsts[i] {
+                    state = QuoteState::RECORD_START;
+                    starts.push(s);
+                } else if !state.in_quote && b[s - 1] == d.newline {
+                    starts.push(s);
+                } else {
+                    let here = QuoteState::at(b, d, s, state.in_quote, state.after_close());
+                    starts.push(next_record_start(b, d, s, here));
+                }
+                state = match state.in_quote || state.after_close() {
+                    false => outside[i],
+                    true => {
+                        let here = QuoteState::at(b, d, s, state.in_quote, state.after_close());
+                        quotes_after(b, d, s, e, here)
+                    }
+                };
+            }
+        } else {
+            starts.extend(cuts.iter().enumerate().map(|(i, &(f, s, _))| {
+                match i == 0 || cuts[i - 1].0 != f {
+                    true => s,
+                    false => next_record_start(
+                        self.files[f].bytes(),
+                        d,
+                        s,
+                        QuoteState::at(self.files[f].bytes(), d, s, false, false),
+                    ),
+                }
+            }));
         }
         let mut morsels = Vec::with_capacity(cuts.len());
         for (i, &(f, _, e)) in cuts.iter().enumerate() {
@@ -775,9 +806,22 @@ mod tests {
         let path = std::env::temp_dir().join(format!("stride-cuts-{}.csv", std::process::id()));
         std::fs::write(&path, text).unwrap();
         let p = path.to_str().unwrap().to_string();
-        let mut r = CsvReader::bind(&[p], CsvOptions::default()).unwrap();
+        let mut r = CsvReader::bind(&[p.clone()], CsvOptions::default()).unwrap();
         let whole = read_all(&r);
         assert_eq!(whole.len(), 6, "{whole:?}");
+        for size in 1..text.len() {
+            r.morsel_bytes = size;
+            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
+        }
+        // Quotes inside unquoted fields are text, next to quoted fields, doubled
+        // quotes and quoted newlines: every cut, also between the two quotes of a
+        // `""`, finds the same five records.
+        let text = "a,b\n1,5\"\n2,\"x\"\"\n\"\"y\"\n3,7\" pipe\n4,\"\"\"\"\n5,ab\"c\"d\n";
+        std::fs::write(&path, text).unwrap();
+        let mut r = CsvReader::bind(&[p.clone()], CsvOptions::default()).unwrap();
+        let whole = read_all(&r);
+        assert_eq!(whole.len(), 5, "{whole:?}");
+        assert!(whole[0].contains("5\\\""), "{whole:?}");
         for size in 1..text.len() {
             r.morsel_bytes = size;
             assert_eq!(read_all(&r), whole, "morsels of {size} bytes");

@@ -11,7 +11,7 @@
 //! a value the sample missed that needs more widens it (see [`widen_for`]).
 
 use super::options::{CsvOptions, Dialect};
-use super::tokenizer::{next_record_start, Records, Tokenizer};
+use super::tokenizer::{next_record_start, QuoteState, Records, Tokenizer};
 use super::values::{decimal_shape, fits, parse_i128, unquote};
 use stride_common::DataType;
 use stride_functions::scalar::date::format::Format;
@@ -472,7 +472,13 @@ fn sample_records(
         } else {
             // A guess at a record start: right for any file without quoted newlines;
             // records that come out wrong have the wrong field count and are ignored.
-            next_record_start(bytes, d, start + span / runs * k, false)
+            let guess = start + span / runs * k;
+            next_record_start(
+                bytes,
+                d,
+                guess,
+                QuoteState::at(bytes, d, guess, false, false),
+            )
         };
         let mut t = Tokenizer::new(bytes, d, want, from, bytes.len(), usize::MAX, true);
         let mut taken = 0;

@@ -4,9 +4,13 @@
 //! no per-byte branches and no per-field allocation. Fields are reported as byte spans
 //! of the input; unquoting and conversion happen later, one column at a time.
 //!
-//! Quote state carries from block to block. With an escape byte other than the quote
-//! (`escape = '\'`) the quote mask is computed byte by byte instead, since an escaped
-//! quote does not toggle the state.
+//! Quote state carries from block to block ([`QuoteState`]). A quote opens a quoted
+//! field only at the field's start (or right after a closing quote: `""` inside quotes);
+//! elsewhere, as in `5" pipe`, it is text, as DuckDB and RFC 4180 read it. The
+//! prefix-XOR is exact while every quote it opens is at such a place, which one mask
+//! test checks per block; a block where it is not, and every block with an escape byte
+//! other than the quote (`escape = '\'`, where an escaped quote does not toggle), is
+//! walked byte by byte instead.
 
 use super::options::Dialect;
 
@@ -227,12 +231,10 @@ impl<'a> Tokenizer<'a> {
         let bytes = self.bytes;
         let to = self.to;
         let d = self.dialect;
-        let simple_quotes = d.escape.is_none() || d.escape == d.quote;
         let mut record_start = self.pos;
         let mut field_start = self.pos;
         let mut field = 0usize;
-        let mut in_quote = false;
-        let mut escaped = false;
+        let mut quotes = QuoteState::RECORD_START;
         let mut block = self.pos;
         let mut taken = 0usize;
         let mut high = 0u64;
@@ -249,31 +251,7 @@ impl<'a> Tokenizer<'a> {
             let len = (to - block).min(64);
             let m = masks(&bytes[block..block + len], d);
             high |= m.high;
-            let inside = match d.quote {
-                None => 0,
-                Some(q) => {
-                    if simple_quotes {
-                        if m.quote == 0 && !in_quote {
-                            0
-                        } else {
-                            let mut x = prefix_xor(m.quote);
-                            if in_quote {
-                                x = !x;
-                            }
-                            in_quote = (x >> (len - 1)) & 1 == 1;
-                            x
-                        }
-                    } else {
-                        escaped_inside(
-                            &bytes[block..block + len],
-                            q,
-                            d.escape.unwrap_or(q),
-                            &mut in_quote,
-                            &mut escaped,
-                        )
-                    }
-                }
-            };
+            let inside = quoted(&bytes[block..block + len], &m, d, &mut quotes);
             let mut s = (m.delim | m.newline) & !inside;
             while s != 0 {
                 let i = s.trailing_zeros() as usize;
@@ -365,7 +343,7 @@ impl<'a> Tokenizer<'a> {
         // The input ended without a newline after the last record.
         out.ascii = high == 0;
         self.pos = to;
-        if in_quote {
+        if quotes.in_quote {
             return Err(TokenError::UnterminatedQuote { record_start });
         }
         if record_start < to {
@@ -417,35 +395,15 @@ fn modern_x86() -> bool {
     })
 }
 
-/// Offset just past the first newline outside quotes at or after `from`, given the
-/// quote state at `from`; `bytes.len()` if there is none.
-pub fn next_record_start(bytes: &[u8], dialect: Dialect, from: usize, in_quote: bool) -> usize {
-    let simple_quotes = dialect.escape.is_none() || dialect.escape == dialect.quote;
-    let mut in_quote = in_quote;
-    let mut escaped = false;
+/// The start of the first record after `from` (the byte after the first newline
+/// outside quotes), where `quotes` is the quote state at `from`.
+pub fn next_record_start(bytes: &[u8], dialect: Dialect, from: usize, quotes: QuoteState) -> usize {
+    let mut quotes = quotes;
     let mut block = from;
     while block < bytes.len() {
         let len = (bytes.len() - block).min(64);
         let m = masks(&bytes[block..block + len], dialect);
-        let inside = match dialect.quote {
-            None => 0,
-            Some(_) if simple_quotes => {
-                let mut x = prefix_xor(m.quote);
-                if in_quote {
-                    x = !x;
-                }
-                in_quote = (x >> (len - 1)) & 1 == 1;
-                x
-            }
-            Some(q) => escaped_inside(
-                &bytes[block..block + len],
-                q,
-                dialect.escape.unwrap_or(q),
-                &mut in_quote,
-                &mut escaped,
-            ),
-        };
-        let nl = m.newline & !inside;
+        let nl = m.newline & !quoted(&bytes[block..block + len], &m, dialect, &mut quotes);
         if nl != 0 {
             return block + nl.trailing_zeros() as usize + 1;
         }
@@ -455,7 +413,6 @@ pub fn next_record_start(bytes: &[u8], dialect: Dialect, from: usize, in_quote: 
 }
 
 /// The first record start at or after `target`, scanning from `from`, a record start.
-/// Used where quote parity cannot decide (an escape byte other than the quote).
 pub fn record_start_at_or_after(
     bytes: &[u8],
     dialect: Dialect,
@@ -465,24 +422,12 @@ pub fn record_start_at_or_after(
     if target <= from {
         return from;
     }
-    let q = dialect.quote.unwrap_or(0);
-    let (mut in_quote, mut escaped) = (false, false);
+    let mut quotes = QuoteState::RECORD_START;
     let mut block = from;
     while block < bytes.len() {
         let len = (bytes.len() - block).min(64);
         let m = masks(&bytes[block..block + len], dialect);
-        let inside = if dialect.quote.is_some() {
-            escaped_inside(
-                &bytes[block..block + len],
-                q,
-                dialect.escape.unwrap_or(q),
-                &mut in_quote,
-                &mut escaped,
-            )
-        } else {
-            0
-        };
-        let mut nl = m.newline & !inside;
+        let mut nl = m.newline & !quoted(&bytes[block..block + len], &m, dialect, &mut quotes);
         while nl != 0 {
             let p = block + nl.trailing_zeros() as usize + 1;
             nl &= nl - 1;
@@ -495,26 +440,156 @@ pub fn record_start_at_or_after(
     bytes.len()
 }
 
-/// Whether the bytes end inside a quoted field, starting outside one.
-pub fn ends_in_quote(bytes: &[u8], dialect: Dialect) -> bool {
+/// The quote state after `bytes[from..to]`, starting in state `quotes`.
+pub fn quotes_after(
+    bytes: &[u8],
+    dialect: Dialect,
+    from: usize,
+    to: usize,
+    quotes: QuoteState,
+) -> QuoteState {
+    let mut quotes = quotes;
     let Some(q) = dialect.quote else {
-        return false;
+        return quotes;
     };
-    let simple_quotes = dialect.escape.is_none() || dialect.escape == dialect.quote;
-    if simple_quotes {
-        return memchr::memchr_iter(q, bytes).count() % 2 == 1;
+    if dialect.escape.is_none() || dialect.escape == dialect.quote {
+        // Only the quotes change the state, each by the byte before it: as fast as
+        // finding them.
+        let (d, nl) = (dialect.delimiter, dialect.newline);
+        let mut closed_at = usize::MAX;
+        for p in memchr::memchr_iter(q, &bytes[from..to]).map(|i| from + i) {
+            if quotes.in_quote {
+                quotes.in_quote = false;
+                closed_at = p;
+            } else if match p == from {
+                true => quotes.field_start || quotes.after_close,
+                false => bytes[p - 1] == d || bytes[p - 1] == nl || closed_at == p - 1,
+            } {
+                quotes.in_quote = true;
+            }
+        }
+        if to > from {
+            let last = bytes[to - 1];
+            quotes.after_close = closed_at == to - 1;
+            quotes.field_start = !quotes.in_quote && (last == d || last == nl);
+        }
+        return quotes;
     }
-    let (mut in_quote, mut escaped) = (false, false);
-    for chunk in bytes.chunks(64) {
-        escaped_inside(
-            chunk,
-            q,
-            dialect.escape.unwrap_or(q),
-            &mut in_quote,
-            &mut escaped,
-        );
+    let mut block = from;
+    while block < to {
+        let len = (to - block).min(64);
+        let b = &bytes[block..block + len];
+        quoted(b, &masks(b, dialect), dialect, &mut quotes);
+        block += len;
     }
-    in_quote
+    quotes
+}
+
+/// Where the quotes of the bytes read so far leave the next byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuoteState {
+    /// Inside a quoted field.
+    pub in_quote: bool,
+    /// Inside one, after an escape byte (the next byte is taken as it is).
+    escaped: bool,
+    /// Outside one, at a field's start: a quote here opens a quoted field.
+    field_start: bool,
+    /// Right after a closing quote: a quote here is the second of a `""`.
+    after_close: bool,
+}
+
+impl QuoteState {
+    pub const RECORD_START: QuoteState = QuoteState {
+        in_quote: false,
+        escaped: false,
+        field_start: true,
+        after_close: false,
+    };
+
+    /// The state at byte `pos`: inside a quoted field (`in_quote`), right after a
+    /// closing quote (`after_close`), or else outside, where the byte before says
+    /// whether a field starts.
+    pub fn at(
+        bytes: &[u8],
+        d: Dialect,
+        pos: usize,
+        in_quote: bool,
+        after_close: bool,
+    ) -> QuoteState {
+        QuoteState {
+            in_quote,
+            escaped: false,
+            field_start: !in_quote
+                && (pos == 0 || bytes[pos - 1] == d.delimiter || bytes[pos - 1] == d.newline),
+            after_close: !in_quote && after_close,
+        }
+    }
+
+    /// Right after a closing quote (the byte before `pos` being a quote is what makes
+    /// this state possible there).
+    pub fn after_close(self) -> bool {
+        self.after_close
+    }
+}
+
+/// The bytes of a block (at most 64) inside quotes, from an opening quote up to (not
+/// including) its closing quote, advancing `st` past the block.
+#[inline(always)]
+fn quoted(block: &[u8], m: &Masks, d: Dialect, st: &mut QuoteState) -> u64 {
+    let Some(q) = d.quote else { return 0 };
+    let len = block.len();
+    let last = |x: u64| (x >> (len - 1)) & 1 == 1;
+    if d.escape.is_none() || d.escape == d.quote {
+        if m.quote == 0 && !st.in_quote {
+            st.field_start = last(m.delim | m.newline);
+            st.after_close = false;
+            return 0;
+        }
+        let mut x = prefix_xor(m.quote);
+        if st.in_quote {
+            x = !x;
+        }
+        let ends = (m.delim | m.newline) & !x;
+        let closing = m.quote & !x;
+        let allowed = (ends << 1) | (closing << 1) | (st.field_start || st.after_close) as u64;
+        if m.quote & x & !allowed == 0 {
+            st.in_quote = last(x);
+            st.field_start = last(ends);
+            st.after_close = last(closing);
+            return x;
+        }
+    }
+    walk_quotes(block, q, d.escape.unwrap_or(q), d, st)
+}
+
+/// [`quoted`] a byte at a time: for a quote inside an unquoted field, and for an escape
+/// byte other than the quote.
+#[cold]
+fn walk_quotes(block: &[u8], quote: u8, escape: u8, d: Dialect, st: &mut QuoteState) -> u64 {
+    let mut inside = 0u64;
+    for (i, &b) in block.iter().enumerate() {
+        if st.in_quote {
+            if st.escaped {
+                st.escaped = false;
+            } else if b == escape && escape != quote {
+                st.escaped = true;
+            } else if b == quote {
+                st.in_quote = false;
+                st.after_close = true;
+                continue;
+            }
+            inside |= 1 << i;
+        } else if b == quote && (st.field_start || st.after_close) {
+            st.in_quote = true;
+            st.field_start = false;
+            st.after_close = false;
+            inside |= 1 << i;
+        } else {
+            st.field_start = b == d.delimiter || b == d.newline;
+            st.after_close = false;
+        }
+    }
+    inside
 }
 
 struct Masks {
@@ -589,34 +664,6 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
-/// The inside-quotes mask of a block when a separate escape byte can hide a quote.
-fn escaped_inside(
-    block: &[u8],
-    quote: u8,
-    escape: u8,
-    in_quote: &mut bool,
-    escaped: &mut bool,
-) -> u64 {
-    let mut inside = 0u64;
-    for (i, &b) in block.iter().enumerate() {
-        if *in_quote {
-            if *escaped {
-                *escaped = false;
-            } else if b == escape && escape != quote {
-                *escaped = true;
-            } else if b == quote {
-                *in_quote = false;
-                continue;
-            }
-            inside |= 1 << i;
-        } else if b == quote {
-            *in_quote = true;
-            inside |= 1 << i;
-        }
-    }
-    inside
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -685,10 +732,40 @@ mod tests {
     fn finds_record_starts() {
         let d = Dialect::default();
         let text = b"a,\"b\nc\"\nd\n";
-        assert_eq!(next_record_start(text, d, 0, false), 8);
-        assert_eq!(next_record_start(text, d, 5, true), 8);
-        assert_eq!(next_record_start(text, d, 5, false), 10);
-        assert!(!ends_in_quote(&text[..3], Dialect { quote: None, ..d }));
-        assert!(ends_in_quote(&text[..4], d));
+        let at = |pos, inside| QuoteState::at(text, d, pos, inside, false);
+        assert_eq!(next_record_start(text, d, 0, at(0, false)), 8);
+        assert_eq!(next_record_start(text, d, 5, at(5, true)), 8);
+        // from outside quotes, the quote after `c` is text
+        assert_eq!(next_record_start(text, d, 5, at(5, false)), 8);
+        assert_eq!(next_record_start(text, d, 2, at(2, false)), 8);
+        let plain = Dialect { quote: None, ..d };
+        assert!(!quotes_after(text, plain, 0, 3, QuoteState::RECORD_START).in_quote);
+        assert!(quotes_after(text, d, 0, 4, QuoteState::RECORD_START).in_quote);
+    }
+
+    /// A quote inside an unquoted field is text (records stay apart); at a field's
+    /// start, or doubled inside quotes, it quotes. The same with a 64-byte block
+    /// boundary at every position, and for the byte-by-byte walk.
+    #[test]
+    fn quotes_only_open_at_a_field_start() {
+        let d = Dialect::default();
+        let rows = "a,b\n1,5\"\n2,7\"\n3,\"x\"\"y,z\"\n4,\"p,\nq\"\n5,ab\"c\n";
+        let want = vec![
+            vec!["a", "b"],
+            vec!["1", "5\""],
+            vec!["2", "7\""],
+            vec!["3", "\"x\"\"y,z\""],
+            vec!["4", "\"p,\nq\""],
+            vec!["5", "ab\"c"],
+        ];
+        for pad in 0..70 {
+            let text = format!("{}{rows}", "\n".repeat(pad));
+            assert_eq!(fields(&text, d, 2), want, "after {pad} blank lines");
+            let escaped = Dialect {
+                escape: Some(b'\\'),
+                ..d
+            };
+            assert_eq!(fields(&text, escaped, 2), want, "escape, after {pad}");
+        }
     }
 }
