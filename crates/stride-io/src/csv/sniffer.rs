@@ -504,8 +504,19 @@ fn detect_header(
     date: &Option<Format>,
     ts: &Option<Format>,
 ) -> bool {
-    if data_rows == 0 || first.is_empty() {
+    if first.is_empty() {
         return false;
+    }
+    if data_rows == 0 {
+        // A file of one record: a header when no value reads as a number, date or
+        // other typed value (a header-only export), as DuckDB decides.
+        return first.iter().all(|v| {
+            nullstr.contains(v)
+                || !TYPE_CANDIDATES
+                    .iter()
+                    .enumerate()
+                    .any(|(k, t)| k != DECIMAL && fits(t, v, date, ts))
+        });
     }
     let typed = types.iter().any(|t| *t != DataType::Varchar);
     if typed {
@@ -534,7 +545,6 @@ fn detect_header(
     all_named && names.len() == first.len()
 }
 
-/// `column0`… for ten or fewer columns, `column00`… for up to a hundred (as DuckDB).
 /// The column names a header record gives `columns` columns: its values, a generated
 /// name where one is empty or missing, and a suffix on repeats.
 fn header_names(values: &[Vec<u8>], columns: usize) -> Vec<String> {
@@ -586,6 +596,7 @@ pub fn file_header_names(
     Some(header_names(&values, values.len()))
 }
 
+/// `column0`… for ten or fewer columns, `column00`… for up to a hundred (as DuckDB).
 pub fn generated_name(i: usize, n: usize) -> String {
     let width = (n.max(1) - 1).to_string().len();
     format!("column{i:0width$}")
