@@ -313,27 +313,26 @@ impl fmt::Display for ScalarValue {
             ScalarValue::Enum(e, i) => write!(f, "{}", e.label(*i as usize).unwrap_or_default()),
             // the member's value alone (DuckDB's text of a union)
             ScalarValue::Union(_, _, v) => write!(f, "{v}"),
-            ScalarValue::List(_, items) => {
+            ScalarValue::List(t, items) => {
                 write!(f, "[")?;
                 for (i, v) in items.iter().enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;
                     }
-                    match v {
-                        ScalarValue::Varchar(s) => write!(f, "{s}")?,
-                        other => write!(f, "{other}")?,
-                    }
+                    write_element(f, v, t)?;
                 }
                 write!(f, "]")
             }
             // DuckDB's text: {a=1, b=2}
-            ScalarValue::Map(_, _, entries) => {
+            ScalarValue::Map(kt, vt, entries) => {
                 write!(f, "{{")?;
                 for (i, (k, v)) in entries.iter().enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;
                     }
-                    write!(f, "{k}={v}")?;
+                    write_element(f, k, kt)?;
+                    write!(f, "=")?;
+                    write_element(f, v, vt)?;
                 }
                 write!(f, "}}")
             }
@@ -341,22 +340,54 @@ impl fmt::Display for ScalarValue {
                 // DuckDB's text: {'a': 1, 'b': x}, or (1, x) for unnamed fields
                 let unnamed = fields.iter().all(|(n, _)| n.is_empty());
                 write!(f, "{}", if unnamed { "(" } else { "{" })?;
-                for (i, ((name, _), v)) in fields.iter().zip(values).enumerate() {
+                for (i, ((name, t), v)) in fields.iter().zip(values).enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;
                     }
                     if !name.is_empty() {
                         write!(f, "'{}': ", name.replace('\'', "\\'"))?;
                     }
-                    match v {
-                        ScalarValue::Varchar(s) => write!(f, "{s}")?,
-                        other => write!(f, "{other}")?,
-                    }
+                    write_element(f, v, t)?;
                 }
                 write!(f, "{}", if unnamed { ")" } else { "}" })
             }
         }
     }
+}
+
+/// A value (of type `ty`) inside a list, map or struct's text. A string is quoted, as
+/// DuckDB quotes it, when its text could be read back otherwise: empty, NULL in any
+/// case, blank at either end, or holding a character of the nested syntax (`'` and
+/// `\\` escaped). JSON is written as it is.
+fn write_element(f: &mut fmt::Formatter<'_>, v: &ScalarValue, ty: &DataType) -> fmt::Result {
+    let ScalarValue::Varchar(s) = v else {
+        return write!(f, "{v}");
+    };
+    if *ty == DataType::Json {
+        return write!(f, "{s}");
+    }
+    let special = |c: char| {
+        matches!(
+            c,
+            ',' | '\'' | '"' | '[' | ']' | '{' | '}' | '=' | ':' | '\\' | '(' | ')'
+        )
+    };
+    let quote = s.is_empty()
+        || s.eq_ignore_ascii_case("null")
+        || s.starts_with(char::is_whitespace)
+        || s.ends_with(char::is_whitespace)
+        || s.contains(special);
+    if !quote {
+        return write!(f, "{s}");
+    }
+    write!(f, "'")?;
+    for c in s.chars() {
+        match c {
+            '\'' | '\\' => write!(f, "\\{c}")?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    write!(f, "'")
 }
 
 #[cfg(test)]

@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn parses_struct_text() {
         let v = parse("{a: 1, 'b': 'x, y'}", &ab()).unwrap();
-        assert_eq!(v.to_string(), "{'a': 1, 'b': x, y}");
+        assert_eq!(v.to_string(), "{'a': 1, 'b': 'x, y'}");
         let v = parse("{b: NULL}", &ab()).unwrap();
         assert_eq!(v.to_string(), "{'a': NULL, 'b': NULL}");
         assert!(parse("{c: 1}", &ab()).is_err());

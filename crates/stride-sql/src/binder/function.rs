@@ -328,7 +328,8 @@ impl Binder<'_> {
                     for item in items {
                         let expr = self.bind_expr(&item.expr, ctx)?;
                         let asc = !matches!(item.options.sort, Some(ast::OrderBySort::Desc));
-                        let nulls_first = item.options.nulls_first.unwrap_or(!asc);
+                        let nulls_first =
+                            super::select::nulls_first(self, asc, item.options.nulls_first);
                         order_by.push(SortExpr {
                             expr,
                             asc,

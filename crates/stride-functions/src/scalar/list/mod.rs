@@ -249,13 +249,19 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
                 s => s.to_string(),
             };
             let null_text = row.get(2).filter(|v| !v.is_null()).map(|v| v.to_string());
-            let parts: Vec<String> = items(&row[0])
+            let list = items(&row[0]);
+            let parts: Vec<String> = list
                 .iter()
                 .filter_map(|v| match v {
                     ScalarValue::Null => null_text.clone(),
                     other => Some(other.to_string()),
                 })
                 .collect();
+            // string_agg of the elements, as DuckDB defines it: NULL when every one
+            // is NULL (an empty list gives '')
+            if parts.is_empty() && !list.is_empty() {
+                return Ok(ScalarValue::Null);
+            }
             Ok(ScalarValue::Varchar(parts.join(&sep)))
         }),
         ScalarFunction::ArrayLength | ScalarFunction::ArrayUpper | ScalarFunction::ArrayLower => {
