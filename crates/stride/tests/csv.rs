@@ -339,6 +339,45 @@ fn sampling_covers_the_whole_file() {
     assert_eq!(all.len(), rows + 1);
 }
 
+/// A file past the sniffer's whole-file size whose quoted fields hold newlines: its
+/// sample runs start at real record starts (followed through the quotes), not inside
+/// a quoted field, so the types are the values' and the first row is not taken for a
+/// header.
+#[test]
+fn samples_of_files_with_quoted_newlines_start_at_records() {
+    let dir = TempDir::new("quoted-newlines");
+    let path = dir.file("big.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(f, "5,first,7").unwrap();
+    let rows = 1_000_000;
+    for i in 0..rows {
+        match i % 5 {
+            0 => writeln!(f, "{i},\"a\nb\n\",{i}"),
+            2 | 3 => writeln!(f, "{i},\"c, d\",{i}"),
+            _ => writeln!(f, "{i},plain{i},{i}"),
+        }
+        .unwrap();
+    }
+    f.flush().unwrap();
+    drop(f);
+    assert!(std::fs::metadata(&path).unwrap().len() > 16 << 20);
+    let c = conn();
+    assert_eq!(
+        text(
+            &c,
+            &format!("SELECT typeof(column0) || typeof(column1) || typeof(column2) FROM '{path}' LIMIT 1")
+        ),
+        "BIGINTVARCHARBIGINT"
+    );
+    assert_eq!(
+        text(
+            &c,
+            &format!("SELECT count(*) || ',' || sum(column2) FROM '{path}'")
+        ),
+        format!("{},{}", rows + 1, 7 + (rows as i64 - 1) * rows as i64 / 2)
+    );
+}
+
 /// Malformed inputs: truncated quotes, random bytes, NUL bytes, mixed newlines, ragged
 /// rows, invalid UTF-8, huge fields.
 fn malformed_corpus(dir: &Path) -> Vec<PathBuf> {

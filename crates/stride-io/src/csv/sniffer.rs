@@ -11,7 +11,7 @@
 //! a value the sample missed that needs more widens it (see [`widen_for`]).
 
 use super::options::{CsvOptions, Dialect};
-use super::tokenizer::{next_record_start, QuoteState, Records, Tokenizer};
+use super::tokenizer::{next_record_start, quotes_after, QuoteState, Records, Tokenizer};
 use super::values::{decimal_shape, fits, parse_i128, unquote};
 use stride_common::DataType;
 use stride_functions::scalar::date::format::Format;
@@ -466,32 +466,36 @@ fn sample_records(
     };
     let span = bytes.len() - start;
     let mut sampled = 0;
+    // A record start the runs so far reached, from which the quotes are followed to
+    // the next run's start: a run starting inside a quoted field (one with newlines)
+    // would read garbage records, and those with the right field count would spoil
+    // the types.
+    let mut known = start;
     for k in 0..runs {
-        let from = if k == 0 {
-            start
+        let guess = start + span / runs * k;
+        let from = if guess <= known {
+            known
         } else {
-            // A guess at a record start: right for any file without quoted newlines;
-            // records that come out wrong have the wrong field count and are ignored.
-            let guess = start + span / runs * k;
-            next_record_start(
-                bytes,
-                d,
-                guess,
-                QuoteState::at(bytes, d, guess, false, false),
-            )
+            let quotes = quotes_after(bytes, d, known, guess, QuoteState::RECORD_START);
+            next_record_start(bytes, d, guess, quotes)
         };
         let mut t = Tokenizer::new(bytes, d, want, from, bytes.len(), usize::MAX, true);
         let mut taken = 0;
+        let mut whole_records = true;
         while taken < per_run && !t.at_end() {
             let before = out.len();
             if t.next_records(&mut out, (per_run - taken).min(4096))
                 .is_err()
             {
+                whole_records = false;
                 break;
             }
             taken += out.len() - before;
         }
         sampled += t.position() - from;
+        if whole_records {
+            known = t.position();
+        }
     }
     (out, sampled)
 }
