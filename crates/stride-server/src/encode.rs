@@ -169,6 +169,12 @@ impl ToSqlText for Value<'_> {
                 text
             }
             ScalarValue::List(_, items) => array_text(items),
+            // as the TIMESTAMP it rounds to, as in binary (PostgreSQL's timestamps hold
+            // microseconds, and clients reject nine fractional digits)
+            ScalarValue::TimestampUnit(u, t) => match stride::time_unit::to_micros(*t, *u) {
+                Some(micros) => ScalarValue::Timestamp(micros).to_string(),
+                None => return Err("a timestamp outside TIMESTAMP's range".into()),
+            },
             other => other.to_string(),
         };
         out.put_slice(text.as_bytes());
@@ -351,19 +357,35 @@ fn numeric_binary(v: i128, scale: u8, out: &mut BytesMut) {
 }
 
 /// numeric's binary form of a sign and a magnitude (a UHUGEINT needs all 128 bits).
-fn numeric_binary_parts(negative: bool, mut mag: u128, scale: u8, out: &mut BytesMut) {
-    // Align the scale to whole base-10000 digits by padding the fraction with zeros.
-    let pad = (4 - scale as u32 % 4) % 4;
-    mag *= 10u128.pow(pad);
-    let frac_groups = (scale as u32 + pad) / 4;
+fn numeric_binary_parts(negative: bool, mag: u128, scale: u8, out: &mut BytesMut) {
+    // Base-10000 digits of the integer part, then of the fraction padded with zeros to
+    // whole digits: taken from its decimal text, since the padded fraction of a
+    // DECIMAL(38, 37) would not fit 128 bits.
+    let unit = 10u128.pow(scale as u32);
+    let (mut int, frac) = (mag / unit, mag % unit);
     let mut groups = Vec::new();
-    while mag > 0 {
-        groups.push((mag % 10_000) as i16);
-        mag /= 10_000;
+    while int > 0 {
+        groups.push((int % 10_000) as i16);
+        int /= 10_000;
     }
     groups.reverse();
-    let weight = groups.len() as i32 - frac_groups as i32 - 1;
-    // Trailing zero groups carry no information.
+    let mut weight = groups.len() as i32 - 1;
+    if scale > 0 {
+        let mut digits = format!("{frac:0width$}", width = scale as usize);
+        while digits.len() % 4 != 0 {
+            digits.push('0');
+        }
+        groups.extend(
+            digits
+                .as_bytes()
+                .chunks(4)
+                .map(|c| c.iter().fold(0i16, |g, d| g * 10 + (d - b'0') as i16)),
+        );
+    }
+    // Leading and trailing zero groups carry no information.
+    let lead = groups.iter().take_while(|&&g| g == 0).count();
+    groups.drain(..lead);
+    weight -= lead as i32;
     while groups.last() == Some(&0) {
         groups.pop();
     }
@@ -414,5 +436,65 @@ mod tests {
             &b[..],
             &[0, 3, 0, 1, 0x40, 0, 0, 2, 0, 1, 0x09, 0x29, 0x1a, 0x2c]
         );
+    }
+
+    /// The value a numeric's binary form stands for, as PostgreSQL reads it.
+    fn numeric_value(b: &[u8]) -> String {
+        let word = |i: usize| i16::from_be_bytes([b[2 * i], b[2 * i + 1]]);
+        let (n, weight, sign, scale) = (word(0) as usize, word(1) as i32, word(2), word(3));
+        let mut digits = String::new();
+        for k in 0..n {
+            digits.push_str(&format!("{:04}", word(4 + k)));
+        }
+        // digits stand for digit groups weight, weight - 1, ...: place the point
+        let int_groups = weight + 1;
+        let (int, frac) = if int_groups <= 0 {
+            let zeros = "0000".repeat(-int_groups as usize);
+            (String::from("0"), zeros + &digits)
+        } else {
+            let cut = (int_groups as usize * 4).min(digits.len());
+            let int = format!(
+                "{:0<width$}",
+                &digits[..cut],
+                width = int_groups as usize * 4
+            );
+            (int, digits[cut..].to_string())
+        };
+        let int = int.trim_start_matches('0');
+        let frac = format!("{frac:0<width$}", width = scale as usize);
+        let text = match scale {
+            0 => format!("{}", if int.is_empty() { "0" } else { int }),
+            _ => format!(
+                "{}.{}",
+                if int.is_empty() { "0" } else { int },
+                &frac[..scale as usize]
+            ),
+        };
+        match sign {
+            0x4000 => format!("-{text}"),
+            _ => text,
+        }
+    }
+
+    /// Every scale of DECIMAL(38) at its largest values, and values with zero groups
+    /// inside, come back as they are (a scale that is not a multiple of four used to
+    /// overflow when padded to one).
+    #[test]
+    fn numerics_of_every_scale_round_trip() {
+        let max = 10i128.pow(38) - 1;
+        for scale in 0..=38u8 {
+            for v in [max, -max, 1, -1, 10i128.pow(scale as u32), 100_000_001, 0] {
+                let mut b = BytesMut::new();
+                numeric_binary(v, scale, &mut b);
+                assert_eq!(
+                    numeric_value(&b),
+                    ScalarValue::Decimal(v, 38, scale).to_string(),
+                    "{v} at scale {scale}"
+                );
+            }
+        }
+        let mut b = BytesMut::new();
+        numeric_binary_parts(false, u128::MAX, 0, &mut b);
+        assert_eq!(numeric_value(&b), u128::MAX.to_string());
     }
 }

@@ -231,6 +231,17 @@ impl Handler {
         // on right there (a blocking thread of tokio's would hand it to a worker and
         // wait).
         let started = stride_common::workers::spawn(move || {
+            // COMMIT of a transaction a statement failed in rolls it back and says so
+            // (tag ROLLBACK, no error), as PostgreSQL answers it.
+            let first = sql_first_word(&sql);
+            if matches!(first.as_str(), "COMMIT" | "END") && conn.transaction_failed() {
+                let head = conn
+                    .execute("ROLLBACK")
+                    .map(|_| Head::Done("ROLLBACK".into(), Tag::new("ROLLBACK")))
+                    .map_err(to_pg);
+                let _ = head_tx.send(head);
+                return;
+            }
             let mut result = match conn.execute_with_params(&sql, &params) {
                 Ok(r) => r,
                 Err(e) => {

@@ -160,7 +160,7 @@ impl Database {
     pub fn connect(&self) -> Result<Connection> {
         Ok(Connection {
             bound_readers: Mutex::new(Vec::new()),
-            transaction: Mutex::new(None),
+            transaction: Arc::new(Mutex::new(None)),
             progress: ProgressHandle::default(),
             databases: self.databases.clone(),
             current: Mutex::new(0),
@@ -236,7 +236,7 @@ pub struct Connection {
     /// column, which re-runs the statement).
     bound_readers: Mutex<Vec<Arc<CsvReader>>>,
     /// The open transaction (BEGIN ... COMMIT), if any.
-    transaction: Mutex<Option<Transaction>>,
+    transaction: Arc<Mutex<Option<Transaction>>>,
     progress: ProgressHandle,
     /// Every database this connection can read (shared with the other connections).
     databases: Arc<Databases>,
@@ -573,6 +573,7 @@ impl Connection {
                 let mut r = QueryResult::stream(names, stream, first);
                 r.readers = readers;
                 r.copy_out = copy_out;
+                r.on_error = self.fail_on_stream_error();
                 Ok(r)
             }
         }
@@ -733,6 +734,22 @@ impl Connection {
     }
 
     /// Marks the open transaction failed: it can only be rolled back now.
+    /// For a result streamed inside a transaction: what marks that transaction failed
+    /// when the rows end in an error (division by zero in the tenth chunk), as an
+    /// error the statement itself returned does, so that COMMIT cannot keep the
+    /// transaction's earlier changes.
+    fn fail_on_stream_error(&self) -> Option<Arc<dyn Fn(&Error) + Send + Sync>> {
+        let id = self.transaction.lock().ok()?.as_ref()?.id;
+        let cell = self.transaction.clone();
+        Some(Arc::new(move |e: &Error| {
+            if let Ok(mut t) = cell.lock() {
+                if let Some(t) = t.as_mut().filter(|t| t.id == id) {
+                    t.failed.get_or_insert_with(|| e.to_string());
+                }
+            }
+        }))
+    }
+
     fn fail_transaction(&self, e: &Error) {
         if let Ok(mut t) = self.transaction.lock() {
             if let Some(t) = t.as_mut() {

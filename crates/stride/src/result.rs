@@ -49,6 +49,9 @@ pub struct QueryResult {
     /// profile (EXPLAIN ANALYZE's tree, or its JSON), for the client to show after
     /// the rows.
     pub profile: Option<String>,
+    /// Called with the error the rows end in, if they do (see
+    /// `Connection::fail_on_stream_error`).
+    pub(crate) on_error: Option<Arc<dyn Fn(&stride_common::Error) + Send + Sync>>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still
@@ -80,6 +83,7 @@ impl QueryResult {
             copy_out: None,
             copy_in: None,
             profile: None,
+            on_error: None,
         }
     }
 
@@ -96,6 +100,7 @@ impl QueryResult {
             copy_out: None,
             copy_in: None,
             profile: None,
+            on_error: None,
         }
     }
 
@@ -112,6 +117,7 @@ impl QueryResult {
             copy_out: None,
             copy_in: None,
             profile: None,
+            on_error: None,
         }
     }
 
@@ -125,10 +131,19 @@ impl QueryResult {
         if let Some(c) = self.peeked.take() {
             return Some(Ok(c));
         }
-        match &mut self.body {
+        let next = match &mut self.body {
             Body::Stream(s) => s.next(),
             Body::Chunks(c) => c.next().map(Ok),
+        };
+        self.report(next)
+    }
+
+    /// Hands an error the rows end in to `on_error`, and passes `next` on.
+    fn report(&self, next: Option<Result<DataChunk>>) -> Option<Result<DataChunk>> {
+        if let (Some(Err(e)), Some(f)) = (&next, &self.on_error) {
+            f(e);
         }
+        next
     }
 
     /// The next chunk (`None` at the end) if it can be had without waiting for a
@@ -137,10 +152,11 @@ impl QueryResult {
         if let Some(c) = self.peeked.take() {
             return Ok(Some(Ok(c)));
         }
-        match &mut self.body {
-            Body::Stream(s) => s.try_next(),
-            Body::Chunks(c) => Ok(c.next().map(Ok)),
-        }
+        let next = match &mut self.body {
+            Body::Stream(s) => s.try_next()?,
+            Body::Chunks(c) => c.next().map(Ok),
+        };
+        Ok(self.report(next))
     }
 
     /// Notes on the statement: widened CSV columns, and rows skipped by

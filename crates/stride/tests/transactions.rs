@@ -422,3 +422,23 @@ fn session_ids_number_connections_transactions_and_statements() {
     let q = int(&a, "SELECT current_query_id()");
     assert_eq!(int(&a, "SELECT current_query_id()"), q + 1);
 }
+
+/// An error a query's rows end in (division by zero after the first rows streamed)
+/// fails its transaction as an error the statement returns does: COMMIT refuses, and
+/// the transaction's earlier INSERT is not kept.
+#[test]
+fn an_error_while_rows_stream_fails_the_transaction() {
+    let db = Database::open_in_memory().unwrap();
+    let c = db.connect().unwrap();
+    run(&c, "CREATE TABLE t AS SELECT range AS a FROM range(100000)");
+    run(&c, "BEGIN");
+    run(&c, "INSERT INTO t VALUES (-1)");
+    let r = c
+        .query("SELECT 1 / (a - 99999) FROM t")
+        .and_then(|r| r.collect_rows());
+    assert!(r.is_err(), "expected a division by zero");
+    let e = c.execute("COMMIT").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Transaction, "{e}");
+    assert_eq!(int(&c, "SELECT count(*) FROM t WHERE a = -1"), 0);
+    assert_eq!(int(&c, "SELECT count(*) FROM t"), 100000);
+}

@@ -100,6 +100,21 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as c:
         pass
     c.rollback()
     assert c.info.transaction_status == TransactionStatus.IDLE
+    # An error while the rows stream (division by zero) fails the transaction too:
+    # COMMIT then rolls back the earlier INSERT and says ROLLBACK, as PostgreSQL does.
+    c.execute("INSERT INTO tx VALUES (5)")
+    try:
+        c.execute("SELECT 1 / (a - 2) FROM tx").fetchall()
+        raise AssertionError("expected an error")
+    except psycopg.errors.DivisionByZero:
+        pass
+    assert c.info.transaction_status == TransactionStatus.INERROR
+    cur = c.cursor()
+    cur.execute("COMMIT")
+    assert cur.statusmessage == "ROLLBACK", cur.statusmessage
+    assert c.info.transaction_status == TransactionStatus.IDLE
+    assert c.execute("SELECT a FROM tx ORDER BY a").fetchall() == [(2,)]
+    c.rollback()
     # A read-only session (psycopg begins its transactions READ ONLY): reads work,
     # changes fail with SQLSTATE 25006.
     c.read_only = True
@@ -151,6 +166,17 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     assert bcur.fetchall() == [(22,), (23,)]
     bcur.execute("SELECT %s::DATE + 1, %s || 'x'", (datetime.date(2024, 2, 28), "ab"))
     assert bcur.fetchone() == (datetime.date(2024, 2, 29), "abx")
+    # DECIMAL(38) at scales that are not a multiple of four, in binary and in text;
+    # TIMESTAMP_NS as the microseconds PostgreSQL holds, in both.
+    decimals = ("SELECT 1::DECIMAL(38,37), 9999999999999999999999999999999999999.9::DECIMAL(38,1), "
+                "-0.00001::DECIMAL(38,5), '2024-01-01 12:00:00.123456789'::TIMESTAMP_NS")
+    want = (decimal.Decimal("1.0000000000000000000000000000000000000"),
+            decimal.Decimal("9999999999999999999999999999999999999.9"),
+            decimal.Decimal("-0.00001"),
+            datetime.datetime(2024, 1, 1, 12, 0, 0, 123457))
+    bcur.execute(decimals)
+    assert bcur.fetchone() == want
+    assert c.execute(decimals).fetchone() == want
     # COPY through the protocol: rows in with write_row, rows out with rows().
     cur = c.cursor()
     cur.execute("CREATE TABLE pc (id BIGINT, name VARCHAR, d DATE, amount DECIMAL(10,2), ok BOOLEAN)")

@@ -109,6 +109,14 @@ impl Connection {
         self.transaction.lock().is_ok_and(|t| t.is_some())
     }
 
+    /// Whether the open transaction had a statement fail, so that it can only be
+    /// rolled back.
+    pub fn transaction_failed(&self) -> bool {
+        self.transaction
+            .lock()
+            .is_ok_and(|t| t.as_ref().is_some_and(|t| t.failed.is_some()))
+    }
+
     /// Refuses `what` (ATTACH, DETACH) inside a transaction.
     pub(super) fn outside_transaction(&self, what: &str) -> Result<()> {
         if self.in_transaction() {
