@@ -738,7 +738,7 @@ impl Connection {
     /// when the rows end in an error (division by zero in the tenth chunk), as an
     /// error the statement itself returned does, so that COMMIT cannot keep the
     /// transaction's earlier changes.
-    fn fail_on_stream_error(&self) -> Option<Arc<dyn Fn(&Error) + Send + Sync>> {
+    fn fail_on_stream_error(&self) -> Option<crate::result::OnError> {
         let id = self.transaction.lock().ok()?.as_ref()?.id;
         let cell = self.transaction.clone();
         Some(Arc::new(move |e: &Error| {

@@ -27,6 +27,9 @@ enum Body {
     Chunks(std::vec::IntoIter<DataChunk>),
 }
 
+/// What a result calls with the error its rows end in.
+pub(crate) type OnError = Arc<dyn Fn(&stride_common::Error) + Send + Sync>;
+
 pub struct QueryResult {
     pub names: Vec<String>,
     pub types: Vec<DataType>,
@@ -51,7 +54,7 @@ pub struct QueryResult {
     pub profile: Option<String>,
     /// Called with the error the rows end in, if they do (see
     /// `Connection::fail_on_stream_error`).
-    pub(crate) on_error: Option<Arc<dyn Fn(&stride_common::Error) + Send + Sync>>,
+    pub(crate) on_error: Option<OnError>,
 }
 
 /// Shows the result's shape (names, types, changes), not its rows, which may still
