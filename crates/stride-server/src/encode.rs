@@ -99,8 +99,12 @@ impl ToSqlText for Cell<'_> {
             DataType::Double if v.values::<f64>()[at].is_finite() => {
                 write!(out, "{}", ScalarValue::Double(v.values::<f64>()[at]))?
             }
-            DataType::Date => write!(out, "{}", ScalarValue::Date(v.values::<i32>()[at]))?,
-            DataType::Timestamp => {
+            DataType::Date if v.values::<i32>()[at] >= FIRST_AD_DAY => {
+                write!(out, "{}", ScalarValue::Date(v.values::<i32>()[at]))?
+            }
+            DataType::Timestamp
+                if v.values::<i64>()[at] >= FIRST_AD_DAY as i64 * MICROS_PER_DAY =>
+            {
                 write!(out, "{}", ScalarValue::Timestamp(v.values::<i64>()[at]))?
             }
             _ => return Value(&v.get(i)).to_sql_text(ty, out, options),
@@ -169,10 +173,13 @@ impl ToSqlText for Value<'_> {
                 text
             }
             ScalarValue::List(_, items) => array_text(items),
+            ScalarValue::Date(_) | ScalarValue::Timestamp(_) | ScalarValue::TimestampTz(_) => {
+                postgres_era(self.0.to_string())
+            }
             // as the TIMESTAMP it rounds to, as in binary (PostgreSQL's timestamps hold
             // microseconds, and clients reject nine fractional digits)
             ScalarValue::TimestampUnit(u, t) => match stride::time_unit::to_micros(*t, *u) {
-                Some(micros) => ScalarValue::Timestamp(micros).to_string(),
+                Some(micros) => postgres_era(ScalarValue::Timestamp(micros).to_string()),
                 None => return Err("a timestamp outside TIMESTAMP's range".into()),
             },
             other => other.to_string(),
@@ -356,6 +363,19 @@ fn numeric_binary(v: i128, scale: u8, out: &mut BytesMut) {
     numeric_binary_parts(v < 0, v.unsigned_abs(), scale, out)
 }
 
+/// Days from 1970-01-01 to 0001-01-01: earlier dates are BC.
+const FIRST_AD_DAY: i32 = -719_162;
+
+/// A date or timestamp's text with its era as PostgreSQL writes it: `0001-12-31 BC`
+/// and `0001-12-31 23:00:00+00 BC`, where stride (as DuckDB) writes `(BC)` after the
+/// date.
+fn postgres_era(text: String) -> String {
+    match text.split_once(" (BC)") {
+        Some((date, rest)) => format!("{date}{rest} BC"),
+        None => text,
+    }
+}
+
 /// numeric's binary form of a sign and a magnitude (a UHUGEINT needs all 128 bits).
 fn numeric_binary_parts(negative: bool, mag: u128, scale: u8, out: &mut BytesMut) {
     // Base-10000 digits of the integer part, then of the fraction padded with zeros to
@@ -436,6 +456,27 @@ mod tests {
             &b[..],
             &[0, 3, 0, 1, 0x40, 0, 0, 2, 0, 1, 0x09, 0x29, 0x1a, 0x2c]
         );
+    }
+
+    /// Dates and timestamps BC in PostgreSQL's spelling; AD ones as they are.
+    #[test]
+    fn eras_as_postgres_writes_them() {
+        let text = |v: ScalarValue| {
+            let mut b = BytesMut::new();
+            Value(&v)
+                .to_sql_text(&Type::TEXT, &mut b, &FormatOptions::default())
+                .unwrap();
+            String::from_utf8(b.to_vec()).unwrap()
+        };
+        assert_eq!(text(ScalarValue::Date(FIRST_AD_DAY - 1)), "0001-12-31 BC");
+        assert_eq!(text(ScalarValue::Date(FIRST_AD_DAY)), "0001-01-01");
+        let hour = 3_600_000_000;
+        let first = FIRST_AD_DAY as i64 * MICROS_PER_DAY;
+        assert_eq!(
+            text(ScalarValue::Timestamp(first - hour)),
+            "0001-12-31 23:00:00 BC"
+        );
+        assert_eq!(text(ScalarValue::Timestamp(first)), "0001-01-01 00:00:00");
     }
 
     /// The value a numeric's binary form stands for, as PostgreSQL reads it.
