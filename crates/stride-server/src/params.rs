@@ -3,7 +3,8 @@
 //! type the binder inferred from the parameter's context (`i >= $1` gives i's type),
 //! which ParameterDescription also reported, and otherwise text. Text values bind
 //! like string literals, so `id = $1` with '42' compares as a number, as in
-//! PostgreSQL.
+//! PostgreSQL; those declared numeric, date or timestamp bind as values of that type
+//! (`$1 + 1` with a numeric 1.5 is 2.5).
 
 use pgwire::api::portal::Portal;
 use pgwire::api::Type;
@@ -75,8 +76,48 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
         Type::BYTEA => {
             ScalarValue::Blob(bytea_text(s).ok_or_else(|| bad(i, ty, "malformed bytea"))?)
         }
+        // A number the client declared numeric (psycopg sends a Decimal so) is one:
+        // `$1 + 1` adds, where a string would be cast to the other side's type.
+        Type::NUMERIC => match numeric_text(s.trim()) {
+            Some(v) => v,
+            None => ScalarValue::Double(s.trim().parse().map_err(|_| bad(i, ty, "not a number"))?),
+        },
+        Type::DATE => temporal::parse_date(s.trim())
+            .map_or_else(|| ScalarValue::Varchar(s.to_string()), ScalarValue::Date),
+        Type::TIMESTAMP => temporal::parse_timestamp(s.trim()).map_or_else(
+            || ScalarValue::Varchar(s.to_string()),
+            ScalarValue::Timestamp,
+        ),
         _ => ScalarValue::Varchar(s.to_string()),
     })
+}
+
+/// A plain decimal's text (`-12.50`) as a DECIMAL of its digits and scale; None for
+/// other forms (exponents, NaN, more than 38 digits).
+fn numeric_text(s: &str) -> Option<ScalarValue> {
+    let (negative, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let int = int.trim_start_matches('0');
+    let (precision, scale) = (int.len() + frac.len(), frac.len());
+    if precision > 38 {
+        return None;
+    }
+    let v: i128 = format!("0{int}{frac}").parse().ok()?;
+    let precision = precision.max(scale + 1).clamp(1, 38) as u8;
+    Some(ScalarValue::Decimal(
+        if negative { -v } else { v },
+        precision,
+        scale as u8,
+    ))
 }
 
 /// PostgreSQL's bytea text: hex (`\x` then two hex digits per byte) or the escape
@@ -137,6 +178,7 @@ pub fn decodable(ty: &Type) -> bool {
             | Type::UUID
             | Type::BYTEA
             | Type::NUMERIC
+            | Type::INTERVAL
             | Type::TEXT
             | Type::VARCHAR
             | Type::BPCHAR
@@ -191,6 +233,16 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             fixed(16)?.try_into().unwrap_or_default(),
         )),
         Type::NUMERIC => numeric(b).ok_or_else(|| bad(i, ty, "malformed numeric"))?,
+        // microseconds, days, months (psycopg sends a timedelta so)
+        Type::INTERVAL => {
+            let b = fixed(16)?;
+            let word = |k: usize, n: usize| b[k..k + n].iter().fold(0u64, |w, &x| w << 8 | x as u64);
+            ScalarValue::Interval(stride::interval::Interval {
+                months: word(12, 4) as u32 as i32,
+                days: word(8, 4) as u32 as i32,
+                micros: word(0, 8) as i64,
+            })
+        }
         Type::BYTEA => ScalarValue::Blob(b.to_vec()),
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             ScalarValue::Varchar(

@@ -32,6 +32,7 @@ pub use result::QueryResult;
 pub use split::{is_complete, split_statements};
 pub use stride_common::bit;
 pub use stride_common::blob;
+pub use stride_common::interval;
 pub use stride_common::temporal;
 pub use stride_common::time_tz;
 pub use stride_common::time_unit;

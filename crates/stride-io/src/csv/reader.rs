@@ -785,18 +785,7 @@ mod tests {
     use super::*;
 
     fn read_all(r: &CsvReader) -> Vec<String> {
-        let cols: Vec<usize> = (0..r.schema().len()).collect();
-        let mut rows = Vec::new();
-        for m in r.plan(3).unwrap() {
-            r.produce(&m, &cols, None, &mut |c| {
-                for i in 0..c.len() {
-                    rows.push(format!("{:?}", c.row(i)));
-                }
-                Ok(())
-            })
-            .unwrap();
-        }
-        rows
+        read_or_error(r).unwrap()
     }
 
     /// Rows, or the first error, of reading every morsel of `r` in order.

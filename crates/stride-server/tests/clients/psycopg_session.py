@@ -177,6 +177,13 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     bcur.execute(decimals)
     assert bcur.fetchone() == want
     assert c.execute(decimals).fetchone() == want
+    # Parameters psycopg sends with their types: a Decimal as numeric text, a date as
+    # date text (%t), a timedelta as a binary interval.
+    assert c.execute("SELECT %s + 1", (decimal.Decimal("1.5"),)).fetchone() == (decimal.Decimal("2.5"),)
+    assert c.execute("SELECT %s * 2", (decimal.Decimal("-0.25"),)).fetchone() == (decimal.Decimal("-0.50"),)
+    assert c.execute("SELECT %t + 1", (datetime.date(2024, 2, 28),)).fetchone() == (datetime.date(2024, 2, 29),)
+    assert c.execute("SELECT %s + INTERVAL '1 day'", (datetime.timedelta(hours=3, microseconds=5),)).fetchone() == (
+        datetime.timedelta(days=1, hours=3, microseconds=5),)
     # COPY through the protocol: rows in with write_row, rows out with rows().
     cur = c.cursor()
     cur.execute("CREATE TABLE pc (id BIGINT, name VARCHAR, d DATE, amount DECIMAL(10,2), ok BOOLEAN)")
