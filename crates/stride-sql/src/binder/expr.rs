@@ -425,6 +425,14 @@ impl Binder<'_> {
                     negated: matches!(e, A::IsNotNull(_)),
                 })
             }
+            // a boolean that is NULL (SQL's third truth value)
+            A::IsUnknown(x) | A::IsNotUnknown(x) => {
+                let inner = bool_expr(self.bind_expr(x, ctx)?, "IS UNKNOWN argument")?;
+                Ok(Expr::IsNull {
+                    expr: Box::new(inner),
+                    negated: matches!(e, A::IsNotUnknown(_)),
+                })
+            }
             A::IsTrue(x) | A::IsNotTrue(x) | A::IsFalse(x) | A::IsNotFalse(x) => {
                 let inner = bool_expr(self.bind_expr(x, ctx)?, "IS TRUE argument")?;
                 let target = matches!(e, A::IsTrue(_) | A::IsNotTrue(_));
