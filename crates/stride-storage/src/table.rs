@@ -1320,8 +1320,10 @@ impl Table {
             }
             A::RenameTable(new) => schema.name = new.clone(),
             A::SetDefault { column, default } => {
+                // a constant default (or none) replaces an expression one too
                 let c = position(column)?;
                 schema.columns[c].default = default.clone();
+                schema.columns[c].default_expr = None;
             }
             A::SetNotNull { column, not_null } => {
                 let c = position(column)?;

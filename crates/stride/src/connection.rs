@@ -1010,17 +1010,36 @@ impl Connection {
                         );
                     }
                 }
-                let altered = t.altered(&change)?;
+                let mut altered = t.altered(&change)?;
                 if let stride_common::TableAlteration::RenameTable(new) = &change {
                     catalog.check_new_table(new, false)?;
                 }
-                log(
-                    &mut writer,
-                    &[WalEntry::AlterTable {
+                // A new type keeps the column's constant DEFAULT, converted (a value
+                // that does not convert fails the statement): a second change, so that
+                // the log replays both.
+                let mut changes = vec![change];
+                if let stride_common::TableAlteration::SetType { column, ty, .. } = &changes[0] {
+                    let c = t.schema.column_index(column);
+                    let old = c.and_then(|c| t.schema.columns[c].default.clone());
+                    if let Some(old) = old.filter(|d| d.data_type() != *ty && !d.is_null()) {
+                        let from = old.data_type();
+                        let default = stride_functions::cast_typed_scalar(&old, &from, ty, false)?;
+                        let keep = stride_common::TableAlteration::SetDefault {
+                            column: column.clone(),
+                            default: Some(default),
+                        };
+                        altered = altered.altered(&keep)?;
+                        changes.push(keep);
+                    }
+                }
+                let entries: Vec<WalEntry> = changes
+                    .into_iter()
+                    .map(|change| WalEntry::AlterTable {
                         table: t.schema.name.clone(),
                         change,
-                    }],
-                )?;
+                    })
+                    .collect();
+                log(&mut writer, &entries)?;
                 catalog.replace_table(&t.schema.name, altered)?;
                 checkpoint_if_due(&mut writer);
                 Ok(Planned::Done(QueryResult::done(None)))
