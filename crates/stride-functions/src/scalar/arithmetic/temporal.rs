@@ -84,6 +84,10 @@ pub(super) fn resolve(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<
         (Add, Time, Date) => ([Time, Date], Timestamp),
         (Multiply, Interval, t) if int(t) => ([Interval, BigInt], Interval),
         (Multiply, t, Interval) if int(t) => ([BigInt, Interval], Interval),
+        // by a fraction, as PostgreSQL and DuckDB scale one (see `scaled_interval`)
+        (Multiply, Interval, t) if t.is_numeric() => ([Interval, Double], Interval),
+        (Multiply, t, Interval) if t.is_numeric() => ([Double, Interval], Interval),
+        (Divide, Interval, t) if t.is_numeric() => ([Interval, Double], Interval),
         _ => return None,
     };
     bind(op, args.to_vec(), ret)
@@ -123,6 +127,28 @@ fn scale_interval(x: Iv, n: i64) -> Option<Iv> {
             x.days.checked_mul(n32?)?
         },
         x.micros.checked_mul(n)?,
+    ))
+}
+
+/// `x` with each part scaled by `scale` (times or divided by a number): months and
+/// days scaled, their fractions carried down (a month as 30 days, a day as 24 hours)
+/// and the microseconds rounded, as PostgreSQL's interval_mul and interval_div do:
+/// '1 month' * 0.5 is 15 days, '1 day' * 1.5 is 1 day 12:00:00.
+fn scaled_interval(x: Iv, scale: impl Fn(f64) -> f64) -> Option<Iv> {
+    let months = scale(x.months as f64);
+    let month_days = (months - months.trunc()) * 30.0;
+    let days = scale(x.days as f64);
+    let carried = (month_days - month_days.trunc()) + (days - days.trunc());
+    let micros = (scale(x.micros as f64) + carried * MICROS_PER_DAY as f64).round();
+    let int = |v: f64, lo: f64, hi: f64| (v.is_finite() && v >= lo && v <= hi).then_some(v);
+    Some(Iv::new(
+        int(months.trunc(), i32::MIN as f64, i32::MAX as f64)? as i32,
+        int(
+            days.trunc() + month_days.trunc(),
+            i32::MIN as f64,
+            i32::MAX as f64,
+        )? as i32,
+        int(micros, -9.2e18, 9.2e18)? as i64,
     ))
 }
 
@@ -314,6 +340,33 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
             ty,
             |n: i64, x: Iv| scale_interval(x, n),
             |_, _| interval_range(),
+        ),
+        (Multiply, Interval, Double) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: Iv, f: f64| scaled_interval(x, |v| v * f),
+            |_, _| interval_range(),
+        ),
+        (Multiply, Double, Interval) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |f: f64, x: Iv| scaled_interval(x, |v| v * f),
+            |_, _| interval_range(),
+        ),
+        (Divide, Interval, Double) => try_binary(
+            a,
+            b,
+            len,
+            ty,
+            |x: Iv, f: f64| (f != 0.0).then(|| scaled_interval(x, |v| v / f)).flatten(),
+            |_, f: f64| match f == 0.0 {
+                true => Error::division_by_zero(),
+                false => interval_range(),
+            },
         ),
         (op, x, y) => Err(Error::internal(format!(
             "no temporal kernel for {op:?}({x}, {y})"
