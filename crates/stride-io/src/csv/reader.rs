@@ -268,66 +268,46 @@ impl CsvReader {
             }
         }
         let mut starts = Vec::with_capacity(cuts.len());
+        // Cuts start at each file's first record, then at nominal offsets.
+        let first = |f: usize, s: usize| s == self.data_start[f];
         if d.escape.is_some() && d.escape != d.quote {
             // An escaped quote does not toggle, and a cut may fall just after an escape
             // byte: follow the quotes from the start.
             for (i, &(f, s, _)) in cuts.iter().enumerate() {
-                if i == 0 || cuts[i - 1].0 != f {
-                    starts.push(s);
-                } else {
-                    let from = starts[i - 1];
-                    starts.push(record_start_at_or_after(self.files[f].bytes(), d, from, s));
-                }
+                starts.push(match first(f, s) {
+                    true => s,
+                    false => record_start_at_or_after(self.files[f].bytes(), d, starts[i - 1], s),
+                });
             }
-        } else if d.quote.is_some() {
+        } else {
             // The quote state after each cut when it starts outside quoted fields (as
-            // most do), found on every core; then followed from each file's start,
-            // walking again a cut that starts inside one or right after a closing quote.
-            let firsts: Vec<bool> = (0..cuts.len())
-                .map(|i| i == 0 || cuts[i - 1].0 != cuts[i].0)
-                .collect();
-            let outside: Vec<QuoteState> = workers::map(&cuts, threads, |&(f, s, e)| {
-                let b = self.files[f].bytes();
-                // A file's first cut starts at its first record.
-                let first = self.data_start[f] == s;
-                let from = match first {
-                    true => QuoteState::RECORD_START,
-                    false => QuoteState::at(b, d, s, false, false),
-                };
-                quotes_after(b, d, s, e, from)
+            // most do), found on every core; then the exact state followed from each
+            // file's start, walking again a cut that starts in another one (inside a
+            // quoted field, or right after a closing quote).
+            let outside = |f: usize, s: usize| match first(f, s) {
+                true => QuoteState::RECORD_START,
+                false => QuoteState::at(self.files[f].bytes(), d, s, false),
+            };
+            let after: Vec<QuoteState> = workers::map(&cuts, threads, |&(f, s, e)| {
+                quotes_after(self.files[f].bytes(), d, s, e, outside(f, s))
             })?;
             let mut state = QuoteState::RECORD_START;
             for (i, &(f, s, e)) in cuts.iter().enumerate() {
                 let b = self.files[f].bytes();
-                if firsts[i] {
+                if first(f, s) {
                     state = QuoteState::RECORD_START;
-                    starts.push(s);
-                } else if !state.in_quote && b[s - 1] == d.newline {
-                    starts.push(s);
-                } else {
-                    let here = QuoteState::at(b, d, s, state.in_quote, state.after_close());
-                    starts.push(next_record_start(b, d, s, here));
                 }
-                state = match state.in_quote || state.after_close() {
-                    false => outside[i],
-                    true => {
-                        let here = QuoteState::at(b, d, s, state.in_quote, state.after_close());
-                        quotes_after(b, d, s, e, here)
-                    }
+                starts.push(
+                    match first(f, s) || (!state.in_quote && b[s - 1] == d.newline) {
+                        true => s,
+                        false => next_record_start(b, d, s, state),
+                    },
+                );
+                state = match state == outside(f, s) {
+                    true => after[i],
+                    false => quotes_after(b, d, s, e, state),
                 };
             }
-        } else {
-            starts.extend(cuts.iter().enumerate().map(|(i, &(f, s, _))| {
-                match i == 0 || cuts[i - 1].0 != f {
-                    true => s,
-                    false => next_record_start(
-                        self.files[f].bytes(),
-                        d,
-                        s,
-                        QuoteState::at(self.files[f].bytes(), d, s, false, false),
-                    ),
-                }
-            }));
         }
         let mut morsels = Vec::with_capacity(cuts.len());
         for (i, &(f, _, e)) in cuts.iter().enumerate() {
@@ -788,6 +768,14 @@ mod tests {
         read_or_error(r).unwrap()
     }
 
+    /// Reading `r`'s file (of `len` bytes) cut into morsels of every size gives `whole`.
+    fn reads_the_same_at_every_cut(r: &mut CsvReader, len: usize, whole: &[String]) {
+        for size in 1..len {
+            r.morsel_bytes = size;
+            assert_eq!(read_all(r), whole, "morsels of {size} bytes");
+        }
+    }
+
     /// Rows, or the first error, of reading every morsel of `r` in order.
     fn read_or_error(r: &CsvReader) -> std::result::Result<Vec<String>, String> {
         let cols: Vec<usize> = (0..r.schema().len()).collect();
@@ -881,10 +869,7 @@ mod tests {
         let mut r = CsvReader::bind(&[p.clone()], CsvOptions::default()).unwrap();
         let whole = read_all(&r);
         assert_eq!(whole.len(), 6, "{whole:?}");
-        for size in 1..text.len() {
-            r.morsel_bytes = size;
-            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
-        }
+        reads_the_same_at_every_cut(&mut r, text.len(), &whole);
         // Quotes inside unquoted fields are text, next to quoted fields, doubled
         // quotes and quoted newlines: every cut, also between the two quotes of a
         // `""`, finds the same five records.
@@ -894,10 +879,7 @@ mod tests {
         let whole = read_all(&r);
         assert_eq!(whole.len(), 5, "{whole:?}");
         assert!(whole[0].contains("5\\\""), "{whole:?}");
-        for size in 1..text.len() {
-            r.morsel_bytes = size;
-            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
-        }
+        reads_the_same_at_every_cut(&mut r, text.len(), &whole);
         // With a backslash escape, escaped quotes do not toggle.
         let text = "id,note\n1,\"a\\\"\nb\"\n2,\"\\\\\"\n3,\"x,\\\"y\"\n";
         std::fs::write(&path, text).unwrap();
@@ -909,10 +891,7 @@ mod tests {
         let whole = read_all(&r);
         assert_eq!(whole.len(), 3, "{whole:?}");
         assert!(whole[0].contains("a\\\"\\nb"), "{whole:?}");
-        for size in 1..text.len() {
-            r.morsel_bytes = size;
-            assert_eq!(read_all(&r), whole, "morsels of {size} bytes");
-        }
+        reads_the_same_at_every_cut(&mut r, text.len(), &whole);
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -506,29 +506,18 @@ impl QuoteState {
         after_close: false,
     };
 
-    /// The state at byte `pos`: inside a quoted field (`in_quote`), right after a
-    /// closing quote (`after_close`), or else outside, where the byte before says
-    /// whether a field starts.
-    pub fn at(
-        bytes: &[u8],
-        d: Dialect,
-        pos: usize,
-        in_quote: bool,
-        after_close: bool,
-    ) -> QuoteState {
+    /// The state at byte `pos`, inside a quoted field (`in_quote`) or not; outside
+    /// one, the byte before says whether a field starts there (a quote before it is
+    /// taken as text, not as a closing one: callers that know better follow the quotes
+    /// there with [`quotes_after`]).
+    pub fn at(bytes: &[u8], d: Dialect, pos: usize, in_quote: bool) -> QuoteState {
         QuoteState {
             in_quote,
             escaped: false,
             field_start: !in_quote
                 && (pos == 0 || bytes[pos - 1] == d.delimiter || bytes[pos - 1] == d.newline),
-            after_close: !in_quote && after_close,
+            after_close: false,
         }
-    }
-
-    /// Right after a closing quote (the byte before `pos` being a quote is what makes
-    /// this state possible there).
-    pub fn after_close(self) -> bool {
-        self.after_close
     }
 }
 
@@ -732,7 +721,7 @@ mod tests {
     fn finds_record_starts() {
         let d = Dialect::default();
         let text = b"a,\"b\nc\"\nd\n";
-        let at = |pos, inside| QuoteState::at(text, d, pos, inside, false);
+        let at = |pos, inside| QuoteState::at(text, d, pos, inside);
         assert_eq!(next_record_start(text, d, 0, at(0, false)), 8);
         assert_eq!(next_record_start(text, d, 5, at(5, true)), 8);
         // from outside quotes, the quote after `c` is text
