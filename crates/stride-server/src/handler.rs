@@ -4,6 +4,9 @@
 //! the query yields them and handed to the protocol task through a bounded
 //! channel, so results stream and a slow client throttles the query.
 //!
+//! COMMIT of a transaction a statement failed in rolls it back and answers ROLLBACK,
+//! as PostgreSQL does.
+//!
 //! COPY: `COPY … TO STDOUT` streams its rows as CopyData messages the same way, each
 //! value spelled as in text results and laid out by the engine's CSV writer (CSV or
 //! PostgreSQL's text format). `COPY … FROM STDIN` answers with CopyInResponse; the

@@ -3,6 +3,8 @@
 //! holds its first chunk back until it is read, so a widening re-run stays possible);
 //! statements report the rows they changed. Notes say what the user should know about
 //! a statement that succeeded: widened CSV columns, rows skipped by `ignore_errors`.
+//! An error the rows end in is reported to the connection (`on_error`), which fails
+//! the transaction the statement ran in.
 
 use std::sync::Arc;
 use stride_common::{DataChunk, DataType, Result, ScalarValue};

@@ -8,7 +8,13 @@
 //! type is the narrowest of BOOLEAN, BIGINT, DECIMAL, DOUBLE, DATE, TIMESTAMP, TIME,
 //! TIMESTAMP WITH TIME ZONE and VARCHAR that every sampled value reads as. A column of plain decimals (digits and
 //! a point, at most six decimals) is DECIMAL(18, s), s being the most decimals seen;
-//! a value the sample missed that needs more widens it (see [`widen_for`]).
+//! a value the sample missed that needs more widens it (see [`widen_for`]). Each run
+//! starts at a record start found by following the quotes from where the previous
+//! run ended, never inside a quoted field.
+//!
+//! The header is the first record after a byte order mark, `skip` lines and blank
+//! lines; `file_header_names` reads another file's the same way (a glob's files must
+//! name the same columns).
 
 use super::options::{CsvOptions, Dialect};
 use super::tokenizer::{next_record_start, quotes_after, QuoteState, Records, Tokenizer};
@@ -66,7 +72,7 @@ pub struct Sniffed {
     pub row_bytes: f64,
 }
 
-/// Offset after the first `skip` lines.
+/// Offset after a UTF-8 byte order mark and the first `skip` lines.
 pub fn skip_lines(bytes: &[u8], newline: u8, skip: usize) -> usize {
     // A UTF-8 byte order mark is no part of the first line.
     let mut pos = if bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -105,18 +111,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
 
     // The first record, read in full.
     let want: Vec<u32> = (0..slots as u32).collect();
-    let mut first = Records::new(&want);
-    let mut t = Tokenizer::new(
-        bytes,
-        dialect,
-        &want,
-        start,
-        bytes.len(),
-        opts.max_line_size(),
-        true,
-    );
-    let _ = t.next_records(&mut first, 1);
-    let after_first = t.position();
+    let (first, after_first) = first_record(bytes, dialect, start, &want, opts.max_line_size());
     let first_count = first.field_counts.first().copied().unwrap_or(0) as usize;
 
     // With every column's type given, only the head is needed (for the column count).
@@ -214,14 +209,7 @@ pub fn sniff(bytes: &[u8], opts: &CsvOptions) -> Sniffed {
         })
         .collect();
 
-    let first_values: Vec<Vec<u8>> = (0..first_count.min(slots))
-        .map(|c| {
-            let s = first.span(0, c);
-            unquote(&bytes[s.start..s.end], dialect, &mut scratch)
-                .0
-                .to_vec()
-        })
-        .collect();
+    let first_values = record_values(&first, first_count.min(slots), bytes, dialect);
     let header = opts.header.unwrap_or_else(|| {
         let types = given.as_ref().unwrap_or(&detected);
         detect_header(&first_values, types, &nullstr, rows, &date_fmt, &ts_fmt)
@@ -581,23 +569,41 @@ pub fn file_header_names(
         skip_lines(bytes, dialect.newline, skip),
     );
     let want: Vec<u32> = (0..MAX_COLUMNS as u32).collect();
-    let mut first = Records::new(&want);
-    let mut t = Tokenizer::new(bytes, dialect, &want, start, bytes.len(), max_line, true);
-    let _ = t.next_records(&mut first, 1);
+    let (first, _) = first_record(bytes, dialect, start, &want, max_line);
     let count = *first.field_counts.first()? as usize;
-    let mut scratch = Vec::new();
-    let mut values: Vec<Vec<u8>> = (0..count.min(MAX_COLUMNS))
-        .map(|c| {
-            let s = first.span(0, c);
-            unquote(&bytes[s.start..s.end], dialect, &mut scratch)
-                .0
-                .to_vec()
-        })
-        .collect();
+    let mut values = record_values(&first, count.min(MAX_COLUMNS), bytes, dialect);
     if values.len() == columns + 1 && values.last().is_some_and(|v| v.is_empty()) {
         values.pop();
     }
     Some(header_names(&values, values.len()))
+}
+
+/// The record at `start` (blank lines before it skipped), its fields as `want`
+/// selects them, and where the next one starts.
+fn first_record(
+    bytes: &[u8],
+    dialect: Dialect,
+    start: usize,
+    want: &[u32],
+    max_line: usize,
+) -> (Records, usize) {
+    let mut first = Records::new(want);
+    let mut t = Tokenizer::new(bytes, dialect, want, start, bytes.len(), max_line, true);
+    let _ = t.next_records(&mut first, 1);
+    (first, t.position())
+}
+
+/// The first `n` fields of `records`' first record, unquoted.
+fn record_values(records: &Records, n: usize, bytes: &[u8], dialect: Dialect) -> Vec<Vec<u8>> {
+    let mut scratch = Vec::new();
+    (0..n)
+        .map(|c| {
+            let s = records.span(0, c);
+            unquote(&bytes[s.start..s.end], dialect, &mut scratch)
+                .0
+                .to_vec()
+        })
+        .collect()
 }
 
 /// `column0`… for ten or fewer columns, `column00`… for up to a hundred (as DuckDB).
