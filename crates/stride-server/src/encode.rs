@@ -379,10 +379,10 @@ fn postgres_era(text: String) -> String {
 /// numeric's binary form of a sign and a magnitude (a UHUGEINT needs all 128 bits).
 fn numeric_binary_parts(negative: bool, mag: u128, scale: u8, out: &mut BytesMut) {
     // Base-10000 digits of the integer part, then of the fraction padded with zeros to
-    // whole digits: taken from its decimal text, since the padded fraction of a
-    // DECIMAL(38, 37) would not fit 128 bits.
+    // whole digits. The padding goes into the last digit alone: the whole padded
+    // fraction of a DECIMAL(38, 37) would not fit 128 bits.
     let unit = 10u128.pow(scale as u32);
-    let (mut int, frac) = (mag / unit, mag % unit);
+    let (mut int, mut frac) = (mag / unit, mag % unit);
     let mut groups = Vec::new();
     while int > 0 {
         groups.push((int % 10_000) as i16);
@@ -390,18 +390,17 @@ fn numeric_binary_parts(negative: bool, mag: u128, scale: u8, out: &mut BytesMut
     }
     groups.reverse();
     let mut weight = groups.len() as i32 - 1;
-    if scale > 0 {
-        let mut digits = format!("{frac:0width$}", width = scale as usize);
-        while digits.len() % 4 != 0 {
-            digits.push('0');
-        }
-        groups.extend(
-            digits
-                .as_bytes()
-                .chunks(4)
-                .map(|c| c.iter().fold(0i16, |g, d| g * 10 + (d - b'0') as i16)),
-        );
+    let pad = (4 - scale as u32 % 4) % 4;
+    let frac_groups = (scale as u32 + pad) / 4;
+    let mut fraction = Vec::with_capacity(frac_groups as usize);
+    for k in 0..frac_groups {
+        // the last digit holds 4 - pad of the fraction's digits, the others 4
+        let width = if k == 0 { 4 - pad } else { 4 };
+        let d = 10u128.pow(width);
+        fraction.push(((frac % d) * 10u128.pow(4 - width)) as i16);
+        frac /= d;
     }
+    groups.extend(fraction.into_iter().rev());
     // Leading and trailing zero groups carry no information.
     let lead = groups.iter().take_while(|&&g| g == 0).count();
     groups.drain(..lead);

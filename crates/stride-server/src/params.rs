@@ -106,18 +106,11 @@ fn numeric_text(s: &str) -> Option<ScalarValue> {
     {
         return None;
     }
-    let int = int.trim_start_matches('0');
-    let (precision, scale) = (int.len() + frac.len(), frac.len());
-    if precision > 38 {
+    if int.trim_start_matches('0').len() + frac.len() > 38 {
         return None;
     }
     let v: i128 = format!("0{int}{frac}").parse().ok()?;
-    let precision = precision.max(scale + 1).clamp(1, 38) as u8;
-    Some(ScalarValue::Decimal(
-        if negative { -v } else { v },
-        precision,
-        scale as u8,
-    ))
+    Some(decimal(if negative { -v } else { v }, frac.len()))
 }
 
 /// PostgreSQL's bytea text: hex (`\x` then two hex digits per byte) or the escape
@@ -305,11 +298,11 @@ fn numeric(b: &[u8]) -> Option<ScalarValue> {
     if v.unsigned_abs() >= 10u128.pow(38) {
         return None;
     }
-    let digits = v
-        .unsigned_abs()
-        .to_string()
-        .len()
-        .max(scale as usize + 1)
-        .min(38);
-    Some(ScalarValue::Decimal(v, digits as u8, scale as u8))
+    Some(decimal(v, scale as usize))
+}
+
+/// `v` at `scale` as a DECIMAL of just the precision it needs.
+fn decimal(v: i128, scale: usize) -> ScalarValue {
+    let digits = v.unsigned_abs().to_string().len().max(scale + 1).min(38);
+    ScalarValue::Decimal(v, digits as u8, scale as u8)
 }
