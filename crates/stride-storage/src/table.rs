@@ -1363,7 +1363,9 @@ impl Table {
                 schema.columns[c].collation = stride_common::Collation::BINARY;
                 if let Some(d) = &schema.columns[c].default {
                     if d.data_type() != *ty {
-                        // The old default no longer has the column's type.
+                        // The old default no longer has the column's type; the
+                        // facade follows with a SetDefault of it converted (storage
+                        // has no casts), logged after this change.
                         schema.columns[c].default = None;
                     }
                 }
