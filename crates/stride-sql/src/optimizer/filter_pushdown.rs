@@ -68,9 +68,9 @@ impl Pushdown {
                 exprs,
                 schema,
             } => {
-                let (down, stay) = split(terms, |t| {
-                    reads(t).iter().all(|&c| !exprs[c].has_subquery())
-                });
+                // A column computed by a subquery or a volatile function (`random()`)
+                // is computed once, here: a copy below would compute another value.
+                let (down, stay) = split(terms, |t| reads(t).iter().all(|&c| inlinable(&exprs[c])));
                 let down = folded(down.into_iter().map(|t| substitute(t, &exprs)));
                 let plan = LogicalPlan::Project {
                     input: Box::new(self.push(*input, down)),
@@ -87,18 +87,13 @@ impl Pushdown {
             } => {
                 let g = group_by.len();
                 let (down, stay) = split(terms, |t| {
-                    g > 0
-                        && reads(t)
-                            .iter()
-                            .all(|&c| c < g && !group_by[c].has_subquery())
+                    g > 0 && reads(t).iter().all(|&c| c < g && inlinable(&group_by[c]))
                 });
                 let mut down = folded(down.into_iter().map(|t| substitute(t, &group_by)));
                 if g > 0 {
                     let on_groups = |c: &Expr| {
                         !c.has_correlated_subquery()
-                            && reads(c)
-                                .iter()
-                                .all(|&i| i < g && !group_by[i].has_subquery())
+                            && reads(c).iter().all(|&i| i < g && inlinable(&group_by[i]))
                     };
                     let weaker = stay
                         .iter()
@@ -481,6 +476,12 @@ fn split(terms: Vec<Expr>, movable: impl Fn(&Expr) -> bool) -> (Vec<Expr>, Vec<E
 }
 
 /// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).
+/// Whether a filter may read `e` in place of the column it computes: not when `e`
+/// holds a subquery or calls a volatile function, whose copy would give another value.
+fn inlinable(e: &Expr) -> bool {
+    !e.has_subquery() && !e.calls_volatile()
+}
+
 pub(super) fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
     match t {
         Expr::Column { index, .. } => exprs[index].clone(),
