@@ -44,7 +44,7 @@ pub use enum_type::EnumType;
 pub use error::{Error, ErrorKind, Result};
 pub use interval::Interval;
 pub use scalar::ScalarValue;
-pub use schema::{ColumnSchema, TableAlteration, TableSchema};
+pub use schema::{CheckConstraint, ColumnSchema, TableAlteration, TableSchema};
 pub use selection::SelectionVector;
 pub use settings::Settings;
 pub use string_view::{StringVector, StringView};

@@ -44,6 +44,18 @@ pub struct TableSchema {
     pub columns: Vec<ColumnSchema>,
     /// Column positions of the PRIMARY KEY (or UNIQUE) constraints, checked on insert.
     pub unique_keys: Vec<Vec<usize>>,
+    /// CHECK constraints, in declaration order: every row an INSERT or UPDATE writes
+    /// must not make one FALSE.
+    pub checks: Vec<CheckConstraint>,
+}
+
+/// A CHECK constraint: a condition over the row's columns, named by their bare
+/// names, kept as SQL text and bound again by each statement that writes rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckConstraint {
+    /// `CONSTRAINT name CHECK (...)`: the name, for errors.
+    pub name: Option<String>,
+    pub expr: String,
 }
 
 impl TableSchema {

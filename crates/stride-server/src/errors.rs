@@ -15,6 +15,11 @@ pub fn sqlstate(e: &Error) -> &'static str {
             "22012"
         }
         ErrorKind::OutOfRange => "22003",
+        // unique_violation, not_null_violation, check_violation: psycopg raises
+        // UniqueViolation, NotNullViolation and CheckViolation for them
+        ErrorKind::Constraint if e.message.starts_with("Duplicate key") => "23505",
+        ErrorKind::Constraint if e.message.starts_with("NOT NULL constraint") => "23502",
+        ErrorKind::Constraint if e.message.starts_with("CHECK constraint") => "23514",
         ErrorKind::Constraint => "23000",
         ErrorKind::InvalidInput => "22023",
         ErrorKind::Io => "58030",

@@ -570,6 +570,30 @@ async fn copy_from_stdin_and_to_stdout() {
     let n = c.query_one("SELECT count(*) FROM t", &[]).await.unwrap();
     assert_eq!(n.get::<_, i64>(0), 5003);
 
+    // A row failing a CHECK constraint fails the COPY (check_violation); columns
+    // not listed take their DEFAULT.
+    c.simple_query("CREATE TABLE ck (a INTEGER CHECK (a < 10), b INTEGER DEFAULT 7)")
+        .await
+        .unwrap();
+    for (data, rows) in [(&b"1\n2\n"[..], Ok(2)), (&b"3\n12\n"[..], Err("23514"))] {
+        let sink = c.copy_in("COPY ck (a) FROM STDIN").await.unwrap();
+        futures::pin_mut!(sink);
+        sink.send(bytes::Bytes::from_static(data)).await.unwrap();
+        match (sink.finish().await, rows) {
+            (Ok(n), Ok(want)) => assert_eq!(n, want),
+            (Err(e), Err(code)) => {
+                assert_eq!(e.code().map(|c| c.code()), Some(code), "{e}");
+                assert!(format!("{e:?}").contains("CHECK (a < 10)"), "{e:?}");
+            }
+            (got, want) => panic!("{got:?}, expected {want:?}"),
+        }
+    }
+    let r = c
+        .query_one("SELECT count(*), sum(b)::BIGINT FROM ck", &[])
+        .await
+        .unwrap();
+    assert_eq!((r.get::<_, i64>(0), r.get::<_, i64>(1)), (2, 14));
+
     // Errors before the data: unknown table or column, a binary COPY.
     for (sql, code) in [
         ("COPY nope FROM STDIN", "42P01"),

@@ -71,6 +71,11 @@ impl<'a> ByteReader<'a> {
         }
     }
 
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
     pub fn is_at_end(&self) -> bool {
         self.pos == self.bytes.len()
     }
@@ -362,11 +367,34 @@ pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
             (None, None) => w.u8(0),
         }
     }
-    w.len_of(s.unique_keys.len());
+    // format 13: the count's top bit says the CHECK constraints follow the keys
+    let flag = if s.checks.is_empty() {
+        0
+    } else {
+        CHECKS_FOLLOW
+    };
+    w.u32(s.unique_keys.len() as u32 | flag);
     for k in &s.unique_keys {
         write_positions(w, k);
     }
+    if !s.checks.is_empty() {
+        w.len_of(s.checks.len());
+        for c in &s.checks {
+            match &c.name {
+                Some(name) => {
+                    w.u8(1);
+                    w.str(name);
+                }
+                None => w.u8(0),
+            }
+            w.str(&c.expr);
+        }
+    }
 }
+
+/// Set in a schema's count of unique keys when its CHECK constraints follow the keys
+/// (format 13): a schema written before them ends with the keys.
+const CHECKS_FOLLOW: u32 = 1 << 31;
 
 pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
     let name = r.str()?;
@@ -399,7 +427,11 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
             collation,
         });
     }
-    let k = r.len_of(4)?;
+    let count = r.u32()?;
+    let k = (count & !CHECKS_FOLLOW) as usize;
+    if k.saturating_mul(4) > r.remaining() {
+        return Err(r.corrupt(&format!("a length of {k} exceeds the data")));
+    }
     let mut unique_keys = Vec::with_capacity(k);
     for _ in 0..k {
         let key = read_positions(r)?;
@@ -408,10 +440,25 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
         }
         unique_keys.push(key);
     }
+    let mut checks = Vec::new();
+    if count & CHECKS_FOLLOW != 0 {
+        for _ in 0..r.len_of(5)? {
+            let name = match r.u8()? {
+                0 => None,
+                1 => Some(r.str()?),
+                b => return Err(r.corrupt(&format!("{b} is not a CHECK constraint's kind"))),
+            };
+            checks.push(stride_common::CheckConstraint {
+                name,
+                expr: r.str()?,
+            });
+        }
+    }
     Ok(TableSchema {
         name,
         columns,
         unique_keys,
+        checks,
     })
 }
 
@@ -779,6 +826,16 @@ mod tests {
                 },
             ],
             unique_keys: vec![vec![0], vec![0, 1]],
+            checks: vec![
+                stride_common::CheckConstraint {
+                    name: None,
+                    expr: "a > 0".into(),
+                },
+                stride_common::CheckConstraint {
+                    name: Some("short".into()),
+                    expr: "length(b) < a".into(),
+                },
+            ],
         };
         let mut w = ByteWriter::new();
         write_schema(&mut w, &s);

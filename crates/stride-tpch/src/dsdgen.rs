@@ -74,6 +74,7 @@ fn schema(table: &str) -> TableSchema {
             })
             .collect(),
         unique_keys: Vec::new(),
+        checks: Vec::new(),
     }
 }
 

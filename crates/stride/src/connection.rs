@@ -402,7 +402,7 @@ impl Connection {
     /// The CREATE TABLE statement of a table, for `.schema`.
     pub fn table_sql(&self, name: &str) -> Option<String> {
         let t = self.catalog().table(name)?;
-        let cols: Vec<String> = t
+        let mut cols: Vec<String> = t
             .schema
             .columns
             .iter()
@@ -415,6 +415,10 @@ impl Connection {
                 )
             })
             .collect();
+        cols.extend(t.schema.checks.iter().map(|c| match &c.name {
+            Some(name) => format!("CONSTRAINT {name} CHECK ({})", c.expr),
+            None => format!("CHECK ({})", c.expr),
+        }));
         Some(format!(
             "CREATE TABLE {}({});",
             t.schema.name,

@@ -123,6 +123,10 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
         exec(&db, "DROP TABLE gone");
         exec(&db, "CREATE TABLE c(s VARCHAR COLLATE NOCASE, b VARCHAR)");
         exec(&db, "INSERT INTO c VALUES ('Crème', 'Crème')");
+        exec(
+            &db,
+            "CREATE TABLE k(a INT CHECK (a > 0), b INT, CONSTRAINT lt CHECK (a < b))",
+        );
     }
     let db = Database::open(&path).unwrap();
     assert_eq!(
@@ -159,6 +163,13 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
         .execute("INSERT INTO t VALUES (9, NULL, 0, NULL)")
         .unwrap_err();
     assert!(null.message.contains("NOT NULL"), "{null}");
+    for (row, check) in [("(0, 5)", "CHECK (a > 0)"), ("(3, 2)", "\"lt\"")] {
+        let e = conn
+            .execute(&format!("INSERT INTO k VALUES {row}"))
+            .unwrap_err();
+        assert!(e.message.contains(check), "{e}");
+    }
+    exec(&db, "CREATE TABLE k2(a INT CHECK (a % 2 = 0))");
     // Changes after reopening, and a checkpoint, survive too.
     exec(
         &db,
@@ -182,6 +193,10 @@ fn tables_views_indexes_and_constraints_survive_reopening() {
     assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 4);
     assert_eq!(int(&query(&db, "SELECT sum(z) FROM t")[0][0]), 20);
     assert_eq!(query(&db, "SELECT * FROM t WHERE id = 4")[0].len(), 4);
+    for sql in ["INSERT INTO k VALUES (-1, 5)", "INSERT INTO k2 VALUES (3)"] {
+        let e = db.connect().unwrap().execute(sql).unwrap_err();
+        assert!(e.message.contains("CHECK constraint failed"), "{e}");
+    }
     // Column collations, from the checkpoint and from the log.
     assert_eq!(
         query(&db, "SELECT s = 'CRÈME', b = 'CRÈME', a = 'Creme' FROM c")[0],

@@ -416,6 +416,9 @@ pub enum ScalarFunction {
     SleepMs,
     /// `error(msg)`: raises msg
     RaiseError,
+    /// A row failed a CHECK constraint: raises msg as a Constraint Error (built by the
+    /// binder for statements that write rows, not callable by name).
+    CheckFailed,
     // PostgreSQL client functions
     FormatType,
     /// `oids::regtype[]`: format_type of each OID of a list (bound by the binder's
@@ -467,6 +470,7 @@ impl ScalarFunction {
                 | ScalarFunction::SetSeed
                 | ScalarFunction::SleepMs
                 | ScalarFunction::RaiseError
+                | ScalarFunction::CheckFailed
         )
     }
 }
@@ -735,7 +739,9 @@ pub fn evaluate_scalar(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         F::Bit(b) => bits::evaluate(b, args, len),
         F::Version | F::CurrentDatabase | F::CurrentSchema => meta::evaluate_constant(f),
         F::Hash => hash::evaluate(f, args, len),
-        F::Random | F::SetSeed | F::SleepMs | F::RaiseError => volatile::evaluate(f, args, len),
+        F::Random | F::SetSeed | F::SleepMs | F::RaiseError | F::CheckFailed => {
+            volatile::evaluate(f, args, len)
+        }
         F::NextVal | F::CurrVal | F::SetVal => Err(Error::internal(
             "nextval and currval are evaluated by the executor",
         )),

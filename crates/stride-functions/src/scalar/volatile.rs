@@ -119,7 +119,10 @@ pub(crate) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             let msg = StrSlot::new(&args[0]);
             // error(NULL) is NULL, as in DuckDB
             if let Some(i) = (0..rows).find(|&i| valid(&args[0], i)) {
-                return Err(Error::invalid_input(msg.get(i)));
+                return Err(match f.func {
+                    ScalarFunction::CheckFailed => Error::constraint(msg.get(i)),
+                    _ => Error::invalid_input(msg.get(i)),
+                });
             }
         }
     }

@@ -468,14 +468,20 @@ impl Binder<'_> {
             return Ok(BoundStatement::Insert {
                 table_id,
                 table: schema.name.clone(),
-                source: copy_source(scan, &schema, &listed),
+                source: self.insert_source(&schema.name, &schema, &listed, scan)?,
                 returning: None,
                 on_conflict: None,
             });
         }
         let Some(path) = path else {
+            let fields: Vec<Field> = listed
+                .iter()
+                .map(|&i| Field::of_column(&schema.columns[i]))
+                .collect();
             return Ok(BoundStatement::CopyFromStdin(CopyFromStdin {
                 table_id,
+                row: self.insert_row(&schema.name, &schema, &listed, &fields)?,
+                checks: self.check_branches(&schema)?,
                 table: schema,
                 listed,
                 options: read,
@@ -491,7 +497,7 @@ impl Binder<'_> {
         Ok(BoundStatement::Insert {
             table_id,
             table: schema.name.clone(),
-            source: copy_source(scan, &schema, &listed),
+            source: self.insert_source(&schema.name, &schema, &listed, scan)?,
             returning: None,
             on_conflict: None,
         })
@@ -506,6 +512,10 @@ pub struct CopyFromStdin {
     pub table: Arc<stride_common::TableSchema>,
     /// Positions in the table of the data's columns, in order.
     pub listed: Vec<usize>,
+    /// A table row over a row of the data: its columns cast, DEFAULT for the others.
+    pub row: Vec<Expr>,
+    /// The table's CHECK constraints over a table row.
+    pub checks: super::checks::CheckBranches,
     /// How the reader reads the data (text-format data after conversion to CSV).
     pub options: CsvOptions,
     /// PostgreSQL's text format: its delimiter and NULL marker.
@@ -535,7 +545,12 @@ impl CopyFromStdin {
             },
             schema,
         };
-        Ok(copy_source(scan, &self.table, &self.listed))
+        let rows = LogicalPlan::Project {
+            input: Box::new(scan),
+            exprs: self.row.clone(),
+            schema: self.table.columns.iter().map(Field::of_column).collect(),
+        };
+        Ok(super::checks::guarded_rows(rows, self.checks.clone()))
     }
 }
 
@@ -790,35 +805,6 @@ fn partition_by(plan: &LogicalPlan, names: &[String], overwrite: Overwrite) -> R
 }
 
 /// Rows of a COPY FROM scan in the table's column order; unlisted columns are NULL.
-fn copy_source(
-    scan: LogicalPlan,
-    schema: &stride_common::TableSchema,
-    listed: &[usize],
-) -> LogicalPlan {
-    let exprs: Vec<Expr> = schema
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| match listed.iter().position(|&l| l == i) {
-            Some(p) => Expr::column(p, c.ty.clone(), c.name.clone()),
-            None => Expr::Literal {
-                value: ScalarValue::Null,
-                ty: c.ty.clone(),
-            },
-        })
-        .collect();
-    let fields = schema
-        .columns
-        .iter()
-        .map(|c| Field::new(c.name.clone(), c.ty.clone()))
-        .collect();
-    LogicalPlan::Project {
-        input: Box::new(scan),
-        exprs,
-        schema: fields,
-    }
-}
-
 fn text(s: impl Into<String>) -> ScalarValue {
     ScalarValue::Varchar(s.into())
 }

@@ -1,5 +1,6 @@
 //! CREATE TABLE [AS], DROP TABLE: column definitions with NOT NULL, DEFAULT, PRIMARY
-//! KEY and UNIQUE; the schema of CREATE TABLE AS comes from its query.
+//! KEY, UNIQUE and CHECK (`checks.rs`); the schema of CREATE TABLE AS comes from its
+//! query.
 
 use super::expr::{cast_expr, ident_name, ExprCtx};
 use super::fold::fold_constant;
@@ -22,6 +23,8 @@ impl Binder<'_> {
         }
         let mut columns: Vec<ColumnSchema> = Vec::new();
         let mut unique_keys: Vec<Vec<usize>> = Vec::new();
+        // CHECK constraints, bound once every column is known.
+        let mut checks: Vec<(&ast::CheckConstraint, Option<&ast::Ident>)> = Vec::new();
         for (i, c) in ct.columns.iter().enumerate() {
             let cname = ident_name(&c.name);
             if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
@@ -29,7 +32,7 @@ impl Binder<'_> {
                     "Column with name {cname} already exists in table \"{name}\""
                 )));
             }
-            let (col, key) = self.bind_column_def(c)?;
+            let (col, key) = self.bind_column_def(c, Some(&mut checks))?;
             if key {
                 unique_keys.push(vec![i]);
             }
@@ -39,6 +42,10 @@ impl Binder<'_> {
             let (cols, primary) = match c {
                 ast::TableConstraint::PrimaryKey(pk) => (&pk.columns, true),
                 ast::TableConstraint::Unique(u) => (&u.columns, false),
+                ast::TableConstraint::Check(check) => {
+                    checks.push((check, None));
+                    continue;
+                }
                 other => {
                     return Err(Error::not_supported(format!(
                         "table constraint {other} is not supported yet"
@@ -110,11 +117,16 @@ impl Binder<'_> {
                 "table \"{name}\" must have at least one column"
             )));
         }
+        let checks = checks
+            .into_iter()
+            .map(|(c, column)| self.bind_check(&name, &columns, c, column))
+            .collect::<Result<Vec<_>>>()?;
         Ok(BoundStatement::CreateTable {
             schema: TableSchema {
                 name,
                 columns,
                 unique_keys,
+                checks,
             },
             if_not_exists: ct.if_not_exists,
             or_replace: ct.or_replace,
@@ -122,8 +134,14 @@ impl Binder<'_> {
         })
     }
 
-    /// A column definition: its schema, and whether it is a PRIMARY KEY or UNIQUE.
-    fn bind_column_def(&mut self, c: &ast::ColumnDef) -> Result<(ColumnSchema, bool)> {
+    /// A column definition: its schema, and whether it is a PRIMARY KEY or UNIQUE. Its
+    /// CHECK constraints go to `checks` (with the name the column option gave), where
+    /// the statement allows them.
+    fn bind_column_def<'c>(
+        &mut self,
+        c: &'c ast::ColumnDef,
+        mut checks: Option<&mut Vec<(&'c ast::CheckConstraint, Option<&'c ast::Ident>)>>,
+    ) -> Result<(ColumnSchema, bool)> {
         let cname = ident_name(&c.name);
         let ty = self.convert_type(&c.data_type)?;
         let mut col = ColumnSchema::new(cname.clone(), ty.clone());
@@ -142,6 +160,14 @@ impl Binder<'_> {
                     key = true;
                 }
                 ast::ColumnOption::Unique(_) => key = true,
+                ast::ColumnOption::Check(check) => match checks.as_mut() {
+                    Some(checks) => checks.push((check, opt.name.as_ref())),
+                    None => {
+                        return Err(Error::not_supported(
+                            "adding a column with a CHECK constraint is not supported yet; add the column, then recreate the table with the constraint",
+                        ))
+                    }
+                },
                 ast::ColumnOption::Collation(name) => {
                     if ty != DataType::Varchar {
                         return Err(Error::binder(format!(
@@ -224,7 +250,7 @@ impl Binder<'_> {
                 column_position: None,
                 ..
             } => {
-                let (col, key) = self.bind_column_def(column_def)?;
+                let (col, key) = self.bind_column_def(column_def, None)?;
                 if key {
                     return Err(Error::not_supported(
                         "ADD COLUMN with PRIMARY KEY or UNIQUE is not supported yet",
@@ -262,6 +288,7 @@ impl Binder<'_> {
                         )));
                     }
                 } else {
+                    super::checks::refuse_checked(&schema, &c, "drop")?;
                     Some(TableAlteration::DropColumn(c))
                 }
             }
@@ -282,6 +309,7 @@ impl Binder<'_> {
                         schema.name
                     )));
                 }
+                super::checks::refuse_checked(&schema, &old, "rename")?;
                 Some(TableAlteration::RenameColumn { old, new })
             }
             Op::RenameTable {
@@ -324,11 +352,14 @@ impl Binder<'_> {
                         data_type,
                         using: None,
                         ..
-                    } => TableAlteration::SetType {
-                        column,
-                        ty: self.convert_type(data_type)?,
-                        values: Vec::new(),
-                    },
+                    } => {
+                        super::checks::refuse_checked(&schema, &column, "change the type of")?;
+                        TableAlteration::SetType {
+                            column,
+                            ty: self.convert_type(data_type)?,
+                            values: Vec::new(),
+                        }
+                    }
                     other => {
                         return Err(Error::not_supported(format!(
                             "ALTER COLUMN ... {other} is not supported yet"

@@ -326,23 +326,43 @@ impl Binder<'_> {
         })
     }
 
-    /// The rows an INSERT appends: the source `plan`'s columns cast to the `targets`
-    /// columns' types, every other column its DEFAULT.
-    fn insert_source(
+    /// The rows an INSERT (or COPY FROM) appends: the source `plan`'s columns cast to
+    /// the `targets` columns' types, every other column its DEFAULT, guarded by the
+    /// table's CHECK constraints.
+    pub(super) fn insert_source(
         &mut self,
         name: &str,
         schema: &TableSchema,
         targets: &[usize],
         plan: LogicalPlan,
     ) -> Result<LogicalPlan> {
-        let got = plan.schema().len();
+        let row = self.insert_row(name, schema, targets, plan.schema())?;
+        let plan = LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs: row,
+            schema: schema.columns.iter().map(Field::of_column).collect(),
+        };
+        let checks = self.check_branches(schema)?;
+        Ok(super::checks::guarded_rows(plan, checks))
+    }
+
+    /// A table row over input rows of `input_fields` that fill the `targets`
+    /// columns: each input column cast to its column's type, every other column its
+    /// DEFAULT.
+    pub(super) fn insert_row(
+        &mut self,
+        name: &str,
+        schema: &TableSchema,
+        targets: &[usize],
+        input_fields: &[Field],
+    ) -> Result<Vec<Expr>> {
+        let got = input_fields.len();
         if got != targets.len() {
             return Err(Error::binder(format!(
                 "table {name} has {} columns but {got} values were supplied",
                 targets.len()
             )));
         }
-        let input_fields = plan.schema().to_vec();
         let mut exprs = Vec::with_capacity(schema.columns.len());
         for (ci, col) in schema.columns.iter().enumerate() {
             let e = match targets.iter().position(|&t| t == ci) {
@@ -363,12 +383,19 @@ impl Binder<'_> {
             };
             exprs.push(e);
         }
-        let fields = schema.columns.iter().map(Field::of_column).collect();
-        Ok(LogicalPlan::Project {
-            input: Box::new(plan),
-            exprs,
-            schema: fields,
-        })
+        Ok(exprs)
+    }
+
+    /// [`ConflictUpdate::check`] of a table.
+    fn conflict_check(&mut self, schema: &TableSchema) -> Result<Option<Expr>> {
+        if schema.checks.is_empty() {
+            return Ok(None);
+        }
+        let pass = Expr::literal(ScalarValue::Boolean(true));
+        Ok(Some(super::checks::guard(
+            self.check_branches(schema)?,
+            pass,
+        )))
     }
 
     fn bind_on_conflict(
@@ -418,6 +445,7 @@ impl Binder<'_> {
                         columns,
                         values,
                         filter: None,
+                        check: self.conflict_check(schema)?,
                     }),
                 }));
             }
@@ -537,6 +565,7 @@ impl Binder<'_> {
                     columns,
                     values,
                     filter,
+                    check: self.conflict_check(schema)?,
                 })
             }
         };
@@ -567,4 +596,7 @@ pub struct ConflictUpdate {
     pub values: Vec<Expr>,
     /// DO UPDATE ... WHERE, over the same columns: a row it rejects stays as it is.
     pub filter: Option<Expr>,
+    /// The table's CHECK constraints over an updated row's columns: evaluated on
+    /// each row as it will be, it raises the error of the first check the row fails.
+    pub check: Option<Expr>,
 }

@@ -10,6 +10,7 @@
 mod attach;
 mod builtin_macros;
 mod by_name;
+mod checks;
 mod collation;
 mod columnar;
 mod columns;

@@ -148,10 +148,14 @@ impl Binder<'_> {
             }
             None => None,
         };
-        let plan = LogicalPlan::Project {
-            input: Box::new(plan),
-            exprs,
-            schema: fields,
+        let plan = if schema.checks.is_empty() {
+            LogicalPlan::Project {
+                input: Box::new(plan),
+                exprs,
+                schema: fields,
+            }
+        } else {
+            self.checked_update(&schema, plan, exprs, fields, &columns)?
         };
         Ok(BoundStatement::Update {
             table_id,
@@ -159,6 +163,51 @@ impl Binder<'_> {
             columns,
             plan,
             returning,
+        })
+    }
+
+    /// UPDATE's projection (`exprs`: the row id, the assigned values, then any
+    /// RETURNING image) over `input` (the target's `n` columns first), with the table's
+    /// CHECK constraints guarding the first assigned value: they read each row as it
+    /// will be, its assigned `columns` new, computed once below them.
+    fn checked_update(
+        &mut self,
+        schema: &stride_common::TableSchema,
+        input: LogicalPlan,
+        mut exprs: Vec<Expr>,
+        fields: Vec<Field>,
+        columns: &[usize],
+    ) -> Result<LogicalPlan> {
+        let width = exprs.len();
+        let mut inner_fields = fields.clone();
+        // The old values of the columns not assigned, after what the statement yields.
+        for (i, c) in schema.columns.iter().enumerate() {
+            exprs.push(Expr::column(i, c.ty.clone(), c.name.clone()));
+            inner_fields.push(Field::new(c.name.clone(), c.ty.clone()));
+        }
+        let inner = LogicalPlan::Project {
+            input: Box::new(input),
+            exprs,
+            schema: inner_fields,
+        };
+        let mut branches = self.check_branches(schema)?;
+        let new_value = |i: usize| match columns.iter().position(|&c| c == i) {
+            Some(k) => 1 + k,
+            None => width + i,
+        };
+        for (cond, _) in &mut branches {
+            cond.remap_columns(&new_value);
+        }
+        let mut out: Vec<Expr> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Expr::column(i, f.ty.clone(), f.name.clone()))
+            .collect();
+        out[1] = super::checks::guard(branches, out[1].clone());
+        Ok(LogicalPlan::Project {
+            input: Box::new(inner),
+            exprs: out,
+            schema: fields,
         })
     }
 

@@ -158,6 +158,15 @@ impl Connection {
                 kept_ids.extend(keep.iter().map(|&k| rowids[offset + k as usize]));
                 offset += n;
             }
+            if let Some(check) = &u.check {
+                let mut offset = 0;
+                while offset < kept_ids.len() {
+                    let n = VECTOR_SIZE.min(kept_ids.len() - offset);
+                    let cols = new_rows.iter().map(|v| v.slice(offset, n)).collect();
+                    stride_exec::expression::eval(check, &DataChunk::new(cols, n), ctx)?;
+                    offset += n;
+                }
+            }
             if !kept_ids.is_empty() {
                 updated_images.push((new_rows, kept_ids.len()));
                 update = Some((kept_ids, u.columns.clone(), values));
