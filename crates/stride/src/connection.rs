@@ -505,6 +505,19 @@ impl Connection {
                 .map(|f| (f.name.clone(), f.ty.clone()))
                 .collect(),
             BoundStatement::Explain { .. } => vec![("physical_plan".into(), DataType::Varchar)],
+            BoundStatement::Insert {
+                returning: Some(r), ..
+            }
+            | BoundStatement::Update {
+                returning: Some(r), ..
+            }
+            | BoundStatement::Delete {
+                returning: Some(r), ..
+            } => r
+                .schema
+                .iter()
+                .map(|f| (f.name.clone(), f.ty.clone()))
+                .collect(),
             _ => Vec::new(),
         };
         Ok((columns, parameters))

@@ -207,6 +207,26 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     cur.execute("DELETE FROM pc WHERE id >= 5000 RETURNING id")
     assert sorted(cur.fetchall()) == [(5000,), (5001,)]
     assert cur.statusmessage == "DELETE 2", cur.statusmessage
+    # ... also with parameters (the extended protocol describes the RETURNING
+    # columns), prepared or not, and from executemany.
+    for prepare in (False, True):
+        cur.execute("INSERT INTO pc (id, name) VALUES (%s, %s) RETURNING id + 1, name",
+                    (6000, "p"), prepare=prepare)
+        assert cur.fetchall() == [(6001, "p")]
+        cur.execute("UPDATE pc SET name = %s WHERE id = %s RETURNING name", ("q", 6000),
+                    prepare=prepare)
+        assert cur.fetchall() == [("q",)]
+        cur.execute("DELETE FROM pc WHERE id = %s RETURNING id, name", (6000,), prepare=prepare)
+        assert cur.fetchall() == [(6000, "q")]
+    cur.executemany("INSERT INTO pc (id) VALUES (%s) RETURNING id * 2", [(7000,), (7001,)],
+                    returning=True)
+    got = []
+    while True:
+        got += cur.fetchall()
+        if not cur.nextset():
+            break
+    assert got == [(14000,), (14002,)], got
+    cur.execute("DELETE FROM pc WHERE id >= 7000")
     with cur.copy("COPY (SELECT id, name, d, amount, ok FROM pc WHERE id < 3 ORDER BY id) TO STDOUT") as copy:
         copy.set_types(["int8", "text", "date", "numeric", "bool"])
         rows = list(copy.rows())
