@@ -4,11 +4,11 @@
 //! which ParameterDescription also reported, and otherwise text. Text values bind
 //! like string literals, so `id = $1` with '42' compares as a number, as in
 //! PostgreSQL; those declared numeric, date or timestamp bind as values of that type
-//! (`$1 + 1` with a numeric 1.5 is 2.5).
+//! (`$1 + 1` with a numeric 1.5 is 2.5), and those declared arrays bind as lists.
 
 use pgwire::api::portal::Portal;
 use pgwire::api::Type;
-use stride::{Error, Result, ScalarValue};
+use stride::{DataType, Error, Result, ScalarValue};
 
 use crate::encode::{MICROS_PER_DAY, PG_EPOCH_DAYS};
 use stride::blob::hex_digit;
@@ -88,29 +88,77 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             || ScalarValue::Varchar(s.to_string()),
             ScalarValue::Timestamp,
         ),
-        _ => ScalarValue::Varchar(s.to_string()),
+        // An array the client declared (psycopg sends a Python list so, `{1,2,3}`)
+        // is a list: `len($1)` counts its elements, not the text's characters.
+        _ => match array_element(ty) {
+            Some(element) => stride::cast_typed_scalar(
+                &ScalarValue::Varchar(s.to_string()),
+                &DataType::Varchar,
+                &DataType::List(Box::new(element)),
+                false,
+            )
+            .map_err(|e| bad(i, ty, &e.message))?,
+            None => ScalarValue::Varchar(s.to_string()),
+        },
     })
 }
 
-/// A plain decimal's text (`-12.50`) as a DECIMAL of its digits and scale; None for
-/// other forms (exponents, NaN, more than 38 digits).
+/// The element type of a PostgreSQL array type a text parameter can be read as.
+fn array_element(ty: &Type) -> Option<DataType> {
+    use stride::pg_types as pg;
+    let element = pg::by_oid(ty.oid()).filter(|t| t.category == 'A')?.elem;
+    Some(match element {
+        pg::BOOL => DataType::Boolean,
+        pg::INT2 => DataType::SmallInt,
+        pg::INT4 => DataType::Integer,
+        pg::INT8 => DataType::BigInt,
+        pg::FLOAT4 => DataType::Real,
+        pg::FLOAT8 => DataType::Double,
+        pg::TEXT | pg::VARCHAR => DataType::Varchar,
+        pg::DATE => DataType::Date,
+        pg::TIMESTAMP => DataType::Timestamp,
+        pg::TIMESTAMPTZ => DataType::TimestampTz,
+        pg::UUID => DataType::Uuid,
+        _ => return None,
+    })
+}
+
+/// A decimal's text (`-12.50`, or with an exponent as Python writes some:
+/// `1.25E+5`, `5E-7`) as a DECIMAL of its digits and scale; None for other forms
+/// (NaN, Infinity, more than 38 digits).
 fn numeric_text(s: &str) -> Option<ScalarValue> {
     let (negative, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
         _ => (false, s),
     };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let (mantissa, exponent) = match body.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     if int.is_empty() && frac.is_empty()
         || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
     {
         return None;
     }
-    if int.trim_start_matches('0').len() + frac.len() > 38 {
+    // The digits, and the power of ten they are scaled by.
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    let power = exponent.checked_sub(i32::try_from(frac.len()).ok()?)?;
+    let (digits, scale) = if power >= 0 {
+        (
+            format!("0{digits}{}", "0".repeat(power.min(39) as usize)),
+            0,
+        )
+    } else {
+        (format!("0{digits}"), power.unsigned_abs() as usize)
+    };
+    if digits.len() > 39 || scale > 38 {
         return None;
     }
-    let v: i128 = format!("0{int}{frac}").parse().ok()?;
-    Some(decimal(if negative { -v } else { v }, frac.len()))
+    let v: i128 = digits.parse().ok()?;
+    Some(decimal(if negative { -v } else { v }, scale))
 }
 
 /// PostgreSQL's bytea text: hex (`\x` then two hex digits per byte) or the escape
@@ -305,4 +353,27 @@ fn numeric(b: &[u8]) -> Option<ScalarValue> {
 fn decimal(v: i128, scale: usize) -> ScalarValue {
     let digits = v.unsigned_abs().to_string().len().max(scale + 1).min(38);
     ScalarValue::Decimal(v, digits as u8, scale as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_text_reads_plain_and_exponent_forms_exactly() {
+        let d = |v: i128, p: u8, s: u8| Some(ScalarValue::Decimal(v, p, s));
+        assert_eq!(numeric_text("-12.50"), d(-1250, 4, 2));
+        assert_eq!(
+            numeric_text("1.2345678901234567890123E+25"),
+            d(12345678901234567890123000, 26, 0)
+        );
+        assert_eq!(numeric_text("1E+5"), d(100000, 6, 0));
+        assert_eq!(numeric_text("5E-7"), d(5, 8, 7));
+        assert_eq!(numeric_text("-1.5e-1"), d(-15, 3, 2));
+        assert_eq!(numeric_text("0E+3"), d(0, 1, 0));
+        assert_eq!(numeric_text("NaN"), None);
+        assert_eq!(numeric_text("1E+40"), None);
+        assert_eq!(numeric_text("1E-39"), None);
+        assert_eq!(numeric_text("1e"), None);
+    }
 }

@@ -38,6 +38,8 @@ pub use stride_common::time_tz;
 pub use stride_common::time_unit;
 pub use stride_common::{DataChunk, DataType, Error, ErrorKind, Result, ScalarValue, Vector};
 pub use stride_exec::WouldBlock;
+/// Casts a value to another type, as SQL's CAST does (the server's parameters).
+pub use stride_functions::cast_typed_scalar;
 /// PostgreSQL's type OIDs and names for stride's types (the server and `pg_type`).
 pub use stride_functions::pg_types;
 pub use stride_io::external::{CompareOp, ExternalSource, SourceFilter, SourceTest};

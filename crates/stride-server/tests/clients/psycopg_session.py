@@ -184,6 +184,17 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True)
     assert c.execute("SELECT %t + 1", (datetime.date(2024, 2, 28),)).fetchone() == (datetime.date(2024, 2, 29),)
     assert c.execute("SELECT %s + INTERVAL '1 day'", (datetime.timedelta(hours=3, microseconds=5),)).fetchone() == (
         datetime.timedelta(days=1, hours=3, microseconds=5),)
+    # Lists bind as lists (psycopg declares int8[], text[], ...), and a Decimal
+    # written with an exponent stays exact.
+    assert c.execute("SELECT len(%s), list_sum(%s)", ([1, 2, 3], [4, 5])).fetchone() == (3, 9)
+    assert c.execute("SELECT list_sum(%s), %s[2] IS NULL", ([1.5, None], [1.5, None])).fetchone() == (
+        1.5, True)
+    assert c.execute("SELECT x FROM unnest(%s) t(x) ORDER BY x",
+                     ([datetime.date(2024, 1, 2), datetime.date(2023, 5, 6)],)).fetchall() == [
+        (datetime.date(2023, 5, 6),), (datetime.date(2024, 1, 2),)]
+    assert c.execute("SELECT %s::DECIMAL(38,0), %s + 1", (
+        decimal.Decimal("1.2345678901234567890123E+25"), decimal.Decimal("5E-7"))).fetchone() == (
+        decimal.Decimal("12345678901234567890123000"), decimal.Decimal("1.0000005"))
     # COPY through the protocol: rows in with write_row, rows out with rows().
     cur = c.cursor()
     cur.execute("CREATE TABLE pc (id BIGINT, name VARCHAR, d DATE, amount DECIMAL(10,2), ok BOOLEAN)")
