@@ -248,14 +248,13 @@ impl<'a> Binder<'a> {
                     let qual = alias.as_ref().map_or(tname, |a| ident_name(&a.name));
                     return apply_alias(plan, &qual, alias.as_ref());
                 }
-                // A CTE's own body (not WITH RECURSIVE) reads a table of that name, as
-                // in PostgreSQL and DuckDB.
-                let cte = self.find_cte(&tname).filter(|c| {
-                    let key = std::sync::Arc::as_ptr(c) as usize;
-                    !self.binding_ctes.contains(&key) || self.recursive_ctes.contains(&key)
-                });
-                if let Some(cte) = cte {
-                    let plan = self.bind_cte(&cte)?;
+                // Only a bare name can mean a CTE (`main.t` is the table).
+                let cte = match name.0.len() {
+                    1 => self.find_cte(&tname),
+                    _ => None,
+                };
+                if let Some((level, index, cte)) = cte {
+                    let plan = self.bind_cte(&cte, level, index)?;
                     let mut fields = super::unqualified(plan.schema());
                     for (f, c) in fields.iter_mut().zip(&cte.alias.columns) {
                         f.name = ident_name(&c.name);
@@ -624,10 +623,16 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// The plan of a reference to `cte`: its body bound once and shared by every
-    /// reference, unless it refers to columns of an enclosing query (then each
-    /// reference binds its own copy, in its own scope).
-    fn bind_cte(&mut self, cte: &std::sync::Arc<ast::Cte>) -> Result<LogicalPlan> {
+    /// The plan of a reference to `cte`, the `index`th of the WITH at `level` of
+    /// [`Binder::ctes`]: its body bound once and shared by every reference, unless
+    /// it refers to columns of an enclosing query (then each reference binds its own
+    /// copy, in its own scope).
+    fn bind_cte(
+        &mut self,
+        cte: &std::sync::Arc<ast::Cte>,
+        level: usize,
+        index: usize,
+    ) -> Result<LogicalPlan> {
         let key = std::sync::Arc::as_ptr(cte) as usize;
         let (id, body) = match self.cte_bodies.get(&key) {
             Some(shared) => shared.clone(),
@@ -638,9 +643,19 @@ impl<'a> Binder<'a> {
                         ident_name(&cte.alias.name)
                     )));
                 }
+                // The body sees the CTEs defined before it (all of a WITH RECURSIVE,
+                // itself included), and those of enclosing queries, not the CTEs of
+                // the query that refers to it: a body's own name, or a later CTE's,
+                // means an outer CTE or a table, as in PostgreSQL and DuckDB.
+                let visible = self.ctes.clone();
+                self.ctes.truncate(level + 1);
+                if !self.recursive_ctes.contains(&key) {
+                    self.ctes[level].truncate(index);
+                }
                 self.binding_ctes.push(key);
                 let body = self.bind_cte_body(cte, key);
                 self.binding_ctes.pop();
+                self.ctes = visible;
                 let body = body?;
                 let depth = max_outer_depth(&body);
                 if (1..=depth).any(|level| references_outer(&body, level)) {
@@ -670,8 +685,17 @@ impl<'a> Binder<'a> {
         self.bind_query(&cte.query)
     }
 
-    fn find_cte(&self, name: &str) -> Option<std::sync::Arc<ast::Cte>> {
-        self.ctes.iter().rev().find_map(|m| m.get(name).cloned())
+    /// The innermost visible CTE named `name`: its WITH's level, its position
+    /// there, and its definition.
+    fn find_cte(&self, name: &str) -> Option<(usize, usize, std::sync::Arc<ast::Cte>)> {
+        self.ctes
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(level, with)| {
+                let index = with.iter().position(|(n, _)| n == name)?;
+                Some((level, index, with[index].1.clone()))
+            })
     }
 }
 

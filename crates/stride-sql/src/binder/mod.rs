@@ -319,8 +319,9 @@ pub struct Binder<'a> {
     /// Beside each outer scope: the aggregates found inside its subquery that belong
     /// to it (their arguments read only its columns), bound over its FROM.
     outer_aggregates: Vec<Vec<AggregateExpr>>,
-    /// CTE definitions visible at this point, innermost last.
-    ctes: Vec<HashMap<String, Arc<ast::Cte>>>,
+    /// CTE definitions visible at this point: one list per WITH, innermost last, each
+    /// in its order of definition (a CTE's body sees only the CTEs before it).
+    ctes: Vec<Vec<(String, Arc<ast::Cte>)>>,
     /// Bodies of uncorrelated CTEs already bound, by definition (its address): every
     /// reference shares one body, which runs once (see `LogicalPlan::CteRef`).
     cte_bodies: HashMap<usize, (u64, Arc<crate::plan::LogicalPlan>)>,
@@ -346,7 +347,7 @@ pub struct Binder<'a> {
     /// Recursive CTEs whose recursive part is being bound: name, id, columns.
     recursive_refs: Vec<(String, u64, Vec<Field>)>,
     /// CTEs whose bodies are being bound (by address), to refuse a recursive CTE's
-    /// base reading itself and to let a plain CTE's body read a table of its name.
+    /// base reading itself.
     binding_ctes: Vec<usize>,
     /// Whether table scans carry the `rowid` pseudo-column (the statement names it).
     rowid_column: bool,

@@ -24,15 +24,21 @@ use stride_common::{DataType, Error, Result, ScalarValue};
 pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     let pushed = match &q.with {
         Some(with) => {
-            b.ctes.push(HashMap::new());
+            let mut scope: Vec<(String, Arc<ast::Cte>)> = Vec::new();
             for cte in &with.cte_tables {
                 let name = ident_name(&cte.alias.name);
+                if scope.iter().any(|(n, _)| *n == name) {
+                    return Err(Error::binder(format!(
+                        "Duplicate CTE name \"{name}\": each CTE of a WITH needs its own name"
+                    )));
+                }
                 let cte = Arc::new(cte.clone());
                 if with.recursive {
                     b.recursive_ctes.insert(Arc::as_ptr(&cte) as usize);
                 }
-                b.ctes.last_mut().expect("just pushed").insert(name, cte);
+                scope.push((name, cte));
             }
+            b.ctes.push(scope);
             true
         }
         None => false,
@@ -42,8 +48,8 @@ pub fn bind_query(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
         // The bodies bound for these CTEs are keyed by the CTEs' addresses, which a
         // later WITH of the same statement may reuse once these are dropped (two
         // views, each with its own WITH): they must not outlive their scope.
-        for cte in b.ctes.pop().unwrap_or_default().values() {
-            let key = Arc::as_ptr(cte) as usize;
+        for (_, cte) in b.ctes.pop().unwrap_or_default() {
+            let key = Arc::as_ptr(&cte) as usize;
             b.cte_bodies.remove(&key);
             b.recursive_ctes.remove(&key);
         }
