@@ -812,8 +812,25 @@ impl Binder<'_> {
                 if let Some(rewritten) = method_calls(root, access_chain) {
                     return self.bind_expr(&rewritten, ctx);
                 }
-                let mut x = self.bind_expr(root, ctx)?;
-                for access in access_chain {
+                // `t.l[1]`, `s.f.g[1]`: the names before the first subscript resolve
+                // as the same names without it do (`t.l` is table t's column l).
+                let names = access_chain
+                    .iter()
+                    .take_while(|a| matches!(a, ast::AccessExpr::Dot(ast::Expr::Identifier(_))))
+                    .count();
+                let (mut x, rest) = match root.as_ref() {
+                    ast::Expr::Identifier(first) if names > 0 => {
+                        let mut parts = vec![first.clone()];
+                        parts.extend(access_chain[..names].iter().map(|a| match a {
+                            ast::AccessExpr::Dot(ast::Expr::Identifier(id)) => id.clone(),
+                            _ => unreachable!("counted as a name"),
+                        }));
+                        let x = self.bind_compound_identifier(&parts, ctx)?;
+                        (x, &access_chain[names..])
+                    }
+                    _ => (self.bind_expr(root, ctx)?, &access_chain[..]),
+                };
+                for access in rest {
                     match access {
                         ast::AccessExpr::Subscript(ast::Subscript::Index { index })
                             if matches!(x.data_type(), DataType::Map(..)) =>
@@ -907,13 +924,15 @@ impl Binder<'_> {
         parts: &[ast::Ident],
         ctx: &mut ExprCtx,
     ) -> Result<Expr> {
-        // (qualifier, column, fields after it) readings, most qualified first
+        // (qualifier, column, fields after it) readings: table.column.fields first,
+        // then schema.table.column.fields (`main.t.a`), then column.fields, as
+        // DuckDB reads them (`t.t.l` is table t's column t's field l, not `t.l`)
         let mut readings: Vec<(Option<&str>, &str, &[ast::Ident])> = Vec::new();
-        if parts.len() >= 3 {
-            readings.push((Some(&parts[1].value), &parts[2].value, &parts[3..]));
-        }
         if parts.len() >= 2 {
             readings.push((Some(&parts[0].value), &parts[1].value, &parts[2..]));
+        }
+        if parts.len() >= 3 {
+            readings.push((Some(&parts[1].value), &parts[2].value, &parts[3..]));
         }
         readings.push((None, &parts[0].value, &parts[1..]));
         // the error to report: a field's, once some reading found its column
