@@ -273,7 +273,7 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
             }
             let mut types = Vec::new();
             for (a, c) in ls.iter().zip(&rs) {
-                let t = DataType::common_supertype(&a.ty, &c.ty).ok_or_else(|| {
+                let t = set_op_type(&a.ty, &c.ty).ok_or_else(|| {
                     Error::binder(format!(
                         "{op}: column \"{}\" has types {} and {} that cannot be unified",
                         a.name, a.ty, c.ty
@@ -314,6 +314,18 @@ fn bind_set_expr(b: &mut Binder, body: &ast::SetExpr) -> Result<LogicalPlan> {
         other => Err(Error::not_supported(format!(
             "query form not supported yet: {other}"
         ))),
+    }
+}
+
+/// The type of a set operation's column whose sides have types `a` and `b`: as
+/// DuckDB has it, a scalar type beside VARCHAR makes VARCHAR (`SELECT 10 UNION ALL
+/// SELECT '9'` keeps both texts, and `'01'` stays apart from 1); otherwise the
+/// types' common supertype, as elsewhere.
+fn set_op_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    let scalar = |t: &DataType| !t.is_nested() && !matches!(t, DataType::Null | DataType::Json);
+    match (a, b) {
+        (DataType::Varchar, t) | (t, DataType::Varchar) if scalar(t) => Some(DataType::Varchar),
+        _ => DataType::common_supertype(a, b),
     }
 }
 
