@@ -8,10 +8,24 @@
 //! DuckDB's:
 //! - `quantile_disc(x, q)` is the value at rank `ceil(n * q)` (1-based, at least 1);
 //! - `quantile_cont(x, q)` interpolates between the values at ranks `floor(p)` and
-//!   `ceil(p)` (0-based) with `p = q * (n - 1)`; integers give DOUBLE, DECIMAL stays
-//!   DECIMAL (the interpolated value truncated to its scale), DATE gives TIMESTAMP;
+//!   `ceil(p)` (0-based) with `p = q * (n - 1)`; integers and floats give DOUBLE
+//!   (computed in floating point, as DuckDB does), DECIMAL stays DECIMAL (the
+//!   interpolated value truncated toward zero to its scale), DATE gives TIMESTAMP,
+//!   and TIMESTAMP, TIMESTAMPTZ and TIME stay as they are (the interpolated value
+//!   rounded to the nearest microsecond, halves toward the upper rank's value);
 //! - a negative `q` counts from the top (`-0.1` is the 10% quantile of the values in
 //!   descending order); `|q|` must not exceed 1.
+//!
+//! The DECIMAL and temporal interpolations are exact: a `q` of at most 15 decimal
+//! places is taken as that decimal (`0.1` is 1/10, not the binary
+//! 0.1000000000000000055...), so `p` is an exact fraction and the value between the
+//! two ranks is found in integer arithmetic before rounding. Floating point here put
+//! some results one unit off (`quantile_cont` of -10.0, -9.0, -8.0, -7.0 at 0.1 gave
+//! -9.6 for -9.7; the 0.7 quantile of two consecutive dates 16:47:59.999999 for
+//! 16:48). Where DuckDB's own float rounding puts it off (the 0.29 quantile of 0.00,
+//! 0.01, ..., 1.00 is 0.28 there), the exact value is the answer. Any other `q` (1/3
+//! computed in floating point) is no exact fraction, and its interpolation runs in
+//! floating point as DuckDB's does, so that 2 + 3 * (1/3) is 3.
 //!
 //! Partial states are each group's values as a list, so threads merge by appending.
 //! Strings take the discrete rule (`median` too) in `quantile_text.rs`.
@@ -257,32 +271,41 @@ impl<T: Sample> Quantile<T> {
             let k = ((n as f64 * q).ceil() as usize).clamp(1, n) - 1;
             return self.disc_value(nth(v, k, desc));
         }
-        let p = q * (n - 1) as f64;
-        let (lo, hi) = (p.floor() as usize, p.ceil() as usize);
-        let a = nth(v, lo, desc);
-        let b = if hi == lo { a } else { nth(v, hi, desc) };
-        self.interpolate(a, b, p - lo as f64)
+        if let DataType::Double | DataType::Real = self.output {
+            let p = q * (n - 1) as f64;
+            let (lo, hi) = (p.floor() as usize, p.ceil() as usize);
+            let a = nth(v, lo, desc).to_f64();
+            let b = if hi == lo {
+                a
+            } else {
+                nth(v, hi, desc).to_f64()
+            };
+            let d = p - lo as f64;
+            let x = if d == 0.0 { a } else { a + d * (b - a) };
+            return typed(&self.output, 0, x);
+        }
+        // DECIMAL and temporal values
+        let (lo, between) = Between::position(q, n);
+        let a = nth(v, lo, desc).to_i128();
+        let b = if between.is_zero() {
+            a
+        } else {
+            nth(v, lo + 1, desc).to_i128()
+        };
+        match &self.output {
+            DataType::Timestamp if self.input == DataType::Date => {
+                let scale = MICROS_PER_DAY as i128;
+                ScalarValue::Timestamp(between.round(a * scale, b * scale) as i64)
+            }
+            out @ (DataType::Timestamp | DataType::TimestampTz | DataType::Time) => {
+                typed(out, between.round(a, b), 0.0)
+            }
+            out => typed(out, between.trunc(a, b), 0.0),
+        }
     }
 
     fn disc_value(&self, x: T) -> ScalarValue {
         typed(&self.output, x.to_i128(), x.to_f64())
-    }
-
-    fn interpolate(&self, a: T, b: T, d: f64) -> ScalarValue {
-        match &self.output {
-            DataType::Double | DataType::Real => {
-                let (a, b) = (a.to_f64(), b.to_f64());
-                let x = if d == 0.0 { a } else { a + d * (b - a) };
-                typed(&self.output, 0, x)
-            }
-            DataType::Timestamp if self.input == DataType::Date => {
-                let scale = MICROS_PER_DAY as i128;
-                ScalarValue::Timestamp(
-                    trunc_between(a.to_i128() * scale, b.to_i128() * scale, d) as i64
-                )
-            }
-            out => typed(out, trunc_between(a.to_i128(), b.to_i128(), d), 0.0),
-        }
     }
 
     fn finish_group(&self, v: &mut Vec<T>) -> ScalarValue {
@@ -333,13 +356,120 @@ impl<T: Sample> Quantile<T> {
     }
 }
 
-/// `a + d * (b - a)` truncated toward zero, exact for the integer part `a`.
-fn trunc_between(a: i128, b: i128, d: f64) -> i128 {
-    let delta = d * (b - a) as f64;
-    if a as f64 + delta >= 0.0 {
-        a + delta.floor() as i128
-    } else {
-        a + delta.ceil() as i128
+/// `|q|` as a fraction `num / den`, `den` a power of ten, when it is a decimal of at
+/// most 15 places: every such decimal is the shortest that reads back as its double,
+/// so this is the fraction written. `None` for others (1/3 computed in floating
+/// point), whose last digits are noise.
+fn decimal_fraction(q: f64) -> Option<(i128, i128)> {
+    let text = q.abs().to_string(); // never in exponent form: "0.1", "1", "0.0000001"
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    if frac.len() > 15 {
+        return None;
+    }
+    let num = format!("{int}{frac}").parse().ok()?;
+    Some((num, 10i128.pow(frac.len() as u32)))
+}
+
+/// A fraction `num / den` with `0 <= num < den <= 10^15`.
+#[derive(Clone, Copy, Debug)]
+struct Fraction {
+    num: i128,
+    den: i128,
+}
+
+impl Fraction {
+    /// `x * num / den` as its floor and the remainder over `den` (in `0..den`), exact
+    /// and without overflow for any DECIMAL(38) `x`.
+    fn times(self, x: i128) -> (i128, i128) {
+        // x * num = (q * den + r) * num, with r * num < den² <= 10^30
+        let (q, r) = (x.div_euclid(self.den), x.rem_euclid(self.den));
+        let m = r * self.num;
+        (
+            q * self.num + m.div_euclid(self.den),
+            m.rem_euclid(self.den),
+        )
+    }
+
+    /// `a + (b - a) * num / den`, as `a * (1 - num / den) + b * num / den` (which
+    /// cannot overflow), as its floor and the remainder over `den`.
+    fn between(self, a: i128, b: i128) -> (i128, i128) {
+        let rest_of_one = Fraction {
+            num: self.den - self.num,
+            den: self.den,
+        };
+        let ((fa, ra), (fb, rb)) = (rest_of_one.times(a), self.times(b));
+        let carry = (ra + rb >= self.den) as i128;
+        (fa + fb + carry, ra + rb - carry * self.den)
+    }
+}
+
+/// How far a quantile falls from the value at its lower rank toward the next.
+#[derive(Clone, Copy, Debug)]
+enum Between {
+    /// Exactly this far, for a `q` written as a decimal.
+    Exact(Fraction),
+    /// About this far, for any other `q` (computed in floating point, as DuckDB does).
+    Float(f64),
+}
+
+impl Between {
+    /// The lower rank (0-based) of quantile `q` (in 0..=1) of `n` values, and how far
+    /// toward the next the quantile falls.
+    fn position(q: f64, n: usize) -> (usize, Between) {
+        match decimal_fraction(q) {
+            Some((num, den)) => {
+                let p = num * (n - 1) as i128;
+                let frac = Fraction { num: p % den, den };
+                ((p / den) as usize, Between::Exact(frac))
+            }
+            None => {
+                let p = q * (n - 1) as f64;
+                (p.floor() as usize, Between::Float(p - p.floor()))
+            }
+        }
+    }
+
+    fn is_zero(self) -> bool {
+        match self {
+            Between::Exact(f) => f.num == 0,
+            Between::Float(d) => d == 0.0,
+        }
+    }
+
+    /// The value between `a` and `b` as its floor and the remainder `rest / den`.
+    fn split(self, a: i128, b: i128) -> (i128, i128, i128) {
+        match self {
+            Between::Exact(f) => {
+                let (floor, rest) = f.between(a, b);
+                (floor, rest, f.den)
+            }
+            Between::Float(d) => {
+                const DEN: i128 = 1 << 52;
+                let offset = d * (b - a) as f64;
+                let rest = ((offset - offset.floor()) * DEN as f64) as i128;
+                (a + offset.floor() as i128, rest, DEN)
+            }
+        }
+    }
+
+    /// The value between `a` and `b` truncated toward zero (as DuckDB does for
+    /// DECIMAL).
+    fn trunc(self, a: i128, b: i128) -> i128 {
+        let (floor, rest, _) = self.split(a, b);
+        floor + (rest != 0 && floor < 0) as i128
+    }
+
+    /// The value between `a` and `b` rounded to the nearest integer, halves toward
+    /// `b` (as DuckDB does for timestamps, rounding the offset from `a` half away
+    /// from zero).
+    fn round(self, a: i128, b: i128) -> i128 {
+        let (floor, rest, den) = self.split(a, b);
+        let up = match (2 * rest).cmp(&den) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => b > a,
+            std::cmp::Ordering::Less => false,
+        };
+        floor + up as i128
     }
 }
 
@@ -425,5 +555,62 @@ impl<T: Sample> GroupedState for Quantile<T> {
             out.push(&self.finish_group(g))?;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decimal_fraction, Between, Fraction};
+
+    #[test]
+    fn fractions_are_the_decimals_written() {
+        assert_eq!(decimal_fraction(0.1), Some((1, 10)));
+        assert_eq!(decimal_fraction(-0.29), Some((29, 100)));
+        assert_eq!(decimal_fraction(1.0), Some((1, 1)));
+        assert_eq!(decimal_fraction(0.0), Some((0, 1)));
+        assert_eq!(
+            decimal_fraction(0.123456789012345),
+            Some((123456789012345, 10i128.pow(15)))
+        );
+        assert_eq!(decimal_fraction(1.0 / 3.0), None);
+        assert_eq!(decimal_fraction(1.5e-20), None);
+    }
+
+    #[test]
+    fn interpolation_is_exact() {
+        let f = |num, den| Between::Exact(Fraction { num, den });
+        // -100 + 10 * 3/10: exactly -97 (a float delta gave -96)
+        assert_eq!(f(3, 10).trunc(-100, -90), -97);
+        assert_eq!(Between::position(0.1, 4).0, 0);
+        // truncation toward zero on both sides of zero
+        assert_eq!(f(1, 2).trunc(-3, -2), -2);
+        assert_eq!(f(1, 2).trunc(2, 3), 2);
+        assert_eq!(f(3, 10).trunc(-1, 0), 0);
+        assert_eq!(f(7, 10).trunc(0, 1), 0);
+        // rounding to the nearest, halves toward b
+        assert_eq!(f(7, 10).round(0, 86_400_000_000), 60_480_000_000);
+        assert_eq!(f(1, 2).round(0, 3), 2);
+        assert_eq!(f(1, 2).round(3, 0), 1);
+        assert_eq!(f(1, 2).round(-3, 0), -1);
+        assert_eq!(f(1, 2).round(0, -3), -2);
+        assert_eq!(f(1, 4).round(1, 3), 2);
+        assert_eq!(f(1, 4).round(3, 1), 2);
+        // no overflow at the ends of DECIMAL(38)
+        let max = 10i128.pow(38) - 1;
+        assert_eq!(f(1, 2).trunc(-max, max), 0);
+        assert_eq!(f(1, 10i128.pow(15)).trunc(max - 1, max), max - 1);
+        let almost_one = f(10i128.pow(15) - 1, 10i128.pow(15));
+        assert_eq!(almost_one.round(-max, max), max - 2 * 10i128.pow(23));
+    }
+
+    #[test]
+    fn other_fractions_round_as_duckdb() {
+        // 2 + 3 * (1/3 as a double) is 3 in floating point (and DuckDB), not 2.999...
+        let (lo, between) = Between::position(1.0 / 3.0, 2);
+        assert_eq!(lo, 0);
+        assert_eq!(between.trunc(2, 5), 3);
+        assert_eq!(between.trunc(-5, -2), -4);
+        assert_eq!(Between::position(2.0 / 3.0, 2).1.trunc(2, 5), 4);
+        assert_eq!(Between::position(2.0 / 3.0, 2).1.round(0, 2), 1);
     }
 }
