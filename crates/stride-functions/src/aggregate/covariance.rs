@@ -4,6 +4,12 @@
 //! where either argument is NULL are skipped. Every function reads the same state:
 //! the pair count, both means and the sums of squared and cross deviations, kept with
 //! Welford's update and merged with Chan's parallel formula.
+//!
+//! The results divide before they multiply: regr_r2 is `(sxy / sxx) * (sxy / syy)`
+//! and regr_intercept `mean_y - (sxy / sxx) * mean_x`, each factor of the size of
+//! the answer, where `sxy² / (sxx * syy)` and `mean_x * sxy / sxx` overflow or
+//! underflow in between (values near 1e80 gave a NaN r², near 1e150 an infinite
+//! intercept, near 1e-100 a NaN r² again).
 
 use super::{nullable_doubles, GroupedState};
 use stride_common::{DataType, Result, Vector};
@@ -91,10 +97,10 @@ impl Moments {
             RegrSxy => Some(self.sxy),
             RegrSlope => Some(self.sxy / self.sxx),
             RegrIntercept if self.sxx == 0.0 => None,
-            RegrIntercept => Some(self.mean_y - self.mean_x * self.sxy / self.sxx),
+            RegrIntercept => Some(self.mean_y - self.sxy / self.sxx * self.mean_x),
             RegrR2 if self.sxx == 0.0 => None,
             RegrR2 if self.syy == 0.0 => Some(1.0),
-            RegrR2 => Some(self.sxy * self.sxy / (self.sxx * self.syy)),
+            RegrR2 => Some((self.sxy / self.sxx) * (self.sxy / self.syy)),
         }
     }
 }
