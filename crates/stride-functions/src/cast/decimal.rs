@@ -180,19 +180,20 @@ pub fn f64_to_decimal(x: f64, precision: u8, scale: u8) -> Option<i128> {
     parse_decimal(&buf, precision, scale)
 }
 
-/// Unscaled decimal -> DOUBLE, splitting integer and fraction so large values with
-/// small scales keep their precision.
+/// Unscaled decimal -> DOUBLE, the double nearest to the decimal's value.
 pub fn decimal_to_f64(v: i128, scale: u8) -> f64 {
     if scale == 0 {
         return v as f64;
     }
-    let p = pow10(scale);
     // One correctly rounded division when both operands are exact doubles
     // (3688 / 1000 is 3.688, while 3 + 0.688 is not).
     if v.unsigned_abs() < 1 << 53 && scale <= 22 {
-        return v as f64 / p as f64;
+        return v as f64 / pow10(scale) as f64;
     }
-    (v / p) as f64 + (v % p) as f64 / p as f64
+    // Otherwise rounding the digits to a double first would round twice
+    // (0.12542187750676143 came out one unit in the last place off): the digits as
+    // text with their exponent, read back, round once.
+    format!("{v}e-{scale}").parse().unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]
@@ -239,5 +240,15 @@ mod tests {
         assert_eq!(f64_to_decimal(1.0 / 3.0, 10, 4), Some(3333));
         assert_eq!(f64_to_decimal(1e20, 10, 0), None);
         assert_eq!(decimal_to_f64(12345, 2), 123.45);
+        // Past 2^53 the digits are rounded once: the double nearest the value.
+        assert_eq!(decimal_to_f64(12542187750676143, 17), 0.12542187750676143);
+        assert_eq!(
+            decimal_to_f64(-99999999999999999999999999999999999999, 2),
+            -999999999999999999999999999999999999.99
+        );
+        assert_eq!(
+            decimal_to_f64(123456789012345678901, 3),
+            123456789012345678.901
+        );
     }
 }
