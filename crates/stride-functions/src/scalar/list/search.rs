@@ -89,13 +89,14 @@ fn contains(args: &[Vector], len: usize) -> Result<Vector> {
             found[r as usize] |= hits.validity.is_valid(k) && values[k];
         }
     }
-    // (a constant's mask has one row: it is not and-ed with a column's)
-    let validity = if !x.constant {
-        list.validity.and(&x.validity)
-    } else if x.is_valid(0) {
+    // NULL for a NULL list, and for a NULL value sought in a list that has elements
+    // (an empty list holds nothing: false, as in DuckDB)
+    let validity = if !x.validity.has_nulls() {
         list.validity.clone()
     } else {
-        stride_common::Validity::all_invalid(rows)
+        stride_common::Validity::from_fn(rows, |r| {
+            list.validity.is_valid(r) && (x.is_valid(r) || data.offsets[r] == data.offsets[r + 1])
+        })
     };
     let mut out = Vector::new(DataType::Boolean, bool::wrap(found), validity);
     out.constant = constant;
@@ -110,8 +111,12 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         ScalarFunction::ListContains if !matches!(args[1].ty, DataType::List(_)) => {
             contains(args, len)
         }
-        ScalarFunction::ListContains => map_values(&refs, len, ty, true, |row| {
-            Ok(ScalarValue::Boolean(has(items(&row[0]), &row[1])))
+        ScalarFunction::ListContains => map_values(&refs, len, ty, false, |row| {
+            Ok(match (&row[0], &row[1]) {
+                (ScalarValue::Null, _) => ScalarValue::Null,
+                (l, ScalarValue::Null) if !items(l).is_empty() => ScalarValue::Null,
+                (l, x) => ScalarValue::Boolean(has(items(l), x)),
+            })
         }),
         ScalarFunction::ListPosition => map_values(&refs, len, ty, false, |row| {
             if row[0].is_null() {
@@ -172,6 +177,15 @@ mod tests {
         assert_eq!(
             eval("list_contains", &[l.clone(), Integer(2)]).unwrap(),
             Boolean(true)
+        );
+        // NULL is not in an empty list (DuckDB), unknown in any other
+        assert_eq!(
+            eval("list_contains", &[ints(&[]), Null]).unwrap(),
+            Boolean(false)
+        );
+        assert_eq!(
+            eval("list_contains", &[ints(&[Some(1)]), Null]).unwrap(),
+            Null
         );
         assert_eq!(
             eval("list_has", &[l.clone(), Integer(5)]).unwrap(),
