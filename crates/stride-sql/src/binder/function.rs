@@ -308,6 +308,11 @@ impl Binder<'_> {
             list.duplicate_treatment,
             Some(ast::DuplicateTreatment::Distinct)
         );
+        if star && distinct {
+            return Err(Error::binder(
+                "count(DISTINCT *) is not supported; name the columns: count(DISTINCT (a, b)), or count(*) FROM (SELECT DISTINCT ...)",
+            ));
+        }
         let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
         let bound = resolve_aggregate(name, &types)?
             .ok_or_else(|| Error::internal(format!("{name} is not an aggregate")))?;
