@@ -90,11 +90,20 @@ fn order_items(q: &ast::Query) -> Result<Vec<ast::OrderByExpr>> {
 
 fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
     let order = order_items(q)?;
-    if q.fetch.is_some() {
-        return Err(Error::not_supported(
-            "FETCH FIRST is not supported yet; use LIMIT",
-        ));
-    }
+    // `FETCH FIRST n ROWS ONLY` (the standard's LIMIT; without n, one row)
+    let fetch = match &q.fetch {
+        None => None,
+        Some(f) if f.with_ties || f.percent => {
+            return Err(Error::not_supported(
+                "FETCH FIRST ... WITH TIES or PERCENT is not supported; use FETCH FIRST n ROWS ONLY or LIMIT",
+            ))
+        }
+        Some(f) => Some(
+            f.quantity
+                .clone()
+                .unwrap_or_else(|| ast::Expr::value(ast::Value::Number("1".into(), false))),
+        ),
+    };
     let plan = match &*q.body {
         ast::SetExpr::Select(s) => bind_select(b, s, &order)?,
         other => {
@@ -117,6 +126,14 @@ fn bind_query_body(b: &mut Binder, q: &ast::Query) -> Result<LogicalPlan> {
         Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
             (Some(limit.clone()), Some(offset.clone()))
         }
+    };
+    let limit = match (limit, fetch) {
+        (Some(_), Some(_)) => {
+            return Err(Error::binder(
+                "a query takes LIMIT or FETCH FIRST, not both",
+            ))
+        }
+        (limit, fetch) => limit.or(fetch),
     };
     if limit.is_none() && offset.is_none() {
         return Ok(plan);
