@@ -1,6 +1,9 @@
 //! avg(x) as DOUBLE: an exact i128 sum for integers and decimals (divided once at the
 //! end and rounded once, `divide_rounded`), a float sum otherwise. `from_parts` is the
 //! same state fed with sums and counts an earlier aggregation computed (`AvgOfParts`).
+//! avg of DATE, TIMESTAMP, TIMESTAMPTZ and TIME is the exact sum of their
+//! microseconds divided by the count, truncated toward zero, as DuckDB has it (a
+//! DATE's average is a TIMESTAMP: the mean of two days can be noon).
 
 use super::{add_to_sums, for_each_f64, GroupedState};
 use stride_common::{DataType, Error, Result, Validity, Vector};
@@ -8,6 +11,15 @@ use stride_common::{DataType, Error, Result, Validity, Vector};
 pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
     if *arg == DataType::Interval {
         Box::<super::avg_interval::AvgInterval>::default()
+    } else if temporal_result(arg).is_some() {
+        Box::new(AvgTemporal {
+            arg: arg.clone(),
+            exact: AvgExact {
+                scale: 0,
+                sums: Vec::new(),
+                counts: Vec::new(),
+            },
+        })
     } else if arg.is_float() {
         Box::new(AvgFloat::default())
     } else {
@@ -151,6 +163,76 @@ fn divide_rounded(n: i128, d: i128) -> Option<f64> {
     }
     let v = (q | (r != 0) as u128) as f64 / 2f64.powi(shift);
     Some(if n < 0 { -v } else { v })
+}
+
+/// The type of avg of a date or time type; None for other types.
+pub fn temporal_result(arg: &DataType) -> Option<DataType> {
+    match arg {
+        DataType::Date | DataType::Timestamp => Some(DataType::Timestamp),
+        DataType::TimestampTz | DataType::Time => Some(arg.clone()),
+        _ => None,
+    }
+}
+
+/// avg of DATE, TIMESTAMP, TIMESTAMPTZ or TIME (`arg`): the exact average of the
+/// values' microseconds.
+struct AvgTemporal {
+    arg: DataType,
+    exact: AvgExact,
+}
+
+impl GroupedState for AvgTemporal {
+    fn resize(&mut self, groups: usize) {
+        self.exact.resize(groups)
+    }
+
+    fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
+        let v = args[0];
+        let micros: Vec<i64> = match self.arg {
+            DataType::Date => {
+                let days = v.values::<i32>();
+                (0..rows)
+                    .map(|i| i64::from(days[v.index(i)]) * stride_common::interval::MICROS_PER_DAY)
+                    .collect()
+            }
+            _ => {
+                let m = v.values::<i64>();
+                (0..rows).map(|i| m[v.index(i)]).collect()
+            }
+        };
+        let validity = Validity::from_fn(rows, |i| v.is_valid(i));
+        let micros = Vector::new(
+            DataType::BigInt,
+            stride_common::VectorData::I64(micros.into()),
+            validity,
+        );
+        self.exact.update(groups, &[&micros], rows)
+    }
+
+    fn partial(&mut self) -> Result<Vec<Vector>> {
+        self.exact.partial()
+    }
+
+    fn merge(&mut self, groups: &[u32], partial: &[Vector], rows: usize) -> Result<()> {
+        self.exact.merge(groups, partial, rows)
+    }
+
+    fn finalize(&mut self) -> Result<Vector> {
+        let (sums, counts) = (&self.exact.sums, &self.exact.counts);
+        let means: Vec<i64> = (0..counts.len())
+            .map(|g| match counts[g] {
+                0 => Ok(0),
+                n => i64::try_from(sums[g] / i128::from(n))
+                    .map_err(|_| Error::out_of_range("Overflow in avg")),
+            })
+            .collect::<Result<_>>()?;
+        let ty = temporal_result(&self.arg).unwrap_or(DataType::Timestamp);
+        Ok(Vector::new(
+            ty,
+            stride_common::VectorData::I64(means.into()),
+            Validity::from_fn(counts.len(), |g| counts[g] > 0),
+        ))
+    }
 }
 
 #[derive(Default)]

@@ -347,6 +347,8 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
                 bound(F::Sum, vec![DataType::Double], DataType::Double)
             }
             DataType::Interval => Err(Error::not_supported("sum(INTERVAL) is not supported yet")),
+            // the number of TRUE values, as in DuckDB
+            DataType::Boolean => bound(F::Sum, vec![DataType::Integer], DataType::HugeInt),
             _ => Err(mismatch(name, args)),
         },
         F::Avg => match &t {
@@ -358,7 +360,10 @@ pub fn resolve_aggregate(name: &str, args: &[DataType]) -> Result<Option<BoundAg
                 bound(F::Avg, vec![DataType::Double], DataType::Double)
             }
             DataType::Interval => bound(F::Avg, vec![DataType::Interval], DataType::Interval),
-            _ => Err(mismatch(name, args)),
+            t => match avg::temporal_result(t) {
+                Some(out) => bound(F::Avg, vec![t.clone()], out),
+                None => Err(mismatch(name, args)),
+            },
         },
         F::Min | F::Max | F::ArgMin | F::ArgMax if args.len() == 1 + arity_of_values(func) => {
             let n = &args[args.len() - 1];
