@@ -7,7 +7,8 @@
 //! back in input order (where sorted order is input order, they are there already),
 //! one column appended per function. A RANGE frame with an offset finds its edges
 //! by binary search on the ORDER BY key, in exact integers of the key's units
-//! (`RangeKeys`) or in floats for REAL and DOUBLE.
+//! (`RangeKeys`; an offset finer than them rounds toward the frame's inside) or in
+//! floats for REAL and DOUBLE keys or offsets.
 //!
 //! Ranking and offset functions take one pass. Aggregates over frames that start at
 //! the partition's start (running frames, whole partitions) take a segmented scan of
@@ -315,7 +316,7 @@ fn evaluate(
         }
         F::FirstValue | F::LastValue | F::NthValue => {
             let mut out = Vector::with_capacity(&w.ty, n);
-            let key = args_key(input, s);
+            let key = args_key(w, input, s);
             for p in 0..n {
                 let parts = pieces(w, s, frame(w, s, &key, p)?, p);
                 let rows = || parts.iter().flat_map(|&(a, b)| a as usize..b as usize);
@@ -341,7 +342,7 @@ fn evaluate(
             out
         }
         F::Aggregate(func) => {
-            let key = args_key(input, s);
+            let key = args_key(w, input, s);
             let agg = BoundAggregate {
                 func,
                 arg_types: w.args.iter().map(|a| a.data_type()).collect(),
@@ -410,15 +411,23 @@ fn evaluate(
 /// `None`): exact integers in the key's units where it has them (integers, DECIMAL
 /// unscaled, DATE in days, TIMESTAMP in microseconds), so that a frame's edge falls
 /// exactly where the values say (in floating point `31.389 + 1.5` missed `32.889`);
-/// floats for REAL and DOUBLE.
+/// floats for REAL and DOUBLE keys, and for any key with a REAL or DOUBLE offset
+/// (which compare as DOUBLE, as DuckDB does).
 enum RangeKeys {
     Exact(Vec<Option<i128>>),
     Float(Vec<Option<f64>>),
 }
 
-/// The RANGE frame key of `input`, in sorted order; `None` when not needed.
-fn args_key(input: &Inputs, s: &Sorted) -> Option<RangeKeys> {
+/// The RANGE frame key of `w`'s `input`, in sorted order; `None` when not needed.
+fn args_key(w: &WindowExpr, input: &Inputs, s: &Sorted) -> Option<RangeKeys> {
     let v = input.range_key.as_ref()?.take(&s.order);
+    let float = |b: &FrameBound| {
+        matches!(
+            b,
+            FrameBound::Preceding(ScalarValue::Real(_) | ScalarValue::Double(_))
+                | FrameBound::Following(ScalarValue::Real(_) | ScalarValue::Double(_))
+        )
+    };
     let exact = |x: ScalarValue| -> Option<i128> {
         Some(match x {
             ScalarValue::Decimal(u, _, _) => u,
@@ -432,15 +441,16 @@ fn args_key(input: &Inputs, s: &Sorted) -> Option<RangeKeys> {
         })
     };
     Some(match v.ty {
-        DataType::Real | DataType::Double => {
+        _ if v.ty.is_float() || float(&w.frame.start) || float(&w.frame.end) => {
             RangeKeys::Float((0..s.len()).map(|p| v.get(p).as_f64()).collect())
         }
         _ => RangeKeys::Exact((0..s.len()).map(|p| exact(v.get(p))).collect()),
     })
 }
 
-/// A RANGE offset in the units of an exact key of type `key_ty`, rounded down and
-/// up (an offset finer than the key's units: `0.25` on a DECIMAL(10,1) key).
+/// A RANGE offset (an integer, DECIMAL or INTERVAL; a float one makes the keys
+/// floats) in the units of an exact key of type `key_ty`, rounded down and up (an
+/// offset finer than the key's units: `0.25` on a DECIMAL(10,1) key).
 fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
     let scale = match key_ty {
         DataType::Decimal(_, s) => *s as u32,
@@ -470,10 +480,6 @@ fn exact_offset(v: &ScalarValue, key_ty: &DataType) -> Result<(i128, i128)> {
                 let d = 10i128.checked_pow(s - scale).ok_or_else(too_large)?;
                 Ok(divided(*u, d))
             }
-        }
-        ScalarValue::Real(_) | ScalarValue::Double(_) => {
-            let x = v.as_f64().unwrap_or(0.0) * 10f64.powi(scale as i32);
-            Ok((x.floor() as i128, x.ceil() as i128))
         }
         other => {
             let u = match other {

@@ -460,7 +460,19 @@ impl Binder<'_> {
                             )))
                         }
                         _ if key_ty.is_numeric() => {
-                            fold_constant(&cast_expr(Expr::literal(value), &key_ty)?)?
+                            // Key and offset compare in a type that holds both, as
+                            // DuckDB's `key - offset` does: a float key or offset
+                            // makes it a float, an integer offset stays an integer
+                            // (HUGEINT) and a decimal one keeps its scale, so 0.5 on
+                            // INTEGER keys is not rounded to 1.
+                            let offset_ty = match value.data_type() {
+                                _ if key_ty.is_float() => key_ty.clone(),
+                                t if t.is_float() => DataType::Double,
+                                t @ DataType::Decimal(..) => t,
+                                t if t.is_integer() => DataType::HugeInt,
+                                _ => key_ty.clone(),
+                            };
+                            fold_constant(&cast_expr(Expr::literal(value), &offset_ty)?)?
                                 .unwrap_or(ScalarValue::Null)
                         }
                         _ => {
