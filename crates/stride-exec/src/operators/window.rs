@@ -15,8 +15,9 @@
 //! the aggregate's own states (`GroupedState`), about four merges per row. Other
 //! frames use a segment tree of those states: level 0 holds one row each, every
 //! level above merges pairs, and each row's frame is the merge of at most two nodes
-//! per level, taken left to right (so order-sensitive aggregates such as string_agg
-//! see the frame in order). That costs O(n log n) for any frame. sum, avg, count and
+//! per level, taken left to right (so every aggregate sees the frame in order:
+//! string_agg's order, any_value's first value, the first of tied rows for arg_min
+//! or mode). That costs O(n log n) for any frame. sum, avg, count and
 //! count(*) over integers and decimals take neither: any frame is a
 //! difference of running totals (`window_sums.rs`). Both build their
 //! states and the frames' results in blocks of positions; when a window has fewer
@@ -888,7 +889,7 @@ fn segment_tree(
             if k > 0 && ranges.iter().all(|r| r.0 >= r.1) {
                 continue;
             }
-            merge_ranges(agg, &levels, state, &ranges, ctx)?;
+            merge_ranges(&levels, state, &ranges, ctx)?;
         }
         Ok(())
     })?;
@@ -1027,9 +1028,8 @@ fn prefixes(
     Ok(values.take(&pick))
 }
 
-/// Merges into `result[p]` the tree nodes that cover `ranges[p]`.
+/// Merges into `result[p]` the tree nodes that cover `ranges[p]`, left to right.
 fn merge_ranges(
-    agg: &BoundAggregate,
     levels: &[Vec<Vector>],
     result: &mut State,
     frames: &[(u32, u32)],
@@ -1038,10 +1038,12 @@ fn merge_ranges(
     let n = frames.len();
     // Each frame is the merge of at most two nodes per level: walking up from the
     // leaves, `lo` takes a left node when odd, `hi` a right node when odd. Left nodes
-    // come in left-to-right order going up, right nodes going down.
+    // come in left-to-right order going up, right nodes going down: the left nodes
+    // are merged level by level, the right ones kept and merged from the top level
+    // down, so every aggregate sees the frame in order (string_agg's order,
+    // any_value's first value, arg_min's first of tied rows).
     let mut lo: Vec<u32> = frames.iter().map(|f| f.0 as u32).collect();
     let mut hi: Vec<u32> = frames.iter().map(|f| f.1 as u32).collect();
-    let ordered = agg.func.is_order_sensitive();
     let merge = |result: &mut State, level: usize, picks: Vec<(u32, u32)>| -> Result<()> {
         if picks.is_empty() {
             return Ok(());
@@ -1056,6 +1058,7 @@ fn merge_ranges(
     let mut active: Vec<u32> = (0..n as u32)
         .filter(|&p| lo[p as usize] < hi[p as usize])
         .collect();
+    let mut rights = Vec::new();
     for level in 0..levels.len() {
         if active.is_empty() {
             break;
@@ -1085,38 +1088,11 @@ fn merge_ranges(
         }
         active.retain(|&p| lo[p as usize] < hi[p as usize]);
         merge(result, level, left)?;
-        if !ordered {
-            // Order does not matter: the right nodes go in now.
-            merge(result, level, right)?;
-        }
+        rights.push(right);
     }
-    if ordered {
-        // Right nodes, from the top level down: found again per level.
-        for level in (0..levels.len()).rev() {
-            ctx.check()?;
-            let mut right = Vec::new();
-            for (p, &(s, e)) in frames.iter().enumerate() {
-                let (mut l, mut h) = (s as u32, e as u32);
-                for at in 0..=level {
-                    if l >= h {
-                        break;
-                    }
-                    let mut l2 = l;
-                    if l % 2 == 1 {
-                        l2 += 1;
-                    }
-                    if h % 2 == 1 && l2 < h {
-                        if at == level {
-                            right.push((p as u32, h - 1));
-                        }
-                        h -= 1;
-                    }
-                    l = l2.div_ceil(2);
-                    h /= 2;
-                }
-            }
-            merge(result, level, right)?;
-        }
+    for (level, right) in rights.into_iter().enumerate().rev() {
+        ctx.check()?;
+        merge(result, level, right)?;
     }
     Ok(())
 }

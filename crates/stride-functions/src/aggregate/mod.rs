@@ -259,18 +259,6 @@ impl AggregateFunction {
                 .unwrap_or("?"),
         }
     }
-
-    /// Whether the result depends on the order rows arrive in (ORDER BY in the call
-    /// matters, and parallel execution must restore that order).
-    pub fn is_order_sensitive(self) -> bool {
-        matches!(
-            self,
-            AggregateFunction::StringAgg
-                | AggregateFunction::List
-                | AggregateFunction::First
-                | AggregateFunction::Last
-        )
-    }
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
