@@ -235,8 +235,8 @@ fn evaluate(
         F::Ntile => {
             let mut out = Vector::with_capacity(&DataType::BigInt, n);
             for p in 0..n {
-                let buckets = args[0].get(s.partition[p].0 as usize);
-                match buckets.as_i64() {
+                // The number of buckets is read on each row, as in DuckDB.
+                match args[0].get(p).as_i64() {
                     None => out.push(&ScalarValue::Null)?,
                     Some(b) if b <= 0 => {
                         return Err(Error::invalid_input(format!(
