@@ -498,6 +498,7 @@ fn bind_select(b: &mut Binder, s: &ast::Select, order: &[ast::OrderByExpr]) -> R
         star.projection = vec![ast::SelectItem::Wildcard(Default::default())];
         return bind_select(b, &star, order);
     }
+    super::window::check_window_names(&s.named_window)?;
     b.set_functions.push(Vec::new());
     b.window_defs.push(s.named_window.clone());
     let r = bind_select_list(b, s, order);

@@ -41,6 +41,24 @@ pub(crate) const WINDOW_FUNCTIONS: &[&str] = &[
     "nth_value",
 ];
 
+/// Refuses a WINDOW clause that defines a name twice (names compare as
+/// `named_window` looks them up), as DuckDB does.
+pub(super) fn check_window_names(defs: &[ast::NamedWindowDefinition]) -> Result<()> {
+    for (i, d) in defs.iter().enumerate() {
+        let name = ident_name(&d.0);
+        if defs[..i]
+            .iter()
+            .any(|e| ident_name(&e.0).eq_ignore_ascii_case(&name))
+        {
+            return Err(Error::parse(format!(
+                "window \"{}\" is already defined",
+                d.0.value
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Binder<'_> {
     /// Binds the window call `f` (named `name`): it joins the window functions of the
     /// SELECT being bound, and the call reads its column.
