@@ -10,6 +10,7 @@
 
 pub mod binder;
 pub mod catalog;
+mod cte_materialized;
 mod frame_exclude;
 pub mod literal_insert;
 pub mod optimizer;

@@ -11,7 +11,10 @@
 //! COPY's DuckDB options the parser has no syntax for (`COMPRESSION zstd`,
 //! `ROW_GROUP_SIZE 100000`, `PARTITION_BY (a, b)`, `OVERWRITE_OR_IGNORE`): each
 //! becomes a FORMAT option naming it
-//! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`). One construct the parser gets wrong is parsed here:
+//! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`).
+//! `WITH x AS [NOT] MATERIALIZED (...)`, which the parser reads only in its
+//! PostgreSQL dialect, is taken out before parsing and put back into the parsed
+//! CTE (`cte_materialized.rs`). One construct the parser gets wrong is parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
 //! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
 
@@ -36,10 +39,13 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
             let tokens = resolve_pg_tokens(tokens)?;
             let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
             let tokens = crate::frame_exclude::rewrite(tokens);
-            Parser::new(&StrideDialect)
+            let (tokens, materialized) = crate::cte_materialized::rewrite(tokens);
+            let mut statements = Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
                 .with_tokens_with_locations(tokens)
-                .parse_statements()
+                .parse_statements()?;
+            crate::cte_materialized::apply(&mut statements, &materialized);
+            Ok(statements)
         });
     result.map_err(|e| match e {
         ParserError::TokenizerError(m) | ParserError::ParserError(m) => {

@@ -624,9 +624,10 @@ impl<'a> Binder<'a> {
     }
 
     /// The plan of a reference to `cte`, the `index`th of the WITH at `level` of
-    /// [`Binder::ctes`]: its body bound once and shared by every reference, unless
-    /// it refers to columns of an enclosing query (then each reference binds its own
-    /// copy, in its own scope).
+    /// [`Binder::ctes`]: its body bound once and shared by every reference (computed
+    /// once, as `AS MATERIALIZED` asks), unless it is `AS NOT MATERIALIZED` or refers
+    /// to columns of an enclosing query (then each reference binds its own copy, in
+    /// its own scope).
     fn bind_cte(
         &mut self,
         cte: &std::sync::Arc<ast::Cte>,
@@ -657,8 +658,14 @@ impl<'a> Binder<'a> {
                 self.binding_ctes.pop();
                 self.ctes = visible;
                 let body = body?;
+                // `AS NOT MATERIALIZED`: written out at each reference, as is a
+                // body that reads columns of an enclosing query
+                let inline = matches!(
+                    cte.materialized,
+                    Some(ast::CteAsMaterialized::NotMaterialized)
+                );
                 let depth = max_outer_depth(&body);
-                if (1..=depth).any(|level| references_outer(&body, level)) {
+                if inline || (1..=depth).any(|level| references_outer(&body, level)) {
                     return Ok(body);
                 }
                 let shared = (next_subquery_id(), std::sync::Arc::new(body));
