@@ -22,7 +22,27 @@ impl<'a> Binder<'a> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
         let mut acc: Option<(LogicalPlan, Scope)> = None;
         for twj in from {
+            // A RIGHT or FULL join after the item keeps rows the item lacks, so it
+            // cannot be applied to the items before the comma joined with the item:
+            // `a, u RIGHT JOIN c` is `a, (u RIGHT JOIN c)`, the comma binding loosest.
+            let keeps_right = twj.joins.iter().any(|j| {
+                matches!(
+                    j.join_operator,
+                    ast::JoinOperator::Right(_)
+                        | ast::JoinOperator::RightOuter(_)
+                        | ast::JoinOperator::FullOuter(_)
+                )
+            });
             acc = Some(match acc {
+                Some(left) if keeps_right && super::lateral::is_lateral(&twj.relation) => {
+                    let right = self.bind_table_with_joins(twj).map_err(|e| {
+                        Error::not_supported(format!(
+                            "{}; a LATERAL item or table function followed by RIGHT or FULL JOIN cannot read the FROM items before it: join them inside a subquery",
+                            e.message
+                        ))
+                    })?;
+                    cross(left, right)
+                }
                 // `a, LATERAL (…) s JOIN c …`: the subquery sees the items before it.
                 Some(left) if super::lateral::is_lateral(&twj.relation) => {
                     let joined = self.bind_lateral(
@@ -48,6 +68,29 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_table_with_joins(&mut self, twj: &ast::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
+        // `a POSITIONAL JOIN b` parses as `a` named positional, then a JOIN without a
+        // condition
+        let alias = match &twj.relation {
+            ast::TableFactor::Table { alias, .. }
+            | ast::TableFactor::Derived { alias, .. }
+            | ast::TableFactor::Function { alias, .. }
+            | ast::TableFactor::TableFunction { alias, .. } => alias.as_ref(),
+            _ => None,
+        };
+        let positional = alias.is_some_and(|a| {
+            a.name.quote_style.is_none() && a.name.value.eq_ignore_ascii_case("positional")
+        });
+        if positional
+            && twj.joins.first().is_some_and(|j| {
+                matches!(
+                    j.join_operator,
+                    ast::JoinOperator::Join(ast::JoinConstraint::None)
+                        | ast::JoinOperator::Inner(ast::JoinConstraint::None)
+                )
+            })
+        {
+            return Err(Error::not_supported("POSITIONAL JOIN is not supported yet"));
+        }
         let left = self.bind_table_factor(&twj.relation)?;
         self.bind_joins(left, &twj.joins)
     }
@@ -120,8 +163,10 @@ impl<'a> Binder<'a> {
                 .map(|(_, f)| f.name.clone())
                 .collect(),
             ast::JoinConstraint::None => {
-                if !matches!(op, J::CrossJoin(_)) && kind != JoinKind::Inner {
-                    return Err(Error::binder("this join needs an ON or USING condition"));
+                if !matches!(op, J::CrossJoin(_)) {
+                    return Err(Error::binder(
+                        "this join needs an ON or USING condition; CROSS JOIN pairs every row with every row",
+                    ));
                 }
                 vec![]
             }
@@ -170,31 +215,39 @@ impl<'a> Binder<'a> {
         if matches!(kind, JoinKind::Right | JoinKind::Full) && !merged.is_empty() {
             // The unqualified USING column is COALESCE(left, right), in the left
             // column's place (where `SELECT *` shows it, as in DuckDB): rows only the
-            // right side has carry their key too. The left column itself moves to the
-            // end, reachable only as `l.k`; `r.k` keeps its own values too.
-            let mut fields = plan.schema().to_vec();
-            let mut exprs: Vec<Expr> = (0..fields.len()).map(|i| scope.column(i)).collect();
-            for &(l, r) in &merged {
-                let (args, ty) = unify_all(vec![scope.column(l), scope.column(r)], "USING")?;
-                let merged = Expr::Coalesce {
-                    args,
-                    ty: ty.clone(),
-                };
-                let field = Field::new(fields[l].name.clone(), ty)
-                    .with_collation(super::collation::output(&merged));
-                let left = std::mem::replace(&mut exprs[l], merged);
-                let left_field = std::mem::replace(&mut fields[l], field.clone());
-                exprs.push(left);
-                fields.push(left_field.clone());
-                scope.fields[l] = field;
-                scope.fields.push(left_field);
-                scope.visibility.push(Visibility::Qualified);
+            // right side has carry their key too. The left column itself follows it,
+            // reachable only as `l.k`; `r.k` keeps its own values too.
+            let mut exprs = Vec::new();
+            let mut out = Scope::default();
+            for i in 0..scope.fields.len() {
+                if let Some(&(_, r)) = merged.iter().find(|(l, _)| *l == i) {
+                    let (args, ty) = unify_all(vec![scope.column(i), scope.column(r)], "USING")?;
+                    let merged = Expr::Coalesce {
+                        args,
+                        ty: ty.clone(),
+                    };
+                    let field = Field::new(scope.fields[i].name.clone(), ty)
+                        .with_collation(super::collation::output(&merged));
+                    exprs.push(merged);
+                    out.fields.push(field);
+                    out.visibility.push(Visibility::Visible);
+                    // the left column itself, right after it: reachable only as
+                    // `l.k`, and in its place in `l.*`
+                    exprs.push(scope.column(i));
+                    out.fields.push(scope.fields[i].clone());
+                    out.visibility.push(Visibility::Qualified);
+                } else {
+                    exprs.push(scope.column(i));
+                    out.fields.push(scope.fields[i].clone());
+                    out.visibility.push(scope.visibility[i]);
+                }
             }
             plan = LogicalPlan::Project {
                 input: Box::new(plan),
                 exprs,
-                schema: fields,
+                schema: out.fields.clone(),
             };
+            scope = out;
         }
         Ok((plan, scope))
     }
@@ -423,6 +476,20 @@ impl<'a> Binder<'a> {
                 match alias {
                     None => Ok((plan, scope)),
                     Some(a) => {
+                        // An aliased join is one relation of the columns `*` shows
+                        // (a USING column once): the others are not its columns.
+                        let keep: Vec<usize> = (0..scope.fields.len())
+                            .filter(|&i| scope.visibility[i] == Visibility::Visible)
+                            .collect();
+                        let plan = if keep.len() == scope.fields.len() {
+                            plan
+                        } else {
+                            LogicalPlan::Project {
+                                input: Box::new(plan),
+                                exprs: keep.iter().map(|&i| scope.column(i)).collect(),
+                                schema: keep.iter().map(|&i| scope.fields[i].clone()).collect(),
+                            }
+                        };
                         let fields = super::unqualified(plan.schema());
                         apply_alias(rename(plan, fields), &ident_name(&a.name), Some(a))
                     }
