@@ -2,10 +2,22 @@
 //! its field's width of digits, names match case-insensitively, whitespace in the
 //! format matches any run of whitespace, and fields the format does not mention
 //! default to 1900-01-01 00:00:00 (as in C and DuckDB).
+//!
+//! The date comes from the first of these the format has (as in DuckDB):
+//! - `%m` / `%d` / `%e` (numbers): year, month and day; other date fields are only
+//!   checked;
+//! - `%G` / `%V` (ISO 8601 week date, with the weekday `%u`, default 1 = Monday);
+//! - `%U` / `%W`: week 1 starts on the year's first Sunday / Monday, the days before
+//!   it are week 0, and `%w` (0 = Sunday) is the day in the week (default: its first);
+//! - `%j`: the day of the year;
+//! - otherwise the year and a month name's month, day 1.
+//!
+//! Weekday names (`%a` `%A`) are read but not used, as in DuckDB. Two of the
+//! week/day-of-year ways in one format, or `%G`/`%V` with `%Y`/`%y`, do not parse.
 
 use super::format::{Format, Item, Spec, DAYS, MONTHS};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
-use stride_common::temporal::{days_from_civil, make_date};
+use stride_common::temporal::{day_of_week, days_from_civil, iso_day_of_week, make_date};
 
 impl Format {
     /// Parses `s` into a timestamp; `None` when it does not match the format.
@@ -74,7 +86,17 @@ struct ParseState {
     year: Option<i64>,
     month: Option<i64>,
     day: Option<i64>,
+    /// `%m`, `%d` or `%e` was read: they decide the date.
+    numeric_month_day: bool,
     day_of_year: Option<i64>,
+    /// `%U` (Sunday first) or `%W` (Monday first) and its number.
+    week: Option<(Spec, i64)>,
+    /// `%w`, 0 = Sunday.
+    weekday: Option<i64>,
+    iso_year: Option<i64>,
+    iso_week: Option<i64>,
+    /// `%u`, 1 = Monday.
+    iso_weekday: Option<i64>,
     hour: i64,
     minute: i64,
     second: i64,
@@ -88,19 +110,7 @@ struct ParseState {
 impl ParseState {
     /// The local time read (the offset not applied).
     fn finish(&self) -> Option<i64> {
-        let year = self.year.unwrap_or(1900);
-        let days = match (self.month, self.day, self.day_of_year) {
-            (None, None, Some(doy)) => {
-                let first = days_from_civil(year, 1, 1);
-                let last = days_from_civil(year, 12, 31);
-                let d = first + doy - 1;
-                if doy < 1 || d > last {
-                    return None;
-                }
-                d
-            }
-            (m, d, _) => make_date(year, m.unwrap_or(1), d.unwrap_or(1))? as i64,
-        };
+        let days = self.date()?;
         let mut hour = self.hour;
         if let Some(pm) = self.pm {
             if !(1..=12).contains(&hour) {
@@ -118,6 +128,51 @@ impl ParseState {
         let time = ((hour * 60 + self.minute) * 60 + self.second) * MICROS_PER_SEC + self.micros;
         days.checked_mul(MICROS_PER_DAY)?.checked_add(time)
     }
+
+    /// The day read, in days since 1970-01-01 (see the module documentation).
+    fn date(&self) -> Option<i64> {
+        let year = self.year.unwrap_or(1900);
+        let ymd = |m: Option<i64>, d: Option<i64>| {
+            make_date(year, m.unwrap_or(1), d.unwrap_or(1)).map(i64::from)
+        };
+        if self.numeric_month_day {
+            return ymd(self.month, self.day);
+        }
+        let iso = self.iso_year.is_some() || self.iso_week.is_some();
+        let ways = [iso, self.week.is_some(), self.day_of_year.is_some()];
+        if ways.iter().filter(|w| **w).count() > 1 || (iso && self.year.is_some()) {
+            return None;
+        }
+        if iso {
+            // week 1 is the one holding January 4
+            let jan4 = days_from_civil(self.iso_year.unwrap_or(1900), 1, 4);
+            let week1 = jan4 - iso_day_of_week(jan4) + 1;
+            let (week, weekday) = (self.iso_week.unwrap_or(1), self.iso_weekday.unwrap_or(1));
+            return Some(week1 + (week - 1) * 7 + weekday - 1);
+        }
+        if let Some((spec, week)) = self.week {
+            let jan1 = days_from_civil(year, 1, 1);
+            // day of the week counted from the week's first day
+            let (first_day, weekday) = match spec {
+                Spec::WeekSun => (0, self.weekday.unwrap_or(0)),
+                _ => (1, (self.weekday.unwrap_or(1) + 6) % 7),
+            };
+            let week1 = jan1 + (first_day - day_of_week(jan1)).rem_euclid(7);
+            return Some(week1 + (week - 1) * 7 + weekday);
+        }
+        if let Some(doy) = self.day_of_year {
+            let first = days_from_civil(year, 1, 1);
+            let last = days_from_civil(year, 12, 31);
+            let d = first + doy - 1;
+            return (doy >= 1 && d <= last).then_some(d);
+        }
+        ymd(self.month, None)
+    }
+}
+
+/// `v` when it is in `range`, for a field that must be.
+fn in_range(v: i64, range: std::ops::RangeInclusive<i64>) -> Option<i64> {
+    range.contains(&v).then_some(v)
 }
 
 fn match_literal<'a>(mut b: &'a [u8], lit: &str) -> Option<&'a [u8]> {
@@ -182,6 +237,7 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
         Month => {
             let (v, _, rest) = digits(b, 2)?;
             st.month = Some(v);
+            st.numeric_month_day = true;
             rest
         }
         MonthName | MonthAbbr => {
@@ -197,6 +253,7 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
             };
             let (v, _, rest) = digits(b, 2)?;
             st.day = Some(v);
+            st.numeric_month_day = true;
             rest
         }
         Hour24 | Hour12 => {
@@ -245,9 +302,34 @@ fn parse_spec<'a>(spec: Spec, b: &'a [u8], st: &mut ParseState) -> Option<&'a [u
             rest
         }
         WeekdayName | WeekdayAbbr => name(b, &DAYS)?.1,
-        WeekdaySun0 | WeekdayIso => digits(b, 1)?.2,
-        WeekSun | WeekMon | IsoWeek => digits(b, 2)?.2,
-        IsoYear => digits(b, 4)?.2,
+        WeekdaySun0 => {
+            let (v, _, rest) = digits(b, 1)?;
+            st.weekday = Some(in_range(v, 0..=6)?);
+            rest
+        }
+        WeekdayIso => {
+            let (v, _, rest) = digits(b, 1)?;
+            st.iso_weekday = Some(in_range(v, 1..=7)?);
+            rest
+        }
+        WeekSun | WeekMon => {
+            let (v, _, rest) = digits(b, 2)?;
+            if st.week.is_some_and(|(s, _)| s != spec) {
+                return None; // both %U and %W
+            }
+            st.week = Some((spec, in_range(v, 0..=53)?));
+            rest
+        }
+        IsoWeek => {
+            let (v, _, rest) = digits(b, 2)?;
+            st.iso_week = Some(in_range(v, 1..=53)?);
+            rest
+        }
+        IsoYear => {
+            let (v, _, rest) = digits(b, 4)?;
+            st.iso_year = Some(v);
+            rest
+        }
         TzOffset => {
             if let Some(rest) = b.strip_prefix(b"Z") {
                 st.has_offset = true;
