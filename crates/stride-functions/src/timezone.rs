@@ -192,10 +192,15 @@ pub fn add_interval(zone: &SessionZone, t: i64, iv: stride_common::Interval) -> 
 }
 
 /// `x - y` of two instants as DuckDB computes it: the whole days on the zone's
-/// clocks from `y` toward `x` (so across a DST shift a day may be 23 or 25 hours),
-/// then the elapsed microseconds left.
+/// clocks from `y` forward to `x` (so across a DST shift a day may be 23 or 25
+/// hours), then the elapsed microseconds left. When `x` is before `y` it is
+/// `-(y - x)`, the days counted forward from `x`.
 pub fn difference(zone: &SessionZone, x: i64, y: i64) -> Option<stride_common::Interval> {
     use stride_common::interval::MICROS_PER_DAY;
+    if x < y {
+        let d = difference(zone, y, x)?;
+        return Some(stride_common::Interval::new(0, -d.days, -d.micros));
+    }
     let after_days = |d: i64| add_interval(zone, y, stride_common::Interval::new(0, d as i32, 0));
     let mut days = (zone.local_of(x)? - zone.local_of(y)?) / MICROS_PER_DAY;
     i32::try_from(days).ok()?;
@@ -203,9 +208,6 @@ pub fn difference(zone: &SessionZone, x: i64, y: i64) -> Option<stride_common::I
     // one step back when the estimate overshoots `x`
     if days > 0 && base > x {
         days -= 1;
-        base = after_days(days)?;
-    } else if days < 0 && base < x {
-        days += 1;
         base = after_days(days)?;
     }
     Some(stride_common::Interval::new(
