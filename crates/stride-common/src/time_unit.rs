@@ -7,7 +7,8 @@
 //!
 //! Where they sit: the binder casts them to TIMESTAMP wherever a function wants one
 //! (DuckDB's implicit cast), so only casts, text, the `± INTERVAL` operators on
-//! TIMESTAMP_NS and the file formats see the units. Converting to a coarser unit
+//! TIMESTAMP_NS, the file formats and, for TIMESTAMP_NS as in DuckDB, `date_part`,
+//! the time-of-day field functions, `epoch_*` and `strftime` see the units. Converting to a coarser unit
 //! rounds to the nearest (half away from zero), as DuckDB does: '10:00:00.9' as a
 //! TIMESTAMP_S is 10:00:01.
 

@@ -148,6 +148,8 @@ struct Parts<'z> {
     month: u32,
     day: u32,
     time: i64,
+    /// Nanoseconds below the microsecond (a TIMESTAMP_NS's), for `%n`.
+    nanos: i64,
 }
 
 impl Format {
@@ -207,9 +209,19 @@ impl Format {
         self.write_zoned(micros, 0, "", out)
     }
 
+    /// Appends TIMESTAMP_NS `nanos` formatted: `%n` shows all its nanoseconds, the
+    /// other specifiers its microseconds (floored, as in DuckDB).
+    pub fn write_nanos(&self, nanos: i64, out: &mut String) {
+        self.write_parts(nanos.div_euclid(1_000), nanos.rem_euclid(1_000), 0, "", out)
+    }
+
     /// Appends local time `micros` formatted, with `%z` the UTC offset `offset`
     /// (seconds, as TIMESTAMPTZ text shows it: `-04`, `+05:30`) and `%Z` `zone`.
     pub fn write_zoned(&self, micros: i64, offset: i32, zone: &str, out: &mut String) {
+        self.write_parts(micros, 0, offset, zone, out)
+    }
+
+    fn write_parts(&self, micros: i64, nanos: i64, offset: i32, zone: &str, out: &mut String) {
         let days = micros.div_euclid(MICROS_PER_DAY);
         let (year, month, day) = civil_from_days(days);
         let p = Parts {
@@ -220,6 +232,7 @@ impl Format {
             month,
             day,
             time: micros.rem_euclid(MICROS_PER_DAY),
+            nanos,
         };
         for item in &self.items {
             match item {
@@ -260,7 +273,7 @@ fn write_spec(spec: Spec, pad: bool, p: &Parts, out: &mut String) {
         Second => num(out, (p.time / MICROS_PER_SEC) % 60, 2, pad),
         Micros => num(out, p.time % MICROS_PER_SEC, 6, true),
         Millis => num(out, p.time % MICROS_PER_SEC / 1_000, 3, true),
-        Nanos => num(out, p.time % MICROS_PER_SEC * 1_000, 9, true),
+        Nanos => num(out, p.time % MICROS_PER_SEC * 1_000 + p.nanos, 9, true),
         DayOfYear => num(out, yday + 1, 3, pad),
         WeekdayName => out.push_str(day_name(dow)),
         WeekdayAbbr => out.push_str(&day_name(dow)[..3]),

@@ -1,7 +1,7 @@
 //! `date_part(part, x)` (also EXTRACT(part FROM x)) and the fixed-field shorthands
 //! `year(x)`, `month(x)`, ... over DATE, TIMESTAMP, TIMESTAMPTZ, TIME, TIME WITH TIME
-//! ZONE (the zone fields its offset's, the others its local time's) and INTERVAL,
-//! returning BIGINT,
+//! ZONE (the zone fields its offset's, the others its local time's), TIMESTAMP_NS
+//! (see [`reads_nanoseconds`]) and INTERVAL, returning BIGINT,
 //! except the fractional fields `epoch` and `julian`, which are DOUBLE (DuckDB:
 //! EXTRACT(epoch FROM INTERVAL '2066.3434 seconds') is 2066.3434). `date_part` with a
 //! constant part is bound to that part's type by [`specialize_date_part`]; with a
@@ -14,7 +14,9 @@ use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::MICROS_PER_DAY;
+use stride_common::temporal::is_finite_timestamp;
 use stride_common::time_tz;
+use stride_common::time_unit::TimeUnit;
 use stride_common::{DataType, Error, Interval, Result, ScalarValue, Vector};
 
 pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
@@ -32,7 +34,10 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
 
 pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<BoundFunction> {
     let [x] = args else { return None };
-    let x = time_or_temporal_arg(x)?;
+    let mut x = time_or_temporal_arg(x)?;
+    if is_timestamp_ns(&x) && !reads_nanoseconds(field) {
+        x = DataType::Timestamp;
+    }
     let time_like = matches!(x, DataType::Time | DataType::TimeTz);
     if time_like && !(x == DataType::TimeTz && field.is_zone()) && field.of_time(0).is_err() {
         return None;
@@ -47,13 +52,50 @@ pub(crate) fn resolve_field(args: &[DataType], field: DateField) -> Option<Bound
 
 /// DATE, TIMESTAMP, INTERVAL or TIME (whose parts are the time fields); a TIMESTAMP
 /// WITH TIME ZONE keeps its type (its epoch is the instant's, its other fields are
-/// its local time's), and so does a TIME WITH TIME ZONE (its zone fields are its
-/// offset's, the others its local time's).
+/// its local time's), and so do a TIME WITH TIME ZONE (its zone fields are its
+/// offset's, the others its local time's) and a TIMESTAMP_NS.
 pub(super) fn time_or_temporal_arg(x: &DataType) -> Option<DataType> {
     match x {
         DataType::Time | DataType::TimestampTz | DataType::TimeTz => Some(x.clone()),
+        x if is_timestamp_ns(x) => Some(x.clone()),
         x => temporal_arg(x, true),
     }
+}
+
+fn is_timestamp_ns(t: &DataType) -> bool {
+    *t == DataType::TimestampUnit(TimeUnit::Nanosecond)
+}
+
+/// The fields DuckDB reads from a TIMESTAMP_NS's own nanoseconds, in `date_part`
+/// (every field) and in these shorthands (`hour(x)` ... `nanosecond(x)`, `epoch(x)`):
+/// the value cut down to the microsecond (floored), plus the nanoseconds below it for
+/// `nanosecond`. The other shorthands (`year(x)`, `day(x)`, ...) read the value cast
+/// to TIMESTAMP, rounded to the nearest microsecond, as in DuckDB.
+fn reads_nanoseconds(field: DateField) -> bool {
+    use DateField::*;
+    matches!(
+        field,
+        Hour | Minute | Second | Millisecond | Microsecond | Nanosecond | Epoch
+    )
+}
+
+/// A TIMESTAMP_NS value's microseconds, floored; the infinities stay as they are.
+fn floor_to_micros(ns: i64) -> i64 {
+    if is_finite_timestamp(ns) {
+        ns.div_euclid(1_000)
+    } else {
+        ns
+    }
+}
+
+/// `field` of a TIMESTAMP_NS value (see [`reads_nanoseconds`]).
+fn field_of_timestamp_ns(field: DateField, ns: i64) -> i64 {
+    let below_micros = if field == DateField::Nanosecond {
+        ns.rem_euclid(1_000)
+    } else {
+        0
+    };
+    field.of_timestamp(floor_to_micros(ns)) + below_micros
 }
 
 /// `date_part('epoch', x)` with a constant part naming a fractional field returns
@@ -110,9 +152,18 @@ fn extract_instant(field: DateField, v: &Vector, len: usize, ret: &DataType) -> 
     extract(field, &crate::timezone::to_local(v, len)?, len, ret)
 }
 
-/// `field` of every row of `v` (a DATE, TIMESTAMP, TIMESTAMPTZ, TIME, TIMETZ or
-/// INTERVAL vector).
+/// `field` of every row of `v` (a DATE, TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS, TIME,
+/// TIMETZ or INTERVAL vector).
 pub(super) fn extract(field: DateField, v: &Vector, len: usize, ret: &DataType) -> Result<Vector> {
+    if is_timestamp_ns(&v.ty) {
+        if *ret == DataType::Double {
+            let micros = unary(v, len, DataType::Timestamp, floor_to_micros);
+            return extract_fractional(field, &micros, len);
+        }
+        return Ok(unary(v, len, DataType::BigInt, |t: i64| {
+            field_of_timestamp_ns(field, t)
+        }));
+    }
     if v.ty == DataType::TimestampTz {
         return extract_instant(field, v, len, ret);
     }
@@ -193,6 +244,13 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             let t = Slot::<i64>::new(v);
             map_rows(&refs, len, DataType::BigInt, |i| {
                 Ok(DateField::parse(parts.get(i))?.of_timestamp(t.get(i)))
+            })
+        }
+        ref ty if is_timestamp_ns(ty) => {
+            let t = Slot::<i64>::new(v);
+            map_rows(&refs, len, DataType::BigInt, |i| {
+                let field = DateField::parse(parts.get(i))?;
+                Ok(field_of_timestamp_ns(field, t.get(i)))
             })
         }
         DataType::Time => {

@@ -1,19 +1,20 @@
 //! `strftime(x, format)`: a DATE or TIMESTAMP formatted as text (dates format as
 //! their midnight); a TIMESTAMP WITH TIME ZONE formats its local time in the
-//! session's zone, `%z` its offset and `%Z` the zone's name. A constant format is
-//! compiled once per call.
+//! session's zone, `%z` its offset and `%Z` the zone's name; a TIMESTAMP_NS keeps its
+//! nanoseconds for `%n`. A constant format is compiled once per call.
 
 use super::format::Format;
 use super::temporal_arg;
 use crate::kernels::{map_rows_to_strings, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
+use stride_common::time_unit::TimeUnit;
 use stride_common::{DataType, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
     let [x, fmt] = args else { return None };
     let x = match x {
-        DataType::TimestampTz => DataType::TimestampTz,
+        DataType::TimestampTz | DataType::TimestampUnit(TimeUnit::Nanosecond) => x.clone(),
         x => {
             temporal_arg(x, false)?;
             DataType::Timestamp
@@ -31,6 +32,7 @@ pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
     let zone = (args[0].ty == DataType::TimestampTz).then(stride_common::zone::current);
+    let nanos = args[0].ty == DataType::TimestampUnit(TimeUnit::Nanosecond);
     let (t, fmt) = (Slot::<i64>::new(&args[0]), StrSlot::new(&args[1]));
     let mut compiled: Option<Format> = None;
     let mut buf = String::new();
@@ -53,6 +55,7 @@ pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
                 })?;
                 c.write_zoned(local, z.offset_at(instant), z.name(), &mut buf)
             }
+            (Some(c), None) if nanos => c.write_nanos(t.get(i), &mut buf),
             (Some(c), None) => c.write(t.get(i), &mut buf),
             _ => {}
         }
