@@ -6,13 +6,17 @@
 //! completing a month that started on a later day; days, weeks and time units are
 //! the elapsed time divided by the unit, truncated toward zero. Two instants count
 //! as in `date_diff`: units below a day in elapsed time, the others on the session
-//! zone's clocks.
+//! zone's clocks, and months step from `start` ([`months_from`], DuckDB's ICU): going
+//! backward that can be one fewer than for TIMESTAMP, which counts back as
+//! `-(months from end to start)`.
 
 use super::age::age;
 use super::field::DateField;
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::{MICROS_PER_DAY, MICROS_PER_SEC};
-use stride_common::temporal::{civil_from_days, days_from_civil, days_in_month};
+use stride_common::temporal::{
+    add_months_to_days, civil_from_days, days_from_civil, days_in_month,
+};
 use stride_common::{DataType, Error, Result, Vector};
 
 pub(crate) fn resolve(args: &[DataType]) -> Option<BoundFunction> {
@@ -46,7 +50,43 @@ fn months(start: i64, end: i64) -> Option<i64> {
     Some(age(end, start)?.months as i64)
 }
 
+/// Whole months from `start` to `end` stepping from `start`: the most months that,
+/// added to `start` (the day clamped to the month's length), do not pass `end`, in
+/// either direction. Back from 2024-06-30 20:00 to 2023-12-31 13:30 is -5 months
+/// (2023-12-30 20:00 is past it), where [`months`] gives -6.
+fn months_from(start: i64, end: i64) -> Option<i64> {
+    let month_of = |t: i64| {
+        let (y, m, _) = civil_from_days(t.div_euclid(MICROS_PER_DAY));
+        y * 12 + m as i64
+    };
+    let after = |n: i64| -> Option<i64> {
+        let day = add_months_to_days(start.div_euclid(MICROS_PER_DAY), n)?;
+        Some(day * MICROS_PER_DAY + start.rem_euclid(MICROS_PER_DAY))
+    };
+    // `start` moved by `n` months lands in `end`'s month: one step back toward
+    // `start` when it passes `end`
+    let mut n = month_of(end) - month_of(start);
+    if (n > 0 && after(n)? > end) || (n < 0 && after(n)? < end) {
+        n -= n.signum();
+    }
+    Some(n)
+}
+
 fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
+    sub_by(months, field, start, end)
+}
+
+/// [`sub`] of two instants' local times, their months counted by [`months_from`].
+fn sub_local(field: DateField, start: i64, end: i64) -> Result<i64> {
+    sub_by(months_from, field, start, end)
+}
+
+fn sub_by(
+    months: fn(i64, i64) -> Option<i64>,
+    field: DateField,
+    start: i64,
+    end: i64,
+) -> Result<i64> {
     use DateField::*;
     let elapsed = |unit: i64| Ok((end as i128 - start as i128) as i64 / unit);
     let m = || months(start, end).ok_or_else(|| Error::out_of_range("date_sub overflow"));
@@ -75,7 +115,7 @@ fn sub(field: DateField, start: i64, end: i64) -> Result<i64> {
 
 pub(super) fn evaluate(args: &[Vector], len: usize) -> Result<Vector> {
     if args[1].ty == DataType::TimestampTz {
-        return super::by_part_of_two_instants(args, len, "date_sub", sub);
+        return super::by_part_of_two_instants(args, len, "date_sub", sub_local);
     }
     super::by_part_of_two(args, len, "date_sub", sub)
 }
