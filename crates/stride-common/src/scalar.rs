@@ -355,13 +355,24 @@ impl fmt::Display for ScalarValue {
     }
 }
 
-/// A value (of type `ty`) inside a list, map or struct's text. A string is quoted, as
-/// DuckDB quotes it, when its text could be read back otherwise: empty, NULL in any
-/// case, blank at either end, or holding a character of the nested syntax (`'` and
-/// `\\` escaped). JSON is written as it is.
+/// A value (of type `ty`) inside a list, map or struct's text. Its text, of any type
+/// (a string, a TIMESTAMP's `2024-01-01 00:00:00`, a TIME's `12:00:00`, ...), is
+/// quoted, as DuckDB quotes it, when it could be read back otherwise: empty, NULL in
+/// any case, blank at either end, or holding a character of the nested syntax (`'`
+/// and `\\` escaped). JSON is written as it is, nested values and NULL as their own
+/// text, a union's value as its member's.
 fn write_element(f: &mut fmt::Formatter<'_>, v: &ScalarValue, ty: &DataType) -> fmt::Result {
-    let ScalarValue::Varchar(s) = v else {
-        return write!(f, "{v}");
+    let s = match v {
+        ScalarValue::Null
+        | ScalarValue::List(..)
+        | ScalarValue::Struct(..)
+        | ScalarValue::Map(..) => return write!(f, "{v}"),
+        ScalarValue::Union(members, tag, member) => {
+            let member_ty = members.get(*tag as usize).map_or(ty, |(_, t)| t);
+            return write_element(f, member, member_ty);
+        }
+        ScalarValue::Varchar(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        v => std::borrow::Cow::Owned(v.to_string()),
     };
     if *ty == DataType::Json {
         return write!(f, "{s}");
