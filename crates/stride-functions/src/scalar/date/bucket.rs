@@ -5,13 +5,16 @@
 //! the buckets by that offset; a DATE/TIMESTAMP third argument is the origin. A
 //! width mixing months with days or time, or not positive, is an error. A TIMESTAMP
 //! WITH TIME ZONE is bucketed in UTC, or on the clocks of a zone named by a VARCHAR
-//! third argument, as DuckDB does.
+//! third argument, as DuckDB does. The infinities are their own buckets.
 
 use crate::kernels::{map_rows, Slot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::MICROS_PER_DAY;
-use stride_common::temporal::{civil_from_days, days_from_civil, timestamp_add_interval};
+use stride_common::temporal::{
+    civil_from_days, date_at_time, days_from_civil, timestamp_add_interval, DATE_INFINITY,
+    DATE_NEG_INFINITY, TIMESTAMP_INFINITY, TIMESTAMP_NEG_INFINITY,
+};
 use stride_common::{DataType, Error, Interval, Result, Vector};
 
 /// 2000-01-03 00:00:00 in microseconds since the epoch.
@@ -149,10 +152,12 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     let is_date = f.return_type == DataType::Date;
     let dates = is_date.then(|| Slot::<i32>::new(&args[1]));
     let stamps = (!is_date).then(|| Slot::<i64>::new(&args[1]));
+    // a date as its midnight, the infinities as the infinite timestamps
     let x = |i: usize| match (&dates, &stamps) {
-        (Some(d), _) => d.get(i) as i64 * MICROS_PER_DAY,
-        (_, Some(t)) => t.get(i),
-        _ => 0,
+        (Some(d), _) => date_at_time(d.get(i), 0)
+            .ok_or_else(|| Error::out_of_range("Date out of range in time_bucket")),
+        (_, Some(t)) => Ok(t.get(i)),
+        _ => Ok(0),
     };
     let third = args.get(2);
     let offset = third
@@ -164,14 +169,18 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
     let at = |i: usize| {
         bucket(
             width.get(i),
-            x(i),
+            x(i)?,
             origin.map(|o| o.get(i)),
             offset.map(|o| o.get(i)).unwrap_or_default(),
         )
     };
     if is_date {
         map_rows(&refs, len, DataType::Date, |i| {
-            Ok(at(i)?.div_euclid(MICROS_PER_DAY) as i32)
+            Ok(match at(i)? {
+                TIMESTAMP_INFINITY => DATE_INFINITY,
+                TIMESTAMP_NEG_INFINITY => DATE_NEG_INFINITY,
+                t => t.div_euclid(MICROS_PER_DAY) as i32,
+            })
         })
     } else {
         map_rows(&refs, len, DataType::Timestamp, at)
