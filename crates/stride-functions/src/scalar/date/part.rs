@@ -5,7 +5,7 @@
 //! except the fractional fields `epoch` and `julian`, which are DOUBLE (DuckDB:
 //! EXTRACT(epoch FROM INTERVAL '2066.3434 seconds') is 2066.3434). `date_part` with a
 //! constant part is bound to that part's type by [`specialize_date_part`]; with a
-//! column of part names it stays BIGINT. A constant part name is parsed once per
+//! column of part names it returns DOUBLE, as in DuckDB. A constant part name is parsed once per
 //! call; a column of part names per row.
 
 use super::field::DateField;
@@ -25,10 +25,11 @@ pub(crate) fn resolve_date_part(args: &[DataType]) -> Option<BoundFunction> {
         return None;
     }
     let x = time_or_temporal_arg(x)?;
+    // BIGINT or DOUBLE once a constant part is known (specialize_date_part)
     bind(
         ScalarFunction::DatePart,
         vec![DataType::Varchar, x],
-        DataType::BigInt,
+        DataType::Double,
     )
 }
 
@@ -98,12 +99,17 @@ fn field_of_timestamp_ns(field: DateField, ns: i64) -> i64 {
     field.of_timestamp(floor_to_micros(ns)) + below_micros
 }
 
-/// `date_part('epoch', x)` with a constant part naming a fractional field returns
-/// DOUBLE, as `epoch(x)` does.
+/// `date_part(part, x)` with a constant part returns that part's type: BIGINT, or
+/// DOUBLE for a fractional field (`epoch`, as `epoch(x)` does). Bound without a
+/// constant part (a column of part names, a NULL) it stays DOUBLE, as in DuckDB.
 pub(crate) fn specialize_date_part(f: &mut BoundFunction, part: &ScalarValue) {
     if let ScalarValue::Varchar(p) = part {
-        if DateField::parse(p).is_ok_and(DateField::is_fractional) {
-            f.return_type = DataType::Double;
+        if let Ok(field) = DateField::parse(p) {
+            f.return_type = if field.is_fractional() {
+                DataType::Double
+            } else {
+                DataType::BigInt
+            };
         }
     }
 }
@@ -212,10 +218,17 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             return Ok(null_vector(&f.return_type, len, v.constant));
         }
         let field = DateField::parse(part.strings().get(0))?;
+        if f.return_type == DataType::Double && !field.is_fractional() {
+            // a part that was not a constant when the call was bound: DOUBLE
+            let whole = extract(field, v, len, &DataType::BigInt)?;
+            return Ok(unary(&whole, len, DataType::Double, |x: i64| x as f64));
+        }
         return extract(field, v, len, &f.return_type);
     }
     let parts = StrSlot::new(part);
     let refs = [part, v];
+    let field = |i: usize| DateField::parse(parts.get(i));
+    let ty = DataType::Double;
     if v.ty == DataType::TimestampTz {
         let local = crate::timezone::to_local(v, len)?;
         let offsets = crate::timezone::offsets(v, len);
@@ -224,55 +237,62 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
             Slot::<i64>::new(&local),
             Slot::<i64>::new(&offsets),
         );
-        return map_rows(&refs, len, DataType::BigInt, |i| {
-            let field = DateField::parse(parts.get(i))?;
-            Ok(match field {
-                DateField::Epoch => field.of_timestamp(t.get(i)),
-                f if f.is_zone() => f.of_offset(o.get(i)),
-                f => f.of_timestamp(l.get(i)),
+        return map_rows(&refs, len, ty, |i| {
+            Ok(match field(i)? {
+                DateField::Epoch => DateField::Epoch.fractional_of_timestamp(t.get(i)),
+                f if f.is_zone() => f.of_offset(o.get(i)) as f64,
+                f => f.fractional_of_timestamp(l.get(i)),
             })
         });
     }
     match v.ty {
         DataType::Date => {
             let d = Slot::<i32>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
-                Ok(DateField::parse(parts.get(i))?.of_date(d.get(i)))
+            map_rows(&refs, len, ty, |i| {
+                let micros = (d.get(i) as i64).saturating_mul(MICROS_PER_DAY);
+                Ok(field(i)?.fractional_of_timestamp(micros))
             })
         }
         DataType::Timestamp => {
             let t = Slot::<i64>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
-                Ok(DateField::parse(parts.get(i))?.of_timestamp(t.get(i)))
+            map_rows(&refs, len, ty, |i| {
+                Ok(field(i)?.fractional_of_timestamp(t.get(i)))
             })
         }
-        ref ty if is_timestamp_ns(ty) => {
+        ref t if is_timestamp_ns(t) => {
             let t = Slot::<i64>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
-                let field = DateField::parse(parts.get(i))?;
-                Ok(field_of_timestamp_ns(field, t.get(i)))
+            map_rows(&refs, len, ty, |i| {
+                Ok(match field(i)? {
+                    f if f.is_fractional() => f.fractional_of_timestamp(floor_to_micros(t.get(i))),
+                    f => field_of_timestamp_ns(f, t.get(i)) as f64,
+                })
             })
         }
         DataType::Time => {
             let t = Slot::<i64>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
-                DateField::parse(parts.get(i))?.of_time(t.get(i))
+            map_rows(&refs, len, ty, |i| {
+                let f = field(i)?;
+                f.of_time(0)?;
+                Ok(f.fractional_of_timestamp(t.get(i)))
             })
         }
         DataType::TimeTz => {
             let t = Slot::<i64>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
+            map_rows(&refs, len, ty, |i| {
                 let (local, offset) = time_tz::decode(t.get(i));
-                match DateField::parse(parts.get(i))? {
-                    f if f.is_zone() => Ok(f.of_offset(offset as i64)),
-                    f => f.of_time(local),
-                }
+                Ok(match field(i)? {
+                    f if f.is_zone() => f.of_offset(offset as i64) as f64,
+                    f => {
+                        f.of_time(0)?;
+                        f.fractional_of_timestamp(local)
+                    }
+                })
             })
         }
         _ => {
             let iv = Slot::<Interval>::new(v);
-            map_rows(&refs, len, DataType::BigInt, |i| {
-                DateField::parse(parts.get(i))?.of_interval(iv.get(i))
+            map_rows(&refs, len, ty, |i| {
+                field(i)?.fractional_of_interval(iv.get(i))
             })
         }
     }
@@ -288,31 +308,32 @@ mod tests {
 
     #[test]
     fn parts() {
+        // date_part as bound without its part known (no specialize): DOUBLE
         let d = Date(parse_date("1992-03-07").unwrap());
         let t = Timestamp(parse_timestamp("1992-03-07 13:45:30.5").unwrap());
         assert_eq!(
             eval("date_part", &[s("year"), d.clone()]).unwrap(),
-            BigInt(1992)
+            Double(1992.0)
         );
         assert_eq!(
             eval("datepart", &[s("month"), d.clone()]).unwrap(),
-            BigInt(3)
+            Double(3.0)
         );
         assert_eq!(
             eval("date_part", &[s("dow"), d.clone()]).unwrap(),
-            BigInt(6)
+            Double(6.0)
         );
         assert_eq!(
             eval("date_part", &[s("hour"), t.clone()]).unwrap(),
-            BigInt(13)
+            Double(13.0)
         );
         assert_eq!(
             eval("date_part", &[s("second"), t.clone()]).unwrap(),
-            BigInt(30)
+            Double(30.0)
         );
         assert_eq!(
             eval("date_part", &[s("epoch"), t.clone()]).unwrap(),
-            BigInt(699_975_930)
+            Double(699_975_930.5)
         );
         assert_eq!(
             eval("epoch", std::slice::from_ref(&t)).unwrap(),
@@ -336,7 +357,7 @@ mod tests {
         let iv = Interval(Interval::new(14, 2, 0));
         assert_eq!(
             eval("date_part", &[s("month"), iv.clone()]).unwrap(),
-            BigInt(2)
+            Double(2.0)
         );
         assert_eq!(eval("year", std::slice::from_ref(&iv)).unwrap(), BigInt(1));
         assert!(eval("date_part", &[s("dow"), iv]).is_err());
@@ -358,6 +379,8 @@ mod tests {
         .unwrap();
         let r = crate::evaluate_scalar(&f, &[parts, d], 3).unwrap();
         let got: Vec<_> = (0..3).map(|i| r.get(i)).collect();
-        assert_eq!(got, vec![BigInt(1992), BigInt(3), Null]);
+        // a column of part names gives DOUBLE, as in DuckDB
+        assert_eq!(f.return_type, DataType::Double);
+        assert_eq!(got, vec![Double(1992.0), Double(3.0), Null]);
     }
 }
