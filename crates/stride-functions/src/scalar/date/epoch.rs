@@ -133,7 +133,10 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
                     v,
                     len,
                     ty,
-                    |d: i32| unit.of_micros(d as i64 * MICROS_PER_DAY),
+                    |d: i32| {
+                        let micros = (d as i64).checked_mul(MICROS_PER_DAY)?;
+                        unit.of_micros(micros)
+                    },
                     |_| err(),
                 ),
                 DataType::Timestamp | DataType::TimestampTz => {

@@ -119,7 +119,7 @@ fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector
     let ty = DataType::Double;
     match v.ty {
         DataType::Date => Ok(unary(v, len, ty, |d: i32| {
-            field.fractional_of_timestamp(d as i64 * MICROS_PER_DAY)
+            field.fractional_of_timestamp((d as i64).saturating_mul(MICROS_PER_DAY))
         })),
         DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.fractional_of_timestamp(t))),
         DataType::Time => {
