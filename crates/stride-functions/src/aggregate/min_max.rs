@@ -1,6 +1,7 @@
 //! min(x) and max(x) for every type: a typed array per group for fixed-width values,
-//! owned byte strings for VARCHAR, BLOB and BIT (compared as bytes, which is each
-//! one's order), and scalar values for the rare LIST case.
+//! owned byte strings for VARCHAR, JSON, BLOB and BIT (compared as bytes, which is
+//! each one's order: JSON compares as its text, as in DuckDB), and scalar values
+//! for the rare LIST case.
 
 use super::{vector_with_seen, GroupedState};
 use std::cmp::Ordering;
@@ -11,11 +12,13 @@ use stride_common::{
 
 pub fn new(arg: &DataType, is_max: bool) -> Box<dyn GroupedState> {
     match arg {
-        DataType::Varchar | DataType::Blob | DataType::Bit => Box::new(MinMaxStr {
-            ty: arg.clone(),
-            is_max,
-            vals: Vec::new(),
-        }),
+        DataType::Varchar | DataType::Json | DataType::Blob | DataType::Bit => {
+            Box::new(MinMaxStr {
+                ty: arg.clone(),
+                is_max,
+                vals: Vec::new(),
+            })
+        }
         _ if arg.is_nested() => Box::new(MinMaxScalar {
             ty: arg.clone(),
             is_max,

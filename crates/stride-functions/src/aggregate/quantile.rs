@@ -57,11 +57,13 @@ pub fn result_type(kind: Kind, t: &DataType) -> Option<DataType> {
     };
     Some(match (kind, t) {
         // strings have discrete quantiles only (quantile_text.rs)
-        (Kind::Median | Kind::Disc, DataType::Varchar | DataType::Blob) => t.clone(),
+        (Kind::Median | Kind::Disc, DataType::Varchar | DataType::Json | DataType::Blob) => {
+            t.clone()
+        }
         (_, DataType::Boolean | DataType::Varchar | DataType::List(_) | DataType::Interval) => {
             return None
         }
-        // other strings (BLOB, JSON) and nested values have no quantiles here
+        // other strings (BIT) and nested values have no quantiles here
         (_, t) if t.is_nested() || t.physical() == stride_common::PhysicalType::Str => return None,
         (Kind::Disc, t) => t.clone(),
         (_, DataType::Uuid) => return None,
@@ -214,7 +216,7 @@ pub fn new(kind: Kind, input: &DataType, q: Option<&ScalarValue>) -> Box<dyn Gro
             matches!(q, ScalarValue::List(..)),
         ),
     };
-    if matches!(input, DataType::Varchar | DataType::Blob) {
+    if matches!(input, DataType::Varchar | DataType::Json | DataType::Blob) {
         return Box::new(super::quantile_text::TextQuantile::new(
             input.clone(),
             fractions,

@@ -1,4 +1,4 @@
-//! `median(s)` and `quantile_disc(s, q)` over VARCHAR (or BLOB): the string at rank
+//! `median(s)` and `quantile_disc(s, q)` over VARCHAR (or JSON, or BLOB): the string at rank
 //! `ceil(n * q)` in byte order (1-based, at least 1), the lower of the two middle
 //! strings for an even count, as DuckDB does. A negative `q` counts from the top.
 //! Interpolating (`quantile_cont`, `mad`) has no meaning for strings and is refused at
@@ -10,7 +10,7 @@ use super::GroupedState;
 use stride_common::{DataType, Error, Result, ScalarValue, Vector};
 
 pub(super) struct TextQuantile {
-    /// VARCHAR or BLOB; values are kept as bytes either way.
+    /// VARCHAR, JSON or BLOB; values are kept as bytes either way.
     ty: DataType,
     fractions: Vec<f64>,
     /// The quantile argument was a list: the result is one.
@@ -32,7 +32,7 @@ impl TextQuantile {
     fn value(&self, bytes: Vec<u8>) -> ScalarValue {
         match self.ty {
             DataType::Blob => ScalarValue::Blob(bytes),
-            // the bytes of a VARCHAR row, so UTF-8
+            // the bytes of a VARCHAR or JSON row, so UTF-8
             _ => ScalarValue::Varchar(String::from_utf8_lossy(&bytes).into_owned()),
         }
     }
