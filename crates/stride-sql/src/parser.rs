@@ -499,6 +499,17 @@ impl Dialect for StrideDialect {
                     .map(|right| call_expr("^@", vec![expr.clone(), right])),
             );
         }
+        // `doc -> path`: the path takes in what `||` joins to it (DuckDB reads
+        // `j->'a' || 'b'` as `j->('a' || 'b')`); another arrow ends it, so
+        // `j->1->0` is `(j->1)->0`.
+        if parser.peek_token_ref().token == Token::Arrow {
+            parser.next_token();
+            return Some(parse_arrow_path(self, parser).map(|path| Expr::BinaryOp {
+                left: Box::new(expr.clone()),
+                op: sqlparser::ast::BinaryOperator::Arrow,
+                right: Box::new(path),
+            }));
+        }
         if let Some(e) = duckdb_operator(self, parser, expr) {
             return Some(e);
         }
@@ -516,7 +527,8 @@ impl Dialect for StrideDialect {
     }
 
     /// DuckDB's operators the parser does not know: `x GLOB p`, `x NOT GLOB p`,
-    /// `x ~~~ p` and the postfix factorial `n!`, and `^@` with DuckDB's precedence;
+    /// `x ~~~ p` and the postfix factorial `n!`, and `^@`, `||`, `->`, `->>` and `|`
+    /// with DuckDB's precedence;
     /// `**` is two `*` tokens, which the default precedence already handles.
     fn get_next_precedence(&self, parser: &Parser) -> Option<std::result::Result<u8, ParserError>> {
         use sqlparser::dialect::Precedence;
@@ -542,10 +554,18 @@ impl Dialect for StrideDialect {
         if parser.peek_token_ref().token == Token::ExclamationMark {
             return Some(Ok(self.prec_value(Precedence::MulDivModOp) + 5));
         }
-        // DuckDB gives `^@` an ordinary operator's precedence: `a || b ^@ c` tests
-        // `a || b` (the parser would bind it as tightly as `::`)
-        if parser.peek_token_ref().token == Token::CaretAt {
-            return Some(Ok(self.prec_value(Precedence::PgOther)));
+        match parser.peek_token_ref().token {
+            // DuckDB's ordinary operators, one level below arithmetic and bitwise
+            // operators and above comparisons, left to right: `a || b ^@ c` tests
+            // `a || b`, `j->>'a' || 'b'` is `(j->>'a') || 'b'` and `'a' || 1 + 2`
+            // is `'a' || (1 + 2)` (the parser binds `||` as tightly as `*` and
+            // `^@` as `::`). `->` is one of them as seen from its left.
+            Token::CaretAt | Token::StringConcat | Token::LongArrow | Token::Arrow => {
+                return Some(Ok(self.prec_value(Precedence::PgOther)))
+            }
+            // `|` shares the level of `<<` and `>>` in DuckDB, above `||`
+            Token::Pipe => return Some(Ok(self.prec_value(Precedence::Caret))),
+            _ => {}
         }
         if is_glob_operator(parser) {
             return Some(Ok(self.prec_value(Precedence::Like)));
@@ -812,6 +832,24 @@ fn call_expr(name: &str, args: Vec<Expr>) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// The path after `->`: an operand of the ordinary operators' level, and what
+/// `||` joins to it (see `parse_infix`).
+fn parse_arrow_path(
+    dialect: &StrideDialect,
+    parser: &mut Parser,
+) -> std::result::Result<Expr, ParserError> {
+    let prec = dialect.prec_value(sqlparser::dialect::Precedence::PgOther);
+    let mut path = parser.parse_subexpr(prec)?;
+    while parser.consume_token(&Token::StringConcat) {
+        path = Expr::BinaryOp {
+            left: Box::new(path),
+            op: sqlparser::ast::BinaryOperator::StringConcat,
+            right: Box::new(parser.parse_subexpr(prec)?),
+        };
+    }
+    Ok(path)
 }
 
 /// `x ** y` (power), `x <-> y`, `x [NOT] GLOB p` and `n!` after `expr`, or None.

@@ -1459,9 +1459,11 @@ fn method_calls(root: &ast::Expr, chain: &[ast::AccessExpr]) -> Option<ast::Expr
 }
 
 /// `x -> body` parsed as a lambda of one untyped parameter, read as the JSON
-/// operator `x -> path`. The lambda's body swallowed what followed the path
-/// (`j -> '$.a' = '1'` has the body `'$.a' = '1'`), so the arrow is pushed down to
-/// the body's leftmost operand: `->` binds tighter than the operators after it.
+/// operator `x -> path`, with the path the parser's infix `->` reads
+/// (`parse_arrow_path`): the body's leftmost operand and what `||` or operators
+/// binding tighter than `||` join to it. The lambda's body swallowed what followed
+/// the path (`j -> '$.a' = '1'` has the body `'$.a' = '1'`), so the arrow is pushed
+/// down the body's left operands to where the path starts.
 fn json_arrow(l: &ast::LambdaFunction) -> Option<ast::Expr> {
     let ast::OneOrManyWithParens::One(p) = &l.params else {
         return None;
@@ -1469,22 +1471,50 @@ fn json_arrow(l: &ast::LambdaFunction) -> Option<ast::Expr> {
     if p.data_type.is_some() {
         return None;
     }
-    let param = ast::Expr::Identifier(p.name.clone());
+    /// Whether `op` joins its right operand to a path (see above).
+    fn joins_path(op: &ast::BinaryOperator) -> bool {
+        use ast::BinaryOperator as B;
+        matches!(
+            op,
+            B::StringConcat
+                | B::Plus
+                | B::Minus
+                | B::Multiply
+                | B::Divide
+                | B::Modulo
+                | B::DuckIntegerDivide
+                | B::MyIntegerDivide
+                | B::BitwiseOr
+                | B::BitwiseAnd
+                | B::BitwiseXor
+                | B::PGBitwiseShiftLeft
+                | B::PGBitwiseShiftRight
+                | B::PGExp
+        )
+    }
+    /// Whether `e` is a path: no operator on its left edge ends one.
+    fn is_path(e: &ast::Expr) -> bool {
+        match e {
+            ast::Expr::BinaryOp { left, op, .. } => joins_path(op) && is_path(left),
+            ast::Expr::IsNull(_) | ast::Expr::IsNotNull(_) => false,
+            _ => true,
+        }
+    }
     fn rotate(param: ast::Expr, body: &ast::Expr) -> ast::Expr {
         match body {
-            ast::Expr::BinaryOp { left, op, right } => ast::Expr::BinaryOp {
+            ast::Expr::BinaryOp { left, op, right } if !is_path(body) => ast::Expr::BinaryOp {
                 left: Box::new(rotate(param, left)),
                 op: op.clone(),
                 right: right.clone(),
             },
             ast::Expr::IsNull(x) => ast::Expr::IsNull(Box::new(rotate(param, x))),
             ast::Expr::IsNotNull(x) => ast::Expr::IsNotNull(Box::new(rotate(param, x))),
-            other => ast::Expr::BinaryOp {
+            path => ast::Expr::BinaryOp {
                 left: Box::new(param),
                 op: ast::BinaryOperator::Arrow,
-                right: Box::new(other.clone()),
+                right: Box::new(path.clone()),
             },
         }
     }
-    Some(rotate(param, &l.body))
+    Some(rotate(ast::Expr::Identifier(p.name.clone()), &l.body))
 }
