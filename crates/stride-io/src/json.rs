@@ -579,7 +579,7 @@ impl ColumnarReader for JsonReader {
                     } else {
                         &v
                     };
-                    let s = match convert::transform(x, &self.types[c], true) {
+                    let s = match convert::transform(x, &self.types[c], convert::Mode::Strict) {
                         Ok(s) => s,
                         Err(_) if ignore => ScalarValue::Null,
                         Err(_) => {

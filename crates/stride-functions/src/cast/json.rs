@@ -2,10 +2,12 @@
 //! document (kept as written; a malformed one is a Conversion error naming the
 //! byte, or NULL under TRY_CAST); any other value becomes its JSON text, as
 //! `to_json` writes it. JSON becomes text as it is, and another type as
-//! `json_transform_strict` reads it (`'[1,2]'::JSON::INTEGER[]`).
+//! `json_transform_strict` reads it (`'[1,2]'::JSON::INTEGER[]`; under TRY_CAST
+//! what that refuses is NULL).
 
 use crate::kernels::make_string_vector;
-use crate::scalar::json::{convert, value};
+use crate::scalar::json::convert::{self, Mode};
+use crate::scalar::json::value;
 use stride_common::{DataType, Error, Result, StringVector, Vector};
 
 pub(super) fn from_text(v: &Vector, len: usize, try_cast: bool) -> Result<Vector> {
@@ -48,6 +50,7 @@ pub(super) fn from_value(v: &Vector, len: usize) -> Result<Vector> {
 pub(super) fn to_type(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     super::from_text_rows(v, len, to, try_cast, |text| {
         let j = value::parse(text).map_err(|e| Error::conversion(e.message))?;
-        convert::transform(&j, to, !try_cast)
+        let mode = if try_cast { Mode::Try } else { Mode::Strict };
+        convert::transform(&j, to, mode)
     })
 }

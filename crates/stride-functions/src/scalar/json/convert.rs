@@ -1,8 +1,8 @@
 //! Between stride's values and JSON: `to_json` / `json_quote` / `json_object` /
 //! `json_array` / `array_to_json` and casts to JSON write a value as JSON text;
 //! `json_transform` / `from_json` and casts from JSON read a JSON value as a
-//! stride type (scalars and lists: stride has no STRUCT or MAP, so an object can
-//! only be read as JSON or text).
+//! stride type (scalars, lists of them and STRUCTs; an object can also be read
+//! as JSON or text).
 
 use super::value::{self, write_double, write_string};
 use crate::cast::cast_scalar;
@@ -147,9 +147,23 @@ fn type_by_name(name: &str) -> Option<DataType> {
     })
 }
 
-/// Reads a JSON value as `ty`. A value that does not convert is NULL, or with
-/// `strict` an error naming it (DuckDB's `json_transform_strict` and casts).
-pub fn transform(v: &Value, ty: &DataType, strict: bool) -> Result<ScalarValue> {
+/// How [`transform`] reads a value that does not convert, and strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `json_transform`: NULL; a string as a cast from VARCHAR reads it
+    /// (`"1"` is true as a BOOLEAN)
+    Lenient,
+    /// casts and `json_transform_strict`: an error; a string as BOOLEAN only
+    /// as true, false, t, f, yes or no (as DuckDB)
+    Strict,
+    /// TRY_CAST: what `Strict` refuses is NULL
+    Try,
+}
+
+/// Reads a JSON value as `ty`. A number converts to any numeric type, rounded
+/// to the nearest integer (ties to even) for an integer type (`3.0`, `1e2`),
+/// and to BOOLEAN as whether it is not zero.
+pub fn transform(v: &Value, ty: &DataType, mode: Mode) -> Result<ScalarValue> {
     match (v, ty) {
         (Value::Null, _) => Ok(ScalarValue::Null),
         (_, DataType::Json) => Ok(ScalarValue::Varchar(value::to_text(v))),
@@ -159,7 +173,7 @@ pub fn transform(v: &Value, ty: &DataType, strict: bool) -> Result<ScalarValue> 
             (**t).clone(),
             items
                 .iter()
-                .map(|x| transform(x, t, strict))
+                .map(|x| transform(x, t, mode))
                 .collect::<Result<_>>()?,
         )),
         // an object's keys are matched with the fields by name; a missing key is NULL
@@ -168,33 +182,61 @@ pub fn transform(v: &Value, ty: &DataType, strict: bool) -> Result<ScalarValue> 
             fields
                 .iter()
                 .map(|(name, t)| match map.get(name) {
-                    Some(x) => transform(x, t, strict),
+                    Some(x) => transform(x, t, mode),
                     None => Ok(ScalarValue::Null),
                 })
                 .collect::<Result<_>>()?,
         )),
         (Value::Bool(b), DataType::Boolean) => Ok(ScalarValue::Boolean(*b)),
         (Value::Bool(b), t) if t.is_numeric() => {
-            cast_scalar(&ScalarValue::Boolean(*b), t, !strict).or_else(|e| fail(e, v, strict))
+            cast_scalar(&ScalarValue::Boolean(*b), t, mode != Mode::Strict)
+                .or_else(|e| fail(e, v, mode))
+        }
+        (Value::Number(n), DataType::Boolean) => {
+            Ok(ScalarValue::Boolean(n.as_f64().is_some_and(|x| x != 0.0)))
+        }
+        // a fraction or an exponent: rounded, then read as the integer's digits
+        (Value::Number(n), t)
+            if (t.is_integer() || *t == DataType::UHugeInt)
+                && n.as_str().contains(['.', 'e', 'E']) =>
+        {
+            let x = n.as_f64().unwrap_or(f64::NAN).round_ties_even() + 0.0;
+            let digits = if x.is_finite() {
+                format!("{x:.0}")
+            } else {
+                value::to_text(v)
+            };
+            match cast_scalar(&ScalarValue::Varchar(digits), t, mode != Mode::Strict) {
+                Ok(ScalarValue::Null) if mode == Mode::Strict => Err(cannot(v, t)),
+                Ok(x) => Ok(x),
+                Err(e) => fail(e, v, mode),
+            }
+        }
+        (Value::String(s), DataType::Boolean) if mode != Mode::Lenient => {
+            match s.to_ascii_lowercase().as_str() {
+                "true" | "t" | "yes" => Ok(ScalarValue::Boolean(true)),
+                "false" | "f" | "no" => Ok(ScalarValue::Boolean(false)),
+                _ => fail(cannot(v, ty), v, mode),
+            }
         }
         (Value::Number(_) | Value::String(_) | Value::Bool(_), t) if !t.is_nested() => {
             let text = match v {
                 Value::String(s) => s.clone(),
                 other => value::to_text(other),
             };
-            match cast_scalar(&ScalarValue::Varchar(text), t, !strict) {
-                Ok(ScalarValue::Null) if strict => Err(cannot(v, t)),
+            match cast_scalar(&ScalarValue::Varchar(text), t, mode != Mode::Strict) {
+                Ok(ScalarValue::Null) if mode == Mode::Strict => Err(cannot(v, t)),
                 Ok(x) => Ok(x),
-                Err(e) => fail(e, v, strict),
+                Err(e) => fail(e, v, mode),
             }
         }
-        _ if strict => Err(cannot(v, ty)),
+        _ if mode == Mode::Strict => Err(cannot(v, ty)),
         _ => Ok(ScalarValue::Null),
     }
 }
 
-fn fail(_e: Error, v: &Value, strict: bool) -> Result<ScalarValue> {
-    if strict {
+fn fail(_e: Error, v: &Value, mode: Mode) -> Result<ScalarValue> {
+    if mode == Mode::Strict {
         Err(Error::conversion(format!(
             "Failed to cast value to numerical: {}",
             value::to_text(v)
@@ -220,7 +262,7 @@ mod tests {
         let v = value::parse(r#"[1,2,"3"]"#).unwrap();
         let ints = structure_type(r#"["INTEGER"]"#).unwrap();
         assert_eq!(
-            transform(&v, &ints, false).unwrap(),
+            transform(&v, &ints, Mode::Lenient).unwrap(),
             ScalarValue::List(
                 DataType::Integer,
                 vec![
@@ -232,10 +274,10 @@ mod tests {
         );
         let x = value::parse(r#""x""#).unwrap();
         assert_eq!(
-            transform(&x, &DataType::Integer, false).unwrap(),
+            transform(&x, &DataType::Integer, Mode::Lenient).unwrap(),
             ScalarValue::Null
         );
-        assert!(transform(&x, &DataType::Integer, true).is_err());
+        assert!(transform(&x, &DataType::Integer, Mode::Strict).is_err());
         assert_eq!(
             structure_type(r#"{"a":"INTEGER"}"#).unwrap(),
             DataType::Struct(vec![("a".into(), DataType::Integer)])

@@ -596,14 +596,18 @@ pub(super) fn evaluate(
         J::Transform | J::TransformStrict => {
             let validity = strict_validity(&refs[..1], rows);
             let s = StrSlot::new(&args[0]);
-            let strict = func == J::TransformStrict;
+            let mode = if func == J::TransformStrict {
+                convert::Mode::Strict
+            } else {
+                convert::Mode::Lenient
+            };
             for i in 0..rows {
                 if !validity.is_valid(i) || !args[1].is_valid(i) {
                     out.push_null();
                     continue;
                 }
                 let v = value::parse(s.get(i))?;
-                out.push(convert::transform(&v, &bf.return_type, strict)?)?;
+                out.push(convert::transform(&v, &bf.return_type, mode)?)?;
             }
         }
     }
