@@ -187,6 +187,11 @@ pub fn transform(v: &Value, ty: &DataType, mode: Mode) -> Result<ScalarValue> {
                 })
                 .collect::<Result<_>>()?,
         )),
+        // another value: a STRUCT of NULLs, as DuckDB (strict: an error)
+        (_, DataType::Struct(fields)) if mode != Mode::Strict => Ok(ScalarValue::Struct(
+            fields.clone(),
+            vec![ScalarValue::Null; fields.len()],
+        )),
         (Value::Bool(b), DataType::Boolean) => Ok(ScalarValue::Boolean(*b)),
         (Value::Bool(b), t) if t.is_numeric() => {
             cast_scalar(&ScalarValue::Boolean(*b), t, mode != Mode::Strict)
