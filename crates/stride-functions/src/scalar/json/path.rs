@@ -1,8 +1,9 @@
 //! JSON paths as DuckDB writes them, parsed once per constant path (per row only
 //! when the path is a column): JSONPath (`$`, `$.a.b`, `$."a b"`, `$.a[0]`, `$[-1]`
 //! and `$[#-1]` from the end, `$.a[*]` and `$.*` wildcards, `$..a` at any depth),
-//! JSON Pointer (`/a/0`, with `~0` for `~` and `~1` for `/`), or any other text as
-//! one key. A path with a wildcard yields a list of every match.
+//! JSON Pointer (`/a/0`, with `~0` for `~` and `~1` for `/`), the empty path (the
+//! whole document, as `$`), or any other text as one key. A path with a wildcard
+//! yields a list of every match.
 
 use serde_json::Value;
 use stride_common::{Error, Result};
@@ -104,6 +105,10 @@ fn descend<'a>(key: &str, rest: &[Step], v: &'a Value, out: &mut Vec<&'a Value>)
 /// Parses a path; a malformed one is an error quoting the rest of the path from
 /// where it went wrong, as DuckDB's `JSON path error near '...'`.
 pub fn parse(path: &str) -> Result<JsonPath> {
+    // the empty path: the whole document, as `$`
+    if path.is_empty() {
+        return Ok(JsonPath { steps: vec![] });
+    }
     if let Some(p) = path.strip_prefix('$') {
         return parse_json_path(p);
     }
