@@ -7,9 +7,11 @@
 //! the columns from up to `sample_size` values: each object key a column, in order
 //! of first appearance, typed from the values it holds (integers BIGINT, other
 //! numbers DOUBLE, strings VARCHAR, or DATE / TIMESTAMP when every one reads as
-//! such, booleans BOOLEAN, arrays lists of their elements' common type, objects
-//! and disagreeing values JSON since stride has no STRUCT). Values that are not
-//! objects (or `records = false`) give one column `json`.
+//! such, booleans BOOLEAN, integers past BIGINT HUGEINT, arrays lists of their
+//! elements' common type, objects STRUCTs of their keys' fields (those of every
+//! sampled object), empty objects, objects of more than 200 keys and disagreeing
+//! values JSON). Values that are not objects (or `records = false`) give one
+//! column `json`.
 //!
 //! At execution it is a [`ColumnarReader`]: newline-delimited files are cut into
 //! morsels of about 8 MB at line ends, which workers parse in parallel
@@ -354,8 +356,14 @@ fn type_of(v: &Value) -> DataType {
         Value::Null => DataType::Null,
         Value::Bool(_) => DataType::Boolean,
         Value::Number(n) => {
-            if n.as_i64().is_some() && !n.as_str().contains(['.', 'e', 'E']) {
+            let text = n.as_str();
+            if text.contains(['.', 'e', 'E']) {
+                DataType::Double
+            } else if n.as_i64().is_some() {
                 DataType::BigInt
+            } else if text.parse::<i128>().is_ok() {
+                // past BIGINT, kept whole, as DuckDB
+                DataType::HugeInt
             } else {
                 DataType::Double
             }
@@ -368,7 +376,11 @@ fn type_of(v: &Value) -> DataType {
             }
             DataType::List(Box::new(t))
         }
-        Value::Object(_) => DataType::Json,
+        // `{}` has no fields to make a STRUCT of
+        Value::Object(m) if m.is_empty() => DataType::Json,
+        Value::Object(m) => {
+            DataType::Struct(m.iter().map(|(k, x)| (k.clone(), type_of(x))).collect())
+        }
     }
 }
 
@@ -386,26 +398,49 @@ fn string_type(s: &str) -> DataType {
     DataType::Varchar
 }
 
-/// The type two sniffed types share: numbers widen to DOUBLE, a date to a
-/// timestamp, dates and text to text, lists element-wise; anything else is JSON.
+/// The type two sniffed types share: integers widen to HUGEINT, numbers to DOUBLE,
+/// a date to a timestamp, dates and text to text, lists element-wise, objects
+/// field by field (the fields of both, in order of first appearance); anything
+/// else is JSON.
 fn merge(a: DataType, b: DataType) -> DataType {
     use DataType::*;
     match (a, b) {
         (a, b) if a == b => a,
         (Null, t) | (t, Null) => t,
-        (BigInt, Double) | (Double, BigInt) => Double,
+        (BigInt, HugeInt) | (HugeInt, BigInt) => HugeInt,
+        (BigInt | HugeInt, Double) | (Double, BigInt | HugeInt) => Double,
         (Date, Timestamp) | (Timestamp, Date) => Timestamp,
         (Date | Timestamp | Varchar, Date | Timestamp | Varchar) => Varchar,
         (List(x), List(y)) => List(Box::new(merge(*x, *y))),
+        (Struct(mut fields), Struct(more)) => {
+            for (name, t) in more {
+                match fields.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, have)) => *have = merge(std::mem::replace(have, Null), t),
+                    None => fields.push((name, t)),
+                }
+            }
+            Struct(fields)
+        }
         _ => Json,
     }
 }
 
-/// A column type from its merged sniffed type: a column or list element that held
-/// only NULLs is JSON.
+/// Objects with more distinct keys than this stay JSON (keys that are data, not
+/// fields; DuckDB makes them a MAP).
+const MAX_STRUCT_FIELDS: usize = 200;
+
+/// A column type from its merged sniffed type: a column, field or list element that
+/// held only NULLs is JSON.
 fn finish(t: DataType) -> DataType {
     match t {
         DataType::Null => DataType::Json,
+        DataType::Struct(fields) if fields.len() > MAX_STRUCT_FIELDS => DataType::Json,
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .into_iter()
+                .map(|(name, t)| (name, finish(t)))
+                .collect(),
+        ),
         DataType::List(e) => match finish(*e) {
             // a list whose elements disagree is JSON as a whole
             DataType::Json => DataType::Json,
