@@ -11,19 +11,7 @@ pub fn split_statements(sql: &str) -> Vec<String> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"') => {
-                i += 1;
-                while i < b.len() {
-                    if b[i] == q {
-                        if i + 1 < b.len() && b[i + 1] == q {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-            }
+            b'\'' | b'"' => i = closing_quote(b, i).unwrap_or(b.len()),
             b'-' if b.get(i + 1) == Some(&b'-') => {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
@@ -55,6 +43,34 @@ pub fn split_statements(sql: &str) -> Vec<String> {
         push(&mut out, &sql[start..]);
     }
     out
+}
+
+/// The position of the quote that closes the one at `b[open]` (a doubled quote is
+/// one inside); None when the text ends first. In an escape string (`E'...'`, as
+/// PostgreSQL writes it) a backslash escapes the character after it: `E'\''` is one
+/// quote.
+fn closing_quote(b: &[u8], open: usize) -> Option<usize> {
+    let q = b[open];
+    let escapes = q == b'\''
+        && open > 0
+        && matches!(b[open - 1], b'e' | b'E')
+        && (open < 2 || !(b[open - 2].is_ascii_alphanumeric() || b[open - 2] == b'_'));
+    let mut i = open + 1;
+    while i < b.len() {
+        if escapes && b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == q {
+            if b.get(i + 1) == Some(&q) {
+                i += 2;
+                continue;
+            }
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 fn push(out: &mut Vec<String>, s: &str) {
@@ -89,20 +105,10 @@ pub fn is_complete(s: &str) -> bool {
     while i < b.len() {
         match b[i] {
             q @ (b'\'' | b'"') => {
-                i += 1;
-                loop {
-                    if i >= b.len() {
-                        return false;
-                    }
-                    if b[i] == q {
-                        if b.get(i + 1) == Some(&q) {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
+                let Some(end) = closing_quote(b, i) else {
+                    return false;
+                };
+                i = end;
                 last = Some(q);
             }
             b'-' if b.get(i + 1) == Some(&b'-') => {
@@ -161,5 +167,17 @@ mod tests {
         assert!(is_complete("SELECT 1; /* x */ "));
         assert!(!is_complete("SELECT 1; /* open"));
         assert!(!is_complete("SELECT 1; SELECT 2"));
+        // In an escape string a backslash escapes the quote after it.
+        assert_eq!(
+            split_statements(r"SELECT E'\'' a; SELECT 2 b"),
+            vec![r"SELECT E'\'' a", "SELECT 2 b"]
+        );
+        assert!(!is_complete(r"SELECT E'\';"));
+        assert!(is_complete(r"SELECT e'a\\'; "));
+        // ... but not in a plain string, nor after a name ending in e
+        assert_eq!(
+            split_statements(r"SELECT 'a\'; SELECT name'x'; SELECT 3"),
+            vec![r"SELECT 'a\'", "SELECT name'x'", "SELECT 3"]
+        );
     }
 }
