@@ -3,8 +3,9 @@
 //! writes `!~` and `!~*` as their negation. Like PostgreSQL's, a match may lie anywhere
 //! in the string unless the pattern anchors it. `regexp_full_match(s, pattern [,
 //! flags])`, which the binder also writes for `s SIMILAR TO pattern` as DuckDB does,
-//! must match the whole string, and its `.` stops at newlines unless flag `s` is given
-//! (DuckDB's rule; the others follow PostgreSQL, whose `.` matches newlines). Patterns use the `regex` crate's
+//! must match the whole string. In all of them `.` stops at newlines unless flag `s`
+//! is given, and `^` / `$` match only at the ends of the string, as in DuckDB
+//! (PostgreSQL's `.` matches newlines). Patterns use the `regex` crate's
 //! syntax, which covers PostgreSQL's everyday regular expressions (classes,
 //! quantifiers, alternation, anchors) but not back-references or look-around; such a
 //! pattern is refused with an error naming the problem. A constant pattern is compiled
@@ -67,6 +68,14 @@ pub(crate) fn resolve_imatch(args: &[DataType]) -> Option<BoundFunction> {
 }
 
 fn compile(pattern: &str, flags: &str, full: bool) -> Result<Regex> {
+    // `l`: the pattern is a literal string
+    let literal;
+    let pattern = if flags.contains('l') {
+        literal = regex::escape(pattern);
+        &literal
+    } else {
+        pattern
+    };
     let anchored;
     let mut b = RegexBuilder::new(if full {
         anchored = format!(r"\A(?:{pattern})\z");
@@ -78,21 +87,17 @@ fn compile(pattern: &str, flags: &str, full: bool) -> Result<Regex> {
         match f {
             'i' => b.case_insensitive(true),
             'c' => b.case_insensitive(false),
-            // newline-sensitive matching: . and [^...] stop at newlines, ^ and $ match at them
-            'n' | 'm' => b.multi_line(true).dot_matches_new_line(false),
+            // newline-sensitive matching, the default: `.` stops at newlines
+            'n' | 'm' | 'p' => b.dot_matches_new_line(false),
             's' => b.dot_matches_new_line(true),
             'x' => b.ignore_whitespace(true),
-            'g' => &mut b,
+            'g' | 'l' => &mut b,
             other => {
                 return Err(Error::invalid_input(format!(
-                "invalid regular expression option: \"{other}\" (supported: i, c, n, m, s, x, g)"
+                "invalid regular expression option: \"{other}\" (supported: i, c, l, n, m, p, s, x, g)"
             )))
             }
         };
-    }
-    // PostgreSQL's `.` matches newlines unless the n flag is given.
-    if !full && !flags.contains(['n', 'm']) {
-        b.dot_matches_new_line(true);
     }
     b.size_limit(1 << 24)
         .build()
