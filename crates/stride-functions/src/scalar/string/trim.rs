@@ -1,5 +1,7 @@
-//! `trim`/`btrim`, `ltrim` and `rtrim`: remove spaces, or with a second argument any
-//! character in the given set, from both ends, the start, or the end.
+//! `trim`/`btrim`, `ltrim` and `rtrim`: remove spaces (Unicode's space separators,
+//! as DuckDB: U+0020, the no-break and the typographic spaces, not tabs or
+//! newlines), or with a second argument any character in the given set, from both
+//! ends, the start, or the end.
 
 use crate::kernels::{map_rows_to_strings, StrSlot};
 use crate::scalar::signature::fixed;
@@ -26,6 +28,15 @@ pub(crate) fn resolve_rtrim(args: &[DataType]) -> Option<BoundFunction> {
     resolve(ScalarFunction::RTrim, args)
 }
 
+/// Unicode's space separators (general category Zs).
+fn is_space(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
 fn trim_with(func: ScalarFunction, s: &str, set: impl Fn(char) -> bool + Copy) -> &str {
     match func {
         ScalarFunction::LTrim => s.trim_start_matches(set),
@@ -39,7 +50,7 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
     let s = StrSlot::new(&args[0]);
     match args.get(1) {
         None => map_rows_to_strings(&refs, len, |i, out| {
-            out.push(trim_with(func, s.get(i), |c| c == ' '));
+            out.push(trim_with(func, s.get(i), is_space));
             Ok(())
         }),
         Some(chars) => {
@@ -65,6 +76,12 @@ mod tests {
         assert_eq!(eval("ltrim", &[s("  a  ")]).unwrap(), s("a  "));
         assert_eq!(eval("rtrim", &[s("  a  ")]).unwrap(), s("  a"));
         assert_eq!(eval("trim", &[s("\tx ")]).unwrap(), s("\tx"));
+        // the no-break and ideographic spaces too, not a zero-width space
+        assert_eq!(
+            eval("trim", &[s("\u{a0}x\u{3000}\u{2008}")]).unwrap(),
+            s("x")
+        );
+        assert_eq!(eval("ltrim", &[s("\u{200b}x")]).unwrap(), s("\u{200b}x"));
         assert_eq!(eval("trim", &[s("xxhixyx"), s("xy")]).unwrap(), s("hi"));
         assert_eq!(eval("ltrim", &[s("ééa"), s("é")]).unwrap(), s("a"));
         assert_eq!(eval("rtrim", &[s("abc"), s("")]).unwrap(), s("abc"));
