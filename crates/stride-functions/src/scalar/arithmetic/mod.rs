@@ -6,8 +6,8 @@
 //! the dividend's sign (PostgreSQL); any float gives DOUBLE (REAL with REAL stays
 //! REAL); DECIMAL + and - give DECIMAL(max integer digits + max scale + 1, max scale),
 //! multiplication gives DECIMAL(p1 + p2, s1 + s2), at most 18 digits when both
-//! operands and the scale fit 18 (DuckDB's rule: 64-bit operands, a 64-bit product),
-//! and division DOUBLE; an integer
+//! operands fit 18 and the scale is under 18 (DuckDB's rule: 64-bit operands, a
+//! 64-bit product), and division DOUBLE; an integer
 //! meeting a DECIMAL counts as DECIMAL(its digits, 0). Overflow and division by zero
 //! are errors.
 
@@ -125,8 +125,10 @@ fn resolve_numeric(op: ScalarFunction, a: &DataType, b: &DataType) -> Option<Bou
         ScalarFunction::Modulo => same(int_digits + scale),
         ScalarFunction::Multiply if s1 + s2 <= DECIMAL_MAX_PRECISION => {
             // As in DuckDB: operands stored in 64 bits give a product stored in 64
-            // bits (an overflow is an error), not a 128-bit one.
-            let narrow = p1.max(p2).max(s1 + s2) <= DECIMAL_I64_MAX_PRECISION;
+            // bits (an overflow is an error), not a 128-bit one, when its scale
+            // leaves it an integer digit: a scale of 18 keeps the 128-bit width.
+            let narrow =
+                p1.max(p2) <= DECIMAL_I64_MAX_PRECISION && s1 + s2 < DECIMAL_I64_MAX_PRECISION;
             let limit = match narrow {
                 true => DECIMAL_I64_MAX_PRECISION,
                 false => DECIMAL_MAX_PRECISION,
