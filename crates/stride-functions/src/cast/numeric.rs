@@ -138,8 +138,11 @@ fn int_to_int<I: SqlInt, O: SqlInt>(
         );
     }
     // Widening (no fewer integer or fractional digits, as DECIMAL(15,2) to
-    // DECIMAL(19,2) for arithmetic): every value fits, so no checked multiply.
+    // DECIMAL(19,2) for arithmetic): every value fits, so no checked multiply. Not
+    // from HUGEINT: its values have up to 39 digits, one more than the DECIMAL(38,0)
+    // it counts as in arithmetic.
     let widening = match (from.decimal_properties(), to.decimal_properties()) {
+        _ if *from == DataType::HugeInt => false,
         (Some((fp, _)), Some((tp, _))) => ts >= fs && tp - ts >= fp - fs,
         _ => false,
     };
