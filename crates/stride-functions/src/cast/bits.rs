@@ -1,8 +1,9 @@
 //! Casts between BIT and the integers, floats, BOOLEAN and BLOB, as DuckDB does them:
 //! a number becomes the bits of its storage, most significant first (an INTEGER is
 //! 32 bits, a UTINYINT 8, a DOUBLE its 64 IEEE bits); a BIT becomes the number its
-//! bits spell in the target's width (two's complement when they fill it), and a
-//! BLOB's bytes are bits and back. Text casts are in `from_varchar`/`to_varchar`.
+//! bits spell in the target's width (two's complement when they fill it; more bits
+//! than the width are an error, NULL under TRY_CAST), and a BLOB's bytes are bits
+//! and back. Text casts are in `from_varchar`/`to_varchar`.
 
 use crate::kernels::{map_rows, map_rows_to_strings, with_integer, SqlInt, StrSlot};
 use stride_common::{bit, DataType, Error, PhysicalType, Result, Vector};
@@ -70,10 +71,11 @@ fn unsupported(from: &DataType, to: &DataType) -> Error {
     Error::conversion(format!("Unimplemented type for cast ({from} -> {to})"))
 }
 
-/// `v` (a BIT) as `to`: a number, BOOLEAN or BLOB.
-pub(super) fn from_bit(v: &Vector, len: usize, to: &DataType) -> Result<Vector> {
-    let s = StrSlot::new(v);
+/// `v` (a BIT) as `to`: a number, BOOLEAN or BLOB. Bits longer than the target's
+/// width are an error, or NULL under TRY_CAST.
+pub(super) fn from_bit(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     if *to == DataType::Blob {
+        let s = StrSlot::new(v);
         let mut out = map_rows_to_strings(&[v], len, |i, out| {
             out.push_blob(&bit::data_bytes(s.bytes(i)));
             Ok(())
@@ -82,6 +84,12 @@ pub(super) fn from_bit(v: &Vector, len: usize, to: &DataType) -> Result<Vector> 
         return Ok(out);
     }
     let width = width_of(to).ok_or_else(|| unsupported(&DataType::Bit, to))?;
+    let input = match try_cast {
+        true => too_long_as_null(v, len, width),
+        false => v.clone(),
+    };
+    let v = &input;
+    let s = StrSlot::new(v);
     // the bits as an unsigned number of at most `width` bits
     let unsigned = |i: usize| -> Result<u128> {
         let b = s.bytes(i);
@@ -112,4 +120,15 @@ pub(super) fn from_bit(v: &Vector, len: usize, to: &DataType) -> Result<Vector> 
             T::from_i128(value).ok_or_else(|| out_of_bits(to))
         }), _ => Err(unsupported(&DataType::Bit, to))),
     }
+}
+
+/// `v` (a BIT) with the rows of more than `width` bits NULL.
+fn too_long_as_null(v: &Vector, len: usize, width: usize) -> Vector {
+    let rows = if v.constant { 1 } else { len };
+    let s = StrSlot::new(v);
+    let mut out = v.clone();
+    for i in (0..rows).filter(|&i| v.is_valid(i) && bit::len(s.bytes(i)) > width) {
+        out.validity.set_invalid(i, rows);
+    }
+    out
 }

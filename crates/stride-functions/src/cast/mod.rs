@@ -60,7 +60,7 @@ pub fn cast_vector(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         (DataType::Varchar, DataType::Struct(_)) => structs::from_text(v, len, to, try_cast),
         (DataType::Varchar, DataType::Map(..)) => maps::from_text(v, len, to, try_cast),
         (DataType::Varchar, _) => from_varchar::cast(v, len, to, try_cast),
-        (DataType::Bit, t) if bits::castable(t) => bits::from_bit(v, len, to),
+        (DataType::Bit, t) if bits::castable(t) => bits::from_bit(v, len, to, try_cast),
         (f, DataType::Bit) if bits::castable(f) => bits::to_bit(v, len),
         (f, t) if numeric::is_numeric_or_bool(f) && numeric::is_numeric_or_bool(t) => {
             numeric::cast(v, len, to, try_cast)
