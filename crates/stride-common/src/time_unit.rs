@@ -60,7 +60,7 @@ const MICROSECOND: i64 = 1_000;
 /// A count of `from`-nanosecond units as a count of `to`-nanosecond units (each a
 /// power of ten, so one divides the other): exact to a finer unit, rounded to the
 /// nearest (halves away from zero) to a coarser one; infinities stay; `None` outside
-/// the range.
+/// the range ([`in_range`]).
 fn rescale(v: i64, from: i64, to: i64) -> Option<i64> {
     if !is_finite_timestamp(v) {
         return Some(v);
@@ -76,7 +76,18 @@ fn rescale(v: i64, from: i64, to: i64) -> Option<i64> {
             q
         }
     };
-    is_finite_timestamp(r).then_some(r)
+    in_range(r, to).then_some(r)
+}
+
+/// Whether a count of `unit`-nanosecond units is a finite timestamp: one of seconds or
+/// milliseconds must be one as TIMESTAMP microseconds too, as in DuckDB, so a value
+/// that rounds past TIMESTAMP's last microsecond is out of range, not infinity.
+fn in_range(v: i64, unit: i64) -> bool {
+    let micros = match unit > MICROSECOND {
+        true => v.checked_mul(unit / MICROSECOND),
+        false => Some(v),
+    };
+    micros.is_some_and(is_finite_timestamp)
 }
 
 /// A value in `unit` as TIMESTAMP microseconds (nanoseconds rounded).
@@ -229,5 +240,12 @@ mod tests {
             convert(TIMESTAMP_INFINITY, Second, Nanosecond),
             Some(TIMESTAMP_INFINITY)
         );
+        // rounding past TIMESTAMP's last microsecond (294247-01-10 04:00:54.775806)
+        let last = TIMESTAMP_INFINITY - 1;
+        assert_eq!(from_micros(last, Second), None);
+        assert_eq!(from_micros(last, Millisecond), None);
+        assert_eq!(from_micros(last - 400_000, Second), Some(last / 1_000_000));
+        assert_eq!(from_micros(last - 1_000, Millisecond), Some(last / 1_000));
+        assert_eq!(convert(last / 1_000 + 1, Millisecond, Second), None);
     }
 }
