@@ -520,11 +520,13 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
             let (args, ty) = unify_all(args, name)?;
             Ok(Expr::Coalesce { args, ty })
         }
+        // CASE WHEN a = b THEN NULL ELSE a END, as DuckDB's macro: of the first
+        // argument's type, the two compared as `=` compares them
         "nullif" => {
             arity(2)?;
-            let (mut v, ty) = unify_all(args, name)?;
-            let b = v.pop().expect("two args");
-            let a = v.pop().expect("two args");
+            let b = args.pop().expect("two args");
+            let a = args.pop().expect("two args");
+            let ty = a.data_type();
             let cond = super::expr::compare("=", a.clone(), b)?;
             Ok(Expr::Case {
                 branches: vec![(
