@@ -35,6 +35,9 @@ fn untyped_as(op: ScalarFunction, partner: &DataType, left: bool) -> DataType {
         (Subtract, Timestamp) if left => Timestamp,
         (Subtract, TimestampTz) if left => TimestampTz,
         (_, Timestamp | TimestampTz | Time) => Interval,
+        // an interval, so that TIMESTAMP_NS keeps its nanoseconds
+        (Add, TimestampUnit(TimeUnit::Nanosecond)) => Interval,
+        (Subtract, TimestampUnit(TimeUnit::Nanosecond)) if !left => Interval,
         (_, Interval) if left => Timestamp,
         _ => partner.clone(),
     }
