@@ -443,7 +443,7 @@ pub(super) fn evaluate(
                 match func {
                     J::Pretty => value::write_pretty(&mut buf, &v, 0),
                     J::Minify => value::write(&mut buf, &v),
-                    _ => value::write(&mut buf, &structure(&v)),
+                    _ => value::write(&mut buf, &described(structure(&v))),
                 }
                 out.push_str(&buf)?;
             }
@@ -823,6 +823,17 @@ pub fn structure(v: &Value) -> Value {
     }
 }
 
+/// A structure as json_structure shows it: an object without keys (seen only empty)
+/// is "JSON", as in DuckDB; it merges as an object until then.
+fn described(s: Value) -> Value {
+    match s {
+        Value::Object(m) if m.is_empty() => Value::String("JSON".into()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, described(x))).collect()),
+        Value::Array(items) => Value::Array(items.into_iter().map(described).collect()),
+        other => other,
+    }
+}
+
 fn merge_structure(a: Value, b: Value) -> Value {
     match (a, b) {
         (a, b) if a == b => a,
@@ -843,8 +854,11 @@ fn merge_structure(a: Value, b: Value) -> Value {
         (Value::String(x), Value::String(y)) => Value::String(
             match (x.as_str(), y.as_str()) {
                 ("NULL", o) | (o, "NULL") => o,
-                ("UBIGINT", "BIGINT") | ("BIGINT", "UBIGINT") => "BIGINT",
-                ("UBIGINT" | "BIGINT", "DOUBLE") | ("DOUBLE", "UBIGINT" | "BIGINT") => "DOUBLE",
+                // a negative and a non-negative integer: together only a HUGEINT
+                // holds both kinds, whatever their sizes (DuckDB)
+                ("UBIGINT" | "BIGINT" | "HUGEINT", "UBIGINT" | "BIGINT" | "HUGEINT") => "HUGEINT",
+                ("UBIGINT" | "BIGINT" | "HUGEINT", "DOUBLE")
+                | ("DOUBLE", "UBIGINT" | "BIGINT" | "HUGEINT") => "DOUBLE",
                 _ => "JSON",
             }
             .into(),
