@@ -5,9 +5,9 @@
 //!
 //! Where it sits: the catalog keeps one [`Sequence`] per name; the executor calls
 //! [`Sequence::next_values`] while it evaluates `nextval`; the connection writes the
-//! counters of sequences that moved into the write-ahead log before the next
-//! statement runs and after a statement that changes data (so no stored row holds a
-//! value the log does not cover), and every checkpoint stores them.
+//! counters of sequences that moved into the write-ahead log before and after every
+//! statement (so no stored row holds a value the log does not cover), straight to
+//! the log also inside a transaction, and every checkpoint stores them.
 
 use std::sync::Mutex;
 use stride_common::{Error, ErrorKind, Result};
@@ -210,6 +210,11 @@ impl Sequence {
         c.state = state;
         c.dirty = false;
         Ok(())
+    }
+
+    /// Whether it moved since its state was last written to the log.
+    pub fn moved(&self) -> bool {
+        self.counter().is_ok_and(|c| c.dirty)
     }
 
     /// The state to log when the sequence moved since it was last logged (and marks

@@ -794,8 +794,8 @@ fn child_changes(path: &str) {
     std::thread::sleep(Duration::from_secs(600));
 }
 
-/// Sequences moved by a DEFAULT, by a SELECT and by DDL, then killed without a
-/// checkpoint (see `sequences_replay_from_the_log`).
+/// Sequences moved by a DEFAULT, by a SELECT, by DDL and in a transaction, then
+/// killed without a checkpoint (see `sequences_replay_from_the_log`).
 fn child_sequences(path: &str) {
     let db = Database::open(path).unwrap();
     exec(&db, "CREATE SEQUENCE s START 10");
@@ -814,6 +814,21 @@ fn child_sequences(path: &str) {
     );
     assert_eq!(int(&query(&db, "SELECT nextval('down')")[0][0]), 100);
     exec(&db, "SELECT 1");
+    // a transaction that took 1 commits after another connection took 2 and 3
+    exec(&db, "CREATE SEQUENCE q");
+    exec(
+        &db,
+        "CREATE TABLE tq(id BIGINT PRIMARY KEY DEFAULT nextval('q'), v VARCHAR)",
+    );
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    for (c, sql) in [
+        (&a, "BEGIN"),
+        (&a, "INSERT INTO tq(v) VALUES ('a')"),
+        (&b, "INSERT INTO tq(v) VALUES ('b1'), ('b2')"),
+        (&a, "COMMIT"),
+    ] {
+        c.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
     println!("STRIDE-DONE");
     std::io::stdout().flush().unwrap();
     std::thread::sleep(Duration::from_secs(600));
@@ -837,6 +852,9 @@ fn sequences_replay_from_the_log() {
             vec![10, 11, 13]
         );
         assert_eq!(int(&query(&db, "SELECT nextval('down')")[0][0]), 98);
+        // the commit's log record does not set q back to before b's values
+        exec(&db, "INSERT INTO tq(v) VALUES ('c')");
+        assert_eq!(int(&query(&db, "SELECT max(id) FROM tq")[0][0]), 4);
         assert_eq!(
             query(
                 &db,
@@ -844,6 +862,7 @@ fn sequences_replay_from_the_log() {
             ),
             vec![
                 vec![ScalarValue::Varchar("down".into())],
+                vec![ScalarValue::Varchar("q".into())],
                 vec![ScalarValue::Varchar("s".into())]
             ]
         );

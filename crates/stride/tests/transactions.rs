@@ -442,3 +442,45 @@ fn an_error_while_rows_stream_fails_the_transaction() {
     assert_eq!(int(&c, "SELECT count(*) FROM t WHERE a = -1"), 0);
     assert_eq!(int(&c, "SELECT count(*) FROM t"), 100000);
 }
+
+/// Sequences are not transactional and never go back: a transaction that took a
+/// value and commits after another connection took later ones leaves the counter
+/// where the other left it, a rolled-back transaction's values are not handed out
+/// again, and neither after reopening the file.
+fn sequences_only_move_forward(open: &dyn Fn() -> Database) {
+    let db = open();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    run(&a, "CREATE SEQUENCE s");
+    run(
+        &a,
+        "CREATE TABLE ts(id BIGINT PRIMARY KEY DEFAULT nextval('s'), note VARCHAR)",
+    );
+    run(&a, "BEGIN");
+    run(&a, "INSERT INTO ts(note) VALUES ('a')"); // 1
+    run(&b, "INSERT INTO ts(note) VALUES ('b1'), ('b2')"); // 2, 3
+    run(&a, "COMMIT");
+    run(&b, "INSERT INTO ts(note) VALUES ('b3')"); // 4
+    assert_eq!(int(&b, "SELECT max(id) FROM ts"), 4);
+    run(&a, "BEGIN");
+    assert_eq!(int(&a, "SELECT nextval('s')"), 5);
+    run(&a, "ROLLBACK");
+    assert_eq!(int(&b, "SELECT nextval('s')"), 6);
+    drop((a, b));
+    drop(db);
+    let c = open().connect().unwrap();
+    assert_eq!(int(&c, "SELECT nextval('s')"), 7);
+}
+
+#[test]
+fn sequences_only_move_forward_in_memory() {
+    let db = Database::open_in_memory().unwrap();
+    sequences_only_move_forward(&move || db.clone());
+}
+
+#[test]
+fn sequences_only_move_forward_on_a_file_and_after_reopening() {
+    let dir = common::fresh_dir("seq");
+    let path = dir.join("seq.stride").to_string_lossy().into_owned();
+    sequences_only_move_forward(&move || Database::open(&path).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

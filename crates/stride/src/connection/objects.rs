@@ -332,16 +332,23 @@ impl Connection {
     }
 
     /// Writes to the log where every sequence that moved since it was last logged
-    /// stands (sequences are not transactional; a database without a file has no
-    /// log). Statements call it before and after they run.
+    /// stands (a database without a file has no log). Statements call it before and
+    /// after they run. Sequences are not transactional, so their states go straight
+    /// to the log, inside a transaction too (its COMMIT would apply a state taken
+    /// before later values others took, setting the counter back; its ROLLBACK would
+    /// drop values handed out). They are read while the writer is held, so the log
+    /// holds each sequence's states in the order it reached them.
     pub(super) fn log_sequences(&self) -> Result<()> {
         for store in self.databases.all() {
             if store.file.is_none() {
                 continue;
             }
-            let entries: Vec<WalEntry> = store
-                .catalog
-                .sequences()
+            let sequences = store.catalog.sequences();
+            if !sequences.iter().any(|s| s.moved()) {
+                continue;
+            }
+            let mut writer = self.shared_writer(&store)?;
+            let entries: Vec<WalEntry> = sequences
                 .iter()
                 .filter_map(|s| {
                     s.take_moved().map(|state| WalEntry::SequenceValue {
@@ -350,10 +357,7 @@ impl Connection {
                     })
                 })
                 .collect();
-            if !entries.is_empty() {
-                let mut writer = self.writer(&store)?;
-                log(&mut writer, &entries)?;
-            }
+            log(&mut writer, &entries)?;
         }
         Ok(())
     }
