@@ -2,7 +2,9 @@
 //! [`GuardedStream`] (message sizes checked from their headers), SSL and GSS
 //! encryption requests are declined (the server speaks plain TCP), and the messages
 //! go to pgwire's `process_message` and on to `auth.rs` (startup) and `handler.rs`
-//! (queries, COPY, cancel).
+//! (queries, COPY, cancel). The transaction status ReadyForQuery reports is set from
+//! the session's connection before each message and each error (`handler.rs`
+//! reports it after a simple query itself).
 //!
 //! Three clocks run beside the loop: a client must finish authenticating within the
 //! authentication timeout of connecting, or it is dropped; once authenticated, a
@@ -185,6 +187,9 @@ pub async fn serve(tcp: TcpStream, handlers: Arc<Handlers>, limits: Limits) {
             _ => message.is_extended_query(),
         };
         let is_cancel = matches!(message, PgWireFrontendMessage::CancelRequest(_));
+        // The status ReadyForQuery reports is the connection's, not what pgwire
+        // derives from the responses (a failed COMMIT leaves no transaction open).
+        socket.set_transaction_status(handler.transaction_status());
         let result = process_message(
             message,
             &mut socket,
@@ -206,6 +211,7 @@ pub async fn serve(tcp: TcpStream, handlers: Arc<Handlers>, limits: Limits) {
                 }
             }
             let fatal = e.is_fatal();
+            socket.set_transaction_status(handler.transaction_status());
             if process_error(&mut socket, e, extended_query).await.is_err() || fatal {
                 let _ = socket.close().await;
                 return;

@@ -5,7 +5,9 @@
 //! channel, so results stream and a slow client throttles the query.
 //!
 //! COMMIT of a transaction a statement failed in rolls it back and answers ROLLBACK,
-//! as PostgreSQL does.
+//! as PostgreSQL does. ReadyForQuery reports the transaction status the connection
+//! is in ([`Handler::transaction_status`]): after a COMMIT that failed (a conflict, a
+//! duplicate key), which rolls the transaction back, the session is idle.
 //!
 //! COPY: `COPY … TO STDOUT` streams its rows as CopyData messages the same way, each
 //! value spelled as in text results and laid out by the engine's CSV writer (CSV or
@@ -19,19 +21,27 @@ use crate::params;
 use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt, StreamExt};
 use pgwire::api::cancel::CancelHandler;
-use pgwire::api::copy::CopyHandler;
+use pgwire::api::copy::{send_copy_in_response, send_copy_out_response, CopyHandler};
 use pgwire::api::portal::{Format, Portal};
-use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
+use pgwire::api::query::{
+    send_execution_response, send_query_response, send_ready_for_query, ExtendedQueryHandler,
+    SimpleQueryHandler,
+};
 use pgwire::api::results::{
     CopyResponse, DescribePortalResponse, DescribeStatementResponse, FieldInfo, QueryResponse,
     Response, Tag,
 };
 use pgwire::api::stmt::{NoopQueryParser, StoredStatement};
-use pgwire::api::{ClientInfo, PgWireServerHandlers, Type};
+use pgwire::api::store::PortalStore;
+use pgwire::api::{
+    ClientInfo, ClientPortalStore, PgWireConnectionState, PgWireServerHandlers, Type,
+};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail};
 use pgwire::messages::data::DataRow;
+use pgwire::messages::response::{EmptyQueryResponse, TransactionStatus};
+use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::SecretKey;
 use pgwire::messages::PgWireBackendMessage;
 use pgwire::types::format::FormatOptions;
@@ -185,6 +195,19 @@ fn startup_settings(metadata: &HashMap<String, String>) -> Vec<(String, String)>
 }
 
 impl Handler {
+    /// The status ReadyForQuery reports: whether the connection has a transaction
+    /// open, and whether a statement of it failed. Taken from the connection rather
+    /// than derived from the responses, as a failed COMMIT ends the transaction.
+    pub fn transaction_status(&self) -> TransactionStatus {
+        if !self.conn.in_transaction() {
+            TransactionStatus::Idle
+        } else if self.conn.transaction_failed() {
+            TransactionStatus::Error
+        } else {
+            TransactionStatus::Transaction
+        }
+    }
+
     /// How long this session's open transaction may still stay idle
     /// (`idle_in_transaction_session_timeout`), if a limit applies.
     pub fn idle_in_transaction_left(&self) -> Option<std::time::Duration> {
@@ -621,6 +644,59 @@ fn protocol_error(message: &str) -> PgWireError {
 
 #[async_trait]
 impl SimpleQueryHandler for Handler {
+    /// pgwire's `_on_query`, except that ReadyForQuery reports the transaction status
+    /// the connection is in after the statements ([`Handler::transaction_status`]),
+    /// where pgwire would derive it from the responses (after a failed COMMIT, which
+    /// rolls the transaction back, it would say "in failed transaction").
+    async fn on_query<C>(&self, client: &mut C, query: Query) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: std::fmt::Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if !matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
+            return Err(PgWireError::NotReadyForQuery);
+        }
+        client.set_state(PgWireConnectionState::QueryInProgress);
+        for response in SimpleQueryHandler::do_query(self, client, &query.query).await? {
+            match response {
+                Response::EmptyQuery => {
+                    client
+                        .feed(PgWireBackendMessage::EmptyQueryResponse(
+                            EmptyQueryResponse::new(),
+                        ))
+                        .await?;
+                }
+                Response::Query(rows) => send_query_response(client, rows, true).await?,
+                Response::Execution(tag)
+                | Response::TransactionStart(tag)
+                | Response::TransactionEnd(tag) => send_execution_response(client, tag).await?,
+                Response::Error(e) => {
+                    client
+                        .feed(PgWireBackendMessage::ErrorResponse((*e).into()))
+                        .await?;
+                }
+                Response::CopyIn(copy) => {
+                    send_copy_in_response(client, copy).await?;
+                    client.set_state(PgWireConnectionState::CopyInProgress(false));
+                }
+                Response::CopyOut(copy) => send_copy_out_response(client, copy).await?,
+                Response::CopyBoth(_) => {
+                    return Err(PgWireError::ApiError("COPY BOTH is not supported".into()))
+                }
+            }
+        }
+        // During COPY FROM STDIN, CopyDone or CopyFail ends the query.
+        if !matches!(client.state(), PgWireConnectionState::CopyInProgress(_)) {
+            client.set_state(PgWireConnectionState::ReadyForQuery);
+            let status = self.transaction_status();
+            client.set_transaction_status(status);
+            send_ready_for_query(client, status).await?;
+        }
+        Ok(())
+    }
+
     async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
         C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,

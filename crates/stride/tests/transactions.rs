@@ -484,3 +484,21 @@ fn sequences_only_move_forward_on_a_file_and_after_reopening() {
     sequences_only_move_forward(&move || Database::open(&path).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A COMMIT that fails (here a conflict) rolls the transaction back and leaves the
+/// connection idle, as PostgreSQL does: its next statement commits on its own.
+#[test]
+fn a_failed_commit_leaves_the_connection_idle() {
+    let db = Database::open_in_memory().unwrap();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    run(&a, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER)");
+    run(&a, "INSERT INTO t VALUES (1, 0)");
+    run(&b, "BEGIN");
+    run(&b, "UPDATE t SET v = v + 1 WHERE id = 1");
+    run(&a, "UPDATE t SET v = v + 100 WHERE id = 1");
+    let e = b.execute("COMMIT").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Transaction, "{e}");
+    assert!(!b.in_transaction() && !b.transaction_failed());
+    run(&b, "INSERT INTO t VALUES (2, 0)");
+    assert_eq!(int(&a, "SELECT count(*) FROM t"), 2);
+}

@@ -139,8 +139,28 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as c:
             raise AssertionError("expected a conflict")
         except psycopg.errors.SerializationFailure:
             pass
+        # The failed COMMIT rolled d's transaction back: d is idle, as in PostgreSQL,
+        # and its next statement begins a new transaction.
+        assert d.info.transaction_status == TransactionStatus.IDLE
+        d.execute("INSERT INTO tx VALUES (40)")
+        d.rollback()
+        assert d.execute("SELECT count(*) FROM tx WHERE a = 40").fetchone() == (0,)
+        d.rollback()
+        # A `with transaction()` retry loop: the attempt after a conflict commits.
+        with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as e:
+            for attempt in range(3):
+                try:
+                    with e.transaction():
+                        e.execute("UPDATE tx SET a = a + 1")
+                        if attempt == 0:
+                            d.execute("UPDATE tx SET a = a + 100")
+                            d.commit()
+                    break
+                except psycopg.errors.SerializationFailure:
+                    assert e.info.transaction_status == TransactionStatus.IDLE
+            assert attempt == 1, attempt
     c.rollback()
-    assert c.execute("SELECT a FROM tx").fetchall() == [(20,)]
+    assert c.execute("SELECT a FROM tx").fetchall() == [(121,)]
 with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as c:
     assert c.execute("SELECT count(*) FROM big WHERE i < %s", (10,)).fetchone() == (10,)
     # Type introspection reads pg_type through to_regtype and ::regtype.
