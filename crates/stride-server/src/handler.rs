@@ -258,11 +258,13 @@ impl Handler {
         // wait).
         let started = stride_common::workers::spawn(move || {
             // COMMIT of a transaction a statement failed in rolls it back and says so
-            // (tag ROLLBACK, no error), as PostgreSQL answers it.
+            // (tag ROLLBACK, no error), as PostgreSQL answers it; AND CHAIN still
+            // begins the next transaction.
             let first = sql_first_word(&sql);
             if matches!(first.as_str(), "COMMIT" | "END") && conn.transaction_failed() {
+                let rest = sql.trim_start()[first.len()..].to_string();
                 let head = conn
-                    .execute("ROLLBACK")
+                    .execute(&format!("ROLLBACK{rest}"))
                     .map(|_| Head::Done("ROLLBACK".into(), Tag::new("ROLLBACK")))
                     .map_err(to_pg);
                 let _ = head_tx.send(head);

@@ -502,3 +502,32 @@ fn a_failed_commit_leaves_the_connection_idle() {
     run(&b, "INSERT INTO t VALUES (2, 0)");
     assert_eq!(int(&a, "SELECT count(*) FROM t"), 2);
 }
+
+/// COMMIT AND CHAIN and ROLLBACK AND CHAIN begin the next transaction at once, with
+/// the same access mode; outside a transaction they are errors (as in PostgreSQL).
+#[test]
+fn and_chain_begins_the_next_transaction() {
+    let db = Database::open_in_memory().unwrap();
+    let (a, b) = (db.connect().unwrap(), db.connect().unwrap());
+    run(&a, "CREATE TABLE t(v INTEGER)");
+    run(&a, "BEGIN");
+    run(&a, "INSERT INTO t VALUES (1)");
+    run(&a, "COMMIT AND CHAIN");
+    assert!(a.in_transaction());
+    run(&a, "INSERT INTO t VALUES (2)");
+    assert_eq!(int(&b, "SELECT count(*) FROM t"), 1);
+    run(&a, "ROLLBACK AND CHAIN");
+    assert!(a.in_transaction());
+    run(&a, "INSERT INTO t VALUES (4)");
+    run(&a, "COMMIT AND NO CHAIN");
+    assert!(!a.in_transaction());
+    assert_eq!(int(&b, "SELECT sum(v) FROM t"), 5);
+    run(&a, "BEGIN TRANSACTION READ ONLY");
+    run(&a, "ROLLBACK AND CHAIN");
+    let e = a.execute("INSERT INTO t VALUES (8)").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Transaction, "{e}");
+    run(&a, "ROLLBACK");
+    let e = a.execute("COMMIT AND CHAIN").unwrap_err();
+    assert!(e.message.contains("transaction blocks"), "{e}");
+    assert!(!a.in_transaction());
+}

@@ -163,6 +163,28 @@ with psycopg.connect(f"host=127.0.0.1 port={port} user=stride") as c:
     assert c.execute("SELECT a FROM tx").fetchall() == [(121,)]
 with psycopg.connect(f"host=127.0.0.1 port={port} user=stride", autocommit=True) as c:
     assert c.execute("SELECT count(*) FROM big WHERE i < %s", (10,)).fetchone() == (10,)
+    # COMMIT AND CHAIN / ROLLBACK AND CHAIN: the next transaction begins at once
+    # (extended and simple protocol; after a failed statement, COMMIT rolls back).
+    c.execute("CREATE TABLE ch(a INTEGER)")
+    c.execute("BEGIN")
+    c.execute("INSERT INTO ch VALUES (1)")
+    c.execute("COMMIT AND CHAIN")
+    assert c.info.transaction_status == TransactionStatus.INTRANS
+    c.execute("INSERT INTO ch VALUES (2)")
+    c.pgconn.exec_(b"ROLLBACK AND CHAIN")
+    assert c.info.transaction_status == TransactionStatus.INTRANS
+    try:
+        c.execute("SELECT * FROM missing_table")
+        raise AssertionError("expected an error")
+    except psycopg.errors.UndefinedTable:
+        pass
+    cur = c.execute("COMMIT AND CHAIN")
+    assert cur.statusmessage == "ROLLBACK", cur.statusmessage
+    assert c.info.transaction_status == TransactionStatus.INTRANS
+    c.execute("INSERT INTO ch VALUES (3)")
+    c.execute("COMMIT")
+    assert c.info.transaction_status == TransactionStatus.IDLE
+    assert c.execute("SELECT a FROM ch ORDER BY a").fetchall() == [(1,), (3,)]
     # Type introspection reads pg_type through to_regtype and ::regtype.
     from psycopg.types import TypeInfo
     t = TypeInfo.fetch(c, "numeric")

@@ -294,11 +294,11 @@ pub enum Benchmark {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransactionOp {
     /// BEGIN [TRANSACTION] [READ ONLY | READ WRITE] [ISOLATION LEVEL ...].
-    Begin {
-        read_only: bool,
-    },
-    Commit,
-    Rollback,
+    Begin { read_only: bool },
+    /// COMMIT; `chain` (AND CHAIN): a transaction like it begins right after.
+    Commit { chain: bool },
+    /// ROLLBACK; `chain` (AND CHAIN): a transaction like it begins right after.
+    Rollback { chain: bool },
     /// SET TRANSACTION READ ONLY / READ WRITE, inside a transaction.
     SetReadOnly(bool),
 }
@@ -624,10 +624,15 @@ impl<'a> Binder<'a> {
                     read_only: transaction_modes(modes)?.unwrap_or(false),
                 }))
             }
-            S::Commit { .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
+            S::Commit { chain, .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit {
+                chain: *chain,
+            })),
             S::Rollback {
-                savepoint: None, ..
-            } => Ok(BoundStatement::Transaction(TransactionOp::Rollback)),
+                savepoint: None,
+                chain,
+            } => Ok(BoundStatement::Transaction(TransactionOp::Rollback {
+                chain: *chain,
+            })),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
             S::Explain {
                 statement,

@@ -5,11 +5,10 @@
 //! conflicts: a table it dropped, replaced or altered must be as it was at BEGIN, and
 //! a row it deleted or updated must not have been deleted or updated by a commit since
 //! (first committer wins; `stride_storage::rebase` moves its changes onto the rows'
-//! positions now). Appends never conflict. COMMIT checks
-//! for conflicts (a table whose rows it deleted or updated, or that it dropped or
-//! replaced, was changed by a commit since BEGIN: first committer wins; appends do not
-//! conflict), tries the entries on a fresh fork, logs them as one WAL record and
-//! applies them inside `Catalog::atomically`. ROLLBACK drops the fork. A READ ONLY
+//! positions now). Appends never conflict. COMMIT then tries the entries on a fresh
+//! fork, logs them as one WAL record and applies them inside `Catalog::atomically`;
+//! a COMMIT that fails rolls the transaction back. ROLLBACK drops the fork. AND CHAIN
+//! begins the next transaction (same access mode) right after either. A READ ONLY
 //! transaction refuses every change (`Connection::writer`).
 
 use super::{checkpoint_if_due, Connection};
@@ -163,7 +162,9 @@ impl Connection {
         }
     }
 
-    /// BEGIN, COMMIT, ROLLBACK and SET TRANSACTION.
+    /// BEGIN, COMMIT, ROLLBACK and SET TRANSACTION. COMMIT AND CHAIN and ROLLBACK
+    /// AND CHAIN begin a transaction with the same access mode right after (a COMMIT
+    /// that fails leaves none open, as it is rolled back).
     pub(super) fn transaction_op(&self, op: TransactionOp) -> Result<()> {
         let open = self
             .transaction
@@ -178,24 +179,19 @@ impl Connection {
                     "there is already a transaction in progress; COMMIT or ROLLBACK it first",
                 ));
             }
-            (TransactionOp::Begin { read_only }, None) => {
-                let base = self.catalogs().fork()?;
-                // A copy of the copy: a commit landing meanwhile is in both or in
-                // neither.
-                let catalogs = base.fork()?;
-                self.set_transaction(Some(Transaction {
-                    catalogs,
-                    base,
-                    written: None,
-                    entries: Vec::new(),
-                    failed: None,
-                    read_only,
-                    idle_since: None,
-                    started: stride_functions::scalar::clock_micros(),
-                    id: self.databases.ids.next_transaction(),
-                }))?;
+            (TransactionOp::Begin { read_only }, None) => self.begin(read_only)?,
+            (TransactionOp::Commit { chain }, Some(t)) => {
+                let read_only = t.read_only;
+                self.commit(t)?;
+                if chain {
+                    self.begin(read_only)?;
+                }
             }
-            (TransactionOp::Commit, Some(t)) => self.commit(t)?,
+            (TransactionOp::Rollback { chain }, Some(t)) => {
+                if chain {
+                    self.begin(t.read_only)?;
+                }
+            }
             (TransactionOp::SetReadOnly(read_only), Some(mut t)) => {
                 t.read_only = read_only;
                 self.set_transaction(Some(t))?;
@@ -206,10 +202,37 @@ impl Connection {
                     "SET TRANSACTION applies only inside a transaction; start one with BEGIN TRANSACTION READ ONLY, or run SET TRANSACTION after BEGIN",
                 ));
             }
+            (
+                TransactionOp::Commit { chain: true } | TransactionOp::Rollback { chain: true },
+                None,
+            ) => {
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    "COMMIT AND CHAIN and ROLLBACK AND CHAIN can only be used in transaction blocks; start one with BEGIN",
+                ));
+            }
             // Outside a transaction, COMMIT and ROLLBACK have nothing to do.
-            (TransactionOp::Commit | TransactionOp::Rollback, _) => {}
+            (TransactionOp::Commit { .. } | TransactionOp::Rollback { .. }, None) => {}
         }
         Ok(())
+    }
+
+    /// BEGIN: the transaction reads and changes a copy of every database's catalog.
+    fn begin(&self, read_only: bool) -> Result<()> {
+        let base = self.catalogs().fork()?;
+        // A copy of the copy: a commit landing meanwhile is in both or in neither.
+        let catalogs = base.fork()?;
+        self.set_transaction(Some(Transaction {
+            catalogs,
+            base,
+            written: None,
+            entries: Vec::new(),
+            failed: None,
+            read_only,
+            idle_since: None,
+            started: stride_functions::scalar::clock_micros(),
+            id: self.databases.ids.next_transaction(),
+        }))
     }
 
     /// COMMIT: checks for conflicts with the commits made since BEGIN, tries the
