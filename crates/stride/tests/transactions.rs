@@ -465,10 +465,17 @@ fn sequences_only_move_forward(open: &dyn Fn() -> Database) {
     assert_eq!(int(&a, "SELECT nextval('s')"), 5);
     run(&a, "ROLLBACK");
     assert_eq!(int(&b, "SELECT nextval('s')"), 6);
+    // A sequence created in a transaction keeps the values it handed out there.
+    run(&a, "BEGIN");
+    run(&a, "CREATE SEQUENCE fresh");
+    assert_eq!(int(&a, "SELECT nextval('fresh') + nextval('fresh')"), 3);
+    run(&a, "COMMIT");
+    assert_eq!(int(&b, "SELECT nextval('fresh')"), 3);
     drop((a, b));
     drop(db);
     let c = open().connect().unwrap();
     assert_eq!(int(&c, "SELECT nextval('s')"), 7);
+    assert_eq!(int(&c, "SELECT nextval('fresh')"), 4);
 }
 
 #[test]

@@ -239,7 +239,7 @@ impl Connection {
     /// changes on a copy of the database (rebased onto those commits; a constraint
     /// they now break fails the commit cleanly), logs them as one commit and applies
     /// them.
-    fn commit(&self, t: Transaction) -> Result<()> {
+    fn commit(&self, mut t: Transaction) -> Result<()> {
         if let Some(why) = t.failed {
             return Err(Error::new(
                 stride_common::ErrorKind::Transaction,
@@ -256,6 +256,26 @@ impl Connection {
         else {
             return Ok(());
         };
+        // A sequence the transaction created carries the values it handed out: COMMIT
+        // re-creates it from the log, which would start it over.
+        if let Some(mine) = t.catalogs.catalog(slot) {
+            let created: Vec<String> = t
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    WalEntry::CreateSequence { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            for name in created {
+                if let Some(s) = mine.sequence(&name) {
+                    t.entries.push(WalEntry::SequenceValue {
+                        name,
+                        state: s.state(),
+                    });
+                }
+            }
+        }
         let store = self.databases.in_slot(slot).ok_or_else(|| {
             Error::new(
                 stride_common::ErrorKind::Transaction,
