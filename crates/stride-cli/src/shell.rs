@@ -133,9 +133,11 @@ impl Shell {
     /// Takes one line of input: a dot command when no statement is pending, else SQL
     /// that runs once it completes a statement.
     pub fn feed_line(&mut self, input: &mut Input, line: &str) -> Flow {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        // A line of a script with CRLF line ends keeps its CR in SQL (whitespace
+        // there, and part of a string literal that spans lines, as in DuckDB); a dot
+        // command is read without it.
         if !input.pending {
-            let start = line.trim_start();
+            let start = line.strip_suffix('\r').unwrap_or(line).trim_start();
             if input.buffer.trim().is_empty() && (start.is_empty() || start.starts_with("--")) {
                 return Flow::Continue;
             }

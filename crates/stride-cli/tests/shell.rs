@@ -397,3 +397,15 @@ fn enable_profiling_prints_the_profile_after_the_rows() {
     );
     assert_eq!(out.matches("Total Time").count(), 1, "{out}");
 }
+
+/// A script with CRLF line ends runs as with LF ones, dot commands included; a string
+/// literal spanning lines keeps its CR, as in DuckDB.
+#[test]
+fn crlf_scripts_keep_the_cr_inside_string_literals() {
+    let script = ".mode csv\r\nSELECT length('a\r\nb') AS n,\r\n  2 AS m;\r\nSELECT 3 AS k;\r\n";
+    let o = run(&[], script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "n,m\n4,2\nk\n3\n");
+    let o = run(&["-csv", "-c", "SELECT length('a\r\nb') AS n"], "");
+    assert_eq!(stdout(&o), "n\n4\n");
+}
