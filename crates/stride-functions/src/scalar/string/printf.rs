@@ -122,10 +122,13 @@ fn printf_row(fmt: &str, args: &[Arg], out: &mut String) -> Result<()> {
             ('x' | 'X' | 'o', Arg::Int(v)) if v < 0 => {
                 let mut s = String::new();
                 let u = v as u64;
-                let body = match ty {
-                    'x' => format!("{u:x}"),
-                    'X' => format!("{u:X}"),
-                    _ => format!("{u:o}"),
+                let body = match (ty, sp.alternate) {
+                    ('x', false) => format!("{u:x}"),
+                    ('x', true) => format!("{u:#x}"),
+                    ('X', false) => format!("{u:X}"),
+                    ('X', true) => format!("0X{u:X}"),
+                    (_, false) => format!("{u:o}"),
+                    (_, true) => format!("0{u:o}"),
                 };
                 sp.ty = None;
                 s.push_str(&body);
@@ -147,9 +150,39 @@ fn printf_row(fmt: &str, args: &[Arg], out: &mut String) -> Result<()> {
         if ty == 'g' || ty == 'G' {
             sp.precision = Some(sp.precision.unwrap_or(6));
         }
-        if let (Arg::Int(_), Some(_)) = (arg, sp.precision) {
-            // C: an integer's precision is a minimum digit count; rarely used
-            sp.precision = None;
+        if let Arg::Int(v) = arg {
+            // C: 0 takes no 0x or 0 prefix
+            if v == 0 {
+                sp.alternate = false;
+            }
+            // C: an integer's precision is its minimum number of digits (zeros
+            // before them, and then the 0 flag is ignored)
+            if let Some(p) = sp.precision.take() {
+                let u = v.unsigned_abs();
+                let (digits, prefix) = match sp.ty {
+                    Some('x') => (format!("{u:x}"), "0x"),
+                    Some('X') => (format!("{u:X}"), "0X"),
+                    Some('o') => (format!("{u:o}"), "0"),
+                    _ => (u.to_string(), ""),
+                };
+                let sign = match (v < 0, sp.sign) {
+                    (true, _) => "-",
+                    (false, Some('+')) => "+",
+                    (false, Some(' ')) => " ",
+                    _ => "",
+                };
+                let prefix = if sp.alternate { prefix } else { "" };
+                let text = format!("{sign}{prefix}{digits:0>p$}");
+                let plain = Spec {
+                    ty: None,
+                    zero: false,
+                    sign: None,
+                    alternate: false,
+                    ..sp
+                };
+                write_arg(out, Arg::Str(&text), &plain)?;
+                continue;
+            }
         }
         write_arg(out, arg, &sp)?;
     }
@@ -195,6 +228,29 @@ mod tests {
         assert_eq!(p(&[s("%*d"), Integer(5), Integer(1)]), s("    1"));
         assert_eq!(p(&[s("%s %d"), Boolean(true), Boolean(true)]), s("true 1"));
         assert_eq!(p(&[s("%.2f"), Decimal(1255, 5, 3)]), s("1.25"));
+        // an integer's precision is its least number of digits; 0 has no 0x
+        assert_eq!(
+            p(&[
+                s("%.3d|%.3d|%5.3d|%.0d"),
+                Integer(7),
+                Integer(-7),
+                Integer(7),
+                Integer(0)
+            ]),
+            s("007|-007|  007|0")
+        );
+        assert_eq!(
+            p(&[
+                s("%#x|%#x|%#o|%#X|%#.4x"),
+                Integer(255),
+                Integer(0),
+                Integer(8),
+                Integer(255),
+                Integer(10)
+            ]),
+            s("0xff|0|010|0XFF|0x000a")
+        );
+        assert_eq!(p(&[s("%#x"), Integer(-1)]), s("0xffffffffffffffff"));
         assert_eq!(p(&[s("%s"), Null]), Null);
         let e = eval("printf", &[s("%d"), s("abc")]).unwrap_err();
         assert_eq!(
