@@ -34,7 +34,7 @@ pub fn decode(v: i64) -> (i64, i32) {
 
 /// Parses a TIMETZ's text: a TIME's text (`[date ]HH:MM:SS[.ffffff]`), then an offset
 /// as TIMESTAMPTZ text takes it (`+HH`, `+HH:MM`, `+HHMM`, `+HH:MM:SS`, or `-`), or
-/// `Z`; no offset is UTC.
+/// `Z`; without one, the session time zone's offset now ([`crate::zone::current_offset`]).
 pub fn parse(s: &str) -> Option<i64> {
     let s = s.trim();
     let (time, offset) = split_offset(s)?;
@@ -51,7 +51,8 @@ fn split_offset(s: &str) -> Option<(&str, i32)> {
     // before a space or 'T')
     let start = s.rfind([' ', 'T']).map_or(0, |i| i + 1);
     let Some(at) = s[start..].rfind(['+', '-']).map(|i| i + start) else {
-        return Some((s, 0));
+        // no offset: the session time zone's
+        return Some((s, crate::zone::current_offset()));
     };
     let sign = if s.as_bytes()[at] == b'-' { -1 } else { 1 };
     let seconds = crate::zone::parse_offset(s[at + 1..].trim())? as i32;

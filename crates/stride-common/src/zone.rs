@@ -122,6 +122,19 @@ pub fn current() -> SessionZone {
     CURRENT.with(|c| c.borrow().clone()).unwrap_or_default()
 }
 
+/// The offset from UTC, in seconds, of the statement's zone now: what a TIME WITH TIME
+/// ZONE without an offset takes (as DuckDB and PostgreSQL give it).
+pub fn current_offset() -> i32 {
+    let zone = current();
+    if zone.is_utc() {
+        return 0;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    zone.offset_at(now)
+}
+
 /// The zone entered on this thread, if any (what [`crate::workers`] hands on).
 pub fn entered() -> Option<SessionZone> {
     CURRENT.with(|c| c.borrow().clone())

@@ -18,9 +18,13 @@ pub(super) fn castable(from: &DataType, to: &DataType) -> bool {
 
 pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     match (&v.ty, to) {
-        (DataType::Time, _) => Ok(unary(v, len, DataType::TimeTz, |t: i64| {
-            time_tz::encode(t, 0)
-        })),
+        // a TIME is in the session time zone (its offset now, as DuckDB)
+        (DataType::Time, _) => {
+            let offset = stride_common::zone::current_offset();
+            Ok(unary(v, len, DataType::TimeTz, |t: i64| {
+                time_tz::encode(t, offset)
+            }))
+        }
         (DataType::TimeTz, _) => Ok(unary(v, len, DataType::Time, |t: i64| time_tz::decode(t).0)),
         (DataType::TimestampTz, _) => {
             let zone = stride_common::zone::current();
