@@ -7,6 +7,7 @@
 //! the node that evaluates them; references to an enclosing query become
 //! `Expr::OuterColumn` with the number of subquery levels crossed.
 
+mod access;
 mod attach;
 mod builtin_macros;
 mod by_name;
