@@ -6,6 +6,7 @@
 //! DATE's average is a TIMESTAMP: the mean of two days can be noon).
 
 use super::{add_to_sums, for_each_f64, GroupedState};
+use crate::cast::decimal::divide_rounded;
 use stride_common::{DataType, Error, Result, Validity, Vector};
 
 pub fn new(arg: &DataType) -> Box<dyn GroupedState> {
@@ -145,26 +146,6 @@ impl GroupedState for AvgExact {
     }
 }
 
-/// `n / d` (d > 0) rounded once to the nearest double, as an exact division would
-/// round it; `None` where the quotient cannot be made wide enough for that.
-fn divide_rounded(n: i128, d: i128) -> Option<f64> {
-    let (m, d) = (n.unsigned_abs(), d as u128);
-    if m == 0 {
-        return Some(0.0);
-    }
-    // Shift the dividend up until the quotient has 66 significant bits or more, so
-    // that the remainder only decides the rounding as a "sticky" low bit.
-    let bits = |x: u128| 128 - x.leading_zeros() as i32;
-    let shift = (66 - (bits(m) - bits(d))).clamp(0, m.leading_zeros() as i32);
-    let wide = m << shift;
-    let (q, r) = (wide / d, wide % d);
-    if r != 0 && bits(q) < 55 {
-        return None;
-    }
-    let v = (q | (r != 0) as u128) as f64 / 2f64.powi(shift);
-    Some(if n < 0 { -v } else { v })
-}
-
 /// The type of avg of a date or time type; None for other types.
 pub fn temporal_result(arg: &DataType) -> Option<DataType> {
     match arg {
@@ -277,31 +258,5 @@ impl GroupedState for AvgFloat {
     fn finalize(&mut self) -> Result<Vector> {
         let (sums, counts) = (&self.sums, &self.counts);
         Ok(finish(counts, |g| sums[g] / counts[g] as f64))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::divide_rounded;
-
-    #[test]
-    fn quotients_are_rounded_once() {
-        // Where the double of the sum divided by the count is exact, it must agree.
-        for (n, d) in [
-            (1i128, 3i128),
-            (-2, 3),
-            (10, 4),
-            (7_623_000, 1_000),
-            (1 << 60, 3),
-        ] {
-            assert_eq!(divide_rounded(n, d), Some(n as f64 / d as f64), "{n}/{d}");
-        }
-        // 2^53 + 1 over 1 is not a double: it rounds to even, 2^53.
-        assert_eq!(divide_rounded((1 << 53) + 1, 1), Some(9007199254740992.0));
-        // Just above the halfway point rounds up, thanks to the remainder.
-        let n = ((1i128 << 53) + 1) * 3 + 1;
-        assert_eq!(divide_rounded(n, 3), Some(9007199254740994.0));
-        assert_eq!(divide_rounded(i128::MAX, 1), Some(i128::MAX as f64));
-        assert_eq!(divide_rounded(0, 7), Some(0.0));
     }
 }

@@ -191,9 +191,32 @@ pub fn decimal_to_f64(v: i128, scale: u8) -> f64 {
         return v as f64 / pow10(scale) as f64;
     }
     // Otherwise rounding the digits to a double first would round twice
-    // (0.12542187750676143 came out one unit in the last place off): the digits as
-    // text with their exponent, read back, round once.
-    format!("{v}e-{scale}").parse().unwrap_or(f64::NAN)
+    // (0.12542187750676143 came out one unit in the last place off): one exact
+    // division rounds once, or, where it cannot, the digits as text read back.
+    match divide_rounded(v, pow10(scale)) {
+        Some(x) => x,
+        None => format!("{v}e-{scale}").parse().unwrap_or(f64::NAN),
+    }
+}
+
+/// `n / d` (d > 0) rounded once to the nearest double, as an exact division would
+/// round it; `None` where the quotient cannot be made wide enough for that.
+pub fn divide_rounded(n: i128, d: i128) -> Option<f64> {
+    let (m, d) = (n.unsigned_abs(), d as u128);
+    if m == 0 {
+        return Some(0.0);
+    }
+    // Shift the dividend up until the quotient has 66 significant bits or more, so
+    // that the remainder only decides the rounding as a "sticky" low bit.
+    let bits = |x: u128| 128 - x.leading_zeros() as i32;
+    let shift = (66 - (bits(m) - bits(d))).clamp(0, m.leading_zeros() as i32);
+    let wide = m << shift;
+    let (q, r) = (wide / d, wide % d);
+    if r != 0 && bits(q) < 55 {
+        return None;
+    }
+    let v = (q | (r != 0) as u128) as f64 / 2f64.powi(shift);
+    Some(if n < 0 { -v } else { v })
 }
 
 #[cfg(test)]
@@ -250,5 +273,26 @@ mod tests {
             decimal_to_f64(123456789012345678901, 3),
             123456789012345678.901
         );
+    }
+
+    #[test]
+    fn quotients_are_rounded_once() {
+        // Where the double of the sum divided by the count is exact, it must agree.
+        for (n, d) in [
+            (1i128, 3i128),
+            (-2, 3),
+            (10, 4),
+            (7_623_000, 1_000),
+            (1 << 60, 3),
+        ] {
+            assert_eq!(divide_rounded(n, d), Some(n as f64 / d as f64), "{n}/{d}");
+        }
+        // 2^53 + 1 over 1 is not a double: it rounds to even, 2^53.
+        assert_eq!(divide_rounded((1 << 53) + 1, 1), Some(9007199254740992.0));
+        // Just above the halfway point rounds up, thanks to the remainder.
+        let n = ((1i128 << 53) + 1) * 3 + 1;
+        assert_eq!(divide_rounded(n, 3), Some(9007199254740994.0));
+        assert_eq!(divide_rounded(i128::MAX, 1), Some(i128::MAX as f64));
+        assert_eq!(divide_rounded(0, 7), Some(0.0));
     }
 }
