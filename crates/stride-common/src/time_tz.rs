@@ -34,16 +34,17 @@ pub fn decode(v: i64) -> (i64, i32) {
 
 /// Parses a TIMETZ's text: a TIME's text (`[date ]HH:MM:SS[.ffffff]`), then an offset
 /// as TIMESTAMPTZ text takes it (`+HH`, `+HH:MM`, `+HHMM`, `+HH:MM:SS`, or `-`), or
-/// `Z`; without one, the session time zone's offset now ([`crate::zone::current_offset`]).
-pub fn parse(s: &str) -> Option<i64> {
+/// `Z`; without one, `default_offset` (seconds; the session time zone's offset now,
+/// [`crate::zone::current_offset`], for a cast).
+pub fn parse(s: &str, default_offset: i32) -> Option<i64> {
     let s = s.trim();
-    let (time, offset) = split_offset(s)?;
+    let (time, offset) = split_offset(s, default_offset)?;
     let micros = parse_time_of_day(time)?;
     Some(encode(micros, offset))
 }
 
 /// The time part and the offset in seconds of TIMETZ text.
-fn split_offset(s: &str) -> Option<(&str, i32)> {
+fn split_offset(s: &str, default_offset: i32) -> Option<(&str, i32)> {
     if let Some(t) = s.strip_suffix(['Z', 'z']) {
         return Some((t.trim_end(), 0));
     }
@@ -51,8 +52,7 @@ fn split_offset(s: &str) -> Option<(&str, i32)> {
     // before a space or 'T')
     let start = s.rfind([' ', 'T']).map_or(0, |i| i + 1);
     let Some(at) = s[start..].rfind(['+', '-']).map(|i| i + start) else {
-        // no offset: the session time zone's
-        return Some((s, crate::zone::current_offset()));
+        return Some((s, default_offset));
     };
     let sign = if s.as_bytes()[at] == b'-' { -1 } else { 1 };
     let seconds = crate::zone::parse_offset(s[at + 1..].trim())? as i32;
@@ -89,7 +89,7 @@ mod tests {
     use super::*;
 
     fn round_trip(s: &str) -> String {
-        format(parse(s).unwrap_or_else(|| panic!("{s} parses")))
+        format(parse(s, 0).unwrap_or_else(|| panic!("{s} parses")))
     }
 
     #[test]
@@ -101,9 +101,9 @@ mod tests {
         assert_eq!(round_trip("10:00:00+02:30:15"), "10:00:00+02:30:15");
         assert_eq!(round_trip("24:00:00+15:59"), "24:00:00+15:59");
         assert_eq!(round_trip("2024-01-01 10:00:00-03"), "10:00:00-03");
-        assert_eq!(parse("10:00:00+16"), None);
-        assert_eq!(parse("10:00:00+"), None);
-        assert_eq!(parse("10:00:00+1:60"), None);
+        assert_eq!(parse("10:00:00+16", 0), None);
+        assert_eq!(parse("10:00:00+", 0), None);
+        assert_eq!(parse("10:00:00+1:60", 0), None);
     }
 
     #[test]
@@ -116,10 +116,10 @@ mod tests {
             "08:00:00-01",
             "23:00:00-03",
         ];
-        let keys: Vec<i64> = order.iter().map(|s| parse(s).unwrap()).collect();
+        let keys: Vec<i64> = order.iter().map(|s| parse(s, 0).unwrap()).collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
         assert_eq!(
-            format(add_micros(parse("23:30:00+02").unwrap(), 3_600_000_000)),
+            format(add_micros(parse("23:30:00+02", 0).unwrap(), 3_600_000_000)),
             "00:30:00+02"
         );
     }

@@ -750,7 +750,6 @@ impl Connection {
         Ok(())
     }
 
-    /// Marks the open transaction failed: it can only be rolled back now.
     /// For a result streamed inside a transaction: what marks that transaction failed
     /// when the rows end in an error (division by zero in the tenth chunk), as an
     /// error the statement itself returned does, so that COMMIT cannot keep the
@@ -767,6 +766,7 @@ impl Connection {
         }))
     }
 
+    /// Marks the open transaction failed: it can only be rolled back now.
     fn fail_transaction(&self, e: &Error) {
         if let Ok(mut t) = self.transaction.lock() {
             if let Some(t) = t.as_mut() {

@@ -168,26 +168,9 @@ impl GroupedState for AvgTemporal {
     }
 
     fn update(&mut self, groups: &[u32], args: &[&Vector], rows: usize) -> Result<()> {
-        let v = args[0];
-        let micros: Vec<i64> = match self.arg {
-            DataType::Date => {
-                let days = v.values::<i32>();
-                (0..rows)
-                    .map(|i| i64::from(days[v.index(i)]) * stride_common::interval::MICROS_PER_DAY)
-                    .collect()
-            }
-            _ => {
-                let m = v.values::<i64>();
-                (0..rows).map(|i| m[v.index(i)]).collect()
-            }
-        };
-        let validity = Validity::from_fn(rows, |i| v.is_valid(i));
-        let micros = Vector::new(
-            DataType::BigInt,
-            stride_common::VectorData::I64(micros.into()),
-            validity,
-        );
-        self.exact.update(groups, &[&micros], rows)
+        // the values as they are stored: days for a DATE (scaled in `finalize`),
+        // microseconds otherwise
+        self.exact.update(groups, args, rows)
     }
 
     fn partial(&mut self) -> Result<Vec<Vector>> {
@@ -200,11 +183,17 @@ impl GroupedState for AvgTemporal {
 
     fn finalize(&mut self) -> Result<Vector> {
         let (sums, counts) = (&self.exact.sums, &self.exact.counts);
+        let unit = match self.arg {
+            DataType::Date => i128::from(stride_common::interval::MICROS_PER_DAY),
+            _ => 1,
+        };
         let means: Vec<i64> = (0..counts.len())
             .map(|g| match counts[g] {
                 0 => Ok(0),
-                n => i64::try_from(sums[g] / i128::from(n))
-                    .map_err(|_| Error::out_of_range("Overflow in avg")),
+                n => sums[g]
+                    .checked_mul(unit)
+                    .and_then(|micros| i64::try_from(micros / i128::from(n)).ok())
+                    .ok_or_else(|| Error::out_of_range("Overflow in avg")),
             })
             .collect::<Result<_>>()?;
         let ty = temporal_result(&self.arg).unwrap_or(DataType::Timestamp);

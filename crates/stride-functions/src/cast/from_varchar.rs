@@ -50,7 +50,13 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         }
         DataType::Interval => parse_each(v, len, to, try_cast, parse_interval),
         DataType::Time => parse_each_time(v, len, try_cast),
-        DataType::TimeTz => parse_each(v, len, to, try_cast, stride_common::time_tz::parse),
+        DataType::TimeTz => {
+            // text without an offset takes the session zone's, read once per vector
+            let offset = stride_common::zone::current_offset();
+            parse_each(v, len, to, try_cast, |s| {
+                stride_common::time_tz::parse(s, offset)
+            })
+        }
         DataType::TimestampTz => parse_each_instant(v, len, try_cast),
         DataType::UHugeInt => parse_each(v, len, to, try_cast, |s| {
             super::uhugeint::parse(s).map(stride_common::flip128::to_physical)

@@ -1,5 +1,5 @@
-//! Casts to and from TIME WITH TIME ZONE ([`stride_common::time_tz`]): a TIME is
-//! that time at UTC (offset +00); a TIMETZ as a TIME is its local time, the offset
+//! Casts to and from TIME WITH TIME ZONE ([`stride_common::time_tz`]): a TIME (and
+//! text without an offset) takes the session time zone's offset now; a TIMETZ as a TIME is its local time, the offset
 //! dropped; a TIMESTAMP WITH TIME ZONE is its time of day and offset in the session's
 //! time zone (as DuckDB). Text is in `from_varchar.rs` and `to_varchar.rs`.
 

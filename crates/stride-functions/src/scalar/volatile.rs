@@ -4,7 +4,9 @@
 //! the generator random() draws from, for the whole process; `x` in [-1, 1]),
 //! `sleep_ms(n)` (waits n milliseconds per row) and `error(msg)` (raises msg as an
 //! Invalid Input Error; `error(NULL)` is NULL). The last three return NULL, as in
-//! DuckDB.
+//! DuckDB. `CheckFailed`, which the binder builds for CHECK constraints
+//! (`binder/checks.rs`) and SQL cannot name, raises its message as a Constraint
+//! Error.
 //!
 //! [`ScalarFunction::is_volatile`]: super::ScalarFunction::is_volatile
 

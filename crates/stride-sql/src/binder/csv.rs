@@ -804,7 +804,6 @@ fn partition_by(plan: &LogicalPlan, names: &[String], overwrite: Overwrite) -> R
     Ok(PartitionBy { keys, overwrite })
 }
 
-/// Rows of a COPY FROM scan in the table's column order; unlisted columns are NULL.
 fn text(s: impl Into<String>) -> ScalarValue {
     ScalarValue::Varchar(s.into())
 }

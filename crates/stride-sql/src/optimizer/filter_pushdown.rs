@@ -8,7 +8,9 @@
 //! arrive over inner joins into hash-join keys and pushes single-table ones into the
 //! tables. Through each node, a conjunct moves when:
 //!
-//! - a projection: always, with the projected expressions substituted for its columns;
+//! - a projection: with the projected expressions substituted for its columns,
+//!   unless a column it reads holds a subquery or a volatile function (`random()`,
+//!   `nextval`), whose copy would compute another value;
 //! - a grouped aggregate (GROUP BY, DISTINCT): when it reads only grouping columns
 //!   (never an aggregate's value), with the grouping expressions substituted; a
 //!   filter over an aggregate without GROUP BY stays, as that aggregate yields a row
@@ -475,13 +477,13 @@ fn split(terms: Vec<Expr>, movable: impl Fn(&Expr) -> bool) -> (Vec<Expr>, Vec<E
         .partition(|t| !t.has_correlated_subquery() && movable(t))
 }
 
-/// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).
 /// Whether a filter may read `e` in place of the column it computes: not when `e`
 /// holds a subquery or calls a volatile function, whose copy would give another value.
 fn inlinable(e: &Expr) -> bool {
     !e.has_subquery() && !e.calls_volatile()
 }
 
+/// `t` with each column `i` replaced by `exprs[i]` (the node's output expressions).
 pub(super) fn substitute(t: Expr, exprs: &[Expr]) -> Expr {
     match t {
         Expr::Column { index, .. } => exprs[index].clone(),

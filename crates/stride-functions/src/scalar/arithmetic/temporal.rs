@@ -1,7 +1,8 @@
 //! Date and time arithmetic through the operators: DATE ± integer days, DATE - DATE
 //! (days, BIGINT), DATE/TIMESTAMP ± INTERVAL (TIMESTAMP; a date counts as its
 //! midnight), TIMESTAMP - TIMESTAMP (INTERVAL of days and microseconds, as DuckDB
-//! prints '1 day 03:00:00'), INTERVAL ± INTERVAL and INTERVAL * integer, TIME ±
+//! prints '1 day 03:00:00'), INTERVAL ± INTERVAL, INTERVAL * and / any number (months and days scaled with
+//! their fractions carried down), TIME ±
 //! INTERVAL (TIME, wrapping around midnight; the interval's days and months are
 //! ignored, as in DuckDB) and DATE + TIME (TIMESTAMP). TIMESTAMP WITH TIME ZONE ±
 //! INTERVAL and the difference of two of them count months and days on the session

@@ -3,7 +3,7 @@
 //! VARCHAR[]. DuckDB's splitting rule: each search starts where the last piece
 //! ended, and an empty match at that point splits off one character instead (so
 //! an empty pattern splits into characters). A NULL pattern leaves `s` whole; ''
-//! gives [''], or [] when the pattern matches the empty string.
+//! gives [''], or [] with the empty pattern (DuckDB 2.0).
 
 use super::options::{Options, Patterns};
 use crate::kernels::{map_rows_to_string_lists, StrListRow, StrSlot};
