@@ -14,9 +14,10 @@
 //! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`).
 //! `WITH x AS [NOT] MATERIALIZED (...)`, which the parser reads only in its
 //! PostgreSQL dialect, is taken out before parsing and put back into the parsed
-//! CTE (`cte_materialized.rs`). One construct the parser gets wrong is parsed here:
+//! CTE (`cte_materialized.rs`). Constructs the parser gets wrong are parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
-//! (the parser takes it for `x IN (SELECT ...)` and fails at the comma).
+//! (the parser takes it for `x IN (SELECT ...)` and fails at the comma), and the
+//! operators `||`, `->`, `->>` and `|`, at DuckDB's precedence (`StrideDialect`).
 
 use sqlparser::ast::{Expr, Statement};
 use sqlparser::dialect::{Dialect, DuckDbDialect};

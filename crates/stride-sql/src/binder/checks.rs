@@ -1,6 +1,7 @@
 //! CHECK constraints. CREATE TABLE binds each once over the table's columns, to report
 //! its errors there, and keeps its SQL text with the columns named bare
-//! ([`CheckConstraint`]), so that renaming the table or a column leaves it whole.
+//! ([`CheckConstraint`]), so that renaming the table leaves it whole (a column it
+//! names cannot be dropped, renamed or retyped: `refuse_checked`).
 //! Every statement that writes rows binds the table's checks again over the rows it
 //! writes: INSERT (and so COPY FROM) and UPDATE guard the first column they write
 //! with them ([`Binder::guard`]), ON CONFLICT DO UPDATE hands them to the facade
