@@ -79,9 +79,16 @@ fn detail(plan: &PhysicalPlan) -> String {
             }
         },
         PhysicalPlan::ColumnarScan {
-            reader, filters, ..
+            reader,
+            columns,
+            filters,
+            ..
         } => {
-            let mut s = list(reader.paths());
+            let mut s = format!(
+                "{} [{}]",
+                list(reader.paths()),
+                list(columns.iter().map(|&c| reader.names()[c].as_str()))
+            );
             if !filters.is_empty() {
                 let _ = write!(s, " row group filters on {} column(s)", filters.len());
             }
@@ -90,7 +97,9 @@ fn detail(plan: &PhysicalPlan) -> String {
         PhysicalPlan::Range {
             start, stop, step, ..
         } => format!("{start} to {stop} step {step}"),
-        PhysicalPlan::Values { rows, .. } => format!("{} rows", rows.len()),
+        PhysicalPlan::Values { rows, types } => {
+            format!("{} rows, {} columns", rows.len(), types.len())
+        }
         PhysicalPlan::CteScan { .. } => "computed once".into(),
         PhysicalPlan::Filter { predicate, .. } => predicate.to_string(),
         PhysicalPlan::Project { exprs, .. } => list(exprs),
@@ -194,12 +203,13 @@ fn render_text(
     depth: usize,
     out: &mut String,
 ) {
+    let detail = detail(plan);
     let _ = write!(
         out,
-        "{}{} {}  (~{} rows",
+        "{}{}{}{detail}  (~{} rows",
         "  ".repeat(depth),
         plan.name(),
-        detail(plan),
+        if detail.is_empty() { "" } else { " " },
         estimates.rows(plan).round() as u64
     );
     if let Some(s) = profile.and_then(|p| p.get(plan)) {

@@ -821,22 +821,21 @@ impl Connection {
                 let catalogs = self.catalogs();
                 let optimized =
                     stride_sql::optimizer::optimize(plan, settings, &TableStatistics(&catalogs))?;
-                let text = if analyze || json {
-                    // The physical plan; run (on a snapshot, as a query) for ANALYZE.
-                    let catalogs = if self.in_transaction() {
-                        catalogs
-                    } else {
-                        catalogs.fork()?
-                    };
-                    let physical = planner::plan(&optimized, &catalogs)?;
-                    if analyze {
-                        let ctx = ctx.with_catalog(Arc::new(catalogs));
-                        stride_exec::executor::analyze(&physical, &ctx, json)?
-                    } else {
-                        stride_exec::explain::json(&physical, None, None)
-                    }
+                // The physical plan, with each operator's estimated rows; run (on a
+                // snapshot, as a query) for ANALYZE.
+                let catalogs = if self.in_transaction() {
+                    catalogs
                 } else {
-                    stride_sql::plan::explain::explain(&optimized)
+                    catalogs.fork()?
+                };
+                let physical = planner::plan(&optimized, &catalogs)?;
+                let text = if analyze {
+                    let ctx = ctx.with_catalog(Arc::new(catalogs));
+                    stride_exec::executor::analyze(&physical, &ctx, json)?
+                } else if json {
+                    stride_exec::explain::json(&physical, None, None)
+                } else {
+                    stride_exec::explain::text(&physical, None, None)
                 };
                 // One row per plan line, so every output mode shows the tree as is.
                 let mut v = stride_common::Vector::empty(&stride_common::DataType::Varchar);
