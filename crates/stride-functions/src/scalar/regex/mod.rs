@@ -8,13 +8,15 @@
 //! (PostgreSQL's `.` matches newlines). Patterns use the `regex` crate's
 //! syntax, which covers PostgreSQL's everyday regular expressions (classes,
 //! quantifiers, alternation, anchors) but not back-references or look-around; such a
-//! pattern is refused with an error naming the problem. A constant pattern is compiled
-//! once per chunk.
+//! pattern is refused with an error naming the problem. `\w`, `\d`, `\s` and `\b` are
+//! ASCII, as in DuckDB's RE2 (`classes`). A constant pattern is compiled once per
+//! chunk.
 //!
 //! DuckDB's extraction, replacement, splitting and escaping functions live in the
 //! submodules, with DuckDB's options (`options`): there `.` stops at newlines unless
 //! option `s` is given, as in DuckDB.
 
+pub(crate) mod classes;
 pub(crate) mod escape;
 pub(crate) mod extract;
 pub(crate) mod options;
@@ -25,6 +27,7 @@ use super::signature::fixed;
 use super::{BoundFunction, ScalarFunction};
 use crate::kernels::{map_rows, StrSlot};
 use regex::{Regex, RegexBuilder};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use stride_common::{DataType, Error, Result, Vector};
 
@@ -69,19 +72,17 @@ pub(crate) fn resolve_imatch(args: &[DataType]) -> Option<BoundFunction> {
 
 fn compile(pattern: &str, flags: &str, full: bool) -> Result<Regex> {
     // `l`: the pattern is a literal string
-    let literal;
-    let pattern = if flags.contains('l') {
-        literal = regex::escape(pattern);
-        &literal
+    let rewritten = if flags.contains('l') {
+        Cow::Owned(regex::escape(pattern))
     } else {
-        pattern
+        classes::ascii_shorthands(pattern)
     };
     let anchored;
     let mut b = RegexBuilder::new(if full {
-        anchored = format!(r"\A(?:{pattern})\z");
+        anchored = format!(r"\A(?:{rewritten})\z");
         &anchored
     } else {
-        pattern
+        &rewritten
     });
     for f in flags.chars() {
         match f {

@@ -92,14 +92,12 @@ pub(crate) fn single_value<'a>(
 
 /// Compiles `pattern` with `opts`.
 pub(crate) fn compile(pattern: &str, opts: &Options) -> Result<Regex> {
-    let escaped;
     let text = if opts.literal {
-        escaped = regex::escape(pattern);
-        &escaped
+        std::borrow::Cow::Owned(regex::escape(pattern))
     } else {
-        pattern
+        super::classes::ascii_shorthands(pattern)
     };
-    RegexBuilder::new(text)
+    RegexBuilder::new(&text)
         .case_insensitive(opts.case_insensitive)
         .dot_matches_new_line(opts.dot_matches_newline)
         .size_limit(1 << 24)
