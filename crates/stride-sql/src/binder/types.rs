@@ -267,7 +267,7 @@ fn pg_catalog_type(text: &str, full: &ast::ObjectName) -> Result<DataType> {
 }
 
 /// Types a numeric literal: integers as INTEGER/BIGINT/HUGEINT/UHUGEINT (DOUBLE beyond), decimals as
-/// DECIMAL(p,s), exponents as DOUBLE.
+/// DECIMAL(p,s) with p the digits written (DOUBLE beyond 38), exponents as DOUBLE.
 pub fn number_literal(text: &str) -> Result<ScalarValue> {
     let t: String = text.chars().filter(|c| *c != '_').collect();
     let bad = || Error::parse(format!("invalid number literal \"{text}\""));
@@ -275,13 +275,15 @@ pub fn number_literal(text: &str) -> Result<ScalarValue> {
         return t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad());
     }
     if let Some((int, frac)) = t.split_once('.') {
-        let int = int.trim_start_matches('0');
         let digits = format!("{int}{frac}");
         if !digits.chars().all(|c| c.is_ascii_digit()) {
             return Err(bad());
         }
         let scale = frac.len();
-        let precision = digits.trim_start_matches('0').len().max(scale).max(1);
+        // Every digit written counts, leading zeros too, as in DuckDB (and
+        // PostgreSQL): 0.5 is DECIMAL(2,1), .5 DECIMAL(1,1).
+        let precision = digits.len().max(1);
+        let digits = digits.trim_start_matches('0');
         if precision > DECIMAL_MAX_PRECISION as usize {
             return t.parse::<f64>().map(ScalarValue::Double).map_err(|_| bad());
         }
@@ -326,6 +328,15 @@ mod tests {
             ScalarValue::Decimal(150, 3, 2)
         );
         assert_eq!(number_literal(".5").unwrap(), ScalarValue::Decimal(5, 1, 1));
+        assert_eq!(
+            number_literal("0.5").unwrap(),
+            ScalarValue::Decimal(5, 2, 1)
+        );
+        assert_eq!(
+            number_literal("00.50").unwrap(),
+            ScalarValue::Decimal(50, 4, 2)
+        );
+        assert_eq!(number_literal("5.").unwrap(), ScalarValue::Decimal(5, 1, 0));
         assert_eq!(number_literal("1e8").unwrap(), ScalarValue::Double(1e8));
         assert_eq!(number_literal("1_000").unwrap(), ScalarValue::Integer(1000));
         assert_eq!(
