@@ -39,17 +39,24 @@ pub fn cast_expr(e: Expr, ty: &DataType) -> Result<Expr> {
     if e.data_type() == *ty {
         return Ok(e);
     }
+    Ok(cast_now_or_later(e, ty.clone(), false))
+}
+
+/// `e` cast to `to`: a literal converted now, unless converting it fails; then, as
+/// any other expression, a cast evaluated per row, so the error is raised only if a
+/// row needs the value (`CASE WHEN false THEN 'x'::INT END` is NULL, and a failing
+/// cast over no rows returns no rows, as in DuckDB).
+fn cast_now_or_later(e: Expr, to: DataType, try_cast: bool) -> Expr {
     if let Expr::Literal { value, ty: from } = &e {
-        return Ok(Expr::Literal {
-            value: stride_functions::cast_typed_scalar(value, from, ty, false)?,
-            ty: ty.clone(),
-        });
+        if let Ok(value) = stride_functions::cast_typed_scalar(value, from, &to, try_cast) {
+            return Expr::Literal { value, ty: to };
+        }
     }
-    Ok(Expr::Cast {
+    Expr::Cast {
         expr: Box::new(e),
-        to: ty.clone(),
-        try_cast: false,
-    })
+        to,
+        try_cast,
+    }
 }
 
 pub fn bool_expr(e: Expr, what: &str) -> Result<Expr> {
@@ -406,17 +413,7 @@ impl Binder<'_> {
                 if inner.data_type() == ty {
                     return Ok(inner);
                 }
-                if let Expr::Literal { value, ty: from } = &inner {
-                    return Ok(Expr::Literal {
-                        value: stride_functions::cast_typed_scalar(value, from, &ty, try_cast)?,
-                        ty,
-                    });
-                }
-                Ok(Expr::Cast {
-                    expr: Box::new(inner),
-                    to: ty,
-                    try_cast,
-                })
+                Ok(cast_now_or_later(inner, ty, try_cast))
             }
             A::UnaryOp { op, expr } => self.bind_unary(op, expr, ctx),
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, ctx),
