@@ -24,7 +24,7 @@ pub(super) fn cast(v: &Vector, _len: usize, to: &DataType, try_cast: bool) -> Re
 
 /// VARCHAR -> LIST: PostgreSQL's array text (`{1,2,NULL}`, `{"a b","c\"d"}`) or
 /// stride's own (`[1, 2, NULL]`); each element is cast from its text to the element
-/// type. Nested lists are not read.
+/// type, so nested lists and structs (`[[1], [2, 3]]`, `[{'a': 1}]`) are read too.
 pub(super) fn from_text(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Result<Vector> {
     let DataType::List(elem) = to else {
         return Err(super::unimplemented_cast(&v.ty, to));
@@ -37,7 +37,7 @@ pub(super) fn from_text(v: &Vector, len: usize, to: &DataType, try_cast: bool) -
             out.push_null();
             continue;
         };
-        let parsed = split_elements(&s).and_then(|items| {
+        let parsed = split_elements(&s, to).and_then(|items| {
             items
                 .into_iter()
                 .map(|item| match item {
@@ -58,9 +58,38 @@ pub(super) fn from_text(v: &Vector, len: usize, to: &DataType, try_cast: bool) -
     Ok(out)
 }
 
-/// The elements of `{...}` or `[...]` as text (None for NULL).
-fn split_elements(s: &str) -> Result<Vec<Option<String>>> {
-    let bad = || super::bad_string(s, &DataType::List(Box::new(DataType::Varchar)));
+/// Moves a bracketed group (`[...]` or `{...}`, with the groups and quoted strings
+/// inside it) from `chars` to `text`, brackets included; `None` when it is not closed.
+fn read_group(chars: &mut std::iter::Peekable<std::str::Chars>, text: &mut String) -> Option<()> {
+    let mut closers = Vec::new();
+    let mut quote = None;
+    while let Some(c) = chars.next() {
+        text.push(c);
+        match (quote, c) {
+            (Some(_), '\\') => text.push(chars.next()?),
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[') => closers.push(']'),
+            (None, '{') => closers.push('}'),
+            (None, ']' | '}') => {
+                if closers.pop() != Some(c) {
+                    return None;
+                }
+                if closers.is_empty() {
+                    return Some(());
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    None
+}
+
+/// The elements of `{...}` or `[...]` as text (None for NULL); an element that is
+/// itself a bracketed list or struct is kept whole, for the element type's cast to read.
+fn split_elements(s: &str, to: &DataType) -> Result<Vec<Option<String>>> {
+    let bad = || super::bad_string(s, to);
     let t = s.trim();
     let inner = t
         .strip_prefix('{')
@@ -103,14 +132,15 @@ fn split_elements(s: &str) -> Result<Vec<Option<String>>> {
             }
             _ => {
                 while let Some(&c) = chars.peek() {
-                    if c == ',' {
-                        break;
+                    match c {
+                        ',' => break,
+                        '{' | '[' => read_group(&mut chars, &mut text).ok_or_else(bad)?,
+                        '}' | ']' => return Err(bad()),
+                        c => {
+                            text.push(c);
+                            chars.next();
+                        }
                     }
-                    if matches!(c, '{' | '}' | '[' | ']') {
-                        return Err(bad());
-                    }
-                    text.push(c);
-                    chars.next();
                 }
                 text = text.trim().to_string();
             }
