@@ -13,6 +13,7 @@ pub mod catalog;
 mod cte_materialized;
 mod frame_exclude;
 pub mod literal_insert;
+mod map_types;
 pub mod optimizer;
 pub mod parser;
 mod pivot_syntax;

@@ -12,7 +12,8 @@
 //! `ROW_GROUP_SIZE 100000`, `PARTITION_BY (a, b)`, `OVERWRITE_OR_IGNORE`): each
 //! becomes a FORMAT option naming it
 //! (`FORMAT "compression=zstd"`), which the binder reads back (`binder/csv.rs`).
-//! `WITH x AS [NOT] MATERIALIZED (...)`, which the parser reads only in its
+//! MAP types with nested key or value types get their arguments quoted
+//! (`map_types.rs`). `WITH x AS [NOT] MATERIALIZED (...)`, which the parser reads only in its
 //! PostgreSQL dialect, is taken out before parsing and put back into the parsed
 //! CTE (`cte_materialized.rs`). Constructs the parser gets wrong are parsed here:
 //! `x IN ((SELECT 1), 2)`, a list whose first element is a parenthesized subquery
@@ -40,6 +41,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
             let tokens = resolve_pg_tokens(tokens)?;
             let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
             let tokens = crate::frame_exclude::rewrite(tokens);
+            let tokens = crate::map_types::rewrite(tokens);
             let (tokens, materialized) = crate::cte_materialized::rewrite(tokens);
             let mut statements = Parser::new(&StrideDialect)
                 .with_recursion_limit(MAX_NESTING)
@@ -56,6 +58,16 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
             "statement is nested too deeply (more than {MAX_NESTING} levels)"
         )),
     })
+}
+
+/// Parses a type written as text (a MAP's key or value type, `map_types.rs`), nested
+/// MAP types included.
+pub fn parse_data_type(text: &str) -> std::result::Result<sqlparser::ast::DataType, ParserError> {
+    let tokens = Tokenizer::new(&StrideDialect, text).tokenize_with_location()?;
+    Parser::new(&StrideDialect)
+        .with_recursion_limit(MAX_NESTING)
+        .with_tokens_with_locations(crate::map_types::rewrite(tokens))
+        .parse_data_type()
 }
 
 /// Parses one expression (the bodies of built-in macros).

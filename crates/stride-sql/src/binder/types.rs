@@ -240,10 +240,7 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
 
 /// A type given as text inside another type's arguments (`map(varchar, int)`).
 fn parse_type_text(text: &str, full: &ast::ObjectName, user: UserTypes) -> Result<DataType> {
-    let dialect = sqlparser::dialect::DuckDbDialect {};
-    sqlparser::parser::Parser::new(&dialect)
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_data_type())
+    crate::parser::parse_data_type(text)
         .map_err(|_| Error::not_supported(format!("type {full} is not supported")))
         .and_then(|t| convert_data_type_in(&t, user))
 }
