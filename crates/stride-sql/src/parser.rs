@@ -38,7 +38,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .tokenize_with_location()
         .map_err(ParserError::from)
         .and_then(|tokens| {
-            let tokens = resolve_pg_tokens(tokens)?;
+            let tokens = resolve_sample_percent(resolve_pg_tokens(tokens)?)?;
             let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
             let tokens = crate::frame_exclude::rewrite(tokens);
             let tokens = crate::map_types::rewrite(tokens);
@@ -165,6 +165,59 @@ fn resolve_pg_tokens(
         }
     }
     Ok(out)
+}
+
+/// DuckDB's `TABLESAMPLE 10%` and `TABLESAMPLE reservoir(10%)` become `10 PERCENT`
+/// (the parser reads `%` only as the modulo operator), and the method `reservoir`,
+/// which the parser does not know, becomes the method `ROW`, which the binder reads
+/// as reservoir sampling (`binder/sample.rs`). DuckDB's `USING SAMPLE`
+/// clause, which samples the whole FROM clause, is refused with a pointer to
+/// `TABLESAMPLE`.
+fn resolve_sample_percent(
+    mut tokens: Vec<TokenWithSpan>,
+) -> std::result::Result<Vec<TokenWithSpan>, ParserError> {
+    let is_word = |t: &Token, w: &str| matches!(t, Token::Word(v) if v.quote_style.is_none() && v.value.eq_ignore_ascii_case(w));
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let at = |k: usize| significant.get(k).map(|&i| &tokens[i].token);
+    let mut percent = Vec::new();
+    let mut reservoir = Vec::new();
+    for k in 0..significant.len() {
+        let t = &tokens[significant[k]].token;
+        if is_word(t, "using") && at(k + 1).is_some_and(|t| is_word(t, "sample")) {
+            let size = matches!(at(k + 2), Some(Token::Number(..)))
+                || (matches!(at(k + 2), Some(Token::Word(_)))
+                    && matches!(at(k + 3), Some(Token::LParen)));
+            if size {
+                return Err(ParserError::ParserError(
+                    "USING SAMPLE is not supported; sample a table with TABLESAMPLE after it instead (FROM t TABLESAMPLE 10% or FROM t TABLESAMPLE 5 ROWS)".into(),
+                ));
+            }
+        }
+        if is_word(t, "reservoir")
+            && k >= 1
+            && at(k - 1).is_some_and(|t| is_word(t, "tablesample"))
+            && at(k + 1) == Some(&Token::LParen)
+        {
+            reservoir.push(significant[k]);
+        }
+        if *t != Token::Mod || k < 2 || !matches!(at(k - 1), Some(Token::Number(..))) {
+            continue;
+        }
+        // `TABLESAMPLE n%` or `TABLESAMPLE method(n%)`.
+        let sample = |j: usize| at(j).is_some_and(|t| is_word(t, "tablesample"));
+        if sample(k - 2) || (k >= 4 && at(k - 2) == Some(&Token::LParen) && sample(k - 4)) {
+            percent.push(significant[k]);
+        }
+    }
+    for i in percent {
+        tokens[i].token = Token::make_keyword("PERCENT");
+    }
+    for i in reservoir {
+        tokens[i].token = Token::make_keyword("ROW");
+    }
+    Ok(tokens)
 }
 
 /// The table function `SUMMARIZE` is rewritten to (`binder/summarize.rs`).

@@ -252,7 +252,36 @@ impl<'a> Binder<'a> {
         Ok((plan, scope))
     }
 
+    /// Binds one FROM item, with its `TABLESAMPLE` clause if it has one
+    /// (`sample.rs`).
     pub(super) fn bind_table_factor(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let (ast::TableFactor::Table {
+            sample: Some(kind), ..
+        }
+        | ast::TableFactor::Derived {
+            sample: Some(kind), ..
+        }) = tf
+        else {
+            return self.bind_unsampled_table_factor(tf);
+        };
+        let sample = match kind {
+            ast::TableSampleKind::BeforeTableAlias(s)
+            | ast::TableSampleKind::AfterTableAlias(s) => super::sample::bind_sample(s)?,
+        };
+        let mut unsampled = tf.clone();
+        if let ast::TableFactor::Table { sample, .. } | ast::TableFactor::Derived { sample, .. } =
+            &mut unsampled
+        {
+            *sample = None;
+        }
+        let (plan, scope) = self.bind_unsampled_table_factor(&unsampled)?;
+        Ok((super::sample::apply_sample(plan, &sample)?, scope))
+    }
+
+    fn bind_unsampled_table_factor(
         &mut self,
         tf: &ast::TableFactor,
     ) -> Result<(LogicalPlan, Scope)> {

@@ -36,6 +36,7 @@ mod prepare;
 mod procedure;
 mod query_functions;
 mod returning;
+mod sample;
 mod scope;
 mod select;
 pub mod sequences;
