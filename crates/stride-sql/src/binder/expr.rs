@@ -343,7 +343,10 @@ impl Binder<'_> {
     fn bind_expr_inner(&mut self, e: &ast::Expr, ctx: &mut ExprCtx) -> Result<Expr> {
         use ast::Expr as A;
         match e {
-            A::Identifier(id) => self.bind_column(None, &id.value, ctx),
+            A::Identifier(id) => match super::macros::macro_arg_index(&id.value) {
+                Some(i) if i < self.macro_args.len() => self.bind_macro_arg(i, ctx),
+                _ => self.bind_column(None, &id.value, ctx),
+            },
             A::CompoundIdentifier(parts) => self.bind_compound_identifier(parts, ctx),
             A::Dictionary(entries) => self.bind_dictionary(entries, ctx),
             A::Map(m) => self.bind_map_literal(m, ctx),

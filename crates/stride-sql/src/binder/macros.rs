@@ -10,9 +10,12 @@
 //!
 //! - A scalar macro call `f(a, b)` becomes the macro's expression with each
 //!   parameter — every unqualified name equal to it, case-insensitively, including
-//!   inside subqueries — replaced by its argument in parentheses, as DuckDB does:
-//!   parameters win over columns of the same name. Omitted parameters take their
-//!   defaults; named arguments (`f(1, y := 2)`) fill parameters with defaults.
+//!   inside subqueries, but not inside a lambda with a parameter of that name —
+//!   replaced by a marker of its argument: parameters win over columns of the same
+//!   name, as in DuckDB. A marker binds its argument in the caller's place (its
+//!   names are the caller's columns, never a name the body's lambdas or subqueries
+//!   introduce). Omitted parameters take their defaults; named arguments
+//!   (`f(1, y := 2)`) fill parameters with defaults.
 //! - A table macro call in FROM (`FROM tm(1)`) becomes its query with the parameters
 //!   replaced likewise, bound as a derived table in a context of its own (like a
 //!   view: no CTEs or outer columns of the caller).
@@ -24,9 +27,9 @@
 //! unknown function, table or column (or such a cycle) is refused at once.
 
 use super::expr::ExprCtx;
-use super::scope::Scope;
+use super::scope::{Scope, Visibility};
 use super::{Binder, BoundStatement};
-use crate::plan::LogicalPlan;
+use crate::plan::{Expr, LogicalPlan};
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -247,7 +250,7 @@ impl Binder<'_> {
         def: &MacroDef,
         args: &[ast::FunctionArg],
         ctx: &mut ExprCtx,
-    ) -> Result<crate::plan::Expr> {
+    ) -> Result<Expr> {
         let ast::MacroDefinition::Expr(body) = &def.body else {
             return Err(Error::binder(format!(
                 "Function \"{}\" is a table function but it was used as a scalar function. This function has to be called in a FROM clause (similar to a table).",
@@ -255,11 +258,73 @@ impl Binder<'_> {
             )));
         };
         let values = self.macro_arguments(def, args)?;
+        let first = self.macro_args.len();
+        let mut markers = Vec::with_capacity(values.len());
+        for value in values {
+            markers.push(marker(self.macro_args.len()));
+            self.macro_args.push(MacroArg {
+                value,
+                level: self.outer_scopes.len(),
+                scope: ctx.scope.clone(),
+            });
+        }
         let mut body = body.clone();
-        substitute(&mut body, &def.params, &values);
-        self.enter_macro(&def.name)?;
-        let bound = self.bind_expr(&body, ctx);
-        self.macro_stack.pop();
+        substitute(&mut body, &def.params, &markers);
+        let bound = self.enter_macro(&def.name).and_then(|()| {
+            let bound = self.bind_expr(&body, ctx);
+            self.macro_stack.pop();
+            bound
+        });
+        self.macro_args.truncate(first);
+        bound
+    }
+
+    /// The argument a scalar macro's parameter stands for (the `index`-th of
+    /// [`Binder::macro_args`]), bound where the macro was called: the names in it are
+    /// the caller's, never those of the lambdas or subqueries of the macro's body
+    /// around the parameter.
+    pub(super) fn bind_macro_arg(&mut self, index: usize, ctx: &mut ExprCtx) -> Result<Expr> {
+        let arg = self.macro_args[index].clone();
+        // The caller's scope, preceded by the parameters of the body's lambdas the
+        // parameter stands in (a lambda's scope is its parameters, then the row's
+        // columns), which are hidden so that an argument's column reads the row.
+        let hide_lambdas = |scope: &Scope| {
+            let extra = scope.fields.len().saturating_sub(arg.scope.fields.len());
+            let mut hidden = scope.clone();
+            for (f, v) in hidden.fields[..extra]
+                .iter_mut()
+                .zip(&mut hidden.visibility)
+            {
+                f.name = String::new();
+                f.qualifier = None;
+                *v = Visibility::Qualified;
+            }
+            hidden.visibility[extra..].copy_from_slice(&arg.scope.visibility);
+            hidden
+        };
+        if self.outer_scopes.len() == arg.level {
+            let scope = hide_lambdas(ctx.scope);
+            let mut inner = ExprCtx {
+                scope: &scope,
+                aggregates: ctx.aggregates.as_deref_mut(),
+                windows: ctx.windows.as_deref_mut(),
+                clause: ctx.clause,
+            };
+            return self.bind_expr(&arg.value, &mut inner);
+        }
+        // Inside a subquery of the body: the caller's columns are outer columns, and
+        // the scopes of the body's subqueries in between are emptied.
+        let saved = self.outer_scopes.clone();
+        if let Some(caller) = self.outer_scopes.get(arg.level) {
+            self.outer_scopes[arg.level] = hide_lambdas(caller);
+        }
+        for s in self.outer_scopes.iter_mut().skip(arg.level + 1) {
+            *s = Scope::default();
+        }
+        let empty = Scope::default();
+        let mut inner = ExprCtx::new(&empty, ctx.clause);
+        let bound = self.bind_expr(&arg.value, &mut inner);
+        self.outer_scopes = saved;
         bound
     }
 
@@ -379,20 +444,72 @@ impl Binder<'_> {
     }
 }
 
+/// A scalar macro's argument, waiting to be bound where the macro was called.
+#[derive(Debug, Clone)]
+pub(crate) struct MacroArg {
+    value: ast::Expr,
+    /// How many enclosing queries the caller had (`outer_scopes.len()`).
+    level: usize,
+    /// The names the caller saw.
+    scope: Scope,
+}
+
+/// What marks a parameter in a scalar macro's body: a name no query can write.
+const MARKER: &str = "\u{0}macro argument ";
+
+/// The name standing for the `index`-th of [`Binder::macro_args`].
+fn marker(index: usize) -> ast::Expr {
+    ast::Expr::Identifier(ast::Ident::new(format!("{MARKER}{index}")))
+}
+
+/// The index into [`Binder::macro_args`] that `name` stands for, if it is a marker.
+pub(super) fn macro_arg_index(name: &str) -> Option<usize> {
+    name.strip_prefix(MARKER)?.parse().ok()
+}
+
 /// Replaces, everywhere in `node`, each unqualified name equal to one of `params` by
 /// the value standing for it, in parentheses (so `x * 2` with `x := a + 1` stays
-/// `(a + 1) * 2`). Values put in place are not looked into again.
+/// `(a + 1) * 2`), except inside a lambda with a parameter of that name, which hides
+/// the macro's. Values put in place are not looked into again.
 fn substitute<V: ast::VisitMut>(node: &mut V, params: &[ast::Ident], values: &[ast::Expr]) {
-    let _ = ast::visit_expressions_mut(node, |e: &mut ast::Expr| {
-        if let ast::Expr::Identifier(id) = e {
-            if let Some(i) = params
-                .iter()
-                .position(|p| p.value.eq_ignore_ascii_case(&id.value))
-            {
-                *e = ast::Expr::Nested(Box::new(values[i].clone()));
+    struct Substitute<'a> {
+        params: &'a [ast::Ident],
+        values: &'a [ast::Expr],
+        /// The parameters of the lambdas being visited.
+        lambdas: Vec<Vec<String>>,
+    }
+    impl ast::VisitorMut for Substitute<'_> {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            if let ast::Expr::Lambda(l) = e {
+                self.lambdas
+                    .push(l.params.iter().map(|p| p.name.value.clone()).collect());
             }
+            ControlFlow::Continue(())
         }
-        ControlFlow::<()>::Continue(())
+        fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            match e {
+                ast::Expr::Lambda(_) => {
+                    self.lambdas.pop();
+                }
+                ast::Expr::Identifier(id) => {
+                    let same = |n: &str| n.eq_ignore_ascii_case(&id.value);
+                    let hidden = self.lambdas.iter().flatten().any(|n| same(n));
+                    if let Some(i) = self.params.iter().position(|p| same(&p.value)) {
+                        if !hidden {
+                            *e = ast::Expr::Nested(Box::new(self.values[i].clone()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = node.visit(&mut Substitute {
+        params,
+        values,
+        lambdas: Vec::new(),
     });
 }
 

@@ -363,6 +363,9 @@ pub struct Binder<'a> {
     macro_cache: HashMap<String, Option<Arc<macros::MacroDef>>>,
     /// Macros being expanded, innermost last.
     macro_stack: Vec<String>,
+    /// The arguments of the scalar macro calls being bound, which the markers in
+    /// their bodies stand for (`macros.rs`).
+    macro_args: Vec<macros::MacroArg>,
     /// The statement's text (`current_query()`), when the caller gave it.
     query_text: Option<String>,
     /// The connection's session variables (`getvariable`, `variables.rs`).
@@ -407,6 +410,7 @@ impl<'a> Binder<'a> {
             temp_macros: Arc::default(),
             macro_cache: HashMap::new(),
             macro_stack: Vec::new(),
+            macro_args: Vec::new(),
             query_text: None,
             variables: Arc::default(),
             session_ids: None,
