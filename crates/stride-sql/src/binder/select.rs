@@ -907,6 +907,60 @@ fn bind_select_list(
     // each appended as a column the select list and ORDER BY read.
     if !windows.is_empty() {
         let base = plan.schema().len();
+    // Window functions beside set-returning functions are computed before the rows
+    // are unnested, as in PostgreSQL and DuckDB: over the FROM rows, their columns
+    // passed through the unnesting.
+    let unnested_from = match &plan {
+        LogicalPlan::Unnest { input, .. } if !windows.is_empty() => {
+            let n = input.schema().len();
+            let reads_unnested =
+                |e: &Expr| e.any(&mut |x| matches!(x, Expr::Column { index, .. } if *index >= n));
+            let mut ws = windows.clone();
+            let reads = ws
+                .iter_mut()
+                .flat_map(|w| w.exprs_mut())
+                .any(|e| reads_unnested(e));
+            (!reads).then_some(n)
+        }
+        _ => None,
+    };
+    if let (
+        Some(n),
+        LogicalPlan::Unnest {
+            input,
+            lists,
+            schema: unnest_schema,
+            ..
+        },
+    ) = (unnested_from, plan.clone())
+    {
+        let w = windows.len();
+        let mut schema = input.schema().to_vec();
+        for (i, win) in windows.iter().enumerate() {
+            schema.push(Field::new(format!("window{i}"), win.ty.clone()));
+        }
+        let windowed = LogicalPlan::Window {
+            input,
+            functions: std::mem::take(&mut windows),
+            schema: schema.clone(),
+        };
+        schema.extend(unnest_schema[n..].iter().cloned());
+        plan = LogicalPlan::Unnest {
+            input: Box::new(windowed),
+            passed: (0..n + w).collect(),
+            lists,
+            schema,
+        };
+        for e in select_exprs
+            .iter_mut()
+            .chain(extras.iter_mut())
+            .chain(qualify.iter_mut())
+        {
+            let shifted =
+                shift_columns(std::mem::replace(e, Expr::literal(ScalarValue::Null)), n, w);
+            *e = window_columns(shifted, n);
+        }
+    }
         let mut schema = plan.schema().to_vec();
         for (i, w) in windows.iter().enumerate() {
             schema.push(Field::new(format!("window{i}"), w.ty.clone()));
@@ -1172,6 +1226,24 @@ fn window_columns(e: Expr, base: usize) -> Expr {
     match e {
         Expr::WindowRef { index, ty } => Expr::column(base + index, ty, format!("window{index}")),
         mut other => {
+/// `e` with each column at or after `from` moved `by` places right.
+fn shift_columns(e: Expr, from: usize, by: usize) -> Expr {
+    match e {
+        Expr::Column { index, ty, name } if index >= from => Expr::Column {
+            index: index + by,
+            ty,
+            name,
+        },
+        mut other => {
+            for c in other.children_mut() {
+                let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
+                *c = shift_columns(inner, from, by);
+            }
+            other
+        }
+    }
+}
+
             for c in other.children_mut() {
                 let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
                 *c = window_columns(inner, base);
