@@ -728,9 +728,13 @@ fn bind_select_list(
                 }
             }
         }
+        // Every select item without an aggregate or a window function (which is
+        // computed after grouping, over the groups).
         ast::GroupByExpr::All(_) => {
             for it in &items {
-                if !it.expr.any(&mut |x| matches!(x, Expr::AggregateRef { .. }))
+                if !it
+                    .expr
+                    .any(&mut |x| matches!(x, Expr::AggregateRef { .. } | Expr::WindowRef { .. }))
                     && !group_by.contains(&it.expr)
                 {
                     group_by.push(it.expr.clone());
@@ -903,10 +907,6 @@ fn bind_select_list(
         }
     }
 
-    // Window functions: computed over the rows as grouped (and filtered by HAVING),
-    // each appended as a column the select list and ORDER BY read.
-    if !windows.is_empty() {
-        let base = plan.schema().len();
     // Window functions beside set-returning functions are computed before the rows
     // are unnested, as in PostgreSQL and DuckDB: over the FROM rows, their columns
     // passed through the unnesting.
@@ -961,6 +961,10 @@ fn bind_select_list(
             *e = window_columns(shifted, n);
         }
     }
+    // Window functions: computed over the rows as grouped (and filtered by HAVING),
+    // each appended as a column the select list and ORDER BY read.
+    if !windows.is_empty() {
+        let base = plan.schema().len();
         let mut schema = plan.schema().to_vec();
         for (i, w) in windows.iter().enumerate() {
             schema.push(Field::new(format!("window{i}"), w.ty.clone()));
@@ -1222,10 +1226,6 @@ fn with_aliases(e: &ast::Expr, projection: &[ast::SelectItem], scope: &Scope) ->
 }
 
 /// `e` with each window call's placeholder replaced by its column (`base + index`).
-fn window_columns(e: Expr, base: usize) -> Expr {
-    match e {
-        Expr::WindowRef { index, ty } => Expr::column(base + index, ty, format!("window{index}")),
-        mut other => {
 /// `e` with each column at or after `from` moved `by` places right.
 fn shift_columns(e: Expr, from: usize, by: usize) -> Expr {
     match e {
@@ -1244,6 +1244,10 @@ fn shift_columns(e: Expr, from: usize, by: usize) -> Expr {
     }
 }
 
+fn window_columns(e: Expr, base: usize) -> Expr {
+    match e {
+        Expr::WindowRef { index, ty } => Expr::column(base + index, ty, format!("window{index}")),
+        mut other => {
             for c in other.children_mut() {
                 let inner = std::mem::replace(c, Expr::literal(ScalarValue::Null));
                 *c = window_columns(inner, base);
