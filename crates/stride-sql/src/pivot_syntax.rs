@@ -114,8 +114,13 @@ pub fn parse_pivot(
         for g in &group_by {
             read_columns(g, &mut keep);
         }
-        for e in &on {
-            read_columns(e, &mut keep);
+        // Each pivot expression is computed in the source under a name of its own,
+        // so that a GROUP BY column it reads (`ON k GROUP BY k`, `ON k || g GROUP BY
+        // g`) stays a group.
+        for (i, c) in columns.iter_mut().enumerate() {
+            let name = format!("\"__pivot_on_{i}\"");
+            keep.push(format!("{c} AS {name}"));
+            *c = name;
         }
         let probe = reparse(&format!("SELECT {aggregates}"), dialect)?;
         if let Statement::Query(q) = &probe {

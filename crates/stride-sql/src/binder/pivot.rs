@@ -171,7 +171,9 @@ impl Binder<'_> {
                                 other => other.to_string(),
                             },
                         };
-                        (name, format!("({column}) = ({})", v.expr))
+                        // As in DuckDB, a NULL in the list matches the NULL values.
+                        let cond = format!("({column}) IS NOT DISTINCT FROM ({})", v.expr);
+                        (name, cond)
                     })
                     .collect();
             }
