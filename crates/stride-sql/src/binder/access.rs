@@ -72,22 +72,56 @@ impl Binder<'_> {
                     upper_bound,
                     stride,
                 }) => {
-                    // An omitted bound is the first or the last element.
+                    let step = match stride {
+                        Some(step) => Some(self.bind_expr(step, ctx)?),
+                        None => None,
+                    };
+                    // An omitted bound is the first or the last element: where the
+                    // slice starts and ends, or, with a negative step, the other
+                    // way round (`l[:2:-1]` walks from the last element down to 2).
+                    let backwards = match &step {
+                        None => None,
+                        Some(s) => match super::fold::fold_constant(s)? {
+                            Some(v) => Some(Expr::literal(ScalarValue::Boolean(
+                                v.as_i64().is_some_and(|v| v < 0),
+                            ))),
+                            None => Some(call(
+                                "<",
+                                vec![s.clone(), Expr::literal(ScalarValue::BigInt(0))],
+                            )?),
+                        },
+                    };
+                    let default = |forwards: i64| -> Expr {
+                        let forwards_lit = Expr::literal(ScalarValue::BigInt(forwards));
+                        match &backwards {
+                            Some(Expr::Literal {
+                                value: ScalarValue::Boolean(true),
+                                ..
+                            }) => Expr::literal(ScalarValue::BigInt(-forwards)),
+                            Some(Expr::Literal { .. }) | None => forwards_lit,
+                            Some(b) => Expr::Case {
+                                branches: vec![(
+                                    b.clone(),
+                                    Expr::literal(ScalarValue::BigInt(-forwards)),
+                                )],
+                                else_expr: Box::new(forwards_lit),
+                                ty: DataType::BigInt,
+                            },
+                        }
+                    };
                     let bound = |b: &Option<ast::Expr>,
-                                 default: i64,
+                                 default: Expr,
                                  me: &mut Self,
                                  ctx: &mut ExprCtx| match b {
                         Some(e) => me.bind_expr(e, ctx),
-                        None => Ok(Expr::literal(ScalarValue::BigInt(default))),
+                        None => Ok(default),
                     };
                     let mut args = vec![
                         x,
-                        bound(lower_bound, 1, self, ctx)?,
-                        bound(upper_bound, -1, self, ctx)?,
+                        bound(lower_bound, default(1), self, ctx)?,
+                        bound(upper_bound, default(-1), self, ctx)?,
                     ];
-                    if let Some(step) = stride {
-                        args.push(self.bind_expr(step, ctx)?);
-                    }
+                    args.extend(step);
                     x = call("array_slice", args)?;
                 }
                 other => {
