@@ -159,6 +159,14 @@ pub(super) fn expand(
         let mut expr = scope.column(i);
         let mut name = f.name.clone();
         if let Some((n, e)) = replace.iter_mut().find(|(n, _)| n.matches(fq, &f.name)) {
+            // Replacing one of several columns of that name would put a computed
+            // value in the place of another table's column.
+            if n.used {
+                return Err(Error::binder(format!(
+                    "REPLACE column \"{}\" is ambiguous: the star has several columns of that name; qualify the star (t.* REPLACE (...)) or EXCLUDE the others",
+                    f.name
+                )));
+            }
             n.used = true;
             let e: &ast::Expr = e;
             expr = b.bind_expr(e, ctx)?;
