@@ -432,6 +432,7 @@ impl<'a> Binder<'a> {
             } => {
                 let fname = object_name(name)?;
                 let plan = self.bind_table_function(&fname, &args.args)?;
+                let alias = column_named_by_alias(&fname, &plan, alias.as_ref());
                 let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
@@ -445,6 +446,7 @@ impl<'a> Binder<'a> {
             } => {
                 let fname = object_name(name)?;
                 let plan = self.bind_table_function(&fname, args)?;
+                let alias = column_named_by_alias(&fname, &plan, alias.as_ref());
                 let qual = alias.as_ref().map_or(fname, |a| ident_name(&a.name));
                 apply_alias(plan, &qual, alias.as_ref())
             }
@@ -1086,6 +1088,28 @@ pub(super) fn mentions_rowid(sql: &str) -> bool {
 }
 
 /// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
+/// The alias of a FROM item calling table function `fname`. As in DuckDB, the one
+/// column of `range`, `generate_series` and `unnest` is named after an alias without
+/// column names (`FROM range(3) r` has the column `r`).
+fn column_named_by_alias(
+    fname: &str,
+    plan: &LogicalPlan,
+    alias: Option<&ast::TableAlias>,
+) -> Option<ast::TableAlias> {
+    let mut alias = alias?.clone();
+    let single = matches!(
+        fname.to_ascii_lowercase().as_str(),
+        "range" | "generate_series" | "unnest"
+    ) && plan.schema().len() == 1;
+    if single && alias.columns.is_empty() {
+        alias.columns.push(ast::TableAliasColumnDef::from_name(
+            alias.name.value.clone(),
+        ));
+        alias.columns[0].name.quote_style = alias.name.quote_style;
+    }
+    Some(alias)
+}
+
 pub(super) fn apply_alias(
     plan: LogicalPlan,
     qual: &str,
