@@ -103,7 +103,8 @@ pub(super) fn expand(
     Ok(out)
 }
 
-/// `alias` with `\N` replaced by the regex's N-th group (`\0` the whole name).
+/// `alias` with `\N` replaced by the regex's N-th group (`\0` the whole name, also for
+/// columns `*`, a list or a lambda chose).
 fn with_groups(alias: &str, groups: &[String]) -> String {
     let mut out = String::new();
     let mut chars = alias.chars().peekable();
@@ -144,6 +145,12 @@ fn choose(b: &mut Binder, args: &ast::FunctionArguments, scope: &Scope) -> Resul
                 ast::Ident::with_quote('"', f.name.clone()),
             ]),
             _ => ast::Expr::Identifier(ast::Ident::with_quote('"', f.name.clone())),
+        };
+        // Chosen other than by a regex, `\0` in an alias is still the column's name.
+        let groups = if groups.is_empty() {
+            vec![f.name.clone()]
+        } else {
+            groups
         };
         Chosen {
             reference,
