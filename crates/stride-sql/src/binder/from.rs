@@ -1087,7 +1087,6 @@ pub(super) fn mentions_rowid(sql: &str) -> bool {
         .any(|(i, _)| !word(lower[..i].chars().next_back()) && !word(lower[i + 5..].chars().next()))
 }
 
-/// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
 /// The alias of a FROM item calling table function `fname`. As in DuckDB, the one
 /// column of `range`, `generate_series` and `unnest` is named after an alias without
 /// column names (`FROM range(3) r` has the column `r`).
@@ -1110,6 +1109,7 @@ fn column_named_by_alias(
     Some(alias)
 }
 
+/// Qualifies the plan's columns with `qual` and applies alias column names `t(a, b)`.
 pub(super) fn apply_alias(
     plan: LogicalPlan,
     qual: &str,

@@ -1225,7 +1225,6 @@ fn with_aliases(e: &ast::Expr, projection: &[ast::SelectItem], scope: &Scope) ->
     }
 }
 
-/// `e` with each window call's placeholder replaced by its column (`base + index`).
 /// `e` with each column at or after `from` moved `by` places right.
 fn shift_columns(e: Expr, from: usize, by: usize) -> Expr {
     match e {
@@ -1244,6 +1243,7 @@ fn shift_columns(e: Expr, from: usize, by: usize) -> Expr {
     }
 }
 
+/// `e` with each window call's placeholder replaced by its column (`base + index`).
 fn window_columns(e: Expr, base: usize) -> Expr {
     match e {
         Expr::WindowRef { index, ty } => Expr::column(base + index, ty, format!("window{index}")),
