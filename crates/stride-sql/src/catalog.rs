@@ -50,13 +50,21 @@ pub struct SequenceEntry {
     pub next: Option<i64>,
 }
 
-/// A database the session can read: the one it was opened with, or one ATTACHed.
+/// The name of the connection's own in-memory database of TEMP tables and views
+/// (DuckDB's `temp` catalog): searched before the current database for unqualified
+/// names, and never written to a file.
+pub const TEMP_DATABASE: &str = "temp";
+
+/// A database the session can read: the one it was opened with, one ATTACHed, or the
+/// connection's [`TEMP_DATABASE`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DatabaseEntry {
     pub name: String,
     /// The file's path; `None` for an in-memory database.
     pub path: Option<String>,
     pub read_only: bool,
+    /// Whether this is the connection's database of TEMP tables and views.
+    pub temporary: bool,
 }
 
 /// An index declared with CREATE INDEX.
@@ -84,7 +92,8 @@ pub trait Catalog {
     /// Another database of the session (ATTACH), by case-insensitive name; its table
     /// ids carry its own slot, so plans may mix tables of both.
     fn database(&self, name: &str) -> Option<Arc<dyn Catalog>>;
-    /// Every database of the session, this one first.
+    /// Every database of the session: the one opened first, those ATTACHed, and last
+    /// the connection's [`TEMP_DATABASE`] when it has one.
     fn databases(&self) -> Vec<DatabaseEntry>;
     /// The table's id and schema, by case-insensitive name.
     fn table(&self, name: &str) -> Option<(u64, Arc<TableSchema>)>;

@@ -163,6 +163,7 @@ impl Database {
             transaction: Arc::new(Mutex::new(None)),
             progress: ProgressHandle::default(),
             databases: self.databases.clone(),
+            temp: Arc::new(Store::temp()),
             current: Mutex::new(0),
             external_access: self.external_access.clone(),
             pool: self.pool.clone(),
@@ -240,6 +241,9 @@ pub struct Connection {
     progress: ProgressHandle,
     /// Every database this connection can read (shared with the other connections).
     databases: Arc<Databases>,
+    /// This connection's own in-memory database `temp`, of its TEMP tables and views:
+    /// searched first for unqualified names, gone when the connection closes.
+    temp: Arc<Store>,
     /// The slot of the database unqualified names refer to (`USE`).
     current: Mutex<u64>,
     external_access: Arc<AtomicBool>,
@@ -1200,7 +1204,7 @@ impl Connection {
                 Ok(Planned::Done(QueryResult::done(None)))
             }
             BoundStatement::Use { database } => {
-                let store = self.databases.named(&database).ok_or_else(|| {
+                let store = self.store_by_name(&database).ok_or_else(|| {
                     Error::catalog(format!("Catalog \"{database}\" does not exist"))
                 })?;
                 *self

@@ -7,12 +7,22 @@
 //! A statement changes one database: the one its target table names, or the
 //! connection's current one (`USE`); a transaction too (as in DuckDB). A database is
 //! closed when it is detached and the last statement using it ends.
+//!
+//! Each connection also has its own in-memory database `temp` for its TEMP tables and
+//! views ([`Store::temp`]), which no other connection sees; it is not listed here.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{Error, Result};
 use stride_storage::fs::FileSystem;
 use stride_storage::{BufferPool, Catalog, DatabaseFile, Table};
+
+/// The slot of every connection's `temp` database, never given to an ATTACHed one:
+/// the largest that keeps ids (and the OIDs made from them) below `i64::MAX`.
+pub(crate) const TEMP_SLOT: u64 = (1 << 15) - 1;
+
+/// The name of a connection's database of TEMP tables and views.
+pub(crate) use stride_sql::catalog::TEMP_DATABASE as TEMP_NAME;
 
 /// One database.
 pub(crate) struct Store {
@@ -43,6 +53,13 @@ impl Store {
             file,
             writes: Mutex::new(()),
         }
+    }
+
+    /// A connection's own database of TEMP tables and views, named `temp` as in
+    /// DuckDB. Every connection's has slot [`TEMP_SLOT`]: ids are only ever looked
+    /// up among the catalogs of the connection that handed them out.
+    pub fn temp() -> Store {
+        Store::new(TEMP_SLOT, TEMP_NAME.into(), Arc::new(Catalog::new()), None)
     }
 
     pub fn read_only(&self) -> bool {
@@ -182,10 +199,6 @@ impl Databases {
             .find(|s| s.name.eq_ignore_ascii_case(name))
     }
 
-    pub fn in_slot(&self, slot: u64) -> Option<Arc<Store>> {
-        self.all().into_iter().find(|s| s.slot == slot)
-    }
-
     /// ATTACH: opens the database file at `path` (an in-memory database for
     /// `:memory:`) as `name`. Returns false when `if_not_exists` found the name taken.
     pub fn attach(
@@ -227,6 +240,11 @@ impl Databases {
             return Err(Error::binder(format!(
                 "Database \"{name}\" was attached meanwhile by another connection"
             )));
+        }
+        if *next >= TEMP_SLOT {
+            return Err(Error::not_supported(
+                "too many databases were attached in this process; restart it to attach more",
+            ));
         }
         list.push(Arc::new(Store::new(*next, name.to_string(), catalog, file)));
         *next += 1;

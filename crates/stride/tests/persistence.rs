@@ -104,6 +104,60 @@ fn macros_survive_reopening() {
     }
 }
 
+/// TEMP tables and views live in the connection's own in-memory database `temp`
+/// (as in DuckDB): never written to the file, unseen by other connections, gone when
+/// the connection closes, and found before the file's tables of the same name.
+#[test]
+fn temp_tables_and_views_belong_to_their_connection() {
+    let d = dir("temp");
+    let path = path_in(&d);
+    let strings = |rows: Vec<Vec<ScalarValue>>| -> Vec<String> {
+        rows.iter().map(|r| r[0].to_string()).collect()
+    };
+    {
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect().unwrap();
+        let rows = |sql: &str| -> Vec<Vec<ScalarValue>> {
+            let r = conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+            r.rows().map(|r| r.unwrap()).collect()
+        };
+        rows("CREATE TABLE t AS SELECT 'file' AS x");
+        rows("CREATE TEMP TABLE tt AS SELECT 1 AS x");
+        rows("CREATE TEMP TABLE t AS SELECT 'temp' AS x");
+        rows("CREATE TEMP VIEW tv AS SELECT x FROM t");
+        assert_eq!(strings(rows("SELECT x FROM t")), ["temp"]);
+        assert_eq!(strings(rows("SELECT x FROM main.t")), ["temp"]);
+        assert_eq!(strings(rows("SELECT x FROM db.t")), ["file"]);
+        assert_eq!(strings(rows("SELECT x FROM temp.main.t")), ["temp"]);
+        assert_eq!(strings(rows("SELECT x FROM tv")), ["temp"]);
+        assert_eq!(int(&rows("SELECT x FROM temp.tt")[0][0]), 1);
+        // Other connections see the file's table only.
+        assert_eq!(strings(query(&db, "SELECT x FROM t")), ["file"]);
+        let e = db.connect().unwrap().query("SELECT * FROM tt").unwrap_err();
+        assert!(e.message.contains("tt"), "{e}");
+        // Two connections each have a TEMP table of the same name.
+        let other = db.connect().unwrap();
+        other
+            .execute("CREATE TEMP TABLE tt AS SELECT 2 AS x")
+            .unwrap();
+        assert_eq!(int(&rows("SELECT x FROM tt")[0][0]), 1);
+        // DROP finds the TEMP table first; then the file's is found again.
+        rows("DROP TABLE t");
+        assert_eq!(strings(rows("SELECT x FROM t")), ["file"]);
+    }
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect().unwrap();
+    let e = conn.query("SELECT * FROM tt").unwrap_err();
+    assert!(e.message.contains("tt"), "{e}");
+    assert_eq!(
+        strings(query(
+            &db,
+            "SELECT table_name FROM duckdb_tables() ORDER BY 1"
+        )),
+        ["t"]
+    );
+}
+
 #[test]
 fn tables_views_indexes_and_constraints_survive_reopening() {
     let d = dir("reopen");

@@ -89,6 +89,11 @@ impl Binder<'_> {
                 )));
             }
         }
+        if database.eq_ignore_ascii_case(crate::catalog::TEMP_DATABASE) {
+            return Err(Error::catalog(format!(
+                "SET schema cannot be set to internal schema \"{database}\": its TEMP tables and views are found without USE (t, or {database}.t)"
+            )));
+        }
         let known = self.catalog.databases();
         match known
             .iter()
@@ -109,10 +114,12 @@ impl Binder<'_> {
     }
 
     /// One row per database of the session, with `columns` made by `row` (its
-    /// position and entry).
+    /// position and entry); the connection's `temp` database only where `internal`
+    /// (as DuckDB lists it in `duckdb_databases()` but not in SHOW DATABASES).
     fn databases_as(
         &self,
         columns: &[(&str, DataType)],
+        internal: bool,
         row: impl Fn(i64, DatabaseEntry) -> Vec<ScalarValue>,
     ) -> LogicalPlan {
         let schema = columns
@@ -124,6 +131,7 @@ impl Binder<'_> {
             .databases()
             .into_iter()
             .enumerate()
+            .filter(|(_, d)| internal || !d.temporary)
             .map(|(i, d)| row(i as i64, d))
             .collect();
         constant_rows(schema, rows)
@@ -140,12 +148,12 @@ impl Binder<'_> {
             ("type", Varchar),
             ("readonly", Boolean),
         ];
-        self.databases_as(&columns, |i, d| {
+        self.databases_as(&columns, true, |i, d| {
             vec![
                 ScalarValue::Varchar(d.name),
                 ScalarValue::BigInt(i),
                 d.path.map_or(ScalarValue::Null, ScalarValue::Varchar),
-                ScalarValue::Boolean(false),
+                ScalarValue::Boolean(d.temporary),
                 ScalarValue::Varchar("stride".into()),
                 ScalarValue::Boolean(d.read_only),
             ]
@@ -154,7 +162,7 @@ impl Binder<'_> {
 
     /// `SHOW DATABASES`: the names, as DuckDB shows them.
     pub(super) fn show_databases(&self) -> LogicalPlan {
-        self.databases_as(&[("database_name", DataType::Varchar)], |_, d| {
+        self.databases_as(&[("database_name", DataType::Varchar)], false, |_, d| {
             vec![ScalarValue::Varchar(d.name)]
         })
     }
@@ -167,7 +175,7 @@ impl Binder<'_> {
             ("name", DataType::Varchar),
             ("file", DataType::Varchar),
         ];
-        self.databases_as(&columns, |i, d| {
+        self.databases_as(&columns, false, |i, d| {
             vec![
                 ScalarValue::BigInt(i),
                 ScalarValue::Varchar(d.name),

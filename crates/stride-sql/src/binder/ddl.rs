@@ -15,7 +15,7 @@ use stride_common::{
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
-        let name = self.target(&ct.name)?.1;
+        let name = self.create_target(&ct.name, ct.temporary)?.1;
         if ct.or_replace && ct.if_not_exists {
             return Err(Error::binder(
                 "CREATE OR REPLACE and IF NOT EXISTS cannot be combined",

@@ -9,7 +9,7 @@ use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx}
 use super::fold::fold_constant;
 use super::scope::{Lookup, Scope, Visibility};
 use super::{did_you_mean, Binder};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, TEMP_DATABASE};
 use crate::plan::expr::next_subquery_id;
 use crate::plan::visit::{max_outer_depth, references_outer};
 use crate::plan::{DeferredFunction, Expr, Field, JoinKind, LogicalPlan, TableFunction};
@@ -362,7 +362,8 @@ impl<'a> Binder<'a> {
                 }
                 if let Some((sql, columns)) = catalog.view(&tname) {
                     // A view's own names are looked up in its database.
-                    let outer = std::mem::replace(&mut self.catalog, catalog.clone());
+                    let home = self.view_home(catalog.clone());
+                    let outer = std::mem::replace(&mut self.catalog, home);
                     let plan = self.bind_view(&tname, &sql);
                     self.catalog = outer;
                     let plan = plan?;
@@ -908,9 +909,66 @@ impl<'a> Binder<'a> {
 
     /// The catalog a table or view name refers to, and its bare name: `t`,
     /// `schema.t`, `db.t` or `db.schema.t`, where `db` is this database's name (`memory`
-    /// or the file's stem) or one ATTACHed, and the schema is main (or pg_catalog and
-    /// information_schema, for the system tables).
+    /// or the file's stem), one ATTACHed or `temp`, and the schema is main (or
+    /// pg_catalog and information_schema, for the system tables). As in DuckDB, `t` and
+    /// `main.t` name the connection's TEMP table or view `t` when it has one.
     pub(super) fn relation(
+        &self,
+        name: &ast::ObjectName,
+    ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
+        let (catalog, bare) = self.resolve(name)?;
+        if search_temp_first(name) {
+            if let Some(temp) = self.temp_holding(&bare) {
+                return Ok((temp, bare));
+            }
+        }
+        Ok((catalog, bare))
+    }
+
+    /// The connection's database of TEMP tables and views, if it holds a table, view
+    /// or index named `bare`.
+    fn temp_holding(&self, bare: &str) -> Option<Arc<dyn Catalog + 'a>> {
+        let temp = self.temp_catalog()?;
+        let holds = temp.table(bare).is_some()
+            || temp.view(bare).is_some()
+            || temp
+                .indexes()
+                .iter()
+                .any(|i| i.name.eq_ignore_ascii_case(bare));
+        holds.then_some(temp)
+    }
+
+    /// The connection's database of TEMP tables and views, when the session has one.
+    pub(super) fn temp_catalog(&self) -> Option<Arc<dyn Catalog + 'a>> {
+        if self
+            .catalog
+            .database_name()
+            .eq_ignore_ascii_case(TEMP_DATABASE)
+        {
+            return Some(self.catalog.clone());
+        }
+        self.catalog
+            .database(TEMP_DATABASE)
+            .map(|c| c as Arc<dyn Catalog + 'a>)
+    }
+
+    /// The database whose names a view's query uses: the view's own, except for a
+    /// TEMP view, whose names are looked up as the statement's are (TEMP objects, then
+    /// the current database), as in DuckDB.
+    pub(super) fn view_home(&self, view_catalog: Arc<dyn Catalog + 'a>) -> Arc<dyn Catalog + 'a> {
+        if view_catalog
+            .database_name()
+            .eq_ignore_ascii_case(TEMP_DATABASE)
+        {
+            self.catalog.clone()
+        } else {
+            view_catalog
+        }
+    }
+
+    /// Like [`Binder::relation`] without looking among TEMP tables and views: for
+    /// sequences, macros and types, which the `temp` database never holds.
+    pub(super) fn resolve(
         &self,
         name: &ast::ObjectName,
     ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
@@ -964,16 +1022,79 @@ impl<'a> Binder<'a> {
         name: &ast::ObjectName,
     ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
         let (catalog, bare) = self.relation(name)?;
-        let database = catalog.database_name();
-        match &self.written {
-            Some(w) if !w.eq_ignore_ascii_case(&database) => {
-                return Err(Error::not_supported(format!(
-                    "a statement may change one database only; it changes \"{w}\" and \"{database}\""
+        self.writes_to(&catalog)?;
+        Ok((catalog, bare))
+    }
+
+    /// Like [`Binder::resolve`], for the sequence, macro or type a statement creates
+    /// or changes.
+    pub(super) fn object_target(
+        &mut self,
+        name: &ast::ObjectName,
+    ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
+        let (catalog, bare) = self.resolve(name)?;
+        if catalog.database_name().eq_ignore_ascii_case(TEMP_DATABASE) {
+            return Err(Error::not_supported(format!(
+                "only TEMP tables and views can be created in the \"{TEMP_DATABASE}\" database; name {bare} without it"
+            )));
+        }
+        self.writes_to(&catalog)?;
+        Ok((catalog, bare))
+    }
+
+    /// The database CREATE [TEMP] TABLE / VIEW `name` creates it in. A TEMP one goes
+    /// to the connection's `temp` database (`t`, `main.t`, `temp.t` or
+    /// `temp.main.t`); any other to the database it names or the current one, never
+    /// to `temp` (as DuckDB, whose CREATE TABLE t makes main.t even beside a TEMP t).
+    pub(super) fn create_target(
+        &mut self,
+        name: &ast::ObjectName,
+        temporary: bool,
+    ) -> Result<(Arc<dyn Catalog + 'a>, String)> {
+        let (catalog, bare) = self.resolve(name)?;
+        let in_temp = catalog.database_name().eq_ignore_ascii_case(TEMP_DATABASE);
+        let catalog = match (temporary, in_temp) {
+            (true, true) | (false, false) => catalog,
+            (true, false) if search_temp_first(name) => self.temp_catalog().ok_or_else(|| {
+                Error::not_supported("TEMP tables and views are not supported here")
+            })?,
+            (true, false) => {
+                return Err(Error::binder(format!(
+                    "TEMPORARY table names can *only* use the \"{TEMP_DATABASE}\" catalog: {name} names another database; write {bare} or {TEMP_DATABASE}.{bare}"
                 )))
             }
-            _ => self.written = Some(database),
-        }
+            (false, true) => {
+                return Err(Error::binder(format!(
+                    "Only TEMPORARY table names can use the \"{TEMP_DATABASE}\" catalog: write CREATE TEMP TABLE / CREATE TEMP VIEW {bare}"
+                )))
+            }
+        };
+        self.writes_to(&catalog)?;
         Ok((catalog, bare))
+    }
+
+    /// Records that the statement changes `catalog`'s database: one per statement.
+    fn writes_to(&mut self, catalog: &Arc<dyn Catalog + 'a>) -> Result<()> {
+        let database = catalog.database_name();
+        match &self.written {
+            Some(w) if !w.eq_ignore_ascii_case(&database) => Err(Error::not_supported(format!(
+                "a statement may change one database only; it changes \"{w}\" and \"{database}\""
+            ))),
+            _ => {
+                self.written = Some(database);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether a name may refer to a TEMP table or view found before the current
+/// database's: `t` or `main.t`.
+fn search_temp_first(name: &ast::ObjectName) -> bool {
+    match name.0.as_slice() {
+        [_] => true,
+        [ast::ObjectNamePart::Identifier(s), _] => ident_name(s).eq_ignore_ascii_case("main"),
+        _ => false,
     }
 }
 

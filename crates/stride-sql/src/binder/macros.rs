@@ -109,7 +109,7 @@ impl Binder<'_> {
         args: Option<&[ast::MacroArg]>,
         definition: &ast::MacroDefinition,
     ) -> Result<BoundStatement> {
-        let (catalog, name) = self.target(name)?;
+        let (catalog, name) = self.object_target(name)?;
         let args = args.unwrap_or_default();
         let mut seen_default = false;
         for (i, a) in args.iter().enumerate() {
@@ -199,7 +199,7 @@ impl Binder<'_> {
         if_exists: bool,
         table: bool,
     ) -> Result<BoundStatement> {
-        let (catalog, name) = self.target(name)?;
+        let (catalog, name) = self.object_target(name)?;
         let lname = name.to_ascii_lowercase();
         let sql = self
             .temp_macros

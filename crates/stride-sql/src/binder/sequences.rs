@@ -50,7 +50,7 @@ impl Binder<'_> {
                 "CREATE SEQUENCE ... OWNED BY is not supported",
             ));
         }
-        let (catalog, bare) = self.target(name)?;
+        let (catalog, bare) = self.object_target(name)?;
         let mut spec = SequenceSpec {
             increment: 1,
             min: None,
@@ -115,7 +115,7 @@ impl Binder<'_> {
         if_exists: bool,
         cascade: bool,
     ) -> Result<BoundStatement> {
-        let (catalog, bare) = self.target(name)?;
+        let (catalog, bare) = self.object_target(name)?;
         if catalog.sequence(&bare).is_none() && !if_exists {
             return Err(Error::catalog(format!(
                 "Sequence with name {bare} does not exist!"
@@ -192,7 +192,7 @@ impl Binder<'_> {
             _ => text.split('.').map(ast::Ident::new).collect(),
         };
         let qualified = ast::ObjectName::from(parts);
-        let (catalog, bare) = self.relation(&qualified)?;
+        let (catalog, bare) = self.resolve(&qualified)?;
         let seq = catalog
             .sequence(&bare)
             .ok_or_else(|| Error::catalog(format!("Sequence with name {bare} does not exist!")))?;

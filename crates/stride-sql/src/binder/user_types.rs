@@ -34,7 +34,7 @@ impl Binder<'_> {
                 "CREATE TEMP TYPE is not supported yet; create the type without TEMP",
             ));
         }
-        let (catalog, bare) = self.target(&d.name)?;
+        let (catalog, bare) = self.object_target(&d.name)?;
         if is_builtin_type(&bare) {
             return Err(Error::catalog(format!(
                 "Type with name \"{bare}\" already exists!"
@@ -123,7 +123,7 @@ impl Binder<'_> {
                 "DROP TYPE ... CASCADE is not supported: drop the tables that use the type first",
             ));
         }
-        let (catalog, bare) = self.target(name)?;
+        let (catalog, bare) = self.object_target(name)?;
         if catalog.user_type(&bare).is_none() {
             if !if_exists {
                 return Err(Error::catalog(format!(

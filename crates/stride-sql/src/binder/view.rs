@@ -16,12 +16,13 @@ impl Binder<'_> {
         if cv.materialized {
             return Err(Error::not_supported("materialized views"));
         }
-        let (catalog, name) = self.target(&cv.name)?;
+        let (catalog, name) = self.create_target(&cv.name, cv.temporary)?;
         let columns: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
         let sql = cv.query.to_string();
-        // Bound once now, in the view's database (where its names will be looked up),
-        // so a broken view is refused when it is created.
-        let outer = std::mem::replace(&mut self.catalog, catalog);
+        // Bound once now, where its names will be looked up, so a broken view is
+        // refused when it is created.
+        let home = self.view_home(catalog);
+        let outer = std::mem::replace(&mut self.catalog, home);
         let plan = self.bind_view_query(&name, &cv.query);
         self.catalog = outer;
         let plan = plan?;

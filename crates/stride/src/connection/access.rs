@@ -128,13 +128,33 @@ impl Connection {
         Ok(())
     }
 
+    /// Every database this connection reads: the shared ones (the one opened first
+    /// and those ATTACHed), then its own `temp`.
+    pub(super) fn stores(&self) -> Vec<Arc<Store>> {
+        let mut all = self.databases.all();
+        all.push(self.temp.clone());
+        all
+    }
+
+    /// The database of this connection in `slot` (its `temp` included).
+    pub(super) fn store_in_slot(&self, slot: u64) -> Option<Arc<Store>> {
+        self.stores().into_iter().find(|s| s.slot == slot)
+    }
+
+    /// The database of this connection named `name` (its `temp` included).
+    pub(super) fn store_by_name(&self, name: &str) -> Option<Arc<Store>> {
+        self.stores()
+            .into_iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+    }
+
     /// The connection's current database (`USE`), which unqualified names refer to.
     pub(super) fn current(&self) -> Result<Arc<Store>> {
         let slot = *self
             .current
             .lock()
             .map_err(|_| Error::internal("current database lock"))?;
-        self.databases.in_slot(slot).ok_or_else(|| {
+        self.store_in_slot(slot).ok_or_else(|| {
             Error::catalog(format!(
                 "the current database was detached; USE another (USE {})",
                 self.databases.main().name
@@ -147,7 +167,7 @@ impl Connection {
     pub(super) fn store_named(&self, name: Option<&str>) -> Result<Arc<Store>> {
         match name {
             None => self.current(),
-            Some(n) => self.databases.named(n).ok_or_else(|| {
+            Some(n) => self.store_by_name(n).ok_or_else(|| {
                 Error::catalog(format!(
                     "Catalog \"{n}\" was detached while the statement was bound"
                 ))
@@ -158,7 +178,7 @@ impl Connection {
     /// The database whose tables have ids like `table_id`.
     pub(crate) fn store_of(&self, table_id: u64) -> Result<Arc<Store>> {
         let slot = stride_storage::catalogs::slot_of(table_id);
-        self.databases.in_slot(slot).ok_or_else(|| {
+        self.store_in_slot(slot).ok_or_else(|| {
             Error::catalog("the table's database was detached while the statement ran")
         })
     }
@@ -186,8 +206,7 @@ impl Connection {
     /// database through it).
     pub(super) fn catalogs(&self) -> Catalogs {
         Catalogs::new(
-            self.databases
-                .all()
+            self.stores()
                 .iter()
                 .map(|s| (s.slot, self.catalog_of(s)))
                 .collect(),
@@ -197,7 +216,7 @@ impl Connection {
     /// The binder's view: every database, looked at from the current one.
     pub(super) fn catalog_view(&self) -> Result<CatalogView> {
         let current = self.current()?;
-        let all = self.databases.all();
+        let all = self.stores();
         let at = all.iter().position(|s| s.slot == current.slot).unwrap_or(0);
         let views = all
             .iter()
@@ -206,6 +225,7 @@ impl Connection {
                     name: s.name.clone(),
                     path: s.file.as_ref().map(|f| f.path.clone()),
                     read_only: s.read_only(),
+                    temporary: s.slot == crate::databases::TEMP_SLOT,
                 },
                 slot: s.slot,
                 catalog: self.catalog_of(s),

@@ -276,7 +276,7 @@ impl Connection {
                 }
             }
         }
-        let store = self.databases.in_slot(slot).ok_or_else(|| {
+        let store = self.store_in_slot(slot).ok_or_else(|| {
             Error::new(
                 stride_common::ErrorKind::Transaction,
                 "the database this transaction changed was detached; the transaction was rolled back",
