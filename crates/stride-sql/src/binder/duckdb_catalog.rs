@@ -20,7 +20,8 @@
 use super::Binder;
 use crate::plan::{Field, LogicalPlan};
 use crate::system::snapshot::{
-    RelKind, Relation, DATABASE_OID, MAIN_NAMESPACE_OID, NAMESPACES, PG_CATALOG_OID,
+    DatabaseObjects, RelKind, Relation, DATABASE_OID, MAIN_NAMESPACE_OID, NAMESPACES,
+    PG_CATALOG_OID,
 };
 use stride_common::memory::MemoryTag;
 use stride_common::time_unit::TimeUnit;
@@ -74,10 +75,10 @@ fn plan(columns: &[(&str, DataType)], rows: Vec<Vec<ScalarValue>>) -> LogicalPla
 }
 
 /// The database, schema and object columns every catalog row starts with.
-fn object_prefix(database: &str, r: &Relation) -> Vec<ScalarValue> {
+fn object_prefix(database: &DatabaseObjects, r: &Relation) -> Vec<ScalarValue> {
     vec![
-        text(database),
-        big(DATABASE_OID),
+        text(database.name.clone()),
+        big(database.oid),
         text(SCHEMA_NAME),
         big(MAIN_NAMESPACE_OID),
         text(r.name.clone()),
@@ -85,9 +86,9 @@ fn object_prefix(database: &str, r: &Relation) -> Vec<ScalarValue> {
     ]
 }
 
-/// `CREATE TABLE` text of a table (columns, types, NOT NULL and DEFAULT; keys left
-/// out).
-fn table_sql(r: &Relation) -> String {
+/// `CREATE [TEMP] TABLE` text of a table (columns, types, NOT NULL and DEFAULT;
+/// keys left out).
+fn table_sql(r: &Relation, temporary: bool) -> String {
     let cols: Vec<String> = r
         .columns
         .iter()
@@ -102,7 +103,21 @@ fn table_sql(r: &Relation) -> String {
             s
         })
         .collect();
-    format!("CREATE TABLE {}({});", r.name, cols.join(", "))
+    format!(
+        "CREATE {}TABLE {}({});",
+        temp_word(temporary),
+        r.name,
+        cols.join(", ")
+    )
+}
+
+/// `TEMP ` in the CREATE text of an object of the `temp` database.
+fn temp_word(temporary: bool) -> &'static str {
+    if temporary {
+        "TEMP "
+    } else {
+        ""
+    }
 }
 
 /// The platform as DuckDB names it (`linux_amd64`, `osx_arm64`, ...).
@@ -202,10 +217,14 @@ impl Binder<'_> {
         use DataType::{BigInt, Boolean, Integer, Varchar};
         let text_list = DataType::List(Box::new(Varchar));
         let snap = self.system_snapshot()?;
+        // Every database's objects of a kind, with their database.
         let user = |kind: RelKind| {
-            snap.relations
-                .iter()
-                .filter(move |r| !r.system && r.namespace == MAIN_NAMESPACE_OID && r.kind == kind)
+            snap.databases.iter().flat_map(move |d| {
+                d.relations
+                    .iter()
+                    .filter(move |r| r.namespace == MAIN_NAMESPACE_OID && r.kind == kind)
+                    .map(move |r| (d, r))
+            })
         };
         let prefix = |object: &'static str, oid: &'static str| {
             vec![
@@ -232,21 +251,21 @@ impl Binder<'_> {
                     ("sql", Varchar),
                 ]);
                 let rows = user(RelKind::Table)
-                    .map(|r| {
+                    .map(|(d, r)| {
                         let indexes = user(RelKind::Index)
-                            .filter(|i| i.index.as_ref().is_some_and(|d| d.table == r.oid))
+                            .filter(|(_, i)| i.index.as_ref().is_some_and(|x| x.table == r.oid))
                             .count();
-                        let mut row = object_prefix(&snap.database, r);
+                        let mut row = object_prefix(d, r);
                         row.extend([
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
-                            ScalarValue::Boolean(false),
+                            ScalarValue::Boolean(d.temporary),
                             ScalarValue::Boolean(!r.unique_keys.is_empty()),
                             big(r.rows.unwrap_or(0) as i64),
                             big(r.columns.len() as i64),
                             big((indexes + r.unique_keys.len()) as i64),
                             big(0),
-                            text(table_sql(r)),
+                            text(table_sql(r, d.temporary)),
                         ]);
                         row
                     })
@@ -272,10 +291,10 @@ impl Binder<'_> {
                     ("generation_expression", Varchar),
                 ]);
                 let mut rows = Vec::new();
-                for r in user(RelKind::Table).chain(user(RelKind::View)) {
+                for (d, r) in user(RelKind::Table).chain(user(RelKind::View)) {
                     for (k, c) in r.columns.iter().enumerate() {
                         let (precision, radix, scale) = numeric_shape(&c.ty);
-                        let mut row = object_prefix(&snap.database, r);
+                        let mut row = object_prefix(d, r);
                         row.extend([
                             text(c.name.clone()),
                             ScalarValue::Integer(k as i32 + 1),
@@ -309,16 +328,17 @@ impl Binder<'_> {
                     ("sql", Varchar),
                 ]);
                 let rows = user(RelKind::View)
-                    .map(|r| {
-                        let mut row = object_prefix(&snap.database, r);
+                    .map(|(d, r)| {
+                        let mut row = object_prefix(d, r);
                         row.extend([
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
-                            ScalarValue::Boolean(false),
+                            ScalarValue::Boolean(d.temporary),
                             big(r.columns.len() as i64),
                             r.view_sql.as_ref().map_or(ScalarValue::Null, |q| {
                                 text(format!(
-                                    "CREATE VIEW {} AS {};",
+                                    "CREATE {}VIEW {} AS {};",
+                                    temp_word(d.temporary),
                                     r.name,
                                     q.trim_end_matches(';')
                                 ))
@@ -367,16 +387,16 @@ impl Binder<'_> {
                     ("sql", Varchar),
                 ]);
                 let rows = user(RelKind::Index)
-                    .filter_map(|r| {
+                    .filter_map(|(d, r)| {
                         let def = r.index.as_ref()?;
-                        let table = snap.relations.iter().find(|t| t.oid == def.table)?;
+                        let table = d.relations.iter().find(|t| t.oid == def.table)?;
                         let names: Vec<String> = def
                             .columns
                             .iter()
                             .filter_map(|&k| table.columns.get((k - 1) as usize))
                             .map(|c| c.name.clone())
                             .collect();
-                        let mut row = object_prefix(&snap.database, r);
+                        let mut row = object_prefix(d, r);
                         row.extend([
                             text(table.name.clone()),
                             big(table.oid),
@@ -566,7 +586,7 @@ impl Binder<'_> {
                     ("deptype", Varchar),
                 ];
                 let rows = user(RelKind::Index)
-                    .filter_map(|r| {
+                    .filter_map(|(_, r)| {
                         let table = r.index.as_ref()?.table;
                         Some(vec![
                             big(0),

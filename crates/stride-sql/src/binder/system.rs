@@ -10,6 +10,7 @@
 use super::expr::{call, cast_expr, compare};
 use super::fold::fold_constant;
 use super::Binder;
+use crate::catalog::Catalog;
 use crate::plan::{Expr, Field, LogicalPlan};
 use crate::system::pg_catalog as defs;
 use crate::system::pg_proc;
@@ -140,7 +141,7 @@ fn relation_oid(text: &str, snap: &Snapshot) -> Result<i64> {
         .ok_or_else(|| Error::catalog(format!("relation \"{t}\" does not exist")))
 }
 
-impl Binder<'_> {
+impl<'a> Binder<'a> {
     /// The statement's snapshot of the catalog, taken on first use. Views are bound
     /// to learn their columns' types; a view whose query no longer binds is listed
     /// without columns.
@@ -191,8 +192,66 @@ impl Binder<'_> {
                 system: true,
             });
         }
+        let current = self.catalog.clone();
+        let mine = self.user_relations(&current, nested);
+        relations.extend(mine.iter().cloned());
+        let mut databases = Vec::new();
+        for (oid, d) in self.catalog.databases().into_iter().enumerate() {
+            let relations = if d.name.eq_ignore_ascii_case(&current.database_name()) {
+                mine.clone()
+            } else {
+                match self.catalog.database(&d.name) {
+                    Some(c) => self.user_relations(&c, nested),
+                    None => continue,
+                }
+            };
+            databases.push(DatabaseObjects {
+                name: d.name,
+                oid: oid as i64,
+                temporary: d.temporary,
+                relations,
+            });
+        }
+        if databases.is_empty() {
+            databases.push(DatabaseObjects {
+                name: current.database_name(),
+                oid: DATABASE_OID,
+                temporary: false,
+                relations: mine,
+            });
+        }
+        let defaults = stride_common::Settings::default();
+        let mut settings = Vec::new();
+        let names = stride_common::settings::SETTING_NAMES
+            .iter()
+            .copied()
+            .chain(
+                stride_common::settings::CLIENT_PARAMETERS
+                    .iter()
+                    .map(|(n, _)| *n),
+            );
+        for name in names {
+            settings.push(SettingRow {
+                name: name.to_string(),
+                value: self.settings.get(name)?.to_string(),
+                default: defaults.get(name)?.to_string(),
+            });
+        }
+        Ok(Snapshot {
+            database: self.catalog.database_name(),
+            relations,
+            settings,
+            databases,
+        })
+    }
+
+    /// The tables, views and indexes of one database of the session, as relations of
+    /// the schema main. A view is bound where its names are looked up
+    /// ([`Binder::view_home`]) to learn its columns; `nested`: not at all.
+    fn user_relations(&mut self, catalog: &Arc<dyn Catalog + 'a>, nested: bool) -> Vec<Relation> {
+        let mut relations = Vec::new();
         let user = |id: u64| USER_OID_BASE + id as i64;
-        let mut tables = self.catalog.tables();
+        let mut tables = catalog.tables();
         tables.sort_by_key(|(id, _)| *id);
         for (id, schema) in &tables {
             relations.push(Relation {
@@ -214,8 +273,8 @@ impl Binder<'_> {
                             .or_else(|| c.default_expr.clone()),
                     })
                     .collect(),
-                rows: Some(self.catalog.row_count(*id)),
-                bytes: Some(self.catalog.table_bytes(*id)),
+                rows: Some(catalog.row_count(*id)),
+                bytes: Some(catalog.table_bytes(*id)),
                 view_sql: None,
                 index: None,
                 unique_keys: schema
@@ -226,13 +285,17 @@ impl Binder<'_> {
                 system: false,
             });
         }
-        let mut views = self.catalog.views();
+        let mut views = catalog.views();
         views.sort_by_key(|v| v.id);
         for v in views {
             let columns = if nested {
                 Vec::new()
             } else {
-                match self.bind_view(&v.name, &v.sql) {
+                let home = self.view_home(catalog.clone());
+                let outer = std::mem::replace(&mut self.catalog, home);
+                let plan = self.bind_view(&v.name, &v.sql);
+                self.catalog = outer;
+                match plan {
                     Ok(plan) => plan
                         .schema()
                         .iter()
@@ -261,7 +324,7 @@ impl Binder<'_> {
                 system: false,
             });
         }
-        let mut indexes = self.catalog.indexes();
+        let mut indexes = catalog.indexes();
         indexes.sort_by_key(|i| i.id);
         for ix in indexes {
             let Some((_, schema)) = tables.iter().find(|(id, _)| *id == ix.table_id) else {
@@ -295,28 +358,7 @@ impl Binder<'_> {
                 system: false,
             });
         }
-        let defaults = stride_common::Settings::default();
-        let mut settings = Vec::new();
-        let names = stride_common::settings::SETTING_NAMES
-            .iter()
-            .copied()
-            .chain(
-                stride_common::settings::CLIENT_PARAMETERS
-                    .iter()
-                    .map(|(n, _)| *n),
-            );
-        for name in names {
-            settings.push(SettingRow {
-                name: name.to_string(),
-                value: self.settings.get(name)?.to_string(),
-                default: defaults.get(name)?.to_string(),
-            });
-        }
-        Ok(Snapshot {
-            database: self.catalog.database_name(),
-            relations,
-            settings,
-        })
+        relations
     }
 
     /// A system table as VALUES rows.

@@ -129,15 +129,32 @@ fn listed(s: &Snapshot) -> impl Iterator<Item = &Relation> {
     s.relations.iter().filter(|r| r.kind != RelKind::Index)
 }
 
+/// The system tables (in the current database), then every database's tables and
+/// views, as DuckDB lists them: a TEMP table's type is `LOCAL TEMPORARY`.
 fn tables(s: &Snapshot) -> Rows {
-    listed(s)
-        .map(|r| {
+    let system = listed(s)
+        .filter(|r| r.system)
+        .map(|r| (&s.database, false, r));
+    let user = s.databases.iter().flat_map(|d| {
+        d.relations
+            .iter()
+            .filter(|r| r.kind != RelKind::Index)
+            .map(move |r| (&d.name, d.temporary, r))
+    });
+    system
+        .chain(user)
+        .map(|(database, temporary, r)| {
             let table = r.kind == RelKind::Table;
+            let kind = match (table, temporary) {
+                (false, _) => "VIEW",
+                (true, false) => "BASE TABLE",
+                (true, true) => "LOCAL TEMPORARY",
+            };
             vec![
-                text(&s.database),
+                text(database),
                 text(s.namespace_name(r.namespace).unwrap_or("")),
                 text(&r.name),
-                text(if table { "BASE TABLE" } else { "VIEW" }),
+                text(kind),
                 null(),
                 null(),
                 null(),

@@ -148,6 +148,21 @@ pub struct Snapshot {
     pub database: String,
     pub relations: Vec<Relation>,
     pub settings: Vec<SettingRow>,
+    /// Every database of the session with its tables, views and indexes (the current
+    /// one's are also among `relations`): what DuckDB's `duckdb_tables()` and
+    /// `information_schema.tables` list.
+    pub databases: Vec<DatabaseObjects>,
+}
+
+/// One database of the session and its user objects.
+#[derive(Debug, Clone, Default)]
+pub struct DatabaseObjects {
+    pub name: String,
+    /// Its position among the session's databases (`duckdb_databases()`'s oid).
+    pub oid: i64,
+    /// Whether it is the connection's database of TEMP tables and views.
+    pub temporary: bool,
+    pub relations: Vec<Relation>,
 }
 
 impl Snapshot {
@@ -299,6 +314,12 @@ pub(crate) mod tests {
         };
         Snapshot {
             database: "memory".into(),
+            databases: vec![DatabaseObjects {
+                name: "memory".into(),
+                oid: 0,
+                temporary: false,
+                relations: vec![table.clone(), view.clone(), index.clone()],
+            }],
             relations: vec![table, view, index],
             settings: vec![SettingRow {
                 name: "threads".into(),
