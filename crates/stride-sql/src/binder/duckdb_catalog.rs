@@ -94,7 +94,7 @@ fn table_sql(r: &Relation, temporary: bool) -> String {
         .iter()
         .map(|c| {
             let mut s = format!("{} {}", c.name, c.ty);
-            if let Some(d) = &c.default {
+            if let Some(d) = &c.duckdb_default {
                 s.push_str(&format!(" DEFAULT({d})"));
             }
             if c.not_null {
@@ -300,7 +300,7 @@ impl Binder<'_> {
                             ScalarValue::Integer(k as i32 + 1),
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
-                            c.default
+                            c.duckdb_default
                                 .clone()
                                 .map_or(ScalarValue::Null, ScalarValue::Varchar),
                             ScalarValue::Boolean(!c.not_null),

@@ -268,13 +268,8 @@ impl Binder<'_> {
                     ScalarValue::Varchar(c.name.clone()),
                     ScalarValue::Varchar(c.ty.to_string()),
                     ScalarValue::Boolean(c.not_null),
-                    match (&c.default, &c.default_expr) {
-                        (Some(d), _) => {
-                            ScalarValue::Varchar(crate::system::snapshot::sql_literal(d))
-                        }
-                        (None, Some(e)) => ScalarValue::Varchar(e.clone()),
-                        (None, None) => ScalarValue::Null,
-                    },
+                    crate::system::snapshot::duckdb_default(c)
+                        .map_or(ScalarValue::Null, ScalarValue::Varchar),
                     ScalarValue::Boolean(pk),
                 ]
             })

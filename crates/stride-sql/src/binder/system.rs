@@ -182,6 +182,7 @@ impl<'a> Binder<'a> {
                         ty: ty.data_type(),
                         not_null: false,
                         default: None,
+                        duckdb_default: None,
                     })
                     .collect(),
                 rows: None,
@@ -271,6 +272,7 @@ impl<'a> Binder<'a> {
                             .as_ref()
                             .map(sql_literal)
                             .or_else(|| c.default_expr.clone()),
+                        duckdb_default: duckdb_default(c),
                     })
                     .collect(),
                 rows: Some(catalog.row_count(*id)),
@@ -305,6 +307,7 @@ impl<'a> Binder<'a> {
                             ty: f.ty.clone(),
                             not_null: false,
                             default: None,
+                            duckdb_default: None,
                         })
                         .collect(),
                     Err(_) => Vec::new(),
@@ -344,6 +347,7 @@ impl<'a> Binder<'a> {
                         ty: c.ty.clone(),
                         not_null: false,
                         default: None,
+                        duckdb_default: None,
                     })
                     .collect(),
                 rows: None,

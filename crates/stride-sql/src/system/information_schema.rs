@@ -209,7 +209,7 @@ fn columns(s: &Snapshot) -> Rows {
                 text(&r.name),
                 text(&c.name),
                 int4(i as i32 + 1),
-                c.default.as_deref().map_or(null(), text),
+                c.duckdb_default.as_deref().map_or(null(), text),
                 text(yes_no(!c.not_null)),
                 text(data_type_name(&c.ty)),
                 null(),

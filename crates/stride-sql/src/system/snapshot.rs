@@ -88,8 +88,10 @@ pub struct Column {
     pub name: String,
     pub ty: DataType,
     pub not_null: bool,
-    /// The DEFAULT as SQL text.
+    /// The DEFAULT as SQL text, as PostgreSQL prints it (`'1.5'::double precision`).
     pub default: Option<String>,
+    /// The DEFAULT as DuckDB prints it (`1.5`, [`duckdb_default`]).
+    pub duckdb_default: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -257,6 +259,36 @@ pub fn sql_literal(v: &ScalarValue) -> String {
     }
 }
 
+/// A column's DEFAULT as DuckDB prints it (`duckdb_columns()`, DESCRIBE, PRAGMA
+/// table_info, information_schema.columns): an expression as written, a constant
+/// by [`duckdb_literal`].
+pub fn duckdb_default(c: &stride_common::ColumnSchema) -> Option<String> {
+    match (&c.default, &c.default_expr) {
+        (Some(v), _) => Some(duckdb_literal(v)),
+        (None, e) => e.clone(),
+    }
+}
+
+/// A constant as DuckDB prints a literal: numbers and booleans as they are, strings
+/// quoted, values of other types as a CAST of their text (`CAST('2020-01-01' AS
+/// DATE)`, as DuckDB prints `DATE '2020-01-01'`).
+pub fn duckdb_literal(v: &ScalarValue) -> String {
+    match v {
+        ScalarValue::Null => "NULL".into(),
+        ScalarValue::Boolean(_)
+        | ScalarValue::Decimal(..)
+        | ScalarValue::Real(_)
+        | ScalarValue::Double(_) => v.to_string(),
+        v if v.is_integer() => v.to_string(),
+        ScalarValue::Varchar(s) => format!("'{}'", s.replace('\'', "''")),
+        other => format!(
+            "CAST('{}' AS {})",
+            other.to_string().replace('\'', "''"),
+            other.data_type()
+        ),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -268,6 +300,7 @@ pub(crate) mod tests {
             ty,
             not_null: false,
             default: None,
+            duckdb_default: None,
         };
         let mut id = col("id", DataType::Integer);
         id.not_null = true;
@@ -341,5 +374,14 @@ pub(crate) mod tests {
         assert_eq!(quote_if_needed("sales_2"), "sales_2");
         assert_eq!(sql_literal(&ScalarValue::Varchar("it's".into())), "'it''s'");
         assert_eq!(sql_literal(&ScalarValue::Date(0)), "'1970-01-01'::date");
+        assert_eq!(duckdb_literal(&ScalarValue::Double(1.5)), "1.5");
+        assert_eq!(
+            duckdb_literal(&ScalarValue::Varchar("it's".into())),
+            "'it''s'"
+        );
+        assert_eq!(
+            duckdb_literal(&ScalarValue::Date(0)),
+            "CAST('1970-01-01' AS DATE)"
+        );
     }
 }
