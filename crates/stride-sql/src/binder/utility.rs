@@ -144,14 +144,19 @@ impl Binder<'_> {
         Ok(BoundStatement::Query(self.show_tables_plan()))
     }
 
-    /// SHOW TABLES, `PRAGMA show_tables`: the tables and views of the current schema.
+    /// SHOW TABLES, `PRAGMA show_tables`: the tables and views unqualified names
+    /// find (the current database's and the connection's TEMP ones), by name.
     pub(super) fn show_tables_plan(&self) -> LogicalPlan {
-        let rows = self
-            .catalog
-            .table_names()
-            .into_iter()
-            .map(|n| vec![text(n)])
-            .collect();
+        let mut names = Vec::new();
+        let current = self.catalog.database_name();
+        let temp = self.temp_catalog().filter(|t| t.database_name() != current);
+        for catalog in std::iter::once(self.catalog.clone()).chain(temp) {
+            names.extend(catalog.table_names());
+            names.extend(catalog.views().into_iter().map(|v| v.name));
+        }
+        names.sort();
+        names.dedup();
+        let rows = names.into_iter().map(|n| vec![text(n)]).collect();
         varchar_values(&["name"], rows)
     }
 
