@@ -35,6 +35,16 @@ fn text(s: impl Into<String>) -> ScalarValue {
     ScalarValue::Varchar(s.into())
 }
 
+/// The columns of DESCRIBE, as DuckDB names them.
+const DESCRIBE_COLUMNS: [&str; 6] = [
+    "column_name",
+    "column_type",
+    "null",
+    "key",
+    "default",
+    "extra",
+];
+
 impl Binder<'_> {
     /// The value of `SET name = value`: a constant expression, or a bare word, which
     /// names a value rather than a column.
@@ -160,40 +170,47 @@ impl Binder<'_> {
         varchar_values(&["name"], rows)
     }
 
+    /// DESCRIBE of a table or view, with DuckDB's columns: name, type, whether it
+    /// may be NULL, its key (PRI, UNI), its DEFAULT as DuckDB prints it and `extra`.
     pub(super) fn describe_table(&mut self, name: &ast::ObjectName) -> Result<BoundStatement> {
         let (catalog, tname) = self.relation(name)?;
-        let (_, schema) = catalog
-            .table(&tname)
-            .ok_or_else(|| Error::catalog(format!("Table with name {tname} does not exist!")))?;
+        let Some((_, schema)) = catalog.table(&tname) else {
+            if catalog.view(&tname).is_some() {
+                let q = crate::parser::parse(&format!("SELECT * FROM {name}"))?;
+                return self.describe_statement(&q[0]);
+            }
+            return Err(Error::catalog(format!(
+                "Table with name {tname} does not exist!"
+            )));
+        };
         let rows = schema
             .columns
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let key = if schema.unique_keys.iter().any(|k| k.contains(&i)) {
-                    text("PRI")
-                } else {
-                    ScalarValue::Null
+                // A key of NOT NULL columns is the primary key (as PRAGMA table_info).
+                let key = match schema.unique_keys.iter().find(|k| k.contains(&i)) {
+                    Some(k) if k.iter().all(|&j| schema.columns[j].not_null) => text("PRI"),
+                    Some(_) => text("UNI"),
+                    None => ScalarValue::Null,
                 };
                 vec![
                     text(c.name.clone()),
                     text(c.ty.to_string()),
                     text(if c.not_null { "NO" } else { "YES" }),
                     key,
-                    match (&c.default, &c.default_expr) {
-                        (Some(d), _) => text(d.to_string()),
-                        (None, Some(e)) => text(e.clone()),
-                        (None, None) => ScalarValue::Null,
-                    },
+                    crate::system::snapshot::duckdb_default(c).map_or(ScalarValue::Null, text),
+                    ScalarValue::Null,
                 ]
             })
             .collect();
         Ok(BoundStatement::Query(varchar_values(
-            &["column_name", "column_type", "null", "key", "default"],
+            &DESCRIBE_COLUMNS,
             rows,
         )))
     }
 
+    /// DESCRIBE of a query: its columns' names and types, with DuckDB's columns.
     pub(super) fn describe_statement(&mut self, stmt: &ast::Statement) -> Result<BoundStatement> {
         let ast::Statement::Query(q) = stmt else {
             return Err(Error::binder("DESCRIBE takes a table name or a query"));
@@ -202,10 +219,19 @@ impl Binder<'_> {
         let rows = plan
             .schema()
             .iter()
-            .map(|f| vec![text(f.name.clone()), text(f.ty.to_string()), text("YES")])
+            .map(|f| {
+                vec![
+                    text(f.name.clone()),
+                    text(f.ty.to_string()),
+                    text("YES"),
+                    ScalarValue::Null,
+                    ScalarValue::Null,
+                    ScalarValue::Null,
+                ]
+            })
             .collect();
         Ok(BoundStatement::Query(varchar_values(
-            &["column_name", "column_type", "null"],
+            &DESCRIBE_COLUMNS,
             rows,
         )))
     }
