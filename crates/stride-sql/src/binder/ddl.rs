@@ -391,10 +391,24 @@ impl Binder<'_> {
             )));
         };
         let (catalog, name) = self.target(name)?;
+        // Even with IF EXISTS, naming a view as a table (or the reverse) is an error.
+        let wrong_kind = |existing: &str, dropped: &str| {
+            Error::catalog(format!(
+                "Existing object \"{name}\" is of type {existing}, trying to drop type {dropped}: use DROP {} {name}",
+                existing.to_uppercase()
+            ))
+        };
         match object_type {
-            ast::ObjectType::Table => {}
+            ast::ObjectType::Table => {
+                if catalog.table(&name).is_none() && catalog.view(&name).is_some() {
+                    return Err(wrong_kind("View", "Table"));
+                }
+            }
             ast::ObjectType::Index => return Ok(BoundStatement::DropIndex { name, if_exists }),
             ast::ObjectType::View => {
+                if catalog.view(&name).is_none() && catalog.table(&name).is_some() {
+                    return Err(wrong_kind("Table", "View"));
+                }
                 if !if_exists && catalog.view(&name).is_none() {
                     return Err(Error::catalog(format!(
                         "View with name {name} does not exist!"
@@ -409,13 +423,8 @@ impl Binder<'_> {
             }
         }
         if !if_exists && catalog.table(&name).is_none() {
-            let hint = if catalog.view(&name).is_some() {
-                format!("; {name} is a view: use DROP VIEW")
-            } else {
-                String::new()
-            };
             return Err(Error::catalog(format!(
-                "Table with name {name} does not exist!{hint}"
+                "Table with name {name} does not exist!"
             )));
         }
         Ok(BoundStatement::DropTable { name, if_exists })
