@@ -62,6 +62,42 @@ impl Binder<'_> {
         }
     }
 
+    /// Refuses a `search_path` naming a schema that does not exist, as DuckDB does.
+    /// Each comma-separated entry is a schema (main, pg_catalog, information_schema,
+    /// and PostgreSQL's `public` and `"$user"`, which clients send), a database, or
+    /// `database.schema`. The path is kept and shown; names are still looked up in
+    /// TEMP objects, then the current database.
+    fn check_search_path(&self, path: &str) -> Result<()> {
+        const SCHEMAS: &[&str] = &[
+            "main",
+            "pg_catalog",
+            "information_schema",
+            "public",
+            "$user",
+        ];
+        let databases = self.catalog.databases();
+        let is_schema = |s: &str| SCHEMAS.iter().any(|x| x.eq_ignore_ascii_case(s));
+        let is_database = |d: &str| databases.iter().any(|x| x.name.eq_ignore_ascii_case(d));
+        for entry in path.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let parts: Vec<String> = entry
+                .split('.')
+                .map(|p| p.trim().trim_matches('"').to_string())
+                .collect();
+            let known = match parts.as_slice() {
+                [s] => is_schema(s) || is_database(s),
+                [d, s] => is_database(d) && is_schema(s),
+                _ => false,
+            };
+            if !known {
+                return Err(Error::catalog(format!(
+                    "SET search_path: No catalog + schema named \"{entry}\" found; each entry is a schema (main, pg_catalog, information_schema), a database ({}) or database.schema",
+                    databases.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn bind_set(&mut self, set: &ast::Set) -> Result<BoundStatement> {
         if let Some((name, value)) = crate::variable_syntax::variable_assignment(set) {
             return self.bind_variable(name, value);
@@ -75,6 +111,9 @@ impl Binder<'_> {
                     return Err(Error::binder(format!("SET {name} takes one value")));
                 };
                 let value = self.set_value(value, &name)?;
+                if name.eq_ignore_ascii_case("search_path") {
+                    self.check_search_path(&value.to_string())?;
+                }
                 Ok(BoundStatement::Set { name, value })
             }
             // PostgreSQL's spelling of `SET timezone = ...` (pgcli sends it at start).
