@@ -86,10 +86,10 @@ fn object_prefix(database: &DatabaseObjects, r: &Relation) -> Vec<ScalarValue> {
     ]
 }
 
-/// `CREATE [TEMP] TABLE` text of a table (columns, types, NOT NULL and DEFAULT;
-/// keys left out).
+/// `CREATE [TEMP] TABLE` text of a table, as DuckDB writes it: columns, types,
+/// DEFAULT and NOT NULL, then each CHECK as `CHECK((expr))` (keys left out).
 fn table_sql(r: &Relation, temporary: bool) -> String {
-    let cols: Vec<String> = r
+    let mut cols: Vec<String> = r
         .columns
         .iter()
         .map(|c| {
@@ -103,6 +103,7 @@ fn table_sql(r: &Relation, temporary: bool) -> String {
             s
         })
         .collect();
+    cols.extend(r.checks.iter().map(|c| format!("CHECK(({c}))")));
     format!(
         "CREATE {}TABLE {}({});",
         temp_word(temporary),
@@ -264,7 +265,7 @@ impl Binder<'_> {
                             big(r.rows.unwrap_or(0) as i64),
                             big(r.columns.len() as i64),
                             big((indexes + r.unique_keys.len()) as i64),
-                            big(0),
+                            big(r.checks.len() as i64),
                             text(table_sql(r, d.temporary)),
                         ]);
                         row

@@ -190,6 +190,7 @@ impl<'a> Binder<'a> {
                 view_sql: None,
                 index: None,
                 unique_keys: Vec::new(),
+                checks: Vec::new(),
                 system: true,
             });
         }
@@ -284,6 +285,7 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|k| k.iter().map(|&c| c as i16 + 1).collect())
                     .collect(),
+                checks: schema.checks.iter().map(|c| c.expr.clone()).collect(),
                 system: false,
             });
         }
@@ -324,6 +326,7 @@ impl<'a> Binder<'a> {
                 view_sql: Some(v.sql),
                 index: None,
                 unique_keys: Vec::new(),
+                checks: Vec::new(),
                 system: false,
             });
         }
@@ -359,6 +362,7 @@ impl<'a> Binder<'a> {
                     unique: ix.unique,
                 }),
                 unique_keys: Vec::new(),
+                checks: Vec::new(),
                 system: false,
             });
         }

@@ -111,6 +111,8 @@ pub struct Relation {
     pub index: Option<IndexDef>,
     /// A table's PRIMARY KEY / UNIQUE keys, as 1-based attribute numbers.
     pub unique_keys: Vec<Vec<i16>>,
+    /// A table's CHECK constraints, each expression's SQL text.
+    pub checks: Vec<String>,
     /// The system table this is, if any.
     pub system: bool,
 }
@@ -317,6 +319,7 @@ pub(crate) mod tests {
             view_sql: None,
             index: None,
             unique_keys: vec![vec![1]],
+            checks: vec![],
             system: false,
         };
         let view = Relation {
