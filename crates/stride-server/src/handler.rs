@@ -248,6 +248,8 @@ impl Handler {
         PgWireError: From<C::Error>,
     {
         let conn = self.conn.clone();
+        // ROLLBACK TO SAVEPOINT leaves the transaction open.
+        let rollback_to = leading_words(&sql, 2) == ["ROLLBACK", "TO"];
         let (tx, mut rx) =
             tokio::sync::mpsc::channel::<PgWireResult<Vec<DataRow>>>(CHUNKS_IN_FLIGHT);
         let (copy_tx, mut copy_rx) =
@@ -260,11 +262,15 @@ impl Handler {
             // COMMIT of a transaction a statement failed in rolls it back and says so
             // (tag ROLLBACK, no error), as PostgreSQL answers it; AND CHAIN still
             // begins the next transaction.
-            let first = sql_first_word(&sql);
-            if matches!(first.as_str(), "COMMIT" | "END") && conn.transaction_failed() {
-                let rest = sql.trim_start()[first.len()..].to_string();
+            if command(&sql) == "COMMIT" && conn.transaction_failed() {
+                let words = leading_words(&sql, 4);
+                let chain = words.ends_with(&["AND".to_string(), "CHAIN".to_string()]);
                 let head = conn
-                    .execute(&format!("ROLLBACK{rest}"))
+                    .execute(if chain {
+                        "ROLLBACK AND CHAIN"
+                    } else {
+                        "ROLLBACK"
+                    })
                     .map(|_| Head::Done("ROLLBACK".into(), Tag::new("ROLLBACK")))
                     .map_err(to_pg);
                 let _ = head_tx.send(head);
@@ -287,10 +293,7 @@ impl Handler {
                 return;
             }
             if !result.is_query() {
-                let _ = head_tx.send(Ok(Head::Done(
-                    sql_first_word(&sql),
-                    tag(&sql, result.changes),
-                )));
+                let _ = head_tx.send(Ok(Head::Done(command(&sql), tag(&sql, result.changes))));
                 return;
             }
             let columns: Vec<(String, DataType)> = result
@@ -301,10 +304,13 @@ impl Handler {
                 .collect();
             let info = Arc::new(fields(&columns, &format));
             // INSERT / UPDATE / DELETE ... RETURNING end with their own tag.
-            let command = result.changes.map(|_| match sql_first_word(&sql).as_str() {
-                "INSERT" => "INSERT 0".to_string(),
-                other => other.to_string(),
-            });
+            // SHOW and EXPLAIN have tags of their own.
+            let command = match command(&sql).as_str() {
+                "INSERT" if result.changes.is_some() => Some("INSERT 0".to_string()),
+                c @ ("SHOW" | "EXPLAIN") => Some(c.to_string()),
+                c if result.changes.is_some() => Some(c.to_string()),
+                _ => None,
+            };
             let profile = result.profile.take();
             if head_tx
                 .send(Ok(Head::Rows(info.clone(), command, profile)))
@@ -332,9 +338,10 @@ impl Handler {
         match head_rx.await.map_err(|_| {
             PgWireError::ApiError("the statement's thread ended unexpectedly".into())
         })?? {
-            Head::Done(first, tag) => Ok(match first.as_str() {
-                "BEGIN" | "START" => Response::TransactionStart(tag),
-                "COMMIT" | "END" | "ROLLBACK" | "ABORT" => Response::TransactionEnd(tag),
+            Head::Done(command, tag) => Ok(match command.as_str() {
+                "BEGIN" => Response::TransactionStart(tag),
+                "ROLLBACK" if rollback_to => Response::Execution(tag),
+                "COMMIT" | "ROLLBACK" => Response::TransactionEnd(tag),
                 _ => Response::Execution(tag),
             }),
             Head::Rows(info, command, profile) => {
@@ -429,7 +436,7 @@ impl Handler {
 }
 
 enum Head {
-    /// The statement's first word and its tag.
+    /// The statement's command (see [`command`]) and its tag.
     Done(String, Tag),
     /// Rows, the command tag when it is not SELECT's, and the query's profile under
     /// `SET enable_profiling` (sent as a notice).
@@ -512,47 +519,93 @@ fn copy_rows(
     }
 }
 
-fn sql_first_word(sql: &str) -> String {
-    sql.split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_end_matches(';')
-        .to_ascii_uppercase()
+/// The first `n` words of a statement, upper-cased, with comments (`-- …`, nested
+/// `/* … */`), whitespace and opening parentheses skipped: what the command tag is
+/// built from. Stops at the first thing that is not a word (a quote, `*`, a number's
+/// sign), so a statement's identifiers are never mistaken for its keywords.
+fn leading_words(sql: &str, n: usize) -> Vec<String> {
+    let b = sql.as_bytes();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < b.len() && words.len() < n {
+        match b[i] {
+            c if c.is_ascii_whitespace() || c == b'(' => i += 1,
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k + 1);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                // Block comments nest, as in PostgreSQL.
+                let mut depth = 0usize;
+                while i < b.len() {
+                    if b[i..].starts_with(b"/*") {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i..].starts_with(b"*/") {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = b[i..]
+                    .iter()
+                    .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    .map_or(b.len(), |k| i + k);
+                words.push(sql[i..end].to_ascii_uppercase());
+                i = end;
+            }
+            _ => break,
+        }
+    }
+    words
 }
 
-/// The CommandComplete tag of a statement that returned no rows.
-fn tag(sql: &str, changes: Option<u64>) -> Tag {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(3)
-        .map(|w| w.to_ascii_uppercase())
-        .collect();
+/// The command of a CommandComplete tag as PostgreSQL names it, without the row
+/// count: `CREATE TABLE` for `CREATE OR REPLACE TEMP TABLE`, `ALTER TABLE`,
+/// `ROLLBACK` for `ROLLBACK TO SAVEPOINT`, `BEGIN` for `START TRANSACTION`.
+fn command(sql: &str) -> String {
+    let words = leading_words(sql, 5);
     let first = words.first().map(String::as_str).unwrap_or("");
-    let command = match first {
-        "CREATE" | "DROP" => {
+    match first {
+        "CREATE" | "DROP" | "ALTER" => {
             let what = words
                 .iter()
                 .skip(1)
                 .find(|w| {
                     !matches!(
                         w.as_str(),
-                        "OR" | "REPLACE" | "TEMP" | "TEMPORARY" | "UNIQUE"
+                        "OR" | "REPLACE" | "TEMP" | "TEMPORARY" | "UNIQUE" | "PERSISTENT"
                     )
                 })
-                .cloned()
+                .map(String::as_str)
                 .unwrap_or_default();
             format!("{first} {what}")
         }
-        "" => "OK".to_string(),
-        other => other.to_string(),
-    };
+        "START" => "BEGIN".into(),
+        "END" => "COMMIT".into(),
+        "ABORT" => "ROLLBACK".into(),
+        "TRUNCATE" => "TRUNCATE TABLE".into(),
+        "" => "OK".into(),
+        other => other.into(),
+    }
+}
+
+/// The CommandComplete tag of a statement that returned no rows; `changes` are the
+/// rows it inserted, updated or deleted (or CREATE TABLE AS stored).
+fn tag(sql: &str, changes: Option<u64>) -> Tag {
+    let command = command(sql);
     let tag = Tag::new(&command);
-    match (first, changes) {
+    match (command.as_str(), changes) {
         ("INSERT", Some(n)) => tag.with_oid(0).with_rows(n as usize),
         // PostgreSQL reports no count for TRUNCATE.
-        ("TRUNCATE", _) => Tag::new("TRUNCATE TABLE"),
+        ("TRUNCATE TABLE", _) => tag,
         // CREATE TABLE AS reports the rows it stored, as PostgreSQL does.
-        ("CREATE", Some(n)) => Tag::new("SELECT").with_rows(n as usize),
+        ("CREATE TABLE", Some(n)) => Tag::new("SELECT").with_rows(n as usize),
         (_, Some(n)) => tag.with_rows(n as usize),
         _ => tag,
     }
@@ -644,6 +697,36 @@ fn protocol_error(message: &str) -> PgWireError {
     copy_error("08P01", message.into())
 }
 
+/// pgwire's `send_query_response` for the simple protocol, except that SHOW's tag
+/// carries no row count, as PostgreSQL's does (pgwire appends one to every tag).
+async fn send_rows<C>(client: &mut C, mut response: QueryResponse) -> PgWireResult<()>
+where
+    C: Sink<PgWireBackendMessage> + Unpin,
+    C::Error: std::fmt::Debug,
+    PgWireError: From<C::Error>,
+{
+    if response.command_tag() != "SHOW" {
+        return send_query_response(client, response, true).await;
+    }
+    let command_tag = response.command_tag().to_string();
+    let description = pgwire::messages::data::RowDescription::new(
+        response.row_schema().iter().map(Into::into).collect(),
+    );
+    let data_rows = response.data_rows();
+    client
+        .feed(PgWireBackendMessage::RowDescription(description))
+        .await?;
+    while let Some(row) = data_rows.next().await {
+        client.feed(PgWireBackendMessage::DataRow(row?)).await?;
+    }
+    client
+        .feed(PgWireBackendMessage::CommandComplete(
+            Tag::new(&command_tag).into(),
+        ))
+        .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl SimpleQueryHandler for Handler {
     /// pgwire's `_on_query`, except that ReadyForQuery reports the transaction status
@@ -670,7 +753,7 @@ impl SimpleQueryHandler for Handler {
                         ))
                         .await?;
                 }
-                Response::Query(rows) => send_query_response(client, rows, true).await?,
+                Response::Query(rows) => send_rows(client, rows).await?,
                 Response::Execution(tag)
                 | Response::TransactionStart(tag)
                 | Response::TransactionEnd(tag) => send_execution_response(client, tag).await?,
@@ -892,5 +975,29 @@ mod tests {
             format!("{:?}", tag("create table t (a int)", None)),
             format!("{:?}", Tag::new("CREATE TABLE"))
         );
+    }
+
+    #[test]
+    fn commands_skip_comments_and_modifiers() {
+        for (sql, expected) in [
+            ("/* c */ DELETE FROM rc WHERE a=5", "DELETE"),
+            ("-- x\nUPDATE t SET a = 1", "UPDATE"),
+            ("/* a /* nested */ b */ BEGIN", "BEGIN"),
+            ("((SELECT 1))", "SELECT"),
+            ("CREATE OR REPLACE TABLE t (a INT)", "CREATE TABLE"),
+            ("create or replace temp view v as select 1", "CREATE VIEW"),
+            ("CREATE UNIQUE INDEX i ON t (a)", "CREATE INDEX"),
+            ("ALTER TABLE t ADD COLUMN b INT", "ALTER TABLE"),
+            ("START TRANSACTION", "BEGIN"),
+            ("END", "COMMIT"),
+            ("ABORT", "ROLLBACK"),
+            ("ROLLBACK TO SAVEPOINT s", "ROLLBACK"),
+            ("show application_name", "SHOW"),
+            ("  -- only a comment", "OK"),
+        ] {
+            assert_eq!(command(sql), expected, "{sql}");
+        }
+        assert_eq!(leading_words("ROLLBACK TO s", 2), ["ROLLBACK", "TO"]);
+        assert_eq!(leading_words("SELECT \"weird\"", 3), ["SELECT"]);
     }
 }

@@ -860,7 +860,9 @@ impl Connection {
                 source,
             } => {
                 if self.catalog_of(store).table(&schema.name).is_some() && if_not_exists {
-                    return Ok(Planned::Done(QueryResult::done(Some(0))));
+                    return Ok(Planned::Done(QueryResult::done(
+                        source.is_some().then_some(0),
+                    )));
                 }
                 let rows = match &source {
                     Some(plan) => Some(self.materialize_pieces(store, false, plan, ctx)?),
