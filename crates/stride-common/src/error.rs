@@ -60,6 +60,37 @@ impl ErrorKind {
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
+    /// The PostgreSQL condition (SQLSTATE) where the kind alone does not decide it
+    /// (a duplicate table and an unknown table are both catalog errors): set where the
+    /// error is raised, with [`Error::with_sqlstate`] and a code from [`sqlstate`].
+    pub sqlstate: Option<&'static str>,
+}
+
+/// PostgreSQL SQLSTATE codes errors are tagged with where they are raised (see
+/// [`Error::sqlstate`]); `stride serve` sends them to clients.
+pub mod sqlstate {
+    /// `CREATE TABLE` of a name that exists.
+    pub const DUPLICATE_TABLE: &str = "42P07";
+    /// A table definition that contradicts itself (two primary keys).
+    pub const INVALID_TABLE_DEFINITION: &str = "42P16";
+    /// A column named twice in one table.
+    pub const DUPLICATE_COLUMN: &str = "42701";
+    /// A function (or these argument types of it) that does not exist.
+    pub const UNDEFINED_FUNCTION: &str = "42883";
+    /// A type, setting or other object that does not exist.
+    pub const UNDEFINED_OBJECT: &str = "42704";
+    /// A column name that more than one table in scope has.
+    pub const AMBIGUOUS_COLUMN: &str = "42702";
+    /// A schema that does not exist.
+    pub const INVALID_SCHEMA_NAME: &str = "3F000";
+    /// A column that must appear in GROUP BY or be aggregated.
+    pub const GROUPING_ERROR: &str = "42803";
+    /// A savepoint statement outside a transaction block.
+    pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
+    /// A savepoint name that no savepoint of the transaction has.
+    pub const INVALID_SAVEPOINT: &str = "3B001";
+    /// SET of a parameter that cannot be changed (`server_version`).
+    pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -69,7 +100,13 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            sqlstate: None,
         }
+    }
+    /// The error tagged with the PostgreSQL condition it is (see [`sqlstate`]).
+    pub fn with_sqlstate(mut self, code: &'static str) -> Self {
+        self.sqlstate = Some(code);
+        self
     }
     pub fn parse(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Parse, m)

@@ -1,11 +1,15 @@
 //! stride errors as PostgreSQL ErrorResponses: the error kind decides the SQLSTATE
-//! code clients branch on, the message is stride's own.
+//! code clients branch on (unless the error names its condition where it was raised,
+//! `Error::sqlstate`), the message is stride's own.
 
 use pgwire::error::{ErrorInfo, PgWireError};
 use stride::{Error, ErrorKind};
 
 /// The SQLSTATE code for an error.
 pub fn sqlstate(e: &Error) -> &'static str {
+    if let Some(code) = e.sqlstate {
+        return code;
+    }
     match e.kind {
         ErrorKind::Parse => "42601",
         ErrorKind::Binder => "42703",

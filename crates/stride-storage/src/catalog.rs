@@ -197,12 +197,14 @@ impl Catalog {
         if self.view(name).is_some() {
             return Err(Error::catalog(format!(
                 "a view named \"{name}\" already exists; drop it first"
-            )));
+            ))
+            .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE));
         }
         if self.table(name).is_some() && !replace {
-            return Err(Error::catalog(format!(
-                "Table with name \"{name}\" already exists!"
-            )));
+            return Err(
+                Error::catalog(format!("Table with name \"{name}\" already exists!"))
+                    .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE),
+            );
         }
         Ok(())
     }
@@ -210,14 +212,16 @@ impl Catalog {
     /// Whether [`Catalog::create_view`] would accept a view named `name`.
     pub fn check_new_view(&self, name: &str, replace: bool) -> Result<()> {
         if self.table(name).is_some() {
-            return Err(Error::catalog(format!(
-                "a table named \"{name}\" already exists"
-            )));
+            return Err(
+                Error::catalog(format!("a table named \"{name}\" already exists"))
+                    .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE),
+            );
         }
         if self.view(name).is_some() && !replace {
-            return Err(Error::catalog(format!(
-                "View with name \"{name}\" already exists!"
-            )));
+            return Err(
+                Error::catalog(format!("View with name \"{name}\" already exists!"))
+                    .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE),
+            );
         }
         Ok(())
     }
@@ -233,13 +237,15 @@ impl Catalog {
             return Err(Error::catalog(format!(
                 "a view named \"{}\" already exists; drop it first",
                 schema.name
-            )));
+            ))
+            .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE));
         }
         if tables.contains_key(&key) && !replace {
             return Err(Error::catalog(format!(
                 "Table with name \"{}\" already exists!",
                 schema.name
-            )));
+            ))
+            .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE));
         }
         let id = self.new_object_id();
         let table = Arc::new(Table::new(id, schema));
@@ -273,10 +279,10 @@ impl Catalog {
     pub fn create_view(&self, mut view: View, replace: bool) -> Result<()> {
         let key = view.name.to_ascii_lowercase();
         if self.table(&key).is_some() {
-            return Err(Error::catalog(format!(
-                "a table named \"{}\" already exists",
-                view.name
-            )));
+            return Err(
+                Error::catalog(format!("a table named \"{}\" already exists", view.name))
+                    .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE),
+            );
         }
         let mut views = self
             .views
@@ -286,7 +292,8 @@ impl Catalog {
             return Err(Error::catalog(format!(
                 "View with name \"{}\" already exists!",
                 view.name
-            )));
+            ))
+            .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE));
         }
         view.id = match views.get(&key) {
             Some(old) => old.id,
@@ -314,7 +321,8 @@ impl Catalog {
             return Err(Error::catalog(format!(
                 "a table or view named \"{}\" already exists",
                 table.schema.name
-            )));
+            ))
+            .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_TABLE));
         }
         let mut tables = self
             .tables

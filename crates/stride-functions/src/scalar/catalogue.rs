@@ -962,7 +962,7 @@ pub(crate) fn unknown_function(name: &str) -> Error {
     if let Some(s) = closest_name(name) {
         msg.push_str(&format!(" Did you mean \"{s}\"?"));
     }
-    Error::catalog(msg)
+    Error::catalog(msg).with_sqlstate(stride_common::error::sqlstate::UNDEFINED_FUNCTION)
 }
 
 /// Levenshtein distance over characters.

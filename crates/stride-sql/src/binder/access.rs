@@ -194,7 +194,8 @@ impl Binder<'_> {
             Lookup::Ambiguous => {
                 return Err(Error::binder(format!(
                     "Ambiguous reference to column name \"{name}\": qualify it with a table name or alias"
-                )))
+                ))
+                .with_sqlstate(stride_common::error::sqlstate::AMBIGUOUS_COLUMN))
             }
             Lookup::NotFound => {}
         }
@@ -213,7 +214,8 @@ impl Binder<'_> {
                 Lookup::Ambiguous => {
                     return Err(Error::binder(format!(
                         "Ambiguous reference to column name \"{name}\" in an outer query"
-                    )))
+                    ))
+                    .with_sqlstate(stride_common::error::sqlstate::AMBIGUOUS_COLUMN))
                 }
                 Lookup::NotFound => {}
             }

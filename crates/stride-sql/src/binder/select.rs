@@ -1393,7 +1393,8 @@ fn rewrite_for_aggregate(
         Expr::Column { name, .. } => Err(Error::binder(format!(
             "column \"{name}\" must appear in the GROUP BY clause or must be part of an aggregate function. \
              Either add it to the GROUP BY list, or use \"ANY_VALUE({name})\" if the exact value of \"{name}\" is not important."
-        ))),
+        ))
+        .with_sqlstate(stride_common::error::sqlstate::GROUPING_ERROR)),
         Expr::Subquery(mut s) => {
             // The subquery reads the grouped rows: a grouping expression it names
             // whole (`s1.i % 2` under GROUP BY i % 2) or a grouped column reads the

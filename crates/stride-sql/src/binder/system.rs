@@ -409,7 +409,10 @@ impl<'a> Binder<'a> {
             (RegType::Type, true) => match fold_constant(&e)? {
                 Some(ScalarValue::Varchar(s)) => pg_types::oid_by_name(&s)
                     .map(|o| oid_literal(o as i64))
-                    .ok_or_else(|| Error::catalog(format!("type \"{s}\" does not exist"))),
+                    .ok_or_else(|| {
+                        Error::catalog(format!("type \"{s}\" does not exist"))
+                            .with_sqlstate(stride_common::error::sqlstate::UNDEFINED_OBJECT)
+                    }),
                 Some(_) => Ok(null_of(DataType::BigInt)),
                 None => call("to_regtype", vec![e]),
             },
@@ -512,7 +515,14 @@ impl<'a> Binder<'a> {
     fn require_found(&self, result: Expr, input: &Expr, what: &str) -> Result<Expr> {
         if let (Expr::Literal { value, .. }, Some(name)) = (&result, fold_constant(input)?) {
             if value.is_null() && !name.is_null() {
-                return Err(Error::catalog(format!("{what} \"{name}\" does not exist")));
+                let e = Error::catalog(format!("{what} \"{name}\" does not exist"));
+                use stride_common::error::sqlstate;
+                // undefined_table for relations (the kind's code)
+                return Err(match what {
+                    "relation" => e,
+                    "schema" => e.with_sqlstate(sqlstate::INVALID_SCHEMA_NAME),
+                    _ => e.with_sqlstate(sqlstate::UNDEFINED_OBJECT),
+                });
             }
         }
         Ok(result)

@@ -220,7 +220,8 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     _ => {
                         return Err(Error::catalog(format!(
                             "Type with name {n} does not exist!"
-                        )));
+                        ))
+                        .with_sqlstate(stride_common::error::sqlstate::UNDEFINED_OBJECT));
                     }
                 },
                 _ => {

@@ -126,9 +126,10 @@ impl Binder<'_> {
         let (catalog, bare) = self.object_target(name)?;
         if catalog.user_type(&bare).is_none() {
             if !if_exists {
-                return Err(Error::catalog(format!(
-                    "Type with name {bare} does not exist!"
-                )));
+                return Err(
+                    Error::catalog(format!("Type with name {bare} does not exist!"))
+                        .with_sqlstate(stride_common::error::sqlstate::UNDEFINED_OBJECT),
+                );
             }
         } else {
             self.check_type_unused(&bare)?;
