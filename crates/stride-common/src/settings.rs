@@ -60,7 +60,10 @@ pub struct Settings {
     pub client_parameters: std::collections::BTreeMap<String, String>,
 }
 
-/// PostgreSQL client parameters accepted by SET and SHOW, with their defaults.
+/// PostgreSQL client parameters accepted by SHOW, with their values as PostgreSQL 16
+/// reports them (`stride serve` sends the same at startup). SET accepts only the
+/// values stride really works by ([`Settings::set`]); [`READ_ONLY_PARAMETERS`] not
+/// at all.
 pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("application_name", ""),
     ("client_encoding", "UTF8"),
@@ -71,10 +74,75 @@ pub const CLIENT_PARAMETERS: &[(&str, &str)] = &[
     ("search_path", "main"),
     ("standard_conforming_strings", "on"),
     ("server_version", "16.0"),
+    ("server_version_num", "160000"),
     ("server_encoding", "UTF8"),
     ("integer_datetimes", "on"),
+    ("max_identifier_length", "63"),
+    ("is_superuser", "on"),
+    // The access method of every table (`pg_am`).
+    ("default_table_access_method", "columnar"),
+    // Transactions read one snapshot (see `stride::connection::transaction`).
     ("transaction_isolation", "repeatable read"),
+    ("default_transaction_isolation", "repeatable read"),
 ];
+
+/// Client parameters that describe the server: SHOW reads them, SET refuses them (as
+/// PostgreSQL does).
+pub const READ_ONLY_PARAMETERS: &[&str] = &[
+    "server_version",
+    "server_version_num",
+    "server_encoding",
+    "integer_datetimes",
+    "max_identifier_length",
+    "is_superuser",
+    "default_table_access_method",
+    "transaction_isolation",
+    "default_transaction_isolation",
+];
+
+/// The value a client parameter is set to: the values stride works by, spelled as
+/// SHOW gives them back; others are refused, since stride would not honour them.
+fn client_parameter_value(name: &str, v: &str) -> Result<String> {
+    let refuse = |what: &str| {
+        Err(Error::not_supported(format!(
+            "{name} '{v}' is not supported: {what}"
+        )))
+    };
+    let words: Vec<String> = v
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    match name {
+        n if READ_ONLY_PARAMETERS.contains(&n) => Err(Error::invalid_input(format!(
+            "parameter \"{n}\" cannot be changed"
+        ))
+        .with_sqlstate(crate::error::sqlstate::CANT_CHANGE_RUNTIME_PARAM)),
+        "client_encoding" if !v.eq_ignore_ascii_case("utf8") && !v.eq_ignore_ascii_case("unicode") => {
+            Err(Error::not_supported(format!(
+                "client_encoding {v} is not supported; stride speaks UTF8"
+            )))
+        }
+        "client_encoding" => Ok("UTF8".into()),
+        // Dates are written as ISO (YYYY-MM-DD); the order only matters for reading
+        // ambiguous dates like 01/02/2024, which stride reads as month first.
+        "datestyle" if !words.is_empty() && words.iter().all(|w| w == "iso" || w == "mdy") => {
+            Ok("ISO, MDY".into())
+        }
+        "datestyle" => refuse("stride writes dates in ISO style with MDY order; SET DateStyle = 'ISO, MDY'"),
+        "intervalstyle" if v.eq_ignore_ascii_case("postgres") => Ok("postgres".into()),
+        "intervalstyle" => refuse("stride writes intervals in PostgreSQL's default style; SET IntervalStyle = 'postgres'"),
+        // Any positive value gives the shortest text that reads back exactly, which is
+        // what stride writes (PostgreSQL 12 and later).
+        "extra_float_digits" if matches!(v.trim().parse::<i32>(), Ok(1..=3)) => Ok(v.trim().into()),
+        "extra_float_digits" => refuse("stride writes floats exactly (the shortest text that reads back as the same value), as PostgreSQL does for 1 to 3; SET extra_float_digits = 1"),
+        "standard_conforming_strings" if matches!(words.as_slice(), [w] if w == "on" || w == "true") => {
+            Ok("on".into())
+        }
+        "standard_conforming_strings" => refuse("backslashes in string literals are plain characters in stride; SET standard_conforming_strings = on"),
+        _ => Ok(v.to_string()),
+    }
+}
 
 /// How a profiled query's profile is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,11 +352,7 @@ impl Settings {
                     ScalarValue::Varchar(s) => s.clone(),
                     other => other.to_string(),
                 };
-                if other == "client_encoding" && !v.eq_ignore_ascii_case("utf8") && !v.eq_ignore_ascii_case("unicode") {
-                    return Err(Error::not_supported(format!(
-                        "client_encoding {v} is not supported; stride speaks UTF8"
-                    )));
-                }
+                let v = client_parameter_value(other, &v)?;
                 self.client_parameters.insert(other.to_string(), v);
             }
             other => return Err(unknown_setting(other)),
@@ -339,7 +403,13 @@ impl Settings {
     }
 
     pub fn get(&self, name: &str) -> Result<ScalarValue> {
-        Ok(match name.to_ascii_lowercase().as_str() {
+        let name = name.to_ascii_lowercase();
+        // PostgreSQL's spelling: SHOW TRANSACTION ISOLATION LEVEL.
+        let name = match name.as_str() {
+            "transaction isolation level" => "transaction_isolation",
+            other => other,
+        };
+        Ok(match name {
             "threads" | "worker_threads" => ScalarValue::BigInt(self.threads as i64),
             "disabled_optimizers" => ScalarValue::Varchar(self.disabled_optimizers.join(",")),
             "default_null_order" => ScalarValue::Varchar(
@@ -586,4 +656,5 @@ fn unknown_setting(name: &str) -> Error {
         "unrecognized configuration parameter \"{name}\"; known settings: {}",
         SETTING_NAMES.join(", ")
     ))
+    .with_sqlstate(crate::error::sqlstate::UNDEFINED_OBJECT)
 }

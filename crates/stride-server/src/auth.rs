@@ -16,13 +16,12 @@ use async_trait::async_trait;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use futures::Sink;
-use pgwire::api::auth::noop::NoopStartupHandler;
 use pgwire::api::auth::sasl::scram::{gen_salted_password, ScramAuth, ScramSecret};
 use pgwire::api::auth::sasl::SASLAuthStartupHandler;
 use pgwire::api::auth::{
     AuthSource, DefaultServerParameterProvider, LoginInfo, Password, StartupHandler,
 };
-use pgwire::api::ClientInfo;
+use pgwire::api::{ClientInfo, PidSecretKeyGenerator, RandomPidSecretKeyGenerator};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use ring::rand::{SecureRandom, SystemRandom};
@@ -194,10 +193,56 @@ impl AuthSource for Passwords {
     }
 }
 
-/// Trust without a password (loopback clients only; checked by [`Startup`]).
+/// The ParameterStatus values sent at startup: pgwire's, with the values SHOW gives
+/// for the parameters stride knows (server_version, DateStyle, IntervalStyle,
+/// search_path, TimeZone), so a client sees one server either way.
+fn server_parameters() -> DefaultServerParameterProvider {
+    let settings = stride_common::Settings::default();
+    let show = |name: &str| {
+        settings
+            .get(name)
+            .map(|v| v.to_string())
+            .unwrap_or_default()
+    };
+    let mut p = DefaultServerParameterProvider::default();
+    p.server_version = show("server_version");
+    p.date_style = show("datestyle");
+    p.interval_style = show("intervalstyle");
+    p.search_path = show("search_path");
+    p.time_zone = show("timezone");
+    p
+}
+
+/// Process ids (counted up, unique in this server) and secret keys of sessions.
+static PIDS: std::sync::LazyLock<RandomPidSecretKeyGenerator> =
+    std::sync::LazyLock::new(RandomPidSecretKeyGenerator::default);
+
+/// Trust without a password (loopback clients only; checked by [`Startup`]): pgwire's
+/// `NoopStartupHandler`, with stride's [`server_parameters`].
 struct Trust;
 
-impl NoopStartupHandler for Trust {}
+#[async_trait]
+impl StartupHandler for Trust {
+    async fn on_startup<C>(
+        &self,
+        client: &mut C,
+        message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if let PgWireFrontendMessage::Startup(ref startup) = message {
+            pgwire::api::auth::protocol_negotiation(client, startup).await?;
+            pgwire::api::auth::save_startup_parameters_to_metadata(client, startup);
+            let (pid, secret_key) = PIDS.generate(client);
+            client.set_pid_and_secret_key(pid, secret_key);
+            pgwire::api::auth::finish_authentication(client, &server_parameters()).await?;
+        }
+        Ok(())
+    }
+}
 
 /// The startup handler the server uses for every connection.
 pub enum Startup {
@@ -214,10 +259,7 @@ impl Startup {
                 let mut scram = ScramAuth::new(Arc::new(p));
                 scram.set_iterations(SCRAM_ITERATIONS);
                 Startup::Scram(Box::new(
-                    SASLAuthStartupHandler::new(
-                        Arc::new(DefaultServerParameterProvider::default()),
-                    )
-                    .with_scram(scram),
+                    SASLAuthStartupHandler::new(Arc::new(server_parameters())).with_scram(scram),
                 ))
             }
         }

@@ -171,13 +171,16 @@ fn key_bytes(k: &SecretKey) -> Vec<u8> {
     }
 }
 
-/// The settings a client asks for at startup: `statement_timeout` as a startup
+/// The settings a client asks for at startup: `application_name` and
+/// `statement_timeout` as startup
 /// parameter of its own, or in `options` as PostgreSQL's `-c name=value` /
 /// `--name=value` (what `PGOPTIONS` sends).
 fn startup_settings(metadata: &HashMap<String, String>) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    if let Some(v) = metadata.get("statement_timeout") {
-        out.push(("statement_timeout".to_string(), v.clone()));
+    for name in ["application_name", "statement_timeout"] {
+        if let Some(v) = metadata.get(name) {
+            out.push((name.to_string(), v.clone()));
+        }
     }
     if let Some(options) = metadata.get("options") {
         let mut words = options.split_whitespace();
