@@ -293,7 +293,7 @@ pub enum Benchmark {
     Tpcds,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TransactionOp {
     /// BEGIN [TRANSACTION] [READ ONLY | READ WRITE] [ISOLATION LEVEL ...].
     Begin { read_only: bool },
@@ -303,6 +303,13 @@ pub enum TransactionOp {
     Rollback { chain: bool },
     /// SET TRANSACTION READ ONLY / READ WRITE, inside a transaction.
     SetReadOnly(bool),
+    /// SAVEPOINT name: marks the transaction's state to roll back to.
+    Savepoint(String),
+    /// RELEASE [SAVEPOINT] name: forgets the savepoint and those set after it.
+    Release(String),
+    /// ROLLBACK TO [SAVEPOINT] name: undoes what the transaction did since the
+    /// savepoint (which stays).
+    RollbackTo(String),
 }
 
 pub struct Binder<'a> {
@@ -639,6 +646,18 @@ impl<'a> Binder<'a> {
             } => Ok(BoundStatement::Transaction(TransactionOp::Rollback {
                 chain: *chain,
             })),
+            S::Savepoint { name } => Ok(BoundStatement::Transaction(TransactionOp::Savepoint(
+                expr::ident_name(name),
+            ))),
+            S::ReleaseSavepoint { name } => Ok(BoundStatement::Transaction(
+                TransactionOp::Release(expr::ident_name(name)),
+            )),
+            S::Rollback {
+                savepoint: Some(name),
+                chain: false,
+            } => Ok(BoundStatement::Transaction(TransactionOp::RollbackTo(
+                expr::ident_name(name),
+            ))),
             S::ExplainTable { table_name, .. } => self.describe_table(table_name),
             S::Explain {
                 statement,

@@ -9,7 +9,8 @@
 //! fork, logs them as one WAL record and applies them inside `Catalog::atomically`;
 //! a COMMIT that fails rolls the transaction back. ROLLBACK drops the fork. AND CHAIN
 //! begins the next transaction (same access mode) right after either. A READ ONLY
-//! transaction refuses every change (`Connection::writer`).
+//! transaction refuses every change (`Connection::writer`). SAVEPOINT keeps a fork of
+//! the transaction's catalogs and the length of its log, which ROLLBACK TO puts back.
 
 use super::{checkpoint_if_due, Connection};
 use crate::databases::Store;
@@ -42,6 +43,19 @@ pub(crate) struct Transaction {
     pub(super) started: i64,
     /// Its number among the database's transactions (`txid_current()`).
     pub(super) id: u64,
+    /// Its savepoints, oldest first (names may repeat: the newest one counts).
+    savepoints: Vec<Savepoint>,
+}
+
+/// What SAVEPOINT keeps of a transaction for ROLLBACK TO to go back to: its catalogs
+/// as they were (a fork, as BEGIN takes one: what changes them later leaves the fork
+/// as it is, DDL included) and how many log entries it had. Sequences are shared with
+/// the fork, so values taken from them stay taken, as in PostgreSQL.
+struct Savepoint {
+    name: String,
+    catalogs: Catalogs,
+    entries: usize,
+    written: Option<(u64, String)>,
 }
 
 /// Tables `entries` change in any way (their rows, columns or existence).
@@ -119,6 +133,65 @@ impl Transaction {
     }
 }
 
+/// SAVEPOINT, RELEASE and ROLLBACK TO on an open transaction, as PostgreSQL has
+/// them: ROLLBACK TO puts back the catalogs and log the savepoint kept (undoing
+/// rows and DDL alike), forgets the savepoints set after it and clears a failure, so
+/// a transaction a statement failed in goes on; RELEASE forgets the savepoint and
+/// those after it. A name no savepoint has is an error (3B001).
+fn savepoint_op(t: &mut Transaction, op: TransactionOp) -> Result<()> {
+    let find = |t: &Transaction, name: &str| {
+        t.savepoints
+            .iter()
+            .rposition(|s| s.name == name)
+            .ok_or_else(|| {
+                Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!("savepoint \"{name}\" does not exist"),
+                )
+                .with_sqlstate(stride_common::error::sqlstate::INVALID_SAVEPOINT)
+            })
+    };
+    let aborted = |why: &str| {
+        Error::new(
+            stride_common::ErrorKind::Transaction,
+            format!("Current transaction is aborted (please ROLLBACK): {why}"),
+        )
+    };
+    match op {
+        TransactionOp::Savepoint(name) => {
+            if let Some(why) = &t.failed {
+                return Err(aborted(why));
+            }
+            let catalogs = t.catalogs.fork()?;
+            t.savepoints.push(Savepoint {
+                name,
+                catalogs,
+                entries: t.entries.len(),
+                written: t.written.clone(),
+            });
+        }
+        TransactionOp::Release(name) => {
+            if let Some(why) = &t.failed {
+                return Err(aborted(why));
+            }
+            let at = find(t, &name)?;
+            t.savepoints.truncate(at);
+        }
+        TransactionOp::RollbackTo(name) => {
+            let at = find(t, &name)?;
+            t.savepoints.truncate(at + 1);
+            let s = &t.savepoints[at];
+            // A fork again: the savepoint stays for another ROLLBACK TO.
+            t.catalogs = s.catalogs.fork()?;
+            t.entries.truncate(s.entries);
+            t.written = s.written.clone();
+            t.failed = None;
+        }
+        _ => return Err(Error::internal("not a savepoint operation")),
+    }
+    Ok(())
+}
+
 impl Connection {
     /// How long the open transaction may still stay idle before
     /// `idle_in_transaction_session_timeout` ends it; `None` when no limit applies
@@ -162,9 +235,9 @@ impl Connection {
         }
     }
 
-    /// BEGIN, COMMIT, ROLLBACK and SET TRANSACTION. COMMIT AND CHAIN and ROLLBACK
-    /// AND CHAIN begin a transaction with the same access mode right after (a COMMIT
-    /// that fails leaves none open, as it is rolled back).
+    /// BEGIN, COMMIT, ROLLBACK, SET TRANSACTION and savepoints. COMMIT AND CHAIN and
+    /// ROLLBACK AND CHAIN begin a transaction with the same access mode right after
+    /// (a COMMIT that fails leaves none open, as it is rolled back).
     pub(super) fn transaction_op(&self, op: TransactionOp) -> Result<()> {
         let open = self
             .transaction
@@ -172,6 +245,33 @@ impl Connection {
             .map_err(|_| Error::internal("transaction lock"))?
             .take();
         match (op, open) {
+            (
+                op @ (TransactionOp::Savepoint(_)
+                | TransactionOp::Release(_)
+                | TransactionOp::RollbackTo(_)),
+                Some(mut t),
+            ) => {
+                let done = savepoint_op(&mut t, op);
+                self.set_transaction(Some(t))?;
+                return done;
+            }
+            (
+                op @ (TransactionOp::Savepoint(_)
+                | TransactionOp::Release(_)
+                | TransactionOp::RollbackTo(_)),
+                None,
+            ) => {
+                let what = match op {
+                    TransactionOp::Savepoint(_) => "SAVEPOINT",
+                    TransactionOp::Release(_) => "RELEASE SAVEPOINT",
+                    _ => "ROLLBACK TO SAVEPOINT",
+                };
+                return Err(Error::new(
+                    stride_common::ErrorKind::Transaction,
+                    format!("{what} can only be used in transaction blocks; start one with BEGIN"),
+                )
+                .with_sqlstate(stride_common::error::sqlstate::NO_ACTIVE_SQL_TRANSACTION));
+            }
             (TransactionOp::Begin { .. }, Some(t)) => {
                 self.set_transaction(Some(t))?;
                 return Err(Error::new(
@@ -232,6 +332,7 @@ impl Connection {
             idle_since: None,
             started: stride_functions::scalar::clock_micros(),
             id: self.databases.ids.next_transaction(),
+            savepoints: Vec::new(),
         }))
     }
 
