@@ -17,11 +17,16 @@ use stride::{temporal, DataChunk, DataType, ScalarValue, Vector};
 pub(crate) const PG_EPOCH_DAYS: i64 = 10_957;
 pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
 
-/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists); nested
-/// values (lists, arrays, structs, maps) and untyped NULLs travel as text.
+/// The PostgreSQL type a stride type travels as (the OIDs `pg_type` lists). A list
+/// of values of a type PostgreSQL has an array type for travels as that array type
+/// (`INTEGER[]` as int4[], 1007), as `pg_attribute` describes it; lists of lists,
+/// structs, maps, unions and untyped NULLs travel as text.
 pub fn pg_type(t: &DataType) -> Type {
     match t {
         DataType::Null => Type::TEXT,
+        DataType::List(inner) | DataType::Array(inner, _) if !inner.is_nested() => {
+            Type::from_oid(stride::pg_types::oid_of(t)).unwrap_or(Type::TEXT)
+        }
         t if t.is_nested() => Type::TEXT,
         t => Type::from_oid(stride::pg_types::oid_of(t)).unwrap_or(Type::TEXT),
     }
@@ -257,8 +262,12 @@ impl ToSql for Value<'_> {
                 out.put_i32(i.days);
                 out.put_i32(i.months);
             }
-            // Lists travel as text (see `pg_type`), in PostgreSQL's array syntax.
-            ScalarValue::List(_, items) => out.put_slice(array_text(items).as_bytes()),
+            // A list of an array type: PostgreSQL's binary array (see `array_binary`);
+            // other lists travel as text, in PostgreSQL's array syntax.
+            ScalarValue::List(_, items) => match _ty.kind() {
+                postgres_types::Kind::Array(element) => array_binary(items, element, out)?,
+                _ => out.put_slice(array_text(items).as_bytes()),
+            },
             // Structs, maps and unions travel as text (`pg_types::oid_of`).
             ScalarValue::Struct(..) | ScalarValue::Map(..) | ScalarValue::Union(..) => {
                 out.put_slice(self.0.to_string().as_bytes())
@@ -272,6 +281,34 @@ impl ToSql for Value<'_> {
     }
 
     postgres_types::to_sql_checked!();
+}
+
+/// A one-dimensional array in PostgreSQL's binary format: the number of dimensions
+/// (1, or 0 when empty), whether an element is NULL, the element type's OID, the
+/// length and lower bound (1) of the dimension, then each element as its length
+/// (-1 for NULL) and its binary value.
+fn array_binary(
+    items: &[ScalarValue],
+    element: &Type,
+    out: &mut BytesMut,
+) -> Result<(), Box<dyn StdError + Sync + Send>> {
+    let dimensions = !items.is_empty() as i32;
+    out.put_i32(dimensions);
+    out.put_i32(items.iter().any(ScalarValue::is_null) as i32);
+    out.put_u32(element.oid());
+    if dimensions == 1 {
+        out.put_i32(i32::try_from(items.len()).map_err(|_| "an array too long for PostgreSQL")?);
+        out.put_i32(1);
+    }
+    for v in items {
+        let at = out.len();
+        out.put_i32(-1);
+        if let IsNull::No = Value(v).to_sql(element, out)? {
+            let n = (out.len() - at - 4) as i32;
+            out[at..at + 4].copy_from_slice(&n.to_be_bytes());
+        }
+    }
+    Ok(())
 }
 
 /// A list in PostgreSQL's array text syntax: `{1,2,NULL}`, `{"a b","c\"d"}`; elements

@@ -90,17 +90,102 @@ fn text(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
         ),
         // An array the client declared (psycopg sends a Python list so, `{1,2,3}`)
         // is a list: `len($1)` counts its elements, not the text's characters.
+        // A multidimensional array (`{{1,2},{3,4}}`) is a list of lists.
         _ => match array_element(ty) {
-            Some(element) => stride::cast_typed_scalar(
-                &ScalarValue::Varchar(s.to_string()),
-                &DataType::Varchar,
-                &DataType::List(Box::new(element)),
-                false,
-            )
-            .map_err(|e| bad(i, ty, &e.message))?,
+            Some(element) => {
+                let dimensions = s.trim_start().bytes().take_while(|&c| c == b'{').count();
+                let list = (0..dimensions.max(1)).fold(element, |t, _| DataType::List(Box::new(t)));
+                // Nested arrays are split here into lists of strings, then cast.
+                let (value, from) = if dimensions > 1 {
+                    let mut at = 0;
+                    let chars: Vec<char> = s.trim().chars().collect();
+                    let v = text_array(&chars, &mut at)
+                        .filter(|_| at == chars.len())
+                        .ok_or_else(|| bad(i, ty, "malformed array"))?;
+                    let from =
+                        (0..dimensions).fold(DataType::Varchar, |t, _| DataType::List(Box::new(t)));
+                    (v, from)
+                } else {
+                    (ScalarValue::Varchar(s.to_string()), DataType::Varchar)
+                };
+                stride::cast_typed_scalar(&value, &from, &list, false)
+                    .map_err(|e| bad(i, ty, &e.message))?
+            }
             None => ScalarValue::Varchar(s.to_string()),
         },
     })
+}
+
+/// A PostgreSQL array's text (`{{1,NULL},{"a b","c\"d"}}`) from `chars[*at]` as
+/// lists of strings (NULL for an unquoted NULL), or None when malformed.
+fn text_array(chars: &[char], at: &mut usize) -> Option<ScalarValue> {
+    if chars.get(*at) != Some(&'{') {
+        return None;
+    }
+    *at += 1;
+    let mut items = Vec::new();
+    let mut inner = DataType::Varchar;
+    if chars.get(*at) == Some(&'}') {
+        *at += 1;
+        return Some(ScalarValue::List(inner, items));
+    }
+    loop {
+        while chars.get(*at).is_some_and(|c| c.is_whitespace()) {
+            *at += 1;
+        }
+        let item = match chars.get(*at)? {
+            '{' => {
+                let v = text_array(chars, at)?;
+                inner = v.data_type();
+                v
+            }
+            '"' => {
+                *at += 1;
+                let mut text = String::new();
+                loop {
+                    match chars.get(*at)? {
+                        '"' => break,
+                        '\\' => {
+                            *at += 1;
+                            text.push(*chars.get(*at)?);
+                        }
+                        c => text.push(*c),
+                    }
+                    *at += 1;
+                }
+                *at += 1;
+                ScalarValue::Varchar(text)
+            }
+            _ => {
+                let start = *at;
+                while !matches!(chars.get(*at)?, ',' | '}') {
+                    *at += 1;
+                }
+                let text: String = chars[start..*at]
+                    .iter()
+                    .collect::<String>()
+                    .trim()
+                    .to_string();
+                if text.eq_ignore_ascii_case("null") {
+                    ScalarValue::Null
+                } else {
+                    ScalarValue::Varchar(text)
+                }
+            }
+        };
+        items.push(item);
+        while chars.get(*at).is_some_and(|c| c.is_whitespace()) {
+            *at += 1;
+        }
+        match chars.get(*at)? {
+            ',' => *at += 1,
+            '}' => {
+                *at += 1;
+                return Some(ScalarValue::List(inner, items));
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// The element type of a PostgreSQL array type a text parameter can be read as.
@@ -204,6 +289,9 @@ fn bytea_text(s: &str) -> Option<Vec<u8>> {
 /// is reported to clients only then (else TEXT), so a driver never sends a binary
 /// value the server must refuse.
 pub fn decodable(ty: &Type) -> bool {
+    if let postgres_types::Kind::Array(element) = ty.kind() {
+        return array_element(ty).is_some() && decodable(element);
+    }
     matches!(
         *ty,
         Type::BOOL
@@ -292,6 +380,7 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
                     .to_string(),
             )
         }
+        _ if decodable(ty) && array_element(ty).is_some() => array_binary(ty, b, i)?,
         _ => {
             return Err(Error::not_supported(format!(
                 "parameter ${} has type {}, which stride does not take in binary format; send it as text",
@@ -300,6 +389,63 @@ fn binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
             )))
         }
     })
+}
+
+/// PostgreSQL's binary array (see `encode::array_binary`; any number of dimensions,
+/// as lists of lists) of an element type [`binary`] reads.
+fn array_binary(ty: &Type, b: &[u8], i: usize) -> Result<ScalarValue> {
+    let postgres_types::Kind::Array(element_type) = ty.kind() else {
+        return Err(bad(i, ty, "not an array type"));
+    };
+    let element = array_element(ty).ok_or_else(|| bad(i, ty, "not an array type"))?;
+    let malformed = || bad(i, ty, "malformed binary array");
+    let mut at = 0usize;
+    let word = |at: &mut usize| -> Result<i32> {
+        let w = b.get(*at..*at + 4).ok_or_else(malformed)?;
+        *at += 4;
+        Ok(i32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let dimensions = word(&mut at)?;
+    let _has_nulls = word(&mut at)?;
+    let _element_oid = word(&mut at)?;
+    if !(0..=6).contains(&dimensions) {
+        return Err(malformed());
+    }
+    let mut lengths = Vec::new();
+    for _ in 0..dimensions {
+        lengths.push(usize::try_from(word(&mut at)?).map_err(|_| malformed())?);
+        word(&mut at)?; // lower bound
+    }
+    let count = lengths
+        .iter()
+        .try_fold(1usize, |n, &l| n.checked_mul(l))
+        .filter(|&n| n <= b.len())
+        .ok_or_else(malformed)?;
+    let mut values = Vec::with_capacity(if dimensions == 0 { 0 } else { count });
+    for _ in 0..if dimensions == 0 { 0 } else { count } {
+        let n = word(&mut at)?;
+        values.push(if n < 0 {
+            ScalarValue::Null
+        } else {
+            let bytes = b.get(at..at + n as usize).ok_or_else(malformed)?;
+            at += n as usize;
+            binary(element_type, bytes, i)?
+        });
+    }
+    if at != b.len() {
+        return Err(malformed());
+    }
+    // Nest the flat elements by dimension, innermost first.
+    let mut ty_now = element;
+    for &len in lengths.iter().skip(1).rev() {
+        let chunks: Vec<ScalarValue> = values
+            .chunks(len.max(1))
+            .map(|c| ScalarValue::List(ty_now.clone(), c.to_vec()))
+            .collect();
+        values = if len == 0 { Vec::new() } else { chunks };
+        ty_now = DataType::List(Box::new(ty_now));
+    }
+    Ok(ScalarValue::List(ty_now, values))
 }
 
 /// PostgreSQL's binary NUMERIC into a DECIMAL of its scale (up to 38 digits).

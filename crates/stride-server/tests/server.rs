@@ -218,10 +218,11 @@ async fn enums_travel_as_varchar_text() {
     );
     let st = c.prepare(sql).await.unwrap();
     let types: Vec<Type> = st.columns().iter().map(|c| c.type_().clone()).collect();
-    // lists travel as text, as every nested type does (`encode::pg_type`)
-    assert_eq!(types, [Type::VARCHAR, Type::TEXT]);
+    // a list travels as its element type's array (`encode::pg_type`)
+    assert_eq!(types, [Type::VARCHAR, Type::VARCHAR_ARRAY]);
     let r = c.query(&st, &[]).await.unwrap();
     assert_eq!(r[0].get::<_, String>(0), "ok");
+    assert_eq!(r[0].get::<_, Vec<String>>(1), ["sad"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
