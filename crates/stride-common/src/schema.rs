@@ -44,6 +44,9 @@ pub struct TableSchema {
     pub columns: Vec<ColumnSchema>,
     /// Column positions of the PRIMARY KEY (or UNIQUE) constraints, checked on insert.
     pub unique_keys: Vec<Vec<usize>>,
+    /// Which of `unique_keys` is the PRIMARY KEY, if the table has one (the others
+    /// are UNIQUE constraints): what the catalogs report (`pg_constraint`).
+    pub primary_key: Option<usize>,
     /// CHECK constraints, in declaration order: every row an INSERT or UPDATE writes
     /// must not make one FALSE.
     pub checks: Vec<CheckConstraint>,

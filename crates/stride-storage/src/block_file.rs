@@ -21,7 +21,7 @@ const SLOT_SIZE: u64 = 4096;
 const BLOCKS_START: u64 = 2 * SLOT_SIZE;
 pub const MAGIC: &[u8; 8] = b"STRIDEDB";
 /// The version of the file format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 /// No block.
 pub const NO_BLOCK: u64 = u64::MAX;
 

@@ -367,15 +367,21 @@ pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
             (None, None) => w.u8(0),
         }
     }
-    // format 13: the count's top bit says the CHECK constraints follow the keys
-    let flag = if s.checks.is_empty() {
-        0
-    } else {
-        CHECKS_FOLLOW
-    };
-    w.u32(s.unique_keys.len() as u32 | flag);
+    // format 13: the count's top bit says the CHECK constraints follow the keys;
+    // format 14: the next bit says which key is the PRIMARY KEY follows them
+    let mut flags = 0;
+    if !s.checks.is_empty() {
+        flags |= CHECKS_FOLLOW;
+    }
+    if s.primary_key.is_some() {
+        flags |= PRIMARY_KEY_FOLLOWS;
+    }
+    w.u32(s.unique_keys.len() as u32 | flags);
     for k in &s.unique_keys {
         write_positions(w, k);
+    }
+    if let Some(k) = s.primary_key {
+        w.u32(k as u32);
     }
     if !s.checks.is_empty() {
         w.len_of(s.checks.len());
@@ -395,6 +401,9 @@ pub fn write_schema(w: &mut ByteWriter, s: &TableSchema) {
 /// Set in a schema's count of unique keys when its CHECK constraints follow the keys
 /// (format 13): a schema written before them ends with the keys.
 const CHECKS_FOLLOW: u32 = 1 << 31;
+/// Set in a schema's count of unique keys when the position of its PRIMARY KEY among
+/// them follows the keys (format 14); earlier schemas name no primary key.
+const PRIMARY_KEY_FOLLOWS: u32 = 1 << 30;
 
 pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
     let name = r.str()?;
@@ -428,7 +437,7 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
         });
     }
     let count = r.u32()?;
-    let k = (count & !CHECKS_FOLLOW) as usize;
+    let k = (count & !(CHECKS_FOLLOW | PRIMARY_KEY_FOLLOWS)) as usize;
     if k.saturating_mul(4) > r.remaining() {
         return Err(r.corrupt(&format!("a length of {k} exceeds the data")));
     }
@@ -440,6 +449,15 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
         }
         unique_keys.push(key);
     }
+    let primary_key = if count & PRIMARY_KEY_FOLLOWS != 0 {
+        let p = r.u32()? as usize;
+        if p >= unique_keys.len() {
+            return Err(r.corrupt("the primary key is not one of the table's keys"));
+        }
+        Some(p)
+    } else {
+        None
+    };
     let mut checks = Vec::new();
     if count & CHECKS_FOLLOW != 0 {
         for _ in 0..r.len_of(5)? {
@@ -458,6 +476,7 @@ pub fn read_schema(r: &mut ByteReader) -> Result<TableSchema> {
         name,
         columns,
         unique_keys,
+        primary_key,
         checks,
     })
 }
@@ -826,6 +845,7 @@ mod tests {
                 },
             ],
             unique_keys: vec![vec![0], vec![0, 1]],
+            primary_key: Some(1),
             checks: vec![
                 stride_common::CheckConstraint {
                     name: None,

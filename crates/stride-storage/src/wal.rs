@@ -454,6 +454,7 @@ fn encode_commit(w: &mut ByteWriter, entries: &[WalEntry]) {
                                 name: String::new(),
                                 columns: vec![c.clone()],
                                 unique_keys: vec![],
+                                primary_key: None,
                                 checks: vec![],
                             },
                         );

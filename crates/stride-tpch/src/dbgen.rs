@@ -141,6 +141,7 @@ fn schema(table: &str) -> TableSchema {
             })
             .collect(),
         unique_keys: Vec::new(),
+        primary_key: None,
         checks: Vec::new(),
     }
 }

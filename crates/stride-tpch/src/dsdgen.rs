@@ -74,6 +74,7 @@ fn schema(table: &str) -> TableSchema {
             })
             .collect(),
         unique_keys: Vec::new(),
+        primary_key: None,
         checks: Vec::new(),
     }
 }

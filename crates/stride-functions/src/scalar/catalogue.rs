@@ -905,6 +905,7 @@ const CATALOGUE: &[(&str, Resolver)] = &[
     ("json_replace", |a| json::resolve_modify(J::Replace, a)),
     ("row_to_json", json::resolve_row_to_json),
     ("json_object", json::resolve_object),
+    ("json_build_object", json::resolve_object),
     ("json_array", json::resolve_array),
     ("to_json", json::resolve_to_json),
     ("json_quote", json::resolve_to_json),

@@ -13,6 +13,14 @@ use stride_common::{
     Collation, ColumnSchema, DataType, Error, Result, ScalarValue, TableAlteration, TableSchema,
 };
 
+/// The key a column definition declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    None,
+    Primary,
+    Unique,
+}
+
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &ast::CreateTable) -> Result<BoundStatement> {
         let name = self.create_target(&ct.name, ct.temporary)?.1;
@@ -23,6 +31,16 @@ impl Binder<'_> {
         }
         let mut columns: Vec<ColumnSchema> = Vec::new();
         let mut unique_keys: Vec<Vec<usize>> = Vec::new();
+        let mut primary_key: Option<usize> = None;
+        let mut set_primary = |k: usize| {
+            if primary_key.replace(k).is_some() {
+                return Err(Error::binder(format!(
+                    "multiple primary keys for table \"{name}\" are not allowed; make the others UNIQUE"
+                ))
+                .with_sqlstate(stride_common::error::sqlstate::INVALID_TABLE_DEFINITION));
+            }
+            Ok(())
+        };
         // CHECK constraints, bound once every column is known.
         let mut checks: Vec<(&ast::CheckConstraint, Option<&ast::Ident>)> = Vec::new();
         for (i, c) in ct.columns.iter().enumerate() {
@@ -30,10 +48,14 @@ impl Binder<'_> {
             if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
                 return Err(Error::catalog(format!(
                     "Column with name {cname} already exists in table \"{name}\""
-                )));
+                ))
+                .with_sqlstate(stride_common::error::sqlstate::DUPLICATE_COLUMN));
             }
             let (col, key) = self.bind_column_def(c, Some(&mut checks))?;
-            if key {
+            if key != Key::None {
+                if key == Key::Primary {
+                    set_primary(unique_keys.len())?;
+                }
                 unique_keys.push(vec![i]);
             }
             columns.push(col);
@@ -74,6 +96,9 @@ impl Binder<'_> {
                     columns[idx].not_null = true;
                 }
                 key.push(idx);
+            }
+            if primary {
+                set_primary(unique_keys.len())?;
             }
             unique_keys.push(key);
         }
@@ -126,6 +151,7 @@ impl Binder<'_> {
                 name,
                 columns,
                 unique_keys,
+                primary_key,
                 checks,
             },
             if_not_exists: ct.if_not_exists,
@@ -141,11 +167,11 @@ impl Binder<'_> {
         &mut self,
         c: &'c ast::ColumnDef,
         mut checks: Option<&mut Vec<(&'c ast::CheckConstraint, Option<&'c ast::Ident>)>>,
-    ) -> Result<(ColumnSchema, bool)> {
+    ) -> Result<(ColumnSchema, Key)> {
         let cname = ident_name(&c.name);
         let ty = self.convert_type(&c.data_type)?;
         let mut col = ColumnSchema::new(cname.clone(), ty.clone());
-        let mut key = false;
+        let mut key = Key::None;
         for opt in &c.options {
             match &opt.option {
                 ast::ColumnOption::Null => {}
@@ -157,9 +183,10 @@ impl Binder<'_> {
                 },
                 ast::ColumnOption::PrimaryKey(_) => {
                     col.not_null = true;
-                    key = true;
+                    key = Key::Primary;
                 }
-                ast::ColumnOption::Unique(_) => key = true,
+                ast::ColumnOption::Unique(_) if key == Key::None => key = Key::Unique,
+                ast::ColumnOption::Unique(_) => {}
                 ast::ColumnOption::Check(check) => match checks.as_mut() {
                     Some(checks) => checks.push((check, opt.name.as_ref())),
                     None => {
@@ -251,7 +278,7 @@ impl Binder<'_> {
                 ..
             } => {
                 let (col, key) = self.bind_column_def(column_def, None)?;
-                if key {
+                if key != Key::None {
                     return Err(Error::not_supported(
                         "ADD COLUMN with PRIMARY KEY or UNIQUE is not supported yet",
                     ));

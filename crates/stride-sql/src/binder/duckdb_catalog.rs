@@ -103,7 +103,7 @@ fn table_sql(r: &Relation, temporary: bool) -> String {
             s
         })
         .collect();
-    cols.extend(r.checks.iter().map(|c| format!("CHECK(({c}))")));
+    cols.extend(r.checks.iter().map(|c| format!("CHECK(({}))", c.expr)));
     format!(
         "CREATE {}TABLE {}({});",
         temp_word(temporary),
@@ -224,6 +224,8 @@ impl Binder<'_> {
                 d.relations
                     .iter()
                     .filter(move |r| r.namespace == MAIN_NAMESPACE_OID && r.kind == kind)
+                    // DuckDB lists the indexes CREATE INDEX made, not those of keys.
+                    .filter(|r| r.index.as_ref().is_none_or(|i| i.key.is_none()))
                     .map(move |r| (d, r))
             })
         };
@@ -261,7 +263,7 @@ impl Binder<'_> {
                             ScalarValue::Null,
                             ScalarValue::Boolean(false),
                             ScalarValue::Boolean(d.temporary),
-                            ScalarValue::Boolean(!r.unique_keys.is_empty()),
+                            ScalarValue::Boolean(r.primary_key.is_some()),
                             big(r.rows.unwrap_or(0) as i64),
                             big(r.columns.len() as i64),
                             big((indexes + r.unique_keys.len()) as i64),

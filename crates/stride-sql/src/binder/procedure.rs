@@ -260,9 +260,9 @@ impl Binder<'_> {
             .enumerate()
             .map(|(i, c)| {
                 let pk = schema
-                    .unique_keys
-                    .iter()
-                    .any(|k| k.contains(&i) && k.iter().all(|&j| schema.columns[j].not_null));
+                    .primary_key
+                    .and_then(|k| schema.unique_keys.get(k))
+                    .is_some_and(|k| k.contains(&i));
                 vec![
                     ScalarValue::Integer(i as i32),
                     ScalarValue::Varchar(c.name.clone()),

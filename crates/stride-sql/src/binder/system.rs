@@ -190,7 +190,9 @@ impl<'a> Binder<'a> {
                 view_sql: None,
                 index: None,
                 unique_keys: Vec::new(),
+                primary_key: None,
                 checks: Vec::new(),
+                sequence: None,
                 system: true,
             });
         }
@@ -256,7 +258,7 @@ impl<'a> Binder<'a> {
         let mut tables = catalog.tables();
         tables.sort_by_key(|(id, _)| *id);
         for (id, schema) in &tables {
-            relations.push(Relation {
+            let mut table = Relation {
                 oid: user(*id),
                 name: schema.name.clone(),
                 namespace: MAIN_NAMESPACE_OID,
@@ -285,7 +287,88 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|k| k.iter().map(|&c| c as i16 + 1).collect())
                     .collect(),
-                checks: schema.checks.iter().map(|c| c.expr.clone()).collect(),
+                primary_key: schema.primary_key,
+                checks: Vec::new(),
+                sequence: None,
+                system: false,
+            };
+            let checks: Vec<(Option<String>, String)> = schema
+                .checks
+                .iter()
+                .map(|c| (c.name.clone(), c.expr.clone()))
+                .collect();
+            table.checks = table.name_checks(&checks);
+            // PostgreSQL makes an index for each key, named as its constraint.
+            let keys: Vec<Relation> = table
+                .constraints()
+                .into_iter()
+                .filter(|c| !c.columns.is_empty())
+                .enumerate()
+                .map(|(k, c)| Relation {
+                    oid: c.index,
+                    name: c.name,
+                    namespace: MAIN_NAMESPACE_OID,
+                    kind: RelKind::Index,
+                    columns: c
+                        .columns
+                        .iter()
+                        .filter_map(|&a| table.columns.get((a - 1) as usize).cloned())
+                        .map(|col| Column {
+                            not_null: false,
+                            default: None,
+                            duckdb_default: None,
+                            ..col
+                        })
+                        .collect(),
+                    rows: None,
+                    bytes: None,
+                    view_sql: None,
+                    index: Some(IndexDef {
+                        table: table.oid,
+                        columns: c.columns,
+                        unique: true,
+                        key: Some(k),
+                        primary: c.kind == "p",
+                    }),
+                    unique_keys: Vec::new(),
+                    primary_key: None,
+                    checks: Vec::new(),
+                    sequence: None,
+                    system: false,
+                })
+                .collect();
+            relations.push(table);
+            relations.extend(keys);
+        }
+        for q in catalog.sequences() {
+            relations.push(Relation {
+                oid: user(q.id),
+                name: q.name.clone(),
+                namespace: MAIN_NAMESPACE_OID,
+                kind: RelKind::Sequence,
+                // A PostgreSQL sequence reads as one row of these.
+                columns: [
+                    ("last_value", DataType::BigInt),
+                    ("log_cnt", DataType::BigInt),
+                    ("is_called", DataType::Boolean),
+                ]
+                .into_iter()
+                .map(|(name, ty)| Column {
+                    name: name.into(),
+                    ty,
+                    not_null: true,
+                    default: None,
+                    duckdb_default: None,
+                })
+                .collect(),
+                rows: None,
+                bytes: None,
+                view_sql: None,
+                index: None,
+                unique_keys: Vec::new(),
+                primary_key: None,
+                checks: Vec::new(),
+                sequence: Some(q),
                 system: false,
             });
         }
@@ -326,7 +409,9 @@ impl<'a> Binder<'a> {
                 view_sql: Some(v.sql),
                 index: None,
                 unique_keys: Vec::new(),
+                primary_key: None,
                 checks: Vec::new(),
+                sequence: None,
                 system: false,
             });
         }
@@ -360,9 +445,13 @@ impl<'a> Binder<'a> {
                     table: user(ix.table_id),
                     columns: ix.columns.iter().map(|&c| c as i16 + 1).collect(),
                     unique: ix.unique,
+                    key: None,
+                    primary: false,
                 }),
                 unique_keys: Vec::new(),
+                primary_key: None,
                 checks: Vec::new(),
+                sequence: None,
                 system: false,
             });
         }
@@ -638,11 +727,8 @@ impl<'a> Binder<'a> {
                 let key = oid_arg(args.remove(0), &snap)?;
                 let mut pairs = Vec::new();
                 for r in &snap.relations {
-                    for (k, key_cols) in r.unique_keys.iter().enumerate() {
-                        pairs.push((
-                            oid_literal(constraint_oid(r.oid, k)),
-                            varchar(defs::constraint_definition(r, key_cols)),
-                        ));
+                    for c in r.constraints() {
+                        pairs.push((oid_literal(c.oid), varchar(c.definition)));
                     }
                 }
                 lookup(key, pairs, null_of(text.clone()), text)
@@ -704,6 +790,12 @@ impl<'a> Binder<'a> {
             | "pg_tablespace_location"
             | "pg_get_function_sqlbody" => {
                 arity(1..=1, args.len())?;
+                Ok(null_of(text))
+            }
+            // The sequence a SERIAL or identity column draws from: stride has neither
+            // (nor sequences OWNED BY a column), so no column has one.
+            "pg_get_serial_sequence" => {
+                arity(2..=2, args.len())?;
                 Ok(null_of(text))
             }
             // Every function lives in pg_catalog, which is always searched.
@@ -815,6 +907,7 @@ const CATALOG_FUNCTIONS: &[&str] = &[
     "pg_get_statisticsobjdef_columns",
     "pg_get_partkeydef",
     "pg_tablespace_location",
+    "pg_get_serial_sequence",
     "pg_function_is_visible",
     "pg_get_function_arguments",
     "pg_get_function_identity_arguments",
@@ -851,6 +944,7 @@ pub(crate) fn catalog_function_signatures() -> &'static [(&'static str, &'static
         ("pg_get_statisticsobjdef_columns", &[INT8], VARCHAR),
         ("pg_get_partkeydef", &[INT8], VARCHAR),
         ("pg_tablespace_location", &[INT8], VARCHAR),
+        ("pg_get_serial_sequence", &[VARCHAR, VARCHAR], VARCHAR),
         ("pg_function_is_visible", &[INT8], BOOL),
         ("pg_get_function_arguments", &[INT8], VARCHAR),
         ("pg_get_function_identity_arguments", &[INT8], VARCHAR),

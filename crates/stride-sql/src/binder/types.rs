@@ -212,6 +212,11 @@ pub fn convert_data_type_in(t: &ast::DataType, user: UserTypes) -> Result<DataTy
                     "string" | "bpchar" | "name" | "char" => DataType::Varchar,
                     "float2" => DataType::Real,
                     "oid" => DataType::BigInt,
+                    "serial" | "serial4" | "bigserial" | "serial8" | "smallserial" | "serial2" => {
+                        return Err(Error::not_supported(format!(
+                            "type {n} is not supported yet; create a sequence and give the column a default from it: CREATE SEQUENCE t_id_seq; CREATE TABLE t (id INTEGER NOT NULL DEFAULT nextval('t_id_seq'))"
+                        )))
+                    }
                     "regclass" | "regtype" | "regnamespace" | "regrole" => {
                         return Err(Error::not_supported(format!(
                             "type {n} is only supported in casts (expr::{n})"

@@ -1,5 +1,5 @@
 //! `information_schema`: the SQL standard's catalog views (`schemata`, `tables`,
-//! `columns`, `views`), filled from a [`Snapshot`] with PostgreSQL's spellings of
+//! `columns`, `views`, `sequences`, `table_constraints`, `key_column_usage`), filled from a [`Snapshot`] with PostgreSQL's spellings of
 //! types (`integer`, `character varying`, `numeric`).
 
 use super::snapshot::*;
@@ -97,6 +97,56 @@ pub const TABLES: &[SystemTable] = &[
         ],
         views
     ),
+    table!(
+        "sequences",
+        [
+            ("sequence_catalog", Text),
+            ("sequence_schema", Text),
+            ("sequence_name", Text),
+            ("data_type", Text),
+            ("numeric_precision", Int4),
+            ("numeric_precision_radix", Int4),
+            ("numeric_scale", Int4),
+            ("start_value", Text),
+            ("minimum_value", Text),
+            ("maximum_value", Text),
+            ("increment", Text),
+            ("cycle_option", Text),
+        ],
+        sequences
+    ),
+    table!(
+        "table_constraints",
+        [
+            ("constraint_catalog", Text),
+            ("constraint_schema", Text),
+            ("constraint_name", Text),
+            ("table_catalog", Text),
+            ("table_schema", Text),
+            ("table_name", Text),
+            ("constraint_type", Text),
+            ("is_deferrable", Text),
+            ("initially_deferred", Text),
+            ("enforced", Text),
+            ("nulls_distinct", Text),
+        ],
+        table_constraints
+    ),
+    table!(
+        "key_column_usage",
+        [
+            ("constraint_catalog", Text),
+            ("constraint_schema", Text),
+            ("constraint_name", Text),
+            ("table_catalog", Text),
+            ("table_schema", Text),
+            ("table_name", Text),
+            ("column_name", Text),
+            ("ordinal_position", Int4),
+            ("position_in_unique_constraint", Int4),
+        ],
+        key_column_usage
+    ),
 ];
 
 fn yes_no(b: bool) -> &'static str {
@@ -124,9 +174,12 @@ fn schemata(s: &Snapshot) -> Rows {
         .collect()
 }
 
-/// Tables and views (not indexes), as information_schema lists relations.
+/// Tables and views (not indexes or sequences), as information_schema lists
+/// relations.
 fn listed(s: &Snapshot) -> impl Iterator<Item = &Relation> {
-    s.relations.iter().filter(|r| r.kind != RelKind::Index)
+    s.relations
+        .iter()
+        .filter(|r| matches!(r.kind, RelKind::Table | RelKind::View))
 }
 
 /// The system tables (in the current database), then every database's tables and
@@ -255,4 +308,85 @@ fn views(s: &Snapshot) -> Rows {
             ]
         })
         .collect()
+}
+
+/// Sequences, as 64-bit integers counting by their increment.
+fn sequences(s: &Snapshot) -> Rows {
+    s.relations
+        .iter()
+        .filter_map(|r| Some((r, r.sequence.as_ref()?)))
+        .map(|(r, q)| {
+            vec![
+                text(&s.database),
+                text(s.namespace_name(r.namespace).unwrap_or("")),
+                text(&r.name),
+                text("bigint"),
+                int4(64),
+                int4(2),
+                int4(0),
+                text(q.start.to_string()),
+                text(q.min.to_string()),
+                text(q.max.to_string()),
+                text(q.increment.to_string()),
+                text(yes_no(q.cycle)),
+            ]
+        })
+        .collect()
+}
+
+/// The tables' PRIMARY KEY, UNIQUE and CHECK constraints (PostgreSQL also lists
+/// each NOT NULL column as a CHECK constraint; stride does not).
+fn table_constraints(s: &Snapshot) -> Rows {
+    let mut rows = Vec::new();
+    for r in s.relations.iter().filter(|r| r.kind == RelKind::Table) {
+        let schema = s.namespace_name(r.namespace).unwrap_or("");
+        for c in r.constraints() {
+            let kind = match c.kind {
+                "p" => "PRIMARY KEY",
+                "u" => "UNIQUE",
+                _ => "CHECK",
+            };
+            rows.push(vec![
+                text(&s.database),
+                text(schema),
+                text(c.name),
+                text(&s.database),
+                text(schema),
+                text(&r.name),
+                text(kind),
+                text("NO"),
+                text("NO"),
+                text("YES"),
+                if c.kind == "c" { null() } else { text("YES") },
+            ]);
+        }
+    }
+    rows
+}
+
+/// The columns of the tables' PRIMARY KEY and UNIQUE constraints, in key order.
+fn key_column_usage(s: &Snapshot) -> Rows {
+    let mut rows = Vec::new();
+    for r in s.relations.iter().filter(|r| r.kind == RelKind::Table) {
+        let schema = s.namespace_name(r.namespace).unwrap_or("");
+        for c in r.constraints() {
+            for (k, &a) in c.columns.iter().enumerate() {
+                let Some(column) = r.columns.get((a - 1) as usize) else {
+                    continue;
+                };
+                rows.push(vec![
+                    text(&s.database),
+                    text(schema),
+                    text(&c.name),
+                    text(&s.database),
+                    text(schema),
+                    text(&r.name),
+                    text(&column.name),
+                    int4(k as i32 + 1),
+                    null(),
+                ]);
+            }
+        }
+    }
+    rows
 }

@@ -34,6 +34,7 @@ pub enum Ty {
     Bool,
     Int2,
     Int4,
+    Int8,
     /// Object identifiers (PostgreSQL's `oid`).
     Oid,
     Float4,
@@ -49,6 +50,7 @@ impl Ty {
             Ty::Bool => DataType::Boolean,
             Ty::Int2 => DataType::SmallInt,
             Ty::Int4 => DataType::Integer,
+            Ty::Int8 => DataType::BigInt,
             Ty::Oid => DataType::BigInt,
             Ty::Float4 => DataType::Real,
             Ty::Text => DataType::Varchar,
@@ -131,6 +133,10 @@ pub(crate) mod value {
 
     pub fn int2(v: i16) -> ScalarValue {
         ScalarValue::SmallInt(v)
+    }
+
+    pub fn int8(v: i64) -> ScalarValue {
+        ScalarValue::BigInt(v)
     }
 
     pub fn int4(v: i32) -> ScalarValue {

@@ -507,6 +507,36 @@ pub const TABLES: &[SystemTable] = &[
         ],
         nothing
     ),
+    table!(
+        "pg_sequence",
+        [
+            ("seqrelid", Oid),
+            ("seqtypid", Oid),
+            ("seqstart", Int8),
+            ("seqincrement", Int8),
+            ("seqmax", Int8),
+            ("seqmin", Int8),
+            ("seqcache", Int8),
+            ("seqcycle", Bool),
+        ],
+        sequences
+    ),
+    // Operator classes: stride's declared indexes name none (`pg_index.indclass`).
+    table!(
+        "pg_opclass",
+        [
+            ("oid", Oid),
+            ("opcmethod", Oid),
+            ("opcname", Text),
+            ("opcnamespace", Oid),
+            ("opcowner", Oid),
+            ("opcfamily", Oid),
+            ("opcintype", Oid),
+            ("opcdefault", Bool),
+            ("opckeytype", Oid),
+        ],
+        nothing
+    ),
 ];
 
 /// Whether a function's result may change within a transaction (`provolatile`): the
@@ -622,7 +652,7 @@ fn classes(s: &Snapshot) -> Rows {
             let am = match r.kind {
                 RelKind::Table => TABLE_AM_OID,
                 RelKind::Index => INDEX_AM_OID,
-                RelKind::View => 0,
+                RelKind::View | RelKind::Sequence => 0,
             };
             let tuples = r.rows.map_or(-1.0, |n| n as f32);
             vec![
@@ -648,7 +678,7 @@ fn classes(s: &Snapshot) -> Rows {
                 text("p"),
                 text(r.kind.code()),
                 int2(r.columns.len().min(i16::MAX as usize) as i16),
-                int2(0),
+                int2(r.checks.len().min(i16::MAX as usize) as i16),
                 boolean(false),
                 boolean(false),
                 boolean(false),
@@ -814,7 +844,7 @@ fn indexes(s: &Snapshot) -> Rows {
                 int2(n),
                 boolean(ix.unique),
                 boolean(false),
-                boolean(false),
+                boolean(ix.primary),
                 boolean(false),
                 boolean(true),
                 boolean(false),
@@ -892,18 +922,18 @@ fn collations(_: &Snapshot) -> Rows {
 fn constraints(s: &Snapshot) -> Rows {
     let mut rows = Vec::new();
     for r in &s.relations {
-        for (k, key) in r.unique_keys.iter().enumerate() {
+        for c in r.constraints() {
             rows.push(vec![
-                oid(constraint_oid(r.oid, k)),
-                text(constraint_name(r, key)),
+                oid(c.oid),
+                text(c.name),
                 oid(r.namespace),
-                text("u"),
+                text(c.kind),
                 boolean(false),
                 boolean(false),
                 boolean(true),
                 oid(r.oid),
                 oid(0),
-                oid(0),
+                oid(c.index),
                 oid(0),
                 oid(0),
                 text(" "),
@@ -911,14 +941,42 @@ fn constraints(s: &Snapshot) -> Rows {
                 text(" "),
                 boolean(true),
                 int4(0),
-                boolean(true),
-                int2_list(key),
+                boolean(c.kind != "c"),
+                if c.columns.is_empty() {
+                    null()
+                } else {
+                    int2_list(&c.columns)
+                },
                 null(),
-                null(),
+                if c.kind == "c" {
+                    text(c.definition)
+                } else {
+                    null()
+                },
             ]);
         }
     }
     rows
+}
+
+/// `pg_sequence`: each sequence's settings (stride's sequences are BIGINT).
+fn sequences(s: &Snapshot) -> Rows {
+    s.relations
+        .iter()
+        .filter_map(|r| Some((r, r.sequence.as_ref()?)))
+        .map(|(r, q)| {
+            vec![
+                oid(r.oid),
+                oid(pg_types::INT8 as i64),
+                int8(q.start),
+                int8(q.increment),
+                int8(q.max),
+                int8(q.min),
+                int8(1),
+                boolean(q.cycle),
+            ]
+        })
+        .collect()
 }
 
 fn settings(s: &Snapshot) -> Rows {
@@ -1052,27 +1110,4 @@ pub fn index_definition(s: &Snapshot, index: &Relation) -> Option<String> {
         quote_if_needed(&table.name),
         columns.join(", ")
     ))
-}
-
-/// `t_a_b_key`, as PostgreSQL names a UNIQUE constraint over t(a, b).
-pub fn constraint_name(table: &Relation, key: &[i16]) -> String {
-    let mut name = table.name.clone();
-    for &a in key {
-        if let Some(c) = table.columns.get((a - 1) as usize) {
-            name.push('_');
-            name.push_str(&c.name);
-        }
-    }
-    name.push_str("_key");
-    name
-}
-
-/// `UNIQUE (a, b)`, as `pg_get_constraintdef` shows a key.
-pub fn constraint_definition(table: &Relation, key: &[i16]) -> String {
-    let columns: Vec<String> = key
-        .iter()
-        .filter_map(|&a| table.columns.get((a - 1) as usize))
-        .map(|c| quote_if_needed(&c.name))
-        .collect();
-    format!("UNIQUE ({})", columns.join(", "))
 }

@@ -71,6 +71,7 @@ pub enum RelKind {
     Table,
     View,
     Index,
+    Sequence,
 }
 
 impl RelKind {
@@ -79,6 +80,7 @@ impl RelKind {
             RelKind::Table => "r",
             RelKind::View => "v",
             RelKind::Index => "i",
+            RelKind::Sequence => "S",
         }
     }
 }
@@ -111,10 +113,21 @@ pub struct Relation {
     pub index: Option<IndexDef>,
     /// A table's PRIMARY KEY / UNIQUE keys, as 1-based attribute numbers.
     pub unique_keys: Vec<Vec<i16>>,
-    /// A table's CHECK constraints, each expression's SQL text.
-    pub checks: Vec<String>,
+    /// Which of `unique_keys` is the PRIMARY KEY.
+    pub primary_key: Option<usize>,
+    /// A table's CHECK constraints: their names (as PostgreSQL would name them
+    /// when CREATE TABLE gave none) and conditions.
+    pub checks: Vec<CheckDef>,
+    /// A sequence's settings.
+    pub sequence: Option<crate::catalog::SequenceEntry>,
     /// The system table this is, if any.
     pub system: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckDef {
+    pub name: String,
+    pub expr: String,
 }
 
 #[derive(Debug, Clone)]
@@ -122,6 +135,132 @@ pub struct IndexDef {
     pub table: i64,
     pub columns: Vec<i16>,
     pub unique: bool,
+    /// The index of a PRIMARY KEY or UNIQUE constraint (PostgreSQL makes one for
+    /// each: `t_pkey`, `t_a_key`): the key's position in the table's `unique_keys`.
+    /// None for an index CREATE INDEX made.
+    pub key: Option<usize>,
+    /// The index of the PRIMARY KEY.
+    pub primary: bool,
+}
+
+/// Keys' constraints are numbered from 0 ([`constraint_oid`]), CHECK constraints
+/// from here, and the indexes of keys from [`KEY_INDEX_BASE`].
+pub const CHECK_CONSTRAINT_BASE: usize = 300;
+pub const KEY_INDEX_BASE: usize = 600;
+
+/// The OID of the index PostgreSQL makes for key `k` of a table.
+pub fn key_index_oid(table_oid: i64, k: usize) -> i64 {
+    constraint_oid(table_oid, KEY_INDEX_BASE + k)
+}
+
+/// A constraint of a table as `pg_constraint` lists it.
+#[derive(Debug, Clone)]
+pub struct ConstraintDef {
+    pub oid: i64,
+    pub name: String,
+    /// `p` PRIMARY KEY, `u` UNIQUE, `c` CHECK.
+    pub kind: &'static str,
+    /// The key's columns (1-based); empty for CHECK.
+    pub columns: Vec<i16>,
+    /// The key's index (0 for CHECK).
+    pub index: i64,
+    /// As `pg_get_constraintdef` shows it: `PRIMARY KEY (a)`, `CHECK ((a > 0))`.
+    pub definition: String,
+}
+
+/// PostgreSQL's name for a table's key or CHECK constraint over `columns` (1-based):
+/// `t_pkey`, `t_a_b_key`, `t_a_check`.
+fn default_constraint_name(table: &Relation, columns: &[i16], suffix: &str) -> String {
+    let mut name = table.name.clone();
+    for &a in columns {
+        if let Some(c) = table.columns.get((a - 1) as usize) {
+            name.push('_');
+            name.push_str(&c.name);
+        }
+    }
+    name.push('_');
+    name.push_str(suffix);
+    name
+}
+
+impl Relation {
+    /// The table's constraints: its keys (the PRIMARY KEY as `p`, named `t_pkey`;
+    /// UNIQUE ones as `u`), then its CHECK constraints.
+    pub fn constraints(&self) -> Vec<ConstraintDef> {
+        let mut out = Vec::new();
+        for (k, key) in self.unique_keys.iter().enumerate() {
+            let primary = self.primary_key == Some(k);
+            let columns: Vec<String> = key
+                .iter()
+                .filter_map(|&a| self.columns.get((a - 1) as usize))
+                .map(|c| quote_if_needed(&c.name))
+                .collect();
+            out.push(ConstraintDef {
+                oid: constraint_oid(self.oid, k),
+                name: if primary {
+                    default_constraint_name(self, &[], "pkey")
+                } else {
+                    default_constraint_name(self, key, "key")
+                },
+                kind: if primary { "p" } else { "u" },
+                columns: key.clone(),
+                index: key_index_oid(self.oid, k),
+                definition: format!(
+                    "{} ({})",
+                    if primary { "PRIMARY KEY" } else { "UNIQUE" },
+                    columns.join(", ")
+                ),
+            });
+        }
+        for (j, check) in self.checks.iter().enumerate() {
+            out.push(ConstraintDef {
+                oid: constraint_oid(self.oid, CHECK_CONSTRAINT_BASE + j),
+                name: check.name.clone(),
+                kind: "c",
+                columns: Vec::new(),
+                index: 0,
+                definition: format!("CHECK (({}))", check.expr),
+            });
+        }
+        out
+    }
+
+    /// PostgreSQL's names for CHECK constraints CREATE TABLE left unnamed:
+    /// `t_a_check` when the condition names one column, `t_check` otherwise,
+    /// numbered on (`t_check1`) when taken.
+    pub fn name_checks(&self, checks: &[(Option<String>, String)]) -> Vec<CheckDef> {
+        let mut taken: Vec<String> = checks.iter().filter_map(|(n, _)| n.clone()).collect();
+        checks
+            .iter()
+            .map(|(name, expr)| {
+                let name = name.clone().unwrap_or_else(|| {
+                    let words: Vec<String> = expr
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .map(|w| w.to_ascii_lowercase())
+                        .collect();
+                    let named: Vec<i16> = (1..)
+                        .zip(&self.columns)
+                        .filter(|(_, c)| words.contains(&c.name.to_ascii_lowercase()))
+                        .map(|(a, _)| a)
+                        .collect();
+                    let columns = if named.len() == 1 { named } else { Vec::new() };
+                    let base = default_constraint_name(self, &columns, "check");
+                    let mut name = base.clone();
+                    let mut n = 0;
+                    while taken.contains(&name) {
+                        n += 1;
+                        name = format!("{base}{n}");
+                    }
+                    taken.push(name.clone());
+                    name
+                });
+                CheckDef {
+                    name,
+                    expr: expr.clone(),
+                }
+            })
+            .collect()
+    }
 }
 
 impl Relation {
@@ -319,7 +458,9 @@ pub(crate) mod tests {
             view_sql: None,
             index: None,
             unique_keys: vec![vec![1]],
-            checks: vec![],
+            primary_key: None,
+            checks: Vec::new(),
+            sequence: None,
             system: false,
         };
         let view = Relation {
@@ -344,6 +485,8 @@ pub(crate) mod tests {
                 table: USER_OID_BASE,
                 columns: vec![2],
                 unique: false,
+                key: None,
+                primary: false,
             }),
             unique_keys: vec![],
             ..table.clone()
