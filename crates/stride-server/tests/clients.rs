@@ -219,6 +219,64 @@ fn psql_describes_tables() {
     );
 }
 
+/// psql's `\\d` shows a table's keys (as the indexes PostgreSQL makes for them) and
+/// CHECK constraints; `\\di` lists those indexes, `\\ds` and `\\d` sequences.
+#[test]
+fn psql_describes_keys_checks_and_sequences() {
+    if !has_psql() {
+        println!("psql not found: install postgresql-client to run this test");
+        return;
+    }
+    let addr = start(100);
+    let run = |command: &str| -> String {
+        let out = Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &addr.port().to_string(),
+                "-U",
+                "stride",
+            ])
+            .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    run("CREATE TABLE k (id INTEGER PRIMARY KEY, code VARCHAR UNIQUE, n INTEGER CHECK (n > 0))");
+    run("CREATE SEQUENCE sq START 3");
+    let table = run("\\d k");
+    for line in [
+        "Indexes: \"k_pkey\" PRIMARY KEY, declared (id) \"k_code_key\" UNIQUE CONSTRAINT, declared (code)",
+        "Check constraints: \"k_n_check\" CHECK ((n > 0))",
+    ] {
+        assert!(table.contains(line), "missing `{line}` in {table}");
+    }
+    let di = run("\\di");
+    assert!(di.contains("main | k_pkey | index | stride | k"), "{di}");
+    assert!(
+        di.contains("main | k_code_key | index | stride | k"),
+        "{di}"
+    );
+    let ds = run("\\ds");
+    assert!(ds.contains("main | sq | sequence | stride"), "{ds}");
+    let seq = run("\\d sq");
+    assert!(seq.contains("Sequence \"main.sq\""), "{seq}");
+    assert!(
+        seq.contains("bigint | 3 | 1 | 9223372036854775807 | 1 | no | 1"),
+        "{seq}"
+    );
+}
+
 /// psql's `\\copy` moves files through COPY FROM STDIN / TO STDOUT: text format and
 /// CSV, in and out, without the server touching the files.
 #[test]
@@ -396,6 +454,37 @@ fn psycopg_session() {
         "psycopg[binary]",
     ) {
         run_client_script(python, "psycopg_session.py");
+    }
+}
+
+/// Command tags, SQLSTATE codes, savepoints and startup parameters, as psycopg (and
+/// the libraries on it) rely on them.
+#[test]
+fn psycopg_compatibility() {
+    let python = "python3";
+    if python_client(
+        python,
+        "import psycopg; psycopg.connect",
+        None,
+        "psycopg[binary]",
+    ) {
+        run_client_script(python, "psycopg_compat.py");
+    }
+}
+
+/// SQLAlchemy 2 with the psycopg dialect (and pandas, when installed): connect, the
+/// ORM with nested transactions, reflection of keys, CHECK constraints and sequences.
+#[test]
+fn sqlalchemy_session() {
+    let python = "python3";
+    if python_client(
+        python,
+        "import psycopg; psycopg.connect",
+        None,
+        "psycopg[binary]",
+    ) && python_client(python, "import sqlalchemy", None, "sqlalchemy")
+    {
+        run_client_script(python, "sqlalchemy_session.py");
     }
 }
 
