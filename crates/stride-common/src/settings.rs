@@ -139,8 +139,35 @@ fn client_parameter_value(name: &str, v: &str) -> Result<String> {
         "standard_conforming_strings" if matches!(words.as_slice(), [w] if w == "on" || w == "true") => {
             Ok("on".into())
         }
+        // stride's only messages below an error are NOTICEs (a profile, `SET
+        // enable_profiling`), which `stride serve` sends only at these levels
+        // ([`Settings::client_notices`]).
+        "client_min_messages"
+            if CLIENT_MESSAGE_LEVELS.contains(&v.trim().to_ascii_lowercase().as_str()) =>
+        {
+            Ok(v.trim().to_ascii_lowercase())
+        }
+        "client_min_messages" => refuse("the levels are debug5 to debug1, log, notice, warning and error; SET client_min_messages = notice"),
         "standard_conforming_strings" => refuse("backslashes in string literals are plain characters in stride; SET standard_conforming_strings = on"),
         _ => Ok(v.to_string()),
+    }
+}
+
+/// `client_min_messages`' levels, from the one that lets most messages through.
+const CLIENT_MESSAGE_LEVELS: &[&str] = &[
+    "debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error",
+];
+
+impl Settings {
+    /// Whether `client_min_messages` lets NOTICE messages through to a PostgreSQL
+    /// client (it does up to `notice`; not at `warning` or `error`).
+    pub fn client_notices(&self) -> bool {
+        let level = self
+            .client_parameters
+            .get("client_min_messages")
+            .map_or("notice", String::as_str);
+        let at = |l: &str| CLIENT_MESSAGE_LEVELS.iter().position(|x| *x == l);
+        at(level) <= at("notice")
     }
 }
 

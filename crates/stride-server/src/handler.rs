@@ -314,7 +314,11 @@ impl Handler {
                 c if result.changes.is_some() => Some(c.to_string()),
                 _ => None,
             };
-            let profile = result.profile.take();
+            // Sent as a NOTICE, if the client's client_min_messages lets one through.
+            let profile = result
+                .profile
+                .take()
+                .filter(|_| conn.settings().client_notices());
             if head_tx
                 .send(Ok(Head::Rows(info.clone(), command, profile)))
                 .is_err()

@@ -519,4 +519,13 @@ fn psql_shows_profiles_as_notices() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "SET\n500");
     assert!(err.contains("NOTICE:  Total Time: "), "{err}");
     assert!(err.contains("FILTER") && err.contains("rows=500"), "{err}");
+    // client_min_messages = warning keeps notices from the client, as in PostgreSQL
+    let quiet = psql(
+        addr,
+        "SET client_min_messages = warning; SET enable_profiling = 'query_tree'; SELECT count(*) FROM range(1000) t(x) WHERE x % 2 = 0",
+    )
+    .expect("psql ran above");
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(quiet.status.success(), "{err}");
+    assert!(!err.contains("NOTICE"), "{err}");
 }

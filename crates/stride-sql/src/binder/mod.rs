@@ -539,7 +539,17 @@ impl<'a> Binder<'a> {
             S::Set(set) => self.bind_set(set),
             S::Reset(r) => self.bind_reset(r),
             S::ShowVariable { variable } => self.bind_show(variable),
-            S::ShowTables { .. } => self.show_tables(),
+            S::ShowTables {
+                terse: false,
+                history: false,
+                extended: false,
+                full: false,
+                external: false,
+                show_options,
+            } => self.show_tables(Some(show_options)),
+            S::ShowTables { .. } => Err(Error::not_supported(
+                "SHOW TABLES takes no TERSE, HISTORY, EXTENDED, FULL or EXTERNAL; write SHOW TABLES [FROM database]",
+            )),
             S::ShowDatabases { .. } => Ok(BoundStatement::Query(self.show_databases())),
             S::AttachDuckDBDatabase {
                 if_not_exists,

@@ -64,9 +64,11 @@ impl Binder<'_> {
 
     /// Refuses a `search_path` naming a schema that does not exist, as DuckDB does.
     /// Each comma-separated entry is a schema (main, pg_catalog, information_schema,
-    /// and PostgreSQL's `public` and `"$user"`, which clients send), a database, or
-    /// `database.schema`. The path is kept and shown; names are still looked up in
-    /// TEMP objects, then the current database.
+    /// and PostgreSQL's `public` and `"$user"`, which clients send), the current
+    /// database, or `database.schema` of it: the schemas names are looked up in
+    /// anyway (TEMP objects, then the current database's main, then the system
+    /// schemas). A path naming another database is refused, since lookups would not
+    /// follow it; USE changes the current database.
     fn check_search_path(&self, path: &str) -> Result<()> {
         const SCHEMAS: &[&str] = &[
             "main",
@@ -78,16 +80,31 @@ impl Binder<'_> {
         let databases = self.catalog.databases();
         let is_schema = |s: &str| SCHEMAS.iter().any(|x| x.eq_ignore_ascii_case(s));
         let is_database = |d: &str| databases.iter().any(|x| x.name.eq_ignore_ascii_case(d));
+        let current = self.catalog.database_name();
+        // TEMP objects are searched first whatever the path.
+        let is_current = |d: &str| {
+            d.eq_ignore_ascii_case(&current)
+                || d.eq_ignore_ascii_case(crate::catalog::TEMP_DATABASE)
+        };
         for entry in path.split(',').map(str::trim).filter(|e| !e.is_empty()) {
             let parts: Vec<String> = entry
                 .split('.')
                 .map(|p| p.trim().trim_matches('"').to_string())
                 .collect();
-            let known = match parts.as_slice() {
-                [s] => is_schema(s) || is_database(s),
-                [d, s] => is_database(d) && is_schema(s),
-                _ => false,
+            let (known, other_database) = match parts.as_slice() {
+                [s] => (is_schema(s) || is_current(s), is_database(s)),
+                [d, s] => (
+                    is_current(d) && is_schema(s),
+                    is_database(d) && is_schema(s),
+                ),
+                _ => (false, false),
             };
+            if !known && other_database {
+                return Err(Error::not_supported(format!(
+                    "SET search_path: \"{entry}\" is in another database than the current one ({current}), which name lookups do not search; switch databases with USE {}, or qualify names ({}.t)",
+                    parts[0], parts[0]
+                )));
+            }
             if !known {
                 return Err(Error::catalog(format!(
                     "SET search_path: No catalog + schema named \"{entry}\" found; each entry is a schema (main, pg_catalog, information_schema), a database ({}) or database.schema",
@@ -160,7 +177,7 @@ impl Binder<'_> {
             .collect::<Vec<_>>()
             .join(" ");
         if name == "tables" {
-            return self.show_tables();
+            return self.show_tables(None);
         }
         // `SHOW TIME ZONE` is PostgreSQL's spelling of `SHOW timezone`.
         let name = if name == "time zone" {
@@ -189,8 +206,59 @@ impl Binder<'_> {
         }))
     }
 
-    pub(super) fn show_tables(&mut self) -> Result<BoundStatement> {
-        Ok(BoundStatement::Query(self.show_tables_plan()))
+    /// SHOW TABLES, or SHOW TABLES FROM database (`database.main` too): the tables
+    /// and views of that database, by name.
+    pub(super) fn show_tables(
+        &mut self,
+        options: Option<&ast::ShowStatementOptions>,
+    ) -> Result<BoundStatement> {
+        let Some(options) = options else {
+            return Ok(BoundStatement::Query(self.show_tables_plan()));
+        };
+        let usage = "write SHOW TABLES, or SHOW TABLES FROM database";
+        if options.starts_with.is_some()
+            || options.limit.is_some()
+            || options.limit_from.is_some()
+            || options.filter_position.is_some()
+        {
+            return Err(Error::not_supported(format!(
+                "SHOW TABLES with LIKE, STARTS WITH or LIMIT is not supported; {usage}, or query duckdb_tables()"
+            )));
+        }
+        let Some(parent) = options
+            .show_in
+            .as_ref()
+            .and_then(|i| i.parent_name.as_ref())
+        else {
+            return Ok(BoundStatement::Query(self.show_tables_plan()));
+        };
+        let parts: Vec<String> = parent
+            .0
+            .iter()
+            .map(|p| match p {
+                ast::ObjectNamePart::Identifier(id) => id.value.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        let database = match parts.as_slice() {
+            [d] | [d, _] if parts.len() == 1 || parts[1].eq_ignore_ascii_case("main") => d,
+            _ => {
+                return Err(Error::catalog(format!(
+                    "SHOW TABLES FROM {parent}: no database or schema of that name; {usage}"
+                )))
+            }
+        };
+        let catalog = self.catalog.database(database).ok_or_else(|| {
+            Error::catalog(format!(
+                "SHOW TABLES FROM {parent}: no database named \"{database}\" is attached"
+            ))
+        })?;
+        let mut names = catalog.table_names();
+        names.extend(catalog.views().into_iter().map(|v| v.name));
+        names.sort();
+        names.dedup();
+        let rows = names.into_iter().map(|n| vec![text(n)]).collect();
+        Ok(BoundStatement::Query(varchar_values(&["name"], rows)))
     }
 
     /// SHOW TABLES, `PRAGMA show_tables`: the tables and views unqualified names

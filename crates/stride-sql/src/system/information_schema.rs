@@ -191,7 +191,7 @@ fn tables(s: &Snapshot) -> Rows {
     let user = s.databases.iter().flat_map(|d| {
         d.relations
             .iter()
-            .filter(|r| r.kind != RelKind::Index)
+            .filter(|r| matches!(r.kind, RelKind::Table | RelKind::View))
             .map(move |r| (&d.name, d.temporary, r))
     });
     system
