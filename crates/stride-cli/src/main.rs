@@ -14,6 +14,7 @@ mod timer;
 
 use rustyline::error::ReadlineError;
 use shell::{Flow, Input, Shell};
+use std::ffi::OsString;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -187,8 +188,30 @@ fn main() {
     std::process::exit(code);
 }
 
+/// The command-line arguments as text. An argument that is not valid UTF-8 (a file
+/// name in another encoding, SQL written in one) is an error naming it: stride reads
+/// file names and SQL as UTF-8 text.
+fn utf8_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, String> {
+    args.into_iter()
+        .map(|arg| {
+            arg.into_string().map_err(|arg| {
+                format!(
+                    "the command-line argument \"{}\" is not valid UTF-8; stride reads file names and SQL as UTF-8 (rename the file, or convert the text to UTF-8)",
+                    arg.to_string_lossy()
+                )
+            })
+        })
+        .collect()
+}
+
 fn run() -> i32 {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match utf8_args(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(message) => {
+            let _ = writeln!(io::stderr(), "Error: {message}");
+            return 1;
+        }
+    };
     if args.first().map(String::as_str) == Some("serve") {
         return match serve::run(&args[1..]) {
             Ok(()) => 0,

@@ -16,6 +16,12 @@ fn stride() -> Command {
 
 /// Runs `stride` with `args` and `stdin` as its input.
 fn run(args: &[&str], stdin: &str) -> Output {
+    run_bytes(args, stdin.as_bytes())
+}
+
+/// Runs `stride` with `args` (which need not be UTF-8) and the bytes `stdin` as its
+/// input.
+fn run_bytes<A: AsRef<std::ffi::OsStr>>(args: &[A], stdin: &[u8]) -> Output {
     let mut child = stride()
         .args(args)
         .stdin(Stdio::piped())
@@ -24,9 +30,9 @@ fn run(args: &[&str], stdin: &str) -> Output {
         .spawn()
         .expect("start stride");
     let mut input = child.stdin.take().unwrap();
-    let text = stdin.to_string();
+    let bytes = stdin.to_vec();
     let writer = std::thread::spawn(move || {
-        let _ = input.write_all(text.as_bytes());
+        let _ = input.write_all(&bytes);
     });
     let output = child.wait_with_output().expect("wait for stride");
     writer.join().unwrap();
@@ -408,4 +414,30 @@ fn crlf_scripts_keep_the_cr_inside_string_literals() {
     assert_eq!(stdout(&o), "n,m\n4,2\nk\n3\n");
     let o = run(&["-csv", "-c", "SELECT length('a\r\nb') AS n"], "");
     assert_eq!(stdout(&o), "n\n4\n");
+}
+
+/// Arguments that are not UTF-8 (a database file name, SQL) are an error naming the
+/// argument, not a panic.
+#[test]
+fn arguments_that_are_not_utf8_are_an_error() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    for args in [
+        vec![
+            OsStr::from_bytes(b"x\xff.db"),
+            OsStr::new("-c"),
+            OsStr::new("SELECT 1"),
+        ],
+        vec![OsStr::new("-c"), OsStr::from_bytes(b"SELECT 'caf\xe9'")],
+    ] {
+        let o = run_bytes(&args, b"");
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("Error: the command-line argument"), "{err}");
+        assert!(
+            err.contains("is not valid UTF-8") && !err.contains("panicked"),
+            "{err}"
+        );
+        assert!(stdout(&o).is_empty());
+    }
 }
