@@ -140,12 +140,12 @@ fn read(shell: &mut Shell, path: &str) -> Flow {
             "cannot read \"{path}\": .read nested more than {MAX_READ_DEPTH} deep"
         ));
     }
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) => return shell.fail(&format!("cannot read \"{path}\": {e}")),
     };
     shell.read_depth += 1;
-    let flow = shell.run_text(&text);
+    let flow = shell.run_script(&bytes, &format!("\"{path}\""));
     shell.read_depth -= 1;
     flow
 }

@@ -300,7 +300,7 @@ fn run() -> i32 {
 fn run_stdin(shell: &mut Shell) -> Flow {
     let stdin = io::stdin();
     let mut reader = stdin.lock();
-    let mut input = Input::new();
+    let mut input = Input::from("standard input");
     let mut bytes = Vec::new();
     let mut first = true;
     loop {
@@ -314,13 +314,12 @@ fn run_stdin(shell: &mut Shell) -> Flow {
                 return Flow::Bail;
             }
         }
-        let text = String::from_utf8_lossy(&bytes);
-        let mut line = text.strip_suffix('\n').unwrap_or(&text);
+        let mut line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         if first {
-            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+            line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
             first = false;
         }
-        let flow = shell.feed_line(&mut input, line);
+        let flow = shell.feed_bytes(&mut input, line);
         if flow != Flow::Continue {
             return flow;
         }
@@ -345,7 +344,7 @@ fn repl(shell: &mut Shell) {
     shell.print(&format!(
         "stride v{VERSION}\nEnter \".help\" for usage hints.\nConnected to a transient in-memory database.\n"
     ));
-    let mut input = Input::new();
+    let mut input = Input::from("the terminal");
     loop {
         shell.flush();
         let prompt = if input.is_empty() { "D " } else { "· " };

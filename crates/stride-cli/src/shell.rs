@@ -29,11 +29,32 @@ pub struct Input {
     buffer: String,
     /// The buffer holds something besides whitespace and comments.
     pending: bool,
+    /// Where the lines come from, for errors: "standard input", a file's name.
+    source: String,
+    /// How many lines have been read.
+    lines: usize,
+    /// The first line of the buffer that was not valid UTF-8: its statement does not
+    /// run.
+    invalid: Option<InvalidLine>,
+}
+
+/// A line of input that is not valid UTF-8.
+struct InvalidLine {
+    /// Its number, from 1.
+    line: usize,
+    /// The position in the line of the first byte that is not UTF-8, from 0.
+    offset: usize,
+    /// That byte.
+    byte: u8,
 }
 
 impl Input {
-    pub fn new() -> Self {
-        Input::default()
+    /// Input whose lines come from `source` ("standard input", a file's name).
+    pub fn from(source: &str) -> Self {
+        Input {
+            source: source.to_string(),
+            ..Input::default()
+        }
     }
 
     /// Whether nothing is buffered, so the next line starts afresh (prompt "D ").
@@ -44,11 +65,25 @@ impl Input {
     pub fn clear(&mut self) {
         self.buffer.clear();
         self.pending = false;
+        self.invalid = None;
     }
 
     fn take(&mut self) -> String {
         self.pending = false;
         std::mem::take(&mut self.buffer)
+    }
+
+    /// The error for the line that was not valid UTF-8 in what was taken, if any; the
+    /// next statement starts afresh.
+    fn take_invalid(&mut self) -> Option<String> {
+        let bad = self.invalid.take()?;
+        Some(format!(
+            "line {} of {} is not valid UTF-8 (its byte {} is 0x{:02X}); its statement was not run. Convert the text to UTF-8 (for example with iconv)",
+            bad.line,
+            self.source,
+            bad.offset + 1,
+            bad.byte
+        ))
     }
 }
 
@@ -107,14 +142,50 @@ impl Shell {
         }
     }
 
-    /// Runs every line of `text` (a script, a `-c` argument), then whatever the last
-    /// line left unfinished.
+    /// Runs every line of `text` (a `-c` argument), then whatever the last line left
+    /// unfinished.
     pub fn run_text(&mut self, text: &str) -> Flow {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut input = Input::new();
+        let mut input = Input::from("the command");
         match self.feed_text(&mut input, text) {
             Flow::Continue => self.finish_input(&mut input),
             other => other,
+        }
+    }
+
+    /// Runs every line of the script `bytes` read from `source` (a file's name), then
+    /// whatever the last line left unfinished; see [`Shell::feed_bytes`].
+    pub fn run_script(&mut self, bytes: &[u8], source: &str) -> Flow {
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let mut input = Input::from(source);
+        for line in bytes.split(|&b| b == b'\n') {
+            let flow = self.feed_bytes(&mut input, line);
+            if flow != Flow::Continue {
+                return flow;
+            }
+        }
+        self.finish_input(&mut input)
+    }
+
+    /// Takes one line of a script as read, without its `\n`. A line that is not valid
+    /// UTF-8 is not run, nor changed: the statement (or dot command) it is part of
+    /// fails with an error naming the line, and the next one runs as usual.
+    pub fn feed_bytes(&mut self, input: &mut Input, bytes: &[u8]) -> Flow {
+        match std::str::from_utf8(bytes) {
+            Ok(line) => self.feed_line(input, line),
+            Err(e) => {
+                let offset = e.valid_up_to();
+                if input.invalid.is_none() {
+                    input.invalid = Some(InvalidLine {
+                        line: input.lines + 1,
+                        offset,
+                        byte: bytes[offset],
+                    });
+                }
+                // The replacement characters only find where the statement ends;
+                // the text never runs.
+                self.feed_line(input, &String::from_utf8_lossy(bytes))
+            }
         }
     }
 
@@ -133,12 +204,20 @@ impl Shell {
     /// Takes one line of input: a dot command when no statement is pending, else SQL
     /// that runs once it completes a statement.
     pub fn feed_line(&mut self, input: &mut Input, line: &str) -> Flow {
+        input.lines += 1;
         // A line of a script with CRLF line ends keeps its CR in SQL (whitespace
         // there, and part of a string literal that spans lines, as in DuckDB); a dot
         // command is read without it.
         if !input.pending {
             let start = line.strip_suffix('\r').unwrap_or(line).trim_start();
-            if input.buffer.trim().is_empty() && (start.is_empty() || start.starts_with("--")) {
+            let skipped =
+                input.buffer.trim().is_empty() && (start.is_empty() || start.starts_with("--"));
+            if skipped || start.starts_with('.') {
+                if let Some(message) = input.take_invalid() {
+                    return self.fail(&message);
+                }
+            }
+            if skipped {
                 return Flow::Continue;
             }
             if start.starts_with('.') {
@@ -153,16 +232,24 @@ impl Shell {
         // Only a line with a semicolon can end a statement (checking is not free on a
         // long buffer).
         if input.pending && line.contains(';') && statement_complete(&input.buffer) {
-            let sql = input.take();
-            return self.run_sql(&sql);
+            return self.run_input(input);
         }
         Flow::Continue
     }
 
     /// Runs what is left in `input` at the end of the input, finished with `;` or not.
     pub fn finish_input(&mut self, input: &mut Input) -> Flow {
+        self.run_input(input)
+    }
+
+    /// Runs the statements buffered in `input`, unless one of its lines was not valid
+    /// UTF-8.
+    fn run_input(&mut self, input: &mut Input) -> Flow {
         let sql = input.take();
-        self.run_sql(&sql)
+        match input.take_invalid() {
+            Some(message) => self.fail(&message),
+            None => self.run_sql(&sql),
+        }
     }
 
     /// Runs each statement of `sql` in order.

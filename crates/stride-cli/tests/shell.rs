@@ -441,3 +441,48 @@ fn arguments_that_are_not_utf8_are_an_error() {
         assert!(stdout(&o).is_empty());
     }
 }
+
+/// A script line that is not valid UTF-8 is not run (nor its text changed): its
+/// statement fails with an error naming the line, and the next statement runs, unless
+/// -bail. The same holds for a file run with .read.
+#[test]
+fn script_lines_that_are_not_utf8_are_not_run() {
+    let script: &[u8] = b"CREATE TABLE t(s VARCHAR);\nSELECT length('caf\xe9') AS n;\n\
+        INSERT INTO t VALUES\n('caf\xe9');\nSELECT count(*) AS rows FROM t;\n";
+    let o = run_bytes(&["-csv"], script);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "rows\n0\n");
+    assert_eq!(
+        stderr(&o),
+        "Error: line 2 of standard input is not valid UTF-8 (its byte 19 is 0xE9); \
+         its statement was not run. Convert the text to UTF-8 (for example with iconv)\n\
+         Error: line 4 of standard input is not valid UTF-8 (its byte 6 is 0xE9); \
+         its statement was not run. Convert the text to UTF-8 (for example with iconv)\n"
+    );
+    let o = run_bytes(&["-csv", "-bail"], script);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    // A dot command that is not UTF-8 does not run either.
+    let o = run_bytes(&["-csv"], b".mode \xff\nSELECT 1 AS a;\n");
+    assert_eq!(stdout(&o), "a\n1\n");
+    assert!(
+        stderr(&o).starts_with("Error: line 1 of standard input"),
+        "{}",
+        stderr(&o)
+    );
+
+    let path = std::env::temp_dir().join(format!("stride-cli-latin1-{}.sql", std::process::id()));
+    std::fs::write(&path, b"SELECT 'caf\xe9' AS s;\nSELECT 3 AS c;\n").unwrap();
+    let o = run(&["-csv", "-c", &format!(".read {}", path.display())], "");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "c\n3\n");
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!(
+            "Error: line 1 of \"{}\" is not valid UTF-8",
+            path.display()
+        )),
+        "{err}"
+    );
+}
