@@ -9,7 +9,7 @@ use crate::progress::ProgressBar;
 use crate::timer::Stopwatch;
 use std::io::{self, BufWriter, Stdout, Write};
 use stride::render::Mode;
-use stride::{split_statements, Connection, Error, ErrorKind};
+use stride::{split_statements, Connection, Error, ErrorKind, Scanner};
 
 /// What the caller should do after a piece of input ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +27,9 @@ pub enum Flow {
 #[derive(Default)]
 pub struct Input {
     buffer: String,
-    /// The buffer holds something besides whitespace and comments.
-    pending: bool,
+    /// Where the statements in the buffer end, and whether a string or comment is
+    /// open. It keeps its place between lines, so each line is scanned once.
+    scanner: Scanner,
     /// Where the lines come from, for errors: "standard input", a file's name.
     source: String,
     /// How many lines have been read.
@@ -64,12 +65,12 @@ impl Input {
 
     pub fn clear(&mut self) {
         self.buffer.clear();
-        self.pending = false;
+        self.scanner = Scanner::new();
         self.invalid = None;
     }
 
     fn take(&mut self) -> String {
-        self.pending = false;
+        self.scanner = Scanner::new();
         std::mem::take(&mut self.buffer)
     }
 
@@ -201,14 +202,15 @@ impl Shell {
         Flow::Continue
     }
 
-    /// Takes one line of input: a dot command when no statement is pending, else SQL
-    /// that runs once it completes a statement.
+    /// Takes one line of input: a dot command when no statement is pending (nor a
+    /// string or block comment open), else SQL that runs once it completes a
+    /// statement.
     pub fn feed_line(&mut self, input: &mut Input, line: &str) -> Flow {
         input.lines += 1;
         // A line of a script with CRLF line ends keeps its CR in SQL (whitespace
         // there, and part of a string literal that spans lines, as in DuckDB); a dot
         // command is read without it.
-        if !input.pending {
+        if input.scanner.at_statement_start() {
             let start = line.strip_suffix('\r').unwrap_or(line).trim_start();
             let skipped =
                 input.buffer.trim().is_empty() && (start.is_empty() || start.starts_with("--"));
@@ -226,12 +228,8 @@ impl Shell {
         }
         input.buffer.push_str(line);
         input.buffer.push('\n');
-        if !input.pending {
-            input.pending = !split_statements(&input.buffer).is_empty();
-        }
-        // Only a line with a semicolon can end a statement (checking is not free on a
-        // long buffer).
-        if input.pending && line.contains(';') && statement_complete(&input.buffer) {
+        input.scanner.advance(&input.buffer, false);
+        if input.scanner.complete() {
             return self.run_input(input);
         }
         Flow::Continue
@@ -352,20 +350,6 @@ fn print_notes(result: &stride::QueryResult) {
     }
 }
 
-/// Whether `buffer` ends a statement: its last statement is closed by `;` and only
-/// whitespace or comments follow. (`stride::is_complete` says no to `SELECT 1; -- done`;
-/// this asks `split_statements` whether the text after the last `;` is blank.)
-pub fn statement_complete(buffer: &str) -> bool {
-    let pieces = split_statements(&format!("{buffer}\n\u{0}"));
-    match pieces.last() {
-        None => true,
-        // The sentinel ended up in the last piece: complete if nothing else is there.
-        Some(last) => last
-            .strip_suffix('\u{0}')
-            .is_some_and(|rest| split_statements(rest).is_empty()),
-    }
-}
-
 /// Ends the process when stdout cannot be written: quietly when the reader went away
 /// (`stride ... | head`), with a message otherwise.
 pub fn check_output(result: io::Result<()>) {
@@ -375,24 +359,5 @@ pub fn check_output(result: io::Result<()>) {
         }
         let _ = writeln!(io::stderr(), "Error: cannot write the output: {e}");
         std::process::exit(1);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::statement_complete;
-
-    #[test]
-    fn completeness() {
-        assert!(statement_complete("SELECT 1;"));
-        assert!(statement_complete("SELECT 1;\n"));
-        assert!(statement_complete("SELECT 1; -- done\n"));
-        assert!(statement_complete("SELECT 1; /* done */"));
-        assert!(statement_complete("SELECT 1; SELECT 2;"));
-        assert!(!statement_complete("SELECT 1"));
-        assert!(!statement_complete("SELECT 1; SELECT"));
-        assert!(!statement_complete("SELECT ';"));
-        assert!(!statement_complete("SELECT 1; /* open"));
-        assert!(!statement_complete("SELECT $$a;"));
     }
 }

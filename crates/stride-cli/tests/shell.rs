@@ -486,3 +486,39 @@ fn script_lines_that_are_not_utf8_are_not_run() {
         "{err}"
     );
 }
+
+/// A line inside an open block comment or string is part of the SQL, not a dot
+/// command.
+#[test]
+fn dot_lines_inside_comments_and_strings_are_sql() {
+    let o = run(&["-csv"], "/*\n.quit\n*/\nSELECT 1 AS a;\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\n1\n");
+    let o = run(
+        &["-csv"],
+        "SELECT length('\n.quit\n') AS n;\nSELECT length($$\n.mode line\n$$) AS m;\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "n\n7\nm\n12\n");
+}
+
+/// Reading a long statement takes time linear in its length, even when many of its
+/// lines hold a `;` inside a string (each such line once made the shell scan the
+/// whole statement again: 40,000 lines took 46 s).
+#[test]
+fn long_statements_are_read_in_linear_time() {
+    let mut script = String::from("SELECT count(*) AS n FROM (VALUES ('a;b')");
+    for _ in 1..40_000 {
+        script.push_str("\n, ('a;b')");
+    }
+    script.push_str(") t(s);\n");
+    let start = Instant::now();
+    let o = run(&["-csv"], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "n\n40000\n");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}

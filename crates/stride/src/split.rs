@@ -1,150 +1,206 @@
 //! Splitting SQL text into statements at top-level semicolons (outside quotes,
 //! comments and dollar-quoted strings), for the shell and for running scripts one
-//! statement at a time.
+//! statement at a time. [`Scanner`] does the work; it can be fed text that grows (the
+//! lines of a script as they are read) and scans each byte once.
+
+/// Where the scanner is: in SQL code, or inside something a `;` does not end.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Code,
+    /// After `--`, up to the end of the line.
+    LineComment,
+    /// Inside `/* */`, nested this deep (block comments nest, as in PostgreSQL and
+    /// DuckDB).
+    BlockComment(usize),
+    /// Inside a string (`'`) or quoted identifier (`"`); a doubled quote is one inside.
+    /// In an escape string (`E'...'`, as PostgreSQL writes it) a backslash escapes the
+    /// character after it.
+    Quoted { quote: u8, escapes: bool },
+    /// Inside a dollar-quoted string, which ends at the next `$$`.
+    Dollar,
+}
+
+/// Finds the top-level semicolons of SQL text. Feed it the text with
+/// [`Scanner::advance`]; when the text grows (a script read line by line), call it
+/// again with the longer text and it goes on from where it stopped, so reading a
+/// statement of any length costs time linear in its length.
+#[derive(Clone, Debug, Default)]
+pub struct Scanner {
+    state: State,
+    /// How much of the text has been scanned.
+    pos: usize,
+    /// The length of the text last given: past `pos`, its end is still undecided.
+    len: usize,
+    /// Each top-level `;` found: its position, and whether the statement it ends holds
+    /// something besides whitespace and comments.
+    ends: Vec<(usize, bool)>,
+    /// Something besides whitespace and comments came after the last top-level `;`.
+    content: bool,
+}
+
+impl Scanner {
+    pub fn new() -> Self {
+        Scanner::default()
+    }
+
+    /// Scans `text` from where the previous call stopped; `text` must start with the
+    /// text given before. With `at_end` false, a construct the end of `text` leaves
+    /// undecided (a `-` that a second `-` would make a comment, a quote that a second
+    /// quote would keep open) waits for more text; with `at_end` true the text ends
+    /// there.
+    pub fn advance(&mut self, text: &str, at_end: bool) {
+        let t = text.as_bytes();
+        let mut i = self.pos;
+        // The byte after `i`, or None when the text ends before it; `break` out of
+        // the loop (to wait for more text) when that is not known yet.
+        macro_rules! next_or_wait {
+            () => {
+                match t.get(i + 1) {
+                    Some(&b) => Some(b),
+                    None if at_end => None,
+                    None => break,
+                }
+            };
+        }
+        while i < t.len() {
+            let b = t[i];
+            match &self.state {
+                State::Code => match b {
+                    b'\'' | b'"' => {
+                        let escapes = b == b'\''
+                            && i > 0
+                            && matches!(t[i - 1], b'e' | b'E')
+                            && (i < 2 || !is_identifier_byte(t[i - 2]));
+                        self.state = State::Quoted { quote: b, escapes };
+                        self.content = true;
+                    }
+                    b'-' | b'/' => {
+                        let second = if b == b'-' { b'-' } else { b'*' };
+                        if next_or_wait!() == Some(second) {
+                            self.state = if b == b'-' {
+                                State::LineComment
+                            } else {
+                                State::BlockComment(1)
+                            };
+                            i += 1;
+                        } else {
+                            self.content = true;
+                        }
+                    }
+                    b'$' => {
+                        if next_or_wait!() == Some(b'$') {
+                            self.state = State::Dollar;
+                            i += 1;
+                        }
+                        self.content = true;
+                    }
+                    b';' => {
+                        self.ends.push((i, self.content));
+                        self.content = false;
+                    }
+                    b if b.is_ascii_whitespace() => {}
+                    _ => self.content = true,
+                },
+                State::LineComment => {
+                    if b == b'\n' {
+                        self.state = State::Code;
+                    }
+                }
+                &State::BlockComment(depth) => {
+                    let pair = [b, next_or_wait!().unwrap_or(0)];
+                    if &pair == b"*/" {
+                        self.state = match depth {
+                            1 => State::Code,
+                            d => State::BlockComment(d - 1),
+                        };
+                        i += 1;
+                    } else if &pair == b"/*" {
+                        self.state = State::BlockComment(depth + 1);
+                        i += 1;
+                    }
+                }
+                &State::Quoted { quote, escapes } => {
+                    if escapes && b == b'\\' {
+                        next_or_wait!();
+                        i += 1;
+                    } else if b == quote {
+                        if next_or_wait!() == Some(quote) {
+                            i += 1;
+                        } else {
+                            self.state = State::Code;
+                        }
+                    }
+                }
+                State::Dollar => {
+                    if b == b'$' && next_or_wait!() == Some(b'$') {
+                        self.state = State::Code;
+                        i += 1;
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.pos = i.min(t.len());
+        self.len = t.len();
+    }
+
+    /// Whether the scanner is in SQL code: not inside a string, quoted identifier,
+    /// dollar-quoted string or comment.
+    pub fn in_code(&self) -> bool {
+        self.state == State::Code
+    }
+
+    /// Whether nothing but whitespace and comments follows the last top-level `;`
+    /// (or the start), no string or block comment is open, and no text waits for
+    /// more to be decided.
+    pub fn at_statement_start(&self) -> bool {
+        !self.content
+            && matches!(self.state, State::Code | State::LineComment)
+            && self.pos == self.len
+    }
+
+    /// Whether the text scanned ends a statement: it has a top-level `;` after which
+    /// there is only whitespace and comments, none of them left open (a line comment
+    /// ends with the text).
+    pub fn complete(&self) -> bool {
+        !self.ends.is_empty() && self.at_statement_start()
+    }
+}
+
+/// Whether `b` may be part of an identifier (PostgreSQL counts `$` and every byte of
+/// a non-ASCII character).
+fn is_identifier_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
 
 /// The statements of `sql`, trimmed, without their terminating semicolons; a final
-/// statement without `;` is included.
+/// statement without `;` is included. Pieces holding only whitespace and comments are
+/// left out.
 pub fn split_statements(sql: &str) -> Vec<String> {
+    let mut scanner = Scanner::new();
+    scanner.advance(sql, true);
     let mut out = Vec::new();
-    let b = sql.as_bytes();
     let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\'' | b'"' => i = closing_quote(b, i).unwrap_or(b.len()),
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'$' if b.get(i + 1) == Some(&b'$') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'$' && b[i + 1] == b'$') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b';' => {
-                push(&mut out, &sql[start..i]);
-                start = i + 1;
-            }
-            _ => {}
+    for &(end, content) in &scanner.ends {
+        if content {
+            out.push(sql[start..end].trim().to_string());
         }
-        i += 1;
+        start = end + 1;
     }
-    if start < sql.len() {
-        push(&mut out, &sql[start..]);
+    if scanner.content {
+        out.push(sql[start..].trim().to_string());
     }
     out
 }
 
-/// The position of the quote that closes the one at `b[open]` (a doubled quote is
-/// one inside); None when the text ends first. In an escape string (`E'...'`, as
-/// PostgreSQL writes it) a backslash escapes the character after it: `E'\''` is one
-/// quote.
-fn closing_quote(b: &[u8], open: usize) -> Option<usize> {
-    let q = b[open];
-    let escapes = q == b'\''
-        && open > 0
-        && matches!(b[open - 1], b'e' | b'E')
-        && (open < 2 || !(b[open - 2].is_ascii_alphanumeric() || b[open - 2] == b'_'));
-    let mut i = open + 1;
-    while i < b.len() {
-        if escapes && b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == q {
-            if b.get(i + 1) == Some(&q) {
-                i += 2;
-                continue;
-            }
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-fn push(out: &mut Vec<String>, s: &str) {
-    if !is_blank(s) {
-        out.push(s.trim().to_string());
-    }
-}
-
-/// Whether `s` holds only whitespace and comments.
-pub fn is_blank(s: &str) -> bool {
-    let mut rest = s.trim_start();
-    loop {
-        if rest.is_empty() {
-            return true;
-        }
-        if let Some(r) = rest.strip_prefix("--") {
-            rest = r.split_once('\n').map_or("", |(_, a)| a).trim_start();
-        } else if let Some(r) = rest.strip_prefix("/*") {
-            rest = r.split_once("*/").map_or("", |(_, a)| a).trim_start();
-        } else {
-            return false;
-        }
-    }
-}
-
-/// Whether `s` ends a statement: its last character outside comments and quotes is
-/// `;` and no quote or block comment is left open.
+/// Whether `s` ends a statement: it has a top-level `;`, only whitespace and comments
+/// follow it, and no quote or block comment is left open.
 pub fn is_complete(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let mut last = None;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"') => {
-                let Some(end) = closing_quote(b, i) else {
-                    return false;
-                };
-                i = end;
-                last = Some(q);
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                if i + 1 >= b.len() {
-                    return false;
-                }
-                i += 1;
-            }
-            b'$' if b.get(i + 1) == Some(&b'$') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'$' && b[i + 1] == b'$') {
-                    i += 1;
-                }
-                if i + 1 >= b.len() {
-                    return false;
-                }
-                i += 1;
-                last = Some(b'$');
-            }
-            c if c.is_ascii_whitespace() => {}
-            c => last = Some(c),
-        }
-        i += 1;
-    }
-    last == Some(b';')
+    let mut scanner = Scanner::new();
+    scanner.advance(s, true);
+    scanner.complete()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +223,15 @@ mod tests {
         assert!(is_complete("SELECT 1; /* x */ "));
         assert!(!is_complete("SELECT 1; /* open"));
         assert!(!is_complete("SELECT 1; SELECT 2"));
+        assert!(is_complete("SELECT 1; SELECT 2;\n"));
+        assert!(is_complete("SELECT 1; -- done\n"));
+        assert!(!is_complete("SELECT 1; SELECT"));
+        assert!(!is_complete("SELECT $$a;"));
+        // Block comments nest, as in PostgreSQL and DuckDB.
+        assert_eq!(
+            split_statements("SELECT /* a /* b; */ c; */ 1; SELECT 2"),
+            vec!["SELECT /* a /* b; */ c; */ 1", "SELECT 2"]
+        );
         // In an escape string a backslash escapes the quote after it.
         assert_eq!(
             split_statements(r"SELECT E'\'' a; SELECT 2 b"),
@@ -179,5 +244,50 @@ mod tests {
             split_statements(r"SELECT 'a\'; SELECT name'x'; SELECT 3"),
             vec![r"SELECT 'a\'", "SELECT name'x'", "SELECT 3"]
         );
+    }
+
+    /// Fed a text line by line, the scanner finds what scanning it whole finds, and
+    /// says where a string or comment is open.
+    #[test]
+    fn scans_line_by_line() {
+        let lines = [
+            "SELECT 'a;",
+            "b' AS s, /* c;",
+            "d */ 1 -- e;",
+            "AS n; SELECT",
+            "E'\\';",
+            "';",
+        ];
+        let mut text = String::new();
+        let mut scanner = Scanner::new();
+        let mut states = Vec::new();
+        for line in lines {
+            text.push_str(line);
+            text.push('\n');
+            scanner.advance(&text, false);
+            states.push((scanner.in_code(), scanner.complete()));
+        }
+        let mut whole = Scanner::new();
+        whole.advance(&text, true);
+        assert_eq!(scanner.ends, whole.ends);
+        assert_eq!(
+            states,
+            [
+                (false, false),
+                (false, false),
+                (true, false),
+                (true, false),
+                (false, false),
+                (true, true)
+            ]
+        );
+        // Text that may go on waits: `-` could start a comment.
+        let mut scanner = Scanner::new();
+        scanner.advance("SELECT 1;-", false);
+        assert!(!scanner.complete());
+        scanner.advance("SELECT 1;--", false);
+        assert!(scanner.complete());
+        scanner.advance("SELECT 1;--x", false);
+        assert!(scanner.complete());
     }
 }
