@@ -17,8 +17,9 @@ enum State {
     /// In an escape string (`E'...'`, as PostgreSQL writes it) a backslash escapes the
     /// character after it.
     Quoted { quote: u8, escapes: bool },
-    /// Inside a dollar-quoted string, which ends at the next `$$`.
-    Dollar,
+    /// Inside a dollar-quoted string (`$$...$$`, `$tag$...$tag$`), which ends at the
+    /// next occurrence of its opening delimiter, held here.
+    Dollar(String),
 }
 
 /// Finds the top-level semicolons of SQL text. Feed it the text with
@@ -89,11 +90,26 @@ impl Scanner {
                         }
                     }
                     b'$' => {
-                        if next_or_wait!() == Some(b'$') {
-                            self.state = State::Dollar;
-                            i += 1;
-                        }
                         self.content = true;
+                        // After a name's character `$` is part of the name (or of a
+                        // parameter like `$1`), as in PostgreSQL.
+                        if i == 0 || !is_identifier_byte(t[i - 1]) {
+                            // A tag starts with a letter or `_` (`$1` is a parameter).
+                            let mut j = i + 1;
+                            while j < t.len()
+                                && (is_identifier_byte(t[j]) && t[j] != b'$')
+                                && (j > i + 1 || !t[j].is_ascii_digit())
+                            {
+                                j += 1;
+                            }
+                            if j == t.len() && !at_end {
+                                break;
+                            }
+                            if t.get(j) == Some(&b'$') {
+                                self.state = State::Dollar(text[i..=j].to_string());
+                                i = j;
+                            }
+                        }
                     }
                     b';' => {
                         self.ends.push((i, self.content));
@@ -132,10 +148,15 @@ impl Scanner {
                         }
                     }
                 }
-                State::Dollar => {
-                    if b == b'$' && next_or_wait!() == Some(b'$') {
-                        self.state = State::Code;
-                        i += 1;
+                State::Dollar(delimiter) => {
+                    if b == b'$' {
+                        let (rest, delimiter) = (&t[i..], delimiter.as_bytes());
+                        if rest.starts_with(delimiter) {
+                            i += delimiter.len() - 1;
+                            self.state = State::Code;
+                        } else if !at_end && delimiter.starts_with(rest) {
+                            break;
+                        }
                     }
                 }
             }
@@ -227,6 +248,20 @@ mod tests {
         assert!(is_complete("SELECT 1; -- done\n"));
         assert!(!is_complete("SELECT 1; SELECT"));
         assert!(!is_complete("SELECT $$a;"));
+        // Dollar quotes may have a tag ($tag$...$tag$), and end only at the same one.
+        assert_eq!(
+            split_statements("SELECT $t$a;b$t$ AS d; SELECT $t$a$$b;$T$;$t$; SELECT $_1$;$_1$"),
+            vec![
+                "SELECT $t$a;b$t$ AS d",
+                "SELECT $t$a$$b;$T$;$t$",
+                "SELECT $_1$;$_1$"
+            ]
+        );
+        // ... but `$` in a name or a parameter starts none.
+        assert_eq!(
+            split_statements("SELECT a$b$; SELECT $1; SELECT $b$"),
+            vec!["SELECT a$b$", "SELECT $1", "SELECT $b$"]
+        );
         // Block comments nest, as in PostgreSQL and DuckDB.
         assert_eq!(
             split_statements("SELECT /* a /* b; */ c; */ 1; SELECT 2"),
