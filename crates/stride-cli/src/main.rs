@@ -236,10 +236,11 @@ fn run() -> i32 {
             return 1;
         }
     };
-    let opened = match &options.database {
-        Some(path) if options.read_only => stride::Database::open_read_only(path),
-        Some(path) => stride::Database::open(path),
-        None => stride::Database::open_in_memory(),
+    let path = options.database.as_deref().unwrap_or(":memory:");
+    let opened = if options.read_only {
+        stride::Database::open_read_only(path)
+    } else {
+        stride::Database::open(path)
     };
     if let Ok(db) = &opened {
         let r = db.recovery();

@@ -522,3 +522,22 @@ fn long_statements_are_read_in_linear_time() {
         start.elapsed()
     );
 }
+
+/// -readonly needs a database file: an in-memory database opened read-only is an
+/// error, as in DuckDB, not a writable database.
+#[test]
+fn readonly_without_a_database_file_is_an_error() {
+    for args in [
+        &["-readonly", "-c", "CREATE TABLE t(a int)"][..],
+        &["-readonly", ":memory:", "-c", "SELECT 1"],
+    ] {
+        let o = run(args, "");
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stdout(&o).is_empty());
+        assert_eq!(
+            stderr(&o),
+            "Error: Invalid Input Error: Cannot launch in-memory database in read-only mode! \
+             Give a database file to open read-only\n"
+        );
+    }
+}

@@ -116,9 +116,16 @@ impl Database {
         Self::open_with(path, true, &OsFileSystem)
     }
 
-    /// Opens a database file through `fs` (tests pass one that injects faults).
+    /// Opens a database file through `fs` (tests pass one that injects faults). An
+    /// in-memory database cannot be opened read-only (it would stay empty), as in
+    /// DuckDB.
     pub fn open_with(path: &str, read_only: bool, fs: &dyn FileSystem) -> Result<Database> {
         if path.is_empty() || path == ":memory:" {
+            if read_only {
+                return Err(Error::invalid_input(
+                    "Cannot launch in-memory database in read-only mode! Give a database file to open read-only",
+                ));
+            }
             return Self::open_in_memory();
         }
         let memory = MemoryAccountant::new(stride_common::settings::default_memory_limit());
