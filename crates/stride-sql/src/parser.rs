@@ -38,6 +38,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         .tokenize_with_location()
         .map_err(ParserError::from)
         .and_then(|tokens| {
+            check_set_operations(&tokens)?;
             let tokens = resolve_sample_percent(resolve_pg_tokens(tokens)?)?;
             let tokens = crate::prefix_alias::rewrite(resolve_summarize(tokens));
             let tokens = crate::frame_exclude::rewrite(tokens);
@@ -58,6 +59,39 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
             "statement is nested too deeply (more than {MAX_NESTING} levels)"
         )),
     })
+}
+
+/// Most set operations (UNION, INTERSECT, EXCEPT) one statement may hold. The parser
+/// reads a chain of them in a loop, so [`MAX_NESTING`] does not bound it, but the
+/// statement's tree is as deep as the chain, and binding, planning, running and
+/// dropping it recurse once per operation: 70,000 `UNION ALL`s overflowed the stack
+/// and aborted the process.
+pub const MAX_SET_OPERATIONS: usize = 10_000;
+
+/// Refuses a statement with more than [`MAX_SET_OPERATIONS`] set operations, counted
+/// on its tokens, before anything deep is built.
+fn check_set_operations(tokens: &[TokenWithSpan]) -> std::result::Result<(), ParserError> {
+    let mut count = 0usize;
+    for t in tokens {
+        match &t.token {
+            Token::SemiColon => count = 0,
+            Token::Word(w)
+                if matches!(
+                    w.keyword,
+                    Keyword::UNION | Keyword::INTERSECT | Keyword::EXCEPT
+                ) =>
+            {
+                count += 1;
+                if count > MAX_SET_OPERATIONS {
+                    return Err(ParserError::ParserError(format!(
+                        "a statement holds more than {MAX_SET_OPERATIONS} set operations (UNION, INTERSECT, EXCEPT); load the rows into a table, or use VALUES, instead"
+                    )));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Parses a type written as text (a MAP's key or value type, `map_types.rs`), nested

@@ -141,6 +141,12 @@ fn deep_nesting_is_an_error_not_a_crash() {
         vec!["a > 0"; 20_000].join(" AND ")
     );
     run(&conn, &ands);
+    // A chain of set operations is read in a loop but builds a tree as deep as the
+    // chain: 70,000 UNION ALLs overflowed the stack; beyond 10,000 it is refused.
+    let unions: Vec<String> = (0..70_000).map(|i| format!("SELECT {i} AS k")).collect();
+    let chain = format!("SELECT count(*) FROM ({})", unions.join(" UNION ALL "));
+    let err = conn.execute(&chain).expect_err("too many set operations");
+    assert!(err.to_string().contains("set operations"), "{err}");
 }
 
 #[test]

@@ -38,17 +38,18 @@ pub(crate) fn positions(n: usize, begin: i64, end: i64, step: i64) -> Result<Vec
     let mut out = Vec::new();
     if step > 0 {
         let (b, e) = (b.max(1), e.min(n));
-        let mut i = b;
-        while i <= e {
-            out.push((i - 1) as usize);
-            i += step;
+        // A step past the end (up to i64::MAX) ends the slice, never wraps around.
+        let mut i = Some(b);
+        while let Some(k) = i.filter(|&k| k <= e) {
+            out.push((k - 1) as usize);
+            i = k.checked_add(step);
         }
     } else {
         let (b, e) = (b.min(n), e.max(1));
-        let mut i = b;
-        while i >= e {
-            out.push((i - 1) as usize);
-            i += step;
+        let mut i = Some(b);
+        while let Some(k) = i.filter(|&k| k >= e) {
+            out.push((k - 1) as usize);
+            i = k.checked_add(step);
         }
     }
     Ok(out)
