@@ -254,6 +254,7 @@ fn run() -> i32 {
             );
         }
     }
+    let file = opened.as_ref().ok().and_then(|db| db.path());
     let conn = match opened.and_then(|db| db.connect()) {
         Ok(conn) => conn,
         Err(e) => {
@@ -273,7 +274,7 @@ fn run() -> i32 {
     let mut shell = Shell::new(conn, options.mode.unwrap_or(Mode::Box), options.bail);
 
     if interactive {
-        repl(&mut shell);
+        repl(&mut shell, &banner(file.as_deref()));
         shell.flush();
         return 0;
     }
@@ -329,7 +330,16 @@ fn run_stdin(shell: &mut Shell) -> Flow {
 }
 
 /// The interactive loop: prompt "D " for a new statement, "· " while one continues.
-fn repl(shell: &mut Shell) {
+/// What the interactive shell says first: its version, and which database is open.
+fn banner(file: Option<&str>) -> String {
+    let database = match file {
+        Some(path) => format!("Connected to the database file \"{path}\"."),
+        None => "Connected to a transient in-memory database.".to_string(),
+    };
+    format!("stride v{VERSION}\nEnter \".help\" for usage hints.\n{database}\n")
+}
+
+fn repl(shell: &mut Shell, banner: &str) {
     let mut editor = match rustyline::DefaultEditor::new() {
         Ok(editor) => editor,
         Err(e) => {
@@ -342,9 +352,7 @@ fn repl(shell: &mut Shell) {
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
-    shell.print(&format!(
-        "stride v{VERSION}\nEnter \".help\" for usage hints.\nConnected to a transient in-memory database.\n"
-    ));
+    shell.print(banner);
     let mut input = Input::from("the terminal");
     loop {
         shell.flush();
@@ -402,6 +410,14 @@ mod tests {
             panic!()
         };
         assert_eq!(o.commands, vec!["SELECT 2"]);
+    }
+
+    /// The banner names the database file open, or says the database is in memory.
+    #[test]
+    fn banner_says_what_is_open() {
+        assert!(banner(None).ends_with("\nConnected to a transient in-memory database.\n"));
+        assert!(banner(Some("/tmp/x.db"))
+            .ends_with("\nConnected to the database file \"/tmp/x.db\".\n"));
     }
 
     /// The option numbers name the options meant: in the test process nothing sets
