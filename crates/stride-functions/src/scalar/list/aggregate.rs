@@ -180,8 +180,13 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         .unwrap_or(DataType::Varchar);
     let mut agg_types = vec![elem];
     agg_types.extend(extras.iter().map(|e| e.ty.clone()));
-    let agg = resolve_aggregate(func.name(), &agg_types)?
+    let mut agg = resolve_aggregate(func.name(), &agg_types)?
         .ok_or_else(|| Error::internal(format!("{} is not an aggregate", func.name())))?;
+    // The extra arguments that are constants are the aggregate's parameters (a
+    // quantile's fraction, max's count), as a query's binder gives them.
+    agg.constants = std::iter::once(None)
+        .chain(extras.iter().map(|e| e.constant.then(|| e.get(0))))
+        .collect();
     let child = crate::cast_vector(&child, idx.len(), &agg.arg_types[0], false)?;
     let mut inputs = vec![&child];
     inputs.extend(extras.iter());
