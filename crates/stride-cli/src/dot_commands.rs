@@ -109,7 +109,8 @@ fn unknown(shell: &mut Shell, name: &str) -> Flow {
 
 /// `.databases`: one line per database, `name: path`, marked when read-only.
 fn databases(shell: &mut Shell) -> Flow {
-    let sql = "SELECT database_name, coalesce(path, ':memory:'), readonly FROM duckdb_databases()";
+    // The connection's own `temp` (internal) is not one a user opened or attached.
+    let sql = "SELECT database_name, coalesce(path, ':memory:'), readonly FROM duckdb_databases() WHERE NOT internal";
     let rows = match shell.conn.query(sql) {
         Ok(r) => r.rows().collect::<stride::Result<Vec<_>>>(),
         Err(e) => Err(e),
