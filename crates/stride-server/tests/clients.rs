@@ -25,6 +25,30 @@ fn psql(addr: SocketAddr, sql: &str) -> Option<std::process::Output> {
         .ok()
 }
 
+/// psql's aligned output of `command` (a query or a meta-command such as `\d t`),
+/// which must succeed.
+fn psql_table(addr: SocketAddr, command: &str) -> String {
+    let out = Command::new("psql")
+        .args([
+            "-X",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &addr.port().to_string(),
+            "-U",
+            "stride",
+        ])
+        .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 fn has_psql() -> bool {
     Command::new("psql").arg("--version").output().is_ok()
 }
@@ -91,27 +115,7 @@ fn psql_describes_tables() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let describe = |command: &str| -> String {
-        let out = Command::new("psql")
-            .args([
-                "-X",
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &addr.port().to_string(),
-                "-U",
-                "stride",
-            ])
-            .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).to_string()
-    };
+    let describe = |command: &str| psql_table(addr, command);
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
 
     let dt = squeeze(&describe("\\dt"));
@@ -229,25 +233,7 @@ fn psql_describes_keys_checks_and_sequences() {
     }
     let addr = start(100);
     let run = |command: &str| -> String {
-        let out = Command::new("psql")
-            .args([
-                "-X",
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &addr.port().to_string(),
-                "-U",
-                "stride",
-            ])
-            .args(["-v", "ON_ERROR_STOP=1", "-P", "pager=off", "-c", command])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
+        psql_table(addr, command)
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")

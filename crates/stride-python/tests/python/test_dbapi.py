@@ -166,7 +166,7 @@ def test_interrupt_from_another_thread(con):
     timer.start()
     with pytest.raises(stride.InterruptException):
         con.execute(
-            "SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range + b.range = -1"
+            "SELECT count(*) FROM range(100000) a(x), range(100000) b(y) WHERE a.x + b.y = -1"
         ).fetchall()
     timer.join()
     assert con.execute("SELECT 1").fetchone() == (1,)
@@ -181,17 +181,21 @@ def test_queries_release_the_gil(con):
             ticks.append(1)
             stop.wait(0.01)
 
-    t = threading.Thread(target=count)
+    t = threading.Thread(target=count, daemon=True)
     t.start()
     timer = threading.Timer(0.5, con.interrupt)
     timer.start()
-    with pytest.raises(stride.InterruptException):
-        con.execute(
-            "SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range + b.range = -1"
-        ).fetchall()
-    stop.set()
-    t.join()
-    timer.join()
+    try:
+        with pytest.raises(stride.InterruptException):
+            con.execute(
+                "SELECT count(*) FROM range(100000) a(x), range(100000) b(y) WHERE a.x + b.y = -1"
+            ).fetchall()
+    finally:
+        # A failure above must not leave the counting thread running (pytest would
+        # wait for it forever at exit).
+        stop.set()
+        t.join()
+        timer.join()
     # The other thread ran while the query did (about 50 ticks in 0.5 s).
     assert len(ticks) > 10
 
@@ -255,7 +259,7 @@ con = stride.connect()
 threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 start = time.time()
 try:
-    con.execute("SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range + b.range = -1").fetchall()
+    con.execute("SELECT count(*) FROM range(100000) a(x), range(100000) b(y) WHERE a.x + b.y = -1").fetchall()
     print("finished")
 except KeyboardInterrupt:
     print("interrupted", round(time.time() - start))
