@@ -238,7 +238,9 @@ impl Handler {
     }
 
     /// Runs one statement and turns its result into a protocol response; a query's
-    /// profile (`SET enable_profiling`) goes to the client first, as a notice.
+    /// profile (`SET enable_profiling`) goes to the client first, as a notice, when
+    /// the session's `client_min_messages` lets notices through. The command tag
+    /// comes from the statement's leading keywords, comments skipped ([`command`]).
     async fn run<C>(
         &self,
         client: &mut C,
