@@ -243,15 +243,8 @@ fn run() -> i32 {
         stride::Database::open(path)
     };
     if let Ok(db) = &opened {
-        let r = db.recovery();
-        if r.cut_bytes > 0 {
-            let _ = writeln!(
-                io::stderr(),
-                "warning: the write-ahead log of \"{}\" ended in an incomplete commit ({} bytes, never acknowledged), which was dropped; {} commit(s) were recovered",
-                db.path().unwrap_or_default(),
-                r.cut_bytes,
-                r.replayed
-            );
+        if let Some(w) = db.recovery().warning(&db.path().unwrap_or_default()) {
+            let _ = writeln!(io::stderr(), "warning: {w}");
         }
     }
     let file = opened.as_ref().ok().and_then(|db| db.path());

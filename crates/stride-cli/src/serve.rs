@@ -119,6 +119,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         None => Database::open_in_memory(),
     }
     .map_err(|e| e.to_string())?;
+    if let Some(w) = db.recovery().warning(&db.path().unwrap_or_default()) {
+        eprintln!("warning: {w}");
+    }
     let with_passwords = options.passwords.is_some();
     let server = Server::bind(db, options).map_err(|e| e.to_string())?;
     let addr = server.local_addr().map_err(|e| e.to_string())?;

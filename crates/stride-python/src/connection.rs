@@ -66,6 +66,15 @@ impl PyConnection {
             Database::open(database)
         }
         .map_err(to_py)?;
+        // What recovery found (a torn or damaged log, a restored header) is a Python
+        // warning, as the shell prints it.
+        if let Some(w) = db.recovery().warning(database) {
+            Python::attach(|py| {
+                let text = std::ffi::CString::new(w.replace('\0', " ")).unwrap_or_default();
+                let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+                PyErr::warn(py, &category, &text, 1)
+            })?;
+        }
         Self::on(Arc::new(db))
     }
 

@@ -276,7 +276,7 @@ impl Handler {
                     } else {
                         "ROLLBACK"
                     })
-                    .map(|_| Head::Done("ROLLBACK".into(), Tag::new("ROLLBACK")))
+                    .map(|_| Head::Done("ROLLBACK".into(), Tag::new("ROLLBACK"), Vec::new()))
                     .map_err(to_pg);
                 let _ = head_tx.send(head);
                 return;
@@ -298,7 +298,19 @@ impl Handler {
                 return;
             }
             if !result.is_query() {
-                let _ = head_tx.send(Ok(Head::Done(command(&sql), tag(&sql, result.changes))));
+                // What the statement wants the user to know (ATTACH of a file whose
+                // log was damaged) goes as a WARNING unless client_min_messages = error.
+                let warn = conn
+                    .settings()
+                    .client_parameters
+                    .get("client_min_messages")
+                    .is_none_or(|l| !l.eq_ignore_ascii_case("error"));
+                let notes = if warn { result.notes() } else { Vec::new() };
+                let _ = head_tx.send(Ok(Head::Done(
+                    command(&sql),
+                    tag(&sql, result.changes),
+                    notes,
+                )));
                 return;
             }
             let columns: Vec<(String, DataType)> = result
@@ -347,12 +359,20 @@ impl Handler {
         match head_rx.await.map_err(|_| {
             PgWireError::ApiError("the statement's thread ended unexpectedly".into())
         })?? {
-            Head::Done(command, tag) => Ok(match command.as_str() {
-                "BEGIN" => Response::TransactionStart(tag),
-                "ROLLBACK" if rollback_to => Response::Execution(tag),
-                "COMMIT" | "ROLLBACK" => Response::TransactionEnd(tag),
-                _ => Response::Execution(tag),
-            }),
+            Head::Done(command, tag, notes) => {
+                for note in notes {
+                    let warning = ErrorInfo::new("WARNING".into(), "01000".into(), note);
+                    client
+                        .send(PgWireBackendMessage::NoticeResponse(warning.into()))
+                        .await?;
+                }
+                Ok(match command.as_str() {
+                    "BEGIN" => Response::TransactionStart(tag),
+                    "ROLLBACK" if rollback_to => Response::Execution(tag),
+                    "COMMIT" | "ROLLBACK" => Response::TransactionEnd(tag),
+                    _ => Response::Execution(tag),
+                })
+            }
             Head::Rows(info, command, profile) => {
                 if let Some(text) = profile {
                     let notice = ErrorInfo::new("NOTICE".into(), "00000".into(), text);
@@ -445,8 +465,9 @@ impl Handler {
 }
 
 enum Head {
-    /// The statement's command (see [`command`]) and its tag.
-    Done(String, Tag),
+    /// The statement's command (see [`command`]), its tag, and its notes (sent as
+    /// warnings).
+    Done(String, Tag, Vec<String>),
     /// Rows, the command tag when it is not SELECT's, and the query's profile under
     /// `SET enable_profiling` (sent as a notice).
     Rows(Arc<Vec<FieldInfo>>, Option<String>, Option<String>),

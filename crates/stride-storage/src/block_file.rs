@@ -6,7 +6,10 @@
 //! next iteration number; syncing that slot is the one moment the new checkpoint
 //! becomes the database. A torn header write leaves the other slot, and so the
 //! previous checkpoint, intact: opening takes the valid slot with the highest
-//! iteration. Every block read is checked against its checksum.
+//! iteration. A slot damaged after it was written whole is told apart by the WAL,
+//! whose header names (and copies) the checkpoint it continues: when that is newer
+//! than every valid slot, the copy is used and written back. Every block read is
+//! checked against its checksum.
 
 use crate::fs::StorageFile;
 use crate::serialize::{ByteReader, ByteWriter};
@@ -114,8 +117,17 @@ pub struct BlockFile {
 }
 
 impl BlockFile {
-    /// Opens a database file, writing the first header if the file is empty.
-    pub fn open(path: &str, file: Arc<dyn StorageFile>, writable: bool) -> Result<BlockFile> {
+    /// Opens a database file, writing the first header if the file is empty. `copy` is
+    /// the WAL's copy of the header slot it continues: when it is newer than every
+    /// valid slot and a slot is damaged, that slot was damaged after it was written
+    /// whole, and the copy is taken instead; the flag returned says so (write it back
+    /// with [`BlockFile::write_back_header`] once the checkpoint has loaded).
+    pub fn open(
+        path: &str,
+        file: Arc<dyn StorageFile>,
+        writable: bool,
+        copy: Option<Header>,
+    ) -> Result<(BlockFile, bool)> {
         let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
         let len = file.size().map_err(io)?;
         if len > 0 && len <= BLOCKS_START && writable {
@@ -124,7 +136,7 @@ impl BlockFile {
             file.read_at(&mut head, 0).map_err(io)?;
             if head.iter().all(|&b| b == 0) {
                 file.set_len(0).map_err(io)?;
-                return Self::open(path, file, writable);
+                return Self::open(path, file, writable, None);
             }
         }
         if len == 0 {
@@ -153,10 +165,11 @@ impl BlockFile {
             // Iteration 1 goes to slot 1; slot 0 starts empty (no valid checksum).
             f.write_slot_bytes(0, &[0u8; SLOT_SIZE as usize])?;
             f.write_slot(&header)?;
-            return Ok(f);
+            return Ok((f, false));
         }
         let mut slots = Vec::new();
         let mut magic_seen = false;
+        let mut damaged = false;
         for i in 0..2u64 {
             let mut buf = vec![0u8; SLOT_SIZE as usize];
             if file.read_at(&mut buf, i * SLOT_SIZE).is_err() {
@@ -173,8 +186,9 @@ impl BlockFile {
                     "\"{path}\" was written by a newer stride (file format {version}; this build reads format {FORMAT_VERSION} and older); upgrade stride to open it"
                 )));
             }
-            if let Some(h) = decode_slot(&buf) {
-                slots.push(h);
+            match decode_slot(&buf) {
+                Some(h) => slots.push(h),
+                None => damaged = true,
             }
         }
         if !magic_seen {
@@ -186,16 +200,23 @@ impl BlockFile {
         // checksum came out. (It may name more blocks than the file holds: free ones
         // at the end are cut off after the switch.)
         let blocks_in_file = len.saturating_sub(BLOCKS_START).div_ceil(BLOCK_SIZE as u64);
-        slots.retain(|h| h.metadata_len <= h.block_count.saturating_mul(PAYLOAD as u64));
-        let header = slots
-            .into_iter()
-            .max_by_key(|h| h.iteration)
-            .ok_or_else(|| {
-                Error::io(format!(
-                    "\"{path}\": both header slots are damaged (checksum mismatch); the file cannot be read"
-                ))
-            })?;
-        Ok(BlockFile {
+        let sane = |h: &Header| h.metadata_len <= h.block_count.saturating_mul(PAYLOAD as u64);
+        damaged |= slots.iter().any(|h| !sane(h));
+        slots.retain(sane);
+        let newest = slots.into_iter().max_by_key(|h| h.iteration);
+        let copy = copy.filter(|c| {
+            damaged
+                && sane(c)
+                && c.version <= FORMAT_VERSION
+                && newest.is_none_or(|h| c.iteration > h.iteration)
+        });
+        let restored = copy.is_some();
+        let header = copy.or(newest).ok_or_else(|| {
+            Error::io(format!(
+                "\"{path}\": both header slots are damaged (checksum mismatch); the file cannot be read"
+            ))
+        })?;
+        let f = BlockFile {
             path: path.to_string(),
             reader: Arc::new(BlockReader {
                 path: path.to_string(),
@@ -204,7 +225,8 @@ impl BlockFile {
             file,
             header,
             used: vec![false; header.block_count.min(blocks_in_file) as usize],
-        })
+        };
+        Ok((f, restored))
     }
 
     /// Marks the blocks of `extent` as in use.
@@ -302,6 +324,12 @@ impl BlockFile {
             .map_err(|e| self.io_error("write the header of", e))
     }
 
+    /// Writes the current header back into its slot (after it was restored from the
+    /// WAL's copy) and syncs it.
+    pub fn write_back_header(&self) -> Result<()> {
+        self.write_slot(&self.header)
+    }
+
     /// Writes `header` into the slot its iteration selects and syncs it.
     fn write_slot(&self, header: &Header) -> Result<()> {
         self.write_slot_bytes(header.iteration % 2, &encode_slot(header))?;
@@ -326,7 +354,7 @@ impl BlockFile {
 fn encode_slot(h: &Header) -> Vec<u8> {
     let mut w = ByteWriter::new();
     w.raw(MAGIC);
-    w.u32(FORMAT_VERSION);
+    w.u32(h.version);
     w.u32(BLOCK_SIZE as u32);
     w.u64(h.iteration);
     w.u64(h.metadata_block);

@@ -20,7 +20,7 @@ use crate::catalog::Catalog;
 use crate::checkpoint::{self, StoredColumn};
 use crate::fs::FileSystem;
 use crate::table::{IndexInfo, RowGroup};
-use crate::wal::{Recovery, Wal, WalEntry};
+use crate::wal::{self, Recovery, Wal, WalEntry};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -113,28 +113,44 @@ impl DatabaseFile {
             }
             Err(e) => return Err(Error::io(format!("could not lock \"{path}\": {e}"))),
         }
-        let mut blocks = BlockFile::open(path, file, !read_only)?;
+        let wal_path = format!("{path}.wal");
+        let wal_exists = fs.exists(Path::new(&wal_path));
+        let wal_file = if read_only && !wal_exists {
+            None
+        } else {
+            Some(
+                fs.open(Path::new(&wal_path), !read_only)
+                    .map_err(|e| Error::io(format!("cannot open \"{wal_path}\": {e}")))?,
+            )
+        };
+        // The log's header holds a copy of the header slot it continues: the fallback
+        // when that slot is damaged.
+        let copy = match &wal_file {
+            Some(f) => wal::checkpoint_copy(f.as_ref(), &wal_path)?,
+            None => None,
+        };
+        let (mut blocks, restored) = BlockFile::open(path, file, !read_only, copy)?;
         if created {
             sync_parent(fs, path);
         }
         let catalog = Arc::new(Catalog::new());
         let pool = BufferPool::new(memory);
         checkpoint::load(&mut blocks, &catalog, &pool)?;
-        let wal_path = format!("{path}.wal");
-        let wal_exists = fs.exists(Path::new(&wal_path));
-        let (wal, commits, recovery) = if read_only && !wal_exists {
-            (None, Vec::new(), Recovery::default())
-        } else {
-            let wal_file = fs
-                .open(Path::new(&wal_path), !read_only)
-                .map_err(|e| Error::io(format!("cannot open \"{wal_path}\": {e}")))?;
-            let (wal, commits, recovery) =
-                Wal::open(&wal_path, wal_file, blocks.header.iteration, !read_only)?;
-            if !wal_exists {
-                sync_parent(fs, &wal_path);
+        if restored && !read_only {
+            blocks.write_back_header()?;
+        }
+        let (wal, commits, mut recovery) = match wal_file {
+            None => (None, Vec::new(), Recovery::default()),
+            Some(wal_file) => {
+                let (wal, commits, recovery) =
+                    Wal::open(fs, &wal_path, wal_file, &blocks.header, !read_only)?;
+                if !wal_exists {
+                    sync_parent(fs, &wal_path);
+                }
+                (Some(wal).filter(|_| !read_only), commits, recovery)
             }
-            (Some(wal).filter(|_| !read_only), commits, recovery)
         };
+        recovery.restored_header = restored;
         for entries in commits {
             for e in entries {
                 replay(&catalog, &mut blocks, &pool, e)?;
@@ -338,7 +354,7 @@ impl Writer<'_> {
             move_stored,
         )
         .and_then(|_| match state.wal.as_mut() {
-            Some(wal) => wal.reset(state.blocks.header.iteration),
+            Some(wal) => wal.reset(&state.blocks.header),
             None => Ok(()),
         });
         if let Err(e) = &result {

@@ -12,10 +12,10 @@
 //! file wrote the file's size as a second, separate I/O (159 against 101 µs a commit
 //! here). A zero length ends the log.
 
-use crate::block_file::Extent;
+use crate::block_file::{Extent, Header};
 use crate::catalog::{Macro, UserType, View};
 use crate::checkpoint::{read_extent, write_extent};
-use crate::fs::StorageFile;
+use crate::fs::{FileSystem, StorageFile};
 use crate::sequence::{SequenceOptions, SequenceState};
 use crate::serialize::{
     read_positions, read_scalar, read_schema, read_type, read_vector, write_positions,
@@ -26,8 +26,10 @@ use std::sync::Arc;
 use stride_common::{Error, Result, TableSchema, Vector};
 
 const MAGIC: &[u8; 8] = b"STRIDEWL";
-const HEADER_LEN: u64 = 24;
-const VERSION: u32 = 1;
+/// Bytes of the header this build writes (version 2), and of version 1's.
+const HEADER_LEN: usize = 52;
+const V1_HEADER_LEN: usize = 24;
+const VERSION: u32 = 2;
 /// The file grows ahead of the log in steps of this many bytes.
 const GROW: u64 = 1 << 20;
 
@@ -127,11 +129,161 @@ pub struct Recovery {
     pub replayed: usize,
     /// Bytes of a damaged or incomplete tail cut off (0 when the log ended cleanly).
     pub cut_bytes: u64,
+    /// Commits cut off with them: the incomplete last one of a torn append, or the
+    /// damaged one and every intact one found after it.
+    pub dropped: usize,
+    /// Why commits were dropped when that was not a torn append: damage before the
+    /// log's end, or a log that does not continue the database file's checkpoint.
+    pub damage: Option<String>,
+    /// Where a copy of such a log, as found, was kept before it was cut back (none
+    /// when opened read-only, which cuts nothing).
+    pub kept: Option<String>,
+    /// The newest header slot of the database file was damaged; its copy in the log's
+    /// header was used, and written back to the slot.
+    pub restored_header: bool,
+    /// The log's own header was damaged; its records were replayed (they name the
+    /// database's current checkpoint) and the header was written again.
+    pub rewrote_log_header: bool,
+}
+
+impl Recovery {
+    /// What a user should be told after opening the database at `path`, if anything.
+    pub fn warning(&self, path: &str) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.restored_header {
+            parts.push(format!(
+                "the newest header slot of \"{path}\" was damaged (checksum mismatch) and was restored from the copy in its write-ahead log"
+            ));
+        }
+        if self.rewrote_log_header {
+            parts.push(format!(
+                "the header of \"{path}.wal\" was damaged and was written again"
+            ));
+        }
+        if self.cut_bytes > 0 {
+            parts.push(match &self.damage {
+                None => format!(
+                    "the write-ahead log of \"{path}\" ended in an incomplete commit ({} bytes, never acknowledged), which was dropped; {} commit(s) were recovered",
+                    self.cut_bytes, self.replayed
+                ),
+                Some(damage) => format!(
+                    "the write-ahead log of \"{path}\" could not be replayed to its end ({damage}): {} commit(s) were recovered and {} commit(s) ({} bytes) were dropped{}",
+                    self.replayed,
+                    self.dropped,
+                    self.cut_bytes,
+                    match &self.kept {
+                        Some(kept) => format!("; a copy of the log as found is in \"{kept}\""),
+                        None => String::new(),
+                    }
+                ),
+            });
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// The checkpoint a log continues, as its header names it.
+enum LogHead {
+    /// No log yet, or zeros (a crash while it was created or reset).
+    Empty,
+    /// A header whose checksum holds (version 1 had none): the checkpoint's iteration
+    /// and, from version 2, a copy of its header slot.
+    Valid {
+        iteration: u64,
+        checkpoint: Option<Header>,
+        len: usize,
+    },
+    /// A header that fails its checksum, with the iteration it appears to name.
+    Damaged { iteration: u64 },
+}
+
+fn read_head(bytes: &[u8], path: &str) -> Result<LogHead> {
+    if bytes.iter().all(|&b| b == 0) {
+        return Ok(LogHead::Empty);
+    }
+    let u32_at = |i: usize| {
+        bytes
+            .get(i..i + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4")))
+    };
+    let u64_at = |i: usize| {
+        bytes
+            .get(i..i + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
+    };
+    let iteration = u64_at(16).unwrap_or(0);
+    let magic = bytes.get(..8) == Some(&MAGIC[..]);
+    match u32_at(8) {
+        Some(1) if magic && bytes.len() >= V1_HEADER_LEN => Ok(LogHead::Valid {
+            iteration,
+            checkpoint: None,
+            len: V1_HEADER_LEN,
+        }),
+        Some(VERSION)
+            if magic
+                && bytes.len() >= HEADER_LEN
+                && u32_at(HEADER_LEN - 4) == Some(crc32fast::hash(&bytes[..HEADER_LEN - 4])) =>
+        {
+            Ok(LogHead::Valid {
+                iteration,
+                checkpoint: Some(Header {
+                    version: u32_at(12).expect("4"),
+                    iteration,
+                    metadata_block: u64_at(24).expect("8"),
+                    metadata_len: u64_at(32).expect("8"),
+                    block_count: u64_at(40).expect("8"),
+                }),
+                len: HEADER_LEN,
+            })
+        }
+        Some(v) if magic && v > VERSION && v < 1 << 16 => Err(Error::io(format!(
+            "\"{path}\" was written by a newer stride (log version {v}; this build reads 1 to {VERSION}); upgrade stride to open the database"
+        ))),
+        _ => Ok(LogHead::Damaged { iteration }),
+    }
+}
+
+/// The copy of the current checkpoint's header slot that the log at `path` holds in
+/// its header, if it has a valid one: the database file's fallback when that slot is
+/// damaged.
+pub fn checkpoint_copy(file: &dyn StorageFile, path: &str) -> Result<Option<Header>> {
+    let size = file
+        .size()
+        .map_err(|e| Error::io(format!("cannot read \"{path}\": {e}")))?;
+    let mut bytes = vec![0u8; size.min(HEADER_LEN as u64) as usize];
+    file.read_at(&mut bytes, 0)
+        .map_err(|e| Error::io(format!("cannot read \"{path}\": {e}")))?;
+    Ok(match read_head(&bytes, path)? {
+        LogHead::Valid { checkpoint, .. } => checkpoint,
+        _ => None,
+    })
+}
+
+/// The records of `bytes` from `at`: each intact one's payload range, until a zero
+/// length, a record cut short or one failing its checksum.
+fn intact_records(bytes: &[u8], mut at: usize) -> (Vec<(usize, usize)>, usize) {
+    let mut records = Vec::new();
+    while bytes.len().saturating_sub(at) >= 8 {
+        let n = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
+        let crc = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4"));
+        // A zero length: the zeros written ahead of the log (no commit is empty).
+        let Some(payload) = bytes.get(at + 8..at + 8 + n).filter(|_| n > 0) else {
+            break;
+        };
+        if crc32fast::hash(payload) != crc {
+            break;
+        }
+        records.push((at + 8, at + 8 + n));
+        at += 8 + n;
+    }
+    (records, at)
 }
 
 pub struct Wal {
     path: String,
     file: Arc<dyn StorageFile>,
+    /// Bytes of the header (records start here).
+    start: u64,
     /// Bytes in the log (the next record's offset).
     len: u64,
     /// Bytes in the file: the log, then zeros written ahead of it.
@@ -139,13 +291,15 @@ pub struct Wal {
 }
 
 impl Wal {
-    /// Reads the log at `path` (opened as `file`) that continues checkpoint `iteration`:
-    /// the commits to replay, and what was found. With `writable`, a damaged tail is cut
-    /// off and a stale or missing log is started afresh.
+    /// Reads the log at `path` (opened as `file`) that continues `checkpoint`: the
+    /// commits to replay, and what was found. With `writable`, a damaged tail is cut
+    /// off (a log damaged before its end is first copied aside, through `fs`) and a
+    /// stale or missing log is started afresh.
     pub fn open(
+        fs: &dyn FileSystem,
         path: &str,
         file: Arc<dyn StorageFile>,
-        iteration: u64,
+        checkpoint: &Header,
         writable: bool,
     ) -> Result<(Wal, Vec<Vec<WalEntry>>, Recovery)> {
         let io = |e: std::io::Error| Error::io(format!("cannot read \"{path}\": {e}"));
@@ -155,37 +309,63 @@ impl Wal {
         let mut wal = Wal {
             path: path.to_string(),
             file,
+            start: HEADER_LEN as u64,
             len: size,
             allocated: size,
         };
-        let current = size >= HEADER_LEN
-            && &bytes[..8] == MAGIC
-            && u32::from_le_bytes(bytes[8..12].try_into().expect("4")) == VERSION
-            && u64::from_le_bytes(bytes[16..24].try_into().expect("8")) == iteration;
-        if !current {
-            if writable {
-                wal.reset(iteration)?;
+        let mut recovery = Recovery::default();
+        let start = match read_head(&bytes, path)? {
+            LogHead::Valid { iteration, len, .. } if iteration == checkpoint.iteration => len,
+            // Damaged, yet naming the current checkpoint: the records carry their own
+            // checksums, so they are replayed and the header written again.
+            LogHead::Damaged { iteration }
+                if iteration == checkpoint.iteration
+                    && !intact_records(&bytes, HEADER_LEN).0.is_empty() =>
+            {
+                recovery.rewrote_log_header = true;
+                if writable {
+                    wal.write_header(checkpoint)?;
+                }
+                HEADER_LEN
             }
-            return Ok((wal, Vec::new(), Recovery::default()));
-        }
-        let mut commits = Vec::new();
-        let mut at = HEADER_LEN as usize;
-        while bytes.len() - at >= 8 {
-            let n = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
-            let crc = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4"));
-            if n == 0 {
-                // the zeros written ahead of the log (no commit is empty)
-                break;
+            head => {
+                // Stale (left by a crash after a checkpoint, before the log was reset:
+                // its commits are in the checkpoint) or empty: started again. Damaged
+                // beyond use, or naming a checkpoint newer than the database file's
+                // (the file is older than its log): the commits in it cannot be
+                // replayed, and a log holding any is kept aside first.
+                let records_from = match head {
+                    LogHead::Damaged { .. } => Some((HEADER_LEN, "its header is damaged".to_string())),
+                    LogHead::Valid { iteration, len, .. } if iteration > checkpoint.iteration => {
+                        Some((len, format!(
+                            "it continues checkpoint {iteration}, newer than the database file's {}: the file is older than its log",
+                            checkpoint.iteration
+                        )))
+                    }
+                    _ => None,
+                };
+                let written = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+                if let Some((from, damage)) = records_from.filter(|(from, _)| written > *from) {
+                    recovery.damage = Some(damage);
+                    recovery.cut_bytes = (written - from) as u64;
+                    recovery.dropped = intact_records(&bytes, from).0.len().max(1);
+                    if writable {
+                        recovery.kept = Some(keep_copy(fs, path, &bytes)?);
+                    }
+                }
+                if writable {
+                    wal.reset(checkpoint)?;
+                }
+                return Ok((wal, Vec::new(), recovery));
             }
-            let Some(payload) = bytes.get(at + 8..at + 8 + n) else {
-                break;
-            };
-            if crc32fast::hash(payload) != crc {
-                break;
-            }
+        };
+        wal.start = start as u64;
+        let (records, at) = intact_records(&bytes, start);
+        let mut commits = Vec::with_capacity(records.len());
+        for &(from, to) in &records {
             // A record whose checksum holds was written whole: failing to read it is
             // not a torn write (a newer stride wrote it, or a bug) and cuts nothing.
-            let entries = decode_commit(payload).map_err(|e| {
+            let entries = decode_commit(&bytes[from..to]).map_err(|e| {
                 Error::io(format!(
                     "\"{path}\": commit {} of the write-ahead log cannot be read ({}); was it written by a newer stride?",
                     commits.len() + 1,
@@ -193,15 +373,41 @@ impl Wal {
                 ))
             })?;
             commits.push(entries);
-            at += 8 + n;
         }
         // What follows the last good record is either the zeros written ahead of the
         // log, kept for the commits to come, or a damaged tail, cut off.
         let written = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-        let recovery = Recovery {
-            replayed: commits.len(),
-            cut_bytes: written.saturating_sub(at) as u64,
-        };
+        recovery.replayed = commits.len();
+        recovery.cut_bytes = written.saturating_sub(at) as u64;
+        if recovery.cut_bytes > 0 {
+            // A crash in the middle of an append leaves one incomplete record: its
+            // length (when written) covers every non-zero byte after it. Anything
+            // else, above all intact records after a damaged one, is damage to
+            // acknowledged commits: they cannot be replayed past the gap, but the log
+            // is kept as found.
+            let n = bytes
+                .get(at..at + 4)
+                .map_or(0, |b| u32::from_le_bytes(b.try_into().expect("4")) as usize);
+            let torn = n > 0 && at + 8 + n >= written;
+            recovery.dropped = 1;
+            if !torn {
+                let later = bytes
+                    .get(at + 8 + n..)
+                    .map_or(0, |_| intact_records(&bytes, at + 8 + n).0.len());
+                recovery.dropped += later;
+                recovery.damage = Some(format!(
+                    "commit {} fails its checksum{}",
+                    commits.len() + 1,
+                    match later {
+                        0 => String::new(),
+                        n => format!(" and {n} intact commit(s) follow it"),
+                    }
+                ));
+                if writable {
+                    recovery.kept = Some(keep_copy(fs, path, &bytes)?);
+                }
+            }
+        }
         if recovery.cut_bytes > 0 && writable {
             wal.file
                 .set_len(at as u64)
@@ -226,7 +432,7 @@ impl Wal {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len <= HEADER_LEN
+        self.len <= self.start
     }
 
     /// Appends `entries` as one commit record; with `sync`, it is on disk when this
@@ -268,29 +474,70 @@ impl Wal {
         Ok(())
     }
 
-    /// Empties the log, which now continues checkpoint `iteration`.
-    pub fn reset(&mut self, iteration: u64) -> Result<()> {
-        let mut w = ByteWriter::new();
-        w.raw(MAGIC);
-        w.u32(VERSION);
-        w.u32(0);
-        w.u64(iteration);
+    /// Empties the log, which now continues `checkpoint`.
+    pub fn reset(&mut self, checkpoint: &Header) -> Result<()> {
         // Cut back to the old header first: whichever header a crash leaves, the log
         // is then empty (the old one names an older checkpoint, so it is dropped) and
         // never holds old records under the new header.
         self.file
-            .set_len(HEADER_LEN)
+            .set_len(self.start)
             .map_err(|e| self.io_error("truncate", e))?;
         // The cut must be on disk before the new header can be.
         self.sync()?;
+        self.write_header(checkpoint)?;
+        self.start = HEADER_LEN as u64;
+        self.len = HEADER_LEN as u64;
+        self.allocated = HEADER_LEN as u64;
+        Ok(())
+    }
+
+    /// Writes and syncs the header naming `checkpoint`, with a copy of its header
+    /// slot (the database file's fallback should that slot be damaged).
+    fn write_header(&mut self, checkpoint: &Header) -> Result<()> {
+        let mut w = ByteWriter::new();
+        w.raw(MAGIC);
+        w.u32(VERSION);
+        w.u32(checkpoint.version);
+        w.u64(checkpoint.iteration);
+        w.u64(checkpoint.metadata_block);
+        w.u64(checkpoint.metadata_len);
+        w.u64(checkpoint.block_count);
+        let crc = crc32fast::hash(&w.bytes);
+        w.u32(crc);
+        debug_assert_eq!(w.bytes.len(), HEADER_LEN);
         self.file
             .write_at(&w.bytes, 0)
             .map_err(|e| self.io_error("write to", e))?;
-        self.sync()?;
-        self.len = HEADER_LEN;
-        self.allocated = HEADER_LEN;
-        Ok(())
+        self.sync()
     }
+}
+
+/// Copies a damaged log, as found, beside it (`<log>.damaged`, or `.damaged-2`, ...)
+/// and syncs the copy; returns its path.
+fn keep_copy(fs: &dyn FileSystem, path: &str, bytes: &[u8]) -> Result<String> {
+    let mut n = 1;
+    let kept = loop {
+        let p = match n {
+            1 => format!("{path}.damaged"),
+            _ => format!("{path}.damaged-{n}"),
+        };
+        if !fs.exists(std::path::Path::new(&p)) {
+            break p;
+        }
+        n += 1;
+    };
+    let io = |e: std::io::Error| {
+        Error::io(format!(
+            "the write-ahead log \"{path}\" is damaged, and a copy of it could not be kept as \"{kept}\" ({e}); free space there, or open the database read-only"
+        ))
+    };
+    let file = fs.open(std::path::Path::new(&kept), true).map_err(io)?;
+    file.write_at(bytes, 0).map_err(io)?;
+    file.sync().map_err(io)?;
+    if let Some(dir) = std::path::Path::new(&kept).parent() {
+        let _ = fs.sync_dir(dir);
+    }
+    Ok(kept)
 }
 
 /// A sequence's options: start, increment, min, max (i64 each), cycle (u8).
@@ -748,9 +995,200 @@ mod tests {
             .collect()
     }
 
-    fn open(path: &std::path::Path) -> (Wal, Vec<Vec<WalEntry>>, Recovery) {
+    fn checkpoint(iteration: u64) -> Header {
+        Header {
+            version: crate::block_file::FORMAT_VERSION,
+            iteration,
+            metadata_block: 3,
+            metadata_len: 100,
+            block_count: 9,
+        }
+    }
+
+    fn open_at(
+        path: &std::path::Path,
+        iteration: u64,
+    ) -> Result<(Wal, Vec<Vec<WalEntry>>, Recovery)> {
         let file = OsFileSystem.open(path, true).unwrap();
-        Wal::open(path.to_str().unwrap(), file, 7, true).unwrap()
+        Wal::open(
+            &OsFileSystem,
+            path.to_str().unwrap(),
+            file,
+            &checkpoint(iteration),
+            true,
+        )
+    }
+
+    fn open(path: &std::path::Path) -> (Wal, Vec<Vec<WalEntry>>, Recovery) {
+        open_at(path, 7).unwrap()
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("stride-wal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("t.wal")
+    }
+
+    /// A log of commits dropping tables "a", "b", ... and the offset of each record.
+    fn log_of(path: &std::path::Path, tables: &[&str]) -> Vec<u64> {
+        let (mut wal, _, _) = open(path);
+        tables
+            .iter()
+            .map(|t| {
+                let at = wal.len();
+                wal.append(&drop_table(t), true).unwrap();
+                at
+            })
+            .collect()
+    }
+
+    fn flip(path: &std::path::Path, at: u64) {
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes[at as usize] ^= 0x20;
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    #[test]
+    fn damage_before_the_end_keeps_a_copy_and_counts_the_commits_dropped() {
+        let path = scratch("middle");
+        let at = log_of(&path, &["a", "b", "c", "d"]);
+        flip(&path, at[1] + 10);
+        let found = std::fs::read(&path).unwrap();
+        let (mut wal, commits, recovery) = open(&path);
+        assert_eq!(names(&commits), ["a"]);
+        assert_eq!(
+            (recovery.replayed, recovery.dropped),
+            (1, 3),
+            "{recovery:?}"
+        );
+        let kept = recovery.kept.clone().expect("a copy is kept");
+        assert_eq!(
+            std::fs::read(&kept).unwrap(),
+            found,
+            "the copy is the log as found"
+        );
+        let warning = recovery.warning("db").unwrap();
+        assert!(
+            warning.contains("commit 2 fails its checksum and 2 intact commit(s) follow it")
+                && warning.contains(&kept),
+            "{warning}"
+        );
+        // The log goes on after the last good commit; a second damage keeps a second copy.
+        wal.append(&drop_table("e"), true).unwrap();
+        let (_, commits, recovery) = open(&path);
+        assert_eq!(
+            (names(&commits), recovery.cut_bytes),
+            (vec!["a".into(), "e".into()], 0)
+        );
+        let at = log_of(&path, &["f", "g"]);
+        flip(&path, at[0] + 9);
+        let (_, _, recovery) = open(&path);
+        assert!(recovery.kept.unwrap().ends_with(".damaged-2"));
+
+        // Read-only, the damage is reported the same way and nothing is cut or kept.
+        let path = scratch("middle-ro");
+        let at = log_of(&path, &["a", "b", "c"]);
+        flip(&path, at[1] + 10);
+        let file = OsFileSystem.open(&path, false).unwrap();
+        let (_, commits, recovery) = Wal::open(
+            &OsFileSystem,
+            path.to_str().unwrap(),
+            file,
+            &checkpoint(7),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            (names(&commits), recovery.dropped, recovery.kept),
+            (vec!["a".into()], 2, None)
+        );
+        assert!(!path.with_extension("wal.damaged").exists());
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_log_header_still_replays_commits_of_the_current_checkpoint() {
+        // A flipped byte in the copy of the header slot: the iteration still names the
+        // current checkpoint, so the commits are replayed and the header rewritten.
+        let path = scratch("head");
+        log_of(&path, &["a", "b"]);
+        flip(&path, 30);
+        let (_, commits, recovery) = open(&path);
+        assert_eq!(names(&commits), ["a", "b"]);
+        assert!(recovery.rewrote_log_header && recovery.warning("db").is_some());
+        let (_, commits, recovery) = open(&path);
+        assert_eq!(
+            (names(&commits), recovery),
+            (
+                vec!["a".into(), "b".into()],
+                Recovery {
+                    replayed: 2,
+                    ..Recovery::default()
+                }
+            )
+        );
+        // A flipped byte in the iteration: which checkpoint the log continues is lost;
+        // the log is kept aside and started again.
+        flip(&path, 16);
+        let (wal, commits, recovery) = open(&path);
+        assert!(commits.is_empty() && wal.is_empty());
+        assert_eq!(recovery.dropped, 2);
+        assert!(recovery.damage.unwrap().contains("header is damaged"));
+        assert!(std::path::Path::new(&recovery.kept.unwrap()).exists());
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_log_newer_than_its_database_file_is_kept_and_a_stale_one_dropped() {
+        let path = scratch("newer");
+        log_of(&path, &["a"]);
+        // The database file's checkpoint is older than the log's: kept, not replayed.
+        let (_, commits, recovery) = open_at(&path, 6).unwrap();
+        assert!(commits.is_empty());
+        assert!(recovery
+            .damage
+            .unwrap()
+            .contains("newer than the database file's 6"));
+        assert!(recovery.kept.is_some());
+        // A log naming an older checkpoint was folded into it: dropped without a word.
+        log_of(&path, &["a"]);
+        let (_, commits, recovery) = open_at(&path, 8).unwrap();
+        assert!(commits.is_empty());
+        assert_eq!(recovery, Recovery::default());
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn logs_of_version_1_replay_and_newer_versions_are_refused() {
+        let path = scratch("v1");
+        // Version 1: magic, version, zero, iteration; the records follow at byte 24.
+        let mut w = ByteWriter::new();
+        w.raw(MAGIC);
+        w.u32(1);
+        w.u32(0);
+        w.u64(7);
+        let mut record = ByteWriter::new();
+        encode_commit(&mut record, &drop_table("old"));
+        w.u32(record.bytes.len() as u32);
+        w.u32(crc32fast::hash(&record.bytes));
+        w.raw(&record.bytes);
+        std::fs::write(&path, &w.bytes).unwrap();
+        let (mut wal, commits, recovery) = open(&path);
+        assert_eq!(
+            (names(&commits), recovery.cut_bytes),
+            (vec!["old".into()], 0)
+        );
+        wal.append(&drop_table("new"), true).unwrap();
+        let (_, commits, _) = open(&path);
+        assert_eq!(names(&commits), ["old", "new"]);
+
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[8] = 3;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = open_at(&path, 7).err().unwrap();
+        assert!(e.message.contains("newer stride (log version 3"), "{e}");
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
@@ -779,7 +1217,7 @@ mod tests {
                 vec!["a".into(), "b".into()],
                 Recovery {
                     replayed: 2,
-                    cut_bytes: 0
+                    ..Recovery::default()
                 }
             )
         );
@@ -795,7 +1233,11 @@ mod tests {
         drop(wal);
         let (mut wal, commits, recovery) = open(&path);
         assert_eq!(names(&commits), ["a", "b", "c"]);
-        assert_eq!(recovery.cut_bytes, 9);
+        assert_eq!((recovery.cut_bytes, recovery.dropped), (9, 1));
+        assert!(
+            recovery.damage.is_none() && recovery.kept.is_none(),
+            "a torn append is no damage"
+        );
         assert_eq!(wal.len(), after_c);
         wal.append(&drop_table("d"), true).unwrap();
         let (_, commits, recovery) = open(&path);

@@ -1177,7 +1177,7 @@ impl Connection {
                 if_not_exists,
             } => {
                 self.outside_transaction("ATTACH")?;
-                self.databases.attach(
+                let recovery = self.databases.attach(
                     &OsFileSystem,
                     &path,
                     &name,
@@ -1185,7 +1185,9 @@ impl Connection {
                     if_not_exists,
                     &self.pool,
                 )?;
-                Ok(Planned::Done(QueryResult::done(None)))
+                let mut done = QueryResult::done(None);
+                done.notes.extend(recovery.and_then(|r| r.warning(&path)));
+                Ok(Planned::Done(done))
             }
             BoundStatement::Detach { name, if_exists } => {
                 self.outside_transaction("DETACH")?;

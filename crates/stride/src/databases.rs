@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use stride_common::{Error, Result};
 use stride_storage::fs::FileSystem;
-use stride_storage::{BufferPool, Catalog, DatabaseFile, Table};
+use stride_storage::{BufferPool, Catalog, DatabaseFile, Recovery, Table};
 
 /// The slot of every connection's `temp` database, never given to an ATTACHed one:
 /// the largest that keeps ids (and the OIDs made from them) below `i64::MAX`.
@@ -200,7 +200,8 @@ impl Databases {
     }
 
     /// ATTACH: opens the database file at `path` (an in-memory database for
-    /// `:memory:`) as `name`. Returns false when `if_not_exists` found the name taken.
+    /// `:memory:`) as `name`. Returns what recovering the file's log found, or `None`
+    /// when `if_not_exists` found the name taken.
     pub fn attach(
         &self,
         fs: &dyn FileSystem,
@@ -209,24 +210,24 @@ impl Databases {
         read_only: bool,
         if_not_exists: bool,
         pool: &BufferPool,
-    ) -> Result<bool> {
+    ) -> Result<Option<Recovery>> {
         if let Some(s) = self.named(name) {
             if if_not_exists {
-                return Ok(false);
+                return Ok(None);
             }
             return Err(Error::binder(format!(
                 "Database \"{}\" is already attached; DETACH it first, or attach the file under another name (ATTACH '{path}' AS other)",
                 s.name
             )));
         }
-        let (catalog, file) = if path.is_empty() || path == ":memory:" {
-            (Arc::new(Catalog::new()), None)
+        let (catalog, file, recovery) = if path.is_empty() || path == ":memory:" {
+            (Arc::new(Catalog::new()), None, Recovery::default())
         } else {
             // One accountant, so one memory limit, for every database (each file
             // keeps its own cache).
-            let (file, catalog, _recovery) =
+            let (file, catalog, recovery) =
                 DatabaseFile::open(fs, path, read_only, pool.accountant())?;
-            (catalog, Some(file))
+            (catalog, Some(file), recovery)
         };
         let mut next = self
             .next_slot
@@ -248,7 +249,7 @@ impl Databases {
         }
         list.push(Arc::new(Store::new(*next, name.to_string(), catalog, file)));
         *next += 1;
-        Ok(true)
+        Ok(Some(recovery))
     }
 
     /// DETACH: forgets the database `name`; its file closes when no statement uses

@@ -419,8 +419,8 @@ fn a_damaged_block_is_named_and_a_damaged_header_slot_falls_back() {
         exec(&db, "CHECKPOINT");
         exec(&db, "INSERT INTO t VALUES (1000)");
     }
-    // Two checkpoints were written (CHECKPOINT and closing): damaging the newer header
-    // slot leaves the older one, which still holds the table as of the first.
+    // Two checkpoints were written (CHECKPOINT and closing). A torn write of the newer
+    // header slot leaves the older one, and the log (not yet reset) continues it.
     let mut bytes = std::fs::read(&path).unwrap();
     let iteration =
         |b: &[u8], slot: usize| u64::from_le_bytes(b[slot + 16..slot + 24].try_into().unwrap());
@@ -430,11 +430,29 @@ fn a_damaged_block_is_named_and_a_damaged_header_slot_falls_back() {
         4096
     };
     let saved = bytes.clone();
+    let wal = format!("{path}.wal");
+    let saved_wal = std::fs::read(&wal).unwrap();
     bytes[newer + 100] ^= 0xff;
     std::fs::write(&path, &bytes).unwrap();
+    // Damaged after the log was reset for it, the slot is restored from the log's copy
+    // of it: nothing committed is lost, and the slot is written back.
     let db = Database::open(&path).unwrap();
+    assert!(db.recovery().restored_header, "{:?}", db.recovery());
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 1001);
+    drop(db);
+    let db = Database::open(&path).unwrap();
+    assert!(!db.recovery().restored_header);
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 1001);
+    drop(db);
+    // Without its log (a torn header write comes before the log is reset, so it names
+    // the older checkpoint), opening falls back to the older slot.
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::remove_file(&wal).unwrap();
+    let db = Database::open(&path).unwrap();
+    assert!(!db.recovery().restored_header);
     assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 1000);
     drop(db);
+    std::fs::write(&wal, &saved_wal).unwrap();
     // A flipped byte in every data block: the error names the block.
     let mut bytes = saved;
     let mut at = 8192 + 100;
@@ -675,13 +693,13 @@ fn checkpoint_threshold_sets_when_the_wal_is_folded_in() {
         .unwrap();
     assert_ne!(
         wal(&conn),
-        "24 bytes",
+        "52 bytes",
         "16 MB by default: the commits stay in the WAL"
     );
     conn.execute("SET checkpoint_threshold = '1KB'").unwrap();
     conn.execute("INSERT INTO t SELECT range FROM range(1000)")
         .unwrap();
-    assert_eq!(wal(&conn), "24 bytes", "past 1 KB the commit checkpointed");
+    assert_eq!(wal(&conn), "52 bytes", "past 1 KB the commit checkpointed");
     // One value for the database: another connection sees it.
     let other = db.connect().unwrap();
     let r = other.query("SHOW checkpoint_threshold").unwrap();
@@ -1147,6 +1165,62 @@ fn updates_and_deletes_replay_from_the_log() {
     let db = Database::open(&path).unwrap();
     assert_eq!(db.recovery().replayed, 0);
     check(&db);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_damaged_log_record_keeps_the_commits_before_it_and_a_copy_of_the_rest() {
+    let d = dir("wal-damage");
+    let path = path_in(&d);
+    run_child_until_done(&path, "changes");
+    // The log's records: a 52-byte header, then each commit's length, checksum and
+    // payload. Damage the second commit's payload.
+    let wal = format!("{path}.wal");
+    let mut bytes = std::fs::read(&wal).unwrap();
+    let mut records = Vec::new();
+    let mut at = 52;
+    loop {
+        let n = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if n == 0 {
+            break;
+        }
+        records.push(at);
+        at += 8 + n;
+    }
+    assert!(records.len() >= 5, "{records:?}");
+    bytes[records[1] + 20] ^= 0x01;
+    std::fs::write(&wal, &bytes).unwrap();
+
+    // Attached, the damage is a note on ATTACH (and the copy is kept).
+    let other = Database::open_in_memory().unwrap();
+    let conn = other.connect().unwrap();
+    let r = conn
+        .execute(&format!("ATTACH '{path}' AS damaged"))
+        .unwrap();
+    let notes = r.notes();
+    assert!(
+        notes.len() == 1
+            && notes[0].contains("commit 2 fails its checksum")
+            && notes[0].contains(&format!("and {} commit(s) (", records.len() - 1))
+            && notes[0].contains(".wal.damaged"),
+        "{notes:?}"
+    );
+    assert_eq!(std::fs::read(format!("{wal}.damaged")).unwrap(), bytes);
+    // The first commit (the DELETE) is there, nothing after it.
+    assert_eq!(
+        int(&query(&other, "SELECT count(*) FROM damaged.t")[0][0]),
+        100_000
+    );
+    assert_eq!(
+        query(&other, "PRAGMA integrity_check"),
+        vec![vec![ScalarValue::Varchar("ok".into())]]
+    );
+    drop(conn);
+    drop(other);
+    // Cut back and checkpointed at detach: the next open finds nothing to report.
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.recovery().warning(&path), None);
+    assert_eq!(int(&query(&db, "SELECT count(*) FROM t")[0][0]), 100_000);
     let _ = std::fs::remove_dir_all(&d);
 }
 
