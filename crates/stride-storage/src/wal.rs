@@ -395,14 +395,16 @@ impl Wal {
                     .get(at + 8 + n..)
                     .map_or(0, |_| intact_records(&bytes, at + 8 + n).0.len());
                 recovery.dropped += later;
-                recovery.damage = Some(format!(
-                    "commit {} fails its checksum{}",
-                    commits.len() + 1,
-                    match later {
-                        0 => String::new(),
-                        n => format!(" and {n} intact commit(s) follow it"),
+                let k = commits.len() + 1;
+                recovery.damage = Some(match (n, later) {
+                    (0, _) => format!("zeros where commit {k} would begin, with data after them"),
+                    (_, 0) => format!("commit {k} fails its checksum, with data after it"),
+                    (_, later) => {
+                        format!(
+                            "commit {k} fails its checksum and {later} intact commit(s) follow it"
+                        )
                     }
-                ));
+                });
                 if writable {
                     recovery.kept = Some(keep_copy(fs, path, &bytes)?);
                 }

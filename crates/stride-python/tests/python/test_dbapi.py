@@ -148,6 +148,32 @@ def test_database_file(tmp_path):
             c.execute("INSERT INTO t VALUES (1)")
 
 
+def test_recovery_is_a_warning(tmp_path):
+    import subprocess
+    import sys
+
+    # A writer that dies without closing leaves its commits in the log; bytes
+    # after them are cut off at the next open, with a RuntimeWarning.
+    path = str(tmp_path / "crash.stride")
+    script = tmp_path / "crash.py"
+    script.write_text(
+        f"""
+import os, stride
+c = stride.connect({path!r})
+c.execute("CREATE TABLE t AS SELECT range AS i FROM range(10)")
+c.execute("INSERT INTO t VALUES (10)")
+os._exit(0)
+"""
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    with open(path + ".wal", "ab") as f:
+        f.write(bytes([7] * 37))
+    with pytest.warns(RuntimeWarning, match="write-ahead log"):
+        c = stride.connect(path)
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (11,)
+
+
 def test_config_sets_options():
     c = stride.connect(config={"threads": 1})
     assert c.execute("SELECT current_setting('threads')").fetchone() == (1,)
