@@ -351,7 +351,9 @@ pub fn add_months_to_days(days: i64, months: i64) -> Option<i64> {
     let ny = total.div_euclid(12);
     let nm = (total.rem_euclid(12) + 1) as u32;
     let nd = d.min(days_in_month(ny, nm));
-    if !(-290_000..=290_000).contains(&ny) {
+    // Past every DATE and TIMESTAMP (years about ±5.88 million): the callers check
+    // their own type's range; this only keeps the arithmetic in bounds.
+    if !(-6_000_000..=6_000_000).contains(&ny) {
         return None;
     }
     Some(days_from_civil(ny, nm, nd))

@@ -1341,7 +1341,10 @@ fn commits_survive_sigkill_and_torn_logs_are_cut_back() {
         let db = Database::open(&path).unwrap();
         if round % 3 == 2 && current {
             let r = db.recovery();
-            assert!(r.cut_bytes >= 37 && r.dropped == 1 && r.damage.is_none(), "{r:?}");
+            assert!(
+                r.cut_bytes >= 37 && r.dropped == 1 && r.damage.is_none(),
+                "{r:?}"
+            );
         }
         // Whole commits only, every acknowledged one, numbered without gaps.
         let rows = query(

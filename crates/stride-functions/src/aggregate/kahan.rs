@@ -27,12 +27,25 @@ impl KahanSum {
     fn add(&mut self, g: usize, x: f64) {
         let s = self.sums[g];
         let t = s + x;
-        self.errs[g] += if s.abs() >= x.abs() {
-            (s - t) + x
-        } else {
-            (x - t) + s
-        };
+        // Past the largest double the sum is infinite (or NaN) and there are no lost
+        // bits to keep: a compensation of inf - inf would turn it into NaN.
+        if t.is_finite() {
+            self.errs[g] += if s.abs() >= x.abs() {
+                (s - t) + x
+            } else {
+                (x - t) + s
+            };
+        }
         self.sums[g] = t;
+    }
+}
+
+/// A sum with its compensation (none once the sum is no longer finite).
+fn total(sum: f64, err: f64) -> f64 {
+    if sum.is_finite() {
+        sum + err
+    } else {
+        sum
     }
 }
 
@@ -61,7 +74,7 @@ impl GroupedState for KahanSum {
             .sums
             .iter()
             .zip(&self.errs)
-            .map(|(s, e)| s + e)
+            .map(|(&s, &e)| total(s, e))
             .collect();
         self.sums.clear();
         self.errs.clear();
@@ -83,7 +96,7 @@ impl GroupedState for KahanSum {
     fn finalize(&mut self) -> Result<Vector> {
         let vals: Vec<Option<f64>> = (0..self.sums.len())
             .map(|g| {
-                let (s, n) = (self.sums[g] + self.errs[g], self.counts[g]);
+                let (s, n) = (total(self.sums[g], self.errs[g]), self.counts[g]);
                 (n > 0).then(|| if self.mean { s / n as f64 } else { s })
             })
             .collect();

@@ -681,8 +681,9 @@ pub fn bind_scalar_call(name: &str, mut args: Vec<Expr>) -> Result<Expr> {
 }
 
 /// `round(d, k)` and `trunc(d, k)` of a DECIMAL(p, s) with a constant `k` return
-/// DECIMAL(p, k) for 0 <= k < s, and DECIMAL(p, 0) for negative `k`, as DuckDB does
-/// (`round(1.25::DECIMAL(10,2), 1)` is 1.3, not 1.30). A `k` that is not constant
+/// DECIMAL(p, k) for 0 <= k < s, and DECIMAL(p, 0) for negative `k` (DECIMAL(p + 1, 0)
+/// when rounding a DECIMAL(p, 0)), as DuckDB does (`round(1.25::DECIMAL(10,2), 1)` is
+/// 1.3, not 1.30). A `k` that is not constant
 /// keeps scale s, with the rounded-away digits zero.
 fn decimal_rounding_scale(e: Expr) -> Result<Expr> {
     let Expr::Function { mut func, args } = e else {
@@ -695,6 +696,11 @@ fn decimal_rounding_scale(e: Expr) -> Result<Expr> {
     {
         if let DataType::Decimal(p, s) = args[0].data_type() {
             if let Some(k) = super::fold::fold_constant(&args[1])?.and_then(|v| v.as_i64()) {
+                // Rounding a whole DECIMAL(p, 0) to tens or more can carry into one
+                // more digit (round(99::DECIMAL(2,0), -1) is 100); with fraction
+                // digits to drop, p holds the carry.
+                let carry = s == 0 && k < 0 && func.func != ScalarFunction::Trunc;
+                let p = if carry { (p + 1).min(38) } else { p };
                 func.return_type = DataType::Decimal(p, k.clamp(0, s as i64) as u8);
             }
         }

@@ -61,7 +61,8 @@ fn months_from(start: i64, end: i64) -> Option<i64> {
     };
     let after = |n: i64| -> Option<i64> {
         let day = add_months_to_days(start.div_euclid(MICROS_PER_DAY), n)?;
-        Some(day * MICROS_PER_DAY + start.rem_euclid(MICROS_PER_DAY))
+        day.checked_mul(MICROS_PER_DAY)?
+            .checked_add(start.rem_euclid(MICROS_PER_DAY))
     };
     // `start` moved by `n` months lands in `end`'s month: one step back toward
     // `start` when it passes `end`

@@ -184,6 +184,23 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         .ok_or_else(|| Error::internal(format!("{} is not an aggregate", func.name())))?;
     // The extra arguments that are constants are the aggregate's parameters (a
     // quantile's fraction, max's count), as a query's binder gives them.
+    // The extra arguments take the types the aggregate was bound to (string_agg's
+    // separator 5 is '5'), as a query's binder casts them.
+    let extras = extras
+        .iter()
+        .enumerate()
+        .map(
+            |(i, e)| match agg.arg_types.get(i + 1).filter(|t| **t != e.ty) {
+                None => Ok(e.clone()),
+                Some(t) => {
+                    let n = if e.constant { 1 } else { idx.len() };
+                    let mut v = crate::cast_vector(e, n, t, false)?;
+                    v.constant = e.constant;
+                    Ok(v)
+                }
+            },
+        )
+        .collect::<Result<Vec<_>>>()?;
     agg.constants = std::iter::once(None)
         .chain(extras.iter().map(|e| e.constant.then(|| e.get(0))))
         .collect();

@@ -72,11 +72,13 @@ pub(crate) fn integer_type(t: &DataType) -> Option<DataType> {
 
 pub(crate) fn resolve_bit_count(args: &[DataType]) -> Option<BoundFunction> {
     let [t] = args else { return None };
-    bind(
-        ScalarFunction::BitCount,
-        vec![integer_type(t)?],
-        DataType::TinyInt,
-    )
+    let t = integer_type(t)?;
+    // 128 bits set do not fit a TINYINT (DuckDB: SMALLINT for HUGEINT).
+    let out = match t.physical() {
+        stride_common::PhysicalType::I128 => DataType::SmallInt,
+        _ => DataType::TinyInt,
+    };
+    bind(ScalarFunction::BitCount, vec![t], out)
 }
 
 pub(crate) fn resolve_xor(args: &[DataType]) -> Option<BoundFunction> {
@@ -185,6 +187,11 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
         ),
         ScalarFunction::BitCount => {
             let v = &args[0];
+            if ty == DataType::SmallInt {
+                return with_integer!(v.ty.physical(), T => Ok(unary(v, len, ty,
+                    |x: T| x.count_ones() as i16)),
+                    _ => Err(Error::internal("bit_count of a non-integer")));
+            }
             with_integer!(v.ty.physical(), T => Ok(unary(v, len, ty,
                 |x: T| x.count_ones() as i8)),
                 _ => Err(Error::internal("bit_count of a non-integer")))

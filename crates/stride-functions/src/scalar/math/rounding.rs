@@ -135,13 +135,33 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
                 DataType::Decimal(_, s) => *s,
                 _ => 0,
             };
+            // A DECIMAL(p, 0) rounded to tens or more may carry into a digit more:
+            // the binder gave DECIMAL(p + 1, 0), which may be stored wider.
+            let widened;
+            let v = match (t, &ty) {
+                (DataType::Decimal(..), DataType::Decimal(rp, _))
+                    if ty.physical() != v.ty.physical() =>
+                {
+                    widened = crate::cast::cast_vector(v, len, &DataType::Decimal(*rp, s), false)?;
+                    &widened
+                }
+                _ => v,
+            };
+            // What the result's precision holds (a carry past DECIMAL(38) overflows).
+            let limit = match &ty {
+                DataType::Decimal(rp, _) => pow10(*rp).unsigned_abs(),
+                _ => u128::MAX,
+            };
             // The binder may give the result fewer fraction digits (a constant n).
             let shrink = match &ty {
                 DataType::Decimal(_, rs) if *rs < s => pow10(s - rs),
                 _ => 1,
             };
             with_integer!(v.ty.physical(), T => try_binary(v, n, len, ty.clone(),
-                |x: T, n: i32| T::from_i128(round_digits(x.to_i128(), s, n, m)? / shrink),
+                |x: T, n: i32| {
+                    let r = round_digits(x.to_i128(), s, n, m)? / shrink;
+                    T::from_i128(r).filter(|_| r.unsigned_abs() < limit)
+                },
                 |x, _| Error::out_of_range(format!("Overflow in rounding of {ty} ({x})"))),
                 _ => Err(Error::internal("rounding storage")))
         }
