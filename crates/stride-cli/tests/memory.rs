@@ -60,6 +60,35 @@ fn a_query_that_cannot_fit_fails_and_the_shell_goes_on() {
     assert_eq!(o.status.code(), Some(1), "{:?}", o.status);
 }
 
+/// Lists are built whole, as values: a list a query asks for at once (`range(n)` as a
+/// value, `list_resize`), or a `list()` that grows past what the process may still
+/// allocate, fails the statement instead of an allocation aborting the process.
+#[test]
+fn lists_too_big_for_the_process_fail_the_statement() {
+    let o = limited(
+        2_000_000,
+        &[
+            "SELECT len(list_resize([1], 300000000))",
+            "SELECT len(range(300000000))",
+            "SELECT count(*) FROM (SELECT list(range) AS l FROM range(300000000))",
+            "SELECT 42 AS alive",
+        ],
+    );
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    for what in [
+        "list_resize: a list of",
+        "range: a list of",
+        "list: a list of",
+    ] {
+        assert!(
+            err.contains(&format!("Out of Memory Error: {what}")),
+            "{what}: {err}"
+        );
+    }
+    assert!(!err.contains("memory allocation"), "{err}");
+    assert!(out.contains("42"), "{out}\n{err}");
+}
+
 fn psql(port: u16, sql: &str) -> Option<Output> {
     Command::new("psql")
         .args([

@@ -18,6 +18,7 @@
 pub mod aggregate;
 pub mod cast;
 pub mod kernels;
+mod list_memory;
 pub mod pg_types;
 pub mod reference;
 pub mod scalar;

@@ -8,6 +8,7 @@
 
 use super::{element, items, list_arg};
 use crate::kernels::map_values;
+use crate::list_memory::check_list_memory;
 use crate::scalar::signature::{bind, castable, is_integer_arg};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::temporal::timestamp_add_interval;
@@ -173,6 +174,7 @@ fn integer_range(row: &[ScalarValue], inclusive: bool) -> Result<Vec<ScalarValue
             "Lists larger than 2^32 elements are not supported",
         ));
     }
+    check_list_memory("range", count)?;
     Ok((0..count)
         .map(|k| ScalarValue::BigInt((s + k * st) as i64))
         .collect())
@@ -208,6 +210,10 @@ fn timestamp_range(row: &[ScalarValue], inclusive: bool) -> Result<Vec<ScalarVal
             return Err(Error::invalid_input(
                 "Lists larger than 2^32 elements are not supported",
             ));
+        }
+        if out.len() == out.capacity() && out.len() >= 1 << 16 {
+            // (the list doubles: check before asking for it)
+            check_list_memory("range", 2 * out.len() as i128)?;
         }
         out.push(match zone {
             Some(_) => ScalarValue::TimestampTz(t),
@@ -262,6 +268,7 @@ pub(super) fn evaluate(f: &BoundFunction, args: &[Vector], len: usize) -> Result
                     "Lists larger than 2^32 elements are not supported",
                 ));
             }
+            check_list_memory("list_resize", n as i128)?;
             let fill = row.get(2).cloned().unwrap_or(ScalarValue::Null);
             let mut v = items(&row[0]).to_vec();
             v.resize(n as usize, fill);
