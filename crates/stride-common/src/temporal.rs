@@ -174,10 +174,12 @@ pub fn parse_time(s: &str) -> Option<i64> {
 /// (`+02`, `-05:30`, `Z`). At most 24:00:00. Microseconds since midnight.
 pub fn parse_time_of_day(s: &str) -> Option<i64> {
     let mut s = s.trim();
+    let mut dated = false;
     if let Some(i) = s.find([' ', 'T']) {
         if s[..i].contains('-') {
             parse_date(&s[..i])?;
             s = s[i + 1..].trim_start();
+            dated = true;
         }
     }
     let s = s.strip_suffix('Z').unwrap_or(s);
@@ -224,6 +226,11 @@ pub fn parse_time_of_day(s: &str) -> Option<i64> {
     };
     if m > 59 || sec > 59 || h > 24 || (h == 24 && (m, sec, frac) != (0, 0, 0)) {
         return None;
+    }
+    // After a date, 24:00:00 is the next day's midnight, whose time is 00:00:00
+    // (DuckDB); alone it stays 24:00:00.
+    if dated && h == 24 {
+        return Some(0);
     }
     Some(((h * 60 + m) * 60 + sec) * 1_000_000 + frac)
 }
@@ -380,8 +387,9 @@ pub fn date_add_days(d: i32, n: i64) -> Option<i32> {
     if !is_finite_date(d) {
         return Some(d);
     }
-    let r = i32::try_from(d as i64 + n).ok()?;
-    is_finite_date(r).then_some(r)
+    let r = d as i64 + n;
+    // (i32::MIN is below -infinity, not a date)
+    (r > DATE_NEG_INFINITY as i64 && r < DATE_INFINITY as i64).then_some(r as i32)
 }
 
 /// The midnight of a date plus a time of day, as a TIMESTAMP; the infinite dates

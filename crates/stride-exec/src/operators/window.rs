@@ -449,6 +449,54 @@ fn args_key(w: &WindowExpr, input: &Inputs, s: &Sorted) -> Option<RangeKeys> {
     })
 }
 
+/// The bound's key for an INTERVAL offset that is not a fixed length: months (a
+/// TIMESTAMP, TIMESTAMPTZ or DATE key), or days of a TIMESTAMPTZ key, which are 23 or
+/// 25 hours across a daylight-saving change. The key `v` moved `forward` (or back) as
+/// `v + INTERVAL` computes it; `None` for offsets [`exact_offset`] handles.
+fn calendar_target(
+    v: &ScalarValue,
+    key_ty: &DataType,
+    key: i128,
+    forward: bool,
+) -> Result<Option<i128>> {
+    let ScalarValue::Interval(iv) = v else {
+        return Ok(None);
+    };
+    let calendar = iv.months != 0 || (iv.days != 0 && *key_ty == DataType::TimestampTz);
+    if !calendar {
+        return Ok(None);
+    }
+    let iv = match forward {
+        true => *iv,
+        false => stride_common::Interval::new(
+            iv.months.saturating_neg(),
+            iv.days.saturating_neg(),
+            iv.micros.saturating_neg(),
+        ),
+    };
+    let moved = match key_ty {
+        DataType::Timestamp => stride_common::temporal::timestamp_add_interval(key as i64, iv),
+        DataType::TimestampTz => {
+            let zone = stride_common::zone::current();
+            stride_functions::timezone::add_interval(&zone, key as i64, iv)
+        }
+        DataType::Date if iv.micros == 0 => {
+            stride_common::temporal::add_months_to_days(key as i64, iv.months as i64)
+                .and_then(|d| d.checked_add(iv.days as i64))
+        }
+        _ => {
+            return Err(Error::not_supported(format!(
+                "a RANGE offset of {v} over {key_ty} keys is not supported yet; use whole days"
+            )))
+        }
+    };
+    // Past the type's range, the bound is past every key.
+    Ok(Some(moved.map_or(
+        if forward { i128::MAX } else { i128::MIN },
+        |m| m as i128,
+    )))
+}
+
 /// A RANGE offset (an integer, DECIMAL or INTERVAL; a float one makes the keys
 /// floats) in the units of an exact key of type `key_ty`, rounded down and up (an
 /// offset finer than the key's units: `0.25` on a DECIMAL(10,1) key).
@@ -585,7 +633,14 @@ fn frame(w: &WindowExpr, s: &Sorted, key: &Option<RangeKeys>, p: usize) -> Resul
                 match keys {
                     RangeKeys::Exact(keys) => {
                         let Some(v) = keys[p] else { return peers };
-                        let (down, up) = exact_offset(k, &sort.expr.data_type())?;
+                        let key_ty = sort.expr.data_type();
+                        if let Some(target) = calendar_target(k, &key_ty, v, following == sort.asc)?
+                        {
+                            return Ok(first_not(ps, pe, |q| {
+                                place(keys[q].map(|x| x.cmp(&target)), !is_start)
+                            }));
+                        }
+                        let (down, up) = exact_offset(k, &key_ty)?;
                         // In sort direction: a start bound takes the keys at or past
                         // the offset, so it rounds toward the current row; an end
                         // bound rounds away from it.

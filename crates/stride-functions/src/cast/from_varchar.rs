@@ -250,11 +250,21 @@ pub fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// A date, or a timestamp's date part ('2024-01-01 10:00' is 2024-01-01).
+/// A date, or a timestamp's date part ('2024-01-01 10:00' is 2024-01-01): the date
+/// as written, also before 24:00:00 (DuckDB), which as a timestamp is the next day.
 fn parse_date(s: &str) -> Option<i32> {
     temporal::parse_date(s).or_else(|| {
         let ts = temporal::parse_timestamp(s)?;
-        i32::try_from(ts.div_euclid(MICROS_PER_DAY)).ok()
+        let day = i32::try_from(ts.div_euclid(MICROS_PER_DAY)).ok()?;
+        let written = s
+            .trim()
+            .split([' ', 'T'])
+            .next()
+            .and_then(temporal::parse_date);
+        match written {
+            Some(d) if d as i64 == day as i64 - 1 && ts.rem_euclid(MICROS_PER_DAY) == 0 => Some(d),
+            _ => Some(day),
+        }
     })
 }
 

@@ -143,12 +143,19 @@ fn scaled_interval(x: Iv, scale: impl Fn(f64) -> f64) -> Option<Iv> {
     let month_days = (months - months.trunc()) * 30.0;
     let days = scale(x.days as f64);
     let carried = (month_days - month_days.trunc()) + (days - days.trunc());
-    let micros = (scale(x.micros as f64) + carried * MICROS_PER_DAY as f64).round();
+    // The fractions carried down, rounded to the microsecond; whole days among them
+    // go back up to the days, as PostgreSQL's interval_div does: '4 months' / 3 is
+    // 1 month 10 days, not 1 month 9 days 24:00:00 (its third of a month is 9.999...
+    // days in floating point).
+    let day = MICROS_PER_DAY as f64;
+    let carried = (carried * day).round();
+    let whole_days = (carried / day).trunc();
+    let micros = scale(x.micros as f64).round() + (carried - whole_days * day);
     let int = |v: f64, lo: f64, hi: f64| (v.is_finite() && v >= lo && v <= hi).then_some(v);
     Some(Iv::new(
         int(months.trunc(), i32::MIN as f64, i32::MAX as f64)? as i32,
         int(
-            days.trunc() + month_days.trunc(),
+            days.trunc() + month_days.trunc() + whole_days,
             i32::MIN as f64,
             i32::MAX as f64,
         )? as i32,
@@ -209,8 +216,15 @@ pub(super) fn evaluate(f: &BoundFunction, a: &Vector, b: &Vector, len: usize) ->
                 b,
                 len,
                 ty,
-                |x: i64, y: i64| crate::timezone::difference(&zone, x, y),
-                |_, _| interval_range(),
+                |x: i64, y: i64| {
+                    (is_finite_timestamp(x) && is_finite_timestamp(y))
+                        .then(|| crate::timezone::difference(&zone, x, y))
+                        .flatten()
+                },
+                |x: i64, y: i64| match is_finite_timestamp(x) && is_finite_timestamp(y) {
+                    true => interval_range(),
+                    false => Error::invalid_input("Cannot subtract infinite timestamps"),
+                },
             )
         }
         (Add, Date, Integer) => try_binary(

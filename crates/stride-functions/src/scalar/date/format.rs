@@ -257,8 +257,10 @@ fn write_spec(spec: Spec, pad: bool, p: &Parts, out: &mut String) {
     let dow = day_of_week(p.days);
     let yday = day_of_year(p.days) - 1;
     match spec {
-        Year => num(out, p.year, 4, pad),
-        Year2 => num(out, p.year.rem_euclid(100), 2, pad),
+        // A year before 1 (BC) is written as a plain negative number, its last two
+        // digits as those of its magnitude (DuckDB: -43 and 43 for 44 BC).
+        Year => num(out, p.year, 4, pad && p.year >= 0),
+        Year2 => num(out, p.year.abs() % 100, 2, pad),
         Month => num(out, p.month as i64, 2, pad),
         MonthName => out.push_str(month_name(p.month)),
         MonthAbbr => out.push_str(&month_name(p.month)[..3]),
@@ -282,7 +284,10 @@ fn write_spec(spec: Spec, pad: bool, p: &Parts, out: &mut String) {
         WeekSun => num(out, (yday + 7 - dow) / 7, 2, pad),
         WeekMon => num(out, (yday + 7 - (dow + 6) % 7) / 7, 2, pad),
         IsoWeek => num(out, iso_week(p.days).1, 2, pad),
-        IsoYear => num(out, iso_week(p.days).0, 4, pad),
+        IsoYear => {
+            let y = iso_week(p.days).0;
+            num(out, y, 4, pad && y >= 0)
+        }
         TzOffset => stride_common::zone::write_offset(out, p.offset),
         TzName => out.push_str(p.zone),
     }
