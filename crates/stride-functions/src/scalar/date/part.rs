@@ -14,7 +14,7 @@ use crate::kernels::{map_rows, null_vector, try_unary, unary, Slot, StrSlot};
 use crate::scalar::signature::{bind, castable};
 use crate::scalar::{BoundFunction, ScalarFunction};
 use stride_common::interval::MICROS_PER_DAY;
-use stride_common::temporal::is_finite_timestamp;
+use stride_common::temporal::{is_finite_date, is_finite_timestamp};
 use stride_common::time_tz;
 use stride_common::time_unit::TimeUnit;
 use stride_common::{DataType, Error, Interval, Result, ScalarValue, Vector};
@@ -118,8 +118,12 @@ pub(crate) fn specialize_date_part(f: &mut BoundFunction, part: &ScalarValue) {
 fn extract_fractional(field: DateField, v: &Vector, len: usize) -> Result<Vector> {
     let ty = DataType::Double;
     match v.ty {
-        DataType::Date => Ok(unary(v, len, ty, |d: i32| {
-            field.fractional_of_timestamp((d as i64).saturating_mul(MICROS_PER_DAY))
+        // From the day itself: a date past the TIMESTAMP range (year 294247) has an
+        // epoch and a Julian day all the same (DuckDB).
+        DataType::Date => Ok(unary(v, len, ty, |d: i32| match field {
+            DateField::Epoch if is_finite_date(d) => d as f64 * 86_400.0,
+            DateField::Julian if is_finite_date(d) => (d as i64 + 2_440_588) as f64,
+            _ => field.fractional_of_timestamp((d as i64).saturating_mul(MICROS_PER_DAY)),
         })),
         DataType::Timestamp => Ok(unary(v, len, ty, |t: i64| field.fractional_of_timestamp(t))),
         DataType::Time => {
