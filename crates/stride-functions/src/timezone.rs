@@ -9,8 +9,9 @@
 //! local time in a zone is `instant + offset`, and a local time maps back to an
 //! instant with the zone's rules (a time skipped by a forward shift is read with the
 //! offset before it, a repeated one is the later instant, as DuckDB's ICU does).
-//! Jiff's rules cover years -9999 to 9999: an instant past them takes the offset at
-//! the nearest end.
+//! Jiff's rules cover years -9999 to 9999: an instant past them is moved into that
+//! range by whole 400-year cycles of the Gregorian calendar (146,097 days, whole
+//! weeks), where the zone's yearly rule falls on the same days, and back.
 
 use crate::kernels::{try_unary_or_null, unary};
 use std::collections::HashMap;
@@ -24,7 +25,28 @@ struct Iana {
     tz: jiff::tz::TimeZone,
 }
 
-/// The nearest instant jiff's rules cover.
+/// Microseconds in 400 years of the Gregorian calendar, after which its days and
+/// weekdays repeat.
+const CYCLE: i64 = 146_097 * 86_400_000_000;
+
+/// `micros` moved by whole [`CYCLE`]s to within jiff's range (a year inside its ends,
+/// so local times near them resolve too), and the shift to add back.
+fn folded(micros: i64) -> (i64, i64) {
+    const YEAR: i64 = 366 * 86_400_000_000;
+    let max = jiff::Timestamp::MAX.as_microsecond() - YEAR;
+    let min = jiff::Timestamp::MIN.as_microsecond() + YEAR;
+    let cycles = if micros > max {
+        -((micros - max) / CYCLE + 1)
+    } else if micros < min {
+        (min - micros) / CYCLE + 1
+    } else {
+        0
+    };
+    let shift = cycles * CYCLE;
+    (micros + shift, -shift)
+}
+
+/// The instant jiff's rules cover for `micros` (see [`folded`]).
 fn jiff_instant(micros: i64) -> jiff::Timestamp {
     let min = jiff::Timestamp::MIN.as_microsecond();
     let max = jiff::Timestamp::MAX.as_microsecond();
@@ -37,7 +59,7 @@ impl ZoneRules for Iana {
     }
 
     fn offset_at(&self, instant: i64) -> i32 {
-        self.tz.to_offset(jiff_instant(instant)).seconds()
+        self.tz.to_offset(jiff_instant(folded(instant).0)).seconds()
     }
 
     fn instant_of(&self, local: i64) -> Option<i64> {
@@ -53,6 +75,7 @@ impl Iana {
     /// The instant of a local time: a skipped one read with the offset before the
     /// shift, a repeated one the occurrence with offset `prefer`, else the later.
     fn resolve(&self, local: i64, prefer: Option<i32>) -> Option<i64> {
+        let (local, back) = folded(local);
         let ts = jiff_instant(local);
         // the local time's fields, read as if it were UTC
         let dt = jiff::tz::TimeZone::UTC.to_datetime(ts);
@@ -64,7 +87,9 @@ impl Iana {
             }
             jiff::tz::AmbiguousOffset::Fold { after, .. } => after,
         };
-        local.checked_sub(offset.seconds() as i64 * 1_000_000)
+        local
+            .checked_sub(offset.seconds() as i64 * 1_000_000)?
+            .checked_add(back)
     }
 }
 
