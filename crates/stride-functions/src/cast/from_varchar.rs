@@ -24,7 +24,7 @@ pub(super) fn cast(v: &Vector, len: usize, to: &DataType, try_cast: bool) -> Res
         | DataType::UBigInt => {
             let (lo, hi) = to.integer_range().expect("an integer type");
             with_integer!(to.physical(), O => parse_each(v, len, to, try_cast, |s| {
-                let x = parse_integer(s)?;
+                let x = parse_integer(s).or_else(|| parse_integer_cast(s))?;
                 if x < lo || x > hi {
                     return None;
                 }
@@ -223,6 +223,48 @@ pub fn parse_integer(s: &str) -> Option<i128> {
     } else {
         v.checked_neg()
     }
+}
+
+/// The other integer text a CAST takes (DuckDB): `1_000` (underscores between
+/// digits), `0x1F` and `0b101`, and decimal text rounded half away from zero (`2.5`
+/// is 3, `1e3` is 1000). Not for CSV reading, where `2.5` must not look like an
+/// integer.
+fn parse_integer_cast(s: &str) -> Option<i128> {
+    let t = s.trim();
+    let (neg, body) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let radix = match body.get(..2) {
+        Some("0x" | "0X") => Some(16),
+        Some("0b" | "0B") => Some(2),
+        _ => None,
+    };
+    if let Some(radix) = radix {
+        let digits = &body[2..];
+        if digits.is_empty() || neg {
+            return None;
+        }
+        return i128::from_str_radix(digits, radix).ok();
+    }
+    // Underscores only between two digits.
+    let b = body.as_bytes();
+    let joined = b.iter().enumerate().all(|(i, &c)| {
+        c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    if !joined {
+        return None;
+    }
+    let plain: String = t.chars().filter(|&c| c != '_').collect();
+    if plain != t {
+        if let Some(v) = parse_integer(&plain) {
+            return Some(v);
+        }
+    }
+    // Decimal text: at most 38 digits before the point.
+    parse_decimal(&plain, 38, 0)
 }
 
 /// A float in Rust's syntax (exponents, 'inf', 'nan'); a finite literal too large for

@@ -467,6 +467,25 @@ impl Binder<'_> {
                 self.hint_parameter(low, &x.data_type());
                 self.hint_parameter(high, &x.data_type());
                 self.hint_parameter(expr, &lo.data_type());
+                // Numbers compare at one type common to all three (DuckDB): REAL
+                // 16777216 is below 16777217, which as a REAL would equal it.
+                let (x, lo, hi) = if [&x, &lo, &hi].iter().all(|e| e.data_type().is_numeric()) {
+                    let (mut all, _) = unify_all(vec![x, lo, hi], "BETWEEN")?;
+                    // Constant bounds stay constants (zone maps read them), unless
+                    // their cast fails, which then fails per row.
+                    let fold = |e: Expr| match super::fold::fold_constant(&e) {
+                        Ok(Some(value)) => Expr::Literal {
+                            value,
+                            ty: e.data_type(),
+                        },
+                        _ => e,
+                    };
+                    let hi = fold(all.pop().expect("three"));
+                    let lo = fold(all.pop().expect("three"));
+                    (all.pop().expect("three"), lo, hi)
+                } else {
+                    (x, lo, hi)
+                };
                 let ge = compare(">=", x.clone(), lo)?;
                 let le = compare("<=", x, hi)?;
                 let both = Expr::And(Box::new(ge), Box::new(le));
@@ -1153,6 +1172,10 @@ pub(super) fn negate_literal(v: ScalarValue) -> Result<ScalarValue> {
         ScalarValue::BigInt(i) => ScalarValue::BigInt(-i),
         ScalarValue::HugeInt(9_223_372_036_854_775_808) => ScalarValue::BigInt(i64::MIN),
         ScalarValue::HugeInt(v) => ScalarValue::HugeInt(-v),
+        // 2^127, above HUGEINT's largest, negated is its smallest; larger ones have no
+        // integer type (DOUBLE, as an integer literal past UHUGEINT is)
+        ScalarValue::UHugeInt(v) if v == 1u128 << 127 => ScalarValue::HugeInt(i128::MIN),
+        ScalarValue::UHugeInt(v) => ScalarValue::Double(-(v as f64)),
         ScalarValue::Decimal(v, p, s) => ScalarValue::Decimal(-v, p, s),
         ScalarValue::Double(d) => ScalarValue::Double(-d),
         other => return Err(Error::internal(format!("cannot negate literal {other:?}"))),

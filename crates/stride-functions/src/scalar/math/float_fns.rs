@@ -164,8 +164,15 @@ pub(super) fn evaluate(func: ScalarFunction, args: &[Vector], len: usize) -> Res
         })),
         F::Power => Ok(binary(v, &args[1], len, ty, f64::powf)),
         F::Atan2 => Ok(binary(v, &args[1], len, ty, f64::atan2)),
+        // The remainder with the divisor's sign (DuckDB's), from the exact one: x -
+        // y * floor(x / y) lost it all when x / y is large (fmod(1e20, 3) was 0).
         F::Fmod => Ok(binary(v, &args[1], len, ty, |x: f64, y: f64| {
-            x - y * (x / y).floor()
+            let r = x % y;
+            if r != 0.0 && (r < 0.0) != (y < 0.0) {
+                r + y
+            } else {
+                r + 0.0 // (-0.0 as 0.0)
+            }
         })),
         F::Fdiv => Ok(binary(v, &args[1], len, ty, |x: f64, y: f64| {
             (x / y).floor()

@@ -183,10 +183,24 @@ fn float_whole<F: SqlFloat>(v: &Vector, len: usize, ty: DataType, m: Mode) -> Ve
 fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m: Mode) -> Vector {
     binary(v, n, len, ty, move |x: F, n: i32| {
         let x = x.to_f64();
+        // Rounded to more tens than any double has: zero (DuckDB).
+        if n < -308 && x.is_finite() {
+            return F::from_f64(0.0 * x.signum());
+        }
         let r = match m {
             Mode::Trunc => {
-                let scale = 10f64.powi(n);
-                (x * scale).trunc() / scale
+                let scale = pow10_f64(n.abs());
+                let up = n >= 0;
+                let t = if up {
+                    (x * scale).trunc()
+                } else {
+                    (x / scale).trunc()
+                };
+                if up {
+                    t / scale
+                } else {
+                    t * scale
+                }
             }
             Mode::RoundEven => round_float_digits(x, n, f64::round_ties_even),
             _ => round_float_digits(x, n, f64::round),
@@ -196,6 +210,18 @@ fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m
     })
 }
 
+/// 10^n as the double nearest it (`powi` multiplies its error up: 10^300 came out as
+/// 1.0000000000000006e300); infinity past 10^308.
+fn pow10_f64(n: i32) -> f64 {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..=308)
+            .map(|k| format!("1e{k}").parse().unwrap_or(f64::INFINITY))
+            .collect()
+    });
+    table.get(n as usize).copied().unwrap_or(f64::INFINITY)
+}
+
 /// `x` rounded at `n` decimal digits, a tie going the way `ties` rounds it (half away
 /// from zero for round, half to even for round_even). A scaled value that lands on a
 /// tie only through the product's rounding (2.675 * 100 is 267.5 in doubles, though
@@ -203,7 +229,7 @@ fn float_digits<F: SqlFloat>(v: &Vector, n: &Vector, len: usize, ty: DataType, m
 /// DuckDB does: round(2.675, 2) and round_even(2.675, 2) are 2.67.
 fn round_float_digits(x: f64, n: i32, ties: fn(f64) -> f64) -> f64 {
     let up = n >= 0;
-    let scale = 10f64.powi(n.abs());
+    let scale = pow10_f64(n.abs());
     let r = if up { x * scale } else { x / scale };
     let floor = r.floor();
     if r - floor != 0.5 {
