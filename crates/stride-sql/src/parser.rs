@@ -677,6 +677,20 @@ impl Dialect for StrideDialect {
         true
     }
 
+    /// PostgreSQL's (and DuckDB's) order: IN, LIKE, ILIKE, SIMILAR TO and BETWEEN
+    /// bind more tightly than the comparisons (`a = b IN (...)` is `a = (b IN
+    /// (...))`, `'a' LIKE 'a' = true` is `('a' LIKE 'a') = true`), which bind more
+    /// tightly than IS. The parser gave IN and BETWEEN the comparisons' level, so
+    /// `2 IN (1, 2) = 3 IN (3)` read as `((2 IN (1, 2)) = 3) IN (3)`.
+    fn prec_value(&self, prec: sqlparser::dialect::Precedence) -> u8 {
+        use sqlparser::dialect::Precedence;
+        match prec {
+            Precedence::Eq => 19,
+            Precedence::Like | Precedence::Between => 20,
+            other => DuckDbDialect {}.prec_value(other),
+        }
+    }
+
     /// DuckDB's `* RENAME (column AS name)`.
     fn supports_select_wildcard_rename(&self) -> bool {
         true
