@@ -22,7 +22,7 @@ use super::Statistics;
 use crate::plan::visit::children_mut;
 use crate::plan::{Expr, JoinKind, LogicalPlan};
 use std::collections::HashMap;
-use stride_common::{Result, ScalarValue};
+use stride_common::{DataType, Result, ScalarValue};
 use stride_functions::ScalarFunction;
 
 pub fn optimize(mut plan: LogicalPlan, stats: &dyn Statistics) -> Result<LogicalPlan> {
@@ -701,6 +701,11 @@ fn extract_keys(terms: Vec<Expr>, nleft: usize) -> (Vec<(Expr, Expr)>, Vec<Expr>
     let mut keys = Vec::new();
     let mut rest = Vec::new();
     for t in terms {
+        if let Some([(la, ra), (lb, rb)]) = null_safe_keys(&t, nleft) {
+            keys.push((la, ra));
+            keys.push((lb, rb));
+            continue;
+        }
         if let Some((a, b)) = equality_sides(&t) {
             let (sa, sb) = (side(a, nleft), side(b, nleft));
             let pair = match (sa, sb) {
@@ -717,6 +722,55 @@ fn extract_keys(terms: Vec<Expr>, nleft: usize) -> (Vec<(Expr, Expr)>, Vec<Expr>
         rest.push(t);
     }
     (keys, rest)
+}
+
+/// `l IS NOT DISTINCT FROM r` between the two inputs as two hash keys that are never
+/// NULL: `(l IS NULL, r IS NULL)` and `(COALESCE(l, c), COALESCE(r, c))` for a constant
+/// `c` of their type; equal in both exactly when the sides are not distinct. (As a
+/// filter it made the join a nested loop: 36 s for 60,000 by 40,000 rows.) For types
+/// with a constant at hand; right side re-based to 0.
+fn null_safe_keys(t: &Expr, nleft: usize) -> Option<[(Expr, Expr); 2]> {
+    let Expr::IsDistinctFrom {
+        left,
+        right,
+        negated: true,
+    } = t
+    else {
+        return None;
+    };
+    let (mut l, mut r) = match (side(left, nleft)?, side(right, nleft)?) {
+        (Side::Left, Side::Right) => ((**left).clone(), (**right).clone()),
+        (Side::Right, Side::Left) => ((**right).clone(), (**left).clone()),
+        _ => return None,
+    };
+    let ty = l.data_type();
+    if r.data_type() != ty {
+        return None;
+    }
+    let constant = match &ty {
+        t if t.is_integer() || t.is_float() || matches!(t, DataType::Decimal(..)) => Expr::Cast {
+            expr: Box::new(Expr::literal(ScalarValue::Integer(0))),
+            to: ty.clone(),
+            try_cast: false,
+        },
+        DataType::Varchar => Expr::literal(ScalarValue::Varchar(String::new())),
+        DataType::Boolean => Expr::literal(ScalarValue::Boolean(false)),
+        DataType::Date => Expr::literal(ScalarValue::Date(0)),
+        _ => return None,
+    };
+    r.remap_columns(&|i| i - nleft);
+    let is_null = |e: &Expr| Expr::IsNull {
+        expr: Box::new(e.clone()),
+        negated: false,
+    };
+    let coalesce = |e: Expr| Expr::Coalesce {
+        args: vec![e, constant.clone()],
+        ty: ty.clone(),
+    };
+    let nulls = (is_null(&l), is_null(&r));
+    l = coalesce(l);
+    r = coalesce(r);
+    Some([nulls, (l, r)])
 }
 
 #[derive(PartialEq, Clone, Copy)]
