@@ -165,35 +165,25 @@ impl<'a> Binder<'a> {
     fn take_snapshot(&mut self, nested: bool) -> Result<Snapshot> {
         let mut relations = Vec::new();
         for t in system::tables() {
+            let kind = if t.namespace == INFORMATION_SCHEMA_OID {
+                RelKind::View
+            } else {
+                RelKind::Table
+            };
+            let columns = t
+                .columns
+                .iter()
+                .map(|(n, ty)| Column::new(*n, ty.data_type()))
+                .collect();
             relations.push(Relation {
-                oid: system::table_oid(t),
-                name: t.name.to_string(),
-                namespace: t.namespace,
-                kind: if t.namespace == INFORMATION_SCHEMA_OID {
-                    RelKind::View
-                } else {
-                    RelKind::Table
-                },
-                columns: t
-                    .columns
-                    .iter()
-                    .map(|(n, ty)| Column {
-                        name: n.to_string(),
-                        ty: ty.data_type(),
-                        not_null: false,
-                        default: None,
-                        duckdb_default: None,
-                    })
-                    .collect(),
-                rows: None,
-                bytes: None,
-                view_sql: None,
-                index: None,
-                unique_keys: Vec::new(),
-                primary_key: None,
-                checks: Vec::new(),
-                sequence: None,
                 system: true,
+                ..Relation::new(
+                    system::table_oid(t),
+                    t.name.to_string(),
+                    t.namespace,
+                    kind,
+                    columns,
+                )
             });
         }
         let current = self.catalog.clone();
@@ -258,39 +248,36 @@ impl<'a> Binder<'a> {
         let mut tables = catalog.tables();
         tables.sort_by_key(|(id, _)| *id);
         for (id, schema) in &tables {
+            let columns = schema
+                .columns
+                .iter()
+                .map(|c| Column {
+                    not_null: c.not_null,
+                    default: c
+                        .default
+                        .as_ref()
+                        .map(sql_literal)
+                        .or_else(|| c.default_expr.clone()),
+                    duckdb_default: duckdb_default(c),
+                    ..Column::new(c.name.clone(), c.ty.clone())
+                })
+                .collect();
             let mut table = Relation {
-                oid: user(*id),
-                name: schema.name.clone(),
-                namespace: MAIN_NAMESPACE_OID,
-                kind: RelKind::Table,
-                columns: schema
-                    .columns
-                    .iter()
-                    .map(|c| Column {
-                        name: c.name.clone(),
-                        ty: c.ty.clone(),
-                        not_null: c.not_null,
-                        default: c
-                            .default
-                            .as_ref()
-                            .map(sql_literal)
-                            .or_else(|| c.default_expr.clone()),
-                        duckdb_default: duckdb_default(c),
-                    })
-                    .collect(),
                 rows: Some(catalog.row_count(*id)),
                 bytes: Some(catalog.table_bytes(*id)),
-                view_sql: None,
-                index: None,
                 unique_keys: schema
                     .unique_keys
                     .iter()
                     .map(|k| k.iter().map(|&c| c as i16 + 1).collect())
                     .collect(),
                 primary_key: schema.primary_key,
-                checks: Vec::new(),
-                sequence: None,
-                system: false,
+                ..Relation::new(
+                    user(*id),
+                    schema.name.clone(),
+                    MAIN_NAMESPACE_OID,
+                    RelKind::Table,
+                    columns,
+                )
             };
             let checks: Vec<(Option<String>, String)> = schema
                 .checks
@@ -304,72 +291,51 @@ impl<'a> Binder<'a> {
                 .into_iter()
                 .filter(|c| !c.columns.is_empty())
                 .enumerate()
-                .map(|(k, c)| Relation {
-                    oid: c.index,
-                    name: c.name,
-                    namespace: MAIN_NAMESPACE_OID,
-                    kind: RelKind::Index,
-                    columns: c
+                .map(|(k, c)| {
+                    let columns = c
                         .columns
                         .iter()
-                        .filter_map(|&a| table.columns.get((a - 1) as usize).cloned())
-                        .map(|col| Column {
-                            not_null: false,
-                            default: None,
-                            duckdb_default: None,
-                            ..col
-                        })
-                        .collect(),
-                    rows: None,
-                    bytes: None,
-                    view_sql: None,
-                    index: Some(IndexDef {
-                        table: table.oid,
-                        columns: c.columns,
-                        unique: true,
-                        key: Some(k),
-                        primary: c.kind == "p",
-                    }),
-                    unique_keys: Vec::new(),
-                    primary_key: None,
-                    checks: Vec::new(),
-                    sequence: None,
-                    system: false,
+                        .filter_map(|&a| table.columns.get((a - 1) as usize))
+                        .map(|col| Column::new(col.name.clone(), col.ty.clone()))
+                        .collect();
+                    Relation {
+                        index: Some(IndexDef {
+                            table: table.oid,
+                            columns: c.columns,
+                            unique: true,
+                            key: Some(k),
+                            primary: c.kind == "p",
+                        }),
+                        ..Relation::new(
+                            c.index,
+                            c.name,
+                            MAIN_NAMESPACE_OID,
+                            RelKind::Index,
+                            columns,
+                        )
+                    }
                 })
                 .collect();
             relations.push(table);
             relations.extend(keys);
         }
         for q in catalog.sequences() {
+            // A PostgreSQL sequence reads as one row of these.
+            let columns = [
+                ("last_value", DataType::BigInt),
+                ("log_cnt", DataType::BigInt),
+                ("is_called", DataType::Boolean),
+            ]
+            .into_iter()
+            .map(|(name, ty)| Column {
+                not_null: true,
+                ..Column::new(name, ty)
+            })
+            .collect();
+            let (oid, name) = (user(q.id), q.name.clone());
             relations.push(Relation {
-                oid: user(q.id),
-                name: q.name.clone(),
-                namespace: MAIN_NAMESPACE_OID,
-                kind: RelKind::Sequence,
-                // A PostgreSQL sequence reads as one row of these.
-                columns: [
-                    ("last_value", DataType::BigInt),
-                    ("log_cnt", DataType::BigInt),
-                    ("is_called", DataType::Boolean),
-                ]
-                .into_iter()
-                .map(|(name, ty)| Column {
-                    name: name.into(),
-                    ty,
-                    not_null: true,
-                    default: None,
-                    duckdb_default: None,
-                })
-                .collect(),
-                rows: None,
-                bytes: None,
-                view_sql: None,
-                index: None,
-                unique_keys: Vec::new(),
-                primary_key: None,
-                checks: Vec::new(),
                 sequence: Some(q),
-                system: false,
+                ..Relation::new(oid, name, MAIN_NAMESPACE_OID, RelKind::Sequence, columns)
             });
         }
         let mut views = catalog.views();
@@ -387,32 +353,23 @@ impl<'a> Binder<'a> {
                         .schema()
                         .iter()
                         .enumerate()
-                        .map(|(i, f)| Column {
-                            name: v.columns.get(i).cloned().unwrap_or_else(|| f.name.clone()),
-                            ty: f.ty.clone(),
-                            not_null: false,
-                            default: None,
-                            duckdb_default: None,
+                        .map(|(i, f)| {
+                            let name = v.columns.get(i).cloned().unwrap_or_else(|| f.name.clone());
+                            Column::new(name, f.ty.clone())
                         })
                         .collect(),
                     Err(_) => Vec::new(),
                 }
             };
             relations.push(Relation {
-                oid: user(v.id),
-                name: v.name,
-                namespace: MAIN_NAMESPACE_OID,
-                kind: RelKind::View,
-                columns,
-                rows: None,
-                bytes: None,
                 view_sql: Some(v.sql),
-                index: None,
-                unique_keys: Vec::new(),
-                primary_key: None,
-                checks: Vec::new(),
-                sequence: None,
-                system: false,
+                ..Relation::new(
+                    user(v.id),
+                    v.name,
+                    MAIN_NAMESPACE_OID,
+                    RelKind::View,
+                    columns,
+                )
             });
         }
         let mut indexes = catalog.indexes();
@@ -421,26 +378,13 @@ impl<'a> Binder<'a> {
             let Some((_, schema)) = tables.iter().find(|(id, _)| *id == ix.table_id) else {
                 continue;
             };
+            let columns = ix
+                .columns
+                .iter()
+                .filter_map(|&c| schema.columns.get(c))
+                .map(|c| Column::new(c.name.clone(), c.ty.clone()))
+                .collect();
             relations.push(Relation {
-                oid: user(ix.id),
-                name: ix.name,
-                namespace: MAIN_NAMESPACE_OID,
-                kind: RelKind::Index,
-                columns: ix
-                    .columns
-                    .iter()
-                    .filter_map(|&c| schema.columns.get(c))
-                    .map(|c| Column {
-                        name: c.name.clone(),
-                        ty: c.ty.clone(),
-                        not_null: false,
-                        default: None,
-                        duckdb_default: None,
-                    })
-                    .collect(),
-                rows: None,
-                bytes: None,
-                view_sql: None,
                 index: Some(IndexDef {
                     table: user(ix.table_id),
                     columns: ix.columns.iter().map(|&c| c as i16 + 1).collect(),
@@ -448,11 +392,13 @@ impl<'a> Binder<'a> {
                     key: None,
                     primary: false,
                 }),
-                unique_keys: Vec::new(),
-                primary_key: None,
-                checks: Vec::new(),
-                sequence: None,
-                system: false,
+                ..Relation::new(
+                    user(ix.id),
+                    ix.name,
+                    MAIN_NAMESPACE_OID,
+                    RelKind::Index,
+                    columns,
+                )
             });
         }
         relations

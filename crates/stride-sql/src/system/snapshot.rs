@@ -183,7 +183,47 @@ fn default_constraint_name(table: &Relation, columns: &[i16], suffix: &str) -> S
     name
 }
 
+impl Column {
+    /// A column that may be NULL and has no DEFAULT.
+    pub fn new(name: impl Into<String>, ty: DataType) -> Column {
+        Column {
+            name: name.into(),
+            ty,
+            not_null: false,
+            default: None,
+            duckdb_default: None,
+        }
+    }
+}
+
 impl Relation {
+    /// A relation of `kind` with `columns` and nothing else known (no rows counted,
+    /// keys, index, view text or sequence); the other fields are set after it.
+    pub fn new(
+        oid: i64,
+        name: String,
+        namespace: i64,
+        kind: RelKind,
+        columns: Vec<Column>,
+    ) -> Relation {
+        Relation {
+            oid,
+            name,
+            namespace,
+            kind,
+            columns,
+            rows: None,
+            bytes: None,
+            view_sql: None,
+            index: None,
+            unique_keys: Vec::new(),
+            primary_key: None,
+            checks: Vec::new(),
+            sequence: None,
+            system: false,
+        }
+    }
+
     /// The table's constraints: its keys (the PRIMARY KEY as `p`, named `t_pkey`;
     /// UNIQUE ones as `u`), then its CHECK constraints.
     pub fn constraints(&self) -> Vec<ConstraintDef> {
@@ -436,32 +476,22 @@ pub(crate) mod tests {
 
     /// A table with a key and a default, a view and an index.
     pub fn sample() -> Snapshot {
-        let col = |name: &str, ty: DataType| Column {
-            name: name.into(),
-            ty,
-            not_null: false,
-            default: None,
-            duckdb_default: None,
-        };
+        let col = Column::new;
         let mut id = col("id", DataType::Integer);
         id.not_null = true;
         let mut note = col("note", DataType::Varchar);
         note.default = Some("'none'".into());
         let table = Relation {
-            oid: USER_OID_BASE,
-            name: "t".into(),
-            namespace: MAIN_NAMESPACE_OID,
-            kind: RelKind::Table,
-            columns: vec![id, note, col("price", DataType::Decimal(10, 2))],
             rows: Some(3),
             bytes: Some(96),
-            view_sql: None,
-            index: None,
             unique_keys: vec![vec![1]],
-            primary_key: None,
-            checks: Vec::new(),
-            sequence: None,
-            system: false,
+            ..Relation::new(
+                USER_OID_BASE,
+                "t".into(),
+                MAIN_NAMESPACE_OID,
+                RelKind::Table,
+                vec![id, note, col("price", DataType::Decimal(10, 2))],
+            )
         };
         let view = Relation {
             oid: USER_OID_BASE + 1,
