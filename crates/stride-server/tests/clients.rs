@@ -430,15 +430,20 @@ fn run_client_script(python: &str, script: &str) {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "OK");
 }
 
-#[test]
-fn psycopg_session() {
-    let python = "python3";
-    if python_client(
+/// Whether psycopg 3 is importable by `python` (installed when missing).
+fn psycopg(python: &str) -> bool {
+    python_client(
         python,
         "import psycopg; psycopg.connect",
         None,
         "psycopg[binary]",
-    ) {
+    )
+}
+
+#[test]
+fn psycopg_session() {
+    let python = "python3";
+    if psycopg(python) {
         run_client_script(python, "psycopg_session.py");
     }
 }
@@ -448,12 +453,7 @@ fn psycopg_session() {
 #[test]
 fn psycopg_compatibility() {
     let python = "python3";
-    if python_client(
-        python,
-        "import psycopg; psycopg.connect",
-        None,
-        "psycopg[binary]",
-    ) {
+    if psycopg(python) {
         run_client_script(python, "psycopg_compat.py");
     }
 }
@@ -463,13 +463,7 @@ fn psycopg_compatibility() {
 #[test]
 fn sqlalchemy_session() {
     let python = "python3";
-    if python_client(
-        python,
-        "import psycopg; psycopg.connect",
-        None,
-        "psycopg[binary]",
-    ) && python_client(python, "import sqlalchemy", None, "sqlalchemy")
-    {
+    if psycopg(python) && python_client(python, "import sqlalchemy", None, "sqlalchemy") {
         run_client_script(python, "sqlalchemy_session.py");
     }
 }

@@ -1151,15 +1151,7 @@ fn reg_type(t: &ast::DataType) -> Option<super::system::RegType> {
     match t {
         ast::DataType::Regclass => Some(super::system::RegType::Class),
         ast::DataType::Custom(name, args) if args.is_empty() => {
-            let parts: Vec<String> = name
-                .0
-                .iter()
-                .map(|p| match p {
-                    ast::ObjectNamePart::Identifier(id) => id.value.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
-            super::system::RegType::from_name(&parts.join("."))
+            super::system::RegType::from_name(&super::name_parts(name).join("."))
         }
         _ => None,
     }

@@ -733,6 +733,17 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// Output fields named for the user, without qualifiers.
 /// The position of `item` in `list`, added at the end if it is not there yet (the
 /// aggregates, window functions and GROUPING() calls of a SELECT, each bound once).
+/// The parts of a dotted name as written (identifiers unquoted, case kept).
+pub(super) fn name_parts(name: &ast::ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(id) => id.value.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
 pub(super) fn index_in<T: PartialEq>(list: &mut Vec<T>, item: T) -> usize {
     match list.iter().position(|x| *x == item) {
         Some(i) => i,

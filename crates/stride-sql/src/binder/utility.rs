@@ -232,14 +232,7 @@ impl Binder<'_> {
         else {
             return Ok(BoundStatement::Query(self.show_tables_plan()));
         };
-        let parts: Vec<String> = parent
-            .0
-            .iter()
-            .map(|p| match p {
-                ast::ObjectNamePart::Identifier(id) => id.value.clone(),
-                other => other.to_string(),
-            })
-            .collect();
+        let parts = super::name_parts(parent);
         let database = match parts.as_slice() {
             [d] | [d, _] if parts.len() == 1 || parts[1].eq_ignore_ascii_case("main") => d,
             _ => {

@@ -119,11 +119,7 @@ fn multiply_i64(
         len,
         ty.clone(),
         |x: i64, y: i64| x.checked_mul(y).filter(|r| r.unsigned_abs() < limit),
-        |x: i64, y: i64| {
-            let mut e = overflow("multiplication", x.into(), sa, "*", y.into(), sb, ty);
-            e.message += "; cast an operand to a wider DECIMAL, such as DECIMAL(38, its scale)";
-            e
-        },
+        |x: i64, y: i64| multiply_overflow(x.into(), sa, y.into(), sb, ty, p),
     )
 }
 
@@ -158,12 +154,16 @@ fn multiply<A: SqlInt, B: SqlInt, O: SqlInt>(
                 None
             }
         },
-        |x: A, y: B| {
-            let mut e = overflow("multiplication", x.to_i128(), sa, "*", y.to_i128(), sb, ty);
-            if p < 38 {
-                e.message += "; cast an operand to a wider DECIMAL, such as DECIMAL(38, its scale)";
-            }
-            e
-        },
+        |x: A, y: B| multiply_overflow(x.to_i128(), sa, y.to_i128(), sb, ty, p),
     )
+}
+
+/// The error of a product that needs more than precision `p`, with the way out when
+/// a wider DECIMAL exists.
+fn multiply_overflow(x: i128, sa: u8, y: i128, sb: u8, ty: &DataType, p: u8) -> Error {
+    let mut e = overflow("multiplication", x, sa, "*", y, sb, ty);
+    if p < 38 {
+        e.message += "; cast an operand to a wider DECIMAL, such as DECIMAL(38, its scale)";
+    }
+    e
 }
