@@ -1,7 +1,8 @@
 //! A database kept in a file: the block file with its last checkpoint, the WAL with
 //! the commits since, and the catalog they make up in memory.
 //!
-//! Opening reads the checkpoint and replays the WAL. Statements that change data go
+//! Opening reads the WAL's header first (its copy of the current header slot stands
+//! in for a damaged slot), then the checkpoint, then replays the WAL. Statements that change data go
 //! through a [`Writer`], one at a time: the statement checks what it will do, logs it
 //! ([`Writer::log`], synced before it returns), and only then applies it to the
 //! catalog, so a commit is acknowledged only once its WAL record is on disk and a

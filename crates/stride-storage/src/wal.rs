@@ -1,11 +1,18 @@
 //! The write-ahead log (`<database>.wal`): every commit since the last checkpoint, as
 //! one checksummed, length-prefixed record, synced before the commit is acknowledged.
 //!
-//! Opening replays the records in order. A record cut short or failing its checksum
-//! (a crash in the middle of an append) ends the log: it and whatever follows are cut
-//! off, and the count is reported; the database always opens. The log's header names
-//! the checkpoint it continues, so a log left over from before a newer checkpoint (a
-//! crash after the header switch, before the log was reset) is recognised and dropped.
+//! Opening replays the records in order; the database always opens. A record cut
+//! short or failing its checksum ends the log, and the log is cut back to the last
+//! good record. When that record's length covers every byte after it, it is a crash
+//! in the middle of an append (never acknowledged); otherwise the log was damaged
+//! before its end, and acknowledged commits are lost with it: the log is first copied,
+//! as found, to `<log>.damaged`. [`Recovery`] says what was found, and
+//! [`Recovery::warning`] how to tell the user.
+//!
+//! The log's header names, and copies, the header slot of the checkpoint it continues
+//! (with a checksum): a log left over from before a newer checkpoint (a crash after
+//! the header switch, before the log was reset) is recognised and dropped, and a slot
+//! damaged after it was written is restored from the copy ([`checkpoint_copy`]).
 //!
 //! The file is grown ahead of the log a mebibyte at a time, with zeros written and
 //! synced, so that a commit's sync writes only its own bytes: a sync that also grew the
@@ -139,7 +146,7 @@ pub struct Recovery {
     /// when opened read-only, which cuts nothing).
     pub kept: Option<String>,
     /// The newest header slot of the database file was damaged; its copy in the log's
-    /// header was used, and written back to the slot.
+    /// header was used (and written back to the slot, unless opened read-only).
     pub restored_header: bool,
     /// The log's own header was damaged; its records were replayed (they name the
     /// database's current checkpoint) and the header was written again.

@@ -4,7 +4,8 @@
 //! joins: exhaustively (dynamic programming over connected subsets) up to
 //! `EXHAUSTIVE_INPUTS` inputs, greedily beyond, so that no cross product is formed
 //! where a join condition exists and hash tables are built on the smaller inputs.
-//! Equality conditions between the two sides of any join become hash-join keys; a
+//! Equality conditions between the two sides of any join become hash-join keys (an
+//! `IS NOT DISTINCT FROM` as two keys that are never NULL, [`null_safe_keys`]); a
 //! LEFT JOIN whose left input is smaller becomes a RIGHT JOIN, so the hash table is
 //! built on it. Conditions of an outer, semi or anti join that read only the side
 //! whose unmatched rows are dropped filter that side below the join.
