@@ -55,6 +55,33 @@ pub struct SequenceEntry {
 /// names, and never written to a file.
 pub const TEMP_DATABASE: &str = "temp";
 
+/// Names no database opened or attached may take: they name schemas and the
+/// connection's TEMP database.
+pub const RESERVED_DATABASE_NAMES: &[&str] = &[
+    "main",
+    "pg_catalog",
+    "information_schema",
+    TEMP_DATABASE,
+    "system",
+];
+
+/// The name of a database file's database, as DuckDB gives it: the file's name
+/// without its extension, with `_db` after a reserved name (`temp.db` is `temp_db`,
+/// not the TEMP database).
+pub fn file_database_name(path: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    match RESERVED_DATABASE_NAMES
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case(stem))
+    {
+        true => format!("{stem}_db"),
+        false => stem.to_string(),
+    }
+}
+
 /// A database the session can read: the one it was opened with, one ATTACHed, or the
 /// connection's [`TEMP_DATABASE`].
 #[derive(Debug, Clone, PartialEq)]

@@ -131,12 +131,9 @@ impl Database {
         let memory = MemoryAccountant::new(stride_common::settings::default_memory_limit());
         let (file, catalog, recovery) = DatabaseFile::open(fs, path, read_only, &memory)?;
         // Named as DuckDB names it: the file's name without its extension.
-        let name = std::path::Path::new(path)
-            .file_stem()
-            .and_then(|s| s.to_str())
+        let name = Some(stride_sql::catalog::file_database_name(path))
             .filter(|s| !s.is_empty())
-            .unwrap_or("memory")
-            .to_string();
+            .unwrap_or_else(|| "memory".to_string());
         let pool = file.pool.clone();
         let main = Store::new(0, name, catalog, Some(file));
         Ok(Database {

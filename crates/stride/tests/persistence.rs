@@ -66,6 +66,23 @@ fn a_database_file_is_named_by_its_stem() {
     ] {
         assert_eq!(query(&db, sql), vec![vec![name.clone()]], "{sql}");
     }
+    drop(db);
+    // A stem that names the TEMP database (or a schema) gets `_db`, as in DuckDB: the
+    // file's tables and the connection's TEMP ones stay apart.
+    let path = d.join("temp.stride").to_string_lossy().into_owned();
+    let db = Database::open(&path).unwrap();
+    exec(&db, "CREATE TABLE t(a INTEGER)");
+    let conn = db.connect().unwrap();
+    conn.execute("CREATE TEMP TABLE tt(a INTEGER)").unwrap();
+    conn.execute(&format!("ATTACH '{}' AS other", path_in(&d)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rows = conn
+        .query("SELECT database_name || '.' || table_name || ' ' || temporary FROM duckdb_tables() WHERE database_name LIKE 'temp%' ORDER BY 1")
+        .unwrap()
+        .collect_rows()
+        .unwrap();
+    let text = |s: &str| vec![ScalarValue::Varchar(s.into())];
+    assert_eq!(rows, [text("temp.tt true"), text("temp_db.t false")]);
 }
 
 #[test]

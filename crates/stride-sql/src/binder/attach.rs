@@ -10,7 +10,6 @@ use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
 
 /// Names a database cannot be attached as: the schemas a qualified name may hold.
-const RESERVED: &[&str] = &["main", "pg_catalog", "information_schema", "temp", "system"];
 
 impl Binder<'_> {
     pub(super) fn bind_attach(
@@ -42,14 +41,11 @@ impl Binder<'_> {
                     "an in-memory database needs a name: ATTACH ':memory:' AS name",
                 ))
             }
-            // The file's name without its extension, as the first database is named.
-            None => std::path::Path::new(path)
-                .file_stem()
-                .and_then(|f| f.to_str())
-                .unwrap_or_default()
-                .to_string(),
+            // As the first database is named.
+            None => crate::catalog::file_database_name(path),
         };
-        if name.is_empty() || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&name)) {
+        let reserved = crate::catalog::RESERVED_DATABASE_NAMES;
+        if name.is_empty() || reserved.iter().any(|r| r.eq_ignore_ascii_case(&name)) {
             return Err(Error::binder(format!(
                 "\"{name}\" cannot name an attached database; give it another with ATTACH '{path}' AS name"
             )));
