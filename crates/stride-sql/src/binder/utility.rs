@@ -288,11 +288,14 @@ impl Binder<'_> {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                // A key of NOT NULL columns is the primary key (as PRAGMA table_info).
-                let key = match schema.unique_keys.iter().find(|k| k.contains(&i)) {
-                    Some(k) if k.iter().all(|&j| schema.columns[j].not_null) => text("PRI"),
-                    Some(_) => text("UNI"),
-                    None => ScalarValue::Null,
+                // The PRIMARY KEY's columns, else those of a UNIQUE key.
+                let pk = schema.primary_key.and_then(|k| schema.unique_keys.get(k));
+                let key = if pk.is_some_and(|k| k.contains(&i)) {
+                    text("PRI")
+                } else if schema.unique_keys.iter().any(|k| k.contains(&i)) {
+                    text("UNI")
+                } else {
+                    ScalarValue::Null
                 };
                 vec![
                     text(c.name.clone()),
