@@ -431,11 +431,7 @@ impl Settings {
 
     pub fn get(&self, name: &str) -> Result<ScalarValue> {
         let name = name.to_ascii_lowercase();
-        // PostgreSQL's spelling: SHOW TRANSACTION ISOLATION LEVEL.
-        let name = match name.as_str() {
-            "transaction isolation level" => "transaction_isolation",
-            other => other,
-        };
+        let name = name.as_str();
         Ok(match name {
             "threads" | "worker_threads" => ScalarValue::BigInt(self.threads as i64),
             "disabled_optimizers" => ScalarValue::Varchar(self.disabled_optimizers.join(",")),

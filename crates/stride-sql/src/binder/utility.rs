@@ -179,11 +179,11 @@ impl Binder<'_> {
         if name == "tables" {
             return self.show_tables(None);
         }
-        // `SHOW TIME ZONE` is PostgreSQL's spelling of `SHOW timezone`.
-        let name = if name == "time zone" {
-            "timezone".to_string()
-        } else {
-            name
+        // PostgreSQL's spellings of `SHOW timezone` and `SHOW transaction_isolation`.
+        let name = match name.as_str() {
+            "time zone" => "timezone".to_string(),
+            "transaction isolation level" => "transaction_isolation".to_string(),
+            _ => name,
         };
         if name == "all" {
             let rows = stride_common::settings::SETTING_NAMES
