@@ -29,7 +29,7 @@ mod split;
 
 pub use connection::{Connection, Database, InterruptHandle, ProgressHandle};
 pub use result::QueryResult;
-pub use split::{is_complete, split_statements, Scanner};
+pub use split::{split_statements, Scanner};
 pub use stride_common::bit;
 pub use stride_common::blob;
 pub use stride_common::interval;

@@ -215,16 +215,16 @@ pub fn split_statements(sql: &str) -> Vec<String> {
     out
 }
 
-/// Whether `s` ends a statement: it has a top-level `;`, only whitespace and comments
-/// follow it, and no quote or block comment is left open.
-pub fn is_complete(s: &str) -> bool {
-    let mut scanner = Scanner::new();
-    scanner.advance(s, true);
-    scanner.complete()
-}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `s` ends a statement, as the shell's scanner sees it fed at once.
+    fn is_complete(s: &str) -> bool {
+        let mut scanner = Scanner::new();
+        scanner.advance(s, true);
+        scanner.complete()
+    }
 
     #[test]
     fn splits_outside_quotes() {

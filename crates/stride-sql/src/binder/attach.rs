@@ -1,15 +1,15 @@
 //! Several databases in one session: `ATTACH 'file.stride' [AS name] [(READ_ONLY)]`,
 //! `DETACH name`, `USE name`, and the lists of databases (`SHOW DATABASES`,
 //! `duckdb_databases()`, `PRAGMA database_list`). The facade opens and closes the
-//! files; names qualified by a database are resolved in `from.rs` (`Binder::relation`).
+//! files; names qualified by a database are resolved in `from.rs` (`Binder::resolve`).
+//! A database takes its file's name without the extension (`file_database_name`),
+//! never one of `RESERVED_DATABASE_NAMES`.
 
 use super::{constant_rows, Binder, BoundStatement};
 use crate::catalog::DatabaseEntry;
 use crate::plan::{Field, LogicalPlan};
 use sqlparser::ast;
 use stride_common::{DataType, Error, Result, ScalarValue};
-
-/// Names a database cannot be attached as: the schemas a qualified name may hold.
 
 impl Binder<'_> {
     pub(super) fn bind_attach(

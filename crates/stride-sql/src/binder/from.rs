@@ -4,6 +4,12 @@
 //! names it. Comma-separated items become cross joins; the optimizer turns WHERE
 //! conditions over them into join conditions. LATERAL subqueries are bound in
 //! `lateral.rs`.
+//!
+//! Names are resolved here too: [`Binder::resolve`] finds the database (this one, an
+//! attached one, or the connection's `temp`) a qualified name points into,
+//! `Binder::relation` looks in `temp` first for unqualified tables and views, and
+//! `create_target` / `object_target` say where CREATE and DROP go (a TEMP object to
+//! `temp` only).
 
 use super::expr::{bool_expr, cast_expr, compare, ident_name, unify_all, ExprCtx};
 use super::fold::fold_constant;

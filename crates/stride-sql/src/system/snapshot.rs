@@ -1,6 +1,9 @@
 //! A snapshot of the catalog in PostgreSQL's terms: schemas (namespaces), relations
-//! (tables, views, indexes and the system tables themselves) with their OIDs and
-//! columns, and the session's settings. The binder takes one per statement, the
+//! (tables, views, indexes, sequences and the system tables themselves) with their
+//! OIDs and columns (and defaults, as PostgreSQL and as DuckDB print them), the
+//! constraints of tables (keys, with the index PostgreSQL makes for each, and CHECK),
+//! every database's objects for the DuckDB-style catalog functions, and the session's
+//! settings. The binder takes one per statement, the
 //! first time the statement names a system table or calls a catalog function, and
 //! every system table of that statement is built from it, so they agree.
 //!
@@ -8,7 +11,9 @@
 //! (pg_catalog 11, the bootstrap role 10), system tables are numbered from
 //! [`SYSTEM_OID_BASE`] in the order they are defined, and user objects are
 //! [`USER_OID_BASE`] plus their catalog id, which stays the same while they exist,
-//! so an OID read by one query names the same object in the next.
+//! so an OID read by one query names the same object in the next; a key's index and a
+//! CHECK constraint are numbered from their table's OID ([`KEY_INDEX_BASE`],
+//! [`CHECK_CONSTRAINT_BASE`]).
 
 use stride_common::{DataType, ScalarValue};
 
